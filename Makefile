@@ -1,0 +1,40 @@
+# Friendly front for the CMake presets. `make test` and `make report` work on a
+# fresh Debian machine as root: they install what is missing first.
+.PHONY: all deps build test report asan tsan debug clean
+
+JOBS ?= $(shell nproc)
+
+all: build
+
+deps:
+	@./scripts/install-deps
+
+build: deps
+	cmake --preset release
+	cmake --build --preset release -j $(JOBS)
+
+test: build
+	ctest --preset release -j $(JOBS)
+
+# The main job: until the benchmark report lands it prints the machine facts
+# the report will be read against.
+report: build
+	./build/release/tools/optic info
+
+debug: deps
+	cmake --preset debug
+	cmake --build --preset debug -j $(JOBS)
+	ctest --preset debug -j $(JOBS)
+
+asan: deps
+	cmake --preset asan
+	cmake --build --preset asan -j $(JOBS)
+	ctest --preset asan -j $(JOBS)
+
+tsan: deps
+	cmake --preset tsan
+	cmake --build --preset tsan -j $(JOBS)
+	ctest --preset tsan -j $(JOBS)
+
+clean:
+	rm -rf build

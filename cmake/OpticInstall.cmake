@@ -1,0 +1,33 @@
+# Install rules: libraries, headers, optic-config.cmake (+ version), optic.pc.
+include(CMakePackageConfigHelpers)
+
+install(TARGETS optic_static optic_shared optic_openblas
+  EXPORT optic-targets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY include/optic DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.h")
+install(FILES ${PROJECT_BINARY_DIR}/include/optic/version.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/optic)
+install(TARGETS optic RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+set(_cfgdir ${CMAKE_INSTALL_LIBDIR}/cmake/optic)
+install(EXPORT optic-targets NAMESPACE optic:: DESTINATION ${_cfgdir})
+configure_package_config_file(cmake/optic-config.cmake.in
+  ${PROJECT_BINARY_DIR}/optic-config.cmake INSTALL_DESTINATION ${_cfgdir})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/optic-config-version.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/optic-config.cmake
+  ${PROJECT_BINARY_DIR}/optic-config-version.cmake DESTINATION ${_cfgdir})
+
+# pkg-config: shared by default; `pkg-config --static` adds what liboptic.a needs.
+set(OPTIC_PC_LIBS_PRIVATE "-L${OPTIC_OPENBLAS_LIBDIR} -lopenblas -lcrypto -lpthread -lm ${OpenMP_C_FLAGS}")
+if(OPTIC_HAVE_MPI)
+  string(APPEND OPTIC_PC_LIBS_PRIVATE " -lmpi")
+endif()
+file(RELATIVE_PATH OPTIC_PC_TO_PREFIX
+  ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+configure_file(cmake/optic.pc.in ${PROJECT_BINARY_DIR}/optic.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/optic.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,10 @@
+/* Monotonic clock in nanoseconds. */
+#include <time.h>
+
+#include "core/error.h"
+
+uint64_t optic_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

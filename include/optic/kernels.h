@@ -1,0 +1,32 @@
+/* optic kernels layer: SIMD microkernels with run-time ISA dispatch and the
+ * OpenBLAS-backed dot and convolution. This header grows with the kernel
+ * families; today it describes the BLAS library optic runs on. */
+#ifndef OPTIC_KERNELS_H
+#define OPTIC_KERNELS_H
+
+#include <optic/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What OpenBLAS reports about itself. Strings point into OpenBLAS (static). */
+typedef struct optic_blas_info {
+  const char *config;   /* openblas_get_config(): version and build options */
+  const char *corename; /* openblas_get_corename(): the kernel set chosen at load,
+                           e.g. "Haswell" (OPENBLAS_CORETYPE may force it) */
+  const char *parallel; /* "sequential", "pthreads" or "openmp" */
+  int threads;          /* openblas_get_num_threads() */
+  /* The ISA level of corename's kernels, and whether it is weaker than what
+   * this CPU supports (optic_isa_best): then GEMM runs below the machine's peak. */
+  optic_isa core_isa;
+  bool core_weaker_than_cpu;
+} optic_blas_info;
+
+/* Fills *out. Thread-safe. Errors: INVALID_ARGUMENT for NULL. */
+OPTIC_API optic_status optic_blas_get_info(optic_blas_info *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OPTIC_KERNELS_H */

@@ -1,0 +1,12 @@
+/* optic umbrella header: includes every public layer header.
+ * Link with find_package(optic CONFIG) -> optic::optic, or pkg-config optic. */
+#ifndef OPTIC_OPTIC_H
+#define OPTIC_OPTIC_H
+
+#include <optic/version.h>
+#include <optic/core.h>
+#include <optic/kernels.h>
+#include <optic/pod.h>
+#include <optic/ckpt.h>
+
+#endif /* OPTIC_OPTIC_H */

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The CLI's exit codes (0 ok, 2 usage) and `optic info` facts, text and JSON.
+# usage: test_cli_info.sh PATH/TO/optic
+set -u
+optic=$1
+fails=0; passes=0
+fail() { echo "FAIL $*"; echo "  reproduce: $0 $optic"; fails=$((fails + 1)); }
+pass() { echo "ok   $*"; passes=$((passes + 1)); }
+
+expect_exit() { # expected-code description command...
+  local want=$1 what=$2; shift 2
+  "$@" >/tmp/optic_cli_out.$$ 2>/tmp/optic_cli_err.$$
+  local got=$?
+  if [ "$got" -eq "$want" ]; then pass "$what (exit $got)"; else fail "$what: exit $got, expected $want"; fi
+}
+
+expect_exit 0 "optic --help" "$optic" --help
+grep -q "usage: optic" /tmp/optic_cli_out.$$ || fail "--help prints usage on stdout"
+expect_exit 0 "optic --version" "$optic" --version
+expect_exit 2 "optic with no command" "$optic"
+expect_exit 2 "optic --bogus" "$optic" --bogus
+grep -q "unknown option '--bogus'" /tmp/optic_cli_err.$$ && grep -q "usage: optic" /tmp/optic_cli_err.$$ \
+  || fail "--bogus: message and usage on stderr"
+expect_exit 2 "optic bogus" "$optic" bogus
+grep -q "unknown command 'bogus'" /tmp/optic_cli_err.$$ || fail "bogus: message on stderr"
+expect_exit 2 "optic info --bogus" "$optic" info --bogus
+grep -q "usage: optic info" /tmp/optic_cli_err.$$ || fail "info --bogus: usage on stderr"
+expect_exit 2 "optic info extra" "$optic" info extra
+expect_exit 0 "optic info --help" "$optic" info --help
+
+expect_exit 0 "optic info" "$optic" info
+for word in "^optic " "^cpu " "^isa " "^openmp " "^openblas " "core " "^openssl " "^mpi "; do
+  grep -q "$word" /tmp/optic_cli_out.$$ || fail "optic info lacks '$word'"
+done
+
+expect_exit 0 "optic info --json" "$optic" info --json
+python3 - /tmp/optic_cli_out.$$ <<'PY' && pass "info --json facts" || fail "info --json facts"
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+for k in ("version", "compiler", "cpu", "isa", "openmp", "openblas", "openssl", "mpi"):
+    assert k in d, k
+assert d["isa"]["selected"] in ("scalar", "avx2", "avx512", "neon")
+assert d["openmp"]["max_threads"] >= 1
+assert d["openblas"]["corename"], "no OpenBLAS core name"
+assert d["openblas"]["parallel"] == "openmp", "not the OpenMP OpenBLAS: " + d["openblas"]["parallel"]
+env = os.environ.get("OPENBLAS_CORETYPE")
+if env:
+    assert d["openblas"]["corename"].lower() == env.lower(), (d["openblas"]["corename"], env)
+order = ["scalar", "avx2", "avx512"]
+if d["openblas"]["core_isa"] in order and d["isa"]["best"] in order:
+    weaker = order.index(d["openblas"]["core_isa"]) < order.index(d["isa"]["best"])
+    assert (d["openblas"]["warning"] is not None) == weaker, d["openblas"]
+assert d["openssl"].startswith("OpenSSL"), d["openssl"]
+flags = open("/proc/cpuinfo").read()
+if " avx512f " in flags.replace("\n", " ") + " " and " avx512bw " in flags and " avx512vl " in flags and " avx512dq " in flags:
+    assert d["isa"]["best"] == "avx512", d["isa"]
+PY
+
+OPTIC_ISA=scalar "$optic" info --json >/tmp/optic_cli_out.$$ 2>&1
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['isa']['selected']=='scalar', d['isa']" \
+  /tmp/optic_cli_out.$$ && pass "OPTIC_ISA=scalar is honoured" || fail "OPTIC_ISA=scalar is honoured"
+
+rm -f /tmp/optic_cli_out.$$ /tmp/optic_cli_err.$$
+echo "$passes passed, $fails failed"
+[ "$fails" -eq 0 ]
