@@ -89,7 +89,7 @@ static void detect_x86(void) {
     SET(AVX512BF16, zmm_os && ((a >> 5) & 1));
   }
 
-  if (__get_cpuid_max(0x80000000u, NULL) >= 0x80000004u) {
+  if ((unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x80000004u) {
     unsigned regs[12];
     for (unsigned i = 0; i < 3; i++) {
       __cpuid(0x80000002u + i, regs[4 * i], regs[4 * i + 1], regs[4 * i + 2], regs[4 * i + 3]);
