@@ -11,6 +11,9 @@ function(optic_require found what package)
 endfunction()
 
 find_package(Threads REQUIRED)
+if(OPTIC_KERNELS_ONLY)
+  return()
+endif()
 
 find_package(OpenMP COMPONENTS C)
 optic_require(OpenMP_C_FOUND "OpenMP for C (libgomp)" "gcc libgomp1")

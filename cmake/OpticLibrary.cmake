@@ -2,7 +2,11 @@
 # optic::optic is the shared library, optic::optic_static the static one; both
 # carry their dependencies (OpenMP, OpenBLAS, OpenSSL, MPI when built with it).
 
-set(_optic_deps OpenMP::OpenMP_C optic_openblas OpenSSL::Crypto Threads::Threads m)
+if(OPTIC_KERNELS_ONLY)
+  set(_optic_deps Threads::Threads m)
+else()
+  set(_optic_deps OpenMP::OpenMP_C optic_openblas OpenSSL::Crypto Threads::Threads m)
+endif()
 if(OPTIC_HAVE_MPI)
   list(APPEND _optic_deps MPI::MPI_C)
 endif()
@@ -14,8 +18,12 @@ foreach(lib IN LISTS OPTIC_OBJECT_LIBS)
 endforeach()
 
 add_library(optic_static STATIC ${_optic_objs})
-add_library(optic_shared SHARED ${_optic_objs})
-foreach(t optic_static optic_shared)
+set(_optic_libs optic_static)
+if(NOT OPTIC_KERNELS_ONLY)
+  add_library(optic_shared SHARED ${_optic_objs})
+  list(APPEND _optic_libs optic_shared)
+endif()
+foreach(t IN LISTS _optic_libs)
   set_target_properties(${t} PROPERTIES OUTPUT_NAME optic)
   target_include_directories(${t} PUBLIC
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
@@ -23,14 +31,16 @@ foreach(t optic_static optic_shared)
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_link_libraries(${t} PRIVATE ${_optic_deps})
 endforeach()
-set_target_properties(optic_shared PROPERTIES
-  VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
-  EXPORT_NAME optic
-  # The OpenMP OpenBLAS must win over the alternatives' default (see OpticDependencies).
-  INSTALL_RPATH "${OPTIC_OPENBLAS_LIBDIR}"
-  BUILD_RPATH "${OPTIC_OPENBLAS_LIBDIR}")
+if(TARGET optic_shared)
+  set_target_properties(optic_shared PROPERTIES
+    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
+    EXPORT_NAME optic
+    # The OpenMP OpenBLAS must win over the alternatives' default (see OpticDependencies).
+    INSTALL_RPATH "${OPTIC_OPENBLAS_LIBDIR}"
+    BUILD_RPATH "${OPTIC_OPENBLAS_LIBDIR}")
+  add_library(optic::optic ALIAS optic_shared)
+endif()
 set_target_properties(optic_static PROPERTIES EXPORT_NAME optic_static)
-add_library(optic::optic ALIAS optic_shared)
 add_library(optic::optic_static ALIAS optic_static)
 
 # In-tree programs (CLI, tests, benchmarks) link the static library: they may use

@@ -4,9 +4,9 @@
 #ifndef OPTIC_TESTS_HARNESS_H
 #define OPTIC_TESTS_HARNESS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdbool.h>
 #include <string.h>
 
 typedef struct ot_case {
