@@ -21,7 +21,10 @@ step "find_package(optic CONFIG)"
 "$work/cmake-build/consumer_shared"
 "$work/cmake-build/consumer_static"
 # The shared consumer really uses the installed liboptic.so, not a copy.
-ldd "$work/cmake-build/consumer_shared" | grep -q "$prefix/.*liboptic.so"
+# (ldd's output is captured first: `ldd | grep -q` under pipefail fails at random
+# when grep exits early and ldd gets SIGPIPE.)
+deps=$(ldd "$work/cmake-build/consumer_shared")
+grep -q "$prefix/.*liboptic.so" <<<"$deps"
 
 step "pkg-config optic"
 libdir=$(dirname "$(find "$prefix" -name optic.pc -print -quit)")
@@ -30,6 +33,7 @@ export PKG_CONFIG_PATH=$libdir
 "$work/pc_shared"
 static_libs=$(pkg-config --static --libs optic | sed 's/-loptic\b/-Wl,-Bstatic -loptic -Wl,-Bdynamic/')
 "$cc" "$src/main.c" -o "$work/pc_static" $(pkg-config --cflags optic) $static_libs
-! ldd "$work/pc_static" | grep -q liboptic.so
+deps=$(ldd "$work/pc_static")
+! grep -q liboptic.so <<<"$deps"
 "$work/pc_static"
 echo "1 passed, 0 failed"
