@@ -34,6 +34,9 @@ export PKG_CONFIG_PATH=$libdir
 static_libs=$(pkg-config --static --libs optic | sed 's/-loptic\b/-Wl,-Bstatic -loptic -Wl,-Bdynamic/')
 "$cc" "$src/main.c" -o "$work/pc_static" $(pkg-config --cflags optic) $static_libs
 deps=$(ldd "$work/pc_static")
-! grep -q liboptic.so <<<"$deps"
+if grep -q liboptic.so <<<"$deps"; then
+  echo "pc_static links liboptic.so, not liboptic.a"
+  false
+fi
 "$work/pc_static"
 echo "1 passed, 0 failed"
