@@ -5,10 +5,12 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <optic/optic.h>
 
 #include "core/json.h"
+#include "kernels/registry.h"
 #include "tools/cli.h"
 
 typedef struct info {
@@ -48,6 +50,57 @@ static void blas_warning(const info *in, char *buf, size_t n) {
            in->coretype_env ? " is set" : "");
 }
 
+/* Each (family, op, variant) appears once with a scalar entry: those are the keys. */
+static bool is_key(const optic_kernel_desc *d) { return d->isa == OPTIC_ISA_SCALAR; }
+
+/* One line per family: how many ops run the selected ISA's own kernel, and
+ * which fall back to scalar. */
+static void print_kernels_text(optic_isa isa) {
+  size_t count;
+  const optic_kernel_desc *reg = optic_kernel_registry(&count);
+  for (size_t i = 0; i < count; i++) {
+    if (!is_key(&reg[i])) continue;
+    bool first_of_family = true;
+    for (size_t k = 0; k < i; k++) first_of_family &= strcmp(reg[k].family, reg[i].family) != 0;
+    if (!first_of_family) continue;
+    int native = 0, fallback = 0;
+    char fallbacks[512] = "";
+    for (size_t k = i; k < count; k++) {
+      if (!is_key(&reg[k]) || strcmp(reg[k].family, reg[i].family) != 0) continue;
+      const optic_kernel_desc *c = optic_kernel_chosen(reg[k].family, reg[k].op, reg[k].variant, isa);
+      if (c->isa == isa) {
+        native++;
+      } else {
+        fallback++;
+        size_t used = strlen(fallbacks);
+        snprintf(fallbacks + used, sizeof fallbacks - used, "%s%s%s%s", used ? " " : "", reg[k].op,
+                 reg[k].variant[0] ? "." : "", reg[k].variant);
+      }
+    }
+    printf("%-11s %s: %d %s", i == 0 ? "kernels" : "", reg[i].family, native, optic_isa_name(isa));
+    if (fallback) printf(", %d scalar (%s)", fallback, fallbacks);
+    printf("\n");
+  }
+}
+
+static void print_kernels_json(optic_json *j, optic_isa isa) {
+  size_t count;
+  const optic_kernel_desc *reg = optic_kernel_registry(&count);
+  optic_json_begin_array(j);
+  for (size_t i = 0; i < count; i++) {
+    if (!is_key(&reg[i])) continue;
+    const optic_kernel_desc *c = optic_kernel_chosen(reg[i].family, reg[i].op, reg[i].variant, isa);
+    optic_json_begin_object(j);
+    optic_json_key(j, "family"), optic_json_string(j, c->family);
+    optic_json_key(j, "op"), optic_json_string(j, c->op);
+    optic_json_key(j, "variant"), optic_json_string(j, c->variant);
+    optic_json_key(j, "isa"), optic_json_string(j, optic_isa_name(c->isa));
+    optic_json_key(j, "function"), optic_json_string(j, c->function);
+    optic_json_end_object(j);
+  }
+  optic_json_end_array(j);
+}
+
 static void print_text(const info *in) {
   char warn[256];
   blas_warning(in, warn, sizeof warn);
@@ -60,6 +113,7 @@ static void print_text(const info *in) {
   }
   printf("\n");
   printf("isa         %s (%s)\n", optic_isa_name(in->selected), in->isa_note);
+  print_kernels_text(in->selected);
   printf("openmp      %d threads, %d processors\n", in->omp_threads, in->omp_procs);
   printf("openblas    %s\n", in->blas.config);
   printf("            core %s (%s), %s, %d threads\n", in->blas.corename, optic_isa_name(in->blas.core_isa),
@@ -97,6 +151,8 @@ static int print_json(const info *in) {
   optic_json_key(&j, "selected"), optic_json_string(&j, optic_isa_name(in->selected));
   optic_json_key(&j, "note"), optic_json_string(&j, in->isa_note);
   optic_json_end_object(&j);
+  optic_json_key(&j, "kernels");
+  print_kernels_json(&j, in->selected);
   optic_json_key(&j, "openmp");
   optic_json_begin_object(&j);
   optic_json_key(&j, "max_threads"), optic_json_int(&j, in->omp_threads);

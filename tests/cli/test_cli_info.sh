@@ -29,7 +29,7 @@ expect_exit 2 "optic info extra" "$optic" info extra
 expect_exit 0 "optic info --help" "$optic" info --help
 
 expect_exit 0 "optic info" "$optic" info
-for word in "^optic " "^cpu " "^isa " "^openmp " "^openblas " "core " "^openssl " "^mpi "; do
+for word in "^optic " "^cpu " "^isa " "^kernels  *binary: " "^openmp " "^openblas " "core " "^openssl " "^mpi "; do
   grep -q "$word" /tmp/optic_cli_out.$$ || fail "optic info lacks '$word'"
 done
 
@@ -51,13 +51,22 @@ if d["openblas"]["core_isa"] in order and d["isa"]["best"] in order:
     weaker = order.index(d["openblas"]["core_isa"]) < order.index(d["isa"]["best"])
     assert (d["openblas"]["warning"] is not None) == weaker, d["openblas"]
 assert d["openssl"].startswith("OpenSSL"), d["openssl"]
+kernels = d["kernels"]
+assert any(k["family"] == "binary" and k["op"] == "ADD" and k["variant"] == "vv" for k in kernels), kernels
+for k in kernels:  # each op runs the selected ISA's kernel or the scalar fallback, nothing else
+    assert k["isa"] in (d["isa"]["selected"], "scalar"), k
+    assert k["function"].endswith("__" + k["isa"]), k
+if d["isa"]["selected"] != "scalar":
+    add = [k for k in kernels if k["family"] == "binary" and k["op"] == "ADD" and k["variant"] == "vv"][0]
+    assert add["isa"] == d["isa"]["selected"], add
 flags = open("/proc/cpuinfo").read()
 if " avx512f " in flags.replace("\n", " ") + " " and " avx512bw " in flags and " avx512vl " in flags and " avx512dq " in flags:
     assert d["isa"]["best"] == "avx512", d["isa"]
 PY
 
 OPTIC_ISA=scalar "$optic" info --json >/tmp/optic_cli_out.$$ 2>&1
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['isa']['selected']=='scalar', d['isa']" \
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['isa']['selected']=='scalar', d['isa']; \
+assert all(k['isa']=='scalar' for k in d['kernels']), d['kernels']" \
   /tmp/optic_cli_out.$$ && pass "OPTIC_ISA=scalar is honoured" || fail "OPTIC_ISA=scalar is honoured"
 
 rm -f /tmp/optic_cli_out.$$ /tmp/optic_cli_err.$$

@@ -1,0 +1,29 @@
+/* The kernel registry: every family's list included once more, each entry
+ * becoming a descriptor. Adding a family here is one #include block. */
+#include <string.h>
+
+#include "kernels/registry.h"
+
+static const optic_kernel_desc registry[] = {
+#define X_VV(op, isa, fn) {"binary", #op, "vv", OPTIC_ISA_##isa, #fn},
+#define X_VS(op, isa, fn) {"binary", #op, "vs", OPTIC_ISA_##isa, #fn},
+#include "kernels/list/binary.inc"
+#undef X_VV
+#undef X_VS
+};
+
+const optic_kernel_desc *optic_kernel_registry(size_t *count) {
+  *count = sizeof registry / sizeof registry[0];
+  return registry;
+}
+
+const optic_kernel_desc *optic_kernel_chosen(const char *family, const char *op, const char *variant, optic_isa isa) {
+  const optic_kernel_desc *scalar = NULL;
+  for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
+    const optic_kernel_desc *d = &registry[i];
+    if (strcmp(d->family, family) != 0 || strcmp(d->op, op) != 0 || strcmp(d->variant, variant) != 0) continue;
+    if (d->isa == isa) return d;
+    if (d->isa == OPTIC_ISA_SCALAR) scalar = d;
+  }
+  return scalar;
+}
