@@ -6,6 +6,7 @@
 #include <optic/version.h>
 #include <optic/core.h>
 #include <optic/kernels.h>
+#include <optic/graph.h>
 #include <optic/pod.h>
 #include <optic/ckpt.h>
 

@@ -1,0 +1,108 @@
+/* Internal: the module's storage. Instructions live in one growable array
+ * indexed by id; each keeps its operands and its users (both directions are
+ * updated together by graph/module.c, the only code that edits them).
+ * Attribute storage is shared: `ints` holds the opcode's integer attributes:
+ *   parameter: {number}          iota: {iota_dimension}     concatenate: {dim}
+ *   broadcast: dimensions        transpose: permutation     reverse, reduce: dims
+ *   slice: start[r] limit[r] stride[r] (three blocks of rank entries)
+ *   pad: (low, high, interior) per dim     get-tuple-element: {index}
+ * Never include from outside graph/. */
+#ifndef OPTIC_GRAPH_INTERNAL_H
+#define OPTIC_GRAPH_INTERNAL_H
+
+#include <optic/graph.h>
+
+#include "core/error.h"
+
+typedef struct optic_instr {
+  optic_opcode op;
+  optic_comp_id comp;
+  optic_type type; /* tuple elements deep-owned */
+  optic_node_id *operands;
+  int32_t n_operands;
+  optic_node_id *users;
+  int32_t n_users, cap_users;
+  const char *name; /* owned by the module's name set */
+  /* attributes */
+  int64_t *ints; /* per opcode: dims, perm, slice start|limit|stride, pad low|high|interior, ... */
+  int32_t n_ints;
+  optic_compare_dir cmp;
+  optic_comp_id called; /* call, reduce, map: the computation applied (-1 if none) */
+  void *data;           /* constant bytes */
+  size_t data_bytes;
+} optic_instr;
+
+typedef struct optic_computation {
+  char *name;
+  optic_node_id *instrs; /* creation order */
+  int32_t n_instrs, cap_instrs;
+  optic_node_id *params; /* by parameter number; OPTIC_NO_NODE for gaps */
+  int32_t n_params, cap_params;
+  optic_node_id root;
+} optic_computation;
+
+typedef struct optic_name_set {
+  char **slots;
+  size_t cap, count;
+} optic_name_set;
+
+struct optic_module {
+  char *name;
+  optic_instr *instrs;
+  int32_t n_instrs, cap_instrs;
+  optic_computation *comps;
+  int32_t n_comps, cap_comps;
+  optic_comp_id entry;
+  optic_name_set names; /* instruction names, unique in the module */
+};
+
+/* A prototype of the instruction a builder wants to add: the builder fills
+ * op, type and attributes; graph_add_instr validates ids, copies everything
+ * into the module and links users. Takes ownership of nothing. */
+typedef struct optic_instr_proto {
+  optic_opcode op;
+  optic_type type;
+  const optic_node_id *operands;
+  int32_t n_operands;
+  const int64_t *ints;
+  int32_t n_ints;
+  optic_compare_dir cmp;
+  optic_comp_id called;
+  const void *data;
+  size_t data_bytes;
+  int32_t param_number; /* parameters only */
+} optic_instr_proto;
+
+static inline optic_instr_proto graph_proto(optic_opcode op) {
+  optic_instr_proto p = {.op = op, .called = -1};
+  return p;
+}
+
+optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_instr_proto *p, const char *name,
+                             optic_node_id *out);
+
+/* Checks that id is an instruction of comp; `what` names it in the message
+ * ("add: operand 1"). */
+optic_status graph_check_operand(const optic_module_t *m, optic_comp_id comp, optic_node_id id, const char *op,
+                                 int32_t index);
+optic_status graph_check_comp(const optic_module_t *m, optic_comp_id comp, const char *op);
+/* The operand's array type, or an error if it is missing or a tuple. */
+optic_status graph_array_operand(const optic_module_t *m, optic_comp_id comp, optic_node_id id, const char *op,
+                                 int32_t index, const optic_type **t);
+const optic_instr *graph_instr(const optic_module_t *m, optic_node_id id);
+
+/* Types: deep copy into malloc'd storage, and release. */
+optic_status graph_type_clone(const optic_type *src, optic_type *dst);
+void graph_type_release(optic_type *t);
+
+/* Name set (open addressing on a string hash). */
+bool graph_names_contains(const optic_name_set *s, const char *name);
+/* Copies name into the set; *stored points at the set's copy (valid until free). */
+optic_status graph_names_insert(optic_name_set *s, const char *name, const char **stored);
+void graph_names_free(optic_name_set *s);
+
+#define TYPE_BUF 160
+/* Formats a shape-typed message operand: "f32[2,3]". */
+const char *graph_type_str(const optic_type *t, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,342 @@
+/* Module storage: computations, instructions, operand/user edges (always
+ * updated together, here only), names, and read accessors. Builders in
+ * graph/build_*.c decide types and attributes; this file stores them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/internal.h"
+
+static const char *const opcode_names[OPTIC_OPCODE_COUNT_] = {
+#define OPCODE_NAME(name, str) str,
+    OPTIC_OPCODE_LIST(OPCODE_NAME)
+#undef OPCODE_NAME
+};
+
+const char *optic_opcode_name(optic_opcode op) {
+  return (unsigned)op < OPTIC_OPCODE_COUNT_ ? opcode_names[op] : "invalid";
+}
+
+optic_status optic_opcode_from_name(const char *name, optic_opcode *out) {
+  if (name == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "opcode_from_name: NULL argument");
+  for (int i = 0; i < OPTIC_OPCODE_COUNT_; i++) {
+    if (strcmp(name, opcode_names[i]) == 0) {
+      *out = (optic_opcode)i;
+      return OPTIC_OK;
+    }
+  }
+  return optic_fail(OPTIC_ERR_NOT_FOUND, "unknown opcode '%.64s'", name);
+}
+
+optic_status optic_module_create(const char *name, optic_module_t **out) {
+  if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "module_create: out is NULL");
+  *out = NULL;
+  optic_module_t *m = calloc(1, sizeof *m);
+  if (m == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "module_create: out of memory");
+  m->name = strdup(name ? name : "module");
+  if (m->name == NULL) {
+    free(m);
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "module_create: out of memory");
+  }
+  m->entry = -1;
+  *out = m;
+  return OPTIC_OK;
+}
+
+void optic_module_destroy(optic_module_t *m) {
+  if (m == NULL) return;
+  for (int32_t i = 0; i < m->n_instrs; i++) {
+    optic_instr *in = &m->instrs[i];
+    graph_type_release(&in->type);
+    free(in->operands);
+    free(in->users);
+    free(in->ints);
+    free(in->data);
+  }
+  for (int32_t c = 0; c < m->n_comps; c++) {
+    free(m->comps[c].name);
+    free(m->comps[c].instrs);
+    free(m->comps[c].params);
+  }
+  free(m->instrs);
+  free(m->comps);
+  graph_names_free(&m->names);
+  free(m->name);
+  free(m);
+}
+
+const char *optic_module_name(const optic_module_t *m) { return m ? m->name : ""; }
+
+optic_status graph_check_comp(const optic_module_t *m, optic_comp_id comp, const char *op) {
+  if (m == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: module is NULL", op);
+  if (comp < 0 || comp >= m->n_comps) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: computation id %d does not exist (module has %d)", op,
+                      (int)comp, (int)m->n_comps);
+  }
+  return OPTIC_OK;
+}
+
+optic_status optic_module_add_computation(optic_module_t *m, const char *name, optic_comp_id *out) {
+  if (m == NULL || name == NULL || out == NULL || name[0] == '\0') {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "add_computation: NULL or empty argument");
+  }
+  for (int32_t c = 0; c < m->n_comps; c++) {
+    if (strcmp(m->comps[c].name, name) == 0) {
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "add_computation: a computation named '%.64s' exists", name);
+    }
+  }
+  if (m->n_comps == m->cap_comps) {
+    int32_t cap = m->cap_comps ? m->cap_comps * 2 : 4;
+    optic_computation *c = realloc(m->comps, (size_t)cap * sizeof *c);
+    if (c == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "add_computation: out of memory");
+    m->comps = c;
+    m->cap_comps = cap;
+  }
+  optic_computation *c = &m->comps[m->n_comps];
+  memset(c, 0, sizeof *c);
+  c->name = strdup(name);
+  if (c->name == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "add_computation: out of memory");
+  c->root = OPTIC_NO_NODE;
+  *out = m->n_comps++;
+  if (m->entry < 0) m->entry = *out;
+  return OPTIC_OK;
+}
+
+optic_status optic_module_set_entry(optic_module_t *m, optic_comp_id comp) {
+  optic_status st = graph_check_comp(m, comp, "set_entry");
+  if (st != OPTIC_OK) return st;
+  m->entry = comp;
+  return OPTIC_OK;
+}
+
+optic_comp_id optic_module_entry(const optic_module_t *m) { return m ? m->entry : -1; }
+int32_t optic_module_computation_count(const optic_module_t *m) { return m ? m->n_comps : 0; }
+
+const char *optic_computation_name(const optic_module_t *m, optic_comp_id comp) {
+  return (m && comp >= 0 && comp < m->n_comps) ? m->comps[comp].name : NULL;
+}
+
+const optic_instr *graph_instr(const optic_module_t *m, optic_node_id id) {
+  return (m && id >= 0 && id < m->n_instrs) ? &m->instrs[id] : NULL;
+}
+
+optic_status graph_check_operand(const optic_module_t *m, optic_comp_id comp, optic_node_id id, const char *op,
+                                 int32_t index) {
+  const optic_instr *in = graph_instr(m, id);
+  if (in == NULL) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: operand %d is id %d, which does not exist", op, (int)index,
+                      (int)id);
+  }
+  if (in->comp != comp) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: operand %d (%s) belongs to computation '%s', not '%s'", op,
+                      (int)index, in->name, m->comps[in->comp].name, m->comps[comp].name);
+  }
+  return OPTIC_OK;
+}
+
+optic_status optic_computation_set_root(optic_module_t *m, optic_comp_id comp, optic_node_id root) {
+  optic_status st = graph_check_comp(m, comp, "set_root");
+  if (st == OPTIC_OK) st = graph_check_operand(m, comp, root, "set_root", 0);
+  if (st != OPTIC_OK) return st;
+  m->comps[comp].root = root;
+  return OPTIC_OK;
+}
+
+optic_node_id optic_computation_root(const optic_module_t *m, optic_comp_id comp) {
+  return (m && comp >= 0 && comp < m->n_comps) ? m->comps[comp].root : OPTIC_NO_NODE;
+}
+
+int32_t optic_computation_parameter_count(const optic_module_t *m, optic_comp_id comp) {
+  return (m && comp >= 0 && comp < m->n_comps) ? m->comps[comp].n_params : 0;
+}
+
+optic_node_id optic_computation_parameter(const optic_module_t *m, optic_comp_id comp, int32_t i) {
+  if (m == NULL || comp < 0 || comp >= m->n_comps || i < 0 || i >= m->comps[comp].n_params) return OPTIC_NO_NODE;
+  return m->comps[comp].params[i];
+}
+
+/* Adds `user` to `of`'s user list unless already there. */
+static optic_status add_user(optic_instr *of, optic_node_id user) {
+  for (int32_t i = 0; i < of->n_users; i++) {
+    if (of->users[i] == user) return OPTIC_OK;
+  }
+  if (of->n_users == of->cap_users) {
+    int32_t cap = of->cap_users ? of->cap_users * 2 : 4;
+    optic_node_id *u = realloc(of->users, (size_t)cap * sizeof *u);
+    if (u == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "graph: cannot grow a user list");
+    of->users = u;
+    of->cap_users = cap;
+  }
+  of->users[of->n_users++] = user;
+  return OPTIC_OK;
+}
+
+static void remove_user(optic_instr *of, optic_node_id user) {
+  for (int32_t i = 0; i < of->n_users; i++) {
+    if (of->users[i] == user) {
+      memmove(&of->users[i], &of->users[i + 1], (size_t)(of->n_users - i - 1) * sizeof *of->users);
+      of->n_users--;
+      return;
+    }
+  }
+}
+
+/* Picks the instruction's name without changing the module: the caller's
+ * (validated, must be new) or "<opcode>.<k>" for the first free k. */
+static optic_status choose_name(const optic_module_t *m, const char *want, optic_opcode op, char *buf, size_t size) {
+  if (want != NULL) {
+    if (want[0] == '\0' || strlen(want) >= size) {
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: instruction names must have 1 to %zu characters",
+                        optic_opcode_name(op), size - 1);
+    }
+    if (graph_names_contains(&m->names, want)) {
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: an instruction named '%.64s' exists", optic_opcode_name(op),
+                        want);
+    }
+    snprintf(buf, size, "%s", want);
+    return OPTIC_OK;
+  }
+  for (int64_t k = m->n_instrs;; k++) {
+    snprintf(buf, size, "%s.%lld", optic_opcode_name(op), (long long)k);
+    if (!graph_names_contains(&m->names, buf)) return OPTIC_OK;
+  }
+}
+
+optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_instr_proto *p, const char *name,
+                             optic_node_id *out) {
+  const char *op = optic_opcode_name(p->op);
+  optic_status st = graph_check_comp(m, comp, op);
+  if (st != OPTIC_OK) return st;
+  for (int32_t i = 0; i < p->n_operands; i++) {
+    if ((st = graph_check_operand(m, comp, p->operands[i], op, i)) != OPTIC_OK) return st;
+  }
+  if (m->n_instrs == INT32_MAX) return optic_fail(OPTIC_ERR_OVERFLOW, "%s: module has 2^31-1 instructions", op);
+  char name_buf[257];
+  if ((st = choose_name(m, name, p->op, name_buf, sizeof name_buf)) != OPTIC_OK) return st;
+  optic_computation *c = &m->comps[comp];
+  if (m->n_instrs == m->cap_instrs) {
+    int32_t cap = m->cap_instrs ? (m->cap_instrs > INT32_MAX / 2 ? INT32_MAX : m->cap_instrs * 2) : 64;
+    optic_instr *in = realloc(m->instrs, (size_t)cap * sizeof *in);
+    if (in == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: cannot grow the instruction table", op);
+    m->instrs = in;
+    m->cap_instrs = cap;
+  }
+  if (c->n_instrs == c->cap_instrs) {
+    int32_t cap = c->cap_instrs ? c->cap_instrs * 2 : 16;
+    optic_node_id *ids = realloc(c->instrs, (size_t)cap * sizeof *ids);
+    if (ids == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: cannot grow a computation", op);
+    c->instrs = ids;
+    c->cap_instrs = cap;
+  }
+  if (p->op == OPTIC_OP_PARAMETER && p->param_number >= c->cap_params) {
+    /* Only capacity grows here; n_params changes when the instruction is committed. */
+    optic_node_id *ps = realloc(c->params, (size_t)(p->param_number + 1) * sizeof *ps);
+    if (ps == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "parameter: out of memory");
+    c->params = ps;
+    c->cap_params = p->param_number + 1;
+  }
+
+  optic_instr in = {.op = p->op, .comp = comp, .cmp = p->cmp, .called = p->called};
+  optic_node_id id = m->n_instrs;
+  if ((st = graph_type_clone(&p->type, &in.type)) != OPTIC_OK) return st;
+  if (p->n_operands > 0) {
+    in.operands = malloc((size_t)p->n_operands * sizeof *in.operands);
+    if (in.operands == NULL) goto oom;
+    memcpy(in.operands, p->operands, (size_t)p->n_operands * sizeof *in.operands);
+    in.n_operands = p->n_operands;
+  }
+  if (p->n_ints > 0) {
+    in.ints = malloc((size_t)p->n_ints * sizeof *in.ints);
+    if (in.ints == NULL) goto oom;
+    memcpy(in.ints, p->ints, (size_t)p->n_ints * sizeof *in.ints);
+    in.n_ints = p->n_ints;
+  }
+  if (p->data_bytes > 0) {
+    in.data = malloc(p->data_bytes);
+    if (in.data == NULL) goto oom;
+    memcpy(in.data, p->data, p->data_bytes);
+    in.data_bytes = p->data_bytes;
+  }
+  for (int32_t i = 0; i < in.n_operands; i++) {
+    if ((st = add_user(&m->instrs[in.operands[i]], id)) != OPTIC_OK) {
+      for (int32_t k = 0; k < i; k++) remove_user(&m->instrs[in.operands[k]], id);
+      goto fail;
+    }
+  }
+  if ((st = graph_names_insert(&m->names, name_buf, &in.name)) != OPTIC_OK) {
+    for (int32_t k = 0; k < in.n_operands; k++) remove_user(&m->instrs[in.operands[k]], id);
+    goto fail;
+  }
+  m->instrs[id] = in;
+  m->n_instrs++;
+  c->instrs[c->n_instrs++] = id;
+  if (p->op == OPTIC_OP_PARAMETER) {
+    for (int32_t i = c->n_params; i < p->param_number; i++) c->params[i] = OPTIC_NO_NODE;
+    if (p->param_number >= c->n_params) c->n_params = p->param_number + 1;
+    c->params[p->param_number] = id;
+  }
+  *out = id;
+  return OPTIC_OK;
+oom:
+  st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
+fail:
+  graph_type_release(&in.type);
+  free(in.operands);
+  free(in.ints);
+  free(in.data);
+  return st;
+}
+
+/* ---- read accessors: invalid ids give neutral values, never a crash */
+
+optic_opcode optic_node_opcode(const optic_module_t *m, optic_node_id id) {
+  const optic_instr *in = graph_instr(m, id);
+  return in ? in->op : OPTIC_OPCODE_COUNT_;
+}
+const optic_type *optic_node_type(const optic_module_t *m, optic_node_id id) {
+  const optic_instr *in = graph_instr(m, id);
+  return in ? &in->type : NULL;
+}
+const char *optic_node_name(const optic_module_t *m, optic_node_id id) {
+  const optic_instr *in = graph_instr(m, id);
+  return in ? in->name : NULL;
+}
+optic_comp_id optic_node_computation(const optic_module_t *m, optic_node_id id) {
+  const optic_instr *in = graph_instr(m, id);
+  return in ? in->comp : -1;
+}
+int32_t optic_node_operand_count(const optic_module_t *m, optic_node_id id) {
+  const optic_instr *in = graph_instr(m, id);
+  return in ? in->n_operands : 0;
+}
+optic_node_id optic_node_operand(const optic_module_t *m, optic_node_id id, int32_t i) {
+  const optic_instr *in = graph_instr(m, id);
+  return (in && i >= 0 && i < in->n_operands) ? in->operands[i] : OPTIC_NO_NODE;
+}
+int32_t optic_node_user_count(const optic_module_t *m, optic_node_id id) {
+  const optic_instr *in = graph_instr(m, id);
+  return in ? in->n_users : 0;
+}
+optic_node_id optic_node_user(const optic_module_t *m, optic_node_id id, int32_t i) {
+  const optic_instr *in = graph_instr(m, id);
+  return (in && i >= 0 && i < in->n_users) ? in->users[i] : OPTIC_NO_NODE;
+}
+const int64_t *optic_node_dims(const optic_module_t *m, optic_node_id id, int32_t *count) {
+  const optic_instr *in = graph_instr(m, id);
+  if (count) *count = in ? in->n_ints : 0;
+  return in ? in->ints : NULL;
+}
+optic_compare_dir optic_node_compare_dir(const optic_module_t *m, optic_node_id id) {
+  const optic_instr *in = graph_instr(m, id);
+  return in ? in->cmp : OPTIC_CMP_EQ;
+}
+optic_comp_id optic_node_called(const optic_module_t *m, optic_node_id id) {
+  const optic_instr *in = graph_instr(m, id);
+  return in ? in->called : -1;
+}
+const void *optic_node_constant_data(const optic_module_t *m, optic_node_id id, size_t *bytes) {
+  const optic_instr *in = graph_instr(m, id);
+  bool is_const = in && in->op == OPTIC_OP_CONSTANT;
+  if (bytes) *bytes = is_const ? in->data_bytes : 0;
+  return is_const ? in->data : NULL;
+}
