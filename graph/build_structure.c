@@ -55,9 +55,7 @@ optic_status optic_graph_get_tuple_element(optic_module_t *m, optic_comp_id comp
   return graph_add_instr(m, comp, &p, name, out);
 }
 
-/* callee must exist, differ from comp, have a root, and take exactly the
- * given parameter types. */
-static optic_status check_callee(const optic_module_t *m, optic_comp_id comp, optic_comp_id callee, const char *op,
+optic_status graph_check_callee(const optic_module_t *m, optic_comp_id comp, optic_comp_id callee, const char *op,
                                  const optic_type *params, int32_t n) {
   optic_status st = graph_check_comp(m, callee, op);
   if (st != OPTIC_OK) return st;
@@ -86,6 +84,10 @@ static optic_status check_callee(const optic_module_t *m, optic_comp_id comp, op
   return OPTIC_OK;
 }
 
+const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c) {
+  return optic_node_type(m, optic_computation_root(m, c));
+}
+
 optic_status optic_graph_call(optic_module_t *m, optic_comp_id comp, optic_comp_id callee, const optic_node_id *xs,
                               int32_t n, const char *name, optic_node_id *out) {
   optic_status st = graph_check_comp(m, comp, "call");
@@ -97,20 +99,19 @@ optic_status optic_graph_call(optic_module_t *m, optic_comp_id comp, optic_comp_
     st = graph_check_operand(m, comp, xs[i], "call", i);
     if (st == OPTIC_OK) ts[i] = *optic_node_type(m, xs[i]);
   }
-  if (st == OPTIC_OK) st = check_callee(m, comp, callee, "call", ts, n);
+  if (st == OPTIC_OK) st = graph_check_callee(m, comp, callee, "call", ts, n);
   free(ts);
   if (st != OPTIC_OK) return st;
   optic_instr_proto p = graph_proto(OPTIC_OP_CALL);
   p.type = *optic_node_type(m, optic_computation_root(m, callee));
   p.operands = xs;
   p.n_operands = n;
-  p.called = callee;
+  p.calls = &callee;
+  p.n_calls = 1;
   return graph_add_instr(m, comp, &p, name, out);
 }
 
-/* The combiner's root must be the scalar (n == 1) or the n-tuple of scalars
- * with the given dtypes. */
-static optic_status check_scalar_root(const optic_module_t *m, optic_comp_id callee, const char *op,
+optic_status graph_check_scalar_root(const optic_module_t *m, optic_comp_id callee, const char *op,
                                       const optic_dtype *dtypes, int32_t n) {
   const optic_type *rt = optic_node_type(m, optic_computation_root(m, callee));
   bool ok;
@@ -130,36 +131,71 @@ static optic_status check_scalar_root(const optic_module_t *m, optic_comp_id cal
   return OPTIC_OK;
 }
 
-optic_status optic_graph_reduce(optic_module_t *m, optic_comp_id comp, const optic_node_id *inputs,
-                                const optic_node_id *inits, int32_t n, const int64_t *dims, int32_t ndims,
-                                optic_comp_id to_apply, const char *name, optic_node_id *out) {
-  optic_status st = graph_check_comp(m, comp, "reduce");
+/* Shared by reduce and reduce-window: n inputs of one shape, n scalar inits
+ * of the inputs' dtypes, and a combiner taking 2n scalars and returning n. */
+static optic_status check_reduction(const optic_module_t *m, optic_comp_id comp, const char *op,
+                                    const optic_node_id *inputs, const optic_node_id *inits, int32_t n,
+                                    optic_comp_id to_apply, optic_dtype *dtypes, const optic_type **t0) {
+  optic_status st = graph_check_comp(m, comp, op);
   if (st != OPTIC_OK) return st;
-  if (out == NULL || inputs == NULL || inits == NULL || n < 1 || n > 64 || ndims < 0 || (ndims > 0 && dims == NULL)) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "reduce: needs 1 to 64 inputs with as many init values");
+  if (inputs == NULL || inits == NULL || n < 1 || n > 64) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: needs 1 to 64 inputs with as many init values", op);
   }
-  const optic_type *t0;
-  if ((st = graph_array_operand(m, comp, inputs[0], "reduce", 0, &t0)) != OPTIC_OK) return st;
+  if ((st = graph_array_operand(m, comp, inputs[0], op, 0, t0)) != OPTIC_OK) return st;
   optic_type params[128];
-  optic_dtype dtypes[64];
   optic_shape scalar = {.rank = 0};
   for (int32_t i = 0; i < n; i++) {
     const optic_type *ti, *tz;
-    if ((st = graph_array_operand(m, comp, inputs[i], "reduce", i, &ti)) != OPTIC_OK) return st;
-    if ((st = graph_array_operand(m, comp, inits[i], "reduce", n + i, &tz)) != OPTIC_OK) return st;
+    if ((st = graph_array_operand(m, comp, inputs[i], op, i, &ti)) != OPTIC_OK) return st;
+    if ((st = graph_array_operand(m, comp, inits[i], op, n + i, &tz)) != OPTIC_OK) return st;
     char b1[TYPE_BUF], b2[TYPE_BUF];
-    if (!optic_shape_equal(&ti->shape, &t0->shape)) {
-      return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "reduce: input %d has type %s but input 0 has %s", (int)i,
-                        graph_type_str(ti, b1, sizeof b1), graph_type_str(t0, b2, sizeof b2));
+    if (!optic_shape_equal(&ti->shape, &(*t0)->shape)) {
+      return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: input %d has type %s but input 0 has %s", op, (int)i,
+                        graph_type_str(ti, b1, sizeof b1), graph_type_str(*t0, b2, sizeof b2));
     }
     if (tz->shape.rank != 0 || tz->dtype != ti->dtype) {
-      return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "reduce: init value %d has type %s; it must be a %s scalar", (int)i,
+      return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: init value %d has type %s; it must be a %s scalar", op, (int)i,
                         graph_type_str(tz, b1, sizeof b1), optic_dtype_name(ti->dtype));
     }
     dtypes[i] = ti->dtype;
     params[i] = optic_type_array(ti->dtype, &scalar);
     params[n + i] = params[i];
   }
+  if ((st = graph_check_callee(m, comp, to_apply, op, params, 2 * n)) != OPTIC_OK) return st;
+  return graph_check_scalar_root(m, to_apply, op, dtypes, n);
+}
+
+/* Adds a reduce or reduce-window whose every output has shape s. */
+static optic_status add_reduction(optic_module_t *m, optic_comp_id comp, optic_opcode opc,
+                                  const optic_node_id *inputs, const optic_node_id *inits, int32_t n,
+                                  const optic_dtype *dtypes, const optic_shape *s, const int64_t *ints,
+                                  int32_t n_ints, optic_comp_id to_apply, const char *name, optic_node_id *out) {
+  optic_type outs[64];
+  for (int32_t i = 0; i < n; i++) outs[i] = optic_type_array(dtypes[i], s);
+  optic_node_id ops[128];
+  memcpy(ops, inputs, (size_t)n * sizeof *ops);
+  memcpy(ops + n, inits, (size_t)n * sizeof *ops);
+  optic_instr_proto p = graph_proto(opc);
+  p.type = n == 1 ? outs[0] : (optic_type){.dtype = OPTIC_DTYPE_INVALID, .tuple_size = n, .elements = outs};
+  p.operands = ops;
+  p.n_operands = 2 * n;
+  p.ints = ints;
+  p.n_ints = n_ints;
+  p.calls = &to_apply;
+  p.n_calls = 1;
+  return graph_add_instr(m, comp, &p, name, out);
+}
+
+optic_status optic_graph_reduce(optic_module_t *m, optic_comp_id comp, const optic_node_id *inputs,
+                                const optic_node_id *inits, int32_t n, const int64_t *dims, int32_t ndims,
+                                optic_comp_id to_apply, const char *name, optic_node_id *out) {
+  if (out == NULL || ndims < 0 || (ndims > 0 && dims == NULL)) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "reduce: NULL argument");
+  }
+  optic_dtype dtypes[64];
+  const optic_type *t0;
+  optic_status st = check_reduction(m, comp, "reduce", inputs, inits, n, to_apply, dtypes, &t0);
+  if (st != OPTIC_OK) return st;
   bool reduced[OPTIC_MAX_RANK] = {false};
   for (int32_t i = 0; i < ndims; i++) {
     if (dims[i] < 0 || dims[i] >= t0->shape.rank || reduced[dims[i]]) {
@@ -168,25 +204,36 @@ optic_status optic_graph_reduce(optic_module_t *m, optic_comp_id comp, const opt
     }
     reduced[dims[i]] = true;
   }
-  if ((st = check_callee(m, comp, to_apply, "reduce", params, 2 * n)) != OPTIC_OK) return st;
-  if ((st = check_scalar_root(m, to_apply, "reduce", dtypes, n)) != OPTIC_OK) return st;
   optic_shape s = {.rank = 0};
   for (int32_t d = 0; d < t0->shape.rank; d++) {
     if (!reduced[d]) s.dims[s.rank++] = t0->shape.dims[d];
   }
-  optic_type outs[64];
-  for (int32_t i = 0; i < n; i++) outs[i] = optic_type_array(dtypes[i], &s);
-  optic_node_id ops[128];
-  memcpy(ops, inputs, (size_t)n * sizeof *ops);
-  memcpy(ops + n, inits, (size_t)n * sizeof *ops);
-  optic_instr_proto p = graph_proto(OPTIC_OP_REDUCE);
-  p.type = n == 1 ? outs[0] : (optic_type){.dtype = OPTIC_DTYPE_INVALID, .tuple_size = n, .elements = outs};
-  p.operands = ops;
-  p.n_operands = 2 * n;
-  p.ints = dims;
-  p.n_ints = ndims;
-  p.called = to_apply;
-  return graph_add_instr(m, comp, &p, name, out);
+  return add_reduction(m, comp, OPTIC_OP_REDUCE, inputs, inits, n, dtypes, &s, dims, ndims, to_apply, name, out);
+}
+
+optic_status optic_graph_reduce_window(optic_module_t *m, optic_comp_id comp, const optic_node_id *inputs,
+                                       const optic_node_id *inits, int32_t n, const optic_window_dim *window,
+                                       optic_comp_id to_apply, const char *name, optic_node_id *out) {
+  if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "reduce-window: out is NULL");
+  optic_dtype dtypes[64];
+  const optic_type *t0;
+  optic_status st = check_reduction(m, comp, "reduce-window", inputs, inits, n, to_apply, dtypes, &t0);
+  if (st != OPTIC_OK) return st;
+  int32_t rank = t0->shape.rank;
+  if (rank > 0 && window == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "reduce-window: window is NULL");
+  optic_shape s = {.rank = rank};
+  int64_t ints[7 * OPTIC_MAX_RANK];
+  for (int32_t d = 0; d < rank; d++) {
+    if ((st = graph_window_output_size("reduce-window", d, t0->shape.dims[d], &window[d], &s.dims[d])) != OPTIC_OK) {
+      return st;
+    }
+    const optic_window_dim *w = &window[d];
+    int64_t *e = &ints[7 * d];
+    e[0] = w->size, e[1] = w->stride, e[2] = w->pad_low, e[3] = w->pad_high;
+    e[4] = w->base_dilation, e[5] = w->window_dilation, e[6] = w->reversal;
+  }
+  return add_reduction(m, comp, OPTIC_OP_REDUCE_WINDOW, inputs, inits, n, dtypes, &s, ints, 7 * rank, to_apply, name,
+                       out);
 }
 
 optic_status optic_graph_map(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs, int32_t n,
@@ -208,7 +255,7 @@ optic_status optic_graph_map(optic_module_t *m, optic_comp_id comp, const optic_
     }
     params[i] = optic_type_array(ti->dtype, &scalar);
   }
-  if ((st = check_callee(m, comp, to_apply, "map", params, n)) != OPTIC_OK) return st;
+  if ((st = graph_check_callee(m, comp, to_apply, "map", params, n)) != OPTIC_OK) return st;
   const optic_type *rt = optic_node_type(m, optic_computation_root(m, to_apply));
   if (optic_type_is_tuple(rt) || rt->shape.rank != 0) {
     char b[TYPE_BUF];
@@ -223,6 +270,7 @@ optic_status optic_graph_map(optic_module_t *m, optic_comp_id comp, const optic_
   p.n_operands = n;
   p.ints = dims;
   p.n_ints = t0->shape.rank;
-  p.called = to_apply;
+  p.calls = &to_apply;
+  p.n_calls = 1;
   return graph_add_instr(m, comp, &p, name, out);
 }

@@ -68,6 +68,54 @@ static void print_literal(optic_strbuf *s, const optic_type *t, const unsigned c
   optic_strbuf_printf(s, "}");
 }
 
+/* window={size=AxB stride=... pad=lo_hixlo_hi lhs_dilate=... rhs_dilate=... rhs_reversal=...},
+ * with the defaults left out as XLA does. */
+static void print_window(optic_strbuf *s, const int64_t *w, int32_t rank) {
+  static const char *const keys[] = {"size", "stride", "pad", NULL, "lhs_dilate", "rhs_dilate", "rhs_reversal"};
+  static const int64_t defaults[] = {-1, 1, 0, 0, 1, 1, 0};
+  optic_strbuf_printf(s, ", window={");
+  bool first = true;
+  for (int k = 0; k < 7; k++) {
+    if (keys[k] == NULL) continue;
+    bool all_default = k != 0;
+    for (int32_t d = 0; d < rank; d++) {
+      all_default &= w[7 * d + k] == defaults[k] && (k != 2 || w[7 * d + 3] == 0);
+    }
+    if (all_default) continue;
+    optic_strbuf_printf(s, "%s%s=", first ? "" : " ", keys[k]);
+    first = false;
+    for (int32_t d = 0; d < rank; d++) {
+      if (k == 2) {
+        optic_strbuf_printf(s, "%s%lld_%lld", d ? "x" : "", (long long)w[7 * d + 2], (long long)w[7 * d + 3]);
+      } else {
+        optic_strbuf_printf(s, "%s%lld", d ? "x" : "", (long long)w[7 * d + k]);
+      }
+    }
+  }
+  optic_strbuf_printf(s, "}");
+}
+
+static void print_calls(optic_strbuf *s, const optic_module_t *m, const optic_instr *in) {
+  if (in->n_calls == 0) return;
+  switch (in->op) {
+    case OPTIC_OP_WHILE:
+      optic_strbuf_printf(s, ", condition=%s, body=%s", m->comps[in->calls[0]].name, m->comps[in->calls[1]].name);
+      break;
+    case OPTIC_OP_CONDITIONAL:
+      if (in->ints[0]) { /* pred selector: XLA's true/false spelling */
+        optic_strbuf_printf(s, ", true_computation=%s, false_computation=%s", m->comps[in->calls[0]].name,
+                            m->comps[in->calls[1]].name);
+        break;
+      }
+      optic_strbuf_printf(s, ", branch_computations={");
+      for (int32_t k = 0; k < in->n_calls; k++) optic_strbuf_printf(s, "%s%s", k ? ", " : "", m->comps[in->calls[k]].name);
+      optic_strbuf_printf(s, "}");
+      break;
+    case OPTIC_OP_FUSION: optic_strbuf_printf(s, ", calls=%s", m->comps[in->calls[0]].name); break;
+    default: optic_strbuf_printf(s, ", to_apply=%s", m->comps[in->calls[0]].name); break;
+  }
+}
+
 static void print_attributes(optic_strbuf *s, const optic_module_t *m, const optic_instr *in) {
   int32_t r = in->n_operands ? optic_node_type(m, in->operands[0])->shape.rank : 0;
   switch (in->op) {
@@ -99,9 +147,26 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
       if (r == 0) optic_strbuf_printf(s, "{}");
       break;
     case OPTIC_OP_GET_TUPLE_ELEMENT: optic_strbuf_printf(s, ", index=%lld", (long long)in->ints[0]); break;
+    case OPTIC_OP_FUSION: {
+      static const char *const kinds[] = {"kLoop", "kInput", "kOutput"};
+      optic_strbuf_printf(s, ", kind=%s", kinds[in->ints[0]]);
+      break;
+    }
+    case OPTIC_OP_ALL_REDUCE: {
+      int64_t groups = in->ints[0], next = 1 + groups;
+      optic_strbuf_printf(s, ", replica_groups={");
+      for (int64_t g = 0; g < groups; g++) {
+        optic_strbuf_printf(s, g ? ",{" : "{");
+        for (int64_t k = 0; k < in->ints[1 + g]; k++) optic_strbuf_printf(s, k ? ",%lld" : "%lld", (long long)in->ints[next++]);
+        optic_strbuf_printf(s, "}");
+      }
+      optic_strbuf_printf(s, "}");
+      break;
+    }
+    case OPTIC_OP_REDUCE_WINDOW: print_window(s, in->ints, in->n_ints / 7); break;
     default: break;
   }
-  if (in->called >= 0) optic_strbuf_printf(s, ", to_apply=%s", m->comps[in->called].name);
+  print_calls(s, m, in);
 }
 
 static void print_instruction(optic_strbuf *s, const optic_module_t *m, const optic_computation *c, optic_node_id id) {
@@ -123,14 +188,14 @@ static void print_instruction(optic_strbuf *s, const optic_module_t *m, const op
   optic_strbuf_printf(s, "\n");
 }
 
-/* Depth-first over `called` edges so callees print first. */
+/* Depth-first over call edges so callees print first. */
 static void print_computation(optic_strbuf *s, const optic_module_t *m, optic_comp_id cid, unsigned char *state) {
   if (state[cid]) return; /* 1: in progress (a cycle cannot be built), 2: printed */
   state[cid] = 1;
   const optic_computation *c = &m->comps[cid];
   for (int32_t i = 0; i < c->n_instrs; i++) {
-    optic_comp_id callee = m->instrs[c->instrs[i]].called;
-    if (callee >= 0) print_computation(s, m, callee, state);
+    const optic_instr *in = &m->instrs[c->instrs[i]];
+    for (int32_t k = 0; k < in->n_calls; k++) print_computation(s, m, in->calls[k], state);
   }
   if (cid == m->entry) return; /* printed last by the caller */
   optic_strbuf_printf(s, "\n%s {\n", c->name);

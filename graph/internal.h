@@ -6,6 +6,10 @@
  *   broadcast: dimensions        transpose: permutation     reverse, reduce: dims
  *   slice: start[r] limit[r] stride[r] (three blocks of rank entries)
  *   pad: (low, high, interior) per dim     get-tuple-element: {index}
+ *   fusion: {kind}    all-reduce: {n_groups, sizes[n_groups], ids...}
+ *   reduce-window: per dim (size, stride, pad_low, pad_high, base_dilation,
+ *                  window_dilation, reversal) = 7 entries
+ *   conditional: {1 if the selector is pred, else 0}
  * Never include from outside graph/. */
 #ifndef OPTIC_GRAPH_INTERNAL_H
 #define OPTIC_GRAPH_INTERNAL_H
@@ -13,6 +17,9 @@
 #include <optic/graph.h>
 
 #include "core/error.h"
+
+/* Most branches a conditional may have. */
+#define OPTIC_MAX_CALLS 64
 
 typedef struct optic_instr {
   optic_opcode op;
@@ -27,7 +34,11 @@ typedef struct optic_instr {
   int64_t *ints; /* per opcode: dims, perm, slice start|limit|stride, pad low|high|interior, ... */
   int32_t n_ints;
   optic_compare_dir cmp;
-  optic_comp_id called; /* call, reduce, map: the computation applied (-1 if none) */
+  /* Computations this instruction applies: call/reduce/map/reduce-window/
+   * all-reduce: {to_apply}; while: {condition, body}; conditional: branches;
+   * fusion: {fused computation}. */
+  optic_comp_id calls[OPTIC_MAX_CALLS];
+  int32_t n_calls;
   void *data;           /* constant bytes */
   size_t data_bytes;
 } optic_instr;
@@ -67,14 +78,15 @@ typedef struct optic_instr_proto {
   const int64_t *ints;
   int32_t n_ints;
   optic_compare_dir cmp;
-  optic_comp_id called;
+  const optic_comp_id *calls;
+  int32_t n_calls;
   const void *data;
   size_t data_bytes;
   int32_t param_number; /* parameters only */
 } optic_instr_proto;
 
 static inline optic_instr_proto graph_proto(optic_opcode op) {
-  optic_instr_proto p = {.op = op, .called = -1};
+  optic_instr_proto p = {.op = op};
   return p;
 }
 
@@ -90,6 +102,20 @@ optic_status graph_check_comp(const optic_module_t *m, optic_comp_id comp, const
 optic_status graph_array_operand(const optic_module_t *m, optic_comp_id comp, optic_node_id id, const char *op,
                                  int32_t index, const optic_type **t);
 const optic_instr *graph_instr(const optic_module_t *m, optic_node_id id);
+
+/* Checks callee's existence, that it is not comp, has a root and takes
+ * exactly the n parameter types given (shared by call-like builders). */
+optic_status graph_check_callee(const optic_module_t *m, optic_comp_id comp, optic_comp_id callee, const char *op,
+                                const optic_type *params, int32_t n);
+/* The combiner's root must be one scalar of dtypes[0] (n == 1) or an
+ * n-tuple of scalars of the given dtypes. */
+optic_status graph_check_scalar_root(const optic_module_t *m, optic_comp_id callee, const char *op,
+                                     const optic_dtype *dtypes, int32_t n);
+/* Output size of one windowed dimension (reduce-window, convolution) with
+ * XLA's formula; validates the window (size >= 1, stride >= 1, dilations
+ * >= 1, padded input not smaller than the dilated window is allowed to give 0). */
+optic_status graph_window_output_size(const char *op, int32_t dim, int64_t in, const optic_window_dim *w, int64_t *out);
+const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c);
 
 /* Types: deep copy into malloc'd storage, and release. */
 optic_status graph_type_clone(const optic_type *src, optic_type *dst);

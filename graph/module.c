@@ -236,7 +236,12 @@ optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_
     c->cap_params = p->param_number + 1;
   }
 
-  optic_instr in = {.op = p->op, .comp = comp, .cmp = p->cmp, .called = p->called};
+  if (p->n_calls < 0 || p->n_calls > OPTIC_MAX_CALLS) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: %d called computations (at most %d)", op, (int)p->n_calls,
+                      OPTIC_MAX_CALLS);
+  }
+  optic_instr in = {.op = p->op, .comp = comp, .cmp = p->cmp, .n_calls = p->n_calls};
+  for (int32_t i = 0; i < p->n_calls; i++) in.calls[i] = p->calls[i];
   optic_node_id id = m->n_instrs;
   if ((st = graph_type_clone(&p->type, &in.type)) != OPTIC_OK) return st;
   if (p->n_operands > 0) {
@@ -330,9 +335,13 @@ optic_compare_dir optic_node_compare_dir(const optic_module_t *m, optic_node_id 
   const optic_instr *in = graph_instr(m, id);
   return in ? in->cmp : OPTIC_CMP_EQ;
 }
-optic_comp_id optic_node_called(const optic_module_t *m, optic_node_id id) {
+int32_t optic_node_called_count(const optic_module_t *m, optic_node_id id) {
   const optic_instr *in = graph_instr(m, id);
-  return in ? in->called : -1;
+  return in ? in->n_calls : 0;
+}
+optic_comp_id optic_node_called(const optic_module_t *m, optic_node_id id, int32_t i) {
+  const optic_instr *in = graph_instr(m, id);
+  return (in && i >= 0 && i < in->n_calls) ? in->calls[i] : -1;
 }
 const void *optic_node_constant_data(const optic_module_t *m, optic_node_id id, size_t *bytes) {
   const optic_instr *in = graph_instr(m, id);

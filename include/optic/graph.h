@@ -240,10 +240,54 @@ OPTIC_API optic_status optic_graph_reduce(optic_module_t *m, optic_comp_id comp,
 OPTIC_API optic_status optic_graph_map(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs, int32_t n,
                                        optic_comp_id to_apply, const char *name, optic_node_id *out);
 
+/* while: init of any type T; condition takes T and returns pred[]; body
+ * takes T and returns T. Result T. */
+OPTIC_API optic_status optic_graph_while(optic_module_t *m, optic_comp_id comp, optic_node_id init,
+                                         optic_comp_id condition, optic_comp_id body, const char *name,
+                                         optic_node_id *out);
+/* conditional: selector is pred[] (true runs branch 0, false branch 1; n must
+ * be 2) or s32[] (branch i; out of range runs the last branch, as in XLA).
+ * Branch i takes operands[i]; all branches return the same type. */
+OPTIC_API optic_status optic_graph_conditional(optic_module_t *m, optic_comp_id comp, optic_node_id selector,
+                                               const optic_node_id *operands, const optic_comp_id *branches,
+                                               int32_t n, const char *name, optic_node_id *out);
+
+typedef enum optic_fusion_kind { OPTIC_FUSION_LOOP, OPTIC_FUSION_INPUT, OPTIC_FUSION_OUTPUT } optic_fusion_kind;
+/* fusion: runs `fused` (whose parameters match the operands) as one op. */
+OPTIC_API optic_status optic_graph_fusion(optic_module_t *m, optic_comp_id comp, optic_fusion_kind kind,
+                                          const optic_node_id *xs, int32_t n, optic_comp_id fused, const char *name,
+                                          optic_node_id *out);
+/* all-reduce of n arrays (a tuple result if n > 1) with the scalar combiner
+ * to_apply. Replica groups: group g holds group_sizes[g] ids, listed one
+ * group after another in replica_ids; n_groups 0 means one group of all. */
+OPTIC_API optic_status optic_graph_all_reduce(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs,
+                                              int32_t n, optic_comp_id to_apply, const int32_t *replica_ids,
+                                              const int32_t *group_sizes, int32_t n_groups, const char *name,
+                                              optic_node_id *out);
+
+/* One spatial dimension of a window (reduce-window, convolution). XLA's
+ * defaults: stride 1, padding 0, dilations 1, no reversal. */
+typedef struct optic_window_dim {
+  int64_t size, stride, pad_low, pad_high, base_dilation, window_dilation;
+  bool reversal;
+} optic_window_dim;
+/* reduce-window: like reduce, with one window dim per input dim; output dim
+ * = floor((padded - dilated window) / stride) + 1 where padded =
+ * (in - 1) * base_dilation + 1 + pad_low + pad_high and dilated window =
+ * (size - 1) * window_dilation + 1. */
+OPTIC_API optic_status optic_graph_reduce_window(optic_module_t *m, optic_comp_id comp, const optic_node_id *inputs,
+                                                 const optic_node_id *inits, int32_t n,
+                                                 const optic_window_dim *window, optic_comp_id to_apply,
+                                                 const char *name, optic_node_id *out);
+
 /* Read access to attributes (NULL / 0 when the opcode has none of that kind). */
 OPTIC_API const int64_t *optic_node_dims(const optic_module_t *m, optic_node_id id, int32_t *count);
 OPTIC_API optic_compare_dir optic_node_compare_dir(const optic_module_t *m, optic_node_id id);
-OPTIC_API optic_comp_id optic_node_called(const optic_module_t *m, optic_node_id id);
+/* Computations an instruction applies: {to_apply} for call/reduce/map/
+ * reduce-window/all-reduce, {condition, body} for while, the branches of a
+ * conditional, {fused computation} for fusion. */
+OPTIC_API int32_t optic_node_called_count(const optic_module_t *m, optic_node_id id);
+OPTIC_API optic_comp_id optic_node_called(const optic_module_t *m, optic_node_id id, int32_t i);
 
 /* Prints the module as XLA HLO text into a newly allocated string (caller
  * frees with free()). */
