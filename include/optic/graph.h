@@ -289,6 +289,24 @@ OPTIC_API optic_compare_dir optic_node_compare_dir(const optic_module_t *m, opti
 OPTIC_API int32_t optic_node_called_count(const optic_module_t *m, optic_node_id id);
 OPTIC_API optic_comp_id optic_node_called(const optic_module_t *m, optic_node_id id, int32_t i);
 
+/* ------------------------------------------------------------ cost model
+ * Counts with XLA HloCostAnalysis's rules (see docs/cost-model.md):
+ * flops, transcendentals (exp, log, logistic, power, sqrt, rsqrt, tanh count
+ * here instead of as flops) and bytes accessed (output + operands by default;
+ * 0 for parameter, constant, get-tuple-element; 2 x output for slice; 8 bytes
+ * per element for tuples; fusions count only what crosses their boundary).
+ * Calls, while (body + condition once), conditional (max over branches),
+ * reduce, map, reduce-window and all-reduce use their computations' costs. */
+typedef struct optic_cost {
+  double flops;
+  double transcendentals;
+  double bytes_accessed;
+} optic_cost;
+
+OPTIC_API optic_status optic_node_cost(const optic_module_t *m, optic_node_id id, optic_cost *out);
+/* Sum over every instruction of the computation. */
+OPTIC_API optic_status optic_computation_cost(const optic_module_t *m, optic_comp_id comp, optic_cost *out);
+
 /* Prints the module as XLA HLO text into a newly allocated string (caller
  * frees with free()). */
 OPTIC_API optic_status optic_module_to_hlo_text(const optic_module_t *m, char **out);
