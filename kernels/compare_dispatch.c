@@ -30,14 +30,14 @@ optic_compare_op optic_compare_op_mirror(optic_compare_op op) {
 
 static void build_tables(void) {
   optic_compare_kernels *scalar = &tables[OPTIC_ISA_SCALAR];
-#define X_VV(op, isa, fn)                                    \
-  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {                 \
-    scalar->vv[OPTIC_COMPARE_##op] = fn;                     \
+#define X_VV(op, isa, fn)                                     \
+  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {                  \
+    scalar->vv[OPTIC_COMPARE_##op] = fn;                      \
     scalar->isa_of_vv[OPTIC_COMPARE_##op] = OPTIC_ISA_SCALAR; \
   }
-#define X_VS(op, isa, fn)                                    \
-  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {                 \
-    scalar->vs[OPTIC_COMPARE_##op] = fn;                     \
+#define X_VS(op, isa, fn)                                     \
+  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {                  \
+    scalar->vs[OPTIC_COMPARE_##op] = fn;                      \
     scalar->isa_of_vs[OPTIC_COMPARE_##op] = OPTIC_ISA_SCALAR; \
   }
 #include "kernels/list/compare.inc"
@@ -46,15 +46,15 @@ static void build_tables(void) {
   for (int isa = 1; isa < OPTIC_ISA_COUNT_; isa++) {
     if (optic_isa_built((optic_isa)isa)) tables[isa] = *scalar;
   }
-#define X_VV(op, isa, fn)                                                     \
-  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                                  \
-    tables[OPTIC_ISA_##isa].vv[OPTIC_COMPARE_##op] = fn;                      \
-    tables[OPTIC_ISA_##isa].isa_of_vv[OPTIC_COMPARE_##op] = OPTIC_ISA_##isa;  \
+#define X_VV(op, isa, fn)                                                    \
+  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                                 \
+    tables[OPTIC_ISA_##isa].vv[OPTIC_COMPARE_##op] = fn;                     \
+    tables[OPTIC_ISA_##isa].isa_of_vv[OPTIC_COMPARE_##op] = OPTIC_ISA_##isa; \
   }
-#define X_VS(op, isa, fn)                                                     \
-  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                                  \
-    tables[OPTIC_ISA_##isa].vs[OPTIC_COMPARE_##op] = fn;                      \
-    tables[OPTIC_ISA_##isa].isa_of_vs[OPTIC_COMPARE_##op] = OPTIC_ISA_##isa;  \
+#define X_VS(op, isa, fn)                                                    \
+  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                                 \
+    tables[OPTIC_ISA_##isa].vs[OPTIC_COMPARE_##op] = fn;                     \
+    tables[OPTIC_ISA_##isa].isa_of_vs[OPTIC_COMPARE_##op] = OPTIC_ISA_##isa; \
   }
 #include "kernels/list/compare.inc"
 #undef X_VV

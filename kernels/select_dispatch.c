@@ -10,15 +10,15 @@ static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static void build_tables(void) {
   optic_select_kernels *scalar = &tables[OPTIC_ISA_SCALAR];
-#define X_VPRED(op, isa, fn)                      \
-  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {      \
-    scalar->vpred = fn;                           \
-    scalar->isa_of_vpred = OPTIC_ISA_SCALAR;      \
+#define X_VPRED(op, isa, fn)                 \
+  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) { \
+    scalar->vpred = fn;                      \
+    scalar->isa_of_vpred = OPTIC_ISA_SCALAR; \
   }
-#define X_SPRED(op, isa, fn)                      \
-  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {      \
-    scalar->spred = fn;                           \
-    scalar->isa_of_spred = OPTIC_ISA_SCALAR;      \
+#define X_SPRED(op, isa, fn)                 \
+  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) { \
+    scalar->spred = fn;                      \
+    scalar->isa_of_spred = OPTIC_ISA_SCALAR; \
   }
 #include "kernels/list/select.inc"
 #undef X_VPRED
@@ -26,15 +26,15 @@ static void build_tables(void) {
   for (int isa = 1; isa < OPTIC_ISA_COUNT_; isa++) {
     if (optic_isa_built((optic_isa)isa)) tables[isa] = *scalar;
   }
-#define X_VPRED(op, isa, fn)                                   \
-  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                   \
-    tables[OPTIC_ISA_##isa].vpred = fn;                        \
-    tables[OPTIC_ISA_##isa].isa_of_vpred = OPTIC_ISA_##isa;    \
+#define X_VPRED(op, isa, fn)                                \
+  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                \
+    tables[OPTIC_ISA_##isa].vpred = fn;                     \
+    tables[OPTIC_ISA_##isa].isa_of_vpred = OPTIC_ISA_##isa; \
   }
-#define X_SPRED(op, isa, fn)                                   \
-  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                   \
-    tables[OPTIC_ISA_##isa].spred = fn;                        \
-    tables[OPTIC_ISA_##isa].isa_of_spred = OPTIC_ISA_##isa;    \
+#define X_SPRED(op, isa, fn)                                \
+  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                \
+    tables[OPTIC_ISA_##isa].spred = fn;                     \
+    tables[OPTIC_ISA_##isa].isa_of_spred = OPTIC_ISA_##isa; \
   }
 #include "kernels/list/select.inc"
 #undef X_VPRED
