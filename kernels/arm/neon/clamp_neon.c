@@ -38,7 +38,8 @@ void optic_f32_vclamp__neon(size_t n, const float *x, const float *lo, const flo
 
 void optic_f32_vclampc__neon(size_t n, const float *x, float lo, float hi, float *y) {
   /* A NaN lo makes y = (x is NaN ? x : lo); with hi = lo too, clamp_vs
-   * computes exactly that. A NaN hi (lo not NaN) needs nothing: a false t < hi compare selects hi. */
+   * computes exactly that. A NaN hi (lo not NaN) needs nothing: a false t < hi
+   * compare selects hi. */
   if (lo != lo) hi = lo;
   const float32x4_t vlo = vdupq_n_f32(lo), vhi = vdupq_n_f32(hi);
   size_t i = 0;

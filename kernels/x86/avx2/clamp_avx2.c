@@ -47,7 +47,8 @@ void optic_f32_vclamp__avx2(size_t n, const float *x, const float *lo, const flo
 
 void optic_f32_vclampc__avx2(size_t n, const float *x, float lo, float hi, float *y) {
   /* A NaN lo makes y = (x is NaN ? x : lo); with hi = lo too, clamp_vs
-   * computes exactly that. A NaN hi (lo not NaN) needs nothing: vminps returns its second operand when either is NaN. */
+   * computes exactly that. A NaN hi (lo not NaN) needs nothing: vminps returns
+   * its second operand when either is NaN. */
   if (lo != lo) hi = lo;
   const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
   size_t i = 0;

@@ -107,7 +107,9 @@ void optic_f32_pred_vcvt__avx2(size_t n, const float *x, uint8_t *y) {
     __m256 m3 = _mm256_cmp_ps(_mm256_loadu_ps(x + i + 24), zero, _CMP_NEQ_UQ);
     optic_avx2_store_mask_bytes32(y + i, m0, m1, m2, m3);
   }
-  for (; i + 8 <= n; i += 8) optic_avx2_store_mask_bytes8(y + i, _mm256_cmp_ps(_mm256_loadu_ps(x + i), zero, _CMP_NEQ_UQ));
+  for (; i + 8 <= n; i += 8) {
+    optic_avx2_store_mask_bytes8(y + i, _mm256_cmp_ps(_mm256_loadu_ps(x + i), zero, _CMP_NEQ_UQ));
+  }
   for (; i < n; i++) y[i] = x[i] != 0.0f;
 }
 
