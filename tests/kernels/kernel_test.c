@@ -104,3 +104,35 @@ bool kt_skip_isa(optic_isa isa) {
   printf("  skipped: this CPU cannot run %s kernels\n", optic_isa_name(isa));
   return true;
 }
+
+static const unsigned char kt_mem_sentinel = 0xA5; /* neither 0 nor 1, and no float a test uses */
+
+kt_mem kt_mem_make(size_t n, size_t elem_size, size_t offset) {
+  kt_mem m = {0};
+  size_t total = (offset + n) * elem_size + KT_MEM_GUARD;
+  if (posix_memalign((void **)&m.base, 64, total) != 0) {
+    fprintf(stderr, "kt_mem_make: out of memory\n");
+    exit(2);
+  }
+  memset(m.base, kt_mem_sentinel, total);
+  m.p = m.base + offset * elem_size;
+  m.n = n, m.elem = elem_size, m.offset = offset;
+  return m;
+}
+
+bool kt_mem_guard_ok(const kt_mem *m) {
+  size_t before = m->offset * m->elem, after_start = before + m->n * m->elem;
+  for (size_t i = 0; i < before; i++) {
+    if (m->base[i] != kt_mem_sentinel) return false;
+  }
+  for (size_t i = 0; i < KT_MEM_GUARD; i++) {
+    if (m->base[after_start + i] != kt_mem_sentinel) return false;
+  }
+  return true;
+}
+
+void kt_mem_free(kt_mem *m) {
+  free(m->base);
+  m->base = NULL;
+  m->p = NULL;
+}

@@ -47,4 +47,19 @@ bool kt_same(float a, float b);
 /* Skips (prints and returns true) when this CPU cannot run isa's kernels. */
 bool kt_skip_isa(optic_isa isa);
 
+/* Guarded arrays of any element type (compare, select, clamp, convert tests):
+ * n elements of elem_size bytes starting offset elements past a 64-byte
+ * boundary; the offset * elem_size bytes before the array and KT_MEM_GUARD
+ * bytes after it hold a sentinel, so stray writes on either side are caught. */
+#define KT_MEM_GUARD 64
+typedef struct kt_mem {
+  unsigned char *base; /* allocation */
+  void *p;             /* the array */
+  size_t n, elem, offset;
+} kt_mem;
+kt_mem kt_mem_make(size_t n, size_t elem_size, size_t offset);
+/* True if no sentinel byte before or after the array was overwritten. */
+bool kt_mem_guard_ok(const kt_mem *m);
+void kt_mem_free(kt_mem *m);
+
 #endif
