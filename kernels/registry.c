@@ -10,6 +10,24 @@ static const optic_kernel_desc registry[] = {
 #include "kernels/list/binary.inc"
 #undef X_VV
 #undef X_VS
+#define X_VV(op, isa, fn) {"compare", #op, "vv", OPTIC_ISA_##isa, #fn},
+#define X_VS(op, isa, fn) {"compare", #op, "vs", OPTIC_ISA_##isa, #fn},
+#include "kernels/list/compare.inc"
+#undef X_VV
+#undef X_VS
+#define X_VPRED(op, isa, fn) {"select", #op, "vpred", OPTIC_ISA_##isa, #fn},
+#define X_SPRED(op, isa, fn) {"select", #op, "spred", OPTIC_ISA_##isa, #fn},
+#include "kernels/list/select.inc"
+#undef X_VPRED
+#undef X_SPRED
+#define X_VV(op, isa, fn) {"clamp", #op, "vv", OPTIC_ISA_##isa, #fn},
+#define X_VS(op, isa, fn) {"clamp", #op, "vs", OPTIC_ISA_##isa, #fn},
+#include "kernels/list/clamp.inc"
+#undef X_VV
+#undef X_VS
+#define X_CVT(op, isa, fn) {"convert", #op, "", OPTIC_ISA_##isa, #fn},
+#include "kernels/list/convert.inc"
+#undef X_CVT
 };
 
 const optic_kernel_desc *optic_kernel_registry(size_t *count) {
