@@ -22,6 +22,9 @@
  * the reference is NaN or ±inf the kernel must give NaN or the same inf, and
  * every other element must meet the tolerance (for LAMB one NaN makes the
  * trust ratio, hence the whole tensor, NaN, as in optax).
+ * Splitting: every elementwise kernel run on [0, 37) and [37, 1000) must give
+ * bitwise what one call on [0, 1000) gives, for 10 steps (the executor splits
+ * tensors across threads).
  * LAMB runs pass 1 on three sub-ranges combined by optic_lamb_trust_ratio, and
  * checks Σθ² against the double sum of the kernel's θ (1e-12 relative) and Σu²
  * against the reference (1e-6 of max(Σu², 0.01·n)). */
@@ -196,7 +199,57 @@ typedef struct op_driver {
   /* used states, their init ranges, the gradient distribution */
   void (*layout)(size_t c, bool used[MAX_STATE], float lo[MAX_STATE], float hi[MAX_STATE], grad_mode *gm);
   void (*step)(size_t c, int t, any_fn fn, optic_isa isa, bufset *b);
+  bool elementwise; /* every element independent of the others (not LAMB) */
 } op_driver;
+
+/* b restricted to the sub-range [lo, lo + len) of every array (no guards). */
+static bufset view(const bufset *b, size_t lo, size_t len) {
+  bufset v = *b;
+  v.n = len;
+  v.th.p += lo, v.g.p += lo, v.dg += lo;
+  for (int r = 0; r < 2; r++) v.ref[r].th += lo;
+  for (int k = 0; k < MAX_STATE; k++) {
+    if (!b->used[k]) continue;
+    v.st[k].p += lo;
+    for (int r = 0; r < 2; r++) v.ref[r].st[k] += lo;
+  }
+  return v;
+}
+
+/* What the executor relies on: an elementwise kernel run on [0, k) and
+ * [k, n) gives bitwise what one call on [0, n) gives, for 10 steps. */
+static bool check_split(const op_driver *d, size_t c, any_fn fn, optic_isa isa, const char *fn_name) {
+  const size_t n = 1000, k = 37;
+  bool used[MAX_STATE];
+  float lo[MAX_STATE], hi[MAX_STATE];
+  grad_mode gm;
+  d->layout(c, used, lo, hi, &gm);
+  bufset whole, parts;
+  bufs_make(&whole, n, 0, used);
+  bufs_make(&parts, n, 0, used);
+  kt_rng r1 = {0xC0FFEEull + c}, r2 = r1;
+  bufs_init(&whole, &r1, lo, hi);
+  bufs_init(&parts, &r2, lo, hi);
+  for (int t = 1; t <= NSTEPS; t++) {
+    bufs_grad(&whole, &r1, gm, t);
+    memcpy(parts.g.p, whole.g.p, n * sizeof(float));
+    memcpy(parts.dg, whole.dg, n * sizeof(double));
+    d->step(c, t, fn, isa, &whole);
+    bufset a = view(&parts, 0, k), b = view(&parts, k, n - k);
+    d->step(c, t, fn, isa, &a);
+    d->step(c, t, fn, isa, &b);
+  }
+  bool same = true;
+  for (size_t i = 0; i < n && same; i++) {
+    same = kt_same(whole.th.p[i], parts.th.p[i]);
+    for (int j = 0; j < MAX_STATE; j++) same = same && (!used[j] || kt_same(whole.st[j].p[i], parts.st[j].p[i]));
+    OT_CHECK(same, "%s [%s]: calls on [0, %zu) and [%zu, %zu) differ from one call at element %zu", fn_name,
+             d->cfg_name(c), k, k, n, i);
+  }
+  bufs_free(&whole);
+  bufs_free(&parts);
+  return same;
+}
 
 static void sweep(const op_driver *d, any_fn fn, optic_isa isa, const char *fn_name) {
   if (kt_skip_isa(isa)) return;
@@ -209,6 +262,7 @@ static void sweep(const op_driver *d, any_fn fn, optic_isa isa, const char *fn_n
     float lo[MAX_STATE], hi[MAX_STATE];
     grad_mode gm;
     d->layout(c, used, lo, hi, &gm);
+    if (d->elementwise && !check_split(d, c, fn, isa, fn_name)) failures++;
     kt_rng rng = {0x9E3779B97F4A7C15ull ^ (c * 0x100000001B3ull)};
     /* pass 0: the regular sweep; pass 1: NaN/inf gradients at two sizes */
     for (int pass = 0; pass < 2; pass++) {
@@ -285,7 +339,7 @@ static void sgd_step(size_t c, int t, any_fn fn, optic_isa isa, bufset *b) {
   for (int r = 0; r < 2; r++) optic_ref_sgd(b->n, b->ref[r].th, b->dg, DS(b, r, 0), &p);
 }
 static const op_driver sgd_driver = {sizeof sgd_cfgs / sizeof sgd_cfgs[0], {"momentum_buf", "", ""}, sgd_name,
-                                     sgd_layout, sgd_step};
+                                     sgd_layout, sgd_step, true};
 
 /* --------------------------------------------------------------- Adam */
 typedef struct adam_cfg {
@@ -323,7 +377,7 @@ static void adam_step(size_t c, int t, any_fn fn, optic_isa isa, bufset *b) {
   for (int r = 0; r < 2; r++) optic_ref_adam(b->n, b->ref[r].th, b->dg, DS(b, r, 0), DS(b, r, 1), DS(b, r, 2), &p);
 }
 static const op_driver adam_driver = {sizeof adam_cfgs / sizeof adam_cfgs[0], {"m", "v", "vmax"}, adam_name,
-                                      adam_layout, adam_step};
+                                      adam_layout, adam_step, true};
 
 /* ------------------------------------------------------------ RMSprop */
 typedef struct rmsprop_cfg {
@@ -339,7 +393,8 @@ static const rmsprop_cfg rmsprop_cfgs[] = {
      {.lr = 0.01f, .alpha = 0.9f, .eps_root = 1e-2f, .momentum = 0.9f, .weight_decay = 0.1f, .decay = DEC,
       .lr_in_momentum = true}},
     {"centered", {.lr = 0.01f, .alpha = 0.9f, .eps = 1e-8f, .centered = true}},
-    {"centered momentum eps inside", {.lr = 0.01f, .alpha = 0.9f, .eps_root = 0.05f, .momentum = 0.5f, .centered = true}},
+    {"centered momentum eps inside",
+     {.lr = 0.01f, .alpha = 0.9f, .eps_root = 0.05f, .momentum = 0.5f, .centered = true}},
     {"keras centered momentum decoupled",
      {.lr = 0.01f, .alpha = 0.9f, .eps = 1e-3f, .eps_root = 1e-3f, .momentum = 0.9f, .weight_decay = 0.1f,
       .decay = DEC, .centered = true, .lr_in_momentum = true}},
@@ -365,7 +420,8 @@ static const op_driver rmsprop_driver = {sizeof rmsprop_cfgs / sizeof rmsprop_cf
                                          {"square_avg", "grad_avg", "momentum_buf"},
                                          rmsprop_name,
                                          rmsprop_layout,
-                                         rmsprop_step};
+                                         rmsprop_step,
+                                         true};
 
 /* ------------------------------------------------------------ Adagrad */
 typedef struct adagrad_cfg {
@@ -400,7 +456,7 @@ static void adagrad_step(size_t c, int t, any_fn fn, optic_isa isa, bufset *b) {
   for (int r = 0; r < 2; r++) optic_ref_adagrad(b->n, b->ref[r].th, b->dg, DS(b, r, 0), p);
 }
 static const op_driver adagrad_driver = {sizeof adagrad_cfgs / sizeof adagrad_cfgs[0], {"sum", "", ""},
-                                         adagrad_name, adagrad_layout, adagrad_step};
+                                         adagrad_name, adagrad_layout, adagrad_step, true};
 
 /* --------------------------------------------------------------- Lion */
 typedef struct lion_cfg {
@@ -428,7 +484,7 @@ static void lion_step(size_t c, int t, any_fn fn, optic_isa isa, bufset *b) {
   for (int r = 0; r < 2; r++) optic_ref_lion(b->n, b->ref[r].th, b->dg, DS(b, r, 0), p);
 }
 static const op_driver lion_driver = {sizeof lion_cfgs / sizeof lion_cfgs[0], {"m", "", ""}, lion_name, lion_layout,
-                                      lion_step};
+                                      lion_step, true};
 
 /* --------------------------------------------------------------- LAMB */
 typedef struct lamb_cfg {
@@ -438,7 +494,8 @@ typedef struct lamb_cfg {
 
 static const lamb_cfg lamb_cfgs[] = {
     {"optax defaults", {.lr = 0.01f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-6f}},
-    {"weight decay in the trust ratio", {.lr = 0.01f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-6f, .weight_decay = 0.01f}},
+    {"weight decay in the trust ratio",
+     {.lr = 0.01f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-6f, .weight_decay = 0.01f}},
     {"eps_root, large decay", {.lr = 0.01f, .beta1 = 0.8f, .beta2 = 0.99f, .eps_root = 0.05f, .weight_decay = 0.1f}},
 };
 
@@ -500,9 +557,9 @@ static void lamb_apply_step(size_t c, int t, any_fn fn, optic_isa isa, bufset *b
   lamb_step(c, t, fn, isa, b, false);
 }
 static const op_driver lamb_moments_driver = {sizeof lamb_cfgs / sizeof lamb_cfgs[0], {"m", "v", ""}, lamb_name,
-                                              lamb_layout, lamb_moments_step};
+                                              lamb_layout, lamb_moments_step, false};
 static const op_driver lamb_apply_driver = {sizeof lamb_cfgs / sizeof lamb_cfgs[0], {"m", "v", ""}, lamb_name,
-                                            lamb_layout, lamb_apply_step};
+                                            lamb_layout, lamb_apply_step, false};
 
 /* ------------------------------------------------------ list entries */
 #define ENTRY(driver, member, isa, fn)        \

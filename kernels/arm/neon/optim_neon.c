@@ -81,7 +81,8 @@ typedef struct sgd_v {
   float32x4_t lr, mu, cg, cb, s_out;
 } sgd_v;
 
-STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, size_t i, size_t m, bool masked) {
+STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, size_t i,
+                   size_t m, bool masked) {
   float32x4_t th = ld(param + i, m, masked), g = ld(grad + i, m, masked);
   apply_decay(&c->d, &th, &g);
   if (!c->k.momentum) {
@@ -97,7 +98,7 @@ STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, 
 }
 
 void optic_f32_sgd__neon(size_t n, float *param, const float *grad, float *momentum_buf,
-                           const optic_sgd_params *p) {
+                         const optic_sgd_params *p) {
   sgd_v c;
   c.k = optic_sgd_prepare(p);
   c.d = decay_v_of(&c.k.d);
@@ -134,7 +135,7 @@ STEP void adam_step(const adam_v *c, float *param, const float *grad, float *m, 
 }
 
 void optic_f32_adam__neon(size_t n, float *param, const float *grad, float *m, float *v, float *vmax,
-                            const optic_adam_params *p) {
+                          const optic_adam_params *p) {
   adam_v c;
   c.k = optic_adam_prepare(p);
   c.d = decay_v_of(&c.k.d);
@@ -178,7 +179,7 @@ STEP void rmsprop_step(const rmsprop_v *c, float *param, const float *grad, floa
 }
 
 void optic_f32_rmsprop__neon(size_t n, float *param, const float *grad, float *square_avg, float *grad_avg,
-                               float *momentum_buf, const optic_rmsprop_params *p) {
+                             float *momentum_buf, const optic_rmsprop_params *p) {
   rmsprop_v c;
   c.k = optic_rmsprop_prepare(p);
   c.d = decay_v_of(&c.k.d);
@@ -201,7 +202,8 @@ typedef struct adagrad_v {
   float32x4_t lr, eps, eps_root;
 } adagrad_v;
 
-STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, float *sum, size_t i, size_t k, bool masked) {
+STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, float *sum, size_t i,
+                       size_t k, bool masked) {
   float32x4_t th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   apply_decay(&c->d, &th, &g);
   float32x4_t s = fma_(g, g, ld(sum + i, k, masked));
@@ -212,7 +214,7 @@ STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, floa
 }
 
 void optic_f32_adagrad__neon(size_t n, float *param, const float *grad, float *sum,
-                               const optic_adagrad_params *p) {
+                             const optic_adagrad_params *p) {
   const optic_adagrad_prep k = optic_adagrad_prepare(p);
   adagrad_v c = {decay_v_of(&k.d), vdupq_n_f32(k.lr), vdupq_n_f32(k.eps), vdupq_n_f32(k.eps_root)};
   size_t i = 0;
@@ -226,7 +228,8 @@ typedef struct lion_v {
   float32x4_t b1, c1, b2, c2, lr, wd;
 } lion_v;
 
-STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, size_t i, size_t k, bool masked) {
+STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, size_t i,
+                    size_t k, bool masked) {
   float32x4_t th = ld(param + i, k, masked), g = ld(grad + i, k, masked), mi = ld(m + i, k, masked);
   float32x4_t u = sign_nan(fma_(c->c1, g, vmulq_f32(c->b1, mi)));
   if (c->use_wd) u = fma_(c->wd, th, u);
@@ -236,7 +239,7 @@ STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, 
 
 void optic_f32_lion__neon(size_t n, float *param, const float *grad, float *m, const optic_lion_params *p) {
   const optic_lion_prep k = optic_lion_prepare(p);
-  lion_v c = {k.use_wd,           vdupq_n_f32(k.b1), vdupq_n_f32(k.c1), vdupq_n_f32(k.b2),
+  lion_v c = {k.use_wd, vdupq_n_f32(k.b1), vdupq_n_f32(k.c1), vdupq_n_f32(k.b2),
               vdupq_n_f32(k.c2), vdupq_n_f32(k.lr), vdupq_n_f32(k.wd)};
   size_t i = 0;
   for (; i + 4 <= n; i += 4) lion_step(&c, param, grad, m, i, 4, false);
@@ -289,7 +292,7 @@ STEP void lamb_moments_step(const lamb_v *c, lamb_acc *acc, const float *param, 
 }
 
 void optic_f32_lamb_moments__neon(size_t n, const float *param, const float *grad, float *m, float *v,
-                                    const optic_lamb_params *p, optic_lamb_norms *norms) {
+                                  const optic_lamb_params *p, optic_lamb_norms *norms) {
   const lamb_v c = lamb_v_of(p);
   lamb_acc acc = {vdupq_n_f64(0.0), vdupq_n_f64(0.0), vdupq_n_f64(0.0), vdupq_n_f64(0.0)};
   size_t i = 0;
@@ -307,7 +310,7 @@ STEP void lamb_apply_step(const lamb_v *c, float32x4_t step, float *param, const
 }
 
 void optic_f32_lamb_apply__neon(size_t n, float *param, const float *m, const float *v,
-                                  const optic_lamb_params *p, float trust_ratio) {
+                                const optic_lamb_params *p, float trust_ratio) {
   const lamb_v c = lamb_v_of(p);
   const float32x4_t step = vdupq_n_f32((float)((double)p->lr * (double)trust_ratio));
   size_t i = 0;

@@ -65,7 +65,8 @@ typedef struct sgd_v {
   __m256 lr, mu, cg, cb, s_out;
 } sgd_v;
 
-STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, size_t i, __m256i m, bool masked) {
+STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, size_t i,
+                   __m256i m, bool masked) {
   __m256 th = ld(param + i, m, masked), g = ld(grad + i, m, masked);
   apply_decay(&c->d, &th, &g);
   if (!c->k.momentum) {
@@ -81,7 +82,7 @@ STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, 
 }
 
 void optic_f32_sgd__avx2(size_t n, float *param, const float *grad, float *momentum_buf,
-                           const optic_sgd_params *p) {
+                         const optic_sgd_params *p) {
   sgd_v c;
   c.k = optic_sgd_prepare(p);
   c.d = decay_v_of(&c.k.d);
@@ -118,7 +119,7 @@ STEP void adam_step(const adam_v *c, float *param, const float *grad, float *m, 
 }
 
 void optic_f32_adam__avx2(size_t n, float *param, const float *grad, float *m, float *v, float *vmax,
-                            const optic_adam_params *p) {
+                          const optic_adam_params *p) {
   adam_v c;
   c.k = optic_adam_prepare(p);
   c.d = decay_v_of(&c.k.d);
@@ -162,7 +163,7 @@ STEP void rmsprop_step(const rmsprop_v *c, float *param, const float *grad, floa
 }
 
 void optic_f32_rmsprop__avx2(size_t n, float *param, const float *grad, float *square_avg, float *grad_avg,
-                               float *momentum_buf, const optic_rmsprop_params *p) {
+                             float *momentum_buf, const optic_rmsprop_params *p) {
   rmsprop_v c;
   c.k = optic_rmsprop_prepare(p);
   c.d = decay_v_of(&c.k.d);
@@ -185,7 +186,8 @@ typedef struct adagrad_v {
   __m256 lr, eps, eps_root;
 } adagrad_v;
 
-STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, float *sum, size_t i, __m256i k, bool masked) {
+STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, float *sum, size_t i,
+                       __m256i k, bool masked) {
   __m256 th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   apply_decay(&c->d, &th, &g);
   __m256 s = _mm256_fmadd_ps(g, g, ld(sum + i, k, masked));
@@ -196,7 +198,7 @@ STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, floa
 }
 
 void optic_f32_adagrad__avx2(size_t n, float *param, const float *grad, float *sum,
-                               const optic_adagrad_params *p) {
+                             const optic_adagrad_params *p) {
   const optic_adagrad_prep k = optic_adagrad_prepare(p);
   adagrad_v c = {decay_v_of(&k.d), _mm256_set1_ps(k.lr), _mm256_set1_ps(k.eps), _mm256_set1_ps(k.eps_root)};
   size_t i = 0;
@@ -210,7 +212,8 @@ typedef struct lion_v {
   __m256 b1, c1, b2, c2, lr, wd;
 } lion_v;
 
-STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, size_t i, __m256i k, bool masked) {
+STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, size_t i,
+                    __m256i k, bool masked) {
   __m256 th = ld(param + i, k, masked), g = ld(grad + i, k, masked), mi = ld(m + i, k, masked);
   __m256 u = sign_nan(_mm256_fmadd_ps(c->c1, g, _mm256_mul_ps(c->b1, mi)));
   if (c->use_wd) u = _mm256_fmadd_ps(c->wd, th, u);
@@ -220,7 +223,7 @@ STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, 
 
 void optic_f32_lion__avx2(size_t n, float *param, const float *grad, float *m, const optic_lion_params *p) {
   const optic_lion_prep k = optic_lion_prepare(p);
-  lion_v c = {k.use_wd,           _mm256_set1_ps(k.b1), _mm256_set1_ps(k.c1), _mm256_set1_ps(k.b2),
+  lion_v c = {k.use_wd, _mm256_set1_ps(k.b1), _mm256_set1_ps(k.c1), _mm256_set1_ps(k.b2),
               _mm256_set1_ps(k.c2), _mm256_set1_ps(k.lr), _mm256_set1_ps(k.wd)};
   size_t i = 0;
   for (; i + 8 <= n; i += 8) lion_step(&c, param, grad, m, i, no_mask(), false);
@@ -280,7 +283,7 @@ STEP void lamb_moments_step(const lamb_v *c, lamb_acc *acc, const float *param, 
 }
 
 void optic_f32_lamb_moments__avx2(size_t n, const float *param, const float *grad, float *m, float *v,
-                                    const optic_lamb_params *p, optic_lamb_norms *norms) {
+                                  const optic_lamb_params *p, optic_lamb_norms *norms) {
   const lamb_v c = lamb_v_of(p);
   lamb_acc acc = {_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd()};
   size_t i = 0;
@@ -298,7 +301,7 @@ STEP void lamb_apply_step(const lamb_v *c, __m256 step, float *param, const floa
 }
 
 void optic_f32_lamb_apply__avx2(size_t n, float *param, const float *m, const float *v,
-                                  const optic_lamb_params *p, float trust_ratio) {
+                                const optic_lamb_params *p, float trust_ratio) {
   const lamb_v c = lamb_v_of(p);
   const __m256 step = _mm256_set1_ps((float)((double)p->lr * (double)trust_ratio));
   size_t i = 0;

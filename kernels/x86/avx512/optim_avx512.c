@@ -63,7 +63,8 @@ typedef struct sgd_v {
   __m512 lr, mu, cg, cb, s_out;
 } sgd_v;
 
-STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, size_t i, __mmask16 m, bool masked) {
+STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, size_t i,
+                   __mmask16 m, bool masked) {
   __m512 th = ld(param + i, m, masked), g = ld(grad + i, m, masked);
   apply_decay(&c->d, &th, &g);
   if (!c->k.momentum) {
@@ -183,7 +184,8 @@ typedef struct adagrad_v {
   __m512 lr, eps, eps_root;
 } adagrad_v;
 
-STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, float *sum, size_t i, __mmask16 k, bool masked) {
+STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, float *sum, size_t i,
+                       __mmask16 k, bool masked) {
   __m512 th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   apply_decay(&c->d, &th, &g);
   __m512 s = _mm512_fmadd_ps(g, g, ld(sum + i, k, masked));
@@ -208,7 +210,8 @@ typedef struct lion_v {
   __m512 b1, c1, b2, c2, lr, wd;
 } lion_v;
 
-STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, size_t i, __mmask16 k, bool masked) {
+STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, size_t i,
+                    __mmask16 k, bool masked) {
   __m512 th = ld(param + i, k, masked), g = ld(grad + i, k, masked), mi = ld(m + i, k, masked);
   __m512 u = sign_nan(_mm512_fmadd_ps(c->c1, g, _mm512_mul_ps(c->b1, mi)));
   if (c->use_wd) u = _mm512_fmadd_ps(c->wd, th, u);
@@ -218,7 +221,7 @@ STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, 
 
 void optic_f32_lion__avx512(size_t n, float *param, const float *grad, float *m, const optic_lion_params *p) {
   const optic_lion_prep k = optic_lion_prepare(p);
-  lion_v c = {k.use_wd,           _mm512_set1_ps(k.b1), _mm512_set1_ps(k.c1), _mm512_set1_ps(k.b2),
+  lion_v c = {k.use_wd, _mm512_set1_ps(k.b1), _mm512_set1_ps(k.c1), _mm512_set1_ps(k.b2),
               _mm512_set1_ps(k.c2), _mm512_set1_ps(k.lr), _mm512_set1_ps(k.wd)};
   size_t i = 0;
   for (; i + 16 <= n; i += 16) lion_step(&c, param, grad, m, i, 0xFFFF, false);
