@@ -28,6 +28,21 @@ static const optic_kernel_desc registry[] = {
 #define X_CVT(op, isa, fn) {"convert", #op, "", OPTIC_ISA_##isa, #fn},
 #include "kernels/list/convert.inc"
 #undef X_CVT
+#define X_ADAGRAD(op, isa, fn) {"optim", #op, "", OPTIC_ISA_##isa, #fn},
+#define X_ADAM(op, isa, fn) {"optim", #op, "", OPTIC_ISA_##isa, #fn},
+#define X_LAMB_APPLY(op, isa, fn) {"optim", #op, "", OPTIC_ISA_##isa, #fn},
+#define X_LAMB_MOMENTS(op, isa, fn) {"optim", #op, "", OPTIC_ISA_##isa, #fn},
+#define X_LION(op, isa, fn) {"optim", #op, "", OPTIC_ISA_##isa, #fn},
+#define X_RMSPROP(op, isa, fn) {"optim", #op, "", OPTIC_ISA_##isa, #fn},
+#define X_SGD(op, isa, fn) {"optim", #op, "", OPTIC_ISA_##isa, #fn},
+#include "kernels/list/optim.inc"
+#undef X_ADAGRAD
+#undef X_ADAM
+#undef X_LAMB_APPLY
+#undef X_LAMB_MOMENTS
+#undef X_LION
+#undef X_RMSPROP
+#undef X_SGD
 };
 
 const optic_kernel_desc *optic_kernel_registry(size_t *count) {
