@@ -36,11 +36,7 @@ OPTIC_REDUCE_INLINE void tree_tile(optic_reduce_op op, size_t r, size_t inner, s
     for (size_t j = 0; j < w; j++) level[depth][j] = acc[j];
     depth++;
   }
-  for (size_t j = 0; j < w; j++) {
-    if (depth == 0) {
-      y[j] = id;
-      continue;
-    }
+  for (size_t j = 0; j < w; j++) { /* r > 0: there is at least one leaf */
     unsigned d = depth - 1;
     float v = level[d][j];
     while (d > 0) v = optic_reduce_tree_op(op, level[--d][j], v);

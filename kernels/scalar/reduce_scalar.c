@@ -46,24 +46,32 @@ float optic_f32_rsum__scalar(size_t n, const float *x) { return reduce_tree(OPTI
 float optic_f32_rsumsq__scalar(size_t n, const float *x) { return reduce_tree(OPTIC_REDUCE_SUMSQ, n, x); }
 float optic_f32_rprod__scalar(size_t n, const float *x) { return reduce_tree(OPTIC_REDUCE_PROD, n, x); }
 
-/* The fold itself: once the accumulator is NaN the binary max/min keep it,
- * so the first NaN is the answer. */
-float optic_f32_rmax__scalar(size_t n, const float *x) {
-  float acc = -INFINITY;
-  for (size_t i = 0; i < n; i++) {
-    const float v = x[i];
-    if (v != v) return v;
-    acc = acc > v ? acc : v;
+/* Lanes the compiler can vectorize (v > a ? v : a is exactly MAXPS); a NaN
+ * never enters them, it is only flagged, and optic_reduce_extremum_bits then
+ * returns the fold's bits (first NaN, sign of a zero extremum). */
+OPTIC_REDUCE_INLINE float extremum(bool is_max, size_t n, const float *x) {
+  enum { W = 16 };
+  float lane[W];
+  const float id = is_max ? -INFINITY : INFINITY;
+  for (size_t j = 0; j < W; j++) lane[j] = id;
+  int nan = 0;
+  size_t i = 0;
+  for (; i + W <= n; i += W) {
+    for (size_t j = 0; j < W; j++) {
+      const float v = x[i + j];
+      nan |= v != v;
+      lane[j] = is_max ? (v > lane[j] ? v : lane[j]) : (v < lane[j] ? v : lane[j]);
+    }
   }
-  return acc;
+  for (size_t j = 0; i + j < n; j++) {
+    const float v = x[i + j];
+    nan |= v != v;
+    lane[j] = is_max ? (v > lane[j] ? v : lane[j]) : (v < lane[j] ? v : lane[j]);
+  }
+  float m = id;
+  for (size_t j = 0; j < W; j++) m = is_max ? (lane[j] > m ? lane[j] : m) : (lane[j] < m ? lane[j] : m);
+  return optic_reduce_extremum_bits(m, nan != 0, n, x);
 }
 
-float optic_f32_rmin__scalar(size_t n, const float *x) {
-  float acc = INFINITY;
-  for (size_t i = 0; i < n; i++) {
-    const float v = x[i];
-    if (v != v) return v;
-    acc = acc < v ? acc : v;
-  }
-  return acc;
-}
+float optic_f32_rmax__scalar(size_t n, const float *x) { return extremum(true, n, x); }
+float optic_f32_rmin__scalar(size_t n, const float *x) { return extremum(false, n, x); }

@@ -67,16 +67,13 @@ OPTIC_REDUCE_INLINE void tree_cols16(optic_reduce_op op, size_t r, size_t inner,
     level[depth][0] = a0, level[depth][1] = a1, level[depth][2] = a2, level[depth][3] = a3;
     depth++;
   }
-  float32x4_t a0 = id, a1 = id, a2 = id, a3 = id;
-  if (depth > 0) {
-    unsigned d = depth - 1;
-    a0 = level[d][0], a1 = level[d][1], a2 = level[d][2], a3 = level[d][3];
-    while (d-- > 0) {
-      a0 = v_join(op, level[d][0], a0);
-      a1 = v_join(op, level[d][1], a1);
-      a2 = v_join(op, level[d][2], a2);
-      a3 = v_join(op, level[d][3], a3);
-    }
+  unsigned d = depth - 1; /* r > 0: there is at least one leaf */
+  float32x4_t a0 = level[d][0], a1 = level[d][1], a2 = level[d][2], a3 = level[d][3];
+  while (d-- > 0) {
+    a0 = v_join(op, level[d][0], a0);
+    a1 = v_join(op, level[d][1], a1);
+    a2 = v_join(op, level[d][2], a2);
+    a3 = v_join(op, level[d][3], a3);
   }
   vst1q_f32(y, a0);
   vst1q_f32(y + 4, a1);
@@ -97,12 +94,9 @@ OPTIC_REDUCE_INLINE void tree_cols4(optic_reduce_op op, size_t r, size_t inner, 
     for (size_t c = count++; c & 1; c >>= 1) a = v_join(op, level[--depth], a);
     level[depth++] = a;
   }
-  float32x4_t a = vdupq_n_f32(id1);
-  if (depth > 0) {
-    unsigned d = depth - 1;
-    a = level[d];
-    while (d-- > 0) a = v_join(op, level[d], a);
-  }
+  unsigned d = depth - 1;
+  float32x4_t a = level[d];
+  while (d-- > 0) a = v_join(op, level[d], a);
   store_first(y, w, a);
 }
 

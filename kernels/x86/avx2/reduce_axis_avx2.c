@@ -55,16 +55,13 @@ OPTIC_REDUCE_INLINE void tree_cols32(optic_reduce_op op, size_t r, size_t inner,
     level[depth][0] = a0, level[depth][1] = a1, level[depth][2] = a2, level[depth][3] = a3;
     depth++;
   }
-  __m256 a0 = id, a1 = id, a2 = id, a3 = id;
-  if (depth > 0) {
-    unsigned d = depth - 1;
-    a0 = level[d][0], a1 = level[d][1], a2 = level[d][2], a3 = level[d][3];
-    while (d-- > 0) {
-      a0 = v_join(op, level[d][0], a0);
-      a1 = v_join(op, level[d][1], a1);
-      a2 = v_join(op, level[d][2], a2);
-      a3 = v_join(op, level[d][3], a3);
-    }
+  unsigned d = depth - 1; /* r > 0: there is at least one leaf */
+  __m256 a0 = level[d][0], a1 = level[d][1], a2 = level[d][2], a3 = level[d][3];
+  while (d-- > 0) {
+    a0 = v_join(op, level[d][0], a0);
+    a1 = v_join(op, level[d][1], a1);
+    a2 = v_join(op, level[d][2], a2);
+    a3 = v_join(op, level[d][3], a3);
   }
   _mm256_storeu_ps(y, a0);
   _mm256_storeu_ps(y + 8, a1);
@@ -87,12 +84,9 @@ OPTIC_REDUCE_INLINE void tree_cols8(optic_reduce_op op, size_t r, size_t inner, 
     for (size_t c = count++; c & 1; c >>= 1) a = v_join(op, level[--depth], a);
     level[depth++] = a;
   }
-  __m256 a = id;
-  if (depth > 0) {
-    unsigned d = depth - 1;
-    a = level[d];
-    while (d-- > 0) a = v_join(op, level[d], a);
-  }
+  unsigned d = depth - 1;
+  __m256 a = level[d];
+  while (d-- > 0) a = v_join(op, level[d], a);
   _mm256_maskstore_ps(y, m, a);
 }
 

@@ -50,16 +50,13 @@ OPTIC_REDUCE_INLINE void tree_cols64(optic_reduce_op op, size_t r, size_t inner,
     level[depth][0] = a0, level[depth][1] = a1, level[depth][2] = a2, level[depth][3] = a3;
     depth++;
   }
-  __m512 a0 = id, a1 = id, a2 = id, a3 = id;
-  if (depth > 0) {
-    unsigned d = depth - 1;
-    a0 = level[d][0], a1 = level[d][1], a2 = level[d][2], a3 = level[d][3];
-    while (d-- > 0) {
-      a0 = v_join(op, level[d][0], a0);
-      a1 = v_join(op, level[d][1], a1);
-      a2 = v_join(op, level[d][2], a2);
-      a3 = v_join(op, level[d][3], a3);
-    }
+  unsigned d = depth - 1; /* r > 0: there is at least one leaf */
+  __m512 a0 = level[d][0], a1 = level[d][1], a2 = level[d][2], a3 = level[d][3];
+  while (d-- > 0) {
+    a0 = v_join(op, level[d][0], a0);
+    a1 = v_join(op, level[d][1], a1);
+    a2 = v_join(op, level[d][2], a2);
+    a3 = v_join(op, level[d][3], a3);
   }
   _mm512_storeu_ps(y, a0);
   _mm512_storeu_ps(y + 16, a1);
@@ -81,12 +78,9 @@ OPTIC_REDUCE_INLINE void tree_cols16(optic_reduce_op op, size_t r, size_t inner,
     for (size_t c = count++; c & 1; c >>= 1) a = v_join(op, level[--depth], a);
     level[depth++] = a;
   }
-  __m512 a = id;
-  if (depth > 0) {
-    unsigned d = depth - 1;
-    a = level[d];
-    while (d-- > 0) a = v_join(op, level[d], a);
-  }
+  unsigned d = depth - 1;
+  __m512 a = level[d];
+  while (d-- > 0) a = v_join(op, level[d], a);
   _mm512_mask_storeu_ps(y, m, a);
 }
 
