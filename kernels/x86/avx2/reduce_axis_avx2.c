@@ -1,0 +1,159 @@
+/* AVX2 axis reductions ([outer, r, inner] -> [outer, inner]): tiles of 32
+ * columns (4 vectors), then 8-column tiles through vmaskmov, walk k row by row
+ * in the evaluation order of kernels/reduce.h, so each column's result is
+ * bitwise the scalar kernel's. Masked-out lanes are never read or written. */
+#include <immintrin.h>
+#include <math.h>
+
+#include "kernels/reduce_tree.h"
+
+static inline __m256i first_lanes(size_t w) {
+  static const int32_t ramp[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+  return _mm256_loadu_si256((const __m256i *)(ramp + 8 - (w < 8 ? w : 8)));
+}
+
+OPTIC_REDUCE_INLINE __m256 v_step(optic_reduce_op op, __m256 acc, __m256 v) {
+  switch (op) {
+    case OPTIC_REDUCE_SUMSQ: return _mm256_add_ps(acc, _mm256_mul_ps(v, v)); /* no fma: see reduce.h */
+    case OPTIC_REDUCE_PROD: return _mm256_mul_ps(acc, v);
+    default: return _mm256_add_ps(acc, v);
+  }
+}
+OPTIC_REDUCE_INLINE __m256 v_join(optic_reduce_op op, __m256 a, __m256 b) {
+  return op == OPTIC_REDUCE_PROD ? _mm256_mul_ps(a, b) : _mm256_add_ps(a, b);
+}
+/* The binary family's max/min: the accumulator a wins only when NaN or
+ * strictly better; max_ps(a, b) returns b on ties and when either is NaN. */
+OPTIC_REDUCE_INLINE __m256 v_fold(bool is_max, __m256 a, __m256 b) {
+  const __m256 r = is_max ? _mm256_max_ps(a, b) : _mm256_min_ps(a, b);
+  return _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+}
+
+/* 32 columns from x (row stride inner) into y, tree ops. */
+OPTIC_REDUCE_INLINE void tree_cols32(optic_reduce_op op, size_t r, size_t inner, const float *x, float *y) {
+  const __m256 id = _mm256_set1_ps(op == OPTIC_REDUCE_PROD ? 1.0f : 0.0f);
+  __m256 level[OPTIC_REDUCE_TREE_LEVELS][4];
+  unsigned depth = 0;
+  size_t count = 0;
+  for (size_t k0 = 0; k0 < r; k0 += OPTIC_REDUCE_AXIS_BLOCK) {
+    const size_t kn = r - k0 < OPTIC_REDUCE_AXIS_BLOCK ? r - k0 : OPTIC_REDUCE_AXIS_BLOCK;
+    __m256 a0 = id, a1 = id, a2 = id, a3 = id;
+    for (size_t k = k0; k < k0 + kn; k++) {
+      const float *row = x + k * inner;
+      a0 = v_step(op, a0, _mm256_loadu_ps(row));
+      a1 = v_step(op, a1, _mm256_loadu_ps(row + 8));
+      a2 = v_step(op, a2, _mm256_loadu_ps(row + 16));
+      a3 = v_step(op, a3, _mm256_loadu_ps(row + 24));
+    }
+    for (size_t c = count++; c & 1; c >>= 1) {
+      depth--;
+      a0 = v_join(op, level[depth][0], a0);
+      a1 = v_join(op, level[depth][1], a1);
+      a2 = v_join(op, level[depth][2], a2);
+      a3 = v_join(op, level[depth][3], a3);
+    }
+    level[depth][0] = a0, level[depth][1] = a1, level[depth][2] = a2, level[depth][3] = a3;
+    depth++;
+  }
+  unsigned d = depth - 1; /* r > 0: there is at least one leaf */
+  __m256 a0 = level[d][0], a1 = level[d][1], a2 = level[d][2], a3 = level[d][3];
+  while (d-- > 0) {
+    a0 = v_join(op, level[d][0], a0);
+    a1 = v_join(op, level[d][1], a1);
+    a2 = v_join(op, level[d][2], a2);
+    a3 = v_join(op, level[d][3], a3);
+  }
+  _mm256_storeu_ps(y, a0);
+  _mm256_storeu_ps(y + 8, a1);
+  _mm256_storeu_ps(y + 16, a2);
+  _mm256_storeu_ps(y + 24, a3);
+}
+
+/* The first w (<= 8) columns from x into y, tree ops. */
+OPTIC_REDUCE_INLINE void tree_cols8(optic_reduce_op op, size_t r, size_t inner, size_t w, const float *x, float *y) {
+  const __m256 id = _mm256_set1_ps(op == OPTIC_REDUCE_PROD ? 1.0f : 0.0f);
+  const __m256i m = first_lanes(w);
+  __m256 level[OPTIC_REDUCE_TREE_LEVELS];
+  unsigned depth = 0;
+  size_t count = 0;
+  for (size_t k0 = 0; k0 < r; k0 += OPTIC_REDUCE_AXIS_BLOCK) {
+    const size_t kn = r - k0 < OPTIC_REDUCE_AXIS_BLOCK ? r - k0 : OPTIC_REDUCE_AXIS_BLOCK;
+    __m256 a = id;
+    /* masked-out lanes load 0 and are never stored */
+    for (size_t k = k0; k < k0 + kn; k++) a = v_step(op, a, _mm256_maskload_ps(x + k * inner, m));
+    for (size_t c = count++; c & 1; c >>= 1) a = v_join(op, level[--depth], a);
+    level[depth++] = a;
+  }
+  unsigned d = depth - 1;
+  __m256 a = level[d];
+  while (d-- > 0) a = v_join(op, level[d], a);
+  _mm256_maskstore_ps(y, m, a);
+}
+
+OPTIC_REDUCE_INLINE void fold_cols32(bool is_max, size_t r, size_t inner, const float *x, float *y) {
+  const __m256 id = _mm256_set1_ps(is_max ? -INFINITY : INFINITY);
+  __m256 a0 = id, a1 = id, a2 = id, a3 = id;
+  for (size_t k = 0; k < r; k++) {
+    const float *row = x + k * inner;
+    a0 = v_fold(is_max, a0, _mm256_loadu_ps(row));
+    a1 = v_fold(is_max, a1, _mm256_loadu_ps(row + 8));
+    a2 = v_fold(is_max, a2, _mm256_loadu_ps(row + 16));
+    a3 = v_fold(is_max, a3, _mm256_loadu_ps(row + 24));
+  }
+  _mm256_storeu_ps(y, a0);
+  _mm256_storeu_ps(y + 8, a1);
+  _mm256_storeu_ps(y + 16, a2);
+  _mm256_storeu_ps(y + 24, a3);
+}
+
+OPTIC_REDUCE_INLINE void fold_cols8(bool is_max, size_t r, size_t inner, size_t w, const float *x, float *y) {
+  const __m256i m = first_lanes(w);
+  __m256 a = _mm256_set1_ps(is_max ? -INFINITY : INFINITY);
+  for (size_t k = 0; k < r; k++) a = v_fold(is_max, a, _mm256_maskload_ps(x + k * inner, m));
+  _mm256_maskstore_ps(y, m, a);
+}
+
+OPTIC_REDUCE_INLINE void reduce_axis(optic_reduce_op op, size_t outer, size_t r, size_t inner, const float *x,
+                                     float *y) {
+  const bool fold = op == OPTIC_REDUCE_MAX || op == OPTIC_REDUCE_MIN;
+  if (r == 0) { /* x may be empty: form no pointers into it */
+    const float id = optic_reduce_identity(op);
+    for (size_t j = 0; j < outer * inner; j++) y[j] = id;
+    return;
+  }
+  for (size_t o = 0; o < outer; o++) {
+    const float *xo = x + o * r * inner;
+    float *yo = y + o * inner;
+    size_t i = 0;
+    for (; i + 32 <= inner; i += 32) {
+      if (fold) {
+        fold_cols32(op == OPTIC_REDUCE_MAX, r, inner, xo + i, yo + i);
+      } else {
+        tree_cols32(op, r, inner, xo + i, yo + i);
+      }
+    }
+    for (; i < inner; i += 8) {
+      if (fold) {
+        fold_cols8(op == OPTIC_REDUCE_MAX, r, inner, inner - i, xo + i, yo + i);
+      } else {
+        tree_cols8(op, r, inner, inner - i, xo + i, yo + i);
+      }
+    }
+  }
+}
+
+void optic_f32_rdsum__avx2(size_t outer, size_t r, size_t inner, const float *x, float *y) {
+  reduce_axis(OPTIC_REDUCE_SUM, outer, r, inner, x, y);
+}
+void optic_f32_rdmax__avx2(size_t outer, size_t r, size_t inner, const float *x, float *y) {
+  reduce_axis(OPTIC_REDUCE_MAX, outer, r, inner, x, y);
+}
+void optic_f32_rdmin__avx2(size_t outer, size_t r, size_t inner, const float *x, float *y) {
+  reduce_axis(OPTIC_REDUCE_MIN, outer, r, inner, x, y);
+}
+void optic_f32_rdprod__avx2(size_t outer, size_t r, size_t inner, const float *x, float *y) {
+  reduce_axis(OPTIC_REDUCE_PROD, outer, r, inner, x, y);
+}
+void optic_f32_rdsumsq__avx2(size_t outer, size_t r, size_t inner, const float *x, float *y) {
+  reduce_axis(OPTIC_REDUCE_SUMSQ, outer, r, inner, x, y);
+}
