@@ -43,6 +43,11 @@ static const optic_kernel_desc registry[] = {
 #undef X_LION
 #undef X_RMSPROP
 #undef X_SGD
+#define X_R(op, isa, fn) {"reduce", #op, "contiguous", OPTIC_ISA_##isa, #fn},
+#define X_RD(op, isa, fn) {"reduce", #op, "axis", OPTIC_ISA_##isa, #fn},
+#include "kernels/list/reduce.inc"
+#undef X_R
+#undef X_RD
 };
 
 const optic_kernel_desc *optic_kernel_registry(size_t *count) {
