@@ -145,15 +145,22 @@ void conv_gather_mk(const optic_conv_plan *pl, const float *in, int64_t g, int64
   for (int64_t j = 0; j < len; j++) {
     int64_t b, y[OPTIC_CONV_MAX_SPATIAL], X0[OPTIC_CONV_MAX_SPATIAL];
     position_of(pl, coord, &b, y);
-    for (int32_t s = 0; s < G->nsp; s++) X0[s] = y[s] * G->stride[s] - G->pad_lo[s];
-    const float *base = gin + b * G->in_sb;
+    /* Spatial dims with a one-wide window are not in the tap walk: their
+     * (single) tap decides validity for the whole position. */
+    int64_t fixed = 0;
+    bool fixed_valid = true;
+    for (int32_t s = 0; s < G->nsp; s++) {
+      X0[s] = y[s] * G->stride[s] - G->pad_lo[s];
+      if (G->k_size[s] == 1 && fixed_valid) fixed_valid = tap_offset(G, s, X0[s], 0, &fixed);
+    }
+    const float *base = gin + b * G->in_sb + fixed;
     float *dst = col + j * kt;
     int64_t tap[OPTIC_CONV_MAX_SPATIAL + 1];
     memcpy(tap, tap0, sizeof tap);
     for (int64_t t = t0; t <= t1; t++) {
       int64_t c_lo = t == t0 ? k0 - t * cin : 0, c_hi = t == t1 ? k1 - t * cin : cin;
       int64_t off = 0;
-      bool valid = true;
+      bool valid = fixed_valid;
       for (int32_t d = 0; d < ntap && valid; d++) {
         int32_t s = pl->row[d].which;
         valid = tap_offset(G, s, X0[s], tap[d], &off);
