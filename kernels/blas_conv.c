@@ -132,15 +132,23 @@ static void backward_kernel_slice(const optic_conv_plan *p, const float *in, con
   }
 }
 
+/* NULL is legal for an operand without elements (and for scratch when none is
+ * needed); such pointers are never read, but pointer arithmetic on NULL is
+ * undefined, so they are replaced by a harmless address. */
+static float no_elements;
+
 static float *slice_scratch(const optic_conv_plan *p, void *scratch, int32_t thread) {
-  return scratch == NULL ? NULL : (float *)scratch + (size_t)thread * p->per_thread_floats;
+  return scratch == NULL ? &no_elements : (float *)scratch + (size_t)thread * p->per_thread_floats;
 }
+
+static const float *operand(const float *x) { return x == NULL ? &no_elements : x; }
+static float *result(float *x) { return x == NULL ? &no_elements : x; }
 
 optic_status optic_conv_run_forward(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
                                     void *scratch, int32_t thread, int32_t threads) {
   optic_status st = check_run(p, OPTIC_CONV_FORWARD, "forward", input, kernel, output, scratch, thread, threads);
   if (st != OPTIC_OK) return st;
-  forward_slice(p, input, kernel, output, slice_scratch(p, scratch, thread), thread, threads);
+  forward_slice(p, operand(input), operand(kernel), result(output), slice_scratch(p, scratch, thread), thread, threads);
   return OPTIC_OK;
 }
 
@@ -149,7 +157,7 @@ optic_status optic_conv_run_backward_input(const optic_conv_plan *p, const float
   optic_status st = check_run(p, OPTIC_CONV_BACKWARD_INPUT, "backward_input", grad_output, kernel, grad_input, scratch,
                               thread, threads);
   if (st != OPTIC_OK) return st;
-  forward_slice(p, grad_output, kernel, grad_input, slice_scratch(p, scratch, thread), thread, threads);
+  forward_slice(p, operand(grad_output), operand(kernel), result(grad_input), slice_scratch(p, scratch, thread), thread, threads);
   return OPTIC_OK;
 }
 
@@ -158,6 +166,6 @@ optic_status optic_conv_run_backward_kernel(const optic_conv_plan *p, const floa
   optic_status st = check_run(p, OPTIC_CONV_BACKWARD_KERNEL, "backward_kernel", input, grad_output, grad_kernel, scratch,
                               thread, threads);
   if (st != OPTIC_OK) return st;
-  backward_kernel_slice(p, input, grad_output, grad_kernel, slice_scratch(p, scratch, thread), thread, threads);
+  backward_kernel_slice(p, operand(input), operand(grad_output), result(grad_kernel), slice_scratch(p, scratch, thread), thread, threads);
   return OPTIC_OK;
 }

@@ -480,6 +480,20 @@ static void test_invalid_calls(void) {
   OT_CHECK(strstr(optic_last_error(), "another pass") != NULL, "%s", optic_last_error());
   OT_EXPECT_STATUS(optic_conv_run_forward(NULL, buf, buf, buf, scr, 0, 1), OPTIC_ERR_INVALID_ARGUMENT);
   free(scr);
+  /* Operands without elements may be NULL: a zero batch leaves only the kernel. */
+  d.input.dims[0] = 0;
+  for (int pass = 0; pass < 3; pass++) {
+    OT_EXPECT_OK(optic_conv_plan_make(&d, (optic_conv_pass)pass, 1, &p));
+    scr = malloc(p.scratch_bytes + 1);
+    for (int i = 0; i < 64; i++) buf[i] = 1.0f;
+    if (pass == OPTIC_CONV_FORWARD) OT_EXPECT_OK(optic_conv_run_forward(&p, NULL, buf, NULL, scr, 0, 1));
+    if (pass == OPTIC_CONV_BACKWARD_INPUT) OT_EXPECT_OK(optic_conv_run_backward_input(&p, NULL, buf, NULL, scr, 0, 1));
+    if (pass == OPTIC_CONV_BACKWARD_KERNEL) {
+      OT_EXPECT_OK(optic_conv_run_backward_kernel(&p, NULL, NULL, buf, scr, 0, 1));
+      for (int i = 0; i < 3 * 3 * 3 * 4; i++) OT_CHECK(buf[i] == 0.0f, "grad_kernel[%d] of an empty batch is %g", i, buf[i]);
+    }
+    free(scr);
+  }
 }
 
 static const ot_case cases[] = {
