@@ -269,6 +269,22 @@ static void test_common_layers(void) {
   d.feature_group_count = 8;
   pads(&d, 1);
   check_desc(&d, 14, describe(&d));
+  /* Many blocks per run (contraction 1800 floats: 32-position blocks) in both
+   * gathers, and the tiled path (output runs shorter than a block). */
+  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 10, 9, 200}, (int64_t[]){3, 3, 200, 3});
+  pads(&d, 1);
+  check_desc(&d, 16, "multi-block NHWC");
+  d = make("bf01_oi01->bf01", 4, (int64_t[]){2, 200, 9, 10}, (int64_t[]){3, 200, 3, 3});
+  pads(&d, 1);
+  check_desc(&d, 17, "multi-block NCHW");
+  d = make("0fb1_01io->0fb1", 4, (int64_t[]){8, 200, 2, 5}, (int64_t[]){3, 3, 200, 3});
+  pads(&d, 1);
+  {
+    optic_conv_plan p;
+    OT_EXPECT_OK(optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, 1, &p));
+    OT_CHECK(!p.output_direct, "0fb1 output with 10-position runs goes through the tile");
+  }
+  check_desc(&d, 18, "multi-block tiled 0fb1");
   /* 3-D NDHWC with rhs dilation and a reversed window */
   d = make("b012f_012io->b012f", 5, (int64_t[]){2, 5, 4, 6, 3}, (int64_t[]){2, 3, 2, 3, 4});
   d.rhs_dilation[1] = 2, d.reverse[2] = true, d.pad_lo[0] = 1, d.pad_hi[2] = -1, d.stride[2] = 2;
