@@ -1,0 +1,291 @@
+/* Planning for the OpenBLAS convolution: turns a validated descriptor into the
+ * strided geometry the engine runs (the backward-input pass as a forward
+ * convolution over grad_output, as XLA and JAX transpose it), chooses the
+ * strategy, walk orders and block size, and sizes the scratch. Never
+ * allocates; all decisions are made here so runs only execute. */
+#include <limits.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "kernels/blas_conv_engine.h"
+
+/* Bytes of one im2col block: small enough to stay in L2 between the gather
+ * and OpenBLAS packing it (measured on the ResNet-50 3x3 layer: see
+ * docs/kernels-conv.md), large enough for efficient GEMM calls. */
+#define CONV_COL_BLOCK_BYTES ((int64_t)192 * 1024)
+#define CONV_MIN_BLOCK 32
+
+static void forward_geometry(const optic_conv_desc *d, const optic_shape *out, optic_conv_geom *g) {
+  const optic_conv_dnums *dn = &d->dn;
+  int64_t ist[OPTIC_MAX_RANK], kst[OPTIC_MAX_RANK], ost[OPTIC_MAX_RANK];
+  optic_shape_strides(&d->input, ist);
+  optic_shape_strides(&d->kernel, kst);
+  optic_shape_strides(out, ost);
+  memset(g, 0, sizeof *g);
+  g->nsp = dn->nspatial;
+  int64_t fgc = d->feature_group_count, bgc = d->batch_group_count;
+  g->groups = fgc > bgc ? fgc : bgc;
+  g->batch = out->dims[dn->out_batch];
+  g->cin = d->kernel.dims[dn->k_in];
+  g->cout = d->kernel.dims[dn->k_out] / g->groups;
+  for (int32_t s = 0; s < g->nsp; s++) {
+    g->in_size[s] = d->input.dims[dn->in_spatial[s]];
+    g->k_size[s] = d->kernel.dims[dn->k_spatial[s]];
+    g->out_size[s] = out->dims[dn->out_spatial[s]];
+    g->stride[s] = d->stride[s];
+    g->pad_lo[s] = d->pad_lo[s];
+    g->lhs_dil[s] = d->lhs_dilation[s];
+    g->rhs_dil[s] = d->rhs_dilation[s];
+    g->rev[s] = d->reverse[s];
+    g->in_ss[s] = ist[dn->in_spatial[s]];
+    g->k_ss[s] = kst[dn->k_spatial[s]];
+    g->out_ss[s] = ost[dn->out_spatial[s]];
+  }
+  g->in_sb = ist[dn->in_batch];
+  g->in_sc = ist[dn->in_feature];
+  g->in_sg = fgc > 1 ? g->cin * g->in_sc : bgc > 1 ? g->batch * g->in_sb : 0;
+  g->k_si = kst[dn->k_in];
+  g->k_so = kst[dn->k_out];
+  g->k_sg = g->cout * g->k_so;
+  g->out_sb = ost[dn->out_batch];
+  g->out_so = ost[dn->out_feature];
+  g->out_sg = g->cout * g->out_so;
+}
+
+/* The gradient w.r.t. the input is a forward convolution of grad_output with
+ * the kernel's features swapped and its window reversed: stride and lhs
+ * dilation trade places, pad_lo becomes (k-1)*rhs_dilation - pad_lo, and each
+ * group's output lands where the forward group read its input. */
+static void backward_input_geometry(const optic_conv_geom *f, optic_conv_geom *g) {
+  *g = *f;
+  g->cin = f->cout;
+  g->cout = f->cin;
+  for (int32_t s = 0; s < f->nsp; s++) {
+    g->in_size[s] = f->out_size[s];
+    g->out_size[s] = f->in_size[s];
+    g->stride[s] = f->lhs_dil[s];
+    g->lhs_dil[s] = f->stride[s];
+    g->pad_lo[s] = (f->k_size[s] - 1) * f->rhs_dil[s] - f->pad_lo[s];
+    g->rev[s] = !f->rev[s];
+    g->in_ss[s] = f->out_ss[s];
+    g->out_ss[s] = f->in_ss[s];
+  }
+  g->in_sb = f->out_sb, g->in_sc = f->out_so, g->in_sg = f->out_sg;
+  g->out_sb = f->in_sb, g->out_so = f->in_sc, g->out_sg = f->in_sg;
+  g->k_si = f->k_so, g->k_so = f->k_si;
+}
+
+/* Stable sort of walk dims by decreasing stride (outermost first). */
+static void sort_by_stride(optic_conv_walk_dim *w, int64_t *st, int32_t n) {
+  for (int32_t i = 1; i < n; i++) {
+    for (int32_t j = i; j > 0 && st[j - 1] < st[j]; j--) {
+      optic_conv_walk_dim tw = w[j];
+      w[j] = w[j - 1], w[j - 1] = tw;
+      int64_t ts = st[j];
+      st[j] = st[j - 1], st[j - 1] = ts;
+    }
+  }
+}
+
+/* Longest suffix of walk dims [from, n) that is one uniform-stride run in an
+ * operand with these strides: returns from, its length and stride. */
+static int32_t collapse_suffix(const optic_conv_walk_dim *w, const int64_t *st, int32_t n, int64_t *len,
+                               int64_t *stride) {
+  *len = 1;
+  *stride = 1;
+  int32_t from = n;
+  for (int32_t d = n - 1; d >= 0; d--) {
+    if (from == n) {
+      *stride = st[d];
+    } else if (st[d] != *stride * *len) {
+      break;
+    }
+    *len *= w[d].size;
+    from = d;
+  }
+  return from;
+}
+
+static void build_position_walk(optic_conv_plan *p) {
+  const optic_conv_geom *g = &p->g;
+  int64_t st[OPTIC_CONV_MAX_SPATIAL + 1];
+  p->npos = 0;
+  if (g->batch > 1) p->pos[p->npos] = (optic_conv_walk_dim){g->batch, -1}, st[p->npos++] = g->out_sb;
+  for (int32_t s = 0; s < g->nsp; s++) {
+    if (g->out_size[s] > 1) p->pos[p->npos] = (optic_conv_walk_dim){g->out_size[s], s}, st[p->npos++] = g->out_ss[s];
+  }
+  sort_by_stride(p->pos, st, p->npos);
+}
+
+/* Row walk: spatial taps sorted by kernel stride; the feature dim last (MK
+ * gathers copy features contiguously) or sorted with them (KM). */
+static void build_row_walk(optic_conv_plan *p, bool feature_last) {
+  const optic_conv_geom *g = &p->g;
+  int64_t st[OPTIC_CONV_MAX_SPATIAL + 1];
+  p->nrow = 0;
+  for (int32_t s = 0; s < g->nsp; s++) {
+    if (g->k_size[s] > 1) p->row[p->nrow] = (optic_conv_walk_dim){g->k_size[s], s}, st[p->nrow++] = g->k_ss[s];
+  }
+  if (!feature_last && g->cin > 1) p->row[p->nrow] = (optic_conv_walk_dim){g->cin, -1}, st[p->nrow++] = g->k_si;
+  sort_by_stride(p->row, st, p->nrow);
+  if (feature_last) p->row[p->nrow] = (optic_conv_walk_dim){g->cin, -1}, st[p->nrow++] = g->k_si;
+  int64_t len, stride;
+  int32_t from = collapse_suffix(p->row, st, p->nrow, &len, &stride);
+  p->k_row_stride = stride;
+  p->kernel_direct = from == 0 && conv_view_ok(p->kc, g->cout, stride, g->k_so);
+}
+
+static bool is_pointwise(const optic_conv_geom *g) {
+  for (int32_t s = 0; s < g->nsp; s++) {
+    if (g->k_size[s] != 1 || g->stride[s] != 1 || g->pad_lo[s] != 0 || g->lhs_dil[s] != 1 ||
+        g->out_size[s] != g->in_size[s]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+static optic_status plan_engine(optic_conv_plan *p) {
+  const optic_conv_geom *g = &p->g;
+  p->kc = g->cin;
+  p->positions = g->batch;
+  bool ovf = false;
+  for (int32_t s = 0; s < g->nsp; s++) {
+    ovf |= __builtin_mul_overflow(p->kc, g->k_size[s], &p->kc);
+    ovf |= __builtin_mul_overflow(p->positions, g->out_size[s], &p->positions);
+  }
+  if (ovf || p->kc > INT_MAX || g->cout > INT_MAX) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED,
+                      "convolution: contraction length %lld or output features %lld exceed the BLAS int range",
+                      (long long)p->kc, (long long)g->cout);
+  }
+  build_position_walk(p);
+  int64_t ost[OPTIC_CONV_MAX_SPATIAL + 1], ist[OPTIC_CONV_MAX_SPATIAL + 1];
+  conv_pos_strides_out(p, ost);
+  conv_pos_strides_in(p, ist);
+
+  /* Pointwise windows read the input itself as the GEMM operand when the
+   * positions of a run are uniformly strided in both input and output. */
+  bool gemm = false;
+  if (is_pointwise(g)) {
+    int64_t olen, ostride, ilen, istride;
+    int32_t ofrom = collapse_suffix(p->pos, ost, p->npos, &olen, &ostride);
+    int32_t ifrom = collapse_suffix(p->pos, ist, p->npos, &ilen, &istride);
+    int32_t from = ofrom > ifrom ? ofrom : ifrom;
+    int64_t run = 1;
+    for (int32_t d = from; d < p->npos; d++) run *= p->pos[d].size;
+    int64_t min_run = p->positions < CONV_MIN_BLOCK ? p->positions : CONV_MIN_BLOCK;
+    if (run >= min_run && conv_view_ok(run, g->cout, ostride, g->out_so) &&
+        conv_view_ok(run, g->cin, istride, g->in_sc)) {
+      gemm = true;
+      p->run = run;
+      p->out_run_stride = ostride;
+      p->in_run_stride = istride;
+      p->output_direct = true;
+    }
+  }
+  if (gemm) {
+    p->strategy = OPTIC_CONV_STRATEGY_GEMM;
+    build_row_walk(p, false);
+    p->block = p->run < INT_MAX ? p->run : INT_MAX;
+  } else {
+    p->strategy = (g->in_sc == 1 && g->cin > 1) ? OPTIC_CONV_STRATEGY_IM2COL_MK : OPTIC_CONV_STRATEGY_IM2COL_KM;
+    build_row_walk(p, p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK);
+    int64_t block = CONV_COL_BLOCK_BYTES / (4 * (p->kc > 0 ? p->kc : 1));
+    p->block = block < CONV_MIN_BLOCK ? CONV_MIN_BLOCK : block;
+    int64_t len, stride;
+    int32_t from = collapse_suffix(p->pos, ost, p->npos, &len, &stride);
+    /* Write blocks in place when runs are long enough to hold full blocks;
+     * otherwise compute into a tile and scatter (cost: one extra pass over
+     * the output). */
+    if (conv_view_ok(len, g->cout, stride, g->out_so) && (len >= p->block || from == 0)) {
+      p->output_direct = true;
+      p->run = len;
+      p->out_run_stride = stride;
+    } else {
+      p->output_direct = false;
+      p->run = p->positions;
+    }
+  }
+  if (p->block > p->run) p->block = p->run > 0 ? p->run : 1;
+  return OPTIC_OK;
+}
+
+/* Scratch floats per slice, overflow-checked. */
+static optic_status size_scratch(optic_conv_plan *p) {
+  const optic_conv_geom *g = &p->g;
+  size_t col = 0, pack = 0, tile = 0;
+  bool ovf = false;
+  int64_t rows = p->pass == OPTIC_CONV_BACKWARD_KERNEL ? p->kchunk : p->kc;
+  if (p->strategy != OPTIC_CONV_STRATEGY_GEMM) ovf |= __builtin_mul_overflow((size_t)p->block, (size_t)rows, &col);
+  if (!p->kernel_direct) ovf |= __builtin_mul_overflow((size_t)rows, (size_t)g->cout, &pack);
+  if (!p->output_direct) ovf |= __builtin_mul_overflow((size_t)p->block, (size_t)g->cout, &tile);
+  size_t per = 0, bytes = 0;
+  ovf |= __builtin_add_overflow(col, pack, &per);
+  ovf |= __builtin_add_overflow(per, tile, &per);
+  per = (per + 15) / 16 * 16; /* keep each slice 64-byte aligned relative to the scratch start */
+  ovf |= __builtin_mul_overflow(per, (size_t)p->threads, &bytes);
+  ovf |= __builtin_mul_overflow(bytes, sizeof(float), &bytes);
+  if (ovf) return optic_fail(OPTIC_ERR_OVERFLOW, "convolution: scratch size overflows size_t");
+  p->col_floats = col;
+  p->pack_floats = pack;
+  p->per_thread_floats = per;
+  p->scratch_bytes = bytes;
+  return OPTIC_OK;
+}
+
+optic_status optic_conv_plan_make(const optic_conv_desc *d, optic_conv_pass pass, int32_t threads,
+                                  optic_conv_plan *out) {
+  if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: plan: out is NULL");
+  if (pass != OPTIC_CONV_FORWARD && pass != OPTIC_CONV_BACKWARD_INPUT && pass != OPTIC_CONV_BACKWARD_KERNEL) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: plan: unknown pass %d", (int)pass);
+  }
+  if (threads < 1) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: plan: threads is %d, must be >= 1", threads);
+  optic_conv_plan p;
+  memset(&p, 0, sizeof p);
+  optic_shape oshape;
+  optic_status st = optic_conv_infer_shape(d, &oshape);
+  if (st != OPTIC_OK) return st;
+  p.pass = pass;
+  p.threads = threads;
+  p.result_shape = pass == OPTIC_CONV_FORWARD ? oshape : pass == OPTIC_CONV_BACKWARD_INPUT ? d->input : d->kernel;
+  optic_conv_geom fwd;
+  forward_geometry(d, &oshape, &fwd);
+  if (pass == OPTIC_CONV_BACKWARD_INPUT) {
+    backward_input_geometry(&fwd, &p.g);
+  } else {
+    p.g = fwd;
+  }
+  st = plan_engine(&p);
+  if (st != OPTIC_OK) return st;
+  if (pass == OPTIC_CONV_BACKWARD_KERNEL) {
+    /* Threads split the gradient's rows, so each accumulates its own rows over
+     * all positions and no reduction between threads is needed. */
+    int64_t chunks = (threads + p.g.groups - 1) / p.g.groups;
+    if (chunks > p.kc) chunks = p.kc > 0 ? p.kc : 1;
+    p.kchunk = p.kc > 0 ? (p.kc + chunks - 1) / chunks : 0;
+    p.units = p.g.groups * chunks;
+    if (p.strategy != OPTIC_CONV_STRATEGY_GEMM) {
+      int64_t block = CONV_COL_BLOCK_BYTES / (4 * (p.kchunk > 0 ? p.kchunk : 1));
+      p.block = block < CONV_MIN_BLOCK ? CONV_MIN_BLOCK : block;
+      if (p.block > p.run) p.block = p.run > 0 ? p.run : 1;
+    }
+  } else {
+    p.units = p.g.groups * p.positions;
+  }
+  size_t ein = 0, ek = 0, eo = 0;
+  optic_shape_elements(&d->input, &ein);
+  optic_shape_elements(&d->kernel, &ek);
+  optic_shape_elements(&oshape, &eo);
+  if (pass == OPTIC_CONV_FORWARD) {
+    p.operand_elems[0] = ein, p.operand_elems[1] = ek, p.operand_elems[2] = eo;
+  } else if (pass == OPTIC_CONV_BACKWARD_INPUT) {
+    p.operand_elems[0] = eo, p.operand_elems[1] = ek, p.operand_elems[2] = ein;
+  } else {
+    p.operand_elems[0] = ein, p.operand_elems[1] = eo, p.operand_elems[2] = ek;
+  }
+  st = size_scratch(&p);
+  if (st != OPTIC_OK) return st;
+  *out = p;
+  return OPTIC_OK;
+}
