@@ -2,7 +2,8 @@
 """Runs shim_selftest (C benchmarks on bench/shim/gbench.h) with a tiny min
 time and checks its exit codes and the Google Benchmark JSON it writes:
 custom counters with their known values, the custom context, argument
-names, threads, repetitions and errors. Never checks a speed.
+names, threads, repetitions and errors, and that Google Benchmark's
+compare.py reads it. Never checks a speed.
 
 Usage: check_shim.py SHIM_SELFTEST OUT_DIR"""
 import json
@@ -71,6 +72,16 @@ def main(binary, out_dir):
     medians = [b for b in dense if b.get("aggregate_name") == "median"]
     check(len(medians) == 3, "dense range 1..3 with 2 repetitions gives 3 median aggregates (got %d)" % len(medians))
     check(all("min_time:0.002" in b["name"] for b in dense), "per-benchmark min time shows in the name")
+
+    # Google Benchmark's compare.py (Debian libbenchmark-tools, with Debian's
+    # python3-scipy) reads the JSON the shim writes.
+    compare = "/usr/share/benchmark/compare.py"
+    check(os.path.exists(compare), "%s exists (apt-get install libbenchmark-tools python3-scipy)" % compare)
+    if os.path.exists(compare):
+        p = subprocess.run(["/usr/bin/python3", compare, "benchmarks", out, out], capture_output=True, text=True,
+                           timeout=120)
+        check(p.returncode == 0 and "shim/counters/n:64/k:2" in p.stdout,
+              "compare.py reads two shim JSONs (rc %d): %s" % (p.returncode, (p.stdout + p.stderr)[-2000:]))
 
     rc, text = run(binary, os.path.join(out_dir, "error.json"), "--benchmark_filter=^shim/error$")
     check(rc == 3, "a benchmark that skips with an error makes main return 3 (got %d)" % rc)
