@@ -1,11 +1,12 @@
 /* Machine facts every benchmark report carries in its "context" object, so a
  * figure is read against the hardware and software that produced it: CPU,
  * the ISA optic's kernels dispatch to, the OpenBLAS core, OpenMP threads and
- * library versions. Keys start with "optic_"; the ratio script reads
+ * library versions, cache sizes. Keys start with "optic_"; the ratio script reads
  * optic_isa. Never fails: an unknown fact is written as "unknown". */
 #include <omp.h>
 #include <openssl/crypto.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include <optic/core.h>
 #include <optic/kernels.h>
@@ -22,6 +23,15 @@ static void add_int(const char *key, long value) {
   optic_bench_add_context(key, buf);
 }
 
+/* sysconf gives 0 or -1 when it does not know. */
+static void add_size(const char *key, long value) {
+  if (value > 0) {
+    add_int(key, value);
+  } else {
+    optic_bench_add_context(key, "unknown");
+  }
+}
+
 void bench_add_machine_context(void) {
   const optic_cpu_info *cpu = optic_cpu_info_get();
   optic_bench_add_context("optic_version", optic_version());
@@ -34,6 +44,12 @@ void bench_add_machine_context(void) {
   optic_bench_add_context("optic_isa_best", optic_isa_name(optic_isa_best()));
   optic_bench_add_context("optic_isa_note", optic_isa_selection_note());
   add_int("optic_omp_max_threads", omp_get_max_threads());
+  /* Cache sizes as glibc reports them (CPUID): Google Benchmark's own "caches"
+   * come from sysfs, which VMs often lack. On a VM the L3 figure may be the
+   * whole socket's, not the slice this guest's cores share. */
+  add_size("optic_l1d_bytes", sysconf(_SC_LEVEL1_DCACHE_SIZE));
+  add_size("optic_l2_bytes", sysconf(_SC_LEVEL2_CACHE_SIZE));
+  add_size("optic_l3_bytes", sysconf(_SC_LEVEL3_CACHE_SIZE));
 
   optic_blas_info blas;
   if (optic_blas_get_info(&blas) == OPTIC_OK) {
