@@ -1,0 +1,60 @@
+/* The compute bound: FMA peak GFLOP/s per ISA at 1 and 2 OpenMP threads, one
+ * parallel region per iteration, each thread running the ISA's loop
+ * (fma_loops.h). Registered only for ISAs this CPU supports; never calls a
+ * loop the CPU cannot run. */
+#include <omp.h>
+
+#include "bench/bench_util.h"
+#include "bench/peers/fma_loops.h"
+#include "kernels/common.h"
+
+/* Rounds per thread per iteration: about 0.1-0.5 ms, long against the
+ * parallel region's fork/join, short enough for many iterations. */
+static const uint64_t reps = 100000;
+
+typedef struct fma_peak {
+  const char *isa_name;
+  optic_isa isa;
+  float (*loop)(uint64_t reps);
+  double flops_per_rep;
+} fma_peak;
+
+static void run_fma_peak(optic_bench_state *st, void *user) {
+  const fma_peak *f = user;
+  int threads = (int)optic_bench_range(st, 0);
+  float sink[2] = {0.0f, 0.0f};
+  int got_threads = 0;
+  while (optic_bench_keep_running(st)) {
+#pragma omp parallel num_threads(threads)
+    {
+      float r = f->loop(reps);
+      int t = omp_get_thread_num();
+      if (t < 2) sink[t] += r;
+      if (t == 0) got_threads = omp_get_num_threads();
+    }
+  }
+  optic_bench_do_not_optimize(sink);
+  bench_report_rates(st, 0.0, f->flops_per_rep * (double)reps * (double)got_threads);
+  optic_bench_counter(st, "omp_threads", (double)got_threads, OPTIC_BENCH_COUNTER_PLAIN);
+}
+
+#if OPTIC_ARCH_X86_64
+static const fma_peak peaks[] = {
+    {"avx2", OPTIC_ISA_AVX2, bench_fma_avx2, BENCH_FMA_AVX2_FLOPS_PER_REP},
+    {"avx512", OPTIC_ISA_AVX512, bench_fma_avx512, BENCH_FMA_AVX512_FLOPS_PER_REP},
+};
+#endif
+
+void bench_register_fma_peak(void) {
+#if OPTIC_ARCH_X86_64
+  for (size_t i = 0; i < sizeof peaks / sizeof *peaks; i++) {
+    if (!optic_isa_supported(peaks[i].isa)) continue;
+    optic_bench *b = optic_bench_register(bench_name("peer/fma_peak/%s", peaks[i].isa_name), run_fma_peak,
+                                          (void *)&peaks[i]);
+    OPTIC_BENCH_ARGS(b, 1);
+    OPTIC_BENCH_ARGS(b, 2);
+    OPTIC_BENCH_ARG_NAMES(b, "threads");
+    optic_bench_use_real_time(b);
+  }
+#endif
+}

@@ -1,0 +1,63 @@
+/* Bandwidth peers: STREAM-style copy, scale, add, triad and the
+ * read-modify-write y += s*b (no write-allocate traffic: every line written
+ * was just read), as plain C loops. This file is compiled with -O3
+ * -fno-math-errno and no -m flags (bench/CMakeLists.txt): the bound a plain
+ * compiler gives, which optic's hand-vectorized kernels must match. Never
+ * hand-vectorize here. Run through the same harness as the kernels. */
+#include "bench/bench_util.h"
+#include "bench/elementwise.h"
+
+static void stream_copy(size_t n, const float *restrict a, float *restrict y) {
+  for (size_t i = 0; i < n; i++) y[i] = a[i];
+}
+
+static void stream_scale(size_t n, const float *restrict a, float s, float *restrict y) {
+  for (size_t i = 0; i < n; i++) y[i] = s * a[i];
+}
+
+static void stream_add(size_t n, const float *restrict a, const float *restrict b, float *restrict y) {
+  for (size_t i = 0; i < n; i++) y[i] = a[i] + b[i];
+}
+
+static void stream_triad(size_t n, const float *restrict a, const float *restrict b, float s,
+                         float *restrict y) {
+  for (size_t i = 0; i < n; i++) y[i] = a[i] + s * b[i];
+}
+
+static void rmw_axpy(size_t n, const float *restrict b, float s, float *restrict y) {
+  for (size_t i = 0; i < n; i++) y[i] += s * b[i];
+}
+
+typedef void (*copy_fn)(size_t, const float *, float *);
+typedef void (*scale_fn)(size_t, const float *, float, float *);
+typedef void (*add_fn)(size_t, const float *, const float *, float *);
+typedef void (*triad_fn)(size_t, const float *, const float *, float, float *);
+
+static void call_copy(void (*fn)(void), size_t n, float *const *arrays, float s) {
+  (void)s;
+  ((copy_fn)fn)(n, arrays[0], arrays[1]);
+}
+static void call_scale(void (*fn)(void), size_t n, float *const *arrays, float s) {
+  ((scale_fn)fn)(n, arrays[0], s, arrays[1]);
+}
+static void call_add(void (*fn)(void), size_t n, float *const *arrays, float s) {
+  (void)s;
+  ((add_fn)fn)(n, arrays[0], arrays[1], arrays[2]);
+}
+static void call_triad(void (*fn)(void), size_t n, float *const *arrays, float s) {
+  ((triad_fn)fn)(n, arrays[0], arrays[1], s, arrays[2]);
+}
+
+/* Bytes per element in STREAM's counting: copy/scale read 1 and write 1
+ * array, add/triad read 2 and write 1; rmw reads b and y and writes y. */
+static const bench_elementwise peers[] = {
+    {"stream_copy", OPTIC_ISA_SCALAR, (void (*)(void))stream_copy, call_copy, 1, 1, 8.0},
+    {"stream_scale", OPTIC_ISA_SCALAR, (void (*)(void))stream_scale, call_scale, 1, 1, 8.0},
+    {"stream_add", OPTIC_ISA_SCALAR, (void (*)(void))stream_add, call_add, 2, 1, 12.0},
+    {"stream_triad", OPTIC_ISA_SCALAR, (void (*)(void))stream_triad, call_triad, 2, 1, 12.0},
+    {"rmw_axpy", OPTIC_ISA_SCALAR, (void (*)(void))rmw_axpy, call_scale, 1, 1, 12.0},
+};
+
+void bench_register_stream(void) {
+  for (size_t i = 0; i < sizeof peers / sizeof *peers; i++) bench_register_elementwise("peer", &peers[i]);
+}

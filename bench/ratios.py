@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Named ratios (our benchmark / its peer) from a Google Benchmark JSON run of
+optic_bench, printed with their bars and PASS/FAIL. Importable: the report
+command reuses load_run() and compute(). Reads files only; never runs
+benchmarks.
+
+Usage: ratios.py RUN.json [--spec bench/ratios.json] [--json OUT] [--check]
+  --check   exit 1 if any ratio FAILs (MISSING ones do not fail)
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+DEFAULT_SPEC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ratios.json")
+
+
+def load_run(path):
+    """Returns (context dict, {run_name: [benchmark entries]})."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    runs = {}
+    for b in doc.get("benchmarks", []):
+        runs.setdefault(b.get("run_name", b["name"]), []).append(b)
+    return doc.get("context", {}), runs
+
+
+def figure(entries, metric):
+    """The run's figure for metric and how it was taken: the median aggregate
+    when repetitions were run, else the median over the iteration entries.
+    None when the metric is absent or every entry errored."""
+    for e in entries:
+        if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median" and metric in e:
+            return float(e[metric]), "median"
+    values = [float(e[metric]) for e in entries
+              if e.get("run_type", "iteration") == "iteration" and not e.get("error_occurred") and metric in e]
+    if not values:
+        return None, None
+    return statistics.median(values), ("median of %d" % len(values) if len(values) > 1 else "single run")
+
+
+def expand(name, context):
+    try:
+        return name.format(**context)
+    except KeyError as missing:
+        raise ValueError("benchmark name %r needs context key %s, which the run does not have" % (name, missing))
+
+
+def compute(spec, context, runs):
+    """One result dict per ratio in spec: name, ours, peer, metric, values,
+    ratio, bar, status in PASS / FAIL / MISSING."""
+    results = []
+    for r in spec["ratios"]:
+        ours, peer = expand(r["ours"], context), expand(r["peer"], context)
+        ours_value, how = figure(runs.get(ours, []), r["metric"])
+        peer_value, _ = figure(runs.get(peer, []), r["metric"])
+        res = {"name": r["name"], "description": r.get("description", ""), "ours": ours, "peer": peer,
+               "metric": r["metric"], "ours_value": ours_value, "peer_value": peer_value,
+               "bar": r.get("bar", {}), "taken": how, "ratio": None, "status": "MISSING"}
+        if ours_value is not None and peer_value is not None and peer_value != 0:
+            ratio = ours_value / peer_value
+            bar = res["bar"]
+            ok = ("min" not in bar or ratio >= bar["min"]) and ("max" not in bar or ratio <= bar["max"])
+            res["ratio"] = ratio
+            res["status"] = "PASS" if ok else "FAIL"
+        results.append(res)
+    return results
+
+
+def bar_text(bar):
+    parts = []
+    if "min" in bar:
+        parts.append(">= %g" % bar["min"])
+    if "max" in bar:
+        parts.append("<= %g" % bar["max"])
+    return " and ".join(parts) or "-"
+
+
+def format_table(results):
+    lines = []
+    for r in results:
+        if r["status"] == "MISSING":
+            absent = [n for n, v in ((r["ours"], r["ours_value"]), (r["peer"], r["peer_value"])) if v is None]
+            lines.append("%-36s %-8s bar %s; not in the run: %s" % (r["name"], "MISSING", bar_text(r["bar"]),
+                                                                   ", ".join(absent)))
+            continue
+        lines.append("%-36s %-8s ratio %.3f (bar %s)  %s %s: %.4g / %.4g  [%s]" % (
+            r["name"], r["status"], r["ratio"], bar_text(r["bar"]), r["metric"], r["taken"],
+            r["ours_value"], r["peer_value"], r["description"]))
+    return "\n".join(lines)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run", help="Google Benchmark JSON (--benchmark_out=FILE --benchmark_out_format=json)")
+    ap.add_argument("--spec", default=DEFAULT_SPEC, help="ratio definitions (default: bench/ratios.json)")
+    ap.add_argument("--json", help="also write the results to this file as JSON")
+    ap.add_argument("--check", action="store_true", help="exit 1 if any ratio fails its bar")
+    args = ap.parse_args(argv)
+    try:
+        with open(args.spec, encoding="utf-8") as f:
+            spec = json.load(f)
+        context, runs = load_run(args.run)
+        results = compute(spec, context, runs)
+    except (OSError, ValueError, KeyError) as e:
+        print("ratios: %s" % e, file=sys.stderr)
+        return 2
+    print(format_table(results))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"ratios": results}, f, indent=2)
+    if args.check and any(r["status"] == "FAIL" for r in results):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

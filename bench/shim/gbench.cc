@@ -1,0 +1,131 @@
+// The C shim over Google Benchmark (API and contracts in gbench.h): the only
+// C++ in optic. It forwards to Google Benchmark and adds nothing to what is
+// measured; every entry point is noexcept so no C++ exception unwinds into C.
+#include "bench/shim/gbench.h"
+
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+// The opaque C handles are the Google Benchmark objects themselves.
+benchmark::internal::Benchmark *bm(optic_bench *b) { return reinterpret_cast<benchmark::internal::Benchmark *>(b); }
+benchmark::State &state(optic_bench_state *st) { return *reinterpret_cast<benchmark::State *>(st); }
+const benchmark::State &state(const optic_bench_state *st) {
+  return *reinterpret_cast<const benchmark::State *>(st);
+}
+
+std::atomic<bool> any_error{false};
+
+benchmark::Counter::Flags counter_flags(unsigned flags) {
+  int f = benchmark::Counter::kDefaults;
+  if (flags & OPTIC_BENCH_COUNTER_RATE) f |= benchmark::Counter::kIsRate;
+  if (flags & OPTIC_BENCH_COUNTER_AVG_THREADS) f |= benchmark::Counter::kAvgThreads;
+  if (flags & OPTIC_BENCH_COUNTER_ITERATION_INVARIANT) f |= benchmark::Counter::kIsIterationInvariant;
+  if (flags & OPTIC_BENCH_COUNTER_PER_ITERATION) f |= benchmark::Counter::kAvgIterations;
+  return static_cast<benchmark::Counter::Flags>(f);
+}
+
+}  // namespace
+
+extern "C" {
+
+optic_bench *optic_bench_register(const char *name, optic_bench_fn fn, void *user) noexcept {
+  benchmark::internal::Benchmark *b =
+      benchmark::RegisterBenchmark(name, [fn, user](benchmark::State &st) {
+        fn(reinterpret_cast<optic_bench_state *>(&st), user);
+      });
+  return reinterpret_cast<optic_bench *>(b);
+}
+
+void optic_bench_args(optic_bench *b, const int64_t *args, size_t count) noexcept {
+  bm(b)->Args(std::vector<int64_t>(args, args + count));
+}
+
+void optic_bench_range_of(optic_bench *b, int64_t lo, int64_t hi) noexcept { bm(b)->Range(lo, hi); }
+
+void optic_bench_dense_range(optic_bench *b, int64_t lo, int64_t hi, int step) noexcept { bm(b)->DenseRange(lo, hi, step); }
+
+void optic_bench_arg_names(optic_bench *b, const char *const *names, size_t count) noexcept {
+  bm(b)->ArgNames(std::vector<std::string>(names, names + count));
+}
+
+void optic_bench_threads(optic_bench *b, int threads) noexcept { bm(b)->Threads(threads); }
+
+void optic_bench_use_real_time(optic_bench *b) noexcept { bm(b)->UseRealTime(); }
+
+void optic_bench_min_time(optic_bench *b, double seconds) noexcept { bm(b)->MinTime(seconds); }
+
+void optic_bench_repetitions(optic_bench *b, int n) noexcept { bm(b)->Repetitions(n); }
+
+void optic_bench_set_unit(optic_bench *b, optic_bench_unit unit) noexcept {
+  switch (unit) {
+    case OPTIC_BENCH_US: bm(b)->Unit(benchmark::kMicrosecond); break;
+    case OPTIC_BENCH_MS: bm(b)->Unit(benchmark::kMillisecond); break;
+    case OPTIC_BENCH_S: bm(b)->Unit(benchmark::kSecond); break;
+    default: bm(b)->Unit(benchmark::kNanosecond); break;
+  }
+}
+
+bool optic_bench_keep_running(optic_bench_state *st) noexcept { return state(st).KeepRunning(); }
+
+void optic_bench_pause(optic_bench_state *st) noexcept { state(st).PauseTiming(); }
+
+void optic_bench_resume(optic_bench_state *st) noexcept { state(st).ResumeTiming(); }
+
+int64_t optic_bench_range(const optic_bench_state *st, int i) noexcept {
+  return state(st).range(static_cast<std::size_t>(i));
+}
+
+int optic_bench_thread_index(const optic_bench_state *st) noexcept { return state(st).thread_index(); }
+
+int optic_bench_thread_count(const optic_bench_state *st) noexcept { return state(st).threads(); }
+
+int64_t optic_bench_iterations(const optic_bench_state *st) noexcept { return state(st).iterations(); }
+
+void optic_bench_set_items_processed(optic_bench_state *st, int64_t items) noexcept { state(st).SetItemsProcessed(items); }
+
+void optic_bench_set_bytes_processed(optic_bench_state *st, int64_t bytes) noexcept { state(st).SetBytesProcessed(bytes); }
+
+void optic_bench_counter(optic_bench_state *st, const char *name, double value, unsigned flags) noexcept {
+  benchmark::Counter::OneK base =
+      (flags & OPTIC_BENCH_COUNTER_BASE_1024) ? benchmark::Counter::kIs1024 : benchmark::Counter::kIs1000;
+  state(st).counters[name] = benchmark::Counter(value, counter_flags(flags), base);
+}
+
+void optic_bench_set_label(optic_bench_state *st, const char *label) noexcept { state(st).SetLabel(label); }
+
+void optic_bench_skip_with_error(optic_bench_state *st, const char *msg) noexcept {
+  any_error.store(true);
+  state(st).SkipWithError(msg);
+}
+
+void optic_bench_do_not_optimize(const void *p) noexcept {
+  benchmark::DoNotOptimize(p);
+  benchmark::ClobberMemory();
+}
+
+void optic_bench_add_context(const char *key, const char *value) noexcept { benchmark::AddCustomContext(key, value); }
+
+int optic_bench_main(int argc, char **argv) noexcept {
+  try {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    std::size_t matched = benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    if (matched == 0) return 2;
+    return any_error.load() ? 3 : 0;
+  } catch (const std::exception &e) {
+    // Google Benchmark reports its own failures itself; an exception here is
+    // an allocation failure or a library bug, which a C caller cannot catch.
+    std::fprintf(stderr, "optic bench: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // extern "C"

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Smoke test of optic_bench: every entry of every kernel list
+(kernels/list/*.inc) whose ISA this CPU supports is registered as a
+benchmark, and a quick run of the small cases (in-cache sizes, small GEMM,
+the 4 MiB write, oneDNN at 1 thread) completes without errors, with each
+suite's rate counter and the machine context in the JSON. Never checks a speed.
+
+Usage: check_suites.py OPTIC_BENCH SOURCE_DIR OUT_DIR"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+failures = []
+
+QUICK_FILTER = ("kernel/.*/n:8192/|peer/(stream_|rmw_).*/n:8192/|peer/fma_peak/|peer/sgemm/m:256/n:256/"
+                "|peer/sha256/|peer/write_fsync/bytes:4194304/|peer/onednn_conv/.*/threads:1/")
+CONTEXT_KEYS = ["optic_version", "optic_cpu_model", "optic_isa", "optic_isa_best", "optic_openblas_core",
+                "optic_openblas_config", "optic_openssl", "optic_onednn", "optic_google_benchmark"]
+ISA_ORDER = {"scalar": 0, "avx2": 1, "avx512": 2}
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL: " + what)
+
+
+def supported(isa, best):
+    isa = isa.lower()
+    if isa == "scalar":
+        return True
+    if isa == "neon":
+        return best == "neon"
+    return best in ISA_ORDER and isa in ISA_ORDER and ISA_ORDER[isa] <= ISA_ORDER[best]
+
+
+def list_entries(source_dir):
+    """(family, isa, function) for every X-macro line of every kernel list."""
+    entries = []
+    for path in sorted(glob.glob(os.path.join(source_dir, "kernels", "list", "*.inc"))):
+        family = os.path.splitext(os.path.basename(path))[0]
+        with open(path, encoding="utf-8") as f:
+            for m in re.finditer(r"^\s*X\w*\(\s*\w+\s*,\s*(\w+)\s*,\s*(\w+)", f.read(), re.M):
+                entries.append((family, m.group(1), m.group(2)))
+    return entries
+
+
+def main(binary, source_dir, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    out = os.path.join(out_dir, "suites.json")
+    p = subprocess.run([binary, "--benchmark_filter=" + QUICK_FILTER, "--benchmark_min_time=0.001",
+                        "--benchmark_out=" + out, "--benchmark_out_format=json"],
+                       capture_output=True, text=True, timeout=600)
+    check(p.returncode == 0, "quick run exits 0 (rc %d):\n%s%s" % (p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
+    with open(out, encoding="utf-8") as f:
+        doc = json.load(f)
+    ctx = doc.get("context", {})
+    for key in CONTEXT_KEYS:
+        check(ctx.get(key, "") != "", "context has %s" % key)
+    best = ctx.get("optic_isa_best", "scalar")
+
+    listed = subprocess.run([binary, "--benchmark_list_tests"], capture_output=True, text=True, timeout=60)
+    names = set(listed.stdout.split())
+    entries = list_entries(source_dir)
+    check(len(entries) > 0, "kernel lists found under %s/kernels/list" % source_dir)
+    for family, isa, fn in entries:
+        name = "kernel/%s/%s/n:8192/threads:1/real_time" % (family, fn)
+        if supported(isa, best):
+            check(name in names, "list entry %s (%s, %s) is benchmarked as %s" % (fn, family, isa, name))
+        else:
+            check(name not in names, "%s is not registered: this CPU lacks %s" % (fn, isa))
+
+    ran = doc.get("benchmarks", [])
+    check(len(ran) > 0, "the quick run ran benchmarks")
+    for b in ran:
+        check(not b.get("error_occurred"), "%s ran without error (%s)" % (b["name"], b.get("error_message")))
+        counter = "GFLOP/s" if re.match(r"peer/(fma_peak|sgemm|onednn_conv)/", b["name"]) else "GB/s"
+        check(b.get(counter, 0) > 0, "%s reports %s" % (b["name"], counter))
+    prefixes = ["kernel/", "peer/stream_add/", "peer/rmw_axpy/", "peer/fma_peak/", "peer/sgemm/", "peer/sha256/",
+                "peer/write_fsync/"]
+    if not ctx.get("optic_onednn", "").startswith("not built"):
+        prefixes.append("peer/onednn_conv/")
+    for prefix in prefixes:
+        check(any(b["name"].startswith(prefix) for b in ran), "the quick run includes %s" % prefix)
+
+    print("check_suites: %s" % ("%d check(s) failed" % len(failures) if failures else "all checks passed"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3]))
