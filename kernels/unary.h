@@ -49,7 +49,7 @@ typedef enum optic_unary_op {
 typedef void (*optic_f32_vunary_fn)(size_t n, const float *x, float *y);
 
 typedef struct optic_unary_kernels {
-  optic_f32_vunary_fn fn[OPTIC_UNARY_OP_COUNT];
+  optic_f32_vunary_fn kernel[OPTIC_UNARY_OP_COUNT];
   optic_isa isa_of[OPTIC_UNARY_OP_COUNT]; /* which ISA each entry really is */
 } optic_unary_kernels;
 
