@@ -1,0 +1,180 @@
+/* AVX-512 layout kernels: 2-D transposes of 16x16 (32-bit) and 8x8 (64-bit)
+ * tiles in registers, a tile row being exactly one 64-byte cache line; edge
+ * tiles use masked loads and stores (masked-out lanes never fault and are
+ * never written), and vector fills with a masked tail. Contract in
+ * kernels/layout.h; built with AVX-512 F/BW/VL/DQ flags only. */
+#include <immintrin.h>
+#include <string.h>
+
+#include "kernels/layout.h"
+
+/* Block edge in elements: 64x64 32-bit elements are 16 KiB of source and 16
+ * KiB of destination, which stay in L1/L2 while the block's tiles run. */
+#define BLOCK32 64
+#define BLOCK64 32
+
+static inline __mmask16 mask16(size_t r) { return (__mmask16)((1u << r) - 1u); }
+static inline __mmask8 mask8(size_t r) { return (__mmask8)((1u << r) - 1u); }
+
+/* r[k] row k of a 16x16 tile -> r[k] column k (64 shuffles). After the 32-
+ * and 64-bit interleaves, s[g][c] holds in 128-bit lane L column 4L+c of rows
+ * 4g..4g+3; two rounds of 128-bit lane shuffles (0x88 takes lanes 0,2 of each
+ * source, 0xDD lanes 1,3) transpose the 4x4 grid of lanes. */
+static inline void transpose16x16(__m512 r[16]) {
+  __m512 a[8], b[8];
+  for (int p = 0; p < 8; p++) {
+    a[p] = _mm512_unpacklo_ps(r[2 * p], r[2 * p + 1]);
+    b[p] = _mm512_unpackhi_ps(r[2 * p], r[2 * p + 1]);
+  }
+  __m512 s[4][4];
+  for (int g = 0; g < 4; g++) {
+    __m512d a0 = _mm512_castps_pd(a[2 * g]), a1 = _mm512_castps_pd(a[2 * g + 1]);
+    __m512d b0 = _mm512_castps_pd(b[2 * g]), b1 = _mm512_castps_pd(b[2 * g + 1]);
+    s[g][0] = _mm512_castpd_ps(_mm512_unpacklo_pd(a0, a1));
+    s[g][1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a0, a1));
+    s[g][2] = _mm512_castpd_ps(_mm512_unpacklo_pd(b0, b1));
+    s[g][3] = _mm512_castpd_ps(_mm512_unpackhi_pd(b0, b1));
+  }
+  for (int c = 0; c < 4; c++) {
+    __m512 q0 = _mm512_shuffle_f32x4(s[0][c], s[1][c], 0x88);
+    __m512 q1 = _mm512_shuffle_f32x4(s[0][c], s[1][c], 0xDD);
+    __m512 q2 = _mm512_shuffle_f32x4(s[2][c], s[3][c], 0x88);
+    __m512 q3 = _mm512_shuffle_f32x4(s[2][c], s[3][c], 0xDD);
+    r[c] = _mm512_shuffle_f32x4(q0, q2, 0x88);      /* column c */
+    r[c + 4] = _mm512_shuffle_f32x4(q1, q3, 0x88);  /* column 4 + c */
+    r[c + 8] = _mm512_shuffle_f32x4(q0, q2, 0xDD);  /* column 8 + c */
+    r[c + 12] = _mm512_shuffle_f32x4(q1, q3, 0xDD); /* column 12 + c */
+  }
+}
+
+static inline void tile32(const float *x, size_t ldx, float *y, size_t ldy) {
+  __m512 r[16];
+  for (size_t k = 0; k < 16; k++) r[k] = _mm512_loadu_ps(x + k * ldx);
+  transpose16x16(r);
+  for (size_t k = 0; k < 16; k++) _mm512_storeu_ps(y + k * ldy, r[k]);
+}
+
+/* nr x nc edge tile (1..16 each). */
+static inline void tile32_part(const float *x, size_t ldx, float *y, size_t ldy, size_t nr, size_t nc) {
+  const __mmask16 mc = mask16(nc), mr = mask16(nr);
+  __m512 r[16];
+  for (size_t k = 0; k < 16; k++) r[k] = k < nr ? _mm512_maskz_loadu_ps(mc, x + k * ldx) : _mm512_setzero_ps();
+  transpose16x16(r);
+  for (size_t k = 0; k < nc; k++) _mm512_mask_storeu_ps(y + k * ldy, mr, r[k]);
+}
+
+void optic_x32_transpose__avx512(size_t rows, size_t cols, const void *xv, size_t ldx, void *yv, size_t ldy) {
+  const float *x = xv;
+  float *y = yv;
+  for (size_t i0 = 0; i0 < rows; i0 += BLOCK32) {
+    size_t i1 = rows - i0 < BLOCK32 ? rows : i0 + BLOCK32;
+    for (size_t j0 = 0; j0 < cols; j0 += BLOCK32) {
+      size_t j1 = cols - j0 < BLOCK32 ? cols : j0 + BLOCK32;
+      size_t i = i0;
+      for (; i + 16 <= i1; i += 16) {
+        size_t j = j0;
+        for (; j + 16 <= j1; j += 16) tile32(x + i * ldx + j, ldx, y + j * ldy + i, ldy);
+        if (j < j1) tile32_part(x + i * ldx + j, ldx, y + j * ldy + i, ldy, 16, j1 - j);
+      }
+      if (i < i1) {
+        for (size_t j = j0; j < j1; j += 16) {
+          tile32_part(x + i * ldx + j, ldx, y + j * ldy + i, ldy, i1 - i, j1 - j < 16 ? j1 - j : 16);
+        }
+      }
+    }
+  }
+}
+
+/* r[k] row k of an 8x8 tile of 64-bit elements -> column k (24 shuffles):
+ * after the 64-bit interleave, lane L of a[p] (b[p]) holds column 2L (2L+1)
+ * of rows 2p, 2p+1; the 4x4 grid of 128-bit lanes is transposed as above. */
+static inline void transpose8x8_64(__m512d r[8]) {
+  __m512d v[2][4];
+  for (int p = 0; p < 4; p++) {
+    v[0][p] = _mm512_unpacklo_pd(r[2 * p], r[2 * p + 1]);
+    v[1][p] = _mm512_unpackhi_pd(r[2 * p], r[2 * p + 1]);
+  }
+  for (int c = 0; c < 2; c++) {
+    __m512d q0 = _mm512_shuffle_f64x2(v[c][0], v[c][1], 0x88);
+    __m512d q1 = _mm512_shuffle_f64x2(v[c][0], v[c][1], 0xDD);
+    __m512d q2 = _mm512_shuffle_f64x2(v[c][2], v[c][3], 0x88);
+    __m512d q3 = _mm512_shuffle_f64x2(v[c][2], v[c][3], 0xDD);
+    r[c] = _mm512_shuffle_f64x2(q0, q2, 0x88);     /* column c */
+    r[c + 2] = _mm512_shuffle_f64x2(q1, q3, 0x88); /* column 2 + c */
+    r[c + 4] = _mm512_shuffle_f64x2(q0, q2, 0xDD); /* column 4 + c */
+    r[c + 6] = _mm512_shuffle_f64x2(q1, q3, 0xDD); /* column 6 + c */
+  }
+}
+
+static inline void tile64(const double *x, size_t ldx, double *y, size_t ldy) {
+  __m512d r[8];
+  for (size_t k = 0; k < 8; k++) r[k] = _mm512_loadu_pd(x + k * ldx);
+  transpose8x8_64(r);
+  for (size_t k = 0; k < 8; k++) _mm512_storeu_pd(y + k * ldy, r[k]);
+}
+
+static inline void tile64_part(const double *x, size_t ldx, double *y, size_t ldy, size_t nr, size_t nc) {
+  const __mmask8 mc = mask8(nc), mr = mask8(nr);
+  __m512d r[8];
+  for (size_t k = 0; k < 8; k++) r[k] = k < nr ? _mm512_maskz_loadu_pd(mc, x + k * ldx) : _mm512_setzero_pd();
+  transpose8x8_64(r);
+  for (size_t k = 0; k < nc; k++) _mm512_mask_storeu_pd(y + k * ldy, mr, r[k]);
+}
+
+void optic_x64_transpose__avx512(size_t rows, size_t cols, const void *xv, size_t ldx, void *yv, size_t ldy) {
+  const double *x = xv;
+  double *y = yv;
+  for (size_t i0 = 0; i0 < rows; i0 += BLOCK64) {
+    size_t i1 = rows - i0 < BLOCK64 ? rows : i0 + BLOCK64;
+    for (size_t j0 = 0; j0 < cols; j0 += BLOCK64) {
+      size_t j1 = cols - j0 < BLOCK64 ? cols : j0 + BLOCK64;
+      size_t i = i0;
+      for (; i + 8 <= i1; i += 8) {
+        size_t j = j0;
+        for (; j + 8 <= j1; j += 8) tile64(x + i * ldx + j, ldx, y + j * ldy + i, ldy);
+        if (j < j1) tile64_part(x + i * ldx + j, ldx, y + j * ldy + i, ldy, 8, j1 - j);
+      }
+      if (i < i1) {
+        for (size_t j = j0; j < j1; j += 8) {
+          tile64_part(x + i * ldx + j, ldx, y + j * ldy + i, ldy, i1 - i, j1 - j < 8 ? j1 - j : 8);
+        }
+      }
+    }
+  }
+}
+
+void optic_x32_fill__avx512(size_t n, const void *value, void *yv) {
+  int32_t v;
+  memcpy(&v, value, 4);
+  const __m512i vv = _mm512_set1_epi32(v);
+  int32_t *y = yv;
+  size_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    _mm512_storeu_si512(y + i, vv);
+    _mm512_storeu_si512(y + i + 16, vv);
+    _mm512_storeu_si512(y + i + 32, vv);
+    _mm512_storeu_si512(y + i + 48, vv);
+  }
+  for (; i < n; i += 16) {
+    size_t r = n - i < 16 ? n - i : 16;
+    _mm512_mask_storeu_epi32(y + i, mask16(r), vv);
+  }
+}
+
+void optic_x64_fill__avx512(size_t n, const void *value, void *yv) {
+  long long v;
+  memcpy(&v, value, 8);
+  const __m512i vv = _mm512_set1_epi64(v);
+  int64_t *y = yv;
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    _mm512_storeu_si512(y + i, vv);
+    _mm512_storeu_si512(y + i + 8, vv);
+    _mm512_storeu_si512(y + i + 16, vv);
+    _mm512_storeu_si512(y + i + 24, vv);
+  }
+  for (; i < n; i += 8) {
+    size_t r = n - i < 8 ? n - i : 8;
+    _mm512_mask_storeu_epi64(y + i, mask8(r), vv);
+  }
+}
