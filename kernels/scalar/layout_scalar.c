@@ -11,9 +11,12 @@ void optic_copy__scalar(size_t nbytes, const void *x, void *y) {
   if (nbytes > 0) memcpy(y, x, nbytes);
 }
 
-/* Copies n <= 32 bytes with at most two fixed-size (possibly overlapping)
- * moves, which compile to plain loads and stores: a memcpy call per short row
- * would cost more than the row. */
+/* Copies n <= SMALL_ROW bytes as a head and a tail of fixed size (they may
+ * overlap): fixed-size moves compile to plain loads and stores, and a memcpy
+ * call per short row costs more than the row (measured on 4096 rows: 4-24
+ * bytes take 1.5-2.5 us this way against 7 us with memcpy). Longer rows go
+ * to memcpy: with 16-byte moves the head/tail trick stopped winning there. */
+#define SMALL_ROW 32
 static inline void copy_small(unsigned char *d, const unsigned char *s, size_t n) {
   if (n >= 16) {
     memcpy(d, s, 16);
@@ -34,7 +37,7 @@ static inline void copy_small(unsigned char *d, const unsigned char *s, size_t n
 void optic_copy2d__scalar(size_t rows, size_t row_bytes, const void *x, size_t ldx, void *y, size_t ldy) {
   const unsigned char *xb = x;
   unsigned char *yb = y;
-  if (row_bytes <= 32) {
+  if (row_bytes <= SMALL_ROW) {
     for (size_t r = 0; r < rows; r++) copy_small(yb + r * ldy, xb + r * ldx, row_bytes);
   } else {
     for (size_t r = 0; r < rows; r++) memcpy(yb + r * ldy, xb + r * ldx, row_bytes);

@@ -75,7 +75,7 @@ static void check_copy(optic_isa isa, optic_copy_fn fn, const char *name) {
 static void check_copy2d(optic_isa isa, optic_copy2d_fn fn, const char *name) {
   if (kt_skip_isa(isa)) return;
   static const size_t rows_set[] = {0, 1, 2, 5, 17};
-  static const size_t bytes_set[] = {0, 1, 2, 3, 4, 5, 7, 8, 12, 16, 17, 31, 32, 33, 64, 100, 257};
+  static const size_t bytes_set[] = {0, 1, 2, 3, 4, 5, 7, 8, 12, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 100, 257};
   int failures = 0;
   for (size_t ri = 0; ri < sizeof rows_set / sizeof rows_set[0]; ri++) {
     for (size_t bi = 0; bi < sizeof bytes_set / sizeof bytes_set[0] && failures < 5; bi++) {
