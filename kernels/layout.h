@@ -1,9 +1,11 @@
 /* Internal: layout kernels (contiguous and strided copies, 2-D transposes,
  * fills with one value) and the planned XLA transpose and broadcast built on
  * them. Layout kernels only move bits: no arithmetic, NaN payloads survive.
- * Contract as in kernels/common.h, except that in place is never legal here:
- * x and y must not overlap at all. Strided kernels touch only the elements
- * they name, never the gaps between rows (in x or in y). */
+ * Contract as in kernels/common.h, except that in place is never legal here
+ * (x and y must not overlap at all) and that element pointers need the
+ * alignment of their element type (what any C pointer to it has), nothing
+ * more; byte-based kernels (copy, copy2d, x8) need none. Strided kernels touch
+ * only the elements they name, never the gaps between rows (in x or in y). */
 #ifndef OPTIC_KERNELS_LAYOUT_H
 #define OPTIC_KERNELS_LAYOUT_H
 
