@@ -15,6 +15,12 @@
  * of a block compete for the same cache sets) and tie elsewhere. */
 #define BLOCK32 32
 #define BLOCK64 16
+/* Column strips: a transpose runs strip by strip (256 bytes of each x row),
+ * so each strip writes its rows of y front to back, the pattern of the
+ * plan's work units; measured on 4096x4096 f32, a whole-matrix call became as
+ * fast as the plan this way (it was 1.3x slower). */
+#define STRIP32 64
+#define STRIP64 32
 
 static inline __mmask16 mask16(size_t r) { return (__mmask16)((1u << r) - 1u); }
 static inline __mmask8 mask8(size_t r) { return (__mmask8)((1u << r) - 1u); }
@@ -103,9 +109,7 @@ static inline void tile32_part(const float *x, size_t ldx, float *y, size_t ldy,
   for (size_t k = 0; k < nc; k++) _mm512_mask_storeu_ps(y + k * ldy, mr, r[k]);
 }
 
-void optic_x32_transpose__avx512(size_t rows, size_t cols, const void *xv, size_t ldx, void *yv, size_t ldy) {
-  const float *x = xv;
-  float *y = yv;
+static inline void blocked32(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy) {
   for (size_t i0 = 0; i0 < rows; i0 += BLOCK32) {
     size_t i1 = rows - i0 < BLOCK32 ? rows : i0 + BLOCK32;
     for (size_t j0 = 0; j0 < cols; j0 += BLOCK32) {
@@ -122,6 +126,15 @@ void optic_x32_transpose__avx512(size_t rows, size_t cols, const void *xv, size_
         }
       }
     }
+  }
+}
+
+void optic_x32_transpose__avx512(size_t rows, size_t cols, const void *xv, size_t ldx, void *yv, size_t ldy) {
+  const float *x = xv;
+  float *y = yv;
+  for (size_t s0 = 0; s0 < cols; s0 += STRIP32) {
+    size_t c = cols - s0 < STRIP32 ? cols - s0 : STRIP32;
+    blocked32(rows, c, x + s0, ldx, y + s0 * ldy, ldy);
   }
 }
 
@@ -161,9 +174,7 @@ static inline void tile64_part(const double *x, size_t ldx, double *y, size_t ld
   for (size_t k = 0; k < nc; k++) _mm512_mask_storeu_pd(y + k * ldy, mr, r[k]);
 }
 
-void optic_x64_transpose__avx512(size_t rows, size_t cols, const void *xv, size_t ldx, void *yv, size_t ldy) {
-  const double *x = xv;
-  double *y = yv;
+static inline void blocked64(size_t rows, size_t cols, const double *x, size_t ldx, double *y, size_t ldy) {
   for (size_t i0 = 0; i0 < rows; i0 += BLOCK64) {
     size_t i1 = rows - i0 < BLOCK64 ? rows : i0 + BLOCK64;
     for (size_t j0 = 0; j0 < cols; j0 += BLOCK64) {
@@ -180,6 +191,15 @@ void optic_x64_transpose__avx512(size_t rows, size_t cols, const void *xv, size_
         }
       }
     }
+  }
+}
+
+void optic_x64_transpose__avx512(size_t rows, size_t cols, const void *xv, size_t ldx, void *yv, size_t ldy) {
+  const double *x = xv;
+  double *y = yv;
+  for (size_t s0 = 0; s0 < cols; s0 += STRIP64) {
+    size_t c = cols - s0 < STRIP64 ? cols - s0 : STRIP64;
+    blocked64(rows, c, x + s0, ldx, y + s0 * ldy, ldy);
   }
 }
 
