@@ -8,10 +8,13 @@
 
 #include "kernels/layout.h"
 
-/* Block edge in elements: 128-byte block rows. A 32x32 block of floats
- * touches 32 source and 32 destination rows of 128 bytes, which stay in L1
- * while its 8x8 tiles (half a cache line per row each) complete every line;
- * 64x64 blocks measured up to 3x slower at power-of-two leading dimensions. */
+/* Block edge in elements: 128-byte block rows (64x64 blocks measured up to
+ * 3x slower at power-of-two leading dimensions). Inside a block the tiles of
+ * one column of tiles run top to bottom: an 8x8 tile of floats covers half a
+ * cache line of each y row and the next tile down the other half, so y lines
+ * are complete before they can be evicted (x lines are only read, and are
+ * re-read from L2 if need be). This order made 4096x4096 f32 1.4x faster and
+ * 1024x1024 1.7x faster than the row-of-tiles order. */
 #define BLOCK32 32
 #define BLOCK64 16
 /* Column strips: a transpose runs strip by strip (256 bytes of each x row),
@@ -131,18 +134,17 @@ static inline void tile32_part(const float *x, size_t ldx, float *y, size_t ldy,
 static inline void blocked32(size_t rows, size_t cols, const float *x, size_t ldx, float *y, size_t ldy) {
   for (size_t i0 = 0; i0 < rows; i0 += BLOCK32) {
     size_t i1 = rows - i0 < BLOCK32 ? rows : i0 + BLOCK32;
+    size_t i_full = i0 + (i1 - i0) / 8 * 8;
     for (size_t j0 = 0; j0 < cols; j0 += BLOCK32) {
       size_t j1 = cols - j0 < BLOCK32 ? cols : j0 + BLOCK32;
-      size_t i = i0;
-      for (; i + 8 <= i1; i += 8) {
-        size_t j = j0;
-        for (; j + 8 <= j1; j += 8) tile32_full(x + i * ldx + j, ldx, y + j * ldy + i, ldy);
-        if (j < j1) tile32_part(x + i * ldx + j, ldx, y + j * ldy + i, ldy, 8, j1 - j);
-      }
-      if (i < i1) {
-        for (size_t j = j0; j < j1; j += 8) {
-          tile32_part(x + i * ldx + j, ldx, y + j * ldy + i, ldy, i1 - i, j1 - j < 8 ? j1 - j : 8);
+      for (size_t j = j0; j < j1; j += 8) {
+        size_t nc = j1 - j < 8 ? j1 - j : 8, i = i0;
+        if (nc == 8) {
+          for (; i < i_full; i += 8) tile32_full(x + i * ldx + j, ldx, y + j * ldy + i, ldy);
+        } else {
+          for (; i < i_full; i += 8) tile32_part(x + i * ldx + j, ldx, y + j * ldy + i, ldy, 8, nc);
         }
+        if (i < i1) tile32_part(x + i * ldx + j, ldx, y + j * ldy + i, ldy, i1 - i, nc);
       }
     }
   }
@@ -185,18 +187,17 @@ static inline void tile64_part(const double *x, size_t ldx, double *y, size_t ld
 static inline void blocked64(size_t rows, size_t cols, const double *x, size_t ldx, double *y, size_t ldy) {
   for (size_t i0 = 0; i0 < rows; i0 += BLOCK64) {
     size_t i1 = rows - i0 < BLOCK64 ? rows : i0 + BLOCK64;
+    size_t i_full = i0 + (i1 - i0) / 4 * 4;
     for (size_t j0 = 0; j0 < cols; j0 += BLOCK64) {
       size_t j1 = cols - j0 < BLOCK64 ? cols : j0 + BLOCK64;
-      size_t i = i0;
-      for (; i + 4 <= i1; i += 4) {
-        size_t j = j0;
-        for (; j + 4 <= j1; j += 4) tile64_full(x + i * ldx + j, ldx, y + j * ldy + i, ldy);
-        if (j < j1) tile64_part(x + i * ldx + j, ldx, y + j * ldy + i, ldy, 4, j1 - j);
-      }
-      if (i < i1) {
-        for (size_t j = j0; j < j1; j += 4) {
-          tile64_part(x + i * ldx + j, ldx, y + j * ldy + i, ldy, i1 - i, j1 - j < 4 ? j1 - j : 4);
+      for (size_t j = j0; j < j1; j += 4) {
+        size_t nc = j1 - j < 4 ? j1 - j : 4, i = i0;
+        if (nc == 4) {
+          for (; i < i_full; i += 4) tile64_full(x + i * ldx + j, ldx, y + j * ldy + i, ldy);
+        } else {
+          for (; i < i_full; i += 4) tile64_part(x + i * ldx + j, ldx, y + j * ldy + i, ldy, 4, nc);
         }
+        if (i < i1) tile64_part(x + i * ldx + j, ldx, y + j * ldy + i, ldy, i1 - i, nc);
       }
     }
   }
