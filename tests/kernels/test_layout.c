@@ -7,6 +7,8 @@
  * and run in split unit ranges. Tolerance: none. Layout ops move bits, so
  * every output must equal the reference byte for byte, and every byte around
  * and between the output elements (guards, row gaps) must be untouched. */
+#include <pthread.h>
+
 #include "kernels/layout.h"
 #include "tests/kernels/kernel_test.h"
 
@@ -535,6 +537,43 @@ static void broadcast_invalid(void) {
   OT_EXPECT_OK(optic_layout_plan_broadcast(NULL, &operand, &out, (const int64_t[]){0, 2}, 2, 4, &plan));
 }
 
+/* Threads running disjoint unit ranges of one plan at once, as the executor
+ * will (and as `make tsan` checks for races). */
+typedef struct plan_job {
+  const optic_layout_plan *plan;
+  const void *x;
+  void *y;
+  size_t begin, end;
+} plan_job;
+
+static void *run_job(void *arg) {
+  plan_job *j = arg;
+  optic_layout_run(j->plan, j->x, j->y, j->begin, j->end);
+  return NULL;
+}
+
+static void plan_run_threads(void) {
+  enum { T = 4 };
+  static const int64_t dims[3] = {300, 7, 301}, perm[3] = {2, 1, 0};
+  optic_shape in;
+  OT_EXPECT_OK(optic_shape_make(3, dims, &in));
+  optic_layout_plan plan;
+  OT_EXPECT_OK(optic_layout_plan_transpose(NULL, &in, perm, 3, 4, &plan));
+  OT_CHECK(plan.units >= T, "only %zu units", plan.units);
+  size_t n = elements_of(&in);
+  region x = region_make(n * 4, 0, 1234), y = region_make(n * 4, 0, 42), want = region_make(n * 4, 0, 42);
+  pthread_t tid[T];
+  plan_job jobs[T];
+  for (size_t t = 0; t < T; t++) {
+    jobs[t] = (plan_job){&plan, x.p, y.p, plan.units * t / T, plan.units * (t + 1) / T};
+    OT_CHECK(pthread_create(&tid[t], NULL, run_job, &jobs[t]) == 0);
+  }
+  for (size_t t = 0; t < T; t++) pthread_join(tid[t], NULL);
+  optic_ref_permute(4, &in, perm, x.p, want.p);
+  OT_CHECK(region_same(&y, &want), "threaded run differs at byte %ld", region_first_diff(&y, &want));
+  region_free(&x), region_free(&y), region_free(&want);
+}
+
 /* The table for each ISA holds that ISA's kernel wherever the list has one,
  * the scalar one elsewhere; OPTIC_ISA changes what _get returns. */
 static void dispatch_tables(void) {
@@ -589,5 +628,6 @@ static const ot_case cases[] = {
     {"broadcast_all_mappings", broadcast_all_mappings},
     {"broadcast_plan_shapes", broadcast_plan_shapes},
     {"broadcast_invalid", broadcast_invalid},
+    {"plan_run_threads", plan_run_threads},
 };
 OT_MAIN(cases)
