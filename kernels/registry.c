@@ -43,6 +43,18 @@ static const optic_kernel_desc registry[] = {
 #undef X_LION
 #undef X_RMSPROP
 #undef X_SGD
+#define X(op, isa, fn) {"unary", #op, "", OPTIC_ISA_##isa, #fn},
+#include "kernels/list/unary.inc"
+#undef X
+#define X_COPY(op, isa, fn) {"layout", #op, "copy", OPTIC_ISA_##isa, #fn},
+#define X_COPY2D(op, isa, fn) {"layout", #op, "copy2d", OPTIC_ISA_##isa, #fn},
+#define X_FILL(op, isa, fn) {"layout", #op, "fill", OPTIC_ISA_##isa, #fn},
+#define X_TRANSPOSE(op, isa, fn) {"layout", #op, "transpose", OPTIC_ISA_##isa, #fn},
+#include "kernels/list/layout.inc"
+#undef X_COPY
+#undef X_COPY2D
+#undef X_FILL
+#undef X_TRANSPOSE
 #define X_R(op, isa, fn) {"reduce", #op, "contiguous", OPTIC_ISA_##isa, #fn},
 #define X_RD(op, isa, fn) {"reduce", #op, "axis", OPTIC_ISA_##isa, #fn},
 #include "kernels/list/reduce.inc"
