@@ -95,6 +95,30 @@ static void print_window(optic_strbuf *s, const int64_t *w, int32_t rank) {
   optic_strbuf_printf(s, "}");
 }
 
+/* Convolution attributes (layout of ints: graph/internal.h). */
+static void print_convolution(optic_strbuf *s, const optic_instr *in) {
+  const int64_t *v = in->ints;
+  int32_t ns = (int32_t)v[0], rank = ns + 2;
+  if (ns > 0) print_window(s, v + 9 + 3 * ns, ns);
+  char parts[3][OPTIC_MAX_RANK + 1];
+  const char roles[3][2] = {{'b', 'f'}, {'i', 'o'}, {'b', 'f'}};
+  for (int part = 0; part < 3; part++) {
+    for (int32_t p = 0; p < rank; p++) {
+      char c = '?';
+      if (p == v[3 + 2 * part]) c = roles[part][0];
+      if (p == v[4 + 2 * part]) c = roles[part][1];
+      for (int32_t k = 0; k < ns; k++) {
+        if (p == v[9 + 3 * k + part]) c = (char)('0' + k);
+      }
+      parts[part][p] = c;
+    }
+    parts[part][rank] = '\0';
+  }
+  optic_strbuf_printf(s, ", dim_labels=%s_%s->%s", parts[0], parts[1], parts[2]);
+  if (v[1] != 1) optic_strbuf_printf(s, ", feature_group_count=%lld", (long long)v[1]);
+  if (v[2] != 1) optic_strbuf_printf(s, ", batch_group_count=%lld", (long long)v[2]);
+}
+
 static void print_calls(optic_strbuf *s, const optic_module_t *m, const optic_instr *in) {
   if (in->n_calls == 0) return;
   switch (in->op) {
@@ -164,6 +188,7 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
       break;
     }
     case OPTIC_OP_REDUCE_WINDOW: print_window(s, in->ints, in->n_ints / 7); break;
+    case OPTIC_OP_CONVOLUTION: print_convolution(s, in); break;
     default: break;
   }
   print_calls(s, m, in);

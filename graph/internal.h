@@ -10,6 +10,10 @@
  *   reduce-window: per dim (size, stride, pad_low, pad_high, base_dilation,
  *                  window_dilation, reversal) = 7 entries
  *   conditional: {1 if the selector is pred, else 0}
+ *   convolution: {nspatial, feature_group_count, batch_group_count, in_batch,
+ *                 in_feature, k_in, k_out, out_batch, out_feature, then per
+ *                 spatial dim (in, kernel, out positions), then per spatial
+ *                 dim the 7 window entries as in reduce-window}
  * Never include from outside graph/. */
 #ifndef OPTIC_GRAPH_INTERNAL_H
 #define OPTIC_GRAPH_INTERNAL_H
@@ -115,6 +119,10 @@ optic_status graph_check_scalar_root(const optic_module_t *m, optic_comp_id call
  * XLA's formula; validates the window (size >= 1, stride >= 1, dilations
  * >= 1, padded input not smaller than the dilated window is allowed to give 0). */
 optic_status graph_window_output_size(const char *op, int32_t dim, int64_t in, const optic_window_dim *w, int64_t *out);
+/* Rebuilds the kernels' convolution descriptor from a convolution
+ * instruction's attributes and operand shapes. */
+struct optic_conv_desc;
+void graph_conv_desc(const optic_module_t *m, const optic_instr *in, struct optic_conv_desc *d);
 const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c);
 
 /* Types: deep copy into malloc'd storage, and release. */

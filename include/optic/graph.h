@@ -280,6 +280,18 @@ OPTIC_API optic_status optic_graph_reduce_window(optic_module_t *m, optic_comp_i
                                                  const optic_window_dim *window, optic_comp_id to_apply,
                                                  const char *name, optic_node_id *out);
 
+/* convolution (XLA semantics): dim_labels in XLA notation, e.g.
+ * "b01f_01io->b01f" (NHWC input, HWIO kernel, NHWC output) or "bf_io->bf";
+ * window[s] describes spatial dim s (the digit s in the labels) and its size
+ * must equal the kernel's spatial size; base_dilation is XLA's lhs_dilate,
+ * window_dilation rhs_dilate. Output shape per XLA's shape inference; errors
+ * name the dims ("convolution: input feature dim has size 3 but kernel input
+ * feature dim has size 4 (feature_group_count 1)"). */
+OPTIC_API optic_status optic_graph_convolution(optic_module_t *m, optic_comp_id comp, optic_node_id lhs,
+                                               optic_node_id rhs, const char *dim_labels,
+                                               const optic_window_dim *window, int64_t feature_group_count,
+                                               int64_t batch_group_count, const char *name, optic_node_id *out);
+
 /* Read access to attributes (NULL / 0 when the opcode has none of that kind). */
 OPTIC_API const int64_t *optic_node_dims(const optic_module_t *m, optic_node_id id, int32_t *count);
 OPTIC_API optic_compare_dir optic_node_compare_dir(const optic_module_t *m, optic_node_id id);
