@@ -79,6 +79,7 @@ static optic_status fusion_bytes(const optic_module_t *m, const optic_instr *in,
   double b = size_of(&in->type);
   for (int32_t i = 0; i < f->n_instrs; i++) {
     const optic_instr *x = graph_instr(m, f->instrs[i]);
+    if (x == NULL) continue;
     if (x->op == OPTIC_OP_PARAMETER) b += fusion_parameter_read_bytes(m, x);
     if (x->op == OPTIC_OP_CONSTANT && elements(&x->type) > 1) b += size_of(&x->type);
   }
@@ -251,8 +252,10 @@ static optic_status computation_cost(const optic_module_t *m, optic_comp_id c, i
   memset(out, 0, sizeof *out);
   const optic_computation *comp = &m->comps[c];
   for (int32_t i = 0; i < comp->n_instrs; i++) {
+    const optic_instr *in = graph_instr(m, comp->instrs[i]);
+    if (in == NULL) continue; /* removed */
     optic_cost one;
-    optic_status st = node_cost(m, graph_instr(m, comp->instrs[i]), depth, &one);
+    optic_status st = node_cost(m, in, depth, &one);
     if (st != OPTIC_OK) return st;
     out->flops += one.flops, out->transcendentals += one.transcendentals, out->bytes_accessed += one.bytes_accessed;
   }

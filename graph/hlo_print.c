@@ -196,6 +196,7 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
 
 static void print_instruction(optic_strbuf *s, const optic_module_t *m, const optic_computation *c, optic_node_id id) {
   const optic_instr *in = &m->instrs[id];
+  if (in->removed) return;
   optic_strbuf_printf(s, "  %s%s = ", c->root == id ? "ROOT " : "", in->name);
   print_type(s, &in->type);
   optic_strbuf_printf(s, " %s(", optic_opcode_name(in->op));
@@ -220,6 +221,7 @@ static void print_computation(optic_strbuf *s, const optic_module_t *m, optic_co
   const optic_computation *c = &m->comps[cid];
   for (int32_t i = 0; i < c->n_instrs; i++) {
     const optic_instr *in = &m->instrs[c->instrs[i]];
+    if (in->removed) continue;
     for (int32_t k = 0; k < in->n_calls; k++) print_computation(s, m, in->calls[k], state);
   }
   if (cid == m->entry) return; /* printed last by the caller */

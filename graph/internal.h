@@ -28,6 +28,7 @@
 typedef struct optic_instr {
   optic_opcode op;
   optic_comp_id comp;
+  bool removed;    /* by optic_node_remove: the id stays reserved, nothing refers to it */
   optic_type type; /* tuple elements deep-owned */
   optic_node_id *operands;
   int32_t n_operands;
@@ -49,8 +50,9 @@ typedef struct optic_instr {
 
 typedef struct optic_computation {
   char *name;
-  optic_node_id *instrs; /* creation order */
+  optic_node_id *instrs; /* creation order; may hold removed ids until compacted */
   int32_t n_instrs, cap_instrs;
+  bool has_removed;
   optic_node_id *params; /* by parameter number; OPTIC_NO_NODE for gaps */
   int32_t n_params, cap_params;
   optic_node_id root;
@@ -105,7 +107,10 @@ optic_status graph_check_comp(const optic_module_t *m, optic_comp_id comp, const
 /* The operand's array type, or an error if it is missing or a tuple. */
 optic_status graph_array_operand(const optic_module_t *m, optic_comp_id comp, optic_node_id id, const char *op,
                                  int32_t index, const optic_type **t);
+/* The live instruction with this id, or NULL (no such id, or removed). */
 const optic_instr *graph_instr(const optic_module_t *m, optic_node_id id);
+/* Drops removed ids from a computation's instruction list. */
+void graph_compact(optic_module_t *m, optic_comp_id comp);
 
 /* Checks callee's existence, that it is not comp, has a root and takes
  * exactly the n parameter types given (shared by call-like builders). */

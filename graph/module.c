@@ -117,15 +117,26 @@ const char *optic_computation_name(const optic_module_t *m, optic_comp_id comp) 
 }
 
 const optic_instr *graph_instr(const optic_module_t *m, optic_node_id id) {
-  return (m && id >= 0 && id < m->n_instrs) ? &m->instrs[id] : NULL;
+  return (m && id >= 0 && id < m->n_instrs && !m->instrs[id].removed) ? &m->instrs[id] : NULL;
+}
+
+void graph_compact(optic_module_t *m, optic_comp_id comp) {
+  optic_computation *c = &m->comps[comp];
+  if (!c->has_removed) return;
+  int32_t k = 0;
+  for (int32_t i = 0; i < c->n_instrs; i++) {
+    if (!m->instrs[c->instrs[i]].removed) c->instrs[k++] = c->instrs[i];
+  }
+  c->n_instrs = k;
+  c->has_removed = false;
 }
 
 optic_status graph_check_operand(const optic_module_t *m, optic_comp_id comp, optic_node_id id, const char *op,
                                  int32_t index) {
   const optic_instr *in = graph_instr(m, id);
   if (in == NULL) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: operand %d is id %d, which does not exist", op, (int)index,
-                      (int)id);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: operand %d is id %d, which does not exist%s", op, (int)index,
+                      (int)id, (m && id >= 0 && id < m->n_instrs) ? " (it was removed)" : "");
   }
   if (in->comp != comp) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: operand %d (%s) belongs to computation '%s', not '%s'", op,
@@ -348,4 +359,72 @@ const void *optic_node_constant_data(const optic_module_t *m, optic_node_id id, 
   bool is_const = in && in->op == OPTIC_OP_CONSTANT;
   if (bytes) *bytes = is_const ? in->data_bytes : 0;
   return is_const ? in->data : NULL;
+}
+
+/* ------------------------------------------------------------ mutation */
+
+const optic_node_id *optic_computation_instructions(optic_module_t *m, optic_comp_id comp, int32_t *count) {
+  if (count) *count = 0;
+  if (m == NULL || comp < 0 || comp >= m->n_comps) return NULL;
+  graph_compact(m, comp);
+  if (count) *count = m->comps[comp].n_instrs;
+  return m->comps[comp].instrs;
+}
+
+optic_status optic_node_replace_all_uses(optic_module_t *m, optic_node_id old_id, optic_node_id new_id) {
+  const optic_instr *o = graph_instr(m, old_id), *n = graph_instr(m, new_id);
+  if (o == NULL || n == NULL) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "replace_all_uses: instruction %d or %d does not exist", (int)old_id,
+                      (int)new_id);
+  }
+  if (o->comp != n->comp) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "replace_all_uses: %s and %s are in different computations", o->name,
+                      n->name);
+  }
+  if (!optic_type_equal(&o->type, &n->type)) {
+    char b1[TYPE_BUF], b2[TYPE_BUF];
+    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "replace_all_uses: %s has type %s but %s has %s", o->name,
+                      graph_type_str(&o->type, b1, sizeof b1), n->name, graph_type_str(&n->type, b2, sizeof b2));
+  }
+  if (old_id == new_id) return OPTIC_OK;
+  optic_instr *old_in = &m->instrs[old_id], *new_in = &m->instrs[new_id];
+  /* Users of old that new itself feeds into would form a cycle if new used
+   * old; a user equal to new keeps its operand (new cannot use itself). */
+  int32_t kept = 0;
+  for (int32_t u = 0; u < old_in->n_users; u++) {
+    optic_node_id user = old_in->users[u];
+    if (user == new_id) {
+      old_in->users[kept++] = user;
+      continue;
+    }
+    optic_instr *ui = &m->instrs[user];
+    for (int32_t i = 0; i < ui->n_operands; i++) {
+      if (ui->operands[i] == old_id) ui->operands[i] = new_id;
+    }
+    optic_status st = add_user(new_in, user);
+    if (st != OPTIC_OK) return st; /* only on OOM; the edges changed so far are consistent */
+  }
+  old_in->n_users = kept;
+  optic_computation *c = &m->comps[old_in->comp];
+  if (c->root == old_id) c->root = new_id;
+  return OPTIC_OK;
+}
+
+optic_status optic_node_remove(optic_module_t *m, optic_node_id id) {
+  const optic_instr *in = graph_instr(m, id);
+  if (in == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "remove: instruction %d does not exist", (int)id);
+  if (in->n_users > 0) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "remove: %s still has %d user(s), e.g. %s", in->name,
+                      (int)in->n_users, m->instrs[in->users[0]].name);
+  }
+  optic_computation *c = &m->comps[in->comp];
+  if (c->root == id) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "remove: %s is the root of '%s'", in->name, c->name);
+  if (in->op == OPTIC_OP_PARAMETER) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "remove: %s is a parameter of '%s'", in->name, c->name);
+  }
+  optic_instr *mi = &m->instrs[id];
+  for (int32_t i = 0; i < mi->n_operands; i++) remove_user(&m->instrs[mi->operands[i]], id);
+  mi->removed = true;
+  c->has_removed = true;
+  return OPTIC_OK;
 }

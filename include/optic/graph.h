@@ -139,9 +139,25 @@ OPTIC_API const char *optic_node_name(const optic_module_t *m, optic_node_id id)
 OPTIC_API optic_comp_id optic_node_computation(const optic_module_t *m, optic_node_id id);
 OPTIC_API int32_t optic_node_operand_count(const optic_module_t *m, optic_node_id id);
 OPTIC_API optic_node_id optic_node_operand(const optic_module_t *m, optic_node_id id, int32_t i);
+/* The computation's live instructions in creation order (operands always
+ * before their users). The pointer is valid until the module changes. */
+OPTIC_API const optic_node_id *optic_computation_instructions(optic_module_t *m, optic_comp_id comp, int32_t *count);
 /* Users: instructions that take id as an operand (each listed once). */
 OPTIC_API int32_t optic_node_user_count(const optic_module_t *m, optic_node_id id);
 OPTIC_API optic_node_id optic_node_user(const optic_module_t *m, optic_node_id id, int32_t i);
+
+/* ------------------------------------------------------------ mutation
+ * For passes. Every operand edge and user list stays in sync. */
+
+/* Every use of old (operands of its users, and its computation's root) now
+ * refers to new, which must be in the same computation with an equal type.
+ * old keeps existing with no users (remove it, or let DCE do so); if new
+ * itself uses old, that use stays. The caller guarantees new does not depend
+ * on any other user of old (that would make a cycle; it is not checked). */
+OPTIC_API optic_status optic_node_replace_all_uses(optic_module_t *m, optic_node_id old_id, optic_node_id new_id);
+/* Removes an instruction that has no users and is neither a root nor a
+ * parameter. Its id is never reused; accessors treat it as nonexistent. */
+OPTIC_API optic_status optic_node_remove(optic_module_t *m, optic_node_id id);
 
 /* ------------------------------------------------------------ builders
  * Every builder adds one instruction to computation comp and writes its id to

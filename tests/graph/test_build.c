@@ -287,7 +287,47 @@ static void hlo_text(void) {
   optic_module_destroy(m);
 }
 
+static void mutation(void) {
+  fixture f = setup();
+  int64_t d[] = {4};
+  optic_node_id a = param(&f, 0, OPTIC_F32, 1, d), b = param(&f, 1, OPTIC_F32, 1, d);
+  optic_node_id n1, n2, add, mul, x;
+  OT_EXPECT_OK(optic_graph_unary(f.m, f.main, OPTIC_OP_NEGATE, a, "n1", &n1));
+  OT_EXPECT_OK(optic_graph_unary(f.m, f.main, OPTIC_OP_NEGATE, a, "n2", &n2)); /* a duplicate of n1 */
+  OT_EXPECT_OK(optic_graph_binary(f.m, f.main, OPTIC_OP_ADD, n1, n2, "add", &add));
+  OT_EXPECT_OK(optic_graph_binary(f.m, f.main, OPTIC_OP_MULTIPLY, n2, b, "mul", &mul));
+  OT_EXPECT_OK(optic_computation_set_root(f.m, f.main, n2));
+  /* replace n2 by n1 everywhere, the root included */
+  OT_EXPECT_OK(optic_node_replace_all_uses(f.m, n2, n1));
+  OT_CHECK(optic_computation_root(f.m, f.main) == n1, "the root follows the replacement");
+  OT_EXPECT_OK(optic_computation_set_root(f.m, f.main, mul));
+  OT_CHECK(optic_node_operand(f.m, add, 0) == n1 && optic_node_operand(f.m, add, 1) == n1);
+  OT_CHECK(optic_node_operand(f.m, mul, 0) == n1 && optic_node_user_count(f.m, n2) == 0);
+  OT_CHECK(optic_node_user_count(f.m, n1) == 2, "n1 has %d users", optic_node_user_count(f.m, n1));
+  OT_EXPECT_STATUS(optic_node_remove(f.m, n1), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_CHECK(strstr(optic_last_error(), "still has 2 user(s)") != NULL, "%s", optic_last_error());
+  OT_EXPECT_STATUS(optic_node_remove(f.m, mul), OPTIC_ERR_INVALID_ARGUMENT); /* root */
+  OT_EXPECT_STATUS(optic_node_remove(f.m, a), OPTIC_ERR_INVALID_ARGUMENT);   /* parameter */
+  OT_EXPECT_OK(optic_node_remove(f.m, n2));
+  OT_EXPECT_OK(optic_node_remove(f.m, add));
+  OT_CHECK(optic_node_user_count(f.m, n1) == 1 && optic_node_type(f.m, n2) == NULL && optic_node_name(f.m, add) == NULL);
+  OT_EXPECT_STATUS(optic_graph_unary(f.m, f.main, OPTIC_OP_NEGATE, n2, NULL, &x), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_CHECK(strstr(optic_last_error(), "was removed") != NULL, "%s", optic_last_error());
+  int32_t count;
+  const optic_node_id *ids = optic_computation_instructions(f.m, f.main, &count);
+  OT_CHECK(count == 4 && ids[0] == a && ids[1] == b && ids[2] == n1 && ids[3] == mul, "count %d", count);
+  optic_node_id other_type;
+  OT_EXPECT_OK(optic_graph_convert(f.m, f.main, n1, OPTIC_S32, NULL, &other_type));
+  OT_EXPECT_STATUS(optic_node_replace_all_uses(f.m, n1, other_type), OPTIC_ERR_SHAPE_MISMATCH);
+  char *text = NULL;
+  OT_EXPECT_OK(optic_module_to_hlo_text(f.m, &text));
+  OT_CHECK(text && strstr(text, "n2") == NULL && strstr(text, "ROOT mul = f32[4] multiply(n1, parameter.1)"), "%s", text);
+  free(text);
+  optic_module_destroy(f.m);
+}
+
 static const ot_case cases[] = {
+    {"mutation", mutation},
     {"elementwise_types_and_users", elementwise_types_and_users},
     {"elementwise_errors", elementwise_errors},
     {"leaves", leaves},
