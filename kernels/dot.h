@@ -11,14 +11,15 @@
  * With no contracting dims it is an outer product; with a 0-sized contracting
  * dim the sum is empty and the output is all zeros.
  *
- * Threading (see docs/kernels-dot.md for the measurements behind it): the
- * executor calls optic_dot_pack then optic_dot_compute from EVERY thread of
- * its parallel region with (thread, nthreads), with a barrier between the two
- * when plan->lhs_packed or plan->rhs_packed, and one after compute before the
+ * Threading (decided and measured in docs/kernels-dot.md): the executor calls
+ * optic_dot_pack, then optic_dot_compute, from EVERY thread of its one
+ * parallel region with (thread, nthreads); it puts a barrier between the two
+ * when plan->lhs.packed or plan->rhs.packed, and one after compute before the
  * output is read. Inside an OpenMP region OpenBLAS runs single-threaded, so
- * each thread's share goes through single-threaded sgemm. optic_dot_run does
- * both steps for the whole dot; called outside any parallel region it lets
- * OpenBLAS use its own threads (tests, tools, constant folding). */
+ * each thread's share goes through single-threaded sgemm/sgemv.
+ * optic_dot_run does both steps for the whole dot; called outside any
+ * parallel region it lets OpenBLAS use its own threads (tests, tools,
+ * constant folding). */
 #ifndef OPTIC_KERNELS_DOT_H
 #define OPTIC_KERNELS_DOT_H
 

@@ -98,8 +98,9 @@ optic_status optic_dot_infer_shape(const optic_shape *lhs, const optic_shape *rh
   for (int32_t i = 0; i < dims->lhs_batch_count; i++) {
     int32_t l = dims->lhs_batch[i], r = dims->rhs_batch[i];
     if (lhs->dims[l] != rhs->dims[r]) {
-      return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "dot: lhs batch dim %d has size %lld but rhs batch dim %d has size %lld",
-                        (int)l, (long long)lhs->dims[l], (int)r, (long long)rhs->dims[r]);
+      return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,
+                        "dot: lhs batch dim %d has size %lld but rhs batch dim %d has size %lld", (int)l,
+                        (long long)lhs->dims[l], (int)r, (long long)rhs->dims[r]);
     }
   }
   for (int32_t i = 0; i < dims->lhs_contracting_count; i++) {

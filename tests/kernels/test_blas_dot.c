@@ -51,21 +51,22 @@ static const char *path_name(optic_dot_path p) {
   return "?";
 }
 
+static int append_list(char *buf, size_t size, int n, const char *label, const int32_t *list, int32_t count) {
+  n += snprintf(buf + n, size - (size_t)n, " %s={", label);
+  for (int32_t i = 0; i < count; i++) n += snprintf(buf + n, size - (size_t)n, "%s%d", i ? "," : "", (int)list[i]);
+  return n + snprintf(buf + n, size - (size_t)n, "}");
+}
+
+/* "f32[2,3] . f32[3,4] lb={} rb={} lc={1} rc={0}": names a failing dot. */
 static void describe(char *buf, size_t size, const optic_shape *l, const optic_shape *r, const optic_dot_dims *d) {
   char ls[128], rs[128];
   optic_shape_format(l, OPTIC_F32, ls, sizeof ls);
   optic_shape_format(r, OPTIC_F32, rs, sizeof rs);
-  int n = snprintf(buf, size, "%s . %s lb={", ls, rs);
-  for (int i = 0; i < d->lhs_batch_count; i++) n += snprintf(buf + n, size - (size_t)n, "%s%d", i ? "," : "", d->lhs_batch[i]);
-  n += snprintf(buf + n, size - (size_t)n, "} rb={");
-  for (int i = 0; i < d->rhs_batch_count; i++) n += snprintf(buf + n, size - (size_t)n, "%s%d", i ? "," : "", d->rhs_batch[i]);
-  n += snprintf(buf + n, size - (size_t)n, "} lc={");
-  for (int i = 0; i < d->lhs_contracting_count; i++)
-    n += snprintf(buf + n, size - (size_t)n, "%s%d", i ? "," : "", d->lhs_contracting[i]);
-  n += snprintf(buf + n, size - (size_t)n, "} rc={");
-  for (int i = 0; i < d->rhs_contracting_count; i++)
-    n += snprintf(buf + n, size - (size_t)n, "%s%d", i ? "," : "", d->rhs_contracting[i]);
-  snprintf(buf + n, size - (size_t)n, "}");
+  int n = snprintf(buf, size, "%s . %s", ls, rs);
+  n = append_list(buf, size, n, "lb", d->lhs_batch, d->lhs_batch_count);
+  n = append_list(buf, size, n, "rb", d->rhs_batch, d->rhs_batch_count);
+  n = append_list(buf, size, n, "lc", d->lhs_contracting, d->lhs_contracting_count);
+  append_list(buf, size, n, "rc", d->rhs_contracting, d->rhs_contracting_count);
 }
 
 /* Tallies over all checked dots, so the sweeps can assert that both the
@@ -533,7 +534,8 @@ static const invalid_case invalid_cases[] = {
      .lhs_contracting = {1}, .rhs_contracting = {0, 1}}, OPTIC_ERR_INVALID_ARGUMENT,
      "dot: lhs has 1 contracting dims but rhs has 2"},
     {"more batch dims than rank", 2, 3, {2, 3}, {2, 3, 4}, {.lhs_batch_count = 3, .rhs_batch_count = 3,
-     .lhs_batch = {0, 1, 2}, .rhs_batch = {0, 1, 2}}, OPTIC_ERR_INVALID_ARGUMENT, "dot: lhs has 3 batch dims but rank 2"},
+     .lhs_batch = {0, 1, 2}, .rhs_batch = {0, 1, 2}}, OPTIC_ERR_INVALID_ARGUMENT,
+     "dot: lhs has 3 batch dims but rank 2"},
     {"contracting dim out of range", 2, 2, {2, 3}, {3, 4}, {.lhs_contracting_count = 1, .rhs_contracting_count = 1,
      .lhs_contracting = {2}, .rhs_contracting = {0}}, OPTIC_ERR_INVALID_ARGUMENT,
      "dot: lhs contracting dim 2 is out of range for rank 2"},
