@@ -214,6 +214,13 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
       return OPTIC_OK;
     }
     case OPTIC_OP_CALL: *out = sub; return OPTIC_OK;
+    case OPTIC_OP_DOT: {
+      double k = 1;
+      for (int64_t i = 0; i < in->ints[1]; i++) k *= (double)op0->shape.dims[in->ints[2 + 2 * in->ints[0] + i]];
+      out->flops = 2.0 * out_elems * k;
+      out->bytes_accessed = default_bytes(m, in);
+      return OPTIC_OK;
+    }
     case OPTIC_OP_CONVOLUTION:
       out->flops = conv_flops(m, in);
       out->bytes_accessed = default_bytes(m, in);

@@ -189,6 +189,21 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
     }
     case OPTIC_OP_REDUCE_WINDOW: print_window(s, in->ints, in->n_ints / 7); break;
     case OPTIC_OP_CONVOLUTION: print_convolution(s, in); break;
+    case OPTIC_OP_DOT: {
+      /* XLA prints only the non-empty lists, in this order. */
+      static const char *const keys[] = {"lhs_batch_dims", "rhs_batch_dims", "lhs_contracting_dims",
+                                         "rhs_contracting_dims"};
+      int64_t nb = in->ints[0], nc = in->ints[1];
+      const int64_t *lists[4] = {in->ints + 2, in->ints + 2 + nb, in->ints + 2 + 2 * nb, in->ints + 2 + 2 * nb + nc};
+      const int order[4] = {0, 2, 1, 3};
+      for (int k = 0; k < 4; k++) {
+        int64_t n = order[k] < 2 ? nb : nc;
+        if (n == 0) continue;
+        optic_strbuf_printf(s, ", %s=", keys[order[k]]);
+        print_int_list(s, lists[order[k]], (int32_t)n);
+      }
+      break;
+    }
     default: break;
   }
   print_calls(s, m, in);

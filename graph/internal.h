@@ -10,6 +10,8 @@
  *   reduce-window: per dim (size, stride, pad_low, pad_high, base_dilation,
  *                  window_dilation, reversal) = 7 entries
  *   conditional: {1 if the selector is pred, else 0}
+ *   dot: {batch count nb, contracting count nc, lhs_batch[nb], rhs_batch[nb],
+ *         lhs_contracting[nc], rhs_contracting[nc]}
  *   convolution: {nspatial, feature_group_count, batch_group_count, in_batch,
  *                 in_feature, k_in, k_out, out_batch, out_feature, then per
  *                 spatial dim (in, kernel, out positions), then per spatial
@@ -127,6 +129,8 @@ optic_status graph_window_output_size(const char *op, int32_t dim, int64_t in, c
 /* Rebuilds the kernels' convolution descriptor from a convolution
  * instruction's attributes and operand shapes. */
 struct optic_conv_desc;
+/* Rebuilds a dot instruction's dimension numbers from its attributes. */
+void graph_dot_dims(const optic_instr *in, optic_dot_dims *d);
 void graph_conv_desc(const optic_module_t *m, const optic_instr *in, struct optic_conv_desc *d);
 const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c);
 

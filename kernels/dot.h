@@ -23,16 +23,11 @@
 #ifndef OPTIC_KERNELS_DOT_H
 #define OPTIC_KERNELS_DOT_H
 
+#include <optic/kernels.h>
+
 #include "kernels/common.h"
 
-/* XLA's DotDimensionNumbers. Counts of the lhs and rhs lists must match;
- * entries are dim indices of the operand. */
-typedef struct optic_dot_dims {
-  int32_t lhs_batch_count, rhs_batch_count;
-  int32_t lhs_contracting_count, rhs_contracting_count;
-  int32_t lhs_batch[OPTIC_MAX_RANK], rhs_batch[OPTIC_MAX_RANK];
-  int32_t lhs_contracting[OPTIC_MAX_RANK], rhs_contracting[OPTIC_MAX_RANK];
-} optic_dot_dims;
+/* optic_dot_dims (XLA's DotDimensionNumbers) is public: include/optic/kernels.h. */
 
 /* Validates shapes and dimension numbers and computes the output shape.
  * Needs no BLAS (the graph builder's shape inference may call it). Errors:

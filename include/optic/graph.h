@@ -9,6 +9,7 @@
 #define OPTIC_GRAPH_H
 
 #include <optic/core.h>
+#include <optic/kernels.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -295,6 +296,12 @@ OPTIC_API optic_status optic_graph_reduce_window(optic_module_t *m, optic_comp_i
                                                  const optic_node_id *inits, int32_t n,
                                                  const optic_window_dim *window, optic_comp_id to_apply,
                                                  const char *name, optic_node_id *out);
+
+/* dot (XLA dot_general): dimension numbers pair lhs_batch[i] with
+ * rhs_batch[i] and lhs_contracting[i] with rhs_contracting[i]; output =
+ * batch dims (lhs_batch order), lhs free dims, rhs free dims. f32 only. */
+OPTIC_API optic_status optic_graph_dot(optic_module_t *m, optic_comp_id comp, optic_node_id lhs, optic_node_id rhs,
+                                       const optic_dot_dims *dims, const char *name, optic_node_id *out);
 
 /* convolution (XLA semantics): dim_labels in XLA notation, e.g.
  * "b01f_01io->b01f" (NHWC input, HWIO kernel, NHWC output) or "bf_io->bf";

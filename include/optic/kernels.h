@@ -26,6 +26,15 @@ typedef struct optic_blas_info {
 /* Fills *out. Thread-safe. Errors: INVALID_ARGUMENT for NULL. */
 OPTIC_API optic_status optic_blas_get_info(optic_blas_info *out);
 
+/* XLA's DotDimensionNumbers. Counts of the lhs and rhs lists must match;
+ * entries are dim indices of the operand. */
+typedef struct optic_dot_dims {
+  int32_t lhs_batch_count, rhs_batch_count;
+  int32_t lhs_contracting_count, rhs_contracting_count;
+  int32_t lhs_batch[OPTIC_MAX_RANK], rhs_batch[OPTIC_MAX_RANK];
+  int32_t lhs_contracting[OPTIC_MAX_RANK], rhs_contracting[OPTIC_MAX_RANK];
+} optic_dot_dims;
+
 #ifdef __cplusplus
 }
 #endif
