@@ -48,14 +48,19 @@ static inline optic_node_id fx_param(fixture *f, optic_comp_id c, int32_t n, opt
 static inline optic_node_id fx_scalar(fixture *f, optic_comp_id c, optic_dtype dt, double v) {
   optic_shape s = fx_shape(0, NULL);
   unsigned char buf[8];
-  float f32 = (float)v;
-  int32_t s32 = (int32_t)v;
-  unsigned char u8 = (unsigned char)v;
   switch (dt) {
-    case OPTIC_F32: memcpy(buf, &f32, 4); break;
+    case OPTIC_F32: {
+      float f32 = (float)v;
+      memcpy(buf, &f32, 4);
+      break;
+    }
     case OPTIC_F64: memcpy(buf, &v, 8); break;
-    case OPTIC_S32: memcpy(buf, &s32, 4); break;
-    default: buf[0] = u8; break;
+    case OPTIC_S32: {
+      int32_t s32 = (int32_t)v;
+      memcpy(buf, &s32, 4);
+      break;
+    }
+    default: buf[0] = (unsigned char)v; break;
   }
   optic_node_id id;
   BUILD(optic_graph_constant(f->m, c, dt, &s, buf, optic_dtype_size(dt), NULL, &id));
