@@ -343,9 +343,11 @@ OPTIC_API optic_status optic_module_to_hlo_text(const optic_module_t *m, char **
 /* ============================================================ optimization passes
  * graph/passes/ (docs/graph-passes.md): the pass manager and the dead code
  * elimination (DCE), common subexpression elimination (CSE) and exact
- * algebraic simplification passes. Every pass keeps the module's meaning
- * bit for bit (IEEE default rounding, no flush-to-zero) and is deterministic:
- * the same module and options give the same module (and HLO text) every run.
+ * algebraic simplification passes. Every pass keeps every value the module
+ * computes, bit for bit (IEEE round-to-nearest, no flush-to-zero; a NaN
+ * stays a NaN, though a signaling NaN that x*1 would have quieted is passed
+ * through as it is), and is deterministic: the same module and options give
+ * the same module (and HLO text) every run.
  *
  * Thread safety: optic_graph_optimize mutates the module and must not run
  * concurrently with any other use of it; distinct modules may be optimized

@@ -136,8 +136,9 @@ static inline int32_t fx_count(optic_module_t *m, optic_comp_id c) {
 
 static inline bool fx_exists(const optic_module_t *m, optic_node_id id) { return optic_node_name(m, id) != NULL; }
 
-/* Every computation lists operands before users, and every operand edge has
- * its user edge. */
+/* Every computation lists operands before users, every operand edge has its
+ * user edge, and user lists hold real users once each. Quadratic in fan-out:
+ * for small graphs. */
 static inline bool fx_well_formed(optic_module_t *m) {
   bool ok = true;
   for (optic_comp_id c = 0; c < optic_module_computation_count(m); c++) {
@@ -162,6 +163,23 @@ static inline bool fx_well_formed(optic_module_t *m) {
         for (int32_t u = 0; u < optic_node_user_count(m, o); u++) mirrored |= optic_node_user(m, o, u) == ids[i];
         if (!mirrored) {
           fprintf(stderr, "  %s is missing from the users of %s\n", optic_node_name(m, ids[i]), optic_node_name(m, o));
+          ok = false;
+        }
+      }
+    }
+    /* each user listed once, and only if it does use the instruction */
+    for (int32_t i = 0; i < n; i++) {
+      int32_t nu = optic_node_user_count(m, ids[i]);
+      for (int32_t u = 0; u < nu; u++) {
+        optic_node_id user = optic_node_user(m, ids[i], u);
+        bool uses = false;
+        for (int32_t k = 0; k < optic_node_operand_count(m, user); k++) uses |= optic_node_operand(m, user, k) == ids[i];
+        for (int32_t v = 0; v < u; v++) {
+          if (optic_node_user(m, ids[i], v) == user) uses = false;
+        }
+        if (!uses) {
+          fprintf(stderr, "  %s lists %s as a user wrongly or twice\n", optic_node_name(m, ids[i]),
+                  optic_node_name(m, user));
           ok = false;
         }
       }

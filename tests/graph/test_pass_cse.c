@@ -104,6 +104,7 @@ static void what_counts_as_equal(void) {
   }
   /* the NaN constants, iota, reshape, the 2.5 constants and then the pads */
   OT_CHECK(st.pass[OPTIC_PASS_CSE].replaced == 5, "replaced %lld", (long long)st.pass[OPTIC_PASS_CSE].replaced);
+  OT_CHECK(fx_well_formed(f.m), "the tuple took both twins' uses and is listed once by each survivor");
   optic_module_destroy(f.m);
 }
 

@@ -149,7 +149,34 @@ static void no_entry_is_an_error(void) {
   optic_module_destroy(m);
 }
 
+/* The builders allow a call cycle (a calls b, then b is given a root that
+ * calls a). Running it would never end, but analysing it must. */
+static void call_cycle_terminates(void) {
+  fixture f = fx_setup();
+  int64_t d[] = {2};
+  optic_comp_id a, b;
+  BUILD(optic_module_add_computation(f.m, "a", &a));
+  BUILD(optic_module_add_computation(f.m, "b", &b));
+  optic_node_id bp = fx_param(&f, b, 0, OPTIC_F32, 1, d);
+  BUILD(optic_computation_set_root(f.m, b, bp));
+  optic_node_id ap = fx_param(&f, a, 0, OPTIC_F32, 1, d), acall, bcall, mcall;
+  BUILD(optic_graph_call(f.m, a, b, &ap, 1, NULL, &acall));
+  BUILD(optic_computation_set_root(f.m, a, acall));
+  BUILD(optic_graph_call(f.m, b, a, &bp, 1, NULL, &bcall));
+  BUILD(optic_computation_set_root(f.m, b, bcall));
+  fx_un(&f, b, OPTIC_OP_ABS, bp); /* dead */
+  optic_node_id p = fx_param(&f, f.main, 0, OPTIC_F32, 1, d);
+  BUILD(optic_graph_call(f.m, f.main, a, &p, 1, NULL, &mcall));
+  BUILD(optic_computation_set_root(f.m, f.main, mcall));
+  BUILD(optic_module_set_entry(f.m, f.main));
+  optic_pass_stats st = {.size = sizeof st};
+  OT_EXPECT_OK(optic_graph_optimize(f.m, NULL, &st));
+  OT_CHECK(st.pass[OPTIC_PASS_DCE].removed == 1 && fx_count(f.m, a) == 2 && fx_count(f.m, b) == 2);
+  optic_module_destroy(f.m);
+}
+
 static const ot_case cases[] = {
+    {"call_cycle_terminates", call_cycle_terminates},
     {"removes_what_the_root_does_not_need", removes_what_the_root_does_not_need},
     {"called_computations", called_computations},
     {"collectives_stay", collectives_stay},
