@@ -166,24 +166,34 @@ optic_node_id optic_computation_parameter(const optic_module_t *m, optic_comp_id
   return m->comps[comp].params[i];
 }
 
-/* Adds `user` to `of`'s user list unless already there. */
-static optic_status add_user(optic_instr *of, optic_node_id user) {
-  for (int32_t i = 0; i < of->n_users; i++) {
-    if (of->users[i] == user) return OPTIC_OK;
-  }
-  if (of->n_users == of->cap_users) {
-    int32_t cap = of->cap_users ? of->cap_users * 2 : 4;
-    optic_node_id *u = realloc(of->users, (size_t)cap * sizeof *u);
-    if (u == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "graph: cannot grow a user list");
-    of->users = u;
-    of->cap_users = cap;
-  }
+/* Room for `more` users beyond those `of` has. */
+static optic_status reserve_users(optic_instr *of, int32_t more) {
+  if (more <= of->cap_users - of->n_users) return OPTIC_OK;
+  if (more > INT32_MAX - of->n_users) return optic_fail(OPTIC_ERR_OVERFLOW, "graph: a user list would overflow");
+  int32_t need = of->n_users + more, cap = of->cap_users ? of->cap_users : 4;
+  while (cap < need) cap = cap > INT32_MAX / 2 ? INT32_MAX : cap * 2;
+  optic_node_id *u = realloc(of->users, (size_t)cap * sizeof *u);
+  if (u == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "graph: cannot grow a user list");
+  of->users = u;
+  of->cap_users = cap;
+  return OPTIC_OK;
+}
+
+/* Appends `user` to `of`'s user list. The caller knows it is not listed yet
+ * (each user is listed once, however many operands it takes from `of`):
+ * checking here would cost the length of the list, quadratic over the many
+ * users of a shared constant. */
+static optic_status append_user(optic_instr *of, optic_node_id user) {
+  optic_status st = reserve_users(of, 1);
+  if (st != OPTIC_OK) return st;
   of->users[of->n_users++] = user;
   return OPTIC_OK;
 }
 
+/* Searches from the back: DCE removes users latest first, which are the
+ * ones appended last. */
 static void remove_user(optic_instr *of, optic_node_id user) {
-  for (int32_t i = 0; i < of->n_users; i++) {
+  for (int32_t i = of->n_users - 1; i >= 0; i--) {
     if (of->users[i] == user) {
       memmove(&of->users[i], &of->users[i + 1], (size_t)(of->n_users - i - 1) * sizeof *of->users);
       of->n_users--;
@@ -274,7 +284,11 @@ optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_
     in.data_bytes = p->data_bytes;
   }
   for (int32_t i = 0; i < in.n_operands; i++) {
-    if ((st = add_user(&m->instrs[in.operands[i]], id)) != OPTIC_OK) {
+    /* id is new: it is listed already only if an earlier operand was this
+     * same instruction, and then it was appended last. */
+    optic_instr *of = &m->instrs[in.operands[i]];
+    if (of->n_users > 0 && of->users[of->n_users - 1] == id) continue;
+    if ((st = append_user(of, id)) != OPTIC_OK) {
       for (int32_t k = 0; k < i; k++) remove_user(&m->instrs[in.operands[k]], id);
       goto fail;
     }
@@ -388,6 +402,9 @@ optic_status optic_node_replace_all_uses(optic_module_t *m, optic_node_id old_id
   }
   if (old_id == new_id) return OPTIC_OK;
   optic_instr *old_in = &m->instrs[old_id], *new_in = &m->instrs[new_id];
+  /* Reserved first, so nothing below can fail half-way. */
+  optic_status st = reserve_users(new_in, old_in->n_users);
+  if (st != OPTIC_OK) return st;
   /* Users of old that new itself feeds into would form a cycle if new used
    * old; a user equal to new keeps its operand (new cannot use itself). */
   int32_t kept = 0;
@@ -398,11 +415,12 @@ optic_status optic_node_replace_all_uses(optic_module_t *m, optic_node_id old_id
       continue;
     }
     optic_instr *ui = &m->instrs[user];
+    bool listed = false; /* user already took new as another operand */
     for (int32_t i = 0; i < ui->n_operands; i++) {
-      if (ui->operands[i] == old_id) ui->operands[i] = new_id;
+      if (ui->operands[i] == new_id) listed = true;
+      else if (ui->operands[i] == old_id) ui->operands[i] = new_id;
     }
-    optic_status st = add_user(new_in, user);
-    if (st != OPTIC_OK) return st; /* only on OOM; the edges changed so far are consistent */
+    if (!listed) new_in->users[new_in->n_users++] = user;
   }
   old_in->n_users = kept;
   optic_computation *c = &m->comps[old_in->comp];

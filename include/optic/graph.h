@@ -346,6 +346,110 @@ OPTIC_API optic_status optic_computation_cost(const optic_module_t *m, optic_com
  * frees with free()). */
 OPTIC_API optic_status optic_module_to_hlo_text(const optic_module_t *m, char **out);
 
+
+/* ============================================================ optimization passes
+ * graph/passes/ (docs/graph-passes.md): the pass manager and the dead code
+ * elimination (DCE), common subexpression elimination (CSE) and exact
+ * algebraic simplification passes. Every pass keeps every value the module
+ * computes, bit for bit (IEEE round-to-nearest, no flush-to-zero; a NaN
+ * stays a NaN, though a signaling NaN that x*1 would have quieted is passed
+ * through as it is), and is deterministic: the same module and options give
+ * the same module (and HLO text) every run.
+ *
+ * Thread safety: optic_graph_optimize mutates the module and must not run
+ * concurrently with any other use of it; distinct modules may be optimized
+ * on different threads at once. The option and stats structs are plain
+ * values owned by the caller. */
+
+typedef enum optic_opt_level {
+  OPTIC_OPT_NONE,  /* no pass runs; the module is only validated */
+  OPTIC_OPT_BASIC, /* dce and cse: never change what any instruction computes */
+  OPTIC_OPT_FULL   /* basic plus the exact algebraic simplifier */
+} optic_opt_level;
+
+/* X(NAME, name). The manager runs the enabled passes in this order in every
+ * round. Indexes of optimize_options.passes and pass_stats.pass. */
+#define OPTIC_PASS_LIST(X) \
+  X(SIMPLIFY, "simplify")  \
+  X(CSE, "cse")            \
+  X(DCE, "dce")
+
+typedef enum optic_pass {
+#define OPTIC_PASS_ENUM_(name, str) OPTIC_PASS_##name,
+  OPTIC_PASS_LIST(OPTIC_PASS_ENUM_)
+#undef OPTIC_PASS_ENUM_
+  OPTIC_PASS_COUNT_
+} optic_pass;
+
+/* Room for passes added later without changing the structs' layout. */
+#define OPTIC_MAX_PASSES 16
+
+/* "dce", "cse", "simplify"; "invalid" outside the enum. Static strings. */
+OPTIC_API const char *optic_pass_name(optic_pass pass);
+
+/* Per-pass override of the level's choice. Zero (BY_LEVEL) follows the level,
+ * so a zeroed entry, and every pass added later, does what the level says. */
+typedef enum optic_pass_toggle {
+  OPTIC_PASS_BY_LEVEL = 0,
+  OPTIC_PASS_ENABLE, /* run it even at a level that does not include it */
+  OPTIC_PASS_DISABLE
+} optic_pass_toggle;
+
+/* Options of optic_graph_optimize. Start from optic_optimize_options_default()
+ * (size = sizeof, level FULL, every pass BY_LEVEL, max_rounds 0). The size
+ * field lets the struct grow: fields beyond a caller's size take defaults. */
+typedef struct optic_optimize_options {
+  size_t size;
+  optic_opt_level level;
+  optic_pass_toggle passes[OPTIC_MAX_PASSES]; /* indexed by optic_pass */
+  /* Rounds allowed, counting the last one that must change nothing to prove
+   * the fixed point; 0 means 32. */
+  int32_t max_rounds;
+} optic_optimize_options;
+
+OPTIC_API optic_optimize_options optic_optimize_options_default(void);
+
+/* What one pass did, summed over the rounds it ran in. */
+typedef struct optic_pass_stat {
+  int32_t runs;         /* rounds it ran in */
+  int64_t removed;      /* instructions removed (dce) */
+  int64_t replaced;     /* instructions whose uses now go to an equal one (cse, simplify) */
+  int64_t added;        /* instructions created (simplify: merged reshapes, transposes) */
+  int64_t work;         /* pass-specific units of work: instructions visited plus
+                         * operand edges walked (dce), hash-table probes (cse),
+                         * constant elements inspected (simplify); linear in the
+                         * module size, which the tests check */
+  double seconds;       /* wall time */
+} optic_pass_stat;
+
+/* Filled by optic_graph_optimize: set size = sizeof(optic_pass_stats) (or
+ * less, for an older layout: only fields that fit are written). */
+typedef struct optic_pass_stats {
+  size_t size;
+  int32_t rounds;                  /* rounds run, including the final unchanged one */
+  int64_t instructions_before;     /* live instructions of the required computations */
+  int64_t instructions_after;
+  double seconds;                  /* wall time of the whole call */
+  optic_pass_stat pass[OPTIC_MAX_PASSES]; /* indexed by optic_pass */
+} optic_pass_stats;
+
+/* Runs the enabled passes over every computation the entry needs (its own,
+ * and those called by instructions its root depends on, transitively), round
+ * after round until one round changes nothing. opts may be NULL (defaults),
+ * stats may be NULL. Errors:
+ *  - INVALID_ARGUMENT: no entry, or a needed computation (the entry or one
+ *    that a live instruction calls) has no declared root; bad options. The
+ *    module is untouched (this is checked before any pass runs).
+ *  - INTERNAL: no fixed point within max_rounds rounds. The module is valid
+ *    and means what it meant; the rewrites made so far stay.
+ *  - OUT_OF_MEMORY: the module stays valid and equivalent; rewrites made
+ *    before the failure stay.
+ * Dead instructions of the needed computations are removed only by dce;
+ * computations no longer called stay in the module, untouched and not
+ * required to be valid. Parameters are never removed. */
+OPTIC_API optic_status optic_graph_optimize(optic_module_t *m, const optic_optimize_options *opts,
+                                            optic_pass_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif
