@@ -28,6 +28,25 @@ struct optic_buffer_plan {
 /* Index of id in the ascending array ids[0..n), or -1. */
 int32_t gs_local_index(const optic_node_id *ids, int32_t n, optic_node_id id);
 
+/* id -> local index lookups in O(1): a dense table over the computation's id
+ * range when that range is at most a few times n (the usual case: a
+ * computation's instructions are built together), else binary search, so a
+ * computation scattered across a big module never costs O(module) to plan. */
+typedef struct gs_index {
+  const optic_node_id *ids;
+  int32_t n;
+  optic_node_id base;
+  int64_t range;
+  int32_t *dense; /* NULL: binary search */
+} gs_index;
+optic_status gs_index_build(gs_index *x, const optic_node_id *ids, int32_t n);
+void gs_index_free(gs_index *x);
+static inline int32_t gs_index_of(const gs_index *x, optic_node_id id) {
+  if (x->dense == NULL) return gs_local_index(x->ids, x->n, id);
+  int64_t k = (int64_t)id - x->base;
+  return (k >= 0 && k < x->range) ? x->dense[k] : -1;
+}
+
 /* Result leaves are numbered depth-first across the computation: leaves of
  * local instruction i are [leaf_start[i], leaf_start[i + 1]). A "value" is the
  * leaf of the instruction that defines its bytes; it is named by that leaf's
@@ -35,6 +54,7 @@ int32_t gs_local_index(const optic_node_id *ids, int32_t n, optic_node_id id);
 typedef struct gs_values {
   int32_t n;
   optic_node_id *ids;          /* ascending */
+  gs_index index;              /* id -> local */
   const optic_instr **instr;   /* local -> instruction */
   int32_t *operand_start;      /* CSR of operands as local indexes, n + 1 */
   int32_t *operands;

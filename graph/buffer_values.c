@@ -19,6 +19,25 @@ int32_t gs_local_index(const optic_node_id *ids, int32_t n, optic_node_id id) {
   return (lo < n && ids[lo] == id) ? lo : -1;
 }
 
+optic_status gs_index_build(gs_index *x, const optic_node_id *ids, int32_t n) {
+  *x = (gs_index){.ids = ids, .n = n};
+  if (n == 0) return OPTIC_OK;
+  x->base = ids[0];
+  int64_t range = (int64_t)ids[n - 1] - ids[0] + 1;
+  if (range > 4 * (int64_t)n + 4096) return OPTIC_OK;
+  x->dense = malloc((size_t)range * sizeof *x->dense);
+  if (x->dense == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "graph: out of memory for an id index");
+  x->range = range;
+  for (int64_t k = 0; k < range; k++) x->dense[k] = -1;
+  for (int32_t i = 0; i < n; i++) x->dense[ids[i] - x->base] = i;
+  return OPTIC_OK;
+}
+
+void gs_index_free(gs_index *x) {
+  free(x->dense);
+  x->dense = NULL;
+}
+
 bool gs_is_alias(optic_opcode op) {
   return op == OPTIC_OP_TUPLE || op == OPTIC_OP_GET_TUPLE_ELEMENT || op == OPTIC_OP_RESHAPE;
 }
@@ -63,6 +82,7 @@ static int cmp_ids(const void *a, const void *b) {
 }
 
 void gs_values_free(gs_values *v) {
+  gs_index_free(&v->index);
   free(v->ids);
   free(v->instr);
   free(v->operand_start);
@@ -80,23 +100,24 @@ void gs_values_free(gs_values *v) {
 static optic_status collect(const optic_module_t *m, optic_comp_id comp, const char *op, gs_values *v) {
   const optic_computation *c = &m->comps[comp];
   int32_t n = 0;
-  for (int32_t i = 0; i < c->n_instrs; i++) n += graph_instr(m, c->instrs[i]) != NULL;
-  v->n = n;
-  v->ids = malloc(((size_t)n + 1) * sizeof *v->ids);
-  v->instr = malloc(((size_t)n + 1) * sizeof *v->instr);
-  v->operand_start = malloc(((size_t)n + 1) * sizeof *v->operand_start);
+  v->ids = malloc(((size_t)c->n_instrs + 1) * sizeof *v->ids);
+  v->instr = malloc(((size_t)c->n_instrs + 1) * sizeof *v->instr);
+  v->operand_start = malloc(((size_t)c->n_instrs + 1) * sizeof *v->operand_start);
   if (!v->ids || !v->instr || !v->operand_start) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
-  n = 0;
   bool sorted = true;
   for (int32_t i = 0; i < c->n_instrs; i++) {
-    if (graph_instr(m, c->instrs[i]) == NULL) continue;
-    if (n > 0 && v->ids[n - 1] >= c->instrs[i]) sorted = false;
-    v->ids[n++] = c->instrs[i];
+    optic_node_id id = c->instrs[i];
+    if (c->has_removed && m->instrs[id].removed) continue;
+    if (n > 0 && v->ids[n - 1] >= id) sorted = false;
+    v->ids[n++] = id;
   }
+  v->n = n;
   if (!sorted) qsort(v->ids, (size_t)n, sizeof *v->ids, cmp_ids);
+  optic_status st = gs_index_build(&v->index, v->ids, n);
+  if (st != OPTIC_OK) return st;
   int64_t edges = 0;
   for (int32_t i = 0; i < n; i++) {
-    v->instr[i] = graph_instr(m, v->ids[i]);
+    v->instr[i] = &m->instrs[v->ids[i]];
     edges += v->instr[i]->n_operands;
   }
   if (edges > INT32_MAX) return optic_fail(OPTIC_ERR_OVERFLOW, "%s: more than 2^31 operand edges", op);
@@ -107,7 +128,7 @@ static optic_status collect(const optic_module_t *m, optic_comp_id comp, const c
     v->operand_start[i] = e;
     const optic_instr *in = v->instr[i];
     for (int32_t k = 0; k < in->n_operands; k++) {
-      int32_t o = gs_local_index(v->ids, n, in->operands[k]);
+      int32_t o = gs_index_of(&v->index, in->operands[k]);
       /* Builders only take existing operands of the same computation, so an
        * operand always has a smaller id than its user. */
       if (o < 0 || o >= i) {
@@ -197,7 +218,7 @@ optic_status gs_values_build(const optic_module_t *m, optic_comp_id comp, const 
                       c->name);
   }
   if ((st = collect(m, comp, op, out)) == OPTIC_OK) {
-    out->root = gs_local_index(out->ids, out->n, c->root);
+    out->root = gs_index_of(&out->index, c->root);
     st = resolve_leaves(m, op, out);
   }
   if (st != OPTIC_OK) gs_values_free(out);

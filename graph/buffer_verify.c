@@ -17,11 +17,13 @@ typedef struct verifier {
   const optic_buffer_plan_t *p;
   const optic_schedule_t *s;
   const char *comp_name;
+  gs_index index;
+  const optic_instr **instr; /* local -> the module's instruction */
   int32_t *last;     /* defining leaf -> last step its bytes are used (arena values) */
   int32_t *takes;    /* defining leaf -> the operand value whose block it legally took, or -1 */
 } verifier;
 
-static int32_t local_of(const verifier *v, optic_node_id id) { return gs_local_index(v->s->ids, v->s->n, id); }
+static int32_t local_of(const verifier *v, optic_node_id id) { return gs_index_of(&v->index, id); }
 
 static int64_t count_leaves(const optic_type *t) {
   if (!optic_type_is_tuple(t)) return 1;
@@ -62,32 +64,36 @@ static const char *leaf_name(const verifier *v, int32_t leaf, char *buf, size_t 
 }
 
 /* 1. The schedule is a topological order of exactly the live instructions. */
-static optic_status check_schedule(const verifier *v) {
+static optic_status check_schedule(verifier *v) {
   const optic_module_t *m = v->m;
   const optic_schedule_t *s = v->s;
   const optic_computation *c = &m->comps[s->comp];
+  for (int32_t i = 1; i < s->n; i++) {
+    if (s->ids[i - 1] >= s->ids[i]) return FAIL("the plan's instruction ids are not strictly ascending");
+  }
+  for (int32_t i = 0; i < s->n; i++) v->instr[i] = NULL;
   int32_t live = 0;
   for (int32_t i = 0; i < c->n_instrs; i++) {
-    if (graph_instr(m, c->instrs[i]) == NULL) continue;
+    const optic_instr *in = graph_instr(m, c->instrs[i]);
+    if (in == NULL) continue;
     live++;
-    if (local_of(v, c->instrs[i]) < 0) {
+    int32_t k = local_of(v, c->instrs[i]);
+    if (k < 0) {
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "buffer_verify: %s of '%s' is not in the plan (module changed?)",
-                        m->instrs[c->instrs[i]].name, c->name);
+                        in->name, c->name);
     }
+    v->instr[k] = in;
   }
   if (live != s->n) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "buffer_verify: the plan has %d instructions, '%s' has %d live ones",
                       (int)s->n, c->name, (int)live);
-  }
-  for (int32_t i = 1; i < s->n; i++) {
-    if (s->ids[i - 1] >= s->ids[i]) return FAIL("the plan's instruction ids are not strictly ascending");
   }
   for (int32_t t = 0; t < s->n; t++) {
     int32_t i = local_of(v, s->order[t]);
     if (i < 0 || s->pos[i] != t) return FAIL("schedule entry %d (id %d) is not a permutation entry", (int)t, (int)s->order[t]);
   }
   for (int32_t i = 0; i < s->n; i++) {
-    const optic_instr *in = graph_instr(m, s->ids[i]);
+    const optic_instr *in = v->instr[i];
     for (int32_t k = 0; k < in->n_operands; k++) {
       int32_t o = local_of(v, in->operands[k]);
       if (o < 0 || s->pos[o] >= s->pos[i]) {
@@ -138,9 +144,9 @@ static optic_status check_slots(const verifier *v) {
   if (p->leaf_start[0] != 0) return FAIL("leaf numbering does not start at 0");
   size_t max_leaves = 0;
   for (int32_t i = 0; i < s->n; i++) {
-    int64_t want = count_leaves(optic_node_type(m, s->ids[i]));
+    int64_t want = count_leaves(&v->instr[i]->type);
     if ((int64_t)p->leaf_start[i + 1] - p->leaf_start[i] != want) {
-      return FAIL("%s has %d leaves in the plan, its type has %lld", optic_node_name(m, s->ids[i]),
+      return FAIL("%s has %d leaves in the plan, its type has %lld", v->instr[i]->name,
                   (int)(p->leaf_start[i + 1] - p->leaf_start[i]), (long long)want);
     }
     if ((size_t)want > max_leaves) max_leaves = (size_t)want;
@@ -151,7 +157,7 @@ static optic_status check_slots(const verifier *v) {
   /* Schedule order: an alias's operands are checked before it. */
   for (int32_t t = 0; t < s->n && st == OPTIC_OK; t++) {
     int32_t i = local_of(v, s->order[t]);
-    const optic_instr *in = graph_instr(m, s->order[t]);
+    const optic_instr *in = v->instr[i];
     int32_t first = p->leaf_start[i], count = p->leaf_start[i + 1] - first;
     sizes_of(&in->type, bytes);
     if (!gs_is_alias(in->op)) {
@@ -232,17 +238,17 @@ static optic_status check_outputs(const verifier *v) {
 /* 4. Liveness from the module's user lists: a value's bytes are live from its
  * step to the last step of a non-alias reader of anything holding them. */
 static void compute_liveness(verifier *v) {
-  const optic_module_t *m = v->m;
   const optic_buffer_plan_t *p = v->p;
   const optic_schedule_t *s = v->s;
   int32_t n_leaves = p->leaf_start[s->n];
   for (int32_t l = 0; l < n_leaves; l++) v->last[l] = -1;
   for (int32_t i = 0; i < s->n; i++) {
-    const optic_instr *in = graph_instr(m, s->ids[i]);
+    const optic_instr *in = v->instr[i];
     int32_t until = s->pos[i];
     for (int32_t u = 0; u < in->n_users; u++) {
-      const optic_instr *user = graph_instr(m, in->users[u]);
-      int32_t at = s->pos[local_of(v, in->users[u])];
+      int32_t ul = local_of(v, in->users[u]);
+      const optic_instr *user = v->instr[ul];
+      int32_t at = s->pos[ul];
       if (!gs_is_alias(user->op) && at > until) until = at;
     }
     for (int32_t l = p->leaf_start[i]; l < p->leaf_start[i + 1]; l++) {
@@ -266,7 +272,7 @@ static optic_status check_in_place(verifier *v) {
     if (p->leaf_start[i + 1] - l < 1) continue;
     const optic_buffer_slot *sl = &p->slots[l];
     if (sl->kind != OPTIC_BUFFER_ARENA || sl->in_place_of == OPTIC_NO_NODE || defining_leaf(v, sl) != l) continue;
-    const optic_instr *in = graph_instr(m, v->s->ids[i]);
+    const optic_instr *in = v->instr[i];
     for (int32_t k = 0; k < in->n_operands && v->takes[l] < 0; k++) {
       if (!gs_in_place_operand(in, k, optic_node_type(m, in->operands[k]))) continue;
       const optic_buffer_slot *os = &p->slots[p->leaf_start[local_of(v, in->operands[k])]];
@@ -418,11 +424,13 @@ optic_status optic_buffer_plan_verify(const optic_module_t *m, const optic_buffe
   optic_status st = graph_check_comp(m, p->schedule.comp, "buffer_verify");
   if (st != OPTIC_OK) return st;
   verifier v = {.m = m, .p = p, .s = &p->schedule, .comp_name = m->comps[p->schedule.comp].name};
-  if ((st = check_schedule(&v)) != OPTIC_OK) return st;
   int32_t n_leaves = p->leaf_start[v.s->n];
+  v.instr = malloc(((size_t)v.s->n + 1) * sizeof *v.instr);
   v.last = malloc(((size_t)n_leaves + 1) * sizeof *v.last);
   v.takes = malloc(((size_t)n_leaves + 1) * sizeof *v.takes);
-  if (!v.last || !v.takes) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "buffer_verify: out of memory");
+  if (!v.instr || !v.last || !v.takes) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "buffer_verify: out of memory");
+  if (st == OPTIC_OK) st = gs_index_build(&v.index, p->schedule.ids, p->schedule.n);
+  if (st == OPTIC_OK) st = check_schedule(&v);
   if (st == OPTIC_OK) st = check_slots(&v);
   if (st == OPTIC_OK) st = check_outputs(&v);
   if (st == OPTIC_OK) {
@@ -430,7 +438,9 @@ optic_status optic_buffer_plan_verify(const optic_module_t *m, const optic_buffe
     st = check_in_place(&v);
   }
   if (st == OPTIC_OK) st = sweep(&v);
+  free(v.instr);
   free(v.last);
   free(v.takes);
+  gs_index_free(&v.index);
   return st;
 }

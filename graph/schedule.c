@@ -239,7 +239,7 @@ optic_status optic_schedule_from_order(const optic_module_t *m, optic_comp_id co
   }
   for (int32_t i = 0; i < n; i++) pos[i] = -1;
   for (int32_t t = 0; t < n; t++) {
-    int32_t i = gs_local_index(v.ids, v.n, order[t]);
+    int32_t i = gs_index_of(&v.index, order[t]);
     if (i < 0) {
       st = optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "schedule_from_order: entry %d (id %d) is not a live instruction of '%s'",
                       (int)t, (int)order[t], m->comps[comp].name);

@@ -363,7 +363,8 @@ typedef struct optic_schedule optic_schedule_t;
  * instruction's operand subtrees visited in decreasing order of (bytes needed
  * while computing it - bytes it leaves live), Sethi-Ullman's rule; instructions
  * the root does not reach come first, by DFS from each one without users in id
- * order; the root is last. Deterministic; O(n log n). Errors: INVALID_ARGUMENT
+ * order, so the root is last unless one of those uses it. Deterministic;
+ * O(n log n). Errors: INVALID_ARGUMENT
  * (bad computation, no root), OVERFLOW, OUT_OF_MEMORY. */
 OPTIC_API optic_status optic_schedule_create(const optic_module_t *m, optic_comp_id comp, optic_schedule_t **out);
 /* A schedule from the caller's order: n ids, each live instruction of comp
