@@ -73,8 +73,8 @@ typedef struct gs_values {
 bool gs_is_alias(optic_opcode op);
 /* Elementwise ops whose kernels allow the output to be one of the inputs
  * (kernels/common.h): operand `index` may give its block to the result when
- * its type equals the result's (never select's predicate; never convert or
- * copy, whose kernels take distinct buffers). */
+ * its type equals the result's (never select's predicate; never compare,
+ * convert or copy, whose kernels take distinct buffers). */
 bool gs_in_place_operand(const optic_instr *in, int32_t index, const optic_type *operand_type);
 
 /* Analyzes comp's live instructions (needs a root). */

@@ -48,7 +48,7 @@ bool gs_in_place_operand(const optic_instr *in, int32_t index, const optic_type 
     case OPTIC_OP_POWER: case OPTIC_OP_MAXIMUM: case OPTIC_OP_MINIMUM: case OPTIC_OP_AND: case OPTIC_OP_OR:
     case OPTIC_OP_NEGATE: case OPTIC_OP_ABS: case OPTIC_OP_EXPONENTIAL: case OPTIC_OP_LOG: case OPTIC_OP_SQRT:
     case OPTIC_OP_RSQRT: case OPTIC_OP_TANH: case OPTIC_OP_LOGISTIC: case OPTIC_OP_SIGN: case OPTIC_OP_FLOOR:
-    case OPTIC_OP_CEIL: case OPTIC_OP_NOT: case OPTIC_OP_COMPARE: case OPTIC_OP_CLAMP: break;
+    case OPTIC_OP_CEIL: case OPTIC_OP_NOT: case OPTIC_OP_CLAMP: break;
     case OPTIC_OP_SELECT:
       if (index == 0) return false; /* kernels/select.h: y may be a or b, never p */
       break;

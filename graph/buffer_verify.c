@@ -1,9 +1,11 @@
 /* Buffer plan verifier: proves a plan sound against the module without
- * trusting the assigner's analysis. It recomputes leaves, aliases and
- * liveness from the module's own edges (user lists, where the assigner reads
- * operand lists), then sweeps the schedule keeping the live arena blocks in an
- * occupancy tree over their sorted offsets: a block born at a step must not
- * overlap its neighbours there. O(n log n). Never changes the plan. */
+ * trusting the assigner's analysis (it shares only the rule tables: which ops
+ * alias, which operands may be overwritten in place). It recomputes leaves,
+ * aliases and liveness from the module's own edges (user lists, where the
+ * assigner reads operand lists), then sweeps the schedule keeping the live
+ * arena blocks in an occupancy tree over their sorted offsets: a block born at
+ * a step must not overlap its neighbours there. O(n log n). Never changes the
+ * plan. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -354,6 +354,7 @@ static void verifier_rejects(void) {
   q->slots[la].offset = q->slots[lb].offset; /* a is still read when b is written */
   OT_EXPECT_STATUS(optic_buffer_plan_verify(m, q), OPTIC_ERR_INTERNAL);
   const char *msg = optic_last_error();
+  printf("verifier_rejects: %s\n", msg);
   OT_CHECK(strstr(msg, optic_node_name(m, a)) && strstr(msg, optic_node_name(m, b)) && strstr(msg, "overlaps"), "%s",
            msg);
   q->slots[la] = keep_a;
@@ -409,6 +410,71 @@ static void verifier_rejects(void) {
   OT_CHECK(none == NULL && old == NULL);
   optic_buffer_plan_destroy(plan);
   optic_module_destroy(m);
+}
+
+/* The allocator alone: best fit (lowest offset among equal sizes), splitting,
+ * coalescing on both sides, growth from a free block at the top, double-free
+ * detection; then random alloc/free sequences against a brute-force model. */
+static void allocator(void) {
+  gs_arena *a = NULL;
+  OT_EXPECT_OK(gs_arena_create(2, &a));
+  if (a == NULL) return;
+  size_t o[8];
+  OT_EXPECT_OK(gs_arena_alloc(a, 128, &o[0]));
+  OT_EXPECT_OK(gs_arena_alloc(a, 64, &o[1]));
+  OT_EXPECT_OK(gs_arena_alloc(a, 256, &o[2]));
+  OT_EXPECT_OK(gs_arena_alloc(a, 64, &o[3]));
+  OT_CHECK(o[0] == 0 && o[1] == 128 && o[2] == 192 && o[3] == 448 && gs_arena_high_water(a) == 512);
+  OT_EXPECT_OK(gs_arena_free(a, o[1], 64));
+  OT_EXPECT_OK(gs_arena_free(a, o[3], 64));
+  OT_EXPECT_OK(gs_arena_alloc(a, 64, &o[4])); /* two 64-byte holes: the lower one */
+  OT_CHECK(o[4] == 128, "got %zu", o[4]);
+  OT_EXPECT_OK(gs_arena_free(a, o[0], 128));
+  OT_EXPECT_OK(gs_arena_free(a, o[4], 64)); /* coalesces with [0, 128) */
+  OT_EXPECT_OK(gs_arena_alloc(a, 192, &o[5]));
+  OT_CHECK(o[5] == 0, "got %zu", o[5]);
+  OT_EXPECT_OK(gs_arena_alloc(a, 128, &o[6])); /* no hole fits: grow from the free block at the top */
+  OT_CHECK(o[6] == 448 && gs_arena_high_water(a) == 576, "got %zu, high water %zu", o[6], gs_arena_high_water(a));
+  OT_EXPECT_OK(gs_arena_free(a, o[2], 256));
+  OT_EXPECT_STATUS(gs_arena_free(a, o[2], 256), OPTIC_ERR_INTERNAL);
+  OT_EXPECT_STATUS(gs_arena_free(a, 640, 64), OPTIC_ERR_INTERNAL); /* beyond the high water */
+  gs_arena_destroy(a);
+
+  rg_rng r = {rg_seed(0xa110c)};
+  for (int round = 0; round < 50; round++) {
+    OT_EXPECT_OK(gs_arena_create(4, &a));
+    if (a == NULL) return;
+    enum { N = 64 };
+    size_t off[N], size[N];
+    bool live[N] = {false};
+    for (int step = 0; step < 400; step++) {
+      int k = (int)rg_int(&r, 0, N - 1);
+      if (live[k]) {
+        OT_EXPECT_OK(gs_arena_free(a, off[k], size[k]));
+        live[k] = false;
+        continue;
+      }
+      size[k] = (size_t)rg_int(&r, 1, 16) * ALIGN;
+      OT_EXPECT_OK(gs_arena_alloc(a, size[k], &off[k]));
+      live[k] = true;
+      OT_CHECK(off[k] % ALIGN == 0 && off[k] + size[k] <= gs_arena_high_water(a));
+      for (int j = 0; j < N; j++) {
+        if (j != k && live[j]) {
+          OT_CHECK(off[j] + size[j] <= off[k] || off[k] + size[k] <= off[j], "round %d step %d: blocks overlap",
+                   round, step);
+        }
+      }
+    }
+    for (int j = 0; j < N; j++) {
+      if (live[j]) OT_EXPECT_OK(gs_arena_free(a, off[j], size[j]));
+    }
+    /* Everything coalesced back into one block spanning the arena. */
+    size_t whole;
+    size_t hw = gs_arena_high_water(a);
+    OT_EXPECT_OK(gs_arena_alloc(a, hw, &whole));
+    OT_CHECK(whole == 0 && gs_arena_high_water(a) == hw, "round %d: free list did not coalesce", round);
+    gs_arena_destroy(a);
+  }
 }
 
 static void api_errors(void) {
@@ -603,6 +669,7 @@ static const ot_case cases[] = {
     {"called_computations", called_computations},
     {"zero_sized", zero_sized},
     {"verifier_rejects", verifier_rejects},
+    {"allocator", allocator},
     {"api_errors", api_errors},
     {"random_graphs", random_graphs},
 };

