@@ -174,8 +174,8 @@ static inline bool rg_step(rg_rng *r, rg_graph *g, rg_pool *p, optic_node_id zer
       optic_node_id tu = p->tup[rg_int(r, 0, p->nt - 1)];
       const optic_type *tt = optic_node_type(m, tu);
       int64_t i = rg_int(r, 0, tt->tuple_size - 1);
+      to_tuples = optic_type_is_tuple(&tt->elements[i]); /* tt dies when the module grows */
       st = optic_graph_get_tuple_element(m, c, tu, i, NULL, &out);
-      to_tuples = optic_type_is_tuple(&tt->elements[i]);
       break;
     }
   }
