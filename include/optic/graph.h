@@ -450,6 +450,120 @@ typedef struct optic_pass_stats {
 OPTIC_API optic_status optic_graph_optimize(optic_module_t *m, const optic_optimize_options *opts,
                                             optic_pass_stats *stats);
 
+/* ------------------------------------------------------------ schedule and buffer assignment
+ * (docs/graph-buffers.md). A schedule is a topological order of one
+ * computation's live instructions chosen to lower peak memory; a buffer plan
+ * places every array result of that computation, by liveness over the
+ * schedule, in one arena (offset, size) or marks it as living elsewhere
+ * (parameters, constants, outputs). Each computation is planned on its own:
+ * computations applied by call/while/conditional/map/reduce/... get their own
+ * plans, and a fused computation needs none (a fusion is one op).
+ *
+ * Both objects copy what they need from the module (ids, offsets), are
+ * immutable after creation and safe to read from any number of threads at
+ * once. They describe the module as it was when they were made: after the
+ * module changes, make them again (plan creation and verification detect a
+ * schedule that no longer matches and fail with INVALID_ARGUMENT). The caller
+ * owns what a _create returns and frees it with the matching _destroy
+ * (NULL-safe). Creating either reads the module only (const): several threads
+ * may plan computations of one module concurrently while no one mutates it. */
+
+typedef struct optic_schedule optic_schedule_t;
+
+/* Schedules comp's live instructions: DFS post-order from the root, each
+ * instruction's operand subtrees visited in decreasing order of (bytes needed
+ * while computing it - bytes it leaves live), Sethi-Ullman's rule; instructions
+ * the root does not reach come first, by DFS from each one without users in id
+ * order, so the root is last unless one of those uses it. Deterministic;
+ * O(n log n). Errors: INVALID_ARGUMENT
+ * (bad computation, no root), OVERFLOW, OUT_OF_MEMORY. */
+OPTIC_API optic_status optic_schedule_create(const optic_module_t *m, optic_comp_id comp, optic_schedule_t **out);
+/* A schedule from the caller's order: n ids, each live instruction of comp
+ * exactly once, every operand before its users (else INVALID_ARGUMENT naming
+ * the instructions). Its peak is computed as for optic_schedule_create. */
+OPTIC_API optic_status optic_schedule_from_order(const optic_module_t *m, optic_comp_id comp,
+                                                 const optic_node_id *order, int32_t n, optic_schedule_t **out);
+OPTIC_API void optic_schedule_destroy(optic_schedule_t *s);
+OPTIC_API optic_comp_id optic_schedule_computation(const optic_schedule_t *s);
+/* The order (valid while s lives) and its length. */
+OPTIC_API const optic_node_id *optic_schedule_order(const optic_schedule_t *s, int32_t *count);
+/* Position of id in the order, or -1 if id is not scheduled here. O(log n). */
+OPTIC_API int32_t optic_schedule_position(const optic_schedule_t *s, optic_node_id id);
+/* Peak live bytes of the order: the most bytes of arena-resident results
+ * (exact sizes; see optic_buffer_kind) live at one step, with an in-place
+ * result counted once with the operand whose block it takes. A lower bound
+ * on any arena for this order. */
+OPTIC_API size_t optic_schedule_peak_bytes(const optic_schedule_t *s);
+
+/* Where one array leaf of an instruction's result lives. */
+typedef enum optic_buffer_kind {
+  OPTIC_BUFFER_ARENA,     /* bytes [offset, offset + size) of the computation's arena */
+  OPTIC_BUFFER_PARAMETER, /* the caller's parameter buffer (source is the parameter) */
+  OPTIC_BUFFER_CONSTANT,  /* the constant's own bytes in the module (source is the constant) */
+  OPTIC_BUFFER_OUTPUT     /* the caller's buffer for leaf output_leaf of the root's result */
+} optic_buffer_kind;
+
+#define OPTIC_BUFFER_ALIGNMENT 64
+
+/* Aliases (tuple, get-tuple-element, reshape) report the slot of the leaf
+ * they alias, so equal (kind, source, source_leaf) means the same bytes. */
+typedef struct optic_buffer_slot {
+  optic_buffer_kind kind;
+  size_t offset;             /* ARENA: a multiple of OPTIC_BUFFER_ALIGNMENT; 0 otherwise */
+  size_t size;               /* exact bytes of the array (elements x dtype size) */
+  optic_node_id source;      /* the instruction whose result defines these bytes */
+  int32_t source_leaf;       /* which leaf of source's result (0 for arrays) */
+  int32_t output_leaf;       /* OUTPUT: the first root leaf this is; -1 otherwise */
+  optic_node_id in_place_of; /* the instruction whose dying block this result took over
+                                (same offset and size), or OPTIC_NO_NODE */
+} optic_buffer_slot;
+
+/* Totals of a plan. total_bytes = arena + parameters + outputs, the memory an
+ * execution of the computation needs beyond the program itself; constants
+ * (owned by the module/program, not per execution) are reported apart. Tuple
+ * types count their array leaves, never a pointer table. */
+typedef struct optic_memory_estimate {
+  size_t arena_bytes;
+  size_t parameter_bytes;
+  size_t output_bytes;
+  size_t constant_bytes;
+  size_t total_bytes;
+} optic_memory_estimate;
+
+typedef struct optic_buffer_plan optic_buffer_plan_t;
+
+/* Assigns buffers for schedule s's computation by liveness over s (best fit
+ * from a free list with coalescing, 64-byte alignment, free at last use,
+ * in-place reuse by elementwise ops, aliasing for tuple, get-tuple-element and
+ * reshape). The plan keeps its own copy of s. Errors: INVALID_ARGUMENT (s does
+ * not match the module any more), OVERFLOW, OUT_OF_MEMORY. O(n log n). */
+OPTIC_API optic_status optic_buffer_plan_create(const optic_module_t *m, const optic_schedule_t *s,
+                                                optic_buffer_plan_t **out);
+OPTIC_API void optic_buffer_plan_destroy(optic_buffer_plan_t *p);
+/* The schedule the plan follows (owned by the plan; do not destroy it). */
+OPTIC_API const optic_schedule_t *optic_buffer_plan_schedule(const optic_buffer_plan_t *p);
+/* Arena size: the allocator's high-water mark, a multiple of 64. */
+OPTIC_API size_t optic_buffer_plan_arena_bytes(const optic_buffer_plan_t *p);
+/* Number of array leaves of id's result (1 for an array, depth-first leaf
+ * count for a tuple), 0 if id is not in the plan. */
+OPTIC_API int32_t optic_buffer_plan_leaf_count(const optic_buffer_plan_t *p, optic_node_id id);
+/* The slot of leaf `leaf` of id's result. INVALID_ARGUMENT if id is not in the
+ * plan or leaf is out of range. */
+OPTIC_API optic_status optic_buffer_plan_slot(const optic_buffer_plan_t *p, optic_node_id id, int32_t leaf,
+                                              optic_buffer_slot *out);
+/* Peak memory estimate: arena + parameters + outputs (and constants apart). */
+OPTIC_API optic_status optic_buffer_plan_memory(const optic_buffer_plan_t *p, optic_memory_estimate *out);
+/* Proves the plan sound against the module: the schedule is a topological
+ * order of the computation's live instructions; every slot has the kind,
+ * source and size the instruction's type and opcode require (aliases equal
+ * their operands' slots); every arena offset is 64-byte aligned and every
+ * buffer lies inside the arena; and no two arena buffers live at the same
+ * step overlap, except a result that legally took over the block of an
+ * operand dying at that op. Liveness is recomputed from the module, not read
+ * from the plan. OPTIC_ERR_INTERNAL naming both instructions on a violation
+ * (INVALID_ARGUMENT if the module changed). O(n log n). */
+OPTIC_API optic_status optic_buffer_plan_verify(const optic_module_t *m, const optic_buffer_plan_t *p);
+
 #ifdef __cplusplus
 }
 #endif
