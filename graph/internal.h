@@ -44,7 +44,7 @@ typedef struct optic_instr {
   /* Computations this instruction applies: call/reduce/map/reduce-window/
    * all-reduce: {to_apply}; while: {condition, body}; conditional: branches;
    * fusion: {fused computation}. */
-  optic_comp_id calls[OPTIC_MAX_CALLS];
+  optic_comp_id *calls; /* malloc'd, n_calls entries (NULL when 0): kept out of line so records stay small */
   int32_t n_calls;
   void *data;           /* constant bytes */
   size_t data_bytes;

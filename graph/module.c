@@ -51,6 +51,7 @@ void optic_module_destroy(optic_module_t *m) {
     free(in->operands);
     free(in->users);
     free(in->ints);
+    free(in->calls);
     free(in->data);
   }
   for (int32_t c = 0; c < m->n_comps; c++) {
@@ -262,7 +263,6 @@ optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_
                       OPTIC_MAX_CALLS);
   }
   optic_instr in = {.op = p->op, .comp = comp, .cmp = p->cmp, .n_calls = p->n_calls};
-  for (int32_t i = 0; i < p->n_calls; i++) in.calls[i] = p->calls[i];
   optic_node_id id = m->n_instrs;
   if ((st = graph_type_clone(&p->type, &in.type)) != OPTIC_OK) return st;
   if (p->n_operands > 0) {
@@ -276,6 +276,11 @@ optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_
     if (in.ints == NULL) goto oom;
     memcpy(in.ints, p->ints, (size_t)p->n_ints * sizeof *in.ints);
     in.n_ints = p->n_ints;
+  }
+  if (p->n_calls > 0) {
+    in.calls = malloc((size_t)p->n_calls * sizeof *in.calls);
+    if (in.calls == NULL) goto oom;
+    memcpy(in.calls, p->calls, (size_t)p->n_calls * sizeof *in.calls);
   }
   if (p->data_bytes > 0) {
     in.data = malloc(p->data_bytes);
@@ -313,6 +318,7 @@ fail:
   graph_type_release(&in.type);
   free(in.operands);
   free(in.ints);
+  free(in.calls);
   free(in.data);
   return st;
 }
