@@ -96,7 +96,8 @@ optic_status eval_get_plan(eval_ctx *ctx, optic_comp_id c, const eval_plan **out
     int32_t next;
   } *stack = malloc((size_t)cap * sizeof *stack);
   if (p->order == NULL || p->last_use == NULL || stack == NULL) {
-    free(stack);
+    free(stack), free(p->order), free(p->last_use);
+    p->order = NULL, p->last_use = NULL;
     return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "evaluate: out of memory planning '%s'", comp->name);
   }
   /* Iterative DFS post-order: slot_of is -1 (unseen), -2 (on the stack) or

@@ -17,7 +17,7 @@ static inline void ev_destroy(void) {
   ev_m = NULL;
 }
 
-static inline void ev_die(const char *what) {
+__attribute__((noreturn)) static inline void ev_die(const char *what) {
   fprintf(stderr, "  setup failed: %s: %s\n", what, optic_last_error());
   exit(2);
 }

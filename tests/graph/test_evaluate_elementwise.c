@@ -58,6 +58,13 @@ static void unary_f32(void) {
   }
   OT_CHECK(run_elementwise(OPTIC_OP_EXPONENTIAL, OPTIC_F32, OPTIC_F32, 2, (float[]){0.0f, -INFINITY}, NULL,
                            (float[]){1.0f, 0.0f}));
+  OT_CHECK(run_elementwise(OPTIC_OP_LOG, OPTIC_F32, OPTIC_F32, 2, (float[]){1.0f, 0.0f}, NULL, (float[]){0.0f, -INFINITY}));
+  OT_CHECK(run_elementwise(OPTIC_OP_SQRT, OPTIC_F32, OPTIC_F32, 2, (float[]){4.0f, 2.25f}, NULL, (float[]){2.0f, 1.5f}));
+  OT_CHECK(run_elementwise(OPTIC_OP_RSQRT, OPTIC_F32, OPTIC_F32, 2, (float[]){4.0f, 0.25f}, NULL, (float[]){0.5f, 2.0f}));
+  OT_CHECK(run_elementwise(OPTIC_OP_TANH, OPTIC_F32, OPTIC_F32, 2, (float[]){0.0f, -INFINITY}, NULL,
+                           (float[]){0.0f, -1.0f}));
+  OT_CHECK(run_elementwise(OPTIC_OP_LOGISTIC, OPTIC_F32, OPTIC_F32, 2, (float[]){0.0f, -INFINITY}, NULL,
+                           (float[]){0.5f, 0.0f}));
   float c[] = {1.5f, NAN};
   OT_CHECK(run_elementwise(OPTIC_OP_COPY, OPTIC_F32, OPTIC_F32, 2, c, NULL, c));
 }
