@@ -277,6 +277,25 @@ static void single_instruction(void) {
   for (int i = 0; i < 5; i++) optic_literal_destroy(all[i]);
 }
 
+static void after_mutation(void) {
+  /* A pass replaces a = negate(x) by c = abs(x), created after a's user b:
+   * creation order is no longer operands-first, the plan's walk from the
+   * root still is; the removed a never runs. */
+  ev_fresh();
+  int64_t d2[] = {2};
+  optic_node_id x = ev_param(ev_main, 0, OPTIC_F32, 1, d2), a, b, c;
+  OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_NEGATE, x, NULL, &a));
+  OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_MULTIPLY, a, a, NULL, &b));
+  OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_ABS, x, NULL, &c));
+  ev_root(ev_main, b);
+  OT_EXPECT_OK(optic_node_replace_all_uses(ev_m, a, c));
+  OT_EXPECT_OK(optic_node_remove(ev_m, a));
+  optic_literal *lx = ev_lit(OPTIC_F32, 1, d2, (float[]){-3, 0.5f});
+  const optic_literal *args[] = {lx};
+  OT_CHECK(ev_check(ev_main, args, 1, OPTIC_F32, 1, d2, (float[]){9, 0.25f}));
+  optic_literal_destroy(lx);
+}
+
 static void long_chain(void) {
   /* 20,000 negates: planning is iterative and intermediates are freed as
    * they die, so depth and memory stay flat. */
@@ -305,6 +324,7 @@ static const ot_case cases[] = {
     {"all_reduce_one_replica", all_reduce_one_replica},
     {"convolution", convolution},
     {"single_instruction", single_instruction},
+    {"after_mutation", after_mutation},
     {"long_chain", long_chain},
 };
 OT_MAIN(cases)
