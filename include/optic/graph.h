@@ -642,8 +642,8 @@ OPTIC_API optic_evaluate_options optic_evaluate_options_default(void);
  * be NULL for the defaults. Only the root's dependencies are evaluated.
  * Semantics per op and dtype: docs/graph-evaluate.md. Errors:
  * INVALID_ARGUMENT (bad ids, no root, wrong argument count, a recursive
- * call), SHAPE_MISMATCH (an argument of the wrong type), UNSUPPORTED (dot,
- * or an op/dtype pair the evaluator does not define, named in the message),
+ * call), SHAPE_MISMATCH (an argument of the wrong type), UNSUPPORTED (an
+ * op/dtype pair the evaluator does not define, named in the message),
  * TIMEOUT (max_while_iterations exceeded), OVERFLOW, OUT_OF_MEMORY. The
  * message names the failing instruction. Nothing is leaked on error and
  * *result is NULL then. */

@@ -72,7 +72,43 @@ static void batch_and_errors(void) {
   optic_module_destroy(m);
 }
 
+/* The reference evaluator runs dot: a batched dot checked against loops. */
+static void evaluate(void) {
+  optic_module_t *m;
+  optic_comp_id c;
+  OT_EXPECT_OK(optic_module_create("dot", &m));
+  OT_EXPECT_OK(optic_module_add_computation(m, "main", &c));
+  int64_t a[] = {2, 3, 4}, b[] = {2, 4, 5};
+  optic_node_id x = param(m, c, 0, 3, a), w = param(m, c, 1, 3, b), y;
+  optic_dot_dims d = {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_batch = {0}, .rhs_batch = {0},
+                      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {2},
+                      .rhs_contracting = {1}};
+  OT_EXPECT_OK(optic_graph_dot(m, c, x, w, &d, "y", &y));
+  OT_EXPECT_OK(optic_computation_set_root(m, c, y));
+  optic_literal *la, *lb, *out = NULL;
+  OT_EXPECT_OK(optic_literal_create(optic_node_type(m, x), &la));
+  OT_EXPECT_OK(optic_literal_create(optic_node_type(m, w), &lb));
+  float *pa = optic_literal_mutable_data(la, NULL), *pb = optic_literal_mutable_data(lb, NULL);
+  for (int i = 0; i < 24; i++) pa[i] = (float)(i % 7) - 3;
+  for (int i = 0; i < 40; i++) pb[i] = (float)(i % 5) * 0.5f;
+  const optic_literal *args[] = {la, lb};
+  OT_EXPECT_OK(optic_evaluate(m, c, args, 2, NULL, &out));
+  const float *py = out ? optic_literal_data(out, NULL) : NULL;
+  for (int bi = 0; py && bi < 2; bi++) {
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 5; j++) {
+        float want = 0; /* small integers and halves: exact in any order */
+        for (int k = 0; k < 4; k++) want += pa[bi * 12 + i * 4 + k] * pb[bi * 20 + k * 5 + j];
+        OT_CHECK(py[bi * 15 + i * 5 + j] == want, "y[%d,%d,%d] = %g, want %g", bi, i, j, py[bi * 15 + i * 5 + j], want);
+      }
+    }
+  }
+  optic_literal_destroy(la), optic_literal_destroy(lb), optic_literal_destroy(out);
+  optic_module_destroy(m);
+}
+
 static const ot_case cases[] = {
+    {"evaluate", evaluate},
     {"matmul", matmul},
     {"batch_and_errors", batch_and_errors},
 };
