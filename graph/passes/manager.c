@@ -8,17 +8,27 @@
 #include "graph/passes/passes.h"
 
 #define DEFAULT_MAX_ROUNDS 32
+#define DEFAULT_FOLD_MAX_BYTES ((int64_t)1 << 20)
 
 typedef struct pass_entry {
-  pass_fn run;
+  pass_fn run;               /* one of run and run_set is set */
+  pass_settings_fn run_set;  /* for passes that read settings */
   optic_opt_level min_level; /* the lowest level that runs it */
 } pass_entry;
 
 static const pass_entry pass_table[OPTIC_PASS_COUNT_] = {
-    [OPTIC_PASS_SIMPLIFY] = {pass_simplify, OPTIC_OPT_FULL},
-    [OPTIC_PASS_CSE] = {pass_cse, OPTIC_OPT_BASIC},
-    [OPTIC_PASS_DCE] = {pass_dce, OPTIC_OPT_BASIC},
+    [OPTIC_PASS_SIMPLIFY] = {pass_simplify, NULL, OPTIC_OPT_FULL},
+    [OPTIC_PASS_CSE] = {pass_cse, NULL, OPTIC_OPT_BASIC},
+    [OPTIC_PASS_DCE] = {pass_dce, NULL, OPTIC_OPT_BASIC},
+    [OPTIC_PASS_FOLD] = {NULL, pass_fold, OPTIC_OPT_FULL},
 };
+
+/* The order passes run in within a round. The enum (OPTIC_PASS_LIST) only
+ * appends, so that option and stats indexes stay stable; the order is the
+ * manager's: folding first turns constant subtrees into constants that the
+ * simplifier can read, and DCE last sweeps what the others left. */
+static const optic_pass run_order[OPTIC_PASS_COUNT_] = {OPTIC_PASS_FOLD, OPTIC_PASS_SIMPLIFY, OPTIC_PASS_CSE,
+                                                        OPTIC_PASS_DCE};
 
 static const char *const pass_names[OPTIC_PASS_COUNT_] = {
 #define PASS_NAME(name, str) str,
@@ -35,6 +45,7 @@ optic_optimize_options optic_optimize_options_default(void) {
   memset(&o, 0, sizeof o);
   o.size = sizeof o;
   o.level = OPTIC_OPT_FULL;
+  o.fold_max_bytes = DEFAULT_FOLD_MAX_BYTES;
   return o;
 }
 
@@ -65,6 +76,11 @@ static optic_status read_options(const optic_optimize_options *in, optic_optimiz
                       (int)o->max_rounds);
   }
   if (o->max_rounds == 0) o->max_rounds = DEFAULT_MAX_ROUNDS;
+  if (o->fold_max_bytes < 0) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optimize: fold_max_bytes is %lld (0 means the default, 1 MiB)",
+                      (long long)o->fold_max_bytes);
+  }
+  if (o->fold_max_bytes == 0) o->fold_max_bytes = DEFAULT_FOLD_MAX_BYTES;
   return OPTIC_OK;
 }
 
@@ -113,11 +129,15 @@ static void invalidate(live_cache *lc) {
 }
 
 /* One run of pass p over what the module needs right now. */
-static optic_status run_pass(optic_module_t *m, int p, live_cache *lc, optic_pass_stat *stat, bool *changed) {
+static optic_status run_pass(optic_module_t *m, int p, const pass_settings *set, live_cache *lc,
+                             optic_pass_stat *stat, bool *changed) {
   uint64_t t0 = optic_now_ns();
   pass_counts counts = {0};
   optic_status st = fresh_liveness(m, pass_names[p], lc, &counts.work);
-  if (st == OPTIC_OK) st = pass_table[p].run(m, &lc->l, &counts, changed);
+  if (st == OPTIC_OK) {
+    st = pass_table[p].run ? pass_table[p].run(m, &lc->l, &counts, changed)
+                           : pass_table[p].run_set(m, &lc->l, set, &counts, changed);
+  }
   if (*changed || st != OPTIC_OK) invalidate(lc);
   stat->runs++;
   stat->removed += counts.removed;
@@ -141,6 +161,7 @@ optic_status optic_graph_optimize(optic_module_t *m, const optic_optimize_option
   optic_status st = read_options(opts, &o);
   if (st != OPTIC_OK) return st;
   if (m == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optimize: module is NULL");
+  const pass_settings set = {.fold_max_bytes = o.fold_max_bytes};
 
   /* The fail-safe check, before anything changes. */
   live_cache lc = {.valid = false};
@@ -170,10 +191,11 @@ optic_status optic_graph_optimize(optic_module_t *m, const optic_optimize_option
     }
     full.rounds++;
     fixed = true;
-    for (int p = 0; p < OPTIC_PASS_COUNT_ && st == OPTIC_OK; p++) {
+    for (int i = 0; i < OPTIC_PASS_COUNT_ && st == OPTIC_OK; i++) {
+      int p = run_order[i];
       if (!pass_enabled(&o, p)) continue;
       bool changed = false;
-      st = run_pass(m, p, &lc, &full.pass[p], &changed);
+      st = run_pass(m, p, &set, &lc, &full.pass[p], &changed);
       if (changed) fixed = false;
     }
   }

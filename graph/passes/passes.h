@@ -47,6 +47,18 @@ optic_status pass_dce(optic_module_t *m, const pass_liveness *l, pass_counts *co
 optic_status pass_cse(optic_module_t *m, const pass_liveness *l, pass_counts *counts, bool *changed);
 optic_status pass_simplify(optic_module_t *m, const pass_liveness *l, pass_counts *counts, bool *changed);
 
+/* What passes that take settings read from optic_optimize_options (checked
+ * and defaulted by the manager). */
+typedef struct pass_settings {
+  int64_t fold_max_bytes; /* > 0 */
+} pass_settings;
+
+typedef optic_status (*pass_settings_fn)(optic_module_t *m, const pass_liveness *l, const pass_settings *s,
+                                         pass_counts *counts, bool *changed);
+
+optic_status pass_fold(optic_module_t *m, const pass_liveness *l, const pass_settings *s, pass_counts *counts,
+                       bool *changed);
+
 /* Whether id is live. Instructions a pass creates after the analysis
  * (ids >= n_ids) are live: they take over uses of live ones. Passes rewrite
  * only live instructions; the rest is DCE's, and skipping it keeps rounds

@@ -349,12 +349,15 @@ OPTIC_API optic_status optic_module_to_hlo_text(const optic_module_t *m, char **
 
 /* ============================================================ optimization passes
  * graph/passes/ (docs/graph-passes.md): the pass manager and the dead code
- * elimination (DCE), common subexpression elimination (CSE) and exact
- * algebraic simplification passes. Every pass keeps every value the module
- * computes, bit for bit (IEEE round-to-nearest, no flush-to-zero; a NaN
- * stays a NaN, though a signaling NaN that x*1 would have quieted is passed
- * through as it is), and is deterministic: the same module and options give
- * the same module (and HLO text) every run.
+ * elimination (DCE), common subexpression elimination (CSE), constant
+ * folding and exact algebraic simplification passes. Every pass keeps every
+ * value the module computes, bit for bit (IEEE round-to-nearest, no
+ * flush-to-zero; a NaN stays a NaN, though a signaling NaN that x*1 would
+ * have quieted is passed through as it is), as the reference evaluator
+ * (optic_evaluate) defines the values: folding stores what it computes, which
+ * a runtime kernel matches within its own documented accuracy. Every pass is
+ * deterministic: the same module and options give the same module (and HLO
+ * text) every run.
  *
  * Thread safety: optic_graph_optimize mutates the module and must not run
  * concurrently with any other use of it; distinct modules may be optimized
@@ -364,15 +367,17 @@ OPTIC_API optic_status optic_module_to_hlo_text(const optic_module_t *m, char **
 typedef enum optic_opt_level {
   OPTIC_OPT_NONE,  /* no pass runs; the module is only validated */
   OPTIC_OPT_BASIC, /* dce and cse: never change what any instruction computes */
-  OPTIC_OPT_FULL   /* basic plus the exact algebraic simplifier */
+  OPTIC_OPT_FULL   /* basic plus constant folding and the exact algebraic simplifier */
 } optic_opt_level;
 
-/* X(NAME, name). The manager runs the enabled passes in this order in every
- * round. Indexes of optimize_options.passes and pass_stats.pass. */
+/* X(NAME, name). Indexes of optimize_options.passes and pass_stats.pass;
+ * new passes are appended so indexes stay stable. The manager runs the
+ * enabled passes in the order fold, simplify, cse, dce in every round. */
 #define OPTIC_PASS_LIST(X) \
   X(SIMPLIFY, "simplify")  \
   X(CSE, "cse")            \
-  X(DCE, "dce")
+  X(DCE, "dce")            \
+  X(FOLD, "fold")
 
 typedef enum optic_pass {
 #define OPTIC_PASS_ENUM_(name, str) OPTIC_PASS_##name,
@@ -384,7 +389,7 @@ typedef enum optic_pass {
 /* Room for passes added later without changing the structs' layout. */
 #define OPTIC_MAX_PASSES 16
 
-/* "dce", "cse", "simplify"; "invalid" outside the enum. Static strings. */
+/* "simplify", "cse", "dce", "fold"; "invalid" outside the enum. Static strings. */
 OPTIC_API const char *optic_pass_name(optic_pass pass);
 
 /* Per-pass override of the level's choice. Zero (BY_LEVEL) follows the level,
@@ -396,7 +401,8 @@ typedef enum optic_pass_toggle {
 } optic_pass_toggle;
 
 /* Options of optic_graph_optimize. Start from optic_optimize_options_default()
- * (size = sizeof, level FULL, every pass BY_LEVEL, max_rounds 0). The size
+ * (size = sizeof, level FULL, every pass BY_LEVEL, max_rounds 0,
+ * fold_max_bytes 1 MiB). The size
  * field lets the struct grow: fields beyond a caller's size take defaults. */
 typedef struct optic_optimize_options {
   size_t size;
@@ -405,6 +411,10 @@ typedef struct optic_optimize_options {
   /* Rounds allowed, counting the last one that must change nothing to prove
    * the fixed point; 0 means 32. */
   int32_t max_rounds;
+  /* Constant folding (fold): largest result, in bytes, that is replaced by a
+   * constant; 0 means the default, 1 MiB (1 << 20). Evaluation work per
+   * instruction is also capped at 16 times this (docs/graph-passes.md). */
+  int64_t fold_max_bytes;
 } optic_optimize_options;
 
 OPTIC_API optic_optimize_options optic_optimize_options_default(void);
@@ -413,11 +423,14 @@ OPTIC_API optic_optimize_options optic_optimize_options_default(void);
 typedef struct optic_pass_stat {
   int32_t runs;         /* rounds it ran in */
   int64_t removed;      /* instructions removed (dce) */
-  int64_t replaced;     /* instructions whose uses now go to an equal one (cse, simplify) */
-  int64_t added;        /* instructions created (simplify: merged reshapes, transposes) */
+  int64_t replaced;     /* instructions whose uses now go to an equal one (cse, simplify, fold) */
+  int64_t added;        /* instructions created (simplify: merged reshapes, transposes;
+                         * fold: constants) */
   int64_t work;         /* pass-specific units of work: instructions visited plus
                          * operand edges walked (dce), hash-table probes (cse),
-                         * constant elements inspected (simplify); linear in the
+                         * constant elements inspected (simplify), instructions
+                         * visited, operand edges checked and elements folded
+                         * (fold); linear in the
                          * module size, which the tests check */
   double seconds;       /* wall time */
 } optic_pass_stat;

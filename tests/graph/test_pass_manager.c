@@ -38,14 +38,16 @@ static void levels_and_toggles(void) {
   struct {
     optic_opt_level level;
     optic_pass force_on, force_off;
-    bool runs[OPTIC_PASS_COUNT_]; /* simplify, cse, dce */
+    bool runs[OPTIC_PASS_COUNT_]; /* simplify, cse, dce, fold */
   } cases[] = {
-      {OPTIC_OPT_NONE, OPTIC_PASS_COUNT_, OPTIC_PASS_COUNT_, {false, false, false}},
-      {OPTIC_OPT_BASIC, OPTIC_PASS_COUNT_, OPTIC_PASS_COUNT_, {false, true, true}},
-      {OPTIC_OPT_FULL, OPTIC_PASS_COUNT_, OPTIC_PASS_COUNT_, {true, true, true}},
-      {OPTIC_OPT_NONE, OPTIC_PASS_SIMPLIFY, OPTIC_PASS_COUNT_, {true, false, false}},
-      {OPTIC_OPT_FULL, OPTIC_PASS_COUNT_, OPTIC_PASS_CSE, {true, false, true}},
-      {OPTIC_OPT_BASIC, OPTIC_PASS_SIMPLIFY, OPTIC_PASS_DCE, {true, true, false}},
+      {OPTIC_OPT_NONE, OPTIC_PASS_COUNT_, OPTIC_PASS_COUNT_, {false, false, false, false}},
+      {OPTIC_OPT_BASIC, OPTIC_PASS_COUNT_, OPTIC_PASS_COUNT_, {false, true, true, false}},
+      {OPTIC_OPT_FULL, OPTIC_PASS_COUNT_, OPTIC_PASS_COUNT_, {true, true, true, true}},
+      {OPTIC_OPT_NONE, OPTIC_PASS_SIMPLIFY, OPTIC_PASS_COUNT_, {true, false, false, false}},
+      {OPTIC_OPT_FULL, OPTIC_PASS_COUNT_, OPTIC_PASS_CSE, {true, false, true, true}},
+      {OPTIC_OPT_BASIC, OPTIC_PASS_SIMPLIFY, OPTIC_PASS_DCE, {true, true, false, false}},
+      {OPTIC_OPT_FULL, OPTIC_PASS_COUNT_, OPTIC_PASS_FOLD, {true, true, true, false}},
+      {OPTIC_OPT_NONE, OPTIC_PASS_FOLD, OPTIC_PASS_COUNT_, {false, false, false, true}},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     fixture f = fx_setup();
@@ -68,6 +70,7 @@ static void levels_and_toggles(void) {
   }
   OT_CHECK(strcmp(optic_pass_name(OPTIC_PASS_DCE), "dce") == 0 && strcmp(optic_pass_name(OPTIC_PASS_CSE), "cse") == 0 &&
            strcmp(optic_pass_name(OPTIC_PASS_SIMPLIFY), "simplify") == 0 &&
+           strcmp(optic_pass_name(OPTIC_PASS_FOLD), "fold") == 0 &&
            strcmp(optic_pass_name(OPTIC_PASS_COUNT_), "invalid") == 0);
 }
 
@@ -91,6 +94,10 @@ static void bad_options(void) {
   o = optic_optimize_options_default();
   o.max_rounds = -1;
   OT_EXPECT_STATUS(optic_graph_optimize(f.m, &o, NULL), OPTIC_ERR_INVALID_ARGUMENT);
+  o = optic_optimize_options_default();
+  o.fold_max_bytes = -1;
+  OT_EXPECT_STATUS(optic_graph_optimize(f.m, &o, NULL), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_CHECK(msg_has("fold_max_bytes is -1"));
   optic_pass_stats st = {0};
   OT_EXPECT_STATUS(optic_graph_optimize(f.m, NULL, &st), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(msg_has("stats.size"));
@@ -152,13 +159,17 @@ static void fixed_point_and_round_cap(void) {
   optic_module_destroy(f.m);
 }
 
-/* Exact counts on the MLP chain, and the resulting program. */
+/* Exact counts on the MLP chain, and the resulting program, without
+ * folding (which would turn the broadcast constants into constant arrays:
+ * fold_feeds_simplify_and_cse has that). */
 static void passes_cooperate(void) {
   fixture f = fx_setup();
   const int32_t layers = 5;
   build_mlp(&f, layers);
   optic_pass_stats st = {.size = sizeof st};
-  OT_EXPECT_OK(optic_graph_optimize(f.m, NULL, &st));
+  optic_optimize_options o = optic_optimize_options_default();
+  o.passes[OPTIC_PASS_FOLD] = OPTIC_PASS_DISABLE;
+  OT_EXPECT_OK(optic_graph_optimize(f.m, &o, &st));
   const optic_pass_stat *simp = &st.pass[OPTIC_PASS_SIMPLIFY], *cse = &st.pass[OPTIC_PASS_CSE],
                         *dce = &st.pass[OPTIC_PASS_DCE];
   /* simplify per layer: x*1, the reshape pair (round trip), the transpose pair */
@@ -171,12 +182,37 @@ static void passes_cooperate(void) {
   OT_CHECK(st.instructions_after == 3 + 3 * layers && dce->removed == 14 * layers + 1 - st.instructions_after,
            "after %lld removed %lld", (long long)st.instructions_after, (long long)dce->removed);
   OT_CHECK(st.rounds == 2 && simp->runs == 2 && cse->runs == 2 && dce->runs == 2);
-  for (int p = 0; p < OPTIC_PASS_COUNT_; p++) OT_CHECK(st.pass[p].seconds >= 0 && st.pass[p].work > 0);
+  for (int p = 0; p < OPTIC_PASS_COUNT_; p++) {
+    OT_CHECK(st.pass[p].seconds >= 0 && (p == OPTIC_PASS_FOLD ? st.pass[p].runs == 0 : st.pass[p].work > 0));
+  }
   OT_CHECK(st.seconds >= st.pass[0].seconds);
   char *text = fx_hlo(f.m);
   OT_CHECK(strstr(text, "tanh") && !strstr(text, "multiply") && !strstr(text, "reshape") && !strstr(text, "transpose") &&
                !strstr(text, "exponential"),
            "%s", text);
+  free(text);
+  OT_CHECK(fx_well_formed(f.m));
+  optic_module_destroy(f.m);
+}
+
+/* The same chain with folding: each broadcast 0.5 and broadcast 1 becomes a
+ * constant array, simplify still sees x*1 through it, cse merges the equal
+ * arrays, and one round does all of it. */
+static void fold_feeds_simplify_and_cse(void) {
+  fixture f = fx_setup();
+  const int32_t layers = 5;
+  build_mlp(&f, layers);
+  optic_pass_stats st = {.size = sizeof st};
+  OT_EXPECT_OK(optic_graph_optimize(f.m, NULL, &st));
+  const optic_pass_stat *fold = &st.pass[OPTIC_PASS_FOLD], *simp = &st.pass[OPTIC_PASS_SIMPLIFY];
+  OT_CHECK(fold->replaced == 2 * layers && fold->added == 2 * layers, "fold %lld/%lld", (long long)fold->replaced,
+           (long long)fold->added);
+  OT_CHECK(simp->replaced == 3 * layers, "simplify %lld", (long long)simp->replaced);
+  /* left: parameter, one f32[4,8] constant of 0.5, and per layer add, tanh, add */
+  OT_CHECK(st.instructions_after == 2 + 3 * layers && st.rounds == 2, "after %lld rounds %d",
+           (long long)st.instructions_after, st.rounds);
+  char *text = fx_hlo(f.m);
+  OT_CHECK(!strstr(text, "broadcast") && !strstr(text, "multiply") && strstr(text, "f32[4,8] constant("), "%s", text);
   free(text);
   OT_CHECK(fx_well_formed(f.m));
   optic_module_destroy(f.m);
@@ -246,7 +282,7 @@ static void optimize_chain(int32_t layers, int64_t *work, double *seconds, int64
   for (int p = 0; p < OPTIC_PASS_COUNT_; p++) work[p] = st.pass[p].work;
   *seconds = st.seconds;
   *instructions = st.instructions_before;
-  OT_CHECK(st.instructions_after == 3 + 3 * layers && st.rounds == 2);
+  OT_CHECK(st.instructions_after == 2 + 3 * layers && st.rounds == 2);
   optic_module_destroy(f.m);
 }
 
@@ -259,9 +295,9 @@ static void scales_linearly(void) {
   double secs[3];
   for (int i = 0; i < 3; i++) {
     optimize_chain(sizes[i], work[i], &secs[i], &n[i]);
-    printf("  %lld instructions: %.1f ms (work simplify %lld, cse %lld, dce %lld)\n", (long long)n[i], secs[i] * 1e3,
-           (long long)work[i][OPTIC_PASS_SIMPLIFY], (long long)work[i][OPTIC_PASS_CSE],
-           (long long)work[i][OPTIC_PASS_DCE]);
+    printf("  %lld instructions: %.1f ms (work simplify %lld, cse %lld, dce %lld, fold %lld)\n", (long long)n[i],
+           secs[i] * 1e3, (long long)work[i][OPTIC_PASS_SIMPLIFY], (long long)work[i][OPTIC_PASS_CSE],
+           (long long)work[i][OPTIC_PASS_DCE], (long long)work[i][OPTIC_PASS_FOLD]);
   }
   /* One constant repeated per layer: after cse, one instruction has every
    * layer as a user, the case where user-list upkeep could go quadratic. */
@@ -276,7 +312,7 @@ static void scales_linearly(void) {
     optic_pass_stats st = {.size = sizeof st};
     OT_EXPECT_OK(optic_graph_optimize(f.m, NULL, &st));
     printf("  %lld instructions sharing one constant: %.1f ms\n", (long long)st.instructions_before, st.seconds * 1e3);
-    OT_CHECK(st.instructions_after == 3 + layers);
+    OT_CHECK(st.instructions_after == 2 + layers); /* the broadcasts fold into one constant array */
     optic_module_destroy(f.m);
   }
   for (int p = 0; p < OPTIC_PASS_COUNT_; p++) {
@@ -292,6 +328,7 @@ static const ot_case cases[] = {
     {"size_field_growth", size_field_growth},
     {"fixed_point_and_round_cap", fixed_point_and_round_cap},
     {"passes_cooperate", passes_cooperate},
+    {"fold_feeds_simplify_and_cse", fold_feeds_simplify_and_cse},
     {"simplify_feeds_cse", simplify_feeds_cse},
     {"deterministic", deterministic},
     {"scales_linearly", scales_linearly},
