@@ -1,0 +1,302 @@
+/* Constant folding: constant chains collapse into one constant whose bytes
+ * are what the reference evaluator computes (checked by evaluating the
+ * module before and after); instructions with a non-constant operand,
+ * parameters, all-reduce, tuple results and dead code are left alone; the
+ * size cap and the work budget; evaluation errors (a while loop over the
+ * iteration limit) leave the instruction and do not fail the pass; calls
+ * (reduce, while) fold; the result is deterministic. */
+#include <math.h>
+
+#include "tests/graph/pass_fixture.h"
+
+static optic_optimize_options fold_opts(unsigned mask, int64_t max_bytes) {
+  optic_optimize_options o = fx_only(mask);
+  o.fold_max_bytes = max_bytes;
+  return o;
+}
+
+/* The entry's value for the given arguments (caller destroys). */
+static optic_literal *eval(fixture *f, const optic_literal *const *args, int32_t n) {
+  optic_literal *out = NULL;
+  BUILD(optic_evaluate(f->m, f->main, args, n, NULL, &out));
+  return out;
+}
+
+static bool same(const optic_literal *a, const optic_literal *b) {
+  char why[256];
+  if (optic_literal_match(a, b, OPTIC_MATCH_BITWISE, 0, 0, why, sizeof why)) return true;
+  fprintf(stderr, "  before/after differ: %s\n", why);
+  return false;
+}
+
+static optic_node_id constant_f32(fixture *f, int32_t rank, const int64_t *dims, const float *v) {
+  optic_shape s = fx_shape(rank, dims);
+  size_t n = 1;
+  for (int32_t i = 0; i < rank; i++) n *= (size_t)dims[i];
+  optic_node_id id;
+  BUILD(optic_graph_constant(f->m, f->main, OPTIC_F32, &s, v, n * 4, NULL, &id));
+  return id;
+}
+
+/* exp(-(a + b)) / (a - a): infs and a NaN, all folded into one constant with the evaluator's bits. */
+static void chain_folds_to_one_constant(void) {
+  fixture f = fx_setup();
+  int64_t d[] = {4};
+  const float av[] = {1.5f, -0.0f, 0.0f, 3e38f}, bv[] = {2.0f, 0.0f, -0.0f, 3e38f};
+  optic_node_id a = constant_f32(&f, 1, d, av), b = constant_f32(&f, 1, d, bv);
+  optic_node_id e = fx_un(&f, f.main, OPTIC_OP_EXPONENTIAL, fx_un(&f, f.main, OPTIC_OP_NEGATE, fx_bin(&f, f.main, OPTIC_OP_ADD, a, b)));
+  optic_node_id q = fx_bin(&f, f.main, OPTIC_OP_DIVIDE, e, fx_bin(&f, f.main, OPTIC_OP_SUBTRACT, a, a));
+  BUILD(optic_computation_set_root(f.m, f.main, q));
+  optic_literal *before = eval(&f, NULL, 0);
+  optic_pass_stats st;
+  OT_EXPECT_OK(fx_run(&f, ONLY(FOLD) | ONLY(DCE), &st));
+  optic_node_id root = optic_computation_root(f.m, f.main);
+  OT_CHECK(optic_node_opcode(f.m, root) == OPTIC_OP_CONSTANT && fx_count(f.m, f.main) == 1, "%d instructions",
+           fx_count(f.m, f.main));
+  /* add, negate, exp, subtract, divide */
+  OT_CHECK(st.pass[OPTIC_PASS_FOLD].replaced == 5 && st.pass[OPTIC_PASS_FOLD].added == 5 && st.rounds == 2,
+           "replaced %lld rounds %d", (long long)st.pass[OPTIC_PASS_FOLD].replaced, st.rounds);
+  optic_literal *after = eval(&f, NULL, 0);
+  OT_CHECK(same(before, after));
+  const float *v = optic_literal_data(after, NULL);
+  /* a + b overflows to inf in the last lane: exp(-inf) / 0 is 0/0 */
+  OT_CHECK(isinf(v[0]) && v[1] == INFINITY && isnan(v[3]), "x/0 is inf, 0/0 is NaN");
+  optic_literal_destroy(before);
+  optic_literal_destroy(after);
+  OT_CHECK(fx_well_formed(f.m));
+  optic_module_destroy(f.m);
+}
+
+/* Only the all-constant part folds: p + exp(c) keeps the add. Dead
+ * constant work is DCE's: fold alone leaves it. */
+static void partial_and_dead(void) {
+  fixture f = fx_setup();
+  int64_t d[] = {3};
+  const float cv[] = {0.5f, -1.0f, 2.0f};
+  optic_node_id p = fx_param(&f, f.main, 0, OPTIC_F32, 1, d), c = constant_f32(&f, 1, d, cv);
+  optic_node_id e = fx_un(&f, f.main, OPTIC_OP_EXPONENTIAL, c);
+  optic_node_id dead = fx_un(&f, f.main, OPTIC_OP_TANH, c);
+  optic_node_id s = fx_bin(&f, f.main, OPTIC_OP_ADD, p, e);
+  BUILD(optic_computation_set_root(f.m, f.main, s));
+  optic_literal *arg;
+  const float pv[] = {1.0f, 2.0f, -3.0f};
+  optic_shape sh = fx_shape(1, d);
+  BUILD(optic_literal_create_array(OPTIC_F32, &sh, pv, sizeof pv, &arg));
+  const optic_literal *args[] = {arg};
+  optic_literal *before = eval(&f, args, 1);
+  OT_EXPECT_OK(fx_run(&f, ONLY(FOLD), NULL));
+  optic_node_id folded = optic_node_operand(f.m, s, 1);
+  OT_CHECK(optic_computation_root(f.m, f.main) == s && optic_node_operand(f.m, s, 0) == p &&
+           optic_node_opcode(f.m, folded) == OPTIC_OP_CONSTANT);
+  OT_CHECK(fx_exists(f.m, dead) && optic_node_user_count(f.m, e) == 0, "dead tanh untouched, exp left for dce");
+  optic_literal *after = eval(&f, args, 1);
+  OT_CHECK(same(before, after));
+  OT_CHECK(fx_well_formed(f.m));
+  optic_literal_destroy(arg);
+  optic_literal_destroy(before);
+  optic_literal_destroy(after);
+  optic_module_destroy(f.m);
+}
+
+/* The cap is on the result: a broadcast of a scalar constant to 2 MiB or an
+ * iota of 1.2 MB stays under the default cap and folds with a larger one. */
+static void size_cap(void) {
+  for (int big_cap = 0; big_cap < 2; big_cap++) {
+    fixture f = fx_setup();
+    int64_t d2[] = {1024, 512}, d1[] = {300000}, small[] = {8};
+    optic_node_id bc = fx_splat(&f, f.main, fx_scalar(&f, f.main, OPTIC_F32, 2.5), 2, d2);
+    optic_shape si = fx_shape(1, d1), ss = fx_shape(1, small);
+    optic_node_id io, io_small, els[3];
+    BUILD(optic_graph_iota(f.m, f.main, OPTIC_S32, &si, 0, NULL, &io));
+    BUILD(optic_graph_iota(f.m, f.main, OPTIC_S32, &ss, 0, NULL, &io_small));
+    els[0] = bc, els[1] = io, els[2] = io_small;
+    optic_node_id t;
+    BUILD(optic_graph_tuple(f.m, f.main, els, 3, NULL, &t));
+    BUILD(optic_computation_set_root(f.m, f.main, t));
+    optic_optimize_options o = fold_opts(ONLY(FOLD), big_cap ? 4 << 20 : 0); /* 0: the default, 1 MiB */
+    optic_pass_stats st = {.size = sizeof st};
+    OT_EXPECT_OK(optic_graph_optimize(f.m, &o, &st));
+    bool bc_folded = optic_node_opcode(f.m, optic_node_operand(f.m, t, 0)) == OPTIC_OP_CONSTANT;
+    bool io_folded = optic_node_opcode(f.m, optic_node_operand(f.m, t, 1)) == OPTIC_OP_CONSTANT;
+    OT_CHECK(bc_folded == big_cap && io_folded == big_cap, "cap %s: broadcast %d iota %d", big_cap ? "4 MiB" : "1 MiB",
+             bc_folded, io_folded);
+    optic_node_id si_new = optic_node_operand(f.m, t, 2);
+    OT_CHECK(optic_node_opcode(f.m, si_new) == OPTIC_OP_CONSTANT, "a small iota always folds");
+    size_t bytes;
+    const int32_t *iv = optic_node_constant_data(f.m, si_new, &bytes);
+    OT_CHECK(bytes == 32 && iv[0] == 0 && iv[7] == 7);
+    if (big_cap) {
+      const float *bv = optic_node_constant_data(f.m, optic_node_operand(f.m, t, 0), &bytes);
+      OT_CHECK(bytes == 2u << 20 && bv[0] == 2.5f && bv[1024 * 512 - 1] == 2.5f);
+    }
+    OT_CHECK(st.pass[OPTIC_PASS_FOLD].added == (big_cap ? 3 : 1), "tuple results are never folded");
+    optic_module_destroy(f.m);
+  }
+}
+
+/* Work budget: 16 x the cap in flops + transcendentals + bytes. With a 1 KiB
+ * cap a 4x4 dot folds, a 16x256 . 256x16 one (1 KiB out, 131,072 flops)
+ * does not. */
+static void work_budget(void) {
+  fixture f = fx_setup();
+  int64_t d44[] = {4, 4}, da[] = {16, 256}, db[] = {256, 16};
+  float *buf = calloc(4096, sizeof *buf);
+  if (buf == NULL) exit(2);
+  for (int i = 0; i < 4096; i++) buf[i] = (float)(i % 7) - 3.0f;
+  optic_node_id s4 = constant_f32(&f, 2, d44, buf), a = constant_f32(&f, 2, da, buf), b = constant_f32(&f, 2, db, buf);
+  optic_dot_dims dd = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}};
+  optic_node_id small, big, t;
+  BUILD(optic_graph_dot(f.m, f.main, s4, s4, &dd, NULL, &small));
+  BUILD(optic_graph_dot(f.m, f.main, a, b, &dd, NULL, &big));
+  optic_node_id els[] = {small, big};
+  BUILD(optic_graph_tuple(f.m, f.main, els, 2, NULL, &t));
+  BUILD(optic_computation_set_root(f.m, f.main, t));
+  optic_literal *before = eval(&f, NULL, 0);
+  optic_optimize_options o = fold_opts(ONLY(FOLD) | ONLY(DCE), 1024);
+  OT_EXPECT_OK(optic_graph_optimize(f.m, &o, NULL));
+  OT_CHECK(optic_node_opcode(f.m, optic_node_operand(f.m, t, 0)) == OPTIC_OP_CONSTANT);
+  OT_CHECK(optic_node_operand(f.m, t, 1) == big, "over budget: kept");
+  optic_literal *after = eval(&f, NULL, 0);
+  OT_CHECK(same(before, after));
+  optic_literal_destroy(before);
+  optic_literal_destroy(after);
+  free(buf);
+  optic_module_destroy(f.m);
+}
+
+/* A scalar computation: s32 x -> x + 1 (body) or x < limit (condition). */
+static optic_comp_id loop_comp(fixture *f, const char *name, bool cond, int32_t limit) {
+  optic_comp_id c;
+  BUILD(optic_module_add_computation(f->m, name, &c));
+  optic_node_id x = fx_param(f, c, 0, OPTIC_S32, 0, NULL), r;
+  optic_node_id k = fx_scalar(f, c, OPTIC_S32, cond ? limit : 1);
+  if (cond) BUILD(optic_graph_compare(f->m, c, OPTIC_CMP_LT, x, k, NULL, &r));
+  else r = fx_bin(f, c, OPTIC_OP_ADD, x, k);
+  BUILD(optic_computation_set_root(f->m, c, r));
+  return c;
+}
+
+/* Calls fold: a while loop that ends in 10 iterations, a reduce. A loop
+ * that runs past the folding limit (1024 body runs) fails to evaluate: it
+ * stays, and the pass succeeds. An all-reduce of a constant never folds. */
+static void calls_errors_and_effects(void) {
+  fixture f = fx_setup();
+  optic_comp_id body = loop_comp(&f, "body", false, 0), short_cond = loop_comp(&f, "short", true, 10);
+  optic_comp_id long_cond = loop_comp(&f, "long", true, 1 << 30);
+  optic_comp_id sum;
+  BUILD(optic_module_add_computation(f.m, "sum", &sum));
+  optic_node_id x = fx_param(&f, sum, 0, OPTIC_F32, 0, NULL), y = fx_param(&f, sum, 1, OPTIC_F32, 0, NULL);
+  BUILD(optic_computation_set_root(f.m, sum, fx_bin(&f, sum, OPTIC_OP_ADD, x, y)));
+  optic_node_id zero = fx_scalar(&f, f.main, OPTIC_S32, 0);
+  optic_node_id w_short, w_long, red, ar, t;
+  BUILD(optic_graph_while(f.m, f.main, zero, short_cond, body, NULL, &w_short));
+  BUILD(optic_graph_while(f.m, f.main, zero, long_cond, body, NULL, &w_long));
+  int64_t d[] = {2, 3}, rd[] = {1};
+  const float cv[] = {1, 2, 3, 4, 5, 6};
+  BUILD(optic_graph_reduce(f.m, f.main, (optic_node_id[]){constant_f32(&f, 2, d, cv)},
+                           (optic_node_id[]){fx_scalar(&f, f.main, OPTIC_F32, 0)}, 1, rd, 1, sum, NULL, &red));
+  optic_node_id rc = fx_scalar(&f, f.main, OPTIC_F32, 1.0);
+  BUILD(optic_graph_all_reduce(f.m, f.main, &rc, 1, sum, NULL, NULL, 0, NULL, &ar));
+  optic_node_id ar_user = fx_un(&f, f.main, OPTIC_OP_NEGATE, ar);
+  optic_node_id els[] = {w_short, w_long, red, ar_user};
+  BUILD(optic_graph_tuple(f.m, f.main, els, 4, NULL, &t));
+  BUILD(optic_computation_set_root(f.m, f.main, t));
+  optic_pass_stats st;
+  OT_EXPECT_OK(fx_run(&f, ONLY(FOLD), &st));
+  optic_node_id c0 = optic_node_operand(f.m, t, 0), c2 = optic_node_operand(f.m, t, 2);
+  OT_CHECK(optic_node_opcode(f.m, c0) == OPTIC_OP_CONSTANT && *(const int32_t *)optic_node_constant_data(f.m, c0, NULL) == 10);
+  OT_CHECK(optic_node_operand(f.m, t, 1) == w_long, "the long loop stays");
+  OT_CHECK(optic_node_opcode(f.m, c2) == OPTIC_OP_CONSTANT);
+  const float *rv = optic_node_constant_data(f.m, c2, NULL);
+  OT_CHECK(rv[0] == 6 && rv[1] == 15);
+  OT_CHECK(optic_node_operand(f.m, t, 3) == ar_user && optic_node_operand(f.m, ar_user, 0) == ar,
+           "all-reduce and its user stay");
+  OT_CHECK(st.pass[OPTIC_PASS_FOLD].replaced == 2 && st.rounds == 2);
+  OT_CHECK(fx_well_formed(f.m));
+  optic_module_destroy(f.m);
+}
+
+/* Integer and pred semantics are the evaluator's: s32 x / 0 = -1, wrapping
+ * add, compare and select fold too. */
+static void integers_and_pred(void) {
+  fixture f = fx_setup();
+  optic_node_id a = fx_scalar(&f, f.main, OPTIC_S32, 7), z = fx_scalar(&f, f.main, OPTIC_S32, 0);
+  optic_node_id big = fx_scalar(&f, f.main, OPTIC_S32, 2147483647.0);
+  optic_node_id q = fx_bin(&f, f.main, OPTIC_OP_DIVIDE, a, z), w = fx_bin(&f, f.main, OPTIC_OP_ADD, big, a);
+  optic_node_id lt, sel, t;
+  BUILD(optic_graph_compare(f.m, f.main, OPTIC_CMP_LT, w, q, NULL, &lt));
+  BUILD(optic_graph_select(f.m, f.main, lt, w, q, NULL, &sel));
+  optic_node_id els[] = {q, w, lt, sel};
+  BUILD(optic_graph_tuple(f.m, f.main, els, 4, NULL, &t));
+  BUILD(optic_computation_set_root(f.m, f.main, t));
+  optic_literal *before = eval(&f, NULL, 0);
+  OT_EXPECT_OK(fx_run(&f, ONLY(FOLD) | ONLY(DCE), NULL));
+  int32_t vq = *(const int32_t *)optic_node_constant_data(f.m, optic_node_operand(f.m, t, 0), NULL);
+  int32_t vw = *(const int32_t *)optic_node_constant_data(f.m, optic_node_operand(f.m, t, 1), NULL);
+  unsigned char vl = *(const unsigned char *)optic_node_constant_data(f.m, optic_node_operand(f.m, t, 2), NULL);
+  int32_t vs = *(const int32_t *)optic_node_constant_data(f.m, optic_node_operand(f.m, t, 3), NULL);
+  OT_CHECK(vq == -1 && vw == INT32_MIN + 6 && vl == 1 && vs == INT32_MIN + 6, "%d %d %d %d", vq, vw, vl, vs);
+  optic_literal *after = eval(&f, NULL, 0);
+  OT_CHECK(same(before, after));
+  OT_CHECK(fx_count(f.m, f.main) == 5, "four constants and the tuple: %d", fx_count(f.m, f.main));
+  optic_literal_destroy(before);
+  optic_literal_destroy(after);
+  optic_module_destroy(f.m);
+}
+
+/* Folding inside a called computation (it is needed, so it is visited). */
+static void inside_callee(void) {
+  fixture f = fx_setup();
+  optic_comp_id callee;
+  BUILD(optic_module_add_computation(f.m, "callee", &callee));
+  optic_node_id x = fx_param(&f, callee, 0, OPTIC_F32, 0, NULL);
+  optic_node_id k = fx_un(&f, callee, OPTIC_OP_LOG, fx_scalar(&f, callee, OPTIC_F32, 8.0));
+  BUILD(optic_computation_set_root(f.m, callee, fx_bin(&f, callee, OPTIC_OP_MULTIPLY, x, k)));
+  optic_node_id p = fx_param(&f, f.main, 0, OPTIC_F32, 0, NULL), c;
+  BUILD(optic_graph_call(f.m, f.main, callee, &p, 1, NULL, &c));
+  BUILD(optic_computation_set_root(f.m, f.main, c));
+  OT_EXPECT_OK(fx_run(&f, ONLY(FOLD), NULL));
+  optic_node_id root = optic_computation_root(f.m, callee);
+  optic_node_id kk = optic_node_operand(f.m, root, 1);
+  OT_CHECK(optic_node_opcode(f.m, kk) == OPTIC_OP_CONSTANT);
+  float v = *(const float *)optic_node_constant_data(f.m, kk, NULL);
+  OT_CHECK(v == (float)log(8.0), "%.9g", v);
+  OT_CHECK(fx_well_formed(f.m));
+  optic_module_destroy(f.m);
+}
+
+static optic_module_t *build_for_determinism(void) {
+  fixture f = fx_setup();
+  int64_t d[] = {3, 2}, perm[] = {1, 0};
+  const float cv[] = {1, -2, 3, -4, 5, -6};
+  optic_node_id c = constant_f32(&f, 2, d, cv);
+  optic_node_id p = fx_param(&f, f.main, 0, OPTIC_F32, 2, d);
+  optic_node_id t = fx_transpose(&f, f.main, fx_un(&f, f.main, OPTIC_OP_TANH, c), perm);
+  optic_node_id t2 = fx_transpose(&f, f.main, fx_un(&f, f.main, OPTIC_OP_ABS, p), perm);
+  BUILD(optic_computation_set_root(f.m, f.main, fx_bin(&f, f.main, OPTIC_OP_ADD, t, t2)));
+  return f.m;
+}
+
+static void deterministic(void) {
+  optic_module_t *a = build_for_determinism(), *b = build_for_determinism();
+  OT_EXPECT_OK(optic_graph_optimize(a, NULL, NULL));
+  OT_EXPECT_OK(optic_graph_optimize(b, NULL, NULL));
+  char *ta = fx_hlo(a), *tb = fx_hlo(b);
+  OT_CHECK(strcmp(ta, tb) == 0 && strstr(ta, "tanh") == NULL && strstr(ta, "abs") != NULL, "%s\n---\n%s", ta, tb);
+  free(ta);
+  free(tb);
+  optic_module_destroy(a);
+  optic_module_destroy(b);
+}
+
+static const ot_case cases[] = {
+    {"chain_folds_to_one_constant", chain_folds_to_one_constant},
+    {"partial_and_dead", partial_and_dead},
+    {"size_cap", size_cap},
+    {"work_budget", work_budget},
+    {"calls_errors_and_effects", calls_errors_and_effects},
+    {"integers_and_pred", integers_and_pred},
+    {"inside_callee", inside_callee},
+    {"deterministic", deterministic},
+};
+OT_MAIN(cases)
