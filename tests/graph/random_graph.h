@@ -1,5 +1,6 @@
-/* Seeded random graphs for the schedule and buffer tests: parameters and
- * constants of random small shapes, then elementwise ops (unary, binary,
+/* Seeded random graphs for the schedule, buffer and optimization tests:
+ * parameters and constants (zeros, or random values with rg_build_with) of
+ * random small shapes, then elementwise ops (unary, binary,
  * compare + select), broadcast, reshape, transpose, reduce (a scalar add
  * computation), slice, tuple and get-tuple-element, and a random root (an
  * array or a tuple). Unreached instructions are kept on purpose (dead code).
@@ -9,6 +10,7 @@
 
 #include <optic/optic.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -188,8 +190,39 @@ static inline bool rg_step(rg_rng *r, rg_graph *g, rg_pool *p, optic_node_id zer
   return true;
 }
 
+/* A random f32: mostly small values in [-4, 4] on a 1/8 grid, sometimes a
+ * special one (±0, ±1, ±inf, NaN, a large or tiny value). */
+static inline float rg_float(rg_rng *r) {
+  static const float special[] = {0.0f, -0.0f, 1.0f, -1.0f, INFINITY, -INFINITY, NAN, 3e38f, 1e-40f, 0.5f};
+  if (rg_int(r, 0, 9) == 0) return special[rg_int(r, 0, 9)];
+  return (float)rg_int(r, -32, 32) / 8.0f;
+}
+
+/* Adds n_consts f32 constants to the pool: each of a random shape or of a
+ * parameter's shape, holding random values or one repeated value (0, -0, 1
+ * or 0.5: what the simplifier recognises). */
+static inline void rg_add_constants(rg_rng *r, rg_graph *g, rg_pool *p, int32_t n_consts, int32_t n_params) {
+  static const float splat[] = {0.0f, -0.0f, 1.0f, 0.5f};
+  for (int32_t i = 0; i < n_consts && p->na < RG_POOL; i++) {
+    optic_shape sh = rg_int(r, 0, 1) ? optic_node_type(g->m, p->arr[rg_int(r, 0, n_params - 1)])->shape : rg_shape(r, 3);
+    size_t n = rg_elements(&sh);
+    float *v = malloc((n ? n : 1) * sizeof *v);
+    if (v == NULL) exit(2);
+    bool same = rg_int(r, 0, 3) == 0;
+    float one = splat[rg_int(r, 0, 3)];
+    for (size_t k = 0; k < n; k++) v[k] = same ? one : rg_float(r);
+    if (optic_graph_constant(g->m, g->main, OPTIC_F32, &sh, v, n * sizeof *v, NULL, &p->arr[p->na]) == OPTIC_OK) p->na++;
+    free(v);
+  }
+}
+
 /* Builds a random graph of about n_ops ops (n_ops <= 200). */
-static inline bool rg_build(uint64_t seed, int32_t n_ops, rg_graph *g) {
+static inline bool rg_build_with(uint64_t seed, int32_t n_ops, int32_t n_consts, rg_graph *g);
+static inline bool rg_build(uint64_t seed, int32_t n_ops, rg_graph *g) { return rg_build_with(seed, n_ops, 0, g); }
+
+/* rg_build plus n_consts extra constants with random values in the pool
+ * (n_consts = 0 builds exactly rg_build's graph). */
+static inline bool rg_build_with(uint64_t seed, int32_t n_ops, int32_t n_consts, rg_graph *g) {
   rg_rng r = {seed};
   rg_pool *p = calloc(1, sizeof *p);
   optic_node_id x, y, s;
@@ -214,6 +247,7 @@ static inline bool rg_build(uint64_t seed, int32_t n_ops, rg_graph *g) {
     optic_shape sh = {.rank = 1, .dims = {rg_int(&r, 1, 16)}};
     optic_graph_constant(g->m, g->main, OPTIC_F32, &sh, zeros, (size_t)sh.dims[0] * 4, NULL, &p->arr[p->na++]);
   }
+  if (n_consts > 0) rg_add_constants(&r, g, p, n_consts, n_params);
   bool ok = true;
   for (int32_t i = 0; i < n_ops && ok; i++) ok = rg_step(&r, g, p, zero);
   optic_node_id root = rg_pick(&r, p);
