@@ -6,6 +6,7 @@
  * iteration limit) leave the instruction and do not fail the pass; calls
  * (reduce, while) fold; the result is deterministic. */
 #include <math.h>
+#include <stddef.h>
 
 #include "tests/graph/pass_fixture.h"
 
@@ -132,6 +133,27 @@ static void size_cap(void) {
     OT_CHECK(st.pass[OPTIC_PASS_FOLD].added == (big_cap ? 3 : 1), "tuple results are never folded");
     optic_module_destroy(f.m);
   }
+}
+
+/* A caller built before fold_max_bytes existed passes a shorter size: the
+ * cap is the default then, whatever lies past its struct. */
+static void older_options_get_the_default_cap(void) {
+  fixture f = fx_setup();
+  int64_t d[] = {64};
+  optic_node_id bc = fx_splat(&f, f.main, fx_scalar(&f, f.main, OPTIC_F32, 1.5), 1, d);
+  BUILD(optic_computation_set_root(f.m, f.main, bc));
+  optic_optimize_options o = fold_opts(ONLY(FOLD), 1); /* a 1-byte cap would keep the broadcast */
+  o.size = offsetof(optic_optimize_options, fold_max_bytes);
+  OT_EXPECT_OK(optic_graph_optimize(f.m, &o, NULL));
+  OT_CHECK(optic_node_opcode(f.m, optic_computation_root(f.m, f.main)) == OPTIC_OP_CONSTANT);
+  optic_module_destroy(f.m);
+  f = fx_setup();
+  bc = fx_splat(&f, f.main, fx_scalar(&f, f.main, OPTIC_F32, 1.5), 1, d);
+  BUILD(optic_computation_set_root(f.m, f.main, bc));
+  o.size = sizeof o;
+  OT_EXPECT_OK(optic_graph_optimize(f.m, &o, NULL));
+  OT_CHECK(optic_computation_root(f.m, f.main) == bc, "256 bytes > a 1-byte cap");
+  optic_module_destroy(f.m);
 }
 
 /* Work budget: 16 x the cap in flops + transcendentals + bytes. With a 1 KiB
@@ -293,6 +315,7 @@ static const ot_case cases[] = {
     {"chain_folds_to_one_constant", chain_folds_to_one_constant},
     {"partial_and_dead", partial_and_dead},
     {"size_cap", size_cap},
+    {"older_options_get_the_default_cap", older_options_get_the_default_cap},
     {"work_budget", work_budget},
     {"calls_errors_and_effects", calls_errors_and_effects},
     {"integers_and_pred", integers_and_pred},
