@@ -12,12 +12,14 @@
 typedef struct pass_entry {
   pass_fn run;
   optic_opt_level min_level; /* the lowest level that runs it */
+  pass_opts_fn run_opts;     /* instead of run, for passes that read the options */
 } pass_entry;
 
 static const pass_entry pass_table[OPTIC_PASS_COUNT_] = {
     [OPTIC_PASS_SIMPLIFY] = {pass_simplify, OPTIC_OPT_FULL},
     [OPTIC_PASS_CSE] = {pass_cse, OPTIC_OPT_BASIC},
     [OPTIC_PASS_DCE] = {pass_dce, OPTIC_OPT_BASIC},
+    [OPTIC_PASS_FUSION] = {NULL, OPTIC_OPT_FULL, pass_fusion},
 };
 
 static const char *const pass_names[OPTIC_PASS_COUNT_] = {
@@ -65,6 +67,10 @@ static optic_status read_options(const optic_optimize_options *in, optic_optimiz
                       (int)o->max_rounds);
   }
   if (o->max_rounds == 0) o->max_rounds = DEFAULT_MAX_ROUNDS;
+  if (o->max_fusion_size < 0) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optimize: max_fusion_size is %d (0 means the default)",
+                      (int)o->max_fusion_size);
+  }
   return OPTIC_OK;
 }
 
@@ -113,11 +119,15 @@ static void invalidate(live_cache *lc) {
 }
 
 /* One run of pass p over what the module needs right now. */
-static optic_status run_pass(optic_module_t *m, int p, live_cache *lc, optic_pass_stat *stat, bool *changed) {
+static optic_status run_pass(optic_module_t *m, const optic_optimize_options *o, int p, live_cache *lc,
+                             optic_pass_stat *stat, bool *changed) {
   uint64_t t0 = optic_now_ns();
   pass_counts counts = {0};
   optic_status st = fresh_liveness(m, pass_names[p], lc, &counts.work);
-  if (st == OPTIC_OK) st = pass_table[p].run(m, &lc->l, &counts, changed);
+  if (st == OPTIC_OK) {
+    st = pass_table[p].run_opts ? pass_table[p].run_opts(m, &lc->l, o, &counts, changed)
+                                : pass_table[p].run(m, &lc->l, &counts, changed);
+  }
   if (*changed || st != OPTIC_OK) invalidate(lc);
   stat->runs++;
   stat->removed += counts.removed;
@@ -173,7 +183,7 @@ optic_status optic_graph_optimize(optic_module_t *m, const optic_optimize_option
     for (int p = 0; p < OPTIC_PASS_COUNT_ && st == OPTIC_OK; p++) {
       if (!pass_enabled(&o, p)) continue;
       bool changed = false;
-      st = run_pass(m, p, &lc, &full.pass[p], &changed);
+      st = run_pass(m, &o, p, &lc, &full.pass[p], &changed);
       if (changed) fixed = false;
     }
   }

@@ -364,7 +364,7 @@ OPTIC_API optic_status optic_module_to_hlo_text(const optic_module_t *m, char **
 typedef enum optic_opt_level {
   OPTIC_OPT_NONE,  /* no pass runs; the module is only validated */
   OPTIC_OPT_BASIC, /* dce and cse: never change what any instruction computes */
-  OPTIC_OPT_FULL   /* basic plus the exact algebraic simplifier */
+  OPTIC_OPT_FULL   /* basic plus the exact algebraic simplifier and fusion */
 } optic_opt_level;
 
 /* X(NAME, name). The manager runs the enabled passes in this order in every
@@ -372,7 +372,8 @@ typedef enum optic_opt_level {
 #define OPTIC_PASS_LIST(X) \
   X(SIMPLIFY, "simplify")  \
   X(CSE, "cse")            \
-  X(DCE, "dce")
+  X(DCE, "dce")            \
+  X(FUSION, "fusion")
 
 typedef enum optic_pass {
 #define OPTIC_PASS_ENUM_(name, str) OPTIC_PASS_##name,
@@ -384,7 +385,7 @@ typedef enum optic_pass {
 /* Room for passes added later without changing the structs' layout. */
 #define OPTIC_MAX_PASSES 16
 
-/* "dce", "cse", "simplify"; "invalid" outside the enum. Static strings. */
+/* "dce", "cse", "simplify", "fusion"; "invalid" outside the enum. Static strings. */
 OPTIC_API const char *optic_pass_name(optic_pass pass);
 
 /* Per-pass override of the level's choice. Zero (BY_LEVEL) follows the level,
@@ -405,6 +406,9 @@ typedef struct optic_optimize_options {
   /* Rounds allowed, counting the last one that must change nothing to prove
    * the fixed point; 0 means 32. */
   int32_t max_rounds;
+  /* Fusion: most instructions (parameters not counted) one fused computation
+   * may hold; 0 means 64. A cap below 2 fuses nothing. */
+  int32_t max_fusion_size;
 } optic_optimize_options;
 
 OPTIC_API optic_optimize_options optic_optimize_options_default(void);
