@@ -119,7 +119,7 @@ static optic_status find_groups(fusion_ctx *cx, const optic_node_id *ids, int32_
     optic_node_id id = ids[i];
     const optic_instr *in = &m->instrs[id];
     cx->counts->work++;
-    if (!pass_is_live(cx->l, id)) continue;
+    if (!pass_is_live(cx->l, id) || optic_type_is_tuple(&in->type)) continue; /* single array outputs only */
     int32_t g = users_group(cx, in, id);
     if (g >= 0 && can_join(cx, in, &cx->groups[g])) {
       cx->group_of[id] = g;
@@ -127,7 +127,7 @@ static optic_status find_groups(fusion_ctx *cx, const optic_node_id *ids, int32_
       if (in->op == OPTIC_OP_DOT || in->op == OPTIC_OP_CONVOLUTION) cx->groups[g].kind = OPTIC_FUSION_OUTPUT;
       continue;
     }
-    bool reduce = in->op == OPTIC_OP_REDUCE && in->n_operands == 2 && !optic_type_is_tuple(&in->type);
+    bool reduce = in->op == OPTIC_OP_REDUCE && in->n_operands == 2;
     if (!reduce && !fusion_is_loop_op(in->op)) continue;
     fusion_group *ng = &cx->groups[cx->n_groups];
     ng->root = id;

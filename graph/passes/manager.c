@@ -16,9 +16,9 @@ typedef struct pass_entry {
 } pass_entry;
 
 static const pass_entry pass_table[OPTIC_PASS_COUNT_] = {
-    [OPTIC_PASS_SIMPLIFY] = {pass_simplify, OPTIC_OPT_FULL},
-    [OPTIC_PASS_CSE] = {pass_cse, OPTIC_OPT_BASIC},
-    [OPTIC_PASS_DCE] = {pass_dce, OPTIC_OPT_BASIC},
+    [OPTIC_PASS_SIMPLIFY] = {pass_simplify, OPTIC_OPT_FULL, NULL},
+    [OPTIC_PASS_CSE] = {pass_cse, OPTIC_OPT_BASIC, NULL},
+    [OPTIC_PASS_DCE] = {pass_dce, OPTIC_OPT_BASIC, NULL},
     [OPTIC_PASS_FUSION] = {NULL, OPTIC_OPT_FULL, pass_fusion},
 };
 

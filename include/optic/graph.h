@@ -349,8 +349,11 @@ OPTIC_API optic_status optic_module_to_hlo_text(const optic_module_t *m, char **
 
 /* ============================================================ optimization passes
  * graph/passes/ (docs/graph-passes.md): the pass manager and the dead code
- * elimination (DCE), common subexpression elimination (CSE) and exact
- * algebraic simplification passes. Every pass keeps every value the module
+ * elimination (DCE), common subexpression elimination (CSE), exact
+ * algebraic simplification and fusion passes. Fusion replaces groups of
+ * instructions by `fusion` instructions calling new computations named
+ * "fused_computation.N" (kinds loop, input, output); the fused module
+ * computes the same values. Every pass keeps every value the module
  * computes, bit for bit (IEEE round-to-nearest, no flush-to-zero; a NaN
  * stays a NaN, though a signaling NaN that x*1 would have quieted is passed
  * through as it is), and is deterministic: the same module and options give
@@ -416,12 +419,16 @@ OPTIC_API optic_optimize_options optic_optimize_options_default(void);
 /* What one pass did, summed over the rounds it ran in. */
 typedef struct optic_pass_stat {
   int32_t runs;         /* rounds it ran in */
-  int64_t removed;      /* instructions removed (dce) */
-  int64_t replaced;     /* instructions whose uses now go to an equal one (cse, simplify) */
-  int64_t added;        /* instructions created (simplify: merged reshapes, transposes) */
+  int64_t removed;      /* instructions removed (dce; fusion: those moved into fused
+                         * computations and copied constants left without users) */
+  int64_t replaced;     /* instructions whose uses now go to an equal one (cse, simplify;
+                         * fusion: group roots whose uses went to their fusion) */
+  int64_t added;        /* instructions created (simplify: merged reshapes, transposes;
+                         * fusion: fusion instructions, one per fused computation) */
   int64_t work;         /* pass-specific units of work: instructions visited plus
                          * operand edges walked (dce), hash-table probes (cse),
-                         * constant elements inspected (simplify); linear in the
+                         * constant elements inspected (simplify), instructions
+                         * visited, user edges and operands examined (fusion); linear in the
                          * module size, which the tests check */
   double seconds;       /* wall time */
 } optic_pass_stat;
