@@ -73,6 +73,7 @@ struct optic_module {
   int32_t n_comps, cap_comps;
   optic_comp_id entry;
   optic_name_set names; /* instruction names, unique in the module */
+  optic_name_set comp_names; /* computation names: O(1) uniqueness check (fusion adds many) */
 };
 
 /* A prototype of the instruction a builder wants to add: the builder fills

@@ -62,6 +62,7 @@ void optic_module_destroy(optic_module_t *m) {
   free(m->instrs);
   free(m->comps);
   graph_names_free(&m->names);
+  graph_names_free(&m->comp_names);
   free(m->name);
   free(m);
 }
@@ -81,10 +82,8 @@ optic_status optic_module_add_computation(optic_module_t *m, const char *name, o
   if (m == NULL || name == NULL || out == NULL || name[0] == '\0') {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "add_computation: NULL or empty argument");
   }
-  for (int32_t c = 0; c < m->n_comps; c++) {
-    if (strcmp(m->comps[c].name, name) == 0) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "add_computation: a computation named '%.64s' exists", name);
-    }
+  if (graph_names_contains(&m->comp_names, name)) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "add_computation: a computation named '%.64s' exists", name);
   }
   if (m->n_comps == m->cap_comps) {
     int32_t cap = m->cap_comps ? m->cap_comps * 2 : 4;
@@ -97,6 +96,11 @@ optic_status optic_module_add_computation(optic_module_t *m, const char *name, o
   memset(c, 0, sizeof *c);
   c->name = strdup(name);
   if (c->name == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "add_computation: out of memory");
+  const char *stored;
+  if (graph_names_insert(&m->comp_names, name, &stored) != OPTIC_OK) {
+    free(c->name);
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "add_computation: out of memory");
+  }
   c->root = OPTIC_NO_NODE;
   *out = m->n_comps++;
   if (m->entry < 0) m->entry = *out;

@@ -111,9 +111,9 @@ static optic_status fold_instr(fold_ctx *cx, optic_comp_id comp, optic_node_id i
   return st;
 }
 
-optic_status pass_fold(optic_module_t *m, const pass_liveness *l, const pass_settings *s, pass_counts *counts,
+optic_status pass_fold(optic_module_t *m, const pass_liveness *l, const optic_optimize_options *o, pass_counts *counts,
                        bool *changed) {
-  fold_ctx cx = {.m = m, .l = l, .counts = counts, .max_bytes = s->fold_max_bytes};
+  fold_ctx cx = {.m = m, .l = l, .counts = counts, .max_bytes = o->fold_max_bytes};
   cx.eval = optic_evaluate_options_default();
   cx.eval.max_while_iterations = FOLD_MAX_WHILE_ITERATIONS;
   optic_status st = OPTIC_OK;

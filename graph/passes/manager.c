@@ -11,24 +11,26 @@
 #define DEFAULT_FOLD_MAX_BYTES ((int64_t)1 << 20)
 
 typedef struct pass_entry {
-  pass_fn run;               /* one of run and run_set is set */
-  pass_settings_fn run_set;  /* for passes that read settings */
+  pass_fn run;               /* one of run and run_opts is set */
   optic_opt_level min_level; /* the lowest level that runs it */
+  pass_opts_fn run_opts;     /* instead of run, for passes that read the options */
 } pass_entry;
 
 static const pass_entry pass_table[OPTIC_PASS_COUNT_] = {
-    [OPTIC_PASS_SIMPLIFY] = {pass_simplify, NULL, OPTIC_OPT_FULL},
-    [OPTIC_PASS_CSE] = {pass_cse, NULL, OPTIC_OPT_BASIC},
-    [OPTIC_PASS_DCE] = {pass_dce, NULL, OPTIC_OPT_BASIC},
-    [OPTIC_PASS_FOLD] = {NULL, pass_fold, OPTIC_OPT_FULL},
+    [OPTIC_PASS_SIMPLIFY] = {pass_simplify, OPTIC_OPT_FULL, NULL},
+    [OPTIC_PASS_CSE] = {pass_cse, OPTIC_OPT_BASIC, NULL},
+    [OPTIC_PASS_DCE] = {pass_dce, OPTIC_OPT_BASIC, NULL},
+    [OPTIC_PASS_FOLD] = {NULL, OPTIC_OPT_FULL, pass_fold},
+    [OPTIC_PASS_FUSION] = {NULL, OPTIC_OPT_FULL, pass_fusion},
 };
 
 /* The order passes run in within a round. The enum (OPTIC_PASS_LIST) only
  * appends, so that option and stats indexes stay stable; the order is the
  * manager's: folding first turns constant subtrees into constants that the
- * simplifier can read, and DCE last sweeps what the others left. */
+ * simplifier can read, DCE sweeps what the others left, and fusion groups
+ * what remains (it cleans up after itself). */
 static const optic_pass run_order[OPTIC_PASS_COUNT_] = {OPTIC_PASS_FOLD, OPTIC_PASS_SIMPLIFY, OPTIC_PASS_CSE,
-                                                        OPTIC_PASS_DCE};
+                                                        OPTIC_PASS_DCE, OPTIC_PASS_FUSION};
 
 static const char *const pass_names[OPTIC_PASS_COUNT_] = {
 #define PASS_NAME(name, str) str,
@@ -81,6 +83,10 @@ static optic_status read_options(const optic_optimize_options *in, optic_optimiz
                       (long long)o->fold_max_bytes);
   }
   if (o->fold_max_bytes == 0) o->fold_max_bytes = DEFAULT_FOLD_MAX_BYTES;
+  if (o->max_fusion_size < 0) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optimize: max_fusion_size is %d (0 means the default)",
+                      (int)o->max_fusion_size);
+  }
   return OPTIC_OK;
 }
 
@@ -129,14 +135,14 @@ static void invalidate(live_cache *lc) {
 }
 
 /* One run of pass p over what the module needs right now. */
-static optic_status run_pass(optic_module_t *m, int p, const pass_settings *set, live_cache *lc,
+static optic_status run_pass(optic_module_t *m, const optic_optimize_options *o, int p, live_cache *lc,
                              optic_pass_stat *stat, bool *changed) {
   uint64_t t0 = optic_now_ns();
   pass_counts counts = {0};
   optic_status st = fresh_liveness(m, pass_names[p], lc, &counts.work);
   if (st == OPTIC_OK) {
-    st = pass_table[p].run ? pass_table[p].run(m, &lc->l, &counts, changed)
-                           : pass_table[p].run_set(m, &lc->l, set, &counts, changed);
+    st = pass_table[p].run_opts ? pass_table[p].run_opts(m, &lc->l, o, &counts, changed)
+                                : pass_table[p].run(m, &lc->l, &counts, changed);
   }
   if (*changed || st != OPTIC_OK) invalidate(lc);
   stat->runs++;
@@ -161,7 +167,6 @@ optic_status optic_graph_optimize(optic_module_t *m, const optic_optimize_option
   optic_status st = read_options(opts, &o);
   if (st != OPTIC_OK) return st;
   if (m == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optimize: module is NULL");
-  const pass_settings set = {.fold_max_bytes = o.fold_max_bytes};
 
   /* The fail-safe check, before anything changes. */
   live_cache lc = {.valid = false};
@@ -195,7 +200,7 @@ optic_status optic_graph_optimize(optic_module_t *m, const optic_optimize_option
       int p = run_order[i];
       if (!pass_enabled(&o, p)) continue;
       bool changed = false;
-      st = run_pass(m, p, &set, &lc, &full.pass[p], &changed);
+      st = run_pass(m, &o, p, &lc, &full.pass[p], &changed);
       if (changed) fixed = false;
     }
   }

@@ -43,21 +43,20 @@ typedef struct pass_counts {
  * module changed (a use redirected, an instruction added or removed). */
 typedef optic_status (*pass_fn)(optic_module_t *m, const pass_liveness *l, pass_counts *counts, bool *changed);
 
+/* A pass that reads the options (checked by the manager; fields beyond the
+ * caller's size hold their defaults). */
+typedef optic_status (*pass_opts_fn)(optic_module_t *m, const pass_liveness *l, const optic_optimize_options *o,
+                                     pass_counts *counts, bool *changed);
+
 optic_status pass_dce(optic_module_t *m, const pass_liveness *l, pass_counts *counts, bool *changed);
 optic_status pass_cse(optic_module_t *m, const pass_liveness *l, pass_counts *counts, bool *changed);
 optic_status pass_simplify(optic_module_t *m, const pass_liveness *l, pass_counts *counts, bool *changed);
+optic_status pass_fusion(optic_module_t *m, const pass_liveness *l, const optic_optimize_options *o,
+                         pass_counts *counts, bool *changed);
 
-/* What passes that take settings read from optic_optimize_options (checked
- * and defaulted by the manager). */
-typedef struct pass_settings {
-  int64_t fold_max_bytes; /* > 0 */
-} pass_settings;
-
-typedef optic_status (*pass_settings_fn)(optic_module_t *m, const pass_liveness *l, const pass_settings *s,
-                                         pass_counts *counts, bool *changed);
-
-optic_status pass_fold(optic_module_t *m, const pass_liveness *l, const pass_settings *s, pass_counts *counts,
-                       bool *changed);
+/* Reads o->fold_max_bytes (> 0 after the manager's defaults). */
+optic_status pass_fold(optic_module_t *m, const pass_liveness *l, const optic_optimize_options *o,
+                       pass_counts *counts, bool *changed);
 
 /* Whether id is live. Instructions a pass creates after the analysis
  * (ids >= n_ids) are live: they take over uses of live ones. Passes rewrite

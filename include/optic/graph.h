@@ -350,8 +350,10 @@ OPTIC_API optic_status optic_module_to_hlo_text(const optic_module_t *m, char **
 /* ============================================================ optimization passes
  * graph/passes/ (docs/graph-passes.md): the pass manager and the dead code
  * elimination (DCE), common subexpression elimination (CSE), constant
- * folding and exact algebraic simplification passes. Every pass keeps every
- * value the module computes, bit for bit (IEEE round-to-nearest, no
+ * folding, exact algebraic simplification and fusion passes. Fusion replaces
+ * groups of instructions by `fusion` instructions calling new computations
+ * named "fused_computation.N" (kinds loop, input, output). Every pass keeps
+ * every value the module computes, bit for bit (IEEE round-to-nearest, no
  * flush-to-zero; a NaN stays a NaN, though a signaling NaN that x*1 would
  * have quieted is passed through as it is), as the reference evaluator
  * (optic_evaluate) defines the values: folding stores what it computes, which
@@ -367,7 +369,7 @@ OPTIC_API optic_status optic_module_to_hlo_text(const optic_module_t *m, char **
 typedef enum optic_opt_level {
   OPTIC_OPT_NONE,  /* no pass runs; the module is only validated */
   OPTIC_OPT_BASIC, /* dce and cse: never change what any instruction computes */
-  OPTIC_OPT_FULL   /* basic plus constant folding and the exact algebraic simplifier */
+  OPTIC_OPT_FULL   /* basic plus constant folding, the exact algebraic simplifier and fusion */
 } optic_opt_level;
 
 /* X(NAME, name). Indexes of optimize_options.passes and pass_stats.pass;
@@ -377,7 +379,8 @@ typedef enum optic_opt_level {
   X(SIMPLIFY, "simplify")  \
   X(CSE, "cse")            \
   X(DCE, "dce")            \
-  X(FOLD, "fold")
+  X(FOLD, "fold")          \
+  X(FUSION, "fusion")
 
 typedef enum optic_pass {
 #define OPTIC_PASS_ENUM_(name, str) OPTIC_PASS_##name,
@@ -389,7 +392,7 @@ typedef enum optic_pass {
 /* Room for passes added later without changing the structs' layout. */
 #define OPTIC_MAX_PASSES 16
 
-/* "simplify", "cse", "dce", "fold"; "invalid" outside the enum. Static strings. */
+/* "simplify", "cse", "dce", "fold", "fusion"; "invalid" outside the enum. Static strings. */
 OPTIC_API const char *optic_pass_name(optic_pass pass);
 
 /* Per-pass override of the level's choice. Zero (BY_LEVEL) follows the level,
@@ -415,6 +418,9 @@ typedef struct optic_optimize_options {
    * constant; 0 means the default, 1 MiB (1 << 20). Evaluation work per
    * instruction is also capped at 16 times this (docs/graph-passes.md). */
   int64_t fold_max_bytes;
+  /* Fusion: most instructions (parameters not counted) one fused computation
+   * may hold; 0 means 64. A cap below 2 fuses nothing. */
+  int32_t max_fusion_size;
 } optic_optimize_options;
 
 OPTIC_API optic_optimize_options optic_optimize_options_default(void);
@@ -422,15 +428,18 @@ OPTIC_API optic_optimize_options optic_optimize_options_default(void);
 /* What one pass did, summed over the rounds it ran in. */
 typedef struct optic_pass_stat {
   int32_t runs;         /* rounds it ran in */
-  int64_t removed;      /* instructions removed (dce) */
-  int64_t replaced;     /* instructions whose uses now go to an equal one (cse, simplify, fold) */
+  int64_t removed;      /* instructions removed (dce; fusion: those moved into fused
+                         * computations and copied constants left without users) */
+  int64_t replaced;     /* instructions whose uses now go to an equal one (cse, simplify, fold;
+                         * fusion: group roots whose uses went to their fusion) */
   int64_t added;        /* instructions created (simplify: merged reshapes, transposes;
-                         * fold: constants) */
+                         * fold: constants; fusion: fusion instructions) */
   int64_t work;         /* pass-specific units of work: instructions visited plus
                          * operand edges walked (dce), hash-table probes (cse),
                          * constant elements inspected (simplify), instructions
                          * visited, operand edges checked and elements folded
-                         * (fold); linear in the
+                         * (fold), instructions visited, user edges and operands
+                         * examined (fusion); linear in the
                          * module size, which the tests check */
   double seconds;       /* wall time */
 } optic_pass_stat;

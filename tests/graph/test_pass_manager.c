@@ -34,20 +34,32 @@ static void build_mlp(fixture *f, int32_t layers) {
   BUILD(optic_computation_set_root(f->m, f->main, h));
 }
 
+/* Full level without fusion: the cases below check how simplify, cse and
+ * dce work together (tests/graph/test_pass_fusion.c covers fusion). */
+static const optic_optimize_options unfused = {
+    .size = sizeof(optic_optimize_options), .level = OPTIC_OPT_FULL, .passes = {[OPTIC_PASS_FUSION] = OPTIC_PASS_DISABLE}};
+/* ... and without folding either, for exact counts of the other three. */
+static const optic_optimize_options unfolded_unfused = {
+    .size = sizeof(optic_optimize_options),
+    .level = OPTIC_OPT_FULL,
+    .passes = {[OPTIC_PASS_FUSION] = OPTIC_PASS_DISABLE, [OPTIC_PASS_FOLD] = OPTIC_PASS_DISABLE}};
+
 static void levels_and_toggles(void) {
   struct {
     optic_opt_level level;
     optic_pass force_on, force_off;
-    bool runs[OPTIC_PASS_COUNT_]; /* simplify, cse, dce, fold */
+    bool runs[OPTIC_PASS_COUNT_]; /* simplify, cse, dce, fold, fusion */
   } cases[] = {
-      {OPTIC_OPT_NONE, OPTIC_PASS_COUNT_, OPTIC_PASS_COUNT_, {false, false, false, false}},
-      {OPTIC_OPT_BASIC, OPTIC_PASS_COUNT_, OPTIC_PASS_COUNT_, {false, true, true, false}},
-      {OPTIC_OPT_FULL, OPTIC_PASS_COUNT_, OPTIC_PASS_COUNT_, {true, true, true, true}},
-      {OPTIC_OPT_NONE, OPTIC_PASS_SIMPLIFY, OPTIC_PASS_COUNT_, {true, false, false, false}},
-      {OPTIC_OPT_FULL, OPTIC_PASS_COUNT_, OPTIC_PASS_CSE, {true, false, true, true}},
-      {OPTIC_OPT_BASIC, OPTIC_PASS_SIMPLIFY, OPTIC_PASS_DCE, {true, true, false, false}},
-      {OPTIC_OPT_FULL, OPTIC_PASS_COUNT_, OPTIC_PASS_FOLD, {true, true, true, false}},
-      {OPTIC_OPT_NONE, OPTIC_PASS_FOLD, OPTIC_PASS_COUNT_, {false, false, false, true}},
+      {OPTIC_OPT_NONE, OPTIC_PASS_COUNT_, OPTIC_PASS_COUNT_, {false, false, false, false, false}},
+      {OPTIC_OPT_BASIC, OPTIC_PASS_COUNT_, OPTIC_PASS_COUNT_, {false, true, true, false, false}},
+      {OPTIC_OPT_FULL, OPTIC_PASS_COUNT_, OPTIC_PASS_COUNT_, {true, true, true, true, true}},
+      {OPTIC_OPT_NONE, OPTIC_PASS_SIMPLIFY, OPTIC_PASS_COUNT_, {true, false, false, false, false}},
+      {OPTIC_OPT_FULL, OPTIC_PASS_COUNT_, OPTIC_PASS_CSE, {true, false, true, true, true}},
+      {OPTIC_OPT_BASIC, OPTIC_PASS_SIMPLIFY, OPTIC_PASS_DCE, {true, true, false, false, false}},
+      {OPTIC_OPT_FULL, OPTIC_PASS_COUNT_, OPTIC_PASS_FOLD, {true, true, true, false, true}},
+      {OPTIC_OPT_NONE, OPTIC_PASS_FOLD, OPTIC_PASS_COUNT_, {false, false, false, true, false}},
+      {OPTIC_OPT_FULL, OPTIC_PASS_COUNT_, OPTIC_PASS_FUSION, {true, true, true, true, false}},
+      {OPTIC_OPT_NONE, OPTIC_PASS_FUSION, OPTIC_PASS_COUNT_, {false, false, false, false, true}},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     fixture f = fx_setup();
@@ -167,9 +179,7 @@ static void passes_cooperate(void) {
   const int32_t layers = 5;
   build_mlp(&f, layers);
   optic_pass_stats st = {.size = sizeof st};
-  optic_optimize_options o = optic_optimize_options_default();
-  o.passes[OPTIC_PASS_FOLD] = OPTIC_PASS_DISABLE;
-  OT_EXPECT_OK(optic_graph_optimize(f.m, &o, &st));
+  OT_EXPECT_OK(optic_graph_optimize(f.m, &unfolded_unfused, &st));
   const optic_pass_stat *simp = &st.pass[OPTIC_PASS_SIMPLIFY], *cse = &st.pass[OPTIC_PASS_CSE],
                         *dce = &st.pass[OPTIC_PASS_DCE];
   /* simplify per layer: x*1, the reshape pair (round trip), the transpose pair */
@@ -183,7 +193,8 @@ static void passes_cooperate(void) {
            "after %lld removed %lld", (long long)st.instructions_after, (long long)dce->removed);
   OT_CHECK(st.rounds == 2 && simp->runs == 2 && cse->runs == 2 && dce->runs == 2);
   for (int p = 0; p < OPTIC_PASS_COUNT_; p++) {
-    OT_CHECK(st.pass[p].seconds >= 0 && (p == OPTIC_PASS_FOLD ? st.pass[p].runs == 0 : st.pass[p].work > 0));
+    bool off = p == OPTIC_PASS_FOLD || p == OPTIC_PASS_FUSION;
+    OT_CHECK(st.pass[p].seconds >= 0 && (off ? st.pass[p].runs == 0 : st.pass[p].work > 0));
   }
   OT_CHECK(st.seconds >= st.pass[0].seconds);
   char *text = fx_hlo(f.m);
@@ -203,7 +214,7 @@ static void fold_feeds_simplify_and_cse(void) {
   const int32_t layers = 5;
   build_mlp(&f, layers);
   optic_pass_stats st = {.size = sizeof st};
-  OT_EXPECT_OK(optic_graph_optimize(f.m, NULL, &st));
+  OT_EXPECT_OK(optic_graph_optimize(f.m, &unfused, &st));
   const optic_pass_stat *fold = &st.pass[OPTIC_PASS_FOLD], *simp = &st.pass[OPTIC_PASS_SIMPLIFY];
   OT_CHECK(fold->replaced == 2 * layers && fold->added == 2 * layers, "fold %lld/%lld", (long long)fold->replaced,
            (long long)fold->added);
@@ -228,7 +239,7 @@ static void simplify_feeds_cse(void) {
   optic_node_id s = fx_bin(&f, f.main, OPTIC_OP_SUBTRACT, direct, via);
   BUILD(optic_computation_set_root(f.m, f.main, s));
   optic_pass_stats st = {.size = sizeof st};
-  OT_EXPECT_OK(optic_graph_optimize(f.m, NULL, &st));
+  OT_EXPECT_OK(optic_graph_optimize(f.m, &unfused, &st));
   OT_CHECK(optic_node_operand(f.m, s, 0) == direct && optic_node_operand(f.m, s, 1) == direct);
   OT_CHECK(fx_count(f.m, f.main) == 3 && st.pass[OPTIC_PASS_SIMPLIFY].added == 1 &&
            st.pass[OPTIC_PASS_CSE].replaced == 1);
@@ -278,7 +289,7 @@ static void optimize_chain(int32_t layers, int64_t *work, double *seconds, int64
   fixture f = fx_setup();
   build_mlp(&f, layers);
   optic_pass_stats st = {.size = sizeof st};
-  OT_EXPECT_OK(optic_graph_optimize(f.m, NULL, &st));
+  OT_EXPECT_OK(optic_graph_optimize(f.m, &unfused, &st));
   for (int p = 0; p < OPTIC_PASS_COUNT_; p++) work[p] = st.pass[p].work;
   *seconds = st.seconds;
   *instructions = st.instructions_before;
@@ -310,12 +321,12 @@ static void scales_linearly(void) {
     }
     BUILD(optic_computation_set_root(f.m, f.main, h));
     optic_pass_stats st = {.size = sizeof st};
-    OT_EXPECT_OK(optic_graph_optimize(f.m, NULL, &st));
+    OT_EXPECT_OK(optic_graph_optimize(f.m, &unfused, &st));
     printf("  %lld instructions sharing one constant: %.1f ms\n", (long long)st.instructions_before, st.seconds * 1e3);
     OT_CHECK(st.instructions_after == 2 + layers); /* the broadcasts fold into one constant array */
     optic_module_destroy(f.m);
   }
-  for (int p = 0; p < OPTIC_PASS_COUNT_; p++) {
+  for (int p = 0; p <= OPTIC_PASS_DCE; p++) { /* fusion: tests/graph/test_pass_fusion.c */
     double r2 = (double)work[1][p] / (double)work[0][p], r10 = (double)work[2][p] / (double)work[0][p];
     OT_CHECK(r2 > 1.9 && r2 < 2.1 && r10 > 9.5 && r10 < 10.5, "%s work ratios %.3f (2x) %.3f (10x)",
              optic_pass_name(p), r2, r10);
