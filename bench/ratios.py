@@ -5,7 +5,14 @@ command reuses load_run() and compute(). Reads files only; never runs
 benchmarks.
 
 Usage: ratios.py RUN.json [--spec bench/ratios.json] [--json OUT] [--check]
-  --check   exit 1 if any ratio FAILs (MISSING ones do not fail)
+  --check   exit 1 if any ratio FAILs (MISSING, N/A and INFO ones do not fail)
+
+Statuses: PASS / FAIL (the ratio against its bar), INFO (a ratio reported
+without a bar), N/A (the bar's applies_if condition on the run's context does
+not hold: the ratio is still computed and printed), MISSING (a benchmark is
+not in the run or errored; a ratio's "pending" text says why it may be).
+Times (metric real_time or cpu_time) are compared in one unit, whatever
+time_unit each benchmark reported in.
 """
 import argparse
 import json
@@ -26,14 +33,29 @@ def load_run(path):
     return doc.get("context", {}), runs
 
 
+TIME_METRICS = ("real_time", "cpu_time")
+NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def value_of(entry, metric):
+    """entry[metric] as a float; times in nanoseconds whatever the entry's time_unit."""
+    v = float(entry[metric])
+    if metric in TIME_METRICS:
+        unit = entry.get("time_unit", "ns")
+        if unit not in NS_PER_UNIT:
+            raise ValueError("benchmark %r has unknown time_unit %r" % (entry.get("name"), unit))
+        v *= NS_PER_UNIT[unit]
+    return v
+
+
 def figure(entries, metric):
     """The run's figure for metric and how it was taken: the median aggregate
     when repetitions were run, else the median over the iteration entries.
     None when the metric is absent or every entry errored."""
     for e in entries:
         if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median" and metric in e:
-            return float(e[metric]), "median"
-    values = [float(e[metric]) for e in entries
+            return value_of(e, metric), "median"
+    values = [value_of(e, metric) for e in entries
               if e.get("run_type", "iteration") == "iteration" and not e.get("error_occurred") and metric in e]
     if not values:
         return None, None
@@ -47,23 +69,47 @@ def expand(name, context):
         raise ValueError("benchmark name %r needs context key %s, which the run does not have" % (name, missing))
 
 
+def applies(cond, context):
+    """(True, "") when the bar applies to this run, else (False, why not).
+    cond: {"context": key, "in": [values]} (None: always applies)."""
+    if not cond:
+        return True, ""
+    key, allowed = cond["context"], cond["in"]
+    have = context.get(key, "unknown")
+    if have in allowed:
+        return True, ""
+    why = "bar applies only when %s is %s; this run: %s" % (key, " or ".join(allowed), have)
+    if cond.get("show"):
+        why += " (%s %s)" % (cond["show"], context.get(cond["show"], "unknown"))
+    return False, why
+
+
 def compute(spec, context, runs):
     """One result dict per ratio in spec: name, ours, peer, metric, values,
-    ratio, bar, status in PASS / FAIL / MISSING."""
+    ratio, bar, status in PASS / FAIL / INFO / N/A / MISSING, note."""
     results = []
     for r in spec["ratios"]:
         ours, peer = expand(r["ours"], context), expand(r["peer"], context)
         ours_value, how = figure(runs.get(ours, []), r["metric"])
         peer_value, _ = figure(runs.get(peer, []), r["metric"])
+        applicable, why = applies(r.get("applies_if"), context)
         res = {"name": r["name"], "description": r.get("description", ""), "ours": ours, "peer": peer,
                "metric": r["metric"], "ours_value": ours_value, "peer_value": peer_value,
-               "bar": r.get("bar", {}), "taken": how, "ratio": None, "status": "MISSING"}
+               "bar": r.get("bar", {}), "taken": how, "ratio": None, "status": "MISSING",
+               "note": r.get("pending", "")}
         if ours_value is not None and peer_value is not None and peer_value != 0:
             ratio = ours_value / peer_value
             bar = res["bar"]
             ok = ("min" not in bar or ratio >= bar["min"]) and ("max" not in bar or ratio <= bar["max"])
             res["ratio"] = ratio
-            res["status"] = "PASS" if ok else "FAIL"
+            res["note"] = ""
+            if not bar:
+                res["status"] = "INFO"
+            elif not applicable:
+                res["status"] = "N/A"
+                res["note"] = why
+            else:
+                res["status"] = "PASS" if ok else "FAIL"
         results.append(res)
     return results
 
@@ -82,12 +128,15 @@ def format_table(results):
     for r in results:
         if r["status"] == "MISSING":
             absent = [n for n, v in ((r["ours"], r["ours_value"]), (r["peer"], r["peer_value"])) if v is None]
-            lines.append("%-36s %-8s bar %s; not in the run: %s" % (r["name"], "MISSING", bar_text(r["bar"]),
-                                                                   ", ".join(absent)))
+            lines.append("%-36s %-8s bar %s; not in the run: %s%s" % (
+                r["name"], "MISSING", bar_text(r["bar"]), ", ".join(absent),
+                "  (%s)" % r["note"] if r["note"] else ""))
             continue
-        lines.append("%-36s %-8s ratio %.3f (bar %s)  %s %s: %.4g / %.4g  [%s]" % (
+        unit = " ns" if r["metric"] in TIME_METRICS else ""
+        lines.append("%-36s %-8s ratio %.3f (bar %s)  %s %s: %.4g%s / %.4g%s  [%s]%s" % (
             r["name"], r["status"], r["ratio"], bar_text(r["bar"]), r["metric"], r["taken"],
-            r["ours_value"], r["peer_value"], r["description"]))
+            r["ours_value"], unit, r["peer_value"], unit, r["description"],
+            "  (%s)" % r["note"] if r["note"] else ""))
     return "\n".join(lines)
 
 

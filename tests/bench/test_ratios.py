@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Checks bench/ratios.py on JSON fixtures: the median aggregate is used when
 repetitions ran, bars (min, max) give PASS/FAIL, absent or errored runs are
-MISSING, {context} placeholders expand, and exit codes follow --check.
+MISSING (with a pending note), {context} placeholders expand, times in
+different units compare in one unit, a bar whose applies_if condition fails is
+N/A with its ratio still shown, a ratio without a bar is INFO, and exit codes
+follow --check.
 
 Usage: test_ratios.py RATIOS_PY FIXTURE_DIR OUT_DIR"""
 import importlib.util
@@ -46,6 +49,18 @@ def main(ratios_py, fixtures, out_dir):
     check(res["time_max"]["status"] == "PASS" and abs(res["time_max"]["ratio"] - 1.0) < 1e-9, "max bar on real_time")
     check(res["missing_peer"]["status"] == "MISSING", "absent benchmark is MISSING")
     check(res["errored_run"]["status"] == "MISSING", "errored run gives no figure")
+    t = res["time_units"]
+    check(t["status"] == "PASS" and abs(t["ratio"] - 12.0 / 13.0) < 1e-9,
+          "12 ms / 13000 us compare in one unit: %r %r" % (t["status"], t["ratio"]))
+    na = res["bar_not_applicable"]
+    check(na["status"] == "N/A" and abs(na["ratio"] - 0.6) < 1e-9, "bar on avx512 OpenBLAS is N/A on avx2: %r" % na)
+    check("optic_openblas_core_isa" in na["note"] and "avx2" in na["note"] and "Haswell" in na["note"],
+          "N/A says why: %r" % na["note"])
+    check(res["bar_applies"]["status"] == "PASS", "applies_if holding gives a real PASS")
+    check(res["info_only"]["status"] == "INFO" and res["info_only"]["ratio"] is not None, "no bar: INFO with its ratio")
+    pm = res["pending_missing"]
+    check(pm["status"] == "MISSING" and pm["note"] == "dot lands later", "pending ratio is MISSING with its note")
+    check("dot lands later" in p.stdout and "N/A" in p.stdout and "INFO" in p.stdout, "table shows notes and statuses")
     p = subprocess.run([sys.executable, ratios_py, run, "--spec", spec_cases], capture_output=True, text=True)
     check(p.returncode == 0, "without --check a FAIL still exits 0")
 
