@@ -5,7 +5,11 @@ command reuses load_run() and compute(). Reads files only; never runs
 benchmarks.
 
 Usage: ratios.py RUN.json [--spec bench/ratios.json] [--json OUT] [--check]
+       ratios.py --filter [--isa ISA] [--spec bench/ratios.json]
   --check   exit 1 if any ratio FAILs (MISSING, N/A and INFO ones do not fail)
+  --filter  print a --benchmark_filter regex selecting every benchmark the
+            spec names ({optic_isa} = --isa, default: $OPTIC_ISA, else the
+            best of avx512/avx2/neon/scalar this CPU has per /proc/cpuinfo)
 
 Statuses: PASS / FAIL (the ratio against its bar), INFO (a ratio reported
 without a bar), N/A (the bar's applies_if condition on the run's context does
@@ -140,13 +144,60 @@ def format_table(results):
     return "\n".join(lines)
 
 
+def local_isa():
+    """The ISA optic would dispatch to here: $OPTIC_ISA, else the best one
+    /proc/cpuinfo shows (optic's own selection also needs OS support, which
+    Linux gives whenever it lists the flag)."""
+    if os.environ.get("OPTIC_ISA"):
+        return os.environ["OPTIC_ISA"]
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            flags = set()
+            for line in f:
+                if line.startswith(("flags", "Features")):
+                    flags.update(line.split(":", 1)[1].split())
+    except OSError:
+        return "scalar"
+    if "avx512f" in flags and "avx512bw" in flags and "avx512vl" in flags and "avx512dq" in flags:
+        return "avx512"
+    if "avx2" in flags and "fma" in flags:
+        return "avx2"
+    if "asimd" in flags:
+        return "neon"
+    return "scalar"
+
+
+def benchmark_filter(spec, context):
+    """A --benchmark_filter regex matching every benchmark spec names."""
+    names = []
+    for r in spec["ratios"]:
+        for side in ("ours", "peer"):
+            name = expand(r[side], context)
+            if name not in names:
+                names.append(name)
+    return "^(%s)" % "|".join(n.replace(".", "\\.") for n in names)
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("run", help="Google Benchmark JSON (--benchmark_out=FILE --benchmark_out_format=json)")
+    ap.add_argument("run", nargs="?", help="Google Benchmark JSON (--benchmark_out=FILE --benchmark_out_format=json)")
     ap.add_argument("--spec", default=DEFAULT_SPEC, help="ratio definitions (default: bench/ratios.json)")
     ap.add_argument("--json", help="also write the results to this file as JSON")
     ap.add_argument("--check", action="store_true", help="exit 1 if any ratio fails its bar")
+    ap.add_argument("--filter", action="store_true", help="print a --benchmark_filter regex for the spec's benchmarks")
+    ap.add_argument("--isa", help="{optic_isa} for --filter (default: this machine's)")
     args = ap.parse_args(argv)
+    if args.filter:
+        try:
+            with open(args.spec, encoding="utf-8") as f:
+                spec = json.load(f)
+            print(benchmark_filter(spec, {"optic_isa": args.isa or local_isa()}))
+        except (OSError, ValueError, KeyError) as e:
+            print("ratios: %s" % e, file=sys.stderr)
+            return 2
+        return 0
+    if args.run is None:
+        ap.error("RUN.json is required (or --filter)")
     try:
         with open(args.spec, encoding="utf-8") as f:
             spec = json.load(f)

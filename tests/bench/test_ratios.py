@@ -73,6 +73,14 @@ def main(ratios_py, fixtures, out_dir):
     p = subprocess.run([sys.executable, ratios_py, os.path.join(out_dir, "absent.json")], capture_output=True, text=True)
     check(p.returncode == 2, "unreadable run file exits 2")
 
+    # --filter: one regex naming every benchmark of the spec, {optic_isa} from --isa.
+    p = subprocess.run([sys.executable, ratios_py, "--filter", "--isa", "avx2", "--spec", spec_cases],
+                       capture_output=True, text=True)
+    rx = p.stdout.strip()
+    check(p.returncode == 0 and rx.startswith("^(") and "kernel/binary/optic_f32_vadd__avx2/n:16777216" in rx
+          and "peer/not_run" in rx and rx.count("peer/stream_add/n:16777216/threads:2/real_time") == 1,
+          "--filter lists each named benchmark once: %r" % rx)
+
     # Imported as a module: without aggregates the median over repetitions is used.
     spec = importlib.util.spec_from_file_location("ratios", ratios_py)
     mod = importlib.util.module_from_spec(spec)
