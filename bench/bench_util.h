@@ -49,11 +49,11 @@ void bench_split(size_t n, int t, int nt, size_t *lo, size_t *hi);
 /* Calls of a kernel per thread per parallel region for a range of n elements:
  * max(1, BENCH_REPEAT_ELEMENTS / n). Opening and closing an OpenMP region
  * costs about 1.3 us at 1 thread and 3-4 us at 2 on the development VM (an
- * empty region, measured), more than an in-cache kernel on 8192 floats
- * (0.3-3 us); repeating the call inside the region keeps that cost under a
- * few percent of what is timed. DRAM sizes (n >= BENCH_REPEAT_ELEMENTS) run
- * once per region. */
-#define BENCH_REPEAT_ELEMENTS ((size_t)1 << 20)
+ * empty region, measured), and reading a thread's CPU clock (cpu_path.h)
+ * 0.5-2 us, while an in-cache kernel on 8192 floats takes 0.3-3 us; 512
+ * calls per region (250 us to 1.5 ms of work) keep those costs near 1% of
+ * what is timed. DRAM sizes (n >= BENCH_REPEAT_ELEMENTS) run once per region. */
+#define BENCH_REPEAT_ELEMENTS ((size_t)1 << 22)
 size_t bench_repeats(size_t n);
 
 /* Standard figures of a run in which every iteration moved `bytes` bytes and

@@ -7,6 +7,8 @@
 #include <omp.h>
 #include <stdio.h>
 
+#include "bench/cpu_path.h"
+
 static const float scalar_operand = 0.5f;
 
 /* Split granularity in elements: 64 bytes of the narrowest array, so no two
@@ -54,12 +56,22 @@ static void run_elementwise(optic_bench_state *st, void *user) {
     call_piece(e, base, n, align, 1, omp_get_thread_num(), omp_get_num_threads());
     if (omp_get_thread_num() == 0) got_threads = omp_get_num_threads();
   }
+  bench_cpu_path cpu = {.total_ns = 0};
   while (optic_bench_keep_running(st)) {
+    int nt = 1;
 #pragma omp parallel num_threads(threads)
-    call_piece(e, base, n, align, repeats, omp_get_thread_num(), omp_get_num_threads());
+    {
+      int t = omp_get_thread_num();
+      uint64_t t0 = bench_thread_cpu_ns();
+      call_piece(e, base, n, align, repeats, t, omp_get_num_threads());
+      bench_cpu_path_record(&cpu, t, bench_thread_cpu_ns() - t0);
+      if (t == 0) nt = omp_get_num_threads();
+    }
+    bench_cpu_path_end_region(&cpu, nt);
   }
   const double elements = (double)n * (double)repeats;
   bench_report_rates(st, e->bytes_per_element * elements, e->flops_per_element * elements);
+  bench_cpu_path_report(st, &cpu, e->bytes_per_element * elements, e->flops_per_element * elements);
   optic_bench_set_items_processed(st, (int64_t)elements * optic_bench_iterations(st));
   optic_bench_counter(st, "repeats", (double)repeats, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "omp_threads", (double)got_threads, OPTIC_BENCH_COUNTER_PLAIN);

@@ -4,9 +4,15 @@ optic_bench, printed with their bars and PASS/FAIL. Importable: the report
 command reuses load_run() and compute(). Reads files only; never runs
 benchmarks.
 
-Usage: ratios.py RUN.json [--spec bench/ratios.json] [--json OUT] [--check]
+Usage: ratios.py RUN.json [--spec bench/ratios.json] [--json OUT] [--check] [--clock wall|cpu]
        ratios.py --filter [--isa ISA] [--spec bench/ratios.json]
   --check   exit 1 if any ratio FAILs (MISSING, N/A and INFO ones do not fail)
+  --clock   wall (default): the metrics as the spec names them, wall-clock
+            rates and times, which is what the bars are defined on; cpu: the
+            critical-path CPU-time counters instead (GB/s -> cpu_GB/s,
+            GFLOP/s -> cpu_GFLOP/s, real_time -> cpu_path_ns), which leave out
+            the time threads spend descheduled on a loaded machine; peers
+            without them (oneDNN, OpenBLAS-threaded sgemm) are then MISSING
   --filter  print a --benchmark_filter regex selecting every benchmark the
             spec names ({optic_isa} = --isa, default: $OPTIC_ISA, else the
             best of avx512/avx2/neon/scalar this CPU has per /proc/cpuinfo)
@@ -38,6 +44,7 @@ def load_run(path):
 
 
 TIME_METRICS = ("real_time", "cpu_time")
+CPU_CLOCK_METRICS = {"GB/s": "cpu_GB/s", "GFLOP/s": "cpu_GFLOP/s", "real_time": "cpu_path_ns"}
 NS_PER_UNIT = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
@@ -88,19 +95,30 @@ def applies(cond, context):
     return False, why
 
 
-def compute(spec, context, runs):
+def compute(spec, context, runs, clock="wall"):
     """One result dict per ratio in spec: name, ours, peer, metric, values,
-    ratio, bar, status in PASS / FAIL / INFO / N/A / MISSING, note."""
+    ratio, bar, status in PASS / FAIL / INFO / N/A / MISSING, note. clock
+    "cpu" reads the critical-path CPU-time counters instead (see --clock)."""
     results = []
     for r in spec["ratios"]:
         ours, peer = expand(r["ours"], context), expand(r["peer"], context)
-        ours_value, how = figure(runs.get(ours, []), r["metric"])
-        peer_value, _ = figure(runs.get(peer, []), r["metric"])
+        metric, pending = r["metric"], r.get("pending", "")
+        if clock == "cpu":
+            if metric in CPU_CLOCK_METRICS:
+                metric = CPU_CLOCK_METRICS[metric]
+                pending = pending or ("CPU-time counters come from optic_bench's own harnesses; "
+                                      "peers that thread themselves (oneDNN, OpenBLAS) have none")
+            else:
+                # Never mixed with CPU figures: no counterpart, no figure.
+                pending = pending or "no CPU-time counterpart of %s" % metric
+                metric = "cpu clock: " + metric
+        ours_value, how = figure(runs.get(ours, []), metric)
+        peer_value, _ = figure(runs.get(peer, []), metric)
         applicable, why = applies(r.get("applies_if"), context)
         res = {"name": r["name"], "description": r.get("description", ""), "ours": ours, "peer": peer,
-               "metric": r["metric"], "ours_value": ours_value, "peer_value": peer_value,
+               "metric": metric, "clock": clock, "ours_value": ours_value, "peer_value": peer_value,
                "bar": r.get("bar", {}), "taken": how, "ratio": None, "status": "MISSING",
-               "note": r.get("pending", "")}
+               "note": pending}
         if ours_value is not None and peer_value is not None and peer_value != 0:
             ratio = ours_value / peer_value
             bar = res["bar"]
@@ -132,8 +150,8 @@ def format_table(results):
     for r in results:
         if r["status"] == "MISSING":
             absent = [n for n, v in ((r["ours"], r["ours_value"]), (r["peer"], r["peer_value"])) if v is None]
-            lines.append("%-36s %-8s bar %s; not in the run: %s%s" % (
-                r["name"], "MISSING", bar_text(r["bar"]), ", ".join(absent),
+            lines.append("%-36s %-8s bar %s; no %s figure (absent or errored) from: %s%s" % (
+                r["name"], "MISSING", bar_text(r["bar"]), r["metric"], ", ".join(absent),
                 "  (%s)" % r["note"] if r["note"] else ""))
             continue
         unit = " ns" if r["metric"] in TIME_METRICS else ""
@@ -184,6 +202,8 @@ def main(argv):
     ap.add_argument("--spec", default=DEFAULT_SPEC, help="ratio definitions (default: bench/ratios.json)")
     ap.add_argument("--json", help="also write the results to this file as JSON")
     ap.add_argument("--check", action="store_true", help="exit 1 if any ratio fails its bar")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="wall-clock metrics (default, the bars' definition) or critical-path CPU time")
     ap.add_argument("--filter", action="store_true", help="print a --benchmark_filter regex for the spec's benchmarks")
     ap.add_argument("--isa", help="{optic_isa} for --filter (default: this machine's)")
     args = ap.parse_args(argv)
@@ -202,7 +222,7 @@ def main(argv):
         with open(args.spec, encoding="utf-8") as f:
             spec = json.load(f)
         context, runs = load_run(args.run)
-        results = compute(spec, context, runs)
+        results = compute(spec, context, runs, args.clock)
     except (OSError, ValueError, KeyError) as e:
         print("ratios: %s" % e, file=sys.stderr)
         return 2

@@ -73,6 +73,20 @@ def main(ratios_py, fixtures, out_dir):
     p = subprocess.run([sys.executable, ratios_py, os.path.join(out_dir, "absent.json")], capture_output=True, text=True)
     check(p.returncode == 2, "unreadable run file exits 2")
 
+    # --clock cpu: the critical-path CPU counters; peers without them are MISSING, never mixed.
+    out = os.path.join(out_dir, "cpu.json")
+    p = subprocess.run([sys.executable, ratios_py, run, "--spec", spec_cases, "--clock", "cpu", "--json", out],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "--clock cpu runs (rc %d): %s" % (p.returncode, p.stderr))
+    with open(out, encoding="utf-8") as f:
+        res = {r["name"]: r for r in json.load(f)["ratios"]}
+    t = res["time_units"]
+    check(t["metric"] == "cpu_path_ns" and abs((t["ratio"] or 0) - 11.0 / 12.0) < 1e-9,
+          "real_time maps to cpu_path_ns: %r" % t)
+    check(res["info_only"]["metric"] == "cpu_GFLOP/s" and abs((res["info_only"]["ratio"] or 0) - 160.0 / 147.0) < 1e-9,
+          "GFLOP/s maps to cpu_GFLOP/s")
+    check(res["bar_not_applicable"]["status"] == "MISSING", "a peer without CPU counters is MISSING under --clock cpu")
+
     # --filter: one regex naming every benchmark of the spec, {optic_isa} from --isa.
     p = subprocess.run([sys.executable, ratios_py, "--filter", "--isa", "avx2", "--spec", spec_cases],
                        capture_output=True, text=True)
