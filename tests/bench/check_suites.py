@@ -95,6 +95,9 @@ def main(binary, source_dir, out_dir):
         check(not b.get("error_occurred"), "%s ran without error (%s)" % (b["name"], b.get("error_message")))
         counter = "GFLOP/s" if re.match(GFLOP_SUITES, b["name"]) else "GB/s"
         check(b.get(counter, 0) > 0, "%s reports %s" % (b["name"], counter))
+        if not re.match(r"peer/(sgemm|sha256|write_fsync|onednn_conv)/", b["name"]):
+            check(b.get("cpu_path_ns", 0) > 0 and b.get("cpu_" + counter, 0) > 0,
+                  "%s reports its critical-path CPU time and cpu_%s" % (b["name"], counter))
     prefixes = ["kernel/conv/", "peer/stream_add/", "peer/rmw_axpy/", "peer/fma_peak/", "peer/sgemm/",
                 "peer/sgemm_slices/", "peer/sha256/", "peer/write_fsync/"]
     prefixes += sorted({"kernel/%s/" % family for family, _, _ in entries})
