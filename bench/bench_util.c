@@ -1,6 +1,6 @@
 /* Cached benchmark arrays, the per-thread split and the rate counters shared
  * by all suites (contracts in bench_util.h). Never used inside a timed loop
- * except bench_split, which only does arithmetic. */
+ * except the splits, which only do arithmetic. */
 #include "bench/bench_util.h"
 
 #include <stdarg.h>
@@ -9,35 +9,90 @@
 #include <optic/core.h>
 
 static struct {
-  float *p;
-  size_t n;
+  void *p;
+  size_t bytes; /* allocated */
+  size_t n;     /* elements filled with type t */
+  bench_dtype t;
 } slots[BENCH_SLOTS];
 
-float *bench_f32_array(int slot, size_t n) {
-  if (slot < 0 || slot >= BENCH_SLOTS || n == 0) return NULL;
-  if (slots[slot].n >= n) return slots[slot].p;
-  optic_free(NULL, slots[slot].p, slots[slot].n * sizeof(float), 0);
-  slots[slot].p = NULL;
-  slots[slot].n = 0;
-  void *p = NULL;
-  if (optic_alloc(NULL, n * sizeof(float), 64, &p) != OPTIC_OK) return NULL;
-  float *f = p;
-  /* Values in [1, 2): 1 + (i mod 1021 + slot) / 1040, so slots differ and
-   * divisions, powers and products stay normal numbers. */
-  for (size_t i = 0; i < n; i++) f[i] = 1.0f + (float)((i % 1021) + (size_t)slot) / 1040.0f;
-  slots[slot].p = f;
-  slots[slot].n = n;
-  return f;
+size_t bench_dtype_bytes(bench_dtype t) {
+  switch (t) {
+    case BENCH_F32: return sizeof(float);
+    case BENCH_F64: return sizeof(double);
+    case BENCH_S32: return sizeof(int32_t);
+    case BENCH_U8: return sizeof(uint8_t);
+    default: return 0;
+  }
 }
 
-void bench_split(size_t n, int t, int nt, size_t *lo, size_t *hi) {
-  const size_t line = 16;
-  size_t lines = (n + line - 1) / line;
-  size_t per = (lines + (size_t)nt - 1) / (size_t)nt;
-  size_t a = (size_t)t * per * line, b = a + per * line;
+/* The slot's first-use contents (see bench_util.h). Values in [1, 2) are
+ * 1 + (i mod 1021 + slot) / 1040, so slots differ and divisions, powers and
+ * products stay normal numbers. */
+static void fill(void *p, size_t n, bench_dtype t, int slot) {
+  switch (t) {
+    case BENCH_F32: {
+      float *f = p;
+      for (size_t i = 0; i < n; i++) f[i] = 1.0f + (float)((i % 1021) + (size_t)slot) / 1040.0f;
+      break;
+    }
+    case BENCH_F64: {
+      double *d = p;
+      for (size_t i = 0; i < n; i++) d[i] = 1.0 + (double)((i % 1021) + (size_t)slot) / 1040.0;
+      break;
+    }
+    case BENCH_S32: {
+      int32_t *s = p;
+      for (size_t i = 0; i < n; i++) s[i] = (int32_t)((i + (size_t)slot) % 1021) - 510;
+      break;
+    }
+    case BENCH_U8: {
+      /* Bit 16 of a multiplicative hash: no short period a predictor learns. */
+      uint8_t *u = p;
+      for (size_t i = 0; i < n; i++) u[i] = (uint8_t)((((uint32_t)(i + (size_t)slot) * 2654435761u) >> 16) & 1u);
+      break;
+    }
+    default: break;
+  }
+}
+
+void *bench_array(int slot, size_t n, bench_dtype t) {
+  size_t esize = bench_dtype_bytes(t);
+  if (slot < 0 || slot >= BENCH_SLOTS || n == 0 || esize == 0 || n > SIZE_MAX / esize) return NULL;
+  if (slots[slot].t == t && slots[slot].n >= n) return slots[slot].p;
+  if (slots[slot].bytes < n * esize) {
+    optic_free(NULL, slots[slot].p, slots[slot].bytes, 64);
+    slots[slot].p = NULL;
+    slots[slot].bytes = 0;
+    slots[slot].n = 0;
+    void *p = NULL;
+    if (optic_alloc(NULL, n * esize, 64, &p) != OPTIC_OK) return NULL;
+    slots[slot].p = p;
+    slots[slot].bytes = n * esize;
+  }
+  fill(slots[slot].p, n, t, slot);
+  slots[slot].t = t;
+  slots[slot].n = n;
+  return slots[slot].p;
+}
+
+float *bench_f32_array(int slot, size_t n) { return bench_array(slot, n, BENCH_F32); }
+
+void bench_fill_f32(float *x, size_t n, float lo, float hi) {
+  for (size_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * (float)(i % 1021) / 1021.0f;
+}
+
+void bench_split_aligned(size_t n, size_t align, int t, int nt, size_t *lo, size_t *hi) {
+  if (align == 0) align = 1;
+  size_t units = (n + align - 1) / align;
+  size_t per = (units + (size_t)nt - 1) / (size_t)nt;
+  size_t a = (size_t)t * per * align, b = a + per * align;
   *lo = a < n ? a : n;
   *hi = b < n ? b : n;
 }
+
+void bench_split(size_t n, int t, int nt, size_t *lo, size_t *hi) { bench_split_aligned(n, 16, t, nt, lo, hi); }
+
+size_t bench_repeats(size_t n) { return n == 0 || n >= BENCH_REPEAT_ELEMENTS ? 1 : BENCH_REPEAT_ELEMENTS / n; }
 
 void bench_report_rates(optic_bench_state *st, double bytes, double flops) {
   if (bytes > 0) {

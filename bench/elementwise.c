@@ -1,56 +1,79 @@
 /* Runs one elementwise benchmark (see elementwise.h): the same code path for
  * optic's kernels and for the STREAM-style peers, so their ratio compares the
  * functions alone. Must never add work inside the parallel region beyond the
- * split and the call. */
+ * split and the calls. */
 #include "bench/elementwise.h"
 
 #include <omp.h>
 #include <stdio.h>
 
-#include "bench/bench_util.h"
+#include "bench/cpu_path.h"
 
 static const float scalar_operand = 0.5f;
+
+/* Split granularity in elements: 64 bytes of the narrowest array, so no two
+ * threads write the same cache line of any array. */
+static size_t split_align(const bench_elementwise *e) {
+  size_t narrowest = 8;
+  for (int k = 0; k < e->inputs + e->outputs; k++) {
+    size_t b = bench_dtype_bytes(e->types[k]);
+    if (b < narrowest) narrowest = b;
+  }
+  return 64 / narrowest;
+}
+
+/* This thread's piece, `repeats` calls: every array advanced to element lo
+ * in its own type. */
+static void call_piece(const bench_elementwise *e, unsigned char *const *base, size_t n, size_t align,
+                       size_t repeats, int t, int nt) {
+  size_t lo, hi;
+  bench_split_aligned(n, align, t, nt, &lo, &hi);
+  void *p[BENCH_ELEMENTWISE_MAX_ARRAYS];
+  for (int k = 0; k < e->inputs + e->outputs; k++) p[k] = base[k] + lo * bench_dtype_bytes(e->types[k]);
+  for (size_t r = 0; r < repeats; r++) e->call(e->fn, hi - lo, p, scalar_operand);
+}
 
 static void run_elementwise(optic_bench_state *st, void *user) {
   const bench_elementwise *e = user;
   size_t n = (size_t)optic_bench_range(st, 0);
   int threads = (int)optic_bench_range(st, 1);
   int arrays = e->inputs + e->outputs;
-  float *base[BENCH_ELEMENTWISE_MAX_ARRAYS];
+  unsigned char *base[BENCH_ELEMENTWISE_MAX_ARRAYS];
   for (int k = 0; k < arrays; k++) {
     int slot = k < e->inputs ? BENCH_INPUT_SLOT0 + k : BENCH_OUTPUT_SLOT0 + (k - e->inputs);
-    base[k] = bench_f32_array(slot, n);
+    base[k] = bench_array(slot, n, e->types[k]);
     if (base[k] == NULL) {
       optic_bench_skip_with_error(st, optic_last_error());
       return;
     }
   }
+  const size_t align = split_align(e), repeats = bench_repeats(n);
   int got_threads = 0;
   /* One untimed pass: faults pages in, warms caches, and records how many
    * threads OpenMP really gives (it may give fewer than asked). */
 #pragma omp parallel num_threads(threads)
   {
-    int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    size_t lo, hi;
-    bench_split(n, t, nt, &lo, &hi);
-    float *p[BENCH_ELEMENTWISE_MAX_ARRAYS];
-    for (int k = 0; k < arrays; k++) p[k] = base[k] + lo;
-    e->call(e->fn, hi - lo, p, scalar_operand);
-    if (t == 0) got_threads = nt;
+    call_piece(e, base, n, align, 1, omp_get_thread_num(), omp_get_num_threads());
+    if (omp_get_thread_num() == 0) got_threads = omp_get_num_threads();
   }
+  bench_cpu_path cpu = {.total_ns = 0};
   while (optic_bench_keep_running(st)) {
+    int nt = 1;
 #pragma omp parallel num_threads(threads)
     {
-      int t = omp_get_thread_num(), nt = omp_get_num_threads();
-      size_t lo, hi;
-      bench_split(n, t, nt, &lo, &hi);
-      float *p[BENCH_ELEMENTWISE_MAX_ARRAYS];
-      for (int k = 0; k < arrays; k++) p[k] = base[k] + lo;
-      e->call(e->fn, hi - lo, p, scalar_operand);
+      int t = omp_get_thread_num();
+      uint64_t t0 = bench_thread_cpu_ns();
+      call_piece(e, base, n, align, repeats, t, omp_get_num_threads());
+      bench_cpu_path_record(&cpu, t, bench_thread_cpu_ns() - t0);
+      if (t == 0) nt = omp_get_num_threads();
     }
+    bench_cpu_path_end_region(&cpu, nt);
   }
-  bench_report_rates(st, e->bytes_per_element * (double)n, 0.0);
-  optic_bench_set_items_processed(st, (int64_t)n * optic_bench_iterations(st));
+  const double elements = (double)n * (double)repeats;
+  bench_report_rates(st, e->bytes_per_element * elements, e->flops_per_element * elements);
+  bench_cpu_path_report(st, &cpu, e->bytes_per_element * elements, e->flops_per_element * elements);
+  optic_bench_set_items_processed(st, (int64_t)elements * optic_bench_iterations(st));
+  optic_bench_counter(st, "repeats", (double)repeats, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "omp_threads", (double)got_threads, OPTIC_BENCH_COUNTER_PLAIN);
 }
 

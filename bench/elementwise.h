@@ -1,8 +1,9 @@
 /* The one harness every elementwise benchmark runs through, optic's kernels
  * and the STREAM-style peers alike, so both are measured the same way: arrays
- * from bench_f32_array, n split across OpenMP threads by bench_split inside
- * ONE parallel region per iteration, each thread calling the function on its
- * sub-range. Benchmark-only code. */
+ * from bench_array, n split across OpenMP threads by bench_split_aligned
+ * inside ONE parallel region per iteration, each thread calling the function
+ * on its sub-range (bench_repeats(n) times in a row: in-cache sizes repeat the
+ * call so the region's own cost does not swamp it). Benchmark-only code. */
 #ifndef OPTIC_BENCH_ELEMENTWISE_H
 #define OPTIC_BENCH_ELEMENTWISE_H
 
@@ -10,10 +11,13 @@
 
 #include <optic/core.h>
 
+#include "bench/bench_util.h"
+
 /* Calls `fn` (stored as void (*)(void); the caller knows its real type) on n
- * elements: arrays[0 .. inputs-1] are the inputs, then the outputs. s is the
+ * elements: arrays[0 .. inputs-1] are the inputs, then the outputs, each
+ * pointing at this thread's first element in the array's own type. s is the
  * scalar operand for kernels that take one. */
-typedef void (*bench_elementwise_call)(void (*fn)(void), size_t n, float *const *arrays, float s);
+typedef void (*bench_elementwise_call)(void (*fn)(void), size_t n, void *const *arrays, float s);
 
 enum { BENCH_ELEMENTWISE_MAX_ARRAYS = 8 };
 
@@ -27,10 +31,15 @@ typedef struct bench_elementwise {
   /* Real bytes moved per element: what the function must read plus what it
    * writes (STREAM's counting; write-allocate traffic is not counted). */
   double bytes_per_element;
+  /* Element type of each array, inputs then outputs (zero: all f32). */
+  bench_dtype types[BENCH_ELEMENTWISE_MAX_ARRAYS];
+  /* Floating-point operations per element for a "GFLOP/s" counter (0: none);
+   * where the figure comes from is documented next to the table. */
+  double flops_per_element;
 } bench_elementwise;
 
 /* Element counts every elementwise benchmark runs at: one in cache (32 KiB
- * per array, L2-resident) and one in DRAM (64 MiB per array). */
+ * per f32 array, L2-resident) and one in DRAM (64 MiB per f32 array). */
 #define BENCH_N_IN_CACHE ((size_t)8192)
 #define BENCH_N_DRAM ((size_t)16 << 20)
 

@@ -5,21 +5,27 @@
 #include "bench/kernels/kernel_families.h"
 #include "kernels/binary.h"
 
-static void call_vv(void (*fn)(void), size_t n, float *const *arrays, float s) {
+static void call_vv(void (*fn)(void), size_t n, void *const *arrays, float s) {
   (void)s;
   ((optic_f32_vbinary_fn)fn)(n, arrays[0], arrays[1], arrays[2]);
 }
 
-static void call_vs(void (*fn)(void), size_t n, float *const *arrays, float s) {
+static void call_vs(void (*fn)(void), size_t n, void *const *arrays, float s) {
   ((optic_f32_vbinaryc_fn)fn)(n, arrays[0], s, arrays[1]);
 }
 
-const bench_elementwise bench_binary_kernels[] = {
-#define X_VV(op, isa, fn) {#fn, OPTIC_ISA_##isa, (void (*)(void))fn, call_vv, 2, 1, 12.0},
-#define X_VS(op, isa, fn) {#fn, OPTIC_ISA_##isa, (void (*)(void))fn, call_vs, 1, 1, 8.0},
+static const bench_elementwise entries[] = {
+#define X_VV(op_, isa_, fn_)                                                                                  \
+  {.function = #fn_, .isa = OPTIC_ISA_##isa_, .fn = (void (*)(void))fn_, .call = call_vv, .inputs = 2, .outputs = 1, \
+   .bytes_per_element = 12.0},
+#define X_VS(op_, isa_, fn_)                                                                                  \
+  {.function = #fn_, .isa = OPTIC_ISA_##isa_, .fn = (void (*)(void))fn_, .call = call_vs, .inputs = 1, .outputs = 1, \
+   .bytes_per_element = 8.0},
 #include "kernels/list/binary.inc"
 #undef X_VV
 #undef X_VS
 };
 
-const size_t bench_binary_kernel_count = sizeof bench_binary_kernels / sizeof *bench_binary_kernels;
+void bench_register_binary_kernels(void) {
+  bench_register_elementwise_table("binary", entries, sizeof entries / sizeof *entries);
+}

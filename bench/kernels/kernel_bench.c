@@ -1,20 +1,25 @@
 /* The kernels suite: every entry of every family's X-macro list, registered as
- * "kernel/<family>/<function>/n:N/threads:T/real_time" through the same
- * elementwise harness as the STREAM peers. Entries whose ISA this CPU lacks
- * are left out. */
+ * "kernel/<family>/<function>/n:N/threads:T/real_time" (elementwise families
+ * through the same harness as the STREAM peers), and optic's convolution.
+ * Entries whose ISA this CPU lacks are left out. */
+#include <stdio.h>
+
 #include "bench/bench_util.h"
 #include "bench/kernels/kernel_families.h"
 
-static const struct {
-  const char *prefix;
-  const bench_elementwise *entries;
-  const size_t *count;
-} families[] = {
-    {"kernel/binary", bench_binary_kernels, &bench_binary_kernel_count},
-};
+void bench_register_elementwise_table(const char *family, const bench_elementwise *entries, size_t count) {
+  /* Its own buffer: bench_register_elementwise formats names with bench_name. */
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "kernel/%s", family);
+  for (size_t i = 0; i < count; i++) bench_register_elementwise(prefix, &entries[i]);
+}
 
 void bench_register_kernels(void) {
-  for (size_t f = 0; f < sizeof families / sizeof *families; f++) {
-    for (size_t i = 0; i < *families[f].count; i++) bench_register_elementwise(families[f].prefix, &families[f].entries[i]);
-  }
+  static void (*const families[])(void) = {
+      bench_register_binary_kernels,  bench_register_unary_kernels,   bench_register_compare_kernels,
+      bench_register_select_kernels,  bench_register_clamp_kernels,   bench_register_convert_kernels,
+      bench_register_reduce_kernels,  bench_register_layout_kernels,  bench_register_optim_kernels,
+      bench_register_conv_kernels,
+  };
+  for (size_t f = 0; f < sizeof families / sizeof *families; f++) families[f]();
 }

@@ -1,8 +1,10 @@
 /* The kernel families the kernels suite benchmarks. Each family has one file
- * here, bench/kernels/<family>.c, that turns its X-macro list
- * (kernels/list/<family>.inc) into a table of bench_elementwise entries, so
- * every list entry is benchmarked. Adding a family: write that file (copy
- * binary.c), declare its table below and add one line to kernel_bench.c. */
+ * here, bench/kernels/<family>.c, that expands its X-macro list
+ * (kernels/list/<family>.inc) into benchmarks, so every list entry is
+ * benchmarked: elementwise families through the elementwise harness (a
+ * bench_elementwise table, as binary.c), the others through the parallel-slice
+ * harness (bench/parallel.h). Adding a family: write that file, declare its
+ * register function below and add it to kernel_bench.c. */
 #ifndef OPTIC_BENCH_KERNEL_FAMILIES_H
 #define OPTIC_BENCH_KERNEL_FAMILIES_H
 
@@ -10,7 +12,23 @@
 
 #include "bench/elementwise.h"
 
-extern const bench_elementwise bench_binary_kernels[];
-extern const size_t bench_binary_kernel_count;
+/* Each registers "kernel/<family>/<function>/n:N/threads:T/real_time" for
+ * every list entry whose ISA this CPU supports (plus named configurations,
+ * "kernel/<family>/<function>/<config>/n:N/...", where a family has them). */
+void bench_register_binary_kernels(void);
+void bench_register_unary_kernels(void);
+void bench_register_compare_kernels(void);
+void bench_register_select_kernels(void);
+void bench_register_clamp_kernels(void);
+void bench_register_convert_kernels(void);
+void bench_register_reduce_kernels(void);
+void bench_register_layout_kernels(void);
+void bench_register_optim_kernels(void);
+/* Not a list family: optic's planned convolution on the layers of
+ * bench/conv_layers.h, "kernel/conv/<layer>/threads:T/real_time". */
+void bench_register_conv_kernels(void);
+
+/* Registers every entry of an elementwise table under "kernel/<family>". */
+void bench_register_elementwise_table(const char *family, const bench_elementwise *entries, size_t count);
 
 #endif

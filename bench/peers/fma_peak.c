@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include "bench/bench_util.h"
+#include "bench/cpu_path.h"
 #include "bench/peers/fma_loops.h"
 #include "kernels/common.h"
 
@@ -24,17 +25,22 @@ static void run_fma_peak(optic_bench_state *st, void *user) {
   int threads = (int)optic_bench_range(st, 0);
   float sink[2] = {0.0f, 0.0f};
   int got_threads = 0;
+  bench_cpu_path cpu = {.total_ns = 0};
   while (optic_bench_keep_running(st)) {
 #pragma omp parallel num_threads(threads)
     {
+      uint64_t t0 = bench_thread_cpu_ns();
       float r = f->loop(reps);
       int t = omp_get_thread_num();
-      if (t < 2) sink[t] += r;
+      bench_cpu_path_record(&cpu, t, bench_thread_cpu_ns() - t0);
+      if (t == 0 || t == 1) sink[t] += r;
       if (t == 0) got_threads = omp_get_num_threads();
     }
+    bench_cpu_path_end_region(&cpu, got_threads);
   }
   optic_bench_do_not_optimize(sink);
   bench_report_rates(st, 0.0, f->flops_per_rep * (double)reps * (double)got_threads);
+  bench_cpu_path_report(st, &cpu, 0.0, f->flops_per_rep * (double)reps * (double)got_threads);
   optic_bench_counter(st, "omp_threads", (double)got_threads, OPTIC_BENCH_COUNTER_PLAIN);
 }
 

@@ -9,18 +9,7 @@
 #include <string.h>
 
 #include "bench/bench_util.h"
-
-typedef struct conv_layer {
-  const char *name;
-  int64_t n, c, k, h, w, r, s, pad;
-} conv_layer;
-
-/* ResNet-50 stage-2 layers at batch 8 (He et al. 2015, table 1): the 3x3
- * bottleneck conv (64 -> 64) and the 1x1 expansion (64 -> 256), 56x56. */
-static const conv_layer layers[] = {
-    {"resnet50_3x3_n8_c64_k64_56x56_pad1", 8, 64, 64, 56, 56, 3, 3, 1},
-    {"resnet50_1x1_n8_c64_k256_56x56", 8, 64, 256, 56, 56, 1, 1, 0},
-};
+#include "bench/conv_layers.h"
 
 typedef struct conv_run {
   dnnl_engine_t engine;
@@ -42,8 +31,8 @@ static void conv_run_destroy(conv_run *r) {
 
 /* Builds the primitive and its memories (filled with values in [1, 2)); the
  * failing step's name, or NULL on success. */
-static const char *conv_run_create(conv_run *r, const conv_layer *l) {
-  int64_t oh = l->h + 2 * l->pad - l->r + 1, ow = l->w + 2 * l->pad - l->s + 1;
+static const char *conv_run_create(conv_run *r, const bench_conv_layer *l) {
+  int64_t oh = bench_conv_out_h(l), ow = bench_conv_out_w(l);
   dnnl_dims_t src_dims = {l->n, l->c, l->h, l->w}, wei_dims = {l->k, l->c, l->r, l->s};
   dnnl_dims_t dst_dims = {l->n, l->k, oh, ow}, strides = {1, 1}, pad = {l->pad, l->pad};
   dnnl_memory_desc_t src_md, wei_md, dst_md;
@@ -77,7 +66,7 @@ static const char *conv_run_create(conv_run *r, const conv_layer *l) {
 }
 
 static void run_conv(optic_bench_state *st, void *user) {
-  const conv_layer *l = user;
+  const bench_conv_layer *l = user;
   int threads = (int)optic_bench_range(st, 0);
   int saved = omp_get_max_threads();
   /* oneDNN's OpenMP runtime sizes its work split when the primitive is made. */
@@ -111,15 +100,14 @@ static void run_conv(optic_bench_state *st, void *user) {
     }
     return;
   }
-  int64_t oh = l->h + 2 * l->pad - l->r + 1, ow = l->w + 2 * l->pad - l->s + 1;
-  double flops = 2.0 * (double)(l->n * l->k * l->c * l->r * l->s) * (double)(oh * ow);
-  bench_report_rates(st, 0.0, flops);
+  bench_report_rates(st, 0.0, bench_conv_flops(l));
   optic_bench_set_label(st, label);
 }
 
 void bench_register_onednn_conv(void) {
-  for (size_t i = 0; i < sizeof layers / sizeof *layers; i++) {
-    optic_bench *b = optic_bench_register(bench_name("peer/onednn_conv/%s", layers[i].name), run_conv, (void *)&layers[i]);
+  for (size_t i = 0; i < BENCH_CONV_LAYER_COUNT; i++) {
+    optic_bench *b = optic_bench_register(bench_name("peer/onednn_conv/%s", bench_conv_layers[i].name), run_conv,
+                                          (void *)&bench_conv_layers[i]);
     OPTIC_BENCH_ARGS(b, 1);
     OPTIC_BENCH_ARGS(b, 2);
     OPTIC_BENCH_ARG_NAMES(b, "threads");

@@ -33,29 +33,34 @@ typedef void (*scale_fn)(size_t, const float *, float, float *);
 typedef void (*add_fn)(size_t, const float *, const float *, float *);
 typedef void (*triad_fn)(size_t, const float *, const float *, float, float *);
 
-static void call_copy(void (*fn)(void), size_t n, float *const *arrays, float s) {
+static void call_copy(void (*fn)(void), size_t n, void *const *arrays, float s) {
   (void)s;
   ((copy_fn)fn)(n, arrays[0], arrays[1]);
 }
-static void call_scale(void (*fn)(void), size_t n, float *const *arrays, float s) {
+static void call_scale(void (*fn)(void), size_t n, void *const *arrays, float s) {
   ((scale_fn)fn)(n, arrays[0], s, arrays[1]);
 }
-static void call_add(void (*fn)(void), size_t n, float *const *arrays, float s) {
+static void call_add(void (*fn)(void), size_t n, void *const *arrays, float s) {
   (void)s;
   ((add_fn)fn)(n, arrays[0], arrays[1], arrays[2]);
 }
-static void call_triad(void (*fn)(void), size_t n, float *const *arrays, float s) {
+static void call_triad(void (*fn)(void), size_t n, void *const *arrays, float s) {
   ((triad_fn)fn)(n, arrays[0], arrays[1], s, arrays[2]);
 }
 
 /* Bytes per element in STREAM's counting: copy/scale read 1 and write 1
  * array, add/triad read 2 and write 1; rmw reads b and y and writes y. */
 static const bench_elementwise peers[] = {
-    {"stream_copy", OPTIC_ISA_SCALAR, (void (*)(void))stream_copy, call_copy, 1, 1, 8.0},
-    {"stream_scale", OPTIC_ISA_SCALAR, (void (*)(void))stream_scale, call_scale, 1, 1, 8.0},
-    {"stream_add", OPTIC_ISA_SCALAR, (void (*)(void))stream_add, call_add, 2, 1, 12.0},
-    {"stream_triad", OPTIC_ISA_SCALAR, (void (*)(void))stream_triad, call_triad, 2, 1, 12.0},
-    {"rmw_axpy", OPTIC_ISA_SCALAR, (void (*)(void))rmw_axpy, call_scale, 1, 1, 12.0},
+    {.function = "stream_copy", .isa = OPTIC_ISA_SCALAR, .fn = (void (*)(void))stream_copy, .call = call_copy,
+     .inputs = 1, .outputs = 1, .bytes_per_element = 8.0},
+    {.function = "stream_scale", .isa = OPTIC_ISA_SCALAR, .fn = (void (*)(void))stream_scale, .call = call_scale,
+     .inputs = 1, .outputs = 1, .bytes_per_element = 8.0},
+    {.function = "stream_add", .isa = OPTIC_ISA_SCALAR, .fn = (void (*)(void))stream_add, .call = call_add,
+     .inputs = 2, .outputs = 1, .bytes_per_element = 12.0},
+    {.function = "stream_triad", .isa = OPTIC_ISA_SCALAR, .fn = (void (*)(void))stream_triad, .call = call_triad,
+     .inputs = 2, .outputs = 1, .bytes_per_element = 12.0},
+    {.function = "rmw_axpy", .isa = OPTIC_ISA_SCALAR, .fn = (void (*)(void))rmw_axpy, .call = call_scale,
+     .inputs = 1, .outputs = 1, .bytes_per_element = 12.0},
 };
 
 void bench_register_stream(void) {

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Smoke test of optic_bench: every entry of every kernel list
 (kernels/list/*.inc) whose ISA this CPU supports is registered as a
-benchmark, and a quick run of the small cases (in-cache sizes, small GEMM,
-the 4 MiB write, oneDNN at 1 thread) completes without errors, with each
-suite's rate counter and the machine context in the JSON. Never checks a speed.
+benchmark, every benchmark bench/ratios.json names is registered (unless the
+ratio is marked pending), and a quick run of the small cases (in-cache
+sizes, small GEMM, the convolution and its GEMM at 1 thread, the 4 MiB
+write, oneDNN at 1 thread) completes without errors, with each suite's rate
+counter and the machine context in the JSON. Never checks a speed.
 
 Usage: check_suites.py OPTIC_BENCH SOURCE_DIR OUT_DIR"""
 import glob
@@ -16,7 +18,9 @@ import sys
 failures = []
 
 QUICK_FILTER = ("kernel/.*/n:8192/|peer/(stream_|rmw_).*/n:8192/|peer/fma_peak/|peer/sgemm/m:256/n:256/"
+                "|kernel/conv/.*/threads:1/|peer/sgemm_slices/.*/threads:1/"
                 "|peer/sha256/|peer/write_fsync/bytes:4194304/|peer/onednn_conv/.*/threads:1/")
+GFLOP_SUITES = r"(peer/(fma_peak|sgemm|sgemm_slices|onednn_conv)|kernel/conv)/"
 CONTEXT_KEYS = ["optic_version", "optic_cpu_model", "optic_isa", "optic_isa_best", "optic_openblas_core",
                 "optic_openblas_config", "optic_openssl", "optic_onednn", "optic_google_benchmark"]
 ISA_ORDER = {"scalar": 0, "avx2": 1, "avx512": 2}
@@ -73,14 +77,30 @@ def main(binary, source_dir, out_dir):
         else:
             check(name not in names, "%s is not registered: this CPU lacks %s" % (fn, isa))
 
+    # Every benchmark a ratio names exists (a typo would leave the ratio MISSING forever).
+    with open(os.path.join(source_dir, "bench", "ratios.json"), encoding="utf-8") as f:
+        spec = json.load(f)
+    for r in spec["ratios"]:
+        for side in ("ours", "peer"):
+            name = r[side].format(**ctx)
+            if "pending" in r and name not in names:
+                continue
+            if "/fma_peak/avx512/" in name and not supported("avx512", best):
+                continue
+            check(name in names, "ratio %s: %s benchmark %s is registered" % (r["name"], side, name))
+
     ran = doc.get("benchmarks", [])
     check(len(ran) > 0, "the quick run ran benchmarks")
     for b in ran:
         check(not b.get("error_occurred"), "%s ran without error (%s)" % (b["name"], b.get("error_message")))
-        counter = "GFLOP/s" if re.match(r"peer/(fma_peak|sgemm|onednn_conv)/", b["name"]) else "GB/s"
+        counter = "GFLOP/s" if re.match(GFLOP_SUITES, b["name"]) else "GB/s"
         check(b.get(counter, 0) > 0, "%s reports %s" % (b["name"], counter))
-    prefixes = ["kernel/", "peer/stream_add/", "peer/rmw_axpy/", "peer/fma_peak/", "peer/sgemm/", "peer/sha256/",
-                "peer/write_fsync/"]
+        if not re.match(r"peer/(sgemm|sha256|write_fsync|onednn_conv)/", b["name"]):
+            check(b.get("cpu_path_ns", 0) > 0 and b.get("cpu_" + counter, 0) > 0,
+                  "%s reports its critical-path CPU time and cpu_%s" % (b["name"], counter))
+    prefixes = ["kernel/conv/", "peer/stream_add/", "peer/rmw_axpy/", "peer/fma_peak/", "peer/sgemm/",
+                "peer/sgemm_slices/", "peer/sha256/", "peer/write_fsync/"]
+    prefixes += sorted({"kernel/%s/" % family for family, _, _ in entries})
     if not ctx.get("optic_onednn", "").startswith("not built"):
         prefixes.append("peer/onednn_conv/")
     for prefix in prefixes:

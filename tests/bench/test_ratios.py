@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Checks bench/ratios.py on JSON fixtures: the median aggregate is used when
 repetitions ran, bars (min, max) give PASS/FAIL, absent or errored runs are
-MISSING, {context} placeholders expand, and exit codes follow --check.
+MISSING (with a pending note), {context} placeholders expand, times in
+different units compare in one unit, a bar whose applies_if condition fails is
+N/A with its ratio still shown, a ratio without a bar is INFO, and exit codes
+follow --check.
 
 Usage: test_ratios.py RATIOS_PY FIXTURE_DIR OUT_DIR"""
 import importlib.util
@@ -46,6 +49,18 @@ def main(ratios_py, fixtures, out_dir):
     check(res["time_max"]["status"] == "PASS" and abs(res["time_max"]["ratio"] - 1.0) < 1e-9, "max bar on real_time")
     check(res["missing_peer"]["status"] == "MISSING", "absent benchmark is MISSING")
     check(res["errored_run"]["status"] == "MISSING", "errored run gives no figure")
+    t = res["time_units"]
+    check(t["status"] == "PASS" and abs(t["ratio"] - 12.0 / 13.0) < 1e-9,
+          "12 ms / 13000 us compare in one unit: %r %r" % (t["status"], t["ratio"]))
+    na = res["bar_not_applicable"]
+    check(na["status"] == "N/A" and abs(na["ratio"] - 0.6) < 1e-9, "bar on avx512 OpenBLAS is N/A on avx2: %r" % na)
+    check("optic_openblas_core_isa" in na["note"] and "avx2" in na["note"] and "Haswell" in na["note"],
+          "N/A says why: %r" % na["note"])
+    check(res["bar_applies"]["status"] == "PASS", "applies_if holding gives a real PASS")
+    check(res["info_only"]["status"] == "INFO" and res["info_only"]["ratio"] is not None, "no bar: INFO with its ratio")
+    pm = res["pending_missing"]
+    check(pm["status"] == "MISSING" and pm["note"] == "dot lands later", "pending ratio is MISSING with its note")
+    check("dot lands later" in p.stdout and "N/A" in p.stdout and "INFO" in p.stdout, "table shows notes and statuses")
     p = subprocess.run([sys.executable, ratios_py, run, "--spec", spec_cases], capture_output=True, text=True)
     check(p.returncode == 0, "without --check a FAIL still exits 0")
 
@@ -57,6 +72,28 @@ def main(ratios_py, fixtures, out_dir):
     check(p.returncode == 2 and "no_such_key" in p.stderr, "missing context key is an error naming it")
     p = subprocess.run([sys.executable, ratios_py, os.path.join(out_dir, "absent.json")], capture_output=True, text=True)
     check(p.returncode == 2, "unreadable run file exits 2")
+
+    # --clock cpu: the critical-path CPU counters; peers without them are MISSING, never mixed.
+    out = os.path.join(out_dir, "cpu.json")
+    p = subprocess.run([sys.executable, ratios_py, run, "--spec", spec_cases, "--clock", "cpu", "--json", out],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, "--clock cpu runs (rc %d): %s" % (p.returncode, p.stderr))
+    with open(out, encoding="utf-8") as f:
+        res = {r["name"]: r for r in json.load(f)["ratios"]}
+    t = res["time_units"]
+    check(t["metric"] == "cpu_path_ns" and abs((t["ratio"] or 0) - 11.0 / 12.0) < 1e-9,
+          "real_time maps to cpu_path_ns: %r" % t)
+    check(res["info_only"]["metric"] == "cpu_GFLOP/s" and abs((res["info_only"]["ratio"] or 0) - 160.0 / 147.0) < 1e-9,
+          "GFLOP/s maps to cpu_GFLOP/s")
+    check(res["bar_not_applicable"]["status"] == "MISSING", "a peer without CPU counters is MISSING under --clock cpu")
+
+    # --filter: one regex naming every benchmark of the spec, {optic_isa} from --isa.
+    p = subprocess.run([sys.executable, ratios_py, "--filter", "--isa", "avx2", "--spec", spec_cases],
+                       capture_output=True, text=True)
+    rx = p.stdout.strip()
+    check(p.returncode == 0 and rx.startswith("^(") and "kernel/binary/optic_f32_vadd__avx2/n:16777216" in rx
+          and "peer/not_run" in rx and rx.count("peer/stream_add/n:16777216/threads:2/real_time") == 1,
+          "--filter lists each named benchmark once: %r" % rx)
 
     # Imported as a module: without aggregates the median over repetitions is used.
     spec = importlib.util.spec_from_file_location("ratios", ratios_py)
