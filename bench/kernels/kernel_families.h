@@ -27,6 +27,7 @@ void bench_register_optim_kernels(void);
 /* Not a list family: optic's planned convolution on the layers of
  * bench/conv_layers.h, "kernel/conv/<layer>/threads:T/real_time". */
 void bench_register_conv_kernels(void);
+void bench_register_dot_kernels(void);
 
 /* Registers every entry of an elementwise table under "kernel/<family>". */
 void bench_register_elementwise_table(const char *family, const bench_elementwise *entries, size_t count);
