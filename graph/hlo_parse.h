@@ -47,6 +47,7 @@ void *hlo_vec_push(hlo_arena *a, hlo_vec *v, size_t elem);
  * arena). Open addressing, load factor <= 1/2. */
 typedef struct hlo_map_slot {
   const char *key;
+  uint32_t hash;
   int32_t scope, value;
 } hlo_map_slot;
 typedef struct hlo_map {
@@ -57,6 +58,8 @@ typedef struct hlo_map {
 /* Inserts (key, scope) -> value unless present; *existing gets the present
  * value or -1. OUT_OF_MEMORY is the only error. */
 optic_status hlo_map_put(hlo_map *m, const char *key, int32_t scope, int32_t value, int32_t *existing);
+/* Inserts or overwrites. */
+optic_status hlo_map_set(hlo_map *m, const char *key, int32_t scope, int32_t value);
 /* The value, or -1. */
 int32_t hlo_map_get(const hlo_map *m, const char *key, int32_t scope);
 void hlo_map_free(hlo_map *m);
@@ -285,8 +288,7 @@ optic_status hlo_build_module(hlo_parser *P, optic_module_t **out);
 /* The builder's state, shared by hlo_parse_build.c and hlo_parse_ops.c. Map
  * scopes: a computation's index for its instruction names, and these: */
 #define HLO_SCOPE_COMPS (-1)      /* computation names -> index */
-#define HLO_SCOPE_USED (-2)       /* instruction names given out in the module */
-#define HLO_SCOPE_TEXT (-3)       /* every instruction name written in the text */
+#define HLO_SCOPE_USED (-2)       /* instruction names written in the text or given out */
 typedef struct hlo_builder {
   hlo_parser *P;
   optic_module_t *m;

@@ -94,20 +94,6 @@ static optic_status oom_at(hlo_pos p) { return hlo_fail_at(OPTIC_ERR_OUT_OF_MEMO
 /* Per base name, the next suffix number to try (keeps renaming linear). */
 #define HLO_SCOPE_NEXT (-4)
 
-static optic_status map_set(hlo_map *m, const char *key, int32_t scope, int32_t value) {
-  int32_t ex;
-  optic_status st = hlo_map_put(m, key, scope, value, &ex);
-  if (st == OPTIC_OK && ex >= 0) {
-    for (size_t i = 0; i < m->cap; i++) {
-      if (m->slots[i].key && m->slots[i].scope == scope && strcmp(m->slots[i].key, key) == 0) {
-        m->slots[i].value = value;
-        break;
-      }
-    }
-  }
-  return st;
-}
-
 const char *hlo_unique_name(hlo_builder *B, const char *base, const char *suffix) {
   hlo_arena *a = &B->P->A;
   size_t nb = strlen(base), ns = strlen(suffix);
@@ -116,7 +102,7 @@ const char *hlo_unique_name(hlo_builder *B, const char *base, const char *suffix
   memcpy(stem, base, nb);
   memcpy(stem + nb, suffix, ns + 1);
   int32_t ex;
-  if (ns > 0 && hlo_map_get(&B->map, stem, HLO_SCOPE_TEXT) < 0 && hlo_map_get(&B->map, stem, HLO_SCOPE_USED) < 0) {
+  if (ns > 0 && hlo_map_get(&B->map, stem, HLO_SCOPE_USED) < 0) {
     return hlo_map_put(&B->map, stem, HLO_SCOPE_USED, 0, &ex) == OPTIC_OK ? stem : NULL;
   }
   int32_t k = hlo_map_get(&B->map, stem, HLO_SCOPE_NEXT);
@@ -124,9 +110,9 @@ const char *hlo_unique_name(hlo_builder *B, const char *base, const char *suffix
     char *cand = hlo_arena_alloc(a, nb + ns + 16);
     if (cand == NULL) return NULL;
     snprintf(cand, nb + ns + 16, "%s.%d", stem, (int)k);
-    if (hlo_map_get(&B->map, cand, HLO_SCOPE_TEXT) < 0 && hlo_map_get(&B->map, cand, HLO_SCOPE_USED) < 0) {
+    if (hlo_map_get(&B->map, cand, HLO_SCOPE_USED) < 0) {
       if (hlo_map_put(&B->map, cand, HLO_SCOPE_USED, 0, &ex) != OPTIC_OK) return NULL;
-      if (map_set(&B->map, stem, HLO_SCOPE_NEXT, k + 1) != OPTIC_OK) return NULL;
+      if (hlo_map_set(&B->map, stem, HLO_SCOPE_NEXT, k + 1) != OPTIC_OK) return NULL;
       return cand;
     }
   }
@@ -162,7 +148,9 @@ static optic_status index_names(hlo_builder *B) {
                            "instruction '%s' is defined twice in computation '%s' (first at line %d:%d)", in->name,
                            c->name, (int)c->instrs[ex]->pos.line, (int)c->instrs[ex]->pos.col);
       }
-      if ((st = hlo_map_put(map, in->name, HLO_SCOPE_TEXT, 0, &ex)) != OPTIC_OK) return st;
+      /* Every written name is taken; one written again in another computation is renamed below. */
+      if ((st = hlo_map_put(map, in->name, HLO_SCOPE_USED, 0, &ex)) != OPTIC_OK) return st;
+      in->final_name = ex < 0 ? in->name : NULL;
       if (in->is_root && c->root >= 0) {
         return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, in->pos.line, in->pos.col,
                            "computation '%s' has a second ROOT '%s' ('%s' is one)", c->name, in->name,
@@ -179,9 +167,7 @@ static optic_status index_names(hlo_builder *B) {
     hlo_comp *c = P->comps[ci];
     for (int32_t ii = 0; ii < c->n_instrs; ii++) {
       hlo_instr *in = c->instrs[ii];
-      if ((st = hlo_map_put(map, in->name, HLO_SCOPE_USED, 0, &ex)) != OPTIC_OK) return st;
-      in->final_name = ex < 0 ? in->name : hlo_unique_name(B, in->name, "");
-      if (in->final_name == NULL) return oom_at(in->pos);
+      if (in->final_name == NULL && (in->final_name = hlo_unique_name(B, in->name, "")) == NULL) return oom_at(in->pos);
     }
   }
   for (int32_t ci = 0; ci < P->n_comps; ci++) {
@@ -289,14 +275,6 @@ static optic_status relayout(hlo_builder *B, optic_comp_id comp, optic_node_id n
 static optic_status set_boundaries(hlo_builder *B, hlo_comp *c) {
   hlo_parser *P = B->P;
   char b1[TYPE_BUF], b2[TYPE_BUF];
-  hlo_instr *root = c->instrs[c->root];
-  root->boundary = P->has_entry_layout ? &P->entry_result : &root->shape;
-  if (!shapes_agree(&P->A, &root->shape, root->boundary)) {
-    return hlo_fail_at(OPTIC_ERR_SHAPE_MISMATCH, root->pos.line, root->pos.col,
-                       "root '%s' has shape %s but entry_computation_layout gives %s", root->name,
-                       shape_str(&P->A, &root->shape, false, b1, sizeof b1),
-                       shape_str(&P->A, root->boundary, false, b2, sizeof b2));
-  }
   int32_t n_params = 0;
   for (int32_t ii = 0; ii < c->n_instrs; ii++) {
     hlo_instr *in = c->instrs[ii];
@@ -316,6 +294,14 @@ static optic_status set_boundaries(hlo_builder *B, hlo_comp *c) {
                          shape_str(&P->A, &in->shape, false, b1, sizeof b1),
                          shape_str(&P->A, in->boundary, false, b2, sizeof b2));
     }
+  }
+  hlo_instr *root = c->instrs[c->root];
+  root->boundary = P->has_entry_layout ? &P->entry_result : &root->shape;
+  if (!shapes_agree(&P->A, &root->shape, root->boundary)) {
+    return hlo_fail_at(OPTIC_ERR_SHAPE_MISMATCH, root->pos.line, root->pos.col,
+                       "root '%s' has shape %s but entry_computation_layout gives %s", root->name,
+                       shape_str(&P->A, &root->shape, false, b1, sizeof b1),
+                       shape_str(&P->A, root->boundary, false, b2, sizeof b2));
   }
   if (P->has_entry_layout && n_params != P->n_entry_params) {
     return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, P->entry_layout_pos.line, P->entry_layout_pos.col,

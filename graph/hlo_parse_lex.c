@@ -76,15 +76,17 @@ void *hlo_vec_push(hlo_arena *a, hlo_vec *v, size_t elem) {
 
 /* -------------------------------------------------------------------- map */
 
-static uint64_t hash_key(const char *s, int32_t scope) {
+static uint32_t hash_key(const char *s, int32_t scope) {
   uint64_t h = 1469598103934665603ull ^ (uint64_t)(uint32_t)scope;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-  return h ^ (h >> 29);
+  return (uint32_t)(h ^ (h >> 32));
 }
 
-static hlo_map_slot *find_slot(hlo_map_slot *slots, size_t cap, const char *key, int32_t scope) {
-  for (size_t i = hash_key(key, scope) & (cap - 1);; i = (i + 1) & (cap - 1)) {
-    if (slots[i].key == NULL || (slots[i].scope == scope && strcmp(slots[i].key, key) == 0)) return &slots[i];
+/* The stored hash spares a string comparison (and its cache miss) per probe. */
+static hlo_map_slot *find_slot(hlo_map_slot *slots, size_t cap, const char *key, uint32_t hash, int32_t scope) {
+  for (size_t i = hash & (cap - 1);; i = (i + 1) & (cap - 1)) {
+    const hlo_map_slot *s = &slots[i];
+    if (s->key == NULL || (s->hash == hash && s->scope == scope && strcmp(s->key, key) == 0)) return &slots[i];
   }
 }
 
@@ -95,27 +97,34 @@ optic_status hlo_map_put(hlo_map *m, const char *key, int32_t scope, int32_t val
     hlo_map_slot *slots = calloc(cap, sizeof *slots);
     if (slots == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "hlo: cannot grow a name table to %zu slots", cap);
     for (size_t i = 0; i < m->cap; i++) {
-      if (m->slots[i].key) *find_slot(slots, cap, m->slots[i].key, m->slots[i].scope) = m->slots[i];
+      const hlo_map_slot *o = &m->slots[i];
+      if (o->key) *find_slot(slots, cap, o->key, o->hash, o->scope) = *o;
     }
     free(m->slots);
     m->slots = slots;
     m->cap = cap;
   }
-  hlo_map_slot *s = find_slot(m->slots, m->cap, key, scope);
+  uint32_t hash = hash_key(key, scope);
+  hlo_map_slot *s = find_slot(m->slots, m->cap, key, hash, scope);
   if (s->key) {
     *existing = s->value;
     return OPTIC_OK;
   }
-  s->key = key;
-  s->scope = scope;
-  s->value = value;
+  *s = (hlo_map_slot){.key = key, .hash = hash, .scope = scope, .value = value};
   m->count++;
   return OPTIC_OK;
 }
 
+optic_status hlo_map_set(hlo_map *m, const char *key, int32_t scope, int32_t value) {
+  int32_t ex;
+  optic_status st = hlo_map_put(m, key, scope, value, &ex);
+  if (st == OPTIC_OK && ex >= 0) find_slot(m->slots, m->cap, key, hash_key(key, scope), scope)->value = value;
+  return st;
+}
+
 int32_t hlo_map_get(const hlo_map *m, const char *key, int32_t scope) {
   if (m->cap == 0) return -1;
-  const hlo_map_slot *s = find_slot(m->slots, m->cap, key, scope);
+  const hlo_map_slot *s = find_slot(m->slots, m->cap, key, hash_key(key, scope), scope);
   return s->key ? s->value : -1;
 }
 
