@@ -351,10 +351,11 @@ static optic_status build_instr(hlo_builder *B, hlo_comp *c, hlo_instr *in, opti
   optic_status st = hlo_build_op(B, c, in, ops, &node);
   if (st != OPTIC_OK) return st;
   const optic_type *t = optic_node_type(B->m, node);
-  if (!shape_matches(&in->shape, t, in->node_is_physical)) {
+  const hlo_shape *want = in->node_is_physical ? in->boundary : &in->shape; /* a folded root: the caller's layout */
+  if (!shape_matches(want, t, in->node_is_physical)) {
     return hlo_fail_at(OPTIC_ERR_SHAPE_MISMATCH, in->pos.line, in->pos.col,
                        "instruction '%s' is written as %s but %s gives %s", in->name,
-                       shape_str(&P->A, &in->shape, in->node_is_physical, b1, sizeof b1), optic_opcode_name(in->op),
+                       shape_str(&P->A, want, in->node_is_physical, b1, sizeof b1), optic_opcode_name(in->op),
                        graph_type_str(t, b2, sizeof b2));
   }
   in->node = node;

@@ -151,8 +151,8 @@ optic_status hlo_fail_wrap(optic_status code, int32_t line, int32_t col, const c
 }
 
 const char *hlo_tok_describe(const hlo_token *t, char *buf, size_t size) {
-  if (t->kind == HLO_EOF) {
-    snprintf(buf, size, "end of input");
+  if (t->kind == HLO_EOF || t->kind == HLO_ERROR) {
+    snprintf(buf, size, t->kind == HLO_EOF ? "end of input" : "an unterminated string or comment");
   } else if (t->n > 40) {
     snprintf(buf, size, "'%.40s...'", t->p);
   } else {
@@ -182,6 +182,7 @@ optic_status hlo_fail_tok(hlo_lexer *L, optic_status code, const char *fmt, ...)
 
 optic_status hlo_expected(hlo_lexer *L, const char *what) {
   char b[64];
+  if (L->tok.kind == HLO_ERROR) return L->err;
   return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "expected %s, found %s", what, hlo_tok_describe(&L->tok, b, sizeof b));
 }
 
@@ -303,6 +304,7 @@ void hlo_lex_next(hlo_lexer *L) {
   if (t->kind == HLO_ERROR) return; /* sticky */
   if (!skip_blanks(L)) {
     t->kind = HLO_ERROR;
+    t->n = 0;
     return;
   }
   size_t s = L->pos;
@@ -337,6 +339,7 @@ void hlo_lex_next(hlo_lexer *L) {
         if (i >= L->len) {
           L->err = hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, t->line, t->col, "unterminated string");
           t->kind = HLO_ERROR;
+          t->n = 0;
           return;
         }
         if (L->text[i] == '\\') {

@@ -278,6 +278,40 @@ static void layouts(void) {
     OT_CHECK(strcmp(optic_node_name(m, root), "c") == 0, "the layout says row-major: no root transpose");
   }
   optic_module_destroy(m);
+  /* a tuple root with a column-major element: taken apart, transposed, rebuilt */
+  m = parse("HloModule m\nENTRY e {\n  a = f32[2,3] parameter(0)\n  b = f32[] parameter(1)\n"
+            "  ROOT t = (f32[2,3]{0,1}, f32[]) tuple(a, b)\n}\n");
+  if (m) {
+    optic_node_id root = optic_computation_root(m, optic_module_entry(m));
+    OT_CHECK(strcmp(optic_node_name(m, root), "t.physical") == 0, "%s", optic_node_name(m, root));
+    OT_CHECK(strcmp(type_str(m, root, buf, sizeof buf), "(f32[3,2], f32[])") == 0, "%s", buf);
+    OT_CHECK(optic_node_opcode(m, find(m, "t.0.physical")) == OPTIC_OP_TRANSPOSE);
+  }
+  optic_module_destroy(m);
+  /* entry_computation_layout decides the convolution's physical operand and result orders */
+  const char *conv = "HloModule m%s\nENTRY e {\n  x = f32[1,4,4,2] parameter(0)\n  k = f32[2,2,2,3] parameter(1)\n"
+                     "  ROOT y = f32[1,3,3,3] convolution(x, k), window={size=2x2}, dim_labels=b01f_01io->b01f\n}\n";
+  char text[512];
+  snprintf(text, sizeof text, conv, ", entry_computation_layout={(f32[1,4,4,2]{0,3,2,1}, f32[2,2,2,3]{3,2,1,0})->f32[1,3,3,3]{2,1,0,3}}");
+  m = parse(text);
+  snprintf(text, sizeof text, conv, "");
+  optic_module_t *plain = parse(text);
+  if (m && plain) {
+    optic_comp_id e = optic_module_entry(m);
+    optic_node_id root = optic_computation_root(m, e);
+    int32_t n;
+    optic_computation_instructions(m, e, &n);
+    OT_CHECK(n == 3, "%d instructions: the layout transposes fold away", (int)n);
+    OT_CHECK(strcmp(type_str(m, optic_computation_parameter(m, e, 0), buf, sizeof buf), "f32[4,4,2,1]") == 0, "%s", buf);
+    OT_CHECK(strcmp(optic_node_name(m, root), "y") == 0 && strcmp(type_str(m, root, buf, sizeof buf), "f32[3,1,3,3]") == 0,
+             "%s", buf);
+    optic_cost a, b;
+    OT_EXPECT_OK(optic_computation_cost(m, e, &a));
+    OT_EXPECT_OK(optic_computation_cost(plain, optic_module_entry(plain), &b));
+    OT_CHECK(a.flops == b.flops && a.bytes_accessed == b.bytes_accessed && a.flops > 0);
+  }
+  optic_module_destroy(m);
+  optic_module_destroy(plain);
   /* the reference module with layout {3,0,2,1}: the convolution reads and writes the physical orders */
   m = load("conv_isolated_layout_3021.hlo");
   if (m) {
