@@ -194,7 +194,7 @@ optic_status hlo_token_int(hlo_lexer *L, const hlo_token *t, int64_t *out) {
                        hlo_tok_describe(t, b, sizeof b));
   }
   size_t i = 0;
-  bool neg = t->p[0] == '-';
+  bool neg = t->n > 0 && t->p[0] == '-';
   if (neg) i++;
   uint64_t v = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
   if (i == t->n) return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, t->line, t->col, "expected an integer, found %s",
