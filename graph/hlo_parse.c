@@ -14,11 +14,9 @@
 
 /* XLA element types optic does not have (a written one is UNSUPPORTED). */
 static const char *const other_dtypes[] = {
-    "s2",          "s4",         "s8",          "s16",          "s64",           "u2",         "u4",
-    "u16",         "u32",        "u64",         "f16",          "bf16",          "c64",        "c128",
-    "f8e5m2",      "f8e4m3",     "f8e4m3fn",    "f8e4m3b11fnuz", "f8e5m2fnuz",   "f8e4m3fnuz", "f8e3m4",
-    "f8e8m0fnu",   "f4e2m1fn",   "token",       "opaque",
-};
+    "s2",         "s4",         "s8",     "s16",       "s64",      "u2",     "u4",     "u16",      "u32",
+    "u64",        "f16",        "bf16",   "c64",       "c128",     "f8e5m2", "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz",
+    "f8e5m2fnuz", "f8e4m3fnuz", "f8e3m4", "f8e8m0fnu", "f4e2m1fn", "token",  "opaque"};
 
 /* XLA opcodes optic's IR does not have (a written one is UNSUPPORTED). */
 static const char *const other_opcodes[] = {
@@ -80,10 +78,12 @@ static optic_status parse_dtype(hlo_parser *P, optic_dtype *out) {
   }
   char b[64];
   if (in_list(t, other_dtypes, sizeof other_dtypes / sizeof other_dtypes[0])) {
-    return hlo_fail_tok(&P->L, OPTIC_ERR_UNSUPPORTED, "element type %s is not supported (optic has f32, f64, s32, u8, pred)",
+    return hlo_fail_tok(&P->L, OPTIC_ERR_UNSUPPORTED,
+                        "element type %s is not supported (optic has f32, f64, s32, u8, pred)",
                         hlo_tok_describe(t, b, sizeof b));
   }
-  if (t->kind == HLO_IDENT) return hlo_fail_tok(&P->L, OPTIC_ERR_INVALID_ARGUMENT, "unknown element type %s", hlo_tok_describe(t, b, sizeof b));
+  if (t->kind == HLO_IDENT)
+    return hlo_fail_tok(&P->L, OPTIC_ERR_INVALID_ARGUMENT, "unknown element type %s", hlo_tok_describe(t, b, sizeof b));
   return hlo_expected(&P->L, "a shape");
 }
 
@@ -193,7 +193,8 @@ optic_status hlo_parse_shape(hlo_parser *P, hlo_shape *out, int32_t depth) {
     optic_shape s = {.rank = rank};
     memcpy(s.dims, dims, (size_t)rank * sizeof *dims);
     optic_shape_format(&s, out->dtype, b, sizeof b);
-    return hlo_fail_at(st, out->pos.line, out->pos.col, "shape %s has too many elements (its byte size must fit in 63 bits)", b);
+    return hlo_fail_at(st, out->pos.line, out->pos.col,
+                       "shape %s has too many elements (its byte size must fit in 63 bits)", b);
   }
   /* '{' starts a layout unless it opens a computation body ("-> f32[2] {"). */
   if (L->tok.kind == HLO_LBRACE) {
@@ -239,7 +240,8 @@ static optic_status literal_value(hlo_parser *P, literal_ctx *c) {
     if (st != OPTIC_OK) return st;
     int64_t lo = dt == OPTIC_S32 ? INT32_MIN : 0, hi = dt == OPTIC_S32 ? INT32_MAX : 255;
     if (v < lo || v > hi) {
-      return hlo_fail_tok(L, OPTIC_ERR_OVERFLOW, "literal %lld is out of range for %s", (long long)v, optic_dtype_name(dt));
+      return hlo_fail_tok(L, OPTIC_ERR_OVERFLOW, "literal %lld is out of range for %s", (long long)v,
+                          optic_dtype_name(dt));
     }
     if (dt == OPTIC_U8) {
       *dst = (unsigned char)v;
@@ -255,7 +257,8 @@ static optic_status literal_value(hlo_parser *P, literal_ctx *c) {
       v = NAN;
     } else if (t.kind == HLO_NUMBER && !neg) {
       char num[80];
-      if (t.n >= sizeof num) return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "number %s is too long", hlo_tok_describe(&t, b, sizeof b));
+      if (t.n >= sizeof num)
+        return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "number %s is too long", hlo_tok_describe(&t, b, sizeof b));
       memcpy(num, t.p, t.n);
       num[t.n] = '\0';
       char *end;
@@ -265,10 +268,11 @@ static optic_status literal_value(hlo_parser *P, literal_ctx *c) {
       } else {
         v = strtod(num, &end);
       }
-      if (*end != '\0') return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "malformed number %s", hlo_tok_describe(&t, b, sizeof b));
+      if (*end != '\0')
+        return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "malformed number %s", hlo_tok_describe(&t, b, sizeof b));
       if (isinf(v)) {
-        return hlo_fail_tok(L, OPTIC_ERR_OVERFLOW, "literal %s is out of range for %s", hlo_tok_describe(&t, b, sizeof b),
-                            optic_dtype_name(dt));
+        return hlo_fail_tok(L, OPTIC_ERR_OVERFLOW, "literal %s is out of range for %s",
+                            hlo_tok_describe(&t, b, sizeof b), optic_dtype_name(dt));
       }
     } else {
       return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "expected a number, inf or nan for a %s literal, found %s",
@@ -302,15 +306,17 @@ static optic_status literal_dim(hlo_parser *P, literal_ctx *c, int32_t d) {
     if (st != OPTIC_OK) return st;
     if (i + 1 < s->dims[d]) {
       if (L->tok.kind == HLO_RBRACE) {
-        return hlo_fail_tok(L, OPTIC_ERR_SHAPE_MISMATCH, "literal dimension %d has %lld elements but the shape says %lld",
-                            (int)d, (long long)(i + 1), (long long)s->dims[d]);
+        return hlo_fail_tok(L, OPTIC_ERR_SHAPE_MISMATCH,
+                            "literal dimension %d has %lld elements but the shape says %lld", (int)d,
+                            (long long)(i + 1), (long long)s->dims[d]);
       }
       if ((st = expect(P, HLO_COMMA, "',' between literal elements")) != OPTIC_OK) return st;
     }
   }
   if (L->tok.kind == HLO_COMMA) {
-    return hlo_fail_tok(L, OPTIC_ERR_SHAPE_MISMATCH, "literal dimension %d has more than the %lld elements the shape says",
-                        (int)d, (long long)s->dims[d]);
+    return hlo_fail_tok(L, OPTIC_ERR_SHAPE_MISMATCH,
+                        "literal dimension %d has more than the %lld elements the shape says", (int)d,
+                        (long long)s->dims[d]);
   }
   return expect(P, HLO_RBRACE, "'}' closing a literal dimension");
 }
@@ -350,7 +356,8 @@ static optic_status parse_operands(hlo_parser *P, hlo_instr *in) {
   hlo_vec names = {0}, pos = {0}, shapes = {0};
   while (L->tok.kind != HLO_RPAREN) {
     hlo_shape *shape = NULL;
-    bool prefix = L->tok.kind == HLO_LPAREN || (L->tok.kind == HLO_IDENT && hlo_lex_char_after(L) == '[' && is_dtype_name(&L->tok));
+    bool prefix = L->tok.kind == HLO_LPAREN ||
+                  (L->tok.kind == HLO_IDENT && hlo_lex_char_after(L) == '[' && is_dtype_name(&L->tok));
     if (prefix) {
       if ((shape = hlo_arena_alloc(&P->A, sizeof *shape)) == NULL) return oom(P);
       optic_status st = hlo_parse_shape(P, shape, 0);
@@ -540,8 +547,10 @@ optic_status optic_module_from_hlo_file(const char *path, optic_module_t **out) 
     text = t;
     cap *= 2;
   }
-  if (text == NULL) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
-  else if (st == OPTIC_OK && ferror(f)) st = optic_fail(OPTIC_ERR_IO, "%s: read error", path);
+  if (text == NULL)
+    st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
+  else if (st == OPTIC_OK && ferror(f))
+    st = optic_fail(OPTIC_ERR_IO, "%s: read error", path);
   fclose(f);
   if (st == OPTIC_OK) {
     st = optic_module_from_hlo_text(text, len, out);

@@ -156,45 +156,45 @@ typedef struct hlo_shape {
 } hlo_shape;
 
 /* The attributes the importer uses; all others are parsed and skipped. */
-#define HLO_ATTR_LIST(X)                             \
-  X(DIMENSIONS, "dimensions")                        \
-  X(TO_APPLY, "to_apply")                            \
-  X(CALLS, "calls")                                  \
-  X(CONDITION, "condition")                          \
-  X(BODY, "body")                                    \
-  X(INDEX, "index")                                  \
-  X(DIRECTION, "direction")                          \
-  X(LHS_BATCH, "lhs_batch_dims")                     \
-  X(RHS_BATCH, "rhs_batch_dims")                     \
-  X(LHS_CONTRACTING, "lhs_contracting_dims")         \
-  X(RHS_CONTRACTING, "rhs_contracting_dims")         \
-  X(WINDOW, "window")                                \
-  X(DIM_LABELS, "dim_labels")                        \
-  X(FEATURE_GROUP_COUNT, "feature_group_count")      \
-  X(BATCH_GROUP_COUNT, "batch_group_count")          \
-  X(SLICE, "slice")                                  \
-  X(PADDING, "padding")                              \
-  X(IOTA_DIMENSION, "iota_dimension")                \
-  X(KIND, "kind")                                    \
-  X(REPLICA_GROUPS, "replica_groups")                \
-  X(TRUE_COMPUTATION, "true_computation")            \
-  X(FALSE_COMPUTATION, "false_computation")          \
+#define HLO_ATTR_LIST(X)                        \
+  X(DIMENSIONS, "dimensions")                   \
+  X(TO_APPLY, "to_apply")                       \
+  X(CALLS, "calls")                             \
+  X(CONDITION, "condition")                     \
+  X(BODY, "body")                               \
+  X(INDEX, "index")                             \
+  X(DIRECTION, "direction")                     \
+  X(LHS_BATCH, "lhs_batch_dims")                \
+  X(RHS_BATCH, "rhs_batch_dims")                \
+  X(LHS_CONTRACTING, "lhs_contracting_dims")    \
+  X(RHS_CONTRACTING, "rhs_contracting_dims")    \
+  X(WINDOW, "window")                           \
+  X(DIM_LABELS, "dim_labels")                   \
+  X(FEATURE_GROUP_COUNT, "feature_group_count") \
+  X(BATCH_GROUP_COUNT, "batch_group_count")     \
+  X(SLICE, "slice")                             \
+  X(PADDING, "padding")                         \
+  X(IOTA_DIMENSION, "iota_dimension")           \
+  X(KIND, "kind")                               \
+  X(REPLICA_GROUPS, "replica_groups")           \
+  X(TRUE_COMPUTATION, "true_computation")       \
+  X(FALSE_COMPUTATION, "false_computation")     \
   X(BRANCH_COMPUTATIONS, "branch_computations")
 
 typedef enum hlo_attr_kind {
 #define HLO_ATTR_ENUM_(name, str) HLO_A_##name,
   HLO_ATTR_LIST(HLO_ATTR_ENUM_)
 #undef HLO_ATTR_ENUM_
-  HLO_A_COUNT_
+      HLO_A_COUNT_
 } hlo_attr_kind;
 
 const char *hlo_attr_name(hlo_attr_kind k);
 
 typedef struct hlo_attr {
   hlo_attr_kind kind;
-  hlo_pos pos;             /* of the attribute's name */
-  int64_t *ints;           /* integer lists; slice: (start, limit, stride) per dim; padding: (low, high, interior) per dim;
-                              replica_groups: the ids, group after group */
+  hlo_pos pos;   /* of the attribute's name */
+  int64_t *ints; /* integer lists; slice: (start, limit, stride) per dim; padding: (low, high, interior) per dim;
+                    replica_groups: the ids, group after group */
   int32_t n_ints;
   int32_t *sizes; /* replica_groups: ids per group */
   int32_t n_sizes;
@@ -224,14 +224,14 @@ typedef struct hlo_instr {
   hlo_attr *attrs;
   struct hlo_instr *next;
   /* filled by the builder */
-  const char *final_name;   /* unique in the module */
-  int32_t *operand_index;   /* operands resolved to instruction indices */
-  int32_t n_users;          /* within the computation */
-  optic_node_id node;       /* its logical value */
-  optic_node_id phys_node;  /* entry parameters with a layout: the row-major physical parameter */
+  const char *final_name;    /* unique in the module */
+  int32_t *operand_index;    /* operands resolved to instruction indices */
+  int32_t n_users;           /* within the computation */
+  optic_node_id node;        /* its logical value */
+  optic_node_id phys_node;   /* entry parameters with a layout: the row-major physical parameter */
   const hlo_shape *boundary; /* entry parameters and root: the caller-facing shape (layouts) */
-  bool node_is_physical;    /* a folded entry root already in the caller's layout */
-  uint8_t state;            /* 0 new, 1 in progress, 2 built */
+  bool node_is_physical;     /* a folded entry root already in the caller's layout */
+  uint8_t state;             /* 0 new, 1 in progress, 2 built */
   int32_t cursor;
 } hlo_instr;
 
@@ -287,14 +287,14 @@ optic_status hlo_build_module(hlo_parser *P, optic_module_t **out);
 
 /* The builder's state, shared by hlo_parse_build.c and hlo_parse_ops.c. Map
  * scopes: a computation's index for its instruction names, and these: */
-#define HLO_SCOPE_COMPS (-1)      /* computation names -> index */
-#define HLO_SCOPE_USED (-2)       /* instruction names written in the text or given out */
+#define HLO_SCOPE_COMPS (-1) /* computation names -> index */
+#define HLO_SCOPE_USED (-2)  /* instruction names written in the text or given out */
 typedef struct hlo_builder {
   hlo_parser *P;
   optic_module_t *m;
   hlo_map map;
-  int32_t entry;           /* index of the entry computation */
-  optic_node_id *made;     /* layout nodes the importer added to the entry, in creation order */
+  int32_t entry;       /* index of the entry computation */
+  optic_node_id *made; /* layout nodes the importer added to the entry, in creation order */
   int32_t n_made, cap_made;
 } hlo_builder;
 

@@ -128,15 +128,16 @@ static optic_status x_groups(const hlo_token *w, int32_t min_per, int32_t max_pe
     const char *gend = memchr(p, 'x', (size_t)(end - p));
     if (gend == NULL) gend = end;
     if (*n_groups == max_groups) {
-      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, w->line, w->col, "more than %d dimensions in '%.*s'", (int)max_groups,
-                         (int)w->n, w->p);
+      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, w->line, w->col, "more than %d dimensions in '%.*s'",
+                         (int)max_groups, (int)w->n, w->p);
     }
     int64_t *g = out + (size_t)*n_groups * (size_t)max_per;
     int32_t k = 0;
     for (const char *q = p; q <= gend;) {
       const char *qend = q;
       while (qend < gend && *qend != '_') qend++;
-      if (k == max_per) k++; /* too many: reported below */
+      if (k == max_per)
+        k++; /* too many: reported below */
       else {
         optic_status st = sub_int(w, q, (size_t)(qend - q), &g[k++]);
         if (st != OPTIC_OK) return st;
@@ -144,8 +145,9 @@ static optic_status x_groups(const hlo_token *w, int32_t min_per, int32_t max_pe
       q = qend + 1;
     }
     if (k < min_per || k > max_per) {
-      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, w->line, w->col, "'%.*s': each dimension needs %d%s%d numbers joined by '_'",
-                         (int)w->n, w->p, (int)min_per, min_per == max_per ? "" : " to ", min_per == max_per ? 0 : (int)max_per);
+      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, w->line, w->col,
+                         "'%.*s': each dimension needs %d%s%d numbers joined by '_'", (int)w->n, w->p, (int)min_per,
+                         min_per == max_per ? "" : " to ", min_per == max_per ? 0 : (int)max_per);
     }
     for (; k < max_per; k++) g[k] = 0;
     (*n_groups)++;
@@ -173,8 +175,9 @@ static optic_status window(hlo_parser *P, hlo_attr *a) {
     if (L->tok.kind != HLO_EQ) return hlo_expected(L, "'='");
     hlo_lex_next(L);
     /* "size=" with nothing after it is a window of rank 0 */
-    hlo_token w = L->tok.kind == HLO_RBRACE ? (hlo_token){.kind = HLO_IDENT, .p = L->tok.p, .line = L->tok.line, .col = L->tok.col}
-                                            : hlo_lex_raw_word(L);
+    hlo_token w = L->tok.kind == HLO_RBRACE
+                      ? (hlo_token){.kind = HLO_IDENT, .p = L->tok.p, .line = L->tok.line, .col = L->tok.col}
+                      : hlo_lex_raw_word(L);
     if (w.kind == HLO_ERROR) return L->err;
     int per = k == 2 ? 2 : 1;
     if ((st = x_groups(&w, per, per, v[k], OPTIC_MAX_RANK, &count[k])) != OPTIC_OK) return st;
@@ -186,8 +189,8 @@ static optic_status window(hlo_parser *P, hlo_attr *a) {
   int32_t n = count[0];
   for (int k = 1; k < 6; k++) {
     if (given[k] && count[k] != n) {
-      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, a->pos.line, a->pos.col, "window %s has %d dimensions but size has %d",
-                         keys[k], (int)count[k], (int)n);
+      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, a->pos.line, a->pos.col,
+                         "window %s has %d dimensions but size has %d", keys[k], (int)count[k], (int)n);
     }
   }
   if (n > 0 && (a->window = hlo_arena_alloc(&P->A, (size_t)n * sizeof *a->window)) == NULL) return oom(P);
@@ -200,7 +203,8 @@ static optic_status window(hlo_parser *P, hlo_attr *a) {
     w->base_dilation = given[3] ? v[3][d] : 1;
     w->window_dilation = given[4] ? v[4][d] : 1;
     if (given[5] && v[5][d] != 0 && v[5][d] != 1) {
-      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, a->pos.line, a->pos.col, "window rhs_reversal entries must be 0 or 1");
+      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, a->pos.line, a->pos.col,
+                         "window rhs_reversal entries must be 0 or 1");
     }
     w->reversal = given[5] && v[5][d] == 1;
   }
@@ -288,9 +292,10 @@ static optic_status iota_groups(hlo_parser *P, hlo_attr *a) {
     if (ok) seen[p[i]] = true;
   }
   if (!ok || g[0] * g[1] != total) {
-    return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, a->pos.line, a->pos.col,
-                       "replica_groups: iota form [groups,size]<=[dims]T(perm) is inconsistent or has more than %lld ids",
-                       (long long)limit);
+    return hlo_fail_at(
+        OPTIC_ERR_INVALID_ARGUMENT, a->pos.line, a->pos.col,
+        "replica_groups: iota form [groups,size]<=[dims]T(perm) is inconsistent or has more than %lld ids",
+        (long long)limit);
   }
   int32_t rank = dims.n;
   int64_t tdims[OPTIC_MAX_RANK], stride[OPTIC_MAX_RANK], idx[OPTIC_MAX_RANK] = {0};
@@ -403,8 +408,9 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
   if (k == HLO_A_COUNT_) return hlo_skip_value(P, &name);
   for (const hlo_attr *o = in->attrs; o; o = o->next) {
     if ((int)o->kind == k) {
-      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, name.line, name.col, "attribute '%s' is given twice (first at line %d:%d)",
-                         attr_names[k], (int)o->pos.line, (int)o->pos.col);
+      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, name.line, name.col,
+                         "attribute '%s' is given twice (first at line %d:%d)", attr_names[k], (int)o->pos.line,
+                         (int)o->pos.col);
     }
   }
   hlo_attr *a = hlo_arena_alloc(&P->A, sizeof *a);

@@ -175,7 +175,8 @@ static optic_status index_names(hlo_builder *B) {
     hlo_vec callees = {0}, callee_pos = {0};
     for (int32_t ii = 0; ii < c->n_instrs; ii++) {
       hlo_instr *in = c->instrs[ii];
-      if (in->n_operands && (in->operand_index = hlo_arena_alloc(&P->A, (size_t)in->n_operands * sizeof(int32_t))) == NULL) {
+      if (in->n_operands &&
+          (in->operand_index = hlo_arena_alloc(&P->A, (size_t)in->n_operands * sizeof(int32_t))) == NULL) {
         return oom_at(in->pos);
       }
       for (int32_t k = 0; k < in->n_operands; k++) {
@@ -227,8 +228,8 @@ static optic_status remember(hlo_builder *B, optic_node_id id) {
 /* Converts node between the physical (row-major storage) and logical forms
  * of boundary shape s: one transpose per array with a non-default layout,
  * get-tuple-element/tuple around tuples that hold one. */
-static optic_status relayout(hlo_builder *B, optic_comp_id comp, optic_node_id node, const hlo_shape *s, bool to_logical,
-                             const char *base, hlo_pos at, optic_node_id *out) {
+static optic_status relayout(hlo_builder *B, optic_comp_id comp, optic_node_id node, const hlo_shape *s,
+                             bool to_logical, const char *base, hlo_pos at, optic_node_id *out) {
   *out = node;
   if (hlo_layout_is_default(s)) return OPTIC_OK;
   const char *suffix = to_logical ? ".logical" : ".physical";
@@ -238,8 +239,10 @@ static optic_status relayout(hlo_builder *B, optic_comp_id comp, optic_node_id n
     int64_t perm[OPTIC_MAX_RANK];
     hlo_physical_positions(s, pos);
     for (int32_t i = 0; i < s->shape.rank; i++) {
-      if (to_logical) perm[i] = pos[i];
-      else perm[pos[i]] = i;
+      if (to_logical)
+        perm[i] = pos[i];
+      else
+        perm[pos[i]] = i;
     }
     const char *name = hlo_unique_name(B, base, suffix);
     if (name == NULL) return oom_at(at);
@@ -344,7 +347,8 @@ static optic_status build_instr(hlo_builder *B, hlo_comp *c, hlo_instr *in, opti
     if (in->operand_shapes[k] && !shape_matches(in->operand_shapes[k], t, false)) {
       return hlo_fail_at(OPTIC_ERR_SHAPE_MISMATCH, in->operand_pos[k].line, in->operand_pos[k].col,
                          "operand '%s' of '%s' is written as %s but it has type %s", o->name, in->name,
-                         shape_str(&P->A, in->operand_shapes[k], false, b1, sizeof b1), graph_type_str(t, b2, sizeof b2));
+                         shape_str(&P->A, in->operand_shapes[k], false, b1, sizeof b1),
+                         graph_type_str(t, b2, sizeof b2));
     }
   }
   optic_node_id node;
@@ -427,7 +431,8 @@ static optic_status build_computation(hlo_builder *B, int32_t ci, int32_t *level
     st = relayout(B, c->id, r, root->boundary, false, root->final_name, root->pos, &r);
     if (st != OPTIC_OK) return st;
   }
-  if ((st = optic_computation_set_root(B->m, c->id, r)) != OPTIC_OK) return hlo_fail_wrap(st, root->pos.line, root->pos.col, "");
+  if ((st = optic_computation_set_root(B->m, c->id, r)) != OPTIC_OK)
+    return hlo_fail_wrap(st, root->pos.line, root->pos.col, "");
   int32_t np = optic_computation_parameter_count(B->m, c->id);
   for (int32_t i = 0; i < np; i++) {
     if (optic_computation_parameter(B->m, c->id, i) == OPTIC_NO_NODE) {

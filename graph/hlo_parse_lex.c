@@ -161,8 +161,10 @@ const char *hlo_tok_describe(const hlo_token *t, char *buf, size_t size) {
     buf[k++] = '\'';
     for (size_t i = 0; i < t->n && k + 6 < size; i++) {
       unsigned char c = (unsigned char)t->p[i];
-      if (c < 32 || c >= 127) k += (size_t)snprintf(buf + k, size - k, "\\x%02x", c);
-      else buf[k++] = (char)c;
+      if (c < 32 || c >= 127)
+        k += (size_t)snprintf(buf + k, size - k, "\\x%02x", c);
+      else
+        buf[k++] = (char)c;
     }
     if (k + 2 <= size) buf[k++] = '\'';
     buf[k < size ? k : size - 1] = '\0';
@@ -183,7 +185,8 @@ optic_status hlo_fail_tok(hlo_lexer *L, optic_status code, const char *fmt, ...)
 optic_status hlo_expected(hlo_lexer *L, const char *what) {
   char b[64];
   if (L->tok.kind == HLO_ERROR) return L->err;
-  return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "expected %s, found %s", what, hlo_tok_describe(&L->tok, b, sizeof b));
+  return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "expected %s, found %s", what,
+                      hlo_tok_describe(&L->tok, b, sizeof b));
 }
 
 optic_status hlo_token_int(hlo_lexer *L, const hlo_token *t, int64_t *out) {
@@ -197,8 +200,9 @@ optic_status hlo_token_int(hlo_lexer *L, const hlo_token *t, int64_t *out) {
   bool neg = t->n > 0 && t->p[0] == '-';
   if (neg) i++;
   uint64_t v = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-  if (i == t->n) return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, t->line, t->col, "expected an integer, found %s",
-                                    hlo_tok_describe(t, b, sizeof b));
+  if (i == t->n)
+    return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, t->line, t->col, "expected an integer, found %s",
+                       hlo_tok_describe(t, b, sizeof b));
   for (; i < t->n; i++) {
     char c = t->p[i];
     if (c < '0' || c > '9') {

@@ -43,7 +43,8 @@ static optic_status wrap(const op_ctx *x, optic_status st) {
 static optic_status count_is(const op_ctx *x, int32_t lo, int32_t hi) {
   int32_t n = x->in->n_operands;
   if (n >= lo && n <= hi) return OPTIC_OK;
-  if (lo == hi) return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "takes %d operand%s, %d given", (int)lo, lo == 1 ? "" : "s", (int)n);
+  if (lo == hi)
+    return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "takes %d operand%s, %d given", (int)lo, lo == 1 ? "" : "s", (int)n);
   return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "takes %d to %d operands, %d given", (int)lo, (int)hi, (int)n);
 }
 
@@ -71,7 +72,8 @@ static int32_t rank_of(const op_ctx *x, int32_t k) {
 }
 
 static optic_status array_shape(const op_ctx *x, const optic_shape **s) {
-  if (x->in->shape.dtype == OPTIC_DTYPE_INVALID) return fail_in(x, OPTIC_ERR_SHAPE_MISMATCH, "needs an array shape, not a tuple");
+  if (x->in->shape.dtype == OPTIC_DTYPE_INVALID)
+    return fail_in(x, OPTIC_ERR_SHAPE_MISMATCH, "needs an array shape, not a tuple");
   *s = &x->in->shape.shape;
   return OPTIC_OK;
 }
@@ -113,10 +115,13 @@ static optic_status build_dot(const op_ctx *x, optic_node_id *out) {
   for (int k = 0; k < 4; k++) {
     const hlo_attr *a = hlo_find_attr(x->in, kinds[k]);
     if (a == NULL) continue;
-    if (a->n_ints > OPTIC_MAX_RANK) return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "%s lists more than %d dims", hlo_attr_name(kinds[k]), OPTIC_MAX_RANK);
+    if (a->n_ints > OPTIC_MAX_RANK)
+      return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "%s lists more than %d dims", hlo_attr_name(kinds[k]),
+                     OPTIC_MAX_RANK);
     for (int32_t i = 0; i < a->n_ints; i++) {
       if (a->ints[i] < 0 || a->ints[i] >= OPTIC_MAX_RANK) {
-        return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "%s has dimension %lld", hlo_attr_name(kinds[k]), (long long)a->ints[i]);
+        return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "%s has dimension %lld", hlo_attr_name(kinds[k]),
+                       (long long)a->ints[i]);
       }
       lists[k][i] = (int32_t)a->ints[i];
     }
@@ -143,7 +148,8 @@ static bool relabel(char *labels, int part, const hlo_shape *s) {
 
 static optic_status build_convolution(op_ctx *x, optic_node_id *out) {
   const hlo_attr *labels_attr, *fg = hlo_find_attr(x->in, HLO_A_FEATURE_GROUP_COUNT),
-                               *bg = hlo_find_attr(x->in, HLO_A_BATCH_GROUP_COUNT), *w = hlo_find_attr(x->in, HLO_A_WINDOW);
+                               *bg = hlo_find_attr(x->in, HLO_A_BATCH_GROUP_COUNT),
+                               *w = hlo_find_attr(x->in, HLO_A_WINDOW);
   optic_status st = count_is(x, 2, 2);
   if (st == OPTIC_OK) st = need(x, HLO_A_DIM_LABELS, &labels_attr);
   if (st != OPTIC_OK) return st;
@@ -155,7 +161,8 @@ static optic_status build_convolution(op_ctx *x, optic_node_id *out) {
                    (int)nw, labels_attr->word, (int)dn.nspatial);
   }
   char labels[64];
-  if (strlen(labels_attr->word) >= sizeof labels) return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "dim_labels are too long");
+  if (strlen(labels_attr->word) >= sizeof labels)
+    return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "dim_labels are too long");
   strcpy(labels, labels_attr->word);
   optic_node_id lhs = x->ops[0], rhs = x->ops[1];
   if (x->c == x->B->P->comps[x->B->entry]) {
@@ -187,7 +194,8 @@ static optic_status build_conditional(const op_ctx *x, optic_node_id *out) {
     }
     for (int32_t i = 0; i < n; i++) comp_of(x, branches, i, &ids[i]);
   } else {
-    if ((st = need(x, HLO_A_TRUE_COMPUTATION, &t)) != OPTIC_OK || (st = need(x, HLO_A_FALSE_COMPUTATION, &f)) != OPTIC_OK) {
+    if ((st = need(x, HLO_A_TRUE_COMPUTATION, &t)) != OPTIC_OK ||
+        (st = need(x, HLO_A_FALSE_COMPUTATION, &f)) != OPTIC_OK) {
       return st;
     }
     n = 2;
@@ -211,7 +219,8 @@ static optic_status build_fusion(const op_ctx *x, optic_node_id *out) {
                                         x->in->final_name, out));
     }
   }
-  if (strcmp(kind->word, "kCustom") == 0) return fail_in(x, OPTIC_ERR_UNSUPPORTED, "fusion kind kCustom is not supported");
+  if (strcmp(kind->word, "kCustom") == 0)
+    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "fusion kind kCustom is not supported");
   return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "unknown fusion kind '%s' (kLoop, kInput, kOutput)", kind->word);
 }
 
@@ -248,14 +257,15 @@ static optic_status build_reduction(const op_ctx *x, optic_node_id *out) {
   optic_module_t *m = x->B->m;
   if (x->in->op == OPTIC_OP_REDUCE) {
     if ((st = need(x, HLO_A_DIMENSIONS, &a)) != OPTIC_OK) return st;
-    return wrap(x, optic_graph_reduce(m, x->c->id, x->ops, x->ops + n, n, a->ints, a->n_ints, f, x->in->final_name, out));
+    return wrap(x,
+                optic_graph_reduce(m, x->c->id, x->ops, x->ops + n, n, a->ints, a->n_ints, f, x->in->final_name, out));
   }
   int32_t rank = rank_of(x, 0);
   a = hlo_find_attr(x->in, HLO_A_WINDOW);
   if (rank > 0 && a == NULL) return need(x, HLO_A_WINDOW, &a);
   if (rank >= 0 && (a ? a->n_window : 0) != rank) {
-    return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "window has %d dimensions for inputs of rank %d", (int)(a ? a->n_window : 0),
-                   (int)rank);
+    return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "window has %d dimensions for inputs of rank %d",
+                   (int)(a ? a->n_window : 0), (int)rank);
   }
   return wrap(x, optic_graph_reduce_window(m, x->c->id, x->ops, x->ops + n, n, a ? a->window : NULL, f,
                                            x->in->final_name, out));
@@ -288,7 +298,8 @@ static optic_status build_layout_op(const op_ctx *x, optic_node_id *out) {
     case OPTIC_OP_SLICE: {
       if ((st = list_of(x, HLO_A_SLICE, 3, rank, &a)) != OPTIC_OK) return st;
       int64_t start[OPTIC_MAX_RANK], limit[OPTIC_MAX_RANK], stride[OPTIC_MAX_RANK];
-      for (int32_t i = 0; i < rank; i++) start[i] = a->ints[3 * i], limit[i] = a->ints[3 * i + 1], stride[i] = a->ints[3 * i + 2];
+      for (int32_t i = 0; i < rank; i++)
+        start[i] = a->ints[3 * i], limit[i] = a->ints[3 * i + 1], stride[i] = a->ints[3 * i + 2];
       return wrap(x, optic_graph_slice(m, comp, x->ops[0], start, limit, stride, name, out));
     }
     case OPTIC_OP_PAD: {
@@ -305,17 +316,34 @@ static optic_status build_layout_op(const op_ctx *x, optic_node_id *out) {
 
 static bool is_unary(optic_opcode op) {
   switch (op) {
-    case OPTIC_OP_NEGATE: case OPTIC_OP_ABS: case OPTIC_OP_EXPONENTIAL: case OPTIC_OP_LOG: case OPTIC_OP_SQRT:
-    case OPTIC_OP_RSQRT: case OPTIC_OP_TANH: case OPTIC_OP_LOGISTIC: case OPTIC_OP_SIGN: case OPTIC_OP_FLOOR:
-    case OPTIC_OP_CEIL: case OPTIC_OP_NOT: case OPTIC_OP_COPY: return true;
+    case OPTIC_OP_NEGATE:
+    case OPTIC_OP_ABS:
+    case OPTIC_OP_EXPONENTIAL:
+    case OPTIC_OP_LOG:
+    case OPTIC_OP_SQRT:
+    case OPTIC_OP_RSQRT:
+    case OPTIC_OP_TANH:
+    case OPTIC_OP_LOGISTIC:
+    case OPTIC_OP_SIGN:
+    case OPTIC_OP_FLOOR:
+    case OPTIC_OP_CEIL:
+    case OPTIC_OP_NOT:
+    case OPTIC_OP_COPY: return true;
     default: return false;
   }
 }
 
 static bool is_binary(optic_opcode op) {
   switch (op) {
-    case OPTIC_OP_ADD: case OPTIC_OP_SUBTRACT: case OPTIC_OP_MULTIPLY: case OPTIC_OP_DIVIDE: case OPTIC_OP_POWER:
-    case OPTIC_OP_MAXIMUM: case OPTIC_OP_MINIMUM: case OPTIC_OP_AND: case OPTIC_OP_OR: return true;
+    case OPTIC_OP_ADD:
+    case OPTIC_OP_SUBTRACT:
+    case OPTIC_OP_MULTIPLY:
+    case OPTIC_OP_DIVIDE:
+    case OPTIC_OP_POWER:
+    case OPTIC_OP_MAXIMUM:
+    case OPTIC_OP_MINIMUM:
+    case OPTIC_OP_AND:
+    case OPTIC_OP_OR: return true;
     default: return false;
   }
 }
@@ -378,7 +406,8 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
       a = hlo_find_attr(in, HLO_A_DIMENSIONS);
       for (int32_t i = 0; a && i < a->n_ints; i++) {
         if (a->n_ints != rank_of(&x, 0) || a->ints[i] != i) {
-          return fail_in(&x, OPTIC_ERR_UNSUPPORTED, "map over a subset of dimensions; only all of them (0, 1, ...) are supported");
+          return fail_in(&x, OPTIC_ERR_UNSUPPORTED,
+                         "map over a subset of dimensions; only all of them (0, 1, ...) are supported");
         }
       }
       return wrap(&x, optic_graph_map(m, comp, ops, in->n_operands, f, name, out));

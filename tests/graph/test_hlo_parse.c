@@ -12,10 +12,18 @@
 #define S(x) ((x) ? (x) : "(null)")
 
 static const char *const files[] = {
-    "add_f32_2x2.hlo",          "conv0d_as_matmul.hlo",        "conv2d_nhwc_bias_relu.hlo",
-    "conv_isolated_layout_3021.hlo", "conv_lhs_dilate_parse_only.hlo", "dot_batch_reordered_dims.hlo",
-    "dot_batch_with_metadata.hlo",   "dot_no_dnums_outer_product.hlo", "dot_reshape_divide.hlo",
-    "dot_transpose_output.hlo",      "one_matmul_train_step.hlo",    "reduce_dim1_with_copy.hlo",
+    "add_f32_2x2.hlo",
+    "conv0d_as_matmul.hlo",
+    "conv2d_nhwc_bias_relu.hlo",
+    "conv_isolated_layout_3021.hlo",
+    "conv_lhs_dilate_parse_only.hlo",
+    "dot_batch_reordered_dims.hlo",
+    "dot_batch_with_metadata.hlo",
+    "dot_no_dnums_outer_product.hlo",
+    "dot_reshape_divide.hlo",
+    "dot_transpose_output.hlo",
+    "one_matmul_train_step.hlo",
+    "reduce_dim1_with_copy.hlo",
     "softmax_f32.hlo",
 };
 #define NFILES (sizeof files / sizeof files[0])
@@ -23,7 +31,7 @@ static const char *const files[] = {
 static void data_path(const char *name, char *path, size_t size) {
   const char *src = __FILE__, *slash = strrchr(src, '/');
   size_t dir = slash ? (size_t)(slash - src) : 0; /* .../tests/graph */
-  while (dir > 0 && src[dir - 1] != '/') dir--;     /* .../tests/ */
+  while (dir > 0 && src[dir - 1] != '/') dir--;   /* .../tests/ */
   snprintf(path, size, "%.*sdata/hlo/%s", (int)dir, src, name);
 }
 
@@ -87,7 +95,8 @@ static const expectation expected[] = {
     {"conv0d_as_matmul.hlo", "TestComputation", "convolution.3", "f32[10,7]", "f32[10,5]", 1, 3},
     {"conv2d_nhwc_bias_relu.hlo", "TestComputation", "relu", "f32[8,5,5,32]", "f32[8,5,5,1]", 1, 9},
     /* layout {3,0,2,1}: physical dims 1,2,0,3 */
-    {"conv_isolated_layout_3021.hlo", "convolution.167", "convolution.167", "f32[28,28,16,128]", "f32[28,28,16,128]", 1, 3},
+    {"conv_isolated_layout_3021.hlo", "convolution.167", "convolution.167", "f32[28,28,16,128]", "f32[28,28,16,128]", 1,
+     3},
     {"conv_lhs_dilate_parse_only.hlo", "hlo_runner_test_0.1", "conv", "f32[32,24,1024,1]", "f32[32,24,64,128]", 1, 3},
     {"dot_batch_reordered_dims.hlo", "test", "dot", "f32[10,7,17,9,6]", "f32[7,17,10,13]", 1, 3},
     {"dot_batch_with_metadata.hlo", "main.4", "dot.3", "f32[5,4,6]", "f32[4,3,5]", 1, 3},
@@ -109,8 +118,10 @@ static void every_file_parses(void) {
     int32_t n;
     optic_computation_instructions(m, entry, &n);
     optic_node_id root = optic_computation_root(m, entry), p0 = optic_computation_parameter(m, entry, 0);
-    OT_CHECK(strcmp(optic_computation_name(m, entry), e->entry) == 0, "%s: entry %s", e->file, optic_computation_name(m, entry));
-    OT_CHECK(optic_module_computation_count(m) == e->n_comps, "%s: %d computations", e->file, (int)optic_module_computation_count(m));
+    OT_CHECK(strcmp(optic_computation_name(m, entry), e->entry) == 0, "%s: entry %s", e->file,
+             optic_computation_name(m, entry));
+    OT_CHECK(optic_module_computation_count(m) == e->n_comps, "%s: %d computations", e->file,
+             (int)optic_module_computation_count(m));
     OT_CHECK(n == e->n_instrs, "%s: %d entry instructions", e->file, (int)n);
     OT_CHECK(strcmp(optic_node_name(m, root), e->root) == 0, "%s: root %s", e->file, optic_node_name(m, root));
     OT_CHECK(strcmp(type_str(m, root, buf, sizeof buf), e->root_type) == 0, "%s: root type %s", e->file, buf);
@@ -140,7 +151,8 @@ static void round_trip(void) {
     char *t1 = export(m1);
     m2 = t1 ? parse(t1) : NULL;
     char *t2 = m2 ? export(m2) : NULL;
-    OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "%s: export(import(export(m))) differs:\n%s\n---\n%s", files[i], S(t1), S(t2));
+    OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "%s: export(import(export(m))) differs:\n%s\n---\n%s", files[i], S(t1),
+             S(t2));
     /* and once more, through the file's text itself printed back */
     m3 = t2 ? parse(t2) : NULL;
     OT_CHECK(m3 && optic_module_computation_count(m3) == optic_module_computation_count(m1));
@@ -157,8 +169,8 @@ static bool cost_of(optic_module_t *m, const char *node, double flops, double tr
   optic_status st = node ? optic_node_cost(m, find(m, node), &c) : optic_computation_cost(m, optic_module_entry(m), &c);
   if (st != OPTIC_OK) return false;
   if (c.flops == flops && c.transcendentals == trans && c.bytes_accessed == bytes) return true;
-  fprintf(stderr, "  %s: flops %.17g trans %.17g bytes %.17g; want %.17g %.17g %.17g\n", node ? node : "total",
-          c.flops, c.transcendentals, c.bytes_accessed, flops, trans, bytes);
+  fprintf(stderr, "  %s: flops %.17g trans %.17g bytes %.17g; want %.17g %.17g %.17g\n", node ? node : "total", c.flops,
+          c.transcendentals, c.bytes_accessed, flops, trans, bytes);
   return false;
 }
 
@@ -199,30 +211,33 @@ static void hand_checked_costs(void) {
 
 static void entry_and_root_detection(void) {
   /* ENTRY not last; ROOT not last; computations and operands used before their definition */
-  optic_module_t *m = parse("HloModule m\n"
-                            "ENTRY main {\n"
-                            "  ROOT r = f32[] call(s), to_apply=twice\n"
-                            "  s = f32[] add(p, p)\n"
-                            "  p = f32[] parameter(0)\n"
-                            "  unused = f32[] negate(p)\n"
-                            "}\n"
-                            "twice {\n"
-                            "  x = f32[] parameter(0)\n"
-                            "  ROOT y = f32[] add(x, x)\n"
-                            "}\n");
+  optic_module_t *m = parse(
+      "HloModule m\n"
+      "ENTRY main {\n"
+      "  ROOT r = f32[] call(s), to_apply=twice\n"
+      "  s = f32[] add(p, p)\n"
+      "  p = f32[] parameter(0)\n"
+      "  unused = f32[] negate(p)\n"
+      "}\n"
+      "twice {\n"
+      "  x = f32[] parameter(0)\n"
+      "  ROOT y = f32[] add(x, x)\n"
+      "}\n");
   if (m) {
     optic_comp_id e = optic_module_entry(m);
     OT_CHECK(strcmp(optic_computation_name(m, e), "main") == 0);
     OT_CHECK(strcmp(optic_node_name(m, optic_computation_root(m, e)), "r") == 0);
     char *t = export(m);
-    OT_CHECK(t && strstr(t, "\ntwice {\n  x = f32[] parameter(0)\n  ROOT y = f32[] add(x, x)\n}\n\nENTRY main {\n"), "%s", S(t));
+    OT_CHECK(t && strstr(t, "\ntwice {\n  x = f32[] parameter(0)\n  ROOT y = f32[] add(x, x)\n}\n\nENTRY main {\n"),
+             "%s", S(t));
     free(t);
   }
   optic_module_destroy(m);
   /* no ENTRY: the last computation; no ROOT: the last instruction; '%' names */
-  m = parse("HloModule m\n"
-            "%a {\n  %x = f32[] parameter(0)\n  %n = f32[] negate(%x)\n}\n"
-            "b {\n  x.1 = f32[] parameter(0)\n  c = f32[] call(x.1), to_apply=%a\n  d = f32[] abs(c)\n}\n");
+  m = parse(
+      "HloModule m\n"
+      "%a {\n  %x = f32[] parameter(0)\n  %n = f32[] negate(%x)\n}\n"
+      "b {\n  x.1 = f32[] parameter(0)\n  c = f32[] call(x.1), to_apply=%a\n  d = f32[] abs(c)\n}\n");
   if (m) {
     optic_comp_id e = optic_module_entry(m);
     OT_CHECK(strcmp(optic_computation_name(m, e), "b") == 0);
@@ -235,13 +250,14 @@ static void entry_and_root_detection(void) {
 /* Entry layouts become explicit transposes; everything else is logical. */
 static void layouts(void) {
   char buf[128];
-  optic_module_t *m = parse("HloModule m\n"
-                            "ENTRY e {\n"
-                            "  p = f32[2,3]{0,1} parameter(0)\n"
-                            "  q = f32[2,3]{1,0:T(8,128)} parameter(1)\n"
-                            "  s = f32[2,3]{0,1} add(p, q)\n"
-                            "  ROOT n = f32[2,3]{0,1} negate(s)\n"
-                            "}\n");
+  optic_module_t *m = parse(
+      "HloModule m\n"
+      "ENTRY e {\n"
+      "  p = f32[2,3]{0,1} parameter(0)\n"
+      "  q = f32[2,3]{1,0:T(8,128)} parameter(1)\n"
+      "  s = f32[2,3]{0,1} add(p, q)\n"
+      "  ROOT n = f32[2,3]{0,1} negate(s)\n"
+      "}\n");
   if (m) {
     optic_comp_id e = optic_module_entry(m);
     optic_node_id p = optic_computation_parameter(m, e, 0), root = optic_computation_root(m, e);
@@ -257,17 +273,19 @@ static void layouts(void) {
   }
   optic_module_destroy(m);
   /* rank 3 {0,2,1}: physical order is dims 1, 2, 0; entry_computation_layout wins over the instructions */
-  m = parse("HloModule m, entry_computation_layout={(f32[2,3,4]{0,2,1}, (f32[5,6]{0,1}, s32[]))->f32[2,3,4]{2,1,0}}\n"
-            "ENTRY e {\n"
-            "  p = f32[2,3,4] parameter(0)\n"
-            "  t = (f32[5,6], s32[]) parameter(1)\n"
-            "  g = f32[5,6] get-tuple-element(t), index=0\n"
-            "  ROOT c = f32[2,3,4]{0,1,2} copy(p)\n"
-            "}\n");
+  m = parse(
+      "HloModule m, entry_computation_layout={(f32[2,3,4]{0,2,1}, (f32[5,6]{0,1}, s32[]))->f32[2,3,4]{2,1,0}}\n"
+      "ENTRY e {\n"
+      "  p = f32[2,3,4] parameter(0)\n"
+      "  t = (f32[5,6], s32[]) parameter(1)\n"
+      "  g = f32[5,6] get-tuple-element(t), index=0\n"
+      "  ROOT c = f32[2,3,4]{0,1,2} copy(p)\n"
+      "}\n");
   if (m) {
     optic_comp_id e = optic_module_entry(m);
     OT_CHECK(strcmp(type_str(m, optic_computation_parameter(m, e, 0), buf, sizeof buf), "f32[3,4,2]") == 0, "%s", buf);
-    OT_CHECK(strcmp(type_str(m, optic_computation_parameter(m, e, 1), buf, sizeof buf), "(f32[6,5], s32[])") == 0, "%s", buf);
+    OT_CHECK(strcmp(type_str(m, optic_computation_parameter(m, e, 1), buf, sizeof buf), "(f32[6,5], s32[])") == 0, "%s",
+             buf);
     optic_node_id pl = find(m, "p.logical"), g = find(m, "g"), root = optic_computation_root(m, e);
     int32_t n;
     const int64_t *perm = optic_node_dims(m, pl, &n);
@@ -279,8 +297,9 @@ static void layouts(void) {
   }
   optic_module_destroy(m);
   /* a tuple root with a column-major element: taken apart, transposed, rebuilt */
-  m = parse("HloModule m\nENTRY e {\n  a = f32[2,3] parameter(0)\n  b = f32[] parameter(1)\n"
-            "  ROOT t = (f32[2,3]{0,1}, f32[]) tuple(a, b)\n}\n");
+  m = parse(
+      "HloModule m\nENTRY e {\n  a = f32[2,3] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT t = (f32[2,3]{0,1}, f32[]) tuple(a, b)\n}\n");
   if (m) {
     optic_node_id root = optic_computation_root(m, optic_module_entry(m));
     OT_CHECK(strcmp(optic_node_name(m, root), "t.physical") == 0, "%s", optic_node_name(m, root));
@@ -289,10 +308,12 @@ static void layouts(void) {
   }
   optic_module_destroy(m);
   /* entry_computation_layout decides the convolution's physical operand and result orders */
-  const char *conv = "HloModule m%s\nENTRY e {\n  x = f32[1,4,4,2] parameter(0)\n  k = f32[2,2,2,3] parameter(1)\n"
-                     "  ROOT y = f32[1,3,3,3] convolution(x, k), window={size=2x2}, dim_labels=b01f_01io->b01f\n}\n";
+  const char *conv =
+      "HloModule m%s\nENTRY e {\n  x = f32[1,4,4,2] parameter(0)\n  k = f32[2,2,2,3] parameter(1)\n"
+      "  ROOT y = f32[1,3,3,3] convolution(x, k), window={size=2x2}, dim_labels=b01f_01io->b01f\n}\n";
   char text[512];
-  snprintf(text, sizeof text, conv, ", entry_computation_layout={(f32[1,4,4,2]{0,3,2,1}, f32[2,2,2,3]{3,2,1,0})->f32[1,3,3,3]{2,1,0,3}}");
+  snprintf(text, sizeof text, conv,
+           ", entry_computation_layout={(f32[1,4,4,2]{0,3,2,1}, f32[2,2,2,3]{3,2,1,0})->f32[1,3,3,3]{2,1,0,3}}");
   m = parse(text);
   snprintf(text, sizeof text, conv, "");
   optic_module_t *plain = parse(text);
@@ -302,9 +323,11 @@ static void layouts(void) {
     int32_t n;
     optic_computation_instructions(m, e, &n);
     OT_CHECK(n == 3, "%d instructions: the layout transposes fold away", (int)n);
-    OT_CHECK(strcmp(type_str(m, optic_computation_parameter(m, e, 0), buf, sizeof buf), "f32[4,4,2,1]") == 0, "%s", buf);
-    OT_CHECK(strcmp(optic_node_name(m, root), "y") == 0 && strcmp(type_str(m, root, buf, sizeof buf), "f32[3,1,3,3]") == 0,
-             "%s", buf);
+    OT_CHECK(strcmp(type_str(m, optic_computation_parameter(m, e, 0), buf, sizeof buf), "f32[4,4,2,1]") == 0, "%s",
+             buf);
+    OT_CHECK(
+        strcmp(optic_node_name(m, root), "y") == 0 && strcmp(type_str(m, root, buf, sizeof buf), "f32[3,1,3,3]") == 0,
+        "%s", buf);
     optic_cost a, b;
     OT_EXPECT_OK(optic_computation_cost(m, e, &a));
     OT_EXPECT_OK(optic_computation_cost(plain, optic_module_entry(plain), &b));
@@ -316,31 +339,35 @@ static void layouts(void) {
   m = load("conv_isolated_layout_3021.hlo");
   if (m) {
     char *t = export(m);
-    OT_CHECK(t && strstr(t, "ROOT convolution.167 = f32[28,28,16,128] convolution(parameter.0, parameter.1), "
-                            "window={size=3x3 pad=1_1x1_1}, dim_labels=01bf_01oi->01bf\n"), "%s", S(t));
+    OT_CHECK(t && strstr(t,
+                         "ROOT convolution.167 = f32[28,28,16,128] convolution(parameter.0, parameter.1), "
+                         "window={size=3x3 pad=1_1x1_1}, dim_labels=01bf_01oi->01bf\n"),
+             "%s", S(t));
     free(t);
   }
   optic_module_destroy(m);
 }
 
 static void literals(void) {
-  optic_module_t *m = parse("HloModule m\nENTRY e {\n"
-                            "  a = f32[2,1,2]{2,1,0} constant({ { { 1, 0 } }, { { -2.5e-1, 3 } } })\n"
-                            "  b = f32[4] constant({inf, -inf, nan, -0})\n"
-                            "  c = pred[3] constant({true, false, 1})\n"
-                            "  d = s32[2] constant({-2147483648, 2147483647})\n"
-                            "  u = u8[] constant(255)\n"
-                            "  f = f64[2] constant({0.1, 1e300})\n"
-                            "  z = f32[0,3] constant({})\n"
-                            "  y = f32[2,0] constant({ {}, {} })\n"
-                            "  ROOT t = (f32[2,1,2], f32[4]) tuple(a, b)\n"
-                            "}\n");
+  optic_module_t *m = parse(
+      "HloModule m\nENTRY e {\n"
+      "  a = f32[2,1,2]{2,1,0} constant({ { { 1, 0 } }, { { -2.5e-1, 3 } } })\n"
+      "  b = f32[4] constant({inf, -inf, nan, -0})\n"
+      "  c = pred[3] constant({true, false, 1})\n"
+      "  d = s32[2] constant({-2147483648, 2147483647})\n"
+      "  u = u8[] constant(255)\n"
+      "  f = f64[2] constant({0.1, 1e300})\n"
+      "  z = f32[0,3] constant({})\n"
+      "  y = f32[2,0] constant({ {}, {} })\n"
+      "  ROOT t = (f32[2,1,2], f32[4]) tuple(a, b)\n"
+      "}\n");
   if (m) {
     size_t n;
     const float *a = optic_node_constant_data(m, find(m, "a"), &n);
     OT_CHECK(n == 16 && a[0] == 1 && a[1] == 0 && a[2] == -0.25f && a[3] == 3);
     const float *b = optic_node_constant_data(m, find(m, "b"), &n);
-    OT_CHECK(n == 16 && isinf(b[0]) && b[0] > 0 && isinf(b[1]) && b[1] < 0 && isnan(b[2]) && b[3] == 0 && signbit(b[3]));
+    OT_CHECK(n == 16 && isinf(b[0]) && b[0] > 0 && isinf(b[1]) && b[1] < 0 && isnan(b[2]) && b[3] == 0 &&
+             signbit(b[3]));
     const unsigned char *c = optic_node_constant_data(m, find(m, "c"), &n);
     OT_CHECK(n == 3 && c[0] == 1 && c[1] == 0 && c[2] == 1);
     const int32_t *d = optic_node_constant_data(m, find(m, "d"), &n);
@@ -360,7 +387,8 @@ static void literals(void) {
   const char *end = brace ? strstr(brace, "\n#") : NULL;
   if (brace && end) {
     char *hlo = calloc(1, len + 128);
-    snprintf(hlo, len + 128, "HloModule in\nENTRY e {\n  ROOT c = f32[2,2,2,3] constant(%.*s)\n}\n", (int)(end - brace), brace);
+    snprintf(hlo, len + 128, "HloModule in\nENTRY e {\n  ROOT c = f32[2,2,2,3] constant(%.*s)\n}\n", (int)(end - brace),
+             brace);
     m = parse(hlo);
     size_t n = 0;
     const float *v = m ? optic_node_constant_data(m, find(m, "c"), &n) : NULL;
@@ -376,15 +404,19 @@ static void literals(void) {
 /* metadata, sharding, backend_config, ... and unknown attributes are skipped, whatever they hold. */
 static void skipped_attributes(void) {
   const char *plain = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] add(p, p)\n}\n";
-  optic_module_t *m0 = parse(plain), *m1 = parse(
-      "HloModule m, is_scheduled=true, frontend_attributes={a=\"{,}\"}, alias_passthrough_params=true\n"
-      "ENTRY e {\n"
-      "  p = f32[2]{0} parameter(0), sharding={devices=[2,1]0,1 last_tile_dim_replicate}, metadata={op_name=\"a,b}{c=d\" "
-      "source_file=\"x.py\" source_line=3}\n"
-      "  ROOT r = f32[2] add(f32[2]{0} p, f32[2] %p), foo=bar, baz={a={b=\"x,}{=\\\"\"}}, backend_config=\"{\\\"x\\\":1}\", "
-      "frontend_attributes={_xla=\"1\"}, control-predecessors={p}, operand_precision={highest,highest}, "
-      "statistics={visualizing_index=1,stat-val=0.5}, odd=[2,2]<=[4]T(1,0), n=-3, backend_config={\"k\":[]}\n"
-      "}, execution_thread=\"main\"\n");
+  optic_module_t
+      *m0 = parse(plain),
+      *m1 = parse(
+          "HloModule m, is_scheduled=true, frontend_attributes={a=\"{,}\"}, alias_passthrough_params=true\n"
+          "ENTRY e {\n"
+          "  p = f32[2]{0} parameter(0), sharding={devices=[2,1]0,1 last_tile_dim_replicate}, "
+          "metadata={op_name=\"a,b}{c=d\" "
+          "source_file=\"x.py\" source_line=3}\n"
+          "  ROOT r = f32[2] add(f32[2]{0} p, f32[2] %p), foo=bar, baz={a={b=\"x,}{=\\\"\"}}, "
+          "backend_config=\"{\\\"x\\\":1}\", "
+          "frontend_attributes={_xla=\"1\"}, control-predecessors={p}, operand_precision={highest,highest}, "
+          "statistics={visualizing_index=1,stat-val=0.5}, odd=[2,2]<=[4]T(1,0), n=-3, backend_config={\"k\":[]}\n"
+          "}, execution_thread=\"main\"\n");
   char *t0 = m0 ? export(m0) : NULL, *t1 = m1 ? export(m1) : NULL;
   OT_CHECK(t0 && t1 && strcmp(t0, t1) == 0, "%s\n---\n%s", S(t0), S(t1));
   free(t0);
@@ -485,7 +517,8 @@ static const char all_ops[] =
     "  ker = f32[2,2,1,2] parameter(4)\n"
     "  conv = f32[1,2,2,4] convolution(img, ker), window={size=2x2 stride=2x1 pad=0_0x1_0 rhs_reversal=0x1}, "
     "dim_labels=b01f_01io->bf01\n"
-    "  ROOT out = (f32[1,5], f32[2], (f32[3], f32[2]), f32[1,2,2,4], f32[1,2], f32[4,6]) tuple(rw, rd, ar2, conv, sl, pd)\n"
+    "  ROOT out = (f32[1,5], f32[2], (f32[3], f32[2]), f32[1,2,2,4], f32[1,2], f32[4,6]) tuple(rw, rd, ar2, conv, sl, "
+    "pd)\n"
     "}\n";
 
 static void every_opcode(void) {
@@ -495,12 +528,14 @@ static void every_opcode(void) {
   free(t);
   optic_module_destroy(m);
   /* defaults written out are printed away, as XLA does */
-  m = parse("HloModule d\nENTRY e {\n  img = f32[1,4,4,1] parameter(0)\n  ker = f32[2,2,1,2] parameter(1)\n"
-            "  ROOT conv = f32[1,2,2,4] convolution(f32[1,4,4,1]{3,2,1,0} img, ker), window={rhs_reversal=0x1 "
-            "lhs_dilate=1x1 size=2x2 pad=0_0x1_0 stride=2x1 rhs_dilate=1x1}, dim_labels=b01f_01io->bf01, "
-            "feature_group_count=1, batch_group_count=1\n}\n");
+  m = parse(
+      "HloModule d\nENTRY e {\n  img = f32[1,4,4,1] parameter(0)\n  ker = f32[2,2,1,2] parameter(1)\n"
+      "  ROOT conv = f32[1,2,2,4] convolution(f32[1,4,4,1]{3,2,1,0} img, ker), window={rhs_reversal=0x1 "
+      "lhs_dilate=1x1 size=2x2 pad=0_0x1_0 stride=2x1 rhs_dilate=1x1}, dim_labels=b01f_01io->bf01, "
+      "feature_group_count=1, batch_group_count=1\n}\n");
   t = m ? export(m) : NULL;
-  OT_CHECK(t && strstr(t, "window={size=2x2 stride=2x1 pad=0_0x1_0 rhs_reversal=0x1}, dim_labels=b01f_01io->bf01\n"), "%s", S(t));
+  OT_CHECK(t && strstr(t, "window={size=2x2 stride=2x1 pad=0_0x1_0 rhs_reversal=0x1}, dim_labels=b01f_01io->bf01\n"),
+           "%s", S(t));
   free(t);
   optic_module_destroy(m);
 }

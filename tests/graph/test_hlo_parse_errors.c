@@ -11,10 +11,18 @@
 #include "tests/harness.h"
 
 static const char *const files[] = {
-    "add_f32_2x2.hlo",          "conv0d_as_matmul.hlo",        "conv2d_nhwc_bias_relu.hlo",
-    "conv_isolated_layout_3021.hlo", "conv_lhs_dilate_parse_only.hlo", "dot_batch_reordered_dims.hlo",
-    "dot_batch_with_metadata.hlo",   "dot_no_dnums_outer_product.hlo", "dot_reshape_divide.hlo",
-    "dot_transpose_output.hlo",      "one_matmul_train_step.hlo",    "reduce_dim1_with_copy.hlo",
+    "add_f32_2x2.hlo",
+    "conv0d_as_matmul.hlo",
+    "conv2d_nhwc_bias_relu.hlo",
+    "conv_isolated_layout_3021.hlo",
+    "conv_lhs_dilate_parse_only.hlo",
+    "dot_batch_reordered_dims.hlo",
+    "dot_batch_with_metadata.hlo",
+    "dot_no_dnums_outer_product.hlo",
+    "dot_reshape_divide.hlo",
+    "dot_transpose_output.hlo",
+    "one_matmul_train_step.hlo",
+    "reduce_dim1_with_copy.hlo",
     "softmax_f32.hlo",
 };
 #define NFILES (sizeof files / sizeof files[0])
@@ -57,15 +65,18 @@ typedef struct bad_case {
 static const bad_case corpus[] = {
     {HEAD "  ROOT r = f32[2] foo(p)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 4:19: unknown opcode 'foo'"},
     {HEAD "  ROOT r = f33[2] add(p, p)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 4:12: unknown element type 'f33'"},
-    {HEAD "  ROOT r = bf16[2] convert(p)\n}\n", OPTIC_ERR_UNSUPPORTED, "line 4:12: element type 'bf16' is not supported"},
+    {HEAD "  ROOT r = bf16[2] convert(p)\n}\n", OPTIC_ERR_UNSUPPORTED,
+     "line 4:12: element type 'bf16' is not supported"},
     {"HloModule m\nENTRY e {\n  p = s64[] parameter(0)\n}\n", OPTIC_ERR_UNSUPPORTED, "line 3:7: element type 's64'"},
     {"HloModule m\nENTRY e {\n  t = token[] after-all()\n}\n", OPTIC_ERR_UNSUPPORTED, "element type 'token'"},
     {"HloModule m\nENTRY e {\n  p = f32[99999999999999999999] parameter(0)\n}\n", OPTIC_ERR_OVERFLOW,
      "line 3:11: integer '99999999999999999999' does not fit in 64 bits"},
     {"HloModule m\nENTRY e {\n  p = f32[4294967296,4294967296] parameter(0)\n}\n", OPTIC_ERR_OVERFLOW,
      "line 3:7: shape f32[4294967296,4294967296] has too many elements"},
-    {"HloModule m\nENTRY e {\n  p = f32[1,1,1,1,1,1,1,1,1] parameter(0)\n}\n", OPTIC_ERR_UNSUPPORTED, "more than 8 dimensions"},
-    {"HloModule m\nENTRY e {\n  p = f32[<=4] parameter(0)\n}\n", OPTIC_ERR_UNSUPPORTED, "line 3:11: dynamic dimension '<='"},
+    {"HloModule m\nENTRY e {\n  p = f32[1,1,1,1,1,1,1,1,1] parameter(0)\n}\n", OPTIC_ERR_UNSUPPORTED,
+     "more than 8 dimensions"},
+    {"HloModule m\nENTRY e {\n  p = f32[<=4] parameter(0)\n}\n", OPTIC_ERR_UNSUPPORTED,
+     "line 3:11: dynamic dimension '<='"},
     {"HloModule m\nENTRY e {\n  p = f32[-1] parameter(0)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "dimension -1 is negative"},
     {HEAD "  ROOT r = f32[] reduce(p, p), dimensions={0}, to_apply=nowhere\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
      "line 4:57: unknown computation 'nowhere' in to_apply of 'r'"},
@@ -76,25 +87,35 @@ static const bad_case corpus[] = {
      "b {\n  x = f32[] parameter(0)\n  ROOT c = f32[] call(x), to_apply=a\n}\n"
      "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=a\n}\n",
      OPTIC_ERR_INVALID_ARGUMENT, "which calls it back (a cycle)"},
-    {"HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=e\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
-     "line 4:36: computation 'e' calls itself"},
+    {"HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  ROOT c = f32[] call(p), to_apply=e\n}\n",
+     OPTIC_ERR_INVALID_ARGUMENT, "line 4:36: computation 'e' calls itself"},
     {HEAD "  p = f32[2] negate(p)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
      "line 4:3: instruction 'p' is defined twice in computation 'e' (first at line 3:3)"},
     {"HloModule m\n" SUM SUM "ENTRY e {\n  p = f32[] parameter(0)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
      "line 7:1: computation 'sum' is defined twice (first at line 2:1)"},
-    {"HloModule m\nENTRY a {\n  p = f32[] parameter(0)\n}\nENTRY b {\n  p = f32[] parameter(0)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
-     "line 5:7: computation 'b' is a second ENTRY"},
-    {HEAD "  ROOT a = f32[2] negate(p)\n  ROOT b = f32[2] negate(p)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 5:8: computation 'e' has a second ROOT 'b'"},
-    {HEAD "  ROOT r = f32[3] add(p, p)\n}\n", OPTIC_ERR_SHAPE_MISMATCH, "line 4:8: instruction 'r' is written as f32[3] but add gives f32[2]"},
-    {HEAD "  ROOT r = f32[2] add(f32[3] p, p)\n}\n", OPTIC_ERR_SHAPE_MISMATCH, "line 4:30: operand 'p' of 'r' is written as f32[3]"},
-    {HEAD "  ROOT r = f32[2] add(p, s32[2] p)\n}\n", OPTIC_ERR_SHAPE_MISMATCH, "operand 'p' of 'r' is written as s32[2] but it has type f32[2]"},
-    {HEAD "  ROOT r = (f32[2], f32[]) tuple(p, p)\n}\n", OPTIC_ERR_SHAPE_MISMATCH, "is written as (f32[2], f32[]) but tuple gives (f32[2], f32[2])"},
+    {"HloModule m\nENTRY a {\n  p = f32[] parameter(0)\n}\nENTRY b {\n  p = f32[] parameter(0)\n}\n",
+     OPTIC_ERR_INVALID_ARGUMENT, "line 5:7: computation 'b' is a second ENTRY"},
+    {HEAD "  ROOT a = f32[2] negate(p)\n  ROOT b = f32[2] negate(p)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "line 5:8: computation 'e' has a second ROOT 'b'"},
+    {HEAD "  ROOT r = f32[3] add(p, p)\n}\n", OPTIC_ERR_SHAPE_MISMATCH,
+     "line 4:8: instruction 'r' is written as f32[3] but add gives f32[2]"},
+    {HEAD "  ROOT r = f32[2] add(f32[3] p, p)\n}\n", OPTIC_ERR_SHAPE_MISMATCH,
+     "line 4:30: operand 'p' of 'r' is written as f32[3]"},
+    {HEAD "  ROOT r = f32[2] add(p, s32[2] p)\n}\n", OPTIC_ERR_SHAPE_MISMATCH,
+     "operand 'p' of 'r' is written as s32[2] but it has type f32[2]"},
+    {HEAD "  ROOT r = (f32[2], f32[]) tuple(p, p)\n}\n", OPTIC_ERR_SHAPE_MISMATCH,
+     "is written as (f32[2], f32[]) but tuple gives (f32[2], f32[2])"},
     {HEAD "  ROOT r = f32[2,2] add(p, p)\n}\n", OPTIC_ERR_SHAPE_MISMATCH, "written as f32[2,2]"},
-    {"HloModule m\nENTRY e {\n  p = f32[2,3]{0,0} parameter(0)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 3:15: layout lists dimension 0 twice"},
-    {"HloModule m\nENTRY e {\n  p = f32[2,3]{0} parameter(0)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "layout has 1 entries for a rank-2 shape"},
-    {"HloModule m\nENTRY e {\n  p = f32[2,3]{2,0} parameter(0)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "layout does not fit rank 2"},
-    {HEAD "  ROOT b = f32[2,2] broadcast(p)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 4:8: broadcast 'b': attribute 'dimensions' is missing"},
-    {HEAD "  ROOT t = f32[2] transpose(p), dimensions={0,1}\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "dimensions has 2 entries for an operand of rank 1"},
+    {"HloModule m\nENTRY e {\n  p = f32[2,3]{0,0} parameter(0)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "line 3:15: layout lists dimension 0 twice"},
+    {"HloModule m\nENTRY e {\n  p = f32[2,3]{0} parameter(0)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "layout has 1 entries for a rank-2 shape"},
+    {"HloModule m\nENTRY e {\n  p = f32[2,3]{2,0} parameter(0)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "layout does not fit rank 2"},
+    {HEAD "  ROOT b = f32[2,2] broadcast(p)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "line 4:8: broadcast 'b': attribute 'dimensions' is missing"},
+    {HEAD "  ROOT t = f32[2] transpose(p), dimensions={0,1}\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "dimensions has 2 entries for an operand of rank 1"},
     {HEAD "  ROOT b = f32[2,2] broadcast(p), dimensions={5}\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
      "line 4:8: instruction 'b': broadcast: dimensions[0] = 5 is outside the output rank 2"},
     {HEAD "  ROOT c = pred[2] compare(p, p), direction=XX\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "unknown direction 'XX'"},
@@ -102,22 +123,31 @@ static const bad_case corpus[] = {
     {HEAD "  ROOT a = f32[2] add(p)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "add 'a': takes 2 operands, 1 given"},
     {HEAD "  ROOT r = f32[2] add(p, p), dimensions={0}, dimensions={0}\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
      "line 4:46: attribute 'dimensions' is given twice (first at line 4:30)"},
-    {HEAD "  ROOT r = f32[2] add(p, p), metadata={op_name=\"oops}\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 4:48: unterminated string"},
-    {HEAD "  /* note\n  ROOT r = f32[2] add(p, p)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 4:3: unterminated /* comment"},
-    {HEAD "  ROOT r = f32[2] add(p, p), foo={{\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 4:34: value of attribute 'foo' is not closed"},
+    {HEAD "  ROOT r = f32[2] add(p, p), metadata={op_name=\"oops}\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "line 4:48: unterminated string"},
+    {HEAD "  /* note\n  ROOT r = f32[2] add(p, p)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "line 4:3: unterminated /* comment"},
+    {HEAD "  ROOT r = f32[2] add(p, p), foo={{\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "line 4:34: value of attribute 'foo' is not closed"},
     {HEAD "  ROOT r = f32[2] add(p, p), foo=\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "expected a value for attribute 'foo'"},
     {"", OPTIC_ERR_INVALID_ARGUMENT, "line 1:1: expected 'HloModule', found end of input"},
     {"// only a comment\n", OPTIC_ERR_INVALID_ARGUMENT, "line 2:1: expected 'HloModule'"},
     {"HloModule m\n", OPTIC_ERR_INVALID_ARGUMENT, "module 'm' has no computations"},
     {"HloModule m\nENTRY e {\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "computation 'e' has no instructions"},
-    {"HloModule m\nENTRY e {\n  c = f32[2,2] constant({...})\n}\n", OPTIC_ERR_UNSUPPORTED, "line 3:26: the literal was elided"},
-    {"HloModule m\nENTRY e {\n  c = f32[3] constant({1, 2})\n}\n", OPTIC_ERR_SHAPE_MISMATCH, "literal dimension 0 has 2 elements but the shape says 3"},
-    {"HloModule m\nENTRY e {\n  c = f32[1] constant({1, 2})\n}\n", OPTIC_ERR_SHAPE_MISMATCH, "has more than the 1 elements"},
-    {"HloModule m\nENTRY e {\n  c = f32[2,1] constant({1, 2})\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "fewer nesting levels"},
-    {"HloModule m\nENTRY e {\n  c = f32[1000000000] constant({1})\n}\n", OPTIC_ERR_SHAPE_MISMATCH, "the text is too short"},
+    {"HloModule m\nENTRY e {\n  c = f32[2,2] constant({...})\n}\n", OPTIC_ERR_UNSUPPORTED,
+     "line 3:26: the literal was elided"},
+    {"HloModule m\nENTRY e {\n  c = f32[3] constant({1, 2})\n}\n", OPTIC_ERR_SHAPE_MISMATCH,
+     "literal dimension 0 has 2 elements but the shape says 3"},
+    {"HloModule m\nENTRY e {\n  c = f32[1] constant({1, 2})\n}\n", OPTIC_ERR_SHAPE_MISMATCH,
+     "has more than the 1 elements"},
+    {"HloModule m\nENTRY e {\n  c = f32[2,1] constant({1, 2})\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "fewer nesting levels"},
+    {"HloModule m\nENTRY e {\n  c = f32[1000000000] constant({1})\n}\n", OPTIC_ERR_SHAPE_MISMATCH,
+     "the text is too short"},
     {"HloModule m\nENTRY e {\n  c = u8[] constant(256)\n}\n", OPTIC_ERR_OVERFLOW, "literal 256 is out of range for u8"},
     {"HloModule m\nENTRY e {\n  c = f32[] constant(1e39)\n}\n", OPTIC_ERR_OVERFLOW, "'1e39' is out of range for f32"},
-    {"HloModule m\nENTRY e {\n  c = s32[] constant(1.5)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "expected an integer, found '1.5'"},
+    {"HloModule m\nENTRY e {\n  c = s32[] constant(1.5)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "expected an integer, found '1.5'"},
     {"HloModule m\nENTRY e {\n  c = pred[] constant(2)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "expected true or false"},
     {"HloModule m\nENTRY e {\n  c = (f32[], f32[]) constant((1, 2))\n}\n", OPTIC_ERR_UNSUPPORTED, "tuple constants"},
     {"HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  q = f32[] parameter(2)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
@@ -128,14 +158,18 @@ static const bad_case corpus[] = {
      "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] fusion(p), kind=kCustom, calls=f\n}\n",
      OPTIC_ERR_UNSUPPORTED, "fusion kind kCustom is not supported"},
     {HEAD "  ROOT r = f32[] reduce(p, p), dimensions={0}, to_apply=e\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "calls itself"},
-    {"HloModule m, entry_computation_layout={(f32[2]{0}, f32[]{})->f32[2]{0}}\nENTRY e {\n  p = f32[2] parameter(0)\n}\n",
+    {"HloModule m, entry_computation_layout={(f32[2]{0}, f32[]{})->f32[2]{0}}\nENTRY e {\n  p = f32[2] "
+     "parameter(0)\n}\n",
      OPTIC_ERR_INVALID_ARGUMENT, "line 1:14: entry_computation_layout lists 2 parameters but the entry has 1"},
     {"HloModule m, entry_computation_layout={(f32[3]{0})->f32[3]{0}}\nENTRY e {\n  p = f32[2] parameter(0)\n}\n",
      OPTIC_ERR_SHAPE_MISMATCH, "parameter 'p' has shape f32[2] but entry_computation_layout gives f32[3]"},
-    {HEAD "  ROOT d = f32[2] dot(p, p), lhs_contracting_dims={9}\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "lhs_contracting_dims has dimension 9"},
-    {HEAD "  ROOT r = f32[2] add(p, p) extra\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 5:1: expected '=' after the instruction name, found '}'"},
+    {HEAD "  ROOT d = f32[2] dot(p, p), lhs_contracting_dims={9}\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "lhs_contracting_dims has dimension 9"},
+    {HEAD "  ROOT r = f32[2] add(p, p) extra\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+     "line 5:1: expected '=' after the instruction name, found '}'"},
     {"HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] add(p, p), window={size=2 bogus=1}\n}\n",
-     OPTIC_ERR_INVALID_ARGUMENT, "line 4:45: expected size, stride, pad, lhs_dilate, rhs_dilate, rhs_reversal or '}' in the window"},
+     OPTIC_ERR_INVALID_ARGUMENT,
+     "line 4:45: expected size, stride, pad, lhs_dilate, rhs_dilate, rhs_reversal or '}' in the window"},
     {"HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] add(p, p), window={size=2x3 stride=1}\n}\n",
      OPTIC_ERR_INVALID_ARGUMENT, "window stride has 1 dimensions but size has 2"},
     {"HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] add(p, p), padding=1_2_3_4\n}\n",
@@ -150,7 +184,8 @@ static void error_corpus(void) {
   }
   /* a NUL byte inside the text (length-delimited input) */
   static const char nul[] = "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\0\n}\n";
-  expect_error(nul, sizeof nul - 1, OPTIC_ERR_INVALID_ARGUMENT, "line 3:26: expected an instruction name, found '\\x00'");
+  expect_error(nul, sizeof nul - 1, OPTIC_ERR_INVALID_ARGUMENT,
+               "line 3:26: expected an instruction name, found '\\x00'");
   optic_module_t *m;
   OT_EXPECT_STATUS(optic_module_from_hlo_text("x", 1, NULL), OPTIC_ERR_INVALID_ARGUMENT);
   OT_EXPECT_STATUS(optic_module_from_hlo_text(NULL, 3, &m), OPTIC_ERR_INVALID_ARGUMENT);
@@ -160,9 +195,10 @@ static void error_corpus(void) {
 
 /* Valid XLA that optic's IR cannot hold: UNSUPPORTED naming the op. */
 static void unsupported_ops(void) {
-  static const char *const ops[] = {"infeed",  "outfeed",       "rng",        "custom-call", "sort",
-                                    "gather",  "scatter",       "dynamic-slice", "all-gather", "after-all",
-                                    "bitcast", "reduce-scatter", "cosine",     "xor",         "dynamic-update-slice"};
+  static const char *const ops[] = {
+      "infeed",  "outfeed",        "rng",           "custom-call", "sort",
+      "gather",  "scatter",        "dynamic-slice", "all-gather",  "after-all",
+      "bitcast", "reduce-scatter", "cosine",        "xor",         "dynamic-update-slice"};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
     char text[256], needle[96];
     snprintf(text, sizeof text, HEAD "  ROOT r = f32[2] %s(p), custom_call_target=\"x\"\n}\n", ops[i]);
@@ -282,13 +318,15 @@ static void deep_nesting(void) {
   free(open);
   free(text);
   /* deeper literal braces than the rank */
-  EXPECT_ERROR("HloModule m\nENTRY e {\n  c = f32[1] constant({{1}})\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "expected a number");
+  EXPECT_ERROR("HloModule m\nENTRY e {\n  c = f32[1] constant({{1}})\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+               "expected a number");
   /* call chains: 64 levels import, 65 do not */
   for (int depth = 64; depth <= 65; depth++) {
     char *s = malloc((size_t)depth * 160 + 256);
     size_t k = (size_t)sprintf(s, "HloModule chain\nc0 {\n  x = f32[] parameter(0)\n  ROOT y = f32[] negate(x)\n}\n");
     for (int i = 1; i < depth; i++) {
-      k += (size_t)sprintf(s + k, "c%d {\n  x = f32[] parameter(0)\n  ROOT y = f32[] call(x), to_apply=c%d\n}\n", i, i - 1);
+      k += (size_t)sprintf(s + k, "c%d {\n  x = f32[] parameter(0)\n  ROOT y = f32[] call(x), to_apply=c%d\n}\n", i,
+                           i - 1);
     }
     if (depth == 64) {
       OT_EXPECT_OK(optic_module_from_hlo_text(s, k, &m));
@@ -324,8 +362,8 @@ static void large_module(void) {
 }
 
 static const ot_case cases[] = {
-    {"error_corpus", error_corpus},       {"unsupported_ops", unsupported_ops}, {"truncated_files", truncated_files},
-    {"mutations", mutations},             {"deep_nesting", deep_nesting},       {"large_module", large_module},
+    {"error_corpus", error_corpus}, {"unsupported_ops", unsupported_ops}, {"truncated_files", truncated_files},
+    {"mutations", mutations},       {"deep_nesting", deep_nesting},       {"large_module", large_module},
 };
 
 OT_MAIN(cases)
