@@ -73,6 +73,10 @@ static void print_literal(optic_strbuf *s, const optic_type *t, const unsigned c
 static void print_window(optic_strbuf *s, const int64_t *w, int32_t rank) {
   static const char *const keys[] = {"size", "stride", "pad", NULL, "lhs_dilate", "rhs_dilate", "rhs_reversal"};
   static const int64_t defaults[] = {-1, 1, 0, 0, 1, 1, 0};
+  if (rank == 0) { /* a rank-0 reduce-window: XLA prints an empty window */
+    optic_strbuf_printf(s, ", window={}");
+    return;
+  }
   optic_strbuf_printf(s, ", window={");
   bool first = true;
   for (int k = 0; k < 7; k++) {
