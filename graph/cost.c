@@ -37,18 +37,6 @@ static bool is_transcendental(optic_opcode op) {
   }
 }
 
-static bool is_elementwise(optic_opcode op) {
-  switch (op) {
-    case OPTIC_OP_ADD: case OPTIC_OP_SUBTRACT: case OPTIC_OP_MULTIPLY: case OPTIC_OP_DIVIDE:
-    case OPTIC_OP_POWER: case OPTIC_OP_MAXIMUM: case OPTIC_OP_MINIMUM: case OPTIC_OP_AND: case OPTIC_OP_OR:
-    case OPTIC_OP_NEGATE: case OPTIC_OP_ABS: case OPTIC_OP_EXPONENTIAL: case OPTIC_OP_LOG: case OPTIC_OP_SQRT:
-    case OPTIC_OP_RSQRT: case OPTIC_OP_TANH: case OPTIC_OP_LOGISTIC: case OPTIC_OP_SIGN: case OPTIC_OP_FLOOR:
-    case OPTIC_OP_CEIL: case OPTIC_OP_NOT: case OPTIC_OP_COMPARE: case OPTIC_OP_SELECT: case OPTIC_OP_CLAMP:
-    case OPTIC_OP_CONVERT: return true;
-    default: return false;
-  }
-}
-
 static optic_status computation_cost(const optic_module_t *m, optic_comp_id c, int depth, optic_cost *out);
 
 static double default_bytes(const optic_module_t *m, const optic_instr *in) {
@@ -162,7 +150,7 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
   if (in->n_calls > 0 && in->op != OPTIC_OP_CONDITIONAL && in->op != OPTIC_OP_WHILE) {
     if ((st = computation_cost(m, in->calls[0], depth + 1, &sub)) != OPTIC_OK) return st;
   }
-  if (is_elementwise(in->op)) {
+  if (graph_opcode_is_elementwise(in->op)) {
     if (is_transcendental(in->op)) {
       out->transcendentals = out_elems;
     } else {

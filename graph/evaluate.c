@@ -150,6 +150,7 @@ optic_status eval_get_plan(eval_ctx *ctx, optic_comp_id c, const eval_plan **out
 /* Evaluates one non-parameter instruction on its operands' values. */
 static optic_status eval_instr(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
                                optic_literal **out) {
+  if (graph_opcode_is_elementwise(in->op)) return eval_elementwise(ctx, in, ops, out);
   switch (in->op) {
     case OPTIC_OP_PARAMETER:
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "parameter: has no value outside its computation");
@@ -158,11 +159,6 @@ static optic_status eval_instr(eval_ctx *ctx, const optic_instr *in, const optic
       if (st == OPTIC_OK && in->data_bytes) memcpy((*out)->data, in->data, in->data_bytes);
       return st;
     }
-    case OPTIC_OP_ADD: case OPTIC_OP_SUBTRACT: case OPTIC_OP_MULTIPLY: case OPTIC_OP_DIVIDE: case OPTIC_OP_POWER:
-    case OPTIC_OP_MAXIMUM: case OPTIC_OP_MINIMUM: case OPTIC_OP_AND: case OPTIC_OP_OR: case OPTIC_OP_NEGATE:
-    case OPTIC_OP_ABS: case OPTIC_OP_EXPONENTIAL: case OPTIC_OP_LOG: case OPTIC_OP_SQRT: case OPTIC_OP_RSQRT:
-    case OPTIC_OP_TANH: case OPTIC_OP_LOGISTIC: case OPTIC_OP_SIGN: case OPTIC_OP_FLOOR: case OPTIC_OP_CEIL:
-    case OPTIC_OP_NOT: case OPTIC_OP_COMPARE: case OPTIC_OP_SELECT: case OPTIC_OP_CLAMP: case OPTIC_OP_CONVERT:
     case OPTIC_OP_COPY:
       return eval_elementwise(ctx, in, ops, out);
     case OPTIC_OP_IOTA: case OPTIC_OP_BROADCAST: case OPTIC_OP_RESHAPE: case OPTIC_OP_TRANSPOSE: case OPTIC_OP_SLICE:

@@ -107,6 +107,10 @@ optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_
 optic_status graph_check_operand(const optic_module_t *m, optic_comp_id comp, optic_node_id id, const char *op,
                                  int32_t index);
 optic_status graph_check_comp(const optic_module_t *m, optic_comp_id comp, const char *op);
+/* True for XLA's elementwise opcodes: arithmetic and logic (unary and
+ * binary), compare, select, clamp and convert; not copy or layout ops. The
+ * one list that the cost model, fusion and the evaluator share. */
+bool graph_opcode_is_elementwise(optic_opcode op);
 /* The operand's array type, or an error if it is missing or a tuple. */
 optic_status graph_array_operand(const optic_module_t *m, optic_comp_id comp, optic_node_id id, const char *op,
                                  int32_t index, const optic_type **t);

@@ -28,6 +28,18 @@ optic_status optic_opcode_from_name(const char *name, optic_opcode *out) {
   return optic_fail(OPTIC_ERR_NOT_FOUND, "unknown opcode '%.64s'", name);
 }
 
+bool graph_opcode_is_elementwise(optic_opcode op) {
+  switch (op) {
+    case OPTIC_OP_ADD: case OPTIC_OP_SUBTRACT: case OPTIC_OP_MULTIPLY: case OPTIC_OP_DIVIDE:
+    case OPTIC_OP_POWER: case OPTIC_OP_MAXIMUM: case OPTIC_OP_MINIMUM: case OPTIC_OP_AND: case OPTIC_OP_OR:
+    case OPTIC_OP_NEGATE: case OPTIC_OP_ABS: case OPTIC_OP_EXPONENTIAL: case OPTIC_OP_LOG: case OPTIC_OP_SQRT:
+    case OPTIC_OP_RSQRT: case OPTIC_OP_TANH: case OPTIC_OP_LOGISTIC: case OPTIC_OP_SIGN: case OPTIC_OP_FLOOR:
+    case OPTIC_OP_CEIL: case OPTIC_OP_NOT: case OPTIC_OP_COMPARE: case OPTIC_OP_SELECT: case OPTIC_OP_CLAMP:
+    case OPTIC_OP_CONVERT: return true;
+    default: return false;
+  }
+}
+
 optic_status optic_module_create(const char *name, optic_module_t **out) {
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "module_create: out is NULL");
   *out = NULL;

@@ -25,38 +25,8 @@
 #include "graph/passes/fusion.h"
 
 bool fusion_is_loop_op(optic_opcode op) {
-  switch (op) {
-    case OPTIC_OP_ADD:
-    case OPTIC_OP_SUBTRACT:
-    case OPTIC_OP_MULTIPLY:
-    case OPTIC_OP_DIVIDE:
-    case OPTIC_OP_POWER:
-    case OPTIC_OP_MAXIMUM:
-    case OPTIC_OP_MINIMUM:
-    case OPTIC_OP_AND:
-    case OPTIC_OP_OR:
-    case OPTIC_OP_NEGATE:
-    case OPTIC_OP_ABS:
-    case OPTIC_OP_EXPONENTIAL:
-    case OPTIC_OP_LOG:
-    case OPTIC_OP_SQRT:
-    case OPTIC_OP_RSQRT:
-    case OPTIC_OP_TANH:
-    case OPTIC_OP_LOGISTIC:
-    case OPTIC_OP_SIGN:
-    case OPTIC_OP_FLOOR:
-    case OPTIC_OP_CEIL:
-    case OPTIC_OP_NOT:
-    case OPTIC_OP_COMPARE:
-    case OPTIC_OP_SELECT:
-    case OPTIC_OP_CLAMP:
-    case OPTIC_OP_CONVERT:
-    case OPTIC_OP_COPY:
-    case OPTIC_OP_BROADCAST:
-    case OPTIC_OP_RESHAPE:
-    case OPTIC_OP_TRANSPOSE: return true;
-    default: return false;
-  }
+  return graph_opcode_is_elementwise(op) || op == OPTIC_OP_COPY || op == OPTIC_OP_BROADCAST ||
+         op == OPTIC_OP_RESHAPE || op == OPTIC_OP_TRANSPOSE;
 }
 
 int64_t fusion_elements(const optic_type *t) {
