@@ -1,0 +1,133 @@
+/* optic graph layer, second header: machine models, time estimates and the
+ * compiler entry point. optic_compile copies a module, optimizes the copy,
+ * schedules and plans buffers for every computation that runs as a sequence
+ * of instructions, and attaches each instruction's cost and estimated time.
+ * The result, an optic_program_t, is what the runtime (exec/) executes.
+ * docs/compile.md describes the machine models and the annotated dump. */
+#ifndef OPTIC_COMPILE_H
+#define OPTIC_COMPILE_H
+
+#include <optic/graph.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ machine models
+ * A roofline model of one device: time(op) = max(flops / peak_flops,
+ * transcendentals / peak_transcendentals, bytes / bandwidth) + op_overhead_ns,
+ * where bandwidth is cache_bandwidth when the op's bytes fit in cache_bytes
+ * and dram_bandwidth otherwise. A plain value: copy it freely. */
+#define OPTIC_MACHINE_NAME_MAX 32
+#define OPTIC_MACHINE_SOURCE_MAX 160
+
+typedef struct optic_machine {
+  char name[OPTIC_MACHINE_NAME_MAX];     /* "host", "tpu-v4", ... */
+  double peak_flops;                     /* FLOP/s of the whole device, f32 (an FMA = 2) */
+  double peak_transcendentals;           /* exp/log/tanh/... per second, whole device */
+  double dram_bandwidth;                 /* bytes/s from main memory (HBM on a TPU) */
+  double cache_bandwidth;                /* bytes/s when the op's bytes fit in cache_bytes */
+  double cache_bytes;                    /* working-set size below which cache_bandwidth applies */
+  double op_overhead_ns;                 /* fixed cost per executed instruction */
+  int32_t cores;                         /* threads (host) or TensorCores (TPU) */
+  char source[OPTIC_MACHINE_SOURCE_MAX]; /* where the figures come from */
+} optic_machine;
+
+/* Presets by name: "host-default" (conservative figures for a 2-core x86-64
+ * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",
+ * "tpu-v5p", "tpu-v6e" (per chip, published figures; f32 peak is an assumed
+ * fraction of the bf16 peak, stated in `source` and docs/compile.md).
+ * NOT_FOUND for an unknown name (the message lists the known ones). */
+OPTIC_API optic_status optic_machine_preset(const char *name, optic_machine *out);
+OPTIC_API int32_t optic_machine_preset_count(void);
+/* i-th preset name (static string), NULL out of range. */
+OPTIC_API const char *optic_machine_preset_name(int32_t i);
+
+/* The host model: the file named by $OPTIC_MACHINE if set, else
+ * $XDG_CONFIG_HOME/optic/machine.json (~/.config/optic/machine.json), as
+ * written by `optic calibrate`; when no file exists, the "host-default"
+ * preset with source saying so. A file that exists but does not parse is an
+ * error (CORRUPT, naming the file and the problem), never silently ignored. */
+OPTIC_API optic_status optic_machine_host(optic_machine *out);
+/* The default path optic_machine_host reads (no file check). */
+OPTIC_API optic_status optic_machine_default_path(char *buf, size_t size);
+/* Reads / writes the JSON machine file (flat object with the fields above).
+ * Save is atomic (temporary file + rename); it creates the parent directory. */
+OPTIC_API optic_status optic_machine_load(const char *path, optic_machine *out);
+OPTIC_API optic_status optic_machine_save(const optic_machine *m, const char *path);
+/* Checks every figure is finite and > 0 (op_overhead_ns >= 0, cores >= 1). */
+OPTIC_API optic_status optic_machine_validate(const optic_machine *m);
+/* Roofline estimate of one instruction's time in ns (see above). */
+OPTIC_API double optic_machine_estimate_ns(const optic_machine *m, const optic_cost *cost);
+
+/* ------------------------------------------------------------ compile
+ * Thread safety: optic_compile only reads the module (several threads may
+ * compile one module at once while nobody mutates it). A program is immutable
+ * after creation: any number of threads may read it and run it at once (each
+ * with its own execution context). */
+
+typedef struct optic_compile_options {
+  size_t size;                  /* sizeof(optic_compile_options); fields beyond it take defaults */
+  optic_opt_level level;        /* default OPTIC_OPT_FULL */
+  const optic_machine *machine; /* NULL: optic_machine_host(); copied into the program */
+  int32_t fusion;               /* -1 (default) by level, 0 off, 1 on */
+  int64_t fold_max_bytes;       /* 0: 1 MiB, as optic_optimize_options */
+  int32_t max_fusion_size;      /* 0: 64 */
+  bool verify_buffers;          /* run optic_buffer_plan_verify on every plan (default false) */
+} optic_compile_options;
+
+OPTIC_API optic_compile_options optic_compile_options_default(void);
+
+typedef struct optic_program optic_program_t;
+
+/* Compiles module m (not modified: the program owns an optimized copy).
+ * options may be NULL. Errors: those of optic_graph_optimize, schedule and
+ * buffer planning, and of optic_machine_host; INVALID_ARGUMENT for bad
+ * options. On error *out is NULL. */
+OPTIC_API optic_status optic_compile(const optic_module_t *m, const optic_compile_options *options,
+                                     optic_program_t **out);
+OPTIC_API void optic_program_destroy(optic_program_t *p);
+
+/* The optimized module (owned by the program) and its entry computation. */
+OPTIC_API const optic_module_t *optic_program_module(const optic_program_t *p);
+OPTIC_API optic_comp_id optic_program_entry(const optic_program_t *p);
+OPTIC_API const optic_machine *optic_program_machine(const optic_program_t *p);
+/* Schedule and buffer plan of a computation that runs instruction by
+ * instruction: the entry and every computation reached from it through
+ * call, while (condition and body) and conditional branches. NULL for any
+ * other computation (fused computations and to_apply reducers run as one op
+ * of their caller). Owned by the program. */
+OPTIC_API const optic_schedule_t *optic_program_schedule(const optic_program_t *p, optic_comp_id comp);
+OPTIC_API const optic_buffer_plan_t *optic_program_buffers(const optic_program_t *p, optic_comp_id comp);
+
+/* One instruction's figures in the program (scheduled instructions only). */
+typedef struct optic_node_estimate {
+  optic_cost cost;  /* optic_node_cost of the optimized instruction */
+  double est_ns;    /* optic_machine_estimate_ns(machine, cost) */
+} optic_node_estimate;
+OPTIC_API optic_status optic_program_node_estimate(const optic_program_t *p, optic_node_id id,
+                                                   optic_node_estimate *out);
+
+typedef struct optic_program_summary {
+  optic_cost cost;                /* entry computation totals */
+  double est_ns;                  /* sum of the entry schedule's estimates */
+  optic_memory_estimate memory;   /* entry buffer plan totals */
+  size_t peak_bytes;              /* memory.total_bytes + arenas of called sequences + constants */
+  int64_t instructions;           /* live instructions of the entry after optimization */
+  int64_t fusions;                /* fusion instructions in the entry */
+  optic_pass_stats passes;        /* what optimization did (size set by the program) */
+  double compile_seconds;         /* wall time of optic_compile */
+} optic_program_summary;
+OPTIC_API optic_status optic_program_summary_get(const optic_program_t *p, optic_program_summary *out);
+
+/* The optimized module in HLO syntax, every scheduled instruction followed by
+ * a comment with its flops, transcendentals, bytes, estimated time and buffer
+ * (arena offset and size, or parameter/constant/output), then the totals
+ * (costs, estimated time, arena, peak memory, machine). Newly allocated
+ * string; caller frees with free(). */
+OPTIC_API optic_status optic_program_to_text(const optic_program_t *p, char **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OPTIC_COMPILE_H */
