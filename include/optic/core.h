@@ -114,6 +114,24 @@ OPTIC_API bool optic_shape_equal(const optic_shape *a, const optic_shape *b);
  * snprintf. dtype may be OPTIC_DTYPE_INVALID to print just "[2,3]". */
 OPTIC_API int optic_shape_format(const optic_shape *shape, optic_dtype dtype, char *buf, size_t size);
 
+/* ---------------------------------------------------------------- tensor */
+
+/* A view of a dense row-major array in memory the caller owns: it never
+ * allocates or frees. The shared currency of the runtime's inputs and
+ * outputs, checkpoint entries and optimizer state. Plain value. */
+typedef struct optic_tensor {
+  optic_dtype dtype;
+  optic_shape shape;
+  void *data; /* may be NULL only when the tensor has 0 bytes */
+} optic_tensor;
+
+/* Builds a view; validates dtype and shape (INVALID_ARGUMENT), and that data
+ * is non-NULL unless the array is empty. */
+OPTIC_API optic_status optic_tensor_make(optic_dtype dtype, const optic_shape *shape, void *data,
+                                         optic_tensor *out);
+/* Bytes of the viewed array (overflow-checked, as optic_shape_bytes). */
+OPTIC_API optic_status optic_tensor_bytes(const optic_tensor *t, size_t *out);
+
 /* ------------------------------------------------------------ allocation */
 
 #define OPTIC_DEFAULT_ALIGNMENT 64

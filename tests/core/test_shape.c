@@ -125,6 +125,27 @@ static void equal_and_format(void) {
   OT_CHECK(strcmp(buf, "f64[]") == 0, "got '%s'", buf);
 }
 
+static void tensor_views(void) {
+  int64_t d[] = {3, 4};
+  optic_shape s;
+  OT_EXPECT_OK(optic_shape_make(2, d, &s));
+  float buf[12];
+  optic_tensor t;
+  OT_EXPECT_OK(optic_tensor_make(OPTIC_F32, &s, buf, &t));
+  size_t bytes = 0;
+  OT_EXPECT_OK(optic_tensor_bytes(&t, &bytes));
+  OT_CHECK(bytes == 48 && t.data == buf && t.dtype == OPTIC_F32 && optic_shape_equal(&t.shape, &s));
+  OT_EXPECT_STATUS(optic_tensor_make(OPTIC_F32, &s, NULL, &t), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_EXPECT_STATUS(optic_tensor_make(OPTIC_DTYPE_INVALID, &s, buf, &t), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_EXPECT_STATUS(optic_tensor_make(OPTIC_F32, NULL, buf, &t), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_EXPECT_STATUS(optic_tensor_make(OPTIC_F32, &s, buf, NULL), OPTIC_ERR_INVALID_ARGUMENT);
+  int64_t z[] = {0, 5};
+  OT_EXPECT_OK(optic_shape_make(2, z, &s));
+  OT_EXPECT_OK(optic_tensor_make(OPTIC_F64, &s, NULL, &t)); /* empty: NULL data is fine */
+  OT_EXPECT_OK(optic_tensor_bytes(&t, &bytes));
+  OT_CHECK(bytes == 0);
+}
+
 static const ot_case cases[] = {
     {"dtype_sizes_and_names", dtype_sizes_and_names},
     {"make_and_count", make_and_count},
@@ -132,5 +153,6 @@ static const ot_case cases[] = {
     {"overflow_detected", overflow_detected},
     {"strides_row_major", strides_row_major},
     {"equal_and_format", equal_and_format},
+    {"tensor_views", tensor_views},
 };
 OT_MAIN(cases)
