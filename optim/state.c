@@ -120,7 +120,7 @@ static optic_status walk(optic_optim *opt, const optic_optim_state *s, bool copy
   optic_status st;
   for (size_t g = 0; g < opt->group_count; g++) {
     optim_group *gr = &opt->groups[g];
-    int64_t step, kind, count;
+    int64_t step = 0, kind = 0, count = 0;
     snprintf(name, sizeof name, "group.%zu/step", g);
     if ((st = need_scalar(s, name, &step, what)) != OPTIC_OK) return st;
     snprintf(name, sizeof name, "group.%zu/kind", g);
@@ -182,7 +182,7 @@ optic_status optic_optim_state_import(optic_optim *opt, const optic_optim_state 
                       "%s: state has %zu tensors and %zu scalars, this optimizer's groups have %zu and %zu", what,
                       state->tensor_count, state->scalar_count, state_tensor_count(opt), state_scalar_count(opt));
   }
-  int64_t skipped;
+  int64_t skipped = 0;
   optic_status st = need_scalar(state, "skipped_steps", &skipped, what);
   if (st != OPTIC_OK) return st;
   if (skipped < 0) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: skipped_steps = %lld", what, (long long)skipped);
