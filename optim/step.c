@@ -8,6 +8,7 @@
 #include <omp.h>
 #include <string.h>
 
+#include "kernels/binary.h"
 #include "optim/optim_internal.h"
 
 /* A group's kernel parameters for the current step. */
@@ -131,6 +132,7 @@ static group_step prepare_group(const optim_group *g) {
 typedef struct step_job {
   optic_optim *opt;
   const optic_optim_kernels *k;
+  optic_f32_vbinaryc_fn mul; /* y = a·s, in place: clipping and Keras LAMB's decay */
   const optic_tensor *params, *grads;
   const group_step *gs;
   float grad_scale; /* clipping factor (1: none) */
@@ -148,10 +150,7 @@ static void run_block(const step_job *j, optim_block *b) {
   const size_t lo = b->lo, n = b->hi - b->lo;
   float *p = (float *)j->params[b->tensor].data + lo;
   float *gr = (float *)j->grads[b->tensor].data + lo;
-  if (j->scale) {
-    const float c = j->grad_scale;
-    for (size_t i = 0; i < n; i++) gr[i] *= c;
-  }
+  if (j->scale) j->mul(n, gr, j->grad_scale, gr);
   const optic_optim_kernels *k = j->k;
   switch (s->kind) {
     case OPTIC_OPTIM_KIND_SGD: k->sgd(n, p, gr, state_at(t, OPTIM_SLOT_MOMENTUM_BUFFER, lo), &s->p.sgd); break;
@@ -167,10 +166,7 @@ static void run_block(const step_job *j, optim_block *b) {
     case OPTIC_OPTIM_KIND_ADAGRAD: k->adagrad(n, p, gr, state_at(t, OPTIM_SLOT_SUM, lo), &s->p.adagrad); break;
     case OPTIC_OPTIM_KIND_LION: k->lion(n, p, gr, state_at(t, OPTIM_SLOT_EXP_AVG, lo), &s->p.lion); break;
     case OPTIC_OPTIM_KIND_LAMB:
-      if (s->prescale) {
-        const float keep = s->keep;
-        for (size_t i = 0; i < n; i++) p[i] *= keep;
-      }
+      if (s->prescale) j->mul(n, p, s->keep, p);
       k->lamb_moments(n, p, gr, state_at(t, OPTIM_SLOT_EXP_AVG, lo), state_at(t, OPTIM_SLOT_EXP_AVG_SQ, lo),
                       &s->p.lamb, &b->norms);
       break;
@@ -301,7 +297,8 @@ optic_status optic_optim_step(optic_optim *opt, const optic_tensor *params, cons
   if (st != OPTIC_OK) return st;
   optic_optim_step_report r = {.skipped = false, .grad_norm = NAN, .clip_scale = 1.0};
   const int threads = opt->opts.threads > 0 ? opt->opts.threads : omp_get_max_threads();
-  step_job j = {.opt = opt, .k = optic_optim_kernels_get(), .params = params, .grads = grads, .grad_scale = 1.0f};
+  step_job j = {.opt = opt, .k = optic_optim_kernels_get(),
+                .mul = optic_binary_kernels_get()->vs[OPTIC_BINARY_MUL], .params = params, .grads = grads, .grad_scale = 1.0f};
   const double clip = opt->opts.clip_global_norm;
   if (clip > 0.0 || opt->opts.skip_nonfinite) {
     const double sq = global_grad_sq(opt, grads, threads);
