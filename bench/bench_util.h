@@ -68,6 +68,7 @@ const char *bench_name(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 
 /* Suites (one file each); main.c registers them all. */
 void bench_register_kernels(void);       /* kernels/kernel_bench.c */
+void bench_register_optim_steps(void);   /* optim.c: optic_optim_step through the public API */
 void bench_register_stream(void);        /* peers/stream.c */
 void bench_register_fma_peak(void);      /* peers/fma_peak.c */
 void bench_register_sgemm(void);         /* peers/sgemm.c */

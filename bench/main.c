@@ -16,6 +16,7 @@ static char default_min_time[] = "--benchmark_min_time=0.2";
 int main(int argc, char **argv) {
   bench_add_machine_context();
   bench_register_kernels();
+  bench_register_optim_steps();
   bench_register_stream();
   bench_register_fma_peak();
   bench_register_sgemm();
