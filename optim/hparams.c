@@ -135,6 +135,13 @@ optic_status optim_hparams_check(const optic_optim_hparams *hp, const char *what
     case OPTIC_OPTIM_KIND_LION:
       if ((st = check_range(what, k, "beta1", h.beta1, 0.0, 1.0, true)) != OPTIC_OK) return st;
       if ((st = check_range(what, k, "beta2", h.beta2, 0.0, 1.0, true)) != OPTIC_OK) return st;
+      if (h.amsgrad && h.convention == OPTIC_OPTIM_CONVENTION_OPTAX &&
+          (h.kind == OPTIC_OPTIM_KIND_ADAM || h.kind == OPTIC_OPTIM_KIND_ADAMW)) {
+        return optic_fail(OPTIC_ERR_UNSUPPORTED,
+                          "%s: %s amsgrad with the optax convention (optax keeps the max of the bias-corrected "
+                          "nu_hat; the kernels keep the max of the raw v as PyTorch and Keras do)",
+                          what, k);
+      }
       break;
     case OPTIC_OPTIM_KIND_RMSPROP:
       if ((st = check_range(what, k, "alpha", h.alpha, 0.0, 1.0, true)) != OPTIC_OK) return st;

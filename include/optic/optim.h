@@ -111,7 +111,7 @@ typedef struct optic_optim_hparams {
   bool nesterov;    /* SGD: needs μ > 0 and τ == 0 */
   /* Adam, AdamW, LAMB, Lion */
   double beta1, beta2; /* in [0, 1) */
-  bool amsgrad;        /* Adam, AdamW */
+  bool amsgrad;        /* Adam, AdamW (max of the raw v; UNSUPPORTED with OPTAX, whose max is of v̂) */
   /* Adam, AdamW, RMSprop, Adagrad, LAMB */
   double eps;      /* > 0; placed by the convention */
   double eps_root; /* >= 0, always inside the root (optax's eps_root), added to the convention's */
