@@ -499,7 +499,56 @@ static void optax_doctests_through_the_api(void) {
   free(json);
 }
 
+
+/* Empty tensors, many groups (more than the step's fixed table of 8), a
+ * group added after others have stepped (its count starts at 0, PyTorch
+ * SGD's first-step rule applies to it alone). */
+static void groups_edges(void) {
+  optic_optim *opt = NULL;
+  OT_EXPECT_OK(optic_optim_create(NULL, &opt));
+  enum { NG = 11 };
+  optic_shape shapes[NG + 1];
+  float data[NG + 1][40], grad[NG + 1][40];
+  optic_tensor tp[NG + 1], tg[NG + 1];
+  for (int i = 0; i <= NG; i++) {
+    int64_t d = i == 3 ? 0 : 5 + 3 * i;
+    optic_shape_make(1, &d, &shapes[i]);
+    for (int e = 0; e < 40; e++) data[i][e] = 1.0f + 0.01f * (float)e, grad[i][e] = 0.5f;
+    optic_tensor_make(OPTIC_F32, &shapes[i], data[i], &tp[i]);
+    optic_tensor_make(OPTIC_F32, &shapes[i], grad[i], &tg[i]);
+  }
+  optic_optim_hparams h = defaults(OPTIC_OPTIM_KIND_SGD, OPTIC_OPTIM_CONVENTION_PYTORCH);
+  h.lr = 0.1, h.momentum = 0.5, h.dampening = 0.5;
+  for (int g = 0; g < NG; g++) OT_EXPECT_OK(optic_optim_add_group(opt, &h, 1, &shapes[g], NULL));
+  OT_EXPECT_OK(optic_optim_step(opt, tp, tg, NG, NULL));
+  OT_EXPECT_OK(optic_optim_step(opt, tp, tg, NG, NULL));
+  /* b1 = g = 0.5, b2 = 0.5·0.5 + 0.5·0.5 = 0.5: θ = θ0 − 0.1·0.5 − 0.1·0.5 for every element. */
+  OT_CHECK(fabsf(data[0][0] - (1.0f - 0.1f)) < 1e-6f, "%g", (double)data[0][0]);
+  OT_CHECK(fabsf(data[NG - 1][7] - (1.07f - 0.1f)) < 1e-6f, "%g", (double)data[NG - 1][7]);
+  OT_CHECK(data[3][0] == 1.0f, "an empty tensor's storage is not touched");
+  OT_EXPECT_OK(optic_optim_add_group(opt, &h, 1, &shapes[NG], NULL));
+  OT_CHECK(optic_optim_tensor_count(opt) == NG + 1);
+  OT_EXPECT_OK(optic_optim_step(opt, tp, tg, NG + 1, NULL));
+  uint64_t s_old = 0, s_new = 0;
+  OT_EXPECT_OK(optic_optim_group_step(opt, 0, &s_old));
+  OT_EXPECT_OK(optic_optim_group_step(opt, NG, &s_new));
+  OT_CHECK(s_old == 3 && s_new == 1, "steps %llu and %llu", (unsigned long long)s_old, (unsigned long long)s_new);
+  /* The new group's first step used b1 = g: θ = θ0 − 0.05. */
+  OT_CHECK(fabsf(data[NG][0] - 0.95f) < 1e-6f, "%g", (double)data[NG][0]);
+  optic_optim_state *st = NULL;
+  OT_EXPECT_OK(optic_optim_state_export(opt, &st));
+  OT_CHECK(st && st->tensor_count == NG + 1 && st->scalar_count == 3 * (NG + 1) + 1);
+  OT_CHECK(st && strcmp(st->tensors[3].name, "group.3/tensor.0/momentum_buffer") == 0 && st->tensors[3].tensor.data == NULL);
+  OT_EXPECT_OK(optic_optim_state_import(opt, st)); /* its own views: a no-op */
+  optic_optim_state_destroy(st);
+  optic_optim_hparams got;
+  OT_EXPECT_OK(optic_optim_group_hparams(opt, NG, &got));
+  OT_CHECK(got.momentum == 0.5 && got.convention == OPTIC_OPTIM_CONVENTION_PYTORCH);
+  optic_optim_destroy(opt);
+}
+
 static const ot_case cases[] = {
+    {"groups_edges", groups_edges},
     {"invalid_hyperparameters_are_rejected", invalid_hyperparameters_are_rejected},
     {"invalid_calls_are_rejected", invalid_calls_are_rejected},
     {"nonfinite_gradients_skip_the_step", nonfinite_gradients_skip_the_step},
