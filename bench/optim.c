@@ -4,11 +4,10 @@
  * (peer/rmw_axpy) and the raw fused kernel (kernel/optim/...) in the same
  * run. Real bytes per element as for the kernels: Adam/AdamW 28, SGD
  * momentum 20 (bench/kernels/optim.c). Clipping and the non-finite check are
- * off (each would add a pass over the gradients). Benchmark-only code. */
-#include <omp.h>
-#include <pthread.h>
-#include <time.h>
-
+ * off (each would add a pass over the gradients). cpu_GB/s and cpu_path_ns
+ * come from the step's own profile (options.profile: the largest per-thread
+ * CPU time of the update region), the same clock as the kernel harness.
+ * Benchmark-only code. */
 #include <optic/optim.h>
 
 #include "bench/bench_util.h"
@@ -30,36 +29,6 @@ static const step_case cases[] = {
     {"sgd_momentum", OPTIC_OPTIM_KIND_SGD, 20.0},
 };
 
-/* The CPU clocks of the OpenMP team's threads, so the critical-path CPU time
- * of a step can be read from outside its region: libgomp keeps the same
- * threads for the same team size. The max over threads of each thread's CPU
- * time per step includes time a thread spins at the region's barriers while
- * the other runs (not time both are descheduled), so it is an upper bound of
- * the kernel harness's per-slice figure. */
-enum { MAX_THREADS = 2 };
-typedef struct team_clocks {
-  int nt;
-  clockid_t id[MAX_THREADS];
-} team_clocks;
-
-static bool team_clocks_get(team_clocks *tc, int threads) {
-  bool ok = true;
-  tc->nt = 0;
-#pragma omp parallel num_threads(threads) reduction(&& : ok)
-  {
-    int t = omp_get_thread_num();
-    if (t == 0) tc->nt = omp_get_num_threads();
-    if (t < MAX_THREADS) ok = pthread_getcpuclockid(pthread_self(), &tc->id[t]) == 0;
-  }
-  return ok && tc->nt >= 1 && tc->nt <= MAX_THREADS;
-}
-
-static uint64_t clock_ns(clockid_t id) {
-  struct timespec ts;
-  if (clock_gettime(id, &ts) != 0) return 0;
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void run_step(optic_bench_state *st, void *user) {
   const step_case *c = user;
   const size_t n = (size_t)optic_bench_range(st, 0);
@@ -71,7 +40,9 @@ static void run_step(optic_bench_state *st, void *user) {
   }
   bench_fill_f32(param, n, 1.0f, 2.0f);
   optic_optim_hparams h;
-  optic_optim_options o = {.size = sizeof o, .threads = threads};
+  /* profile: the step reports its update's critical-path CPU time (the
+   * largest per-thread CPU time of its share), the kernel harness's clock. */
+  optic_optim_options o = {.size = sizeof o, .threads = threads, .profile = true};
   optic_optim *opt = NULL;
   int64_t dim = (int64_t)n;
   optic_shape shape;
@@ -83,8 +54,6 @@ static void run_step(optic_bench_state *st, void *user) {
        optic_optim_add_group(opt, &h, 1, &shape, NULL) == OPTIC_OK;
   /* One untimed step faults the state in and starts the threads. */
   ok = ok && optic_optim_step(opt, &p, &g, 1, NULL) == OPTIC_OK;
-  team_clocks tc;
-  const bool have_clocks = team_clocks_get(&tc, threads);
   if (!ok) {
     optic_bench_skip_with_error(st, optic_last_error());
     optic_optim_destroy(opt);
@@ -93,29 +62,21 @@ static void run_step(optic_bench_state *st, void *user) {
   double cpu_ns = 0.0;
   bool failed = false;
   while (optic_bench_keep_running(st)) {
-    uint64_t t0[MAX_THREADS] = {0};
-    for (int t = 0; have_clocks && t < tc.nt; t++) t0[t] = clock_ns(tc.id[t]);
-    if (!failed && optic_optim_step(opt, &p, &g, 1, NULL) != OPTIC_OK) {
+    optic_optim_step_report rep = {.update_cpu_ns = 0};
+    if (!failed && optic_optim_step(opt, &p, &g, 1, &rep) != OPTIC_OK) {
       failed = true;
       optic_bench_skip_with_error(st, optic_last_error());
     }
-    uint64_t worst = 0;
-    for (int t = 0; have_clocks && t < tc.nt; t++) {
-      uint64_t d = clock_ns(tc.id[t]) - t0[t];
-      worst = d > worst ? d : worst;
-    }
-    cpu_ns += (double)worst;
+    cpu_ns += (double)rep.update_cpu_ns;
   }
   optic_optim_destroy(opt);
   if (failed) return;
   const double bytes = c->bytes_per_element * (double)n;
   bench_report_rates(st, bytes, 0.0);
-  if (have_clocks) {
-    bench_cpu_path c2 = {.total_ns = cpu_ns};
-    bench_cpu_path_report(st, &c2, bytes, 0.0);
-  }
+  bench_cpu_path c2 = {.total_ns = cpu_ns};
+  bench_cpu_path_report(st, &c2, bytes, 0.0);
   optic_bench_set_items_processed(st, (int64_t)n * optic_bench_iterations(st));
-  optic_bench_counter(st, "omp_threads", (double)(have_clocks ? tc.nt : threads), OPTIC_BENCH_COUNTER_PLAIN);
+  optic_bench_counter(st, "omp_threads", (double)threads, OPTIC_BENCH_COUNTER_PLAIN);
 }
 
 void bench_register_optim_steps(void) {

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <omp.h>
 #include <string.h>
+#include <time.h>
 
 #include "kernels/binary.h"
 #include "optim/optim_internal.h"
@@ -174,15 +175,26 @@ static void run_block(const step_job *j, optim_block *b) {
   }
 }
 
-static void run_region(step_job *j, int threads) {
+static uint64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Returns the largest per-thread CPU time of the region's work when
+ * profiling (0 otherwise). */
+static uint64_t run_region(step_job *j, int threads, bool profile) {
   optic_optim *opt = j->opt;
   const long nb = (long)opt->block_count;
-#pragma omp parallel num_threads(threads) if (threads > 1 && nb > 1)
+  uint64_t worst = 0;
+#pragma omp parallel num_threads(threads) if (threads > 1 && nb > 1) reduction(max : worst)
   {
-#pragma omp for schedule(static)
+    const uint64_t c0 = profile ? thread_cpu_ns() : 0;
+#pragma omp for schedule(static) nowait
     for (long i = 0; i < nb; i++) run_block(j, &opt->blocks[i]);
     if (j->has_lamb) {
-      /* Implicit barrier above: every block's norms are in. Each tensor's
+#pragma omp barrier
+      /* Every block's norms are in. Each tensor's
        * blocks are summed in block order (one part to the ratio: the same
        * sums optic_lamb_trust_ratio would form); the single's barrier
        * publishes the ratios. */
@@ -200,7 +212,7 @@ static void run_region(step_job *j, int threads) {
           opt->ratios[gr->first_tensor + i] = optic_lamb_trust_ratio(&sum, 1);
         }
       }
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
       for (long i = 0; i < nb; i++) {
         const optim_block *b = &opt->blocks[i];
         const group_step *s = &j->gs[b->group];
@@ -212,7 +224,11 @@ static void run_region(step_job *j, int threads) {
                          opt->ratios[b->tensor]);
       }
     }
+    /* Before the region's closing barrier: a thread's own work (and, for
+     * LAMB, its waits at the two barriers inside), not its wait for others. */
+    if (profile) worst = thread_cpu_ns() - c0;
   }
+  return worst;
 }
 
 /* Global Σg² over every block (parallel), summed in block order. */
@@ -331,7 +347,12 @@ optic_status optic_optim_step(optic_optim *opt, const optic_tensor *params, cons
     if (gs[g].kind == OPTIC_OPTIM_KIND_LAMB) j.has_lamb = true;
   }
   j.gs = gs;
-  run_region(&j, threads);
+  const uint64_t t0 = opt->opts.profile ? optic_now_ns() : 0;
+  const uint64_t cpu = run_region(&j, threads, opt->opts.profile);
+  if (opt->opts.profile) {
+    r.update_wall_ns = optic_now_ns() - t0;
+    r.update_cpu_ns = cpu;
+  }
   for (size_t g = 0; g < opt->group_count; g++) opt->groups[g].step++;
   if (gs != local) optic_free(opt->alloc, gs, opt->group_count * sizeof *gs, 0);
   if (report) *report = r;

@@ -407,6 +407,7 @@ static void clipping_scales_by_global_norm(void) {
     optic_optim_step_report rep;
     OT_EXPECT_OK(optic_optim_step(opt, t.tp, t.tg, 3, &rep));
     OT_CHECK(fabs(rep.grad_norm - norm) <= 1e-14 * norm);
+    OT_CHECK(rep.update_wall_ns == 0 && rep.update_cpu_ns == 0, "no profile asked for");
     const double want_scale = coef < 1 ? coef : 1.0;
     OT_CHECK(fabs(rep.clip_scale - want_scale) <= 1e-7 * want_scale, "clip %g: scale %g, want %g", norms[c],
              rep.clip_scale, want_scale);
@@ -505,7 +506,8 @@ static void optax_doctests_through_the_api(void) {
  * SGD's first-step rule applies to it alone). */
 static void groups_edges(void) {
   optic_optim *opt = NULL;
-  OT_EXPECT_OK(optic_optim_create(NULL, &opt));
+  optic_optim_options o = {.size = sizeof o, .profile = true};
+  OT_EXPECT_OK(optic_optim_create(&o, &opt));
   enum { NG = 11 };
   optic_shape shapes[NG + 1];
   float data[NG + 1][40], grad[NG + 1][40];
@@ -520,7 +522,9 @@ static void groups_edges(void) {
   optic_optim_hparams h = defaults(OPTIC_OPTIM_KIND_SGD, OPTIC_OPTIM_CONVENTION_PYTORCH);
   h.lr = 0.1, h.momentum = 0.5, h.dampening = 0.5;
   for (int g = 0; g < NG; g++) OT_EXPECT_OK(optic_optim_add_group(opt, &h, 1, &shapes[g], NULL));
-  OT_EXPECT_OK(optic_optim_step(opt, tp, tg, NG, NULL));
+  optic_optim_step_report rep;
+  OT_EXPECT_OK(optic_optim_step(opt, tp, tg, NG, &rep));
+  OT_CHECK(rep.update_wall_ns > 0, "profile: update_wall_ns");
   OT_EXPECT_OK(optic_optim_step(opt, tp, tg, NG, NULL));
   /* b1 = g = 0.5, b2 = 0.5·0.5 + 0.5·0.5 = 0.5: θ = θ0 − 0.1·0.5 − 0.1·0.5 for every element. */
   OT_CHECK(fabsf(data[0][0] - (1.0f - 0.1f)) < 1e-6f, "%g", (double)data[0][0]);
