@@ -465,7 +465,39 @@ static void groups_have_their_own_hyperparameters(void) {
   ot_tensors_free(&a), ot_tensors_free(&b), ot_tensors_free(&both);
 }
 
+
+/* The optimizer dispatches to optic_isa_selected(): a few cases under every
+ * ISA this CPU runs (OPTIC_ISA caps the choice; restored after). */
+static void every_isa_matches_on_a_subset(void) {
+  static const char *const names[] = {"sgd_nesterov_pytorch", "adam_keras", "rmsprop_centered_momentum_pytorch",
+                                      "adagrad_pytorch", "lamb_keras", "lion_optax"};
+  const char *saved = getenv("OPTIC_ISA");
+  char *saved_copy = saved ? strdup(saved) : NULL;
+  for (int isa = 0; isa < OPTIC_ISA_COUNT_; isa++) {
+    if (!optic_isa_supported((optic_isa)isa)) continue;
+    setenv("OPTIC_ISA", optic_isa_name((optic_isa)isa), 1);
+    optic_isa_reselect();
+    OT_CHECK(optic_isa_selected() == (optic_isa)isa, "OPTIC_ISA=%s selected %s", optic_isa_name((optic_isa)isa),
+             optic_isa_name(optic_isa_selected()));
+    printf(" isa %s\n", optic_isa_name((optic_isa)isa));
+    for (size_t k = 0; k < sizeof cases_table / sizeof *cases_table; k++) {
+      for (size_t m = 0; m < sizeof names / sizeof *names; m++) {
+        if (strcmp(cases_table[k].name, names[m]) != 0) continue;
+        ot_tensors t;
+        ot_tensors_make(&t, OT_NTENSORS);
+        run_case(&cases_table[k], 2, &t, true, 300 + k);
+        ot_tensors_free(&t);
+      }
+    }
+  }
+  if (saved_copy) setenv("OPTIC_ISA", saved_copy, 1);
+  else unsetenv("OPTIC_ISA");
+  free(saved_copy);
+  optic_isa_reselect();
+}
+
 static const ot_case cases[] = {
+    {"every_isa_matches_on_a_subset", every_isa_matches_on_a_subset},
     {"every_case_matches_its_reference", every_case_matches_its_reference},
     {"thread_count_does_not_change_bits", thread_count_does_not_change_bits},
     {"groups_have_their_own_hyperparameters", groups_have_their_own_hyperparameters},
