@@ -6,12 +6,15 @@
  * own kernels reach at the ISA they dispatch to. */
 #include "tools/calibrate_measure.h"
 
+#include <math.h>
 #include <omp.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "core/error.h"
 #include "kernels/binary.h"
 #include "kernels/fma_peak.h"
 #include "kernels/unary.h"
@@ -104,13 +107,30 @@ static void exp_work(void *p, uint64_t reps, int tid, int nthreads) {
 }
 
 /* What the executor pays per op besides the op's own work: a call on a tiny
- * operand and the barrier that separates ops in its one parallel region. */
+ * operand and the barrier that separates ops in its one parallel region.
+ * Thread 0 times blocks of OVERHEAD_BLOCK ops (up to MAX_BLOCKS of them). */
+#define OVERHEAD_BLOCK 16
+#define MAX_BLOCKS 4096
+typedef struct overhead_ctx {
+  array_ctx *arrays;
+  uint64_t block_ns[MAX_BLOCKS];
+  size_t blocks;
+} overhead_ctx;
+
 static void overhead_work(void *p, uint64_t reps, int tid, int nthreads) {
   (void)nthreads;
-  array_ctx *c = p;
+  overhead_ctx *o = p;
+  array_ctx *c = o->arrays;
+  uint64_t t = tid == 0 ? optic_now_ns() : 0;
+  if (tid == 0) o->blocks = 0;
   for (uint64_t r = 0; r < reps; r++) {
     c->add(16, c->a[tid], c->b[tid], c->a[tid]);
 #pragma omp barrier
+    if (tid == 0 && (r + 1) % OVERHEAD_BLOCK == 0 && o->blocks < MAX_BLOCKS) {
+      uint64_t now = optic_now_ns();
+      o->block_ns[o->blocks++] = now - t;
+      t = now;
+    }
   }
 }
 
@@ -162,14 +182,30 @@ static optic_status measure_bandwidth(size_t set, int threads, const trial_plan 
   return OPTIC_OK;
 }
 
-static double best_overhead_ns(array_ctx *c, int threads, const trial_plan *plan) {
-  uint64_t reps = size_reps(overhead_work, c, threads, plan);
-  double best = 0;
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median block of the trials, per op: robust to the few blocks in which
+ * a thread was descheduled on a shared machine (which a mean would charge to
+ * every op). */
+static double overhead_ns(array_ctx *c, int threads, const trial_plan *plan) {
+  overhead_ctx *o = calloc(1, sizeof *o);
+  if (!o) return NAN;
+  o->arrays = c;
+  uint64_t reps = size_reps(overhead_work, o, threads, plan);
+  if (reps > (uint64_t)OVERHEAD_BLOCK * MAX_BLOCKS) reps = (uint64_t)OVERHEAD_BLOCK * MAX_BLOCKS;
+  if (reps < OVERHEAD_BLOCK * 16) reps = OVERHEAD_BLOCK * 16;
+  double best = NAN;
   for (int i = 0; i < plan->trials; i++) {
     int got;
-    double ns = (double)run_region(overhead_work, c, threads, reps, &got) / (double)reps;
-    if (i == 0 || ns < best) best = ns;
+    run_region(overhead_work, o, threads, reps, &got);
+    qsort(o->block_ns, o->blocks, sizeof *o->block_ns, cmp_u64);
+    double ns = (double)o->block_ns[o->blocks / 2] / OVERHEAD_BLOCK;
+    if (isnan(best) || ns < best) best = ns;
   }
+  free(o);
   return best;
 }
 
@@ -199,8 +235,12 @@ optic_status calib_measure(bool quick, calib_result *out) {
   if (st != OPTIC_OK) return st;
   out->exp_rate.one = best_rate(exp_work, &c, 1, (double)c.n, &plan);
   out->exp_rate.all = threads > 1 ? best_rate(exp_work, &c, threads, (double)c.n, &plan) : out->exp_rate.one;
-  out->op_overhead_ns.one = best_overhead_ns(&c, 1, &plan);
-  out->op_overhead_ns.all = threads > 1 ? best_overhead_ns(&c, threads, &plan) : out->op_overhead_ns.one;
+  out->op_overhead_ns.one = overhead_ns(&c, 1, &plan);
+  out->op_overhead_ns.all = threads > 1 ? overhead_ns(&c, threads, &plan) : out->op_overhead_ns.one;
+  if (isnan(out->op_overhead_ns.one) || isnan(out->op_overhead_ns.all)) {
+    free_arrays(&c, threads);
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "calibrate: cannot allocate the overhead timings");
+  }
   free_arrays(&c, threads);
 
   long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
