@@ -337,6 +337,19 @@ static int parse_opts(int argc, char **argv, opts *o) {
   return 0;
 }
 
+/* mkdir -p. */
+static bool make_dirs(const char *path) {
+  char buf[PATH_MAX];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return errno = ENAMETOOLONG, false;
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return false;
+    *p = '/';
+  }
+  return mkdir(buf, 0755) == 0 || errno == EEXIST;
+}
+
 static void out_path(char *buf, size_t size, const char *given, const char *dir, const char *name) {
   if (given) {
     snprintf(buf, size, "%s", given);
@@ -358,7 +371,7 @@ int optic_cmd_report(int argc, char **argv) {
     usage(stderr);
     return OPTIC_EXIT_USAGE;
   }
-  if (o.out_dir && mkdir(o.out_dir, 0755) != 0 && errno != EEXIST) {
+  if (o.out_dir && !make_dirs(o.out_dir)) {
     fprintf(stderr, "optic report: cannot create %s: %s\n", o.out_dir, strerror(errno));
     return OPTIC_EXIT_ERROR;
   }

@@ -51,6 +51,7 @@ static double median(double *v, size_t n) {
 
 typedef struct group {
   const char *run_name;
+  double family, instance; /* registration order (family_index, per_family_instance_index) */
   const optic_jv **entries;
   size_t n, cap;
 } group;
@@ -120,6 +121,9 @@ static optic_status group_runs(const optic_jv *benchmarks, groups *gs) {
       g = &gs->g[gs->n++];
       memset(g, 0, sizeof *g);
       g->run_name = name;
+      g->family = g->instance = INFINITY;
+      optic_jv_get_num(e, "family_index", &g->family);
+      optic_jv_get_num(e, "per_family_instance_index", &g->instance);
     }
     if (g->n == g->cap) {
       size_t cap = g->cap ? g->cap * 2 : 8;
@@ -130,6 +134,15 @@ static optic_status group_runs(const optic_jv *benchmarks, groups *gs) {
     g->entries[g->n++] = e;
   }
   return OPTIC_OK;
+}
+
+/* Registration order, as compare.py sorts (a run with random interleaving
+ * lists benchmarks in execution order); name order where indices are absent. */
+static int cmp_group(const void *a, const void *b) {
+  const group *x = a, *y = b;
+  if (x->family != y->family) return x->family < y->family ? -1 : 1;
+  if (x->instance != y->instance) return x->instance < y->instance ? -1 : 1;
+  return strcmp(x->run_name, y->run_name);
 }
 
 static void free_groups(groups *gs) {
@@ -483,6 +496,7 @@ optic_status report_analyze(report *r, optic_jv *run, const optic_jv *spec, cons
     return optic_fail(OPTIC_ERR_CORRUPT, "report: the run has no \"benchmarks\" array");
   groups gs = {0};
   optic_status st = group_runs(benchmarks, &gs);
+  if (st == OPTIC_OK && gs.n > 1) qsort(gs.g, gs.n, sizeof *gs.g, cmp_group);
   if (st == OPTIC_OK) {
     r->cases = calloc(gs.n ? gs.n : 1, sizeof *r->cases);
     if (!r->cases) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "report: out of memory");

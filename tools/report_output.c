@@ -91,7 +91,11 @@ void report_print(const report *r, FILE *out) {
     }
     if (c->peer_ratio >= 0) {
       const report_ratio *q = &r->ratios[c->peer_ratio];
-      fmt_num(peer, sizeof peer, "%.4g", q->peer_value);
+      if (strcmp(q->metric, "real_time") == 0 || strcmp(q->metric, "cpu_time") == 0) {
+        fmt_time(peer, sizeof peer, q->peer_value);
+      } else {
+        fmt_num(peer, sizeof peer, "%.4g", q->peer_value);
+      }
       if (!isnan(q->ratio)) snprintf(vs, sizeof vs, "%.2f %s", q->ratio, report_status_name(q->status));
       else snprintf(vs, sizeof vs, "%s", report_status_name(q->status));
     }
