@@ -40,7 +40,10 @@ static void esc(optic_strbuf *s, const char *t) {
 typedef struct plot {
   optic_strbuf *s;
   double x0, x1, y0, y1; /* log10 ranges */
+  int id;                /* unique in the document: names the clip path of the frame */
 } plot;
+
+static int plot_count; /* per process: ids stay unique within one report */
 
 static double px(const plot *p, double x) { return ML + (log10(x) - p->x0) / (p->x1 - p->x0) * (W - ML - MR); }
 static double py(const plot *p, double y) { return H - MB - (log10(y) - p->y0) / (p->y1 - p->y0) * (H - MT - MB); }
@@ -61,7 +64,11 @@ static void plot_begin(plot *p, optic_strbuf *s, double xlo, double xhi, double 
                       W, H, W, H);
   optic_strbuf_printf(s, "<title>");
   esc(s, title);
-  optic_strbuf_printf(s, "</title>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"white\" stroke=\"#444\"/>\n",
+  p->id = plot_count++;
+  optic_strbuf_printf(s, "</title>\n<defs><clipPath id=\"optic-frame-%d\"><rect x=\"%d\" y=\"%d\" width=\"%d\" "
+                         "height=\"%d\"/></clipPath></defs>\n",
+                      p->id, ML, MT, W - ML - MR, H - MT - MB);
+  optic_strbuf_printf(s, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"white\" stroke=\"#444\"/>\n",
                       ML, MT, W - ML - MR, H - MT - MB);
   for (double d = p->x0; d <= p->x1 + 1e-9; d++) {
     double x = px(p, pow(10, d));
@@ -83,9 +90,9 @@ static void plot_begin(plot *p, optic_strbuf *s, double xlo, double xhi, double 
   optic_strbuf_printf(s, "</text>\n");
 }
 
-/* A polyline through (x[i], y[i]), clipped to the plot's ranges by sampling. */
+/* A polyline through (x[i], y[i]), clipped to the frame. */
 static void plot_line(plot *p, const double *x, const double *y, int n, const char *style) {
-  optic_strbuf_printf(p->s, "<polyline fill=\"none\" %s points=\"", style);
+  optic_strbuf_printf(p->s, "<polyline fill=\"none\" clip-path=\"url(#optic-frame-%d)\" %s points=\"", p->id, style);
   for (int i = 0; i < n; i++) optic_strbuf_printf(p->s, "%s%.1f,%.1f", i ? " " : "", px(p, x[i]), py(p, y[i]));
   optic_strbuf_printf(p->s, "\"/>\n");
 }
@@ -125,9 +132,10 @@ static void plot_estimates(optic_strbuf *s, const report *r) {
   plot_begin(&p, s, lo / 1.3, hi * 1.3, lo / 1.3, hi * 1.3, "estimated vs measured time", "estimated time (ns)",
              "measured time (ns)");
   double a = pow(10, p.x0), b = pow(10, p.x1);
-  optic_strbuf_printf(s, "<polygon fill=\"#cce5ff\" fill-opacity=\"0.6\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
-                      px(&p, a), py(&p, fmax(a * 0.75, pow(10, p.y0))), px(&p, b), py(&p, b * 0.75), px(&p, b),
-                      py(&p, fmin(b * 1.25, pow(10, p.y1))), px(&p, a), py(&p, a * 1.25));
+  optic_strbuf_printf(s, "<polygon fill=\"#cce5ff\" fill-opacity=\"0.6\" clip-path=\"url(#optic-frame-%d)\" "
+                         "points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
+                      p.id, px(&p, a), py(&p, a * 0.75), px(&p, b), py(&p, b * 0.75), px(&p, b), py(&p, b * 1.25),
+                      px(&p, a), py(&p, a * 1.25));
   double xs[2] = {a, b}, ys[2] = {a, b};
   plot_line(&p, xs, ys, 2, "stroke=\"#333\" stroke-dasharray=\"4 3\"");
   for (size_t i = 0; i < r->n_cases; i++) {
