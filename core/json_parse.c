@@ -253,6 +253,12 @@ static optic_status parse_number(parser *ps, optic_jv *v) {
     v->number = (*begin == '-') ? -INFINITY : INFINITY;
     return OPTIC_OK;
   }
+  /* Google Benchmark writes a negative NaN as -NaN. */
+  if (ps->allow_nonfinite && *begin == '-' && literal(ps, "NaN")) {
+    v->kind = OPTIC_JV_NUMBER;
+    v->number = NAN;
+    return OPTIC_OK;
+  }
   if (ps->p >= ps->end || !is_digit(*ps->p)) return fail_at(ps, "expected a digit");
   if (*ps->p == '0') {
     ps->p++;

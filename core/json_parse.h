@@ -2,7 +2,7 @@
  * the CLI (benchmark runs, ratio specs) and machine files. Never reads past the
  * given length; rejects anything RFC 8259 does not allow (trailing commas,
  * comments, leading zeros, bad escapes, invalid UTF-8, unpaired surrogates),
- * except NaN/Infinity/-Infinity when asked (Google Benchmark writes them).
+ * except NaN/-NaN/Infinity/-Infinity when asked (Google Benchmark writes them).
  * A parsed tree is immutable: any number of threads may read it. */
 #ifndef OPTIC_CORE_JSON_PARSE_H
 #define OPTIC_CORE_JSON_PARSE_H
@@ -39,7 +39,7 @@ struct optic_jv {
 
 typedef struct optic_json_parse_options {
   size_t size;          /* sizeof(optic_json_parse_options) */
-  bool allow_nonfinite; /* accept NaN, Infinity, -Infinity as numbers (Python's json does) */
+  bool allow_nonfinite; /* accept NaN, -NaN, Infinity, -Infinity as numbers (Google Benchmark writes them) */
 } optic_json_parse_options;
 
 /* Parses text[0..len) (one value, surrounded by optional whitespace) into a

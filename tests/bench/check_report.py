@@ -27,8 +27,8 @@ import xml.etree.ElementTree as ET
 failures = []
 
 
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
+def check(cond, what, detail=""):
+    print(("ok   " if cond else "FAIL ") + what + ("" if cond or not detail else "\n     " + detail))
     if not cond:
         failures.append(what)
 
@@ -95,7 +95,7 @@ def main(optic, bench, src, out):
         j = os.path.join(out, "fixture_%s.json" % label.split()[0])
         p = run([optic, "report", "--input", rep_run, "--machine", machine, "--ratios", spec, "--json", j,
                  "--html", j + ".html"])
-        check(p.returncode == 0, "%s: report --input exits 0 (%d): %s" % (label, p.returncode, p.stderr[-400:]))
+        check(p.returncode == 0, "%s: report --input exits 0" % label, "exit %d: %s" % (p.returncode, p.stderr[-400:]))
         if p.returncode == 0:
             compare_with_ratios_py(ratios, spec, rep_run, j, label)
 
@@ -104,7 +104,7 @@ def main(optic, bench, src, out):
     j = os.path.join(out, "estimates.json")
     p = run([optic, "report", "--input", est_run, "--machine", machine, "--ratios", shipped_spec, "--json", j,
              "--html", j + ".html"])
-    check(p.returncode == 0, "estimates fixture: exit 0 (%d): %s" % (p.returncode, p.stderr[-400:]))
+    check(p.returncode == 0, "estimates fixture: exit 0", "exit %d: %s" % (p.returncode, p.stderr[-400:]))
     if p.returncode == 0:
         check("median |ln(measured/estimated)| 0.223 over 3 cases, 67% within 2x" in p.stdout,
               "summary line: median |ln| 0.223 (ln 1.25) over 3 cases, 67%% within 2x")
@@ -125,18 +125,28 @@ def main(optic, bench, src, out):
         s = doc["context"]["optic"]["summary"]
         check(s["estimated_cases"] == 3 and abs(s["median_abs_log_ratio"] - math.log(1.25)) < 1e-12
               and abs(s["share_within_2x"] - 2 / 3) < 1e-12, "summary in JSON")
-        check(doc["benchmarks"] == json.load(open(est_run))["benchmarks"], "Google Benchmark entries kept unchanged")
+        def nonfinite_to_none(v):
+            if isinstance(v, float) and not math.isfinite(v):
+                return None
+            if isinstance(v, dict):
+                return {k: nonfinite_to_none(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [nonfinite_to_none(x) for x in v]
+            return v
+        check(doc["benchmarks"] == nonfinite_to_none(json.load(open(est_run))["benchmarks"]),
+              "Google Benchmark entries kept unchanged (NaN and Infinity, which it writes bare, become null)")
         n, html = svgs_well_formed(j + ".html")
         check(n == 3, "estimates fixture: 3 plots (estimate, roofline, per-op), got %d" % n)
         check("y = x" in html and "&#177;25%" in html, "estimate plot explains the y = x line and the 25% band")
 
-    # 2. A real quick run of a few benchmarks: the exp kernel and its FMA-peak peer, 1 thread.
+    # 2. A real quick run of a few benchmarks: the exp kernel and its FMA-peak peer at 1 thread, and
+    # the graph-backed suites (graph/, model/) once they exist, each for 0.01 s.
     isa = ratios.local_isa()
     j = os.path.join(out, "quick.json")
-    flt = "^peer/fma_peak/[a-z0-9]+/threads:1/|^kernel/unary/optic_f32_vexp__%s/n:8192/threads:1/" % isa
+    flt = "^peer/fma_peak/[a-z0-9]+/threads:1/|^kernel/unary/optic_f32_vexp__%s/n:8192/threads:1/|^(graph|model)/" % isa
     p = run([optic, "report", "--quick", "--filter", flt, "--machine", machine, "--bench", bench, "--min-time", "0.01",
-             "--json", j, "--html", os.path.join(out, "quick.html")], timeout=60)
-    check(p.returncode == 0, "report --quick --filter exits 0 (%d): %s" % (p.returncode, p.stderr[-600:]))
+             "--timeout", "50", "--json", j, "--html", os.path.join(out, "quick.html")], timeout=60)
+    check(p.returncode == 0, "report --quick --filter exits 0", "exit %d: %s" % (p.returncode, p.stderr[-600:]))
     check(re.search(r"report: case \d+/\d+ ", p.stderr) is not None, "progress lines on stderr")
     if p.returncode == 0:
         with open(j, encoding="utf-8") as f:
@@ -151,8 +161,11 @@ def main(optic, bench, src, out):
               "every bar of bench/ratios.json is a row with its peer (%d)" % len(spec_names))
         est_keys = ("est_flops", "est_bytes", "est_time_ns", "est_peak_bytes")
         graph_cases = [b for b in doc["benchmarks"] if any(k in b for k in est_keys)]
-        check(all(all(k in b for k in est_keys) for b in graph_cases),
-              "graph-backed cases carry all est_* counters (%d such cases in this run)" % len(graph_cases))
+        missing = sorted({b["name"] for b in graph_cases if not all(k in b for k in est_keys)})
+        check(not missing, "graph-backed cases carry all of %s (%d such entries in this run)"
+              % (", ".join(est_keys), len(graph_cases)), "incomplete: %s" % missing[:5])
+        est_rows = [c for c in o["cases"] if c.get("est_time_ns") is not None]
+        check(all(c.get("ratio") is not None for c in est_rows), "every case with an estimate has its ratio")
         check(any(c["name"].startswith("kernel/unary/") for c in o["cases"]), "the filtered kernel is a case")
         n, _ = svgs_well_formed(os.path.join(out, "quick.html"))
         check(n >= 1, "quick run HTML: %d well-formed plot(s) (the exp kernels give the roofline)" % n)
@@ -170,8 +183,8 @@ def main(optic, bench, src, out):
             # Debian's scipy is for the system python.
             py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
             p = run([py, compare[0], "benchmarks", j, j2])
-            check(p.returncode == 0 and "optic_f32_vexp" in p.stdout,
-                  "compare.py benchmarks report.json report2.json (%d): %s" % (p.returncode, (p.stdout + p.stderr)[-400:]))
+            check(p.returncode == 0 and "optic_f32_vexp" in p.stdout, "compare.py benchmarks report.json report2.json",
+                  "exit %d: %s" % (p.returncode, (p.stdout + p.stderr)[-400:]))
 
     # 3. No machine model: the report calibrates first (quick) and saves it.
     xdg = os.path.join(out, "xdg")
@@ -182,7 +195,8 @@ def main(optic, bench, src, out):
     p = run([optic, "report", "--quick", "--input", rep_run, "--ratios", shipped_spec, "--out-dir",
              os.path.join(out, "calib")], env={"XDG_CONFIG_HOME": xdg, "OPTIC_MACHINE": ""})
     check(p.returncode == 0 and os.path.exists(model) and "calibrating first" in p.stderr,
-          "report without a machine model calibrates and writes %s (%d): %s" % (model, p.returncode, p.stderr[-300:]))
+          "report without a machine model calibrates and writes xdg/optic/machine.json",
+          "exit %d: %s" % (p.returncode, p.stderr[-300:]))
     check(os.path.exists(os.path.join(out, "calib", "report.json")) and os.path.exists(
         os.path.join(out, "calib", "report.html")), "--out-dir gets report.json and report.html")
 

@@ -87,11 +87,14 @@ static void rejects_what_rfc8259_rejects(void) {
 
 static void nonfinite_only_when_asked(void) {
   optic_jv *v = NULL;
-  OT_EXPECT_OK(parse_exact("[NaN, Infinity, -Infinity, 1]", true, &v));
+  OT_EXPECT_OK(parse_exact("[NaN, Infinity, -Infinity, 1, -NaN]", true, &v));
   OT_CHECK(isnan(v->items[0].number) && v->items[1].number == INFINITY && v->items[2].number == -INFINITY);
+  OT_CHECK(isnan(v->items[4].number));
   optic_jv_free(v);
   OT_EXPECT_STATUS(parse_exact("[NaN]", false, &v), OPTIC_ERR_CORRUPT);
-  OT_EXPECT_STATUS(parse_exact("[-NaN]", true, &v), OPTIC_ERR_CORRUPT);
+  OT_EXPECT_STATUS(parse_exact("[-NaN]", false, &v), OPTIC_ERR_CORRUPT);
+  OT_EXPECT_STATUS(parse_exact("[--NaN]", true, &v), OPTIC_ERR_CORRUPT);
+  OT_EXPECT_STATUS(parse_exact("[NaNa]", true, &v), OPTIC_ERR_CORRUPT);
   OT_EXPECT_STATUS(parse_exact("[Inf]", true, &v), OPTIC_ERR_CORRUPT);
 }
 
