@@ -159,7 +159,7 @@ static int run_child(char **argv, const char *log_path, double timeout_s, run_pr
     struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
     int pr = poll(&pfd, 1, 1000);
     if (timeout_s > 0 && (double)(optic_now_ns() - start) * 1e-9 > timeout_s) {
-      kill(pid, SIGTERM);
+      kill(pid, SIGKILL); /* a run past its deadline may be stuck: no chance to linger */
       *timed_out = true;
       break;
     }
