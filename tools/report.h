@@ -2,7 +2,8 @@
  * the machine model and the named peer ratios (bench/ratios.json), and the
  * three renderings of it (console table, report.json, report.html).
  * report_analyze.c builds it from Google Benchmark's JSON; nothing here runs
- * benchmarks. */
+ * benchmarks. A report is a plain value owned by its caller (report_free);
+ * not thread-safe, one report per thread. */
 #ifndef OPTIC_TOOLS_REPORT_H
 #define OPTIC_TOOLS_REPORT_H
 

@@ -211,6 +211,10 @@ def main(optic, bench, src, out):
     p = run([optic, "report", "--machine", bad, "--input", rep_run])
     check(p.returncode == 1 and "bad_machine.json" in p.stderr, "corrupt machine file: exit 1 naming it")
     check(run([optic, "report", "--help"]).returncode == 0, "--help: exit 0")
+    p = run([optic, "report", "--quick", "--filter", "^no/such/benchmark$", "--machine", machine, "--bench", bench,
+             "--out-dir", os.path.join(out, "nomatch")])
+    check(p.returncode == 1 and "selects no benchmark" in p.stderr, "a filter that selects nothing: exit 1",
+          "exit %d: %s" % (p.returncode, p.stderr[-300:]))
     p = run([optic, "report", "--quick", "--filter", "^peer/fma_peak/", "--machine", machine, "--bench", bench,
              "--timeout", "0.001", "--out-dir", os.path.join(out, "timeout")])
     check(p.returncode == 1 and "--timeout" in p.stderr, "a run past --timeout is stopped: exit 1",
