@@ -235,6 +235,55 @@ static void plot_ops(optic_strbuf *s, const report *r) {
                            "plot appears when a run has them.</p>\n");
 }
 
+/* One row per computed ratio: a bar from 1 to the ratio on a log2 axis
+ * (1/4 .. 4, clamped), coloured by status, with the bar's threshold marked. */
+static void plot_ratios(optic_strbuf *s, const report *r) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->n_ratios; i++) n += !isnan(r->ratios[i].ratio);
+  optic_strbuf_printf(s, "<h2>Peer ratios</h2>\n");
+  if (n == 0) {
+    optic_strbuf_printf(s, "<p>No ratio of <code>bench/ratios.json</code> could be computed: neither side of "
+                           "any pair ran (the default and full runs include them).</p>\n");
+    return;
+  }
+  int row = 20, left = 260, width = W - left - 20, h = MT + row * (int)n + 30;
+  double lo = -2, hi = 2; /* log2 range */
+#define RX(v) (left + (fmin(fmax(log2(v), lo), hi) - lo) / (hi - lo) * width)
+  optic_strbuf_printf(s, "<p>Our figure / the peer's, per named ratio (log scale, 1/4 to 4; green PASS, red FAIL, "
+                         "grey INFO or N/A); the black tick is the bar.</p>\n");
+  optic_strbuf_printf(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n"
+                         "<title>peer ratios</title>\n", W, h, W, h);
+  const double ticks[] = {0.25, 0.5, 1, 2, 4};
+  for (int t = 0; t < 5; t++) {
+    optic_strbuf_printf(s, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"/>\n", RX(ticks[t]), MT,
+                        RX(ticks[t]), h - 24, ticks[t] == 1 ? "#444" : "#ddd");
+    optic_strbuf_printf(s, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%g</text>\n",
+                        RX(ticks[t]), h - 10, ticks[t]);
+  }
+  int k = 0;
+  for (size_t i = 0; i < r->n_ratios; i++) {
+    const report_ratio *q = &r->ratios[i];
+    if (isnan(q->ratio)) continue;
+    int y = MT + row * k++;
+    double x0 = RX(1.0), x1 = RX(q->ratio);
+    const char *color = q->status == REPORT_PASS ? "#1a7f37" : q->status == REPORT_FAIL ? "#cf222e" : "#8c959f";
+    optic_strbuf_printf(s, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">", left - 6, y + 13);
+    esc(s, q->name);
+    optic_strbuf_printf(s, "</text>\n<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\"><title>",
+                        fmin(x0, x1), y + 2, fmax(fabs(x1 - x0), 1.0), color);
+    esc(s, q->name);
+    optic_strbuf_printf(s, ": %.3f (%s)</title></rect>\n", q->ratio, report_status_name(q->status));
+    if (q->has_min)
+      optic_strbuf_printf(s, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\" stroke-width=\"2\"/>\n",
+                          RX(q->bar_min), y, RX(q->bar_min), y + 18);
+    if (q->has_max)
+      optic_strbuf_printf(s, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\" stroke-width=\"2\"/>\n",
+                          RX(q->bar_max), y, RX(q->bar_max), y + 18);
+  }
+#undef RX
+  optic_strbuf_printf(s, "</svg>\n");
+}
+
 /* ---------------------------------------------------------- the tables */
 
 static void cell_num(optic_strbuf *s, const char *fmt, double v) {
@@ -248,7 +297,7 @@ static void cell_num(optic_strbuf *s, const char *fmt, double v) {
 }
 
 static void tables(optic_strbuf *s, const report *r) {
-  optic_strbuf_printf(s, "<h2>Peer ratios</h2>\n<p>From <code>bench/ratios.json</code>: our figure / the peer's, "
+  optic_strbuf_printf(s, "<p>From <code>bench/ratios.json</code>: our figure / the peer's, "
                          "measured in the same run (statuses as <code>bench/ratios.py</code>).</p>\n"
                          "<table>\n<tr><th>status</th><th>ratio</th><th>bar</th><th>metric</th><th>ours</th>"
                          "<th>peer</th><th>what</th></tr>\n");
@@ -353,6 +402,7 @@ optic_status report_write_html(const report *r, const char *path) {
   plot_estimates(&s, r);
   plot_roofline(&s, r);
   plot_ops(&s, r);
+  plot_ratios(&s, r);
   tables(&s, r);
   optic_strbuf_printf(&s, "</body>\n</html>\n");
   char *text = NULL;
