@@ -34,7 +34,7 @@ static inline optic_module_t *graph_mlp_build(int64_t n, int64_t *instructions) 
             optic_graph_broadcast(m, c, z, &act, NULL, 0, "zeros", &zeros) == OPTIC_OK;
   int64_t count = 3;
   while (ok && count < n) {
-    optic_node_id w, b, d, bb, s, r;
+    optic_node_id w, b, d, bb, s, r = OPTIC_NO_NODE;
     ok = optic_graph_parameter(m, c, param++, &tw, NULL, &w) == OPTIC_OK &&
          optic_graph_parameter(m, c, param++, &tb, NULL, &b) == OPTIC_OK &&
          optic_graph_dot(m, c, x, w, &dd, NULL, &d) == OPTIC_OK &&
