@@ -186,22 +186,42 @@ static int run_child(char **argv, const char *log_path, double timeout_s, run_pr
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* Appends s single-quoted for sh (embedded quotes closed, escaped, reopened). */
+static bool sh_quote(char *cmd, size_t size, size_t *len, const char *s) {
+  if (*len + 2 >= size) return false;
+  cmd[(*len)++] = '\'';
+  for (; *s; s++) {
+    if (*len + 6 >= size) return false;
+    if (*s == '\'') {
+      memcpy(cmd + *len, "'\\''", 4);
+      *len += 4;
+    } else {
+      cmd[(*len)++] = *s;
+    }
+  }
+  cmd[(*len)++] = '\'';
+  cmd[*len] = '\0';
+  return true;
+}
+
 /* Benchmark names the filter selects (--benchmark_list_tests). */
 static optic_status list_names(const char *bench, const char *filter_arg, char ***names, size_t *n) {
   char cmd[8192];
-  /* The filter is passed through a file-free argv: popen needs a shell, so
-   * quote it for one (single quotes; embedded ones closed and escaped). */
-  size_t len = (size_t)snprintf(cmd, sizeof cmd, "'%s' --benchmark_list_tests '", bench);
-  for (const char *p = filter_arg; *p && len + 8 < sizeof cmd; p++) {
-    if (*p == '\'') {
-      memcpy(cmd + len, "'\\''", 4);
-      len += 4;
-    } else {
-      cmd[len++] = *p;
-    }
+  size_t len = 0;
+  static const char flag[] = " --benchmark_list_tests ";
+  bool fits = sh_quote(cmd, sizeof cmd, &len, bench) && len + sizeof flag < sizeof cmd;
+  if (fits) {
+    memcpy(cmd + len, flag, sizeof flag);
+    len += sizeof flag - 1;
+    fits = sh_quote(cmd, sizeof cmd, &len, filter_arg);
   }
-  if (len + 3 >= sizeof cmd) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "report: filter too long");
-  snprintf(cmd + len, sizeof cmd - len, "'");
+  /* Its own "failed to match" message would repeat ours below. */
+  static const char quiet[] = " 2>/dev/null";
+  if (fits && len + sizeof quiet < sizeof cmd) {
+    memcpy(cmd + len, quiet, sizeof quiet);
+  } else {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "report: benchmark path or filter too long");
+  }
   FILE *f = popen(cmd, "r");
   if (!f) return optic_fail(OPTIC_ERR_IO, "report: cannot run %s", bench);
   char line[2048];
