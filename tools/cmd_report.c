@@ -206,7 +206,7 @@ static bool sh_quote(char *cmd, size_t size, size_t *len, const char *s) {
 
 /* Benchmark names the filter selects (--benchmark_list_tests). */
 static optic_status list_names(const char *bench, const char *filter_arg, char ***names, size_t *n) {
-  char cmd[8192];
+  char cmd[40000];
   size_t len = 0;
   static const char flag[] = " --benchmark_list_tests ";
   bool fits = sh_quote(cmd, sizeof cmd, &len, bench) && len + sizeof flag < sizeof cmd;
@@ -253,7 +253,8 @@ static void free_names(char **names, size_t n) {
 
 static optic_status run_bench(const opts *o, const char *bench, const char *filter, const char *out_json,
                               const char *log_path) {
-  char farg[8192], rep[64], mt[64], out[PATH_MAX + 32];
+  static char farg[sizeof ((report *)0)->filter + 32];
+  char rep[64], mt[64], out[PATH_MAX + 32];
   snprintf(farg, sizeof farg, "--benchmark_filter=%s", filter);
   char **names = NULL;
   size_t n = 0;
@@ -434,7 +435,11 @@ int optic_cmd_report(int argc, char **argv) {
     snprintf(run_path, sizeof run_path, "%s", o.input);
   } else {
     if (o.filter) {
-      snprintf(r.filter, sizeof r.filter, "%s", o.filter);
+      if ((size_t)snprintf(r.filter, sizeof r.filter, "%s", o.filter) >= sizeof r.filter) {
+        optic_jv_free(spec);
+        fprintf(stderr, "optic report: --filter longer than %zu bytes\n", sizeof r.filter - 1);
+        return OPTIC_EXIT_USAGE;
+      }
     } else if (strcmp(o.mode, "full") == 0) {
       snprintf(r.filter, sizeof r.filter, ".");
     } else {
@@ -447,9 +452,14 @@ int optic_cmd_report(int argc, char **argv) {
           return fail_exit("ratio spec", st);
         }
       }
-      snprintf(r.filter, sizeof r.filter, "%s%s%s|%s", bars ? bars : "", bars ? "|" : "", BOUND_PEERS,
-               ESTIMATED_SUITES);
+      int n = snprintf(r.filter, sizeof r.filter, "%s%s%s|%s", bars ? bars : "", bars ? "|" : "", BOUND_PEERS,
+                       ESTIMATED_SUITES);
       free(bars);
+      if (n < 0 || (size_t)n >= sizeof r.filter) {
+        optic_jv_free(spec);
+        fprintf(stderr, "optic report: the default filter (%d bytes) exceeds %zu bytes\n", n, sizeof r.filter);
+        return OPTIC_EXIT_ERROR;
+      }
     }
     if ((st = run_bench(&o, r.bench, r.filter, run_path, log_path)) != OPTIC_OK) {
       optic_jv_free(spec);

@@ -84,7 +84,7 @@ typedef struct report {
   size_t n_ratios;
   report_summary summary;
   /* How the run was made (for the JSON and HTML). */
-  char mode[16], filter[4096], bench[1024], ratios_file[1024];
+  char mode[16], filter[32768], bench[1024], ratios_file[1024]; /* filter: the default set names every bar's benchmarks */
   int repetitions;
   double seconds;
 } report;
