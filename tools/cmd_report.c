@@ -33,6 +33,7 @@ static void usage(FILE *out) {
           "usage: optic report [--quick|--full] [--filter REGEX] [--json FILE] [--html FILE]\n"
           "                    [--out-dir DIR] [--repetitions N] [--min-time S] [--timeout S]\n"
           "                    [--machine FILE] [--bench PATH] [--ratios FILE] [--input RUN.json]\n"
+          "                    [--clock wall|cpu]\n"
           "       optic report --help\n\n"
           "Runs optic_bench and reads every case against the compiler's estimate (est_*\n"
           "counters), the machine bound (model from `optic calibrate`, measured first if\n"
@@ -46,7 +47,9 @@ static void usage(FILE *out) {
           "  --full     every benchmark, 3 repetitions interleaved (tens of minutes)\n"
           "  --filter   a --benchmark_filter regex instead of the mode's set\n"
           "  --input    no run: read an existing optic_bench JSON (e.g. to re-render)\n"
-          "  --timeout  stop the run after S seconds (default 3600; 0 = none)\n\n"
+          "  --timeout  stop the run after S seconds (default 3600; 0 = none)\n"
+          "  --clock    wall (default: the bars' definition) or cpu: the peer ratios on the\n"
+          "             critical-path CPU-time counters, as bench/ratios.py --clock cpu\n\n"
           "optic_bench is found as --bench, $OPTIC_BENCH, then next to this executable,\n"
           "../bench/ (build tree) or ../libexec/optic/ (install). The ratio spec: --ratios,\n"
           "$OPTIC_RATIOS, then ratios.json next to optic_bench (the build copies it).\n"
@@ -59,6 +62,7 @@ typedef struct opts {
   const char *mode, *filter, *json, *html, *out_dir, *machine, *bench, *ratios, *input;
   int repetitions;
   double min_time, timeout;
+  bool cpu_clock;
 } opts;
 
 static bool file_exists(const char *p) {
@@ -338,6 +342,11 @@ static int parse_opts(int argc, char **argv, opts *o) {
       o->ratios = argv[++i];
     } else if (has && strcmp(a, "--input") == 0) {
       o->input = argv[++i];
+    } else if (has && strcmp(a, "--clock") == 0) {
+      const char *c = argv[++i];
+      if (strcmp(c, "wall") != 0 && strcmp(c, "cpu") != 0)
+        return fprintf(stderr, "optic report: --clock is wall or cpu, not '%s'\n", c), 2;
+      o->cpu_clock = strcmp(c, "cpu") == 0;
     } else if (has && strcmp(a, "--repetitions") == 0) {
       char *end;
       long v = strtol(argv[++i], &end, 10);
@@ -401,6 +410,7 @@ int optic_cmd_report(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   snprintf(r.mode, sizeof r.mode, "%s", o.mode);
   r.repetitions = o.repetitions;
+  r.cpu_clock = o.cpu_clock;
 
   optic_machine machine;
   optic_status st = load_machine(&o, &machine, r.machine_file, sizeof r.machine_file);

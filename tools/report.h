@@ -87,10 +87,14 @@ typedef struct report {
   char mode[16], filter[32768], bench[1024], ratios_file[1024]; /* filter: the default set names every bar's benchmarks */
   int repetitions;
   double seconds;
+  bool cpu_clock; /* set before report_analyze: ratios on the critical-path CPU-time counters */
 } report;
 
 /* Evaluates run (takes ownership) against machine and the ratio spec (not
- * owned; may be NULL: no ratios). CORRUPT naming what is malformed. */
+ * owned; may be NULL: no ratios). With r->cpu_clock the ratios read the
+ * critical-path CPU-time counters instead (ratios.py --clock cpu: GB/s ->
+ * cpu_GB/s, GFLOP/s -> cpu_GFLOP/s, real_time -> cpu_path_ns; other metrics
+ * have no CPU counterpart and are MISSING). CORRUPT naming what is malformed. */
 optic_status report_analyze(report *r, optic_jv *run, const optic_jv *spec, const optic_machine *machine);
 void report_free(report *r);
 

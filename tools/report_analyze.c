@@ -290,6 +290,37 @@ static bool applies(const optic_jv *cond, const optic_jv *ctx, char *why, size_t
   return false;
 }
 
+/* ratios.py --clock cpu: the CPU-time counterpart of a wall-clock metric
+ * (never mixed: a metric without one gets no figure), with its default note. */
+static void cpu_clock_metric(report_ratio *q) {
+  static const char *const map[][2] = {{"GB/s", "cpu_GB/s"}, {"GFLOP/s", "cpu_GFLOP/s"}, {"real_time", "cpu_path_ns"}};
+  const char *to = NULL, *note;
+  char buf[300];
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+    if (strcmp(q->metric, map[i][0]) == 0) to = map[i][1];
+  }
+  if (to) {
+    note = "CPU-time counters come from optic_bench's own harnesses; peers that thread themselves (oneDNN, "
+           "OpenBLAS) have none";
+    snprintf(buf, sizeof buf, "%s", to);
+  } else {
+    snprintf(buf, sizeof buf, "no CPU-time counterpart of %s", q->metric);
+    note = buf;
+  }
+  if (!q->note[0]) {
+    free(q->note);
+    q->note = dup_str(note);
+  }
+  if (to) {
+    free(q->metric);
+    q->metric = dup_str(to);
+  } else {
+    snprintf(buf, sizeof buf, "cpu clock: %s", q->metric);
+    free(q->metric);
+    q->metric = dup_str(buf);
+  }
+}
+
 static optic_status compute_ratios(report *r, const optic_jv *spec, const groups *gs) {
   const optic_jv *list = optic_jv_get(spec, "ratios");
   if (!list || list->kind != OPTIC_JV_ARRAY) return optic_fail(OPTIC_ERR_CORRUPT, "ratios spec: no \"ratios\" array");
@@ -307,6 +338,7 @@ static optic_status compute_ratios(report *r, const optic_jv *spec, const groups
     q->description = dup_str(optic_jv_get_str(spec_r, "description", ""));
     q->metric = dup_str(optic_jv_get_str(spec_r, "metric", "real_time"));
     q->note = dup_str(optic_jv_get_str(spec_r, "pending", ""));
+    if (r->cpu_clock && q->metric && q->note) cpu_clock_metric(q);
     const char *ours = optic_jv_get_str(spec_r, "ours", NULL), *peer = optic_jv_get_str(spec_r, "peer", NULL);
     if (!ours || !peer) {
       st = optic_fail(OPTIC_ERR_CORRUPT, "ratios spec: ratio %s lacks ours or peer", q->name);

@@ -298,9 +298,10 @@ static void cell_num(optic_strbuf *s, const char *fmt, double v) {
 
 static void tables(optic_strbuf *s, const report *r) {
   optic_strbuf_printf(s, "<p>From <code>bench/ratios.json</code>: our figure / the peer's, "
-                         "measured in the same run (statuses as <code>bench/ratios.py</code>).</p>\n"
+                         "measured in the same run, %s clock (statuses as <code>bench/ratios.py</code>).</p>\n"
                          "<table>\n<tr><th>status</th><th>ratio</th><th>bar</th><th>metric</th><th>ours</th>"
-                         "<th>peer</th><th>what</th></tr>\n");
+                         "<th>peer</th><th>what</th></tr>\n",
+                      r->cpu_clock ? "critical-path CPU" : "wall");
   for (size_t i = 0; i < r->n_ratios; i++) {
     const report_ratio *q = &r->ratios[i];
     optic_strbuf_printf(s, "<tr class=\"%s\"><td>%s</td>", q->status == REPORT_FAIL ? "fail" : "",

@@ -107,7 +107,9 @@ void report_print(const report *r, FILE *out) {
             (isnan(c->est_peak_bytes) && isnan(c->peak_bytes) && isnan(c->maxrss_delta_bytes)) ? "-" : mem);
   }
 
-  if (r->n_ratios > 0) fprintf(out, "\npeer ratios (bench/ratios.json: ours / peer, same run)\n");
+  if (r->n_ratios > 0)
+    fprintf(out, "\npeer ratios (bench/ratios.json: ours / peer, same run, %s clock)\n",
+            r->cpu_clock ? "critical-path CPU" : "wall");
   for (size_t i = 0; i < r->n_ratios; i++) {
     const report_ratio *q = &r->ratios[i];
     char bar[64];
@@ -183,6 +185,7 @@ static void write_optic(optic_json *j, const report *r) {
   optic_json_int(j, r->repetitions);
   key_str(j, "bench", r->bench);
   key_str(j, "ratios_file", r->ratios_file);
+  key_str(j, "clock", r->cpu_clock ? "cpu" : "wall");
   key_num(j, "seconds", r->seconds);
   optic_json_end_object(j);
 

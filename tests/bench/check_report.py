@@ -61,11 +61,11 @@ def same(a, b):
     return math.isclose(a, b, rel_tol=1e-12, abs_tol=0.0)
 
 
-def compare_with_ratios_py(ratios, spec_path, run_path, report_path, label):
+def compare_with_ratios_py(ratios, spec_path, run_path, report_path, label, clock="wall"):
     with open(spec_path, encoding="utf-8") as f:
         spec = json.load(f)
     context, runs = ratios.load_run(run_path)
-    want = {r["name"]: r for r in ratios.compute(spec, context, runs)}
+    want = {r["name"]: r for r in ratios.compute(spec, context, runs, clock)}
     with open(report_path, encoding="utf-8") as f:
         got = {r["name"]: r for r in json.load(f)["context"]["optic"]["ratios"]}
     check(set(want) == set(got), "%s: every ratio of the spec is a row (%d)" % (label, len(want)))
@@ -73,7 +73,8 @@ def compare_with_ratios_py(ratios, spec_path, run_path, report_path, label):
         g = got.get(name, {})
         ok = (g.get("status") == w["status"] and same(g.get("ratio"), w["ratio"])
               and same(g.get("ours_value"), w["ours_value"]) and same(g.get("peer_value"), w["peer_value"])
-              and g.get("ours") == w["ours"] and g.get("peer") == w["peer"] and g.get("note") == w["note"])
+              and g.get("ours") == w["ours"] and g.get("peer") == w["peer"] and g.get("note") == w["note"]
+              and g.get("metric") == w["metric"])
         check(ok, "%s: %s agrees with ratios.py (%s %r vs %s %r)" % (label, name, g.get("status"), g.get("ratio"),
                                                                    w["status"], w["ratio"]))
 
@@ -92,12 +93,14 @@ def main(optic, bench, src, out):
     # 1. Fixtures: ratio semantics shared with ratios.py.
     rep_run = os.path.join(fixtures, "run_repetitions.json")
     for spec, label in ((shipped_spec, "shipped spec"), (os.path.join(fixtures, "spec_cases.json"), "test spec")):
-        j = os.path.join(out, "fixture_%s.json" % label.split()[0])
-        p = run([optic, "report", "--input", rep_run, "--machine", machine, "--ratios", spec, "--json", j,
-                 "--html", j + ".html"])
-        check(p.returncode == 0, "%s: report --input exits 0" % label, "exit %d: %s" % (p.returncode, p.stderr[-400:]))
-        if p.returncode == 0:
-            compare_with_ratios_py(ratios, spec, rep_run, j, label)
+        for clock in ("wall", "cpu"):
+            what = "%s, %s clock" % (label, clock)
+            j = os.path.join(out, "fixture_%s_%s.json" % (label.split()[0], clock))
+            p = run([optic, "report", "--input", rep_run, "--machine", machine, "--ratios", spec, "--clock", clock,
+                     "--json", j, "--html", j + ".html"])
+            check(p.returncode == 0, "%s: report --input exits 0" % what, "exit %d: %s" % (p.returncode, p.stderr[-400:]))
+            if p.returncode == 0:
+                compare_with_ratios_py(ratios, spec, rep_run, j, what, clock)
 
     # Estimates fixture: est_* counters are picked up with no configuration.
     est_run = os.path.join(fixtures, "run_estimates.json")
@@ -203,6 +206,7 @@ def main(optic, bench, src, out):
     # 5. Exit codes.
     check(run([optic, "report", "--bogus"]).returncode == 2, "unknown option: exit 2")
     check(run([optic, "report", "--repetitions", "0"]).returncode == 2, "bad --repetitions: exit 2")
+    check(run([optic, "report", "--clock", "gpu"]).returncode == 2, "bad --clock: exit 2")
     check(run([optic, "report", "--machine", machine, "--bench", os.path.join(out, "nope")]).returncode == 1,
           "missing optic_bench: exit 1")
     bad = os.path.join(out, "bad_machine.json")
