@@ -59,11 +59,17 @@ static uint64_t size_reps(work_fn fn, void *ctx, int threads, const trial_plan *
   }
 }
 
-/* Best rate (units per second over all threads) of plan->trials regions. */
+/* Trials stop early once they have taken this long in all (a loaded machine
+ * can stretch a multi-thread trial by whole time slices). */
+static double budget_ns(const trial_plan *plan) { return 3.0 * plan->target_ns * plan->trials; }
+
+/* Best rate (units per second over all threads) of plan->trials regions.
+ * Each thread's share is sized on one thread, where a busy machine distorts
+ * the timing least; all threads then run that same share. */
 static double best_rate(work_fn fn, void *ctx, int threads, double units_per_rep, const trial_plan *plan) {
-  uint64_t reps = size_reps(fn, ctx, threads, plan);
+  uint64_t reps = size_reps(fn, ctx, 1, plan), start = optic_now_ns();
   double best = 0;
-  for (int i = 0; i < plan->trials; i++) {
+  for (int i = 0; i < plan->trials && (i == 0 || (double)(optic_now_ns() - start) < budget_ns(plan)); i++) {
     int got = 1;
     uint64_t t = run_region(fn, ctx, threads, reps, &got);
     double rate = units_per_rep * (double)reps * got / ((double)t * 1e-9);
@@ -194,11 +200,13 @@ static double overhead_ns(array_ctx *c, int threads, const trial_plan *plan) {
   overhead_ctx *o = calloc(1, sizeof *o);
   if (!o) return NAN;
   o->arrays = c;
-  uint64_t reps = size_reps(overhead_work, o, threads, plan);
-  if (reps > (uint64_t)OVERHEAD_BLOCK * MAX_BLOCKS) reps = (uint64_t)OVERHEAD_BLOCK * MAX_BLOCKS;
+  /* Sized on one thread and capped: with several threads every op waits for
+   * all of them, which a loaded machine can stretch to a time slice. */
+  uint64_t reps = size_reps(overhead_work, o, 1, plan), start = optic_now_ns();
+  if (reps > (uint64_t)OVERHEAD_BLOCK * 256) reps = (uint64_t)OVERHEAD_BLOCK * 256;
   if (reps < OVERHEAD_BLOCK * 16) reps = OVERHEAD_BLOCK * 16;
   double best = NAN;
-  for (int i = 0; i < plan->trials; i++) {
+  for (int i = 0; i < plan->trials && (i == 0 || (double)(optic_now_ns() - start) < budget_ns(plan)); i++) {
     int got;
     run_region(overhead_work, o, threads, reps, &got);
     qsort(o->block_ns, o->blocks, sizeof *o->block_ns, cmp_u64);
@@ -209,10 +217,15 @@ static double overhead_ns(array_ctx *c, int threads, const trial_plan *plan) {
   return best;
 }
 
+static double larger(calib_pair p) { return p.one > p.all ? p.one : p.all; }
+
 optic_status calib_measure(bool quick, calib_result *out) {
   memset(out, 0, sizeof *out);
   uint64_t t0 = optic_now_ns();
-  const trial_plan plan = quick ? (trial_plan){10e6, 3} : (trial_plan){25e6, 7};
+  /* Many short trials rather than a few long ones: on a loaded machine the
+   * chance that some trial ran with all its threads on cores grows with the
+   * number of trials, and shrinks with their length. */
+  const trial_plan plan = quick ? (trial_plan){2e6, 15} : (trial_plan){5e6, 25};
   int threads = omp_get_max_threads();
   if (threads > MAX_THREADS) threads = MAX_THREADS;
   if (threads < 1) threads = 1;
@@ -254,13 +267,19 @@ optic_status calib_measure(bool quick, calib_result *out) {
   out->dram_set = total / (size_t)threads > minimum ? total / (size_t)threads : minimum;
   if ((st = measure_bandwidth(out->l1_set, threads, &plan, &out->l1_bw)) != OPTIC_OK) return st;
   if ((st = measure_bandwidth(out->l2_set, threads, &plan, &out->l2_bw)) != OPTIC_OK) return st;
-  /* A DRAM trial is a handful of passes; the rep sizing keeps it near target. */
+  /* A DRAM trial is one or a few passes; the rep sizing keeps it near target. */
   if ((st = measure_bandwidth(out->dram_set, threads, &plan, &out->dram_bw)) != OPTIC_OK) return st;
+  /* An L2 figure below DRAM's can only mean other jobs took the cores during
+   * every L2 trial: measure it again (a few times at most), keeping the best. */
+  for (int again = 0; again < 3 && larger(out->l2_bw) <= larger(out->dram_bw); again++) {
+    calib_pair retry;
+    if ((st = measure_bandwidth(out->l2_set, threads, &plan, &retry)) != OPTIC_OK) return st;
+    if (retry.one > out->l2_bw.one) out->l2_bw.one = retry.one;
+    if (retry.all > out->l2_bw.all) out->l2_bw.all = retry.all;
+  }
   out->seconds = (double)(optic_now_ns() - t0) * 1e-9;
   return OPTIC_OK;
 }
-
-static double larger(calib_pair p) { return p.one > p.all ? p.one : p.all; }
 
 void calib_to_machine(const calib_result *r, optic_machine *m) {
   memset(m, 0, sizeof *m);

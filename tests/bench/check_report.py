@@ -196,7 +196,7 @@ def main(optic, bench, src, out):
     if os.path.exists(model):
         os.remove(model)
     p = run([optic, "report", "--quick", "--input", rep_run, "--ratios", shipped_spec, "--out-dir",
-             os.path.join(out, "calib")], env={"XDG_CONFIG_HOME": xdg, "OPTIC_MACHINE": ""})
+             os.path.join(out, "calib")], env={"XDG_CONFIG_HOME": xdg, "OPTIC_MACHINE": "", "OMP_NUM_THREADS": "1"})
     check(p.returncode == 0 and os.path.exists(model) and "calibrating first" in p.stderr,
           "report without a machine model calibrates and writes xdg/optic/machine.json",
           "exit %d: %s" % (p.returncode, p.stderr[-300:]))

@@ -40,11 +40,13 @@ else
   fail "report --machine on the calibrated file: $(tail -3 "$work/rep.txt")"
 fi
 
-# Default destinations: $OPTIC_MACHINE, else $XDG_CONFIG_HOME/optic/machine.json.
-OPTIC_MACHINE="$work/env.json" "$optic" calibrate --quick >/dev/null 2>&1 && [ -s "$work/env.json" ] \
+# Default destinations: $OPTIC_MACHINE, else $XDG_CONFIG_HOME/optic/machine.json
+# (on one thread: quicker, and these check only where the file goes).
+OMP_NUM_THREADS=1 OPTIC_MACHINE="$work/env.json" "$optic" calibrate --quick >/dev/null 2>&1 && [ -s "$work/env.json" ] \
   && pass "OPTIC_MACHINE names the output" || fail "calibrate with OPTIC_MACHINE set"
-OPTIC_MACHINE= XDG_CONFIG_HOME="$work/xdg" "$optic" calibrate --quick >/dev/null 2>&1 && [ -s "$work/xdg/optic/machine.json" ] \
-  && pass "XDG_CONFIG_HOME/optic/machine.json by default" || fail "calibrate default path"
+OMP_NUM_THREADS=1 OPTIC_MACHINE= XDG_CONFIG_HOME="$work/xdg" "$optic" calibrate --quick >/dev/null 2>&1 \
+  && [ -s "$work/xdg/optic/machine.json" ] && grep -q '"cores": 1' "$work/xdg/optic/machine.json" \
+  && pass "XDG_CONFIG_HOME/optic/machine.json by default; cores follow OMP_NUM_THREADS" || fail "calibrate default path"
 
 "$optic" calibrate --bogus >/dev/null 2>&1; [ $? -eq 2 ] && pass "unknown option: exit 2" || fail "calibrate --bogus exit"
 "$optic" calibrate --out >/dev/null 2>&1; [ $? -eq 2 ] && pass "--out without FILE: exit 2" || fail "calibrate --out exit"
