@@ -25,7 +25,7 @@ typedef struct calib_result {
   double seconds;                     /* wall time of the whole calibration */
 } calib_result;
 
-/* quick: shorter trials (about 1 s in all instead of about 4 s) and a
+/* quick: fewer, shorter trials (about 1 s on a quiet machine) and a
  * smaller DRAM working set. OUT_OF_MEMORY if the buffers cannot be had. */
 optic_status calib_measure(bool quick, calib_result *out);
 
