@@ -32,9 +32,18 @@ typedef struct optic_instr {
   optic_comp_id comp;
   bool removed;    /* by optic_node_remove: the id stays reserved, nothing refers to it */
   optic_type type; /* tuple elements deep-owned */
-  optic_node_id *operands;
+  /* Edges: operand slot k is listed in operands[k]'s user list once per
+   * (user, operand) pair, by the first slot that takes it; user_pos[k] is
+   * that entry's index in operands[k]'s users, -1 for later slots of the same
+   * operand. users[u] is listed by slot user_slot[u] of that user. The two
+   * back indices make adding and removing an edge O(1): removal swaps the
+   * last entry into the hole and fixes the moved entry's user_pos, so user
+   * lists are in no particular order (passes must not depend on it). */
+  optic_node_id *operands; /* n_operands ids, then user_pos (one allocation) */
+  int32_t *user_pos;       /* points into the operands allocation */
   int32_t n_operands;
   optic_node_id *users;
+  int32_t *user_slot; /* parallel to users, same capacity */
   int32_t n_users, cap_users;
   const char *name; /* owned by the module's name set */
   /* attributes */

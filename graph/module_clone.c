@@ -29,12 +29,16 @@ static bool copy_instr(const optic_instr *src, optic_instr *dst) {
   bool ok = true;
   *dst = *src;
   dst->type.elements = NULL, dst->type.tuple_size = 0;
-  dst->operands = NULL, dst->users = NULL, dst->ints = NULL, dst->calls = NULL, dst->data = NULL;
+  dst->operands = NULL, dst->user_pos = NULL, dst->users = NULL, dst->user_slot = NULL;
+  dst->ints = NULL, dst->calls = NULL, dst->data = NULL;
   dst->name = NULL;
   dst->cap_users = src->n_users;
   if (graph_type_clone(&src->type, &dst->type) != OPTIC_OK) return false;
-  dst->operands = copy_array(src->operands, (size_t)src->n_operands, sizeof *src->operands, &ok);
+  /* operands and user_pos share one allocation (graph/internal.h) */
+  dst->operands = copy_array(src->operands, 2 * (size_t)src->n_operands, sizeof *src->operands, &ok);
+  if (dst->operands != NULL) dst->user_pos = dst->operands + src->n_operands;
   dst->users = copy_array(src->users, (size_t)src->n_users, sizeof *src->users, &ok);
+  dst->user_slot = copy_array(src->user_slot, (size_t)src->n_users, sizeof *src->user_slot, &ok);
   dst->ints = copy_array(src->ints, (size_t)src->n_ints, sizeof *src->ints, &ok);
   dst->calls = copy_array(src->calls, (size_t)src->n_calls, sizeof *src->calls, &ok);
   dst->data = copy_array(src->data, src->data_bytes, 1, &ok);
@@ -159,6 +163,7 @@ static void release_instr(optic_instr *in) {
   graph_type_release(&in->type);
   free(in->operands);
   free(in->users);
+  free(in->user_slot);
   free(in->ints);
   free(in->calls);
   free(in->data);
