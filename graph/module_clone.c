@@ -2,7 +2,7 @@
  * ids (optic_module_clone: optic_compile optimizes a copy while the caller's
  * module stays as it was), and renumbering in place so that ids are
  * topological again after passes rewired uses (a fusion instruction is newer
- * than the users it feeds), which the schedule and buffer analysis rely on. */
+ * than the users it feeds), for optic_compile's dense program tables. */
 #include <stdlib.h>
 #include <string.h>
 
