@@ -44,15 +44,13 @@ bool gs_is_alias(optic_opcode op) {
 }
 
 bool gs_in_place_operand(const optic_instr *in, int32_t index, const optic_type *operand_type) {
-  switch (in->op) {
-    case OPTIC_OP_ADD: case OPTIC_OP_SUBTRACT: case OPTIC_OP_MULTIPLY: case OPTIC_OP_DIVIDE:
-    case OPTIC_OP_POWER: case OPTIC_OP_MAXIMUM: case OPTIC_OP_MINIMUM: case OPTIC_OP_AND: case OPTIC_OP_OR:
-    case OPTIC_OP_NEGATE: case OPTIC_OP_ABS: case OPTIC_OP_EXPONENTIAL: case OPTIC_OP_LOG: case OPTIC_OP_SQRT:
-    case OPTIC_OP_RSQRT: case OPTIC_OP_TANH: case OPTIC_OP_LOGISTIC: case OPTIC_OP_SIGN: case OPTIC_OP_FLOOR:
-    case OPTIC_OP_CEIL: case OPTIC_OP_NOT: case OPTIC_OP_CLAMP: break;
-    case OPTIC_OP_SELECT:
-      if (index == 0) return false; /* kernels/select.h: y may be a or b, never p */
-      break;
+  switch (graph_opcode_kind_of(in->op)) {
+    case GRAPH_OPCODE_UNARY:
+    case GRAPH_OPCODE_BINARY: break;
+    case GRAPH_OPCODE_ELEMENTWISE:
+      /* compare, convert: distinct buffers; select: y may be a or b, never p (kernels/select.h) */
+      if (in->op == OPTIC_OP_CLAMP || (in->op == OPTIC_OP_SELECT && index != 0)) break;
+      return false;
     default: return false;
   }
   return !optic_type_is_tuple(&in->type) && operand_type != NULL && optic_type_equal(operand_type, &in->type);

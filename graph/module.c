@@ -8,9 +8,15 @@
 #include "graph/internal.h"
 
 static const char *const opcode_names[OPTIC_OPCODE_COUNT_] = {
-#define OPCODE_NAME(name, str) str,
+#define OPCODE_NAME(name, str, kind) str,
     OPTIC_OPCODE_LIST(OPCODE_NAME)
 #undef OPCODE_NAME
+};
+
+static const unsigned char opcode_kinds[OPTIC_OPCODE_COUNT_] = {
+#define OPCODE_KIND(name, str, kind) GRAPH_OPCODE_##kind,
+    OPTIC_OPCODE_LIST(OPCODE_KIND)
+#undef OPCODE_KIND
 };
 
 const char *optic_opcode_name(optic_opcode op) {
@@ -28,17 +34,11 @@ optic_status optic_opcode_from_name(const char *name, optic_opcode *out) {
   return optic_fail(OPTIC_ERR_NOT_FOUND, "unknown opcode '%.64s'", name);
 }
 
-bool graph_opcode_is_elementwise(optic_opcode op) {
-  switch (op) {
-    case OPTIC_OP_ADD: case OPTIC_OP_SUBTRACT: case OPTIC_OP_MULTIPLY: case OPTIC_OP_DIVIDE:
-    case OPTIC_OP_POWER: case OPTIC_OP_MAXIMUM: case OPTIC_OP_MINIMUM: case OPTIC_OP_AND: case OPTIC_OP_OR:
-    case OPTIC_OP_NEGATE: case OPTIC_OP_ABS: case OPTIC_OP_EXPONENTIAL: case OPTIC_OP_LOG: case OPTIC_OP_SQRT:
-    case OPTIC_OP_RSQRT: case OPTIC_OP_TANH: case OPTIC_OP_LOGISTIC: case OPTIC_OP_SIGN: case OPTIC_OP_FLOOR:
-    case OPTIC_OP_CEIL: case OPTIC_OP_NOT: case OPTIC_OP_COMPARE: case OPTIC_OP_SELECT: case OPTIC_OP_CLAMP:
-    case OPTIC_OP_CONVERT: return true;
-    default: return false;
-  }
+graph_opcode_kind graph_opcode_kind_of(optic_opcode op) {
+  return (unsigned)op < OPTIC_OPCODE_COUNT_ ? (graph_opcode_kind)opcode_kinds[op] : GRAPH_OPCODE_OTHER;
 }
+
+bool graph_opcode_is_elementwise(optic_opcode op) { return graph_opcode_kind_of(op) != GRAPH_OPCODE_OTHER; }
 
 optic_status optic_module_create(const char *name, optic_module_t **out) {
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "module_create: out is NULL");
