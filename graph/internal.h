@@ -42,8 +42,8 @@ typedef struct optic_instr {
   optic_node_id *operands; /* n_operands ids, then user_pos (one allocation) */
   int32_t *user_pos;       /* points into the operands allocation */
   int32_t n_operands;
-  optic_node_id *users;
-  int32_t *user_slot; /* parallel to users, same capacity */
+  optic_node_id *users; /* cap_users ids, then user_slot (one allocation) */
+  int32_t *user_slot;   /* parallel to users; points into the users allocation */
   int32_t n_users, cap_users;
   const char *name; /* owned by the module's name set */
   /* attributes */

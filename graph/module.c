@@ -62,7 +62,6 @@ void optic_module_destroy(optic_module_t *m) {
     graph_type_release(&in->type);
     free(in->operands);
     free(in->users);
-    free(in->user_slot);
     free(in->ints);
     free(in->calls);
     free(in->data);
@@ -184,19 +183,20 @@ optic_node_id optic_computation_parameter(const optic_module_t *m, optic_comp_id
   return m->comps[comp].params[i];
 }
 
-/* Room for `more` users beyond those `of` has. Both arrays grow together;
- * if the second realloc fails the first keeps its larger block, harmlessly. */
+/* Room for `more` users beyond those `of` has. users and user_slot share
+ * one block (ids, then slots, each cap_users long): growing it moves the
+ * slots up to their new offset. */
 static optic_status reserve_users(optic_instr *of, int32_t more) {
   if (more <= of->cap_users - of->n_users) return OPTIC_OK;
   if (more > INT32_MAX - of->n_users) return optic_fail(OPTIC_ERR_OVERFLOW, "graph: a user list would overflow");
   int32_t need = of->n_users + more, cap = of->cap_users ? of->cap_users : 4;
   while (cap < need) cap = cap > INT32_MAX / 2 ? INT32_MAX : cap * 2;
-  optic_node_id *u = realloc(of->users, (size_t)cap * sizeof *u);
+  _Static_assert(sizeof(optic_node_id) == sizeof(int32_t), "user_slot shares the users allocation");
+  optic_node_id *u = realloc(of->users, 2 * (size_t)cap * sizeof *u);
   if (u == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "graph: cannot grow a user list");
+  memmove(u + cap, u + of->cap_users, (size_t)of->n_users * sizeof *u);
   of->users = u;
-  int32_t *slot = realloc(of->user_slot, (size_t)cap * sizeof *slot);
-  if (slot == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "graph: cannot grow a user list");
-  of->user_slot = slot;
+  of->user_slot = u + cap;
   of->cap_users = cap;
   return OPTIC_OK;
 }

@@ -37,8 +37,14 @@ static bool copy_instr(const optic_instr *src, optic_instr *dst) {
   /* operands and user_pos share one allocation (graph/internal.h) */
   dst->operands = copy_array(src->operands, 2 * (size_t)src->n_operands, sizeof *src->operands, &ok);
   if (dst->operands != NULL) dst->user_pos = dst->operands + src->n_operands;
-  dst->users = copy_array(src->users, (size_t)src->n_users, sizeof *src->users, &ok);
-  dst->user_slot = copy_array(src->user_slot, (size_t)src->n_users, sizeof *src->user_slot, &ok);
+  /* users then user_slot, n_users each (cap_users = n_users): one allocation */
+  if (src->n_users > 0) {
+    dst->users = malloc(2 * (size_t)src->n_users * sizeof *dst->users);
+    if (dst->users == NULL) return false;
+    dst->user_slot = dst->users + src->n_users;
+    memcpy(dst->users, src->users, (size_t)src->n_users * sizeof *dst->users);
+    memcpy(dst->user_slot, src->user_slot, (size_t)src->n_users * sizeof *dst->user_slot);
+  }
   dst->ints = copy_array(src->ints, (size_t)src->n_ints, sizeof *src->ints, &ok);
   dst->calls = copy_array(src->calls, (size_t)src->n_calls, sizeof *src->calls, &ok);
   dst->data = copy_array(src->data, src->data_bytes, 1, &ok);
@@ -163,7 +169,6 @@ static void release_instr(optic_instr *in) {
   graph_type_release(&in->type);
   free(in->operands);
   free(in->users);
-  free(in->user_slot);
   free(in->ints);
   free(in->calls);
   free(in->data);
