@@ -508,8 +508,10 @@ typedef struct optic_schedule optic_schedule_t;
  * while computing it - bytes it leaves live), Sethi-Ullman's rule; instructions
  * the root does not reach come first, by DFS from each one without users in id
  * order, so the root is last unless one of those uses it. Deterministic;
- * O(n log n). Errors: INVALID_ARGUMENT
- * (bad computation, no root), OVERFLOW, OUT_OF_MEMORY. */
+ * O(n log n). Ids need not be in operand order (an instruction may use a
+ * newer one, as after optic_graph_optimize's fusion): the analysis computes
+ * a topological order; so do buffer planning and verification. Errors:
+ * INVALID_ARGUMENT (bad computation, no root), OVERFLOW, OUT_OF_MEMORY. */
 OPTIC_API optic_status optic_schedule_create(const optic_module_t *m, optic_comp_id comp, optic_schedule_t **out);
 /* A schedule from the caller's order: n ids, each live instruction of comp
  * exactly once, every operand before its users (else INVALID_ARGUMENT naming
