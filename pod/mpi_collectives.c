@@ -20,7 +20,7 @@
 #include <mpi.h>
 
 #define DEFAULT_TIMEOUT_NS 60000000000ull
-#define DEFAULT_CHUNK ((size_t)1 << 20)
+#define DEFAULT_CHUNK ((size_t)4 << 20)
 #define TAG 0x6f70 /* messages of one pair are non-overtaking, so one tag serves */
 
 struct optic_pod_mpi {
@@ -135,7 +135,7 @@ static optic_status wait_all(optic_pod_mpi_t *m, MPI_Request *req, int n, uint64
                           "not calling the same collective)",
                           what, m->rank, (double)m->timeout_ns * 1e-6);
       }
-      if (polls > 100000) sched_yield();
+      if (polls > 2048) sched_yield(); /* let a peer rank sharing this CPU run */
     }
   }
 }

@@ -283,7 +283,7 @@ typedef struct optic_pod_mpi_options {
   size_t size;          /* sizeof(optic_pod_mpi_options) */
   const void *comm;     /* pointer to an MPI_Comm; NULL: MPI_COMM_WORLD */
   uint64_t timeout_ns;  /* per collective; 0: 60 s */
-  size_t chunk_bytes;   /* message size of the pipelined ring; 0: 1 MiB */
+  size_t chunk_bytes;   /* message size of the pipelined ring; 0: 4 MiB */
   size_t max_bytes;     /* scratch preallocated at create (grows on demand); 0: 0 */
 } optic_pod_mpi_options;
 
