@@ -380,7 +380,8 @@ optic_status optic_pod_run(optic_pod_t *pod, optic_pod_fn fn, void *user, optic_
   }
   (void)atomic_load(&finished);
   if (got != n) {
-    return optic_fail(OPTIC_ERR_UNSUPPORTED, "pod_run: OpenMP gave %d threads for %d cores (OMP_THREAD_LIMIT?)", got,
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "pod_run: OpenMP gave %d threads for %d cores (OMP_THREAD_LIMIT, or "
+                      "called inside a parallel region without nested parallelism?)", got,
                       n);
   }
   int first = -1;

@@ -114,7 +114,8 @@ typedef enum optic_pod_fault {
 } optic_pod_fault;
 
 /* Test hook: core `core` suffers `fault` at its `at_call`-th synchronizing
- * call (1-based; barriers, heartbeats excluded, and every collective count).
+ * call (1-based; barriers, collectives and clock syncs count, heartbeats do
+ * not).
  * OPTIC_POD_FAULT_NONE clears the core's fault. Not during a run. */
 OPTIC_API optic_status optic_pod_inject_fault(optic_pod_t *pod, int core, uint64_t at_call,
                                               optic_pod_fault fault);
