@@ -140,7 +140,7 @@ static optic_status phase_end(coll *k, const ring *r, uint64_t units) {
 static optic_status ring_reduce_scatter(coll *k, const ring *r, size_t lo, size_t len, int mean_by) {
   k->phase++;
   if (r->n < 2 || len == 0) {
-    if (mean_by > 1) divide(k->c->pod, k->dtype, len, k->work + lo * k->esize, mean_by);
+    if (mean_by > 1 && len > 0) divide(k->c->pod, k->dtype, len, k->work + lo * k->esize, mean_by);
     return OPTIC_OK;
   }
   optic_pod_t *pod = k->c->pod;
@@ -364,7 +364,7 @@ optic_status optic_pod_reduce_scatter(optic_pod_core *c, const void *send, void 
   pod_ring(c->pod, c->index, &r);
   st = ring_reduce_scatter(&k, &r, 0, count, op == OPTIC_POD_MEAN ? c->pod->n : 1);
   if (st != OPTIC_OK) return st;
-  memcpy(recv, work + off * k.esize, len * k.esize);
+  if (len > 0) memcpy(recv, work + off * k.esize, len * k.esize);
   return OPTIC_OK;
 }
 
@@ -374,8 +374,9 @@ optic_status optic_pod_all_gather(optic_pod_core *c, const void *send, void *rec
   if (c != NULL) optic_pod_shard(count, c->pod->n, c->index, &off, &len);
   optic_status st = begin(&k, c, KIND_ALL_GATHER, len ? send : recv, recv, count, dtype, OPTIC_POD_SUM, 0, false);
   if (st != OPTIC_OK) return st;
-  char *dst = (char *)recv + off * k.esize;
-  if (len > 0 && dst != (const char *)send) memmove(dst, send, len * k.esize);
+  if (len > 0 && (char *)recv + off * k.esize != (const char *)send) {
+    memmove((char *)recv + off * k.esize, send, len * k.esize);
+  }
   publish(&k, recv);
   ring r;
   pod_ring(c->pod, c->index, &r);

@@ -280,8 +280,9 @@ optic_status optic_pod_mpi_all_reduce(optic_pod_mpi_t *m, const void *send, void
   optic_status st = enter(m, what, dtype, true, op, count, send, recv);
   if (st == OPTIC_OK) st = check_int_bytes(m, count, dtype, what);
   if (st != OPTIC_OK) return st;
+  if (count == 0) return OPTIC_OK; /* every rank has the same count: nothing to exchange */
   const size_t es = optic_dtype_size(dtype);
-  if (send != recv && count > 0) memmove(recv, send, count * es);
+  if (send != recv) memmove(recv, send, count * es);
   uint64_t deadline = optic_now_ns() + m->timeout_ns;
   if ((st = ring_rs(m, recv, count, dtype, op, deadline, what)) != OPTIC_OK) return st;
   return ring_ag(m, recv, count, dtype, deadline, what);
@@ -303,6 +304,7 @@ optic_status optic_pod_mpi_reduce_scatter(optic_pod_mpi_t *m, const void *send, 
   optic_status st = enter(m, what, dtype, true, op, count, send, len ? recv : send);
   if (st == OPTIC_OK) st = check_int_bytes(m, count, dtype, what);
   if (st != OPTIC_OK) return st;
+  if (count == 0) return OPTIC_OK;
   const size_t es = optic_dtype_size(dtype), bytes = count * es;
   if (bytes > m->scratch_bytes) {
     /* grows once; later calls of this size allocate nothing */
@@ -331,9 +333,9 @@ optic_status optic_pod_mpi_all_gather(optic_pod_mpi_t *m, const void *send, void
   optic_status st = enter(m, what, dtype, false, OPTIC_POD_SUM, count, len ? send : recv, recv);
   if (st == OPTIC_OK) st = check_int_bytes(m, count, dtype, what);
   if (st != OPTIC_OK) return st;
+  if (count == 0) return OPTIC_OK;
   const size_t es = optic_dtype_size(dtype);
-  char *dst = (char *)recv + off * es;
-  if (len > 0 && dst != (const char *)send) memmove(dst, send, len * es);
+  if (len > 0 && (char *)recv + off * es != (const char *)send) memmove((char *)recv + off * es, send, len * es);
   return ring_ag(m, recv, count, dtype, optic_now_ns() + m->timeout_ns, what);
 }
 

@@ -169,6 +169,12 @@ static void test_barrier_and_errors(void) {
   OT_EXPECT_STATUS(optic_pod_mpi_all_reduce(m_, &v, &v, 1, OPTIC_S32, OPTIC_POD_SUM), OPTIC_ERR_INVALID_ARGUMENT);
   OT_EXPECT_STATUS(optic_pod_mpi_broadcast(m_, &v, 1, OPTIC_F32, size_), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(optic_pod_mpi_rank(m_) == rank_ && optic_pod_mpi_size(m_) == size_);
+  /* zero elements with NULL buffers are legal everywhere */
+  OT_EXPECT_OK(optic_pod_mpi_all_reduce(m_, NULL, NULL, 0, OPTIC_F32, OPTIC_POD_SUM));
+  OT_EXPECT_OK(optic_pod_mpi_reduce_scatter(m_, NULL, NULL, 0, OPTIC_F64, OPTIC_POD_MEAN));
+  OT_EXPECT_OK(optic_pod_mpi_all_gather(m_, NULL, NULL, 0, OPTIC_F32));
+  OT_EXPECT_OK(optic_pod_mpi_broadcast(m_, NULL, 0, OPTIC_F32, 0));
+  OT_EXPECT_OK(optic_pod_mpi_barrier(m_));
 }
 
 static const ot_case cases[] = {

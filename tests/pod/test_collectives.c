@@ -252,7 +252,33 @@ static void test_default_chunk_ring_4(void) {
   run_sweep(&t, true, 0);
 }
 
+/* zero elements with NULL buffers; bad dtype, op and root */
+static optic_status edge_body(optic_pod_core *c, void *user) {
+  (void)user;
+  optic_status st;
+  if ((st = optic_pod_all_reduce(c, NULL, NULL, 0, OPTIC_F32, OPTIC_POD_SUM)) != OPTIC_OK) return st;
+  if ((st = optic_pod_reduce_scatter(c, NULL, NULL, 0, OPTIC_F64, OPTIC_POD_MEAN)) != OPTIC_OK) return st;
+  if ((st = optic_pod_all_gather(c, NULL, NULL, 0, OPTIC_F32)) != OPTIC_OK) return st;
+  if ((st = optic_pod_broadcast(c, NULL, 0, OPTIC_F64, 1)) != OPTIC_OK) return st;
+  float x[4] = {0};
+  if (optic_pod_all_reduce(c, x, x, 4, OPTIC_S32, OPTIC_POD_SUM) != OPTIC_ERR_INVALID_ARGUMENT) return OPTIC_ERR_INTERNAL;
+  if (optic_pod_all_reduce(c, x, x, 4, OPTIC_F32, (optic_pod_op)9) != OPTIC_ERR_INVALID_ARGUMENT) return OPTIC_ERR_INTERNAL;
+  if (optic_pod_broadcast(c, x, 4, OPTIC_F32, 3) != OPTIC_ERR_INVALID_ARGUMENT) return OPTIC_ERR_INTERNAL;
+  if (optic_pod_all_reduce(c, NULL, x, 4, OPTIC_F32, OPTIC_POD_SUM) != OPTIC_ERR_INVALID_ARGUMENT) return OPTIC_ERR_INTERNAL;
+  /* the rejected calls took no part in the protocol: the pod still works */
+  return optic_pod_all_reduce(c, x, x, 4, OPTIC_F32, OPTIC_POD_MAX);
+}
+
+static void test_edges(void) {
+  optic_pod_options o = {.size = sizeof o, .cores = 3};
+  optic_pod_t *pod = NULL;
+  OT_EXPECT_OK(optic_pod_create(&o, &pod));
+  OT_EXPECT_OK(optic_pod_run(pod, edge_body, NULL, NULL));
+  optic_pod_destroy(pod);
+}
+
 static const ot_case cases[] = {
+    {"edges", test_edges},
     {"ring_1", test_ring_1},           {"ring_2", test_ring_2},
     {"ring_3", test_ring_3},           {"ring_4", test_ring_4},
     {"ring_7", test_ring_7},           {"ring_8", test_ring_8},
