@@ -268,7 +268,8 @@ OPTIC_API bool optic_pod_mpi_built(void);
  * when optic was built without MPI. */
 OPTIC_API optic_status optic_pod_mpi_library_version(char *buf, size_t size);
 
-/* The collectives over an MPI communicator, one pod core per rank: optic's
+/* The collectives over an MPI communicator, one pod core per rank (and, below,
+ * hierarchically with a pod inside each rank): optic's
  * own ring over MPI_Isend/MPI_Irecv with persistent preallocated buffers
  * (no allocation per call), the same shard rule and the same deterministic
  * reduction order as the emulated pod (ranks in communicator order).
@@ -303,6 +304,18 @@ OPTIC_API optic_status optic_pod_mpi_broadcast(optic_pod_mpi_t *m, void *buf, si
                                                int root);
 /* In-place f32 mean over ranks (the gradient path). */
 OPTIC_API optic_status optic_pod_mpi_all_reduce_mean(optic_pod_mpi_t *m, optic_tensor *t);
+
+/* Hierarchical all-reduce: an emulated pod runs inside each MPI rank and
+ * every core of every rank's pod calls this with the same arguments; recv =
+ * op over all cores of all ranks (mean divides once by cores x ranks). The
+ * pod reduces on shared memory, core 0 alone runs the MPI all-reduce on the
+ * pod's result, the pod broadcasts it; bitwise identical on every core of
+ * every rank. Core 0 is the thread that called optic_pod_run, so MPI needs
+ * only MPI_THREAD_FUNNELED when that thread initialized MPI (else
+ * UNSUPPORTED below MPI_THREAD_SERIALIZED). An MPI failure on core 0 aborts
+ * the pod, so the other cores return PEER_FAILED instead of waiting. */
+OPTIC_API optic_status optic_pod_hier_all_reduce(optic_pod_core *core, optic_pod_mpi_t *m, const void *send,
+                                                 void *recv, size_t count, optic_dtype dtype, optic_pod_op op);
 
 #ifdef __cplusplus
 }

@@ -177,7 +177,63 @@ static void test_barrier_and_errors(void) {
   OT_EXPECT_OK(optic_pod_mpi_barrier(m_));
 }
 
+/* A pod of 2 cores inside every rank: hierarchical all-reduce over all of them. */
+typedef struct hier {
+  pod_test_notes notes;
+} hier;
+
+static optic_status hier_body(optic_pod_core *c, void *user) {
+  hier *h = user;
+  const int me = optic_pod_core_index(c), P = optic_pod_core_count(c), R = size_;
+  const size_t lens[4] = {0, 1, 1000, 65537};
+  const optic_pod_op ops[4] = {OPTIC_POD_SUM, OPTIC_POD_MEAN, OPTIC_POD_MAX, OPTIC_POD_MIN};
+  double *x = malloc(65537 * sizeof(double)), *y = malloc(65537 * sizeof(double));
+  optic_status st = OPTIC_OK;
+  for (int di = 0; di < 2 && st == OPTIC_OK; di++) {
+    optic_dtype dt = di ? OPTIC_F64 : OPTIC_F32;
+    for (int li = 0; li < 4 && st == OPTIC_OK; li++) {
+      for (int o = 0; o < 4 && st == OPTIC_OK; o++) {
+        size_t len = lens[li];
+        for (size_t i = 0; i < len; i++) put(x, dt, i, value_of(rank_ * P + me, i));
+        st = optic_pod_hier_all_reduce(c, m_, x, y, len, dt, ops[o]);
+        if (st != OPTIC_OK) {
+          pod_note(&h->notes, me, "%s", optic_last_error());
+          break;
+        }
+        for (size_t i = 0; i < len; i++) {
+          double acc = value_of(0, i);
+          for (int k = 1; k < R * P; k++) {
+            double v = value_of(k, i);
+            acc = ops[o] == OPTIC_POD_MAX ? fmax(acc, v) : ops[o] == OPTIC_POD_MIN ? fmin(acc, v) : acc + v;
+          }
+          if (ops[o] == OPTIC_POD_MEAN) acc = dt == OPTIC_F32 ? (double)((float)acc / (float)(R * P)) : acc / (R * P);
+          if (get(y, dt, i) != acc) {
+            pod_note(&h->notes, me, "hier %s %s len %zu [%zu] = %g, want %g", optic_pod_op_name(ops[o]),
+                     optic_dtype_name(dt), len, i, get(y, dt, i), acc);
+            break;
+          }
+        }
+      }
+    }
+  }
+  free(x);
+  free(y);
+  return st;
+}
+
+static void test_hierarchical(void) {
+  hier *h = calloc(1, sizeof *h);
+  optic_pod_options o = {.size = sizeof o, .cores = 2};
+  optic_pod_t *pod = NULL;
+  OT_EXPECT_OK(optic_pod_create(&o, &pod));
+  OT_EXPECT_OK(optic_pod_run(pod, hier_body, h, NULL));
+  pod_notes_report(&h->notes, 2, "hierarchical");
+  optic_pod_destroy(pod);
+  free(h);
+}
+
 static const ot_case cases[] = {
+    {"hierarchical", test_hierarchical},
     {"sweep", test_sweep},
     {"bitwise", test_bitwise},
     {"barrier_and_errors", test_barrier_and_errors},
