@@ -226,7 +226,8 @@ OPTIC_API void optic_clock_on_wire(int64_t t1, int64_t t2, int64_t t3, int64_t t
 /* The RFC 5905 clock filter: the last 8 samples; the peer's offset and delay
  * are those of the minimum-delay sample, dispersion the weighted sum
  * sum(eps_i / 2^(i+1)) over samples sorted by delay, jitter the RMS of the
- * offset differences from the chosen one. Plain value; init before use. */
+ * offset differences from the chosen one. Plain value; init before use; one
+ * owner at a time (no internal locking). */
 #define OPTIC_CLOCK_FILTER_STAGES 8
 typedef struct optic_clock_filter {
   optic_clock_sample stage[OPTIC_CLOCK_FILTER_STAGES]; /* stage[0] newest */

@@ -277,8 +277,47 @@ static void test_edges(void) {
   optic_pod_destroy(pod);
 }
 
+/* 64 cores (the most a pod takes) on the v4 4x4x4 slice shape: per-axis rings. */
+typedef struct big_job {
+  pod_test_notes notes;
+} big_job;
+
+static optic_status big_body(optic_pod_core *c, void *user) {
+  big_job *j = user;
+  const int me = optic_pod_core_index(c), n = optic_pod_core_count(c);
+  float x[1001];
+  for (int r = 0; r < 3; r++) {
+    for (int i = 0; i < 1001; i++) x[i] = (float)(me + i % 7);
+    optic_status st = optic_pod_all_reduce(c, x, x, 1001, OPTIC_F32, OPTIC_POD_SUM);
+    if (st != OPTIC_OK) return st;
+    for (int i = 0; i < 1001; i++) {
+      float want = (float)(n * (n - 1) / 2 + n * (i % 7));
+      if (x[i] != want) {
+        pod_note(&j->notes, me, "[%d] = %g, want %g", i, x[i], want);
+        break;
+      }
+    }
+    if ((st = optic_pod_barrier(c)) != OPTIC_OK) return st;
+  }
+  return OPTIC_OK;
+}
+
+static void test_v4_4x4x4_64_cores(void) {
+  optic_topology t;
+  OT_EXPECT_OK(optic_topology_preset("v4-4x4x4", &t));
+  optic_pod_options o = {.size = sizeof o, .topology = &t};
+  optic_pod_t *pod = NULL;
+  OT_EXPECT_OK(optic_pod_create(&o, &pod));
+  big_job *j = calloc(1, sizeof *j);
+  OT_EXPECT_OK(optic_pod_run(pod, big_body, j, NULL));
+  pod_notes_report(&j->notes, 64, "v4-4x4x4");
+  free(j);
+  optic_pod_destroy(pod);
+}
+
 static const ot_case cases[] = {
     {"edges", test_edges},
+    {"v4_4x4x4_64_cores", test_v4_4x4x4_64_cores},
     {"ring_1", test_ring_1},           {"ring_2", test_ring_2},
     {"ring_3", test_ring_3},           {"ring_4", test_ring_4},
     {"ring_7", test_ring_7},           {"ring_8", test_ring_8},
