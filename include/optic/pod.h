@@ -290,6 +290,9 @@ typedef struct optic_pod_mpi_options {
   size_t max_bytes;     /* scratch preallocated at create (grows on demand); 0: 0 */
 } optic_pod_mpi_options;
 
+/* Collective over the communicator (MPI_Comm_dup): every rank creates its
+ * handle together. The caller owns *out; destroy (MPI_Comm_free, so also
+ * every rank, before MPI_Finalize) is NULL-safe. */
 OPTIC_API optic_status optic_pod_mpi_create(const optic_pod_mpi_options *options, optic_pod_mpi_t **out);
 OPTIC_API void optic_pod_mpi_destroy(optic_pod_mpi_t *m);
 OPTIC_API int optic_pod_mpi_rank(const optic_pod_mpi_t *m);
