@@ -1,5 +1,7 @@
 /* optic_bench_pod_mpi: the MPI backend's all-reduce (f32 sum, in place)
- * beside MPI_Allreduce in the same run, at 4 KiB, 1 MiB and 64 MiB. Run it
+ * beside MPI_Allreduce in the same run, at 4 KiB, 1 MiB and 64 MiB: on a user
+ * buffer through the shared-memory ring, in place in the shared window, and
+ * over MPI messages only. Run it
  * under mpirun (e.g. -np 2). Ranks must agree on iteration counts, which
  * Google Benchmark's adaptive loop cannot promise, so this is a plain MPI
  * program with fixed counts: repetitions alternate ours and the peer, each
@@ -18,6 +20,11 @@ typedef struct result {
   double ns[16];
   double gbps[16];
 } result;
+
+/* The variants, in the order they are timed in each repetition (rotated). */
+enum { OURS_SHM, OURS_WINDOW, OURS_MESSAGES, PEER, VARIANTS };
+static const char *const VARIANT_NAME[VARIANTS] = {"pod_mpi/all_reduce", "pod_mpi/all_reduce_window",
+                                                   "pod_mpi/all_reduce_messages", "peer/mpi_allreduce"};
 
 static double time_op(bool ours, optic_pod_mpi_t *m, float *x, size_t n, int iters) {
   MPI_Barrier(MPI_COMM_WORLD);
@@ -52,29 +59,35 @@ int main(int argc, char **argv) {
   if (reps > 16) reps = 16;
   const size_t sizes[3] = {4096, (size_t)1 << 20, (size_t)64 << 20};
   const int iters[3] = {2000, 40, 3};
-  optic_pod_mpi_options o = {.size = sizeof o};
-  optic_pod_mpi_t *m = NULL;
-  if (optic_pod_mpi_create(&o, &m) != OPTIC_OK) {
+  /* shm: the shared-memory ring (user buffer, or the window in place);
+   * msg: optic's ring over MPI messages only */
+  optic_pod_mpi_options o = {.size = sizeof o, .shm_bytes = sizes[2]}, mo = {.size = sizeof mo};
+  optic_pod_mpi_t *m = NULL, *msg = NULL;
+  if (optic_pod_mpi_create(&o, &m) != OPTIC_OK || optic_pod_mpi_create(&mo, &msg) != OPTIC_OK) {
     fprintf(stderr, "optic_pod_mpi_create: %s\n", optic_last_error());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  result res[6];
+  float *window = optic_pod_mpi_window(m, NULL);
+  result res[3 * VARIANTS];
   memset(res, 0, sizeof res);
   float *x = calloc(sizes[2] / sizeof(float), sizeof(float)); /* zeros: sums stay finite */
   for (size_t s = 0; s < 3; s++) {
     size_t n = sizes[s] / sizeof(float);
     double bus = (double)sizes[s] * 2.0 * (size - 1) / size;
-    snprintf(res[2 * s].name, sizeof res[0].name, "pod_mpi/all_reduce/bytes:%zu/np:%d/real_time", sizes[s], size);
-    snprintf(res[2 * s + 1].name, sizeof res[0].name, "peer/mpi_allreduce/bytes:%zu/np:%d/real_time", sizes[s], size);
-    time_op(true, m, x, n, 1); /* warm-up: first touch, connections */
-    time_op(false, m, x, n, 1);
-    for (int r = 0; r < reps; r++) {
-      for (int which = 0; which < 2; which++) {
-        bool ours = (which + r) % 2 == 0; /* alternate who goes first */
-        double ns = time_op(ours, m, x, n, iters[s]);
-        result *e = &res[2 * s + (ours ? 0 : 1)];
-        e->ns[r] = ns;
-        e->gbps[r] = bus / ns;
+    for (int v = 0; v < VARIANTS; v++) {
+      snprintf(res[VARIANTS * s + v].name, sizeof res[0].name, "%s/bytes:%zu/np:%d/real_time", VARIANT_NAME[v],
+               sizes[s], size);
+    }
+    for (int r = -1; r < reps; r++) { /* r = -1: warm-up (first touch, connections), not recorded */
+      for (int k = 0; k < VARIANTS; k++) {
+        int v = (k + (r < 0 ? 0 : r)) % VARIANTS; /* rotate who goes first */
+        if (v == OURS_WINDOW && window == NULL) continue;
+        optic_pod_mpi_t *h = v == OURS_MESSAGES ? msg : m;
+        float *buf = v == OURS_WINDOW ? window : x;
+        double ns = time_op(v != PEER, h, buf, n, r < 0 ? 1 : iters[s]);
+        if (r < 0) continue;
+        res[VARIANTS * s + v].ns[r] = ns;
+        res[VARIANTS * s + v].gbps[r] = bus / ns;
       }
     }
   }
@@ -90,14 +103,15 @@ int main(int argc, char **argv) {
       fprintf(f, "  \"benchmarks\": [\n");
     }
     bool first = true;
-    for (int e = 0; e < 6; e++) {
+    for (int e = 0; e < 3 * VARIANTS; e++) {
+      if (res[e].ns[0] == 0) continue; /* the window variant without a window */
       double best = 0;
       for (int r = 0; r < reps; r++) {
         if (f) {
           fprintf(f, "%s    {\"name\": \"%s\", \"run_name\": \"%s\", \"run_type\": \"iteration\", \"repetitions\": %d, "
                      "\"repetition_index\": %d, \"iterations\": %d, \"real_time\": %.1f, \"time_unit\": \"ns\", "
                      "\"GB/s\": %.6f}",
-                  first ? "" : ",\n", res[e].name, res[e].name, reps, r, iters[e / 2], res[e].ns[r], res[e].gbps[r]);
+                  first ? "" : ",\n", res[e].name, res[e].name, reps, r, iters[e / VARIANTS], res[e].ns[r], res[e].gbps[r]);
         }
         first = false;
         if (res[e].gbps[r] > best) best = res[e].gbps[r];
@@ -120,6 +134,7 @@ int main(int argc, char **argv) {
   }
   free(x);
   optic_pod_mpi_destroy(m);
+  optic_pod_mpi_destroy(msg);
   MPI_Finalize();
   return 0;
 }

@@ -7,9 +7,13 @@
  * unmatched messages may be left in flight. Without MPI every call returns
  * UNSUPPORTED. The reduction order is the emulated pod's (ring = rank order),
  * so results are bitwise equal across ranks and to a pod of as many cores. */
+#include <fcntl.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <optic/pod.h>
 
@@ -34,7 +38,75 @@ struct optic_pod_mpi {
   bool broken;
   char broken_why[320];
   const optic_binary_kernels *kernels;
+  /* shared-memory path (one node): every rank's segment is a 64-byte
+   * progress counter followed by shm_bytes of data, in one POSIX shared
+   * mapping that each rank unmaps on its own (no collective at destroy) */
+  char *shm_map;
+  size_t shm_map_bytes, shm_bytes, shm_seg;
+  uint64_t shm_seq;
 };
+
+#define SHM_PROGRESS(seq, phase, units) (((uint64_t)(seq) << 32) | ((uint64_t)(phase) << 24) | (uint64_t)(units))
+
+static _Atomic uint64_t *shm_progress(const optic_pod_mpi_t *m, int rank) {
+  return (_Atomic uint64_t *)(m->shm_map + (size_t)rank * m->shm_seg);
+}
+static char *shm_data(const optic_pod_mpi_t *m, int rank) { return m->shm_map + (size_t)rank * m->shm_seg + 64; }
+
+/* Maps one shared segment per rank when all ranks share a node. Every rank
+ * takes the same branch (the decisions are agreed with MPI_Allreduce), and on
+ * any failure the path stays off rather than failing create. */
+static void shm_setup(optic_pod_mpi_t *m, size_t bytes) {
+  MPI_Comm node;
+  int node_size = 0, ok;
+  if (MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &node) != MPI_SUCCESS) return;
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  ok = node_size == m->size && m->size > 1;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, m->comm);
+  if (!ok) return;
+  char name[64];
+  static _Atomic unsigned counter;
+  if (m->rank == 0) {
+    snprintf(name, sizeof name, "/optic_pod_%ld_%u_%llu", (long)getpid(), atomic_fetch_add(&counter, 1),
+             (unsigned long long)optic_now_ns());
+  }
+  MPI_Bcast(name, sizeof name, MPI_CHAR, 0, m->comm);
+  m->shm_seg = 64 + (bytes + 63) / 64 * 64;
+  m->shm_map_bytes = m->shm_seg * (size_t)m->size;
+  int fd = -1;
+  if (m->rank == 0) {
+    fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+    if (fd >= 0 && ftruncate(fd, (off_t)m->shm_map_bytes) != 0) {
+      close(fd);
+      shm_unlink(name);
+      fd = -1;
+    }
+  }
+  ok = m->rank != 0 || fd >= 0;
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, m->comm);
+  if (ok && m->rank != 0) fd = shm_open(name, O_RDWR, 0600);
+  void *p = fd >= 0 ? mmap(NULL, m->shm_map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+  if (fd >= 0) close(fd);
+  int mapped = p != MAP_FAILED;
+  MPI_Allreduce(&mapped, &ok, 1, MPI_INT, MPI_MIN, m->comm);
+  if (m->rank == 0 && fd >= 0) shm_unlink(name); /* every rank has opened it by now */
+  if (!ok) {
+    if (mapped) munmap(p, m->shm_map_bytes);
+    m->shm_map_bytes = 0;
+    return;
+  }
+  m->shm_map = p;
+  m->shm_bytes = bytes;
+  atomic_store(shm_progress(m, m->rank), 0);
+  memset(shm_data(m, m->rank), 0, bytes); /* fault our pages in now */
+  MPI_Barrier(m->comm);
+}
+
+void *optic_pod_mpi_window(optic_pod_mpi_t *m, size_t *bytes) {
+  if (bytes != NULL) *bytes = m && m->shm_map ? m->shm_bytes : 0;
+  return m && m->shm_map ? shm_data(m, m->rank) : NULL;
+}
 
 static optic_status mpi_error(optic_pod_mpi_t *m, int rc, const char *what) {
   char msg[MPI_MAX_ERROR_STRING];
@@ -93,6 +165,7 @@ optic_status optic_pod_mpi_create(const optic_pod_mpi_options *options, optic_po
     return st;
   }
   m->scratch_bytes = o.max_bytes;
+  if (o.shm_bytes > 0) shm_setup(m, o.shm_bytes);
   *out = m;
   return OPTIC_OK;
 }
@@ -105,6 +178,7 @@ void optic_pod_mpi_destroy(optic_pod_mpi_t *m) {
   optic_free(NULL, m->tmp[0], m->chunk_bytes, 64);
   optic_free(NULL, m->tmp[1], m->chunk_bytes, 64);
   optic_free(NULL, m->scratch, m->scratch_bytes, 64);
+  if (m->shm_map != NULL) munmap(m->shm_map, m->shm_map_bytes);
   optic_free(NULL, m, sizeof *m, 0);
 }
 
@@ -274,6 +348,79 @@ static optic_status check_int_bytes(optic_pod_mpi_t *m, size_t count, optic_dtyp
   return OPTIC_OK;
 }
 
+/* ------------------------------------------------- shared-memory all-reduce */
+
+static optic_status shm_wait(optic_pod_mpi_t *m, int rank, uint64_t target, uint64_t deadline, const char *what) {
+  _Atomic uint64_t *p = shm_progress(m, rank);
+  for (uint64_t polls = 0;; polls++) {
+    if (atomic_load_explicit(p, memory_order_acquire) >= target) return OPTIC_OK;
+    if ((polls & 63) == 63) {
+      if (optic_now_ns() > deadline) {
+        m->broken = true;
+        snprintf(m->broken_why, sizeof m->broken_why, "%s timed out on rank %d waiting for rank %d", what, m->rank,
+                 rank);
+        return optic_fail(OPTIC_ERR_TIMEOUT,
+                          "pod_mpi %s on rank %d: rank %d made no progress within %.1f ms (dead, stalled or not "
+                          "calling the same collective)",
+                          what, m->rank, rank, (double)m->timeout_ns * 1e-6);
+      }
+      if (polls > 2048) sched_yield();
+    }
+  }
+}
+
+/* The emulated pod's ring (pod/collectives.c) between processes: each rank
+ * reads its predecessor's segment directly, chunk by chunk, published through
+ * one progress counter per rank; a rank leaves a phase only after its
+ * successor has finished reading it. Same segments, same order as the
+ * message ring: the same bits. */
+static optic_status shm_all_reduce(optic_pod_mpi_t *m, const void *send, void *recv, size_t count, optic_dtype dt,
+                                   optic_pod_op op, const char *what) {
+  const int n = m->size, p = m->rank, pred = mod(p - 1, n), succ = mod(p + 1, n);
+  const size_t es = optic_dtype_size(dt), bytes = count * es;
+  char *w = shm_data(m, p), *pw = shm_data(m, pred);
+  if (recv != w) {
+    memcpy(w, send, bytes);
+  } else if (send != recv) {
+    memmove(w, send, bytes);
+  }
+  const uint64_t seq = ++m->shm_seq, deadline = optic_now_ns() + m->timeout_ns;
+  size_t first_off, max_seg;
+  optic_pod_shard(count, n, 0, &first_off, &max_seg);
+  size_t ce = (size_t)(64 << 10) / es;
+  if (max_seg / ce >= (1u << 24) / (size_t)n) ce = max_seg / ((1u << 24) / (size_t)n - 1) + 1;
+  const size_t C = (max_seg + ce - 1) / ce;
+  _Atomic uint64_t *mine = shm_progress(m, p);
+  optic_status st;
+  for (int phase = 1; phase <= 2; phase++) {
+    atomic_store(mine, SHM_PROGRESS(seq, phase, 0));
+    for (int s = 0; s < n - 1; s++) {
+      size_t off, seg;
+      optic_pod_shard(count, n, phase == 1 ? mod(p - s - 2, n) : mod(p - s - 1, n), &off, &seg);
+      for (size_t c = 0; c < C; c++) {
+        uint64_t need = s == 0 ? 0 : (uint64_t)(s - 1) * C + c + 1;
+        if ((st = shm_wait(m, pred, SHM_PROGRESS(seq, phase, need), deadline, what)) != OPTIC_OK) return st;
+        size_t a = c * ce, b = a + ce < seg ? a + ce : seg;
+        if (a < b) {
+          size_t at = (off + a) * es;
+          if (phase == 1) {
+            reduce_into(m, dt, op, b - a, pw + at, w + at);
+            if (s == n - 2 && op == OPTIC_POD_MEAN) divide(m, dt, b - a, w + at, n);
+          } else {
+            memcpy(w + at, pw + at, (b - a) * es);
+          }
+        }
+        atomic_store_explicit(mine, SHM_PROGRESS(seq, phase, (uint64_t)s * C + c + 1), memory_order_release);
+      }
+    }
+    if (phase == 2 && recv != w) memcpy(recv, w, bytes);
+    if ((st = shm_wait(m, succ, SHM_PROGRESS(seq, phase, (uint64_t)(n - 1) * C), deadline, what)) != OPTIC_OK) {
+      return st;
+    }
+  }
+  return OPTIC_OK;
+}
+
 optic_status optic_pod_mpi_all_reduce(optic_pod_mpi_t *m, const void *send, void *recv, size_t count,
                                       optic_dtype dtype, optic_pod_op op) {
   const char *what = "all_reduce";
@@ -282,6 +429,15 @@ optic_status optic_pod_mpi_all_reduce(optic_pod_mpi_t *m, const void *send, void
   if (st != OPTIC_OK) return st;
   if (count == 0) return OPTIC_OK; /* every rank has the same count: nothing to exchange */
   const size_t es = optic_dtype_size(dtype);
+  if (m->shm_map != NULL && count * es <= m->shm_bytes) {
+    char *w = shm_data(m, m->rank);
+    if ((const char *)send == w && recv != w) {
+      /* only rank-local arguments are checked here, before any protocol step */
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "pod_mpi all_reduce: send is the shared window but recv is not (use it in place)");
+    }
+    return shm_all_reduce(m, send, recv, count, dtype, op, what);
+  }
   if (send != recv) memmove(recv, send, count * es);
   uint64_t deadline = optic_now_ns() + m->timeout_ns;
   if ((st = ring_rs(m, recv, count, dtype, op, deadline, what)) != OPTIC_OK) return st;
@@ -393,6 +549,11 @@ optic_status optic_pod_mpi_create(const optic_pod_mpi_options *o, optic_pod_mpi_
   return no_mpi("create");
 }
 void optic_pod_mpi_destroy(optic_pod_mpi_t *m) { (void)m; }
+void *optic_pod_mpi_window(optic_pod_mpi_t *m, size_t *bytes) {
+  (void)m;
+  if (bytes) *bytes = 0;
+  return NULL;
+}
 int optic_pod_mpi_rank(const optic_pod_mpi_t *m) { (void)m; return -1; }
 int optic_pod_mpi_size(const optic_pod_mpi_t *m) { (void)m; return 0; }
 optic_status optic_pod_mpi_barrier(optic_pod_mpi_t *m) { (void)m; return no_mpi("barrier"); }

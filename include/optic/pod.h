@@ -288,6 +288,11 @@ typedef struct optic_pod_mpi_options {
   uint64_t timeout_ns;  /* per collective; 0: 60 s */
   size_t chunk_bytes;   /* message size of the pipelined ring; 0: 4 MiB */
   size_t max_bytes;     /* scratch preallocated at create (grows on demand); 0: 0 */
+  /* Per-rank shared-memory segment for ranks that all share one node: an
+   * all-reduce of up to shm_bytes then runs the emulated pod's ring on direct
+   * loads and stores instead of messages. 0: off. If the ranks span nodes or
+   * the segment cannot be mapped, it stays off (optic_pod_mpi_window NULL). */
+  size_t shm_bytes;
 } optic_pod_mpi_options;
 
 /* Collective over the communicator (MPI_Comm_dup): every rank creates its
@@ -295,6 +300,10 @@ typedef struct optic_pod_mpi_options {
  * every rank, before MPI_Finalize) is NULL-safe. */
 OPTIC_API optic_status optic_pod_mpi_create(const optic_pod_mpi_options *options, optic_pod_mpi_t **out);
 OPTIC_API void optic_pod_mpi_destroy(optic_pod_mpi_t *m);
+/* This rank's shared-memory segment (shm_bytes, 64-byte aligned, owned by
+ * the handle, valid until destroy) or NULL when off. An all-reduce whose recv
+ * is this buffer (in place) needs no copy in or out: keep gradients there. */
+OPTIC_API void *optic_pod_mpi_window(optic_pod_mpi_t *m, size_t *bytes);
 OPTIC_API int optic_pod_mpi_rank(const optic_pod_mpi_t *m);
 OPTIC_API int optic_pod_mpi_size(const optic_pod_mpi_t *m);
 OPTIC_API optic_status optic_pod_mpi_barrier(optic_pod_mpi_t *m);

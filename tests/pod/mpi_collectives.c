@@ -11,7 +11,9 @@
 #include "tests/pod/pod_test.h"
 
 static int rank_, size_;
-static optic_pod_mpi_t *m_;
+/* m_ has the shared-memory window (its all-reduces of up to 65538 doubles
+ * take the shared-memory ring), msg_ sends messages only. */
+static optic_pod_mpi_t *m_, *msg_;
 
 static double value_of(int r, size_t i) { return (double)((int)((r * 131 + i * 29) % 61) - 30) * 0.25; }
 static double get(const void *p, optic_dtype dt, size_t i) {
@@ -35,7 +37,7 @@ static double reference(optic_pod_op op, optic_dtype dt, size_t i) {
   return acc;
 }
 
-static void test_sweep(void) {
+static void sweep(optic_pod_mpi_t *m_) {
   const size_t lens[6] = {0, 1, (size_t)size_ - 1, (size_t)size_ + 1, 1000, 65537};
   const optic_pod_op ops[4] = {OPTIC_POD_SUM, OPTIC_POD_MEAN, OPTIC_POD_MAX, OPTIC_POD_MIN};
   char *a = malloc(65538 * 8), *b = malloc(65538 * 8);
@@ -93,6 +95,15 @@ static void test_sweep(void) {
   free(b);
 }
 
+static void test_sweep_shm(void) {
+  OT_CHECK(optic_pod_mpi_window(m_, NULL) != NULL, "the shared-memory window is off");
+  sweep(m_);
+}
+static void test_sweep_messages(void) {
+  OT_CHECK(optic_pod_mpi_window(msg_, NULL) == NULL);
+  sweep(msg_);
+}
+
 /* random data: bitwise equal on every rank and to an emulated pod's ring */
 #define RLEN 100003
 typedef struct emu {
@@ -119,8 +130,11 @@ static optic_status emu_body(optic_pod_core *c, void *user) {
   return st;
 }
 
-static void test_bitwise(void) {
-  float *x = malloc(RLEN * sizeof(float)), *all = malloc(RLEN * sizeof(float) * (size_t)size_);
+static void bitwise(optic_pod_mpi_t *m_, bool in_window) {
+  size_t wbytes = 0;
+  float *win = optic_pod_mpi_window(m_, &wbytes);
+  float *x = in_window ? win : malloc(RLEN * sizeof(float)), *all = malloc(RLEN * sizeof(float) * (size_t)size_);
+  OT_CHECK(!in_window || wbytes >= RLEN * sizeof(float));
   for (size_t i = 0; i < RLEN; i++) x[i] = rnd(rank_, i);
   optic_tensor t;
   optic_shape s;
@@ -142,13 +156,19 @@ static void test_bitwise(void) {
     optic_pod_destroy(pod);
     free(e.out0);
   }
-  free(x);
+  if (!in_window) free(x);
   free(all);
 }
 
+static void test_bitwise(void) {
+  bitwise(m_, true);  /* gradients kept in the shared window: no copies */
+  bitwise(m_, false); /* user buffer through the shared-memory ring */
+  bitwise(msg_, false);
+}
+
 /* A rank that never joins: rank 0 times out, then the handle refuses calls. */
-static void test_timeout(void) {
-  optic_pod_mpi_options o = {.size = sizeof o, .timeout_ns = 200000000ull};
+static void timeout(size_t shm_bytes) {
+  optic_pod_mpi_options o = {.size = sizeof o, .timeout_ns = 200000000ull, .shm_bytes = shm_bytes};
   optic_pod_mpi_t *h = NULL;
   OT_EXPECT_OK(optic_pod_mpi_create(&o, &h));
   if (rank_ == 0) {
@@ -161,6 +181,11 @@ static void test_timeout(void) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   optic_pod_mpi_destroy(h);
+}
+
+static void test_timeout(void) {
+  timeout(0);    /* message ring */
+  timeout(4096); /* shared-memory ring */
 }
 
 static void test_barrier_and_errors(void) {
@@ -234,7 +259,8 @@ static void test_hierarchical(void) {
 
 static const ot_case cases[] = {
     {"hierarchical", test_hierarchical},
-    {"sweep", test_sweep},
+    {"sweep_shm", test_sweep_shm},
+    {"sweep_messages", test_sweep_messages},
     {"bitwise", test_bitwise},
     {"barrier_and_errors", test_barrier_and_errors},
     {"timeout", test_timeout},
@@ -245,13 +271,16 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  optic_pod_mpi_options o = {.size = sizeof o, .chunk_bytes = 4096, .timeout_ns = 60000000000ull};
-  if (optic_pod_mpi_create(&o, &m_) != OPTIC_OK) {
+  optic_pod_mpi_options o = {.size = sizeof o, .chunk_bytes = 4096, .timeout_ns = 60000000000ull,
+                             .shm_bytes = 65538 * 8};
+  optic_pod_mpi_options mo = {.size = sizeof mo, .chunk_bytes = 4096, .timeout_ns = 60000000000ull};
+  if (optic_pod_mpi_create(&o, &m_) != OPTIC_OK || optic_pod_mpi_create(&mo, &msg_) != OPTIC_OK) {
     fprintf(stderr, "rank %d: %s\n", rank_, optic_last_error());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   int rc = ot_main_(argc, argv, cases, sizeof cases / sizeof cases[0]);
   optic_pod_mpi_destroy(m_);
+  optic_pod_mpi_destroy(msg_);
   int worst = 0;
   MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
