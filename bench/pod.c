@@ -81,6 +81,13 @@ static void bm_pod_all_reduce(optic_bench_state *st, void *user) {
   } else {
     while (optic_bench_keep_running(st)) optic_pod_run(pod, ring_body, &b, NULL);
     report(st, &b);
+    /* optic report's estimates, per iteration: in place, each of the N cores
+     * reads two and writes one segment per reduce-scatter step and reads one
+     * and writes one per all-gather step: 5(N-1)/N of the buffer, and
+     * (N-1)/N of its elements in adds */
+    const double n = b.cores, bytes = (double)b.n * sizeof(float), reps = (double)b.repeats;
+    optic_bench_counter(st, "est_bytes", 5.0 * (n - 1) * bytes * reps, OPTIC_BENCH_COUNTER_PLAIN);
+    optic_bench_counter(st, "est_flops", (n - 1) * (double)b.n * reps, OPTIC_BENCH_COUNTER_PLAIN);
   }
   optic_pod_destroy(pod);
   teardown(&b);
