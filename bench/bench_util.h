@@ -77,6 +77,7 @@ void bench_register_sha256(void);        /* peers/sha256.c */
 void bench_register_write_fsync(void);   /* peers/write_fsync.c */
 void bench_register_graph_compile(void); /* graph_compile.c */
 void bench_register_onednn_conv(void);   /* peers/onednn_conv.c, when oneDNN is found */
+void bench_register_pod(void);           /* pod.c: all-reduce, barrier */
 
 /* Machine facts added to the report's context (context.c). */
 void bench_add_machine_context(void);
