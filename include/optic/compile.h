@@ -51,13 +51,21 @@ OPTIC_API const char *optic_machine_preset_name(int32_t i);
 OPTIC_API optic_status optic_machine_host(optic_machine *out);
 /* The default path optic_machine_host reads (no file check). */
 OPTIC_API optic_status optic_machine_default_path(char *buf, size_t size);
-/* Reads / writes the JSON machine file (flat object with the fields above).
- * Save is atomic (temporary file + rename); it creates the parent directory. */
+/* Reads / writes the JSON machine file (flat object with the fields above;
+ * every field but "source" is required, unknown keys are skipped). Load:
+ * NOT_FOUND if the file does not exist, IO if it cannot be read, CORRUPT
+ * (naming the file, line:column and the problem) for bad JSON, a missing
+ * field or a figure optic_machine_validate rejects. Save validates first,
+ * then writes atomically (temporary file + fsync + rename), creating the
+ * parent directories. Both are thread-safe (no shared state). */
 OPTIC_API optic_status optic_machine_load(const char *path, optic_machine *out);
 OPTIC_API optic_status optic_machine_save(const optic_machine *m, const char *path);
-/* Checks every figure is finite and > 0 (op_overhead_ns >= 0, cores >= 1). */
+/* Checks every figure is finite and > 0, except cache_bytes and
+ * op_overhead_ns, which may be 0 (no cache level; no per-op cost); cores >= 1;
+ * name non-empty. INVALID_ARGUMENT naming the field and value. */
 OPTIC_API optic_status optic_machine_validate(const optic_machine *m);
-/* Roofline estimate of one instruction's time in ns (see above). */
+/* Roofline estimate of one instruction's time in ns (see above); bytes up to
+ * and including cache_bytes use cache_bandwidth. Expects a valid machine. */
 OPTIC_API double optic_machine_estimate_ns(const optic_machine *m, const optic_cost *cost);
 
 /* ------------------------------------------------------------ compile
