@@ -50,7 +50,7 @@ static void combine(const exec_step *s, int32_t n, void **acc, void **vals, void
     ew_apply((optic_opcode)s->reduce_fast, OPTIC_CMP_EQ, OPTIC_F32, OPTIC_F32, len, src, 0, acc[0]);
     return;
   }
-  const void *inputs[128];
+  const void *inputs[128] = {NULL};
   for (int32_t i = 0; i < n; i++) inputs[i] = acc[i], inputs[n + i] = vals[i];
   ew_run_block(s->prog, inputs, 0, tmp, 0, len, regs);
   for (int32_t i = 0; i < n; i++) memcpy(acc[i], tmp[i], len * optic_dtype_size(s->prog->output_dtype[i]));

@@ -27,6 +27,7 @@ struct optic_exec_ctx {
   /* binding cache */
   exec_bound *bound;
   const void *bound_key;
+  double bound_stamp;    /* the program's compile_seconds: tells a new program at a reused address apart */
   void ***frames;        /* [thread] -> pointer block for every sequence's params and outs */
   size_t *frame_off;     /* by computation id: offset of its params in a thread's block */
   size_t frame_total;
@@ -418,7 +419,8 @@ done:
 optic_status exec_run_module(optic_exec_ctx_t *c, const optic_module_t *m, const optic_tensor *inputs, int32_t n_in,
                              optic_tensor *outputs, int32_t n_out) {
   if (c == NULL || m == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "exec_run_module: NULL argument");
-  if (c->bound_key != (const void *)m) {
+  {
+    /* Tests build and free modules in loops: always bind afresh. */
     exec_bound *b;
     optic_status st = exec_bind(m, NULL, c->threads, &b);
     if (st != OPTIC_OK) return st;
@@ -432,11 +434,15 @@ optic_status optic_program_run(const optic_program_t *program, optic_exec_ctx_t 
   if (program == NULL || c == NULL) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_program_run: program or context is NULL");
   }
-  if (c->bound_key != (const void *)program) {
+  optic_program_summary sum;
+  optic_status sst = optic_program_summary_get(program, &sum);
+  if (sst != OPTIC_OK) return sst;
+  if (c->bound_key != (const void *)program || c->bound_stamp != sum.compile_seconds) {
     exec_bound *b;
     optic_status st = exec_bind(optic_program_module(program), program, c->threads, &b);
     if (st != OPTIC_OK) return st;
     if ((st = attach(c, b, program)) != OPTIC_OK) return st;
+    c->bound_stamp = sum.compile_seconds;
   }
   return exec_run_bound(c, c->bound, inputs, n_in, outputs, n_out);
 }
