@@ -430,6 +430,8 @@ optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, 
     exec_bound_destroy(b);
     return oom();
   }
+  optic_program_summary sum;
+  if (program && optic_program_summary_get(program, &sum) == OPTIC_OK) b->est_ns = sum.est_ns;
   bind_ctx c = {b};
   exec_seq *entry;
   optic_status st = bind_seq(&c, b->entry, &entry);

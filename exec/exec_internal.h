@@ -166,7 +166,7 @@ typedef struct exec_bound {
   size_t scratch_total;  /* per-step scratch (dot packing, conv columns, root scratch) */
   int32_t *param_leaf_base; /* by parameter node id: its first flat leaf in its computation */
   int32_t threads;       /* what conv plans were made for */
-  int64_t max_while;
+  double est_ns;         /* the program's estimate of a run (0 without a program) */
 } exec_bound;
 
 /* Binds module m (its entry computation) for `threads` threads; program

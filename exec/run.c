@@ -12,10 +12,14 @@
 #include <string.h>
 
 #include "exec/exec_internal.h"
+#include "exec/pool.h"
+#include "exec/profile.h"
 
 #define ALIGN64(x) (((x) + 63) & ~(size_t)63)
 
+/* A buffer lent by the context's pool, kept across runs while big enough. */
 typedef struct ctx_buf {
+  exec_arena a;
   void *data;
   size_t size;
 } ctx_buf;
@@ -24,6 +28,9 @@ struct optic_exec_ctx {
   optic_exec_options opts;
   int32_t threads;
   const optic_allocator *alloc;
+  exec_pool *pool;
+  optic_profiler_t *profiler;
+  bool own_profiler;
   /* binding cache */
   exec_bound *bound;
   const void *bound_key;
@@ -66,31 +73,50 @@ optic_status optic_exec_ctx_create(const optic_exec_options *options, optic_exec
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_exec_ctx_create: max_while_iterations is %lld; must be >= 0",
                       (long long)o.max_while_iterations);
   }
-  if (o.device != 0) {
-    return optic_fail(OPTIC_ERR_NOT_FOUND, "optic_exec_ctx_create: no device %d (device 0 is the host)",
-                      (int)o.device);
-  }
+  optic_device dev;
+  optic_status st = optic_device_get(o.device, &dev);
+  if (st != OPTIC_OK) return st;
   optic_exec_ctx_t *c = calloc(1, sizeof *c);
   if (c == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "optic_exec_ctx_create: out of memory");
   c->opts = o;
-  c->threads = o.threads > 0 ? o.threads : omp_get_max_threads();
+  c->threads = o.threads > 0 ? o.threads : dev.cores;
   if (c->threads < 1) c->threads = 1;
-  c->alloc = o.allocator ? o.allocator : optic_default_allocator();
+  optic_pool_options po = o.pool ? *o.pool : optic_pool_options_default();
+  if (o.allocator) po.allocator = o.allocator;
+  c->alloc = po.allocator ? po.allocator : optic_default_allocator();
+  if ((st = exec_pool_create(&po, &c->pool)) != OPTIC_OK) {
+    free(c);
+    return st;
+  }
+  c->profiler = o.profiler;
+  if (c->profiler == NULL && o.profile) {
+    optic_profiler_options pr = optic_profiler_options_default();
+    pr.enabled = true;
+    if ((st = optic_profiler_create(&pr, &c->profiler)) != OPTIC_OK) {
+      exec_pool_destroy(c->pool);
+      free(c);
+      return st;
+    }
+    c->own_profiler = true;
+  }
   *out = c;
   return OPTIC_OK;
 }
 
 static void buf_free(optic_exec_ctx_t *c, ctx_buf *b) {
-  if (b->data) optic_free(c->alloc, b->data, b->size, 64);
+  exec_pool_release(c->pool, &b->a);
   *b = (ctx_buf){0};
 }
 
+/* Keeps the buffer when it is big enough (steady state: no pool call, no
+ * page fault); otherwise trades it for a bigger one from the pool. */
 static optic_status buf_reserve(optic_exec_ctx_t *c, ctx_buf *b, size_t bytes) {
-  if (bytes <= b->size) return OPTIC_OK;
+  if (bytes <= b->size && (b->data != NULL || bytes == 0)) return OPTIC_OK;
   buf_free(c, b);
-  optic_status st = optic_alloc(c->alloc, bytes, 64, &b->data);
+  optic_status st = exec_pool_acquire(c->pool, bytes, exec_profiler_active(c->profiler), 0, &b->a);
   if (st != OPTIC_OK) return st;
-  b->size = bytes;
+  b->data = b->a.data;
+  b->size = b->a.capacity;
   return OPTIC_OK;
 }
 
@@ -113,10 +139,20 @@ void optic_exec_ctx_destroy(optic_exec_ctx_t *c) {
   buf_free(c, &c->regs);
   for (int32_t i = 0; i < c->n_outputs; i++) buf_free(c, &c->outputs[i]);
   free(c->outputs);
+  exec_pool_destroy(c->pool);
+  if (c->own_profiler) optic_profiler_destroy(c->profiler);
   free(c);
 }
 
 int32_t optic_exec_ctx_threads(const optic_exec_ctx_t *c) { return c ? c->threads : 0; }
+
+optic_profiler_t *optic_exec_ctx_profiler(const optic_exec_ctx_t *c) { return c ? c->profiler : NULL; }
+
+optic_status optic_exec_ctx_pool_stats(const optic_exec_ctx_t *c, optic_pool_stats *out) {
+  if (c == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_exec_ctx_pool_stats: NULL argument");
+  exec_pool_stats(c->pool, out);
+  return OPTIC_OK;
+}
 
 /* ------------------------------------------------------------ binding cache */
 
@@ -154,7 +190,19 @@ typedef struct run_ctx {
   optic_exec_ctx_t *c;
   exec_bound *b;
   unsigned char *arena;
+  optic_profiler_t *prof; /* NULL when profiling is off: one branch per op */
+  uint64_t run;
+  int32_t device;
 } run_ctx;
+
+static const char *fusion_kind_name(const exec_step *s) {
+  switch (s->attr ? s->attr[0] : -1) {
+    case OPTIC_FUSION_LOOP: return "loop";
+    case OPTIC_FUSION_INPUT: return "input";
+    case OPTIC_FUSION_OUTPUT: return "output";
+    default: return "fusion";
+  }
+}
 
 static void record_error(run_ctx *rc, optic_status st) {
 #pragma omp critical(optic_exec_error)
@@ -294,7 +342,15 @@ static optic_status run_seq(run_ctx *rc, const exec_seq *q, void **params, void 
     const exec_step *s = &q->steps[i];
     if (s->noop) continue;
     if (s->barrier_before) barrier(th);
+    uint64_t t0 = rc->prof ? optic_now_ns() : 0;
     optic_status st = run_step(rc, s, &f, th);
+    if (rc->prof) {
+      bool fusion = s->op == OPTIC_OP_FUSION;
+      exec_profiler_record_span(rc->prof, fusion ? OPTIC_PROFILE_FUSION : OPTIC_PROFILE_OP, s->name,
+                                fusion ? fusion_kind_name(s) : optic_opcode_name(s->op), rc->b->program,
+                                rc->device, th->t, s->id, rc->run, t0, optic_now_ns(), s->flops, s->bytes,
+                                s->est_ns);
+    }
     if (st != OPTIC_OK) {
       if (uniform_error(s)) return st;
       record_error(rc, st);
@@ -397,7 +453,12 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
   }
   if (st != OPTIC_OK) goto done;
   c->err = OPTIC_OK;
-  run_ctx rc = {c, b, c->arena.data};
+  run_ctx rc = {c, b, c->arena.data, exec_profiler_active(c->profiler), 0, c->opts.device};
+  uint64_t run_start = 0;
+  if (rc.prof) {
+    rc.run = exec_profiler_next_run(rc.prof);
+    run_start = optic_now_ns();
+  }
   int nt = c->threads;
   unsigned char *scratch = c->scratch.data, *regs = c->regs.data;
   size_t regs_per = exec_regs_bytes(b);
@@ -407,6 +468,10 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
     th.regs = regs + regs_per * (size_t)th.t;
     optic_status ts = run_seq(&rc, entry, params, outs, &th);
     if (ts != OPTIC_OK) record_error(&rc, ts);
+  }
+  if (rc.prof) {
+    exec_profiler_record_span(rc.prof, OPTIC_PROFILE_RUN, "run", optic_computation_name(m, b->entry), b->program,
+                              rc.device, 0, -1, rc.run, run_start, optic_now_ns(), 0.0, 0.0, b->est_ns);
   }
   if (c->err != OPTIC_OK) st = optic_fail(c->err, "%s", c->err_msg);
 done:

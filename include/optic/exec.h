@@ -241,7 +241,12 @@ typedef struct optic_exec_options {
   int32_t device;               /* device id (optic_device_list); default 0, the host */
   int64_t max_while_iterations; /* a while whose body ran this many times and whose condition is
                                    still true fails with OPTIC_ERR_TIMEOUT; default 1,000,000 */
-  const optic_allocator *allocator; /* NULL: optic_default_allocator(); outlives the context */
+  const optic_allocator *allocator; /* NULL: optic_default_allocator(); outlives the context.
+                                       Overrides pool->allocator when both are set */
+  const optic_pool_options *pool;   /* the context's pool (retry policy, cache cap); NULL: defaults */
+  optic_profiler_t *profiler;       /* events go here when it is enabled; caller-owned, outlives the
+                                       context; NULL: the context's own (see profile) or none */
+  bool profile;                     /* no profiler given: create one, enabled, owned by the context */
 } optic_exec_options;
 
 OPTIC_API optic_exec_options optic_exec_options_default(void);
@@ -254,6 +259,12 @@ OPTIC_API optic_status optic_exec_ctx_create(const optic_exec_options *options, 
 OPTIC_API void optic_exec_ctx_destroy(optic_exec_ctx_t *ctx);
 /* Threads a run uses. */
 OPTIC_API int32_t optic_exec_ctx_threads(const optic_exec_ctx_t *ctx);
+/* The profiler runs record into (the caller's, the context's own, or NULL).
+ * Read its events after a run returned (see the profiler's thread safety). */
+OPTIC_API optic_profiler_t *optic_exec_ctx_profiler(const optic_exec_ctx_t *ctx);
+/* A snapshot of the context's pool: arenas, scratch, block registers and
+ * context-allocated outputs all come from it. */
+OPTIC_API optic_status optic_exec_ctx_pool_stats(const optic_exec_ctx_t *ctx, optic_pool_stats *out);
 
 /* Runs the program's entry computation once.
  *
