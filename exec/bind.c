@@ -290,12 +290,15 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
 /* Buffer intervals touched since the last barrier. */
 typedef struct touch {
   uint8_t kind;
+  bool solo;
   int32_t index;
   size_t lo, hi;
 } touch;
 
-static bool touches_overlap(const touch *a, const exec_ref *r) {
-  if (r->kind != a->kind) return false;
+/* A conflict between two solo steps needs no barrier: thread 0 runs both,
+ * in order. */
+static bool touches_overlap(const touch *a, const exec_ref *r, bool solo) {
+  if (r->kind != a->kind || (solo && a->solo)) return false;
   if (r->kind == REF_ARENA) return r->size > 0 && r->offset < a->hi && a->lo < r->offset + r->size;
   return r->kind == REF_OUTPUT && r->index == a->index;
 }
@@ -321,21 +324,22 @@ static optic_status place_barriers(exec_seq *q) {
     int32_t n_in = s->in_first[s->n_operands];
     bool need = force || s->sync;
     for (int32_t k = 0; k < n_in && !need; k++) {
-      for (int32_t j = 0; j < n_w && !need; j++) need = touches_overlap(&w[j], &s->in[k]);
+      for (int32_t j = 0; j < n_w && !need; j++) need = touches_overlap(&w[j], &s->in[k], s->solo);
     }
     for (int32_t k = 0; k < s->n_out && !need; k++) {
-      for (int32_t j = 0; j < n_w && !need; j++) need = touches_overlap(&w[j], &s->out[k]);
-      for (int32_t j = 0; j < n_r && !need; j++) need = touches_overlap(&r[j], &s->out[k]);
+      for (int32_t j = 0; j < n_w && !need; j++) need = touches_overlap(&w[j], &s->out[k], s->solo);
+      for (int32_t j = 0; j < n_r && !need; j++) need = touches_overlap(&r[j], &s->out[k], s->solo);
     }
     s->barrier_before = need;
     if (need) n_w = n_r = 0;
     for (int32_t k = 0; k < n_in; k++) {
       if (writable(&s->in[k])) {
-        r[n_r++] = (touch){s->in[k].kind, s->in[k].index, s->in[k].offset, s->in[k].offset + s->in[k].size};
+        r[n_r++] = (touch){s->in[k].kind, s->solo, s->in[k].index, s->in[k].offset, s->in[k].offset + s->in[k].size};
       }
     }
     for (int32_t k = 0; k < s->n_out; k++) {
-      w[n_w++] = (touch){s->out[k].kind, s->out[k].index, s->out[k].offset, s->out[k].offset + s->out[k].size};
+      w[n_w++] = (touch){s->out[k].kind, s->solo, s->out[k].index, s->out[k].offset,
+                         s->out[k].offset + s->out[k].size};
     }
     force = s->sync;
   }
@@ -384,7 +388,16 @@ static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
   q->steps = calloc((size_t)n + 1, sizeof *q->steps);
   if (q->steps == NULL) return oom();
   q->n_steps = n;
-  for (int32_t i = 0; i < n && st == OPTIC_OK; i++) st = bind_step(c, q->plan, order[i], &q->steps[i]);
+  for (int32_t i = 0; i < n && st == OPTIC_OK; i++) {
+    exec_step *s = &q->steps[i];
+    if ((st = bind_step(c, q->plan, order[i], s)) != OPTIC_OK) break;
+    if (!s->noop && !s->sync && s->op != OPTIC_OP_DOT && s->op != OPTIC_OP_CONVOLUTION) {
+      size_t touched = optic_type_is_tuple(s->type) ? 0 : type_elems(s->type);
+      for (int32_t k = 0; k < s->n_operands; k++) touched += s->operand_elems[k];
+      if (s->op == OPTIC_OP_REDUCE_WINDOW) touched *= 4; /* windows revisit elements */
+      s->solo = touched < EXEC_SOLO_ELEMENTS;
+    }
+  }
   if (st != OPTIC_OK) return st;
   if ((st = place_barriers(q)) != OPTIC_OK) return st;
   optic_node_id root = optic_computation_root(m, comp);

@@ -5,6 +5,7 @@
  * documented ULP bound. Never allocates; scalar operands are expanded in
  * small stack chunks when a kernel has no scalar form. */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "exec/exec_internal.h"
@@ -326,11 +327,39 @@ typedef struct ew_tables {
   const optic_convert_kernels *cvt;
 } ew_tables;
 
-/* Each _get() is once-initialized and thread-safe (a load after the first call). */
-static const ew_tables *tables(ew_tables *t) {
-  *t = (ew_tables){optic_binary_kernels_get(), optic_unary_kernels_get(), optic_compare_kernels_get(),
-                   optic_select_kernels_get(), optic_clamp_kernels_get(), optic_convert_kernels_get()};
-  return t;
+/* The dispatch tables for the selected ISA, fetched once per process (each
+ * _get() is itself once-initialized and thread-safe). */
+static ew_tables g_tables;
+static pthread_once_t g_tables_once = PTHREAD_ONCE_INIT;
+
+static void tables_init(void) {
+  g_tables = (ew_tables){optic_binary_kernels_get(), optic_unary_kernels_get(), optic_compare_kernels_get(),
+                         optic_select_kernels_get(), optic_clamp_kernels_get(), optic_convert_kernels_get()};
+}
+
+static const ew_tables *tables(void) {
+  pthread_once(&g_tables_once, tables_init);
+  return &g_tables;
+}
+
+static void fill(size_t es, size_t n, const void *v, unsigned char *dst) {
+  switch (es) {
+    case 4: {
+      uint32_t x;
+      memcpy(&x, v, 4);
+      uint32_t *d = (uint32_t *)(void *)dst;
+      for (size_t i = 0; i < n; i++) d[i] = x;
+      break;
+    }
+    case 8: {
+      uint64_t x;
+      memcpy(&x, v, 8);
+      uint64_t *d = (uint64_t *)(void *)dst;
+      for (size_t i = 0; i < n; i++) d[i] = x;
+      break;
+    }
+    default: memset(dst, *(const unsigned char *)v, n); break;
+  }
 }
 
 #define CHUNK 256
@@ -346,7 +375,7 @@ static void expand_scalars(optic_opcode op, optic_compare_dir cmp, optic_dtype i
     for (int k = 0; k < nsrc; k++) {
       size_t es = (op == OPTIC_OP_SELECT && k == 0) ? 1 : optic_dtype_size(in);
       if ((mask >> k) & 1u) {
-        for (size_t i = 0; i < len; i++) memcpy(tmp[k] + i * es, src[k], es);
+        fill(es, len, src[k], tmp[k]);
         s[k] = tmp[k];
       } else {
         s[k] = (const unsigned char *)src[k] + lo * es;
@@ -358,8 +387,7 @@ static void expand_scalars(optic_opcode op, optic_compare_dir cmp, optic_dtype i
 
 static bool f32_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype out, size_t n, const void *const *src,
                       unsigned mask, void *y) {
-  ew_tables tt;
-  const ew_tables *t = tables(&tt);
+  const ew_tables *t = tables();
   optic_unary_op u;
   optic_binary_op b;
   if (f32_unary_of(op, &u)) {
@@ -368,6 +396,12 @@ static bool f32_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype out, s
     return true;
   }
   if (f32_binary_of(op, &b)) {
+    if (mask == 1u && (op == OPTIC_OP_ADD || op == OPTIC_OP_MULTIPLY)) {
+      /* s + a[i] and s * a[i] equal a[i] + s and a[i] * s (IEEE addition and
+       * multiplication commute; only a NaN payload could differ). */
+      t->bin->vs[b](n, src[1], *(const float *)src[0], y);
+      return true;
+    }
     if (mask == 0) t->bin->vv[b](n, src[0], src[1], y);
     else if (mask == 2u) t->bin->vs[b](n, src[0], *(const float *)src[1], y);
     else return false;
@@ -418,8 +452,7 @@ void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in, optic_dtyp
     }
   }
   if (op == OPTIC_OP_CONVERT && !scalar_mask) {
-    ew_tables tt;
-    const ew_tables *t = tables(&tt);
+    const ew_tables *t = tables();
     if (in == OPTIC_F64 && out == OPTIC_F32) return t->cvt->f64_f32(n, src[0], y);
     if (in == OPTIC_S32 && out == OPTIC_F32) return t->cvt->s32_f32(n, src[0], y);
     if (in == OPTIC_F64 && out == OPTIC_S32) return t->cvt->f64_s32(n, src[0], y);

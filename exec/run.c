@@ -342,8 +342,11 @@ static optic_status run_seq(run_ctx *rc, const exec_seq *q, void **params, void 
     const exec_step *s = &q->steps[i];
     if (s->noop) continue;
     if (s->barrier_before) barrier(th);
+    if (s->solo && th->t != 0) continue;
+    exec_thread one = *th;
+    if (s->solo) one.nt = 1;
     uint64_t t0 = rc->prof ? optic_now_ns() : 0;
-    optic_status st = run_step(rc, s, &f, th);
+    optic_status st = run_step(rc, s, &f, &one);
     if (rc->prof) {
       bool fusion = s->op == OPTIC_OP_FUSION;
       exec_profiler_record_span(rc->prof, fusion ? OPTIC_PROFILE_FUSION : OPTIC_PROFILE_OP, s->name,
