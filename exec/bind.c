@@ -395,7 +395,7 @@ static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
       size_t touched = optic_type_is_tuple(s->type) ? 0 : type_elems(s->type);
       for (int32_t k = 0; k < s->n_operands; k++) touched += s->operand_elems[k];
       if (s->op == OPTIC_OP_REDUCE_WINDOW) touched *= 4; /* windows revisit elements */
-      s->solo = touched < EXEC_SOLO_ELEMENTS;
+      s->solo = touched < (size_t)b->split_min;
     }
   }
   if (st != OPTIC_OK) return st;
@@ -417,13 +417,15 @@ static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
   return st;
 }
 
-optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, int32_t threads, exec_bound **out) {
+optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, int32_t threads,
+                       int64_t split_min_elements, exec_bound **out) {
   *out = NULL;
   exec_bound *b = calloc(1, sizeof *b);
   if (b == NULL) return oom();
   b->m = m;
   b->program = program;
   b->threads = threads;
+  b->split_min = split_min_elements > 0 ? split_min_elements : EXEC_SOLO_ELEMENTS;
   b->entry = program ? optic_program_entry(program) : optic_module_entry(m);
   b->n_comps = optic_module_computation_count(m);
   b->seqs = calloc((size_t)b->n_comps + 1, sizeof *b->seqs);

@@ -174,12 +174,14 @@ typedef struct exec_bound {
   size_t scratch_total;  /* per-step scratch (dot packing, conv columns, root scratch) */
   int32_t *param_leaf_base; /* by parameter node id: its first flat leaf in its computation */
   int32_t threads;       /* what conv plans were made for */
+  int64_t split_min;     /* steps touching fewer elements are solo */
   double est_ns;         /* the program's estimate of a run (0 without a program) */
 } exec_bound;
 
 /* Binds module m (its entry computation) for `threads` threads; program
  * (may be NULL) supplies schedules, plans and estimates. */
-optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, int32_t threads, exec_bound **out);
+optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, int32_t threads,
+                       int64_t split_min_elements, exec_bound **out);
 void exec_bound_destroy(exec_bound *b);
 
 /* Runs a bound module on the context (exec/run.c); the public

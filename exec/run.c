@@ -69,6 +69,10 @@ optic_status optic_exec_ctx_create(const optic_exec_options *options, optic_exec
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_exec_ctx_create: threads is %d; must be >= 0",
                       (int)o.threads);
   }
+  if (o.split_min_elements < 0) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_exec_ctx_create: split_min_elements is %lld; must be >= 0",
+                      (long long)o.split_min_elements);
+  }
   if (o.max_while_iterations < 0) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_exec_ctx_create: max_while_iterations is %lld; must be >= 0",
                       (long long)o.max_while_iterations);
@@ -490,7 +494,7 @@ optic_status exec_run_module(optic_exec_ctx_t *c, const optic_module_t *m, const
   {
     /* Tests build and free modules in loops: always bind afresh. */
     exec_bound *b;
-    optic_status st = exec_bind(m, NULL, c->threads, &b);
+    optic_status st = exec_bind(m, NULL, c->threads, c->opts.split_min_elements, &b);
     if (st != OPTIC_OK) return st;
     if ((st = attach(c, b, m)) != OPTIC_OK) return st;
   }
@@ -507,7 +511,7 @@ optic_status optic_program_run(const optic_program_t *program, optic_exec_ctx_t 
   if (sst != OPTIC_OK) return sst;
   if (c->bound_key != (const void *)program || c->bound_stamp != sum.compile_seconds) {
     exec_bound *b;
-    optic_status st = exec_bind(optic_program_module(program), program, c->threads, &b);
+    optic_status st = exec_bind(optic_program_module(program), program, c->threads, c->opts.split_min_elements, &b);
     if (st != OPTIC_OK) return st;
     if ((st = attach(c, b, program)) != OPTIC_OK) return st;
     c->bound_stamp = sum.compile_seconds;

@@ -247,6 +247,9 @@ typedef struct optic_exec_options {
   optic_profiler_t *profiler;       /* events go here when it is enabled; caller-owned, outlives the
                                        context; NULL: the context's own (see profile) or none */
   bool profile;                     /* no profiler given: create one, enabled, owned by the context */
+  int64_t split_min_elements;       /* an op touching fewer elements (operands + result) runs on one
+                                       thread, with no barriers between such ops; 0: default 32768;
+                                       1: split every op (tests of the threaded paths) */
 } optic_exec_options;
 
 OPTIC_API optic_exec_options optic_exec_options_default(void);

@@ -85,6 +85,7 @@ static inline bool ex_run_compare(const optic_module_t *m, optic_opt_level level
   }
   optic_exec_options eo = optic_exec_options_default();
   eo.threads = threads;
+  eo.split_min_elements = threads > 1 ? 1 : 0; /* 2 threads: split every op, to test the shares */
   optic_exec_ctx_t *ctx = NULL;
   OT_EXPECT_OK(optic_exec_ctx_create(&eo, &ctx));
   optic_tensor in[EX_MAX_LEAVES], out[EX_MAX_LEAVES];
