@@ -128,10 +128,56 @@ static inline bool ex_run_compare(const optic_module_t *m, optic_opt_level level
   return ok;
 }
 
-/* Random inputs, the evaluator's result, then levels NONE and FULL on 1
- * and 2 threads. */
-static inline bool ex_check_module(const optic_module_t *m, uint64_t seed, double abs_tol, double rel_tol,
-                                   const char *label) {
+/* Runs m once (level NONE, 1 thread) to produce a reference: for modules
+ * too large for the naive evaluator within a test's time budget. */
+static inline optic_status ex_runtime_reference(const optic_module_t *m, const optic_literal *const *args,
+                                                int32_t nargs, optic_literal **out) {
+  optic_compile_options co = optic_compile_options_default();
+  co.level = OPTIC_OPT_NONE;
+  optic_program_t *p = NULL;
+  optic_status st = optic_compile(m, &co, &p);
+  if (st != OPTIC_OK) return st;
+  optic_exec_ctx_t *ctx = NULL;
+  optic_exec_options eo = optic_exec_options_default();
+  eo.threads = 1;
+  if ((st = optic_exec_ctx_create(&eo, &ctx)) != OPTIC_OK) {
+    optic_program_destroy(p);
+    return st;
+  }
+  optic_comp_id e = optic_module_entry(m);
+  optic_literal *res = NULL;
+  st = optic_literal_create(optic_node_type(m, optic_computation_root(m, e)), &res);
+  optic_tensor in[EX_MAX_LEAVES], outs[EX_MAX_LEAVES];
+  const optic_literal *il[EX_MAX_LEAVES], *ol[EX_MAX_LEAVES];
+  int32_t n_in = 0, n_out = 0;
+  for (int32_t i = 0; i < nargs; i++) ex_lit_leaves(args[i], il, &n_in);
+  for (int32_t i = 0; i < n_in; i++) {
+    const optic_type *t = optic_literal_type(il[i]);
+    in[i] = (optic_tensor){t->dtype, t->shape, (void *)optic_literal_data(il[i], NULL)};
+  }
+  if (st == OPTIC_OK) {
+    ex_lit_leaves(res, ol, &n_out);
+    for (int32_t i = 0; i < n_out; i++) {
+      const optic_type *t = optic_literal_type(ol[i]);
+      outs[i] = (optic_tensor){t->dtype, t->shape, optic_literal_mutable_data((optic_literal *)ol[i], NULL)};
+    }
+    st = optic_program_run(p, ctx, in, n_in, outs, n_out);
+  }
+  optic_exec_ctx_destroy(ctx);
+  optic_program_destroy(p);
+  if (st != OPTIC_OK) {
+    optic_literal_destroy(res);
+    return st;
+  }
+  *out = res;
+  return OPTIC_OK;
+}
+
+/* Random inputs, the evaluator's result (or, for modules over
+ * max_eval_flops, the runtime's own at level NONE on 1 thread), then levels
+ * NONE and FULL on 1 and 2 threads. */
+static inline bool ex_check_module_ex(const optic_module_t *m, uint64_t seed, double abs_tol, double rel_tol,
+                                      double max_eval_flops, const char *label) {
   ex_rng r = {seed};
   optic_comp_id e = optic_module_entry(m);
   int32_t np = optic_computation_parameter_count(m, e);
@@ -141,7 +187,12 @@ static inline bool ex_check_module(const optic_module_t *m, uint64_t seed, doubl
     ex_fill_tree(args[i], &r);
   }
   optic_literal *expected = NULL;
-  optic_status st = optic_evaluate(m, e, (const optic_literal *const *)args, np, NULL, &expected);
+  optic_cost cost = {0};
+  optic_computation_cost(m, e, &cost);
+  optic_status st = cost.flops > max_eval_flops
+                        ? ex_runtime_reference(m, (const optic_literal *const *)args, np, &expected)
+                        : optic_evaluate(m, e, (const optic_literal *const *)args, np, NULL, &expected);
+  if (cost.flops > max_eval_flops) printf("  %s: %.3g flops: reference is the runtime at NONE, 1 thread\n", label, cost.flops);
   bool ok = true;
   if (st != OPTIC_OK) {
     OT_CHECK(false, "%s: evaluate failed: %s", label, optic_last_error());
@@ -156,6 +207,11 @@ static inline bool ex_check_module(const optic_module_t *m, uint64_t seed, doubl
   optic_literal_destroy(expected);
   for (int32_t i = 0; i < np && i < 32; i++) optic_literal_destroy(args[i]);
   return ok;
+}
+
+static inline bool ex_check_module(const optic_module_t *m, uint64_t seed, double abs_tol, double rel_tol,
+                                   const char *label) {
+  return ex_check_module_ex(m, seed, abs_tol, rel_tol, 1e300, label);
 }
 
 #endif
