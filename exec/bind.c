@@ -257,6 +257,7 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
       optic_dot_dims dd;
       dot_dims_of(m, id, &dd);
       if ((s->dot = malloc(sizeof *s->dot)) == NULL) return oom();
+      b->has_blas = true;
       if ((st = optic_dot_plan(&l->shape, &r->shape, &dd, s->dot)) != OPTIC_OK) return st;
       s->scratch_bytes = s->dot->scratch_bytes;
       s->scratch_offset = add_scratch(b, s->scratch_bytes);
@@ -269,6 +270,7 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
       optic_conv_desc d;
       conv_desc_of(m, id, &d);
       if ((s->conv = malloc(sizeof *s->conv)) == NULL) return oom();
+      b->has_blas = true;
       if ((st = optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, b->threads, s->conv)) != OPTIC_OK) return st;
       s->scratch_bytes = s->conv->scratch_bytes;
       s->scratch_offset = add_scratch(b, s->scratch_bytes);

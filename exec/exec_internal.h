@@ -176,6 +176,7 @@ typedef struct exec_bound {
   int32_t threads;       /* what conv plans were made for */
   int64_t split_min;     /* steps touching fewer elements are solo */
   double est_ns;         /* the program's estimate of a run (0 without a program) */
+  bool has_blas;         /* some step calls OpenBLAS (dot, convolution) */
 } exec_bound;
 
 /* Binds module m (its entry computation) for `threads` threads; program

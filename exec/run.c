@@ -6,6 +6,7 @@
  * decisions (while conditions, conditional selectors) are read by every
  * thread after a barrier, so all threads take the same path and meet the
  * same barriers. Never prints, never aborts, never waits without bound. */
+#include <cblas.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -469,6 +470,13 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
   int nt = c->threads;
   unsigned char *scratch = c->scratch.data, *regs = c->regs.data;
   size_t regs_per = exec_regs_bytes(b);
+  /* A 1-thread team is not an active parallel region, so OpenBLAS would
+   * start its own threads inside it: hold it to one for the run. */
+  int blas_saved = 0;
+  if (nt == 1 && b->has_blas) {
+    blas_saved = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+  }
 #pragma omp parallel num_threads(nt)
   {
     exec_thread th = {.t = omp_get_thread_num(), .nt = omp_get_num_threads(), .scratch = scratch};
@@ -476,6 +484,7 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
     optic_status ts = run_seq(&rc, entry, params, outs, &th);
     if (ts != OPTIC_OK) record_error(&rc, ts);
   }
+  if (nt == 1 && b->has_blas) openblas_set_num_threads(blas_saved);
   if (rc.prof) {
     exec_profiler_record_span(rc.prof, OPTIC_PROFILE_RUN, "run", optic_computation_name(m, b->entry), b->program,
                               rc.device, 0, -1, rc.run, run_start, optic_now_ns(), 0.0, 0.0, b->est_ns);
