@@ -330,6 +330,18 @@ static void backoff_is_bounded_and_doubles(void) {
   double ms = (double)(optic_now_ns() - t0) / 1e6;
   OT_CHECK(ms >= 8.0 && ms < 2000.0, "waited %.2f ms, expected >= 8", ms);
   exec_pool_destroy(p);
+
+  /* A first wait above the cap is capped too: 2 retries from 1 s capped at
+   * 1 ms end in well under a second. */
+  o.max_retries = 2;
+  o.backoff_ns = 1000000000;
+  o.max_backoff_ns = 1000000;
+  OT_EXPECT_OK(exec_pool_create(&o, &p));
+  t0 = optic_now_ns();
+  OT_EXPECT_STATUS(exec_pool_acquire(p, 10, NULL, 0, &x), OPTIC_ERR_OUT_OF_MEMORY);
+  ms = (double)(optic_now_ns() - t0) / 1e6;
+  OT_CHECK(ms >= 2.0 && ms < 500.0, "waited %.2f ms, expected 2 to 500", ms);
+  exec_pool_destroy(p);
 }
 
 /* A release that would leave more than max_cached_bytes cached frees the arena. */
