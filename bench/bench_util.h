@@ -76,6 +76,7 @@ void bench_register_sgemm_slices(void);  /* peers/sgemm_slices.c */
 void bench_register_sha256(void);        /* peers/sha256.c */
 void bench_register_write_fsync(void);   /* peers/write_fsync.c */
 void bench_register_onednn_conv(void);   /* peers/onednn_conv.c, when oneDNN is found */
+void bench_register_runtime_infra(void); /* runtime_infra.c: memory pool and profiler vs peers */
 
 /* Machine facts added to the report's context (context.c). */
 void bench_add_machine_context(void);

@@ -176,7 +176,7 @@ optic_status exec_pool_acquire(exec_pool *p, size_t bytes, optic_profiler_t *pro
 
   /* Reserve a new arena; on failure free the cache, wait, retry (bounded). */
   uint64_t t0 = optic_now_ns();
-  uint64_t wait = p->opts.backoff_ns;
+  uint64_t wait = p->opts.backoff_ns < p->opts.max_backoff_ns ? p->opts.backoff_ns : p->opts.max_backoff_ns;
   int32_t attempts = 0;
   void *ptr = NULL;
   for (;;) {

@@ -63,7 +63,7 @@ typedef struct optic_pool_options {
                                      * and be thread-safe if the pool is shared by threads */
   int32_t max_retries;              /* retries after a failed reservation (default 3; 0: none) */
   uint64_t backoff_ns;              /* wait before the first retry (default 1 ms; 0: none) */
-  uint64_t max_backoff_ns;          /* cap of the doubling wait (default 100 ms) */
+  uint64_t max_backoff_ns;          /* cap of every wait (default 100 ms; 0: no waiting) */
   size_t max_cached_bytes;          /* a release that would leave more than this cached frees
                                      * the arena instead (0, the default: no limit) */
   size_t alignment;                 /* arena alignment, a power of two (0: 64) */
