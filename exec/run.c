@@ -492,7 +492,9 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
     rc.run = exec_profiler_next_run(rc.prof);
     run_start = optic_now_ns();
   }
-  int nt = c->threads;
+  /* Nothing worth splitting (every step small): the run stays on one thread
+   * and pays for no team start-up or barrier. */
+  int nt = b->any_split ? c->threads : 1;
   unsigned char *scratch = c->scratch.data, *regs = c->regs.data;
   size_t regs_per = exec_regs_bytes(b);
   bool blas_held = nt == 1 && b->has_blas;
