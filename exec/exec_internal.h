@@ -218,7 +218,7 @@ typedef struct exec_frame {
 
 static inline void *ref_ptr(const exec_frame *f, const exec_ref *r) {
   switch (r->kind) {
-    case REF_ARENA: return f->arena + r->offset;
+    case REF_ARENA: return f->arena ? f->arena + r->offset : NULL; /* no arena: only empty arrays */
     case REF_PARAM: return f->params[r->index];
     case REF_CONST: return (void *)(uintptr_t)r->data;
     case REF_OUTPUT: return f->outs[r->index];
