@@ -349,6 +349,32 @@ static void control(void) {
   optic_graph_tuple(M, C, both, 2, NULL, &root);
   finish(root, "conditional + call");
 
+  /* a tuple entry parameter, a pred conditional, a parameter returned as is and twice */
+  fresh();
+  {
+    optic_shape s3 = {.rank = 1, .dims = {3}};
+    optic_type te[2] = {optic_type_array(OPTIC_F32, &s3), optic_type_array(OPTIC_PRED, &(optic_shape){.rank = 0})};
+    optic_type tt2 = {.dtype = OPTIC_DTYPE_INVALID, .tuple_size = 2, .elements = te};
+    optic_node_id tp, v, pr, z = param(C, 1, OPTIC_F32, 1, (int64_t[]){3});
+    OT_EXPECT_OK(optic_graph_parameter(M, C, 0, &tt2, NULL, &tp));
+    optic_graph_get_tuple_element(M, C, tp, 0, NULL, &v);
+    optic_graph_get_tuple_element(M, C, tp, 1, NULL, &pr);
+    optic_comp_id bb[2];
+    optic_opcode bop[2] = {OPTIC_OP_NEGATE, OPTIC_OP_SQRT};
+    for (int i = 0; i < 2; i++) {
+      optic_module_add_computation(M, i ? "pf" : "pt", &bb[i]);
+      optic_node_id pp = param(bb[i], 0, OPTIC_F32, 1, (int64_t[]){3}), rr;
+      optic_graph_unary(M, bb[i], bop[i], pp, NULL, &rr);
+      optic_computation_set_root(M, bb[i], rr);
+    }
+    optic_node_id ops2[2] = {v, z}, cnd, rt;
+    OT_EXPECT_OK(optic_graph_conditional(M, C, pr, ops2, bb, 2, NULL, &cnd));
+    optic_node_id els3[4] = {cnd, z, z, tp};
+    optic_graph_tuple(M, C, els3, 4, NULL, &rt);
+    finish(rt, "tuple parameter, pred conditional, parameter outputs");
+    for (uint64_t seed = 43; seed < 47; seed++) ex_check_module(M, seed, 1e-6, 1e-6, "pred conditional, more seeds");
+  }
+
   /* all-reduce with one replica is the operand */
   fresh();
   optic_comp_id f = scalar_fn("f", OPTIC_OP_ADD, OPTIC_F32);
