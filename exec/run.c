@@ -329,6 +329,7 @@ static optic_status run_step(run_ctx *rc, const exec_step *s, const exec_frame *
   switch (s->op) {
     case OPTIC_OP_CALL:
     case OPTIC_OP_FUSION: {
+      if (s->input_fusion) return exec_op_input_fusion(s, f, th);
       if (s->prog && (s->dot || s->conv)) return exec_op_output_fusion(s, f, th);
       if (s->prog) return exec_op_fused(s, f, th);
       void *outs[256];
