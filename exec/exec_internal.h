@@ -218,11 +218,6 @@ void exec_bound_destroy(exec_bound *b);
  * optic_program_run binds then calls this. */
 optic_status exec_run_bound(optic_exec_ctx_t *ctx, exec_bound *b, const optic_tensor *inputs, int32_t n_in,
                             optic_tensor *outputs, int32_t n_out);
-/* Binds module m directly (no optimization; schedules and plans made here),
- * caches the binding in ctx, and runs it. For tests and tools. */
-optic_status exec_run_module(optic_exec_ctx_t *ctx, const optic_module_t *m, const optic_tensor *inputs, int32_t n_in,
-                             optic_tensor *outputs, int32_t n_out);
-
 /* Per-thread view of one running sequence. */
 typedef struct exec_frame {
   unsigned char *arena;
