@@ -74,6 +74,7 @@ void bench_register_sgemm(void);         /* peers/sgemm.c */
 void bench_register_sgemm_slices(void);  /* peers/sgemm_slices.c */
 void bench_register_sha256(void);        /* peers/sha256.c */
 void bench_register_write_fsync(void);   /* peers/write_fsync.c */
+void bench_register_ckpt(void);          /* ckpt.c: checkpoint save and restore */
 void bench_register_onednn_conv(void);   /* peers/onednn_conv.c, when oneDNN is found */
 
 /* Machine facts added to the report's context (context.c). */

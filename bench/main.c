@@ -22,6 +22,7 @@ int main(int argc, char **argv) {
   bench_register_sgemm_slices();
   bench_register_sha256();
   bench_register_write_fsync();
+  bench_register_ckpt();
 #if OPTIC_BENCH_HAVE_DNNL
   bench_register_onednn_conv();
 #endif
