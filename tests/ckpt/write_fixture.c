@@ -2,7 +2,8 @@
  * corpus: `ckpt_write_fixture STEP DIR...` saves step STEP (entries
  * embedding f32[64,16], layer0/w f32[16,16], layer0/b f32[16], step s32[],
  * mask pred[10]; metadata step, optimizer, rng as 8 binary bytes) into every
- * DIR as DIR/ckpt-<20 digits>.optic, with a 64 KiB hash chunk. */
+ * DIR as DIR/ckpt-<20 digits>.optic, with a 64 KiB hash chunk. STEP 0 writes
+ * a checkpoint with no entries and no metadata. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -34,7 +35,8 @@ int main(int argc, char **argv) {
   optic_ckpt_meta m[] = {optic_ckpt_meta_str("step", text), optic_ckpt_meta_str("optimizer", "adamw"),
                          {"rng", rng, sizeof rng}};
   optic_ckpt_save_options o = {.size = sizeof o, .chunk_log2 = 16};
-  if (optic_ckpt_save((const char *const *)argv + 2, (size_t)(argc - 2), step, e, 5, m, 3, &o) != OPTIC_OK) {
+  size_t ne = step == 0 ? 0 : 5, nm = step == 0 ? 0 : 3;
+  if (optic_ckpt_save((const char *const *)argv + 2, (size_t)(argc - 2), step, e, ne, m, nm, &o) != OPTIC_OK) {
     fprintf(stderr, "%s: %s\n", argv[0], optic_last_error());
     return 1;
   }
