@@ -91,7 +91,7 @@ int32_t run_literal_leaves(const optic_literal *lit, const optic_literal **leave
   }
   int32_t n = 0;
   for (int32_t i = 0; i < optic_literal_tuple_size(lit); i++) {
-    n += run_literal_leaves(optic_literal_element(lit, i), leaves + n, cap > n ? cap - n : 0);
+    n += run_literal_leaves(optic_literal_element(lit, i), cap > n ? leaves + n : NULL, cap > n ? cap - n : 0);
   }
   return n;
 }
