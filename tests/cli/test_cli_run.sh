@@ -113,6 +113,14 @@ expect_err "line 4:19: unknown opcode 'foo'"
 printf 'HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] rng(p, p), distribution=rng_uniform\n}\n' >"$tmp/rng.hlo"
 expect_exit 1 "unsupported op" "$optic" run "$tmp/rng.hlo" --random-inputs 1
 expect_err "opcode 'rng' (instruction 'r') is not supported.*(OPTIC_ERR_UNSUPPORTED)"
+printf 'HloModule m\nENTRY e {\n  a = pred[2,2] parameter(0)\n  ROOT d = pred[2,2] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n' >"$tmp/pdot.hlo"
+expect_exit 1 "valid HLO optic cannot run (pred dot)" "$optic" run "$tmp/pdot.hlo" --random-inputs 1
+expect_err "dot: operands are pred and pred; only f32 is supported (OPTIC_ERR_UNSUPPORTED)"
+printf 'HloModule m\nENTRY e {\n  t = (f32[2], s32[]) parameter(0)\n  ROOT g = f32[2] get-tuple-element(t), index=0\n}\n' >"$tmp/tup.hlo"
+expect_exit 1 "a tuple parameter from a .npy file" "$optic" run "$tmp/tup.hlo" --input t="$data/../npy/f32_2x3.npy"
+expect_err "parameter 't' is a tuple (f32\[2\], s32\[\]); a .npy file holds one array"
+expect_exit 0 "a tuple parameter from --random-inputs" "$optic" run "$tmp/tup.hlo" --random-inputs 1 --json
+grep -q '^{"outputs":\[{"shape":\[2\],"dtype":"f32","data":\[' "$out" && pass "  tuple parameter filled" || fail "tuple parameter: $(cat "$out")"
 head -c 150 "$data/softmax_f32.hlo" >"$tmp/trunc.hlo"
 expect_exit 1 "truncated file" "$optic" run "$tmp/trunc.hlo" --random-inputs 1
 expect_exit 1 "--profile without the runtime" "$optic" run "$add" --random-inputs 1 --profile "$tmp/trace.json"
