@@ -17,5 +17,6 @@ typedef struct optic_cli_command {
 int optic_cmd_info(int argc, char **argv);
 int optic_cmd_cost(int argc, char **argv);
 int optic_cmd_ckpt(int argc, char **argv);
+int optic_cmd_run(int argc, char **argv);
 
 #endif

@@ -11,6 +11,7 @@ static const optic_cli_command commands[] = {
     {"info", "print the library, CPU, ISA, OpenMP, OpenBLAS, OpenSSL and MPI facts", optic_cmd_info},
     {"cost", "count an HLO text module's flops, transcendentals and bytes (XLA's rules)", optic_cmd_cost},
     {"ckpt", "list, verify, show and repair checkpoints (ls DIR | verify FILE... | show FILE | repair DIR...)", optic_cmd_ckpt},
+    {"run", "execute an HLO text module on .npy or generated inputs", optic_cmd_run},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
