@@ -279,6 +279,9 @@ static optic_status check_gaps(optic_ckpt_reader_t *r) {
     uint64_t next = i < l->entry_count ? r->entries[i].offset : l->payload_end;
     if (next > at) {
       uint8_t gap[CKPT_ALIGN];
+      if (next - at > sizeof gap) /* the canonical layout allows less than 64 bytes */
+        return optic_fail(OPTIC_ERR_CORRUPT, "ckpt verify: %s: %llu unexplained bytes at byte %llu", r->path,
+                          (unsigned long long)(next - at), (unsigned long long)at);
       size_t n = (size_t)(next - at);
       optic_status st = ckpt_read_exact(r->io, r->fd, gap, n, at, "ckpt verify", r->path);
       if (st != OPTIC_OK) return st;
