@@ -268,7 +268,12 @@ int optic_cmd_run(int argc, char **argv) {
   run_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc >= 0) return rc;
-  const run_engine *engine = run_engine_default();
+  const char *known = "";
+  const run_engine *engine = run_engine_select(&known);
+  if (engine == NULL) {
+    fprintf(stderr, "optic run: OPTIC_RUN_ENGINE='%s' names no engine (known: %s)\n", getenv("OPTIC_RUN_ENGINE"), known);
+    return OPTIC_EXIT_USAGE;
+  }
   if (a.profile && engine->write_profile == NULL) {
     fprintf(stderr,
             "optic run: --profile needs the runtime (optic_compile + optic_program_run), which this build does not "
@@ -286,7 +291,7 @@ int optic_cmd_run(int argc, char **argv) {
   optic_literal *result = NULL;
   const optic_literal **leaves = NULL;
   rc = args && times ? make_arguments(&a, m, entry, nparams, args) : OPTIC_EXIT_ERROR;
-  if (rc < 0 && engine->prepare(m, &state) != OPTIC_OK) rc = runtime_error("preparing the module");
+  if (rc < 0 && engine->prepare(m, a.profile != NULL, &state) != OPTIC_OK) rc = runtime_error("preparing the module");
   for (int64_t r = 0; r < a.repeat && rc < 0; r++) {
     optic_literal_destroy(result);
     result = NULL;
