@@ -291,7 +291,9 @@ int optic_cmd_run(int argc, char **argv) {
   optic_literal *result = NULL;
   const optic_literal **leaves = NULL;
   rc = args && times ? make_arguments(&a, m, entry, nparams, args) : OPTIC_EXIT_ERROR;
+  uint64_t prep0 = optic_now_ns();
   if (rc < 0 && engine->prepare(m, a.profile != NULL, &state) != OPTIC_OK) rc = runtime_error("preparing the module");
+  uint64_t prep_ns = optic_now_ns() - prep0;
   for (int64_t r = 0; r < a.repeat && rc < 0; r++) {
     optic_literal_destroy(result);
     result = NULL;
@@ -319,6 +321,7 @@ int optic_cmd_run(int argc, char **argv) {
            (int)nparams);
     printf("engine  %s: %s\n", engine->name, engine->description);
     run_print_summary(stdout, leaves, n);
+    printf("prepare %.3f ms\n", (double)prep_ns / 1e6);
     printf("time    %.3f ms", (double)times[a.repeat / 2] / 1e6);
     if (a.repeat > 1) {
       printf(" median of %" PRId64 " runs (min %.3f ms, max %.3f ms)", a.repeat, (double)times[0] / 1e6,
