@@ -259,6 +259,15 @@ static int write_outputs(const run_args *a, const optic_literal *const *leaves, 
   return -1;
 }
 
+/* "12.5 us" below a millisecond, "3.125 ms" above. */
+static void print_time(uint64_t ns) {
+  if (ns < 1000000) {
+    printf("%.1f us", (double)ns / 1e3);
+  } else {
+    printf("%.3f ms", (double)ns / 1e6);
+  }
+}
+
 static int compare_u64(const void *x, const void *y) {
   uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
   return a < b ? -1 : a > b;
@@ -321,11 +330,16 @@ int optic_cmd_run(int argc, char **argv) {
            (int)nparams);
     printf("engine  %s: %s\n", engine->name, engine->description);
     run_print_summary(stdout, leaves, n);
-    printf("prepare %.3f ms\n", (double)prep_ns / 1e6);
-    printf("time    %.3f ms", (double)times[a.repeat / 2] / 1e6);
+    printf("prepare ");
+    print_time(prep_ns);
+    printf("\ntime    ");
+    print_time(times[a.repeat / 2]);
     if (a.repeat > 1) {
-      printf(" median of %" PRId64 " runs (min %.3f ms, max %.3f ms)", a.repeat, (double)times[0] / 1e6,
-             (double)times[a.repeat - 1] / 1e6);
+      printf(" median of %" PRId64 " runs (min ", a.repeat);
+      print_time(times[0]);
+      printf(", max ");
+      print_time(times[a.repeat - 1]);
+      putchar(')');
     }
     putchar('\n');
   }
