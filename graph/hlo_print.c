@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "graph/hlo_print.h"
 #include "graph/internal.h"
 
 static const char *const dir_names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
@@ -213,7 +214,8 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
   print_calls(s, m, in);
 }
 
-static void print_instruction(optic_strbuf *s, const optic_module_t *m, const optic_computation *c, optic_node_id id) {
+static void print_instruction(optic_strbuf *s, const optic_module_t *m, const optic_computation *c, optic_node_id id,
+                              const graph_print_hooks *h) {
   const optic_instr *in = &m->instrs[id];
   if (in->removed) return;
   optic_strbuf_printf(s, "  %s%s = ", c->root == id ? "ROOT " : "", in->name);
@@ -230,39 +232,60 @@ static void print_instruction(optic_strbuf *s, const optic_module_t *m, const op
   }
   optic_strbuf_printf(s, ")");
   print_attributes(s, m, in);
+  if (h && h->after_instruction) h->after_instruction(h->ctx, s, id);
   optic_strbuf_printf(s, "\n");
 }
 
+/* The computation's body: in the hooks' order if they give one, else in
+ * creation order; then the closing brace and the hooks' footer. */
+static void print_body(optic_strbuf *s, const optic_module_t *m, optic_comp_id cid, const graph_print_hooks *h) {
+  const optic_computation *c = &m->comps[cid];
+  int32_t n = 0;
+  const optic_node_id *order = (h && h->order) ? h->order(h->ctx, cid, &n) : NULL;
+  if (order) {
+    for (int32_t i = 0; i < n; i++) print_instruction(s, m, c, order[i], h);
+  } else {
+    for (int32_t i = 0; i < c->n_instrs; i++) print_instruction(s, m, c, c->instrs[i], h);
+  }
+  optic_strbuf_printf(s, "}\n");
+  if (h && h->after_computation) h->after_computation(h->ctx, s, cid);
+}
+
 /* Depth-first over call edges so callees print first. */
-static void print_computation(optic_strbuf *s, const optic_module_t *m, optic_comp_id cid, unsigned char *state) {
+static void print_computation(optic_strbuf *s, const optic_module_t *m, optic_comp_id cid, unsigned char *state,
+                              const graph_print_hooks *h) {
   if (state[cid]) return; /* 1: in progress (a cycle cannot be built), 2: printed */
   state[cid] = 1;
   const optic_computation *c = &m->comps[cid];
   for (int32_t i = 0; i < c->n_instrs; i++) {
     const optic_instr *in = &m->instrs[c->instrs[i]];
     if (in->removed) continue;
-    for (int32_t k = 0; k < in->n_calls; k++) print_computation(s, m, in->calls[k], state);
+    for (int32_t k = 0; k < in->n_calls; k++) print_computation(s, m, in->calls[k], state, h);
   }
   if (cid == m->entry) return; /* printed last by the caller */
   optic_strbuf_printf(s, "\n%s {\n", c->name);
-  for (int32_t i = 0; i < c->n_instrs; i++) print_instruction(s, m, c, c->instrs[i]);
-  optic_strbuf_printf(s, "}\n");
+  print_body(s, m, cid, h);
   state[cid] = 2;
 }
 
 optic_status optic_module_to_hlo_text(const optic_module_t *m, char **out) {
+  return graph_module_print(m, NULL, out);
+}
+
+optic_status graph_module_print(const optic_module_t *m, const graph_print_hooks *h, char **out) {
   if (m == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "to_hlo_text: NULL argument");
   optic_strbuf s = {0};
   unsigned char *state = calloc((size_t)m->n_comps + 1, 1);
   if (state == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "to_hlo_text: out of memory");
   optic_strbuf_printf(&s, "HloModule %s\n", m->name);
-  for (optic_comp_id c = 0; c < m->n_comps; c++) print_computation(&s, m, c, state);
+  if (h && h->after_header) h->after_header(h->ctx, &s);
+  for (optic_comp_id c = 0; c < m->n_comps; c++) print_computation(&s, m, c, state, h);
   if (m->entry >= 0) {
     const optic_computation *e = &m->comps[m->entry];
     optic_strbuf_printf(&s, "\nENTRY %s {\n", e->name);
-    for (int32_t i = 0; i < e->n_instrs; i++) print_instruction(&s, m, e, e->instrs[i]);
-    optic_strbuf_printf(&s, "}\n");
+    print_body(&s, m, m->entry, h);
   }
+  if (h && h->after_module) h->after_module(h->ctx, &s);
   free(state);
   return optic_strbuf_take(&s, out);
 }

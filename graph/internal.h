@@ -139,6 +139,12 @@ void graph_dot_dims(const optic_instr *in, optic_dot_dims *d);
 void graph_conv_desc(const optic_module_t *m, const optic_instr *in, struct optic_conv_desc *d);
 const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c);
 
+/* Renumbers m in place (graph/module_clone.c): removed instructions are
+ * freed and live ones get new ids 0..n-1 in a topological order (every
+ * operand's id below its users'), each computation's list ascending. Names,
+ * types and edges are kept. OUT_OF_MEMORY leaves m unchanged. */
+optic_status graph_module_renumber(optic_module_t *m);
+
 /* Types: deep copy into malloc'd storage, and release. */
 optic_status graph_type_clone(const optic_type *src, optic_type *dst);
 void graph_type_release(optic_type *t);

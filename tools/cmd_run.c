@@ -259,6 +259,15 @@ static int write_outputs(const run_args *a, const optic_literal *const *leaves, 
   return -1;
 }
 
+/* "12.5 us" below a millisecond, "3.125 ms" above. */
+static void print_time(uint64_t ns) {
+  if (ns < 1000000) {
+    printf("%.1f us", (double)ns / 1e3);
+  } else {
+    printf("%.3f ms", (double)ns / 1e6);
+  }
+}
+
 static int compare_u64(const void *x, const void *y) {
   uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
   return a < b ? -1 : a > b;
@@ -268,7 +277,12 @@ int optic_cmd_run(int argc, char **argv) {
   run_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc >= 0) return rc;
-  const run_engine *engine = run_engine_default();
+  const char *known = "";
+  const run_engine *engine = run_engine_select(&known);
+  if (engine == NULL) {
+    fprintf(stderr, "optic run: OPTIC_RUN_ENGINE='%s' names no engine (known: %s)\n", getenv("OPTIC_RUN_ENGINE"), known);
+    return OPTIC_EXIT_USAGE;
+  }
   if (a.profile && engine->write_profile == NULL) {
     fprintf(stderr,
             "optic run: --profile needs the runtime (optic_compile + optic_program_run), which this build does not "
@@ -286,7 +300,9 @@ int optic_cmd_run(int argc, char **argv) {
   optic_literal *result = NULL;
   const optic_literal **leaves = NULL;
   rc = args && times ? make_arguments(&a, m, entry, nparams, args) : OPTIC_EXIT_ERROR;
-  if (rc < 0 && engine->prepare(m, &state) != OPTIC_OK) rc = runtime_error("preparing the module");
+  uint64_t prep0 = optic_now_ns();
+  if (rc < 0 && engine->prepare(m, a.profile != NULL, &state) != OPTIC_OK) rc = runtime_error("preparing the module");
+  uint64_t prep_ns = optic_now_ns() - prep0;
   for (int64_t r = 0; r < a.repeat && rc < 0; r++) {
     optic_literal_destroy(result);
     result = NULL;
@@ -314,10 +330,16 @@ int optic_cmd_run(int argc, char **argv) {
            (int)nparams);
     printf("engine  %s: %s\n", engine->name, engine->description);
     run_print_summary(stdout, leaves, n);
-    printf("time    %.3f ms", (double)times[a.repeat / 2] / 1e6);
+    printf("prepare ");
+    print_time(prep_ns);
+    printf("\ntime    ");
+    print_time(times[a.repeat / 2]);
     if (a.repeat > 1) {
-      printf(" median of %" PRId64 " runs (min %.3f ms, max %.3f ms)", a.repeat, (double)times[0] / 1e6,
-             (double)times[a.repeat - 1] / 1e6);
+      printf(" median of %" PRId64 " runs (min ", a.repeat);
+      print_time(times[0]);
+      printf(", max ");
+      print_time(times[a.repeat - 1]);
+      putchar(')');
     }
     putchar('\n');
   }

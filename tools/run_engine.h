@@ -12,8 +12,9 @@
 typedef struct run_engine {
   const char *name;        /* "evaluate", ... (printed in the summary) */
   const char *description; /* one line, for the summary */
-  /* Builds the engine's state for module m (which outlives it). */
-  optic_status (*prepare)(const optic_module_t *m, void **state);
+  /* Builds the engine's state for module m (which outlives it); profile:
+   * record what write_profile needs. */
+  optic_status (*prepare)(const optic_module_t *m, bool profile, void **state);
   /* One execution of the entry computation; *result is new (caller destroys). */
   optic_status (*run)(void *state, const optic_literal *const *args, int32_t nargs, optic_literal **result);
   /* Writes a Chrome trace of the runs so far to path; NULL when the engine
@@ -25,7 +26,9 @@ typedef struct run_engine {
 /* The reference evaluator on the unoptimized module. */
 extern const run_engine run_engine_evaluate;
 
-/* The engine `optic run` uses. */
-const run_engine *run_engine_default(void);
+/* The engine `optic run` uses: the first of the table in run_engine.c, unless
+ * $OPTIC_RUN_ENGINE names another (for tests that compare engines). NULL for
+ * an unknown name; *names gets the known ones for the message. */
+const run_engine *run_engine_select(const char **names);
 
 #endif

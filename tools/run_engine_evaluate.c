@@ -8,7 +8,8 @@ typedef struct eval_state {
   const optic_module_t *m;
 } eval_state;
 
-static optic_status eval_prepare(const optic_module_t *m, void **state) {
+static optic_status eval_prepare(const optic_module_t *m, bool profile, void **state) {
+  (void)profile; /* the evaluator records nothing */
   eval_state *s = calloc(1, sizeof *s);
   if (s == NULL) return OPTIC_ERR_OUT_OF_MEMORY;
   s->m = m;
@@ -31,5 +32,3 @@ const run_engine run_engine_evaluate = {
     .write_profile = NULL,
     .destroy = eval_destroy,
 };
-
-const run_engine *run_engine_default(void) { return &run_engine_evaluate; }

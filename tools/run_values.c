@@ -180,8 +180,11 @@ void run_print_summary(FILE *out, const optic_literal *const *leaves, int32_t n)
     fputs("  [", out);
     for (size_t i = 0; i < count && i < 6; i++) {
       if (i) fputs(", ", out);
-      if (t->dtype == OPTIC_F32 || t->dtype == OPTIC_F64) {
-        fprintf(out, "%.6g", element_value(t->dtype, data, i));
+      double v = element_value(t->dtype, data, i);
+      if (isnan(v)) {
+        fputs("nan", out); /* printf may say -nan */
+      } else if (t->dtype == OPTIC_F32 || t->dtype == OPTIC_F64) {
+        fprintf(out, "%.6g", v);
       } else {
         json_element(out, t->dtype, data, i);
       }

@@ -51,13 +51,21 @@ OPTIC_API const char *optic_machine_preset_name(int32_t i);
 OPTIC_API optic_status optic_machine_host(optic_machine *out);
 /* The default path optic_machine_host reads (no file check). */
 OPTIC_API optic_status optic_machine_default_path(char *buf, size_t size);
-/* Reads / writes the JSON machine file (flat object with the fields above).
- * Save is atomic (temporary file + rename); it creates the parent directory. */
+/* Reads / writes the JSON machine file (flat object with the fields above;
+ * every field but "source" is required, unknown keys are skipped). Load:
+ * NOT_FOUND if the file does not exist, IO if it cannot be read, CORRUPT
+ * (naming the file, line:column and the problem) for bad JSON, a missing
+ * field or a figure optic_machine_validate rejects. Save validates first,
+ * then writes atomically (temporary file + fsync + rename), creating the
+ * parent directories. Both are thread-safe (no shared state). */
 OPTIC_API optic_status optic_machine_load(const char *path, optic_machine *out);
 OPTIC_API optic_status optic_machine_save(const optic_machine *m, const char *path);
-/* Checks every figure is finite and > 0 (op_overhead_ns >= 0, cores >= 1). */
+/* Checks every figure is finite and > 0, except cache_bytes and
+ * op_overhead_ns, which may be 0 (no cache level; no per-op cost); cores >= 1;
+ * name non-empty. INVALID_ARGUMENT naming the field and value. */
 OPTIC_API optic_status optic_machine_validate(const optic_machine *m);
-/* Roofline estimate of one instruction's time in ns (see above). */
+/* Roofline estimate of one instruction's time in ns (see above); bytes up to
+ * and including cache_bytes use cache_bandwidth. Expects a valid machine. */
 OPTIC_API double optic_machine_estimate_ns(const optic_machine *m, const optic_cost *cost);
 
 /* ------------------------------------------------------------ compile
@@ -88,7 +96,11 @@ OPTIC_API optic_status optic_compile(const optic_module_t *m, const optic_compil
                                      optic_program_t **out);
 OPTIC_API void optic_program_destroy(optic_program_t *p);
 
-/* The optimized module (owned by the program) and its entry computation. */
+/* The optimized module (owned by the program; read it, never change it) and
+ * its entry computation. Its instruction ids are its own: after the passes
+ * the module is renumbered so that every operand's id is below its users'
+ * (removed instructions dropped), so look instructions up by name, not by the
+ * ids of the module given to optic_compile. Computation ids are kept. */
 OPTIC_API const optic_module_t *optic_program_module(const optic_program_t *p);
 OPTIC_API optic_comp_id optic_program_entry(const optic_program_t *p);
 OPTIC_API const optic_machine *optic_program_machine(const optic_program_t *p);
@@ -103,8 +115,11 @@ OPTIC_API const optic_buffer_plan_t *optic_program_buffers(const optic_program_t
 /* One instruction's figures in the program (scheduled instructions only). */
 typedef struct optic_node_estimate {
   optic_cost cost;  /* optic_node_cost of the optimized instruction */
-  double est_ns;    /* optic_machine_estimate_ns(machine, cost) */
+  double est_ns;    /* optic_machine_estimate_ns(machine, cost); 0 for instructions that run
+                       no code: parameter, constant, tuple, get-tuple-element, reshape (aliases) */
 } optic_node_estimate;
+/* INVALID_ARGUMENT for an instruction that is not scheduled (fused and
+ * to_apply computations, unknown ids). */
 OPTIC_API optic_status optic_program_node_estimate(const optic_program_t *p, optic_node_id id,
                                                    optic_node_estimate *out);
 

@@ -115,6 +115,11 @@ typedef int32_t optic_node_id;
  * with optic_module_destroy (NULL-safe). */
 OPTIC_API optic_status optic_module_create(const char *name, optic_module_t **out);
 OPTIC_API void optic_module_destroy(optic_module_t *m);
+/* A deep copy of m (same ids, names, computations, constants and entry;
+ * removed instructions stay removed) that shares nothing with m. Reads m
+ * only. The caller owns *out (optic_module_destroy). OUT_OF_MEMORY leaves
+ * *out NULL. */
+OPTIC_API optic_status optic_module_clone(const optic_module_t *m, optic_module_t **out);
 OPTIC_API const char *optic_module_name(const optic_module_t *m);
 
 /* Adds an empty computation (name copied; must be unique in the module). The

@@ -10,5 +10,6 @@
 #include <optic/compile.h>
 #include <optic/pod.h>
 #include <optic/ckpt.h>
+#include <optic/optim.h>
 
 #endif /* OPTIC_OPTIC_H */

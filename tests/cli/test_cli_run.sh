@@ -41,14 +41,26 @@ done
 py=${np:-python3}
 
 # ------------------------------------------------ every reference module
+# Engines (tools/run_engine.c): the reference evaluator always; the runtime
+# when this build has it. Each module runs on every engine, except that the
+# 3.5-GFLOP convolution runs on the evaluator only in "large" mode and on the
+# runtime only in "small" mode.
+engines=evaluate
+OPTIC_RUN_ENGINE=runtime "$optic" run "$data/add_f32_2x2.hlo" --random-inputs 1 >/dev/null 2>&1 && engines="evaluate runtime"
+echo "engines: $engines"
 run_modules() {
   for f in "$data"/*.hlo; do
     name=$(basename "$f")
     case $name in *parse_only*) continue ;; esac
     large=no; [ "$name" = conv_isolated_layout_3021.hlo ] && large=yes
-    { [ "$mode" = small ] && [ $large = yes ]; } && continue
-    { [ "$mode" = large ] && [ $large = no ]; } && continue
-    expect_exit 0 "run $name --random-inputs 7 --json" "$optic" run "$f" --random-inputs 7 --json
+    for engine in $engines; do
+    if [ $large = yes ]; then
+      { [ "$mode" = small ] && [ $engine = evaluate ]; } && continue
+      { [ "$mode" = large ] && [ $engine != evaluate ]; } && continue
+    else
+      [ "$mode" = large ] && continue
+    fi
+    expect_exit 0 "[$engine] run $name --random-inputs 7 --json" env OPTIC_RUN_ENGINE=$engine "$optic" run "$f" --random-inputs 7 --json
     "$py" - "$out" "$name" <<'PY' && pass "$name: JSON shape" || fail "$name: JSON shape"
 import json, sys, math
 text = open(sys.argv[1]).read()
@@ -66,6 +78,7 @@ PY
     else
       skip "$name: NumPy comparison (no python3 with numpy)"
     fi
+    done
   done
 }
 
@@ -123,9 +136,22 @@ expect_exit 0 "a tuple parameter from --random-inputs" "$optic" run "$tmp/tup.hl
 grep -q '^{"outputs":\[{"shape":\[2\],"dtype":"f32","data":\[' "$out" && pass "  tuple parameter filled" || fail "tuple parameter: $(cat "$out")"
 head -c 150 "$data/softmax_f32.hlo" >"$tmp/trunc.hlo"
 expect_exit 1 "truncated file" "$optic" run "$tmp/trunc.hlo" --random-inputs 1
-expect_exit 1 "--profile without the runtime" "$optic" run "$add" --random-inputs 1 --profile "$tmp/trace.json"
+expect_exit 1 "--profile on the evaluator" env OPTIC_RUN_ENGINE=evaluate "$optic" run "$add" --random-inputs 1 --profile "$tmp/trace.json"
 expect_err "--profile needs the runtime"
 [ -e "$tmp/trace.json" ] && fail "--profile: no trace file written"
+case $engines in
+  *runtime*)
+    expect_exit 0 "--profile on the runtime" "$optic" run "$train" --random-inputs 1 --repeat 2 --profile "$tmp/trace.json"
+    "$py" - "$tmp/trace.json" <<'PY' && pass "--profile writes a Chrome trace with op events" || fail "--profile trace"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+names = {e.get("name") for e in ev}
+assert any(e.get("ph") == "X" for e in ev), "no complete events"
+assert "dot.0" in names or any("dot" in str(n) for n in names), sorted(map(str, names))[:20]
+PY
+    ;;
+esac
 expect_exit 1 "--input file missing" "$optic" run "$add" --input arg="$tmp/none.npy"
 expect_err "none.npy: cannot open"
 expect_exit 1 "--input not a .npy" "$optic" run "$add" --input 0="$add"
@@ -168,8 +194,8 @@ run_modules
 cmp -s "$tmp/a7" "$tmp/b7" && pass "same seed, same output" || fail "same seed differs"
 cmp -s "$tmp/a7" "$tmp/a8" && fail "seeds 7 and 8 give the same output" || pass "another seed, other output"
 expect_exit 0 "summary with --repeat 3" "$optic" run "$train" --random-inputs 1 --repeat 3
-grep -q "^engine  evaluate" "$out" && grep -q "^output 0  f32\[32,128\]  min" "$out" && grep -q "^output 1  f32\[\]" "$out" \
-  && grep -q "^time    .* ms median of 3 runs" "$out" && pass "summary lines" || { fail "summary"; cat "$out"; }
+grep -q "^engine  \(evaluate\|runtime\): " "$out" && grep -q "^output 0  f32\[32,128\]  min" "$out" && grep -q "^output 1  f32\[\]" "$out" \
+  && grep -q "^time    .* median of 3 runs (min .*, max .*)" "$out" && pass "summary lines" || { fail "summary"; cat "$out"; }
 expect_exit 0 "stdin" sh -c "\"$optic\" run - --random-inputs 7 --json <\"$add\""
 cmp -s "$out" "$tmp/a7" && pass "stdin gives the same output" || fail "stdin output differs"
 

@@ -1,0 +1,208 @@
+/* optic_compile: copies the module, optimizes the copy with the pass
+ * manager, then schedules and plans buffers for every computation that runs
+ * instruction by instruction (the entry and what call/while/conditional
+ * reach from it), and attaches each scheduled instruction's cost and
+ * roofline time. Never touches the caller's module. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/internal.h"
+#include "graph/program_internal.h"
+
+#define DEFAULT_FOLD_MAX_BYTES ((int64_t)1 << 20)
+#define DEFAULT_MAX_FUSION_SIZE 64
+
+optic_compile_options optic_compile_options_default(void) {
+  optic_compile_options o;
+  memset(&o, 0, sizeof o);
+  o.size = sizeof o;
+  o.level = OPTIC_OPT_FULL;
+  o.machine = NULL;
+  o.fusion = -1;
+  o.fold_max_bytes = 0;
+  o.max_fusion_size = 0;
+  o.verify_buffers = false;
+  return o;
+}
+
+/* The caller's options over the defaults (as far as its size goes), checked. */
+static optic_status read_options(const optic_compile_options *in, optic_compile_options *o) {
+  *o = optic_compile_options_default();
+  if (in != NULL) {
+    if (in->size < sizeof in->size || in->size > sizeof *in) {
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "compile: options.size is %zu; start from optic_compile_options_default() (this library "
+                        "knows up to %zu bytes)",
+                        in->size, sizeof *in);
+    }
+    memcpy((char *)o + sizeof o->size, (const char *)in + sizeof in->size, in->size - sizeof in->size);
+    o->size = sizeof *o;
+  }
+  if ((unsigned)o->level > OPTIC_OPT_FULL)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: level %d is not none (0), basic (1) or full (2)",
+                      (int)o->level);
+  if (o->fusion < -1 || o->fusion > 1)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: fusion is %d (-1 by level, 0 off, 1 on)", (int)o->fusion);
+  if (o->fold_max_bytes < 0)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: fold_max_bytes is %lld (0 means 1 MiB)",
+                      (long long)o->fold_max_bytes);
+  if (o->max_fusion_size < 0)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: max_fusion_size is %d (0 means %d)",
+                      (int)o->max_fusion_size, DEFAULT_MAX_FUSION_SIZE);
+  if (o->fold_max_bytes == 0) o->fold_max_bytes = DEFAULT_FOLD_MAX_BYTES;
+  if (o->max_fusion_size == 0) o->max_fusion_size = DEFAULT_MAX_FUSION_SIZE;
+  return OPTIC_OK;
+}
+
+void optic_program_destroy(optic_program_t *p) {
+  if (p == NULL) return;
+  if (p->plans) {
+    for (int32_t c = 0; c < p->n_comps; c++) optic_buffer_plan_destroy(p->plans[c]);
+  }
+  free(p->plans);
+  free(p->sequences);
+  free(p->nodes);
+  free(p->comp_cost);
+  free(p->comp_est_ns);
+  optic_module_destroy(p->module);
+  free(p);
+}
+
+/* Parameters and constants bind buffers; tuple, get-tuple-element and
+ * reshape alias their operands' bytes (docs/graph-buffers.md): none of them
+ * runs code, so they cost no time, not even the per-op overhead. */
+static bool runs_code(optic_opcode op) {
+  switch (op) {
+    case OPTIC_OP_PARAMETER:
+    case OPTIC_OP_CONSTANT:
+    case OPTIC_OP_TUPLE:
+    case OPTIC_OP_GET_TUPLE_ELEMENT:
+    case OPTIC_OP_RESHAPE: return false;
+    default: return true;
+  }
+}
+
+/* Schedules and plans computation c, costs its instructions and queues the
+ * computations its instructions run as sequences. */
+static optic_status plan_sequence(optic_program_t *p, optic_comp_id c, bool *queued) {
+  optic_schedule_t *s = NULL;
+  optic_status st = optic_schedule_create(p->module, c, &s);
+  if (st == OPTIC_OK) st = optic_buffer_plan_create(p->module, s, &p->plans[c]);
+  optic_schedule_destroy(s);
+  if (st != OPTIC_OK) return st;
+  if (p->options.verify_buffers && (st = optic_buffer_plan_verify(p->module, p->plans[c])) != OPTIC_OK) return st;
+  int32_t n = 0;
+  const optic_node_id *order = optic_schedule_order(optic_buffer_plan_schedule(p->plans[c]), &n);
+  optic_cost total = {0, 0, 0};
+  double est = 0;
+  for (int32_t i = 0; i < n; i++) {
+    optic_node_id id = order[i];
+    program_node *pn = &p->nodes[id];
+    if ((st = optic_node_cost(p->module, id, &pn->est.cost)) != OPTIC_OK) return st;
+    optic_opcode op = optic_node_opcode(p->module, id);
+    pn->est.est_ns = runs_code(op) ? optic_machine_estimate_ns(&p->machine, &pn->est.cost) : 0;
+    pn->scheduled = true;
+    total.flops += pn->est.cost.flops;
+    total.transcendentals += pn->est.cost.transcendentals;
+    total.bytes_accessed += pn->est.cost.bytes_accessed;
+    est += pn->est.est_ns;
+    if (op == OPTIC_OP_CALL || op == OPTIC_OP_WHILE || op == OPTIC_OP_CONDITIONAL) {
+      for (int32_t k = 0; k < optic_node_called_count(p->module, id); k++) {
+        optic_comp_id callee = optic_node_called(p->module, id, k);
+        if (!queued[callee]) {
+          queued[callee] = true;
+          p->sequences[p->n_sequences++] = callee;
+        }
+      }
+    }
+  }
+  p->comp_cost[c] = total;
+  p->comp_est_ns[c] = est;
+  return OPTIC_OK;
+}
+
+static optic_status build_program(optic_program_t *p, const optic_compile_options *o) {
+  optic_optimize_options oo = optic_optimize_options_default();
+  oo.level = o->level;
+  oo.fold_max_bytes = o->fold_max_bytes;
+  oo.max_fusion_size = o->max_fusion_size;
+  if (o->fusion == 0) oo.passes[OPTIC_PASS_FUSION] = OPTIC_PASS_DISABLE;
+  if (o->fusion == 1) oo.passes[OPTIC_PASS_FUSION] = OPTIC_PASS_ENABLE;
+  p->summary.passes.size = sizeof p->summary.passes;
+  optic_status st = optic_graph_optimize(p->module, &oo, &p->summary.passes);
+  if (st != OPTIC_OK) return st;
+  /* Passes leave users older than the instructions they now use (fusion
+   * appends the fusion); the schedule's analysis wants topological ids. */
+  if ((st = graph_module_renumber(p->module)) != OPTIC_OK) return st;
+  optic_module_t *m = p->module;
+  p->entry = optic_module_entry(m);
+  p->n_comps = optic_module_computation_count(m);
+  /* Renumbering compacted every computation: no later read
+   * (optic_computation_instructions) writes to the program's module. */
+  p->n_nodes = m->n_instrs;
+  p->plans = calloc((size_t)p->n_comps, sizeof *p->plans);
+  p->sequences = calloc((size_t)p->n_comps, sizeof *p->sequences);
+  p->comp_cost = calloc((size_t)p->n_comps, sizeof *p->comp_cost);
+  p->comp_est_ns = calloc((size_t)p->n_comps, sizeof *p->comp_est_ns);
+  p->nodes = calloc((size_t)p->n_nodes + 1, sizeof *p->nodes);
+  bool *queued = calloc((size_t)p->n_comps, sizeof *queued);
+  if (!p->plans || !p->sequences || !p->comp_cost || !p->comp_est_ns || !p->nodes || !queued) {
+    free(queued);
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "compile: out of memory for the program's tables");
+  }
+  queued[p->entry] = true;
+  p->sequences[p->n_sequences++] = p->entry;
+  for (int32_t k = 0; k < p->n_sequences && st == OPTIC_OK; k++) st = plan_sequence(p, p->sequences[k], queued);
+  free(queued);
+  if (st != OPTIC_OK) return st;
+
+  optic_program_summary *s = &p->summary;
+  s->cost = p->comp_cost[p->entry];
+  s->est_ns = p->comp_est_ns[p->entry];
+  if ((st = optic_buffer_plan_memory(p->plans[p->entry], &s->memory)) != OPTIC_OK) return st;
+  size_t peak = s->memory.total_bytes + s->memory.constant_bytes;
+  for (int32_t k = 1; k < p->n_sequences; k++) {
+    optic_memory_estimate mem;
+    if ((st = optic_buffer_plan_memory(p->plans[p->sequences[k]], &mem)) != OPTIC_OK) return st;
+    peak += mem.arena_bytes + mem.constant_bytes;
+  }
+  s->peak_bytes = peak;
+  int32_t n = 0;
+  const optic_node_id *order = optic_schedule_order(optic_buffer_plan_schedule(p->plans[p->entry]), &n);
+  s->instructions = n;
+  for (int32_t i = 0; i < n; i++) s->fusions += optic_node_opcode(m, order[i]) == OPTIC_OP_FUSION;
+  return OPTIC_OK;
+}
+
+optic_status optic_compile(const optic_module_t *m, const optic_compile_options *options, optic_program_t **out) {
+  if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: out is NULL");
+  *out = NULL;
+  if (m == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: module is NULL");
+  uint64_t t0 = optic_now_ns();
+  optic_compile_options o;
+  optic_status st = read_options(options, &o);
+  if (st != OPTIC_OK) return st;
+  optic_program_t *p = calloc(1, sizeof *p);
+  if (p == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "compile: out of memory");
+  if (o.machine != NULL) {
+    p->machine = *o.machine;
+    st = optic_machine_validate(&p->machine);
+  } else {
+    st = optic_machine_host(&p->machine);
+  }
+  if (st == OPTIC_OK) {
+    o.machine = &p->machine;
+    p->options = o;
+    st = optic_module_clone(m, &p->module);
+    /* the caller's ids may not be topological either */
+    if (st == OPTIC_OK) st = graph_module_renumber(p->module);
+  }
+  if (st == OPTIC_OK) st = build_program(p, &o);
+  if (st != OPTIC_OK) {
+    optic_program_destroy(p);
+    return st;
+  }
+  p->summary.compile_seconds = (double)(optic_now_ns() - t0) * 1e-9;
+  *out = p;
+  return OPTIC_OK;
+}

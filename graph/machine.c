@@ -1,0 +1,171 @@
+/* Machine models for time estimates: the named presets (an uncalibrated
+ * host and published TPU figures, each with its source), validation and the
+ * roofline estimate. Never measures anything: `optic calibrate` does that and
+ * writes the host file read by graph/machine_file.c. */
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <optic/compile.h>
+
+#include "core/error.h"
+
+/* None of the TPU sources gives an f32 matmul peak, only bf16 (and int8);
+ * the MXU multiplies bf16 with f32 accumulation. ASSUMPTION (not sourced):
+ * an f32 product at full f32 precision takes about three bf16 MXU passes
+ * (each f32 split into bf16 parts), so the f32 peak is bf16 peak / 3. */
+#define TPU_F32_FRACTION (1.0 / 3.0)
+/* ASSUMPTION (not sourced): transcendentals run on the vector unit at 1/32 of
+ * the f32 peak. */
+#define TPU_TRANSCENDENTAL_FRACTION (1.0 / 32.0)
+
+typedef struct preset {
+  const char *name;
+  double bf16_flops;     /* published peak, FLOP/s per chip */
+  double hbm_bandwidth;  /* bytes/s per chip, GBps read as 1e9 */
+  int32_t tensor_cores;  /* per chip */
+  const char *source;
+} preset;
+
+/* Figures per chip. Sources: Google Cloud TPU system-architecture pages
+ * (cloud.google.com/tpu/docs/v2, /v3, /v4, /v5e, /v5p, /v6e), as collected in
+ * ../shared/reference/tpu_specs.md, cross-checked with the JAX scaling book
+ * (jax-ml/scaling-book, tpus.md). */
+static const preset tpu_presets[] = {
+    /* v2: 45 TFLOPS bf16 is not in the current Cloud docs (secondary sources);
+     * HBM bandwidth is not in the Cloud docs either: 700 GB/s from Norrie et
+     * al., "The Design Process for Google's Training Chips: TPUv2 and TPUv3"
+     * (IEEE Micro 2021). Two TensorCores per chip (v2-8 = 4 chips, 8 cores). */
+    {"tpu-v2", 45e12, 700e9, 2,
+     "TPU v2 per chip: bf16 45 TFLOPS (secondary), HBM 700 GB/s (Norrie et al. 2021); f32 = bf16/3, assumed"},
+    /* v3: Cloud doc 123 TFLOPS (the scaling book says 1.4e14), 900 GBps. */
+    {"tpu-v3", 123e12, 900e9, 2,
+     "cloud.google.com/tpu/docs/v3 per chip: bf16 123 TFLOPS, HBM 900 GBps; f32 = bf16/3, assumed"},
+    /* v4: 275 TFLOPS bf16, 1200 GBps HBM2; two TensorCores (megacore). */
+    {"tpu-v4", 275e12, 1200e9, 2,
+     "docs.cloud.google.com/tpu/docs/v4 per chip: bf16 275 TFLOPS, HBM 1200 GBps; f32 = bf16/3, assumed"},
+    /* v5e: 197 TFLOPS bf16, 819 GBps (another revision says 800 GiBps); one TensorCore. */
+    {"tpu-v5e", 197e12, 819e9, 1,
+     "docs.cloud.google.com/tpu/docs/v5e per chip: bf16 197 TFLOPS, HBM 819 GBps; f32 = bf16/3, assumed"},
+    /* v5p: 459 TFLOPS bf16, 2765 GBps (newer revision 2575 GiBps); 2 TensorCores. */
+    {"tpu-v5p", 459e12, 2765e9, 2,
+     "docs.cloud.google.com/tpu/docs/v5p per chip: bf16 459 TFLOPS, HBM 2765 GBps; f32 = bf16/3, assumed"},
+    /* v6e (Trillium): 918 TFLOPS bf16, 1638 GBps; 1 TensorCore per chip. */
+    {"tpu-v6e", 918e12, 1638e9, 1,
+     "docs.cloud.google.com/tpu/docs/v6e per chip: bf16 918 TFLOPS, HBM 1638 GBps; f32 = bf16/3, assumed"},
+};
+#define N_TPU ((int32_t)(sizeof tpu_presets / sizeof tpu_presets[0]))
+
+static void set_name(char *dst, size_t size, const char *src) {
+  snprintf(dst, size, "%s", src);
+}
+
+/* Conservative figures for a 2-core x86-64 with AVX2 and FMA at ~2.5 GHz that
+ * was never calibrated: half the FMA peak (2 cores x 2 FMA units x 8 lanes x
+ * 2 flops x 2.5 GHz = 160 GFLOP/s), a vectorized exp at ~1 element per ns
+ * per core, one DDR4 channel (~10 GB/s sustained) and L2-resident streaming
+ * at ~50 GB/s below 1 MiB, and a dispatch cost of 200 ns per op. */
+static void host_default(optic_machine *m) {
+  memset(m, 0, sizeof *m);
+  set_name(m->name, sizeof m->name, "host-default");
+  m->peak_flops = 80e9;
+  m->peak_transcendentals = 2e9;
+  m->dram_bandwidth = 10e9;
+  m->cache_bandwidth = 50e9;
+  m->cache_bytes = 1 << 20;
+  m->op_overhead_ns = 200;
+  m->cores = 2;
+  set_name(m->source, sizeof m->source,
+           "uncalibrated defaults for a 2-core AVX2 x86-64 (run `optic calibrate` to measure this host)");
+}
+
+static void tpu(const preset *p, optic_machine *m) {
+  memset(m, 0, sizeof *m);
+  set_name(m->name, sizeof m->name, p->name);
+  m->peak_flops = p->bf16_flops * TPU_F32_FRACTION;
+  m->peak_transcendentals = m->peak_flops * TPU_TRANSCENDENTAL_FRACTION;
+  m->dram_bandwidth = p->hbm_bandwidth;
+  /* No on-chip memory figure is sourced: every op streams from HBM. */
+  m->cache_bandwidth = p->hbm_bandwidth;
+  m->cache_bytes = 0;
+  /* The whole program runs on the device; per-op dispatch is not modelled. */
+  m->op_overhead_ns = 0;
+  m->cores = p->tensor_cores;
+  set_name(m->source, sizeof m->source, p->source);
+}
+
+int32_t optic_machine_preset_count(void) { return 1 + N_TPU; }
+
+const char *optic_machine_preset_name(int32_t i) {
+  if (i == 0) return "host-default";
+  if (i >= 1 && i <= N_TPU) return tpu_presets[i - 1].name;
+  return NULL;
+}
+
+optic_status optic_machine_preset(const char *name, optic_machine *out) {
+  if (!name || !out) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_preset: NULL argument");
+  if (strcmp(name, "host-default") == 0) {
+    host_default(out);
+    return OPTIC_OK;
+  }
+  for (int32_t i = 0; i < N_TPU; i++) {
+    if (strcmp(name, tpu_presets[i].name) == 0) {
+      tpu(&tpu_presets[i], out);
+      return OPTIC_OK;
+    }
+  }
+  char known[256] = "";
+  size_t len = 0;
+  for (int32_t i = 0; i < optic_machine_preset_count(); i++) {
+    int n = snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "", optic_machine_preset_name(i));
+    if (n < 0 || (size_t)n >= sizeof known - len) break;
+    len += (size_t)n;
+  }
+  return optic_fail(OPTIC_ERR_NOT_FOUND, "optic_machine_preset: unknown machine '%s' (known: %s)", name, known);
+}
+
+static bool positive(double v) { return isfinite(v) && v > 0; }
+
+optic_status optic_machine_validate(const optic_machine *m) {
+  if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");
+  if (memchr(m->name, 0, sizeof m->name) == NULL || m->name[0] == 0)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: name is empty or not terminated");
+  if (memchr(m->source, 0, sizeof m->source) == NULL)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: source is not terminated");
+  static const struct {
+    const char *field;
+    size_t offset;
+    bool zero_ok;
+  } figures[] = {
+      {"peak_flops", offsetof(optic_machine, peak_flops), false},
+      {"peak_transcendentals", offsetof(optic_machine, peak_transcendentals), false},
+      {"dram_bandwidth", offsetof(optic_machine, dram_bandwidth), false},
+      {"cache_bandwidth", offsetof(optic_machine, cache_bandwidth), false},
+      {"cache_bytes", offsetof(optic_machine, cache_bytes), true},
+      {"op_overhead_ns", offsetof(optic_machine, op_overhead_ns), true},
+  };
+  for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
+    double v;
+    memcpy(&v, (const char *)m + figures[i].offset, sizeof v);
+    bool ok = figures[i].zero_ok ? isfinite(v) && v >= 0 : positive(v);
+    if (!ok)
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: machine '%s': %s is %g (must be finite and %s)",
+                        m->name, figures[i].field, v, figures[i].zero_ok ? ">= 0" : "> 0");
+  }
+  if (m->cores < 1)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: machine '%s': cores is %d (must be >= 1)",
+                      m->name, (int)m->cores);
+  return OPTIC_OK;
+}
+
+double optic_machine_estimate_ns(const optic_machine *m, const optic_cost *cost) {
+  if (!m || !cost) return 0;
+  double bw = cost->bytes_accessed <= m->cache_bytes ? m->cache_bandwidth : m->dram_bandwidth;
+  double t = cost->flops / m->peak_flops;
+  double tt = cost->transcendentals / m->peak_transcendentals;
+  double tb = cost->bytes_accessed / bw;
+  if (tt > t) t = tt;
+  if (tb > t) t = tb;
+  return t * 1e9 + m->op_overhead_ns;
+}

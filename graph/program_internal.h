@@ -1,0 +1,31 @@
+/* Internal: the compiled program's storage (graph/compile.c builds it,
+ * graph/program.c reads it, graph/program_text.c prints it). Nothing here is
+ * written after optic_compile returns: that is what makes a program safe to
+ * read from any number of threads. Never include from outside graph/. */
+#ifndef OPTIC_GRAPH_PROGRAM_INTERNAL_H
+#define OPTIC_GRAPH_PROGRAM_INTERNAL_H
+
+#include <optic/compile.h>
+
+typedef struct program_node {
+  optic_node_estimate est;
+  bool scheduled; /* in the schedule of one of the program's sequences */
+} program_node;
+
+struct optic_program {
+  optic_module_t *module;       /* the optimized copy, owned; computations compacted */
+  optic_comp_id entry;
+  optic_machine machine;
+  optic_compile_options options; /* as resolved (defaults filled in; machine points at `machine`) */
+  int32_t n_comps;
+  optic_buffer_plan_t **plans;  /* per computation: non-NULL for sequences (each owns its schedule) */
+  optic_comp_id *sequences;     /* the sequences, entry first, then in discovery order */
+  int32_t n_sequences;
+  int32_t n_nodes;
+  program_node *nodes;          /* indexed by node id */
+  optic_cost *comp_cost;        /* per sequence computation (indexed by computation id): scheduled sums */
+  double *comp_est_ns;
+  optic_program_summary summary;
+};
+
+#endif

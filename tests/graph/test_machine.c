@@ -1,0 +1,253 @@
+/* Machine models: every preset valid, save/load round trip (exact doubles),
+ * corrupt and incomplete files rejected with CORRUPT and a message naming the
+ * file, NaN/negative figures rejected, the host lookup order ($OPTIC_MACHINE,
+ * $XDG_CONFIG_HOME, defaults) and the roofline arithmetic on hand-computed
+ * cases. Files live in a fresh temporary directory removed at the end. */
+#include <optic/optic.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/harness.h"
+
+static char dir[256];
+
+static void remove_dir(void) {
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+static const char *tmp_dir(void) {
+  if (!dir[0]) {
+    snprintf(dir, sizeof dir, "/tmp/optic_test_machine.XXXXXX");
+    if (!mkdtemp(dir)) exit(2);
+    atexit(remove_dir);
+  }
+  return dir;
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (!f) exit(2);
+  fputs(text, f);
+  fclose(f);
+}
+
+static optic_machine sample(void) {
+  optic_machine m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "host");
+  m.peak_flops = 1.234567890123e11;
+  m.peak_transcendentals = 3.3e9 / 7; /* not a short decimal: round trip must be exact */
+  m.dram_bandwidth = 1.7e10;
+  m.cache_bandwidth = 9.1e10;
+  m.cache_bytes = 1048576;
+  m.op_overhead_ns = 123.25;
+  m.cores = 2;
+  snprintf(m.source, sizeof m.source, "measured \"by\" test\\calibrate\n");
+  return m;
+}
+
+static void presets_valid(void) {
+  OT_CHECK(optic_machine_preset_count() == 7);
+  OT_CHECK(optic_machine_preset_name(-1) == NULL && optic_machine_preset_name(7) == NULL);
+  for (int32_t i = 0; i < optic_machine_preset_count(); i++) {
+    const char *name = optic_machine_preset_name(i);
+    optic_machine m;
+    OT_EXPECT_OK(optic_machine_preset(name, &m));
+    OT_EXPECT_OK(optic_machine_validate(&m));
+    OT_CHECK(strcmp(m.name, name) == 0, "%s", name);
+    OT_CHECK(m.source[0] != 0, "%s has no source", name);
+  }
+  optic_machine v4, v5e;
+  OT_EXPECT_OK(optic_machine_preset("tpu-v4", &v4));
+  OT_CHECK(fabs(v4.peak_flops - 275e12 / 3) < 1e3 && v4.dram_bandwidth == 1200e9, "v4 %g %g", v4.peak_flops,
+           v4.dram_bandwidth);
+  OT_CHECK(strstr(v4.source, "assumed") != NULL, "the f32 assumption is stated: %s", v4.source);
+  OT_EXPECT_OK(optic_machine_preset("tpu-v5e", &v5e));
+  OT_CHECK(v5e.dram_bandwidth == 819e9 && v5e.cores == 1);
+  optic_machine x;
+  OT_EXPECT_STATUS(optic_machine_preset("tpu-v9", &x), OPTIC_ERR_NOT_FOUND);
+  OT_CHECK(strstr(optic_last_error(), "tpu-v6e") != NULL, "known names listed: %s", optic_last_error());
+}
+
+static void round_trip(void) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/a/b/machine.json", tmp_dir()); /* parent directories created */
+  optic_machine m = sample(), back;
+  OT_EXPECT_OK(optic_machine_save(&m, path));
+  OT_EXPECT_OK(optic_machine_load(path, &back));
+  OT_CHECK(memcmp(&m, &back, sizeof m) == 0 || (strcmp(m.name, back.name) == 0 && m.peak_flops == back.peak_flops &&
+                                                 m.peak_transcendentals == back.peak_transcendentals &&
+                                                 m.dram_bandwidth == back.dram_bandwidth &&
+                                                 m.cache_bandwidth == back.cache_bandwidth &&
+                                                 m.cache_bytes == back.cache_bytes &&
+                                                 m.op_overhead_ns == back.op_overhead_ns && m.cores == back.cores &&
+                                                 strcmp(m.source, back.source) == 0),
+           "round trip differs");
+  /* Overwrite in place (atomic rename over the old file), no temporary left. */
+  m.cores = 4;
+  OT_EXPECT_OK(optic_machine_save(&m, path));
+  OT_EXPECT_OK(optic_machine_load(path, &back));
+  OT_CHECK(back.cores == 4);
+  char tmp[600];
+  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+  OT_CHECK(access(tmp, F_OK) != 0, "temporary file left behind");
+  /* Unknown keys (any JSON value) are skipped; \u escapes decode. */
+  snprintf(path, sizeof path, "%s/extra.json", tmp_dir());
+  write_file(path,
+             "{\"name\":\"h\\u00e9\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":1e10,"
+             "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":0,\"cores\":1,"
+             "\"measured\":{\"runs\":[1,2,{\"x\":null}],\"ok\":true}}");
+  OT_EXPECT_OK(optic_machine_load(path, &back));
+  OT_CHECK(strcmp(back.name, "h\xc3\xa9") == 0 && back.source[0] == 0 && back.cores == 1);
+}
+
+static void corrupt_files(void) {
+  static const struct {
+    const char *text, *message;
+  } bad[] = {
+      {"", "expected '{'"},
+      {"{\"name\":\"h\",", "expected a string"},
+      {"{\"name\":\"h\" \"peak_flops\":1}", "expected ',' or '}'"},
+      {"{\"name\":\"h\",\"peak_flops\":NaN}", "expected a number"},
+      {"{\"name\":\"h\",\"peak_flops\":+1}", "expected a number"},
+      {"{\"name\":\"h\",\"peak_flops\":1.}", "bad number"},
+      {"{\"name\":\"h\",\"name\":\"g\"}", "duplicate key"},
+      {"{\"name\":\"h\"} x", "text after the object"},
+      {"[1,2]", "expected '{'"},
+      {"{\"name\":\"h\",\"peak_flops\":1e11}", "missing field \"peak_transcendentals\""},
+      {"{\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":1e10,\"cache_bandwidth\":5e10,"
+       "\"cache_bytes\":0,\"op_overhead_ns\":0,\"cores\":1}",
+       "missing field \"name\""},
+      {"{\"name\":\"h\",\"peak_flops\":-1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":1e10,"
+       "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":0,\"cores\":1}",
+       "peak_flops is -1e+11"},
+      {"{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":1e999,"
+       "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":0,\"cores\":1}",
+       "dram_bandwidth is inf"},
+      {"{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":1e10,"
+       "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":0,\"cores\":1.5}",
+       "\"cores\" must be an integer"},
+      {"{\"name\":\"h\",\"source\":\"abc", "unterminated string"},
+      {"{\"name\":\"h\\q\"}", "bad escape"},
+  };
+  char path[512];
+  snprintf(path, sizeof path, "%s/bad.json", tmp_dir());
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    write_file(path, bad[i].text);
+    optic_machine m;
+    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+    const char *msg = optic_last_error();
+    OT_CHECK(strstr(msg, path) != NULL && strstr(msg, bad[i].message) != NULL, "case %zu: message '%s', want '%s'", i,
+             msg, bad[i].message);
+  }
+  optic_machine m;
+  snprintf(path, sizeof path, "%s/none.json", tmp_dir());
+  OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_NOT_FOUND);
+}
+
+static void validate_rejects(void) {
+  optic_machine m = sample();
+  OT_EXPECT_OK(optic_machine_validate(&m));
+  double *figures[] = {&m.peak_flops, &m.peak_transcendentals, &m.dram_bandwidth, &m.cache_bandwidth};
+  for (size_t i = 0; i < 4; i++) {
+    double keep = *figures[i];
+    double badv[] = {NAN, -1.0, 0.0, INFINITY};
+    for (size_t k = 0; k < 4; k++) {
+      *figures[i] = badv[k];
+      OT_EXPECT_STATUS(optic_machine_validate(&m), OPTIC_ERR_INVALID_ARGUMENT);
+    }
+    *figures[i] = keep;
+  }
+  m.cache_bytes = 0, m.op_overhead_ns = 0;
+  OT_EXPECT_OK(optic_machine_validate(&m)); /* zero allowed for these two */
+  m.op_overhead_ns = -1;
+  OT_EXPECT_STATUS(optic_machine_validate(&m), OPTIC_ERR_INVALID_ARGUMENT);
+  m.op_overhead_ns = 0, m.cache_bytes = NAN;
+  OT_EXPECT_STATUS(optic_machine_validate(&m), OPTIC_ERR_INVALID_ARGUMENT);
+  m.cache_bytes = 0, m.cores = 0;
+  OT_EXPECT_STATUS(optic_machine_validate(&m), OPTIC_ERR_INVALID_ARGUMENT);
+  m.cores = 1, m.name[0] = 0;
+  OT_EXPECT_STATUS(optic_machine_validate(&m), OPTIC_ERR_INVALID_ARGUMENT);
+  m = sample();
+  m.peak_flops = NAN;
+  char path[512];
+  snprintf(path, sizeof path, "%s/never.json", tmp_dir());
+  OT_EXPECT_STATUS(optic_machine_save(&m, path), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_CHECK(access(path, F_OK) != 0, "an invalid machine was written");
+}
+
+static void estimate_arithmetic(void) {
+  optic_machine m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "toy");
+  m.peak_flops = 1e9;           /* 1 flop per ns */
+  m.peak_transcendentals = 1e8; /* 10 ns each */
+  m.dram_bandwidth = 1e9;       /* 1 byte per ns */
+  m.cache_bandwidth = 4e9;      /* 4 bytes per ns */
+  m.cache_bytes = 1000;
+  m.op_overhead_ns = 5;
+  m.cores = 1;
+  OT_EXPECT_OK(optic_machine_validate(&m));
+  /* matmul f32[10,5]x[5,30]: 3000 flops, 2000 bytes (in cache: 500 ns) -> 3000 + 5 */
+  optic_cost c = {3000, 0, 2000};
+  OT_CHECK(optic_machine_estimate_ns(&m, &c) == 3005 + 0 * 1.0, "%g", optic_machine_estimate_ns(&m, &c));
+  /* bytes beyond the cache: 2000 flops vs 2000 bytes at 1 B/ns -> tie 2000 + 5 */
+  c = (optic_cost){2000, 0, 2000};
+  m.cache_bytes = 1999;
+  OT_CHECK(optic_machine_estimate_ns(&m, &c) == 2005, "%g", optic_machine_estimate_ns(&m, &c));
+  m.cache_bytes = 2000; /* the boundary counts as in cache: 500 ns of bytes, flops win */
+  OT_CHECK(optic_machine_estimate_ns(&m, &c) == 2005, "%g", optic_machine_estimate_ns(&m, &c));
+  c = (optic_cost){0, 0, 2000};
+  OT_CHECK(optic_machine_estimate_ns(&m, &c) == 505, "%g", optic_machine_estimate_ns(&m, &c));
+  /* the loop fusion: 16 flops, 4 transcendentals (40 ns), 64 bytes (16 ns) -> 40 + 5 */
+  c = (optic_cost){16, 4, 64};
+  OT_CHECK(optic_machine_estimate_ns(&m, &c) == 45, "%g", optic_machine_estimate_ns(&m, &c));
+  c = (optic_cost){0, 0, 0};
+  OT_CHECK(optic_machine_estimate_ns(&m, &c) == 5, "overhead only");
+}
+
+static void host_lookup(void) {
+  char path[512], xdg[512];
+  optic_machine m = sample(), got;
+  snprintf(path, sizeof path, "%s/env.json", tmp_dir());
+  OT_EXPECT_OK(optic_machine_save(&m, path));
+  char *old_env = getenv("OPTIC_MACHINE") ? strdup(getenv("OPTIC_MACHINE")) : NULL;
+  char *old_xdg = getenv("XDG_CONFIG_HOME") ? strdup(getenv("XDG_CONFIG_HOME")) : NULL;
+  setenv("OPTIC_MACHINE", path, 1);
+  OT_EXPECT_OK(optic_machine_host(&got));
+  OT_CHECK(got.peak_flops == m.peak_flops);
+  setenv("OPTIC_MACHINE", "/nonexistent/optic/machine.json", 1);
+  OT_EXPECT_STATUS(optic_machine_host(&got), OPTIC_ERR_NOT_FOUND);
+  unsetenv("OPTIC_MACHINE");
+  snprintf(xdg, sizeof xdg, "%s/xdg", tmp_dir());
+  setenv("XDG_CONFIG_HOME", xdg, 1);
+  char def[600];
+  OT_EXPECT_OK(optic_machine_default_path(def, sizeof def));
+  OT_CHECK(strstr(def, "/xdg/optic/machine.json") != NULL, "%s", def);
+  OT_EXPECT_OK(optic_machine_host(&got)); /* no file: defaults */
+  OT_CHECK(strcmp(got.name, "host-default") == 0 && strstr(got.source, "calibrate") != NULL);
+  m.cores = 3;
+  OT_EXPECT_OK(optic_machine_save(&m, def));
+  OT_EXPECT_OK(optic_machine_host(&got));
+  OT_CHECK(got.cores == 3);
+  write_file(def, "{broken");
+  OT_EXPECT_STATUS(optic_machine_host(&got), OPTIC_ERR_CORRUPT); /* never silently ignored */
+  char tiny[8];
+  OT_EXPECT_STATUS(optic_machine_default_path(tiny, sizeof tiny), OPTIC_ERR_OVERFLOW);
+  if (old_env) setenv("OPTIC_MACHINE", old_env, 1);
+  if (old_xdg) setenv("XDG_CONFIG_HOME", old_xdg, 1);
+  else unsetenv("XDG_CONFIG_HOME");
+  free(old_env), free(old_xdg);
+}
+
+static const ot_case cases[] = {
+    {"presets_valid", presets_valid},     {"round_trip", round_trip},
+    {"corrupt_files", corrupt_files},     {"validate_rejects", validate_rejects},
+    {"estimate_arithmetic", estimate_arithmetic}, {"host_lookup", host_lookup},
+};
+OT_MAIN(cases)
