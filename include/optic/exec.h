@@ -184,17 +184,19 @@ OPTIC_API optic_status optic_profiler_trace_json(const optic_profiler_t *p, char
 /* Writes that JSON to path (IO error naming the path on failure). */
 OPTIC_API optic_status optic_profiler_write_trace(const optic_profiler_t *p, const char *path);
 
-/* Measured vs estimated, per instruction. Events of one instruction (OP or
- * FUSION) in one run that overlap in time (the threads' parts of one
- * execution) merge into one span; spans that do not overlap (a while body's
- * iterations) add up. */
+/* Measured vs estimated, per instruction (OP and FUSION events, by node id).
+ * In one run, each thread's k-th event of an instruction is its part of the
+ * instruction's k-th execution (every thread that takes part records once
+ * per execution; an op run by one thread has one part). An execution lasts
+ * from its parts' earliest start to their latest end; executions (a while
+ * body's iterations) add up. */
 typedef struct optic_profile_op_stat {
   char name[OPTIC_PROFILE_NAME_MAX];
   char detail[OPTIC_PROFILE_DETAIL_MAX];
   optic_profile_kind kind;
   int64_t node;
-  int64_t executions;  /* merged spans over all runs */
-  double measured_ns;  /* merged time per run (mean over the runs it ran in) */
+  int64_t executions;  /* executions over all runs */
+  double measured_ns;  /* time of its executions per run (mean over the runs it ran in) */
   double est_ns;       /* estimate per run (est_ns of each execution, summed, mean over runs) */
   double flops, bytes; /* per execution, as recorded */
 } optic_profile_op_stat;
