@@ -342,7 +342,8 @@ static bool uniform_error(const exec_step *s) {
 }
 
 static optic_status run_seq(run_ctx *rc, const exec_seq *q, void **params, void **outs, const exec_thread *th) {
-  exec_frame f = {rc->arena + q->arena_offset, params, outs};
+  /* A program without arena bytes has a NULL arena: no offset from NULL (UB). */
+  exec_frame f = {rc->arena ? rc->arena + q->arena_offset : NULL, params, outs};
   for (int32_t i = 0; i < q->n_steps; i++) {
     const exec_step *s = &q->steps[i];
     if (s->noop) continue;

@@ -98,7 +98,7 @@ def check_real_run(binary):
         if e["args"]["est_us"] <= 0 or e["args"]["bytes"] <= 0 or e["args"]["node"] < 0:
             fail("%s: estimate, bytes and node must come from the program" % e["name"])
     if {e["tid"] for e in work} != {0, 1}:
-        fail("a 1M-element fused loop on 2 threads records both threads' parts, got tids %s"
+        fail("a fused loop of 64Ki+ elements on 2 threads records both threads' parts, got tids %s"
              % sorted({e["tid"] for e in work}))
     passes = [e for e in events if e["cat"] == "compile_pass"]
     comp = [e for e in events if e["cat"] == "compile"][0]
