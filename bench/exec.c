@@ -1,8 +1,11 @@
 /* Runtime benchmarks (issue 5): compiled programs through optic_program_run.
- *  - exec/chain100/fusion:0/threads:T: 100 dependent elementwise ops on 16
- *    elements with fusion off: per-op overhead (counter ns_per_op; bars
+ *  - exec/chain100/fusion:0/threads:T/split:S: 100 dependent elementwise ops
+ *    on 16 elements with fusion off: per-op overhead (counter ns_per_op; bars
  *    <= 1000 ns at 1 thread, <= 3000 ns at 2), beside peer/chain100_direct,
- *    the same 100 kernel calls made directly.
+ *    the same 100 ops as plain loops. S=0: the default split threshold (tiny
+ *    ops are not split, so the 2-thread run stays on one thread); S=1: every
+ *    op split across both threads with a barrier after each (the cost of the
+ *    barrier itself).
  *  - exec/relu_affine/n:16M/fusion:F/threads:T: y = relu(a*x + b)*s - c (a, s
  *    scalars; x, b, c arrays) fused into one blockwise loop (F=1) or run op by
  *    op (F=0): fused must be >= 2.5x faster.
@@ -54,11 +57,17 @@ static optic_node_id param(exec_case *c, optic_comp_id comp, int32_t k, int32_t 
 }
 
 /* Compiles c->m and binds the inputs/outputs (buffers from the entry's types). */
+static bool case_compile_split(optic_bench_state *st, exec_case *c, int fusion, int threads, int64_t split);
 static bool case_compile(optic_bench_state *st, exec_case *c, int fusion, int threads) {
+  return case_compile_split(st, c, fusion, threads, 0);
+}
+
+static bool case_compile_split(optic_bench_state *st, exec_case *c, int fusion, int threads, int64_t split) {
   optic_compile_options co = optic_compile_options_default();
   co.fusion = fusion;
   optic_exec_options eo = optic_exec_options_default();
   eo.threads = threads;
+  eo.split_min_elements = split;
   if (optic_compile(c->m, &co, &c->p) != OPTIC_OK || optic_exec_ctx_create(&eo, &c->ctx) != OPTIC_OK) {
     optic_bench_skip_with_error(st, optic_last_error());
     return false;
@@ -119,6 +128,7 @@ static double run_loop(optic_bench_state *st, exec_case *c) {
 static void run_chain(optic_bench_state *st, void *user) {
   (void)user;
   int threads = (int)optic_bench_range(st, 0);
+  int64_t split = optic_bench_range(st, 1);
   exec_case c = {0};
   optic_comp_id e;
   optic_module_create("chain", &c.m);
@@ -129,7 +139,7 @@ static void run_chain(optic_bench_state *st, void *user) {
     optic_graph_binary(c.m, e, i % 2 ? OPTIC_OP_MULTIPLY : OPTIC_OP_ADD, y, w, NULL, &y);
   }
   optic_computation_set_root(c.m, e, y);
-  if (case_compile(st, &c, 0, threads)) {
+  if (case_compile_split(st, &c, 0, threads, split)) {
     double ns = run_loop(st, &c);
     optic_bench_counter(st, "ns_per_op", ns / CHAIN, OPTIC_BENCH_COUNTER_PLAIN);
     report_estimates(st, &c, ns);
@@ -291,8 +301,9 @@ static void run_mlp_cblas(optic_bench_state *st, void *user) {
 
 void bench_register_exec(void) {
   optic_bench *b = optic_bench_register("exec/chain100/fusion:0", run_chain, NULL);
-  for (int64_t t = 1; t <= 2; t++) OPTIC_BENCH_ARGS(b, t);
-  OPTIC_BENCH_ARG_NAMES(b, "threads");
+  for (int64_t t = 1; t <= 2; t++) OPTIC_BENCH_ARGS(b, t, 0);
+  OPTIC_BENCH_ARGS(b, 2, 1); /* split:1: every op split over 2 threads, a barrier between each */
+  OPTIC_BENCH_ARG_NAMES(b, "threads", "split");
   optic_bench_use_real_time(b);
   optic_bench_set_unit(b, OPTIC_BENCH_US);
   b = optic_bench_register("peer/chain100_direct/threads:1", run_chain_direct, NULL);

@@ -399,6 +399,7 @@ static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
       if (s->op == OPTIC_OP_REDUCE_WINDOW) touched *= 4; /* windows revisit elements */
       s->solo = touched < (size_t)b->split_min;
     }
+    if (!s->noop && !s->solo && !s->sync) b->any_split = true;
   }
   if (st != OPTIC_OK) return st;
   if ((st = place_barriers(q)) != OPTIC_OK) return st;

@@ -24,6 +24,21 @@ optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_
   return optic_conv_run_forward(s->conv, a, b, y, scratch, th->t, slices);
 }
 
+/* Asks for the next block of every streamed input while this block runs:
+ * the chain reads its inputs one pass at a time, so without this each
+ * stream would start cold (hardware prefetchers stop at page boundaries). */
+static void prefetch_block(const exec_step *s, const void *const *inputs, size_t lo, size_t n) {
+  const ew_prog *p = s->prog;
+  for (int32_t i = 0; i < s->n_operands; i++) {
+    if ((p->scalar_inputs >> i) & 1u) continue;
+    size_t es = optic_dtype_size(p->input_dtype[i]);
+    if (s->operand_elems[i] != n) continue; /* gathered leaves: not a linear stream */
+    const unsigned char *b = (const unsigned char *)inputs[i] + lo * es;
+    size_t bytes = (n - lo < EXEC_BLOCK ? n - lo : EXEC_BLOCK) * es;
+    for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch(b + off, 0, 2);
+  }
+}
+
 optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   const void *inputs[64];
   for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
@@ -33,10 +48,17 @@ optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_t
   size_t blocks = (n + EXEC_BLOCK - 1) / EXEC_BLOCK, blo, bhi;
   exec_share(blocks, th->t, th->nt, &blo, &bhi);
   unsigned char *y = ref_ptr(f, &s->out[0]);
+  /* A result far larger than the caches is written with streaming stores
+   * from a register: no read-for-ownership of output lines it overwrites. */
+  bool stream = n * es >= EXEC_STREAM_BYTES;
+  unsigned char *tmp = th->regs + (size_t)s->prog->n_regs * EXEC_BLOCK * 8;
   for (size_t k = blo; k < bhi; k++) {
     size_t lo = k * EXEC_BLOCK, len = n - lo < EXEC_BLOCK ? n - lo : EXEC_BLOCK;
-    void *outs[1] = {y + lo * es};
+    if (k + 1 < bhi) prefetch_block(s, inputs, lo + EXEC_BLOCK, n);
+    void *outs[1] = {stream ? (void *)tmp : (void *)(y + lo * es)};
     ew_run_block(s->prog, inputs, s->prog->scalar_inputs, outs, lo, len, th->regs);
+    if (stream) stream_copy(y + lo * es, tmp, len * es);
   }
+  if (stream) stream_fence();
   return OPTIC_OK;
 }

@@ -18,7 +18,7 @@ size_t exec_regs_bytes(const exec_bound *b) {
     const exec_seq *q = b->seqs[c];
     for (int32_t i = 0; q && i < q->n_steps; i++) {
       const exec_step *s = &q->steps[i];
-      size_t regs = s->prog ? (size_t)s->prog->n_regs : 0;
+      size_t regs = s->prog ? (size_t)s->prog->n_regs + 1 : 0; /* + the streaming-store staging block */
       if (s->op == OPTIC_OP_REDUCE || s->op == OPTIC_OP_REDUCE_WINDOW) regs += (size_t)s->n_operands + 1;
       size_t bytes = regs * EXEC_BLOCK * 8;
       if (bytes > best) best = bytes;

@@ -8,6 +8,7 @@
  * same barriers. Never prints, never aborts, never waits without bound. */
 #include <cblas.h>
 #include <omp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -377,6 +378,30 @@ static optic_status run_seq(run_ctx *rc, const exec_seq *q, void **params, void 
   return OPTIC_OK;
 }
 
+/* ------------------------------------------------------------ OpenBLAS on one thread */
+
+/* A 1-thread team is not an active parallel region, so OpenBLAS would start
+ * its own threads inside it. Runs of 1-thread contexts hold OpenBLAS to one
+ * thread; the setting is process-wide, so holds are counted: the first saves
+ * and sets it, the last restores it. */
+static pthread_mutex_t g_blas_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_blas_holds, g_blas_saved;
+
+static void blas_hold(void) {
+  pthread_mutex_lock(&g_blas_mu);
+  if (g_blas_holds++ == 0) {
+    g_blas_saved = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+  }
+  pthread_mutex_unlock(&g_blas_mu);
+}
+
+static void blas_release(void) {
+  pthread_mutex_lock(&g_blas_mu);
+  if (--g_blas_holds == 0) openblas_set_num_threads(g_blas_saved);
+  pthread_mutex_unlock(&g_blas_mu);
+}
+
 /* ------------------------------------------------------------ checks and entry */
 
 static void flatten(const optic_type *t, const optic_type **out, int32_t *n, int32_t cap) {
@@ -468,16 +493,13 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
     rc.run = exec_profiler_next_run(rc.prof);
     run_start = optic_now_ns();
   }
-  int nt = c->threads;
+  /* Nothing worth splitting (every step small): the run stays on one thread
+   * and pays for no team start-up or barrier. */
+  int nt = b->any_split ? c->threads : 1;
   unsigned char *scratch = c->scratch.data, *regs = c->regs.data;
   size_t regs_per = exec_regs_bytes(b);
-  /* A 1-thread team is not an active parallel region, so OpenBLAS would
-   * start its own threads inside it: hold it to one for the run. */
-  int blas_saved = 0;
-  if (nt == 1 && b->has_blas) {
-    blas_saved = openblas_get_num_threads();
-    openblas_set_num_threads(1);
-  }
+  bool blas_held = nt == 1 && b->has_blas;
+  if (blas_held) blas_hold();
 #pragma omp parallel num_threads(nt)
   {
     exec_thread th = {.t = omp_get_thread_num(), .nt = omp_get_num_threads(), .scratch = scratch};
@@ -485,7 +507,7 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
     optic_status ts = run_seq(&rc, entry, params, outs, &th);
     if (ts != OPTIC_OK) record_error(&rc, ts);
   }
-  if (nt == 1 && b->has_blas) openblas_set_num_threads(blas_saved);
+  if (blas_held) blas_release();
   if (rc.prof) {
     exec_profiler_record_span(rc.prof, OPTIC_PROFILE_RUN, "run", optic_computation_name(m, b->entry), b->program,
                               rc.device, 0, -1, rc.run, run_start, optic_now_ns(), 0.0, 0.0, b->est_ns);

@@ -4,6 +4,7 @@
  * state, allocation failures injected through the pluggable allocator
  * (retried, then OUT_OF_MEMORY), and profiler events plus a Chrome trace of
  * a real run. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 
@@ -277,6 +278,52 @@ static void profiler_events(void) {
   optic_program_destroy(p);
 }
 
+/* One program, four contexts on four threads at once (a program is
+ * immutable; contexts are independent), each checking its results. */
+typedef struct conc_job {
+  const optic_program_t *p;
+  int threads, bad;
+} conc_job;
+
+static void *conc_main(void *arg) {
+  conc_job *j = arg;
+  optic_exec_options o = optic_exec_options_default();
+  o.threads = j->threads;
+  optic_exec_ctx_t *ctx = NULL;
+  if (optic_exec_ctx_create(&o, &ctx) != OPTIC_OK) {
+    j->bad = 1;
+    return NULL;
+  }
+  static float in[4096];
+  float y[4096], sum;
+  for (int i = 0; i < 4096; i++) in[i] = (float)(i % 5) * 0.25f;
+  optic_shape s = {.rank = 1, .dims = {4096}}, s0 = {.rank = 0};
+  optic_tensor ti = {OPTIC_F32, s, in}, to[2] = {{OPTIC_F32, s, y}, {OPTIC_F32, s0, &sum}};
+  for (int r = 0; r < 20 && !j->bad; r++) {
+    if (optic_program_run(j->p, ctx, &ti, 1, to, 2) != OPTIC_OK) j->bad = 2;
+    for (int i = 0; i < 4096 && !j->bad; i++) {
+      if (fabsf(y[i] - tanhf(in[i] * in[i] + in[i])) > 1e-6f) j->bad = 3;
+    }
+  }
+  optic_exec_ctx_destroy(ctx);
+  return NULL;
+}
+
+static void concurrent_contexts(void) {
+  optic_program_t *p = small_program(OPTIC_OPT_FULL);
+  pthread_t th[4];
+  conc_job jobs[4];
+  for (int i = 0; i < 4; i++) {
+    jobs[i] = (conc_job){p, 1 + i % 2, 0};
+    OT_CHECK(pthread_create(&th[i], NULL, conc_main, &jobs[i]) == 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    OT_CHECK(jobs[i].bad == 0, "job %d failed (%d)", i, jobs[i].bad);
+  }
+  optic_program_destroy(p);
+}
+
 static void cleanup(void) {
   optic_module_destroy(M);
   M = NULL;
@@ -284,6 +331,7 @@ static void cleanup(void) {
 
 static const ot_case cases[] = {
     {"argument_checks", argument_checks}, {"while_cap", while_cap},   {"steady_state", steady_state},
-    {"injected_failures", injected_failures}, {"profiler_events", profiler_events}, {"cleanup", cleanup},
+    {"injected_failures", injected_failures}, {"profiler_events", profiler_events}, {"concurrent_contexts", concurrent_contexts},
+    {"cleanup", cleanup},
 };
 OT_MAIN(cases)

@@ -357,12 +357,14 @@ static void control(void) {
 }
 
 static void fused_loop(void) {
-  /* y = relu(a * x + b) * s - c with scalars a, s and arrays x, b, c: a loop fusion at FULL */
+  /* y = relu(a * x + b) * s - c with scalars a, s and arrays x, b, c: a loop fusion at FULL;
+   * 5000 elements (blocks and a tail), and 4Mi + 3 (a 16 MiB result: streaming stores, odd tail) */
+  for (int big = 0; big < 2; big++) {
   fresh();
-  const int64_t n[] = {5000};
+  const int64_t n[] = {big ? (4 << 20) + 3 : 5000};
   optic_node_id x = param(C, 0, OPTIC_F32, 1, n), b = param(C, 1, OPTIC_F32, 1, n), c = param(C, 2, OPTIC_F32, 1, n);
   optic_node_id a = param(C, 3, OPTIC_F32, 0, NULL), s = param(C, 4, OPTIC_F32, 0, NULL);
-  optic_shape sh = {.rank = 1, .dims = {5000}};
+  optic_shape sh = {.rank = 1, .dims = {n[0]}};
   optic_node_id ab, sb, ax, axb, zero, zb, r, rs, y;
   float z = 0;
   optic_graph_broadcast(M, C, a, &sh, NULL, 0, NULL, &ab);
@@ -374,7 +376,8 @@ static void fused_loop(void) {
   optic_graph_binary(M, C, OPTIC_OP_MAXIMUM, axb, zb, NULL, &r);
   optic_graph_binary(M, C, OPTIC_OP_MULTIPLY, r, sb, NULL, &rs);
   optic_graph_binary(M, C, OPTIC_OP_SUBTRACT, rs, c, NULL, &y);
-  finish(y, "fused relu chain");
+  finish(y, big ? "fused relu chain, 16 MiB" : "fused relu chain");
+  }
   /* a transposed and row-broadcast leaf inside a loop fusion */
   fresh();
   const int64_t s2[] = {37, 45}, s3[] = {45, 37}, s4[] = {45};
