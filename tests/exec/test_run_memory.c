@@ -7,6 +7,7 @@
  * bytes; reservation events and a trace of a real run (write_run_trace_file,
  * parsed by tests/exec/check_trace.py --run). */
 #include <math.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 
@@ -261,6 +262,36 @@ static void retry_through_run(void) {
   optic_program_destroy(small);
 }
 
+/* exec options carry the caller's pool options by pointer: an older, shorter
+ * struct gets defaults past its size (max_retries beyond it is not read); a
+ * size of 0 is rejected. */
+static void pool_options_through_context(void) {
+  fill_inputs();
+  optic_program_t *p = chain_program(SMALL);
+  injected inj = {0};
+  optic_allocator a = {injected_alloc, injected_free, &inj};
+  optic_pool_options po = optic_pool_options_default();
+  po.size = offsetof(optic_pool_options, max_retries);
+  po.max_retries = 0; /* past size: the default (3) applies */
+  po.backoff_ns = 0;
+  optic_exec_ctx_t *ctx = make_ctx(1, &a, &po);
+  atomic_store(&inj.fail, 2);
+  optic_tensor in[3], out;
+  bind(SMALL, in, &out, Y);
+  OT_EXPECT_OK(optic_program_run(p, ctx, in, 3, &out, 1));
+  optic_pool_stats s;
+  OT_EXPECT_OK(optic_exec_ctx_pool_stats(ctx, &s));
+  OT_CHECK(s.retries == 2 && s.failures == 0, "retries %lld", (long long)s.retries);
+  optic_exec_ctx_destroy(ctx);
+  po.size = 0;
+  optic_exec_options o = optic_exec_options_default();
+  o.pool = &po;
+  ctx = NULL;
+  OT_EXPECT_STATUS(optic_exec_ctx_create(&o, &ctx), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_CHECK(ctx == NULL);
+  optic_program_destroy(p);
+}
+
 /* The first run reserves (RESERVE events with the arena sizes), later runs do not. */
 static void reserve_events_on_first_run_only(void) {
   fill_inputs();
@@ -344,6 +375,7 @@ static const ot_case cases[] = {
     {"ten_runs_no_faults", ten_runs_no_faults},
     {"smaller_program_reuses_arenas", smaller_program_reuses_arenas},
     {"retry_through_run", retry_through_run},
+    {"pool_options_through_context", pool_options_through_context},
     {"reserve_events_on_first_run_only", reserve_events_on_first_run_only},
     {"write_run_trace_file", write_run_trace_file},
 };
