@@ -31,10 +31,13 @@ def write_trace(binary, case):
 
 
 def check_format(doc):
-    """The trace event format every optic trace follows."""
+    """The trace event format every optic trace follows: complete ("X")
+    events with optic's figures, then metadata ("M") events naming every
+    process (device) and thread that has events. Returns the X events."""
     if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"), list):
         fail("top level must be an object with a traceEvents array")
-    events = doc["traceEvents"]
+    events = [e for e in doc["traceEvents"] if e.get("ph") != "M"]
+    meta = [e for e in doc["traceEvents"] if e.get("ph") == "M"]
     for i, e in enumerate(events):
         where = "event %d (%r)" % (i, e.get("name"))
         for key, kind in (("name", str), ("cat", str), ("ph", str), ("pid", int), ("tid", int), ("args", dict)):
@@ -42,6 +45,8 @@ def check_format(doc):
                 fail("%s: %s missing or not %s" % (where, key, kind.__name__))
         if e["ph"] != "X":
             fail("%s: ph is %r, expected 'X' (complete event)" % (where, e["ph"]))
+        if e["pid"] < 1 or e["tid"] < 1:
+            fail("%s: pid and tid start at 1 (device + 1, thread + 1)" % where)
         for key in ("ts", "dur"):
             v = e.get(key)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
@@ -49,6 +54,15 @@ def check_format(doc):
         for key in ("detail", "node", "run", "flops", "bytes", "est_us"):
             if key not in e["args"]:
                 fail("%s: args lacks %s" % (where, key))
+    procs, threads = set(), set()
+    for e in meta:
+        if e.get("name") not in ("process_name", "thread_name") or not isinstance(e.get("args", {}).get("name"), str):
+            fail("metadata event %r must be process_name/thread_name with args.name" % e)
+        (procs if e["name"] == "process_name" else threads).add((e["pid"], e["tid"]) if e["name"] == "thread_name"
+                                                               else e["pid"])
+    for e in events:
+        if e["pid"] not in procs or (e["pid"], e["tid"]) not in threads:
+            fail("%s: pid %d / tid %d has no process_name / thread_name" % (e["name"], e["pid"], e["tid"]))
     if events and min(e["ts"] for e in events) != 0:
         fail("ts must start at 0 (relative to the earliest event)")
     if doc.get("displayTimeUnit") != "ns" or doc.get("otherData", {}).get("dropped") != 0:
@@ -68,8 +82,8 @@ def check_synthetic(binary):
         fail("est_us must be the estimate in microseconds")
     if any(e["args"]["flops"] != 2e6 for e in ops):
         fail("flops must be carried in args")
-    if {e["tid"] for e in ops} != {0, 1}:
-        fail("op events of 2 threads must have tid 0 and 1, got %s" % sorted({e["tid"] for e in ops}))
+    if {e["tid"] for e in ops} != {1, 2}:
+        fail("op events of threads 0 and 1 must have tid 1 and 2, got %s" % sorted({e["tid"] for e in ops}))
     want = {"op", "fusion", "run", "compile", "compile_pass", "reserve"}
     if not want <= cats:
         fail("categories %s lack %s" % (sorted(cats), sorted(want - cats)))
@@ -97,7 +111,7 @@ def check_real_run(binary):
             fail("%s (run %d) lies outside its run event" % (e["name"], e["args"]["run"]))
         if e["args"]["est_us"] <= 0 or e["args"]["bytes"] <= 0 or e["args"]["node"] < 0:
             fail("%s: estimate, bytes and node must come from the program" % e["name"])
-    if {e["tid"] for e in work} != {0, 1}:
+    if {e["tid"] for e in work} != {1, 2}:
         fail("a fused loop of 64Ki+ elements on 2 threads records both threads' parts, got tids %s"
              % sorted({e["tid"] for e in work}))
     passes = [e for e in events if e["cat"] == "compile_pass"]

@@ -313,6 +313,12 @@ static void trace_json_structure(void) {
   size_t xs = 0;
   for (const char *c = json; c && (c = strstr(c, "\"ph\":\"X\"")) != NULL; c++) xs++;
   OT_CHECK(xs == n, "%zu X events for %zu events", xs, n);
+  size_t ms = 0;
+  for (const char *c = json; c && (c = strstr(c, "\"ph\":\"M\"")) != NULL; c++) ms++;
+  OT_CHECK(ms == 3, "%zu metadata events: one process and two threads expected", ms);
+  OT_CHECK(json && strstr(json, "\"args\":{\"name\":\"thread 1 of device 0\"}") &&
+               strstr(json, "\"args\":{\"name\":\"optic host (device 0)\"}"),
+           "track names");
   OT_CHECK(json && strstr(json, "fusion.\\\"q\\\"") != NULL, "names are escaped");
   OT_CHECK(json && strstr(json, "\"displayTimeUnit\":\"ns\"") && strstr(json, "\"dropped\":0"));
   free(json);
