@@ -133,6 +133,68 @@ static size_t add_scratch(exec_bound *b, size_t bytes) {
   return off;
 }
 
+/* An output fusion whose dot/convolution reads two fusion parameters and
+ * whose epilogue lowers to a block program: planned here, run by
+ * exec_op_output_fusion. UNSUPPORTED (no message to show) otherwise. */
+static optic_status bind_output_fusion(bind_ctx *c, optic_comp_id fused, exec_step *s) {
+  exec_bound *b = c->b;
+  const optic_module_t *m = b->m;
+  optic_schedule_t *sch = NULL;
+  optic_status st = optic_schedule_create(m, fused, &sch);
+  if (st != OPTIC_OK) return st;
+  int32_t n;
+  const optic_node_id *order = optic_schedule_order(sch, &n);
+  optic_node_id dot = OPTIC_NO_NODE;
+  for (int32_t i = 0; i < n; i++) {
+    optic_opcode op = optic_node_opcode(m, order[i]);
+    if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) dot = order[i];
+  }
+  optic_schedule_destroy(sch);
+  if (dot == OPTIC_NO_NODE) return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion without a dot");
+  int32_t ops[2];
+  for (int32_t k = 0; k < 2; k++) {
+    optic_node_id o = optic_node_operand(m, dot, k);
+    if (optic_node_opcode(m, o) != OPTIC_OP_PARAMETER) {
+      return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion: the dot reads a computed value");
+    }
+    int32_t cnt;
+    ops[k] = (int32_t)optic_node_dims(m, o, &cnt)[0];
+    if (optic_node_type(m, o)->dtype != OPTIC_F32) return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion: not f32");
+  }
+  const optic_type *t = s->type;
+  if (t->dtype != OPTIC_F32 || optic_node_type(m, dot)->dtype != OPTIC_F32) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion: not f32");
+  }
+  if ((st = ew_lower_epilogue(m, fused, type_elems(t), dot, &s->prog)) != OPTIC_OK) return st;
+  /* The epilogue rewrites the dot's result in place, block by block: it may
+   * read it only elementwise (a transpose of it would read other blocks). */
+  for (int32_t i = 0; i < s->prog->n_instr; i++) {
+    const ew_instr *in = &s->prog->ins[i];
+    if (in->kind == EW_GATHER && in->src[0].index == s->prog->extra_input) {
+      return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion: the epilogue rearranges the dot's result");
+    }
+  }
+  const optic_type *l = optic_node_type(m, optic_node_operand(m, dot, 0));
+  const optic_type *r = optic_node_type(m, optic_node_operand(m, dot, 1));
+  if (optic_node_opcode(m, dot) == OPTIC_OP_DOT) {
+    optic_dot_dims dd;
+    dot_dims_of(m, dot, &dd);
+    if ((s->dot = malloc(sizeof *s->dot)) == NULL) return oom();
+    if ((st = optic_dot_plan(&l->shape, &r->shape, &dd, s->dot)) != OPTIC_OK) return st;
+    s->scratch_bytes = s->dot->scratch_bytes;
+  } else {
+    optic_conv_desc d;
+    conv_desc_of(m, dot, &d);
+    if ((s->conv = malloc(sizeof *s->conv)) == NULL) return oom();
+    if ((st = optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, b->threads, s->conv)) != OPTIC_OK) return st;
+    s->scratch_bytes = s->conv->scratch_bytes;
+  }
+  s->epi_lhs = ops[0], s->epi_rhs = ops[1];
+  s->scratch_offset = add_scratch(b, s->scratch_bytes);
+  b->has_blas = true;
+  return OPTIC_OK;
+}
+
 static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, optic_node_id id, exec_step *s) {
   exec_bound *b = c->b;
   const optic_module_t *m = b->m;
@@ -230,8 +292,17 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
         if (st != OPTIC_ERR_UNSUPPORTED) return st;
         optic_clear_error();
       }
-      /* Input and output fusions, and loop fusions the block lowering
-       * declines, run their fused computation as a sequence of its own. */
+      if (d[0] == OPTIC_FUSION_OUTPUT && !optic_type_is_tuple(t) && optic_node_operand_count(m, id) <= 62) {
+        st = bind_output_fusion(c, fused, s);
+        if (st == OPTIC_OK) return OPTIC_OK;
+        if (st != OPTIC_ERR_UNSUPPORTED) return st;
+        optic_clear_error();
+        ew_prog_destroy(s->prog), s->prog = NULL;
+        free(s->dot), s->dot = NULL;
+        free(s->conv), s->conv = NULL;
+      }
+      /* Input fusions, and fusions the block lowering declines, run their
+       * fused computation as a sequence of its own. */
       s->sync = true;
       return bind_seq(c, fused, &s->callee[0]);
     }

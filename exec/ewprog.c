@@ -255,13 +255,26 @@ static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, s
   return add_instr(c, &in);
 }
 
+static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, size_t N, bool params_full,
+                                  optic_node_id as_input, ew_prog **out);
+
 /* Sets a reader's position as the operand's last use. */
 static void note_uses(const optic_module_t *m, optic_node_id id, int32_t pos, ew_value *vals) {
   int32_t n = optic_node_operand_count(m, id);
   for (int32_t i = 0; i < n; i++) vals[optic_node_operand(m, id, i)].last_use = pos;
 }
 
+optic_status ew_lower_epilogue(const optic_module_t *m, optic_comp_id comp, size_t N, optic_node_id as_input,
+                              ew_prog **out) {
+  return ew_lower_full(m, comp, N, false, as_input, out);
+}
+
 optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t N, bool params_full, ew_prog **out) {
+  return ew_lower_full(m, comp, N, params_full, OPTIC_NO_NODE, out);
+}
+
+static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, size_t N, bool params_full,
+                                  optic_node_id as_input, ew_prog **out) {
   *out = NULL;
   optic_schedule_t *s = NULL;
   optic_status st = optic_schedule_create(m, comp, &s);
@@ -278,6 +291,7 @@ optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t N, 
     st = oom();
     goto done;
   }
+  p->extra_input = -1;
   int32_t np = optic_computation_parameter_count(m, comp);
   for (int32_t k = 0; k < np && st == OPTIC_OK; k++) {
     int32_t idx;
@@ -314,6 +328,17 @@ optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t N, 
     if (optic_node_opcode(m, id) == OPTIC_OP_TUPLE && id != root) {
       st = decline(m, id, "is a tuple inside the computation");
       break;
+    }
+    if (id == as_input) { /* computed outside the program (an output fusion's dot): one more input */
+      int32_t k;
+      st = add_input(&c, optic_node_type(m, id)->dtype, NULL, &k);
+      p->extra_input = k;
+      vals[id] = (ew_value){.kind = V_INPUT, .index = k, .gathered = -1, .last_use = vals[id].last_use,
+                            .is_output = vals[id].is_output};
+      if (optic_type_is_tuple(optic_node_type(m, id)) || shape_elems(&optic_node_type(m, id)->shape) != N) {
+        st = decline(m, id, "does not span the fusion's elements");
+      }
+      continue;
     }
     st = lower_node(&c, id, vals, N, params_full);
     int32_t no = optic_node_operand_count(m, id);

@@ -96,6 +96,7 @@ typedef struct ew_prog {
   int32_t n_outputs;
   optic_dtype *output_dtype;
   uint64_t scalar_inputs; /* bit i: parameter i has one element, repeated over the domain */
+  int32_t extra_input;    /* ew_lower_epilogue: the input that is the dot's result; else -1 */
 } ew_prog;
 
 /* Lowers computation comp into a block program whose inputs are comp's
@@ -108,6 +109,11 @@ optic_status ew_lower(const optic_module_t *m, optic_comp_id comp, size_t elemen
  * computations, whose scalar parameters become lanes of a block). */
 optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t elements, bool params_full,
                          ew_prog **out);
+/* An output fusion's epilogue: node as_input (the fused dot or
+ * convolution) becomes an input (prog->extra_input), computed by the caller
+ * into the fusion's output, which the program then rewrites in place. */
+optic_status ew_lower_epilogue(const optic_module_t *m, optic_comp_id comp, size_t elements, optic_node_id as_input,
+                              ew_prog **out);
 void ew_prog_destroy(ew_prog *p);
 /* Runs the program on elements [lo, lo + len) of the domain, len <=
  * EXEC_BLOCK. inputs[i] points at input i's element 0 (scalar inputs: their
@@ -156,6 +162,7 @@ typedef struct exec_step {
   ew_prog *prog;              /* loop fusion, map, general reduce / reduce-window */
   int reduce_fast;            /* 0, or the binary opcode of an f32 fast-path reducer */
   struct optic_dot_plan *dot;
+  int32_t epi_lhs, epi_rhs;   /* output fusion: the fusion operands the dot/convolution reads */
   optic_conv_plan *conv;
   size_t scratch_offset, scratch_bytes; /* in the context's scratch area */
   double est_ns, flops, bytes;
@@ -218,7 +225,7 @@ typedef struct exec_frame {
 
 static inline void *ref_ptr(const exec_frame *f, const exec_ref *r) {
   switch (r->kind) {
-    case REF_ARENA: return f->arena + r->offset;
+    case REF_ARENA: return f->arena ? f->arena + r->offset : NULL; /* no arena: only empty arrays */
     case REF_PARAM: return f->params[r->index];
     case REF_CONST: return (void *)(uintptr_t)r->data;
     case REF_OUTPUT: return f->outs[r->index];
@@ -246,6 +253,9 @@ optic_status exec_op_elementwise(const exec_step *s, const exec_frame *f, const 
 optic_status exec_op_reduce(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_thread *th);
+/* An output fusion: the dot/convolution into the result, a barrier, then the
+ * epilogue's block program over the result in place. */
+optic_status exec_op_output_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th);
 /* Whether exec_op_layout handles op. */
 bool exec_is_layout_op(optic_opcode op);
 

@@ -4,12 +4,17 @@
  * block by block through their block programs. */
 #include "exec/exec_internal.h"
 
+static optic_status run_contraction(const exec_step *s, const float *a, const float *b, float *y,
+                                    const exec_thread *th);
+
 optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th) {
-  const float *a = ref_ptr(f, &s->in[0]);
-  const float *b = ref_ptr(f, &s->in[1]);
-  float *y = ref_ptr(f, &s->out[0]);
+  return run_contraction(s, ref_ptr(f, &s->in[0]), ref_ptr(f, &s->in[1]), ref_ptr(f, &s->out[0]), th);
+}
+
+static optic_status run_contraction(const exec_step *s, const float *a, const float *b, float *y,
+                                    const exec_thread *th) {
   void *scratch = s->scratch_bytes ? th->scratch + s->scratch_offset : NULL;
-  if (s->op == OPTIC_OP_DOT) {
+  if (s->dot) {
     optic_status st = optic_dot_pack(s->dot, a, b, scratch, th->t, th->nt);
     if (s->dot->lhs.packed || s->dot->rhs.packed) {
       if (th->nt > 1) {
@@ -39,15 +44,34 @@ static void prefetch_block(const exec_step *s, const void *const *inputs, size_t
   }
 }
 
+static void run_blocks(const exec_step *s, const void *const *inputs, unsigned char *y, const exec_thread *th);
+
+optic_status exec_op_output_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  const void *inputs[64];
+  for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
+  unsigned char *y = ref_ptr(f, &s->out[0]);
+  optic_status st = run_contraction(s, inputs[s->epi_lhs], inputs[s->epi_rhs], (float *)(void *)y, th);
+  if (th->nt > 1) {
+#pragma omp barrier
+  }
+  inputs[s->prog->extra_input] = y; /* the epilogue rewrites the dot's result in place */
+  run_blocks(s, inputs, y, th);
+  return st;
+}
+
 optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   const void *inputs[64];
   for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
+  run_blocks(s, inputs, ref_ptr(f, &s->out[0]), th);
+  return OPTIC_OK;
+}
+
+static void run_blocks(const exec_step *s, const void *const *inputs, unsigned char *y, const exec_thread *th) {
   size_t n = 1;
   for (int32_t d = 0; d < s->type->shape.rank; d++) n *= (size_t)s->type->shape.dims[d];
   size_t es = optic_dtype_size(s->type->dtype);
   size_t blocks = (n + EXEC_BLOCK - 1) / EXEC_BLOCK, blo, bhi;
   exec_share(blocks, th->t, th->nt, &blo, &bhi);
-  unsigned char *y = ref_ptr(f, &s->out[0]);
   /* A result far larger than the caches is written with streaming stores
    * from a register: no read-for-ownership of output lines it overwrites. */
   bool stream = n * es >= EXEC_STREAM_BYTES;
@@ -60,5 +84,4 @@ optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_t
     if (stream) stream_copy(y + lo * es, tmp, len * es);
   }
   if (stream) stream_fence();
-  return OPTIC_OK;
 }

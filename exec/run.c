@@ -44,6 +44,9 @@ struct optic_exec_ctx {
   ctx_buf arena, scratch, regs;
   ctx_buf *outputs;      /* context-allocated outputs */
   int32_t n_outputs;
+  /* per-run tables, sized at bind time: a run itself never allocates */
+  const optic_type **run_leaves;
+  void **run_params, **run_outs;
   /* errors raised inside the parallel region */
   optic_status err;
   char err_msg[512];
@@ -142,6 +145,11 @@ static void unbind(optic_exec_ctx_t *c) {
   c->frames = NULL;
   free(c->frame_off);
   c->frame_off = NULL;
+  free(c->run_leaves);
+  free(c->run_params);
+  free(c->run_outs);
+  c->run_leaves = NULL;
+  c->run_params = c->run_outs = NULL;
 }
 
 void optic_exec_ctx_destroy(optic_exec_ctx_t *c) {
@@ -182,6 +190,12 @@ static optic_status attach(optic_exec_ctx_t *c, exec_bound *b, const void *key) 
     if (b->seqs[k]) total += (size_t)b->seqs[k]->n_param_leaves + (size_t)b->seqs[k]->n_root_leaves;
   }
   c->frame_total = total;
+  const exec_seq *entry = b->seqs[b->entry];
+  size_t nl = (size_t)(entry->n_param_leaves > entry->n_root_leaves ? entry->n_param_leaves : entry->n_root_leaves);
+  c->run_leaves = calloc(nl + 1, sizeof *c->run_leaves);
+  c->run_params = calloc((size_t)entry->n_param_leaves + 1, sizeof *c->run_params);
+  c->run_outs = calloc((size_t)entry->n_root_leaves + 1, sizeof *c->run_outs);
+  if (c->run_leaves == NULL || c->run_params == NULL || c->run_outs == NULL) goto oom;
   for (int32_t t = 0; t < c->threads; t++) {
     if ((c->frames[t] = calloc(total + 1, sizeof(void *))) == NULL) goto oom;
   }
@@ -322,6 +336,7 @@ static optic_status run_step(run_ctx *rc, const exec_step *s, const exec_frame *
   switch (s->op) {
     case OPTIC_OP_CALL:
     case OPTIC_OP_FUSION: {
+      if (s->prog && (s->dot || s->conv)) return exec_op_output_fusion(s, f, th);
       if (s->prog) return exec_op_fused(s, f, th);
       void *outs[256];
       if (s->n_out > 256) return optic_fail(OPTIC_ERR_UNSUPPORTED, "%s: more than 256 result leaves", s->name);
@@ -350,7 +365,6 @@ static bool uniform_error(const exec_step *s) {
 }
 
 static optic_status run_seq(run_ctx *rc, const exec_seq *q, void **params, void **outs, const exec_thread *th) {
-  /* A program without arena bytes has a NULL arena: no offset from NULL (UB). */
   exec_frame f = {rc->arena ? rc->arena + q->arena_offset : NULL, params, outs};
   for (int32_t i = 0; i < q->n_steps; i++) {
     const exec_step *s = &q->steps[i];
@@ -451,13 +465,9 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_program_run: inputs or outputs is NULL");
   }
   int32_t cap = n_in > n_out ? n_in : n_out;
-  const optic_type **leaves = calloc((size_t)cap + 1, sizeof *leaves);
-  void **params = calloc((size_t)n_in + 1, sizeof *params), **outs = calloc((size_t)n_out + 1, sizeof *outs);
+  const optic_type **leaves = c->run_leaves;
+  void **params = c->run_params, **outs = c->run_outs;
   optic_status st = OPTIC_OK;
-  if (leaves == NULL || params == NULL || outs == NULL) {
-    st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "optic_program_run: out of memory");
-    goto done;
-  }
   int32_t n = 0, np = optic_computation_parameter_count(m, b->entry);
   for (int32_t k = 0; k < np; k++) {
     optic_node_id p = optic_computation_parameter(m, b->entry, k);
@@ -521,9 +531,6 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
   }
   if (c->err != OPTIC_OK) st = optic_fail(c->err, "%s", c->err_msg);
 done:
-  free(leaves);
-  free(params);
-  free(outs);
   return st;
 }
 

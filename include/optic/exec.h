@@ -294,7 +294,14 @@ OPTIC_API optic_status optic_exec_ctx_pool_stats(const optic_exec_ctx_t *ctx, op
  * (dtype or shape of an input or output), TIMEOUT (a while loop over
  * max_while_iterations), UNSUPPORTED (an op/dtype pair the runtime does not
  * execute, e.g. dot on s32, named at bind time before anything runs),
- * OUT_OF_MEMORY. On error the outputs' contents are unspecified. */
+ * OUT_OF_MEMORY. On error the outputs' contents are unspecified.
+ *
+ * Threads: one OpenMP parallel region of optic_exec_ctx_threads() threads
+ * (one, when no op of the program is large enough to split). A 1-thread run
+ * of a program with a dot or convolution holds OpenBLAS to one thread for its
+ * duration (openblas_set_num_threads is process-wide; concurrent 1-thread
+ * runs share the hold). The first run of a program on a context binds it
+ * (docs/runtime.md); later runs of the same program reuse the binding. */
 OPTIC_API optic_status optic_program_run(const optic_program_t *program, optic_exec_ctx_t *ctx,
                                          const optic_tensor *inputs, int32_t n_in, optic_tensor *outputs,
                                          int32_t n_out);

