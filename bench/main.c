@@ -2,6 +2,7 @@
  * (our kernel / its peer) compares figures measured in the same run. All
  * Google Benchmark flags work; see bench/README.md. Only the default minimum
  * time differs from Google Benchmark's (below); never rewrites a flag given. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +15,13 @@
 static char default_min_time[] = "--benchmark_min_time=0.2";
 
 int main(int argc, char **argv) {
+  /* One console line per finished benchmark even through a pipe, so `optic
+   * report` can show progress (Google Benchmark writes through std::cout,
+   * which is synced with stdio's stdout). */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   bench_add_machine_context();
   bench_register_kernels();
+  bench_register_optim_steps();
   bench_register_stream();
   bench_register_fma_peak();
   bench_register_sgemm();
@@ -24,6 +30,7 @@ int main(int argc, char **argv) {
   bench_register_sha256();
   bench_register_write_fsync();
   bench_register_runtime_infra();
+  bench_register_graph_compile();
 #if OPTIC_BENCH_HAVE_DNNL
   bench_register_onednn_conv();
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Named ratios (our benchmark / its peer) from a Google Benchmark JSON run of
-optic_bench, printed with their bars and PASS/FAIL. Importable: the report
-command reuses load_run() and compute(). Reads files only; never runs
+optic_bench, printed with their bars and PASS/FAIL. Importable: the
+cli_report test checks `optic report`'s C evaluation of the same rules
+against load_run() and compute(). Reads files only; never runs
 benchmarks.
 
 Usage: ratios.py RUN.json [--spec bench/ratios.json] [--json OUT] [--check] [--clock wall|cpu]

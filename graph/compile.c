@@ -132,17 +132,15 @@ static optic_status build_program(optic_program_t *p, const optic_compile_option
   optic_status st = optic_graph_optimize(p->module, &oo, &p->summary.passes);
   if (st != OPTIC_OK) return st;
   /* Passes leave users older than the instructions they now use (fusion
-   * appends the fusion); the schedule's analysis wants topological ids. */
-  optic_module_t *renumbered = NULL;
-  if ((st = graph_module_copy(p->module, true, &renumbered)) != OPTIC_OK) return st;
-  optic_module_destroy(p->module);
-  p->module = renumbered;
+   * appends the fusion) and removed ids behind: renumbering gives the
+   * program dense, topological ids (compile.h promises them; the schedule
+   * itself computes its order and does not need them). */
+  if ((st = graph_module_renumber(p->module)) != OPTIC_OK) return st;
   optic_module_t *m = p->module;
   p->entry = optic_module_entry(m);
   p->n_comps = optic_module_computation_count(m);
-  /* Compacted now so that no later read (optic_computation_instructions)
-   * writes to the program's module. */
-  for (optic_comp_id c = 0; c < p->n_comps; c++) graph_compact(m, c);
+  /* Renumbering compacted every computation: no later read
+   * (optic_computation_instructions) writes to the program's module. */
   p->n_nodes = m->n_instrs;
   p->plans = calloc((size_t)p->n_comps, sizeof *p->plans);
   p->sequences = calloc((size_t)p->n_comps, sizeof *p->sequences);
@@ -197,7 +195,9 @@ optic_status optic_compile(const optic_module_t *m, const optic_compile_options 
   if (st == OPTIC_OK) {
     o.machine = &p->machine;
     p->options = o;
-    st = graph_module_copy(m, true, &p->module); /* the caller's ids may not be topological either */
+    st = optic_module_clone(m, &p->module);
+    /* the caller's ids may not be topological either */
+    if (st == OPTIC_OK) st = graph_module_renumber(p->module);
   }
   if (st == OPTIC_OK) st = build_program(p, &o);
   if (st != OPTIC_OK) {

@@ -1,9 +1,8 @@
-/* Deep copies of a module sharing nothing with the original (so
- * optic_compile can optimize a copy while the caller's module stays as it
- * was): the same ids (optic_module_clone), or renumbered so that ids are
- * topological again after passes rewired uses (a fusion instruction is
- * newer than the users it feeds), which the schedule and buffer analysis
- * rely on. Reads the source only. */
+/* A deep copy of a module sharing nothing with the original, with the same
+ * ids (optic_module_clone: optic_compile optimizes a copy while the caller's
+ * module stays as it was), and renumbering in place so that ids are
+ * topological again after passes rewired uses (a fusion instruction is newer
+ * than the users it feeds), for optic_compile's dense program tables. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,12 +29,22 @@ static bool copy_instr(const optic_instr *src, optic_instr *dst) {
   bool ok = true;
   *dst = *src;
   dst->type.elements = NULL, dst->type.tuple_size = 0;
-  dst->operands = NULL, dst->users = NULL, dst->ints = NULL, dst->calls = NULL, dst->data = NULL;
+  dst->operands = NULL, dst->user_pos = NULL, dst->users = NULL, dst->user_slot = NULL;
+  dst->ints = NULL, dst->calls = NULL, dst->data = NULL;
   dst->name = NULL;
   dst->cap_users = src->n_users;
   if (graph_type_clone(&src->type, &dst->type) != OPTIC_OK) return false;
-  dst->operands = copy_array(src->operands, (size_t)src->n_operands, sizeof *src->operands, &ok);
-  dst->users = copy_array(src->users, (size_t)src->n_users, sizeof *src->users, &ok);
+  /* operands and user_pos share one allocation (graph/internal.h) */
+  dst->operands = copy_array(src->operands, 2 * (size_t)src->n_operands, sizeof *src->operands, &ok);
+  if (dst->operands != NULL) dst->user_pos = dst->operands + src->n_operands;
+  /* users then user_slot, n_users each (cap_users = n_users): one allocation */
+  if (src->n_users > 0) {
+    dst->users = malloc(2 * (size_t)src->n_users * sizeof *dst->users);
+    if (dst->users == NULL) return false;
+    dst->user_slot = dst->users + src->n_users;
+    memcpy(dst->users, src->users, (size_t)src->n_users * sizeof *dst->users);
+    memcpy(dst->user_slot, src->user_slot, (size_t)src->n_users * sizeof *dst->user_slot);
+  }
   dst->ints = copy_array(src->ints, (size_t)src->n_ints, sizeof *src->ints, &ok);
   dst->calls = copy_array(src->calls, (size_t)src->n_calls, sizeof *src->calls, &ok);
   dst->data = copy_array(src->data, src->data_bytes, 1, &ok);
@@ -90,12 +99,12 @@ static optic_status new_ids(const optic_module_t *m, bool renumber, int32_t *map
 
 static optic_node_id remap(const int32_t *map, optic_node_id id) { return id < 0 ? id : map[id]; }
 
-optic_status graph_module_copy(const optic_module_t *m, bool renumber, optic_module_t **out) {
+optic_status optic_module_clone(const optic_module_t *m, optic_module_t **out) {
   if (m == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "module_clone: NULL argument");
   *out = NULL;
   int32_t *map = malloc(((size_t)m->n_instrs + 1) * sizeof *map), n_new = 0;
   if (map == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "module_clone: out of memory");
-  optic_status st = new_ids(m, renumber, map, &n_new);
+  optic_status st = new_ids(m, false, map, &n_new);
   optic_module_t *c = NULL;
   if (st == OPTIC_OK) st = optic_module_create(m->name, &c);
   if (st != OPTIC_OK) {
@@ -139,8 +148,6 @@ optic_status graph_module_copy(const optic_module_t *m, bool renumber, optic_mod
       for (int32_t i = 0; i < src->n_instrs; i++) {
         if (!m->instrs[src->instrs[i]].removed) dst->instrs[dst->n_instrs++] = map[src->instrs[i]];
       }
-      /* renumbered ids ascend in topological order: list them that way */
-      if (renumber) qsort(dst->instrs, (size_t)dst->n_instrs, sizeof *dst->instrs, cmp_id);
     }
     if (src->n_params > 0) {
       dst->params = malloc((size_t)src->n_params * sizeof *dst->params);
@@ -158,6 +165,52 @@ oom:
   return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "module_clone: out of memory copying '%s'", m->name);
 }
 
-optic_status optic_module_clone(const optic_module_t *m, optic_module_t **out) {
-  return graph_module_copy(m, false, out);
+static void release_instr(optic_instr *in) {
+  graph_type_release(&in->type);
+  free(in->operands);
+  free(in->users);
+  free(in->ints);
+  free(in->calls);
+  free(in->data);
+}
+
+optic_status graph_module_renumber(optic_module_t *m) {
+  int32_t *map = malloc(((size_t)m->n_instrs + 1) * sizeof *map), n_new = 0;
+  if (map == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "renumber: out of memory");
+  optic_status st = new_ids(m, true, map, &n_new);
+  optic_instr *moved = st == OPTIC_OK ? malloc(((size_t)n_new + 1) * sizeof *moved) : NULL;
+  if (st == OPTIC_OK && moved == NULL) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "renumber: out of memory");
+  if (st != OPTIC_OK) {
+    free(map);
+    return st;
+  }
+  /* Nothing below can fail: the module changes all at once. Names stay in
+   * the name set (the instructions keep pointing at them). */
+  for (int32_t i = 0; i < m->n_instrs; i++) {
+    if (map[i] >= 0) moved[map[i]] = m->instrs[i];
+    else release_instr(&m->instrs[i]);
+  }
+  for (int32_t i = 0; i < n_new; i++) {
+    optic_instr *in = &moved[i];
+    for (int32_t k = 0; k < in->n_operands; k++) in->operands[k] = map[in->operands[k]];
+    for (int32_t k = 0; k < in->n_users; k++) in->users[k] = map[in->users[k]];
+  }
+  for (int32_t k = 0; k < m->n_comps; k++) {
+    optic_computation *c = &m->comps[k];
+    int32_t w = 0;
+    for (int32_t i = 0; i < c->n_instrs; i++) {
+      if (map[c->instrs[i]] >= 0) c->instrs[w++] = map[c->instrs[i]];
+    }
+    c->n_instrs = w;
+    c->has_removed = false;
+    /* new ids ascend in a topological order: list them that way */
+    qsort(c->instrs, (size_t)c->n_instrs, sizeof *c->instrs, cmp_id);
+    for (int32_t i = 0; i < c->n_params; i++) c->params[i] = remap(map, c->params[i]);
+    c->root = remap(map, c->root);
+  }
+  free(m->instrs);
+  m->instrs = moved;
+  m->n_instrs = m->cap_instrs = n_new;
+  free(map);
+  return OPTIC_OK;
 }

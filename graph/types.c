@@ -86,6 +86,13 @@ void graph_type_release(optic_type *t) {
 static uint64_t hash_name(const char *s) {
   uint64_t h = 1469598103934665603ull;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  /* FNV's low bits depend only on the low bits of the input bytes, and the
+   * table indexes by the low bits: names differing in digits ("dot.123")
+   * clustered into long probe runs. Mixing the high bits down (the murmur3
+   * finalizer) spreads them. */
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
   return h;
 }
 

@@ -1,27 +1,20 @@
 /* The compute bound: FMA peak GFLOP/s per ISA at 1 and 2 OpenMP threads, one
  * parallel region per iteration, each thread running the ISA's loop
- * (fma_loops.h). Registered only for ISAs this CPU supports; never calls a
- * loop the CPU cannot run. */
+ * (kernels/fma_peak.h, shared with `optic calibrate`). Registered only for
+ * the SIMD ISAs this CPU supports; never calls a loop the CPU cannot run. */
 #include <omp.h>
 
 #include "bench/bench_util.h"
 #include "bench/cpu_path.h"
-#include "bench/peers/fma_loops.h"
 #include "kernels/common.h"
+#include "kernels/fma_peak.h"
 
 /* Rounds per thread per iteration: about 0.1-0.5 ms, long against the
  * parallel region's fork/join, short enough for many iterations. */
 static const uint64_t reps = 100000;
 
-typedef struct fma_peak {
-  const char *isa_name;
-  optic_isa isa;
-  float (*loop)(uint64_t reps);
-  double flops_per_rep;
-} fma_peak;
-
 static void run_fma_peak(optic_bench_state *st, void *user) {
-  const fma_peak *f = user;
+  const optic_fma_peak_loop *f = user;
   int threads = (int)optic_bench_range(st, 0);
   float sink[2] = {0.0f, 0.0f};
   int got_threads = 0;
@@ -30,7 +23,7 @@ static void run_fma_peak(optic_bench_state *st, void *user) {
 #pragma omp parallel num_threads(threads)
     {
       uint64_t t0 = bench_thread_cpu_ns();
-      float r = f->loop(reps);
+      float r = f->run(reps);
       int t = omp_get_thread_num();
       bench_cpu_path_record(&cpu, t, bench_thread_cpu_ns() - t0);
       if (t == 0 || t == 1) sink[t] += r;
@@ -44,23 +37,17 @@ static void run_fma_peak(optic_bench_state *st, void *user) {
   optic_bench_counter(st, "omp_threads", (double)got_threads, OPTIC_BENCH_COUNTER_PLAIN);
 }
 
-#if OPTIC_ARCH_X86_64
-static const fma_peak peaks[] = {
-    {"avx2", OPTIC_ISA_AVX2, bench_fma_avx2, BENCH_FMA_AVX2_FLOPS_PER_REP},
-    {"avx512", OPTIC_ISA_AVX512, bench_fma_avx512, BENCH_FMA_AVX512_FLOPS_PER_REP},
-};
-#endif
-
 void bench_register_fma_peak(void) {
-#if OPTIC_ARCH_X86_64
-  for (size_t i = 0; i < sizeof peaks / sizeof *peaks; i++) {
-    if (!optic_isa_supported(peaks[i].isa)) continue;
-    optic_bench *b = optic_bench_register(bench_name("peer/fma_peak/%s", peaks[i].isa_name), run_fma_peak,
-                                          (void *)&peaks[i]);
+  size_t n = 0;
+  const optic_fma_peak_loop *loops = optic_fma_peak_loops(&n);
+  for (size_t i = 0; i < n; i++) {
+    /* The scalar loop is calibrate's fallback, not a bound worth a peer. */
+    if (loops[i].isa == OPTIC_ISA_SCALAR || !optic_isa_supported(loops[i].isa)) continue;
+    optic_bench *b = optic_bench_register(bench_name("peer/fma_peak/%s", optic_isa_name(loops[i].isa)),
+                                          run_fma_peak, (void *)&loops[i]);
     OPTIC_BENCH_ARGS(b, 1);
     OPTIC_BENCH_ARGS(b, 2);
     OPTIC_BENCH_ARG_NAMES(b, "threads");
     optic_bench_use_real_time(b);
   }
-#endif
 }

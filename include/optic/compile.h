@@ -96,7 +96,11 @@ OPTIC_API optic_status optic_compile(const optic_module_t *m, const optic_compil
                                      optic_program_t **out);
 OPTIC_API void optic_program_destroy(optic_program_t *p);
 
-/* The optimized module (owned by the program) and its entry computation. */
+/* The optimized module (owned by the program; read it, never change it) and
+ * its entry computation. Its instruction ids are its own: after the passes
+ * the module is renumbered so that every operand's id is below its users'
+ * (removed instructions dropped), so look instructions up by name, not by the
+ * ids of the module given to optic_compile. Computation ids are kept. */
 OPTIC_API const optic_module_t *optic_program_module(const optic_program_t *p);
 OPTIC_API optic_comp_id optic_program_entry(const optic_program_t *p);
 OPTIC_API const optic_machine *optic_program_machine(const optic_program_t *p);
@@ -111,8 +115,11 @@ OPTIC_API const optic_buffer_plan_t *optic_program_buffers(const optic_program_t
 /* One instruction's figures in the program (scheduled instructions only). */
 typedef struct optic_node_estimate {
   optic_cost cost;  /* optic_node_cost of the optimized instruction */
-  double est_ns;    /* optic_machine_estimate_ns(machine, cost) */
+  double est_ns;    /* optic_machine_estimate_ns(machine, cost); 0 for instructions that run
+                       no code: parameter, constant, tuple, get-tuple-element, reshape (aliases) */
 } optic_node_estimate;
+/* INVALID_ARGUMENT for an instruction that is not scheduled (fused and
+ * to_apply computations, unknown ids). */
 OPTIC_API optic_status optic_program_node_estimate(const optic_program_t *p, optic_node_id id,
                                                    optic_node_estimate *out);
 

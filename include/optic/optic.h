@@ -11,5 +11,6 @@
 #include <optic/exec.h>
 #include <optic/pod.h>
 #include <optic/ckpt.h>
+#include <optic/optim.h>
 
 #endif /* OPTIC_OPTIC_H */

@@ -11,25 +11,31 @@
  * quieted it: docs/graph-passes.md).
  *
  * OPTIC_TEST_SEED sets the seed, OPTIC_TEST_GRAPHS the number of random
- * graphs (default 1000; 250 under AddressSanitizer, which is ~10x slower). */
+ * graphs (default 1000, under AddressSanitizer too). */
 #include <math.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/graph_mlp.h"
 #include "tests/graph/pass_fixture.h"
 #include "tests/graph/random_graph.h"
 
+/* 1,000 graphs x 3 levels take about 0.3 s in release and 1.6 s under
+ * AddressSanitizer on the 2-core development VM: no need to scale down. */
+#define DEFAULT_GRAPHS 1000
+
 #if defined(__SANITIZE_ADDRESS__)
-#define DEFAULT_GRAPHS 250
+#define SANITIZED 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define DEFAULT_GRAPHS 250
+#define SANITIZED 1
 #endif
 #endif
-#ifndef DEFAULT_GRAPHS
-#define DEFAULT_GRAPHS 1000
+#ifndef SANITIZED
+#define SANITIZED 0
 #endif
 
 /* 1 flop/ns, 10 ns per transcendental, 1 byte/ns from DRAM, 4 bytes/ns in a
@@ -271,6 +277,36 @@ static void module_untouched(void) {
     optic_program_destroy(p);
   }
   free(before);
+  optic_module_destroy(f.m);
+}
+
+/* optic_module_clone: same text and ids, removed instructions stay removed,
+ * and the copy shares nothing (changing it leaves the original as it was). */
+static void module_clone_independent(void) {
+  fixture f = fx_setup();
+  int64_t d[] = {3};
+  optic_node_id x = fx_param(&f, f.main, 0, OPTIC_F32, 1, d);
+  optic_node_id dead = fx_un(&f, f.main, OPTIC_OP_NEGATE, x);
+  optic_node_id r = fx_un(&f, f.main, OPTIC_OP_EXPONENTIAL, x);
+  BUILD(optic_computation_set_root(f.m, f.main, r));
+  BUILD(optic_node_remove(f.m, dead));
+  optic_module_t *c = NULL;
+  OT_EXPECT_OK(optic_module_clone(f.m, &c));
+  if (c) {
+    char *a = fx_hlo(f.m), *b = fx_hlo(c);
+    OT_CHECK(strcmp(a, b) == 0, "clone prints\n%s\nnot\n%s", b, a);
+    OT_CHECK(optic_node_name(c, dead) == NULL && strcmp(optic_node_name(c, r), optic_node_name(f.m, r)) == 0);
+    OT_CHECK(optic_node_user_count(c, x) == 1 && optic_node_user(c, x, 0) == r);
+    optic_node_id t;
+    BUILD(optic_graph_unary(c, f.main, OPTIC_OP_TANH, r, "only_in_clone", &t));
+    BUILD(optic_computation_set_root(c, f.main, t));
+    char *a2 = fx_hlo(f.m);
+    OT_CHECK(strcmp(a, a2) == 0 && optic_node_user_count(f.m, r) == 0);
+    OT_EXPECT_STATUS(optic_graph_unary(c, f.main, OPTIC_OP_TANH, r, "only_in_clone", &t), OPTIC_ERR_INVALID_ARGUMENT);
+    free(a), free(b), free(a2);
+  }
+  optic_module_destroy(c);
+  OT_EXPECT_STATUS(optic_module_clone(NULL, &c), OPTIC_ERR_INVALID_ARGUMENT);
   optic_module_destroy(f.m);
 }
 
@@ -529,14 +565,65 @@ static void random_graphs_compile(void) {
   if (n >= 100) OT_CHECK(fusions > n / 4, "fusion must fire on random graphs (%ld)", fusions);
 }
 
+static double thread_cpu_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Issue 4's bar: a 10,000-instruction MLP chain compiles at full in under
+ * 200 ms. Measured as this thread's CPU time (optic_compile is
+ * single-threaded), best of 3, so a loaded machine does not fail it; checked
+ * in optimized unsanitized builds only (NDEBUG), printed always. Growth
+ * 10k -> 40k is printed (bench/graph_compile.c measures 1k..100k). */
+static void compile_time_10k(void) {
+  optic_machine mc = toy_machine();
+  optic_compile_options o = options(OPTIC_OPT_FULL, &mc);
+  o.verify_buffers = false;
+  double per_instr[2] = {0, 0};
+  const int64_t sizes[2] = {10000, 40000};
+  for (int k = 0; k < 2; k++) {
+    int64_t n = 0;
+    optic_module_t *m = graph_mlp_build(sizes[k], &n);
+    OT_CHECK(m != NULL, "building the chain: %s", optic_last_error());
+    if (!m) return;
+    double best = 1e9;
+    for (int r = 0; r < 3; r++) {
+      optic_program_t *p = NULL;
+      double t0 = thread_cpu_seconds();
+      OT_EXPECT_OK(optic_compile(m, &o, &p));
+      double t = thread_cpu_seconds() - t0;
+      if (t < best) best = t;
+      optic_program_summary s;
+      if (p && r == 0) {
+        OT_EXPECT_OK(optic_program_summary_get(p, &s));
+        OT_CHECK(s.fusions == (n - 3) / 6, "one output fusion per layer: %lld", (long long)s.fusions);
+      }
+      optic_program_destroy(p);
+    }
+    per_instr[k] = best * 1e9 / (double)n;
+    printf("compile_time_10k: %lld instructions: %.1f ms CPU (best of 3), %.0f ns/instruction\n", (long long)n,
+           best * 1e3, per_instr[k]);
+    if (k == 0 && !SANITIZED) {
+#ifdef NDEBUG
+      OT_CHECK(best < 0.200, "10k instructions took %.1f ms of CPU time (bar: 200 ms)", best * 1e3);
+#endif
+    }
+    optic_module_destroy(m);
+  }
+  printf("compile_time_10k: ns/instruction at 40k / at 10k = %.2f\n", per_instr[1] / per_instr[0]);
+}
+
 static const ot_case cases[] = {
     {"matmul_costs", matmul_costs},
     {"loop_fusion_costs", loop_fusion_costs},
     {"options_validated", options_validated},
     {"module_untouched", module_untouched},
+    {"module_clone_independent", module_clone_independent},
     {"dump_annotated", dump_annotated},
     {"control_flow_sequences", control_flow_sequences},
     {"concurrent_compiles", concurrent_compiles},
     {"random_graphs_compile", random_graphs_compile},
+    {"compile_time_10k", compile_time_10k},
 };
 OT_MAIN(cases)

@@ -1,11 +1,11 @@
-/* AVX-512 peak loop (see fma_loops.h); built with -mavx512f -mfma only here.
+/* AVX-512 peak loop (see kernels/fma_peak.h); in the AVX-512 folder (its flags only).
  * 16 accumulators in zmm registers (of 32), 2 operands; same converging
  * recurrence as the AVX2 loop, so no overflow and no subnormals. */
 #include <immintrin.h>
 
-#include "bench/peers/fma_loops.h"
+#include "kernels/fma_peak.h"
 
-float bench_fma_avx512(uint64_t reps) {
+float optic_fma_peak_avx512(uint64_t reps) {
   const __m512 x = _mm512_set1_ps(0.999f), y = _mm512_set1_ps(0.001f);
   __m512 a0 = _mm512_set1_ps(0.00f), a1 = _mm512_set1_ps(0.05f), a2 = _mm512_set1_ps(0.10f);
   __m512 a3 = _mm512_set1_ps(0.15f), a4 = _mm512_set1_ps(0.20f), a5 = _mm512_set1_ps(0.25f);

@@ -1,12 +1,12 @@
-/* AVX2+FMA peak loop (see fma_loops.h); built with -mavx2 -mfma only here.
+/* AVX2+FMA peak loop (see kernels/fma_peak.h); in the AVX2 folder (its flags only).
  * 12 accumulators plus 2 operands fit the 16 ymm registers without spills.
  * acc = acc * x + y with x < 1 converges to y / (1 - x) = 1: no overflow, no
  * subnormals, so every FMA runs at full speed. */
 #include <immintrin.h>
 
-#include "bench/peers/fma_loops.h"
+#include "kernels/fma_peak.h"
 
-float bench_fma_avx2(uint64_t reps) {
+float optic_fma_peak_avx2(uint64_t reps) {
   const __m256 x = _mm256_set1_ps(0.999f), y = _mm256_set1_ps(0.001f);
   __m256 a0 = _mm256_set1_ps(0.0f), a1 = _mm256_set1_ps(0.1f), a2 = _mm256_set1_ps(0.2f);
   __m256 a3 = _mm256_set1_ps(0.3f), a4 = _mm256_set1_ps(0.4f), a5 = _mm256_set1_ps(0.5f);

@@ -1,0 +1,87 @@
+/* Optimizer steps through the public API (optic_optim_step on one group of
+ * one f32 tensor of n parameters, `threads` OpenMP threads): what a trainer
+ * linking optic pays per step, judged against the read-modify-write peer
+ * (peer/rmw_axpy) and the raw fused kernel (kernel/optim/...) in the same
+ * run. Real bytes per element as for the kernels: Adam/AdamW 28, SGD
+ * momentum 20 (bench/kernels/optim.c). Clipping and the non-finite check are
+ * off (each would add a pass over the gradients). cpu_GB/s and cpu_path_ns
+ * come from the step's own profile (options.profile: the largest per-thread
+ * CPU time of the update region), the same clock as the kernel harness.
+ * Benchmark-only code. */
+#include <optic/optim.h>
+
+#include "bench/bench_util.h"
+#include "bench/cpu_path.h"
+#include "bench/elementwise.h"
+#include "bench/parallel.h"
+
+typedef struct step_case {
+  const char *name;
+  optic_optim_kind kind;
+  double bytes_per_element;
+} step_case;
+
+/* PyTorch defaults as in bench/kernels/optim.c: Adam, AdamW (λ 0.01), SGD
+ * lr 0.1, momentum 0.9, weight decay 1e-4. */
+static const step_case cases[] = {
+    {"adam", OPTIC_OPTIM_KIND_ADAM, 28.0},
+    {"adamw", OPTIC_OPTIM_KIND_ADAMW, 28.0},
+    {"sgd_momentum", OPTIC_OPTIM_KIND_SGD, 20.0},
+};
+
+static void run_step(optic_bench_state *st, void *user) {
+  const step_case *c = user;
+  const size_t n = (size_t)optic_bench_range(st, 0);
+  const int threads = (int)optic_bench_range(st, 1);
+  float *param = bench_f32_array(BENCH_OUTPUT_SLOT0, n), *grad = bench_f32_array(BENCH_INPUT_SLOT0, n);
+  if (param == NULL || grad == NULL) {
+    optic_bench_skip_with_error(st, optic_last_error());
+    return;
+  }
+  bench_fill_f32(param, n, 1.0f, 2.0f);
+  optic_optim_hparams h;
+  /* profile: the step reports its update's critical-path CPU time (the
+   * largest per-thread CPU time of its share), the kernel harness's clock. */
+  optic_optim_options o = {.size = sizeof o, .threads = threads, .profile = true};
+  optic_optim *opt = NULL;
+  int64_t dim = (int64_t)n;
+  optic_shape shape;
+  optic_tensor p, g;
+  bool ok = optic_optim_hparams_default(c->kind, OPTIC_OPTIM_CONVENTION_PYTORCH, &h) == OPTIC_OK;
+  if (c->kind == OPTIC_OPTIM_KIND_SGD) h.lr = 0.1, h.momentum = 0.9, h.weight_decay = 1e-4;
+  ok = ok && optic_shape_make(1, &dim, &shape) == OPTIC_OK && optic_tensor_make(OPTIC_F32, &shape, param, &p) == OPTIC_OK &&
+       optic_tensor_make(OPTIC_F32, &shape, grad, &g) == OPTIC_OK && optic_optim_create(&o, &opt) == OPTIC_OK &&
+       optic_optim_add_group(opt, &h, 1, &shape, NULL) == OPTIC_OK;
+  /* One untimed step faults the state in and starts the threads. */
+  ok = ok && optic_optim_step(opt, &p, &g, 1, NULL) == OPTIC_OK;
+  if (!ok) {
+    optic_bench_skip_with_error(st, optic_last_error());
+    optic_optim_destroy(opt);
+    return;
+  }
+  double cpu_ns = 0.0;
+  bool failed = false;
+  while (optic_bench_keep_running(st)) {
+    optic_optim_step_report rep = {.update_cpu_ns = 0};
+    if (!failed && optic_optim_step(opt, &p, &g, 1, &rep) != OPTIC_OK) {
+      failed = true;
+      optic_bench_skip_with_error(st, optic_last_error());
+    }
+    cpu_ns += (double)rep.update_cpu_ns;
+  }
+  optic_optim_destroy(opt);
+  if (failed) return;
+  const double bytes = c->bytes_per_element * (double)n;
+  bench_report_rates(st, bytes, 0.0);
+  bench_cpu_path c2 = {.total_ns = cpu_ns};
+  bench_cpu_path_report(st, &c2, bytes, 0.0);
+  optic_bench_set_items_processed(st, (int64_t)n * optic_bench_iterations(st));
+  optic_bench_counter(st, "omp_threads", (double)threads, OPTIC_BENCH_COUNTER_PLAIN);
+}
+
+void bench_register_optim_steps(void) {
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    bench_register_n_threads(bench_name("optim/step/%s", cases[i].name), run_step, (void *)&cases[i],
+                             (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
+  }
+}

@@ -1,0 +1,268 @@
+/* optic optimizer layer: SGD (momentum, Nesterov), Adam (AMSGrad), AdamW,
+ * RMSprop, Adagrad, LAMB and Lion over any number of f32 tensors in parameter
+ * groups, with PyTorch, optax or Keras semantics, learning-rate schedules,
+ * global-norm gradient clipping, non-finite gradient detection and state
+ * export/import as named tensors. Updates run the fused kernels of the
+ * kernels layer (kernels/optim.h). Semantics: docs/optim.md. */
+#ifndef OPTIC_OPTIM_H
+#define OPTIC_OPTIM_H
+
+#include <optic/core.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ kinds */
+
+/* X(NAME, name) */
+#define OPTIC_OPTIM_KIND_LIST(X) \
+  X(SGD, "sgd")                  \
+  X(ADAM, "adam")                \
+  X(ADAMW, "adamw")              \
+  X(RMSPROP, "rmsprop")          \
+  X(ADAGRAD, "adagrad")          \
+  X(LAMB, "lamb")                \
+  X(LION, "lion")
+
+typedef enum optic_optim_kind {
+#define OPTIC_OPTIM_KIND_ENUM_(name, str) OPTIC_OPTIM_KIND_##name,
+  OPTIC_OPTIM_KIND_LIST(OPTIC_OPTIM_KIND_ENUM_)
+#undef OPTIC_OPTIM_KIND_ENUM_
+  OPTIC_OPTIM_KIND_COUNT_
+} optic_optim_kind;
+
+/* Whose update rule an optimizer follows where the libraries differ
+ * (docs/optim.md has the table):
+ *   PYTORCH  ε outside the square root, L2 weight decay (AdamW: decoupled),
+ *            lr outside the momentum buffer, SGD's first buffer b₁ = g.
+ *   OPTAX    ε inside the root for RMSprop and Adagrad, lr inside RMSprop's
+ *            momentum trace, buffers start at 0, LAMB decay inside the trust
+ *            ratio.
+ *   KERAS    Keras 3: ε-hat Adam/AdamW (ε·√(1−β2^t) in effect), ε inside the
+ *            root for RMSprop and Adagrad, lr inside every momentum buffer,
+ *            every weight decay decoupled (θ ← θ − γλθ before the step, so
+ *            LAMB's decay is outside the trust ratio).
+ * DEFAULT is PYTORCH for SGD, Adam, AdamW, RMSprop, Adagrad and OPTAX for
+ * LAMB and Lion. PYTORCH with LAMB or Lion (torch.optim has neither) is
+ * OPTIC_ERR_UNSUPPORTED. */
+typedef enum optic_optim_convention {
+  OPTIC_OPTIM_CONVENTION_DEFAULT = 0,
+  OPTIC_OPTIM_CONVENTION_PYTORCH,
+  OPTIC_OPTIM_CONVENTION_OPTAX,
+  OPTIC_OPTIM_CONVENTION_KERAS,
+  OPTIC_OPTIM_CONVENTION_COUNT_
+} optic_optim_convention;
+
+OPTIC_API const char *optic_optim_kind_name(optic_optim_kind kind);           /* "adamw"; "invalid" */
+OPTIC_API const char *optic_optim_convention_name(optic_optim_convention c); /* "pytorch"; "invalid" */
+
+/* -------------------------------------------------------- schedules */
+
+/* The learning rate at step t (t = steps the group has taken before this
+ * one: 0 on the first step), from the base rate γ of the group:
+ *   CONSTANT       γ
+ *   STEP           γ·gamma^⌊t/step_size⌋                       (torch StepLR)
+ *   EXPONENTIAL    γ·gamma^t                                  (torch ExponentialLR)
+ *   COSINE         m + (γ−m)·(1 + cos(π·min(t,T)/T))/2,  T = decay_steps, m = min_lr
+ *                                                             (torch CosineAnnealingLR, closed form,
+ *                                                              held at m after T)
+ *   WARMUP_COSINE  γ·(t+1)/W for t < W (W = warmup_steps), then COSINE of
+ *                  t−W over T−W steps (T = decay_steps > W)
+ * Computed in double and rounded to float once per step. */
+typedef enum optic_lr_schedule_kind {
+  OPTIC_LR_CONSTANT = 0,
+  OPTIC_LR_STEP,
+  OPTIC_LR_EXPONENTIAL,
+  OPTIC_LR_COSINE,
+  OPTIC_LR_WARMUP_COSINE,
+  OPTIC_LR_SCHEDULE_COUNT_
+} optic_lr_schedule_kind;
+
+typedef struct optic_lr_schedule {
+  optic_lr_schedule_kind kind;
+  uint64_t step_size;    /* STEP: > 0 */
+  double gamma;          /* STEP, EXPONENTIAL: in (0, 1] */
+  uint64_t decay_steps;  /* COSINE: > 0; WARMUP_COSINE: > warmup_steps */
+  uint64_t warmup_steps; /* WARMUP_COSINE: > 0 */
+  double min_lr;         /* COSINE, WARMUP_COSINE: in [0, γ] */
+} optic_lr_schedule;
+
+/* The rate the schedule gives base_lr at step t (validated as for a group:
+ * INVALID_ARGUMENT with a message for bad parameters). Thread-safe. */
+OPTIC_API optic_status optic_lr_schedule_value(const optic_lr_schedule *schedule, double base_lr, uint64_t t,
+                                               double *out);
+
+/* -------------------------------------------------- hyperparameters */
+
+/* One parameter group's hyperparameters. Fill with optic_optim_hparams_default
+ * (which sets size and the convention's defaults), then change fields. The
+ * fields a kind does not use are ignored. Values are doubles here and are
+ * rounded to float (the kernels' precision) when a step runs. */
+typedef struct optic_optim_hparams {
+  size_t size; /* sizeof(optic_optim_hparams) */
+  optic_optim_kind kind;
+  optic_optim_convention convention;
+  double lr;           /* γ >= 0 (base rate of the schedule) */
+  double weight_decay; /* λ >= 0; how it enters: see the convention */
+  /* SGD; RMSprop's momentum */
+  double momentum;  /* μ >= 0 */
+  double dampening; /* τ in [0, 1] (SGD) */
+  bool nesterov;    /* SGD: needs μ > 0 and τ == 0 */
+  /* Adam, AdamW, LAMB, Lion */
+  double beta1, beta2; /* in [0, 1) */
+  bool amsgrad;        /* Adam, AdamW (max of the raw v; UNSUPPORTED with OPTAX, whose max is of v̂) */
+  /* Adam, AdamW, RMSprop, Adagrad, LAMB */
+  double eps;      /* > 0; placed by the convention */
+  double eps_root; /* >= 0, always inside the root (optax's eps_root), added to the convention's */
+  /* RMSprop */
+  double alpha; /* smoothing constant in [0, 1) (optax decay, Keras rho) */
+  bool centered;
+  /* Adagrad: γ_t = γ/(1 + (t−1)·lr_decay); the sum S and RMSprop's square
+   * average start at initial_accumulator_value (optax's initial_scale). */
+  double lr_decay;                  /* >= 0 */
+  double initial_accumulator_value; /* >= 0 */
+  optic_lr_schedule schedule;
+} optic_optim_hparams;
+
+/* The library's defaults for kind under convention (that library's own
+ * defaults: PyTorch Adam lr 1e-3, eps 1e-8; Keras Adam eps 1e-7; optax LAMB
+ * eps 1e-6; Adagrad's initial accumulator 0 for PyTorch, 0.1 for optax and
+ * Keras; ...; table in docs/optim.md), constant schedule. The convention is
+ * resolved (DEFAULT becomes PYTORCH or OPTAX). Errors: INVALID_ARGUMENT for
+ * a bad kind or convention or NULL; UNSUPPORTED for PYTORCH LAMB/Lion. */
+OPTIC_API optic_status optic_optim_hparams_default(optic_optim_kind kind, optic_optim_convention convention,
+                                                   optic_optim_hparams *out);
+
+/* ------------------------------------------------------ the optimizer */
+
+typedef struct optic_optim optic_optim;
+
+typedef struct optic_optim_options {
+  size_t size; /* sizeof(optic_optim_options) */
+  /* OpenMP threads for a step (0: omp_get_max_threads()). Results are
+   * bitwise the same for every thread count. */
+  int threads;
+  /* > 0: before the update, scale all gradients (every group) by
+   * max_norm/(‖g‖ + 1e-6) when that is < 1, ‖g‖ the L2 norm over all of them
+   * (torch.nn.utils.clip_grad_norm_). The gradient arrays are scaled in
+   * place. 0: no clipping. */
+  double clip_global_norm;
+  /* true: scan all gradients before the update; if any element is NaN or
+   * ±inf, skip the step (parameters, state and step counts untouched) and
+   * say so in the step report. */
+  bool skip_nonfinite;
+  /* Allocator for the optimizer and its state (NULL: the default). Must
+   * outlive the optimizer. */
+  const optic_allocator *allocator;
+  /* true: time the update region of every step (step report fields
+   * update_wall_ns, update_cpu_ns); costs two clock reads per thread. */
+  bool profile;
+} optic_optim_options;
+
+/* Creates an optimizer with no groups. options may be NULL (defaults: all
+ * zero). The caller owns *out and frees it with optic_optim_destroy. Errors:
+ * INVALID_ARGUMENT (NULL out, bad size, negative threads or norm). */
+OPTIC_API optic_status optic_optim_create(const optic_optim_options *options, optic_optim **out);
+/* NULL-safe. Frees all state. */
+OPTIC_API void optic_optim_destroy(optic_optim *opt);
+
+/* Adds a parameter group of `count` f32 tensors with the given shapes and
+ * hyperparameters (validated: negative lr, betas outside [0,1), eps <= 0, ...
+ * are INVALID_ARGUMENT with a message naming the field and value; PYTORCH
+ * LAMB/Lion UNSUPPORTED). Allocates and initialises the group's state; its
+ * step count starts at 0. Tensors are numbered across groups in the order
+ * they were added: the step's params[i] and grads[i] are tensor i.
+ * *group_index (may be NULL) receives the group's index. */
+OPTIC_API optic_status optic_optim_add_group(optic_optim *opt, const optic_optim_hparams *hparams, size_t count,
+                                             const optic_shape *shapes, size_t *group_index);
+
+/* What a step did. */
+typedef struct optic_optim_step_report {
+  bool skipped;        /* a non-finite gradient was found: nothing changed */
+  size_t bad_tensor;   /* skipped: the first tensor with one (global index) */
+  size_t bad_element;  /* skipped: the first such element in it */
+  double grad_norm;    /* ‖g‖ over all gradients before clipping; NaN when
+                          neither clipping nor skip_nonfinite computed it */
+  double clip_scale;   /* the factor the gradients were scaled by (1: none) */
+  /* options.profile (else 0): wall time of the update region, and the largest
+   * CPU time (CLOCK_THREAD_CPUTIME_ID) a thread spent on its share of it —
+   * what the update costs when threads are not descheduled. The gradient
+   * norm pass, when on, is outside both. */
+  uint64_t update_wall_ns;
+  uint64_t update_cpu_ns;
+} optic_optim_step_report;
+
+/* One step of every group: params[i], grads[i] for every tensor i (count
+ * must equal optic_optim_tensor_count) must be f32 with the registered
+ * shape; a parameter and its gradient must not overlap. Parameters and state
+ * are updated in place; gradients are only written when clipping scales
+ * them. report may be NULL. Errors (nothing is changed): INVALID_ARGUMENT
+ * (NULL, count, dtype, overlap), SHAPE_MISMATCH (a shape differs from the
+ * registered one). A skipped step returns OK with report->skipped set. */
+OPTIC_API optic_status optic_optim_step(optic_optim *opt, const optic_tensor *params, const optic_tensor *grads,
+                                        size_t count, optic_optim_step_report *report);
+
+/* Number of groups and of tensors (all groups). */
+OPTIC_API size_t optic_optim_group_count(const optic_optim *opt);
+OPTIC_API size_t optic_optim_tensor_count(const optic_optim *opt);
+/* Steps group g has taken; the learning rate its next step will use (the
+ * schedule's value, before Adagrad's lr_decay); its hyperparameters (with
+ * the convention resolved). Errors: INVALID_ARGUMENT (NULL, g out of range). */
+OPTIC_API optic_status optic_optim_group_step(const optic_optim *opt, size_t g, uint64_t *out);
+OPTIC_API optic_status optic_optim_group_lr(const optic_optim *opt, size_t g, double *out);
+OPTIC_API optic_status optic_optim_group_hparams(const optic_optim *opt, size_t g, optic_optim_hparams *out);
+/* Steps skipped for non-finite gradients since creation (or import). */
+OPTIC_API uint64_t optic_optim_skipped_steps(const optic_optim *opt);
+
+/* ------------------------------------------------- state export/import */
+
+#define OPTIC_OPTIM_STATE_VERSION 1
+
+typedef struct optic_named_tensor {
+  const char *name;
+  optic_tensor tensor;
+} optic_named_tensor;
+
+typedef struct optic_named_scalar {
+  const char *name;
+  int64_t value;
+} optic_named_scalar;
+
+/* An optimizer's state as named tensors plus integer metadata, for
+ * checkpoints. Names: tensors "group.<g>/tensor.<i>/<slot>" (i counts within
+ * the group; slot is PyTorch's state name: momentum_buffer, exp_avg,
+ * exp_avg_sq, max_exp_avg_sq, square_avg, grad_avg, sum); scalars
+ * "group.<g>/step", "group.<g>/kind" (optic_optim_kind), "group.<g>/tensors"
+ * and "skipped_steps". docs/optim.md lists which slots each kind has. */
+typedef struct optic_optim_state {
+  uint32_t version; /* OPTIC_OPTIM_STATE_VERSION */
+  size_t tensor_count;
+  const optic_named_tensor *tensors;
+  size_t scalar_count;
+  const optic_named_scalar *scalars;
+} optic_optim_state;
+
+/* Describes opt's state in a new *out that the caller frees with
+ * optic_optim_state_destroy. The tensors are views of the optimizer's own
+ * buffers (no copy): valid until the next step, import or destroy of opt.
+ * Not thread-safe with a concurrent step. */
+OPTIC_API optic_status optic_optim_state_export(const optic_optim *opt, optic_optim_state **out);
+/* NULL-safe. Frees what export allocated (never the optimizer's buffers). */
+OPTIC_API void optic_optim_state_destroy(optic_optim_state *state);
+/* Copies a state (from export, or built by the caller from a checkpoint) into
+ * opt, which must have the same groups (kinds, tensor counts and shapes; the
+ * hyperparameters are the caller's and are not checked). Every expected name
+ * must be present exactly once with its shape and f32; unknown names are an
+ * error. All-or-nothing: on any error opt is unchanged. Errors:
+ * INVALID_ARGUMENT (NULL, version, missing/unknown/duplicate name, kind or
+ * count mismatch), SHAPE_MISMATCH. */
+OPTIC_API optic_status optic_optim_state_import(optic_optim *opt, const optic_optim_state *state);
+
+/* Thread safety: an optimizer is not thread-safe (one step at a time; a step
+ * uses OpenMP threads itself). Distinct optimizers are independent. */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OPTIC_OPTIM_H */

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# `optic calibrate`: --quick --out writes a machine model that optic_machine_load
+# accepts (through `optic report --machine`) with plausible figures; the default
+# path follows $OPTIC_MACHINE, then $XDG_CONFIG_HOME; usage errors exit 2.
+# usage: test_cli_calibrate.sh PATH/TO/optic RUN_FIXTURE.json RATIOS.json WORKDIR
+set -u
+optic=$1 fixture=$2 ratios=$3 work=$4
+fails=0
+fail() { echo "FAIL $*"; echo "  reproduce: $0 $*"; fails=$((fails + 1)); }
+pass() { echo "ok   $*"; }
+rm -rf "$work" && mkdir -p "$work"
+
+if "$optic" calibrate --quick --out "$work/m.json" >"$work/out.txt" 2>"$work/err.txt"; then
+  pass "calibrate --quick --out exits 0"
+else
+  fail "calibrate --quick --out: exit $?: $(cat "$work/err.txt")"
+fi
+for word in "FMA peak" "exp (vexp" "L1 (" "L2 (" "DRAM (" "per-op overhead" "machine model host -> $work/m.json"; do
+  grep -qF "$word" "$work/out.txt" || fail "calibrate output lacks '$word'"
+done
+
+python3 - "$work/m.json" <<'PY' && pass "machine file figures are plausible" || fail "machine file figures"
+import json, os, sys
+m = json.load(open(sys.argv[1]))
+for k in ("peak_flops", "peak_transcendentals", "dram_bandwidth", "cache_bandwidth", "cache_bytes"):
+    assert m[k] > 0, (k, m[k])
+assert 1e8 < m["peak_flops"] < 1e15, m["peak_flops"]
+assert m["peak_transcendentals"] < m["peak_flops"], "exp rate above the FMA peak"
+assert m["dram_bandwidth"] < m["cache_bandwidth"], ("DRAM >= cache bandwidth", m)
+assert 1e8 < m["dram_bandwidth"] < 1e13, m["dram_bandwidth"]
+assert 0 <= m["op_overhead_ns"] < 1e6, m["op_overhead_ns"]
+assert m["cores"] >= 1 and m["name"] == "host" and "optic calibrate" in m["source"]
+PY
+
+# optic_machine_load reads it (report --machine loads with it and prints the model).
+if "$optic" report --input "$fixture" --ratios "$ratios" --machine "$work/m.json" --out-dir "$work/r" >"$work/rep.txt" 2>&1 &&
+   grep -q "^machine host:" "$work/rep.txt"; then
+  pass "optic_machine_load accepts the file"
+else
+  fail "report --machine on the calibrated file: $(tail -3 "$work/rep.txt")"
+fi
+
+# Default destinations: $OPTIC_MACHINE, else $XDG_CONFIG_HOME/optic/machine.json
+# (on one thread: quicker, and these check only where the file goes).
+OMP_NUM_THREADS=1 OPTIC_MACHINE="$work/env.json" "$optic" calibrate --quick >/dev/null 2>&1 && [ -s "$work/env.json" ] \
+  && pass "OPTIC_MACHINE names the output" || fail "calibrate with OPTIC_MACHINE set"
+OMP_NUM_THREADS=1 OPTIC_MACHINE= XDG_CONFIG_HOME="$work/xdg" "$optic" calibrate --quick >/dev/null 2>&1 \
+  && [ -s "$work/xdg/optic/machine.json" ] && grep -q '"cores": 1' "$work/xdg/optic/machine.json" \
+  && pass "XDG_CONFIG_HOME/optic/machine.json by default; cores follow OMP_NUM_THREADS" || fail "calibrate default path"
+
+"$optic" calibrate --bogus >/dev/null 2>&1; [ $? -eq 2 ] && pass "unknown option: exit 2" || fail "calibrate --bogus exit"
+"$optic" calibrate --out >/dev/null 2>&1; [ $? -eq 2 ] && pass "--out without FILE: exit 2" || fail "calibrate --out exit"
+"$optic" calibrate --help | grep -q "usage: optic calibrate" && pass "--help" || fail "calibrate --help"
+"$optic" calibrate --quick --out /proc/nonexistent/m.json >/dev/null 2>"$work/err.txt"; rc=$?
+[ $rc -eq 1 ] && grep -q "optic calibrate:" "$work/err.txt" && pass "unwritable path: exit 1 with a message" \
+  || fail "unwritable path: exit $rc"
+
+echo "$fails failure(s)"
+[ "$fails" -eq 0 ]

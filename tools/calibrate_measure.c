@@ -1,0 +1,316 @@
+/* `optic calibrate`'s measurements (calibrate_measure.h). Every rate is the
+ * best of several trials of one OpenMP region in which each thread runs its
+ * share, timed by the threads' own CPU clocks: the model wants what the
+ * hardware does when it gets its cores, and a shared machine only ever makes
+ * a trial slower. (The per-op overhead, which is about waiting for the other
+ * threads, is timed on the wall clock instead.)
+ * Kernels come through the dispatch tables, so the figures are what optic's
+ * own kernels reach at the ISA they dispatch to. */
+#include "tools/calibrate_measure.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "kernels/binary.h"
+#include "kernels/fma_peak.h"
+#include "kernels/unary.h"
+
+#define MAX_THREADS 256
+
+/* A workload: thread tid runs reps units of work. */
+typedef void (*work_fn)(void *ctx, uint64_t reps, int tid, int nthreads);
+
+typedef struct trial_plan {
+  double target_ns; /* length of one trial */
+  int trials;
+} trial_plan;
+
+static uint64_t thread_cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Critical-path CPU time of one region of `threads` threads each running fn:
+ * the largest of the threads' own CPU times, so time a thread spends
+ * descheduled by other jobs is not counted (on a quiet machine this equals
+ * the wall time). *got gets the number of threads OpenMP really gave. */
+static uint64_t run_region(work_fn fn, void *ctx, int threads, uint64_t reps, int *got) {
+  uint64_t cpu[MAX_THREADS] = {0};
+#pragma omp parallel num_threads(threads)
+  {
+    int n = omp_get_num_threads(), t = omp_get_thread_num();
+    uint64_t t0 = thread_cpu_ns();
+    fn(ctx, reps, t, n);
+    if (t < MAX_THREADS) cpu[t] = thread_cpu_ns() - t0;
+#pragma omp single nowait
+    *got = n;
+  }
+  uint64_t longest = 1;
+  for (int t = 0; t < MAX_THREADS; t++) {
+    if (cpu[t] > longest) longest = cpu[t];
+  }
+  return longest;
+}
+
+/* Reps so that one region takes about plan->target_ns (doubling from 1). */
+static uint64_t size_reps(work_fn fn, void *ctx, int threads, const trial_plan *plan) {
+  uint64_t reps = 1;
+  int got;
+  run_region(fn, ctx, threads, reps, &got); /* warm: thread start, page faults, caches */
+  for (;;) {
+    uint64_t t = run_region(fn, ctx, threads, reps, &got);
+    if ((double)t >= plan->target_ns / 8 || reps >= ((uint64_t)1 << 40)) {
+      double scaled = (double)reps * plan->target_ns / (double)t;
+      return scaled < 1 ? 1 : (uint64_t)scaled;
+    }
+    reps *= 2;
+  }
+}
+
+/* Trials stop early once they have taken this long in all (a loaded machine
+ * can stretch a multi-thread trial by whole time slices). */
+static double budget_ns(const trial_plan *plan) { return 3.0 * plan->target_ns * plan->trials; }
+
+/* Best rate (units per second over all threads) of plan->trials regions.
+ * Each thread's share is sized on one thread, where a busy machine distorts
+ * the timing least; all threads then run that same share. */
+static double best_rate(work_fn fn, void *ctx, int threads, double units_per_rep, const trial_plan *plan) {
+  uint64_t reps = size_reps(fn, ctx, 1, plan), start = optic_now_ns();
+  double best = 0;
+  for (int i = 0; i < plan->trials && (i == 0 || (double)(optic_now_ns() - start) < budget_ns(plan)); i++) {
+    int got = 1;
+    uint64_t t = run_region(fn, ctx, threads, reps, &got);
+    double rate = units_per_rep * (double)reps * got / ((double)t * 1e-9);
+    if (rate > best) best = rate;
+  }
+  return best;
+}
+
+/* ------------------------------------------------------------- workloads */
+
+typedef struct fma_ctx {
+  const optic_fma_peak_loop *loop;
+  volatile float sink[MAX_THREADS];
+} fma_ctx;
+
+static void fma_work(void *p, uint64_t reps, int tid, int nthreads) {
+  (void)nthreads;
+  fma_ctx *c = p;
+  float r = c->loop->run(reps);
+  if (tid < MAX_THREADS) c->sink[tid] += r;
+}
+
+/* Per-thread arrays of n floats each (a, b), 64-byte aligned. */
+typedef struct array_ctx {
+  float *a[MAX_THREADS], *b[MAX_THREADS];
+  size_t n;
+  optic_f32_vbinary_fn add;
+  optic_f32_vunary_fn exp;
+} array_ctx;
+
+static void add_work(void *p, uint64_t reps, int tid, int nthreads) {
+  (void)nthreads;
+  array_ctx *c = p;
+  for (uint64_t r = 0; r < reps; r++) c->add(c->n, c->a[tid], c->b[tid], c->a[tid]);
+}
+
+static void exp_work(void *p, uint64_t reps, int tid, int nthreads) {
+  (void)nthreads;
+  array_ctx *c = p;
+  for (uint64_t r = 0; r < reps; r++) c->exp(c->n, c->b[tid], c->a[tid]);
+}
+
+/* What the executor pays per op besides the op's own work: a call on a tiny
+ * operand and the barrier that separates ops in its one parallel region.
+ * Thread 0 times blocks of OVERHEAD_BLOCK ops (up to MAX_BLOCKS of them). */
+#define OVERHEAD_BLOCK 16
+#define MAX_BLOCKS 4096
+typedef struct overhead_ctx {
+  array_ctx *arrays;
+  uint64_t block_ns[MAX_BLOCKS];
+  size_t blocks;
+} overhead_ctx;
+
+static void overhead_work(void *p, uint64_t reps, int tid, int nthreads) {
+  (void)nthreads;
+  overhead_ctx *o = p;
+  array_ctx *c = o->arrays;
+  uint64_t t = tid == 0 ? optic_now_ns() : 0;
+  if (tid == 0) o->blocks = 0;
+  for (uint64_t r = 0; r < reps; r++) {
+    c->add(16, c->a[tid], c->b[tid], c->a[tid]);
+#pragma omp barrier
+    if (tid == 0 && (r + 1) % OVERHEAD_BLOCK == 0 && o->blocks < MAX_BLOCKS) {
+      uint64_t now = optic_now_ns();
+      o->block_ns[o->blocks++] = now - t;
+      t = now;
+    }
+  }
+}
+
+static void free_arrays(array_ctx *c, int threads) {
+  for (int t = 0; t < threads; t++) {
+    optic_free(NULL, c->a[t], c->n * sizeof(float), 64);
+    optic_free(NULL, c->b[t], c->n * sizeof(float), 64);
+    c->a[t] = c->b[t] = NULL;
+  }
+}
+
+/* Allocates and first-touches each thread's arrays on that thread; b holds
+ * small values in [-1, 1) so exp and repeated adds stay finite. */
+static optic_status alloc_arrays(array_ctx *c, int threads, size_t n) {
+  memset(c->a, 0, sizeof c->a);
+  memset(c->b, 0, sizeof c->b);
+  c->n = n;
+  for (int t = 0; t < threads; t++) {
+    optic_status st = optic_alloc(NULL, n * sizeof(float), 64, (void **)&c->a[t]);
+    if (st == OPTIC_OK) st = optic_alloc(NULL, n * sizeof(float), 64, (void **)&c->b[t]);
+    if (st != OPTIC_OK) {
+      free_arrays(c, threads);
+      return st;
+    }
+  }
+#pragma omp parallel num_threads(threads)
+  {
+    int t = omp_get_thread_num();
+    for (size_t i = 0; i < n; i++) {
+      c->a[t][i] = 0.0f;
+      c->b[t][i] = (float)((int)(i % 2000) - 1000) * 1e-3f;
+    }
+  }
+  return OPTIC_OK;
+}
+
+/* Bandwidth of a += b in place (12 bytes per element: read a, b; write a) on
+ * a working set of `set` bytes per thread. */
+static optic_status measure_bandwidth(size_t set, int threads, const trial_plan *plan, calib_pair *out) {
+  array_ctx c = {.add = optic_binary_kernels_get()->vv[OPTIC_BINARY_ADD]};
+  size_t n = set / (2 * sizeof(float));
+  n -= n % 16;
+  if (n < 16) n = 16;
+  optic_status st = alloc_arrays(&c, threads, n);
+  if (st != OPTIC_OK) return st;
+  out->one = best_rate(add_work, &c, 1, 12.0 * (double)n, plan);
+  out->all = threads > 1 ? best_rate(add_work, &c, threads, 12.0 * (double)n, plan) : out->one;
+  free_arrays(&c, threads);
+  return OPTIC_OK;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median block of the trials, per op: robust to the few blocks in which
+ * a thread was descheduled on a shared machine (which a mean would charge to
+ * every op). */
+static double overhead_ns(array_ctx *c, int threads, const trial_plan *plan) {
+  overhead_ctx *o = calloc(1, sizeof *o);
+  if (!o) return NAN;
+  o->arrays = c;
+  /* Sized on one thread and capped: with several threads every op waits for
+   * all of them, which a loaded machine can stretch to a time slice. */
+  uint64_t reps = size_reps(overhead_work, o, 1, plan), start = optic_now_ns();
+  if (reps > (uint64_t)OVERHEAD_BLOCK * 256) reps = (uint64_t)OVERHEAD_BLOCK * 256;
+  if (reps < OVERHEAD_BLOCK * 16) reps = OVERHEAD_BLOCK * 16;
+  double best = NAN;
+  for (int i = 0; i < plan->trials && (i == 0 || (double)(optic_now_ns() - start) < budget_ns(plan)); i++) {
+    int got;
+    run_region(overhead_work, o, threads, reps, &got);
+    qsort(o->block_ns, o->blocks, sizeof *o->block_ns, cmp_u64);
+    double ns = (double)o->block_ns[o->blocks / 2] / OVERHEAD_BLOCK;
+    if (isnan(best) || ns < best) best = ns;
+  }
+  free(o);
+  return best;
+}
+
+static double larger(calib_pair p) { return p.one > p.all ? p.one : p.all; }
+
+optic_status calib_measure(bool quick, calib_result *out) {
+  memset(out, 0, sizeof *out);
+  uint64_t t0 = optic_now_ns();
+  /* Short trials: CPU-clock timing already leaves out descheduled time; the
+   * best of several also skips trials whose caches another job flushed. */
+  const trial_plan plan = quick ? (trial_plan){2e6, 5} : (trial_plan){5e6, 9};
+  int threads = omp_get_max_threads();
+  if (threads > MAX_THREADS) threads = MAX_THREADS;
+  if (threads < 1) threads = 1;
+  out->threads = threads;
+
+  size_t nloops = 0;
+  const optic_fma_peak_loop *loops = optic_fma_peak_loops(&nloops);
+  for (size_t i = 0; i < nloops; i++) {
+    if (!optic_isa_supported(loops[i].isa)) continue;
+    fma_ctx c = {.loop = &loops[i]};
+    calib_pair *p = &out->fma[loops[i].isa];
+    p->one = best_rate(fma_work, &c, 1, loops[i].flops_per_rep, &plan);
+    p->all = threads > 1 ? best_rate(fma_work, &c, threads, loops[i].flops_per_rep, &plan) : p->one;
+  }
+
+  /* exp: 2048 floats in, 2048 out per thread (16 KiB: in L1). */
+  array_ctx c = {.add = optic_binary_kernels_get()->vv[OPTIC_BINARY_ADD],
+                 .exp = optic_unary_kernels_get()->kernel[OPTIC_UNARY_EXP]};
+  optic_status st = alloc_arrays(&c, threads, 2048);
+  if (st != OPTIC_OK) return st;
+  out->exp_rate.one = best_rate(exp_work, &c, 1, (double)c.n, &plan);
+  out->exp_rate.all = threads > 1 ? best_rate(exp_work, &c, threads, (double)c.n, &plan) : out->exp_rate.one;
+  out->op_overhead_ns.one = overhead_ns(&c, 1, &plan);
+  out->op_overhead_ns.all = threads > 1 ? overhead_ns(&c, threads, &plan) : out->op_overhead_ns.one;
+  if (isnan(out->op_overhead_ns.one) || isnan(out->op_overhead_ns.all)) {
+    free_arrays(&c, threads);
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "calibrate: cannot allocate the overhead timings");
+  }
+  free_arrays(&c, threads);
+
+  long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  out->l2_bytes = l2 > 0 ? (size_t)l2 : (size_t)1 << 20;
+  out->l1_set = (l1 > 0 ? (size_t)l1 : 32768) / 2;
+  out->l2_set = out->l2_bytes / 2;
+  /* DRAM: far beyond any L2 and the L3 slice a core sees (32 MiB on one
+   * Zen CCD); a VM often reports the whole socket's L3, so sysconf's figure
+   * is not used. Per thread: a share of a total, but never under the minimum. */
+  size_t total = (size_t)(quick ? 192 : 512) << 20, minimum = (size_t)(quick ? 96 : 128) << 20;
+  out->dram_set = total / (size_t)threads > minimum ? total / (size_t)threads : minimum;
+  if ((st = measure_bandwidth(out->l1_set, threads, &plan, &out->l1_bw)) != OPTIC_OK) return st;
+  if ((st = measure_bandwidth(out->l2_set, threads, &plan, &out->l2_bw)) != OPTIC_OK) return st;
+  /* A DRAM trial is one or a few passes; the rep sizing keeps it near target. */
+  if ((st = measure_bandwidth(out->dram_set, threads, &plan, &out->dram_bw)) != OPTIC_OK) return st;
+  /* An L2 figure below DRAM's can only mean other jobs took the cores during
+   * every L2 trial: measure it again (a few times at most), keeping the best. */
+  for (int again = 0; again < 3 && larger(out->l2_bw) <= larger(out->dram_bw); again++) {
+    calib_pair retry;
+    if ((st = measure_bandwidth(out->l2_set, threads, &plan, &retry)) != OPTIC_OK) return st;
+    if (retry.one > out->l2_bw.one) out->l2_bw.one = retry.one;
+    if (retry.all > out->l2_bw.all) out->l2_bw.all = retry.all;
+  }
+  out->seconds = (double)(optic_now_ns() - t0) * 1e-9;
+  return OPTIC_OK;
+}
+
+void calib_to_machine(const calib_result *r, optic_machine *m) {
+  memset(m, 0, sizeof *m);
+  snprintf(m->name, sizeof m->name, "host");
+  optic_isa isa = optic_isa_selected();
+  m->peak_flops = larger(r->fma[isa]);
+  if (m->peak_flops <= 0) m->peak_flops = larger(r->fma[OPTIC_ISA_SCALAR]);
+  m->peak_transcendentals = larger(r->exp_rate);
+  m->dram_bandwidth = larger(r->dram_bw);
+  m->cache_bandwidth = larger(r->l2_bw);
+  m->cache_bytes = (double)r->l2_bytes * r->threads;
+  m->op_overhead_ns = r->threads > 1 ? r->op_overhead_ns.all : r->op_overhead_ns.one;
+  m->cores = r->threads;
+  char when[32] = "unknown time";
+  time_t now = time(NULL);
+  struct tm tm;
+  if (gmtime_r(&now, &tm)) strftime(when, sizeof when, "%Y-%m-%dT%H:%MZ", &tm);
+  snprintf(m->source, sizeof m->source, "optic calibrate %s: %s FMA loop, vexp, in-place vadd, %d threads, %s",
+           when, optic_isa_name(isa), r->threads, optic_cpu_info_get()->model);
+}

@@ -1,0 +1,47 @@
+/* Tools-internal: the measurements behind `optic calibrate` (FMA peak per ISA,
+ * vectorized exp throughput, in-place add bandwidth in L1, in L2 and from
+ * DRAM, per-op overhead), each on 1 thread and on all OpenMP threads, and how
+ * they become an optic_machine. Runs kernels only; never prints. */
+#ifndef OPTIC_TOOLS_CALIBRATE_MEASURE_H
+#define OPTIC_TOOLS_CALIBRATE_MEASURE_H
+
+#include <optic/compile.h>
+#include <optic/core.h>
+#include <stdio.h>
+
+/* One figure on 1 thread ([0]) and on all threads ([1]). */
+typedef struct calib_pair {
+  double one, all;
+} calib_pair;
+
+typedef struct calib_result {
+  int threads;                        /* "all": omp_get_max_threads() */
+  calib_pair fma[OPTIC_ISA_COUNT_];   /* FLOP/s per ISA (0: not supported/built) */
+  calib_pair exp_rate;                /* exp evaluations/s, the selected ISA's vexp */
+  calib_pair l1_bw, l2_bw, dram_bw;   /* bytes/s (read + write) of x += y in place */
+  size_t l1_set, l2_set, dram_set;    /* working set per thread, bytes */
+  size_t l2_bytes;                    /* per-core L2 size used (sysconf, or 1 MiB) */
+  calib_pair op_overhead_ns;          /* a tiny kernel call plus a barrier of the threads */
+  double seconds;                     /* wall time of the whole calibration */
+} calib_result;
+
+/* quick: fewer, shorter trials (about 1 s on a quiet machine) and a
+ * smaller DRAM working set. OUT_OF_MEMORY if the buffers cannot be had. */
+optic_status calib_measure(bool quick, calib_result *out);
+
+/* The machine model: name "host"; peak_flops = FMA peak of the selected ISA,
+ * peak_transcendentals = exp rate, dram_bandwidth, cache_bandwidth = L2
+ * figure, cache_bytes = L2 size x threads, op_overhead_ns, cores = threads.
+ * Device-wide figures take the larger of the 1-thread and all-thread
+ * measurement (a loaded machine can make "all" the slower one, and the device
+ * can at least do what one thread does). source says when and how. */
+void calib_to_machine(const calib_result *r, optic_machine *m);
+
+#endif
+
+/* Implemented in cmd_calibrate.c, shared with `optic report`: measures, fills
+ * the model and saves it to path (NULL: optic_machine_default_path), printing
+ * the figures to out (NULL: silent). The saved model is returned in *m and
+ * the path used in path_out (size path_size). */
+optic_status calib_calibrate_and_save(bool quick, const char *path, FILE *out, optic_machine *m, char *path_out,
+                                      size_t path_size);

@@ -1,0 +1,109 @@
+/* `optic calibrate [--out FILE] [--quick]`: measures this host (FMA peak per
+ * ISA, exp throughput, bandwidth in L1, L2 and DRAM, per-op overhead, each on
+ * 1 and all threads; tools/calibrate_measure.c), writes the machine model the
+ * cost model reads (optic_machine_save) and prints the figures and the model. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <optic/optic.h>
+
+#include "tools/calibrate_measure.h"
+#include "tools/cli.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: optic calibrate [--out FILE] [--quick]\n"
+          "       optic calibrate --help\n\n"
+          "Measures this host in a few seconds (--quick: about one) and writes the\n"
+          "machine model the compiler's time estimates use: FILE, else $OPTIC_MACHINE,\n"
+          "else $XDG_CONFIG_HOME/optic/machine.json (~/.config/optic/machine.json).\n"
+          "Prints every figure on 1 and on all OpenMP threads (OMP_NUM_THREADS sets\n"
+          "\"all\"), then the model. Figures are the best of a few trials each.\n"
+          "Exit codes: 0 ok, 1 runtime error (message on stderr), 2 usage error.\n");
+}
+
+static void print_pair(FILE *out, const char *what, calib_pair p, double scale, const char *unit) {
+  fprintf(out, "  %-34s %10.2f %10.2f  %s\n", what, p.one / scale, p.all / scale, unit);
+}
+
+static void print_result(FILE *out, const calib_result *r) {
+  char label[64];
+  fprintf(out, "measured (best of trials)              1 thread %3d threads\n", r->threads);
+  for (int isa = 0; isa < OPTIC_ISA_COUNT_; isa++) {
+    if (r->fma[isa].one <= 0) continue;
+    snprintf(label, sizeof label, "FMA peak, %s", optic_isa_name((optic_isa)isa));
+    print_pair(out, label, r->fma[isa], 1e9, "GFLOP/s");
+  }
+  snprintf(label, sizeof label, "exp (vexp, %s)", optic_isa_name(optic_isa_selected()));
+  print_pair(out, label, r->exp_rate, 1e9, "Gexp/s");
+  snprintf(label, sizeof label, "x += y, L1 (%zu KiB/thread)", r->l1_set >> 10);
+  print_pair(out, label, r->l1_bw, 1e9, "GB/s");
+  snprintf(label, sizeof label, "x += y, L2 (%zu KiB/thread)", r->l2_set >> 10);
+  print_pair(out, label, r->l2_bw, 1e9, "GB/s");
+  snprintf(label, sizeof label, "x += y, DRAM (%zu MiB/thread)", r->dram_set >> 20);
+  print_pair(out, label, r->dram_bw, 1e9, "GB/s");
+  print_pair(out, "per-op overhead (call + barrier)", r->op_overhead_ns, 1, "ns");
+  fprintf(out, "  (%.1f s)\n", r->seconds);
+}
+
+static void print_machine(FILE *out, const optic_machine *m, const char *path) {
+  fprintf(out, "machine model %s -> %s\n", m->name, path);
+  fprintf(out, "  peak_flops            %.4g FLOP/s\n", m->peak_flops);
+  fprintf(out, "  peak_transcendentals  %.4g /s\n", m->peak_transcendentals);
+  fprintf(out, "  cache_bandwidth       %.4g B/s (up to cache_bytes %.4g B)\n", m->cache_bandwidth, m->cache_bytes);
+  fprintf(out, "  dram_bandwidth        %.4g B/s\n", m->dram_bandwidth);
+  fprintf(out, "  op_overhead_ns        %.4g\n", m->op_overhead_ns);
+  fprintf(out, "  cores                 %d\n", (int)m->cores);
+  fprintf(out, "  source                %s\n", m->source);
+}
+
+optic_status calib_calibrate_and_save(bool quick, const char *path, FILE *out, optic_machine *m, char *path_out,
+                                      size_t path_size) {
+  char def[4096];
+  const char *env = getenv("OPTIC_MACHINE");
+  if (!path && env && env[0]) path = env;
+  if (!path) {
+    optic_status st = optic_machine_default_path(def, sizeof def);
+    if (st != OPTIC_OK) return st;
+    path = def;
+  }
+  calib_result r;
+  optic_status st = calib_measure(quick, &r);
+  if (st != OPTIC_OK) return st;
+  calib_to_machine(&r, m);
+  if ((st = optic_machine_save(m, path)) != OPTIC_OK) return st;
+  if (out) {
+    print_result(out, &r);
+    print_machine(out, m, path);
+  }
+  if (path_out && path_out != path) snprintf(path_out, path_size, "%s", path);
+  return OPTIC_OK;
+}
+
+int optic_cmd_calibrate(int argc, char **argv) {
+  const char *path = NULL;
+  bool quick = false;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      usage(stdout);
+      return OPTIC_EXIT_OK;
+    }
+    if (strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+      path = argv[++i];
+    } else {
+      fprintf(stderr, "optic calibrate: unknown or incomplete option '%s'\n", argv[i]);
+      usage(stderr);
+      return OPTIC_EXIT_USAGE;
+    }
+  }
+  optic_machine m;
+  optic_status st = calib_calibrate_and_save(quick, path, stdout, &m, NULL, 0);
+  if (st != OPTIC_OK) {
+    fprintf(stderr, "optic calibrate: %s: %s\n", optic_status_str(st), optic_last_error());
+    return OPTIC_EXIT_ERROR;
+  }
+  return OPTIC_EXIT_OK;
+}

@@ -1,0 +1,502 @@
+/* `optic report`: calibrates if no machine model exists, runs optic_bench
+ * (bench/) on a suite chosen by mode or --filter with a progress line on
+ * stderr, then prints the table (measured vs estimated, % of the machine
+ * bound, peer ratios, memory) and writes report.json and report.html
+ * (tools/report*.c). --input renders a report from an existing run. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <optic/optic.h>
+
+#include "core/error.h"
+#include "tools/calibrate_measure.h"
+#include "tools/cli.h"
+#include "tools/report.h"
+
+/* Suites that carry the compiler's estimates (est_* counters) by convention:
+ * every benchmark under these prefixes is in the default and quick runs. */
+#define ESTIMATED_SUITES "^(graph|model|step|optim|pod|ckpt)/"
+/* The bounds the table reads cases against. */
+#define BOUND_PEERS "^peer/(fma_peak|stream_triad|rmw_axpy)/"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: optic report [--quick|--full] [--filter REGEX] [--json FILE] [--html FILE]\n"
+          "                    [--out-dir DIR] [--repetitions N] [--min-time S] [--timeout S]\n"
+          "                    [--machine FILE] [--bench PATH] [--ratios FILE] [--input RUN.json]\n"
+          "                    [--clock wall|cpu]\n"
+          "       optic report --help\n\n"
+          "Runs optic_bench and reads every case against the compiler's estimate (est_*\n"
+          "counters), the machine bound (model from `optic calibrate`, measured first if\n"
+          "missing) and its peer (bench/ratios.json). Prints a table and a summary line;\n"
+          "writes DIR/report.json (Google Benchmark JSON + context.optic) and\n"
+          "DIR/report.html (SVG plots). DIR defaults to the current directory.\n\n"
+          "  (default)  every peer-ratio benchmark, the FMA/STREAM bounds and every\n"
+          "             graph-backed suite (graph/ model/ step/ optim/ pod/ ckpt/),\n"
+          "             5 repetitions interleaved: under 3 minutes on 2 cores\n"
+          "  --quick    the same set, 1 repetition, 0.05 s per case: under 30 s\n"
+          "  --full     every benchmark, 3 repetitions interleaved (tens of minutes)\n"
+          "  --filter   a --benchmark_filter regex instead of the mode's set\n"
+          "  --input    no run: read an existing optic_bench JSON (e.g. to re-render)\n"
+          "  --timeout  stop the run after S seconds (default 3600; 0 = none)\n"
+          "  --clock    wall (default: the bars' definition) or cpu: the peer ratios on the\n"
+          "             critical-path CPU-time counters, as bench/ratios.py --clock cpu\n\n"
+          "optic_bench is found as --bench, $OPTIC_BENCH, then next to this executable,\n"
+          "../bench/ (build tree) or ../libexec/optic/ (install). The ratio spec: --ratios,\n"
+          "$OPTIC_RATIOS, then ratios.json next to optic_bench (the build copies it).\n"
+          "The machine model: --machine, else optic_machine_host's file ($OPTIC_MACHINE,\n"
+          "~/.config/optic/machine.json).\n"
+          "Exit codes: 0 ok (failed bars are reported, not errors), 1 runtime error, 2 usage.\n");
+}
+
+typedef struct opts {
+  const char *mode, *filter, *json, *html, *out_dir, *machine, *bench, *ratios, *input;
+  int repetitions;
+  double min_time, timeout;
+  bool cpu_clock;
+} opts;
+
+static bool file_exists(const char *p) {
+  struct stat sb;
+  return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+static bool exe_dir(char *buf, size_t size) {
+  ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  char *slash = strrchr(buf, '/');
+  if (!slash) return false;
+  *slash = '\0';
+  return true;
+}
+
+static bool locate_bench(const opts *o, char *out, size_t size) {
+  const char *env = getenv("OPTIC_BENCH");
+  if (o->bench) return snprintf(out, size, "%s", o->bench), file_exists(out);
+  if (env && env[0]) return snprintf(out, size, "%s", env), file_exists(out);
+  char dir[PATH_MAX];
+  if (!exe_dir(dir, sizeof dir)) return false;
+  const char *rel[] = {"/optic_bench", "/../bench/optic_bench", "/../libexec/optic/optic_bench"};
+  for (size_t i = 0; i < 3; i++) {
+    if (snprintf(out, size, "%s%s", dir, rel[i]) >= (int)size) continue;
+    if (file_exists(out)) return true;
+  }
+  return false;
+}
+
+static bool locate_ratios(const opts *o, const char *bench, char *out, size_t size) {
+  const char *env = getenv("OPTIC_RATIOS");
+  if (o->ratios) return snprintf(out, size, "%s", o->ratios), file_exists(out);
+  if (env && env[0]) return snprintf(out, size, "%s", env), file_exists(out);
+  if (bench[0]) {
+    snprintf(out, size, "%s", bench);
+    char *slash = strrchr(out, '/');
+    size_t used = slash ? (size_t)(slash - out + 1) : 0;
+    snprintf(out + used, size - used, "ratios.json");
+    if (file_exists(out)) return true;
+  }
+  char dir[PATH_MAX];
+  if (exe_dir(dir, sizeof dir)) {
+    if (snprintf(out, size, "%s/../share/optic/ratios.json", dir) < (int)size && file_exists(out)) return true;
+  }
+  return false;
+}
+
+/* ------------------------------------------------------------- running */
+
+/* Runs argv with stdout to a pipe read by line_fn and stderr to log_path;
+ * kills it after timeout_s (0: never). Returns the exit status, or -1. */
+typedef struct run_progress {
+  char **names;
+  size_t n_names, total, done;
+  uint64_t t0;
+  bool tty;
+} run_progress;
+
+static void on_line(run_progress *p, const char *line) {
+  char name[1024];
+  if (sscanf(line, "%1023s", name) != 1) return;
+  for (size_t i = 0; i < p->n_names; i++) {
+    if (strcmp(p->names[i], name) != 0) continue;
+    p->done++;
+    double s = (double)(optic_now_ns() - p->t0) * 1e-9;
+    fprintf(stderr, "%sreport: case %zu/%zu %s (%.0f s)%s", p->tty ? "\r\033[K" : "", p->done, p->total, name, s,
+            p->tty ? "" : "\n");
+    fflush(stderr);
+    return;
+  }
+}
+
+static int run_child(char **argv, const char *log_path, double timeout_s, run_progress *prog, bool *timed_out) {
+  int fds[2];
+  *timed_out = false;
+  if (pipe(fds) != 0) return -1;
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]), close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (log >= 0) dup2(log, STDERR_FILENO);
+    close(fds[0]), close(fds[1]);
+    execv(argv[0], argv);
+    fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  close(fds[1]);
+  char buf[8192];
+  size_t len = 0;
+  uint64_t start = optic_now_ns();
+  for (;;) {
+    struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+    int pr = poll(&pfd, 1, 1000);
+    if (timeout_s > 0 && (double)(optic_now_ns() - start) * 1e-9 > timeout_s) {
+      kill(pid, SIGKILL); /* a run past its deadline may be stuck: no chance to linger */
+      *timed_out = true;
+      break;
+    }
+    if (pr <= 0) continue;
+    ssize_t n = read(fds[0], buf + len, sizeof buf - 1 - len);
+    if (n <= 0) break;
+    len += (size_t)n;
+    buf[len] = '\0';
+    char *start_line = buf, *nl;
+    while ((nl = strchr(start_line, '\n')) != NULL) {
+      *nl = '\0';
+      on_line(prog, start_line);
+      start_line = nl + 1;
+    }
+    len = strlen(start_line);
+    memmove(buf, start_line, len + 1);
+    if (len == sizeof buf - 1) len = 0; /* an absurdly long line: drop it */
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (prog->tty && prog->done) fputc('\n', stderr);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Appends s single-quoted for sh (embedded quotes closed, escaped, reopened). */
+static bool sh_quote(char *cmd, size_t size, size_t *len, const char *s) {
+  if (*len + 2 >= size) return false;
+  cmd[(*len)++] = '\'';
+  for (; *s; s++) {
+    if (*len + 6 >= size) return false;
+    if (*s == '\'') {
+      memcpy(cmd + *len, "'\\''", 4);
+      *len += 4;
+    } else {
+      cmd[(*len)++] = *s;
+    }
+  }
+  cmd[(*len)++] = '\'';
+  cmd[*len] = '\0';
+  return true;
+}
+
+/* Benchmark names the filter selects (--benchmark_list_tests). */
+static optic_status list_names(const char *bench, const char *filter_arg, char ***names, size_t *n) {
+  char cmd[40000];
+  size_t len = 0;
+  static const char flag[] = " --benchmark_list_tests ";
+  bool fits = sh_quote(cmd, sizeof cmd, &len, bench) && len + sizeof flag < sizeof cmd;
+  if (fits) {
+    memcpy(cmd + len, flag, sizeof flag);
+    len += sizeof flag - 1;
+    fits = sh_quote(cmd, sizeof cmd, &len, filter_arg);
+  }
+  /* Its own "failed to match" message would repeat ours below. */
+  static const char quiet[] = " 2>/dev/null";
+  if (fits && len + sizeof quiet < sizeof cmd) {
+    memcpy(cmd + len, quiet, sizeof quiet);
+  } else {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "report: benchmark path or filter too long");
+  }
+  FILE *f = popen(cmd, "r");
+  if (!f) return optic_fail(OPTIC_ERR_IO, "report: cannot run %s", bench);
+  char line[2048];
+  size_t cap = 0;
+  *names = NULL, *n = 0;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = '\0';
+    if (!line[0]) continue;
+    if (*n == cap) {
+      cap = cap ? cap * 2 : 64;
+      char **nn = realloc(*names, cap * sizeof *nn);
+      if (!nn) break;
+      *names = nn;
+    }
+    (*names)[(*n)++] = strdup(line);
+  }
+  int rc = pclose(f);
+  if (*n == 0) {
+    return optic_fail(OPTIC_ERR_NOT_FOUND, "report: the filter selects no benchmark of %s (exit %d): %s", bench,
+                      WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, filter_arg);
+  }
+  return OPTIC_OK;
+}
+
+static void free_names(char **names, size_t n) {
+  for (size_t i = 0; i < n; i++) free(names[i]);
+  free(names);
+}
+
+static optic_status run_bench(const opts *o, const char *bench, const char *filter, const char *out_json,
+                              const char *log_path) {
+  static char farg[sizeof ((report *)0)->filter + 32];
+  char rep[64], mt[64], out[PATH_MAX + 32];
+  snprintf(farg, sizeof farg, "--benchmark_filter=%s", filter);
+  char **names = NULL;
+  size_t n = 0;
+  optic_status st = list_names(bench, farg, &names, &n);
+  if (st != OPTIC_OK) return st;
+  snprintf(rep, sizeof rep, "--benchmark_repetitions=%d", o->repetitions);
+  snprintf(out, sizeof out, "--benchmark_out=%s", out_json);
+  char *argv[16];
+  int a = 0;
+  argv[a++] = (char *)bench;
+  argv[a++] = farg;
+  argv[a++] = rep;
+  argv[a++] = out;
+  argv[a++] = "--benchmark_out_format=json";
+  argv[a++] = "--benchmark_format=console";
+  argv[a++] = "--benchmark_color=false";
+  if (o->repetitions > 1) argv[a++] = "--benchmark_enable_random_interleaving=true";
+  if (o->min_time > 0) {
+    snprintf(mt, sizeof mt, "--benchmark_min_time=%g", o->min_time);
+    argv[a++] = mt;
+  }
+  argv[a] = NULL;
+  run_progress prog = {.names = names, .n_names = n, .total = n * (size_t)o->repetitions, .t0 = optic_now_ns(),
+                       .tty = isatty(STDERR_FILENO)};
+  fprintf(stderr, "report: running %zu benchmarks x %d repetitions (%s)\n", n, o->repetitions, bench);
+  bool timed_out;
+  int rc = run_child(argv, log_path, o->timeout, &prog, &timed_out);
+  free_names(names, n);
+  if (timed_out) return optic_fail(OPTIC_ERR_TIMEOUT, "report: optic_bench ran past --timeout %g s (log: %s)", o->timeout, log_path);
+  /* optic_bench: 0 ok, 3 some benchmark errored (the report shows which). */
+  if (rc != 0 && rc != 3)
+    return optic_fail(OPTIC_ERR_IO, "report: optic_bench exited with %d (log: %s)", rc, log_path);
+  return OPTIC_OK;
+}
+
+/* ------------------------------------------------------------- main */
+
+static optic_status load_machine(const opts *o, optic_machine *m, char *path, size_t size) {
+  if (o->machine) {
+    snprintf(path, size, "%s", o->machine);
+    return optic_machine_load(o->machine, m);
+  }
+  const char *env = getenv("OPTIC_MACHINE");
+  if (env && env[0]) {
+    snprintf(path, size, "%s", env);
+  } else {
+    optic_status st = optic_machine_default_path(path, size);
+    if (st != OPTIC_OK) return st;
+  }
+  if (file_exists(path)) return optic_machine_load(path, m);
+  fprintf(stderr, "report: no machine model at %s: calibrating first (optic calibrate%s)\n", path,
+          strcmp(o->mode, "quick") == 0 ? " --quick" : "");
+  return calib_calibrate_and_save(strcmp(o->mode, "quick") == 0, path, stderr, m, path, size);
+}
+
+static int parse_opts(int argc, char **argv, opts *o) {
+  *o = (opts){.mode = "default", .repetitions = -1, .min_time = -1, .timeout = 3600};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    bool has = i + 1 < argc;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return -1;
+    } else if (strcmp(a, "--quick") == 0) {
+      o->mode = "quick";
+    } else if (strcmp(a, "--full") == 0) {
+      o->mode = "full";
+    } else if (has && strcmp(a, "--filter") == 0) {
+      o->filter = argv[++i];
+    } else if (has && strcmp(a, "--json") == 0) {
+      o->json = argv[++i];
+    } else if (has && strcmp(a, "--html") == 0) {
+      o->html = argv[++i];
+    } else if (has && strcmp(a, "--out-dir") == 0) {
+      o->out_dir = argv[++i];
+    } else if (has && strcmp(a, "--machine") == 0) {
+      o->machine = argv[++i];
+    } else if (has && strcmp(a, "--bench") == 0) {
+      o->bench = argv[++i];
+    } else if (has && strcmp(a, "--ratios") == 0) {
+      o->ratios = argv[++i];
+    } else if (has && strcmp(a, "--input") == 0) {
+      o->input = argv[++i];
+    } else if (has && strcmp(a, "--clock") == 0) {
+      const char *c = argv[++i];
+      if (strcmp(c, "wall") != 0 && strcmp(c, "cpu") != 0)
+        return fprintf(stderr, "optic report: --clock is wall or cpu, not '%s'\n", c), 2;
+      o->cpu_clock = strcmp(c, "cpu") == 0;
+    } else if (has && strcmp(a, "--repetitions") == 0) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (*end || v < 1 || v > 1000) return fprintf(stderr, "optic report: bad --repetitions '%s'\n", argv[i]), 2;
+      o->repetitions = (int)v;
+    } else if (has && (strcmp(a, "--min-time") == 0 || strcmp(a, "--timeout") == 0)) {
+      char *end;
+      double v = strtod(argv[++i], &end);
+      if (*end || !(v >= 0) || isinf(v)) return fprintf(stderr, "optic report: bad %s '%s'\n", a, argv[i]), 2;
+      *(strcmp(a, "--min-time") == 0 ? &o->min_time : &o->timeout) = v;
+    } else {
+      fprintf(stderr, "optic report: unknown or incomplete option '%s'\n", a);
+      return 2;
+    }
+  }
+  if (o->repetitions < 0) o->repetitions = strcmp(o->mode, "quick") == 0 ? 1 : strcmp(o->mode, "full") == 0 ? 3 : 5;
+  if (o->min_time < 0) o->min_time = strcmp(o->mode, "quick") == 0 ? 0.05 : 0; /* 0: optic_bench's own 0.2 s */
+  return 0;
+}
+
+/* mkdir -p. */
+static bool make_dirs(const char *path) {
+  char buf[PATH_MAX];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return errno = ENAMETOOLONG, false;
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return false;
+    *p = '/';
+  }
+  return mkdir(buf, 0755) == 0 || errno == EEXIST;
+}
+
+static void out_path(char *buf, size_t size, const char *given, const char *dir, const char *name) {
+  if (given) {
+    snprintf(buf, size, "%s", given);
+  } else {
+    snprintf(buf, size, "%s/%s", dir ? dir : ".", name);
+  }
+}
+
+static int fail_exit(const char *what, optic_status st) {
+  fprintf(stderr, "optic report: %s: %s: %s\n", what, optic_status_str(st), optic_last_error());
+  return OPTIC_EXIT_ERROR;
+}
+
+int optic_cmd_report(int argc, char **argv) {
+  opts o;
+  int prc = parse_opts(argc, argv, &o);
+  if (prc < 0) return OPTIC_EXIT_OK;
+  if (prc > 0) {
+    usage(stderr);
+    return OPTIC_EXIT_USAGE;
+  }
+  if (o.out_dir && !make_dirs(o.out_dir)) {
+    fprintf(stderr, "optic report: cannot create %s: %s\n", o.out_dir, strerror(errno));
+    return OPTIC_EXIT_ERROR;
+  }
+  uint64_t t0 = optic_now_ns();
+  report r;
+  memset(&r, 0, sizeof r);
+  snprintf(r.mode, sizeof r.mode, "%s", o.mode);
+  r.repetitions = o.repetitions;
+  r.cpu_clock = o.cpu_clock;
+
+  optic_machine machine;
+  optic_status st = load_machine(&o, &machine, r.machine_file, sizeof r.machine_file);
+  if (st != OPTIC_OK) return fail_exit("machine model", st);
+
+  bool have_bench = locate_bench(&o, r.bench, sizeof r.bench);
+  if (!o.input && !have_bench) {
+    fprintf(stderr, "optic report: optic_bench not found (tried --bench, $OPTIC_BENCH, next to this executable, "
+                    "../bench/, ../libexec/optic/); build it (cmake --build build/release) or set OPTIC_BENCH\n");
+    return OPTIC_EXIT_ERROR;
+  }
+  if (!have_bench) r.bench[0] = '\0';
+  optic_jv *spec = NULL;
+  if (locate_ratios(&o, r.bench, r.ratios_file, sizeof r.ratios_file)) {
+    if ((st = optic_json_parse_file(r.ratios_file, NULL, &spec)) != OPTIC_OK) return fail_exit("ratio spec", st);
+  } else if (o.ratios || getenv("OPTIC_RATIOS")) {
+    fprintf(stderr, "optic report: ratio spec %s not found\n", r.ratios_file);
+    return OPTIC_EXIT_ERROR;
+  } else {
+    fprintf(stderr, "report: no ratios.json found next to %s: peer ratios are left out\n", r.bench);
+    r.ratios_file[0] = '\0';
+  }
+
+  char json_path[PATH_MAX], html_path[PATH_MAX], run_path[PATH_MAX + 16], log_path[PATH_MAX + 16];
+  out_path(json_path, sizeof json_path, o.json, o.out_dir, "report.json");
+  out_path(html_path, sizeof html_path, o.html, o.out_dir, "report.html");
+  snprintf(run_path, sizeof run_path, "%s.run", json_path);
+  snprintf(log_path, sizeof log_path, "%s.log", json_path);
+
+  if (o.input) {
+    snprintf(r.filter, sizeof r.filter, "(--input %s)", o.input);
+    snprintf(run_path, sizeof run_path, "%s", o.input);
+  } else {
+    if (o.filter) {
+      if ((size_t)snprintf(r.filter, sizeof r.filter, "%s", o.filter) >= sizeof r.filter) {
+        optic_jv_free(spec);
+        fprintf(stderr, "optic report: --filter longer than %zu bytes\n", sizeof r.filter - 1);
+        return OPTIC_EXIT_USAGE;
+      }
+    } else if (strcmp(o.mode, "full") == 0) {
+      snprintf(r.filter, sizeof r.filter, ".");
+    } else {
+      /* The peer-ratio benchmarks at the ISA optic dispatches to here. */
+      char *bars = NULL;
+      if (spec) {
+        const char *keys[] = {"optic_isa"}, *values[] = {optic_isa_name(optic_isa_selected())};
+        if ((st = report_spec_filter(spec, keys, values, 1, &bars)) != OPTIC_OK) {
+          optic_jv_free(spec);
+          return fail_exit("ratio spec", st);
+        }
+      }
+      int n = snprintf(r.filter, sizeof r.filter, "%s%s%s|%s", bars ? bars : "", bars ? "|" : "", BOUND_PEERS,
+                       ESTIMATED_SUITES);
+      free(bars);
+      if (n < 0 || (size_t)n >= sizeof r.filter) {
+        optic_jv_free(spec);
+        fprintf(stderr, "optic report: the default filter (%d bytes) exceeds %zu bytes\n", n, sizeof r.filter);
+        return OPTIC_EXIT_ERROR;
+      }
+    }
+    if ((st = run_bench(&o, r.bench, r.filter, run_path, log_path)) != OPTIC_OK) {
+      optic_jv_free(spec);
+      return fail_exit("benchmark run", st);
+    }
+  }
+
+  optic_jv *run = NULL;
+  const optic_json_parse_options popt = {.size = sizeof popt, .allow_nonfinite = true};
+  if ((st = optic_json_parse_file(run_path, &popt, &run)) != OPTIC_OK) {
+    optic_jv_free(spec);
+    return fail_exit("reading the run", st);
+  }
+  st = report_analyze(&r, run, spec, &machine);
+  optic_jv_free(spec);
+  r.seconds = (double)(optic_now_ns() - t0) * 1e-9;
+  if (st == OPTIC_OK) {
+    report_print(&r, stdout);
+    fflush(stdout);
+    if ((st = report_write_json(&r, json_path)) == OPTIC_OK) st = report_write_html(&r, html_path);
+  }
+  report_free(&r);
+  if (st != OPTIC_OK) return fail_exit("report", st);
+  if (!o.input) {
+    remove(run_path);
+    remove(log_path);
+  }
+  printf("\nreport: %s\n        %s\n", json_path, html_path);
+  return OPTIC_EXIT_OK;
+}

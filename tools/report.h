@@ -1,0 +1,118 @@
+/* Tools-internal: `optic report`'s model of one benchmark run read against
+ * the machine model and the named peer ratios (bench/ratios.json), and the
+ * three renderings of it (console table, report.json, report.html).
+ * report_analyze.c builds it from Google Benchmark's JSON; nothing here runs
+ * benchmarks. A report is a plain value owned by its caller (report_free);
+ * not thread-safe, one report per thread. */
+#ifndef OPTIC_TOOLS_REPORT_H
+#define OPTIC_TOOLS_REPORT_H
+
+#include <stdio.h>
+
+#include <optic/compile.h>
+#include <optic/core.h>
+
+#include "core/json.h"
+#include "core/json_parse.h"
+
+/* Which bound a case is measured against. */
+typedef enum report_bound {
+  REPORT_BOUND_NONE,  /* no flop or byte figure */
+  REPORT_BOUND_FLOPS, /* FMA peak */
+  REPORT_BOUND_TRANSCENDENTALS,
+  REPORT_BOUND_CACHE, /* cache bandwidth (working set <= cache_bytes) */
+  REPORT_BOUND_DRAM   /* DRAM bandwidth */
+} report_bound;
+
+/* A per-op time figure of a case: counters "op_ns:<op>" (measured) and
+ * "op_est_ns:<op>" (estimated), per iteration. */
+typedef struct report_op_time {
+  char *op;
+  double measured_ns, estimated_ns; /* NaN when absent */
+} report_op_time;
+
+/* One benchmark (one run_name): figures are the median aggregate when
+ * repetitions ran, else the median of its iterations (ratios.py's rule).
+ * Every double is NaN when the run does not have it. */
+typedef struct report_case {
+  char *name;
+  char *error;          /* non-NULL: every run errored (the message) */
+  double time_ns;       /* real_time per iteration, ns */
+  double est_time_ns, est_flops, est_bytes, est_peak_bytes, est_transcendentals;
+  double peak_bytes, maxrss_delta_bytes; /* measured memory: pool peak, ru_maxrss delta */
+  double gflops, gbs;   /* the GFLOP/s and GB/s counters */
+  double repeats;       /* calls per iteration (the in-cache kernels' repeats counter), else 1 */
+  double threads;       /* the omp_threads counter (threads the case ran on), NaN if absent */
+  double ratio;         /* time_ns / est_time_ns */
+  double bound_pct;     /* share of the machine bound reached, % */
+  report_bound bound;
+  double intensity;     /* flops per byte (roofline x), NaN if unknown */
+  double achieved_flops; /* FLOP/s (roofline y) */
+  int peer_ratio;       /* index into report.ratios of the first ratio naming this case as ours, -1 */
+  report_op_time *ops;
+  size_t n_ops;
+} report_case;
+
+typedef enum report_status { REPORT_PASS, REPORT_FAIL, REPORT_INFO, REPORT_NA, REPORT_MISSING } report_status;
+
+/* One named ratio of bench/ratios.json, evaluated as bench/ratios.py does
+ * (wall clock): statuses PASS/FAIL against the bar, INFO (no bar), N/A
+ * (applies_if does not hold; ratio still computed), MISSING. */
+typedef struct report_ratio {
+  char *name, *description, *ours, *peer, *metric, *note, *taken;
+  double ours_value, peer_value, ratio; /* NaN when missing */
+  bool has_min, has_max;
+  double bar_min, bar_max;
+  report_status status;
+} report_ratio;
+
+typedef struct report_summary {
+  size_t estimated;       /* cases with a measured time and an estimate */
+  double median_abs_log;  /* median |ln(measured / estimated)|, NaN if none */
+  double within_2x;       /* share of estimated cases within 2x, NaN if none */
+  size_t pass, fail, info, na, missing;
+} report_summary;
+
+typedef struct report {
+  optic_jv *run;          /* the Google Benchmark document (owned) */
+  const optic_jv *context;
+  optic_machine machine;
+  char machine_file[1024];
+  report_case *cases;
+  size_t n_cases;
+  report_ratio *ratios;
+  size_t n_ratios;
+  report_summary summary;
+  /* How the run was made (for the JSON and HTML). */
+  char mode[16], filter[32768], bench[1024], ratios_file[1024]; /* filter: the default set names every bar's benchmarks */
+  int repetitions;
+  double seconds;
+  bool cpu_clock; /* set before report_analyze: ratios on the critical-path CPU-time counters */
+} report;
+
+/* Evaluates run (takes ownership) against machine and the ratio spec (not
+ * owned; may be NULL: no ratios). With r->cpu_clock the ratios read the
+ * critical-path CPU-time counters instead (ratios.py --clock cpu: GB/s ->
+ * cpu_GB/s, GFLOP/s -> cpu_GFLOP/s, real_time -> cpu_path_ns; other metrics
+ * have no CPU counterpart and are MISSING). CORRUPT naming what is malformed. */
+optic_status report_analyze(report *r, optic_jv *run, const optic_jv *spec, const optic_machine *machine);
+void report_free(report *r);
+
+/* A --benchmark_filter alternation of every benchmark the spec names, with
+ * {key} placeholders expanded from ctx (key -> value pairs, n of them).
+ * Newly allocated (free()). */
+optic_status report_spec_filter(const optic_jv *spec, const char *const *keys, const char *const *values, size_t n,
+                                char **out);
+
+const char *report_status_name(report_status s);
+const char *report_bound_name(report_bound b);
+
+/* The console table and summary line. */
+void report_print(const report *r, FILE *out);
+/* Google Benchmark's JSON with context.optic added (machine, ISA, OpenBLAS
+ * core, versions, how the run was made, cases, ratios, summary). */
+optic_status report_write_json(const report *r, const char *path);
+/* Self-contained HTML with inline SVG plots. */
+optic_status report_write_html(const report *r, const char *path);
+
+#endif
