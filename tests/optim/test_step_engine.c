@@ -450,7 +450,85 @@ static void error_paths(void) {
   ot_tensors_free(&u);
 }
 
+
+/* The compiled graph is a real update: run through optic_program_run on the
+ * first step's inputs, it matches what the fused kernels computed within
+ * 1e-5 (scaled error; not bitwise: the kernels use fused multiply-adds). */
+static void graph_computes_the_update(void) {
+  const optic_optim_kind kinds[] = {OPTIC_OPTIM_KIND_ADAM, OPTIC_OPTIM_KIND_SGD};
+  for (size_t k = 0; k < 2; k++) {
+    const size_t n = 1003;
+    int64_t d = (int64_t)n;
+    optic_shape s;
+    optic_shape_make(1, &d, &s);
+    float *p = malloc(n * 4), *p0 = malloc(n * 4), *g = malloc(n * 4), *zero = calloc(n, 4);
+    ot_grad(1, 0, 0, p, n);
+    ot_grad(2, 0, 0, g, n);
+    memcpy(p0, p, n * 4);
+    optic_optim *opt = NULL;
+    OT_EXPECT_OK(optic_optim_create(NULL, &opt));
+    optic_optim_hparams h = hp_for(kinds[k]);
+    h.weight_decay = 0.0;
+    h.nesterov = false;
+    OT_EXPECT_OK(optic_optim_add_group(opt, &h, 1, &s, NULL));
+    optic_step_engine *e = make_engine(opt, 1, false);
+    optic_tensor tp, tg;
+    optic_tensor_make(OPTIC_F32, &s, p, &tp);
+    optic_tensor_make(OPTIC_F32, &s, g, &tg);
+    OT_EXPECT_OK(optic_step_engine_step(e, &tp, &tg, 1));
+    const optic_program_t *prog = NULL;
+    OT_EXPECT_OK(optic_step_engine_program(e, 0, &prog));
+    /* Inputs by the entry's parameter names. */
+    const optic_module_t *m = optic_program_module(prog);
+    const optic_comp_id entry = optic_program_entry(prog);
+    const int32_t np = optic_computation_parameter_count(m, entry);
+    optic_tensor in[8];
+    float sc[8];
+    const double b1 = (float)h.beta1, b2 = (float)h.beta2;
+    for (int32_t i = 0; i < np && i < 8; i++) {
+      const char *name = optic_node_name(m, optic_computation_parameter(m, entry, i));
+      optic_shape s0 = {.rank = 0};
+      if (strcmp(name, "param") == 0) optic_tensor_make(OPTIC_F32, &s, p0, &in[i]);
+      else if (strcmp(name, "grad") == 0) optic_tensor_make(OPTIC_F32, &s, g, &in[i]);
+      else if (strcmp(name, "exp_avg") == 0 || strcmp(name, "exp_avg_sq") == 0 || strcmp(name, "momentum_buffer") == 0)
+        optic_tensor_make(OPTIC_F32, &s, zero, &in[i]);
+      else {
+        if (strcmp(name, "lr") == 0) sc[i] = (float)h.lr;
+        else if (strcmp(name, "step_size") == 0) sc[i] = (float)(h.lr / (1.0 - b1));
+        else if (strcmp(name, "inv_bias_correction2") == 0) sc[i] = (float)(1.0 / (1.0 - b2));
+        else OT_CHECK(false, "unexpected parameter %s", name);
+        optic_tensor_make(OPTIC_F32, &s0, &sc[i], &in[i]);
+      }
+    }
+    optic_exec_ctx_t *ctx = NULL;
+    OT_EXPECT_OK(optic_exec_ctx_create(NULL, &ctx));
+    optic_tensor out[3];
+    memset(out, 0, sizeof out);
+    const int32_t nout = kinds[k] == OPTIC_OPTIM_KIND_ADAM ? 3 : 2;
+    OT_EXPECT_OK(optic_program_run(prog, ctx, in, np, out, nout));
+    double *ref = malloc(n * sizeof(double));
+    for (size_t i = 0; i < n; i++) ref[i] = p[i];
+    const double err = ot_scaled_error(out[0].data, ref, n);
+    OT_CHECK(err <= 1e-5, "%s: graph vs kernels: %g", optic_optim_kind_name(kinds[k]), err);
+    /* And the state it returns: the optimizer's after one step. */
+    optic_optim_state *st = NULL;
+    OT_EXPECT_OK(optic_step_engine_state_export(e, &st));
+    for (int32_t j = 1; j < nout; j++) {
+      const float *sd = st->tensors[j - 1].tensor.data;
+      for (size_t i = 0; i < n; i++) ref[i] = sd[i];
+      const double es = ot_scaled_error(out[j].data, ref, n);
+      OT_CHECK(es <= 1e-5, "%s: state %s: %g", optic_optim_kind_name(kinds[k]), st->tensors[j - 1].name, es);
+    }
+    optic_optim_state_destroy(st);
+    optic_exec_ctx_destroy(ctx);
+    optic_step_engine_destroy(e);
+    optic_optim_destroy(opt);
+    free(p), free(p0), free(g), free(zero), free(ref);
+  }
+}
+
 static const ot_case cases[] = {
+    {"graph_computes_the_update", graph_computes_the_update},
     {"engine_equals_direct", engine_equals_direct},
     {"cache_hits_and_misses", cache_hits_and_misses},
     {"multicore_2", multicore_2},
