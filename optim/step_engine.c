@@ -510,10 +510,12 @@ optic_status optic_step_engine_step_core(optic_step_engine *e, optic_pod_core *c
   memset(&t, 0, sizeof t);
   st = core_step(e, c, core, params, grads, count, &t);
   if (st != OPTIC_OK) return st;
-  /* Core 0 alone writes the metrics; the barrier keeps the next step's
-   * prepare from racing a core still in this one. */
-  if (c == 0) finish_step(e, t0, &t);
-  return optic_pod_barrier(core);
+  /* Core 0 alone writes the metrics, after the barrier: no core still reads
+   * them (the profiler events carry the step count). The next call's
+   * barrier keeps the others waiting until core 0 has prepared it. */
+  st = optic_pod_barrier(core);
+  if (st == OPTIC_OK && c == 0) finish_step(e, t0, &t);
+  return st;
 }
 
 /* ------------------------------------------------------------ inspection */
