@@ -152,6 +152,29 @@ static void cache_hits_and_misses(void) {
   optic_step_engine_destroy(e);
   optic_optim_destroy(opt);
   ot_tensors_free(&t);
+  /* A short key, then a group of 40 rank-4 tensors: the key buffer grows. */
+  enum { MANY = 40 };
+  optic_shape small, many[MANY];
+  int64_t one = 3, four[4] = {2, 1, 2, 1};
+  optic_shape_make(1, &one, &small);
+  for (int i = 0; i < MANY; i++) optic_shape_make(4, four, &many[i]);
+  OT_EXPECT_OK(optic_optim_create(NULL, &opt));
+  OT_EXPECT_OK(optic_optim_add_group(opt, &h, 1, &small, NULL));
+  OT_EXPECT_OK(optic_optim_add_group(opt, &sg, MANY, many, NULL));
+  float data[2 * (MANY + 1)][4];
+  memset(data, 0, sizeof data);
+  optic_tensor mp[MANY + 1], mg[MANY + 1];
+  for (int i = 0; i <= MANY; i++) {
+    optic_tensor_make(OPTIC_F32, i ? &many[i - 1] : &small, data[2 * i], &mp[i]);
+    optic_tensor_make(OPTIC_F32, i ? &many[i - 1] : &small, data[2 * i + 1], &mg[i]);
+  }
+  e = make_engine(opt, 1, false);
+  OT_EXPECT_OK(optic_step_engine_step(e, mp, mg, MANY + 1));
+  OT_EXPECT_OK(optic_step_engine_step(e, mp, mg, MANY + 1));
+  OT_EXPECT_OK(optic_step_engine_metrics_get(e, &m));
+  OT_CHECK(m.cache_misses == 2 && m.cache_hits == 2);
+  optic_step_engine_destroy(e);
+  optic_optim_destroy(opt);
 }
 
 /* Gradients that are small multiples of 2^-8: sums of up to 4 of them and
