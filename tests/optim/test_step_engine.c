@@ -305,7 +305,7 @@ static void checkpoint_resume_is_bitwise(void) {
   OT_EXPECT_OK(optic_step_engine_state_export(ea, &st));
   const size_t n = a.count + st->tensor_count;
   optic_ckpt_entry *ent = calloc(n, sizeof *ent);
-  char pname[OT_NTENSORS][16];
+  char pname[OT_NTENSORS][32];
   for (size_t i = 0; i < a.count; i++) {
     snprintf(pname[i], sizeof pname[i], "param.%zu", i);
     ent[i] = (optic_ckpt_entry){pname[i], a.tp[i]};
