@@ -1,0 +1,183 @@
+/* The runtime's memory pool and profiler against their peers in one run:
+ * a cached arena (acquire, touch every page, release) vs a fresh block from
+ * the default allocator each time (optic_alloc, touch, optic_free); recording
+ * a profiler event vs a plain copy of the same event; the 100-op chain of
+ * bench/exec.c run with a profiler attached, off and on, beside
+ * exec/chain100 without one. Benchmark-only. */
+#include <string.h>
+
+#include <optic/optic.h>
+
+#include "bench/bench_util.h"
+#include "exec/pool.h"
+#include "exec/profile.h"
+
+/* One byte per 4 KiB page: what the first use of an arena costs is the
+ * mapping and the faults, not the bytes. */
+static void touch_pages(unsigned char *p, size_t bytes, int v) {
+  for (size_t i = 0; i < bytes; i += 4096) p[i] = (unsigned char)v;
+  optic_bench_do_not_optimize(p);
+}
+
+static void bm_pool_hit(optic_bench_state *st, void *user) {
+  (void)user;
+  size_t bytes = (size_t)optic_bench_range(st, 0);
+  exec_pool *pool = NULL;
+  exec_arena a;
+  if (exec_pool_create(NULL, &pool) != OPTIC_OK || exec_pool_acquire(pool, bytes, NULL, 0, &a) != OPTIC_OK) {
+    optic_bench_skip_with_error(st, optic_last_error());
+    exec_pool_destroy(pool);
+    return;
+  }
+  exec_pool_release(pool, &a);
+  int v = 0;
+  while (optic_bench_keep_running(st)) {
+    exec_pool_acquire(pool, bytes, NULL, 0, &a);
+    touch_pages(a.data, bytes, ++v);
+    exec_pool_release(pool, &a);
+  }
+  optic_pool_stats s;
+  exec_pool_stats(pool, &s);
+  optic_bench_counter(st, "misses", (double)s.misses, 0);
+  exec_pool_destroy(pool);
+}
+
+static void bm_alloc_free(optic_bench_state *st, void *user) {
+  (void)user;
+  size_t bytes = (size_t)optic_bench_range(st, 0);
+  int v = 0;
+  while (optic_bench_keep_running(st)) {
+    void *p = NULL;
+    if (optic_alloc(NULL, bytes, 64, &p) != OPTIC_OK) {
+      optic_bench_skip_with_error(st, optic_last_error());
+      return;
+    }
+    touch_pages(p, bytes, ++v);
+    optic_free(NULL, p, bytes, 64);
+  }
+}
+
+static void bm_profiler_record(optic_bench_state *st, void *user) {
+  (void)user;
+  optic_profiler_options o = optic_profiler_options_default();
+  o.capacity = 4096;
+  o.enabled = true;
+  optic_profiler_t *p = NULL;
+  if (optic_profiler_create(&o, &p) != OPTIC_OK) {
+    optic_bench_skip_with_error(st, optic_last_error());
+    return;
+  }
+  int64_t i = 0;
+  while (optic_bench_keep_running(st)) {
+    if ((++i & 4095) == 0) optic_profiler_clear(p); /* stay within capacity: every event is stored */
+    optic_profiler_t *prof = exec_profiler_active(p);
+    if (prof)
+      exec_profiler_record_span(prof, OPTIC_PROFILE_FUSION, "fusion.12", "loop", NULL, 0, 0, i, 1, (uint64_t)i,
+                                (uint64_t)i + 10, 2e6, 4096, 1234.5);
+  }
+  optic_profiler_destroy(p);
+}
+
+/* The peer: the same fields stored into a ring of events without the atomic
+ * slot claim or the length-bounded name copies. */
+static void bm_event_copy(optic_bench_state *st, void *user) {
+  (void)user;
+  static optic_profile_event ring[4096];
+  int64_t i = 0;
+  while (optic_bench_keep_running(st)) {
+    optic_profile_event *e = &ring[++i & 4095];
+    memcpy(e->name, "fusion.12", 10);
+    memcpy(e->detail, "loop", 5);
+    e->kind = OPTIC_PROFILE_FUSION;
+    e->device = 0;
+    e->thread = 0;
+    e->node = i;
+    e->run = 1;
+    e->program = NULL;
+    e->start_ns = (uint64_t)i;
+    e->end_ns = (uint64_t)i + 10;
+    e->flops = 2e6;
+    e->bytes = 4096;
+    e->est_ns = 1234.5;
+    optic_bench_do_not_optimize(e);
+  }
+}
+
+/* y = ((x + w) * w + w) * w ... 100 dependent ops on 16 floats, fusion off,
+ * 1 thread (exec/chain100/fusion:0/threads:1/split:0 without a profiler);
+ * profile:0 attaches a disabled profiler, profile:1 an enabled one (cleared
+ * every 256 runs, so it never fills). Counter ns_per_op. */
+static void bm_chain_profiled(optic_bench_state *st, void *user) {
+  (void)user;
+  bool on = optic_bench_range(st, 0) != 0;
+  enum { chain = 100, n = 16 };
+  optic_module_t *m = NULL;
+  optic_program_t *p = NULL;
+  optic_profiler_t *prof = NULL;
+  optic_exec_ctx_t *ctx = NULL;
+  optic_comp_id e;
+  optic_shape s = {.rank = 1, .dims = {n}};
+  optic_type t = optic_type_array(OPTIC_F32, &s);
+  optic_node_id x, w, y;
+  optic_compile_options co = optic_compile_options_default();
+  co.fusion = 0;
+  optic_profiler_options po = optic_profiler_options_default();
+  po.enabled = on;
+  optic_exec_options eo = optic_exec_options_default();
+  eo.threads = 1;
+  bool ok = optic_module_create("chain", &m) == OPTIC_OK && optic_module_add_computation(m, "main", &e) == OPTIC_OK &&
+            optic_graph_parameter(m, e, 0, &t, NULL, &x) == OPTIC_OK &&
+            optic_graph_parameter(m, e, 1, &t, NULL, &w) == OPTIC_OK;
+  y = x;
+  for (int i = 0; ok && i < chain; i++)
+    ok = optic_graph_binary(m, e, i % 2 ? OPTIC_OP_MULTIPLY : OPTIC_OP_ADD, y, w, NULL, &y) == OPTIC_OK;
+  ok = ok && optic_computation_set_root(m, e, y) == OPTIC_OK && optic_compile(m, &co, &p) == OPTIC_OK &&
+       optic_profiler_create(&po, &prof) == OPTIC_OK;
+  eo.profiler = prof;
+  ok = ok && optic_exec_ctx_create(&eo, &ctx) == OPTIC_OK;
+  float xs[n], ws[n], ys[n];
+  for (int i = 0; i < n; i++) xs[i] = 0.5f + 0.125f * (float)(i % 7), ws[i] = 0.25f + 0.125f * (float)(i % 5);
+  optic_tensor in[2] = {{OPTIC_F32, s, xs}, {OPTIC_F32, s, ws}}, out = {OPTIC_F32, s, ys};
+  ok = ok && optic_program_run(p, ctx, in, 2, &out, 1) == OPTIC_OK; /* untimed: binding, arenas */
+  if (!ok) {
+    optic_bench_skip_with_error(st, optic_last_error());
+  } else {
+    int64_t runs = 0;
+    uint64_t t0 = optic_now_ns();
+    while (optic_bench_keep_running(st)) {
+      if ((++runs & 255) == 0) optic_profiler_clear(prof);
+      if (optic_program_run(p, ctx, in, 2, &out, 1) != OPTIC_OK) {
+        optic_bench_skip_with_error(st, optic_last_error());
+        break;
+      }
+    }
+    if (runs > 0) optic_bench_counter(st, "ns_per_op", (double)(optic_now_ns() - t0) / (double)runs / chain, 0);
+    optic_bench_counter(st, "dropped", (double)optic_profiler_dropped(prof), 0);
+  }
+  optic_exec_ctx_destroy(ctx);
+  optic_profiler_destroy(prof);
+  optic_program_destroy(p);
+  optic_module_destroy(m);
+}
+
+void bench_register_runtime_infra(void) {
+  static const int64_t sizes[] = {(int64_t)1 << 16, (int64_t)1 << 20, (int64_t)16 << 20};
+  for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+    optic_bench *b = optic_bench_register("runtime/pool_hit", bm_pool_hit, NULL);
+    OPTIC_BENCH_ARGS(b, sizes[k]);
+    OPTIC_BENCH_ARG_NAMES(b, "bytes");
+    optic_bench_use_real_time(b);
+    b = optic_bench_register("peer/alloc_touch_free", bm_alloc_free, NULL);
+    OPTIC_BENCH_ARGS(b, sizes[k]);
+    OPTIC_BENCH_ARG_NAMES(b, "bytes");
+    optic_bench_use_real_time(b);
+  }
+  optic_bench_use_real_time(optic_bench_register("runtime/profiler_record", bm_profiler_record, NULL));
+  optic_bench_use_real_time(optic_bench_register("peer/event_copy", bm_event_copy, NULL));
+  optic_bench *c = optic_bench_register("runtime/chain100_profiled/threads:1", bm_chain_profiled, NULL);
+  OPTIC_BENCH_ARGS(c, 0);
+  OPTIC_BENCH_ARGS(c, 1);
+  OPTIC_BENCH_ARG_NAMES(c, "profile");
+  optic_bench_use_real_time(c);
+  optic_bench_set_unit(c, OPTIC_BENCH_US);
+}
