@@ -79,6 +79,7 @@ void bench_register_write_fsync(void);   /* peers/write_fsync.c */
 void bench_register_graph_compile(void); /* graph_compile.c */
 void bench_register_onednn_conv(void);   /* peers/onednn_conv.c, when oneDNN is found */
 void bench_register_runtime_infra(void); /* runtime_infra.c: memory pool and profiler vs peers */
+void bench_register_pod(void);           /* pod.c: all-reduce, barrier */
 
 /* Machine facts added to the report's context (context.c). */
 void bench_add_machine_context(void);
