@@ -1,6 +1,6 @@
 # Friendly front for the CMake presets. `make test` and `make report` work on a
 # fresh Debian machine as root: they install what is missing first.
-.PHONY: all deps build test report asan tsan debug clean
+.PHONY: all deps build test report asan tsan debug fuzz clean
 
 JOBS ?= $(shell nproc)
 
@@ -39,6 +39,14 @@ tsan: deps
 	cmake --preset tsan
 	cmake --build --preset tsan -j $(JOBS)
 	ctest --preset tsan -j $(JOBS)
+
+# Builds every libFuzzer target (fuzz preset) and runs each for its share of
+# FUZZ_SECONDS (docs/fuzzing.md has longer runs).
+FUZZ_SECONDS ?= 30
+fuzz: deps
+	cmake --preset fuzz
+	cmake --build --preset fuzz -j $(JOBS)
+	./scripts/run-fuzzers build/fuzz $(FUZZ_SECONDS)
 
 clean:
 	rm -rf build

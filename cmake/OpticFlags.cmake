@@ -29,3 +29,12 @@ function(optic_add_objects name)
   target_compile_options(${name} PRIVATE ${ARG_OPTIONS})
   set(OPTIC_OBJECT_LIBS ${OPTIC_OBJECT_LIBS} ${name} CACHE INTERNAL "")
 endfunction()
+
+# Fuzz builds: coverage instrumentation on everything, so libFuzzer sees the
+# library's branches; the fuzz targets themselves add -fsanitize=fuzzer.
+if(OPTIC_FUZZ)
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "optic: OPTIC_FUZZ needs clang (cmake --preset fuzz)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

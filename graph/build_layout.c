@@ -178,8 +178,12 @@ optic_status optic_graph_pad(optic_module_t *m, optic_comp_id comp, optic_node_i
   const int64_t lim = INT64_C(1) << 60;
   for (int32_t i = 0; i < rank; i++) {
     int64_t d = t->shape.dims[i], lo = config[i].low, hi = config[i].high, in = config[i].interior;
-    if (in < 0 || in > lim || lo < -lim || lo > lim || hi < -lim || hi > lim) {
+    if (in < 0) {
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pad: dim %d has low %lld, high %lld, interior %lld (interior must be >= 0)",
+                        (int)i, (long long)lo, (long long)hi, (long long)in);
+    }
+    if (in > lim || lo < -lim || lo > lim || hi < -lim || hi > lim) {
+      return optic_fail(OPTIC_ERR_OVERFLOW, "pad: dim %d has low %lld, high %lld, interior %lld (each must be within +-2^60)",
                         (int)i, (long long)lo, (long long)hi, (long long)in);
     }
     /* Interior padding first: d + (d-1)*interior, then the edges. */

@@ -1,4 +1,4 @@
-/* optic core layer: status codes and error messages, dtypes, shapes, aligned
+/* optic core layer: status codes and error messages, dtypes, shapes, .npy files, aligned
  * allocation with a pluggable allocator, CPU feature detection and ISA choice,
  * a monotonic clock. Depends on nothing but libc; never prints, never aborts. */
 #ifndef OPTIC_CORE_H
@@ -162,6 +162,54 @@ OPTIC_API optic_status optic_alloc(const optic_allocator *allocator, size_t size
                                    void **out);
 /* NULL-safe. */
 OPTIC_API void optic_free(const optic_allocator *allocator, void *ptr, size_t size, size_t alignment);
+
+/* ------------------------------------------------------------------- npy */
+
+/* NumPy .npy files (docs/npy.md): format versions 1.0, 2.0 and 3.0, C order,
+ * little-endian, dtypes '<f4' (f32), '<f8' (f64), '<i4' (s32), '|b1' (pred)
+ * and '|u1' (u8). Anything else is refused with a message naming it:
+ * UNSUPPORTED for valid files optic cannot hold (big-endian, Fortran order of
+ * a non-vector, other dtypes, structured dtypes, rank > OPTIC_MAX_RANK);
+ * CORRUPT for a bad magic or header, a truncated file, data longer or shorter
+ * than the header's shape, a pred byte other than 0 or 1; OVERFLOW when the
+ * shape's byte size does not fit; IO for file system errors (with the path).
+ * All functions are thread-safe; they hold no state between calls. */
+
+/* What a .npy header says. */
+typedef struct optic_npy_info {
+  optic_dtype dtype;
+  optic_shape shape;
+  size_t data_offset; /* bytes from the start of the file to the first element */
+  size_t data_bytes;  /* bytes of the array (dtype size times elements) */
+  int version_major;  /* 1, 2 or 3 */
+} optic_npy_info;
+
+/* Parses the header at the start of bytes[0..size) (the whole file, or at
+ * least its header). Does not look at the data. */
+OPTIC_API optic_status optic_npy_parse_header(const void *bytes, size_t size, optic_npy_info *out);
+
+/* Decodes a whole .npy file held in memory: *out gets the dtype, shape and a
+ * new buffer from optic_alloc(allocator, data_bytes, 0) (allocator NULL means
+ * the default) that the caller releases with optic_npy_free. size must be
+ * exactly data_offset + data_bytes. On error *out is zeroed. */
+OPTIC_API optic_status optic_npy_decode(const void *bytes, size_t size, const optic_allocator *allocator,
+                                        optic_tensor *out);
+/* Reads a .npy file into a new buffer, as optic_npy_decode. */
+OPTIC_API optic_status optic_npy_read(const char *path, const optic_allocator *allocator, optic_tensor *out);
+/* Reads a .npy file into the caller's tensor: the file's dtype and shape must
+ * equal dst's (SHAPE_MISMATCH naming both otherwise). dst->data is written
+ * only when the whole file is valid. */
+OPTIC_API optic_status optic_npy_read_into(const char *path, const optic_tensor *dst);
+/* Releases a tensor from optic_npy_read/optic_npy_decode (same allocator) and
+ * zeroes it. NULL-safe; a zeroed tensor is fine. */
+OPTIC_API void optic_npy_free(const optic_allocator *allocator, optic_tensor *t);
+
+/* Writes t as a .npy file (version 1.0, or 2.0 when the header needs it;
+ * header padded so the data starts at a multiple of 64 bytes, as NumPy does).
+ * Replaces an existing file. */
+OPTIC_API optic_status optic_npy_write(const char *path, const optic_tensor *t);
+/* The same bytes into a new malloc'ed buffer (*out, *size; caller free()s). */
+OPTIC_API optic_status optic_npy_encode(const optic_tensor *t, void **out, size_t *size);
 
 /* --------------------------------------------------------- CPU and ISA */
 

@@ -1,16 +1,7 @@
-/* libFuzzer target for the HLO text importer (not part of ctest: it needs
- * clang's -fsanitize=fuzzer). Anything that imports must print, import again
- * to the same text, and cost without crashing. Build against an asan build,
- * with the graph sources instrumented for coverage, and run on the reference
- * modules as the seed corpus:
- *
- *   cmake --preset asan && cmake --build --preset asan
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -DOPTIC_BUILDING -I. -Iinclude \
- *     -Ibuild/asan/include tests/graph/fuzz_hlo_parse.c graph/[a-z]*.c build/asan/liboptic.a -fopenmp \
- *     -L/usr/lib/x86_64-linux-gnu/openblas-openmp -Wl,-rpath,/usr/lib/x86_64-linux-gnu/openblas-openmp \
- *     -lopenblas -lcrypto -lm $(mpicc --showme:link) -o fuzz_hlo_parse
- *   mkdir -p corpus && cp tests/data/hlo/[a-z]*.hlo corpus/ && ./fuzz_hlo_parse -max_len=4096 -max_total_time=600 corpus
- */
+/* libFuzzer target for the HLO text importer. Anything that imports must
+ * print, import again to the same text, and cost without crashing. Built by
+ * the fuzz preset (`make fuzz`, docs/fuzzing.md) and, everywhere else, as the
+ * corpus replay test fuzz_hlo_parse_replay (tests/fuzz/replay_main.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,337 @@
+#!/usr/bin/env bash
+# `optic run`: exit codes (0 ok, 1 parse/runtime error with the message on
+# stderr, 2 usage), every reference module (except the parse-only one) run
+# with --random-inputs and --json and compared with an independent NumPy
+# evaluation (tests/cli/run_reference.py) that reproduces the documented input
+# generator, .npy in/out round trips, --output-dir for tuples, JSON for
+# nan/inf, pred, s32 and u8, layouts at the boundary, --repeat, stdin.
+# usage: test_cli_run.sh PATH/TO/optic PATH/TO/tests/data/hlo [all|small|large]
+# The 3.5-GFLOP conv_isolated_layout_3021.hlo takes ~40 s in the reference
+# evaluator (release build): "small" (ctest cli_run) runs everything else,
+# "large" (ctest cli_run_large, not in sanitized builds) only that module.
+set -u
+optic=$1
+data=$2
+mode=${3:-all}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/out err=$tmp/err
+fails=0; passes=0; skips=0
+fail() { echo "FAIL $*"; echo "  reproduce: $0 $optic $data $mode"; fails=$((fails + 1)); }
+pass() { echo "ok   $*"; passes=$((passes + 1)); }
+skip() { echo "skip $*"; skips=$((skips + 1)); }
+
+expect_exit() { # expected-code description command...
+  local want=$1 what=$2; shift 2
+  "$@" >"$out" 2>"$err"
+  local got=$?
+  if [ "$got" -eq "$want" ]; then pass "$what (exit $got)"; else fail "$what: exit $got, expected $want"; cat "$err"; fi
+}
+expect_err() { # grep pattern in stderr
+  grep -q -- "$1" "$err" && pass "  stderr has '$1'" || fail "stderr lacks '$1': $(head -c 600 "$err")"
+}
+
+# NumPy for the independent evaluation: Debian's python3 has python3-numpy;
+# a python3 earlier on PATH (pyenv) may not.
+np=""
+for p in /usr/bin/python3 python3; do
+  if "$p" -c 'import numpy' 2>/dev/null; then np=$p; break; fi
+done
+py=${np:-python3}
+
+# ------------------------------------------------ every reference module
+# Engines (tools/run_engine.c): the reference evaluator always; the runtime
+# when this build has it. Each module runs on every engine, except that the
+# 3.5-GFLOP convolution runs on the evaluator only in "large" mode and on the
+# runtime only in "small" mode.
+engines=evaluate
+OPTIC_RUN_ENGINE=runtime "$optic" run "$data/add_f32_2x2.hlo" --random-inputs 1 >/dev/null 2>&1 && engines="evaluate runtime"
+echo "engines: $engines"
+run_modules() {
+  for f in "$data"/*.hlo; do
+    name=$(basename "$f")
+    case $name in *parse_only*) continue ;; esac
+    large=no; [ "$name" = conv_isolated_layout_3021.hlo ] && large=yes
+    for engine in $engines; do
+    if [ $large = yes ]; then
+      { [ "$mode" = small ] && [ $engine = evaluate ]; } && continue
+      { [ "$mode" = large ] && [ $engine != evaluate ]; } && continue
+    else
+      [ "$mode" = large ] && continue
+    fi
+    expect_exit 0 "[$engine] run $name --random-inputs 7 --json" env OPTIC_RUN_ENGINE=$engine "$optic" run "$f" --random-inputs 7 --json
+    "$py" - "$out" "$name" <<'PY' && pass "$name: JSON shape" || fail "$name: JSON shape"
+import json, sys, math
+text = open(sys.argv[1]).read()
+assert text.endswith("}\n") and text.count("\n") == 1, "one line of JSON"
+d = json.loads(text)
+assert list(d) == ["outputs"] and d["outputs"], d.keys()
+for o in d["outputs"]:
+    assert list(o) == ["shape", "dtype", "data"], list(o)
+    assert o["dtype"] == "f32" and all(isinstance(x, int) and x >= 0 for x in o["shape"])
+    assert len(o["data"]) == math.prod(o["shape"]), (len(o["data"]), o["shape"])
+    assert all(isinstance(x, (int, float)) for x in o["data"])
+PY
+    if [ -n "$np" ]; then
+      "$np" "$here/run_reference.py" check "$f" "$out" 7 && pass "$name: agrees with NumPy" || fail "$name: NumPy comparison"
+    else
+      skip "$name: NumPy comparison (no python3 with numpy)"
+    fi
+    done
+  done
+}
+
+if [ "$mode" = large ]; then
+  run_modules
+  echo "$passes passed, $fails failed, $skips skipped"
+  [ "$fails" -eq 0 ]
+  exit
+fi
+
+add=$data/add_f32_2x2.hlo
+train=$data/one_matmul_train_step.hlo
+
+# ---------------------------------------------------------------- usage: 2
+expect_exit 0 "--help" "$optic" run --help
+grep -q "usage: optic run FILE.hlo \[--input NAME_OR_INDEX=FILE.npy\]" "$out" || fail "--help prints the usage on stdout"
+expect_exit 2 "no file" "$optic" run
+expect_err "no HLO file given"
+expect_exit 2 "unknown option" "$optic" run "$add" --bogus
+expect_err "unknown option '--bogus'"
+expect_exit 2 "two files" "$optic" run "$add" "$add" --random-inputs 1
+expect_exit 2 "--input without '='" "$optic" run "$add" --input arg
+expect_err "expected NAME_OR_INDEX=FILE.npy"
+expect_exit 2 "--input with no value" "$optic" run "$add" --input
+expect_exit 2 "--random-inputs not a number" "$optic" run "$add" --random-inputs x1
+expect_exit 2 "--random-inputs negative" "$optic" run "$add" --random-inputs -1
+expect_exit 2 "--repeat 0" "$optic" run "$add" --random-inputs 1 --repeat 0
+expect_exit 2 "--output and --output-dir" "$optic" run "$add" --random-inputs 1 --output "$tmp/a.npy" --output-dir "$tmp/d"
+expect_exit 2 "no inputs and no --random-inputs" "$optic" run "$add"
+expect_err "parameter 0 'arg' has no value: give --input arg=FILE.npy or --random-inputs SEED"
+expect_err "0  arg  f32\[2,2\]"
+expect_exit 2 "--input naming no parameter" "$optic" run "$add" --input nope="$tmp/x.npy"
+expect_err "--input nope: no such parameter"
+expect_exit 2 "--input index out of range" "$optic" run "$add" --input 1="$tmp/x.npy"
+expect_exit 2 "--output for a tuple result" "$optic" run "$train" --random-inputs 1 --output "$tmp/t.npy"
+expect_err "the result has 2 outputs; --output writes one array, use --output-dir DIR"
+
+# ---------------------------------------------------------- errors: 1
+expect_exit 1 "missing file" "$optic" run "$data/no_such.hlo" --random-inputs 1
+expect_err "no_such.hlo: cannot open"
+[ -s "$out" ] && fail "missing file: nothing on stdout"
+printf 'HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] foo(p)\n}\n' >"$tmp/bad.hlo"
+expect_exit 1 "unknown opcode" "$optic" run "$tmp/bad.hlo" --random-inputs 1
+expect_err "line 4:19: unknown opcode 'foo'"
+printf 'HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] rng(p, p), distribution=rng_uniform\n}\n' >"$tmp/rng.hlo"
+expect_exit 1 "unsupported op" "$optic" run "$tmp/rng.hlo" --random-inputs 1
+expect_err "opcode 'rng' (instruction 'r') is not supported.*(OPTIC_ERR_UNSUPPORTED)"
+printf 'HloModule m\nENTRY e {\n  a = pred[2,2] parameter(0)\n  ROOT d = pred[2,2] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n' >"$tmp/pdot.hlo"
+expect_exit 1 "valid HLO optic cannot run (pred dot)" "$optic" run "$tmp/pdot.hlo" --random-inputs 1
+expect_err "dot: operands are pred and pred; only f32 is supported (OPTIC_ERR_UNSUPPORTED)"
+printf 'HloModule m\nENTRY e {\n  t = (f32[2], s32[]) parameter(0)\n  ROOT g = f32[2] get-tuple-element(t), index=0\n}\n' >"$tmp/tup.hlo"
+expect_exit 1 "a tuple parameter from a .npy file" "$optic" run "$tmp/tup.hlo" --input t="$data/../npy/f32_2x3.npy"
+expect_err "parameter 't' is a tuple (f32\[2\], s32\[\]); a .npy file holds one array"
+expect_exit 0 "a tuple parameter from --random-inputs" "$optic" run "$tmp/tup.hlo" --random-inputs 1 --json
+grep -q '^{"outputs":\[{"shape":\[2\],"dtype":"f32","data":\[' "$out" && pass "  tuple parameter filled" || fail "tuple parameter: $(cat "$out")"
+head -c 150 "$data/softmax_f32.hlo" >"$tmp/trunc.hlo"
+expect_exit 1 "truncated file" "$optic" run "$tmp/trunc.hlo" --random-inputs 1
+expect_exit 1 "--profile on the evaluator" env OPTIC_RUN_ENGINE=evaluate "$optic" run "$add" --random-inputs 1 --profile "$tmp/trace.json"
+expect_err "--profile needs the runtime"
+[ -e "$tmp/trace.json" ] && fail "--profile: no trace file written"
+case $engines in
+  *runtime*)
+    expect_exit 0 "--profile on the runtime" "$optic" run "$train" --random-inputs 1 --repeat 2 --profile "$tmp/trace.json"
+    "$py" - "$tmp/trace.json" <<'PY' && pass "--profile writes a Chrome trace with op events" || fail "--profile trace"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+names = {e.get("name") for e in ev}
+assert any(e.get("ph") == "X" for e in ev), "no complete events"
+assert "dot.0" in names or any("dot" in str(n) for n in names), sorted(map(str, names))[:20]
+PY
+    ;;
+esac
+expect_exit 1 "--input file missing" "$optic" run "$add" --input arg="$tmp/none.npy"
+expect_err "none.npy: cannot open"
+expect_exit 1 "--input not a .npy" "$optic" run "$add" --input 0="$add"
+expect_err "not a .npy file"
+npydata=$data/../npy
+expect_exit 1 "--input of the wrong shape" "$optic" run "$add" --input arg="$npydata/f32_2x3.npy"
+expect_err "parameter 'arg' is f32\[2,2\] but .*f32_2x3.npy holds f32\[2,3\] (OPTIC_ERR_SHAPE_MISMATCH)"
+expect_exit 1 "--input big-endian" "$optic" run "$add" --input arg="$npydata/bad_big_endian_f32.npy"
+expect_err "big-endian"
+expect_exit 1 "--output-dir under a file" "$optic" run "$add" --random-inputs 1 --output-dir "$add/sub"
+expect_exit 1 "--output to a missing directory" "$optic" run "$add" --random-inputs 1 --output "$tmp/no/dir/x.npy"
+expect_err "cannot create"
+# a while loop whose condition is always true: the evaluator's iteration bound
+# stops it (a runtime error naming the loop, not a hang)
+cat >"$tmp/forever.hlo" <<'HLO'
+HloModule forever
+cond {
+  c = s32[] parameter(0)
+  ROOT t = pred[] constant(true)
+}
+body {
+  b = s32[] parameter(0)
+  one = s32[] constant(1)
+  ROOT n = s32[] add(b, one)
+}
+ENTRY e {
+  p = s32[] parameter(0)
+  ROOT w = s32[] while(p), condition=cond, body=body
+}
+HLO
+expect_exit 1 "while that never ends" timeout 120 "$optic" run "$tmp/forever.hlo" --random-inputs 1
+expect_err "max_while_iterations.*(OPTIC_ERR_TIMEOUT)"
+
+run_modules
+
+# --------------------------------------------------------- determinism, summary
+"$optic" run "$add" --random-inputs 7 --json >"$tmp/a7" 2>"$err"
+"$optic" run "$add" --random-inputs 7 --json >"$tmp/b7" 2>"$err"
+"$optic" run "$add" --random-inputs 8 --json >"$tmp/a8" 2>"$err"
+cmp -s "$tmp/a7" "$tmp/b7" && pass "same seed, same output" || fail "same seed differs"
+cmp -s "$tmp/a7" "$tmp/a8" && fail "seeds 7 and 8 give the same output" || pass "another seed, other output"
+expect_exit 0 "summary with --repeat 3" "$optic" run "$train" --random-inputs 1 --repeat 3
+grep -q "^engine  \(evaluate\|runtime\): " "$out" && grep -q "^output 0  f32\[32,128\]  min" "$out" && grep -q "^output 1  f32\[\]" "$out" \
+  && grep -q "^time    .* median of 3 runs (min .*, max .*)" "$out" && pass "summary lines" || { fail "summary"; cat "$out"; }
+expect_exit 0 "stdin" sh -c "\"$optic\" run - --random-inputs 7 --json <\"$add\""
+cmp -s "$out" "$tmp/a7" && pass "stdin gives the same output" || fail "stdin output differs"
+
+# ------------------------------------------------------------- .npy round trips
+# add(x, x) on its own output: exact doubling, through .npy files only.
+expect_exit 0 "--output" "$optic" run "$add" --random-inputs 7 --output "$tmp/y.npy"
+expect_exit 0 "--input from a previous --output" "$optic" run "$add" --input arg="$tmp/y.npy" --json
+"$py" - "$tmp/a7" "$out" <<'PY' && pass "npy round trip doubles exactly" || fail "npy round trip"
+import json, struct, sys
+f32 = lambda x: struct.unpack("f", struct.pack("f", x))[0]
+a = [f32(x) for x in json.load(open(sys.argv[1]))["outputs"][0]["data"]]
+b = [f32(x) for x in json.load(open(sys.argv[2]))["outputs"][0]["data"]]
+assert b == [f32(2 * x) for x in a], (a, b)
+PY
+expect_exit 0 "--input=INDEX=FILE form" "$optic" run "$add" --input=0="$tmp/y.npy" --json
+"$optic" run "$add" --input %arg="$tmp/y.npy" --json >"$tmp/y2" 2>"$err"
+cmp -s "$out" "$tmp/y2" && pass "--input by index and by %name agree" || fail "--input forms differ"
+expect_exit 0 "--output-dir for a tuple" "$optic" run "$train" --random-inputs 3 --output-dir "$tmp/od"
+[ -f "$tmp/od/output_0.npy" ] && [ -f "$tmp/od/output_1.npy" ] && [ ! -e "$tmp/od/output_2.npy" ] \
+  && pass "output_0.npy and output_1.npy" || fail "--output-dir files: $(ls "$tmp/od")"
+expect_exit 0 "--json for the same run" "$optic" run "$train" --random-inputs 3 --json
+if [ -n "$np" ]; then
+  "$np" - "$tmp/od" "$out" <<'PY' && pass "npy outputs equal the JSON bit for bit" || fail "npy vs JSON"
+import json, sys
+import numpy as np
+outs = json.load(open(sys.argv[2]))["outputs"]
+for k, o in enumerate(outs):
+    a = np.load(f"{sys.argv[1]}/output_{k}.npy")
+    assert a.dtype == np.float32 and list(a.shape) == o["shape"], (a.dtype, a.shape)
+    assert np.array_equal(a.ravel(), np.array(o["data"], dtype=np.float32)), k  # %.9g round-trips f32
+PY
+  # NumPy-written inputs by name and index, NumPy reads our output
+  mkdir -p "$tmp/in"
+  "$np" "$here/run_reference.py" inputs "$data/dot_reshape_divide.hlo" 11 "$tmp/in"
+  expect_exit 0 "NumPy .npy inputs (names and indices)" "$optic" run "$data/dot_reshape_divide.hlo" \
+    --input lhs_0="$tmp/in/0.npy" --input %rhs_0="$tmp/in/1.npy" --input 2="$tmp/in/2.npy" --input 3="$tmp/in/3.npy" \
+    --output "$tmp/r.npy"
+  "$optic" run "$data/dot_reshape_divide.hlo" --random-inputs 11 --output "$tmp/r11.npy" >/dev/null 2>"$err"
+  cmp -s "$tmp/r.npy" "$tmp/r11.npy" && pass "NumPy's inputs = the generator's: same output bytes" || fail "generator vs NumPy inputs"
+  "$np" -c "import numpy as np, sys; a = np.load(sys.argv[1]); assert a.shape == (20,) and a.dtype == np.float32" "$tmp/r.npy" \
+    && pass "NumPy reads the --output file" || fail "NumPy cannot read --output"
+  # the source's own input for reduce_dim1_with_copy (XLA's reduce_hlo_test.cc), hand-summed over dim 1
+  "$np" - "$data/reduce_dim1_with_copy.input.txt" "$tmp/rin.npy" <<'PY'
+import re, sys
+import numpy as np
+text = open(sys.argv[1]).read()
+body = text[text.index("{"):text.rindex("}") + 1]
+vals = [float(v) for v in re.findall(r"-?\d+\.\d+", body)]
+np.save(sys.argv[2], np.array(vals, dtype=np.float32).reshape(2, 2, 2, 3))
+PY
+  expect_exit 0 "reduce_dim1_with_copy on the source's input" "$optic" run "$data/reduce_dim1_with_copy.hlo" \
+    --input parameter="$tmp/rin.npy" --json
+  "$np" - "$out" <<'PY' && pass "reduce over dim 1 = hand sums" || fail "reduce on the source's input"
+import json, sys
+d = json.load(open(sys.argv[1]))["outputs"][0]
+assert d["shape"] == [2, 2, 3]
+# [i][k][l] = x[i][0][k][l] + x[i][1][k][l], from the literal's numbers
+want = [-0.246092796 + -0.14222312, -0.179497838 + -0.162200093, -0.161181688 + -0.193907976,
+        -0.151643038 + -0.239411, -0.240213156 + -0.198166847, -0.198156 + -0.172471642,
+        -0.22965157 + -0.241772294, -0.218723893 + -0.245131493, -0.129257083 + -0.160247207,
+        -0.188762426 + -0.179881215, -0.16123569 + -0.23383224, -0.181166649 + -0.121976733]
+assert all(abs(a - b) < 1e-6 for a, b in zip(d["data"], want)), d["data"]
+PY
+else
+  skip "NumPy .npy checks (no python3 with numpy)"
+fi
+
+# ------------------------------------------------- JSON for special values and dtypes
+cat >"$tmp/special.hlo" <<'HLO'
+HloModule special
+ENTRY e {
+  x = f32[4] constant({1, -1, 0, 2.5})
+  z = f32[4] constant({0, 0, 0, 0})
+  q = f32[4] divide(x, z)
+  d = f64[2] constant({0.1, -1e300})
+  i = s32[3] constant({-2147483648, 0, 2147483647})
+  u = u8[2] constant({0, 255})
+  b = pred[2] compare(x, z), direction=GT, metadata={op_name="gt"}
+  s = f32[] constant(3.40282347e+38)
+  ROOT t = (f32[4], f64[2], s32[3], u8[2], pred[4], f32[]) tuple(q, d, i, u, b, s)
+}
+HLO
+sed -i 's/pred\[2\] compare/pred[4] compare/' "$tmp/special.hlo"
+expect_exit 0 "special values and dtypes" "$optic" run "$tmp/special.hlo" --json
+"$py" - "$out" <<'PY' && pass "JSON: nan/inf strings, f64 17 digits, s32, u8, pred" || { fail "special JSON"; cat "$out"; }
+import json, sys
+text = open(sys.argv[1]).read()
+d = json.loads(text)["outputs"]
+assert [o["dtype"] for o in d] == ["f32", "f64", "s32", "u8", "pred", "f32"], [o["dtype"] for o in d]
+assert d[0]["data"] == ["inf", "-inf", "nan", "inf"], d[0]["data"]
+assert d[1]["data"] == [0.1, -1e300] and '0.10000000000000001' in text, d[1]
+assert d[2]["data"] == [-2147483648, 0, 2147483647]
+assert d[3]["data"] == [0, 255]
+assert d[4]["data"] == [True, False, False, True]
+assert d[5]["shape"] == [] and d[5]["data"] == [3.40282347e+38]
+PY
+expect_exit 0 "--output-dir for mixed dtypes" "$optic" run "$tmp/special.hlo" --output-dir "$tmp/sd"
+if [ -n "$np" ]; then
+  "$np" - "$tmp/sd" <<'PY' && pass "NumPy reads f32/f64/s32/u8/bool outputs" || fail "mixed dtypes via NumPy"
+import sys
+import numpy as np
+want = [np.float32, np.float64, np.int32, np.uint8, np.bool_, np.float32]
+for k, w in enumerate(want):
+    a = np.load(f"{sys.argv[1]}/output_{k}.npy")
+    assert a.dtype == w, (k, a.dtype)
+assert np.load(f"{sys.argv[1]}/output_4.npy").tolist() == [True, False, False, True]
+assert np.isnan(np.load(f"{sys.argv[1]}/output_0.npy")[2])
+PY
+fi
+
+# ----------------------------------------- layouts at the boundary are physical
+cat >"$tmp/layout.hlo" <<'HLO'
+HloModule layout
+ENTRY e {
+  p = f32[2,3]{0,1} parameter(0)
+  n = f32[2,3]{1,0} negate(p)
+  ROOT t = f32[3,2]{0,1} transpose(n), dimensions={1,0}
+}
+HLO
+expect_exit 1 "the parameter takes its physical shape" "$optic" run "$tmp/layout.hlo" --input p="$npydata/f32_2x3.npy"
+expect_err "parameter 'p' is f32\[3,2\] but .* holds f32\[2,3\]"
+expect_exit 0 "column-major parameter and result" "$optic" run "$tmp/layout.hlo" --random-inputs 5 --json
+if [ -n "$np" ]; then
+  "$np" - "$out" "$here" <<'PY' && pass "layout {0,1}: in and out are physical (column-major) bytes" || { fail "layout run"; cat "$out"; }
+import json, sys
+sys.path.insert(0, sys.argv[2])
+import numpy as np
+from run_reference import random_array
+o = json.load(open(sys.argv[1]))["outputs"][0]
+# p's bytes are P[2,3] column by column (physical [3,2]); t = transpose(-P) is
+# logical [3,2] and its layout {0,1} makes the result physical [2,3] = -P.
+phys = random_array(5, 0, (3, 2), "f32")
+assert o["shape"] == [2, 3], o["shape"]
+assert np.array_equal(np.array(o["data"], dtype=np.float32).reshape(2, 3), -phys.T), o["data"]
+PY
+fi
+
+echo "$passes passed, $fails failed, $skips skipped"
+[ "$fails" -eq 0 ]

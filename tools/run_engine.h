@@ -1,0 +1,34 @@
+/* Internal to `optic run`: what executes the entry computation. An engine is
+ * prepared once per module, runs it any number of times on the same
+ * arguments, and may write a profile. Today the reference evaluator
+ * (optic_evaluate: exact, one instruction at a time) is the only engine; the
+ * runtime (optic_compile + optic_program_run) plugs in as a second one and
+ * becomes the default when it exists (docs/hlo-text.md "optic run"). */
+#ifndef OPTIC_TOOLS_RUN_ENGINE_H
+#define OPTIC_TOOLS_RUN_ENGINE_H
+
+#include <optic/optic.h>
+
+typedef struct run_engine {
+  const char *name;        /* "evaluate", ... (printed in the summary) */
+  const char *description; /* one line, for the summary */
+  /* Builds the engine's state for module m (which outlives it); profile:
+   * record what write_profile needs. */
+  optic_status (*prepare)(const optic_module_t *m, bool profile, void **state);
+  /* One execution of the entry computation; *result is new (caller destroys). */
+  optic_status (*run)(void *state, const optic_literal *const *args, int32_t nargs, optic_literal **result);
+  /* Writes a Chrome trace of the runs so far to path; NULL when the engine
+   * cannot profile (then --profile is refused before anything runs). */
+  optic_status (*write_profile)(void *state, const char *path);
+  void (*destroy)(void *state); /* NULL-safe */
+} run_engine;
+
+/* The reference evaluator on the unoptimized module. */
+extern const run_engine run_engine_evaluate;
+
+/* The engine `optic run` uses: the first of the table in run_engine.c, unless
+ * $OPTIC_RUN_ENGINE names another (for tests that compare engines). NULL for
+ * an unknown name; *names gets the known ones for the message. */
+const run_engine *run_engine_select(const char **names);
+
+#endif
