@@ -251,6 +251,14 @@ optic_status pod_wait(optic_pod_core *c, pod_ready_fn ready, const void *ctx, co
   uint64_t start = optic_now_ns();
   for (;;) {
     int w = ready(pod, ctx);
+    /* A peer may arrive and return from the SPMD function between ready()
+     * and the liveness poll: its exit is stored after its arrival, so once
+     * its exit is seen, ready() is asked again before it counts as failed. */
+    while (w >= 0 && atomic_load(&pod->slot[w].exited)) {
+      int again = ready(pod, ctx);
+      if (again == w) break;
+      w = again;
+    }
     if (w < 0) return OPTIC_OK;
     uint64_t now = optic_now_ns();
     optic_status st = poll_peer(c, w, now, start, what);
