@@ -79,7 +79,77 @@ static void run_step(optic_bench_state *st, void *user) {
   optic_bench_counter(st, "omp_threads", (double)threads, OPTIC_BENCH_COUNTER_PLAIN);
 }
 
+/* The same step through the step engine (optic_step_engine_step, 1 core,
+ * no profiler): the engine's per-step cache lookup, timing and metrics
+ * around optic_optim_step. Also reports the compiled program's estimates
+ * (est_bytes, est_time_ns, est_ratio = measured / estimated). */
+static void run_engine_step(optic_bench_state *st, void *user) {
+  const step_case *c = user;
+  const size_t n = (size_t)optic_bench_range(st, 0);
+  const int threads = (int)optic_bench_range(st, 1);
+  float *param = bench_f32_array(BENCH_OUTPUT_SLOT0, n), *grad = bench_f32_array(BENCH_INPUT_SLOT0, n);
+  if (param == NULL || grad == NULL) {
+    optic_bench_skip_with_error(st, optic_last_error());
+    return;
+  }
+  bench_fill_f32(param, n, 1.0f, 2.0f);
+  optic_optim_hparams h;
+  optic_optim_options o = {.size = sizeof o, .threads = threads, .profile = true};
+  optic_optim *opt = NULL;
+  optic_step_engine *e = NULL;
+  int64_t dim = (int64_t)n;
+  optic_shape shape;
+  optic_tensor p, g;
+  bool ok = optic_optim_hparams_default(c->kind, OPTIC_OPTIM_CONVENTION_PYTORCH, &h) == OPTIC_OK;
+  if (c->kind == OPTIC_OPTIM_KIND_SGD) h.lr = 0.1, h.momentum = 0.9, h.weight_decay = 1e-4;
+  ok = ok && optic_shape_make(1, &dim, &shape) == OPTIC_OK && optic_tensor_make(OPTIC_F32, &shape, param, &p) == OPTIC_OK &&
+       optic_tensor_make(OPTIC_F32, &shape, grad, &g) == OPTIC_OK && optic_optim_create(&o, &opt) == OPTIC_OK &&
+       optic_optim_add_group(opt, &h, 1, &shape, NULL) == OPTIC_OK && optic_step_engine_create(opt, NULL, &e) == OPTIC_OK;
+  /* One untimed step compiles, faults the state in and starts the threads. */
+  ok = ok && optic_step_engine_step(e, &p, &g, 1) == OPTIC_OK;
+  if (!ok) {
+    optic_bench_skip_with_error(st, optic_last_error());
+    optic_step_engine_destroy(e);
+    optic_optim_destroy(opt);
+    return;
+  }
+  double cpu_ns = 0.0;
+  bool failed = false;
+  const uint64_t t0 = optic_now_ns();
+  while (optic_bench_keep_running(st)) {
+    if (!failed && optic_step_engine_step(e, &p, &g, 1) != OPTIC_OK) {
+      failed = true;
+      optic_bench_skip_with_error(st, optic_last_error());
+    }
+    optic_step_engine_metrics m;
+    optic_step_engine_metrics_get(e, &m);
+    cpu_ns += (double)m.last_report.update_cpu_ns;
+  }
+  const double wall_ns = (double)(optic_now_ns() - t0);
+  optic_step_engine_metrics m;
+  optic_step_engine_metrics_get(e, &m);
+  optic_step_engine_destroy(e);
+  optic_optim_destroy(opt);
+  if (failed) return;
+  const double bytes = c->bytes_per_element * (double)n;
+  bench_report_rates(st, bytes, 0.0);
+  bench_cpu_path c2 = {.total_ns = cpu_ns};
+  bench_cpu_path_report(st, &c2, bytes, 0.0);
+  optic_bench_set_items_processed(st, (int64_t)n * optic_bench_iterations(st));
+  optic_bench_counter(st, "omp_threads", (double)threads, OPTIC_BENCH_COUNTER_PLAIN);
+  const double iters = (double)optic_bench_iterations(st);
+  optic_bench_counter(st, "est_bytes", m.est_bytes_per_step, OPTIC_BENCH_COUNTER_PLAIN);
+  optic_bench_counter(st, "est_time_ns", m.est_step_ns, OPTIC_BENCH_COUNTER_PLAIN);
+  optic_bench_counter(st, "est_ratio", iters > 0 && m.est_step_ns > 0 ? wall_ns / iters / m.est_step_ns : 0.0,
+                      OPTIC_BENCH_COUNTER_PLAIN);
+  optic_bench_counter(st, "cache_hit_rate", m.cache_hit_rate, OPTIC_BENCH_COUNTER_PLAIN);
+}
+
 void bench_register_optim_steps(void) {
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    bench_register_n_threads(bench_name("optim/step_engine/%s", cases[i].name), run_engine_step, (void *)&cases[i],
+                             (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
+  }
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     bench_register_n_threads(bench_name("optim/step/%s", cases[i].name), run_step, (void *)&cases[i],
                              (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);

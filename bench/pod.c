@@ -4,7 +4,9 @@
  * bound this run's memory system allows) and a naive shared-memory
  * all-reduce (one thread sums every buffer, a barrier, everyone copies).
  * All three report bus bandwidth, bytes * 2(n-1)/n per second, so ratios are
- * time ratios. Plus barrier latency beside an OpenMP barrier. */
+ * time ratios, and critical-path CPU-time counters (cpu_path.h) for
+ * ratios.py --clock cpu on a loaded machine. Plus barrier latency beside an
+ * OpenMP barrier. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include <optic/pod.h>
 
 #include "bench/bench_util.h"
+#include "bench/cpu_path.h"
 #include "kernels/binary.h"
 
 #define MAX_CORES 8
@@ -21,6 +24,7 @@ typedef struct bufs {
   size_t n;         /* floats per core */
   size_t repeats;   /* all-reduces per iteration */
   float *own[MAX_CORES], *src[MAX_CORES], *shared;
+  bench_cpu_path cpu; /* critical-path CPU time (cpu_path.h) */
 } bufs;
 
 static float *zeros(size_t n) {
@@ -55,6 +59,7 @@ static void teardown(bufs *b) {
 static void report(optic_bench_state *st, const bufs *b) {
   double bus = (double)b->n * sizeof(float) * 2.0 * (b->cores - 1) / b->cores;
   bench_report_rates(st, bus * (double)b->repeats, 0);
+  bench_cpu_path_report(st, &b->cpu, bus * (double)b->repeats, 0);
   optic_bench_counter(st, "repeats", (double)b->repeats, OPTIC_BENCH_COUNTER_PLAIN);
 }
 
@@ -62,11 +67,14 @@ static void report(optic_bench_state *st, const bufs *b) {
 
 static optic_status ring_body(optic_pod_core *c, void *user) {
   bufs *b = user;
-  float *x = b->own[optic_pod_core_index(c)];
+  const int me = optic_pod_core_index(c);
+  float *x = b->own[me];
+  uint64_t t0 = bench_thread_cpu_ns();
   for (size_t r = 0; r < b->repeats; r++) {
     optic_status st = optic_pod_all_reduce(c, x, x, b->n, OPTIC_F32, OPTIC_POD_SUM);
     if (st != OPTIC_OK) return st;
   }
+  bench_cpu_path_record(&b->cpu, me, bench_thread_cpu_ns() - t0);
   return OPTIC_OK;
 }
 
@@ -79,8 +87,19 @@ static void bm_pod_all_reduce(optic_bench_state *st, void *user) {
   if (optic_pod_create(&o, &pod) != OPTIC_OK || optic_pod_run(pod, ring_body, &b, NULL) != OPTIC_OK) {
     optic_bench_skip_with_error(st, optic_last_error());
   } else {
-    while (optic_bench_keep_running(st)) optic_pod_run(pod, ring_body, &b, NULL);
+    b.cpu.total_ns = 0; /* the untimed first run does not count */
+    while (optic_bench_keep_running(st)) {
+      optic_pod_run(pod, ring_body, &b, NULL);
+      bench_cpu_path_end_region(&b.cpu, b.cores);
+    }
     report(st, &b);
+    /* optic report's estimates, per iteration: in place, each of the N cores
+     * reads two and writes one segment per reduce-scatter step and reads one
+     * and writes one per all-gather step: 5(N-1)/N of the buffer, and
+     * (N-1)/N of its elements in adds */
+    const double n = b.cores, bytes = (double)b.n * sizeof(float), reps = (double)b.repeats;
+    optic_bench_counter(st, "est_bytes", 5.0 * (n - 1) * bytes * reps, OPTIC_BENCH_COUNTER_PLAIN);
+    optic_bench_counter(st, "est_flops", (n - 1) * (double)b.n * reps, OPTIC_BENCH_COUNTER_PLAIN);
   }
   optic_pod_destroy(pod);
   teardown(&b);
@@ -103,6 +122,7 @@ static void bm_memory_bound(optic_bench_state *st, void *user) {
       int t = omp_get_thread_num(), pred = (t + n - 1) % n;
       float *y = b.own[t];
       const float *a = b.src[pred];
+      uint64_t t0 = bench_thread_cpu_ns();
       for (size_t r = 0; r < b.repeats; r++) {
         for (int s = 0; s < n - 1; s++) {
           size_t off, len;
@@ -115,7 +135,9 @@ static void bm_memory_bound(optic_bench_state *st, void *user) {
           memcpy(y + off, a + off, len * sizeof(float));
         }
       }
+      bench_cpu_path_record(&b.cpu, t, bench_thread_cpu_ns() - t0);
     }
+    bench_cpu_path_end_region(&b.cpu, n);
   }
   report(st, &b);
   teardown(&b);
@@ -133,6 +155,7 @@ static void bm_naive(optic_bench_state *st, void *user) {
 #pragma omp parallel num_threads(n)
     {
       int t = omp_get_thread_num();
+      uint64_t t0 = bench_thread_cpu_ns();
       for (size_t r = 0; r < b.repeats; r++) {
         if (t == 0) {
           memcpy(b.shared, b.own[0], b.n * sizeof(float));
@@ -142,7 +165,9 @@ static void bm_naive(optic_bench_state *st, void *user) {
         memcpy(b.own[t], b.shared, b.n * sizeof(float));
 #pragma omp barrier
       }
+      bench_cpu_path_record(&b.cpu, t, bench_thread_cpu_ns() - t0);
     }
+    bench_cpu_path_end_region(&b.cpu, n);
   }
   report(st, &b);
   teardown(&b);

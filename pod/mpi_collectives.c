@@ -77,7 +77,10 @@ static void shm_setup(optic_pod_mpi_t *m, size_t bytes) {
   int fd = -1;
   if (m->rank == 0) {
     fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
-    if (fd >= 0 && ftruncate(fd, (off_t)m->shm_map_bytes) != 0) {
+    /* posix_fallocate, not just ftruncate: a too-small /dev/shm (containers
+     * default to 64 MiB) must fail here, not raise SIGBUS on first touch */
+    if (fd >= 0 && (ftruncate(fd, (off_t)m->shm_map_bytes) != 0 ||
+                    posix_fallocate(fd, 0, (off_t)m->shm_map_bytes) != 0)) {
       close(fd);
       shm_unlink(name);
       fd = -1;

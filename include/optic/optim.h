@@ -8,6 +8,8 @@
 #define OPTIC_OPTIM_H
 
 #include <optic/core.h>
+#include <optic/exec.h>
+#include <optic/pod.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -261,6 +263,140 @@ OPTIC_API optic_status optic_optim_state_import(optic_optim *opt, const optic_op
 
 /* Thread safety: an optimizer is not thread-safe (one step at a time; a step
  * uses OpenMP threads itself). Distinct optimizers are independent. */
+
+/* ------------------------------------------------------ the step engine
+ * optim/step_engine*.c; docs/optim.md "Step engine".
+ *
+ * Wraps an optimizer: per step it (1) makes sure every parameter group has a
+ * compiled program (on the first step for a group's shapes it builds the
+ * group's update as one elementwise graph over the group's flattened
+ * elements and compiles it with optic_compile; programs are cached by the
+ * group's shapes plus the hyperparameters the graph bakes in), (2) all-reduces
+ * (mean) the gradients over the pod cores and/or MPI ranks, (3) runs the
+ * update, and (4) records compile / all-reduce / update events with the
+ * compiled programs' estimates on a profiler and updates its metrics.
+ *
+ * What executes the update: the wrapped optimizer's fused kernels
+ * (optic_optim_step), not optic_program_run of the compiled graph. The graph
+ * has no fused multiply-add and no per-ISA contraction, so it cannot give the
+ * kernels' bits; the compiled programs supply the cost, the time and byte
+ * estimates and the profile's "estimated" column. Results are therefore
+ * bitwise those of calling the optimizer directly. docs/optim.md says why. */
+
+typedef struct optic_step_engine optic_step_engine;
+
+/* Where updated parameters and state go. IN_PLACE: the caller's parameter
+ * arrays and the optimizer's state buffers are updated in place (the fused
+ * kernels' read-modify-write). OUT_OF_PLACE is OPTIC_ERR_UNSUPPORTED at
+ * create (docs/optim.md: with the kernels executing in place it would only
+ * add a copy of every buffer). */
+typedef enum optic_step_state_mode {
+  OPTIC_STEP_STATE_IN_PLACE = 0,
+  OPTIC_STEP_STATE_OUT_OF_PLACE = 1
+} optic_step_state_mode;
+
+typedef struct optic_step_engine_options {
+  size_t size; /* sizeof(optic_step_engine_options); fields beyond it take defaults */
+  /* Emulated pod cores holding a replica each (1..64; default 1). With
+   * cores > 1 use optic_step_engine_step_replicas or _step_core. */
+  int32_t cores;
+  /* The pod to run on (cores must equal optic_pod_cores(pod)); caller-owned,
+   * outlives the engine. NULL with cores > 1: the engine creates a ring pod. */
+  optic_pod_t *pod;
+  /* MPI communicator handle (caller-owned, outlives the engine): gradients
+   * are also averaged over its ranks (hierarchically when cores > 1). NULL:
+   * none. */
+  optic_pod_mpi_t *mpi;
+  /* Mean of the gradients over cores (and ranks) before the update (default
+   * true). false: each replica steps on its own gradients. */
+  bool average_gradients;
+  /* Machine model for the estimates (copied). NULL: optic_machine_host(). */
+  const optic_machine *machine;
+  optic_opt_level level;          /* optic_compile level (default OPTIC_OPT_FULL) */
+  optic_step_state_mode state_mode; /* default IN_PLACE */
+  /* Events go to this profiler when it is enabled (caller-owned, outlives the
+   * engine). NULL and profile: the engine creates its own, enabled. */
+  optic_profiler_t *profiler;
+  bool profile;
+} optic_step_engine_options;
+
+OPTIC_API optic_step_engine_options optic_step_engine_options_default(void);
+
+/* Creates an engine around opt (borrowed: caller-owned, must outlive the
+ * engine; step it only through the engine from now on, or replicas go out of
+ * sync). options may be NULL (defaults). With cores > 1 the engine creates
+ * cores - 1 replica optimizers (same groups, hyperparameters and options,
+ * state copied from opt) when a step first needs them. Errors:
+ * INVALID_ARGUMENT (NULL, bad size, cores, level, pod core count),
+ * UNSUPPORTED (OUT_OF_PLACE), the errors of optic_machine_host and
+ * optic_pod_create. */
+OPTIC_API optic_status optic_step_engine_create(optic_optim *opt, const optic_step_engine_options *options,
+                                                optic_step_engine **out);
+/* NULL-safe. Frees programs, replicas, the engine's own pod and profiler. */
+OPTIC_API void optic_step_engine_destroy(optic_step_engine *e);
+
+/* One step on one replica (an engine of 1 core): params[i], grads[i] as for
+ * optic_optim_step (count == optic_optim_tensor_count). With an MPI handle
+ * the gradients are first replaced by their mean over the ranks (in place:
+ * the grads' data is overwritten; also when clipping scales them). Errors:
+ * those of optic_optim_step, of compiling, and of the all-reduce;
+ * INVALID_ARGUMENT for an engine of more than one core. */
+OPTIC_API optic_status optic_step_engine_step(optic_step_engine *e, const optic_tensor *params,
+                                              const optic_tensor *grads, size_t count);
+/* One step of every core: params[c] and grads[c] are core c's arrays of
+ * count tensors (replicas). Runs the engine's pod: every core all-reduces
+ * (mean) its gradients in place, then updates its replica. With equal
+ * starting parameters every core ends with bitwise identical parameters.
+ * Returns the lowest failing core's status. */
+OPTIC_API optic_status optic_step_engine_step_replicas(optic_step_engine *e, const optic_tensor *const *params,
+                                                       const optic_tensor *const *grads, size_t count);
+/* The same from inside the caller's own optic_pod_run on the engine's pod
+ * (options.pod): every core calls it once per step with its own arrays.
+ * Core 0 compiles (the others wait at a pod barrier). */
+OPTIC_API optic_status optic_step_engine_step_core(optic_step_engine *e, optic_pod_core *core,
+                                                   const optic_tensor *params, const optic_tensor *grads,
+                                                   size_t count);
+
+typedef struct optic_step_engine_metrics {
+  uint64_t steps;              /* engine steps that ran (a replica step counts once) */
+  uint64_t skipped_steps;      /* of those, skipped for non-finite gradients */
+  double last_step_ns;         /* wall time of the last step (core 0) */
+  double mean_step_ns;         /* mean over the steps */
+  double last_allreduce_ns;    /* its all-reduce part (0: none) */
+  double last_update_ns;       /* its update part */
+  double est_step_ns;          /* estimate of one step: update + all-reduce */
+  double est_update_ns;        /* sum of the groups' compiled programs' estimates */
+  double est_allreduce_ns;     /* docs/optim.md: ring model on the machine's DRAM bandwidth */
+  double measured_over_estimated; /* mean_step_ns / est_step_ns (0 before the first step) */
+  double update_bytes_per_step;   /* real bytes the update moves (Adam: 28 per element) */
+  double est_bytes_per_step;      /* bytes accessed by the compiled programs (cost model) */
+  double allreduce_bytes_per_step; /* gradient bytes all-reduced per core */
+  double bytes_moved;             /* update + all-reduce bytes over all steps (core 0) */
+  uint64_t cache_hits, cache_misses; /* program lookups: one per group per step */
+  double cache_hit_rate;          /* hits / (hits + misses); 0 before any lookup */
+  uint64_t programs;              /* distinct compiled programs held */
+  double compile_ns;              /* total wall time of the compiles */
+  optic_optim_step_report last_report; /* core 0's optimizer report of the last step */
+} optic_step_engine_metrics;
+
+/* Snapshot of the metrics. INVALID_ARGUMENT for NULL. Not concurrent with a step. */
+OPTIC_API optic_status optic_step_engine_metrics_get(const optic_step_engine *e, optic_step_engine_metrics *out);
+/* The compiled program group g ran with in the last step (owned by the
+ * engine's cache, valid until destroy); INVALID_ARGUMENT before the first
+ * step or for g out of range. */
+OPTIC_API optic_status optic_step_engine_program(const optic_step_engine *e, size_t g, const optic_program_t **out);
+/* The profiler events go to (caller's, the engine's own, or NULL). */
+OPTIC_API optic_profiler_t *optic_step_engine_profiler(const optic_step_engine *e);
+/* The wrapped optimizer's state (core 0's: every replica holds the same),
+ * as optic_optim_state_export: views valid until the next step. */
+OPTIC_API optic_status optic_step_engine_state_export(const optic_step_engine *e, optic_optim_state **out);
+/* Imports into the wrapped optimizer and every replica (all-or-nothing per
+ * optimizer; validated on the wrapped one first). */
+OPTIC_API optic_status optic_step_engine_state_import(optic_step_engine *e, const optic_optim_state *state);
+
+/* Thread safety: an engine is used by one thread at a time, except
+ * optic_step_engine_step_core, which every core thread of one optic_pod_run
+ * calls concurrently. */
 
 #ifdef __cplusplus
 }

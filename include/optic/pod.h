@@ -73,7 +73,7 @@ typedef struct optic_pod_core optic_pod_core;
 
 typedef struct optic_pod_options {
   size_t size;                     /* sizeof(optic_pod_options) */
-  int cores;                       /* 1..64; must equal topology->cores when both given */
+  int cores;                       /* 1..64 (0: topology's, or 1); must equal topology->cores */
   const optic_topology *topology;  /* NULL: a ring of `cores`; copied */
   uint64_t heartbeat_timeout_ns;   /* a core silent this long is failed; 0: 2 s */
   uint64_t timeout_ns;             /* barrier/collective timeout; 0: 60 s */

@@ -37,7 +37,7 @@ static double reference(optic_pod_op op, optic_dtype dt, size_t i) {
   return acc;
 }
 
-static void sweep(optic_pod_mpi_t *m_) {
+static void sweep(optic_pod_mpi_t *h) {
   const size_t lens[6] = {0, 1, (size_t)size_ - 1, (size_t)size_ + 1, 1000, 65537};
   const optic_pod_op ops[4] = {OPTIC_POD_SUM, OPTIC_POD_MEAN, OPTIC_POD_MAX, OPTIC_POD_MIN};
   char *a = malloc(65538 * 8), *b = malloc(65538 * 8);
@@ -51,7 +51,7 @@ static void sweep(optic_pod_mpi_t *m_) {
         for (int o = 0; o < 4; o++) {
           for (size_t i = 0; i < len; i++) put(a, dt, i, value_of(rank_, i));
           void *out = inplace ? a : b;
-          OT_EXPECT_OK(optic_pod_mpi_all_reduce(m_, a, out, len, dt, ops[o]));
+          OT_EXPECT_OK(optic_pod_mpi_all_reduce(h, a, out, len, dt, ops[o]));
           for (size_t i = 0; i < len; i++) {
             if (get(out, dt, i) != reference(ops[o], dt, i)) {
               OT_CHECK(false, "all_reduce %s %s len %zu [%zu] = %g, want %g", optic_pod_op_name(ops[o]),
@@ -61,7 +61,7 @@ static void sweep(optic_pod_mpi_t *m_) {
           }
           for (size_t i = 0; i < len; i++) put(a, dt, i, value_of(rank_, i));
           char *sh = inplace ? a + off * es : b;
-          OT_EXPECT_OK(optic_pod_mpi_reduce_scatter(m_, a, sh, len, dt, ops[o]));
+          OT_EXPECT_OK(optic_pod_mpi_reduce_scatter(h, a, sh, len, dt, ops[o]));
           for (size_t i = 0; i < slen; i++) {
             if (get(sh, dt, i) != reference(ops[o], dt, off + i)) {
               OT_CHECK(false, "reduce_scatter %s len %zu shard[%zu]", optic_pod_op_name(ops[o]), len, i);
@@ -72,7 +72,7 @@ static void sweep(optic_pod_mpi_t *m_) {
         /* all-gather of g(i) = 3 value_of(0, i) */
         char *src = inplace ? b + off * es : a;
         for (size_t i = 0; i < slen; i++) put(src, dt, i, 3 * value_of(0, off + i));
-        OT_EXPECT_OK(optic_pod_mpi_all_gather(m_, src, b, len, dt));
+        OT_EXPECT_OK(optic_pod_mpi_all_gather(h, src, b, len, dt));
         for (size_t i = 0; i < len; i++) {
           if (get(b, dt, i) != 3 * value_of(0, i)) {
             OT_CHECK(false, "all_gather %s len %zu [%zu]", optic_dtype_name(dt), len, i);
@@ -81,7 +81,7 @@ static void sweep(optic_pod_mpi_t *m_) {
         }
         int root = (int)((len + (size_t)inplace) % (size_t)size_);
         for (size_t i = 0; i < len; i++) put(a, dt, i, rank_ == root ? value_of(root, i) : NAN);
-        OT_EXPECT_OK(optic_pod_mpi_broadcast(m_, a, len, dt, root));
+        OT_EXPECT_OK(optic_pod_mpi_broadcast(h, a, len, dt, root));
         for (size_t i = 0; i < len; i++) {
           if (get(a, dt, i) != value_of(root, i)) {
             OT_CHECK(false, "broadcast len %zu root %d [%zu]", len, root, i);
@@ -130,9 +130,9 @@ static optic_status emu_body(optic_pod_core *c, void *user) {
   return st;
 }
 
-static void bitwise(optic_pod_mpi_t *m_, bool in_window) {
+static void bitwise(optic_pod_mpi_t *h, bool in_window) {
   size_t wbytes = 0;
-  float *win = optic_pod_mpi_window(m_, &wbytes);
+  float *win = optic_pod_mpi_window(h, &wbytes);
   float *x = in_window ? win : malloc(RLEN * sizeof(float)), *all = malloc(RLEN * sizeof(float) * (size_t)size_);
   OT_CHECK(!in_window || wbytes >= RLEN * sizeof(float));
   for (size_t i = 0; i < RLEN; i++) x[i] = rnd(rank_, i);
@@ -141,7 +141,7 @@ static void bitwise(optic_pod_mpi_t *m_, bool in_window) {
   int64_t dims[1] = {RLEN};
   OT_EXPECT_OK(optic_shape_make(1, dims, &s));
   OT_EXPECT_OK(optic_tensor_make(OPTIC_F32, &s, x, &t));
-  OT_EXPECT_OK(optic_pod_mpi_all_reduce_mean(m_, &t));
+  OT_EXPECT_OK(optic_pod_mpi_all_reduce_mean(h, &t));
   MPI_Allgather(x, RLEN, MPI_FLOAT, all, RLEN, MPI_FLOAT, MPI_COMM_WORLD);
   for (int r = 1; r < size_; r++) {
     OT_CHECK(memcmp(all, all + (size_t)r * RLEN, RLEN * sizeof(float)) == 0, "rank %d differs from rank 0", r);
