@@ -419,6 +419,7 @@ static void usage(void) {
           "  --resume          continue from the newest valid checkpoint in --ckpt-dir\n"
           "  --mpi             data-parallel over MPI ranks (1, 2 or 4 ranks) instead of pod cores\n"
           "  --dump-hlo FILE   write the training step's graph as HLO text (e.g. for hlo_cost)\n"
+          "  --mpi-available   print yes if --mpi can work (MPI in this build and in optic), and exit\n"
           "  --gradcheck       compare the backward graph with finite differences and exit\n"
           "  --kill-at-step N  test hook: SIGKILL this process after step N\n");
 }
@@ -471,6 +472,15 @@ static int parse(int argc, char **argv, options *o) {
   } while (0)
 
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--mpi-available") == 0) { /* for scripts: can --mpi work? */
+#ifdef MLP_TRAIN_HAVE_MPI
+    bool example = true;
+#else
+    bool example = false;
+#endif
+    printf("%s\n", example && optic_pod_mpi_built() ? "yes" : "no");
+    return 0;
+  }
   options o;
   int rc = parse(argc, argv, &o);
   if (rc) return rc;
