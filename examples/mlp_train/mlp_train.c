@@ -316,9 +316,7 @@ static optic_status restore_checkpoint(const options *o, model *md, optic_step_e
     }
     optic_optim_state in = {.version = OPTIC_OPTIM_STATE_VERSION, .tensor_count = os->tensor_count,
                             .tensors = nt, .scalar_count = os->scalar_count, .scalars = ns};
-    optic_optim_state_destroy(os);
-    os = NULL;
-    st = optic_step_engine_state_import(opt, &in);
+    st = optic_step_engine_state_import(opt, &in); /* the names still belong to os */
     free(nt);
     free(ns);
     *step = cs.ts.step;
