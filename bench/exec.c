@@ -19,8 +19,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <time.h>
+
 #include "bench/bench_util.h"
+#include "bench/cpu_path.h"
 #include <optic/optic.h>
+
+/* The process's CPU time: the executor's threads live inside
+ * optic_program_run, so the benchmarks cannot read each thread's clock as
+ * bench/parallel.c does; process CPU time / T stands in for the critical
+ * path (exact at T = 1; for balanced splits at T = 2). Reported as
+ * cpu_path_ns / cpu_GFLOP/s / cpu_GB/s so `ratios.py --clock cpu` reads it;
+ * the peers below are measured the same way. */
+static uint64_t process_cpu_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void report_cpu(optic_bench_state *st, uint64_t cpu_ns, int threads, double bytes, double flops) {
+  bench_cpu_path c = {.total_ns = (double)cpu_ns / (threads > 0 ? threads : 1)};
+  bench_cpu_path_report(st, &c, bytes, flops);
+}
 
 typedef struct exec_case {
   optic_module_t *m;
@@ -30,6 +50,7 @@ typedef struct exec_case {
   int32_t n_in, n_out;
   float *bufs[12];
   int n_bufs;
+  uint64_t cpu_ns; /* process CPU time of the timed loop */
 } exec_case;
 
 static void case_free(exec_case *c) {
@@ -110,13 +131,14 @@ static void report_estimates(optic_bench_state *st, exec_case *c, double measure
 
 /* Runs the program until the benchmark stops; returns ns per run. */
 static double run_loop(optic_bench_state *st, exec_case *c) {
-  uint64_t t0 = optic_now_ns();
+  uint64_t t0 = optic_now_ns(), c0 = process_cpu_ns();
   while (optic_bench_keep_running(st)) {
     if (optic_program_run(c->p, c->ctx, c->in, c->n_in, c->out, c->n_out) != OPTIC_OK) {
       optic_bench_skip_with_error(st, optic_last_error());
       return 0;
     }
   }
+  c->cpu_ns = process_cpu_ns() - c0;
   int64_t it = optic_bench_iterations(st);
   return it > 0 ? (double)(optic_now_ns() - t0) / (double)it : 0.0;
 }
@@ -143,6 +165,7 @@ static void run_chain(optic_bench_state *st, void *user) {
     double ns = run_loop(st, &c);
     optic_bench_counter(st, "ns_per_op", ns / CHAIN, OPTIC_BENCH_COUNTER_PLAIN);
     report_estimates(st, &c, ns);
+    report_cpu(st, c.cpu_ns, threads, 0, 0);
   }
   case_free(&c);
 }
@@ -152,7 +175,7 @@ static void run_chain_direct(optic_bench_state *st, void *user) {
   (void)user;
   exec_case c = {0};
   float *x = alloc_f32(&c, 16, 0.5f), *w = alloc_f32(&c, 16, 0.5f), *y = alloc_f32(&c, 16, 0.f);
-  uint64_t t0 = optic_now_ns();
+  uint64_t t0 = optic_now_ns(), c0 = process_cpu_ns();
   while (optic_bench_keep_running(st)) {
     cblas_scopy(16, x, 1, y, 1);
     for (int i = 0; i < CHAIN; i++) {
@@ -167,6 +190,7 @@ static void run_chain_direct(optic_bench_state *st, void *user) {
   int64_t it = optic_bench_iterations(st);
   optic_bench_counter(st, "ns_per_op", it ? (double)(optic_now_ns() - t0) / (double)it / CHAIN : 0,
                       OPTIC_BENCH_COUNTER_PLAIN);
+  report_cpu(st, process_cpu_ns() - c0, 1, 0, 0);
   case_free(&c);
 }
 
@@ -199,6 +223,7 @@ static void run_relu_affine(optic_bench_state *st, void *user) {
     double ns = run_loop(st, &c);
     bench_report_rates(st, 16.0 * (double)n, 5.0 * (double)n);
     report_estimates(st, &c, ns);
+    report_cpu(st, c.cpu_ns, threads, 16.0 * (double)n, 5.0 * (double)n);
   }
   case_free(&c);
 }
@@ -259,6 +284,7 @@ static void run_mlp(optic_bench_state *st, void *user) {
     double ns = run_loop(st, &c);
     bench_report_rates(st, 0.0, 6.0 * 2.0 * MLP_B * (double)MLP_IN * MLP_H);
     report_estimates(st, &c, ns);
+    report_cpu(st, c.cpu_ns, threads, 0.0, 6.0 * 2.0 * MLP_B * (double)MLP_IN * MLP_H);
   }
   case_free(&c);
 }
@@ -282,7 +308,9 @@ static void run_mlp_cblas(optic_bench_state *st, void *user) {
   openblas_set_num_threads(threads);
   const CBLAS_ORDER R = CblasRowMajor;
   const CBLAS_TRANSPOSE N = CblasNoTrans, T = CblasTrans;
+  uint64_t c0 = 0;
   for (int warm = 0; warm < 2; warm++) {
+    if (warm == 1) c0 = process_cpu_ns();
     while (warm == 1 && optic_bench_keep_running(st)) {
       cblas_sgemm(R, N, N, MLP_B, MLP_H, MLP_IN, 1.f, x, MLP_IN, w1, MLP_H, 0.f, h, MLP_H);
       cblas_sgemm(R, N, N, MLP_B, MLP_OUT, MLP_H, 1.f, h, MLP_H, w2, MLP_OUT, 0.f, y, MLP_OUT);
@@ -293,8 +321,10 @@ static void run_mlp_cblas(optic_bench_state *st, void *user) {
     }
     if (warm == 0) cblas_sgemm(R, N, N, MLP_B, MLP_H, MLP_IN, 1.f, x, MLP_IN, w1, MLP_H, 0.f, h, MLP_H);
   }
+  uint64_t cpu = process_cpu_ns() - c0;
   openblas_set_num_threads(saved);
   bench_report_rates(st, 0.0, 6.0 * 2.0 * MLP_B * (double)MLP_IN * MLP_H);
+  report_cpu(st, cpu, threads, 0.0, 6.0 * 2.0 * MLP_B * (double)MLP_IN * MLP_H);
   optic_bench_set_label(st, openblas_get_corename());
   case_free(&c);
 }

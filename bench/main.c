@@ -29,9 +29,9 @@ int main(int argc, char **argv) {
   bench_register_sgemm_slices();
   bench_register_sha256();
   bench_register_write_fsync();
+  bench_register_runtime_infra();
   bench_register_ckpt();
   bench_register_graph_compile();
-  bench_register_runtime_infra();
   bench_register_pod();
   bench_register_model_mlp();
 #if OPTIC_BENCH_HAVE_DNNL

@@ -1,6 +1,10 @@
-# libFuzzer targets. optic_add_fuzzer(NAME SOURCE CORPUS_DIR [MORE_DIRS...]):
+# libFuzzer targets.
+#   optic_add_fuzzer(NAME SOURCE CORPUS_DIR [MORE_DIRS...] [LAYERS layer...])
 # SOURCE defines LLVMFuzzerTestOneInput; the directories are its seed corpus
-# (read, never written; put saved crash inputs in one of them).
+# (read, never written; put saved crash inputs in one of them). LAYERS (e.g.
+# core kernels graph) links only those layers' objects in the fuzz build, so
+# `make fuzz` compiles only what its targets reach (CI time); without it the
+# target links the whole library.
 #
 # - With OPTIC_FUZZ=ON (the `fuzz` preset: clang, the whole library built with
 #   -fsanitize=fuzzer-no-link,address,undefined) NAME is a libFuzzer binary in
@@ -22,23 +26,38 @@ if(OPTIC_FUZZ)
 endif()
 
 function(optic_add_fuzzer name source corpus_dir)
+  cmake_parse_arguments(ARG "" "" "LAYERS" ${ARGN})
+  set(_more ${ARG_UNPARSED_ARGUMENTS})
   if(OPTIC_FUZZ)
-    add_executable(${name} ${source})
-    target_link_libraries(${name} PRIVATE optic_internal optic_build_flags)
+    if(ARG_LAYERS)
+      set(_objs "")
+      foreach(lib IN LISTS OPTIC_OBJECT_LIBS)
+        foreach(layer IN LISTS ARG_LAYERS)
+          if(lib MATCHES "^optic_${layer}(_.*)?$")
+            list(APPEND _objs $<TARGET_OBJECTS:${lib}>)
+          endif()
+        endforeach()
+      endforeach()
+      add_executable(${name} ${source} ${_objs})
+      target_link_libraries(${name} PRIVATE optic_build_flags ${OPTIC_PRIVATE_DEPS})
+    else()
+      add_executable(${name} ${source})
+      target_link_libraries(${name} PRIVATE optic_internal optic_build_flags)
+    endif()
     target_compile_options(${name} PRIVATE -fsanitize=fuzzer)
     target_link_options(${name} PRIVATE -fsanitize=fuzzer)
     set_target_properties(${name} PROPERTIES
       RUNTIME_OUTPUT_DIRECTORY ${OPTIC_FUZZ_DIR}
       BUILD_RPATH "${OPTIC_OPENBLAS_LIBDIR}")
     add_dependencies(fuzzers ${name})
-    set(_dirs ${corpus_dir} ${ARGN})
+    set(_dirs ${corpus_dir} ${_more})
     string(REPLACE ";" "\t" _dirs "${_dirs}")
     file(APPEND ${OPTIC_FUZZ_MANIFEST} "${name}\t${_dirs}\n")
   else()
     add_executable(${name} ${source} ${PROJECT_SOURCE_DIR}/tests/fuzz/replay_main.c)
     target_link_libraries(${name} PRIVATE optic_internal optic_build_flags)
     set_target_properties(${name} PROPERTIES BUILD_RPATH "${OPTIC_OPENBLAS_LIBDIR}")
-    add_test(NAME ${name}_replay COMMAND ${name} ${corpus_dir} ${ARGN})
+    add_test(NAME ${name}_replay COMMAND ${name} ${corpus_dir} ${_more})
     set_tests_properties(${name}_replay PROPERTIES LABELS fuzz TIMEOUT 120)
   endif()
 endfunction()

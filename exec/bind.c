@@ -195,6 +195,44 @@ static optic_status bind_output_fusion(bind_ctx *c, optic_comp_id fused, exec_st
   return OPTIC_OK;
 }
 
+/* An input fusion whose root reduces the trailing dims of a computed input
+ * with an f32 add/multiply/maximum/minimum reducer and a parameter as init:
+ * the input lowers to a block program, run by exec_op_input_fusion.
+ * UNSUPPORTED (no message to show) otherwise. */
+static optic_status bind_input_fusion(bind_ctx *c, optic_comp_id fused, exec_step *s) {
+  const optic_module_t *m = c->b->m;
+  optic_node_id r = optic_computation_root(m, fused);
+  if (optic_node_opcode(m, r) != OPTIC_OP_REDUCE || optic_node_operand_count(m, r) != 2) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "input fusion: not a one-input reduce");
+  }
+  int fast = fast_reducer(m, optic_node_called(m, r, 0));
+  optic_node_id in = optic_node_operand(m, r, 0), init = optic_node_operand(m, r, 1);
+  if (!fast || optic_node_opcode(m, init) != OPTIC_OP_PARAMETER || s->type->dtype != OPTIC_F32) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "input fusion: not a fast f32 reducer with a parameter init");
+  }
+  const optic_shape *is = &optic_node_type(m, in)->shape;
+  int32_t nd, ni;
+  const int64_t *dims = optic_node_dims(m, r, &nd);
+  bool reduced[OPTIC_MAX_RANK] = {false};
+  for (int32_t i = 0; i < nd; i++) reduced[dims[i]] = true;
+  size_t rows = 1, len = 1;
+  for (int32_t d = 0; d < is->rank; d++) {
+    if (reduced[d]) {
+      len *= (size_t)is->dims[d];
+    } else {
+      if (d > 0 && reduced[d - 1]) return optic_fail(OPTIC_ERR_UNSUPPORTED, "input fusion: not trailing dims");
+      rows *= (size_t)is->dims[d];
+    }
+  }
+  optic_status st = ew_lower_subtree(m, fused, in, rows * len, &s->prog);
+  if (st != OPTIC_OK) return st;
+  s->input_fusion = true;
+  s->reduce_fast = fast;
+  s->in_init = (int32_t)optic_node_dims(m, init, &ni)[0];
+  s->in_rows = rows, s->in_len = len;
+  return OPTIC_OK;
+}
+
 static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, optic_node_id id, exec_step *s) {
   exec_bound *b = c->b;
   const optic_module_t *m = b->m;
@@ -291,6 +329,14 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
         if (st == OPTIC_OK) return OPTIC_OK;
         if (st != OPTIC_ERR_UNSUPPORTED) return st;
         optic_clear_error();
+      }
+      if (d[0] == OPTIC_FUSION_INPUT && !optic_type_is_tuple(t) && optic_node_operand_count(m, id) <= 63) {
+        st = bind_input_fusion(c, fused, s);
+        if (st == OPTIC_OK) return OPTIC_OK;
+        if (st != OPTIC_ERR_UNSUPPORTED) return st;
+        optic_clear_error();
+        ew_prog_destroy(s->prog), s->prog = NULL;
+        s->input_fusion = false, s->reduce_fast = 0;
       }
       if (d[0] == OPTIC_FUSION_OUTPUT && !optic_type_is_tuple(t) && optic_node_operand_count(m, id) <= 62) {
         st = bind_output_fusion(c, fused, s);

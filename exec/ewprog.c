@@ -256,7 +256,7 @@ static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, s
 }
 
 static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, size_t N, bool params_full,
-                                  optic_node_id as_input, ew_prog **out);
+                                  optic_node_id as_input, optic_node_id root_override, ew_prog **out);
 
 /* Sets a reader's position as the operand's last use. */
 static void note_uses(const optic_module_t *m, optic_node_id id, int32_t pos, ew_value *vals) {
@@ -266,30 +266,50 @@ static void note_uses(const optic_module_t *m, optic_node_id id, int32_t pos, ew
 
 optic_status ew_lower_epilogue(const optic_module_t *m, optic_comp_id comp, size_t N, optic_node_id as_input,
                               ew_prog **out) {
-  return ew_lower_full(m, comp, N, false, as_input, out);
+  return ew_lower_full(m, comp, N, false, as_input, OPTIC_NO_NODE, out);
+}
+
+optic_status ew_lower_subtree(const optic_module_t *m, optic_comp_id comp, optic_node_id root, size_t N,
+                              ew_prog **out) {
+  return ew_lower_full(m, comp, N, false, OPTIC_NO_NODE, root, out);
 }
 
 optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t N, bool params_full, ew_prog **out) {
-  return ew_lower_full(m, comp, N, params_full, OPTIC_NO_NODE, out);
+  return ew_lower_full(m, comp, N, params_full, OPTIC_NO_NODE, OPTIC_NO_NODE, out);
 }
 
 static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, size_t N, bool params_full,
-                                  optic_node_id as_input, ew_prog **out) {
+                                  optic_node_id as_input, optic_node_id root_override, ew_prog **out) {
   *out = NULL;
   optic_schedule_t *s = NULL;
   optic_status st = optic_schedule_create(m, comp, &s);
   if (st != OPTIC_OK) return st;
   int32_t n;
   const optic_node_id *order = optic_schedule_order(s, &n);
-  optic_node_id root = optic_computation_root(m, comp);
+  optic_node_id root = root_override != OPTIC_NO_NODE ? root_override : optic_computation_root(m, comp);
   int32_t max_id = 0;
   for (int32_t i = 0; i < n; i++) max_id = order[i] > max_id ? order[i] : max_id;
   ew_value *vals = calloc((size_t)max_id + 1, sizeof *vals);
   ew_prog *p = calloc(1, sizeof *p);
+  /* Only root's dependencies are lowered (all of them unless root_override). */
+  bool *needed = calloc((size_t)max_id + 1, sizeof *needed);
+  optic_node_id *stack = calloc((size_t)n + 1, sizeof *stack);
   lower_ctx c = {.m = m, .p = p};
-  if (vals == NULL || p == NULL) {
+  if (vals == NULL || p == NULL || needed == NULL || stack == NULL) {
     st = oom();
     goto done;
+  }
+  {
+    int32_t top = 0;
+    stack[top++] = root;
+    needed[root] = true;
+    while (top > 0) {
+      optic_node_id x = stack[--top];
+      for (int32_t k = 0; k < optic_node_operand_count(m, x); k++) {
+        optic_node_id o = optic_node_operand(m, x, k);
+        if (!needed[o] && top < n) needed[o] = true, stack[top++] = o;
+      }
+    }
   }
   p->extra_input = -1;
   int32_t np = optic_computation_parameter_count(m, comp);
@@ -298,9 +318,9 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
     st = add_input(&c, OPTIC_DTYPE_INVALID, NULL, &idx);
   }
   if (np > 63) st = optic_fail(OPTIC_ERR_UNSUPPORTED, "fused loop: more than 63 parameters");
+  for (int32_t i = 0; i < n; i++) vals[order[i]].last_use = -1;
   for (int32_t i = 0; i < n; i++) {
-    vals[order[i]].last_use = -1;
-    note_uses(m, order[i], i, vals);
+    if (needed[order[i]]) note_uses(m, order[i], i, vals);
   }
   /* Root leaves are outputs: never released. */
   const optic_type *rt = optic_node_type(m, root);
@@ -325,6 +345,7 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
   if (p->output_dtype == NULL && st == OPTIC_OK) st = oom();
   for (int32_t i = 0; i < n && st == OPTIC_OK; i++) {
     optic_node_id id = order[i];
+    if (!needed[id]) continue;
     if (optic_node_opcode(m, id) == OPTIC_OP_TUPLE && id != root) {
       st = decline(m, id, "is a tuple inside the computation");
       break;
@@ -378,6 +399,8 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
   }
 done:
   free(c.free_regs);
+  free(needed);
+  free(stack);
   free(vals);
   optic_schedule_destroy(s);
   if (st != OPTIC_OK) {

@@ -114,6 +114,10 @@ optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t ele
  * into the fusion's output, which the program then rewrites in place. */
 optic_status ew_lower_epilogue(const optic_module_t *m, optic_comp_id comp, size_t elements, optic_node_id as_input,
                               ew_prog **out);
+/* The subtree of comp rooted at `root` (an input fusion's reduced input),
+ * over root's `elements`. */
+optic_status ew_lower_subtree(const optic_module_t *m, optic_comp_id comp, optic_node_id root, size_t elements,
+                              ew_prog **out);
 void ew_prog_destroy(ew_prog *p);
 /* Runs the program on elements [lo, lo + len) of the domain, len <=
  * EXEC_BLOCK. inputs[i] points at input i's element 0 (scalar inputs: their
@@ -163,6 +167,9 @@ typedef struct exec_step {
   int reduce_fast;            /* 0, or the binary opcode of an f32 fast-path reducer */
   struct optic_dot_plan *dot;
   int32_t epi_lhs, epi_rhs;   /* output fusion: the fusion operands the dot/convolution reads */
+  bool input_fusion;          /* prog computes the reduced input; reduce_fast folds it */
+  int32_t in_init;            /* input fusion: the fusion operand holding the init value */
+  size_t in_rows, in_len;     /* input fusion: outputs, and reduced elements per output (trailing dims) */
   optic_conv_plan *conv;
   size_t scratch_offset, scratch_bytes; /* in the context's scratch area */
   double est_ns, flops, bytes;
@@ -211,11 +218,6 @@ void exec_bound_destroy(exec_bound *b);
  * optic_program_run binds then calls this. */
 optic_status exec_run_bound(optic_exec_ctx_t *ctx, exec_bound *b, const optic_tensor *inputs, int32_t n_in,
                             optic_tensor *outputs, int32_t n_out);
-/* Binds module m directly (no optimization; schedules and plans made here),
- * caches the binding in ctx, and runs it. For tests and tools. */
-optic_status exec_run_module(optic_exec_ctx_t *ctx, const optic_module_t *m, const optic_tensor *inputs, int32_t n_in,
-                             optic_tensor *outputs, int32_t n_out);
-
 /* Per-thread view of one running sequence. */
 typedef struct exec_frame {
   unsigned char *arena;
@@ -256,6 +258,9 @@ optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_t
 /* An output fusion: the dot/convolution into the result, a barrier, then the
  * epilogue's block program over the result in place. */
 optic_status exec_op_output_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th);
+/* An input fusion reducing trailing dims with an f32 add/multiply/max/min
+ * reducer: the reduced input is computed block by block and folded at once. */
+optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th);
 /* Whether exec_op_layout handles op. */
 bool exec_is_layout_op(optic_opcode op);
 

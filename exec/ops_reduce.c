@@ -243,6 +243,40 @@ static optic_status map_step(const exec_step *s, const exec_frame *f, const exec
   return OPTIC_OK;
 }
 
+optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  const void *inputs[64];
+  for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
+  float init, *y = ref_ptr(f, &s->out[0]);
+  memcpy(&init, inputs[s->in_init], 4);
+  size_t lo, hi, len = s->in_len;
+  exec_share(s->in_rows, th->t, th->nt, &lo, &hi);
+  if (lo >= hi) return OPTIC_OK;
+  if (len == 0) {
+    for (size_t j = lo; j < hi; j++) y[j] = init;
+    return OPTIC_OK;
+  }
+  /* The reduced input of rows [lo, hi) is the range [lo * len, hi * len) of
+   * the program's domain: computed a block at a time, each element folded
+   * into its row in order (the evaluator's order, so results are bitwise). */
+  float *block = (float *)(void *)(th->regs + (size_t)s->prog->n_regs * EXEC_BLOCK * 8);
+  size_t row = lo, in_row = 0;
+  float acc = init;
+  for (size_t b0 = lo * len, end = hi * len; b0 < end; b0 += EXEC_BLOCK) {
+    size_t blen = end - b0 < EXEC_BLOCK ? end - b0 : EXEC_BLOCK;
+    void *outs[1] = {block};
+    ew_run_block(s->prog, inputs, s->prog->scalar_inputs, outs, b0, blen, th->regs);
+    for (size_t k = 0; k < blen; k++) {
+      acc = fold_f32(s->reduce_fast, acc, block[k]);
+      if (++in_row == len) {
+        y[row++] = acc;
+        acc = init;
+        in_row = 0;
+      }
+    }
+  }
+  return OPTIC_OK;
+}
+
 optic_status exec_op_reduce(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th) {
   (void)m;
   switch (s->op) {

@@ -275,16 +275,12 @@ static optic_status run_call(run_ctx *rc, const exec_seq *callee, const exec_ste
 
 static optic_status run_while(run_ctx *rc, const exec_step *s, const exec_frame *f, const exec_thread *th) {
   const exec_seq *cond = s->callee[0], *body = s->callee[1];
-  void **state = frame_params(rc, body, th->t) + body->n_param_leaves; /* body's outs slot: reused for state */
-  void **body_out = frame_params(rc, cond, th->t) + cond->n_param_leaves; /* cond's outs slot: pred only */
   unsigned char *scratch = th->scratch + s->scratch_offset;
   void *pred_buf = scratch;
   /* state[i]: the while's result leaves; the body writes its root into
    * scratch, which is then copied into the state. */
   void *state_ptrs[256], *body_ptrs[256];
   if (s->n_out > 256) return optic_fail(OPTIC_ERR_UNSUPPORTED, "while %s: more than 256 state leaves", s->name);
-  (void)state;
-  (void)body_out;
   size_t off = 64;
   for (int32_t l = 0; l < s->n_out; l++) {
     state_ptrs[l] = ref_ptr(f, &s->out[l]);
@@ -336,6 +332,7 @@ static optic_status run_step(run_ctx *rc, const exec_step *s, const exec_frame *
   switch (s->op) {
     case OPTIC_OP_CALL:
     case OPTIC_OP_FUSION: {
+      if (s->input_fusion) return exec_op_input_fusion(s, f, th);
       if (s->prog && (s->dot || s->conv)) return exec_op_output_fusion(s, f, th);
       if (s->prog) return exec_op_fused(s, f, th);
       void *outs[256];
@@ -532,19 +529,6 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
   if (c->err != OPTIC_OK) st = optic_fail(c->err, "%s", c->err_msg);
 done:
   return st;
-}
-
-optic_status exec_run_module(optic_exec_ctx_t *c, const optic_module_t *m, const optic_tensor *inputs, int32_t n_in,
-                             optic_tensor *outputs, int32_t n_out) {
-  if (c == NULL || m == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "exec_run_module: NULL argument");
-  {
-    /* Tests build and free modules in loops: always bind afresh. */
-    exec_bound *b;
-    optic_status st = exec_bind(m, NULL, c->threads, c->opts.split_min_elements, &b);
-    if (st != OPTIC_OK) return st;
-    if ((st = attach(c, b, m)) != OPTIC_OK) return st;
-  }
-  return exec_run_bound(c, c->bound, inputs, n_in, outputs, n_out);
 }
 
 optic_status optic_program_run(const optic_program_t *program, optic_exec_ctx_t *c, const optic_tensor *inputs,

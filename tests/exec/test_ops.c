@@ -424,9 +424,12 @@ static void fused_loop(void) {
 /* How binding runs each fusion of M compiled at FULL: counts of loop
  * fusions as block programs, output fusions as dot + epilogue, and fusions
  * run as sequences. */
+static int input_native;
+
 static void fusion_paths(int *loop, int *output, int *seq) {
   optic_program_t *p = NULL;
   *loop = *output = *seq = 0;
+  input_native = 0;
   OT_EXPECT_OK(optic_compile(M, NULL, &p));
   exec_bound *b = NULL;
   OT_EXPECT_OK(exec_bind(optic_program_module(p), p, 2, 0, &b));
@@ -434,7 +437,8 @@ static void fusion_paths(int *loop, int *output, int *seq) {
     for (int32_t i = 0; b->seqs[c] && i < b->seqs[c]->n_steps; i++) {
       const exec_step *st = &b->seqs[c]->steps[i];
       if (st->op != OPTIC_OP_FUSION) continue;
-      if (st->prog && (st->dot || st->conv)) (*output)++;
+      if (st->input_fusion) input_native++;
+      else if (st->prog && (st->dot || st->conv)) (*output)++;
       else if (st->prog) (*loop)++;
       else (*seq)++;
     }
@@ -477,6 +481,28 @@ static void fused_paths_taken(void) {
   fusion_paths(&loop, &output, &seq);
   OT_CHECK(loop == 1 && seq == 0, "loop fusions %d, sequences %d", loop, seq);
   finish(e2, "loop fusion path");
+  /* reduce(exp(x * v)) over trailing dims (rows, and everything): an input
+   * fusion computed block by block and folded; over a leading dim: a sequence */
+  const int64_t rd_sets[3][2] = {{1, 0}, {0, 1}, {0, 0}};
+  const int32_t rd_n[3] = {1, 2, 1};
+  static const optic_opcode red_ops[2] = {OPTIC_OP_ADD, OPTIC_OP_MAXIMUM};
+  for (int k = 0; k < 3; k++) {
+    for (int o = 0; o < 2; o++) {
+      fresh();
+      optic_comp_id f = scalar_fn("f", red_ops[o], OPTIC_F32);
+      x = param(C, 0, OPTIC_F32, 2, n2), v = param(C, 1, OPTIC_F32, 1, (int64_t[]){20});
+      optic_node_id i0 = param(C, 2, OPTIC_F32, 0, NULL), rr;
+      optic_graph_broadcast(M, C, v, &s2, bd, 1, NULL, &vb);
+      optic_graph_binary(M, C, OPTIC_OP_MULTIPLY, x, vb, NULL, &e1);
+      optic_graph_unary(M, C, OPTIC_OP_EXPONENTIAL, e1, NULL, &e2);
+      OT_EXPECT_OK(optic_graph_reduce(M, C, &e2, &i0, 1, rd_sets[k], rd_n[k], f, NULL, &rr));
+      OT_EXPECT_OK(optic_computation_set_root(M, C, rr));
+      fusion_paths(&loop, &output, &seq);
+      if (k == 2) OT_CHECK(input_native == 0 && seq == 1, "leading-dim reduce: native %d, sequences %d", input_native, seq);
+      else OT_CHECK(input_native == 1 && seq == 0, "trailing reduce %d: native %d, sequences %d", k, input_native, seq);
+      finish(rr, "input fusion");
+    }
+  }
 }
 
 static void cleanup(void) {
