@@ -286,13 +286,13 @@ static optic_status prepare(optic_step_engine *e) {
     e->group_entry = p;
     e->capgroups = cap;
   }
-  e->ngroups = opt->group_count;
+  e->ngroups = 0; /* set once every group has its entry */
   double est_ns = 0, est_bytes = 0, bytes = 0, elements = 0;
   for (size_t g = 0; g < opt->group_count; g++) {
     const optim_group *gr = &opt->groups[g];
     const size_t len = step_engine_group_key(gr, NULL, 0);
     if (len > e->keycap) {
-      uint8_t *k = grow(e->alloc, e->keybuf, 0, len * 2, &st);
+      uint8_t *k = grow(e->alloc, NULL, 0, len * 2, &st); /* old key not needed */
       if (k == NULL) return st;
       if (e->keybuf != NULL) optic_free(e->alloc, e->keybuf, e->keycap, 0);
       e->keybuf = k;
@@ -336,6 +336,7 @@ static optic_status prepare(optic_step_engine *e) {
     elements += n;
     bytes += n * bytes_per_element(&gr->hp);
   }
+  e->ngroups = opt->group_count;
   e->est_update_ns = est_ns;
   e->est_bytes = est_bytes;
   e->update_bytes = bytes;

@@ -297,8 +297,9 @@ typedef enum optic_step_state_mode {
 
 typedef struct optic_step_engine_options {
   size_t size; /* sizeof(optic_step_engine_options); fields beyond it take defaults */
-  /* Emulated pod cores holding a replica each (1..64; default 1). With
-   * cores > 1 use optic_step_engine_step_replicas or _step_core. */
+  /* Emulated pod cores holding a replica each (1..64; 0, the default: the
+   * pod's core count when a pod is given, else 1). With cores > 1 use
+   * optic_step_engine_step_replicas or _step_core. */
   int32_t cores;
   /* The pod to run on (cores must equal optic_pod_cores(pod)); caller-owned,
    * outlives the engine. NULL with cores > 1: the engine creates a ring pod. */

@@ -152,6 +152,29 @@ static void cache_hits_and_misses(void) {
   optic_step_engine_destroy(e);
   optic_optim_destroy(opt);
   ot_tensors_free(&t);
+  /* A short key, then a group of 40 rank-4 tensors: the key buffer grows. */
+  enum { MANY = 40 };
+  optic_shape small, many[MANY];
+  int64_t one = 3, four[4] = {2, 1, 2, 1};
+  optic_shape_make(1, &one, &small);
+  for (int i = 0; i < MANY; i++) optic_shape_make(4, four, &many[i]);
+  OT_EXPECT_OK(optic_optim_create(NULL, &opt));
+  OT_EXPECT_OK(optic_optim_add_group(opt, &h, 1, &small, NULL));
+  OT_EXPECT_OK(optic_optim_add_group(opt, &sg, MANY, many, NULL));
+  float data[2 * (MANY + 1)][4];
+  memset(data, 0, sizeof data);
+  optic_tensor mp[MANY + 1], mg[MANY + 1];
+  for (int i = 0; i <= MANY; i++) {
+    optic_tensor_make(OPTIC_F32, i ? &many[i - 1] : &small, data[2 * i], &mp[i]);
+    optic_tensor_make(OPTIC_F32, i ? &many[i - 1] : &small, data[2 * i + 1], &mg[i]);
+  }
+  e = make_engine(opt, 1, false);
+  OT_EXPECT_OK(optic_step_engine_step(e, mp, mg, MANY + 1));
+  OT_EXPECT_OK(optic_step_engine_step(e, mp, mg, MANY + 1));
+  OT_EXPECT_OK(optic_step_engine_metrics_get(e, &m));
+  OT_CHECK(m.cache_misses == 2 && m.cache_hits == 2);
+  optic_step_engine_destroy(e);
+  optic_optim_destroy(opt);
 }
 
 /* Gradients that are small multiples of 2^-8: sums of up to 4 of them and
@@ -527,7 +550,53 @@ static void graph_computes_the_update(void) {
   }
 }
 
+/* average_gradients off: each core steps on its own gradients, as an
+ * optimizer of its own would; no all-reduce events. */
+static void no_averaging_steps_each_core_alone(void) {
+  ot_tensors rep[2], ref[2];
+  const optic_tensor *tp[2], *tg[2];
+  optic_optim *direct[2];
+  for (int c = 0; c < 2; c++) {
+    ot_tensors_make(&rep[c], OT_NTENSORS);
+    ot_tensors_make(&ref[c], OT_NTENSORS);
+    fill_params(&rep[c], 21);
+    fill_params(&ref[c], 21);
+    tp[c] = rep[c].tp, tg[c] = rep[c].tg;
+    direct[c] = make_opt(OPTIC_OPTIM_KIND_RMSPROP, &ref[c]);
+  }
+  optic_optim *opt = make_opt(OPTIC_OPTIM_KIND_RMSPROP, &rep[0]);
+  optic_step_engine_options o = optic_step_engine_options_default();
+  o.cores = 2;
+  o.average_gradients = false;
+  o.profile = true;
+  optic_step_engine *e = NULL;
+  OT_EXPECT_OK(optic_step_engine_create(opt, &o, &e));
+  for (uint64_t s = 0; s < 3; s++) {
+    for (int c = 0; c < 2; c++)
+      for (size_t i = 0; i < rep[c].count; i++) {
+        ot_grad(400 + (uint64_t)c, s, i, rep[c].g[i], rep[c].n[i]);
+        ot_grad(400 + (uint64_t)c, s, i, ref[c].g[i], ref[c].n[i]);
+      }
+    OT_EXPECT_OK(optic_step_engine_step_replicas(e, tp, tg, rep[0].count));
+    for (int c = 0; c < 2; c++) OT_EXPECT_OK(optic_optim_step(direct[c], ref[c].tp, ref[c].tg, ref[c].count, NULL));
+  }
+  for (int c = 0; c < 2; c++) OT_CHECK(same_params(&rep[c], &ref[c]), "core %d differs from its own optimizer", c);
+  OT_CHECK(!same_params(&rep[0], &rep[1]), "cores with different gradients should differ");
+  size_t n = 0, ar = 0;
+  const optic_profile_event *ev = optic_profiler_events(optic_step_engine_profiler(e), &n);
+  for (size_t i = 0; i < n; i++) ar += strcmp(ev[i].name, "step_engine/all_reduce") == 0;
+  OT_CHECK(ar == 0, "%zu all-reduce events", ar);
+  optic_step_engine_destroy(e);
+  optic_optim_destroy(opt);
+  for (int c = 0; c < 2; c++) {
+    optic_optim_destroy(direct[c]);
+    ot_tensors_free(&rep[c]);
+    ot_tensors_free(&ref[c]);
+  }
+}
+
 static const ot_case cases[] = {
+    {"no_averaging_steps_each_core_alone", no_averaging_steps_each_core_alone},
     {"graph_computes_the_update", graph_computes_the_update},
     {"engine_equals_direct", engine_equals_direct},
     {"cache_hits_and_misses", cache_hits_and_misses},
