@@ -140,6 +140,7 @@ typedef struct trainer {
   float *xb, *yb;       /* the global batch: batch x in, batch x classes (one-hot) */
   float *gathered;      /* per core / rank: SHARDS x total gradients */
   float shard_loss[SHARDS];
+  int first_shard, local_shards; /* this process's shards (all 4 unless --mpi) */
   optic_exec_ctx_t *ctx[SHARDS]; /* one per pod core (or one) */
 } trainer;
 
@@ -159,20 +160,22 @@ static optic_status shard_gradients(trainer *t, optic_exec_ctx_t *ctx, int shard
   return optic_program_run(t->train_prog, ctx, in, MLP_PARAMS + 2, out, 1 + MLP_PARAMS);
 }
 
-/* Emulated pod: core c computes shards [c*k, (c+1)*k) into its own gathered
- * buffer, then the pod's all-gather gives every core all shards' gradients. */
+/* Emulated pod: core c computes its k of this process's shards into its own
+ * gathered buffer, then the pod's all-gather gives every core all of them
+ * (with --mpi, the ranks' all-gather of core 0's buffer follows). */
 static optic_status pod_core_fn(optic_pod_core *core, void *user) {
   trainer *t = user;
-  int c = optic_pod_core_index(core), n = optic_pod_core_count(core), per = SHARDS / n;
-  float *mine = t->gathered + (size_t)c * SHARDS * t->md->total;
+  int c = optic_pod_core_index(core), n = optic_pod_core_count(core), per = t->local_shards / n;
+  const size_t P = t->md->total;
+  float *mine = t->gathered + (size_t)c * SHARDS * P, *local = mine + (size_t)t->first_shard * P;
   for (int s = c * per; s < (c + 1) * per; s++) {
-    optic_status st = shard_gradients(t, t->ctx[c], s, mine + (size_t)s * t->md->total);
+    optic_status st = shard_gradients(t, t->ctx[c], t->first_shard + s, local + (size_t)s * P);
     if (st != OPTIC_OK) return st;
   }
   size_t off, len;
-  optic_pod_shard(SHARDS * t->md->total, n, c, &off, &len);
-  if (off != (size_t)c * per * t->md->total) return OPTIC_ERR_INTERNAL;
-  return optic_pod_all_gather(core, mine + off, mine, SHARDS * t->md->total, OPTIC_F32);
+  optic_pod_shard((size_t)t->local_shards * P, n, c, &off, &len);
+  if (off != (size_t)c * per * P) return OPTIC_ERR_INTERNAL;
+  return optic_pod_all_gather(core, local + off, local, (size_t)t->local_shards * P, OPTIC_F32);
 }
 
 /* grad = sum over shards in shard order (the same additions whatever ran them). */
@@ -408,7 +411,7 @@ static void usage(void) {
           "  --steps N         training steps (default 3000)\n"
           "  --batch N         global batch, split in 4 shards (default 64)\n"
           "  --hidden N        width of both hidden layers (default 256)\n"
-          "  --cores N         emulated pod cores: 1, 2 or 4 (default 4)\n"
+          "  --cores N         emulated pod cores (per rank with --mpi): 1, 2 or 4 (default 4; 1 with --mpi)\n"
           "  --threads N       threads of each core's runs (default 1)\n"
           "  --seed N          data, init and batch sampling seed (default 1)\n"
           "  --lr X            peak Adam learning rate (default 3e-3); --warmup N steps (default steps/10)\n"
@@ -423,7 +426,7 @@ static void usage(void) {
 }
 
 static int parse(int argc, char **argv, options *o) {
-  *o = (options){.steps = 3000, .batch = 64, .hidden = 256, .train_size = 32768, .test_size = 1024, .cores = 4,
+  *o = (options){.steps = 3000, .batch = 64, .hidden = 256, .train_size = 32768, .test_size = 1024, .cores = 0,
                  .threads = 1, .ckpt_every = 100, .keep = 3, .seed = 1, .lr = 3e-3, .warmup = -1,
                  .kill_at_step = -1};
   for (int i = 1; i < argc; i++) {
@@ -448,6 +451,7 @@ static int parse(int argc, char **argv, options *o) {
     usage();
     return 2;
   }
+  if (o->cores == 0) o->cores = o->mpi ? 1 : 4;
   if (o->batch % SHARDS || o->batch <= 0 || o->steps <= 0 || o->hidden <= 0 || SHARDS % o->cores ||
       o->cores <= 0 || o->threads <= 0 || o->ckpt_every <= 0 || o->train_size <= 0 || o->test_size <= 0 ||
       (o->resume && !o->ckpt_dir)) {
@@ -496,7 +500,7 @@ int main(int argc, char **argv) {
     return 1;
   }
 #endif
-  const int units = o.mpi ? ranks : o.cores; /* who computes shards */
+  const int units = o.mpi ? ranks * o.cores : o.cores; /* who computes shards */
   mlp_dims dims = {64, o.hidden, o.hidden, 10};
   model md = {0};
   dataset train = {0}, test = {0};
@@ -542,7 +546,9 @@ int main(int argc, char **argv) {
   CHECK(optic_compile(train_mod, NULL, &train_prog), "compiling the training graph");
   CHECK(optic_compile(fwd_mod, NULL, &fwd_prog), "compiling the forward graph");
   t.train_prog = train_prog;
-  int nctx = o.mpi ? 1 : o.cores;
+  int nctx = o.cores;
+  t.first_shard = o.mpi ? rank * (SHARDS / ranks) : 0;
+  t.local_shards = o.mpi ? SHARDS / ranks : SHARDS;
   for (int c = 0; c < nctx; c++) {
     optic_exec_options eo = optic_exec_options_default();
     eo.threads = o.threads;
@@ -584,7 +590,7 @@ int main(int argc, char **argv) {
     rc = 1;
     goto done;
   }
-  if (!o.mpi && o.cores > 1) {
+  if (o.cores > 1) {
     optic_pod_options po = {.size = sizeof po, .cores = o.cores};
     CHECK(optic_pod_create(&po, &pod), "emulated pod");
   }
@@ -600,11 +606,14 @@ int main(int argc, char **argv) {
       if (rank == 0) printf("resume: continuing from step %" PRIu64 "\n", step);
     }
   }
-  if (rank == 0)
-    printf("mlp_train: 64-%" PRId64 "-%" PRId64 "-10, %zu parameters, batch %" PRId64 " (4 shards), %s %d, "
-           "%" PRId64 " steps, %" PRId64 " steps/epoch\n",
-           dims.hidden1, dims.hidden2, md.total, o.batch, o.mpi ? "MPI ranks" : "pod cores", units, o.steps,
-           o.epoch_steps);
+  if (rank == 0) {
+    char who[64];
+    if (o.mpi) snprintf(who, sizeof who, "%d MPI ranks x %d pod cores", ranks, o.cores);
+    else snprintf(who, sizeof who, "%d pod cores", o.cores);
+    printf("mlp_train: 64-%" PRId64 "-%" PRId64 "-10, %zu parameters, batch %" PRId64 " (4 shards), %s, %" PRId64
+           " steps, %" PRId64 " steps/epoch\n",
+           dims.hidden1, dims.hidden2, md.total, o.batch, who, o.steps, o.epoch_steps);
+  }
 
   optic_tensor gt[MLP_PARAMS];
   tensors_over(&md, grad, gt);
@@ -616,14 +625,17 @@ int main(int argc, char **argv) {
     }
     if (o.mpi) {
 #ifdef MLP_TRAIN_HAVE_MPI
-      int per = SHARDS / ranks;
-      for (int s = rank * per; s < (rank + 1) * per; s++)
-        CHECK(shard_gradients(&t, t.ctx[0], s, t.gathered + (size_t)s * md.total), "shard gradients");
-      size_t off = (size_t)rank * per * md.total;
+      int per = t.local_shards;
+      if (pod)
+        CHECK(optic_pod_run(pod, pod_core_fn, &t, NULL), "pod step");
+      else
+        for (int s = t.first_shard; s < t.first_shard + per; s++)
+          CHECK(shard_gradients(&t, t.ctx[0], s, t.gathered + (size_t)s * md.total), "shard gradients");
+      size_t off = (size_t)t.first_shard * md.total;
       CHECK(optic_pod_mpi_all_gather(mpi, t.gathered + off, t.gathered, SHARDS * md.total, OPTIC_F32),
             "all-gather of the shard gradients");
       float losses[SHARDS];
-      CHECK(optic_pod_mpi_all_gather(mpi, t.shard_loss + rank * per, losses, SHARDS, OPTIC_F32),
+      CHECK(optic_pod_mpi_all_gather(mpi, t.shard_loss + t.first_shard, losses, SHARDS, OPTIC_F32),
             "all-gather of the losses");
       memcpy(t.shard_loss, losses, sizeof losses);
 #endif

@@ -10,8 +10,9 @@
 #   1 and 4 emulated pod cores end with bitwise identical parameters;
 #   a run SIGKILLed at step 1234, resumed from its step-1000 checkpoint, ends
 #     bitwise identical to the uninterrupted run;
-#   mpirun -np 2 --mpi gives the same loss curve and parameters (when MPI and
-#     mpirun exist; otherwise that step says it was skipped).
+#   mpirun -np 2 --mpi gives the same loss curve and parameters, also with a
+#     2-core pod per rank (when MPI and mpirun exist; otherwise that step says
+#     it was skipped).
 # usage: run.sh CMAKE BUILD_DIR EXAMPLES_DIR CC HLO_FILE
 set -euo pipefail
 cmake=$1 build=$2 src=$3 cc=$4 hlo=$5
@@ -88,6 +89,9 @@ if [ "$("$train" --mpi-available)" = yes ] && command -v mpirun >/dev/null; then
   cat "$work/mpi.log"
   [ "$(final_hash "$work/mpi.log")" = "$h4" ] || die "MPI parameters differ ($(final_hash "$work/mpi.log") vs $h4)"
   diff <(grep '^epoch' "$work/mpi.log") <(grep '^epoch' "$work/c4.log") || die "MPI loss curve differs"
+  step "mpirun -np 2 --mpi --cores 2 (a 2-core pod inside each rank)"
+  run mpirun --allow-run-as-root --oversubscribe -np 2 "$train" "${common[@]}" --mpi --cores 2 >"$work/mpi2.log"
+  [ "$(final_hash "$work/mpi2.log")" = "$h4" ] || die "MPI x pod parameters differ ($(final_hash "$work/mpi2.log") vs $h4)"
 else
   echo "skipped: mlp_train or the installed optic was built without MPI, or mpirun is missing"
 fi
