@@ -9,7 +9,9 @@
 #     12%, a frozen first layer 59%; see examples/README.md);
 #   1 and 4 emulated pod cores end with bitwise identical parameters;
 #   a run SIGKILLed at step 1234, resumed from its step-1000 checkpoint, ends
-#     bitwise identical to the uninterrupted run;
+#     bitwise identical to the uninterrupted run; so does a run killed with
+#     kill -9 from outside right after its first checkpoint (every 50 steps,
+#     so the kill may land inside a save);
 #   mpirun -np 2 --mpi gives the same loss curve and parameters, also with a
 #     2-core pod per rank (when MPI and mpirun exist; otherwise that step says
 #     it was skipped).
@@ -82,6 +84,23 @@ run "$train" "${common[@]}" --cores 4 --ckpt-dir "$ck" --ckpt-every 500 --resume
 cat "$work/resumed.log"
 grep -q "resume: continuing from step 1000" "$work/resumed.log" || die "did not resume from step 1000"
 [ "$(final_hash "$work/resumed.log")" = "$h4" ] || die "resumed run ends with different parameters"
+
+step "SIGKILL from outside at an arbitrary point (checkpoints every 50 steps), then --resume"
+ck2=$work/ckpt-external
+"$train" "${common[@]}" --cores 4 --ckpt-dir "$ck2" --ckpt-every 50 >"$work/killed2.log" 2>&1 &
+pid=$!
+# Bounded poll for the first checkpoint (a precondition, not the result): 30 s at most.
+for _ in $(seq 3000); do
+  compgen -G "$ck2/ckpt-*.optic" >/dev/null && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.01
+done
+if kill -9 "$pid" 2>/dev/null; then echo "killed pid $pid"; else echo "the run had already ended"; fi
+wait "$pid" || true
+ls -a "$ck2"
+run "$train" "${common[@]}" --cores 4 --ckpt-dir "$ck2" --ckpt-every 50 --resume >"$work/resumed2.log"
+grep '^resume' "$work/resumed2.log"
+[ "$(final_hash "$work/resumed2.log")" = "$h4" ] || die "run resumed after an external SIGKILL ends with different parameters"
 
 step "mpirun -np 2 --mpi"
 if [ "$("$train" --mpi-available)" = yes ] && command -v mpirun >/dev/null; then
