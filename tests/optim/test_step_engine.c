@@ -305,7 +305,7 @@ static void checkpoint_resume_is_bitwise(void) {
   OT_EXPECT_OK(optic_step_engine_state_export(ea, &st));
   const size_t n = a.count + st->tensor_count;
   optic_ckpt_entry *ent = calloc(n, sizeof *ent);
-  char pname[OT_NTENSORS][16];
+  char pname[OT_NTENSORS][32];
   for (size_t i = 0; i < a.count; i++) {
     snprintf(pname[i], sizeof pname[i], "param.%zu", i);
     ent[i] = (optic_ckpt_entry){pname[i], a.tp[i]};
@@ -595,7 +595,47 @@ static void no_averaging_steps_each_core_alone(void) {
   }
 }
 
+/* The key: shapes and the constants the graph bakes in, not the per-step
+ * values. Same shapes with another lr (a scalar parameter) hit; another
+ * momentum (a constant) or another shape miss. */
+static void cache_key_is_shapes_and_baked_hyperparameters(void) {
+  int64_t d37 = 37, d38 = 38;
+  optic_shape s37, s38;
+  optic_shape_make(1, &d37, &s37);
+  optic_shape_make(1, &d38, &s38);
+  optic_optim *opt = NULL;
+  OT_EXPECT_OK(optic_optim_create(NULL, &opt));
+  optic_optim_hparams a = hp_for(OPTIC_OPTIM_KIND_SGD), b = a, c = a;
+  b.lr = 0.5;
+  c.momentum = 0.8;
+  OT_EXPECT_OK(optic_optim_add_group(opt, &a, 1, &s37, NULL));
+  OT_EXPECT_OK(optic_optim_add_group(opt, &b, 1, &s37, NULL)); /* hit */
+  OT_EXPECT_OK(optic_optim_add_group(opt, &c, 1, &s37, NULL)); /* miss: momentum */
+  OT_EXPECT_OK(optic_optim_add_group(opt, &a, 1, &s38, NULL)); /* miss: shape */
+  float buf[8][38];
+  memset(buf, 0, sizeof buf);
+  optic_tensor tp[4], tg[4];
+  for (int i = 0; i < 4; i++) {
+    optic_tensor_make(OPTIC_F32, i == 3 ? &s38 : &s37, buf[2 * i], &tp[i]);
+    optic_tensor_make(OPTIC_F32, i == 3 ? &s38 : &s37, buf[2 * i + 1], &tg[i]);
+  }
+  optic_step_engine *e = make_engine(opt, 1, false);
+  OT_EXPECT_OK(optic_step_engine_step(e, tp, tg, 4));
+  optic_step_engine_metrics m;
+  OT_EXPECT_OK(optic_step_engine_metrics_get(e, &m));
+  OT_CHECK(m.cache_misses == 3 && m.cache_hits == 1 && m.programs == 3, "misses %" PRIu64 " hits %" PRIu64,
+           m.cache_misses, m.cache_hits);
+  const optic_program_t *p0 = NULL, *p1 = NULL, *p2 = NULL;
+  OT_EXPECT_OK(optic_step_engine_program(e, 0, &p0));
+  OT_EXPECT_OK(optic_step_engine_program(e, 1, &p1));
+  OT_EXPECT_OK(optic_step_engine_program(e, 2, &p2));
+  OT_CHECK(p0 == p1 && p0 != p2);
+  optic_step_engine_destroy(e);
+  optic_optim_destroy(opt);
+}
+
 static const ot_case cases[] = {
+    {"cache_key_is_shapes_and_baked_hyperparameters", cache_key_is_shapes_and_baked_hyperparameters},
     {"no_averaging_steps_each_core_alone", no_averaging_steps_each_core_alone},
     {"graph_computes_the_update", graph_computes_the_update},
     {"engine_equals_direct", engine_equals_direct},
