@@ -118,7 +118,7 @@ static void bm_chain_profiled(optic_bench_state *st, void *user) {
   optic_comp_id e;
   optic_shape s = {.rank = 1, .dims = {n}};
   optic_type t = optic_type_array(OPTIC_F32, &s);
-  optic_node_id x, w, y;
+  optic_node_id x = OPTIC_NO_NODE, w = OPTIC_NO_NODE, y;
   optic_compile_options co = optic_compile_options_default();
   co.fusion = 0;
   optic_profiler_options po = optic_profiler_options_default();

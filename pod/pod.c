@@ -217,13 +217,18 @@ optic_status pod_enter(optic_pod_core *c, const char *what) {
 
 /* One poll while waiting on core w: heartbeat, failure state, w's liveness,
  * the timeout. */
-static optic_status poll_peer(optic_pod_core *c, int w, uint64_t now, uint64_t start, const char *what) {
+static optic_status poll_peer(optic_pod_core *c, int w, uint64_t now, uint64_t start, const char *what,
+                              pod_ready_fn ready, const void *ctx) {
   optic_pod_t *pod = c->pod;
   pod_heartbeat_now(c);
   optic_status st = check_failed(c, what);
   if (st != OPTIC_OK) return st;
   pod_slot *s = &pod->slot[w];
   if (atomic_load(&s->exited)) {
+    /* w may have arrived and returned from the SPMD function since ready()
+     * named it: its exit is stored after its arrival, so ask ready() again
+     * now that the exit is seen (OK: the caller's loop re-evaluates). */
+    if (ready(pod, ctx) != w) return OPTIC_OK;
     mark_failed(pod, w, "core %d returned from the SPMD function while core %d waited in %s", w, c->index, what);
     return check_failed(c, what);
   }
@@ -253,7 +258,7 @@ optic_status pod_wait(optic_pod_core *c, pod_ready_fn ready, const void *ctx, co
     int w = ready(pod, ctx);
     if (w < 0) return OPTIC_OK;
     uint64_t now = optic_now_ns();
-    optic_status st = poll_peer(c, w, now, start, what);
+    optic_status st = poll_peer(c, w, now, start, what, ready, ctx);
     if (st != OPTIC_OK) return st;
     if (now - start < YIELD_NS) {
       sched_yield();
