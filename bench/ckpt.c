@@ -1,6 +1,6 @@
 /* Checkpoint benchmarks: optic_ckpt_save_file and reader + restore (every
- * byte hashed and checked) of B bytes in 64 f32 tensors, B = 16 MiB (smoke)
- * and 1 GiB, in a private temporary directory under $OPTIC_BENCH_TMPDIR (else
+ * byte hashed and checked) of B bytes in 64 f32 tensors, B = 16 MiB (smoke),
+ * 256 MiB (optic report's default set) and 1 GiB (--full), in a private temporary directory under $OPTIC_BENCH_TMPDIR (else
  * $TMPDIR, else /tmp) that is removed afterwards. Their peers in the same run:
  * peer/write_fsync (same bytes, write + fsync) for save and peer/sha256 at 2
  * threads for restore (the file is in the page cache). Reports GB/s. */
@@ -131,12 +131,14 @@ static void run_restore(optic_bench_state *st, void *user) {
 void bench_register_ckpt(void) {
   optic_bench *b = optic_bench_register("ckpt/save/tensors:64", run_save, NULL);
   OPTIC_BENCH_ARGS(b, (int64_t)16 << 20);
+  OPTIC_BENCH_ARGS(b, (int64_t)256 << 20);
   OPTIC_BENCH_ARGS(b, (int64_t)1 << 30);
   OPTIC_BENCH_ARG_NAMES(b, "bytes");
   optic_bench_use_real_time(b);
   optic_bench_set_unit(b, OPTIC_BENCH_MS);
   b = optic_bench_register("ckpt/restore_verify/tensors:64", run_restore, NULL);
   OPTIC_BENCH_ARGS(b, (int64_t)16 << 20);
+  OPTIC_BENCH_ARGS(b, (int64_t)256 << 20);
   OPTIC_BENCH_ARGS(b, (int64_t)1 << 30);
   OPTIC_BENCH_ARG_NAMES(b, "bytes");
   optic_bench_use_real_time(b);

@@ -7,6 +7,8 @@
 #ifndef OPTIC_TOOLS_REPORT_H
 #define OPTIC_TOOLS_REPORT_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <optic/compile.h>
@@ -103,6 +105,37 @@ void report_free(report *r);
  * Newly allocated (free()). */
 optic_status report_spec_filter(const optic_jv *spec, const char *const *keys, const char *const *values, size_t n,
                                 char **out);
+
+/* ---- running (cmd_report.c, report_mpi.c) */
+
+/* Progress of a run: a stdout line whose first word is one of names counts
+ * as a finished case ("report: case i/total name (elapsed)" on stderr). */
+typedef struct report_progress {
+  char **names;
+  size_t n_names, total, done;
+  uint64_t t0;
+  bool tty;
+} report_progress;
+
+/* Runs argv (argv[0] a path) with stdout to a pipe read for progress and
+ * stderr to log_path; kills it after timeout_s (0: never). Returns the exit
+ * status, or -1. */
+int report_run_child(char **argv, const char *log_path, double timeout_s, report_progress *prog, bool *timed_out);
+
+/* The pod MPI benchmarks (bench/pod_mpi.c: optic_bench_pod_mpi next to
+ * optic_bench, run by $OPTIC_MPIRUN, else the configured mpiexec, else mpirun
+ * on PATH, -np 2 --oversubscribe, --allow-run-as-root as root, with
+ * OMPI_MCA_btl=self,vader unless set). Writes out_json; *ran is false (and
+ * *why says why) when MPI was not built or no launcher is found: not an error.
+ * Errors: IO when the run fails, TIMEOUT past timeout_s. */
+optic_status report_run_pod_mpi(const char *bench, int reps, double timeout_s, const char *out_json,
+                                const char *log_path, bool *ran, char *why, size_t why_size);
+/* True when the --benchmark_filter regex (POSIX extended) selects one of the
+ * pod MPI benchmarks. */
+bool report_filter_selects_pod_mpi(const char *filter);
+/* Appends extra's "benchmarks" entries to run's (moved: extra keeps none)
+ * and its context keys run's context lacks. CORRUPT when either is malformed. */
+optic_status report_merge_run(optic_jv *run, optic_jv *extra);
 
 const char *report_status_name(report_status s);
 const char *report_bound_name(report_bound b);

@@ -7,8 +7,9 @@
     the three plots and every <svg> is well-formed XML;
  2. a real quick run of a few benchmarks (--quick --filter): valid Google
     Benchmark JSON plus context.optic, a row for every ratio of
-    bench/ratios.json with its peer, graph-backed cases (if any) carry the
-    counters, well-formed SVG;
+    bench/ratios.json with its peer, the graph-backed cases (exec/relu_affine,
+    exec/mlp, model/mlp_train_step) carry the est_* counters and their table
+    rows have estimate and ratio, well-formed SVG;
  3. a report calibrates first when no machine model exists;
  4. compare.py (Debian libbenchmark-tools) reads two report JSONs;
  5. exit codes: usage 2, missing benchmark binary or bad machine file 1.
@@ -143,10 +144,14 @@ def main(optic, bench, src, out):
         check("y = x" in html and "&#177;25%" in html, "estimate plot explains the y = x line and the 25% band")
 
     # 2. A real quick run of a few benchmarks: the exp kernel and its FMA-peak peer at 1 thread, and
-    # the graph-backed suites (graph/, model/) once they exist, each for 0.01 s.
+    # one small case of each graph-backed suite (exec/, model/, graph/compile), each for 0.01 s.
     isa = ratios.local_isa()
     j = os.path.join(out, "quick.json")
-    flt = "^peer/fma_peak/[a-z0-9]+/threads:1/|^kernel/unary/optic_f32_vexp__%s/n:8192/threads:1/|^(graph|model)/" % isa
+    est_required = ["exec/relu_affine/n:16777216/fusion:1/threads:1/real_time", "exec/mlp/batch:256/threads:1/real_time",
+                    "model/mlp_train_step/batch:256/threads:1/real_time"]
+    flt = ("^peer/fma_peak/[a-z0-9]+/threads:1/|^kernel/unary/optic_f32_vexp__%s/n:8192/threads:1/"
+           "|^exec/relu_affine/n:16777216/fusion:1/threads:1/|^exec/mlp/batch:256/threads:1/"
+           "|^model/mlp_train_step/batch:256/threads:1/|^graph/compile_mlp/instructions:1000/" % isa)
     p = run([optic, "report", "--quick", "--filter", flt, "--machine", machine, "--bench", bench, "--min-time", "0.01",
              "--timeout", "50", "--json", j, "--html", os.path.join(out, "quick.html")], timeout=60)
     check(p.returncode == 0, "report --quick --filter exits 0", "exit %d: %s" % (p.returncode, p.stderr[-600:]))
@@ -167,6 +172,16 @@ def main(optic, bench, src, out):
         missing = sorted({b["name"] for b in graph_cases if not all(k in b for k in est_keys)})
         check(not missing, "graph-backed cases carry all of %s (%d such entries in this run)"
               % (", ".join(est_keys), len(graph_cases)), "incomplete: %s" % missing[:5])
+        listed = subprocess.run([bench, "--benchmark_list_tests"], capture_output=True, text=True).stdout.split()
+        for name in est_required:
+            if name not in listed:
+                continue  # the suite is not built in this configuration
+            entries = [b for b in doc["benchmarks"] if b.get("run_name", b["name"]) == name]
+            check(entries and all(k in b for b in entries for k in est_keys),
+                  "%s ran and carries %s" % (name, ", ".join(est_keys)))
+            row = [c for c in o["cases"] if c["name"] == name]
+            check(row and row[0].get("est_time_ns") is not None and row[0].get("ratio") is not None,
+                  "%s: the table row has its estimate and meas/est ratio" % name)
         est_rows = [c for c in o["cases"] if c.get("est_time_ns") is not None]
         check(all(c.get("ratio") is not None for c in est_rows), "every case with an estimate has its ratio")
         check(any(c["name"].startswith("kernel/unary/") for c in o["cases"]), "the filtered kernel is a case")

@@ -1,0 +1,173 @@
+/* `optic report`'s pod MPI run: bench/pod_mpi.c (optic_bench_pod_mpi) is a
+ * plain MPI program, not part of optic_bench, because its ranks must agree on
+ * iteration counts. The report runs it under mpirun -np 2 after optic_bench
+ * and merges its Google-Benchmark-shaped JSON into the run, so the
+ * pod_mpi_* bars of bench/ratios.json have their rows. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "tools/report.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+/* The benchmarks optic_bench_pod_mpi reports at -np 2 (bench/pod_mpi.c). */
+static const char *const VARIANTS[] = {"pod_mpi/all_reduce", "pod_mpi/all_reduce_window", "pod_mpi/all_reduce_messages",
+                                       "peer/mpi_allreduce"};
+static const char *const SIZES[] = {"4096", "1048576", "67108864"};
+enum { N_VARIANTS = 4, N_SIZES = 3, N_NAMES = N_VARIANTS * N_SIZES };
+
+static void names(char out[N_NAMES][96]) {
+  for (int s = 0; s < N_SIZES; s++) {
+    for (int v = 0; v < N_VARIANTS; v++) {
+      snprintf(out[s * N_VARIANTS + v], 96, "%s/bytes:%s/np:2/real_time", VARIANTS[v], SIZES[s]);
+    }
+  }
+}
+
+bool report_filter_selects_pod_mpi(const char *filter) {
+  regex_t re;
+  if (!filter || regcomp(&re, filter, REG_EXTENDED | REG_NOSUB) != 0) return false;
+  char n[N_NAMES][96];
+  names(n);
+  bool any = false;
+  for (int i = 0; i < N_NAMES && !any; i++) any = regexec(&re, n[i], 0, NULL, 0) == 0;
+  regfree(&re);
+  return any;
+}
+
+static bool executable(const char *p) {
+  struct stat sb;
+  return stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && access(p, X_OK) == 0;
+}
+
+/* The launcher: $OPTIC_MPIRUN, the mpiexec CMake found, mpirun on PATH. */
+static bool find_launcher(char *out, size_t size) {
+  const char *env = getenv("OPTIC_MPIRUN");
+  if (env && env[0]) return snprintf(out, size, "%s", env) < (int)size && executable(out);
+#ifdef OPTIC_MPIEXEC
+  if (snprintf(out, size, "%s", OPTIC_MPIEXEC) < (int)size && executable(out)) return true;
+#endif
+  const char *path = getenv("PATH");
+  if (!path) return false;
+  for (const char *p = path; *p;) {
+    size_t len = strcspn(p, ":");
+    if (len > 0 && snprintf(out, size, "%.*s/mpirun", (int)len, p) < (int)size && executable(out)) return true;
+    p += len;
+    if (*p == ':') p++;
+  }
+  return false;
+}
+
+optic_status report_run_pod_mpi(const char *bench, int reps, double timeout_s, const char *out_json,
+                                const char *log_path, bool *ran, char *why, size_t why_size) {
+  *ran = false;
+  char exe[PATH_MAX], launcher[PATH_MAX], reps_s[16];
+  snprintf(exe, sizeof exe, "%s", bench);
+  char *slash = strrchr(exe, '/');
+  size_t used = slash ? (size_t)(slash - exe + 1) : 0;
+  snprintf(exe + used, sizeof exe - used, "optic_bench_pod_mpi");
+  if (!executable(exe)) {
+    snprintf(why, why_size, "%s not built (MPI not found at configure)", exe);
+    return OPTIC_OK;
+  }
+  if (!find_launcher(launcher, sizeof launcher)) {
+    snprintf(why, why_size, "no MPI launcher ($OPTIC_MPIRUN, mpirun on PATH)");
+    return OPTIC_OK;
+  }
+  /* As tests/CMakeLists.txt runs the MPI tests: shared memory + self only
+   * (no network probing), no single-copy (CMA needs ptrace rights containers
+   * lack), 2 ranks may share fewer cores. The user's settings win. */
+  setenv("OMPI_MCA_btl", "self,vader", 0);
+  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
+  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+  snprintf(reps_s, sizeof reps_s, "%d", reps < 1 ? 1 : reps > 16 ? 16 : reps);
+  char *argv[16];
+  int a = 0;
+  argv[a++] = launcher;
+  if (geteuid() == 0) argv[a++] = "--allow-run-as-root"; /* Open MPI refuses root otherwise */
+  argv[a++] = "--oversubscribe";
+  argv[a++] = "-np";
+  argv[a++] = "2";
+  argv[a++] = exe;
+  argv[a++] = "--out";
+  argv[a++] = (char *)out_json;
+  argv[a++] = "--reps";
+  argv[a++] = reps_s;
+  argv[a] = NULL;
+  char n[N_NAMES][96];
+  names(n);
+  char *np[N_NAMES];
+  for (int i = 0; i < N_NAMES; i++) np[i] = n[i];
+  report_progress prog = {.names = np, .n_names = N_NAMES, .total = N_NAMES, .t0 = optic_now_ns(),
+                          .tty = isatty(STDERR_FILENO)};
+  fprintf(stderr, "report: running %s under %s -np 2, %s repetitions\n", exe, launcher, reps_s);
+  remove(out_json);
+  bool timed_out;
+  int rc = report_run_child(argv, log_path, timeout_s, &prog, &timed_out);
+  if (timed_out)
+    return optic_fail(OPTIC_ERR_TIMEOUT, "report: optic_bench_pod_mpi ran past %g s (log: %s)", timeout_s, log_path);
+  if (rc != 0) return optic_fail(OPTIC_ERR_IO, "report: %s -np 2 %s exited with %d (log: %s)", launcher, exe, rc, log_path);
+  *ran = true;
+  return OPTIC_OK;
+}
+
+/* Moves src's items to the end of dst's (both arrays, or both objects). */
+static bool append_items(optic_jv *dst, optic_jv *src, const bool *take) {
+  size_t add = 0;
+  for (size_t i = 0; i < src->length; i++) add += take[i];
+  if (add == 0) return true;
+  optic_jv *items = realloc(dst->items, (dst->length + add) * sizeof *items);
+  if (!items) return false;
+  dst->items = items;
+  if (dst->kind == OPTIC_JV_OBJECT) {
+    char **keys = realloc(dst->keys, (dst->length + add) * sizeof *keys);
+    if (!keys) return false;
+    dst->keys = keys;
+  }
+  size_t k = dst->length;
+  for (size_t i = 0; i < src->length; i++) {
+    if (!take[i]) continue;
+    dst->items[k] = src->items[i];
+    src->items[i] = (optic_jv){.kind = OPTIC_JV_NULL}; /* moved: src frees nothing of it */
+    if (dst->kind == OPTIC_JV_OBJECT) {
+      dst->keys[k] = src->keys[i];
+      src->keys[i] = NULL;
+    }
+    k++;
+  }
+  dst->length = k;
+  return true;
+}
+
+optic_status report_merge_run(optic_jv *run, optic_jv *extra) {
+  optic_jv *b = (optic_jv *)optic_jv_get(run, "benchmarks"), *xb = (optic_jv *)optic_jv_get(extra, "benchmarks");
+  if (!b || b->kind != OPTIC_JV_ARRAY || !xb || xb->kind != OPTIC_JV_ARRAY)
+    return optic_fail(OPTIC_ERR_CORRUPT, "report: merging runs: a run has no \"benchmarks\" array");
+  bool *take = calloc(xb->length + 1, sizeof *take);
+  if (!take) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "report: out of memory");
+  for (size_t i = 0; i < xb->length; i++) take[i] = true;
+  bool ok = append_items(b, xb, take);
+  optic_jv *c = (optic_jv *)optic_jv_get(run, "context"), *xc = (optic_jv *)optic_jv_get(extra, "context");
+  if (ok && c && xc && c->kind == OPTIC_JV_OBJECT && xc->kind == OPTIC_JV_OBJECT) {
+    bool *tk = realloc(take, (xc->length + 1) * sizeof *tk);
+    if (!tk) {
+      free(take);
+      return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "report: out of memory");
+    }
+    take = tk;
+    for (size_t i = 0; i < xc->length; i++) take[i] = optic_jv_get(c, xc->keys[i]) == NULL;
+    ok = append_items(c, xc, take);
+  }
+  free(take);
+  return ok ? OPTIC_OK : optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "report: out of memory merging runs");
+}
