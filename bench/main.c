@@ -25,9 +25,11 @@ int main(int argc, char **argv) {
   bench_register_stream();
   bench_register_fma_peak();
   bench_register_sgemm();
+  bench_register_exec();
   bench_register_sgemm_slices();
   bench_register_sha256();
   bench_register_write_fsync();
+  bench_register_runtime_infra();
   bench_register_graph_compile();
 #if OPTIC_BENCH_HAVE_DNNL
   bench_register_onednn_conv();

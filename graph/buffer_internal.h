@@ -58,6 +58,7 @@ typedef struct gs_values {
   const optic_instr **instr;   /* local -> instruction */
   int32_t *operand_start;      /* CSR of operands as local indexes, n + 1 */
   int32_t *operands;
+  int32_t *topo;               /* the locals, operands before users (ids need not be) */
   int32_t *leaf_start;         /* n + 1 */
   int32_t n_leaves;
   int32_t *value_of;           /* leaf -> value (the defining leaf) */

@@ -3,7 +3,8 @@
  * get-tuple-element and reshape alias their operands), which values are the
  * caller's (parameters, outputs) or the module's (constants), and liveness
  * with in-place reuse over a given order. Linear in instructions, operand
- * edges and leaves. Never allocates arena offsets: see buffer_assign.c. */
+ * edges and leaves. Ids need not be topological (fusion appends fusion
+ * instructions that older ones use): a topological order is computed. Never allocates arena offsets: see buffer_assign.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,15 +44,13 @@ bool gs_is_alias(optic_opcode op) {
 }
 
 bool gs_in_place_operand(const optic_instr *in, int32_t index, const optic_type *operand_type) {
-  switch (in->op) {
-    case OPTIC_OP_ADD: case OPTIC_OP_SUBTRACT: case OPTIC_OP_MULTIPLY: case OPTIC_OP_DIVIDE:
-    case OPTIC_OP_POWER: case OPTIC_OP_MAXIMUM: case OPTIC_OP_MINIMUM: case OPTIC_OP_AND: case OPTIC_OP_OR:
-    case OPTIC_OP_NEGATE: case OPTIC_OP_ABS: case OPTIC_OP_EXPONENTIAL: case OPTIC_OP_LOG: case OPTIC_OP_SQRT:
-    case OPTIC_OP_RSQRT: case OPTIC_OP_TANH: case OPTIC_OP_LOGISTIC: case OPTIC_OP_SIGN: case OPTIC_OP_FLOOR:
-    case OPTIC_OP_CEIL: case OPTIC_OP_NOT: case OPTIC_OP_CLAMP: break;
-    case OPTIC_OP_SELECT:
-      if (index == 0) return false; /* kernels/select.h: y may be a or b, never p */
-      break;
+  switch (graph_opcode_kind_of(in->op)) {
+    case GRAPH_OPCODE_UNARY:
+    case GRAPH_OPCODE_BINARY: break;
+    case GRAPH_OPCODE_ELEMENTWISE:
+      /* compare, convert: distinct buffers; select: y may be a or b, never p (kernels/select.h) */
+      if (in->op == OPTIC_OP_CLAMP || (in->op == OPTIC_OP_SELECT && index != 0)) break;
+      return false;
     default: return false;
   }
   return !optic_type_is_tuple(&in->type) && operand_type != NULL && optic_type_equal(operand_type, &in->type);
@@ -87,6 +86,7 @@ void gs_values_free(gs_values *v) {
   free(v->instr);
   free(v->operand_start);
   free(v->operands);
+  free(v->topo);
   free(v->leaf_start);
   free(v->value_of);
   free(v->owner);
@@ -129,10 +129,8 @@ static optic_status collect(const optic_module_t *m, optic_comp_id comp, const c
     const optic_instr *in = v->instr[i];
     for (int32_t k = 0; k < in->n_operands; k++) {
       int32_t o = gs_index_of(&v->index, in->operands[k]);
-      /* Builders only take existing operands of the same computation, so an
-       * operand always has a smaller id than its user. */
-      if (o < 0 || o >= i) {
-        return optic_fail(OPTIC_ERR_INTERNAL, "%s: operand %d of %s is not an earlier instruction of '%s'", op, (int)k,
+      if (o < 0) {
+        return optic_fail(OPTIC_ERR_INTERNAL, "%s: operand %d of %s is not a live instruction of '%s'", op, (int)k,
                           in->name, c->name);
       }
       v->operands[e++] = o;
@@ -140,6 +138,49 @@ static optic_status collect(const optic_module_t *m, optic_comp_id comp, const c
   }
   v->operand_start[n] = e;
   return OPTIC_OK;
+}
+
+/* v->topo: depth-first post-order over operands, started from each local in
+ * ascending order, so ids that are already topological give 0..n-1. Each
+ * local enters the stack once (O(n + edges)); meeting an operand that is on
+ * the stack means a cycle, which the builders cannot make. */
+static optic_status topological_order(const optic_module_t *m, optic_comp_id comp, const char *op, gs_values *v) {
+  int32_t n = v->n;
+  v->topo = malloc(((size_t)n + 1) * sizeof *v->topo);
+  int32_t *stack = malloc(((size_t)n + 1) * sizeof *stack), *next = malloc(((size_t)n + 1) * sizeof *next);
+  uint8_t *state = calloc((size_t)n + 1, 1); /* 0 new, 1 on the stack, 2 emitted */
+  optic_status st = OPTIC_OK;
+  if (!v->topo || !stack || !next || !state) {
+    st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
+    goto done;
+  }
+  int32_t emitted = 0;
+  for (int32_t start = 0; start < n && st == OPTIC_OK; start++) {
+    if (state[start]) continue;
+    int32_t depth = 0;
+    stack[depth] = start, next[depth++] = v->operand_start[start], state[start] = 1;
+    while (depth > 0) {
+      int32_t x = stack[depth - 1];
+      if (next[depth - 1] < v->operand_start[x + 1]) {
+        int32_t o = v->operands[next[depth - 1]++];
+        if (state[o] == 1) {
+          st = optic_fail(OPTIC_ERR_INTERNAL, "%s: '%s' has a cycle through %s", op, m->comps[comp].name,
+                          v->instr[o]->name);
+          break;
+        }
+        if (state[o] == 0) stack[depth] = o, next[depth++] = v->operand_start[o], state[o] = 1;
+      } else {
+        state[x] = 2;
+        v->topo[emitted++] = x;
+        depth--;
+      }
+    }
+  }
+done:
+  free(stack);
+  free(next);
+  free(state);
+  return st;
 }
 
 /* Numbers the leaves and resolves every leaf to the value defining it. */
@@ -164,7 +205,9 @@ static optic_status resolve_leaves(const optic_module_t *m, const char *op, gs_v
   if (!v->value_of || !v->owner || !v->size || !v->kind || !v->output_leaf) {
     return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: out of memory", op);
   }
-  for (int32_t i = 0; i < n; i++) {
+  /* Operands first: an alias reads its operands' resolved values. */
+  for (int32_t t = 0; t < n; t++) {
+    int32_t i = v->topo[t];
     const optic_instr *in = v->instr[i];
     int32_t first = v->leaf_start[i], count = v->leaf_start[i + 1] - first;
     leaf_sizes(&in->type, v->size + first);
@@ -217,7 +260,7 @@ optic_status gs_values_build(const optic_module_t *m, optic_comp_id comp, const 
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: computation '%s' has no root (declare its output first)", op,
                       c->name);
   }
-  if ((st = collect(m, comp, op, out)) == OPTIC_OK) {
+  if ((st = collect(m, comp, op, out)) == OPTIC_OK && (st = topological_order(m, comp, op, out)) == OPTIC_OK) {
     out->root = gs_index_of(&out->index, c->root);
     st = resolve_leaves(m, op, out);
   }

@@ -132,7 +132,9 @@ static optic_status build_program(optic_program_t *p, const optic_compile_option
   optic_status st = optic_graph_optimize(p->module, &oo, &p->summary.passes);
   if (st != OPTIC_OK) return st;
   /* Passes leave users older than the instructions they now use (fusion
-   * appends the fusion); the schedule's analysis wants topological ids. */
+   * appends the fusion) and removed ids behind: renumbering gives the
+   * program dense, topological ids (compile.h promises them; the schedule
+   * itself computes its order and does not need them). */
   if ((st = graph_module_renumber(p->module)) != OPTIC_OK) return st;
   optic_module_t *m = p->module;
   p->entry = optic_module_entry(m);

@@ -21,13 +21,7 @@ static optic_status unsupported(optic_opcode op, optic_dtype dt) {
                     optic_dtype_name(dt));
 }
 
-bool eval_is_binary(optic_opcode op) {
-  switch (op) {
-    case OPTIC_OP_ADD: case OPTIC_OP_SUBTRACT: case OPTIC_OP_MULTIPLY: case OPTIC_OP_DIVIDE: case OPTIC_OP_POWER:
-    case OPTIC_OP_MAXIMUM: case OPTIC_OP_MINIMUM: case OPTIC_OP_AND: case OPTIC_OP_OR: return true;
-    default: return false;
-  }
-}
+bool eval_is_binary(optic_opcode op) { return graph_opcode_kind_of(op) == GRAPH_OPCODE_BINARY; }
 
 /* ------------------------------------------------------------ unary */
 

@@ -314,39 +314,10 @@ static optic_status build_layout_op(const op_ctx *x, optic_node_id *out) {
   }
 }
 
-static bool is_unary(optic_opcode op) {
-  switch (op) {
-    case OPTIC_OP_NEGATE:
-    case OPTIC_OP_ABS:
-    case OPTIC_OP_EXPONENTIAL:
-    case OPTIC_OP_LOG:
-    case OPTIC_OP_SQRT:
-    case OPTIC_OP_RSQRT:
-    case OPTIC_OP_TANH:
-    case OPTIC_OP_LOGISTIC:
-    case OPTIC_OP_SIGN:
-    case OPTIC_OP_FLOOR:
-    case OPTIC_OP_CEIL:
-    case OPTIC_OP_NOT:
-    case OPTIC_OP_COPY: return true;
-    default: return false;
-  }
-}
+/* What optic_graph_unary builds: the unary elementwise ops and copy. */
+static bool is_unary(optic_opcode op) { return graph_opcode_kind_of(op) == GRAPH_OPCODE_UNARY || op == OPTIC_OP_COPY; }
 
-static bool is_binary(optic_opcode op) {
-  switch (op) {
-    case OPTIC_OP_ADD:
-    case OPTIC_OP_SUBTRACT:
-    case OPTIC_OP_MULTIPLY:
-    case OPTIC_OP_DIVIDE:
-    case OPTIC_OP_POWER:
-    case OPTIC_OP_MAXIMUM:
-    case OPTIC_OP_MINIMUM:
-    case OPTIC_OP_AND:
-    case OPTIC_OP_OR: return true;
-    default: return false;
-  }
-}
+static bool is_binary(optic_opcode op) { return graph_opcode_kind_of(op) == GRAPH_OPCODE_BINARY; }
 
 optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const optic_node_id *ops, optic_node_id *out) {
   op_ctx x = {.B = B, .c = c, .in = in, .ops = ops};

@@ -32,9 +32,18 @@ typedef struct optic_instr {
   optic_comp_id comp;
   bool removed;    /* by optic_node_remove: the id stays reserved, nothing refers to it */
   optic_type type; /* tuple elements deep-owned */
-  optic_node_id *operands;
+  /* Edges: operand slot k is listed in operands[k]'s user list once per
+   * (user, operand) pair, by the first slot that takes it; user_pos[k] is
+   * that entry's index in operands[k]'s users, -1 for later slots of the same
+   * operand. users[u] is listed by slot user_slot[u] of that user. The two
+   * back indices make adding and removing an edge O(1): removal swaps the
+   * last entry into the hole and fixes the moved entry's user_pos, so user
+   * lists are in no particular order (passes must not depend on it). */
+  optic_node_id *operands; /* n_operands ids, then user_pos (one allocation) */
+  int32_t *user_pos;       /* points into the operands allocation */
   int32_t n_operands;
-  optic_node_id *users;
+  optic_node_id *users; /* cap_users ids, then user_slot (one allocation) */
+  int32_t *user_slot;   /* parallel to users; points into the users allocation */
   int32_t n_users, cap_users;
   const char *name; /* owned by the module's name set */
   /* attributes */
@@ -107,9 +116,20 @@ optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_
 optic_status graph_check_operand(const optic_module_t *m, optic_comp_id comp, optic_node_id id, const char *op,
                                  int32_t index);
 optic_status graph_check_comp(const optic_module_t *m, optic_comp_id comp, const char *op);
-/* True for XLA's elementwise opcodes: arithmetic and logic (unary and
- * binary), compare, select, clamp and convert; not copy or layout ops. The
- * one list that the cost model, fusion and the evaluator share. */
+/* An opcode's class, from the kind column of OPTIC_OPCODE_LIST
+ * (include/optic/graph.h), the only list of them: adding an opcode there
+ * classifies it everywhere. */
+typedef enum graph_opcode_kind {
+  GRAPH_OPCODE_OTHER,
+  GRAPH_OPCODE_UNARY,      /* elementwise arithmetic/logic on one operand (not copy) */
+  GRAPH_OPCODE_BINARY,     /* elementwise arithmetic/logic on two operands */
+  GRAPH_OPCODE_ELEMENTWISE /* compare, select, clamp, convert */
+} graph_opcode_kind;
+/* GRAPH_OPCODE_OTHER outside the enum. */
+graph_opcode_kind graph_opcode_kind_of(optic_opcode op);
+/* True for XLA's elementwise opcodes: every kind but OTHER (arithmetic and
+ * logic, compare, select, clamp and convert; not copy or layout ops). What
+ * the cost model, fusion and the evaluator share. */
 bool graph_opcode_is_elementwise(optic_opcode op);
 /* The operand's array type, or an error if it is missing or a tuple. */
 optic_status graph_array_operand(const optic_module_t *m, optic_comp_id comp, optic_node_id id, const char *op,

@@ -8,9 +8,15 @@
 #include "graph/internal.h"
 
 static const char *const opcode_names[OPTIC_OPCODE_COUNT_] = {
-#define OPCODE_NAME(name, str) str,
+#define OPCODE_NAME(name, str, kind) str,
     OPTIC_OPCODE_LIST(OPCODE_NAME)
 #undef OPCODE_NAME
+};
+
+static const unsigned char opcode_kinds[OPTIC_OPCODE_COUNT_] = {
+#define OPCODE_KIND(name, str, kind) GRAPH_OPCODE_##kind,
+    OPTIC_OPCODE_LIST(OPCODE_KIND)
+#undef OPCODE_KIND
 };
 
 const char *optic_opcode_name(optic_opcode op) {
@@ -28,17 +34,11 @@ optic_status optic_opcode_from_name(const char *name, optic_opcode *out) {
   return optic_fail(OPTIC_ERR_NOT_FOUND, "unknown opcode '%.64s'", name);
 }
 
-bool graph_opcode_is_elementwise(optic_opcode op) {
-  switch (op) {
-    case OPTIC_OP_ADD: case OPTIC_OP_SUBTRACT: case OPTIC_OP_MULTIPLY: case OPTIC_OP_DIVIDE:
-    case OPTIC_OP_POWER: case OPTIC_OP_MAXIMUM: case OPTIC_OP_MINIMUM: case OPTIC_OP_AND: case OPTIC_OP_OR:
-    case OPTIC_OP_NEGATE: case OPTIC_OP_ABS: case OPTIC_OP_EXPONENTIAL: case OPTIC_OP_LOG: case OPTIC_OP_SQRT:
-    case OPTIC_OP_RSQRT: case OPTIC_OP_TANH: case OPTIC_OP_LOGISTIC: case OPTIC_OP_SIGN: case OPTIC_OP_FLOOR:
-    case OPTIC_OP_CEIL: case OPTIC_OP_NOT: case OPTIC_OP_COMPARE: case OPTIC_OP_SELECT: case OPTIC_OP_CLAMP:
-    case OPTIC_OP_CONVERT: return true;
-    default: return false;
-  }
+graph_opcode_kind graph_opcode_kind_of(optic_opcode op) {
+  return (unsigned)op < OPTIC_OPCODE_COUNT_ ? (graph_opcode_kind)opcode_kinds[op] : GRAPH_OPCODE_OTHER;
 }
+
+bool graph_opcode_is_elementwise(optic_opcode op) { return graph_opcode_kind_of(op) != GRAPH_OPCODE_OTHER; }
 
 optic_status optic_module_create(const char *name, optic_module_t **out) {
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "module_create: out is NULL");
@@ -183,40 +183,43 @@ optic_node_id optic_computation_parameter(const optic_module_t *m, optic_comp_id
   return m->comps[comp].params[i];
 }
 
-/* Room for `more` users beyond those `of` has. */
+/* Room for `more` users beyond those `of` has. users and user_slot share
+ * one block (ids, then slots, each cap_users long): growing it moves the
+ * slots up to their new offset. */
 static optic_status reserve_users(optic_instr *of, int32_t more) {
   if (more <= of->cap_users - of->n_users) return OPTIC_OK;
   if (more > INT32_MAX - of->n_users) return optic_fail(OPTIC_ERR_OVERFLOW, "graph: a user list would overflow");
   int32_t need = of->n_users + more, cap = of->cap_users ? of->cap_users : 4;
   while (cap < need) cap = cap > INT32_MAX / 2 ? INT32_MAX : cap * 2;
-  optic_node_id *u = realloc(of->users, (size_t)cap * sizeof *u);
+  _Static_assert(sizeof(optic_node_id) == sizeof(int32_t), "user_slot shares the users allocation");
+  optic_node_id *u = realloc(of->users, 2 * (size_t)cap * sizeof *u);
   if (u == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "graph: cannot grow a user list");
+  memmove(u + cap, u + of->cap_users, (size_t)of->n_users * sizeof *u);
   of->users = u;
+  of->user_slot = u + cap;
   of->cap_users = cap;
   return OPTIC_OK;
 }
 
-/* Appends `user` to `of`'s user list. The caller knows it is not listed yet
- * (each user is listed once, however many operands it takes from `of`):
- * checking here would cost the length of the list, quadratic over the many
- * users of a shared constant. */
-static optic_status append_user(optic_instr *of, optic_node_id user) {
-  optic_status st = reserve_users(of, 1);
-  if (st != OPTIC_OK) return st;
-  of->users[of->n_users++] = user;
-  return OPTIC_OK;
+/* Lists `user` (through its operand slot `slot`) as a user of `of` and
+ * returns the entry's index; room must be reserved. The caller knows user is
+ * not listed yet (each user is listed once, however many operands it takes
+ * from `of`). */
+static int32_t push_user(optic_instr *of, optic_node_id user, int32_t slot) {
+  int32_t at = of->n_users++;
+  of->users[at] = user;
+  of->user_slot[at] = slot;
+  return at;
 }
 
-/* Searches from the back: DCE removes users latest first, which are the
- * ones appended last. */
-static void remove_user(optic_instr *of, optic_node_id user) {
-  for (int32_t i = of->n_users - 1; i >= 0; i--) {
-    if (of->users[i] == user) {
-      memmove(&of->users[i], &of->users[i + 1], (size_t)(of->n_users - i - 1) * sizeof *of->users);
-      of->n_users--;
-      return;
-    }
-  }
+/* Drops entry `at` of of's user list in O(1): the last entry moves into the
+ * hole and the slot that lists it learns its new index. */
+static void remove_user_at(optic_module_t *m, optic_instr *of, int32_t at) {
+  int32_t last = --of->n_users;
+  if (at == last) return;
+  of->users[at] = of->users[last];
+  of->user_slot[at] = of->user_slot[last];
+  m->instrs[of->users[at]].user_pos[of->user_slot[at]] = at;
 }
 
 /* Picks the instruction's name without changing the module: the caller's
@@ -282,9 +285,11 @@ optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_
   optic_node_id id = m->n_instrs;
   if ((st = graph_type_clone(&p->type, &in.type)) != OPTIC_OK) return st;
   if (p->n_operands > 0) {
-    in.operands = malloc((size_t)p->n_operands * sizeof *in.operands);
+    _Static_assert(sizeof(optic_node_id) == sizeof(int32_t), "user_pos shares the operands allocation");
+    in.operands = malloc(2 * (size_t)p->n_operands * sizeof *in.operands);
     if (in.operands == NULL) goto oom;
     memcpy(in.operands, p->operands, (size_t)p->n_operands * sizeof *in.operands);
+    in.user_pos = in.operands + p->n_operands;
     in.n_operands = p->n_operands;
   }
   if (p->n_ints > 0) {
@@ -304,19 +309,16 @@ optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_
     memcpy(in.data, p->data, p->data_bytes);
     in.data_bytes = p->data_bytes;
   }
+  /* Room first, so that linking below cannot fail half-way. */
+  for (int32_t i = 0; i < in.n_operands; i++) {
+    if ((st = reserve_users(&m->instrs[in.operands[i]], 1)) != OPTIC_OK) goto fail;
+  }
+  if ((st = graph_names_insert(&m->names, name_buf, &in.name)) != OPTIC_OK) goto fail;
   for (int32_t i = 0; i < in.n_operands; i++) {
     /* id is new: it is listed already only if an earlier operand was this
      * same instruction, and then it was appended last. */
     optic_instr *of = &m->instrs[in.operands[i]];
-    if (of->n_users > 0 && of->users[of->n_users - 1] == id) continue;
-    if ((st = append_user(of, id)) != OPTIC_OK) {
-      for (int32_t k = 0; k < i; k++) remove_user(&m->instrs[in.operands[k]], id);
-      goto fail;
-    }
-  }
-  if ((st = graph_names_insert(&m->names, name_buf, &in.name)) != OPTIC_OK) {
-    for (int32_t k = 0; k < in.n_operands; k++) remove_user(&m->instrs[in.operands[k]], id);
-    goto fail;
+    in.user_pos[i] = (of->n_users > 0 && of->users[of->n_users - 1] == id) ? -1 : push_user(of, id, i);
   }
   m->instrs[id] = in;
   m->n_instrs++;
@@ -429,22 +431,24 @@ optic_status optic_node_replace_all_uses(optic_module_t *m, optic_node_id old_id
   if (st != OPTIC_OK) return st;
   /* Users of old that new itself feeds into would form a cycle if new used
    * old; a user equal to new keeps its operand (new cannot use itself). */
-  int32_t kept = 0;
+  int32_t new_keeps = -1; /* new's slot listed in old's users, if new uses old */
   for (int32_t u = 0; u < old_in->n_users; u++) {
     optic_node_id user = old_in->users[u];
+    int32_t slot = old_in->user_slot[u];
     if (user == new_id) {
-      old_in->users[kept++] = user;
+      new_keeps = slot;
       continue;
     }
     optic_instr *ui = &m->instrs[user];
     bool listed = false; /* user already took new as another operand */
     for (int32_t i = 0; i < ui->n_operands; i++) {
-      if (ui->operands[i] == new_id) listed = true;
+      if (ui->operands[i] == new_id) listed |= ui->user_pos[i] >= 0;
       else if (ui->operands[i] == old_id) ui->operands[i] = new_id;
     }
-    if (!listed) new_in->users[new_in->n_users++] = user;
+    ui->user_pos[slot] = listed ? -1 : push_user(new_in, user, slot);
   }
-  old_in->n_users = kept;
+  old_in->n_users = 0;
+  if (new_keeps >= 0) new_in->user_pos[new_keeps] = push_user(old_in, new_id, new_keeps);
   optic_computation *c = &m->comps[old_in->comp];
   if (c->root == old_id) c->root = new_id;
   return OPTIC_OK;
@@ -463,7 +467,9 @@ optic_status optic_node_remove(optic_module_t *m, optic_node_id id) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "remove: %s is a parameter of '%s'", in->name, c->name);
   }
   optic_instr *mi = &m->instrs[id];
-  for (int32_t i = 0; i < mi->n_operands; i++) remove_user(&m->instrs[mi->operands[i]], id);
+  for (int32_t i = 0; i < mi->n_operands; i++) {
+    if (mi->user_pos[i] >= 0) remove_user_at(m, &m->instrs[mi->operands[i]], mi->user_pos[i]);
+  }
   mi->removed = true;
   c->has_removed = true;
   return OPTIC_OK;

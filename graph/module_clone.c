@@ -2,7 +2,7 @@
  * ids (optic_module_clone: optic_compile optimizes a copy while the caller's
  * module stays as it was), and renumbering in place so that ids are
  * topological again after passes rewired uses (a fusion instruction is newer
- * than the users it feeds), which the schedule and buffer analysis rely on. */
+ * than the users it feeds), for optic_compile's dense program tables. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,12 +29,22 @@ static bool copy_instr(const optic_instr *src, optic_instr *dst) {
   bool ok = true;
   *dst = *src;
   dst->type.elements = NULL, dst->type.tuple_size = 0;
-  dst->operands = NULL, dst->users = NULL, dst->ints = NULL, dst->calls = NULL, dst->data = NULL;
+  dst->operands = NULL, dst->user_pos = NULL, dst->users = NULL, dst->user_slot = NULL;
+  dst->ints = NULL, dst->calls = NULL, dst->data = NULL;
   dst->name = NULL;
   dst->cap_users = src->n_users;
   if (graph_type_clone(&src->type, &dst->type) != OPTIC_OK) return false;
-  dst->operands = copy_array(src->operands, (size_t)src->n_operands, sizeof *src->operands, &ok);
-  dst->users = copy_array(src->users, (size_t)src->n_users, sizeof *src->users, &ok);
+  /* operands and user_pos share one allocation (graph/internal.h) */
+  dst->operands = copy_array(src->operands, 2 * (size_t)src->n_operands, sizeof *src->operands, &ok);
+  if (dst->operands != NULL) dst->user_pos = dst->operands + src->n_operands;
+  /* users then user_slot, n_users each (cap_users = n_users): one allocation */
+  if (src->n_users > 0) {
+    dst->users = malloc(2 * (size_t)src->n_users * sizeof *dst->users);
+    if (dst->users == NULL) return false;
+    dst->user_slot = dst->users + src->n_users;
+    memcpy(dst->users, src->users, (size_t)src->n_users * sizeof *dst->users);
+    memcpy(dst->user_slot, src->user_slot, (size_t)src->n_users * sizeof *dst->user_slot);
+  }
   dst->ints = copy_array(src->ints, (size_t)src->n_ints, sizeof *src->ints, &ok);
   dst->calls = copy_array(src->calls, (size_t)src->n_calls, sizeof *src->calls, &ok);
   dst->data = copy_array(src->data, src->data_bytes, 1, &ok);

@@ -112,17 +112,18 @@ static optic_status dfs_order(const gs_values *v, int32_t *order_local) {
   int32_t n = v->n, ne = v->operand_start[n];
   uint64_t *need = malloc(((size_t)n + 1) * sizeof *need), *out = malloc(((size_t)n + 1) * sizeof *out);
   child_key *kids = malloc(((size_t)ne + 1) * sizeof *kids);
-  int32_t *kid_start = malloc(((size_t)n + 1) * sizeof *kid_start);
+  int32_t *kid_start = malloc(((size_t)n + 1) * sizeof *kid_start), *kid_end = malloc(((size_t)n + 1) * sizeof *kid_end);
   int32_t *stack = malloc(((size_t)n + 1) * sizeof *stack), *next = malloc(((size_t)n + 1) * sizeof *next);
   uint8_t *state = calloc((size_t)n + 1, 1), *has_user = calloc((size_t)n + 1, 1);
   optic_status st = OPTIC_OK;
-  if (!need || !out || !kids || !kid_start || !stack || !next || !state || !has_user) {
+  if (!need || !out || !kids || !kid_start || !kid_end || !stack || !next || !state || !has_user) {
     st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "schedule: out of memory");
     goto done;
   }
-  /* Ascending local order is topological (operands are older). */
+  /* In topological order: an operand's need is known before its users'. */
   int32_t nk = 0;
-  for (int32_t i = 0; i < n; i++) {
+  for (int32_t t = 0; t < n; t++) {
+    int32_t i = v->topo[t];
     uint64_t bytes = 0, held = 0;
     for (int32_t l = v->leaf_start[i]; l < v->leaf_start[i + 1]; l++) {
       int32_t val = v->value_of[l];
@@ -157,8 +158,8 @@ static optic_status dfs_order(const gs_values *v, int32_t *order_local) {
     }
     acc = sat_add(acc, bytes);
     need[i] = acc > best ? acc : best;
+    kid_end[i] = nk;
   }
-  kid_start[n] = nk;
   /* Iterative DFS post-order: unreached sinks in id order, then the root. */
   int32_t emitted = 0;
   for (int32_t s = 0; s <= n; s++) {
@@ -171,7 +172,7 @@ static optic_status dfs_order(const gs_values *v, int32_t *order_local) {
     state[start] = 1;
     while (depth > 0) {
       int32_t x = stack[depth - 1];
-      if (next[depth - 1] < kid_start[x + 1]) {
+      if (next[depth - 1] < kid_end[x]) {
         int32_t c = kids[next[depth - 1]++].local;
         if (state[c]) continue;
         state[c] = 1;
@@ -189,6 +190,7 @@ done:
   free(out);
   free(kids);
   free(kid_start);
+  free(kid_end);
   free(stack);
   free(next);
   free(state);

@@ -234,9 +234,8 @@ static optic_status fuse_computation(fusion_ctx *cx, bool *changed) {
   if (st == OPTIC_OK) st = find_groups(cx, ids, n);
   bool any = false;
   /* Groups were numbered from the end of the list; build them in that
-   * order, so members leave their operands' user lists from the back (an
-   * instruction shared by every layer, like a CSE'd constant, loses its
-   * users last-first: O(1) each in graph/module.c). */
+   * order (a member leaving its operands' user lists costs O(1) in any
+   * order: graph/module.c swap-removes). */
   for (int32_t g = 0; g < cx->n_groups && st == OPTIC_OK; g++) {
     bool fused = false;
     st = fusion_build_group(cx, &cx->groups[g], &fused);

@@ -15,59 +15,65 @@
 extern "C" {
 #endif
 
-/* X(NAME, xla_name). The names are XLA's opcode spellings. */
-#define OPTIC_OPCODE_LIST(X)                 \
-  X(PARAMETER, "parameter")                  \
-  X(CONSTANT, "constant")                    \
-  X(IOTA, "iota")                            \
-  X(ADD, "add")                              \
-  X(SUBTRACT, "subtract")                    \
-  X(MULTIPLY, "multiply")                    \
-  X(DIVIDE, "divide")                        \
-  X(POWER, "power")                          \
-  X(MAXIMUM, "maximum")                      \
-  X(MINIMUM, "minimum")                      \
-  X(AND, "and")                              \
-  X(OR, "or")                                \
-  X(NEGATE, "negate")                        \
-  X(ABS, "abs")                              \
-  X(EXPONENTIAL, "exponential")              \
-  X(LOG, "log")                              \
-  X(SQRT, "sqrt")                            \
-  X(RSQRT, "rsqrt")                          \
-  X(TANH, "tanh")                            \
-  X(LOGISTIC, "logistic")                    \
-  X(SIGN, "sign")                            \
-  X(FLOOR, "floor")                          \
-  X(CEIL, "ceil")                            \
-  X(NOT, "not")                              \
-  X(COMPARE, "compare")                      \
-  X(SELECT, "select")                        \
-  X(CLAMP, "clamp")                          \
-  X(CONVERT, "convert")                      \
-  X(COPY, "copy")                            \
-  X(BROADCAST, "broadcast")                  \
-  X(RESHAPE, "reshape")                      \
-  X(TRANSPOSE, "transpose")                  \
-  X(SLICE, "slice")                          \
-  X(CONCATENATE, "concatenate")              \
-  X(PAD, "pad")                              \
-  X(REVERSE, "reverse")                      \
-  X(REDUCE, "reduce")                        \
-  X(REDUCE_WINDOW, "reduce-window")          \
-  X(MAP, "map")                              \
-  X(DOT, "dot")                              \
-  X(CONVOLUTION, "convolution")              \
-  X(TUPLE, "tuple")                          \
-  X(GET_TUPLE_ELEMENT, "get-tuple-element")  \
-  X(CALL, "call")                            \
-  X(WHILE, "while")                          \
-  X(CONDITIONAL, "conditional")              \
-  X(FUSION, "fusion")                        \
-  X(ALL_REDUCE, "all-reduce")
+/* X(NAME, xla_name, kind). The names are XLA's opcode spellings. The kind
+ * column is the one place graph/ learns an opcode's class from (HLO
+ * import, evaluator, cost model, fusion, buffer reuse): UNARY and BINARY
+ * are the elementwise arithmetic and logic ops that optic_graph_unary and
+ * optic_graph_binary build; ELEMENTWISE the other elementwise ops (compare,
+ * select, clamp, convert); OTHER the rest, including copy (which
+ * optic_graph_unary also builds, but XLA does not count as elementwise). */
+#define OPTIC_OPCODE_LIST(X)                      \
+  X(PARAMETER, "parameter", OTHER)                \
+  X(CONSTANT, "constant", OTHER)                  \
+  X(IOTA, "iota", OTHER)                          \
+  X(ADD, "add", BINARY)                           \
+  X(SUBTRACT, "subtract", BINARY)                 \
+  X(MULTIPLY, "multiply", BINARY)                 \
+  X(DIVIDE, "divide", BINARY)                     \
+  X(POWER, "power", BINARY)                       \
+  X(MAXIMUM, "maximum", BINARY)                   \
+  X(MINIMUM, "minimum", BINARY)                   \
+  X(AND, "and", BINARY)                           \
+  X(OR, "or", BINARY)                             \
+  X(NEGATE, "negate", UNARY)                      \
+  X(ABS, "abs", UNARY)                            \
+  X(EXPONENTIAL, "exponential", UNARY)            \
+  X(LOG, "log", UNARY)                            \
+  X(SQRT, "sqrt", UNARY)                          \
+  X(RSQRT, "rsqrt", UNARY)                        \
+  X(TANH, "tanh", UNARY)                          \
+  X(LOGISTIC, "logistic", UNARY)                  \
+  X(SIGN, "sign", UNARY)                          \
+  X(FLOOR, "floor", UNARY)                        \
+  X(CEIL, "ceil", UNARY)                          \
+  X(NOT, "not", UNARY)                            \
+  X(COMPARE, "compare", ELEMENTWISE)              \
+  X(SELECT, "select", ELEMENTWISE)                \
+  X(CLAMP, "clamp", ELEMENTWISE)                  \
+  X(CONVERT, "convert", ELEMENTWISE)              \
+  X(COPY, "copy", OTHER)                          \
+  X(BROADCAST, "broadcast", OTHER)                \
+  X(RESHAPE, "reshape", OTHER)                    \
+  X(TRANSPOSE, "transpose", OTHER)                \
+  X(SLICE, "slice", OTHER)                        \
+  X(CONCATENATE, "concatenate", OTHER)            \
+  X(PAD, "pad", OTHER)                            \
+  X(REVERSE, "reverse", OTHER)                    \
+  X(REDUCE, "reduce", OTHER)                      \
+  X(REDUCE_WINDOW, "reduce-window", OTHER)        \
+  X(MAP, "map", OTHER)                            \
+  X(DOT, "dot", OTHER)                            \
+  X(CONVOLUTION, "convolution", OTHER)            \
+  X(TUPLE, "tuple", OTHER)                        \
+  X(GET_TUPLE_ELEMENT, "get-tuple-element", OTHER) \
+  X(CALL, "call", OTHER)                          \
+  X(WHILE, "while", OTHER)                        \
+  X(CONDITIONAL, "conditional", OTHER)            \
+  X(FUSION, "fusion", OTHER)                      \
+  X(ALL_REDUCE, "all-reduce", OTHER)
 
 typedef enum optic_opcode {
-#define OPTIC_OPCODE_ENUM_(name, str) OPTIC_OP_##name,
+#define OPTIC_OPCODE_ENUM_(name, str, kind) OPTIC_OP_##name,
   OPTIC_OPCODE_LIST(OPTIC_OPCODE_ENUM_)
 #undef OPTIC_OPCODE_ENUM_
   OPTIC_OPCODE_COUNT_
@@ -502,8 +508,10 @@ typedef struct optic_schedule optic_schedule_t;
  * while computing it - bytes it leaves live), Sethi-Ullman's rule; instructions
  * the root does not reach come first, by DFS from each one without users in id
  * order, so the root is last unless one of those uses it. Deterministic;
- * O(n log n). Errors: INVALID_ARGUMENT
- * (bad computation, no root), OVERFLOW, OUT_OF_MEMORY. */
+ * O(n log n). Ids need not be in operand order (an instruction may use a
+ * newer one, as after optic_graph_optimize's fusion): the analysis computes
+ * a topological order; so do buffer planning and verification. Errors:
+ * INVALID_ARGUMENT (bad computation, no root), OVERFLOW, OUT_OF_MEMORY. */
 OPTIC_API optic_status optic_schedule_create(const optic_module_t *m, optic_comp_id comp, optic_schedule_t **out);
 /* A schedule from the caller's order: n ids, each live instruction of comp
  * exactly once, every operand before its users (else INVALID_ARGUMENT naming

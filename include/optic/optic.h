@@ -8,6 +8,7 @@
 #include <optic/kernels.h>
 #include <optic/graph.h>
 #include <optic/compile.h>
+#include <optic/exec.h>
 #include <optic/pod.h>
 #include <optic/ckpt.h>
 #include <optic/optim.h>

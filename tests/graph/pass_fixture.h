@@ -1,12 +1,14 @@
 /* Shared by the pass tests (tests/graph/test_pass_*.c): a module with a
  * "main" computation, terse builders that stop the test on a builder error
  * (that is a bug in the test, not in the pass), running chosen passes, and
- * structural checks (HLO text, operands before users, users mirror operands). */
+ * structural checks (HLO text, operands before users, users mirror operands,
+ * edge back indices). */
 #ifndef OPTIC_TESTS_GRAPH_PASS_FIXTURE_H
 #define OPTIC_TESTS_GRAPH_PASS_FIXTURE_H
 
 #include <optic/optic.h>
 
+#include "graph/internal.h"
 #include "tests/harness.h"
 
 typedef struct fixture {
@@ -163,6 +165,26 @@ static inline bool fx_well_formed(optic_module_t *m) {
         for (int32_t u = 0; u < optic_node_user_count(m, o); u++) mirrored |= optic_node_user(m, o, u) == ids[i];
         if (!mirrored) {
           fprintf(stderr, "  %s is missing from the users of %s\n", optic_node_name(m, ids[i]), optic_node_name(m, o));
+          ok = false;
+        }
+      }
+    }
+    /* the O(1)-removal back indices (graph/internal.h) point both ways */
+    for (int32_t i = 0; i < n; i++) {
+      const optic_instr *in = &m->instrs[ids[i]];
+      for (int32_t k = 0; k < in->n_operands; k++) {
+        const optic_instr *o = &m->instrs[in->operands[k]];
+        int32_t at = in->user_pos[k];
+        if (at >= 0 && (at >= o->n_users || o->users[at] != ids[i] || o->user_slot[at] != k)) {
+          fprintf(stderr, "  %s: operand slot %d's user-list index %d does not point back\n", in->name, (int)k, (int)at);
+          ok = false;
+        }
+      }
+      for (int32_t u = 0; u < in->n_users; u++) {
+        const optic_instr *user = &m->instrs[in->users[u]];
+        int32_t s = in->user_slot[u];
+        if (s < 0 || s >= user->n_operands || user->operands[s] != ids[i] || user->user_pos[s] != u) {
+          fprintf(stderr, "  %s: user entry %d (%s, slot %d) does not point back\n", in->name, (int)u, user->name, (int)s);
           ok = false;
         }
       }

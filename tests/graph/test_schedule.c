@@ -1,6 +1,7 @@
 /* Schedule: hand-computed orders and peaks (the operand-order rule, a fan of
  * reductions, dead code), errors of caller-given orders, determinism and
- * topological order on random graphs, and near-linear time up to 100k
+ * topological order on random graphs, ids that are not topological (a
+ * fused module scheduled without renumbering), and near-linear time up to 100k
  * instructions (schedule + buffer assignment + verifier). */
 #include <optic/optic.h>
 
@@ -226,6 +227,128 @@ static void random_deterministic(void) {
   }
 }
 
+/* A user with a smaller id than its operand (replace_all_uses by a newer
+ * instruction): the schedule computes a topological order instead of
+ * assuming ids are one. */
+static void user_older_than_operand(void) {
+  optic_module_t *m = NULL;
+  optic_comp_id c;
+  OT_EXPECT_OK(optic_module_create("older", &m));
+  OT_EXPECT_OK(optic_module_add_computation(m, "main", &c));
+  int64_t d[] = {16};
+  optic_node_id x = param(m, c, 0, 1, d);
+  optic_node_id a = unary(m, c, OPTIC_OP_EXPONENTIAL, x);
+  optic_node_id b = unary(m, c, OPTIC_OP_NEGATE, a);
+  optic_node_id t = OPTIC_NO_NODE;
+  OT_EXPECT_OK(optic_graph_tuple(m, c, &b, 1, NULL, &t));
+  OT_EXPECT_OK(optic_computation_set_root(m, c, t));
+  optic_node_id l = unary(m, c, OPTIC_OP_LOG, x);
+  optic_node_id g = unary(m, c, OPTIC_OP_TANH, l);
+  OT_EXPECT_OK(optic_node_replace_all_uses(m, a, g)); /* b (id 2) now uses g (id 5) */
+  OT_EXPECT_OK(optic_node_remove(m, a));
+  optic_schedule_t *s = NULL;
+  OT_EXPECT_OK(optic_schedule_create(m, c, &s));
+  if (s) {
+    optic_node_id want[] = {x, l, g, b, t};
+    OT_CHECK(order_is(s, want, 5));
+    plan_and_verify(m, s);
+  }
+  optic_schedule_destroy(s);
+  optic_node_id bad[] = {x, b, l, g, t};
+  OT_EXPECT_STATUS(optic_schedule_from_order(m, c, bad, 5, &s), OPTIC_ERR_INVALID_ARGUMENT);
+  optic_node_id good[] = {x, l, g, b, t};
+  OT_EXPECT_OK(optic_schedule_from_order(m, c, good, 5, &s));
+  if (s) plan_and_verify(m, s);
+  optic_schedule_destroy(s);
+  optic_module_destroy(m);
+}
+
+/* Names of a schedule's order joined by spaces (caller frees). */
+static char *order_names(const optic_module_t *m, const optic_schedule_t *s) {
+  int32_t n = 0;
+  const optic_node_id *o = optic_schedule_order(s, &n);
+  size_t len = 1;
+  for (int32_t i = 0; i < n; i++) len += strlen(optic_node_name(m, o[i])) + 1;
+  char *out = malloc(len), *w = out;
+  if (out == NULL) exit(2);
+  for (int32_t i = 0; i < n; i++) w += sprintf(w, "%s ", optic_node_name(m, o[i]));
+  *w = '\0';
+  return out;
+}
+
+/* Fusion appends fusion instructions that older ones use. Scheduling,
+ * planning and verifying the optimized module as it is (not renumbered):
+ * the entry and every fused computation must work, and the entry's order
+ * (by name), peak and arena must equal those of optic_compile, which plans
+ * a renumbered copy. */
+static void fused_module_without_renumbering(void) {
+  uint64_t seed = rg_seed(0xf05ed);
+  printf("fused_module_without_renumbering: seed %#llx (repeat with OPTIC_TEST_SEED=%#llx %s "
+         "fused_module_without_renumbering)\n",
+         (unsigned long long)seed, (unsigned long long)seed, ot_prog_);
+  rg_rng r = {seed};
+  long inverted = 0, fused_plans = 0;
+  optic_machine mc;
+  OT_EXPECT_OK(optic_machine_preset("tpu-v4", &mc));
+  for (int it = 0; it < 200; it++) {
+    uint64_t gseed = rg_next(&r);
+    rg_graph g;
+    bool built = rg_build_with(gseed, (int32_t)rg_int(&r, 5, 130), (int32_t)rg_int(&r, 0, 2), &g);
+    OT_CHECK(built, "graph seed %#llx", (unsigned long long)gseed);
+    if (!built) {
+      optic_module_destroy(g.m);
+      continue;
+    }
+    optic_compile_options co = optic_compile_options_default();
+    co.machine = &mc;
+    optic_program_t *prog = NULL;
+    OT_EXPECT_OK(optic_compile(g.m, &co, &prog));
+    optic_optimize_options oo = optic_optimize_options_default();
+    OT_EXPECT_OK(optic_graph_optimize(g.m, &oo, NULL));
+    int32_t n = 0;
+    const optic_node_id *ids = optic_computation_instructions(g.m, g.main, &n);
+    for (int32_t i = 0; i < n; i++) {
+      for (int32_t k = 0; k < optic_node_operand_count(g.m, ids[i]); k++) inverted += optic_node_operand(g.m, ids[i], k) > ids[i];
+    }
+    optic_schedule_t *s = NULL;
+    optic_buffer_plan_t *p = NULL;
+    OT_EXPECT_OK(optic_schedule_create(g.m, g.main, &s));
+    if (s) OT_EXPECT_OK(optic_buffer_plan_create(g.m, s, &p));
+    if (p) OT_EXPECT_OK(optic_buffer_plan_verify(g.m, p));
+    const optic_schedule_t *ps = prog ? optic_program_schedule(prog, optic_program_entry(prog)) : NULL;
+    const optic_buffer_plan_t *pp = prog ? optic_program_buffers(prog, optic_program_entry(prog)) : NULL;
+    if (s && p && ps && pp) {
+      char *a = order_names(g.m, s), *b = order_names(optic_program_module(prog), ps);
+      OT_CHECK(strcmp(a, b) == 0, "graph seed %#llx: order\n  %s\nvs compile's\n  %s", (unsigned long long)gseed, a, b);
+      OT_CHECK(optic_schedule_peak_bytes(s) == optic_schedule_peak_bytes(ps) &&
+                   optic_buffer_plan_arena_bytes(p) == optic_buffer_plan_arena_bytes(pp),
+               "graph seed %#llx: peak %zu arena %zu vs compile's %zu, %zu", (unsigned long long)gseed,
+               optic_schedule_peak_bytes(s), optic_buffer_plan_arena_bytes(p), optic_schedule_peak_bytes(ps),
+               optic_buffer_plan_arena_bytes(pp));
+      free(a);
+      free(b);
+    }
+    optic_buffer_plan_destroy(p);
+    optic_schedule_destroy(s);
+    /* the fused computations, whose ids are in creation order, not operand order */
+    ids = optic_computation_instructions(g.m, g.main, &n);
+    for (int32_t i = 0; i < n; i++) {
+      if (optic_node_opcode(g.m, ids[i]) != OPTIC_OP_FUSION) continue;
+      optic_comp_id fc = optic_node_called(g.m, ids[i], 0);
+      optic_schedule_t *fs = NULL;
+      OT_EXPECT_OK(optic_schedule_create(g.m, fc, &fs));
+      if (fs) plan_and_verify(g.m, fs);
+      optic_schedule_destroy(fs);
+      fused_plans++;
+    }
+    optic_program_destroy(prog);
+    optic_module_destroy(g.m);
+  }
+  printf("fused_module_without_renumbering: %ld operands with a larger id than their user, %ld fused computations "
+         "planned\n", inverted, fused_plans);
+  OT_CHECK(inverted > 0 && fused_plans > 0, "fusion must leave ids out of operand order on random graphs");
+}
+
 /* A deep chain shaped like an MLP (a layout op where the matmul will be, bias
  * broadcast and add, tanh, a bias-scaled residual); returns its instruction
  * count. No instruction has many users (building those is quadratic in the
@@ -306,6 +429,8 @@ static const ot_case cases[] = {
     {"dead_code_first", dead_code_first},
     {"order_errors", order_errors},
     {"random_deterministic", random_deterministic},
+    {"user_older_than_operand", user_older_than_operand},
+    {"fused_module_without_renumbering", fused_module_without_renumbering},
     {"scaling", scaling},
 };
 OT_MAIN(cases)

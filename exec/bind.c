@@ -1,0 +1,579 @@
+/* Binding: a program (or a module, for tests) becomes lists of steps with
+ * resolved buffer references, per-op plans (dot, convolution, block
+ * programs), scratch offsets and barrier flags. Everything a run needs is
+ * decided here, once per program per context; unsupported op/dtype pairs
+ * fail here, before any thread starts. Never runs anything. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec_internal.h"
+
+#define ALIGN64(x) (((x) + 63) & ~(size_t)63)
+
+static optic_status oom(void) { return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "runtime bind: out of memory"); }
+
+static size_t type_elems(const optic_type *t) {
+  size_t n = 1;
+  for (int32_t i = 0; i < t->shape.rank; i++) n *= (size_t)t->shape.dims[i];
+  return n;
+}
+
+static int32_t leaf_count(const optic_type *t) {
+  if (!optic_type_is_tuple(t)) return 1;
+  int32_t n = 0;
+  for (int32_t i = 0; i < t->tuple_size; i++) n += leaf_count(&t->elements[i]);
+  return n;
+}
+
+static void seq_destroy(exec_seq *q) {
+  if (q == NULL) return;
+  for (int32_t i = 0; i < q->n_steps; i++) {
+    exec_step *s = &q->steps[i];
+    free(s->in_first);
+    free(s->operand_shape);
+    free(s->operand_dtype);
+    free(s->operand_elems);
+    free(s->in);
+    free(s->out);
+    free(s->branches);
+    ew_prog_destroy(s->prog);
+    free(s->dot);
+    free(s->conv);
+  }
+  free(q->steps);
+  free(q->root);
+  free(q->root_bytes);
+  optic_buffer_plan_destroy(q->owned_plan);
+  free(q);
+}
+
+void exec_bound_destroy(exec_bound *b) {
+  if (b == NULL) return;
+  for (int32_t c = 0; b->seqs && c < b->n_comps; c++) seq_destroy(b->seqs[c]);
+  free(b->seqs);
+  free(b->param_leaf_base);
+  free(b);
+}
+
+typedef struct bind_ctx {
+  exec_bound *b;
+} bind_ctx;
+
+static optic_status slot_ref(const exec_bound *b, const optic_buffer_plan_t *plan, optic_node_id id, int32_t leaf,
+                             exec_ref *out) {
+  optic_buffer_slot s;
+  optic_status st = optic_buffer_plan_slot(plan, id, leaf, &s);
+  if (st != OPTIC_OK) return st;
+  *out = (exec_ref){.size = s.size};
+  switch (s.kind) {
+    case OPTIC_BUFFER_ARENA: out->kind = REF_ARENA, out->offset = s.offset; break;
+    case OPTIC_BUFFER_PARAMETER: out->kind = REF_PARAM, out->index = b->param_leaf_base[s.source] + s.source_leaf; break;
+    case OPTIC_BUFFER_CONSTANT: out->kind = REF_CONST, out->data = optic_node_constant_data(b->m, s.source, NULL); break;
+    default: out->kind = REF_OUTPUT, out->index = s.output_leaf; break;
+  }
+  return OPTIC_OK;
+}
+
+static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out);
+
+static void conv_desc_of(const optic_module_t *m, optic_node_id id, optic_conv_desc *d) {
+  optic_conv_desc_init(d);
+  int32_t cnt;
+  const int64_t *v = optic_node_dims(m, id, &cnt);
+  int32_t ns = (int32_t)v[0];
+  d->dn.nspatial = ns;
+  d->feature_group_count = v[1], d->batch_group_count = v[2];
+  d->dn.in_batch = (int32_t)v[3], d->dn.in_feature = (int32_t)v[4];
+  d->dn.k_in = (int32_t)v[5], d->dn.k_out = (int32_t)v[6];
+  d->dn.out_batch = (int32_t)v[7], d->dn.out_feature = (int32_t)v[8];
+  for (int32_t s = 0; s < ns; s++) {
+    const int64_t *sp = &v[9 + 3 * s], *e = &v[9 + 3 * ns + 7 * s];
+    d->dn.in_spatial[s] = (int32_t)sp[0], d->dn.k_spatial[s] = (int32_t)sp[1], d->dn.out_spatial[s] = (int32_t)sp[2];
+    d->stride[s] = e[1], d->pad_lo[s] = e[2], d->pad_hi[s] = e[3];
+    d->lhs_dilation[s] = e[4], d->rhs_dilation[s] = e[5], d->reverse[s] = e[6] != 0;
+  }
+  d->input = optic_node_type(m, optic_node_operand(m, id, 0))->shape;
+  d->kernel = optic_node_type(m, optic_node_operand(m, id, 1))->shape;
+}
+
+static void dot_dims_of(const optic_module_t *m, optic_node_id id, optic_dot_dims *d) {
+  memset(d, 0, sizeof *d);
+  int32_t cnt;
+  const int64_t *v = optic_node_dims(m, id, &cnt);
+  int32_t nb = (int32_t)v[0], nc = (int32_t)v[1], k = 2;
+  d->lhs_batch_count = d->rhs_batch_count = nb;
+  d->lhs_contracting_count = d->rhs_contracting_count = nc;
+  for (int32_t i = 0; i < nb; i++) d->lhs_batch[i] = (int32_t)v[k++];
+  for (int32_t i = 0; i < nb; i++) d->rhs_batch[i] = (int32_t)v[k++];
+  for (int32_t i = 0; i < nc; i++) d->lhs_contracting[i] = (int32_t)v[k++];
+  for (int32_t i = 0; i < nc; i++) d->rhs_contracting[i] = (int32_t)v[k++];
+}
+
+static optic_status unsupported(const optic_module_t *m, optic_node_id id, const char *why) {
+  return optic_fail(OPTIC_ERR_UNSUPPORTED, "runtime: %s %s: %s", optic_opcode_name(optic_node_opcode(m, id)),
+                    optic_node_name(m, id), why);
+}
+
+/* The f32 binary opcode of a reducer that is exactly op(p0, p1), else 0. */
+static int fast_reducer(const optic_module_t *m, optic_comp_id comp) {
+  optic_node_id root = optic_computation_root(m, comp);
+  optic_opcode op = optic_node_opcode(m, root);
+  if (op != OPTIC_OP_ADD && op != OPTIC_OP_MULTIPLY && op != OPTIC_OP_MAXIMUM && op != OPTIC_OP_MINIMUM) return 0;
+  if (optic_node_type(m, root)->dtype != OPTIC_F32 || optic_computation_parameter_count(m, comp) != 2) return 0;
+  if (optic_node_operand(m, root, 0) != optic_computation_parameter(m, comp, 0) ||
+      optic_node_operand(m, root, 1) != optic_computation_parameter(m, comp, 1)) {
+    return 0;
+  }
+  return (int)op;
+}
+
+static size_t add_scratch(exec_bound *b, size_t bytes) {
+  size_t off = b->scratch_total;
+  b->scratch_total += ALIGN64(bytes);
+  return off;
+}
+
+/* An output fusion whose dot/convolution reads two fusion parameters and
+ * whose epilogue lowers to a block program: planned here, run by
+ * exec_op_output_fusion. UNSUPPORTED (no message to show) otherwise. */
+static optic_status bind_output_fusion(bind_ctx *c, optic_comp_id fused, exec_step *s) {
+  exec_bound *b = c->b;
+  const optic_module_t *m = b->m;
+  optic_schedule_t *sch = NULL;
+  optic_status st = optic_schedule_create(m, fused, &sch);
+  if (st != OPTIC_OK) return st;
+  int32_t n;
+  const optic_node_id *order = optic_schedule_order(sch, &n);
+  optic_node_id dot = OPTIC_NO_NODE;
+  for (int32_t i = 0; i < n; i++) {
+    optic_opcode op = optic_node_opcode(m, order[i]);
+    if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) dot = order[i];
+  }
+  optic_schedule_destroy(sch);
+  if (dot == OPTIC_NO_NODE) return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion without a dot");
+  int32_t ops[2];
+  for (int32_t k = 0; k < 2; k++) {
+    optic_node_id o = optic_node_operand(m, dot, k);
+    if (optic_node_opcode(m, o) != OPTIC_OP_PARAMETER) {
+      return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion: the dot reads a computed value");
+    }
+    int32_t cnt;
+    ops[k] = (int32_t)optic_node_dims(m, o, &cnt)[0];
+    if (optic_node_type(m, o)->dtype != OPTIC_F32) return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion: not f32");
+  }
+  const optic_type *t = s->type;
+  if (t->dtype != OPTIC_F32 || optic_node_type(m, dot)->dtype != OPTIC_F32) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion: not f32");
+  }
+  if ((st = ew_lower_epilogue(m, fused, type_elems(t), dot, &s->prog)) != OPTIC_OK) return st;
+  /* The epilogue rewrites the dot's result in place, block by block: it may
+   * read it only elementwise (a transpose of it would read other blocks). */
+  for (int32_t i = 0; i < s->prog->n_instr; i++) {
+    const ew_instr *in = &s->prog->ins[i];
+    if (in->kind == EW_GATHER && in->src[0].index == s->prog->extra_input) {
+      return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion: the epilogue rearranges the dot's result");
+    }
+  }
+  const optic_type *l = optic_node_type(m, optic_node_operand(m, dot, 0));
+  const optic_type *r = optic_node_type(m, optic_node_operand(m, dot, 1));
+  if (optic_node_opcode(m, dot) == OPTIC_OP_DOT) {
+    optic_dot_dims dd;
+    dot_dims_of(m, dot, &dd);
+    if ((s->dot = malloc(sizeof *s->dot)) == NULL) return oom();
+    if ((st = optic_dot_plan(&l->shape, &r->shape, &dd, s->dot)) != OPTIC_OK) return st;
+    s->scratch_bytes = s->dot->scratch_bytes;
+  } else {
+    optic_conv_desc d;
+    conv_desc_of(m, dot, &d);
+    if ((s->conv = malloc(sizeof *s->conv)) == NULL) return oom();
+    if ((st = optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, b->threads, s->conv)) != OPTIC_OK) return st;
+    s->scratch_bytes = s->conv->scratch_bytes;
+  }
+  s->epi_lhs = ops[0], s->epi_rhs = ops[1];
+  s->scratch_offset = add_scratch(b, s->scratch_bytes);
+  b->has_blas = true;
+  return OPTIC_OK;
+}
+
+/* An input fusion whose root reduces the trailing dims of a computed input
+ * with an f32 add/multiply/maximum/minimum reducer and a parameter as init:
+ * the input lowers to a block program, run by exec_op_input_fusion.
+ * UNSUPPORTED (no message to show) otherwise. */
+static optic_status bind_input_fusion(bind_ctx *c, optic_comp_id fused, exec_step *s) {
+  const optic_module_t *m = c->b->m;
+  optic_node_id r = optic_computation_root(m, fused);
+  if (optic_node_opcode(m, r) != OPTIC_OP_REDUCE || optic_node_operand_count(m, r) != 2) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "input fusion: not a one-input reduce");
+  }
+  int fast = fast_reducer(m, optic_node_called(m, r, 0));
+  optic_node_id in = optic_node_operand(m, r, 0), init = optic_node_operand(m, r, 1);
+  if (!fast || optic_node_opcode(m, init) != OPTIC_OP_PARAMETER || s->type->dtype != OPTIC_F32) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "input fusion: not a fast f32 reducer with a parameter init");
+  }
+  const optic_shape *is = &optic_node_type(m, in)->shape;
+  int32_t nd, ni;
+  const int64_t *dims = optic_node_dims(m, r, &nd);
+  bool reduced[OPTIC_MAX_RANK] = {false};
+  for (int32_t i = 0; i < nd; i++) reduced[dims[i]] = true;
+  size_t rows = 1, len = 1;
+  for (int32_t d = 0; d < is->rank; d++) {
+    if (reduced[d]) {
+      len *= (size_t)is->dims[d];
+    } else {
+      if (d > 0 && reduced[d - 1]) return optic_fail(OPTIC_ERR_UNSUPPORTED, "input fusion: not trailing dims");
+      rows *= (size_t)is->dims[d];
+    }
+  }
+  optic_status st = ew_lower_subtree(m, fused, in, rows * len, &s->prog);
+  if (st != OPTIC_OK) return st;
+  s->input_fusion = true;
+  s->reduce_fast = fast;
+  s->in_init = (int32_t)optic_node_dims(m, init, &ni)[0];
+  s->in_rows = rows, s->in_len = len;
+  return OPTIC_OK;
+}
+
+static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, optic_node_id id, exec_step *s) {
+  exec_bound *b = c->b;
+  const optic_module_t *m = b->m;
+  optic_status st = OPTIC_OK;
+  s->id = id;
+  s->op = optic_node_opcode(m, id);
+  s->type = optic_node_type(m, id);
+  s->name = optic_node_name(m, id);
+  s->n_operands = optic_node_operand_count(m, id);
+  s->in_first = calloc((size_t)s->n_operands + 1, sizeof *s->in_first);
+  s->operand_shape = calloc((size_t)s->n_operands + 1, sizeof *s->operand_shape);
+  s->operand_dtype = calloc((size_t)s->n_operands + 1, sizeof *s->operand_dtype);
+  s->operand_elems = calloc((size_t)s->n_operands + 1, sizeof *s->operand_elems);
+  if (s->in_first == NULL || s->operand_shape == NULL || s->operand_dtype == NULL || s->operand_elems == NULL) {
+    return oom();
+  }
+  s->attr = optic_node_dims(m, id, &s->n_attr);
+  s->cmp = optic_node_compare_dir(m, id);
+  for (int32_t i = 0; i < s->n_operands; i++) {
+    const optic_type *ot = optic_node_type(m, optic_node_operand(m, id, i));
+    if (optic_type_is_tuple(ot)) continue;
+    s->operand_shape[i] = ot->shape;
+    s->operand_dtype[i] = ot->dtype;
+    s->operand_elems[i] = type_elems(ot);
+  }
+  int32_t n_in = 0;
+  for (int32_t i = 0; i < s->n_operands; i++) {
+    s->in_first[i] = n_in;
+    n_in += optic_buffer_plan_leaf_count(plan, optic_node_operand(m, id, i));
+  }
+  s->in_first[s->n_operands] = n_in;
+  s->n_out = optic_buffer_plan_leaf_count(plan, id);
+  s->in = calloc((size_t)n_in + 1, sizeof *s->in);
+  s->out = calloc((size_t)s->n_out + 1, sizeof *s->out);
+  if (s->in == NULL || s->out == NULL) return oom();
+  for (int32_t i = 0; i < s->n_operands && st == OPTIC_OK; i++) {
+    optic_node_id o = optic_node_operand(m, id, i);
+    for (int32_t l = 0; l < s->in_first[i + 1] - s->in_first[i] && st == OPTIC_OK; l++) {
+      st = slot_ref(b, plan, o, l, &s->in[s->in_first[i] + l]);
+    }
+  }
+  for (int32_t l = 0; l < s->n_out && st == OPTIC_OK; l++) st = slot_ref(b, plan, id, l, &s->out[l]);
+  if (st != OPTIC_OK) return st;
+
+  optic_node_estimate est;
+  if (b->program && optic_program_node_estimate(b->program, id, &est) == OPTIC_OK) {
+    s->est_ns = est.est_ns, s->flops = est.cost.flops, s->bytes = est.cost.bytes_accessed;
+  } else {
+    optic_cost cost;
+    if (optic_node_cost(m, id, &cost) == OPTIC_OK) s->flops = cost.flops, s->bytes = cost.bytes_accessed;
+  }
+
+  const optic_type *t = s->type;
+  switch (s->op) {
+    case OPTIC_OP_PARAMETER:
+    case OPTIC_OP_CONSTANT:
+    case OPTIC_OP_TUPLE:
+    case OPTIC_OP_GET_TUPLE_ELEMENT: s->noop = true; return OPTIC_OK;
+    case OPTIC_OP_RESHAPE: {
+      optic_buffer_slot sl;
+      if ((st = optic_buffer_plan_slot(plan, id, 0, &sl)) != OPTIC_OK) return st;
+      s->noop = sl.source != id; /* an alias of its operand's bytes */
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_CALL:
+      s->sync = true;
+      return bind_seq(c, optic_node_called(m, id, 0), &s->callee[0]);
+    case OPTIC_OP_WHILE: {
+      s->sync = true;
+      if ((st = bind_seq(c, optic_node_called(m, id, 0), &s->callee[0])) != OPTIC_OK) return st;
+      if ((st = bind_seq(c, optic_node_called(m, id, 1), &s->callee[1])) != OPTIC_OK) return st;
+      size_t body = 0;
+      for (int32_t l = 0; l < s->callee[1]->n_root_leaves; l++) body += ALIGN64(s->callee[1]->root_bytes[l]);
+      s->scratch_bytes = 64 + body;
+      s->scratch_offset = add_scratch(b, s->scratch_bytes);
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_CONDITIONAL: {
+      s->sync = true;
+      s->n_branches = optic_node_called_count(m, id);
+      s->branches = calloc((size_t)s->n_branches, sizeof *s->branches);
+      if (s->branches == NULL) return oom();
+      for (int32_t i = 0; i < s->n_branches && st == OPTIC_OK; i++) {
+        st = bind_seq(c, optic_node_called(m, id, i), &s->branches[i]);
+      }
+      return st;
+    }
+    case OPTIC_OP_FUSION: {
+      int32_t cnt;
+      const int64_t *d = optic_node_dims(m, id, &cnt);
+      optic_comp_id fused = optic_node_called(m, id, 0);
+      if (d[0] == OPTIC_FUSION_LOOP && !optic_type_is_tuple(t) && optic_node_operand_count(m, id) <= 63) {
+        st = ew_lower(m, fused, type_elems(t), &s->prog);
+        if (st == OPTIC_OK) return OPTIC_OK;
+        if (st != OPTIC_ERR_UNSUPPORTED) return st;
+        optic_clear_error();
+      }
+      if (d[0] == OPTIC_FUSION_INPUT && !optic_type_is_tuple(t) && optic_node_operand_count(m, id) <= 63) {
+        st = bind_input_fusion(c, fused, s);
+        if (st == OPTIC_OK) return OPTIC_OK;
+        if (st != OPTIC_ERR_UNSUPPORTED) return st;
+        optic_clear_error();
+        ew_prog_destroy(s->prog), s->prog = NULL;
+        s->input_fusion = false, s->reduce_fast = 0;
+      }
+      if (d[0] == OPTIC_FUSION_OUTPUT && !optic_type_is_tuple(t) && optic_node_operand_count(m, id) <= 62) {
+        st = bind_output_fusion(c, fused, s);
+        if (st == OPTIC_OK) return OPTIC_OK;
+        if (st != OPTIC_ERR_UNSUPPORTED) return st;
+        optic_clear_error();
+        ew_prog_destroy(s->prog), s->prog = NULL;
+        free(s->dot), s->dot = NULL;
+        free(s->conv), s->conv = NULL;
+      }
+      /* Input fusions, and fusions the block lowering declines, run their
+       * fused computation as a sequence of its own. */
+      s->sync = true;
+      return bind_seq(c, fused, &s->callee[0]);
+    }
+    case OPTIC_OP_MAP: {
+      st = ew_lower_ex(m, optic_node_called(m, id, 0), 1, true, &s->prog);
+      if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, id, optic_last_error());
+      return st;
+    }
+    case OPTIC_OP_REDUCE:
+    case OPTIC_OP_REDUCE_WINDOW: {
+      optic_comp_id f = optic_node_called(m, id, 0);
+      if (s->n_operands == 2) s->reduce_fast = fast_reducer(m, f);
+      if (!s->reduce_fast) {
+        st = ew_lower_ex(m, f, 1, true, &s->prog);
+        if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, id, optic_last_error());
+      }
+      return st;
+    }
+    case OPTIC_OP_DOT: {
+      const optic_type *l = optic_node_type(m, optic_node_operand(m, id, 0));
+      const optic_type *r = optic_node_type(m, optic_node_operand(m, id, 1));
+      if (l->dtype != OPTIC_F32 || r->dtype != OPTIC_F32) return unsupported(m, id, "dot runs on f32 only");
+      optic_dot_dims dd;
+      dot_dims_of(m, id, &dd);
+      if ((s->dot = malloc(sizeof *s->dot)) == NULL) return oom();
+      b->has_blas = true;
+      if ((st = optic_dot_plan(&l->shape, &r->shape, &dd, s->dot)) != OPTIC_OK) return st;
+      s->scratch_bytes = s->dot->scratch_bytes;
+      s->scratch_offset = add_scratch(b, s->scratch_bytes);
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_CONVOLUTION: {
+      if (optic_node_type(m, optic_node_operand(m, id, 0))->dtype != OPTIC_F32) {
+        return unsupported(m, id, "convolution runs on f32 only");
+      }
+      optic_conv_desc d;
+      conv_desc_of(m, id, &d);
+      if ((s->conv = malloc(sizeof *s->conv)) == NULL) return oom();
+      b->has_blas = true;
+      if ((st = optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, b->threads, s->conv)) != OPTIC_OK) return st;
+      s->scratch_bytes = s->conv->scratch_bytes;
+      s->scratch_offset = add_scratch(b, s->scratch_bytes);
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_ALL_REDUCE: return OPTIC_OK;
+    default: break;
+  }
+  if (ew_is_elementwise(s->op)) {
+    int32_t data = (s->op == OPTIC_OP_SELECT || s->op == OPTIC_OP_CLAMP) ? 1 : 0;
+    optic_dtype in = optic_node_type(m, optic_node_operand(m, id, data))->dtype;
+    if (!ew_supported(s->op, in, t->dtype)) return unsupported(m, id, "this dtype is not defined for the op");
+    return OPTIC_OK;
+  }
+  if (exec_is_layout_op(s->op)) return OPTIC_OK;
+  return unsupported(m, id, "the runtime has no implementation of this opcode");
+}
+
+/* Buffer intervals touched since the last barrier. */
+typedef struct touch {
+  uint8_t kind;
+  bool solo;
+  int32_t index;
+  size_t lo, hi;
+} touch;
+
+/* A conflict between two solo steps needs no barrier: thread 0 runs both,
+ * in order. */
+static bool touches_overlap(const touch *a, const exec_ref *r, bool solo) {
+  if (r->kind != a->kind || (solo && a->solo)) return false;
+  if (r->kind == REF_ARENA) return r->size > 0 && r->offset < a->hi && a->lo < r->offset + r->size;
+  return r->kind == REF_OUTPUT && r->index == a->index;
+}
+
+static bool writable(const exec_ref *r) { return r->kind == REF_ARENA || r->kind == REF_OUTPUT; }
+
+/* Places barriers: before a step that reads what an earlier step since the
+ * last barrier wrote, or writes what one read or wrote (threads split ops
+ * differently, so any such pair may cross threads); around sync steps. */
+static optic_status place_barriers(exec_seq *q) {
+  int32_t cap = 0, n_w = 0, n_r = 0;
+  for (int32_t i = 0; i < q->n_steps; i++) cap += q->steps[i].in_first[q->steps[i].n_operands] + q->steps[i].n_out;
+  touch *w = malloc(((size_t)cap + 1) * sizeof *w), *r = malloc(((size_t)cap + 1) * sizeof *r);
+  if (w == NULL || r == NULL) {
+    free(w);
+    free(r);
+    return oom();
+  }
+  bool force = false;
+  for (int32_t i = 0; i < q->n_steps; i++) {
+    exec_step *s = &q->steps[i];
+    if (s->noop) continue;
+    int32_t n_in = s->in_first[s->n_operands];
+    bool need = force || s->sync;
+    for (int32_t k = 0; k < n_in && !need; k++) {
+      for (int32_t j = 0; j < n_w && !need; j++) need = touches_overlap(&w[j], &s->in[k], s->solo);
+    }
+    for (int32_t k = 0; k < s->n_out && !need; k++) {
+      for (int32_t j = 0; j < n_w && !need; j++) need = touches_overlap(&w[j], &s->out[k], s->solo);
+      for (int32_t j = 0; j < n_r && !need; j++) need = touches_overlap(&r[j], &s->out[k], s->solo);
+    }
+    s->barrier_before = need;
+    if (need) n_w = n_r = 0;
+    for (int32_t k = 0; k < n_in; k++) {
+      if (writable(&s->in[k])) {
+        r[n_r++] = (touch){s->in[k].kind, s->solo, s->in[k].index, s->in[k].offset, s->in[k].offset + s->in[k].size};
+      }
+    }
+    for (int32_t k = 0; k < s->n_out; k++) {
+      w[n_w++] = (touch){s->out[k].kind, s->solo, s->out[k].index, s->out[k].offset,
+                         s->out[k].offset + s->out[k].size};
+    }
+    force = s->sync;
+  }
+  free(w);
+  free(r);
+  return OPTIC_OK;
+}
+
+static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
+  exec_bound *b = c->b;
+  const optic_module_t *m = b->m;
+  if (comp < 0 || comp >= b->n_comps) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "runtime: bad computation %d", comp);
+  if (b->seqs[comp]) {
+    if (b->seqs[comp]->busy) {
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "runtime: computation %s calls itself",
+                        optic_computation_name(m, comp));
+    }
+    *out = b->seqs[comp];
+    return OPTIC_OK;
+  }
+  exec_seq *q = calloc(1, sizeof *q);
+  if (q == NULL) return oom();
+  b->seqs[comp] = q;
+  q->comp = comp;
+  q->busy = true;
+  optic_status st = OPTIC_OK;
+  q->plan = b->program ? optic_program_buffers(b->program, comp) : NULL;
+  if (q->plan == NULL) {
+    optic_schedule_t *s = NULL;
+    if ((st = optic_schedule_create(m, comp, &s)) == OPTIC_OK) st = optic_buffer_plan_create(m, s, &q->owned_plan);
+    optic_schedule_destroy(s);
+    if (st != OPTIC_OK) return st;
+    q->plan = q->owned_plan;
+  }
+  /* Flat parameter leaves, in parameter number order. */
+  int32_t np = optic_computation_parameter_count(m, comp), base = 0;
+  for (int32_t k = 0; k < np; k++) {
+    optic_node_id p = optic_computation_parameter(m, comp, k);
+    if (p == OPTIC_NO_NODE) continue;
+    b->param_leaf_base[p] = base;
+    base += leaf_count(optic_node_type(m, p));
+  }
+  q->n_param_leaves = base;
+  int32_t n;
+  const optic_node_id *order = optic_schedule_order(optic_buffer_plan_schedule(q->plan), &n);
+  q->steps = calloc((size_t)n + 1, sizeof *q->steps);
+  if (q->steps == NULL) return oom();
+  q->n_steps = n;
+  for (int32_t i = 0; i < n && st == OPTIC_OK; i++) {
+    exec_step *s = &q->steps[i];
+    if ((st = bind_step(c, q->plan, order[i], s)) != OPTIC_OK) break;
+    if (!s->noop && !s->sync && s->op != OPTIC_OP_DOT && s->op != OPTIC_OP_CONVOLUTION) {
+      size_t touched = optic_type_is_tuple(s->type) ? 0 : type_elems(s->type);
+      for (int32_t k = 0; k < s->n_operands; k++) touched += s->operand_elems[k];
+      if (s->op == OPTIC_OP_REDUCE_WINDOW) touched *= 4; /* windows revisit elements */
+      s->solo = touched < (size_t)b->split_min;
+    }
+    if (!s->noop && !s->solo && !s->sync) b->any_split = true;
+  }
+  if (st != OPTIC_OK) return st;
+  if ((st = place_barriers(q)) != OPTIC_OK) return st;
+  optic_node_id root = optic_computation_root(m, comp);
+  q->n_root_leaves = optic_buffer_plan_leaf_count(q->plan, root);
+  q->root = calloc((size_t)q->n_root_leaves + 1, sizeof *q->root);
+  q->root_bytes = calloc((size_t)q->n_root_leaves + 1, sizeof *q->root_bytes);
+  if (q->root == NULL || q->root_bytes == NULL) return oom();
+  for (int32_t l = 0; l < q->n_root_leaves && st == OPTIC_OK; l++) {
+    st = slot_ref(b, q->plan, root, l, &q->root[l]);
+    q->root_bytes[l] = q->root[l].size;
+  }
+  q->arena_bytes = optic_buffer_plan_arena_bytes(q->plan);
+  q->arena_offset = b->arena_total;
+  b->arena_total += ALIGN64(q->arena_bytes);
+  q->busy = false;
+  *out = q;
+  return st;
+}
+
+optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, int32_t threads,
+                       int64_t split_min_elements, exec_bound **out) {
+  *out = NULL;
+  exec_bound *b = calloc(1, sizeof *b);
+  if (b == NULL) return oom();
+  b->m = m;
+  b->program = program;
+  b->threads = threads;
+  b->split_min = split_min_elements > 0 ? split_min_elements : EXEC_SOLO_ELEMENTS;
+  b->entry = program ? optic_program_entry(program) : optic_module_entry(m);
+  b->n_comps = optic_module_computation_count(m);
+  b->seqs = calloc((size_t)b->n_comps + 1, sizeof *b->seqs);
+  /* Node ids are below the module's instruction count; find an upper bound
+   * by walking every computation's parameters is not enough, so size the
+   * table from the largest id any schedule can hold: ask the entry plan. */
+  int32_t max_id = 0;
+  for (optic_comp_id cc = 0; cc < b->n_comps; cc++) {
+    int32_t np = optic_computation_parameter_count(m, cc);
+    for (int32_t k = 0; k < np; k++) {
+      optic_node_id p = optic_computation_parameter(m, cc, k);
+      if (p > max_id) max_id = p;
+    }
+  }
+  b->param_leaf_base = calloc((size_t)max_id + 1, sizeof *b->param_leaf_base);
+  if (b->seqs == NULL || b->param_leaf_base == NULL) {
+    exec_bound_destroy(b);
+    return oom();
+  }
+  optic_program_summary sum;
+  if (program && optic_program_summary_get(program, &sum) == OPTIC_OK) b->est_ns = sum.est_ns;
+  bind_ctx c = {b};
+  exec_seq *entry;
+  optic_status st = bind_seq(&c, b->entry, &entry);
+  if (st != OPTIC_OK) {
+    exec_bound_destroy(b);
+    return st;
+  }
+  *out = b;
+  return OPTIC_OK;
+}

@@ -1,0 +1,454 @@
+/* Block programs: an elementwise computation (a loop fusion's fused
+ * computation, a map's or a reducer's to_apply) lowered once into a register
+ * list of ew_apply calls, then run block by block so intermediates stay in
+ * L1/L2. Leaves reached through broadcast/transpose/reshape of a parameter
+ * or constant become strided gathers; any other shape-changing instruction
+ * makes the lowering decline (the caller then runs the computation unfused).
+ * Lowering allocates; running never does. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec_internal.h"
+
+enum { V_NONE, V_REG, V_INPUT, V_SCALAR, V_LEAF };
+
+typedef struct ew_value {
+  uint8_t kind;
+  int32_t index;      /* V_REG: register; V_INPUT / V_LEAF / scalar input: input number */
+  const void *value;  /* V_SCALAR of a constant */
+  exec_walk walk;     /* V_LEAF: how the node's elements are read from the input */
+  int32_t gathered;   /* V_LEAF materialized into this register (-1: not yet) */
+  int32_t last_use;   /* position of the last reader in the order */
+  bool is_output;
+} ew_value;
+
+typedef struct lower_ctx {
+  const optic_module_t *m;
+  ew_prog *p;
+  int32_t cap_instr, cap_inputs;
+  int32_t *free_regs, n_free, cap_free;
+} lower_ctx;
+
+void ew_prog_destroy(ew_prog *p) {
+  if (p == NULL) return;
+  free(p->input_dtype);
+  free(p->input_const);
+  free(p->ins);
+  free(p->output_dtype);
+  free(p);
+}
+
+static optic_status oom(void) { return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "fused loop: out of memory"); }
+
+static optic_status add_instr(lower_ctx *c, const ew_instr *in) {
+  if (c->p->n_instr == c->cap_instr) {
+    int32_t cap = c->cap_instr ? 2 * c->cap_instr : 16;
+    ew_instr *n = realloc(c->p->ins, (size_t)cap * sizeof *n);
+    if (n == NULL) return oom();
+    c->p->ins = n;
+    c->cap_instr = cap;
+  }
+  c->p->ins[c->p->n_instr++] = *in;
+  return OPTIC_OK;
+}
+
+static optic_status add_input(lower_ctx *c, optic_dtype dt, const void *constant, int32_t *out) {
+  if (c->p->n_inputs == c->cap_inputs) {
+    int32_t cap = c->cap_inputs ? 2 * c->cap_inputs : 8;
+    optic_dtype *d = realloc(c->p->input_dtype, (size_t)cap * sizeof *d);
+    if (d == NULL) return oom();
+    c->p->input_dtype = d;
+    const void **k = realloc(c->p->input_const, (size_t)cap * sizeof *k);
+    if (k == NULL) return oom();
+    c->p->input_const = k;
+    c->cap_inputs = cap;
+  }
+  c->p->input_dtype[c->p->n_inputs] = dt;
+  c->p->input_const[c->p->n_inputs] = constant;
+  *out = c->p->n_inputs++;
+  return OPTIC_OK;
+}
+
+static optic_status alloc_reg(lower_ctx *c, int32_t *out) {
+  if (c->n_free > 0) {
+    *out = c->free_regs[--c->n_free];
+    return OPTIC_OK;
+  }
+  *out = c->p->n_regs++;
+  return OPTIC_OK;
+}
+
+static optic_status free_reg(lower_ctx *c, int32_t r) {
+  if (c->n_free == c->cap_free) {
+    int32_t cap = c->cap_free ? 2 * c->cap_free : 16;
+    int32_t *n = realloc(c->free_regs, (size_t)cap * sizeof *n);
+    if (n == NULL) return oom();
+    c->free_regs = n;
+    c->cap_free = cap;
+  }
+  c->free_regs[c->n_free++] = r;
+  return OPTIC_OK;
+}
+
+static size_t shape_elems(const optic_shape *s) {
+  size_t n = 1;
+  for (int32_t i = 0; i < s->rank; i++) n *= (size_t)s->dims[i];
+  return n;
+}
+
+static exec_walk contiguous_walk(const optic_shape *s) {
+  exec_walk w = {.rank = s->rank};
+  int64_t st = 1;
+  for (int32_t d = s->rank - 1; d >= 0; d--) {
+    w.dims[d] = s->dims[d];
+    w.strides[d] = st;
+    st *= s->dims[d];
+  }
+  return w;
+}
+
+static bool walk_is_contiguous(const exec_walk *w) {
+  if (w->base != 0) return false;
+  int64_t st = 1;
+  for (int32_t d = w->rank - 1; d >= 0; d--) {
+    if (w->dims[d] != 1 && w->strides[d] != st) return false;
+    st *= w->dims[d];
+  }
+  return true;
+}
+
+/* The source operand for reading value v, materializing a leaf gather. */
+static optic_status use_value(lower_ctx *c, ew_value *v, optic_dtype dt, ew_src *out) {
+  switch (v->kind) {
+    case V_REG: *out = (ew_src){EW_REG, v->index, NULL}; return OPTIC_OK;
+    case V_INPUT: *out = (ew_src){EW_INPUT, v->index, NULL}; return OPTIC_OK;
+    case V_SCALAR: *out = (ew_src){EW_SCALAR, v->index, v->value}; return OPTIC_OK;
+    case V_LEAF: {
+      if (v->gathered < 0) {
+        int32_t r;
+        optic_status st = alloc_reg(c, &r);
+        if (st != OPTIC_OK) return st;
+        ew_instr g = {.kind = EW_GATHER, .in_dt = dt, .out_dt = dt, .n_src = 1, .dst = r, .walk = v->walk};
+        g.src[0] = (ew_src){EW_INPUT, v->index, NULL};
+        if ((st = add_instr(c, &g)) != OPTIC_OK) return st;
+        v->gathered = r;
+      }
+      *out = (ew_src){EW_REG, v->gathered, NULL};
+      return OPTIC_OK;
+    }
+    default: return optic_fail(OPTIC_ERR_INTERNAL, "fused loop: operand without a value");
+  }
+}
+
+static optic_status release_value(lower_ctx *c, ew_value *v) {
+  if (v->is_output) return OPTIC_OK;
+  if (v->kind == V_REG) return free_reg(c, v->index);
+  if (v->kind == V_LEAF && v->gathered >= 0) return free_reg(c, v->gathered);
+  return OPTIC_OK;
+}
+
+static optic_status decline(const optic_module_t *m, optic_node_id id, const char *why) {
+  return optic_fail(OPTIC_ERR_UNSUPPORTED, "fused loop: %s %s %s", optic_opcode_name(optic_node_opcode(m, id)),
+                    optic_node_name(m, id), why);
+}
+
+static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, size_t N, bool params_full) {
+  const optic_module_t *m = c->m;
+  const optic_type *t = optic_node_type(m, id);
+  optic_opcode op = optic_node_opcode(m, id);
+  ew_value *v = &vals[id];
+  optic_status st;
+  if (optic_type_is_tuple(t) && op != OPTIC_OP_TUPLE) return decline(m, id, "has a tuple type");
+  size_t e = optic_type_is_tuple(t) ? 0 : shape_elems(&t->shape);
+  int32_t cnt;
+  const int64_t *dims = optic_node_dims(m, id, &cnt);
+  switch (op) {
+    case OPTIC_OP_PARAMETER: {
+      int32_t k = (int32_t)dims[0];
+      c->p->input_dtype[k] = t->dtype;
+      if (params_full || e == N) *v = (ew_value){.kind = V_INPUT, .index = k, .gathered = -1};
+      else if (e == 1) *v = (ew_value){.kind = V_SCALAR, .index = k, .gathered = -1};
+      else *v = (ew_value){.kind = V_LEAF, .index = k, .walk = contiguous_walk(&t->shape), .gathered = -1};
+      if (!params_full && e == 1 && N != 1) c->p->scalar_inputs |= (uint64_t)1 << k;
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_CONSTANT: {
+      const void *data = optic_node_constant_data(m, id, NULL);
+      if (e == 1 && N != 1) {
+        *v = (ew_value){.kind = V_SCALAR, .index = -1, .value = data, .gathered = -1};
+        return OPTIC_OK;
+      }
+      if (e == 1 && params_full) { /* a combiner's constant: one element for every lane */
+        *v = (ew_value){.kind = V_SCALAR, .index = -1, .value = data, .gathered = -1};
+        return OPTIC_OK;
+      }
+      int32_t k;
+      if ((st = add_input(c, t->dtype, data, &k)) != OPTIC_OK) return st;
+      if (e == N) *v = (ew_value){.kind = V_INPUT, .index = k, .gathered = -1};
+      else *v = (ew_value){.kind = V_LEAF, .index = k, .walk = contiguous_walk(&t->shape), .gathered = -1};
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_RESHAPE: {
+      ew_value *o = &vals[optic_node_operand(m, id, 0)];
+      if (o->kind == V_LEAF) {
+        if (!walk_is_contiguous(&o->walk)) return decline(m, id, "reshapes a strided view");
+        *v = *o;
+        v->walk = contiguous_walk(&t->shape);
+        v->gathered = -1;
+        if (e == N && o->walk.base == 0) { /* a full-size leaf read in order is the input itself */
+          v->kind = V_INPUT;
+        }
+      } else {
+        if (o->kind == V_REG) return decline(m, id, "aliases a computed value");
+        *v = *o;
+      }
+      v->is_output = false;
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_BROADCAST:
+    case OPTIC_OP_TRANSPOSE: {
+      ew_value *o = &vals[optic_node_operand(m, id, 0)];
+      const optic_type *ot = optic_node_type(m, optic_node_operand(m, id, 0));
+      if (o->kind == V_SCALAR && op == OPTIC_OP_BROADCAST) {
+        *v = *o;
+        v->is_output = false;
+        return OPTIC_OK;
+      }
+      exec_walk src;
+      if (o->kind == V_LEAF) src = o->walk;
+      else if (o->kind == V_INPUT) src = contiguous_walk(&ot->shape);
+      else if (o->kind == V_SCALAR) src = (exec_walk){.rank = 0};
+      else return decline(m, id, "rearranges a computed value");
+      exec_walk w = {.rank = t->shape.rank, .base = src.base};
+      for (int32_t d = 0; d < t->shape.rank; d++) w.dims[d] = t->shape.dims[d];
+      if (op == OPTIC_OP_TRANSPOSE) {
+        for (int32_t d = 0; d < t->shape.rank; d++) w.strides[d] = src.strides[dims[d]];
+      } else {
+        for (int32_t i = 0; i < cnt; i++) w.strides[dims[i]] = src.rank ? src.strides[i] : 0;
+      }
+      *v = (ew_value){.kind = V_LEAF, .index = o->index, .walk = w, .gathered = -1};
+      if (o->kind == V_SCALAR) {
+        if (o->index < 0) return decline(m, id, "broadcasts a scalar constant in a non-scalar way");
+        c->p->scalar_inputs &= ~((uint64_t)1 << o->index);
+      }
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_TUPLE: return OPTIC_OK; /* the root only (checked by the caller) */
+    default: break;
+  }
+  if (!ew_is_elementwise(op)) return decline(m, id, "is not elementwise");
+  if (e != N && !(params_full && e == 1)) return decline(m, id, "has another element count");
+  int32_t n_ops = optic_node_operand_count(m, id);
+  ew_instr in = {.kind = EW_OP, .op = op, .n_src = n_ops, .out_dt = t->dtype};
+  int32_t data_operand = (op == OPTIC_OP_SELECT || op == OPTIC_OP_CLAMP) ? 1 : 0;
+  in.in_dt = optic_node_type(m, optic_node_operand(m, id, data_operand))->dtype;
+  if (op == OPTIC_OP_COMPARE) in.cmp = optic_node_compare_dir(m, id);
+  if (!ew_supported(op, in.in_dt, in.out_dt)) return decline(m, id, "has a dtype the runtime does not define");
+  for (int32_t i = 0; i < n_ops; i++) {
+    optic_node_id o = optic_node_operand(m, id, i);
+    if ((st = use_value(c, &vals[o], optic_node_type(m, o)->dtype, &in.src[i])) != OPTIC_OK) return st;
+  }
+  int32_t r;
+  if ((st = alloc_reg(c, &r)) != OPTIC_OK) return st;
+  in.dst = r;
+  *v = (ew_value){.kind = V_REG, .index = r, .gathered = -1};
+  return add_instr(c, &in);
+}
+
+static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, size_t N, bool params_full,
+                                  optic_node_id as_input, optic_node_id root_override, ew_prog **out);
+
+/* Sets a reader's position as the operand's last use. */
+static void note_uses(const optic_module_t *m, optic_node_id id, int32_t pos, ew_value *vals) {
+  int32_t n = optic_node_operand_count(m, id);
+  for (int32_t i = 0; i < n; i++) vals[optic_node_operand(m, id, i)].last_use = pos;
+}
+
+optic_status ew_lower_epilogue(const optic_module_t *m, optic_comp_id comp, size_t N, optic_node_id as_input,
+                              ew_prog **out) {
+  return ew_lower_full(m, comp, N, false, as_input, OPTIC_NO_NODE, out);
+}
+
+optic_status ew_lower_subtree(const optic_module_t *m, optic_comp_id comp, optic_node_id root, size_t N,
+                              ew_prog **out) {
+  return ew_lower_full(m, comp, N, false, OPTIC_NO_NODE, root, out);
+}
+
+optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t N, bool params_full, ew_prog **out) {
+  return ew_lower_full(m, comp, N, params_full, OPTIC_NO_NODE, OPTIC_NO_NODE, out);
+}
+
+static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, size_t N, bool params_full,
+                                  optic_node_id as_input, optic_node_id root_override, ew_prog **out) {
+  *out = NULL;
+  optic_schedule_t *s = NULL;
+  optic_status st = optic_schedule_create(m, comp, &s);
+  if (st != OPTIC_OK) return st;
+  int32_t n;
+  const optic_node_id *order = optic_schedule_order(s, &n);
+  optic_node_id root = root_override != OPTIC_NO_NODE ? root_override : optic_computation_root(m, comp);
+  int32_t max_id = 0;
+  for (int32_t i = 0; i < n; i++) max_id = order[i] > max_id ? order[i] : max_id;
+  ew_value *vals = calloc((size_t)max_id + 1, sizeof *vals);
+  ew_prog *p = calloc(1, sizeof *p);
+  /* Only root's dependencies are lowered (all of them unless root_override). */
+  bool *needed = calloc((size_t)max_id + 1, sizeof *needed);
+  optic_node_id *stack = calloc((size_t)n + 1, sizeof *stack);
+  lower_ctx c = {.m = m, .p = p};
+  if (vals == NULL || p == NULL || needed == NULL || stack == NULL) {
+    st = oom();
+    goto done;
+  }
+  {
+    int32_t top = 0;
+    stack[top++] = root;
+    needed[root] = true;
+    while (top > 0) {
+      optic_node_id x = stack[--top];
+      for (int32_t k = 0; k < optic_node_operand_count(m, x); k++) {
+        optic_node_id o = optic_node_operand(m, x, k);
+        if (!needed[o] && top < n) needed[o] = true, stack[top++] = o;
+      }
+    }
+  }
+  p->extra_input = -1;
+  int32_t np = optic_computation_parameter_count(m, comp);
+  for (int32_t k = 0; k < np && st == OPTIC_OK; k++) {
+    int32_t idx;
+    st = add_input(&c, OPTIC_DTYPE_INVALID, NULL, &idx);
+  }
+  if (np > 63) st = optic_fail(OPTIC_ERR_UNSUPPORTED, "fused loop: more than 63 parameters");
+  for (int32_t i = 0; i < n; i++) vals[order[i]].last_use = -1;
+  for (int32_t i = 0; i < n; i++) {
+    if (needed[order[i]]) note_uses(m, order[i], i, vals);
+  }
+  /* Root leaves are outputs: never released. */
+  const optic_type *rt = optic_node_type(m, root);
+  int32_t n_out = optic_type_is_tuple(rt) ? rt->tuple_size : 1;
+  if (optic_type_is_tuple(rt)) {
+    if (optic_node_opcode(m, root) != OPTIC_OP_TUPLE) {
+      st = decline(m, root, "is a tuple root that is not a tuple instruction");
+      goto done;
+    }
+    for (int32_t k = 0; k < n_out; k++) {
+      if (optic_type_is_tuple(&rt->elements[k])) {
+        st = decline(m, root, "returns nested tuples");
+        goto done;
+      }
+      vals[optic_node_operand(m, root, k)].is_output = true;
+    }
+  } else {
+    vals[root].is_output = true;
+  }
+  p->n_outputs = n_out;
+  p->output_dtype = calloc((size_t)n_out + 1, sizeof *p->output_dtype);
+  if (p->output_dtype == NULL && st == OPTIC_OK) st = oom();
+  for (int32_t i = 0; i < n && st == OPTIC_OK; i++) {
+    optic_node_id id = order[i];
+    if (!needed[id]) continue;
+    if (optic_node_opcode(m, id) == OPTIC_OP_TUPLE && id != root) {
+      st = decline(m, id, "is a tuple inside the computation");
+      break;
+    }
+    if (id == as_input) { /* computed outside the program (an output fusion's dot): one more input */
+      int32_t k;
+      st = add_input(&c, optic_node_type(m, id)->dtype, NULL, &k);
+      p->extra_input = k;
+      vals[id] = (ew_value){.kind = V_INPUT, .index = k, .gathered = -1, .last_use = vals[id].last_use,
+                            .is_output = vals[id].is_output};
+      if (optic_type_is_tuple(optic_node_type(m, id)) || shape_elems(&optic_node_type(m, id)->shape) != N) {
+        st = decline(m, id, "does not span the fusion's elements");
+      }
+      continue;
+    }
+    st = lower_node(&c, id, vals, N, params_full);
+    int32_t no = optic_node_operand_count(m, id);
+    for (int32_t k = 0; k < no && st == OPTIC_OK; k++) {
+      optic_node_id o = optic_node_operand(m, id, k);
+      bool again = false; /* an operand listed twice is released once */
+      for (int32_t j = 0; j < k; j++) again |= optic_node_operand(m, id, j) == o;
+      if (!again && vals[o].last_use == i && !(optic_node_opcode(m, id) == OPTIC_OP_RESHAPE ||
+                                                 optic_node_opcode(m, id) == OPTIC_OP_BROADCAST ||
+                                                 optic_node_opcode(m, id) == OPTIC_OP_TRANSPOSE ||
+                                                 optic_node_opcode(m, id) == OPTIC_OP_TUPLE)) {
+        st = release_value(&c, &vals[o]);
+      }
+    }
+  }
+  /* Outputs: the last instruction writes output 0 directly when it computes
+   * the only output; otherwise each output is moved (copied, filled or
+   * gathered) from where its value is. */
+  for (int32_t k = 0; k < n_out && st == OPTIC_OK; k++) {
+    optic_node_id o = optic_type_is_tuple(rt) ? optic_node_operand(m, root, k) : root;
+    ew_value *v = &vals[o];
+    optic_dtype dt = optic_node_type(m, o)->dtype;
+    p->output_dtype[k] = dt;
+    if (n_out == 1 && v->kind == V_REG && p->n_instr > 0 && p->ins[p->n_instr - 1].kind == EW_OP &&
+        p->ins[p->n_instr - 1].dst == v->index) {
+      p->ins[p->n_instr - 1].dst = -1;
+      continue;
+    }
+    if (v->kind == V_LEAF && v->gathered < 0) {
+      ew_instr g = {.kind = EW_GATHER, .in_dt = dt, .out_dt = dt, .n_src = 1, .dst = -1 - k, .walk = v->walk};
+      g.src[0] = (ew_src){EW_INPUT, v->index, NULL};
+      st = add_instr(&c, &g);
+      continue;
+    }
+    ew_instr mv = {.kind = EW_MOVE, .op = OPTIC_OP_COPY, .in_dt = dt, .out_dt = dt, .n_src = 1, .dst = -1 - k};
+    if ((st = use_value(&c, v, dt, &mv.src[0])) == OPTIC_OK) st = add_instr(&c, &mv);
+  }
+done:
+  free(c.free_regs);
+  free(needed);
+  free(stack);
+  free(vals);
+  optic_schedule_destroy(s);
+  if (st != OPTIC_OK) {
+    ew_prog_destroy(p);
+    return st;
+  }
+  *out = p;
+  return OPTIC_OK;
+}
+
+optic_status ew_lower(const optic_module_t *m, optic_comp_id comp, size_t elements, ew_prog **out) {
+  return ew_lower_ex(m, comp, elements, false, out);
+}
+
+void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
+                  size_t lo, size_t len, void *regs) {
+  unsigned char *rb = regs;
+  for (int32_t i = 0; i < p->n_instr; i++) {
+    const ew_instr *in = &p->ins[i];
+    const void *src[3] = {NULL, NULL, NULL};
+    unsigned mask = 0;
+    for (int32_t k = 0; k < in->n_src; k++) {
+      const ew_src *s = &in->src[k];
+      switch (s->kind) {
+        case EW_REG: src[k] = rb + (size_t)s->index * EXEC_BLOCK * 8; break;
+        case EW_SCALAR:
+          src[k] = s->value ? s->value : inputs[s->index];
+          mask |= 1u << k;
+          break;
+        default: {
+          const void *base = p->input_const[s->index] ? p->input_const[s->index] : inputs[s->index];
+          if ((scalar_inputs >> s->index) & 1u) {
+            src[k] = base;
+            mask |= 1u << k;
+          } else if (in->kind == EW_GATHER) {
+            src[k] = base;
+          } else {
+            src[k] = (const unsigned char *)base + lo * optic_dtype_size(p->input_dtype[s->index]);
+          }
+          break;
+        }
+      }
+    }
+    void *dst = in->dst >= 0 ? (void *)(rb + (size_t)in->dst * EXEC_BLOCK * 8) : outputs[-1 - in->dst];
+    if (in->kind == EW_GATHER) {
+      walk_gather(&in->walk, optic_dtype_size(in->out_dt), src[0], lo, len, dst);
+    } else {
+      ew_apply(in->op, in->cmp, in->in_dt, in->out_dt, len, src, mask, dst);
+    }
+  }
+}

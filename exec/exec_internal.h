@@ -1,0 +1,270 @@
+/* Internal: the executor's bound form of a program. Binding (exec/bind.c)
+ * turns every computation that runs instruction by instruction into a list of
+ * steps whose operands and results are resolved buffer references, decides
+ * where barriers are needed, and lowers elementwise computations (loop
+ * fusions, map and reduce combiners) into block programs (exec/ewprog.c).
+ * Running (exec/run.c) only follows these lists; it never allocates. */
+#ifndef OPTIC_EXEC_INTERNAL_H
+#define OPTIC_EXEC_INTERNAL_H
+
+#include <optic/compile.h>
+#include <optic/exec.h>
+
+#include "core/error.h"
+#include "kernels/conv.h"
+#include "kernels/dot.h"
+
+/* ------------------------------------------------------------ elementwise */
+
+/* Elements per block of a fused loop. The whole chain runs over one block
+ * while its registers (512 x 8 bytes each) stay in L1. Measured on the
+ * 16M-element relu(a*x+b)*s-c chain (min CPU time of 20 runs, 1 thread):
+ * 256: 23 ms, 384: 19, 512: 18, 768: 22, 1024: 25, 4096: 25 (op by op:
+ * 60). Short blocks keep every input stream of the chain in flight at once,
+ * as a hand-fused loop does; with 4096 each stream was read 16 KiB at a time
+ * and the DRAM streams did not overlap. The next block's inputs are
+ * prefetched while a block runs (without it: 31 ms). */
+#define EXEC_BLOCK 512
+/* Fused loops whose result is at least this large store it with streaming
+ * (non-temporal) stores: it cannot stay in cache, so reading its lines
+ * before overwriting them would only add DRAM traffic. */
+#define EXEC_STREAM_BYTES ((size_t)16 << 20)
+/* dst[0, bytes) = src[0, bytes) with non-temporal stores where the ISA has
+ * them (SSE2 on x86-64, always there), plain memcpy elsewhere; stream_fence
+ * orders them before later loads and stores of other threads (call it before
+ * the barrier that publishes the data). */
+void stream_copy(void *dst, const void *src, size_t bytes);
+void stream_fence(void);
+
+/* A step touching fewer elements than this (operands + result) runs on one
+ * thread: splitting it would cost more in barriers than it saves. */
+#define EXEC_SOLO_ELEMENTS 32768
+
+/* y[i] = op(src[0][i], src[1][i], src[2][i]) for i < n, with XLA's and the
+ * evaluator's semantics per dtype (f32 through the kernels). in_dt is the
+ * dtype of the data operands (operand 1 for select and clamp, whose operand 0
+ * is the predicate or lower bound), out_dt the result's. Bit k of
+ * scalar_mask marks src[k] as one element repeated. y may equal an unmasked
+ * source of the same dtype (in place) except for compare and convert. */
+void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in_dt, optic_dtype out_dt, size_t n,
+              const void *const *src, unsigned scalar_mask, void *y);
+/* Whether ew_apply defines op for these dtypes (checked at bind time). */
+bool ew_supported(optic_opcode op, optic_dtype in_dt, optic_dtype out_dt);
+bool ew_is_elementwise(optic_opcode op);
+
+/* A strided walk: element i of the walk (row-major over dims) reads
+ * src + (base + sum_d idx_d * strides_d) * es. Strides may be 0 or negative. */
+typedef struct exec_walk {
+  int32_t rank;
+  int64_t dims[OPTIC_MAX_RANK];
+  int64_t strides[OPTIC_MAX_RANK];
+  int64_t base;
+} exec_walk;
+/* dst[k] = element (lo + k) of the walk, k < len. */
+void walk_gather(const exec_walk *w, size_t es, const void *src, size_t lo, size_t len, void *dst);
+/* dst at walk positions (lo + k) = src[k], k < len (the walk addresses dst). */
+void walk_scatter(const exec_walk *w, size_t es, const void *src, size_t lo, size_t len, void *dst);
+
+/* ------------------------------------------------------------ block programs */
+
+enum { EW_REG, EW_INPUT, EW_SCALAR };
+typedef struct ew_src {
+  uint8_t kind;      /* EW_REG: register; EW_INPUT: input array; EW_SCALAR: one element */
+  int32_t index;     /* register or input number */
+  const void *value; /* EW_SCALAR: the element (a constant's bytes), or NULL for a scalar input */
+} ew_src;
+
+enum { EW_OP, EW_GATHER, EW_MOVE };
+typedef struct ew_instr {
+  uint8_t kind;
+  optic_opcode op;
+  optic_compare_dir cmp;
+  optic_dtype in_dt, out_dt;
+  int32_t n_src;
+  ew_src src[3];
+  int32_t dst;       /* register, or -1 - k for output k */
+  exec_walk walk;    /* EW_GATHER: reads input src[0].index through this walk */
+} ew_instr;
+
+typedef struct ew_prog {
+  int32_t n_inputs;
+  optic_dtype *input_dtype;
+  const void **input_const; /* non-NULL: the input is this constant's data (bound at lowering) */
+  int32_t n_regs;
+  int32_t n_instr;
+  ew_instr *ins;
+  int32_t n_outputs;
+  optic_dtype *output_dtype;
+  uint64_t scalar_inputs; /* bit i: parameter i has one element, repeated over the domain */
+  int32_t extra_input;    /* ew_lower_epilogue: the input that is the dot's result; else -1 */
+} ew_prog;
+
+/* Lowers computation comp into a block program whose inputs are comp's
+ * parameters (in number order) followed by array constants, over a domain
+ * of `elements` elements (the root's count). Fails with UNSUPPORTED (and no
+ * message a caller must show: it is a lowering decision) when comp holds an
+ * instruction that is not elementwise or an index map of a parameter. */
+optic_status ew_lower(const optic_module_t *m, optic_comp_id comp, size_t elements, ew_prog **out);
+/* params_full: every parameter spans the domain (map and reducer
+ * computations, whose scalar parameters become lanes of a block). */
+optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t elements, bool params_full,
+                         ew_prog **out);
+/* An output fusion's epilogue: node as_input (the fused dot or
+ * convolution) becomes an input (prog->extra_input), computed by the caller
+ * into the fusion's output, which the program then rewrites in place. */
+optic_status ew_lower_epilogue(const optic_module_t *m, optic_comp_id comp, size_t elements, optic_node_id as_input,
+                              ew_prog **out);
+/* The subtree of comp rooted at `root` (an input fusion's reduced input),
+ * over root's `elements`. */
+optic_status ew_lower_subtree(const optic_module_t *m, optic_comp_id comp, optic_node_id root, size_t elements,
+                              ew_prog **out);
+void ew_prog_destroy(ew_prog *p);
+/* Runs the program on elements [lo, lo + len) of the domain, len <=
+ * EXEC_BLOCK. inputs[i] points at input i's element 0 (scalar inputs: their
+ * one element, with bit i of scalar_inputs set); outputs[k] at output k's
+ * element lo. regs holds n_regs * EXEC_BLOCK * 8 bytes. */
+void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
+                  size_t lo, size_t len, void *regs);
+
+/* ------------------------------------------------------------ bound program */
+
+enum { REF_NONE, REF_ARENA, REF_PARAM, REF_CONST, REF_OUTPUT };
+typedef struct exec_ref {
+  uint8_t kind;
+  int32_t index;     /* REF_PARAM: flat parameter leaf; REF_OUTPUT: root leaf */
+  size_t offset;     /* REF_ARENA */
+  size_t size;       /* bytes */
+  const void *data;  /* REF_CONST */
+} exec_ref;
+
+struct exec_seq;
+
+typedef struct exec_step {
+  optic_node_id id;
+  optic_opcode op;
+  const optic_type *type;
+  int32_t n_operands;
+  int32_t *in_first;     /* operand i's leaves are in[in_first[i] .. in_first[i+1]) */
+  exec_ref *in;
+  int32_t n_out;
+  exec_ref *out;
+  const int64_t *attr;   /* optic_node_dims: the opcode's integer attributes */
+  int32_t n_attr;
+  optic_compare_dir cmp;
+  optic_shape *operand_shape; /* array operands' shapes, dtypes and element counts */
+  optic_dtype *operand_dtype;
+  size_t *operand_elems;
+  bool noop;             /* parameter, constant, tuple, get-tuple-element, reshape (aliases) */
+  bool barrier_before;
+  bool sync;             /* runs nested sequences or has inner barriers: full barriers around it */
+  bool solo;             /* too small to split: thread 0 runs it alone, and two solo steps
+                            never need a barrier between them */
+  /* op-specific */
+  struct exec_seq *callee[2]; /* call, fusion fallback, while {cond, body} */
+  struct exec_seq **branches; /* conditional */
+  int32_t n_branches;
+  ew_prog *prog;              /* loop fusion, map, general reduce / reduce-window */
+  int reduce_fast;            /* 0, or the binary opcode of an f32 fast-path reducer */
+  struct optic_dot_plan *dot;
+  int32_t epi_lhs, epi_rhs;   /* output fusion: the fusion operands the dot/convolution reads */
+  bool input_fusion;          /* prog computes the reduced input; reduce_fast folds it */
+  int32_t in_init;            /* input fusion: the fusion operand holding the init value */
+  size_t in_rows, in_len;     /* input fusion: outputs, and reduced elements per output (trailing dims) */
+  optic_conv_plan *conv;
+  size_t scratch_offset, scratch_bytes; /* in the context's scratch area */
+  double est_ns, flops, bytes;
+  const char *name;
+} exec_step;
+
+typedef struct exec_seq {
+  optic_comp_id comp;
+  const optic_buffer_plan_t *plan;
+  optic_buffer_plan_t *owned_plan; /* for fused computations the program has no plan for */
+  int32_t n_steps;
+  exec_step *steps;
+  size_t arena_bytes;
+  size_t arena_offset;   /* in the context's arena area */
+  int32_t n_param_leaves;
+  int32_t n_root_leaves;
+  exec_ref *root;        /* where each root leaf's value is after the steps */
+  size_t *root_bytes;
+  size_t root_scratch_offset; /* while bodies/conditions: a place for the root leaves */
+  bool busy;             /* binding: recursion guard */
+} exec_seq;
+
+typedef struct exec_bound {
+  const optic_module_t *m;
+  const optic_program_t *program; /* NULL when bound from a module directly */
+  optic_comp_id entry;
+  exec_seq **seqs;       /* by computation id; NULL when the computation never runs as a sequence */
+  int32_t n_comps;
+  size_t arena_total;    /* arenas of every sequence, laid out one after another */
+  size_t scratch_total;  /* per-step scratch (dot packing, conv columns, root scratch) */
+  int32_t *param_leaf_base; /* by parameter node id: its first flat leaf in its computation */
+  int32_t threads;       /* what conv plans were made for */
+  int64_t split_min;     /* steps touching fewer elements are solo */
+  double est_ns;         /* the program's estimate of a run (0 without a program) */
+  bool has_blas;         /* some step calls OpenBLAS (dot, convolution) */
+  bool any_split;        /* some step is split across threads; if none, a run uses one thread */
+} exec_bound;
+
+/* Binds module m (its entry computation) for `threads` threads; program
+ * (may be NULL) supplies schedules, plans and estimates. */
+optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, int32_t threads,
+                       int64_t split_min_elements, exec_bound **out);
+void exec_bound_destroy(exec_bound *b);
+
+/* Runs a bound module on the context (exec/run.c); the public
+ * optic_program_run binds then calls this. */
+optic_status exec_run_bound(optic_exec_ctx_t *ctx, exec_bound *b, const optic_tensor *inputs, int32_t n_in,
+                            optic_tensor *outputs, int32_t n_out);
+/* Per-thread view of one running sequence. */
+typedef struct exec_frame {
+  unsigned char *arena;
+  void **params; /* by flat parameter leaf */
+  void **outs;   /* by root leaf */
+} exec_frame;
+
+static inline void *ref_ptr(const exec_frame *f, const exec_ref *r) {
+  switch (r->kind) {
+    case REF_ARENA: return f->arena ? f->arena + r->offset : NULL; /* no arena: only empty arrays */
+    case REF_PARAM: return f->params[r->index];
+    case REF_CONST: return (void *)(uintptr_t)r->data;
+    case REF_OUTPUT: return f->outs[r->index];
+    default: return NULL;
+  }
+}
+
+/* The share [*lo, *hi) of n items for thread t of nt. */
+static inline void exec_share(size_t n, int t, int nt, size_t *lo, size_t *hi) {
+  size_t q = n / (size_t)nt, r = n % (size_t)nt;
+  *lo = (size_t)t * q + ((size_t)t < r ? (size_t)t : r);
+  *hi = *lo + q + ((size_t)t < r ? 1 : 0);
+}
+
+/* Executes one non-control step on thread t of nt (exec/ops_*.c). Returns an
+ * error only for conditions binding could not rule out. */
+typedef struct exec_thread {
+  int t, nt;
+  unsigned char *scratch; /* the context's scratch area */
+  unsigned char *regs;    /* this thread's block registers */
+} exec_thread;
+
+optic_status exec_op_layout(const exec_step *s, const exec_frame *f, const exec_thread *th);
+optic_status exec_op_elementwise(const exec_step *s, const exec_frame *f, const exec_thread *th);
+optic_status exec_op_reduce(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th);
+optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th);
+optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_thread *th);
+/* An output fusion: the dot/convolution into the result, a barrier, then the
+ * epilogue's block program over the result in place. */
+optic_status exec_op_output_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th);
+/* An input fusion reducing trailing dims with an f32 add/multiply/max/min
+ * reducer: the reduced input is computed block by block and folded at once. */
+optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th);
+/* Whether exec_op_layout handles op. */
+bool exec_is_layout_op(optic_opcode op);
+
+/* Register bytes per thread the bound program needs. */
+size_t exec_regs_bytes(const exec_bound *b);
+
+#endif

@@ -1,0 +1,170 @@
+/* Data-movement and elementwise steps: broadcast, transpose, slice,
+ * reverse, copying reshape, pad, concatenate, iota, all-reduce (one
+ * replica: a copy), and plain elementwise ops. Each thread takes a
+ * contiguous share of the output elements (concatenate: of each operand),
+ * so shares never overlap and no step needs an inner barrier. */
+#include <string.h>
+
+#include "exec/exec_internal.h"
+
+bool exec_is_layout_op(optic_opcode op) {
+  switch (op) {
+    case OPTIC_OP_BROADCAST: case OPTIC_OP_TRANSPOSE: case OPTIC_OP_SLICE: case OPTIC_OP_REVERSE:
+    case OPTIC_OP_RESHAPE: case OPTIC_OP_PAD: case OPTIC_OP_CONCATENATE: case OPTIC_OP_IOTA:
+    case OPTIC_OP_ALL_REDUCE: return true;
+    default: return false;
+  }
+}
+
+static size_t elems(const optic_shape *s) {
+  size_t n = 1;
+  for (int32_t i = 0; i < s->rank; i++) n *= (size_t)s->dims[i];
+  return n;
+}
+
+static void strides_of(const optic_shape *s, int64_t *st) {
+  int64_t v = 1;
+  for (int32_t d = s->rank - 1; d >= 0; d--) {
+    st[d] = v;
+    v *= s->dims[d];
+  }
+}
+
+static void store_index(optic_dtype dt, int64_t v, unsigned char *p) {
+  switch (dt) {
+    case OPTIC_F32: { float x = (float)v; memcpy(p, &x, 4); break; }
+    case OPTIC_F64: { double x = (double)v; memcpy(p, &x, 8); break; }
+    case OPTIC_S32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
+    case OPTIC_PRED: *p = v != 0; break;
+    default: *p = (uint8_t)v; break;
+  }
+}
+
+optic_status exec_op_elementwise(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  const optic_shape *os = &s->type->shape;
+  size_t n = elems(os), lo, hi;
+  exec_share(n, th->t, th->nt, &lo, &hi);
+  if (lo >= hi) return OPTIC_OK;
+  const void *src[3] = {NULL, NULL, NULL};
+  unsigned mask = 0;
+  int32_t data = (s->op == OPTIC_OP_SELECT || s->op == OPTIC_OP_CLAMP) ? 1 : 0;
+  optic_dtype in_dt = OPTIC_DTYPE_INVALID;
+  for (int32_t i = 0; i < s->n_operands && i < 3; i++) {
+    const exec_ref *r = &s->in[s->in_first[i]];
+    size_t op_elems = s->operand_elems[i];
+    optic_dtype dt = s->operand_dtype[i];
+    if (i == data) in_dt = dt;
+    const unsigned char *p = ref_ptr(f, r);
+    if (op_elems == 1 && n != 1) {
+      src[i] = p;
+      mask |= 1u << i;
+    } else {
+      src[i] = p + lo * optic_dtype_size(dt);
+    }
+  }
+  unsigned char *y = (unsigned char *)ref_ptr(f, &s->out[0]) + lo * optic_dtype_size(s->type->dtype);
+  ew_apply(s->op, s->cmp, in_dt, s->type->dtype, hi - lo, src, mask, y);
+  return OPTIC_OK;
+}
+
+optic_status exec_op_layout(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  const optic_shape *os = &s->type->shape;
+  size_t n = optic_type_is_tuple(s->type) ? 0 : elems(os), lo, hi;
+  size_t es = optic_dtype_size(s->type->dtype);
+  exec_share(n, th->t, th->nt, &lo, &hi);
+  unsigned char *y = ref_ptr(f, &s->out[0]);
+  const unsigned char *x = s->n_operands > 0 ? ref_ptr(f, &s->in[0]) : NULL;
+  const int64_t *attr = s->attr;
+  switch (s->op) {
+    case OPTIC_OP_ALL_REDUCE: {
+      /* One replica: the sum over a group of one is the operand itself. */
+      for (int32_t l = 0; l < s->n_out; l++) {
+        size_t bytes = s->out[l].size, blo, bhi;
+        exec_share(bytes, th->t, th->nt, &blo, &bhi);
+        if (blo < bhi) memcpy((unsigned char *)ref_ptr(f, &s->out[l]) + blo, (const unsigned char *)ref_ptr(f, &s->in[l]) + blo, bhi - blo);
+      }
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_RESHAPE:
+      if (lo < hi) memcpy(y + lo * es, x + lo * es, (hi - lo) * es);
+      return OPTIC_OK;
+    case OPTIC_OP_IOTA: {
+      int64_t dim = attr[0], inner = 1;
+      for (int32_t d = (int32_t)dim + 1; d < os->rank; d++) inner *= os->dims[d];
+      for (size_t i = lo; i < hi; i++) store_index(s->type->dtype, (int64_t)(i / (size_t)inner) % os->dims[dim], y + i * es);
+      return OPTIC_OK;
+    }
+    default: break;
+  }
+  const optic_shape *is = &s->operand_shape[0];
+  int64_t ist[OPTIC_MAX_RANK];
+  strides_of(is, ist);
+  exec_walk w = {.rank = os->rank};
+  for (int32_t d = 0; d < os->rank; d++) w.dims[d] = os->dims[d];
+  switch (s->op) {
+    case OPTIC_OP_BROADCAST:
+      for (int32_t i = 0; i < s->n_attr; i++) w.strides[attr[i]] = ist[i];
+      break;
+    case OPTIC_OP_TRANSPOSE:
+      for (int32_t d = 0; d < os->rank; d++) w.strides[d] = ist[attr[d]];
+      break;
+    case OPTIC_OP_SLICE: {
+      int32_t r = is->rank;
+      for (int32_t d = 0; d < r; d++) {
+        w.base += attr[d] * ist[d];
+        w.strides[d] = ist[d] * attr[2 * r + d];
+      }
+      break;
+    }
+    case OPTIC_OP_REVERSE:
+      for (int32_t d = 0; d < os->rank; d++) w.strides[d] = ist[d];
+      for (int32_t i = 0; i < s->n_attr; i++) {
+        int64_t d = attr[i];
+        if (os->dims[d] > 0) w.base += (os->dims[d] - 1) * ist[d];
+        w.strides[d] = -ist[d];
+      }
+      break;
+    case OPTIC_OP_PAD: {
+      /* Each output element is either an input element or the pad value. */
+      const unsigned char *pv = ref_ptr(f, &s->in[1]);
+      int64_t idx[OPTIC_MAX_RANK], ost[OPTIC_MAX_RANK];
+      strides_of(os, ost);
+      for (size_t i = lo; i < hi; i++) {
+        size_t rem = i;
+        int64_t off = 0;
+        bool inside = true;
+        for (int32_t d = 0; d < os->rank; d++) {
+          idx[d] = (int64_t)(rem / (size_t)ost[d]);
+          rem %= (size_t)ost[d];
+          int64_t low = attr[3 * d], interior = attr[3 * d + 2];
+          int64_t xpos = idx[d] - low;
+          if (xpos < 0 || xpos % (interior + 1) != 0 || xpos / (interior + 1) >= is->dims[d]) {
+            inside = false;
+            break;
+          }
+          off += (xpos / (interior + 1)) * ist[d];
+        }
+        memcpy(y + i * es, inside ? x + off * (int64_t)es : pv, es);
+      }
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_CONCATENATE: {
+      int64_t dim = attr[0], ost[OPTIC_MAX_RANK], at = 0;
+      strides_of(os, ost);
+      for (int32_t k = 0; k < s->n_operands; k++) {
+        const optic_shape *ks = &s->operand_shape[k];
+        exec_walk kw = {.rank = ks->rank, .base = at * ost[dim]};
+        for (int32_t d = 0; d < ks->rank; d++) kw.dims[d] = ks->dims[d], kw.strides[d] = ost[d];
+        size_t kn = elems(ks), klo, khi;
+        exec_share(kn, th->t, th->nt, &klo, &khi);
+        const unsigned char *kx = ref_ptr(f, &s->in[s->in_first[k]]);
+        if (klo < khi) walk_scatter(&kw, es, kx + klo * es, klo, khi - klo, y);
+        at += ks->dims[dim];
+      }
+      return OPTIC_OK;
+    }
+    default: return optic_fail(OPTIC_ERR_INTERNAL, "runtime: %s has no layout implementation", s->name);
+  }
+  if (lo < hi) walk_gather(&w, es, x, lo, hi - lo, y + lo * es);
+  return OPTIC_OK;
+}

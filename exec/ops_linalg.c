@@ -1,0 +1,87 @@
+/* Dot and convolution through the kernels' plans (kernels/dot.h,
+ * kernels/conv.h), called from every thread of the run's parallel region
+ * with (thread, nthreads) as those headers prescribe, and loop fusions run
+ * block by block through their block programs. */
+#include "exec/exec_internal.h"
+
+static optic_status run_contraction(const exec_step *s, const float *a, const float *b, float *y,
+                                    const exec_thread *th);
+
+optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  return run_contraction(s, ref_ptr(f, &s->in[0]), ref_ptr(f, &s->in[1]), ref_ptr(f, &s->out[0]), th);
+}
+
+static optic_status run_contraction(const exec_step *s, const float *a, const float *b, float *y,
+                                    const exec_thread *th) {
+  void *scratch = s->scratch_bytes ? th->scratch + s->scratch_offset : NULL;
+  if (s->dot) {
+    optic_status st = optic_dot_pack(s->dot, a, b, scratch, th->t, th->nt);
+    if (s->dot->lhs.packed || s->dot->rhs.packed) {
+      if (th->nt > 1) {
+#pragma omp barrier
+      }
+    }
+    optic_status st2 = optic_dot_compute(s->dot, a, b, y, scratch, th->t, th->nt);
+    return st != OPTIC_OK ? st : st2;
+  }
+  int32_t slices = th->nt < s->conv->threads ? th->nt : s->conv->threads;
+  if (th->t >= slices) return OPTIC_OK;
+  return optic_conv_run_forward(s->conv, a, b, y, scratch, th->t, slices);
+}
+
+/* Asks for the next block of every streamed input while this block runs:
+ * the chain reads its inputs one pass at a time, so without this each
+ * stream would start cold (hardware prefetchers stop at page boundaries). */
+static void prefetch_block(const exec_step *s, const void *const *inputs, size_t lo, size_t n) {
+  const ew_prog *p = s->prog;
+  for (int32_t i = 0; i < s->n_operands; i++) {
+    if ((p->scalar_inputs >> i) & 1u) continue;
+    size_t es = optic_dtype_size(p->input_dtype[i]);
+    if (s->operand_elems[i] != n) continue; /* gathered leaves: not a linear stream */
+    const unsigned char *b = (const unsigned char *)inputs[i] + lo * es;
+    size_t bytes = (n - lo < EXEC_BLOCK ? n - lo : EXEC_BLOCK) * es;
+    for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch(b + off, 0, 2);
+  }
+}
+
+static void run_blocks(const exec_step *s, const void *const *inputs, unsigned char *y, const exec_thread *th);
+
+optic_status exec_op_output_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  const void *inputs[64];
+  for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
+  unsigned char *y = ref_ptr(f, &s->out[0]);
+  optic_status st = run_contraction(s, inputs[s->epi_lhs], inputs[s->epi_rhs], (float *)(void *)y, th);
+  if (th->nt > 1) {
+#pragma omp barrier
+  }
+  inputs[s->prog->extra_input] = y; /* the epilogue rewrites the dot's result in place */
+  run_blocks(s, inputs, y, th);
+  return st;
+}
+
+optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  const void *inputs[64];
+  for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
+  run_blocks(s, inputs, ref_ptr(f, &s->out[0]), th);
+  return OPTIC_OK;
+}
+
+static void run_blocks(const exec_step *s, const void *const *inputs, unsigned char *y, const exec_thread *th) {
+  size_t n = 1;
+  for (int32_t d = 0; d < s->type->shape.rank; d++) n *= (size_t)s->type->shape.dims[d];
+  size_t es = optic_dtype_size(s->type->dtype);
+  size_t blocks = (n + EXEC_BLOCK - 1) / EXEC_BLOCK, blo, bhi;
+  exec_share(blocks, th->t, th->nt, &blo, &bhi);
+  /* A result far larger than the caches is written with streaming stores
+   * from a register: no read-for-ownership of output lines it overwrites. */
+  bool stream = n * es >= EXEC_STREAM_BYTES;
+  unsigned char *tmp = th->regs + (size_t)s->prog->n_regs * EXEC_BLOCK * 8;
+  for (size_t k = blo; k < bhi; k++) {
+    size_t lo = k * EXEC_BLOCK, len = n - lo < EXEC_BLOCK ? n - lo : EXEC_BLOCK;
+    if (k + 1 < bhi) prefetch_block(s, inputs, lo + EXEC_BLOCK, n);
+    void *outs[1] = {stream ? (void *)tmp : (void *)(y + lo * es)};
+    ew_run_block(s->prog, inputs, s->prog->scalar_inputs, outs, lo, len, th->regs);
+    if (stream) stream_copy(y + lo * es, tmp, len * es);
+  }
+  if (stream) stream_fence();
+}

@@ -1,0 +1,154 @@
+/* Measured vs estimated time per instruction from a profiler's op events.
+ * Events of one instruction in one run that overlap (threads' parts of one
+ * execution) merge into one span; separate spans (loop iterations) add up. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/strbuf.h"
+#include "exec/profile.h"
+
+static bool is_op_event(const optic_profile_event *e) {
+  return e->kind == OPTIC_PROFILE_OP || e->kind == OPTIC_PROFILE_FUSION;
+}
+
+/* Same instruction: same node id, and for node -1 the same name. */
+static int compare_op_key(const optic_profile_event *a, const optic_profile_event *b) {
+  if (a->node != b->node) return a->node < b->node ? -1 : 1;
+  if (a->node < 0) return strcmp(a->name, b->name);
+  return 0;
+}
+
+static int compare_events(const void *pa, const void *pb) {
+  const optic_profile_event *a = *(const optic_profile_event *const *)pa;
+  const optic_profile_event *b = *(const optic_profile_event *const *)pb;
+  int k = compare_op_key(a, b);
+  if (k) return k;
+  if (a->run != b->run) return a->run < b->run ? -1 : 1;
+  if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
+  return 0;
+}
+
+static int compare_u64(const void *pa, const void *pb) {
+  uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+static int compare_stats(const void *pa, const void *pb) {
+  const optic_profile_op_stat *a = pa, *b = pb;
+  if (a->measured_ns != b->measured_ns) return a->measured_ns > b->measured_ns ? -1 : 1;
+  return a->node < b->node ? -1 : a->node > b->node;
+}
+
+void optic_profile_summary_free(optic_profile_summary *s) {
+  if (s == NULL) return;
+  free(s->ops);
+  memset(s, 0, sizeof *s);
+}
+
+optic_status optic_profiler_summary(const optic_profiler_t *p, const optic_program_t *program,
+                                    optic_profile_summary *out) {
+  if (out == NULL || p == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "profiler_summary: NULL argument");
+  memset(out, 0, sizeof *out);
+  size_t n = 0;
+  const optic_profile_event *ev = optic_profiler_events(p, &n);
+  const optic_profile_event **ops = malloc((n ? n : 1) * sizeof *ops);
+  uint64_t *runs = malloc((n ? n : 1) * sizeof *runs);
+  if (ops == NULL || runs == NULL) {
+    free(ops);
+    free(runs);
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "profiler_summary: no memory to sort %zu events", n);
+  }
+  size_t nops = 0, nrun_events = 0;
+  double run_total = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    const optic_profile_event *e = &ev[i];
+    if (program != NULL && e->program != (const void *)program) continue;
+    if (is_op_event(e)) {
+      ops[nops] = e;
+      runs[nops] = e->run;
+      nops++;
+    } else if (e->kind == OPTIC_PROFILE_RUN) {
+      run_total += (double)(e->end_ns - e->start_ns);
+      nrun_events++;
+    }
+  }
+  if (nrun_events) out->run_ns = run_total / (double)nrun_events;
+  qsort(runs, nops, sizeof *runs, compare_u64);
+  for (size_t i = 0; i < nops; i++)
+    if (i == 0 || runs[i] != runs[i - 1]) out->runs++;
+  free(runs);
+  qsort(ops, nops, sizeof *ops, compare_events);
+
+  size_t groups = 0;
+  for (size_t i = 0; i < nops; i++)
+    if (i == 0 || compare_op_key(ops[i], ops[i - 1]) != 0) groups++;
+  out->ops = calloc(groups ? groups : 1, sizeof *out->ops);
+  if (out->ops == NULL) {
+    free(ops);
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "profiler_summary: no memory for %zu instructions", groups);
+  }
+
+  for (size_t i = 0; i < nops;) {
+    size_t end = i + 1;
+    while (end < nops && compare_op_key(ops[end], ops[i]) == 0) end++;
+    optic_profile_op_stat *st = &out->ops[out->op_count++];
+    memcpy(st->name, ops[i]->name, sizeof st->name);
+    memcpy(st->detail, ops[i]->detail, sizeof st->detail);
+    st->kind = ops[i]->kind;
+    st->node = ops[i]->node;
+    st->flops = ops[i]->flops;
+    st->bytes = ops[i]->bytes;
+    double measured = 0.0, est = 0.0;
+    int64_t group_runs = 0;
+    /* Events are sorted by run, then start: sweep, merging overlaps. */
+    for (size_t k = i; k < end;) {
+      uint64_t run = ops[k]->run;
+      group_runs++;
+      while (k < end && ops[k]->run == run) {
+        uint64_t s = ops[k]->start_ns, e = ops[k]->end_ns;
+        est += ops[k]->est_ns;
+        st->executions++;
+        k++;
+        while (k < end && ops[k]->run == run && ops[k]->start_ns <= e) {
+          if (ops[k]->end_ns > e) e = ops[k]->end_ns;
+          k++;
+        }
+        measured += (double)(e - s);
+      }
+    }
+    st->measured_ns = measured / (double)group_runs;
+    st->est_ns = est / (double)group_runs;
+    out->measured_ns += st->measured_ns;
+    out->est_ns += st->est_ns;
+    i = end;
+  }
+  free(ops);
+  qsort(out->ops, out->op_count, sizeof *out->ops, compare_stats);
+  return OPTIC_OK;
+}
+
+optic_status optic_profile_summary_to_text(const optic_profile_summary *s, char **out) {
+  if (s == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "profile_summary_to_text: NULL argument");
+  *out = NULL;
+  optic_strbuf b = {0};
+  optic_strbuf_printf(&b, "%-40s %-16s %10s %12s %12s %9s\n", "instruction", "detail", "executions", "measured_us",
+                      "estimated_us", "meas/est");
+  for (size_t i = 0; i < s->op_count; i++) {
+    const optic_profile_op_stat *o = &s->ops[i];
+    optic_strbuf_printf(&b, "%-40.40s %-16.16s %10lld %12.3f %12.3f ", o->name, o->detail, (long long)o->executions,
+                        o->measured_ns / 1000.0, o->est_ns / 1000.0);
+    if (o->est_ns > 0.0)
+      optic_strbuf_printf(&b, "%9.2f\n", o->measured_ns / o->est_ns);
+    else
+      optic_strbuf_printf(&b, "%9s\n", "-");
+  }
+  optic_strbuf_printf(&b, "%-40s %-16s %10lld %12.3f %12.3f ", "total (per run)", "", (long long)s->runs,
+                      s->measured_ns / 1000.0, s->est_ns / 1000.0);
+  if (s->est_ns > 0.0)
+    optic_strbuf_printf(&b, "%9.2f\n", s->measured_ns / s->est_ns);
+  else
+    optic_strbuf_printf(&b, "%9s\n", "-");
+  if (s->run_ns > 0.0) optic_strbuf_printf(&b, "run wall time (mean): %.3f us\n", s->run_ns / 1000.0);
+  return optic_strbuf_take(&b, out);
+}
