@@ -76,8 +76,10 @@ void bench_register_exec(void);          /* exec.c: runtime (issue 5) */
 void bench_register_sgemm_slices(void);  /* peers/sgemm_slices.c */
 void bench_register_sha256(void);        /* peers/sha256.c */
 void bench_register_write_fsync(void);   /* peers/write_fsync.c */
+void bench_register_ckpt(void);          /* ckpt.c: checkpoint save and restore */
 void bench_register_graph_compile(void); /* graph_compile.c */
 void bench_register_onednn_conv(void);   /* peers/onednn_conv.c, when oneDNN is found */
+void bench_register_pod(void);           /* pod.c: all-reduce, barrier */
 void bench_register_runtime_infra(void); /* runtime_infra.c: memory pool and profiler vs peers */
 
 /* Machine facts added to the report's context (context.c). */

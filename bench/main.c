@@ -30,7 +30,9 @@ int main(int argc, char **argv) {
   bench_register_sha256();
   bench_register_write_fsync();
   bench_register_runtime_infra();
+  bench_register_ckpt();
   bench_register_graph_compile();
+  bench_register_pod();
 #if OPTIC_BENCH_HAVE_DNNL
   bench_register_onednn_conv();
 #endif

@@ -1,8 +1,12 @@
 /* The runtime's memory pool and profiler against their peers in one run:
  * a cached arena (acquire, touch every page, release) vs a fresh block from
  * the default allocator each time (optic_alloc, touch, optic_free); recording
- * a profiler event vs a plain copy of the same event. Benchmark-only. */
+ * a profiler event vs a plain copy of the same event; the 100-op chain of
+ * bench/exec.c run with a profiler attached, off and on, beside
+ * exec/chain100 without one. Benchmark-only. */
 #include <string.h>
+
+#include <optic/optic.h>
 
 #include "bench/bench_util.h"
 #include "exec/pool.h"
@@ -99,6 +103,63 @@ static void bm_event_copy(optic_bench_state *st, void *user) {
   }
 }
 
+/* y = ((x + w) * w + w) * w ... 100 dependent ops on 16 floats, fusion off,
+ * 1 thread (exec/chain100/fusion:0/threads:1/split:0 without a profiler);
+ * profile:0 attaches a disabled profiler, profile:1 an enabled one (cleared
+ * every 256 runs, so it never fills). Counter ns_per_op. */
+static void bm_chain_profiled(optic_bench_state *st, void *user) {
+  (void)user;
+  bool on = optic_bench_range(st, 0) != 0;
+  enum { chain = 100, n = 16 };
+  optic_module_t *m = NULL;
+  optic_program_t *p = NULL;
+  optic_profiler_t *prof = NULL;
+  optic_exec_ctx_t *ctx = NULL;
+  optic_comp_id e;
+  optic_shape s = {.rank = 1, .dims = {n}};
+  optic_type t = optic_type_array(OPTIC_F32, &s);
+  optic_node_id x, w, y;
+  optic_compile_options co = optic_compile_options_default();
+  co.fusion = 0;
+  optic_profiler_options po = optic_profiler_options_default();
+  po.enabled = on;
+  optic_exec_options eo = optic_exec_options_default();
+  eo.threads = 1;
+  bool ok = optic_module_create("chain", &m) == OPTIC_OK && optic_module_add_computation(m, "main", &e) == OPTIC_OK &&
+            optic_graph_parameter(m, e, 0, &t, NULL, &x) == OPTIC_OK &&
+            optic_graph_parameter(m, e, 1, &t, NULL, &w) == OPTIC_OK;
+  y = x;
+  for (int i = 0; ok && i < chain; i++)
+    ok = optic_graph_binary(m, e, i % 2 ? OPTIC_OP_MULTIPLY : OPTIC_OP_ADD, y, w, NULL, &y) == OPTIC_OK;
+  ok = ok && optic_computation_set_root(m, e, y) == OPTIC_OK && optic_compile(m, &co, &p) == OPTIC_OK &&
+       optic_profiler_create(&po, &prof) == OPTIC_OK;
+  eo.profiler = prof;
+  ok = ok && optic_exec_ctx_create(&eo, &ctx) == OPTIC_OK;
+  float xs[n], ws[n], ys[n];
+  for (int i = 0; i < n; i++) xs[i] = 0.5f + 0.125f * (float)(i % 7), ws[i] = 0.25f + 0.125f * (float)(i % 5);
+  optic_tensor in[2] = {{OPTIC_F32, s, xs}, {OPTIC_F32, s, ws}}, out = {OPTIC_F32, s, ys};
+  ok = ok && optic_program_run(p, ctx, in, 2, &out, 1) == OPTIC_OK; /* untimed: binding, arenas */
+  if (!ok) {
+    optic_bench_skip_with_error(st, optic_last_error());
+  } else {
+    int64_t runs = 0;
+    uint64_t t0 = optic_now_ns();
+    while (optic_bench_keep_running(st)) {
+      if ((++runs & 255) == 0) optic_profiler_clear(prof);
+      if (optic_program_run(p, ctx, in, 2, &out, 1) != OPTIC_OK) {
+        optic_bench_skip_with_error(st, optic_last_error());
+        break;
+      }
+    }
+    if (runs > 0) optic_bench_counter(st, "ns_per_op", (double)(optic_now_ns() - t0) / (double)runs / chain, 0);
+    optic_bench_counter(st, "dropped", (double)optic_profiler_dropped(prof), 0);
+  }
+  optic_exec_ctx_destroy(ctx);
+  optic_profiler_destroy(prof);
+  optic_program_destroy(p);
+  optic_module_destroy(m);
+}
+
 void bench_register_runtime_infra(void) {
   static const int64_t sizes[] = {(int64_t)1 << 16, (int64_t)1 << 20, (int64_t)16 << 20};
   for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
@@ -113,4 +174,10 @@ void bench_register_runtime_infra(void) {
   }
   optic_bench_use_real_time(optic_bench_register("runtime/profiler_record", bm_profiler_record, NULL));
   optic_bench_use_real_time(optic_bench_register("peer/event_copy", bm_event_copy, NULL));
+  optic_bench *c = optic_bench_register("runtime/chain100_profiled/threads:1", bm_chain_profiled, NULL);
+  OPTIC_BENCH_ARGS(c, 0);
+  OPTIC_BENCH_ARGS(c, 1);
+  OPTIC_BENCH_ARG_NAMES(c, "profile");
+  optic_bench_use_real_time(c);
+  optic_bench_set_unit(c, OPTIC_BENCH_US);
 }

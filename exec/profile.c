@@ -193,6 +193,72 @@ uint64_t optic_profiler_dropped(const optic_profiler_t *p) {
 
 /* ------------------------------------------------------------ Chrome trace */
 
+/* A metadata ("M") event naming a process (pid = device + 1) or a thread
+ * (tid = thread + 1): ids start at 1 because some viewers treat pid/tid 0
+ * as the idle task. */
+static void write_name_event(optic_json *j, const char *what, int64_t pid, int64_t tid, const char *name) {
+  optic_json_begin_object(j);
+  optic_json_key(j, "name");
+  optic_json_string(j, what);
+  optic_json_key(j, "ph");
+  optic_json_string(j, "M");
+  optic_json_key(j, "ts");
+  optic_json_int(j, 0);
+  optic_json_key(j, "pid");
+  optic_json_int(j, pid);
+  optic_json_key(j, "tid");
+  optic_json_int(j, tid);
+  optic_json_key(j, "args");
+  optic_json_begin_object(j);
+  optic_json_key(j, "name");
+  optic_json_string(j, name);
+  optic_json_end_object(j);
+  optic_json_end_object(j);
+}
+
+/* Names every device and thread that has events: "optic host (device 0)",
+ * "thread 1 of device 0". Distinct (device, thread) pairs are few (threads
+ * times devices), so a linear search per event is enough. */
+static optic_status write_track_names(optic_json *j, const optic_profile_event *ev, size_t n) {
+  size_t cap = 16, count = 0;
+  int64_t *seen = malloc(cap * 2 * sizeof *seen);
+  if (seen == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "profiler_trace_json: no memory for thread names");
+  for (size_t i = 0; i < n; i++) {
+    int64_t dev = ev[i].device, th = ev[i].thread;
+    bool new_device = true, new_thread = true;
+    for (size_t k = 0; k < count && new_thread; k++) {
+      if (seen[2 * k] == dev) {
+        new_device = false;
+        if (seen[2 * k + 1] == th) new_thread = false;
+      }
+    }
+    if (!new_thread) continue;
+    if (count == cap) {
+      int64_t *grown = realloc(seen, cap * 4 * sizeof *seen);
+      if (grown == NULL) {
+        free(seen);
+        return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "profiler_trace_json: no memory for thread names");
+      }
+      seen = grown;
+      cap *= 2;
+    }
+    seen[2 * count] = dev;
+    seen[2 * count + 1] = th;
+    count++;
+    char name[96];
+    if (new_device) {
+      optic_device d;
+      bool known = dev >= 0 && dev <= INT32_MAX && optic_device_get((int32_t)dev, &d) == OPTIC_OK;
+      snprintf(name, sizeof name, "optic %s (device %lld)", known ? d.name : "device", (long long)dev);
+      write_name_event(j, "process_name", dev + 1, 0, name);
+    }
+    snprintf(name, sizeof name, "thread %lld of device %lld", (long long)th, (long long)dev);
+    write_name_event(j, "thread_name", dev + 1, th + 1, name);
+  }
+  free(seen);
+  return OPTIC_OK;
+}
+
 optic_status optic_profiler_trace_json(const optic_profiler_t *p, char **out, size_t *len) {
   if (out == NULL || p == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "profiler_trace_json: NULL argument");
   *out = NULL;
@@ -201,6 +267,7 @@ optic_status optic_profiler_trace_json(const optic_profiler_t *p, char **out, si
   uint64_t t0 = UINT64_MAX;
   for (size_t i = 0; i < n; i++)
     if (p->events[i].start_ns < t0) t0 = p->events[i].start_ns;
+  optic_status st = OPTIC_OK;
   optic_json j;
   optic_json_init(&j, false);
   optic_json_begin_object(&j);
@@ -220,9 +287,9 @@ optic_status optic_profiler_trace_json(const optic_profiler_t *p, char **out, si
     optic_json_key(&j, "dur");
     optic_json_double(&j, (double)(e->end_ns - e->start_ns) / 1000.0);
     optic_json_key(&j, "pid");
-    optic_json_int(&j, e->device);
+    optic_json_int(&j, (int64_t)e->device + 1);
     optic_json_key(&j, "tid");
-    optic_json_int(&j, e->thread);
+    optic_json_int(&j, (int64_t)e->thread + 1);
     optic_json_key(&j, "args");
     optic_json_begin_object(&j);
     optic_json_key(&j, "detail");
@@ -240,6 +307,7 @@ optic_status optic_profiler_trace_json(const optic_profiler_t *p, char **out, si
     optic_json_end_object(&j);
     optic_json_end_object(&j);
   }
+  st = write_track_names(&j, p->events, n);
   optic_json_end_array(&j);
   optic_json_key(&j, "displayTimeUnit");
   optic_json_string(&j, "ns");
@@ -255,7 +323,7 @@ optic_status optic_profiler_trace_json(const optic_profiler_t *p, char **out, si
   optic_json_end_object(&j);
   const char *text = NULL;
   size_t tlen = 0;
-  optic_status st = optic_json_finish(&j, &text, &tlen);
+  if (st == OPTIC_OK) st = optic_json_finish(&j, &text, &tlen);
   if (st != OPTIC_OK) {
     optic_json_free(&j);
     return optic_fail(st, "profiler_trace_json: could not write %zu events as JSON (%s)", n, optic_status_str(st));

@@ -1,6 +1,8 @@
 /* Measured vs estimated time per instruction from a profiler's op events.
- * Events of one instruction in one run that overlap (threads' parts of one
- * execution) merge into one span; separate spans (loop iterations) add up. */
+ * In one run, each thread's k-th event of an instruction is its part of the
+ * k-th execution (threads record once per execution; a solo op has one
+ * part); an execution spans from its parts' earliest start to their latest
+ * end, and executions (a while body's iterations) add up. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,14 @@ static int compare_events(const void *pa, const void *pb) {
   int k = compare_op_key(a, b);
   if (k) return k;
   if (a->run != b->run) return a->run < b->run ? -1 : 1;
+  if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
+  return 0;
+}
+
+static int compare_thread_start(const void *pa, const void *pb) {
+  const optic_profile_event *a = *(const optic_profile_event *const *)pa;
+  const optic_profile_event *b = *(const optic_profile_event *const *)pb;
+  if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
   if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
   return 0;
 }
@@ -83,10 +93,19 @@ optic_status optic_profiler_summary(const optic_profiler_t *p, const optic_progr
   size_t groups = 0;
   for (size_t i = 0; i < nops; i++)
     if (i == 0 || compare_op_key(ops[i], ops[i - 1]) != 0) groups++;
+  size_t cap = nops ? nops : 1;
   out->ops = calloc(groups ? groups : 1, sizeof *out->ops);
-  if (out->ops == NULL) {
+  const optic_profile_event **by_thread = malloc(cap * sizeof *by_thread);
+  size_t *ordinal = malloc(cap * sizeof *ordinal);
+  uint64_t *span_start = malloc(cap * sizeof *span_start), *span_end = malloc(cap * sizeof *span_end);
+  double *span_est = malloc(cap * sizeof *span_est);
+  if (out->ops == NULL || by_thread == NULL || ordinal == NULL || span_start == NULL || span_end == NULL ||
+      span_est == NULL) {
     free(ops);
-    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "profiler_summary: no memory for %zu instructions", groups);
+    free(by_thread), free(ordinal), free(span_start), free(span_end), free(span_est);
+    optic_profile_summary_free(out);
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "profiler_summary: no memory for %zu events of %zu instructions", nops,
+                      groups);
   }
 
   for (size_t i = 0; i < nops;) {
@@ -101,21 +120,36 @@ optic_status optic_profiler_summary(const optic_profiler_t *p, const optic_progr
     st->bytes = ops[i]->bytes;
     double measured = 0.0, est = 0.0;
     int64_t group_runs = 0;
-    /* Events are sorted by run, then start: sweep, merging overlaps. */
+    /* Events are sorted by run: one run at a time. */
     for (size_t k = i; k < end;) {
-      uint64_t run = ops[k]->run;
+      size_t run_end = k + 1;
+      while (run_end < end && ops[run_end]->run == ops[k]->run) run_end++;
       group_runs++;
-      while (k < end && ops[k]->run == run) {
-        uint64_t s = ops[k]->start_ns, e = ops[k]->end_ns;
-        est += ops[k]->est_ns;
-        st->executions++;
-        k++;
-        while (k < end && ops[k]->run == run && ops[k]->start_ns <= e) {
-          if (ops[k]->end_ns > e) e = ops[k]->end_ns;
-          k++;
-        }
-        measured += (double)(e - s);
+      size_t parts = run_end - k;
+      /* Each thread's events in time order get ordinals 0, 1, ...: ordinal
+       * = execution. by_thread is ops[k..run_end) sorted by (thread, start). */
+      memcpy(by_thread, &ops[k], parts * sizeof *by_thread);
+      qsort(by_thread, parts, sizeof *by_thread, compare_thread_start);
+      size_t execs = 0;
+      for (size_t q = 0; q < parts; q++) {
+        size_t ord = (q > 0 && by_thread[q]->thread == by_thread[q - 1]->thread) ? ordinal[q - 1] + 1 : 0;
+        ordinal[q] = ord;
+        if (ord + 1 > execs) execs = ord + 1;
       }
+      for (size_t e = 0; e < execs; e++) span_start[e] = UINT64_MAX, span_end[e] = 0, span_est[e] = -1.0;
+      for (size_t q = 0; q < parts; q++) {
+        const optic_profile_event *ev = by_thread[q];
+        size_t e = ordinal[q];
+        if (ev->start_ns < span_start[e]) span_start[e] = ev->start_ns;
+        if (ev->end_ns > span_end[e]) span_end[e] = ev->end_ns;
+        if (span_est[e] < 0.0) span_est[e] = ev->est_ns;
+      }
+      for (size_t e = 0; e < execs; e++) {
+        measured += (double)(span_end[e] - span_start[e]);
+        est += span_est[e];
+      }
+      st->executions += (int64_t)execs;
+      k = run_end;
     }
     st->measured_ns = measured / (double)group_runs;
     st->est_ns = est / (double)group_runs;
@@ -124,6 +158,7 @@ optic_status optic_profiler_summary(const optic_profiler_t *p, const optic_progr
     i = end;
   }
   free(ops);
+  free(by_thread), free(ordinal), free(span_start), free(span_end), free(span_est);
   qsort(out->ops, out->op_count, sizeof *out->ops, compare_stats);
   return OPTIC_OK;
 }

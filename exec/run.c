@@ -90,7 +90,14 @@ optic_status optic_exec_ctx_create(const optic_exec_options *options, optic_exec
   c->opts = o;
   c->threads = o.threads > 0 ? o.threads : dev.cores;
   if (c->threads < 1) c->threads = 1;
-  optic_pool_options po = o.pool ? *o.pool : optic_pool_options_default();
+  /* Only the fields the caller's (possibly older, shorter) struct has; a size
+   * too small to hold anything stays so, for exec_pool_create to reject. */
+  optic_pool_options po = optic_pool_options_default();
+  if (o.pool) {
+    size_t n = o.pool->size < sizeof po ? o.pool->size : sizeof po;
+    memcpy(&po, o.pool, n);
+    po.size = o.pool->size < sizeof(size_t) ? o.pool->size : sizeof po;
+  }
   if (o.allocator) po.allocator = o.allocator;
   c->alloc = po.allocator ? po.allocator : optic_default_allocator();
   if ((st = exec_pool_create(&po, &c->pool)) != OPTIC_OK) {

@@ -16,6 +16,7 @@ typedef struct optic_cli_command {
 
 int optic_cmd_info(int argc, char **argv);
 int optic_cmd_cost(int argc, char **argv);
+int optic_cmd_ckpt(int argc, char **argv);
 int optic_cmd_compile(int argc, char **argv);
 int optic_cmd_calibrate(int argc, char **argv);
 int optic_cmd_report(int argc, char **argv);

@@ -1,4 +1,4 @@
-/* The storage peer: write a file of 4 MiB or 256 MiB in 1 MiB writes, fsync
+/* The storage peer: write a file of 4 MiB, 256 MiB or 1 GiB in 1 MiB writes, fsync
  * it and close it, per iteration, in a private temporary directory (under
  * $OPTIC_BENCH_TMPDIR, else $TMPDIR, else /tmp) that is removed afterwards.
  * Reports GB/s of bytes made durable: the bound for checkpoint saves. Never
@@ -76,6 +76,7 @@ void bench_register_write_fsync(void) {
   optic_bench *b = optic_bench_register("peer/write_fsync", run_write_fsync, NULL);
   OPTIC_BENCH_ARGS(b, (int64_t)4 << 20);
   OPTIC_BENCH_ARGS(b, (int64_t)256 << 20);
+  OPTIC_BENCH_ARGS(b, (int64_t)1 << 30); /* the checkpoint save bar's size */
   OPTIC_BENCH_ARG_NAMES(b, "bytes");
   optic_bench_use_real_time(b);
   optic_bench_set_unit(b, OPTIC_BENCH_MS);

@@ -120,8 +120,8 @@ typedef struct optic_profile_event {
   char name[OPTIC_PROFILE_NAME_MAX];     /* instruction name, pass name, "run", ... */
   char detail[OPTIC_PROFILE_DETAIL_MAX]; /* opcode or fusion kind; "" if none */
   optic_profile_kind kind;
-  int32_t device;                        /* device id (Chrome trace pid) */
-  int32_t thread;                        /* thread index within the run (Chrome trace tid) */
+  int32_t device;                        /* device id (Chrome trace pid - 1) */
+  int32_t thread;                        /* thread index within the run (Chrome trace tid - 1) */
   int64_t node;                          /* instruction id, -1 if none */
   uint64_t run;                          /* run sequence number (events of one run share it) */
   const void *program;                   /* tag: the program it belongs to (never dereferenced) */
@@ -174,27 +174,32 @@ OPTIC_API const optic_profile_event *optic_profiler_events(const optic_profiler_
 OPTIC_API uint64_t optic_profiler_dropped(const optic_profiler_t *p);
 
 /* Chrome trace event JSON (loads in Perfetto and chrome://tracing):
- *   {"traceEvents":[{"name","cat","ph":"X","ts","dur","pid","tid","args"}...],
+ *   {"traceEvents":[{"name","cat","ph":"X","ts","dur","pid","tid","args"}...,
+ *                   {"name":"process_name"|"thread_name","ph":"M","pid","tid","args":{"name"}}...],
  *    "displayTimeUnit":"ns","otherData":{"dropped":N,...}}
+ * One "X" (complete) event per recorded event, in recording order, then one
+ * "M" (metadata) event naming each device and each thread that has events.
  * ts and dur in microseconds (fractional), ts relative to the earliest event;
- * pid is the device, tid the thread; args hold detail, node, run, flops,
- * bytes and est_us. *out is newly allocated (free with free()); *len may be
+ * pid is the device + 1, tid the thread + 1 (some viewers treat 0 as the
+ * idle task); args hold detail, node, run, flops, bytes and est_us. *out is newly allocated (free with free()); *len may be
  * NULL. */
 OPTIC_API optic_status optic_profiler_trace_json(const optic_profiler_t *p, char **out, size_t *len);
 /* Writes that JSON to path (IO error naming the path on failure). */
 OPTIC_API optic_status optic_profiler_write_trace(const optic_profiler_t *p, const char *path);
 
-/* Measured vs estimated, per instruction. Events of one instruction (OP or
- * FUSION) in one run that overlap in time (the threads' parts of one
- * execution) merge into one span; spans that do not overlap (a while body's
- * iterations) add up. */
+/* Measured vs estimated, per instruction (OP and FUSION events, by node id).
+ * In one run, each thread's k-th event of an instruction is its part of the
+ * instruction's k-th execution (every thread that takes part records once
+ * per execution; an op run by one thread has one part). An execution lasts
+ * from its parts' earliest start to their latest end; executions (a while
+ * body's iterations) add up. */
 typedef struct optic_profile_op_stat {
   char name[OPTIC_PROFILE_NAME_MAX];
   char detail[OPTIC_PROFILE_DETAIL_MAX];
   optic_profile_kind kind;
   int64_t node;
-  int64_t executions;  /* merged spans over all runs */
-  double measured_ns;  /* merged time per run (mean over the runs it ran in) */
+  int64_t executions;  /* executions over all runs */
+  double measured_ns;  /* time of its executions per run (mean over the runs it ran in) */
   double est_ns;       /* estimate per run (est_ns of each execution, summed, mean over runs) */
   double flops, bytes; /* per execution, as recorded */
 } optic_profile_op_stat;

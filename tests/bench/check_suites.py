@@ -19,7 +19,8 @@ failures = []
 
 QUICK_FILTER = ("kernel/.*/n:8192/|peer/(stream_|rmw_).*/n:8192/|peer/fma_peak/|peer/sgemm/m:256/n:256/"
                 "|kernel/conv/.*/threads:1/|peer/sgemm_slices/.*/threads:1/"
-                "|peer/sha256/|peer/write_fsync/bytes:4194304/|peer/onednn_conv/.*/threads:1/")
+                "|peer/sha256/|peer/write_fsync/bytes:4194304/|peer/onednn_conv/.*/threads:1/"
+                "|ckpt/.*/bytes:16777216/")
 GFLOP_SUITES = r"(peer/(fma_peak|sgemm|sgemm_slices|onednn_conv)|kernel/conv)/"
 CONTEXT_KEYS = ["optic_version", "optic_cpu_model", "optic_isa", "optic_isa_best", "optic_openblas_core",
                 "optic_openblas_config", "optic_openssl", "optic_onednn", "optic_google_benchmark"]
@@ -95,11 +96,11 @@ def main(binary, source_dir, out_dir):
         check(not b.get("error_occurred"), "%s ran without error (%s)" % (b["name"], b.get("error_message")))
         counter = "GFLOP/s" if re.match(GFLOP_SUITES, b["name"]) else "GB/s"
         check(b.get(counter, 0) > 0, "%s reports %s" % (b["name"], counter))
-        if not re.match(r"peer/(sgemm|sha256|write_fsync|onednn_conv)/", b["name"]):
+        if not re.match(r"(peer/(sgemm|sha256|write_fsync|onednn_conv)|ckpt)/", b["name"]):
             check(b.get("cpu_path_ns", 0) > 0 and b.get("cpu_" + counter, 0) > 0,
                   "%s reports its critical-path CPU time and cpu_%s" % (b["name"], counter))
     prefixes = ["kernel/conv/", "peer/stream_add/", "peer/rmw_axpy/", "peer/fma_peak/", "peer/sgemm/",
-                "peer/sgemm_slices/", "peer/sha256/", "peer/write_fsync/"]
+                "peer/sgemm_slices/", "peer/sha256/", "peer/write_fsync/", "ckpt/save/", "ckpt/restore_verify/"]
     prefixes += sorted({"kernel/%s/" % family for family, _, _ in entries})
     if not ctx.get("optic_onednn", "").startswith("not built"):
         prefixes.append("peer/onednn_conv/")

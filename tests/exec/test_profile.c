@@ -196,9 +196,10 @@ static void compile_events(void) {
 }
 
 /* Events with known times: node 7 is split over 2 threads in runs 1 and 2
- * (overlapping parts merge: 100 ns per run), node 9 runs twice in run 1 (a
- * loop: 30 + 50 ns) and once in run 2 (40 ns); a RUN event per run; an event
- * of another program is left out when filtering. */
+ * (one execution from the first start to the last end: 100 ns per run),
+ * node 9 runs twice in run 1 on one thread (a loop: 30 + 50 ns) and once in
+ * run 2 (40 ns); a RUN event per run; an event of another program is left
+ * out when filtering. */
 static void summary_merges_and_sums(void) {
   optic_profiler_t *p = make(64, true);
   const void *prog = (const void *)0x1000, *other = (const void *)0x2000;
@@ -216,11 +217,27 @@ static void summary_merges_and_sums(void) {
       exec_profiler_record_span(p, OPTIC_PROFILE_OP, "add.9", "add", prog, 0, 0, 9, run, b + 200, b + 240, 1, 8, 5);
     }
   }
+  /* Run 1 only: node 11's two thread parts do not overlap (thread 1 started
+   * late) but are one execution, 10..60 = 60 ns; node 13 runs twice on both
+   * threads (a loop): 600..615 and 700..730, 45 ns in 2 executions. */
+  exec_profiler_record_span(p, OPTIC_PROFILE_OP, "exp.11", "exponential", prog, 0, 1, 11, 1, 10530, 10560, 3, 8, 10);
+  exec_profiler_record_span(p, OPTIC_PROFILE_OP, "exp.11", "exponential", prog, 0, 0, 11, 1, 10500, 10520, 3, 8, 10);
+  exec_profiler_record_span(p, OPTIC_PROFILE_OP, "neg.13", "negate", prog, 0, 0, 13, 1, 10600, 10610, 1, 8, 4);
+  exec_profiler_record_span(p, OPTIC_PROFILE_OP, "neg.13", "negate", prog, 0, 1, 13, 1, 10605, 10615, 1, 8, 4);
+  exec_profiler_record_span(p, OPTIC_PROFILE_OP, "neg.13", "negate", prog, 0, 1, 13, 1, 10705, 10730, 1, 8, 4);
+  exec_profiler_record_span(p, OPTIC_PROFILE_OP, "neg.13", "negate", prog, 0, 0, 13, 1, 10700, 10720, 1, 8, 4);
   exec_profiler_record_span(p, OPTIC_PROFILE_OP, "mul.3", "multiply", other, 0, 0, 3, 3, 50000, 50500, 1, 8, 5);
   optic_profile_summary s;
   OT_EXPECT_OK(optic_profiler_summary(p, (const optic_program_t *)prog, &s));
-  OT_CHECK(s.runs == 2 && s.op_count == 2, "runs %lld ops %zu", (long long)s.runs, s.op_count);
-  if (s.op_count == 2) {
+  OT_CHECK(s.runs == 2 && s.op_count == 4, "runs %lld ops %zu", (long long)s.runs, s.op_count);
+  if (s.op_count == 4) {
+    const optic_profile_op_stat *e = &s.ops[2], *g = &s.ops[3];
+    OT_CHECK(e->node == 11 && e->executions == 1 && e->measured_ns == 60.0 && e->est_ns == 10.0,
+             "exp: node %lld exec %lld measured %g est %g", (long long)e->node, (long long)e->executions,
+             e->measured_ns, e->est_ns);
+    OT_CHECK(g->node == 13 && g->executions == 2 && g->measured_ns == 45.0 && g->est_ns == 8.0,
+             "neg: node %lld exec %lld measured %g est %g", (long long)g->node, (long long)g->executions,
+             g->measured_ns, g->est_ns);
     const optic_profile_op_stat *f = &s.ops[0], *a = &s.ops[1]; /* by decreasing measured time */
     OT_CHECK(f->node == 7 && f->executions == 2 && f->measured_ns == 100.0 && f->est_ns == 60.0,
              "fusion: node %lld exec %lld measured %g est %g", (long long)f->node, (long long)f->executions,
@@ -229,7 +246,7 @@ static void summary_merges_and_sums(void) {
     OT_CHECK(a->node == 9 && a->executions == 3 && a->measured_ns == 60.0 && a->est_ns == 7.5,
              "add: exec %lld measured %g est %g", (long long)a->executions, a->measured_ns, a->est_ns);
   }
-  OT_CHECK(s.measured_ns == 160.0 && s.est_ns == 67.5 && s.run_ns == 1000.0, "totals %g %g %g", s.measured_ns,
+  OT_CHECK(s.measured_ns == 265.0 && s.est_ns == 85.5 && s.run_ns == 1000.0, "totals %g %g %g", s.measured_ns,
            s.est_ns, s.run_ns);
   char *text = NULL;
   OT_EXPECT_OK(optic_profile_summary_to_text(&s, &text));
@@ -241,7 +258,7 @@ static void summary_merges_and_sums(void) {
   OT_CHECK(s.ops == NULL && s.op_count == 0);
   /* No filter: the other program's op is in. */
   OT_EXPECT_OK(optic_profiler_summary(p, NULL, &s));
-  OT_CHECK(s.op_count == 3 && s.runs == 3);
+  OT_CHECK(s.op_count == 5 && s.runs == 3);
   optic_profile_summary_free(&s);
   /* Empty profiler: empty summary. */
   optic_profiler_clear(p);
@@ -296,6 +313,12 @@ static void trace_json_structure(void) {
   size_t xs = 0;
   for (const char *c = json; c && (c = strstr(c, "\"ph\":\"X\"")) != NULL; c++) xs++;
   OT_CHECK(xs == n, "%zu X events for %zu events", xs, n);
+  size_t ms = 0;
+  for (const char *c = json; c && (c = strstr(c, "\"ph\":\"M\"")) != NULL; c++) ms++;
+  OT_CHECK(ms == 3, "%zu metadata events: one process and two threads expected", ms);
+  OT_CHECK(json && strstr(json, "\"args\":{\"name\":\"thread 1 of device 0\"}") &&
+               strstr(json, "\"args\":{\"name\":\"optic host (device 0)\"}"),
+           "track names");
   OT_CHECK(json && strstr(json, "fusion.\\\"q\\\"") != NULL, "names are escaped");
   OT_CHECK(json && strstr(json, "\"displayTimeUnit\":\"ns\"") && strstr(json, "\"dropped\":0"));
   free(json);

@@ -1,0 +1,300 @@
+/* The coordinator: barrier (completion, TIMEOUT, PEER_FAILED), heartbeats
+ * keeping a busy core alive, collective mismatch, and fault injection: 100
+ * injected crashes/stalls, after each of which every survivor must return
+ * PEER_FAILED within 2x the heartbeat timeout of the fault. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "tests/pod/pod_test.h"
+
+static void sleep_ms(int ms) {
+  struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static optic_pod_t *make_pod(int n, uint64_t hb_ms, uint64_t timeout_ms) {
+  optic_pod_options o = {.size = sizeof o, .cores = n, .heartbeat_timeout_ns = hb_ms * 1000000ull,
+                         .timeout_ns = timeout_ms * 1000000ull};
+  optic_pod_t *pod = NULL;
+  OT_EXPECT_OK(optic_pod_create(&o, &pod));
+  return pod;
+}
+
+/* --- barrier completes: after barrier r every core sees all r+1 arrivals. */
+typedef struct counting {
+  _Atomic int arrived;
+  pod_test_notes notes;
+} counting;
+
+static optic_status count_body(optic_pod_core *c, void *user) {
+  counting *j = user;
+  const int n = optic_pod_core_count(c), me = optic_pod_core_index(c);
+  for (int r = 0; r < 200; r++) {
+    atomic_fetch_add(&j->arrived, 1);
+    optic_status st = optic_pod_barrier(c);
+    if (st != OPTIC_OK) return st;
+    int seen = atomic_load(&j->arrived);
+    if (seen < (r + 1) * n) pod_note(&j->notes, me, "round %d: passed the barrier with %d arrivals", r, seen);
+    /* nobody may start the next round's arrivals before everyone checked */
+    if ((st = optic_pod_barrier(c)) != OPTIC_OK) return st;
+  }
+  return OPTIC_OK;
+}
+
+static void test_barrier_completes(void) {
+  const int ns[] = {1, 2, 5, 16};
+  for (size_t i = 0; i < 4; i++) {
+    optic_pod_t *pod = make_pod(ns[i], 2000, 20000);
+    counting *j = calloc(1, sizeof *j);
+    OT_EXPECT_OK(optic_pod_run(pod, count_body, j, NULL));
+    pod_notes_report(&j->notes, ns[i], "barrier");
+    free(j);
+    optic_pod_destroy(pod);
+  }
+}
+
+/* --- TIMEOUT: core 2 stays alive (heartbeats) but never arrives. */
+typedef struct timed {
+  uint64_t elapsed_ns[4];
+  optic_status barrier_status[4];
+} timed;
+
+static optic_status late_body(optic_pod_core *c, void *user) {
+  timed *j = user;
+  const int me = optic_pod_core_index(c);
+  uint64_t t0 = optic_now_ns();
+  if (me == 2) {
+    while (optic_now_ns() - t0 < 400000000ull) {
+      if (optic_pod_heartbeat(c) != OPTIC_OK) break; /* the pod gave up on us */
+      sleep_ms(2);
+    }
+  }
+  optic_status st = optic_pod_barrier(c);
+  j->barrier_status[me] = st;
+  j->elapsed_ns[me] = optic_now_ns() - t0;
+  return st;
+}
+
+static void test_barrier_timeout(void) {
+  optic_pod_t *pod = make_pod(3, 5000, 100);
+  timed j;
+  memset(&j, 0, sizeof j);
+  optic_status st[3];
+  OT_CHECK(optic_pod_run(pod, late_body, &j, st) != OPTIC_OK);
+  int timeouts = 0;
+  for (int k = 0; k < 2; k++) {
+    OT_CHECK(st[k] == OPTIC_ERR_TIMEOUT || st[k] == OPTIC_ERR_PEER_FAILED, "core %d: %s", k,
+             optic_status_name(st[k]));
+    timeouts += st[k] == OPTIC_ERR_TIMEOUT;
+    /* a TIMEOUT comes after the timeout; a PEER_FAILED (another core timed out first) may come a little earlier */
+    OT_CHECK(st[k] != OPTIC_ERR_TIMEOUT || j.elapsed_ns[k] >= 100000000ull, "core %d timed out after %.1f ms", k,
+             j.elapsed_ns[k] * 1e-6);
+    OT_CHECK(j.elapsed_ns[k] < 2000000000ull, "core %d waited %.1f ms", k, j.elapsed_ns[k] * 1e-6);
+  }
+  OT_CHECK(timeouts >= 1, "nobody reported TIMEOUT");
+  OT_CHECK(st[2] == OPTIC_ERR_PEER_FAILED, "the late core got %s", optic_status_name(st[2]));
+  OT_CHECK(strstr(optic_pod_core_message(pod, 0), "barrier") != NULL, "message: %s", optic_pod_core_message(pod, 0));
+  optic_pod_destroy(pod);
+}
+
+/* --- PEER_FAILED at once when a core leaves the SPMD function. */
+static optic_status leaver_body(optic_pod_core *c, void *user) {
+  timed *j = user;
+  const int me = optic_pod_core_index(c);
+  if (me == 1) return OPTIC_OK;
+  uint64_t t0 = optic_now_ns();
+  optic_status st = optic_pod_barrier(c);
+  j->elapsed_ns[me] = optic_now_ns() - t0;
+  return st;
+}
+
+static void test_barrier_peer_left(void) {
+  optic_pod_t *pod = make_pod(4, 60000, 60000);
+  timed j;
+  memset(&j, 0, sizeof j);
+  optic_status st[4];
+  OT_CHECK(optic_pod_run(pod, leaver_body, &j, st) == OPTIC_ERR_PEER_FAILED);
+  for (int k = 0; k < 4; k++) {
+    if (k == 1) continue;
+    OT_CHECK(st[k] == OPTIC_ERR_PEER_FAILED, "core %d: %s", k, optic_status_name(st[k]));
+    OT_CHECK(j.elapsed_ns[k] < 1000000000ull, "core %d took %.1f ms to notice", k, j.elapsed_ns[k] * 1e-6);
+  }
+  OT_CHECK(strstr(optic_pod_core_message(pod, 0), "core 1") != NULL, "%s", optic_pod_core_message(pod, 0));
+  optic_pod_destroy(pod);
+}
+
+/* --- a core computing for 3 heartbeat timeouts while heartbeating stays alive */
+static optic_status busy_body(optic_pod_core *c, void *user) {
+  (void)user;
+  if (optic_pod_core_index(c) == 0) {
+    uint64_t t0 = optic_now_ns();
+    while (optic_now_ns() - t0 < 300000000ull) {
+      optic_status st = optic_pod_heartbeat(c);
+      if (st != OPTIC_OK) return st;
+      sleep_ms(5);
+    }
+  }
+  float x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  return optic_pod_all_reduce(c, x, x, 8, OPTIC_F32, OPTIC_POD_SUM);
+}
+
+static void test_heartbeat_keeps_alive(void) {
+  optic_pod_t *pod = make_pod(3, 100, 10000);
+  OT_EXPECT_OK(optic_pod_run(pod, busy_body, NULL, NULL));
+  optic_pod_destroy(pod);
+}
+
+/* --- cores disagreeing on the count */
+static optic_status mismatch_body(optic_pod_core *c, void *user) {
+  (void)user;
+  float x[16] = {0};
+  size_t n = optic_pod_core_index(c) == 1 ? 11 : 10;
+  return optic_pod_all_reduce(c, x, x, n, OPTIC_F32, OPTIC_POD_SUM);
+}
+
+static void test_mismatch(void) {
+  optic_pod_t *pod = make_pod(3, 5000, 10000);
+  optic_status st[3];
+  OT_CHECK(optic_pod_run(pod, mismatch_body, NULL, st) != OPTIC_OK);
+  int invalid = 0;
+  for (int k = 0; k < 3; k++) {
+    OT_CHECK(st[k] == OPTIC_ERR_INVALID_ARGUMENT || st[k] == OPTIC_ERR_PEER_FAILED, "core %d: %s", k,
+             optic_status_name(st[k]));
+    invalid += st[k] == OPTIC_ERR_INVALID_ARGUMENT;
+  }
+  OT_CHECK(invalid >= 1);
+  optic_pod_destroy(pod);
+}
+
+/* --- fault injection, 100 times */
+typedef struct faulty {
+  int victim, kind;
+  _Atomic uint64_t fault_ns; /* when the victim died (0: not yet) */
+  uint64_t fail_ns[OPTIC_POD_MAX_CORES];
+  optic_status status[OPTIC_POD_MAX_CORES];
+  bool victim_finished_early;
+} faulty;
+
+static optic_status faulty_body(optic_pod_core *c, void *user) {
+  faulty *j = user;
+  const int me = optic_pod_core_index(c), n = optic_pod_core_count(c);
+  double buf[257];
+  for (int i = 0; i < 257; i++) buf[i] = me + i;
+  optic_status st = OPTIC_OK;
+  for (int call = 0; call < 12 && st == OPTIC_OK; call++) {
+    switch ((call + j->kind) % 5) {
+      case 0: st = optic_pod_barrier(c); break;
+      case 1: st = optic_pod_all_reduce(c, buf, buf, 257, OPTIC_F64, OPTIC_POD_MEAN); break;
+      case 2: st = optic_pod_broadcast(c, buf, 257, OPTIC_F64, call % n); break;
+      case 3: st = optic_pod_reduce_scatter(c, buf, buf, 257, OPTIC_F64, OPTIC_POD_MAX); break;
+      default: st = optic_pod_all_gather(c, buf, buf, 257 - 257 % n, OPTIC_F64); break;
+    }
+  }
+  uint64_t now = optic_now_ns();
+  if (me == j->victim) {
+    atomic_store(&j->fault_ns, now);
+    if (st == OPTIC_OK) j->victim_finished_early = true;
+  }
+  j->fail_ns[me] = now;
+  j->status[me] = st;
+  return st;
+}
+
+static void test_fault_injection_100(void) {
+  const uint64_t hb_ms = 100;
+  srand(12345);
+  for (int it = 0; it < 100; it++) {
+    const int n = 2 + rand() % 5;
+    faulty *j = calloc(1, sizeof *j);
+    j->victim = rand() % n;
+    j->kind = rand() % 5;
+    const uint64_t at = 1 + (uint64_t)(rand() % 6);
+    const optic_pod_fault mode = (it % 2) ? OPTIC_POD_FAULT_STALL : OPTIC_POD_FAULT_CRASH;
+    optic_pod_t *pod = make_pod(n, hb_ms, 30000);
+    OT_EXPECT_OK(optic_pod_inject_fault(pod, j->victim, at, mode));
+    OT_CHECK(optic_pod_run(pod, faulty_body, j, NULL) != OPTIC_OK, "iteration %d: the run succeeded", it);
+    const uint64_t t_fault = atomic_load(&j->fault_ns);
+    OT_CHECK(!j->victim_finished_early, "iteration %d: the victim never failed", it);
+    for (int k = 0; k < n; k++) {
+      if (k == j->victim) {
+        OT_CHECK(j->status[k] == (mode == OPTIC_POD_FAULT_CRASH ? OPTIC_ERR_INTERNAL : OPTIC_ERR_PEER_FAILED),
+                 "iteration %d: victim %d returned %s", it, k, optic_status_name(j->status[k]));
+        continue;
+      }
+      OT_CHECK(j->status[k] == OPTIC_ERR_PEER_FAILED, "iteration %d (n=%d victim %d at %llu, %s): core %d returned %s: %s",
+               it, n, j->victim, (unsigned long long)at, mode == OPTIC_POD_FAULT_CRASH ? "crash" : "stall", k,
+               optic_status_name(j->status[k]), optic_pod_core_message(pod, k));
+      if (mode == OPTIC_POD_FAULT_CRASH) {
+        /* crash: the victim returned at the fault; survivors within 2x timeout of it */
+        OT_CHECK(j->fail_ns[k] <= t_fault + 2 * hb_ms * 1000000ull, "iteration %d: core %d noticed %.1f ms after the crash",
+                 it, k, ((double)j->fail_ns[k] - (double)t_fault) * 1e-6);
+      }
+    }
+    if (mode == OPTIC_POD_FAULT_STALL) {
+      /* stall: the victim returns only once declared failed, so every survivor
+       * had already returned or returns within 2x timeout of that moment */
+      for (int k = 0; k < n; k++) {
+        if (k != j->victim) {
+          OT_CHECK(j->fail_ns[k] <= t_fault + 2 * hb_ms * 1000000ull, "iteration %d: core %d finished %.1f ms after the stalled core",
+                   it, k, ((double)j->fail_ns[k] - (double)t_fault) * 1e-6);
+        }
+      }
+    }
+    optic_pod_destroy(pod);
+    free(j);
+  }
+}
+
+/* --- a crashed core stays dead for later calls, and the next run is clean */
+static optic_status two_calls(optic_pod_core *c, void *user) {
+  (void)user;
+  optic_status st = optic_pod_barrier(c);
+  if (st != OPTIC_OK) return st;
+  return optic_pod_barrier(c);
+}
+
+static void test_next_run_clean(void) {
+  optic_pod_t *pod = make_pod(3, 80, 10000);
+  OT_EXPECT_OK(optic_pod_inject_fault(pod, 1, 2, OPTIC_POD_FAULT_CRASH));
+  optic_status st[3];
+  OT_CHECK(optic_pod_run(pod, two_calls, NULL, st) != OPTIC_OK);
+  OT_CHECK(st[0] == OPTIC_ERR_PEER_FAILED && st[2] == OPTIC_ERR_PEER_FAILED && st[1] == OPTIC_ERR_INTERNAL);
+  OT_CHECK(strstr(optic_pod_core_message(pod, 0), "silent") != NULL, "%s", optic_pod_core_message(pod, 0));
+  OT_EXPECT_OK(optic_pod_inject_fault(pod, 1, 0, OPTIC_POD_FAULT_NONE));
+  OT_EXPECT_OK(optic_pod_run(pod, two_calls, NULL, st));
+  optic_pod_destroy(pod);
+}
+
+static void test_bad_arguments(void) {
+  optic_pod_options o = {.size = sizeof o, .cores = 65};
+  optic_pod_t *pod = NULL;
+  OT_EXPECT_STATUS(optic_pod_create(&o, &pod), OPTIC_ERR_INVALID_ARGUMENT);
+  optic_topology t;
+  OT_EXPECT_OK(optic_topology_ring(4, true, &t));
+  o.cores = 3;
+  o.topology = &t;
+  OT_EXPECT_STATUS(optic_pod_create(&o, &pod), OPTIC_ERR_INVALID_ARGUMENT);
+  o.cores = 0;
+  OT_EXPECT_OK(optic_pod_create(&o, &pod));
+  OT_EXPECT_STATUS(optic_pod_inject_fault(pod, 4, 1, OPTIC_POD_FAULT_CRASH), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_EXPECT_STATUS(optic_pod_inject_fault(pod, 0, 0, OPTIC_POD_FAULT_CRASH), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_CHECK(optic_pod_cores(pod) == 4);
+  optic_pod_destroy(pod);
+  optic_pod_destroy(NULL);
+}
+
+static const ot_case cases[] = {
+    {"barrier_completes", test_barrier_completes},
+    {"barrier_timeout", test_barrier_timeout},
+    {"barrier_peer_left", test_barrier_peer_left},
+    {"heartbeat_keeps_alive", test_heartbeat_keeps_alive},
+    {"mismatch", test_mismatch},
+    {"fault_injection_100", test_fault_injection_100},
+    {"next_run_clean", test_next_run_clean},
+    {"bad_arguments", test_bad_arguments},
+};
+
+int main(int argc, char **argv) {
+  pod_test_watchdog(110);
+  return ot_main_(argc, argv, cases, sizeof cases / sizeof cases[0]);
+}
