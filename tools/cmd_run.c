@@ -33,7 +33,7 @@ static void usage(FILE *out) {
           "  --output-dir D      write each output (tuples flattened in order) to D/output_<i>.npy\n"
           "  --json              print {\"outputs\":[{\"shape\":[...],\"dtype\":\"f32\",\"data\":[...]}]}\n"
           "                      (row-major; NaN and infinities as \"nan\", \"inf\", \"-inf\")\n"
-          "  --profile T.json    write a Chrome trace of the runs (needs the runtime)\n"
+          "  --profile T.json    write a Chrome trace of the compile and the runs\n"
           "  --repeat N          run N times (default 1) and report the timing\n"
           "Without --json a summary of each output and the timing is printed.\n"
           "Exit codes: 0 ok, 1 parse or runtime error (message on stderr), 2 usage error.\n");
@@ -285,8 +285,8 @@ int optic_cmd_run(int argc, char **argv) {
   }
   if (a.profile && engine->write_profile == NULL) {
     fprintf(stderr,
-            "optic run: --profile needs the runtime (optic_compile + optic_program_run), which this build does not "
-            "have yet; the '%s' engine cannot profile (OPTIC_ERR_UNSUPPORTED)\n",
+            "optic run: --profile needs the runtime (optic_compile + optic_program_run); the '%s' engine "
+            "(OPTIC_RUN_ENGINE) cannot profile (OPTIC_ERR_UNSUPPORTED)\n",
             engine->name);
     return OPTIC_EXIT_ERROR;
   }
