@@ -136,26 +136,6 @@ static int parse_args(int argc, char **argv, run_args *a) {
   return -1;
 }
 
-static optic_status load(const char *path, optic_module_t **m) {
-  if (strcmp(path, "-") != 0) return optic_module_from_hlo_file(path, m);
-  size_t cap = 1 << 16, len = 0;
-  char *text = NULL;
-  for (;;) {
-    char *t = realloc(text, cap);
-    if (t == NULL) {
-      free(text);
-      return OPTIC_ERR_OUT_OF_MEMORY;
-    }
-    text = t;
-    len += fread(text + len, 1, cap - len, stdin);
-    if (len < cap) break;
-    cap *= 2;
-  }
-  optic_status st = optic_module_from_hlo_text(text, len, m);
-  free(text);
-  return st;
-}
-
 static int runtime_error(const char *what) {
   optic_status st = optic_last_error_status();
   if (what) {
@@ -291,7 +271,7 @@ int optic_cmd_run(int argc, char **argv) {
     return OPTIC_EXIT_ERROR;
   }
   optic_module_t *m = NULL;
-  if (load(a.path, &m) != OPTIC_OK) return runtime_error(NULL);
+  if (optic_cli_load_hlo(a.path, &m) != OPTIC_OK) return runtime_error(NULL);
   optic_comp_id entry = optic_module_entry(m);
   int32_t nparams = optic_computation_parameter_count(m, entry);
   optic_literal **args = calloc((size_t)nparams + 1, sizeof *args);
