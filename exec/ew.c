@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "exec/exec_internal.h"
+#include "graph/internal.h"
+#include "graph/opcode_kernels.h"
 #include "kernels/binary.h"
 #include "kernels/clamp.h"
 #include "kernels/compare.h"
@@ -31,43 +33,7 @@ bool ew_is_elementwise(optic_opcode op) {
   }
 }
 
-static bool is_binary(optic_opcode op) {
-  switch (op) {
-    case OPTIC_OP_ADD: case OPTIC_OP_SUBTRACT: case OPTIC_OP_MULTIPLY: case OPTIC_OP_DIVIDE: case OPTIC_OP_POWER:
-    case OPTIC_OP_MAXIMUM: case OPTIC_OP_MINIMUM: case OPTIC_OP_AND: case OPTIC_OP_OR: return true;
-    default: return false;
-  }
-}
-
-static bool f32_unary_of(optic_opcode op, optic_unary_op *k) {
-  switch (op) {
-    case OPTIC_OP_NEGATE: *k = OPTIC_UNARY_NEG; return true;
-    case OPTIC_OP_ABS: *k = OPTIC_UNARY_ABS; return true;
-    case OPTIC_OP_EXPONENTIAL: *k = OPTIC_UNARY_EXP; return true;
-    case OPTIC_OP_LOG: *k = OPTIC_UNARY_LOG; return true;
-    case OPTIC_OP_SQRT: *k = OPTIC_UNARY_SQRT; return true;
-    case OPTIC_OP_RSQRT: *k = OPTIC_UNARY_RSQRT; return true;
-    case OPTIC_OP_TANH: *k = OPTIC_UNARY_TANH; return true;
-    case OPTIC_OP_LOGISTIC: *k = OPTIC_UNARY_LOGISTIC; return true;
-    case OPTIC_OP_SIGN: *k = OPTIC_UNARY_SIGN; return true;
-    case OPTIC_OP_FLOOR: *k = OPTIC_UNARY_FLOOR; return true;
-    case OPTIC_OP_CEIL: *k = OPTIC_UNARY_CEIL; return true;
-    default: return false;
-  }
-}
-
-static bool f32_binary_of(optic_opcode op, optic_binary_op *k) {
-  switch (op) {
-    case OPTIC_OP_ADD: *k = OPTIC_BINARY_ADD; return true;
-    case OPTIC_OP_SUBTRACT: *k = OPTIC_BINARY_SUB; return true;
-    case OPTIC_OP_MULTIPLY: *k = OPTIC_BINARY_MUL; return true;
-    case OPTIC_OP_DIVIDE: *k = OPTIC_BINARY_DIV; return true;
-    case OPTIC_OP_POWER: *k = OPTIC_BINARY_POW; return true;
-    case OPTIC_OP_MAXIMUM: *k = OPTIC_BINARY_MAX; return true;
-    case OPTIC_OP_MINIMUM: *k = OPTIC_BINARY_MIN; return true;
-    default: return false;
-  }
-}
+static bool is_binary(optic_opcode op) { return graph_opcode_kind_of(op) == GRAPH_OPCODE_BINARY; }
 
 bool ew_supported(optic_opcode op, optic_dtype in, optic_dtype out) {
   optic_unary_op u;
@@ -78,7 +44,7 @@ bool ew_supported(optic_opcode op, optic_dtype in, optic_dtype out) {
   }
   switch (in) {
     case OPTIC_F32:
-    case OPTIC_F64: return f32_unary_of(op, &u) || f32_binary_of(op, &b);
+    case OPTIC_F64: return graph_opcode_unary_kernel(op, &u) || graph_opcode_binary_kernel(op, &b);
     case OPTIC_S32:
       return op == OPTIC_OP_NEGATE || op == OPTIC_OP_ABS || op == OPTIC_OP_SIGN || op == OPTIC_OP_NOT ||
              is_binary(op);
@@ -279,7 +245,7 @@ static void generic_loop(optic_opcode op, optic_compare_dir cmp, optic_dtype in,
               float u, v, r;
               memcpy(&u, a, 4), memcpy(&v, b, 4);
               optic_binary_op k = OPTIC_BINARY_ADD;
-              f32_binary_of(op, &k);
+              graph_opcode_binary_kernel(op, &k);
               optic_ref_f32_binary(k, 1, &u, &v, &r);
               memcpy(d, &r, 4);
               break;
@@ -393,12 +359,12 @@ static bool f32_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype out, s
   const ew_tables *t = tables();
   optic_unary_op u;
   optic_binary_op b;
-  if (f32_unary_of(op, &u)) {
+  if (graph_opcode_unary_kernel(op, &u)) {
     if (mask) return false;
     t->un->kernel[u](n, src[0], y);
     return true;
   }
-  if (f32_binary_of(op, &b)) {
+  if (graph_opcode_binary_kernel(op, &b)) {
     if (mask == 1u && (op == OPTIC_OP_ADD || op == OPTIC_OP_MULTIPLY)) {
       /* s + a[i] and s * a[i] equal a[i] + s and a[i] * s (IEEE addition and
        * multiplication commute; only a NaN payload could differ). */

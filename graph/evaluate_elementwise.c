@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "graph/evaluate_internal.h"
+#include "graph/opcode_kernels.h"
 #include "kernels/binary.h"
 #include "kernels/clamp.h"
 #include "kernels/compare.h"
@@ -24,23 +25,6 @@ static optic_status unsupported(optic_opcode op, optic_dtype dt) {
 bool eval_is_binary(optic_opcode op) { return graph_opcode_kind_of(op) == GRAPH_OPCODE_BINARY; }
 
 /* ------------------------------------------------------------ unary */
-
-static bool f32_unary_op(optic_opcode op, optic_unary_op *k) {
-  switch (op) {
-    case OPTIC_OP_NEGATE: *k = OPTIC_UNARY_NEG; return true;
-    case OPTIC_OP_ABS: *k = OPTIC_UNARY_ABS; return true;
-    case OPTIC_OP_EXPONENTIAL: *k = OPTIC_UNARY_EXP; return true;
-    case OPTIC_OP_LOG: *k = OPTIC_UNARY_LOG; return true;
-    case OPTIC_OP_SQRT: *k = OPTIC_UNARY_SQRT; return true;
-    case OPTIC_OP_RSQRT: *k = OPTIC_UNARY_RSQRT; return true;
-    case OPTIC_OP_TANH: *k = OPTIC_UNARY_TANH; return true;
-    case OPTIC_OP_LOGISTIC: *k = OPTIC_UNARY_LOGISTIC; return true;
-    case OPTIC_OP_SIGN: *k = OPTIC_UNARY_SIGN; return true;
-    case OPTIC_OP_FLOOR: *k = OPTIC_UNARY_FLOOR; return true;
-    case OPTIC_OP_CEIL: *k = OPTIC_UNARY_CEIL; return true;
-    default: return false;
-  }
-}
 
 static bool f64_unary(optic_opcode op, size_t n, const double *x, double *y) {
   for (size_t i = 0; i < n; i++) {
@@ -87,7 +71,7 @@ optic_status eval_unary_raw(optic_opcode op, optic_dtype dt, size_t n, const voi
   optic_unary_op k;
   switch (dt) {
     case OPTIC_F32:
-      if ((ok = f32_unary_op(op, &k))) optic_ref_f32_unary(k, n, x, y);
+      if ((ok = graph_opcode_unary_kernel(op, &k))) optic_ref_f32_unary(k, n, x, y);
       break;
     case OPTIC_F64: ok = f64_unary(op, n, x, y); break;
     case OPTIC_S32: ok = s32_unary(op, n, x, y); break;
@@ -105,19 +89,6 @@ optic_status eval_unary_raw(optic_opcode op, optic_dtype dt, size_t n, const voi
 }
 
 /* ------------------------------------------------------------ binary */
-
-static bool f32_binary_op(optic_opcode op, optic_binary_op *k) {
-  switch (op) {
-    case OPTIC_OP_ADD: *k = OPTIC_BINARY_ADD; return true;
-    case OPTIC_OP_SUBTRACT: *k = OPTIC_BINARY_SUB; return true;
-    case OPTIC_OP_MULTIPLY: *k = OPTIC_BINARY_MUL; return true;
-    case OPTIC_OP_DIVIDE: *k = OPTIC_BINARY_DIV; return true;
-    case OPTIC_OP_POWER: *k = OPTIC_BINARY_POW; return true;
-    case OPTIC_OP_MAXIMUM: *k = OPTIC_BINARY_MAX; return true;
-    case OPTIC_OP_MINIMUM: *k = OPTIC_BINARY_MIN; return true;
-    default: return false;
-  }
-}
 
 /* The binary family's NaN-propagating maximum/minimum (kernels/binary.h). */
 static double max_f64(double a, double b) { return isnan(a) ? a : isnan(b) ? b : (a > b ? a : b); }
@@ -203,7 +174,7 @@ optic_status eval_binary_raw(optic_opcode op, optic_dtype dt, size_t n, const vo
   optic_binary_op k;
   switch (dt) {
     case OPTIC_F32:
-      if ((ok = f32_binary_op(op, &k))) optic_ref_f32_binary(k, n, a, b, y);
+      if ((ok = graph_opcode_binary_kernel(op, &k))) optic_ref_f32_binary(k, n, a, b, y);
       break;
     case OPTIC_F64: ok = f64_binary(op, n, a, b, y); break;
     case OPTIC_S32: ok = s32_binary(op, n, a, b, y); break;

@@ -4,6 +4,8 @@
 #ifndef OPTIC_TOOLS_CLI_H
 #define OPTIC_TOOLS_CLI_H
 
+#include <optic/optic.h>
+
 #define OPTIC_EXIT_OK 0
 #define OPTIC_EXIT_ERROR 1
 #define OPTIC_EXIT_USAGE 2
@@ -13,6 +15,10 @@ typedef struct optic_cli_command {
   const char *summary;
   int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
 } optic_cli_command;
+
+/* Reads an HLO text module from path, or from stdin when path is "-"
+ * (tools/cli_load.c). Status and optic_last_error() on failure. */
+optic_status optic_cli_load_hlo(const char *path, optic_module_t **m);
 
 int optic_cmd_info(int argc, char **argv);
 int optic_cmd_cost(int argc, char **argv);

@@ -37,27 +37,6 @@ static void usage(FILE *out) {
           "Exit codes: 0 ok, 1 parse, compile or machine-file error (message on stderr), 2 usage error.\n");
 }
 
-static optic_status load_module(const char *path, optic_module_t **m) {
-  if (strcmp(path, "-") != 0) return optic_module_from_hlo_file(path, m);
-  size_t cap = 1 << 16, len = 0;
-  char *text = NULL;
-  for (;;) {
-    char *t = realloc(text, cap);
-    if (t == NULL) {
-      free(text);
-      fprintf(stderr, "optic compile: out of memory reading stdin\n");
-      return OPTIC_ERR_OUT_OF_MEMORY;
-    }
-    text = t;
-    len += fread(text + len, 1, cap - len, stdin);
-    if (len < cap) break;
-    cap *= 2;
-  }
-  optic_status st = optic_module_from_hlo_text(text, len, m);
-  free(text);
-  return st;
-}
-
 static void json_number(optic_json *j, const char *key, double v) {
   optic_json_key(j, key);
   if (v == floor(v) && fabs(v) < 9007199254740992.0) optic_json_int(j, (int64_t)v);
@@ -281,7 +260,7 @@ int optic_cmd_compile(int argc, char **argv) {
   int rc = pick_machine(machine_name, &machine);
   if (rc != OPTIC_EXIT_OK) return rc;
   optic_module_t *m = NULL;
-  if (load_module(path, &m) != OPTIC_OK) {
+  if (optic_cli_load_hlo(path, &m) != OPTIC_OK) {
     fprintf(stderr, "optic compile: %s\n", optic_last_error());
     return OPTIC_EXIT_ERROR;
   }

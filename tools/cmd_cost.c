@@ -40,27 +40,6 @@ static void json_cost(optic_json *j, const optic_cost *c) {
   json_count(j, "bytes_accessed", c->bytes_accessed);
 }
 
-static optic_status load(const char *path, optic_module_t **m) {
-  if (strcmp(path, "-") != 0) return optic_module_from_hlo_file(path, m);
-  size_t cap = 1 << 16, len = 0;
-  char *text = NULL;
-  for (;;) {
-    char *t = realloc(text, cap);
-    if (t == NULL) {
-      free(text);
-      fprintf(stderr, "optic cost: out of memory reading stdin\n");
-      return OPTIC_ERR_OUT_OF_MEMORY;
-    }
-    text = t;
-    len += fread(text + len, 1, cap - len, stdin);
-    if (len < cap) break;
-    cap *= 2;
-  }
-  optic_status st = optic_module_from_hlo_text(text, len, m);
-  free(text);
-  return st;
-}
-
 int optic_cmd_cost(int argc, char **argv) {
   const char *path = NULL;
   bool json = false;
@@ -89,7 +68,7 @@ int optic_cmd_cost(int argc, char **argv) {
     return OPTIC_EXIT_USAGE;
   }
   optic_module_t *m = NULL;
-  optic_status st = load(path, &m);
+  optic_status st = optic_cli_load_hlo(path, &m);
   if (st != OPTIC_OK) {
     fprintf(stderr, "optic cost: %s\n", optic_last_error());
     return OPTIC_EXIT_ERROR;

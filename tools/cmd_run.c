@@ -33,7 +33,7 @@ static void usage(FILE *out) {
           "  --output-dir D      write each output (tuples flattened in order) to D/output_<i>.npy\n"
           "  --json              print {\"outputs\":[{\"shape\":[...],\"dtype\":\"f32\",\"data\":[...]}]}\n"
           "                      (row-major; NaN and infinities as \"nan\", \"inf\", \"-inf\")\n"
-          "  --profile T.json    write a Chrome trace of the runs (needs the runtime)\n"
+          "  --profile T.json    write a Chrome trace of the compile and the runs\n"
           "  --repeat N          run N times (default 1) and report the timing\n"
           "Without --json a summary of each output and the timing is printed.\n"
           "Exit codes: 0 ok, 1 parse or runtime error (message on stderr), 2 usage error.\n");
@@ -134,26 +134,6 @@ static int parse_args(int argc, char **argv, run_args *a) {
   if (a->path == NULL) return usage_error("no HLO file given%s%s", "", "");
   if (a->output && a->output_dir) return usage_error("give --output or --output-dir, not both%s%s", "", "");
   return -1;
-}
-
-static optic_status load(const char *path, optic_module_t **m) {
-  if (strcmp(path, "-") != 0) return optic_module_from_hlo_file(path, m);
-  size_t cap = 1 << 16, len = 0;
-  char *text = NULL;
-  for (;;) {
-    char *t = realloc(text, cap);
-    if (t == NULL) {
-      free(text);
-      return OPTIC_ERR_OUT_OF_MEMORY;
-    }
-    text = t;
-    len += fread(text + len, 1, cap - len, stdin);
-    if (len < cap) break;
-    cap *= 2;
-  }
-  optic_status st = optic_module_from_hlo_text(text, len, m);
-  free(text);
-  return st;
 }
 
 static int runtime_error(const char *what) {
@@ -285,13 +265,13 @@ int optic_cmd_run(int argc, char **argv) {
   }
   if (a.profile && engine->write_profile == NULL) {
     fprintf(stderr,
-            "optic run: --profile needs the runtime (optic_compile + optic_program_run), which this build does not "
-            "have yet; the '%s' engine cannot profile (OPTIC_ERR_UNSUPPORTED)\n",
+            "optic run: --profile needs the runtime (optic_compile + optic_program_run); the '%s' engine "
+            "(OPTIC_RUN_ENGINE) cannot profile (OPTIC_ERR_UNSUPPORTED)\n",
             engine->name);
     return OPTIC_EXIT_ERROR;
   }
   optic_module_t *m = NULL;
-  if (load(a.path, &m) != OPTIC_OK) return runtime_error(NULL);
+  if (optic_cli_load_hlo(a.path, &m) != OPTIC_OK) return runtime_error(NULL);
   optic_comp_id entry = optic_module_entry(m);
   int32_t nparams = optic_computation_parameter_count(m, entry);
   optic_literal **args = calloc((size_t)nparams + 1, sizeof *args);

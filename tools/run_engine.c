@@ -5,7 +5,7 @@
 
 #include "tools/run_engine.h"
 
-static const run_engine *const engines[] = {&run_engine_evaluate};
+static const run_engine *const engines[] = {&run_engine_runtime, &run_engine_evaluate};
 
 const run_engine *run_engine_select(const char **names) {
   static char known[128];

@@ -1,9 +1,8 @@
 /* Internal to `optic run`: what executes the entry computation. An engine is
  * prepared once per module, runs it any number of times on the same
- * arguments, and may write a profile. Today the reference evaluator
- * (optic_evaluate: exact, one instruction at a time) is the only engine; the
- * runtime (optic_compile + optic_program_run) plugs in as a second one and
- * becomes the default when it exists (docs/hlo-text.md "optic run"). */
+ * arguments, and may write a profile. The runtime (optic_compile +
+ * optic_program_run) is the default; the reference evaluator (optic_evaluate:
+ * exact, one instruction at a time) is the other (docs/hlo-text.md "optic run"). */
 #ifndef OPTIC_TOOLS_RUN_ENGINE_H
 #define OPTIC_TOOLS_RUN_ENGINE_H
 
@@ -25,6 +24,9 @@ typedef struct run_engine {
 
 /* The reference evaluator on the unoptimized module. */
 extern const run_engine run_engine_evaluate;
+
+/* The runtime: optic_compile + optic_program_run; profiles. The default. */
+extern const run_engine run_engine_runtime;
 
 /* The engine `optic run` uses: the first of the table in run_engine.c, unless
  * $OPTIC_RUN_ENGINE names another (for tests that compare engines). NULL for

@@ -146,9 +146,12 @@ case $engines in
 import json, sys
 d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"] if isinstance(d, dict) else d
-names = {e.get("name") for e in ev}
-assert any(e.get("ph") == "X" for e in ev), "no complete events"
-assert "dot.0" in names or any("dot" in str(n) for n in names), sorted(map(str, names))[:20]
+assert all(e.get("ph") in ("X", "M") for e in ev), "complete events and metadata only"
+ev = [e for e in ev if e["ph"] == "X"]
+cats = {e.get("cat") for e in ev}
+assert all(e["dur"] >= 0 for e in ev), "negative durations"
+assert {"compile", "run"} <= cats and cats & {"op", "fusion"}, cats
+assert sum(e.get("cat") == "run" for e in ev) == 2, "one run event per --repeat"
 PY
     ;;
 esac

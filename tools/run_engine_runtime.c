@@ -1,0 +1,112 @@
+/* `optic run` engine: the runtime. optic_compile (default options, the host
+ * machine model) once, then optic_program_run on one execution context per
+ * run of the command; with --profile the context records into its own
+ * profiler (the compile and its passes first, then every run's ops) and the
+ * Chrome trace is written from it. */
+#include <stdlib.h>
+
+#include "tools/run_engine.h"
+
+typedef struct runtime_state {
+  optic_program_t *program;
+  optic_exec_ctx_t *ctx;
+  optic_type root_type; /* the entry root's type in the source module (owned by it) */
+  int32_t n_in, n_out;
+  optic_tensor *in, *out;
+} runtime_state;
+
+static int32_t count_leaves(const optic_type *t) {
+  if (!optic_type_is_tuple(t)) return 1;
+  int32_t n = 0;
+  for (int32_t i = 0; i < t->tuple_size; i++) n += count_leaves(&t->elements[i]);
+  return n;
+}
+
+static void runtime_destroy(void *state) {
+  runtime_state *s = state;
+  if (s == NULL) return;
+  optic_exec_ctx_destroy(s->ctx);
+  optic_program_destroy(s->program);
+  free(s->in);
+  free(s->out);
+  free(s);
+}
+
+static optic_status runtime_prepare(const optic_module_t *m, bool profile, void **state) {
+  runtime_state *s = calloc(1, sizeof *s);
+  if (s == NULL) return OPTIC_ERR_OUT_OF_MEMORY;
+  optic_comp_id entry = optic_module_entry(m);
+  s->root_type = *optic_node_type(m, optic_computation_root(m, entry));
+  for (int32_t i = 0; i < optic_computation_parameter_count(m, entry); i++) {
+    s->n_in += count_leaves(optic_node_type(m, optic_computation_parameter(m, entry, i)));
+  }
+  s->n_out = count_leaves(&s->root_type);
+  s->in = calloc((size_t)s->n_in + 1, sizeof *s->in);
+  s->out = calloc((size_t)s->n_out + 1, sizeof *s->out);
+  optic_status st = s->in && s->out ? OPTIC_OK : OPTIC_ERR_OUT_OF_MEMORY;
+  uint64_t compile_start = optic_now_ns();
+  if (st == OPTIC_OK) st = optic_compile(m, NULL, &s->program);
+  if (st == OPTIC_OK) {
+    optic_exec_options o = optic_exec_options_default();
+    o.profile = profile;
+    st = optic_exec_ctx_create(&o, &s->ctx);
+  }
+  optic_program_summary sum;
+  if (st == OPTIC_OK && profile && (st = optic_program_summary_get(s->program, &sum)) == OPTIC_OK) {
+    /* the trace starts with the compile and its passes */
+    st = optic_profiler_record_compile(optic_exec_ctx_profiler(s->ctx), &sum.passes, sum.compile_seconds, s->program,
+                                       compile_start);
+  }
+  if (st != OPTIC_OK) {
+    runtime_destroy(s);
+    return st;
+  }
+  *state = s;
+  return OPTIC_OK;
+}
+
+/* Views of a literal's array leaves, depth first, as tensors (writable: the
+ * result literal's leaves are the runtime's caller-provided outputs). */
+static int32_t leaf_views(optic_literal *lit, optic_tensor *views) {
+  const optic_type *t = optic_literal_type(lit);
+  if (!optic_type_is_tuple(t)) {
+    views[0] = (optic_tensor){.dtype = t->dtype, .shape = t->shape, .data = optic_literal_mutable_data(lit, NULL)};
+    return 1;
+  }
+  int32_t n = 0;
+  for (int32_t i = 0; i < optic_literal_tuple_size(lit); i++) {
+    n += leaf_views((optic_literal *)optic_literal_element(lit, i), views + n);
+  }
+  return n;
+}
+
+static optic_status runtime_run(void *state, const optic_literal *const *args, int32_t nargs, optic_literal **result) {
+  runtime_state *s = state;
+  *result = NULL;
+  int32_t k = 0;
+  for (int32_t i = 0; i < nargs; i++) k += leaf_views((optic_literal *)args[i], s->in + k); /* only read */
+  optic_literal *out = NULL;
+  optic_status st = optic_literal_create(&s->root_type, &out);
+  if (st == OPTIC_OK) leaf_views(out, s->out);
+  if (st == OPTIC_OK) st = optic_program_run(s->program, s->ctx, s->in, k, s->out, s->n_out);
+  if (st != OPTIC_OK) {
+    optic_literal_destroy(out);
+    return st;
+  }
+  *result = out;
+  return OPTIC_OK;
+}
+
+static optic_status runtime_write_profile(void *state, const char *path) {
+  runtime_state *s = state;
+  return optic_profiler_write_trace(optic_exec_ctx_profiler(s->ctx), path);
+}
+
+const run_engine run_engine_runtime = {
+    .name = "runtime",
+    .description = "optic_compile (full optimization, host machine model) + optic_program_run",
+    .prepare = runtime_prepare,
+    .run = runtime_run,
+    .write_profile = runtime_write_profile,
+    .destroy = runtime_destroy,
+};
