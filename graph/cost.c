@@ -24,6 +24,16 @@ static double size_of(const optic_type *t) {
   return elements(t) * (double)optic_dtype_size(t->dtype);
 }
 
+/* Bytes of every array leaf of a (possibly nested) tuple type: what XLA
+ * counts as written by a multi-output fusion or a tuple all-reduce
+ * (ForEachSubshape over array subshapes), unlike size_of's pointer table. */
+static double leaf_bytes(const optic_type *t) {
+  if (!optic_type_is_tuple(t)) return size_of(t);
+  double b = 0;
+  for (int32_t i = 0; i < t->tuple_size; i++) b += leaf_bytes(&t->elements[i]);
+  return b;
+}
+
 static bool is_transcendental(optic_opcode op) {
   switch (op) {
     case OPTIC_OP_EXPONENTIAL:
@@ -64,7 +74,7 @@ static double fusion_parameter_read_bytes(const optic_module_t *m, const optic_i
 
 static optic_status fusion_bytes(const optic_module_t *m, const optic_instr *in, double *bytes) {
   const optic_computation *f = &m->comps[in->calls[0]];
-  double b = size_of(&in->type);
+  double b = leaf_bytes(&in->type);
   for (int32_t i = 0; i < f->n_instrs; i++) {
     const optic_instr *x = graph_instr(m, f->instrs[i]);
     if (x == NULL) continue;
@@ -198,7 +208,8 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
         outs = out_elems;
       }
       out->flops = outs;
-      out->bytes_accessed = default_bytes(m, in);
+      out->bytes_accessed = leaf_bytes(&in->type);
+      for (int32_t i = 0; i < in->n_operands; i++) out->bytes_accessed += size_of(optic_node_type(m, in->operands[i]));
       return OPTIC_OK;
     }
     case OPTIC_OP_CALL: *out = sub; return OPTIC_OK;

@@ -201,27 +201,6 @@ static optic_status compile_group(optic_step_engine *e, const optim_group *gr, c
   if (st != OPTIC_OK) return st;
   ce->est_ns = sum.est_ns;
   ce->est_bytes = sum.cost.bytes_accessed;
-  /* The cost model counts a tuple-valued result at 8 bytes per element (its
-   * tuple table), also for a multi-output fusion, where XLA's HandleFusion
-   * counts every array leaf the fusion writes. Count the leaves, and
-   * re-estimate that instruction (docs/optim.md). */
-  const optic_module_t *pm = optic_program_module(ce->program);
-  const optic_node_id root = optic_computation_root(pm, optic_program_entry(ce->program));
-  const optic_type *rt = optic_node_type(pm, root);
-  optic_node_estimate ne;
-  if (optic_node_opcode(pm, root) == OPTIC_OP_FUSION && optic_type_is_tuple(rt) &&
-      optic_program_node_estimate(ce->program, root, &ne) == OPTIC_OK) {
-    double leaves = 0;
-    for (int32_t k = 0; k < rt->tuple_size; k++) {
-      size_t b = 0;
-      if (optic_shape_bytes(&rt->elements[k].shape, rt->elements[k].dtype, &b) == OPTIC_OK) leaves += (double)b;
-    }
-    optic_cost fixed = ne.cost;
-    fixed.bytes_accessed += leaves - 8.0 * rt->tuple_size;
-    const double fixed_ns = optic_machine_estimate_ns(&e->machine, &fixed);
-    ce->est_ns += fixed_ns - ne.est_ns;
-    ce->est_bytes += leaves - 8.0 * rt->tuple_size;
-  }
   const uint64_t t1 = optic_now_ns();
   e->compile_ns += (double)(t1 - t0);
   if (e->prof != NULL) {

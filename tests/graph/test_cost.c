@@ -168,11 +168,42 @@ static void fusion_parameter_reads(void) {
   OT_CHECK(cost_is(fu, 8, 0, 32 + 32));
 }
 
+/* Tuple results: a multi-output fusion writes every array leaf (XLA's
+ * FusionProcessOutputBytesAccessed), and so does a tuple all-reduce; a plain
+ * tuple instruction costs only its 8-byte pointer table. */
+static void tuple_results(void) {
+  fresh();
+  int64_t d[] = {4, 8}, e[] = {16};
+  optic_comp_id f;
+  OT_EXPECT_OK(optic_module_add_computation(m, "fused2", &f));
+  optic_node_id p0 = param(f, 0, 2, d), p1 = param(f, 1, 1, e);
+  optic_node_id neg, ab, tup;
+  OT_EXPECT_OK(optic_graph_unary(m, f, OPTIC_OP_NEGATE, p0, NULL, &neg));
+  OT_EXPECT_OK(optic_graph_unary(m, f, OPTIC_OP_ABS, p1, NULL, &ab));
+  optic_node_id leaves[] = {neg, ab};
+  OT_EXPECT_OK(optic_graph_tuple(m, f, leaves, 2, NULL, &tup));
+  OT_EXPECT_OK(optic_computation_set_root(m, f, tup));
+  optic_node_id a = param(main_comp, 0, 2, d), b = param(main_comp, 1, 1, e);
+  optic_node_id ops[] = {a, b}, fu;
+  OT_EXPECT_OK(optic_graph_fusion(m, main_comp, OPTIC_FUSION_LOOP, ops, 2, f, NULL, &fu));
+  /* reads 128 + 64, writes 128 + 64 (not the 16-byte pointer table) */
+  OT_CHECK(cost_is(fu, 48, 0, 384));
+  optic_node_id t2;
+  OT_EXPECT_OK(optic_graph_tuple(m, main_comp, ops, 2, NULL, &t2));
+  OT_CHECK(cost_is(t2, 0, 0, 16));
+  optic_comp_id add = adder("add");
+  optic_node_id ar;
+  OT_EXPECT_OK(optic_graph_all_reduce(m, main_comp, ops, 2, add, NULL, NULL, 0, NULL, &ar));
+  /* flops = output elements (XLA's two-replica assumption); bytes = leaves out + operands in */
+  OT_CHECK(cost_is(ar, 48, 0, 384));
+}
+
 static const ot_case cases[] = {
     {"xla_loop_fusion", xla_loop_fusion},
     {"elementwise_and_layout", elementwise_and_layout},
     {"reduce_map_window", reduce_map_window},
     {"control_flow", control_flow},
     {"fusion_parameter_reads", fusion_parameter_reads},
+    {"tuple_results", tuple_results},
 };
 OT_MAIN(cases)
