@@ -66,10 +66,15 @@ void exec_barrier_init(exec_barrier *b, unsigned n) {
   atomic_init(&b->sleepers, 0);
   b->n = n ? n : 1;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  b->spin_ns = (cpus > 0 && (long)b->n <= cpus) ? EXEC_BARRIER_SPIN_NS : 0;
+  b->spin_max = (cpus > 0 && (long)b->n <= cpus) ? EXEC_BARRIER_SPIN_NS : 0;
+  b->spin_min = b->spin_max < EXEC_BARRIER_SPIN_MIN_NS ? b->spin_max : EXEC_BARRIER_SPIN_MIN_NS;
+  atomic_init(&b->spin_ns, b->spin_max);
 }
 
-void exec_barrier_set_spin(exec_barrier *b, uint64_t spin_ns) { b->spin_ns = spin_ns; }
+void exec_barrier_set_spin(exec_barrier *b, unsigned spin_ns) {
+  b->spin_max = b->spin_min = spin_ns;
+  atomic_store_explicit(&b->spin_ns, spin_ns, memory_order_relaxed);
+}
 
 void exec_barrier_wait(exec_barrier *b) {
   if (b->n <= 1) return;
@@ -80,18 +85,27 @@ void exec_barrier_wait(exec_barrier *b) {
     if (atomic_load_explicit(&b->sleepers, memory_order_seq_cst) != 0) wake_all(&b->gen);
     return;
   }
-  /* Spin: check the clock every 64 pauses only. */
-  if (b->spin_ns) {
+  /* Spin (the clock is read every 8 pauses), adapting the budget. */
+  unsigned budget = atomic_load_explicit(&b->spin_ns, memory_order_relaxed);
+  if (budget) {
     uint64_t deadline = 0;
     for (unsigned i = 1;; i++) {
-      if (atomic_load_explicit(&b->gen, memory_order_acquire) != g) return;
+      if (atomic_load_explicit(&b->gen, memory_order_acquire) != g) {
+        if (budget < b->spin_max) {
+          unsigned up = budget * 2 < b->spin_max ? budget * 2 : b->spin_max;
+          atomic_store_explicit(&b->spin_ns, up, memory_order_relaxed);
+        }
+        return;
+      }
       cpu_pause();
-      if ((i & 63) == 0) {
+      if ((i & 7) == 0) {
         uint64_t now = mono_ns();
-        if (deadline == 0) deadline = now + b->spin_ns;
+        if (deadline == 0) deadline = now + budget;
         else if (now >= deadline) break;
       }
     }
+    unsigned down = budget / 2 > b->spin_min ? budget / 2 : b->spin_min;
+    atomic_store_explicit(&b->spin_ns, down, memory_order_relaxed);
   }
   atomic_fetch_add_explicit(&b->sleepers, 1, memory_order_seq_cst);
   while (atomic_load_explicit(&b->gen, memory_order_seq_cst) == g) sleep_while(&b->gen, g);

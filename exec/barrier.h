@@ -23,27 +23,35 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-/* How long a waiter spins before it sleeps when the team fits on the
- * machine's cores (no spin at all when it does not). */
+/* The longest a waiter spins before it sleeps when the team fits on the
+ * machine's cores (no spin at all when it does not). The budget adapts
+ * between EXEC_BARRIER_SPIN_MIN_NS and this: it doubles when a spin ended
+ * with the generation changing, halves when the waiter had to sleep, so a
+ * loaded machine (peers descheduled, spins wasted) sleeps almost at once
+ * while an idle one keeps the low latency of spinning. */
 #ifndef EXEC_BARRIER_SPIN_NS
 #define EXEC_BARRIER_SPIN_NS 20000
+#endif
+#ifndef EXEC_BARRIER_SPIN_MIN_NS
+#define EXEC_BARRIER_SPIN_MIN_NS 1000
 #endif
 
 typedef struct exec_barrier {
   _Alignas(64) atomic_uint count; /* arrivals in the current generation */
   _Alignas(64) atomic_uint gen;   /* the generation; the futex word */
   atomic_uint sleepers;           /* waiters that may be in (or about to enter) futex wait */
+  atomic_uint spin_ns;            /* current adaptive spin budget (a hint: races only change timing) */
   unsigned n;                     /* threads per generation */
-  uint64_t spin_ns;               /* spin budget before sleeping */
+  unsigned spin_max, spin_min;    /* the budget's bounds */
 } exec_barrier;
 
-/* Prepares `b` for `n` >= 1 threads. The spin budget is EXEC_BARRIER_SPIN_NS
- * when n <= the online CPUs, 0 (sleep at once) when the team is
- * oversubscribed. Never fails, never allocates. */
+/* Prepares `b` for `n` >= 1 threads (0 counts as 1). The spin budget's
+ * ceiling is EXEC_BARRIER_SPIN_NS when n <= the online CPUs, 0 (sleep at
+ * once) when the team is oversubscribed. Never fails, never allocates. */
 void exec_barrier_init(exec_barrier *b, unsigned n);
 
-/* Overrides the spin budget (tests). */
-void exec_barrier_set_spin(exec_barrier *b, uint64_t spin_ns);
+/* Fixes the spin budget at spin_ns (no adaptation; 0: always sleep). Tests. */
+void exec_barrier_set_spin(exec_barrier *b, unsigned spin_ns);
 
 /* Waits until all n threads have arrived (n == 1: returns at once). */
 void exec_barrier_wait(exec_barrier *b);

@@ -73,7 +73,7 @@ static void run_team(int n, long rounds, int64_t spin_ns, int straggler) {
   static team tm; /* one team at a time; large enough to keep off the stack */
   memset(&tm, 0, sizeof tm);
   exec_barrier_init(&tm.bar, (unsigned)n);
-  if (spin_ns >= 0) exec_barrier_set_spin(&tm.bar, (uint64_t)spin_ns);
+  if (spin_ns >= 0) exec_barrier_set_spin(&tm.bar, (unsigned)spin_ns);
   tm.n = n;
   tm.rounds = rounds;
   tm.straggler = straggler;
