@@ -1,4 +1,4 @@
-/* exec_barrier (exec/barrier.h): N pthreads x 100k rounds with a data
+/* exec_barrier (exec/barrier.h): N pthreads x 100k rounds (or 1.5 s per team) with a data
  * handoff checked every round (each thread writes its slot with plain
  * stores before the barrier, every thread reads all slots after it), for
  * 2..8 threads including teams larger than the machine, with the default
@@ -21,11 +21,17 @@
 #include "tests/harness.h"
 
 #define MAX_T 8
+/* Each team runs ROUNDS rounds or stops (at a round every thread agrees on)
+ * after this long: on a loaded 2-core machine an oversubscribed team can
+ * take ~100 us a round, and the whole test must stay under 20 s. */
+#define TEAM_BUDGET_S 1.5
 
 typedef struct team {
   exec_barrier bar;
   int n;
   long rounds;
+  double deadline;     /* thread 0 ends the run early past this (monotonic seconds) */
+  atomic_long limit;   /* rounds to run: set by thread 0 before a barrier, read by all after it */
   int straggler; /* thread index that does extra work before arriving, or -1 */
   uint64_t slot[2][MAX_T]; /* plain memory: the barrier must order it */
   atomic_long bad;
@@ -39,6 +45,12 @@ typedef struct arg {
 
 static volatile uint64_t g_sink;
 
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void *worker(void *p) {
   arg *a = p;
   team *tm = a->tm;
@@ -51,22 +63,22 @@ static void *worker(void *p) {
       for (int k = 0; k < 2000; k++) x += (uint64_t)k * (uint64_t)r;
       g_sink = x;
     }
+    /* A loaded machine: thread 0 makes this round the last one; every
+     * thread reads the limit after this round's barrier, so all agree. */
+    if (a->t == 0 && (r & 255) == 255 && now_s() > tm->deadline) {
+      atomic_store_explicit(&tm->limit, r + 1, memory_order_relaxed);
+    }
     atomic_fetch_add_explicit(&tm->arrivals, 1, memory_order_relaxed);
     exec_barrier_wait(&tm->bar);
     for (int u = 0; u < tm->n; u++) {
       if (buf[u] != (uint64_t)r * MAX_T + (uint64_t)u + 1) bad++;
     }
+    if (r + 1 >= atomic_load_explicit(&tm->limit, memory_order_relaxed)) break;
     /* The next write to this buffer is in round r + 2, after barrier r + 1,
      * which this thread only reaches once it has read everything here. */
   }
   atomic_fetch_add(&tm->bad, bad);
   return NULL;
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void run_team(int n, long rounds, int64_t spin_ns, int straggler) {
@@ -79,9 +91,11 @@ static void run_team(int n, long rounds, int64_t spin_ns, int straggler) {
   tm.straggler = straggler;
   atomic_init(&tm.bad, 0);
   atomic_init(&tm.arrivals, 0);
+  atomic_init(&tm.limit, rounds);
   pthread_t th[MAX_T];
   arg args[MAX_T];
   double t0 = now_s();
+  tm.deadline = t0 + TEAM_BUDGET_S;
   for (int t = 0; t < n; t++) {
     args[t] = (arg){&tm, t};
     OT_CHECK(pthread_create(&th[t], NULL, worker, &args[t]) == 0, "pthread_create %d", t);
@@ -89,6 +103,7 @@ static void run_team(int n, long rounds, int64_t spin_ns, int straggler) {
   for (int t = 0; t < n; t++) pthread_join(th[t], NULL);
   double dt = now_s() - t0;
   long bad = atomic_load(&tm.bad), arr = atomic_load(&tm.arrivals);
+  rounds = atomic_load(&tm.limit); /* fewer when the time budget ran out */
   OT_CHECK(bad == 0, "%d threads, spin %lld ns, straggler %d: %ld stale reads after the barrier", n,
            (long long)spin_ns, straggler, bad);
   OT_CHECK(arr == (long)n * rounds, "%d threads: %ld arrivals, expected %ld", n, arr, (long)n * rounds);
@@ -96,6 +111,7 @@ static void run_team(int n, long rounds, int64_t spin_ns, int straggler) {
            atomic_load(&tm.bar.count));
   OT_CHECK(atomic_load(&tm.bar.gen) == (unsigned)rounds, "%d threads: generation %u after %ld rounds", n,
            atomic_load(&tm.bar.gen), rounds);
+  OT_CHECK(rounds >= 256, "%d threads: only %ld rounds", n, rounds);
   printf("  %d threads, spin %lld ns, straggler %d: %ld rounds in %.3f s (%.2f us/round)\n", n,
          (long long)spin_ns, straggler, rounds, dt, dt * 1e6 / (double)rounds);
 }
