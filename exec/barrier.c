@@ -60,13 +60,24 @@ static void wake_all(atomic_uint *word) {
 #endif
 }
 
+/* Online CPUs, read once (sysconf reads /sys: microseconds, too slow per run). */
+static long online_cpus(void) {
+  static atomic_long cached;
+  long c = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (c == 0) {
+    c = sysconf(_SC_NPROCESSORS_ONLN);
+    if (c < 1) c = 1;
+    atomic_store_explicit(&cached, c, memory_order_relaxed);
+  }
+  return c;
+}
+
 void exec_barrier_init(exec_barrier *b, unsigned n) {
   atomic_init(&b->count, 0);
   atomic_init(&b->gen, 0);
   atomic_init(&b->sleepers, 0);
   b->n = n ? n : 1;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  b->spin_max = (cpus > 0 && (long)b->n <= cpus) ? EXEC_BARRIER_SPIN_NS : 0;
+  b->spin_max = (long)b->n <= online_cpus() ? EXEC_BARRIER_SPIN_NS : 0;
   b->spin_min = b->spin_max < EXEC_BARRIER_SPIN_MIN_NS ? b->spin_max : EXEC_BARRIER_SPIN_MIN_NS;
   atomic_init(&b->spin_ns, b->spin_max);
 }
