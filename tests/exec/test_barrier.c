@@ -7,7 +7,8 @@
  * reach the sleeping path. A SIGALRM watchdog ends the process if a
  * barrier ever hangs. Plain pthreads and C11 atomics: also run under TSan,
  * which checks the ordering claim (writes before the barrier are visible
- * after it) on every round. */
+ * after it) on every round: with the arrive/leave orderings weakened to
+ * relaxed, TSan reports the handoff as a data race on the first case. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
