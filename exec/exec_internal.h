@@ -11,6 +11,7 @@
 #include <optic/exec.h>
 
 #include "core/error.h"
+#include "exec/barrier.h"
 #include "kernels/conv.h"
 #include "kernels/dot.h"
 
@@ -248,7 +249,13 @@ typedef struct exec_thread {
   int t, nt;
   unsigned char *scratch; /* the context's scratch area */
   unsigned char *regs;    /* this thread's block registers */
+  exec_barrier *bar;      /* the run's barrier (NULL: the team is not the size asked for; omp barrier) */
 } exec_thread;
+
+/* Waits for every thread of the run's team (nothing when this step runs on
+ * one thread): exec/barrier.h, whose ordering guarantee is that of
+ * `omp barrier`. */
+void exec_sync(const exec_thread *th);
 
 optic_status exec_op_layout(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_elementwise(const exec_step *s, const exec_frame *f, const exec_thread *th);

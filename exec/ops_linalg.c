@@ -17,9 +17,7 @@ static optic_status run_contraction(const exec_step *s, const float *a, const fl
   if (s->dot) {
     optic_status st = optic_dot_pack(s->dot, a, b, scratch, th->t, th->nt);
     if (s->dot->lhs.packed || s->dot->rhs.packed) {
-      if (th->nt > 1) {
-#pragma omp barrier
-      }
+      exec_sync(th); /* pack -> compute: the packed panels are shared */
     }
     optic_status st2 = optic_dot_compute(s->dot, a, b, y, scratch, th->t, th->nt);
     return st != OPTIC_OK ? st : st2;
@@ -51,9 +49,7 @@ optic_status exec_op_output_fusion(const exec_step *s, const exec_frame *f, cons
   for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
   unsigned char *y = ref_ptr(f, &s->out[0]);
   optic_status st = run_contraction(s, inputs[s->epi_lhs], inputs[s->epi_rhs], (float *)(void *)y, th);
-  if (th->nt > 1) {
-#pragma omp barrier
-  }
+  exec_sync(th);
   inputs[s->prog->extra_input] = y; /* the epilogue rewrites the dot's result in place */
   run_blocks(s, inputs, y, th);
   return st;

@@ -241,11 +241,16 @@ static void record_error(run_ctx *rc, optic_status st) {
   }
 }
 
-static inline void barrier(const exec_thread *th) {
-  if (th->nt > 1) {
+void exec_sync(const exec_thread *th) {
+  if (th->nt <= 1) return;
+  if (th->bar) {
+    exec_barrier_wait(th->bar);
+  } else {
 #pragma omp barrier
   }
 }
+
+static inline void barrier(const exec_thread *th) { exec_sync(th); }
 
 /* This thread's share of a byte copy (64-byte granules). */
 static void copy_share(void *dst, const void *src, size_t bytes, const exec_thread *th) {
@@ -514,9 +519,15 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
   size_t regs_per = exec_regs_bytes(b);
   bool blas_held = nt == 1 && b->has_blas;
   if (blas_held) blas_hold();
+  /* The between-step barrier is exec/barrier.h's (short spin, then futex),
+   * not libgomp's, which spins for GOMP_SPINCOUNT before sleeping and so
+   * burns whole time slices when a peer thread is descheduled. */
+  exec_barrier bar;
+  exec_barrier_init(&bar, (unsigned)nt);
 #pragma omp parallel num_threads(nt)
   {
     exec_thread th = {.t = omp_get_thread_num(), .nt = omp_get_num_threads(), .scratch = scratch};
+    th.bar = th.nt == nt ? &bar : NULL;
     th.regs = regs + regs_per * (size_t)th.t;
     optic_status ts = run_seq(&rc, entry, params, outs, &th);
     if (ts != OPTIC_OK) record_error(&rc, ts);
