@@ -1,10 +1,15 @@
 /* The one parallel pass over entry data: in a save, one I/O thread writes the
  * caller's tensors to the file (starting writeback as it goes, then fsyncing)
  * while the other threads hash the same memory chunk by chunk, and the I/O
- * thread joins the hashing when its writes are done; in a read, every thread
+ * thread joins the hashing when its writes are done. With T >= 2 hashing
+ * threads, only T - 1 of them hash while the writes are copied into the page
+ * cache (the last one waits, blocked, for the writes to finish and then hashes
+ * while the fsync waits on the disk), so no more threads are runnable than
+ * the T cores asked for and the I/O thread is never starved of a core; in a read, every thread
  * reads chunks into their destination in L2-sized pieces and hashes each piece
  * while it is hot. One OpenMP region per pass; never writes outside the spans. */
 #include <omp.h>
+#include <pthread.h>
 #include <openssl/evp.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,6 +31,11 @@ typedef struct pass_state {
   EVP_MD *md;
   atomic_uint_fast64_t next;
   atomic_int failed;
+  /* save: the hashing thread that waits for the writes to finish (-1: none) */
+  int gated;
+  bool writes_done; /* under gate_mu */
+  pthread_mutex_t gate_mu;
+  pthread_cond_t gate_cv;
   optic_status st; /* first error, under the critical section */
   char msg[768];
 } pass_state;
@@ -88,8 +98,23 @@ static optic_status hash_chunk(pass_state *s, EVP_MD_CTX *ctx, uint8_t *scratch,
   return OPTIC_OK;
 }
 
+/* Lets the gated hashing thread start (idempotent). */
+static void open_gate(pass_state *s) {
+  pthread_mutex_lock(&s->gate_mu);
+  s->writes_done = true;
+  pthread_cond_broadcast(&s->gate_cv);
+  pthread_mutex_unlock(&s->gate_mu);
+}
+
+static void wait_gate(pass_state *s) {
+  pthread_mutex_lock(&s->gate_mu);
+  while (!s->writes_done) pthread_cond_wait(&s->gate_cv, &s->gate_mu);
+  pthread_mutex_unlock(&s->gate_mu);
+}
+
 /* The I/O thread of a save: every span written in order, writeback started
- * as it goes, then one fsync. */
+ * as it goes, the gated hashing thread let in, then one fsync (which mostly
+ * waits on the disk while the hashing goes on). */
 static optic_status write_spans(pass_state *s) {
   const ckpt_pass *p = s->p;
   uint64_t since_writeback = 0, writeback_from = p->nspans > 0 ? p->spans[0].offset : 0;
@@ -109,6 +134,7 @@ static optic_status write_spans(pass_state *s) {
       }
     }
   }
+  open_gate(s);
   int rc = p->io->fsync(p->io->user, p->fd);
   if (rc < 0) return ckpt_io_fail(rc, p->op, "fsync of", p->path);
   return OPTIC_OK;
@@ -120,6 +146,9 @@ static void run_thread(pass_state *s) {
   if (p->mode == CKPT_PASS_SAVE && t == 0) {
     optic_status st = write_spans(s);
     if (st != OPTIC_OK) record_failure(s, st);
+    open_gate(s); /* also after an error or a failure elsewhere */
+  } else if (p->mode == CKPT_PASS_SAVE && t == s->gated) {
+    wait_gate(s);
   }
   EVP_MD_CTX *ctx = EVP_MD_CTX_new();
   uint8_t *scratch = NULL;
@@ -148,7 +177,9 @@ optic_status ckpt_run_pass(const ckpt_pass *p) {
     total += ckpt_chunks_of(p->spans[i].bytes, p->chunk_log2);
   }
   first[p->nspans] = total;
-  pass_state s = {.p = p, .first_chunk = first, .st = OPTIC_OK};
+  pass_state s = {.p = p, .first_chunk = first, .gated = -1, .st = OPTIC_OK};
+  pthread_mutex_init(&s.gate_mu, NULL);
+  pthread_cond_init(&s.gate_cv, NULL);
   atomic_init(&s.next, 0);
   atomic_init(&s.failed, 0);
   s.chunk_digests = malloc((total > 0 ? total : 1) * sizeof *s.chunk_digests);
@@ -163,6 +194,10 @@ optic_status ckpt_run_pass(const ckpt_pass *p) {
     if (p->mode == CKPT_PASS_SAVE) threads += 1; /* the I/O thread, mostly waiting on the disk */
     if ((uint64_t)threads > total + (p->mode == CKPT_PASS_SAVE)) threads = (int)(total + (p->mode == CKPT_PASS_SAVE));
     if (threads < 1) threads = 1;
+    /* The I/O thread is thread 0; with 2+ hashing threads the last one waits
+     * for the writes (in a team smaller than asked for, no thread has that
+     * number and nobody waits). */
+    if (p->mode == CKPT_PASS_SAVE && threads >= 3) s.gated = threads - 1;
 #pragma omp parallel num_threads(threads)
     run_thread(&s);
     if (s.st != OPTIC_OK) st = optic_fail(s.st, "%s", s.msg);
@@ -170,6 +205,8 @@ optic_status ckpt_run_pass(const ckpt_pass *p) {
       st = ckpt_sha256(s.chunk_digests[first[i]], (size_t)(first[i + 1] - first[i]) * OPTIC_CKPT_DIGEST_BYTES,
                        p->digests[i]);
   }
+  pthread_cond_destroy(&s.gate_cv);
+  pthread_mutex_destroy(&s.gate_mu);
   EVP_MD_free(s.md);
   free(s.chunk_digests);
   free(first);
