@@ -7,8 +7,11 @@
  *    Adam update through the step engine. Counters: samples_per_s, and the
  *    compiler's estimate of the same step: est_time_ns = the program's
  *    est_ns + the step engine's est_update_ns; est_flops, est_bytes,
- *    est_peak_bytes of the program; est_ratio = measured / estimated.
- * Compilation, binding and the first step are untimed. */
+ *    est_peak_bytes of the program; est_ratio = measured / estimated; and,
+ *    from 8 profiled steps after the timed loop, op_ns:<op> / op_est_ns:<op>
+ *    for the program's 12 slowest instructions (optic report's per-op plot).
+ * Compilation, binding, the first step and the profiled steps are untimed. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "bench/bench_util.h"
@@ -21,6 +24,7 @@ typedef struct mlp_case {
   optic_module_t *m;
   optic_program_t *p;
   optic_exec_ctx_t *ctx;
+  optic_profiler_t *prof;
   optic_optim *opt;
   optic_step_engine *engine;
   float *params, *grads, *x, *y, loss;
@@ -31,6 +35,7 @@ static void mlp_case_free(mlp_case *c) {
   optic_step_engine_destroy(c->engine);
   optic_optim_destroy(c->opt);
   optic_exec_ctx_destroy(c->ctx);
+  optic_profiler_destroy(c->prof);
   optic_program_destroy(c->p);
   optic_module_destroy(c->m);
   free(c->params);
@@ -68,6 +73,8 @@ static bool mlp_case_init(mlp_case *c, const mlp_dims *d, int threads) {
 
   optic_exec_options eo = optic_exec_options_default();
   eo.threads = threads;
+  if (optic_profiler_create(NULL, &c->prof) != OPTIC_OK) return false; /* created disabled */
+  eo.profiler = c->prof;
   optic_optim_options oo = {.size = sizeof oo, .threads = threads};
   optic_optim_hparams hp;
   optic_step_engine_options so = optic_step_engine_options_default();
@@ -82,6 +89,26 @@ static bool mlp_case_init(mlp_case *c, const mlp_dims *d, int threads) {
 static bool mlp_step(mlp_case *c) {
   return optic_program_run(c->p, c->ctx, c->in, MLP_PARAMS + 2, c->out, 1 + MLP_PARAMS) == OPTIC_OK &&
          optic_step_engine_step(c->engine, c->pt, c->out + 1, MLP_PARAMS) == OPTIC_OK;
+}
+
+/* Per-op figures of the training program from a few profiled steps: the
+ * slowest ops' measured and estimated time per step. */
+static void per_op_counters(optic_bench_state *st, mlp_case *c) {
+  enum { STEPS = 8, TOP = 12 };
+  optic_profiler_enable(c->prof, true);
+  bool ok = true;
+  for (int i = 0; ok && i < STEPS; i++) ok = mlp_step(c);
+  optic_profiler_enable(c->prof, false);
+  optic_profile_summary sum;
+  if (!ok || optic_profiler_summary(c->prof, c->p, &sum) != OPTIC_OK) return;
+  for (size_t i = 0; i < sum.op_count && i < TOP; i++) {
+    char key[96];
+    snprintf(key, sizeof key, "op_ns:%s", sum.ops[i].name);
+    optic_bench_counter(st, key, sum.ops[i].measured_ns, OPTIC_BENCH_COUNTER_PLAIN);
+    snprintf(key, sizeof key, "op_est_ns:%s", sum.ops[i].name);
+    optic_bench_counter(st, key, sum.ops[i].est_ns, OPTIC_BENCH_COUNTER_PLAIN);
+  }
+  optic_profile_summary_free(&sum);
 }
 
 static void run_mlp_train_step(optic_bench_state *st, void *user) {
@@ -117,6 +144,7 @@ static void run_mlp_train_step(optic_bench_state *st, void *user) {
     optic_bench_counter(st, "est_peak_bytes", (double)s.peak_bytes, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_counter(st, "est_ratio", est > 0 ? ns / est : 0, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_set_items_processed(st, it * MODEL_MLP_BATCH);
+    per_op_counters(st, &c);
   }
   mlp_case_free(&c);
 }

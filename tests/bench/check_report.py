@@ -184,6 +184,12 @@ def main(optic, bench, src, out):
                   "%s: the table row has its estimate and meas/est ratio" % name)
         est_rows = [c for c in o["cases"] if c.get("est_time_ns") is not None]
         check(all(c.get("ratio") is not None for c in est_rows), "every case with an estimate has its ratio")
+        mlp_name = "model/mlp_train_step/batch:256/threads:1/real_time"
+        if mlp_name in listed:
+            mlp_runs = [b for b in doc["benchmarks"] if b.get("run_name", b["name"]) == mlp_name]
+            check(mlp_runs and any(k.startswith("op_ns:") for k in mlp_runs[0])
+                  and any(k.startswith("op_est_ns:") for k in mlp_runs[0]),
+                  "the MLP training step carries per-op op_ns:/op_est_ns: counters (the per-op plot)")
         check(any(c["name"].startswith("kernel/unary/") for c in o["cases"]), "the filtered kernel is a case")
         n, _ = svgs_well_formed(os.path.join(out, "quick.html"))
         check(n >= 1, "quick run HTML: %d well-formed plot(s) (the exp kernels give the roofline)" % n)
