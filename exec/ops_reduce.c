@@ -56,6 +56,18 @@ static void combine(const exec_step *s, int32_t n, void **acc, void **vals, void
   for (int32_t i = 0; i < n; i++) memcpy(acc[i], tmp[i], len * optic_dtype_size(s->prog->output_dtype[i]));
 }
 
+/* The n reduced inputs, their init values and the n outputs of a reduce or
+ * reduce-window step (operands: inputs first, then inits), with element sizes. */
+static void reduce_operands(const exec_step *s, const exec_frame *f, int32_t n, size_t *es,
+                            const unsigned char **in, const void **init, unsigned char **out) {
+  for (int32_t i = 0; i < n; i++) {
+    es[i] = optic_dtype_size(s->operand_dtype[i]);
+    in[i] = ref_ptr(f, &s->in[s->in_first[i]]);
+    init[i] = ref_ptr(f, &s->in[s->in_first[n + i]]);
+    out[i] = ref_ptr(f, &s->out[i]);
+  }
+}
+
 static optic_status reduce_step(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   int32_t n = s->n_operands / 2;
   if (n > 32) return optic_fail(OPTIC_ERR_UNSUPPORTED, "reduce %s: more than 32 inputs", s->name);
@@ -80,12 +92,7 @@ static optic_status reduce_step(const exec_step *s, const exec_frame *f, const e
   const unsigned char *in[32];
   const void *init[32];
   unsigned char *out[32];
-  for (int32_t i = 0; i < n; i++) {
-    es[i] = optic_dtype_size(s->operand_dtype[i]);
-    in[i] = ref_ptr(f, &s->in[s->in_first[i]]);
-    init[i] = ref_ptr(f, &s->in[s->in_first[n + i]]);
-    out[i] = ref_ptr(f, &s->out[i]);
-  }
+  reduce_operands(s, f, n, es, in, init, out);
   /* Innermost contiguous reduction with a fast reducer: fold each run. */
   if (s->reduce_fast && red.rank > 0 && red.strides[red.rank - 1] == 1 && red.dims[red.rank - 1] >= 16) {
     const float *x = (const float *)(const void *)in[0];
@@ -173,12 +180,7 @@ static optic_status reduce_window_step(const exec_step *s, const exec_frame *f, 
   const unsigned char *in[32];
   const void *init[32];
   unsigned char *out[32];
-  for (int32_t i = 0; i < n; i++) {
-    es[i] = optic_dtype_size(s->operand_dtype[i]);
-    in[i] = ref_ptr(f, &s->in[s->in_first[i]]);
-    init[i] = ref_ptr(f, &s->in[s->in_first[n + i]]);
-    out[i] = ref_ptr(f, &s->out[i]);
-  }
+  reduce_operands(s, f, n, es, in, init, out);
   unsigned char *regs = th->regs;
   size_t prog_bytes = s->prog ? (size_t)s->prog->n_regs * EXEC_BLOCK * 8 : 0;
   void *vals[32], *tmp[32], *acc[32];
