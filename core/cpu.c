@@ -1,7 +1,9 @@
 /* CPU feature detection: CPUID + XGETBV on x86-64 (a feature counts only when
- * the OS saves its registers), HWCAP on aarch64. Detected once, thread-safe. */
+ * the OS saves its registers), HWCAP on aarch64; cache sizes from sysfs.
+ * Detected once, thread-safe. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -112,6 +114,38 @@ static void detect_aarch64(void) {
 }
 #endif
 
+/* Reads one small sysfs text file into buf; false if it is absent. */
+static bool read_small(const char *path, char *buf, size_t size) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return false;
+  size_t got = fread(buf, 1, size - 1, f);
+  fclose(f);
+  buf[got] = '\0';
+  return got > 0;
+}
+
+/* Cache sizes from sysfs: "32K", "1024K", "32768K" or a plain byte count. */
+static void detect_caches(void) {
+  int best_level = 0;
+  for (int index = 0; index < 16; index++) {
+    char path[96], level[16], type[32], size[32];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", index);
+    if (!read_small(path, level, sizeof level)) break;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", index);
+    if (!read_small(path, type, sizeof type) || strncmp(type, "Instruction", 11) == 0) continue;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+    if (!read_small(path, size, sizeof size)) continue;
+    char *end = NULL;
+    long long v = strtoll(size, &end, 10);
+    if (v <= 0 || end == size) continue;
+    if (*end == 'K') v *= 1024;
+    else if (*end == 'M') v *= 1024 * 1024;
+    int lv = atoi(level);
+    if (lv == 2) cpu_info.l2_bytes = v;
+    if (lv >= best_level) best_level = lv, cpu_info.llc_bytes = v;
+  }
+}
+
 static void detect(void) {
 #if defined(__x86_64__) || defined(__i386__)
   detect_x86();
@@ -122,6 +156,7 @@ static void detect(void) {
 #endif
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   cpu_info.logical_cpus = n > 0 ? (int)n : 1;
+  detect_caches();
 }
 
 const optic_cpu_info *optic_cpu_info_get(void) {

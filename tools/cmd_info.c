@@ -11,6 +11,7 @@
 
 #include "core/json.h"
 #include "kernels/registry.h"
+#include "kernels/stream.h"
 #include "tools/cli.h"
 
 typedef struct info {
@@ -23,6 +24,8 @@ typedef struct info {
   const char *crypto;
   bool mpi_built;
   char mpi_version[256];
+  size_t stream_min_bytes; /* SIZE_MAX = never */
+  const char *stream_source;
 } info;
 
 static void gather(info *in) {
@@ -35,6 +38,7 @@ static void gather(info *in) {
   optic_blas_get_info(&in->blas);
   in->coretype_env = getenv("OPENBLAS_CORETYPE");
   in->crypto = optic_ckpt_crypto_version();
+  in->stream_min_bytes = optic_stream_threshold(&in->stream_source);
   in->mpi_built = optic_pod_mpi_built();
   if (optic_pod_mpi_library_version(in->mpi_version, sizeof in->mpi_version) != OPTIC_OK) {
     in->mpi_version[0] = '\0';
@@ -112,8 +116,16 @@ static void print_text(const info *in) {
     if ((in->cpu->features >> b) & 1) printf(" %s", optic_cpu_feature_name(b));
   }
   printf("\n");
+  printf("caches      L2 %lld KiB, last level %lld KiB (0 = unknown)\n", (long long)(in->cpu->l2_bytes / 1024),
+         (long long)(in->cpu->llc_bytes / 1024));
   printf("isa         %s (%s)\n", optic_isa_name(in->selected), in->isa_note);
   print_kernels_text(in->selected);
+  if (in->stream_min_bytes == SIZE_MAX) {
+    printf("streaming   never (%s)\n", in->stream_source);
+  } else {
+    printf("streaming   stores when a kernel call touches >= %zu bytes (%s)\n", in->stream_min_bytes,
+           in->stream_source);
+  }
   printf("openmp      %d threads, %d processors\n", in->omp_threads, in->omp_procs);
   printf("openblas    %s\n", in->blas.config);
   printf("            core %s (%s), %s, %d threads\n", in->blas.corename, optic_isa_name(in->blas.core_isa),
@@ -138,6 +150,8 @@ static int print_json(const info *in) {
   optic_json_key(&j, "vendor"), optic_json_string(&j, in->cpu->vendor);
   optic_json_key(&j, "model"), optic_json_string(&j, in->cpu->model);
   optic_json_key(&j, "logical_cpus"), optic_json_int(&j, in->cpu->logical_cpus);
+  optic_json_key(&j, "l2_bytes"), optic_json_int(&j, in->cpu->l2_bytes);
+  optic_json_key(&j, "llc_bytes"), optic_json_int(&j, in->cpu->llc_bytes);
   optic_json_key(&j, "features");
   optic_json_begin_array(&j);
   for (int b = 0; b < OPTIC_CPU_FEATURE_COUNT_; b++) {
@@ -153,6 +167,16 @@ static int print_json(const info *in) {
   optic_json_end_object(&j);
   optic_json_key(&j, "kernels");
   print_kernels_json(&j, in->selected);
+  optic_json_key(&j, "stream_stores");
+  optic_json_begin_object(&j);
+  optic_json_key(&j, "min_footprint_bytes");
+  if (in->stream_min_bytes == SIZE_MAX) {
+    optic_json_null(&j);
+  } else {
+    optic_json_int(&j, (int64_t)in->stream_min_bytes);
+  }
+  optic_json_key(&j, "source"), optic_json_string(&j, in->stream_source);
+  optic_json_end_object(&j);
   optic_json_key(&j, "openmp");
   optic_json_begin_object(&j);
   optic_json_key(&j, "max_threads"), optic_json_int(&j, in->omp_threads);

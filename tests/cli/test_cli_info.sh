@@ -69,6 +69,23 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['isa']['se
 assert all(k['isa']=='scalar' for k in d['kernels']), d['kernels']" \
   /tmp/optic_cli_out.$$ && pass "OPTIC_ISA=scalar is honoured" || fail "OPTIC_ISA=scalar is honoured"
 
+# Streaming-store threshold (kernels/stream.h): the LLC size from sysfs by
+# default, OPTIC_STREAM_STORES=off or a byte count overrides, junk is reported.
+stream_case() { # env-value expected-bytes(python literal) expected-source
+  OPTIC_STREAM_STORES=$1 "$optic" info --json >/tmp/optic_cli_out.$$ 2>&1
+  python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['stream_stores']; \
+assert s['min_footprint_bytes']==$2 and s['source']=='$3', s" /tmp/optic_cli_out.$$ \
+    && pass "OPTIC_STREAM_STORES='$1'" || fail "OPTIC_STREAM_STORES='$1' (want $2 from $3)"
+}
+stream_case off None env
+stream_case 1048576 1048576 env
+stream_case 0 0 env
+llc=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || true)
+if [ -n "$llc" ]; then
+  stream_case "" "$(( ${llc%K} * 1024 ))" llc
+  stream_case 12abc "$(( ${llc%K} * 1024 ))" env-invalid
+fi
+
 rm -f /tmp/optic_cli_out.$$ /tmp/optic_cli_err.$$
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

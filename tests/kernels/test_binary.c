@@ -10,6 +10,7 @@
  * whole float range with exponents that overflow to inf and underflow through
  * the subnormals to 0, and bases near 1 with huge exponents. */
 #include "kernels/binary.h"
+#include "kernels/stream.h"
 #include "tests/kernels/kernel_test.h"
 
 static uint32_t tolerance_ulp(optic_binary_op op) { return op == OPTIC_BINARY_POW ? 2 : 0; }
@@ -93,11 +94,11 @@ static void check_pow_grid(optic_f32_vbinary_fn vv, optic_f32_vbinaryc_fn vs, co
   }
 }
 
-/* mode 0: y separate; 1: y == a; 2: y == b (vv only). */
-static void check(optic_binary_op op, optic_isa isa, optic_f32_vbinary_fn vv, optic_f32_vbinaryc_fn vs,
-                  const char *fn_name) {
-  if (kt_skip_isa(isa)) return;
-  if (op == OPTIC_BINARY_POW) check_pow_grid(vv, vs, fn_name);
+/* mode 0: y separate; 1: y == a; 2: y == b (vv only). `stream`: the pass
+ * runs with the streaming-store threshold at 0, so every call takes the
+ * streaming path of the kernels that have one (kernels/stream.h). */
+static void check_sweep(optic_binary_op op, optic_isa isa, optic_f32_vbinary_fn vv, optic_f32_vbinaryc_fn vs,
+                        const char *fn_name, int stream) {
   size_t sizes[32];
   size_t nsizes = kt_sizes(isa, sizes, 32);
   kt_rng rng = {0x9E3779B97F4A7C15ull ^ (uint64_t)op};
@@ -128,19 +129,30 @@ static void check(optic_binary_op op, optic_isa isa, optic_f32_vbinary_fn vv, op
         }
         for (size_t i = 0; i < n; i++) {
           if (!close_enough(op, dst[i], want[i])) {
-            OT_CHECK(false, "%s n=%zu offset=%zu mode=%d: a=%.9g b=%.9g s=%.9g: y[%zu]=%.9g want %.9g, ulp %u",
-                     fn_name, n, off, mode, a_in[i], b_in[i], s, i, dst[i], want[i], kt_ulp_distance(dst[i], want[i]));
+            OT_CHECK(false, "%s n=%zu offset=%zu mode=%d stream=%d: a=%.9g b=%.9g s=%.9g: y[%zu]=%.9g want %.9g, ulp %u",
+                     fn_name, n, off, mode, stream, a_in[i], b_in[i], s, i, dst[i], want[i], kt_ulp_distance(dst[i], want[i]));
             failures++;
             break;
           }
         }
         OT_CHECK(kt_buf_guard_ok(&a) && kt_buf_guard_ok(&b) && kt_buf_guard_ok(&y),
-                 "%s n=%zu offset=%zu mode=%d wrote past the end", fn_name, n, off, mode);
+                 "%s n=%zu offset=%zu mode=%d stream=%d wrote past the end", fn_name, n, off, mode, stream);
         free(want), free(a_in), free(b_in);
         kt_buf_free(&a), kt_buf_free(&b), kt_buf_free(&y);
       }
     }
   }
+}
+
+static void check(optic_binary_op op, optic_isa isa, optic_f32_vbinary_fn vv, optic_f32_vbinaryc_fn vs,
+                  const char *fn_name) {
+  if (kt_skip_isa(isa)) return;
+  if (op == OPTIC_BINARY_POW) check_pow_grid(vv, vs, fn_name);
+  size_t saved = optic_stream_threshold_set(SIZE_MAX);
+  check_sweep(op, isa, vv, vs, fn_name, 0);
+  optic_stream_threshold_set(0);
+  check_sweep(op, isa, vv, vs, fn_name, 1);
+  optic_stream_threshold_set(saved);
 }
 
 #define X_VV(op, isa, fn) \

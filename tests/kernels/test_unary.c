@@ -14,6 +14,7 @@
  * (minutes per entry), any other positive value sets the stride. */
 #include <float.h>
 
+#include "kernels/stream.h"
 #include "kernels/unary.h"
 #include "tests/kernels/kernel_test.h"
 
@@ -66,8 +67,11 @@ static void report_mismatch(const char *fn_name, const char *what, optic_unary_o
            x, xb, got, g, want, w, kt_ulp_distance(got, want), optic_unary_max_ulp(op));
 }
 
-/* Edge sizes, offsets, in place (mode 1), guards. */
-static void check_sizes(optic_unary_op op, optic_isa isa, optic_f32_vunary_fn fn, const char *fn_name) {
+/* Edge sizes, offsets, in place (mode 1), guards; `stream`: with the
+ * streaming-store threshold at 0, so every call of an AVX2/AVX-512 kernel
+ * takes its streaming path (kernels/stream.h). */
+static void check_sizes(optic_unary_op op, optic_isa isa, optic_f32_vunary_fn fn, const char *fn_name, int stream) {
+  size_t saved = optic_stream_threshold_set(stream ? 0 : SIZE_MAX);
   size_t sizes[32];
   size_t nsizes = kt_sizes(isa, sizes, 32);
   kt_rng rng = {0x9E3779B97F4A7C15ull ^ (uint64_t)op};
@@ -87,19 +91,20 @@ static void check_sizes(optic_unary_op op, optic_isa isa, optic_f32_vunary_fn fn
         fn(n, x.p, dst);
         for (size_t i = 0; i < n; i++) {
           if (!close_enough(op, dst[i], want[i])) {
-            OT_CHECK(false, "%s n=%zu offset=%zu mode=%d: y[%zu]=%.9g want %.9g, ulp %u", fn_name, n, off, mode,
-                     i, dst[i], want[i], kt_ulp_distance(dst[i], want[i]));
+            OT_CHECK(false, "%s n=%zu offset=%zu mode=%d stream=%d: y[%zu]=%.9g want %.9g, ulp %u", fn_name, n,
+                     off, mode, stream, i, dst[i], want[i], kt_ulp_distance(dst[i], want[i]));
             failures++;
             break;
           }
         }
-        OT_CHECK(kt_buf_guard_ok(&x) && kt_buf_guard_ok(&y), "%s n=%zu offset=%zu mode=%d wrote past the end",
-                 fn_name, n, off, mode);
+        OT_CHECK(kt_buf_guard_ok(&x) && kt_buf_guard_ok(&y),
+                 "%s n=%zu offset=%zu mode=%d stream=%d wrote past the end", fn_name, n, off, mode, stream);
         free(want);
         kt_buf_free(&x), kt_buf_free(&y);
       }
     }
   }
+  optic_stream_threshold_set(saved);
 }
 
 /* The edge inputs at every position of a vector, the body and the tail. */
@@ -156,7 +161,8 @@ static void check_sweep(optic_unary_op op, optic_f32_vunary_fn fn, const char *f
 
 static void check(optic_unary_op op, optic_isa isa, optic_f32_vunary_fn fn, const char *fn_name) {
   if (kt_skip_isa(isa)) return;
-  check_sizes(op, isa, fn, fn_name);
+  check_sizes(op, isa, fn, fn_name, 0);
+  check_sizes(op, isa, fn, fn_name, 1);
   check_edges(op, fn, fn_name);
   check_sweep(op, fn, fn_name);
 }

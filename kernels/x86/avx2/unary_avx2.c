@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "kernels/unary.h"
+#include "kernels/x86/stream_x86.h"
 #include "kernels/unary_consts.h"
 
 #define SIGN_MASK 0x80000000u
@@ -138,20 +139,30 @@ static inline __m256 logistic8(__m256 x) {
   return _mm256_div_ps(num, _mm256_add_ps(e, set1(1.0f)));
 }
 
+/* Large calls stream their stores (kernels/stream.h), as in binary_avx2.c. */
 #define AVX2_UNARY(fn, OP)                                                    \
   void fn(size_t n, const float *x, float *y) {                               \
-    size_t i = 0;                                                             \
-    for (; i + 16 <= n; i += 16) {                                            \
-      __m256 r0 = OP(_mm256_loadu_ps(x + i));                                 \
-      __m256 r1 = OP(_mm256_loadu_ps(x + i + 8));                             \
-      _mm256_storeu_ps(y + i, r0);                                            \
-      _mm256_storeu_ps(y + i + 8, r1);                                        \
+    size_t i = 0, head = optic_x86_stream_head(y, n, 2 * n * sizeof(float), 32); \
+    if (head != SIZE_MAX) {                                                   \
+      if (head > 0) {                                                         \
+        __m256i m = tail_mask(head);                                          \
+        _mm256_maskstore_ps(y, m, OP(_mm256_maskload_ps(x, m)));              \
+      }                                                                       \
+      for (i = head; i + 8 <= n; i += 8) _mm256_stream_ps(y + i, OP(_mm256_loadu_ps(x + i))); \
+    } else {                                                                  \
+      for (; i + 16 <= n; i += 16) {                                          \
+        __m256 r0 = OP(_mm256_loadu_ps(x + i));                               \
+        __m256 r1 = OP(_mm256_loadu_ps(x + i + 8));                           \
+        _mm256_storeu_ps(y + i, r0);                                          \
+        _mm256_storeu_ps(y + i + 8, r1);                                      \
+      }                                                                       \
+      for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, OP(_mm256_loadu_ps(x + i))); \
     }                                                                         \
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, OP(_mm256_loadu_ps(x + i))); \
     if (i < n) {                                                              \
       __m256i m = tail_mask(n - i);                                           \
       _mm256_maskstore_ps(y + i, m, OP(_mm256_maskload_ps(x + i, m)));        \
     }                                                                         \
+    if (head != SIZE_MAX) _mm_sfence();                                       \
   }
 
 AVX2_UNARY(optic_f32_vneg__avx2, neg8)

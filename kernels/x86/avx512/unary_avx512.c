@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "kernels/unary.h"
+#include "kernels/x86/stream_x86.h"
 #include "kernels/unary_consts.h"
 
 #define SIGN_MASK 0x80000000u
@@ -119,20 +120,31 @@ static inline __m512 logistic16(__m512 x) {
   return _mm512_div_ps(num, _mm512_add_ps(e, set1(1.0f)));
 }
 
+#define AVX512_UNARY_TAIL(OP, i, n)                                            \
+  for (; i < n; i += 16) {                                                     \
+    size_t r = n - i < 16 ? n - i : 16;                                        \
+    __mmask16 m = (__mmask16)((1u << r) - 1);                                  \
+    _mm512_mask_storeu_ps(y + i, m, OP(_mm512_maskz_loadu_ps(m, x + i)));      \
+  }
+
+/* Large calls stream their stores (kernels/stream.h), as in binary_avx512.c. */
 #define AVX512_UNARY(fn, OP)                                                  \
   void fn(size_t n, const float *x, float *y) {                               \
-    size_t i = 0;                                                             \
+    size_t i = 0, head = optic_x86_stream_head(y, n, 2 * n * sizeof(float), 64); \
+    if (head != SIZE_MAX) {                                                   \
+      AVX512_UNARY_TAIL(OP, i, head)                                          \
+      for (i = head; i + 16 <= n; i += 16) _mm512_stream_ps(y + i, OP(_mm512_loadu_ps(x + i))); \
+      AVX512_UNARY_TAIL(OP, i, n)                                             \
+      _mm_sfence();                                                           \
+      return;                                                                 \
+    }                                                                         \
     for (; i + 32 <= n; i += 32) {                                            \
       __m512 r0 = OP(_mm512_loadu_ps(x + i));                                 \
       __m512 r1 = OP(_mm512_loadu_ps(x + i + 16));                            \
       _mm512_storeu_ps(y + i, r0);                                            \
       _mm512_storeu_ps(y + i + 16, r1);                                       \
     }                                                                         \
-    for (; i < n; i += 16) {                                                  \
-      size_t r = n - i < 16 ? n - i : 16;                                     \
-      __mmask16 m = (__mmask16)((1u << r) - 1);                               \
-      _mm512_mask_storeu_ps(y + i, m, OP(_mm512_maskz_loadu_ps(m, x + i)));   \
-    }                                                                         \
+    AVX512_UNARY_TAIL(OP, i, n)                                               \
   }
 
 AVX512_UNARY(optic_f32_vneg__avx512, neg16)
