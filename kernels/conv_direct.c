@@ -1,0 +1,39 @@
+/* ISA-neutral part of the direct forward convolution: whether it can run a
+ * geometry, whether the automatic plan should prefer it, its work units, and
+ * the call into the ISA's loops. */
+#include "kernels/conv_direct.h"
+
+const char *optic_conv_direct_unfit(const optic_conv_geom *g, optic_isa isa) {
+  if (isa != OPTIC_ISA_AVX512 || !OPTIC_ARCH_X86_64) return "the selected ISA is not avx512";
+  if (g->nsp < 1 || g->nsp > 2) return "it needs 1 or 2 spatial dims";
+  if (g->in_sc != 1 && g->cin > 1) return "input features are not contiguous";
+  if (g->k_so != 1 && g->cout > 1) return "kernel output features are not contiguous";
+  if (g->out_so != 1 && g->cout > 1) return "output features are not contiguous";
+  for (int32_t s = 0; s < g->nsp; s++) {
+    if (g->lhs_dil[s] != 1) return "lhs (input) dilation is not 1";
+  }
+  return NULL;
+}
+
+bool optic_conv_direct_preferred(const optic_conv_geom *g) {
+  /* A window of one tap is a plain GEMM, which OpenBLAS runs at least as
+   * well; below 16 output features a vector is mostly masked off, and with
+   * few input features per tap the loop overhead dominates. */
+  int64_t taps = 1;
+  for (int32_t s = 0; s < g->nsp; s++) taps *= g->k_size[s];
+  return taps > 1 && g->cout >= 16 && g->cin >= 8;
+}
+
+int64_t optic_conv_direct_units(const optic_conv_geom *g) {
+  int64_t rows = g->nsp == 2 ? g->out_size[0] : 1;
+  return g->groups * g->batch * rows;
+}
+
+void optic_conv_direct_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                           int64_t u0, int64_t u1) {
+#if OPTIC_ARCH_X86_64
+  optic_conv_direct_rows_avx512(p, input, kernel, output, u0, u1);
+#else
+  (void)p, (void)input, (void)kernel, (void)output, (void)u0, (void)u1; /* never planned off x86-64 */
+#endif
+}
