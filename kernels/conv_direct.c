@@ -16,12 +16,16 @@ const char *optic_conv_direct_unfit(const optic_conv_geom *g, optic_isa isa) {
 }
 
 bool optic_conv_direct_preferred(const optic_conv_geom *g) {
-  /* A window of one tap is a plain GEMM, which OpenBLAS runs at least as
-   * well; below 16 output features a vector is mostly masked off, and with
-   * few input features per tap the loop overhead dominates. */
+  /* Measured single-threaded against im2col + OpenBLAS on NHWC layers (see
+   * docs/kernels-conv.md): direct wins 1.1-4.6x for windows of more than one
+   * tap with >= 16 output features, most where few input features make the
+   * GEMM thin (3 or 4: 3-4x). It loses with one input feature (0.8x), below 16
+   * output features (0.6-1.0x), for 1x1 windows with wide outputs (0.76-0.95x
+   * against a plain GEMM) and when one 64-feature slice of the kernel
+   * (taps x cin x 64 floats) no longer fits the 1 MiB L2 (0.96x at 3x3x512). */
   int64_t taps = 1;
   for (int32_t s = 0; s < g->nsp; s++) taps *= g->k_size[s];
-  return taps > 1 && g->cout >= 16 && g->cin >= 8;
+  return taps > 1 && g->cout >= 16 && g->cin >= 2 && taps * g->cin <= 4096;
 }
 
 int64_t optic_conv_direct_units(const optic_conv_geom *g) {

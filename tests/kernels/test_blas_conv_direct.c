@@ -208,7 +208,9 @@ static void test_automatic_choice(void) {
   resnet.pad_lo[0] = resnet.pad_hi[0] = resnet.pad_lo[1] = resnet.pad_hi[1] = 1;
   optic_conv_desc pointwise = make("b01f_01io->b01f", 4, (int64_t[]){8, 56, 56, 64}, (int64_t[]){1, 1, 64, 256});
   optic_conv_desc narrow = make("b01f_01io->b01f", 4, (int64_t[]){2, 9, 9, 64}, (int64_t[]){3, 3, 64, 15});
-  optic_conv_desc rgb = make("b01f_01io->b01f", 4, (int64_t[]){2, 9, 9, 3}, (int64_t[]){3, 3, 3, 64});
+  optic_conv_desc rgb = make("b01f_01io->b01f", 4, (int64_t[]){2, 9, 9, 3}, (int64_t[]){7, 7, 3, 64});
+  optic_conv_desc gray = make("b01f_01io->b01f", 4, (int64_t[]){2, 9, 9, 1}, (int64_t[]){3, 3, 1, 64});
+  optic_conv_desc deep = make("b01f_01io->b01f", 4, (int64_t[]){2, 7, 7, 512}, (int64_t[]){3, 3, 512, 512});
   optic_conv_desc nchw = make("bf01_oi01->bf01", 4, (int64_t[]){2, 64, 9, 9}, (int64_t[]){64, 64, 3, 3});
   optic_conv_desc conv1d = make("b0f_0io->b0f", 3, (int64_t[]){4, 100, 32}, (int64_t[]){5, 32, 48});
   int32_t want = have_avx512 ? OPTIC_CONV_STRATEGY_DIRECT : OPTIC_CONV_STRATEGY_IM2COL_MK;
@@ -216,7 +218,9 @@ static void test_automatic_choice(void) {
   OT_CHECK(auto_strategy(&conv1d) == want, "1-D, 5 taps, 32 -> 48 features: strategy %d", auto_strategy(&conv1d));
   OT_CHECK(auto_strategy(&pointwise) == OPTIC_CONV_STRATEGY_GEMM, "1x1 stays a plain GEMM");
   OT_CHECK(auto_strategy(&narrow) == OPTIC_CONV_STRATEGY_IM2COL_MK, "15 output features stay on im2col");
-  OT_CHECK(auto_strategy(&rgb) == OPTIC_CONV_STRATEGY_IM2COL_MK, "3 input features stay on im2col");
+  OT_CHECK(auto_strategy(&rgb) == want, "7x7 window on 3 input features: strategy %d", auto_strategy(&rgb));
+  OT_CHECK(auto_strategy(&gray) == OPTIC_CONV_STRATEGY_IM2COL_KM, "1 input feature stays on im2col");
+  OT_CHECK(auto_strategy(&deep) == OPTIC_CONV_STRATEGY_IM2COL_MK, "3x3x512 kernel slices exceed L2: im2col");
   OT_CHECK(auto_strategy(&nchw) == OPTIC_CONV_STRATEGY_IM2COL_KM, "NCHW cannot run direct");
   for (int pass = 1; pass < 3; pass++) {
     optic_conv_plan p;
