@@ -231,7 +231,11 @@ static void test_automatic_choice(void) {
   }
   if (have_avx512) check_direct(&conv1d, 11, 2, 1, "1-D automatic case");
 
-  /* OPTIC_ISA caps the choice: no direct plan below avx512. */
+  /* OPTIC_ISA caps the choice: no direct plan below avx512. The caller's
+   * OPTIC_ISA is restored afterwards. */
+  const char *env = getenv("OPTIC_ISA");
+  char saved[32] = "";
+  if (env != NULL) snprintf(saved, sizeof saved, "%s", env);
   const char *caps[] = {"avx2", "scalar"};
   for (int c = 0; c < 2; c++) {
     setenv("OPTIC_ISA", caps[c], 1);
@@ -243,7 +247,11 @@ static void test_automatic_choice(void) {
                      OPTIC_ERR_UNSUPPORTED);
     OT_CHECK(strstr(optic_last_error(), "not avx512") != NULL, "%s", optic_last_error());
   }
-  unsetenv("OPTIC_ISA");
+  if (env != NULL) {
+    setenv("OPTIC_ISA", saved, 1);
+  } else {
+    unsetenv("OPTIC_ISA");
+  }
   optic_isa_reselect();
 }
 
