@@ -243,6 +243,7 @@ static void plan_direct(optic_conv_plan *p) {
   p->strategy = OPTIC_CONV_STRATEGY_DIRECT;
   p->kernel_direct = p->output_direct = true;
   p->units = optic_conv_direct_units(&p->g);
+  p->direct_cin_block = optic_conv_direct_cin_block(&p->g);
 }
 
 optic_status optic_conv_plan_make(const optic_conv_desc *d, optic_conv_pass pass, int32_t threads,

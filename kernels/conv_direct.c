@@ -19,13 +19,27 @@ bool optic_conv_direct_preferred(const optic_conv_geom *g) {
   /* Measured single-threaded against im2col + OpenBLAS on NHWC layers (see
    * docs/kernels-conv.md): direct wins 1.1-4.6x for windows of more than one
    * tap with >= 16 output features, most where few input features make the
-   * GEMM thin (3 or 4: 3-4x). It loses with one input feature (0.8x), below 16
-   * output features (0.6-1.0x), for 1x1 windows with wide outputs (0.76-0.95x
-   * against a plain GEMM) and when one 64-feature slice of the kernel
-   * (taps x cin x 64 floats) no longer fits the 1 MiB L2 (0.96x at 3x3x512). */
+   * GEMM thin (3 or 4: 3-4x), and stays >= 1.0x on deep layers (7x7 and 14x14
+   * images, 512-1024 features) thanks to input-feature blocking. It loses
+   * with one input feature (0.8x), below 16 output features (0.6-1.0x) and
+   * for 1x1 windows with wide outputs (0.76-0.95x against a plain GEMM). */
   int64_t taps = 1;
   for (int32_t s = 0; s < g->nsp; s++) taps *= g->k_size[s];
-  return taps > 1 && g->cout >= 16 && g->cin >= 2 && taps * g->cin <= 4096;
+  return taps > 1 && g->cout >= 16 && g->cin >= 2;
+}
+
+/* Bytes of the kernel slice (taps x input-feature block x 64 output
+ * features) the loops keep reusing: half the 1 MiB L2 of the benchmark
+ * machine, leaving room for the input rows and the output. */
+#define DIRECT_KERNEL_SLICE_BYTES ((int64_t)512 * 1024)
+
+int64_t optic_conv_direct_cin_block(const optic_conv_geom *g) {
+  int64_t taps = 1;
+  for (int32_t s = 0; s < g->nsp; s++) taps *= g->k_size[s];
+  int64_t per_feature = taps * 64 * (int64_t)sizeof(float);
+  int64_t block = DIRECT_KERNEL_SLICE_BYTES / (per_feature > 0 ? per_feature : 1);
+  if (block < 1) block = 1;
+  return block < g->cin ? block : (g->cin > 0 ? g->cin : 1);
 }
 
 int64_t optic_conv_direct_units(const optic_conv_geom *g) {

@@ -23,6 +23,11 @@ const char *optic_conv_direct_unfit(const optic_conv_geom *g, optic_isa isa);
  * docs/kernels-conv.md). */
 bool optic_conv_direct_preferred(const optic_conv_geom *g);
 
+/* Input features per pass of the direct loops: all of them when the kernel
+ * slice of 64 output features (taps x cin x 64 floats) fits the L2 budget,
+ * else the largest block that does (at least 1). */
+int64_t optic_conv_direct_cin_block(const optic_conv_geom *g);
+
 /* Output rows (work units) of g: groups * batch * rows of the row dim. */
 int64_t optic_conv_direct_units(const optic_conv_geom *g);
 

@@ -190,6 +190,21 @@ static void test_edges(void) {
   d = make("0b1f_01io->1b0f", 4, (int64_t[]){5, 2, 6, 16}, (int64_t[]){3, 3, 16, 17});
   d.pad_lo[0] = d.pad_hi[0] = 1;
   check_direct(&d, 8, 3, 0, "0b1f input, 1b0f output");
+  /* Kernel slices beyond the L2 budget: input features run in blocks, later
+   * blocks adding to the output (3x3 x 300: blocks of 227 and 73; 1-D 5 taps
+   * x 450 with 65 outputs: 409 + 41, two output-feature tiles). */
+  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 5, 7, 300}, (int64_t[]){3, 3, 300, 20});
+  for (int32_t s = 0; s < 2; s++) d.pad_lo[s] = d.pad_hi[s] = 1;
+  {
+    optic_conv_plan p;
+    OT_EXPECT_OK(optic_conv_plan_make_strategy(&d, OPTIC_CONV_FORWARD, 2, OPTIC_CONV_STRATEGY_DIRECT, &p));
+    OT_CHECK(p.direct_cin_block > 0 && p.direct_cin_block < 300, "input-feature block %lld",
+             (long long)p.direct_cin_block);
+  }
+  check_direct(&d, 10, 2, 1, "3x3, 300 input features in two blocks");
+  d = make("b0f_0io->b0f", 3, (int64_t[]){1, 9, 450}, (int64_t[]){5, 450, 65});
+  d.pad_lo[0] = 2, d.pad_hi[0] = 1, d.reverse[0] = true;
+  check_direct(&d, 11, 3, 0, "1-D, 450 input features in two blocks, 65 outputs");
   /* More slices than rows. */
   d = make("b0f_0io->b0f", 3, (int64_t[]){1, 40, 16}, (int64_t[]){5, 16, 70});
   check_direct(&d, 9, 3, 1, "1-D, one row, 3 slices");
@@ -220,7 +235,7 @@ static void test_automatic_choice(void) {
   OT_CHECK(auto_strategy(&narrow) == OPTIC_CONV_STRATEGY_IM2COL_MK, "15 output features stay on im2col");
   OT_CHECK(auto_strategy(&rgb) == want, "7x7 window on 3 input features: strategy %d", auto_strategy(&rgb));
   OT_CHECK(auto_strategy(&gray) == OPTIC_CONV_STRATEGY_IM2COL_KM, "1 input feature stays on im2col");
-  OT_CHECK(auto_strategy(&deep) == OPTIC_CONV_STRATEGY_IM2COL_MK, "3x3x512 kernel slices exceed L2: im2col");
+  OT_CHECK(auto_strategy(&deep) == want, "3x3x512 (input features in blocks): strategy %d", auto_strategy(&deep));
   OT_CHECK(auto_strategy(&nchw) == OPTIC_CONV_STRATEGY_IM2COL_KM, "NCHW cannot run direct");
   for (int pass = 1; pass < 3; pass++) {
     optic_conv_plan p;
