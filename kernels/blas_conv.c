@@ -5,6 +5,7 @@
  * cblas_sgemm, which runs single-threaded inside an OpenMP parallel region. */
 #include "core/error.h"
 #include "kernels/blas_conv_engine.h"
+#include "kernels/conv_direct.h"
 
 /* [lo, hi) of n items for slice t of count: sizes differ by at most one. */
 static void split(int64_t n, int32_t t, int32_t count, int64_t *lo, int64_t *hi) {
@@ -148,6 +149,12 @@ optic_status optic_conv_run_forward(const optic_conv_plan *p, const float *input
                                     void *scratch, int32_t thread, int32_t threads) {
   optic_status st = check_run(p, OPTIC_CONV_FORWARD, "forward", input, kernel, output, scratch, thread, threads);
   if (st != OPTIC_OK) return st;
+  if (p->strategy == OPTIC_CONV_STRATEGY_DIRECT) {
+    int64_t u0, u1;
+    split(p->units, thread, threads, &u0, &u1);
+    optic_conv_direct_run(p, operand(input), operand(kernel), result(output), u0, u1);
+    return OPTIC_OK;
+  }
   forward_slice(p, operand(input), operand(kernel), result(output), slice_scratch(p, scratch, thread), thread, threads);
   return OPTIC_OK;
 }

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "kernels/blas_conv_engine.h"
+#include "kernels/conv_direct.h"
 
 /* Bytes of one im2col block: small enough to stay in L2 between the gather
  * and OpenBLAS packing it (measured on the ResNet-50 3x3 layer: see
@@ -217,7 +218,9 @@ static optic_status size_scratch(optic_conv_plan *p) {
   size_t col = 0, pack = 0, tile = 0;
   bool ovf = false;
   int64_t rows = p->pass == OPTIC_CONV_BACKWARD_KERNEL ? p->kchunk : p->kc;
-  if (p->strategy != OPTIC_CONV_STRATEGY_GEMM) ovf |= __builtin_mul_overflow((size_t)p->block, (size_t)rows, &col);
+  if (p->strategy != OPTIC_CONV_STRATEGY_GEMM && p->strategy != OPTIC_CONV_STRATEGY_DIRECT) {
+    ovf |= __builtin_mul_overflow((size_t)p->block, (size_t)rows, &col);
+  }
   if (!p->kernel_direct) ovf |= __builtin_mul_overflow((size_t)rows, (size_t)g->cout, &pack);
   if (!p->output_direct) ovf |= __builtin_mul_overflow((size_t)p->block, (size_t)g->cout, &tile);
   size_t per = 0, bytes = 0;
@@ -234,8 +237,26 @@ static optic_status size_scratch(optic_conv_plan *p) {
   return OPTIC_OK;
 }
 
+/* The direct strategy replaces the BLAS plan of a forward pass: no col
+ * block, no kernel pack, no tile, so no scratch; units are output rows. */
+static void plan_direct(optic_conv_plan *p) {
+  p->strategy = OPTIC_CONV_STRATEGY_DIRECT;
+  p->kernel_direct = p->output_direct = true;
+  p->units = optic_conv_direct_units(&p->g);
+  p->direct_cin_block = optic_conv_direct_cin_block(&p->g);
+}
+
 optic_status optic_conv_plan_make(const optic_conv_desc *d, optic_conv_pass pass, int32_t threads,
                                   optic_conv_plan *out) {
+  return optic_conv_plan_make_strategy(d, pass, threads, 0, out);
+}
+
+optic_status optic_conv_plan_make_strategy(const optic_conv_desc *d, optic_conv_pass pass, int32_t threads,
+                                           int32_t strategy, optic_conv_plan *out) {
+  if (strategy != 0 && strategy != OPTIC_CONV_STRATEGY_DIRECT) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: plan: strategy %d cannot be forced (only 0 or %d)",
+                      (int)strategy, OPTIC_CONV_STRATEGY_DIRECT);
+  }
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: plan: out is NULL");
   if (pass != OPTIC_CONV_FORWARD && pass != OPTIC_CONV_BACKWARD_INPUT && pass != OPTIC_CONV_BACKWARD_KERNEL) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: plan: unknown pass %d", (int)pass);
@@ -272,6 +293,14 @@ optic_status optic_conv_plan_make(const optic_conv_desc *d, optic_conv_pass pass
     }
   } else {
     p.units = p.g.groups * p.positions;
+  }
+  if (pass == OPTIC_CONV_FORWARD || strategy != 0) {
+    const char *unfit = pass != OPTIC_CONV_FORWARD ? "it runs the forward pass only"
+                                                   : optic_conv_direct_unfit(&p.g, optic_isa_selected());
+    if (strategy == OPTIC_CONV_STRATEGY_DIRECT && unfit != NULL) {
+      return optic_fail(OPTIC_ERR_UNSUPPORTED, "convolution: plan: the direct strategy cannot run this pass: %s", unfit);
+    }
+    if (unfit == NULL && (strategy == OPTIC_CONV_STRATEGY_DIRECT || optic_conv_direct_preferred(&p.g))) plan_direct(&p);
   }
   size_t ein = 0, ek = 0, eo = 0;
   optic_shape_elements(&d->input, &ein);

@@ -140,6 +140,7 @@ typedef struct optic_conv_plan {
   int64_t block;                /* positions per GEMM block */
   int64_t units;                /* work units split across threads */
   int64_t kchunk;               /* backward kernel: contraction rows per unit */
+  int64_t direct_cin_block;     /* DIRECT: input features per pass over a slice's rows */
   bool kernel_direct;           /* the kernel (or grad kernel) is used in place as a matrix */
   bool output_direct;           /* output blocks are written (read) in place */
   size_t per_thread_floats;     /* scratch floats per slice */
@@ -150,6 +151,8 @@ enum {
   OPTIC_CONV_STRATEGY_GEMM = 1,      /* 1x1-like window: the input is the GEMM operand, no im2col */
   OPTIC_CONV_STRATEGY_IM2COL_MK = 2, /* blocked im2col, rows = positions (feature-contiguous input) */
   OPTIC_CONV_STRATEGY_IM2COL_KM = 3, /* blocked im2col, rows = contraction (spatial-contiguous input) */
+  OPTIC_CONV_STRATEGY_DIRECT = 4,    /* forward only, AVX-512: register-blocked direct loops, no BLAS
+                                        (kernels/conv_direct.c, kernels/x86/avx512/conv_direct_avx512.c) */
 };
 
 /* Validates d and plans `pass` for up to `threads` (>= 1) concurrent slices.
@@ -158,6 +161,18 @@ enum {
  * the BLAS integer. */
 optic_status optic_conv_plan_make(const optic_conv_desc *d, optic_conv_pass pass, int32_t threads,
                                   optic_conv_plan *out);
+
+/* Like optic_conv_plan_make, with the strategy forced (for tests and
+ * benchmarks): 0 chooses as optic_conv_plan_make does; OPTIC_CONV_STRATEGY_DIRECT
+ * plans the direct kernel wherever it can run (forward pass, the selected ISA
+ * is AVX-512, feature-contiguous input, output and kernel output features,
+ * no lhs dilation, at most 2 spatial dims), even where the automatic choice
+ * would not pick it. Errors: those of optic_conv_plan_make; UNSUPPORTED when
+ * the forced strategy cannot run this convolution (the message says why);
+ * INVALID_ARGUMENT for another strategy value (the BLAS strategies are chosen
+ * by the shape, not forced). */
+optic_status optic_conv_plan_make_strategy(const optic_conv_desc *d, optic_conv_pass pass, int32_t threads,
+                                           int32_t strategy, optic_conv_plan *out);
 
 /* Runs slice `thread` of `threads` (threads <= plan->threads): call it once
  * for every thread in [0, threads) (for example one per OpenMP thread inside

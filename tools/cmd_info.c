@@ -85,6 +85,10 @@ static void print_kernels_text(optic_isa isa) {
     if (fallback) printf(", %d scalar (%s)", fallback, fallbacks);
     printf("\n");
   }
+  /* Convolution is planned per shape (docs/kernels-conv.md): name what this ISA can plan. */
+  printf("%-11s conv: %s\n", "",
+         isa == OPTIC_ISA_AVX512 ? "direct avx512 forward (feature-contiguous layouts), else im2col + OpenBLAS"
+                                 : "im2col + OpenBLAS (1x1: plain GEMM)");
 }
 
 static void print_kernels_json(optic_json *j, optic_isa isa) {

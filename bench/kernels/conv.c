@@ -34,6 +34,7 @@ static const char *strategy_name(int32_t s) {
     case OPTIC_CONV_STRATEGY_GEMM: return "gemm";
     case OPTIC_CONV_STRATEGY_IM2COL_MK: return "im2col_mk";
     case OPTIC_CONV_STRATEGY_IM2COL_KM: return "im2col_km";
+    case OPTIC_CONV_STRATEGY_DIRECT: return "direct";
     default: return "unknown";
   }
 }
