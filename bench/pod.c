@@ -123,7 +123,8 @@ static void bm_pod_all_reduce(optic_bench_state *st, void *user) {
  * read at step g-1. No heartbeats, failure checks, timeouts or chunking. */
 typedef struct step_flag {
   _Alignas(64) _Atomic uint64_t done;
-  char pad[64 - sizeof(uint64_t)];
+  _Atomic int cpu; /* CPU the owner last ran on, -1 unknown */
+  char pad[64 - sizeof(uint64_t) - sizeof(int)];
 } step_flag;
 
 static inline void spin_pause(void) {
@@ -134,12 +135,28 @@ static inline void spin_pause(void) {
 #endif
 }
 
-/* Waits until *f >= v: 256 polls with a pause between them (the pod's own
- * wait spins as long before it first yields), then a yield between polls so
- * a descheduled partner can run on a loaded machine. It never sleeps. */
-static void wait_flag(step_flag *f, uint64_t v) {
+static int this_cpu(void) {
+#ifdef __linux__
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+/* Waits until *f >= v with the pod's waiting policy minus its failure checks
+ * and sleeping: spin (pause) for up to 50 us while the owner of f last ran on
+ * another CPU, and yield between polls once it shares ours or the spin is
+ * over. */
+static void wait_flag(step_flag *f, uint64_t v, int cpu) {
+  uint64_t spin0 = 0;
+  bool spin = true;
   for (int i = 0; atomic_load_explicit(&f->done, memory_order_acquire) < v; i++) {
-    if (i < 256) {
+    if (spin && (i & 63) == 0) {
+      uint64_t now = optic_now_ns();
+      if (i == 0) spin0 = now;
+      spin = !(cpu >= 0 && atomic_load_explicit(&f->cpu, memory_order_relaxed) == cpu) && now - spin0 <= 50000;
+    }
+    if (spin) {
       spin_pause();
     } else {
       sched_yield();
@@ -154,7 +171,10 @@ static void bm_memory_bound(optic_bench_state *st, void *user) {
   const optic_binary_kernels *kern = optic_binary_kernels_get();
   const int n = b.cores;
   step_flag flag[MAX_CORES];
-  for (int k = 0; k < MAX_CORES; k++) atomic_init(&flag[k].done, 0);
+  for (int k = 0; k < MAX_CORES; k++) {
+    atomic_init(&flag[k].done, 0);
+    atomic_init(&flag[k].cpu, -1);
+  }
   uint64_t base = 0; /* steps completed by every core before this region */
   const uint64_t per_rep = 2 * (uint64_t)(n - 1);
   while (optic_bench_keep_running(st)) {
@@ -167,9 +187,11 @@ static void bm_memory_bound(optic_bench_state *st, void *user) {
       uint64_t t0 = bench_thread_cpu_ns();
       for (size_t r = 0; r < b.repeats; r++) {
         for (int s = 0; s < 2 * (n - 1); s++, g++) {
+          const int cpu = this_cpu();
+          atomic_store_explicit(&flag[t].cpu, cpu, memory_order_relaxed);
           if (n > 1) {
-            wait_flag(&flag[pred], g);
-            if (succ != pred) wait_flag(&flag[succ], g);
+            wait_flag(&flag[pred], g, cpu);
+            if (succ != pred) wait_flag(&flag[succ], g, cpu);
           }
           size_t off, len;
           if (s < n - 1) { /* reduce-scatter: fold the predecessor's partial */
