@@ -209,16 +209,19 @@ static optic_status ring_all_gather(coll *k, const ring *r, size_t lo, size_t le
 
 /* Ring all-reduce of work[0, len) as one phase: the reduce-scatter's steps
  * then the all-gather's, with no barrier between them. Progress counts the
- * chunks done across both halves (reduce-scatter step s chunk ch is unit
- * s*C+ch+1, all-gather step t chunk ch is unit (steps+t)*C+ch+1), and each
- * chunk waits only for what it touches:
- *  - reduce-scatter step s reads the predecessor's partial from its step s-1
- *    (step 0: its input, ready once it has entered this collective);
- *  - all-gather step t reads the predecessor's finished segment p-t-1, done at
- *    its unit (steps-1+t)*C+ch+1, and overwrites our segment p-t-1, which the
- *    successor read at its reduce-scatter step t (unit t*C+ch+1).
- * So with two cores a chunk of the all-gather starts as soon as the partner has
- * reduced that chunk. Same adds in the same order as the two-phase version. */
+ * chunks done across both halves (step s = 0..2(n-1)-1, reduce-scatter then
+ * all-gather, chunk ch is unit u = s*C+ch+1), and unit u waits only for the
+ * predecessor's unit u-C, the same chunk one step earlier (step 0: its input,
+ * ready once it has entered this collective). That is what each chunk reads:
+ *  - reduce-scatter step s reads the predecessor's partial of its step s-1;
+ *  - all-gather step t reads the predecessor's finished segment p-t-1, which
+ *    it completed one step earlier.
+ * The all-gather also overwrites our segment p-t-1, which the successor read
+ * at its reduce-scatter step t (unit t*C+ch+1 = u-(n-1)C); no separate wait:
+ * each core's unit u follows its predecessor's u-C (acquire/release), so the
+ * predecessor's u-C follows the successor's u-(n-1)C around the ring. With
+ * two cores a chunk of the all-gather starts as soon as the partner has
+ * reduced it. Same adds in the same order as the two-phase version. */
 static optic_status ring_all_reduce(coll *k, const ring *r, size_t len, int mean_by) {
   k->phase++;
   if (r->n < 2 || len == 0) {
@@ -233,16 +236,12 @@ static optic_status ring_all_reduce(coll *k, const ring *r, size_t len, int mean
   uint64_t unit = 0;
   for (int s = 0; s < 2 * steps; s++) {
     const bool gather = s >= steps;
-    const int t = s - steps;
-    const int j = gather ? ((r->pos - t - 1) % n + n) % n : ((r->pos - s - 2) % n + 2 * n) % n;
+    const int j = gather ? ((r->pos - (s - steps) - 1) % n + n) % n : ((r->pos - s - 2) % n + 2 * n) % n;
     size_t off, seg;
     ring_seg(r, len, j, &off, &seg);
     for (size_t ch = 0; ch < C; ch++) {
       uint64_t need = s == 0 ? 0 : (uint64_t)(s - 1) * C + ch + 1;
       optic_status st = pod_wait_progress(k->c, r->pred, POD_PROGRESS(k->seq, k->phase, need), k->what);
-      if (st == OPTIC_OK && gather && r->succ != r->pred) {
-        st = pod_wait_progress(k->c, r->succ, POD_PROGRESS(k->seq, k->phase, (uint64_t)t * C + ch + 1), k->what);
-      }
       if (st != OPTIC_OK) return st;
       if (pred == NULL) {
         if ((st = check_desc(k, r->pred)) != OPTIC_OK) return st;
