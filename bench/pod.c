@@ -1,8 +1,9 @@
 /* Pod benchmarks: the emulated pod's ring all-reduce (f32 sum, in place) at
  * 4 KiB, 1 MiB and 64 MiB on 2 cores, beside two peers on the same threads
- * and sizes: the same memory traffic with no synchronization at all (the
- * bound this run's memory system allows) and a naive shared-memory
- * all-reduce (one thread sums every buffer, a barrier, everyone copies).
+ * and sizes: the ring's data movement with only the synchronization its reads
+ * need (the bound for this data movement on this machine; bm_memory_bound)
+ * and a naive shared-memory all-reduce (one thread sums every buffer, a
+ * barrier, everyone copies).
  * All three report bus bandwidth, bytes * 2(n-1)/n per second, so ratios are
  * time ratios, and critical-path CPU-time counters (cpu_path.h) for
  * ratios.py --clock cpu on a loaded machine. Plus barrier latency beside an
