@@ -25,8 +25,7 @@ static float input(int core, int round, size_t i) {
 
 /* Keeps a core busy for a while without sleeping (a late core). */
 static void dawdle(unsigned iters) {
-  volatile unsigned x = 0;
-  for (unsigned i = 0; i < iters; i++) x += i;
+  for (unsigned i = 0; i < iters; i++) __asm__ __volatile__("" ::: "memory");
 }
 
 static optic_status pipe_body(optic_pod_core *c, void *user) {
