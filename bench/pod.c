@@ -1,13 +1,16 @@
 /* Pod benchmarks: the emulated pod's ring all-reduce (f32 sum, in place) at
  * 4 KiB, 1 MiB and 64 MiB on 2 cores, beside two peers on the same threads
- * and sizes: the same memory traffic with no synchronization at all (the
- * bound this run's memory system allows) and a naive shared-memory
- * all-reduce (one thread sums every buffer, a barrier, everyone copies).
+ * and sizes: the ring's data movement with only the synchronization its reads
+ * need (the bound for this data movement on this machine; bm_memory_bound)
+ * and a naive shared-memory all-reduce (one thread sums every buffer, a
+ * barrier, everyone copies).
  * All three report bus bandwidth, bytes * 2(n-1)/n per second, so ratios are
  * time ratios, and critical-path CPU-time counters (cpu_path.h) for
  * ratios.py --clock cpu on a loaded machine. Plus barrier latency beside an
  * OpenMP barrier. */
 #include <omp.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +26,7 @@ typedef struct bufs {
   int cores;
   size_t n;         /* floats per core */
   size_t repeats;   /* all-reduces per iteration */
-  float *own[MAX_CORES], *src[MAX_CORES], *shared;
+  float *own[MAX_CORES], *shared;
   bench_cpu_path cpu; /* critical-path CPU time (cpu_path.h) */
 } bufs;
 
@@ -34,14 +37,14 @@ static float *zeros(size_t n) {
   return p;
 }
 
-static bool setup(bufs *b, optic_bench_state *st, bool with_src, bool with_shared) {
+static bool setup(bufs *b, optic_bench_state *st, bool with_shared) {
   memset(b, 0, sizeof *b);
   b->n = (size_t)optic_bench_range(st, 0) / sizeof(float);
   b->cores = (int)optic_bench_range(st, 1);
   b->repeats = bench_repeats(b->n);
   bool ok = b->cores >= 1 && b->cores <= MAX_CORES;
   for (int k = 0; ok && k < b->cores; k++) {
-    ok = (b->own[k] = zeros(b->n)) != NULL && (!with_src || (b->src[k] = zeros(b->n)) != NULL);
+    ok = (b->own[k] = zeros(b->n)) != NULL;
   }
   if (ok && with_shared) ok = (b->shared = zeros(b->n)) != NULL;
   if (!ok) optic_bench_skip_with_error(st, "pod bench: allocation failed");
@@ -51,7 +54,6 @@ static bool setup(bufs *b, optic_bench_state *st, bool with_src, bool with_share
 static void teardown(bufs *b) {
   for (int k = 0; k < b->cores; k++) {
     optic_free(NULL, b->own[k], b->n * sizeof(float), 64);
-    optic_free(NULL, b->src[k], b->n * sizeof(float), 64);
   }
   optic_free(NULL, b->shared, b->n * sizeof(float), 64);
 }
@@ -81,7 +83,7 @@ static optic_status ring_body(optic_pod_core *c, void *user) {
 static void bm_pod_all_reduce(optic_bench_state *st, void *user) {
   (void)user;
   bufs b;
-  if (!setup(&b, st, false, false)) return;
+  if (!setup(&b, st, false)) return;
   optic_pod_options o = {.size = sizeof o, .cores = b.cores};
   optic_pod_t *pod = NULL;
   if (optic_pod_create(&o, &pod) != OPTIC_OK || optic_pod_run(pod, ring_body, &b, NULL) != OPTIC_OK) {
@@ -107,36 +109,105 @@ static void bm_pod_all_reduce(optic_bench_state *st, void *user) {
 
 /* ---------------------------------------------------------------- peers */
 
-/* The ring's memory traffic without its synchronization: every step's add and
- * copy on the same segment sizes, reading a read-only stand-in for the
- * predecessor's buffer, so no thread ever waits. */
+/* The bound for the ring's data movement: the same in-place adds and copies
+ * on the same segments of the same per-core buffers, with the kernels ours
+ * uses, and only the synchronization that makes the reads correct. Every core
+ * reads its predecessor's buffer, which the predecessor wrote during the
+ * previous step or repetition (in place, as in ours: every element is rewritten
+ * by its owner each all-reduce, as a fresh gradient would be), so the data
+ * crosses cores cache to cache exactly as in ours. The synchronization is one
+ * step counter per core on its own cache line: after each step a core
+ * publishes the count (release), and before step g it spins until its
+ * predecessor and successor (the same core when n = 2) have completed g
+ * steps (acquire). That is the minimum for whole-segment steps: step g reads
+ * what the predecessor wrote at step g-1 and overwrites what the successor
+ * read at step g-1. No heartbeats, failure checks, timeouts or chunking. */
+typedef struct step_flag {
+  _Alignas(64) _Atomic uint64_t done;
+  _Atomic int cpu; /* CPU the owner last ran on, -1 unknown */
+  char pad[64 - sizeof(uint64_t) - sizeof(int)];
+} step_flag;
+
+static inline void spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static int this_cpu(void) {
+#ifdef __linux__
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+/* Waits until *f >= v with the pod's waiting policy minus its failure checks
+ * and sleeping: spin (pause) for up to 50 us while the owner of f last ran on
+ * another CPU, and yield between polls once it shares ours or the spin is
+ * over. */
+static void wait_flag(step_flag *f, uint64_t v, int cpu) {
+  uint64_t spin0 = 0;
+  bool spin = true;
+  for (int i = 0; atomic_load_explicit(&f->done, memory_order_acquire) < v; i++) {
+    if (spin && (i & 63) == 0) {
+      uint64_t now = optic_now_ns();
+      if (i == 0) spin0 = now;
+      spin = !(cpu >= 0 && atomic_load_explicit(&f->cpu, memory_order_relaxed) == cpu) && now - spin0 <= 50000;
+    }
+    if (spin) {
+      spin_pause();
+    } else {
+      sched_yield();
+    }
+  }
+}
+
 static void bm_memory_bound(optic_bench_state *st, void *user) {
   (void)user;
   bufs b;
-  if (!setup(&b, st, true, false)) return;
+  if (!setup(&b, st, false)) return;
   const optic_binary_kernels *kern = optic_binary_kernels_get();
   const int n = b.cores;
+  step_flag flag[MAX_CORES];
+  for (int k = 0; k < MAX_CORES; k++) {
+    atomic_init(&flag[k].done, 0);
+    atomic_init(&flag[k].cpu, -1);
+  }
+  uint64_t base = 0; /* steps completed by every core before this region */
+  const uint64_t per_rep = 2 * (uint64_t)(n - 1);
   while (optic_bench_keep_running(st)) {
 #pragma omp parallel num_threads(n)
     {
-      int t = omp_get_thread_num(), pred = (t + n - 1) % n;
+      const int t = omp_get_thread_num(), pred = (t + n - 1) % n, succ = (t + 1) % n;
       float *y = b.own[t];
-      const float *a = b.src[pred];
+      const float *a = b.own[pred];
+      uint64_t g = base;
       uint64_t t0 = bench_thread_cpu_ns();
       for (size_t r = 0; r < b.repeats; r++) {
-        for (int s = 0; s < n - 1; s++) {
+        for (int s = 0; s < 2 * (n - 1); s++, g++) {
+          const int cpu = this_cpu();
+          atomic_store_explicit(&flag[t].cpu, cpu, memory_order_relaxed);
+          if (n > 1) {
+            wait_flag(&flag[pred], g, cpu);
+            if (succ != pred) wait_flag(&flag[succ], g, cpu);
+          }
           size_t off, len;
-          optic_pod_shard(b.n, n, ((t - s - 2) % n + 2 * n) % n, &off, &len);
-          kern->vv[OPTIC_BINARY_ADD](len, a + off, y + off, y + off);
-        }
-        for (int s = 0; s < n - 1; s++) {
-          size_t off, len;
-          optic_pod_shard(b.n, n, ((t - s - 1) % n + n) % n, &off, &len);
-          memcpy(y + off, a + off, len * sizeof(float));
+          if (s < n - 1) { /* reduce-scatter: fold the predecessor's partial */
+            optic_pod_shard(b.n, n, ((t - s - 2) % n + 2 * n) % n, &off, &len);
+            kern->vv[OPTIC_BINARY_ADD](len, a + off, y + off, y + off);
+          } else { /* all-gather: copy the predecessor's finished segment */
+            optic_pod_shard(b.n, n, ((t - (s - n + 1) - 1) % n + n) % n, &off, &len);
+            memcpy(y + off, a + off, len * sizeof(float));
+          }
+          atomic_store_explicit(&flag[t].done, g + 1, memory_order_release);
         }
       }
       bench_cpu_path_record(&b.cpu, t, bench_thread_cpu_ns() - t0);
     }
+    base += per_rep * b.repeats;
     bench_cpu_path_end_region(&b.cpu, n);
   }
   report(st, &b);
@@ -148,7 +219,7 @@ static void bm_memory_bound(optic_bench_state *st, void *user) {
 static void bm_naive(optic_bench_state *st, void *user) {
   (void)user;
   bufs b;
-  if (!setup(&b, st, false, true)) return;
+  if (!setup(&b, st, true)) return;
   const optic_binary_kernels *kern = optic_binary_kernels_get();
   const int n = b.cores;
   while (optic_bench_keep_running(st)) {

@@ -207,6 +207,63 @@ static optic_status ring_all_gather(coll *k, const ring *r, size_t lo, size_t le
   return phase_end(k, r, (uint64_t)steps * C);
 }
 
+/* Ring all-reduce of work[0, len) as one phase: the reduce-scatter's steps
+ * then the all-gather's, with no barrier between them. Progress counts the
+ * chunks done across both halves (step s = 0..2(n-1)-1, reduce-scatter then
+ * all-gather, chunk ch is unit u = s*C+ch+1), and unit u waits only for the
+ * predecessor's unit u-C, the same chunk one step earlier (step 0: its input,
+ * ready once it has entered this collective). That is what each chunk reads:
+ *  - reduce-scatter step s reads the predecessor's partial of its step s-1;
+ *  - all-gather step t reads the predecessor's finished segment p-t-1, which
+ *    it completed one step earlier.
+ * The all-gather also overwrites our segment p-t-1, which the successor read
+ * at its reduce-scatter step t (unit t*C+ch+1 = u-(n-1)C); no separate wait:
+ * each core's unit u follows its predecessor's u-C (acquire/release), so the
+ * predecessor's u-C follows the successor's u-(n-1)C around the ring. With
+ * two cores a chunk of the all-gather starts as soon as the partner has
+ * reduced it. Same adds in the same order as the two-phase version. */
+static optic_status ring_all_reduce(coll *k, const ring *r, size_t len, int mean_by) {
+  k->phase++;
+  if (r->n < 2 || len == 0) {
+    if (mean_by > 1 && len > 0) divide(k->c->pod, k->dtype, len, k->work, mean_by);
+    return OPTIC_OK;
+  }
+  optic_pod_t *pod = k->c->pod;
+  const int n = r->n, steps = n - 1;
+  const size_t ms = max_shard(r, len), ce = chunk_elems(k, ms, 2 * steps), C = (ms + ce - 1) / ce;
+  pod_set_progress(k->c, POD_PROGRESS(k->seq, k->phase, 0));
+  char *pred = NULL;
+  uint64_t unit = 0;
+  for (int s = 0; s < 2 * steps; s++) {
+    const bool gather = s >= steps;
+    const int j = gather ? ((r->pos - (s - steps) - 1) % n + n) % n : ((r->pos - s - 2) % n + 2 * n) % n;
+    size_t off, seg;
+    ring_seg(r, len, j, &off, &seg);
+    for (size_t ch = 0; ch < C; ch++) {
+      uint64_t need = s == 0 ? 0 : (uint64_t)(s - 1) * C + ch + 1;
+      optic_status st = pod_wait_progress(k->c, r->pred, POD_PROGRESS(k->seq, k->phase, need), k->what);
+      if (st != OPTIC_OK) return st;
+      if (pred == NULL) {
+        if ((st = check_desc(k, r->pred)) != OPTIC_OK) return st;
+        pred = atomic_load(&pod->slot[r->pred].work);
+      }
+      size_t a = ch * ce, b = a + ce < seg ? a + ce : seg;
+      if (a < b) {
+        size_t at = (off + a) * k->esize;
+        if (gather) {
+          memcpy(k->work + at, pred + at, (b - a) * k->esize);
+        } else {
+          reduce_into(pod, k->dtype, k->op, b - a, pred + at, k->work + at);
+          if (s == steps - 1 && mean_by > 1) divide(pod, k->dtype, b - a, k->work + at, mean_by);
+        }
+      }
+      pod_set_progress(k->c, POD_PROGRESS(k->seq, k->phase, ++unit));
+    }
+    pod_heartbeat_now(k->c);
+  }
+  return phase_end(k, r, unit);
+}
+
 /* The pod's ring in snake order, segments by core id (the API's shards). */
 static void pod_ring(const optic_pod_t *pod, int me, ring *r) {
   r->n = pod->n;
@@ -296,8 +353,7 @@ optic_status optic_pod_all_reduce(optic_pod_core *c, const void *send, void *rec
     ring r;
     pod_ring(pod, c->index, &r);
     r.seg_by_core = false;
-    if ((st = ring_reduce_scatter(&k, &r, 0, count, mean_by)) != OPTIC_OK) return st;
-    return ring_all_gather(&k, &r, 0, count);
+    return ring_all_reduce(&k, &r, count, mean_by);
   }
   /* Torus: reduce-scatter along each axis in turn on the shrinking shard,
    * then all-gather back in reverse order. */

@@ -16,7 +16,7 @@
 #define DEFAULT_HEARTBEAT_NS 2000000000ull
 #define DEFAULT_TIMEOUT_NS 60000000000ull
 #define DEFAULT_CHUNK_BYTES ((size_t)64 << 10)
-#define SPIN_POLLS 256
+#define SPIN_NS 50000ull     /* longest spin while the awaited core runs elsewhere */
 #define YIELD_NS 200000ull   /* then sleep on the condition variable */
 #define SLEEP_NS 1000000ull  /* longest sleep between polls */
 
@@ -247,10 +247,42 @@ static optic_status poll_peer(optic_pod_core *c, int w, uint64_t now, uint64_t s
   return OPTIC_OK;
 }
 
+static int current_cpu(void) {
+#ifdef __linux__
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+/* Publishes the CPU this core runs on, for peers deciding whether to spin. */
+static int note_cpu(optic_pod_core *c) {
+  int cpu = current_cpu();
+  pod_slot *s = &c->pod->slot[c->index];
+  if (atomic_load_explicit(&s->cpu, memory_order_relaxed) != cpu) atomic_store_explicit(&s->cpu, cpu, memory_order_relaxed);
+  return cpu;
+}
+
 optic_status pod_wait(optic_pod_core *c, pod_ready_fn ready, const void *ctx, const char *what) {
   optic_pod_t *pod = c->pod;
-  for (int i = 0; i < SPIN_POLLS; i++) {
-    if (ready(pod, ctx) < 0) return OPTIC_OK;
+  /* Spin while the awaited core last ran on another CPU: it is making progress
+   * while we poll, and a yield could hand our CPU to another process for a
+   * whole time slice. When it last ran on our CPU (more runnable threads than
+   * CPUs), every poll only delays it, so go straight to yielding. */
+  const int cpu = note_cpu(c);
+  uint64_t spin0 = 0;
+  for (int i = 0;; i++) {
+    int w = ready(pod, ctx);
+    if (w < 0) return OPTIC_OK;
+    if ((i & 63) == 0) {
+      if (cpu >= 0 && atomic_load_explicit(&pod->slot[w].cpu, memory_order_relaxed) == cpu) break;
+      uint64_t now = optic_now_ns();
+      if (i == 0) {
+        spin0 = now;
+      } else if (now - spin0 > SPIN_NS) {
+        break;
+      }
+    }
     cpu_relax();
   }
   uint64_t start = optic_now_ns();
@@ -299,6 +331,7 @@ optic_status pod_wait_progress(optic_pod_core *c, int peer, uint64_t target, con
 }
 
 void pod_set_progress(optic_pod_core *c, uint64_t value) {
+  note_cpu(c);
   atomic_store(&c->pod->slot[c->index].progress, value);
   pod_wake(c->pod);
 }
@@ -348,6 +381,7 @@ optic_status optic_pod_run(optic_pod_t *pod, optic_pod_fn fn, void *user, optic_
     atomic_store(&s->barrier_seq, 0);
     atomic_store(&s->heartbeat_ns, now);
     atomic_store(&s->exited, 0);
+    atomic_store(&s->cpu, -1);
     atomic_store(&s->clk_req, 0);
     atomic_store(&s->clk_rep, 0);
     atomic_store(&s->clk_done, 0);

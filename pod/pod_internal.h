@@ -24,6 +24,7 @@ typedef struct pod_slot {
   _Atomic uint64_t barrier_seq;  /* barriers this core has arrived at */
   _Atomic uint64_t heartbeat_ns; /* last sign of life */
   _Atomic int exited;            /* returned from the SPMD function */
+  _Atomic int cpu;               /* CPU this core last ran on (sched_getcpu), -1 unknown */
   /* clock sync mailbox: client -> root request count, root -> client reply */
   _Atomic uint64_t clk_req, clk_rep, clk_done;
   _Atomic int64_t clk_t2, clk_t3;
