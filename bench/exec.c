@@ -86,6 +86,7 @@ static bool case_compile(optic_bench_state *st, exec_case *c, int fusion, int th
 static bool case_compile_split(optic_bench_state *st, exec_case *c, int fusion, int threads, int64_t split) {
   optic_compile_options co = optic_compile_options_default();
   co.fusion = fusion;
+  co.threads = threads; /* the estimates are for the context's threads */
   optic_exec_options eo = optic_exec_options_default();
   eo.threads = threads;
   eo.split_min_elements = split;

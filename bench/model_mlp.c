@@ -78,8 +78,11 @@ static bool mlp_case_init(mlp_case *c, const mlp_dims *d, int threads) {
   optic_optim_options oo = {.size = sizeof oo, .threads = threads};
   optic_optim_hparams hp;
   optic_step_engine_options so = optic_step_engine_options_default();
+  /* Estimates for the context's threads (the engine compiles for the optimizer's). */
+  optic_compile_options co = optic_compile_options_default();
+  co.threads = threads;
   return mlp_build_train(d, MODEL_MLP_BATCH, 1.0f / MODEL_MLP_BATCH, &c->m) == OPTIC_OK &&
-         optic_compile(c->m, NULL, &c->p) == OPTIC_OK && optic_exec_ctx_create(&eo, &c->ctx) == OPTIC_OK &&
+         optic_compile(c->m, &co, &c->p) == OPTIC_OK && optic_exec_ctx_create(&eo, &c->ctx) == OPTIC_OK &&
          optic_optim_create(&oo, &c->opt) == OPTIC_OK &&
          optic_optim_hparams_default(OPTIC_OPTIM_KIND_ADAM, OPTIC_OPTIM_CONVENTION_PYTORCH, &hp) == OPTIC_OK &&
          optic_optim_add_group(c->opt, &hp, MLP_PARAMS, shapes, NULL) == OPTIC_OK &&
