@@ -33,7 +33,8 @@ optic_status calib_measure(bool quick, calib_result *out);
 /* The machine model: name "host"; peak_flops = FMA peak of the selected ISA,
  * peak_transcendentals = exp rate, dram_bandwidth, core_dram_bandwidth =
  * the 1-thread DRAM figure, cache_bandwidth = L2 figure, cache_bytes = L2
- * size x threads, op_overhead_ns = the all-thread runtime figure, cores =
+ * size x threads, op_overhead_ns = the smaller of the 1-thread and
+ * all-thread runtime figures (the same path: tiny ops are not split), cores =
  * threads. Device-wide figures take the larger of the 1-thread and
  * all-thread measurement (a loaded machine can make "all" the slower one,
  * and the device can at least do what one thread does). source says when

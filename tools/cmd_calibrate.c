@@ -24,8 +24,8 @@ static void usage(FILE *out) {
           "overhead is the median ns per op of optic_program_run on a chain of 100 tiny\n"
           "ops (fusion off, default split policy). The model keeps the 1-thread DRAM\n"
           "figure as core_dram_bandwidth (a run on fewer threads than cores is estimated\n"
-          "with min(dram_bandwidth, threads x core_dram_bandwidth)) and the all-thread\n"
-          "overhead as op_overhead_ns.\n"
+          "with min(dram_bandwidth, threads x core_dram_bandwidth)) and the smaller of\n"
+          "the two overhead figures as op_overhead_ns.\n"
           "Exit codes: 0 ok, 1 runtime error (message on stderr), 2 usage error.\n");
 }
 
