@@ -13,7 +13,9 @@
  *    (6 GEMMs + bias, relu, relu mask) vs peer/mlp_cblas, the same 6 GEMMs
  *    called directly with cblas_sgemm (>= 0.95 of its GFLOP/s).
  * Every exec benchmark reports the program's estimates (est_flops, est_bytes,
- * est_time_ns, est_peak_bytes) and est_ratio = measured / estimated time.
+ * est_time_ns, est_peak_bytes), compiled for the context's T threads
+ * (optic_compile_options.threads), est_ratio = measured / estimated time and
+ * omp_threads = T.
  * Compilation and binding are untimed. */
 #include <cblas.h>
 #include <stdio.h>
@@ -40,6 +42,8 @@ static uint64_t process_cpu_ns(void) {
 static void report_cpu(optic_bench_state *st, uint64_t cpu_ns, int threads, double bytes, double flops) {
   bench_cpu_path c = {.total_ns = (double)cpu_ns / (threads > 0 ? threads : 1)};
   bench_cpu_path_report(st, &c, bytes, flops);
+  /* the report's machine bound for this thread count, as the estimate */
+  optic_bench_counter(st, "omp_threads", (double)threads, OPTIC_BENCH_COUNTER_PLAIN);
 }
 
 typedef struct exec_case {
@@ -86,6 +90,7 @@ static bool case_compile(optic_bench_state *st, exec_case *c, int fusion, int th
 static bool case_compile_split(optic_bench_state *st, exec_case *c, int fusion, int threads, int64_t split) {
   optic_compile_options co = optic_compile_options_default();
   co.fusion = fusion;
+  co.threads = threads; /* the estimates are for the context's threads */
   optic_exec_options eo = optic_exec_options_default();
   eo.threads = threads;
   eo.split_min_elements = split;

@@ -5,8 +5,8 @@
  *  - model/mlp_train_step/batch:256/threads:T: optic_program_run of the
  *    training graph on a batch of 256 (one context of T threads) plus the
  *    Adam update through the step engine. Counters: samples_per_s, and the
- *    compiler's estimate of the same step: est_time_ns = the program's
- *    est_ns + the step engine's est_update_ns; est_flops, est_bytes,
+ *    compiler's estimate of the same step for T threads: est_time_ns = the
+ *    program's est_ns + the step engine's est_update_ns; omp_threads = T; est_flops, est_bytes,
  *    est_peak_bytes of the program; est_ratio = measured / estimated; and,
  *    from 8 profiled steps after the timed loop, op_ns:<op> / op_est_ns:<op>
  *    for the program's 12 slowest instructions (optic report's per-op plot).
@@ -78,8 +78,11 @@ static bool mlp_case_init(mlp_case *c, const mlp_dims *d, int threads) {
   optic_optim_options oo = {.size = sizeof oo, .threads = threads};
   optic_optim_hparams hp;
   optic_step_engine_options so = optic_step_engine_options_default();
+  /* Estimates for the context's threads (the engine compiles for the optimizer's). */
+  optic_compile_options co = optic_compile_options_default();
+  co.threads = threads;
   return mlp_build_train(d, MODEL_MLP_BATCH, 1.0f / MODEL_MLP_BATCH, &c->m) == OPTIC_OK &&
-         optic_compile(c->m, NULL, &c->p) == OPTIC_OK && optic_exec_ctx_create(&eo, &c->ctx) == OPTIC_OK &&
+         optic_compile(c->m, &co, &c->p) == OPTIC_OK && optic_exec_ctx_create(&eo, &c->ctx) == OPTIC_OK &&
          optic_optim_create(&oo, &c->opt) == OPTIC_OK &&
          optic_optim_hparams_default(OPTIC_OPTIM_KIND_ADAM, OPTIC_OPTIM_CONVENTION_PYTORCH, &hp) == OPTIC_OK &&
          optic_optim_add_group(c->opt, &hp, MLP_PARAMS, shapes, NULL) == OPTIC_OK &&
@@ -143,6 +146,7 @@ static void run_mlp_train_step(optic_bench_state *st, void *user) {
     optic_bench_counter(st, "est_bytes", s.cost.bytes_accessed + em.est_bytes_per_step, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_counter(st, "est_peak_bytes", (double)s.peak_bytes, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_counter(st, "est_ratio", est > 0 ? ns / est : 0, OPTIC_BENCH_COUNTER_PLAIN);
+    optic_bench_counter(st, "omp_threads", (double)threads, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_set_items_processed(st, it * MODEL_MLP_BATCH);
     per_op_counters(st, &c);
   }

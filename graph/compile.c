@@ -22,6 +22,7 @@ optic_compile_options optic_compile_options_default(void) {
   o.fold_max_bytes = 0;
   o.max_fusion_size = 0;
   o.verify_buffers = false;
+  o.threads = 0;
   return o;
 }
 
@@ -49,6 +50,9 @@ static optic_status read_options(const optic_compile_options *in, optic_compile_
   if (o->max_fusion_size < 0)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: max_fusion_size is %d (0 means %d)",
                       (int)o->max_fusion_size, DEFAULT_MAX_FUSION_SIZE);
+  if (o->threads < 0)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: threads is %d (0: all the machine's cores, else >= 1)",
+                      (int)o->threads);
   if (o->fold_max_bytes == 0) o->fold_max_bytes = DEFAULT_FOLD_MAX_BYTES;
   if (o->max_fusion_size == 0) o->max_fusion_size = DEFAULT_MAX_FUSION_SIZE;
   return OPTIC_OK;
@@ -192,7 +196,10 @@ optic_status optic_compile(const optic_module_t *m, const optic_compile_options 
   } else {
     st = optic_machine_host(&p->machine);
   }
+  /* The estimates are for the threads the program will run on. */
+  if (st == OPTIC_OK) st = optic_machine_for_threads(&p->machine, o.threads, &p->machine);
   if (st == OPTIC_OK) {
+    o.threads = p->machine.cores;
     o.machine = &p->machine;
     p->options = o;
     st = optic_module_clone(m, &p->module);

@@ -24,7 +24,7 @@ typedef struct preset {
   const char *name;
   double bf16_flops;     /* published peak, FLOP/s per chip */
   double hbm_bandwidth;  /* bytes/s per chip, GBps read as 1e9 */
-  int32_t tensor_cores;  /* per chip */
+  int32_t tensor_cores;  /* per chip; core_dram_bandwidth = HBM / TensorCores */
   const char *source;
 } preset;
 
@@ -38,22 +38,22 @@ static const preset tpu_presets[] = {
      * al., "The Design Process for Google's Training Chips: TPUv2 and TPUv3"
      * (IEEE Micro 2021). Two TensorCores per chip (v2-8 = 4 chips, 8 cores). */
     {"tpu-v2", 45e12, 700e9, 2,
-     "TPU v2 per chip: bf16 45 TFLOPS (secondary), HBM 700 GB/s (Norrie et al. 2021); f32 = bf16/3, assumed"},
+     "TPU v2 per chip: bf16 45 TFLOPS (secondary), HBM 700 GB/s (Norrie et al. 2021); f32 = bf16/3, per-core HBM = HBM/cores, assumed"},
     /* v3: Cloud doc 123 TFLOPS (the scaling book says 1.4e14), 900 GBps. */
     {"tpu-v3", 123e12, 900e9, 2,
-     "cloud.google.com/tpu/docs/v3 per chip: bf16 123 TFLOPS, HBM 900 GBps; f32 = bf16/3, assumed"},
+     "cloud.google.com/tpu/docs/v3 per chip: bf16 123 TFLOPS, HBM 900 GBps; f32 = bf16/3, per-core HBM = HBM/cores, assumed"},
     /* v4: 275 TFLOPS bf16, 1200 GBps HBM2; two TensorCores (megacore). */
     {"tpu-v4", 275e12, 1200e9, 2,
-     "docs.cloud.google.com/tpu/docs/v4 per chip: bf16 275 TFLOPS, HBM 1200 GBps; f32 = bf16/3, assumed"},
+     "docs.cloud.google.com/tpu/docs/v4 per chip: bf16 275 TFLOPS, HBM 1200 GBps; f32 = bf16/3, per-core HBM = HBM/cores, assumed"},
     /* v5e: 197 TFLOPS bf16, 819 GBps (another revision says 800 GiBps); one TensorCore. */
     {"tpu-v5e", 197e12, 819e9, 1,
-     "docs.cloud.google.com/tpu/docs/v5e per chip: bf16 197 TFLOPS, HBM 819 GBps; f32 = bf16/3, assumed"},
+     "docs.cloud.google.com/tpu/docs/v5e per chip: bf16 197 TFLOPS, HBM 819 GBps; f32 = bf16/3, per-core HBM = HBM/cores, assumed"},
     /* v5p: 459 TFLOPS bf16, 2765 GBps (newer revision 2575 GiBps); 2 TensorCores. */
     {"tpu-v5p", 459e12, 2765e9, 2,
-     "docs.cloud.google.com/tpu/docs/v5p per chip: bf16 459 TFLOPS, HBM 2765 GBps; f32 = bf16/3, assumed"},
+     "docs.cloud.google.com/tpu/docs/v5p per chip: bf16 459 TFLOPS, HBM 2765 GBps; f32 = bf16/3, per-core HBM = HBM/cores, assumed"},
     /* v6e (Trillium): 918 TFLOPS bf16, 1638 GBps; 1 TensorCore per chip. */
     {"tpu-v6e", 918e12, 1638e9, 1,
-     "docs.cloud.google.com/tpu/docs/v6e per chip: bf16 918 TFLOPS, HBM 1638 GBps; f32 = bf16/3, assumed"},
+     "docs.cloud.google.com/tpu/docs/v6e per chip: bf16 918 TFLOPS, HBM 1638 GBps; f32 = bf16/3, per-core HBM = HBM/cores, assumed"},
 };
 #define N_TPU ((int32_t)(sizeof tpu_presets / sizeof tpu_presets[0]))
 
@@ -65,13 +65,16 @@ static void set_name(char *dst, size_t size, const char *src) {
  * was never calibrated: half the FMA peak (2 cores x 2 FMA units x 8 lanes x
  * 2 flops x 2.5 GHz = 160 GFLOP/s), a vectorized exp at ~1 element per ns
  * per core, one DDR4 channel (~10 GB/s sustained) and L2-resident streaming
- * at ~50 GB/s below 1 MiB, and a dispatch cost of 200 ns per op. */
+ * at ~50 GB/s below 1 MiB, one core streaming ~7 GB/s of it (a single core
+ * rarely reaches the channel's bandwidth alone), and a dispatch cost of
+ * 200 ns per op. */
 static void host_default(optic_machine *m) {
   memset(m, 0, sizeof *m);
   set_name(m->name, sizeof m->name, "host-default");
   m->peak_flops = 80e9;
   m->peak_transcendentals = 2e9;
   m->dram_bandwidth = 10e9;
+  m->core_dram_bandwidth = 7e9;
   m->cache_bandwidth = 50e9;
   m->cache_bytes = 1 << 20;
   m->op_overhead_ns = 200;
@@ -86,6 +89,8 @@ static void tpu(const preset *p, optic_machine *m) {
   m->peak_flops = p->bf16_flops * TPU_F32_FRACTION;
   m->peak_transcendentals = m->peak_flops * TPU_TRANSCENDENTAL_FRACTION;
   m->dram_bandwidth = p->hbm_bandwidth;
+  /* ASSUMPTION (not sourced): each TensorCore gets an equal share of HBM. */
+  m->core_dram_bandwidth = p->hbm_bandwidth / p->tensor_cores;
   /* No on-chip memory figure is sourced: every op streams from HBM. */
   m->cache_bandwidth = p->hbm_bandwidth;
   m->cache_bytes = 0;
@@ -153,9 +158,50 @@ optic_status optic_machine_validate(const optic_machine *m) {
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: machine '%s': %s is %g (must be finite and %s)",
                         m->name, figures[i].field, v, figures[i].zero_ok ? ">= 0" : "> 0");
   }
+  if (!(isfinite(m->core_dram_bandwidth) && m->core_dram_bandwidth >= 0))
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "optic_machine_validate: machine '%s': core_dram_bandwidth is %g (must be finite and >= 0; "
+                      "0: dram_bandwidth / cores)",
+                      m->name, m->core_dram_bandwidth);
+  if (m->core_dram_bandwidth > m->dram_bandwidth)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "optic_machine_validate: machine '%s': core_dram_bandwidth %g exceeds dram_bandwidth %g (one core "
+                      "cannot reach more than all of them)",
+                      m->name, m->core_dram_bandwidth, m->dram_bandwidth);
   if (m->cores < 1)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: machine '%s': cores is %d (must be >= 1)",
                       m->name, (int)m->cores);
+  return OPTIC_OK;
+}
+
+double optic_machine_core_dram_bandwidth(const optic_machine *m) {
+  if (!m) return 0;
+  if (m->core_dram_bandwidth > 0) return m->core_dram_bandwidth;
+  return m->cores >= 1 ? m->dram_bandwidth / m->cores : m->dram_bandwidth;
+}
+
+optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, optic_machine *out) {
+  if (!m || !out) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_for_threads: NULL argument");
+  optic_status st = optic_machine_validate(m);
+  if (st != OPTIC_OK) return st;
+  if (threads < 0)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "optic_machine_for_threads: machine '%s': threads is %d (0: all %d cores, else >= 1)", m->name,
+                      (int)threads, (int)m->cores);
+  int32_t t = threads == 0 || threads > m->cores ? m->cores : threads;
+  optic_machine r = *m;
+  r.core_dram_bandwidth = optic_machine_core_dram_bandwidth(m);
+  if (t != m->cores) {
+    const double f = (double)t / (double)m->cores;
+    r.peak_flops *= f;
+    r.peak_transcendentals *= f;
+    r.cache_bandwidth *= f;
+    r.cache_bytes *= f;
+  }
+  const double dram = r.core_dram_bandwidth * t;
+  if (dram < r.dram_bandwidth) r.dram_bandwidth = dram;
+  r.cores = t;
+  *out = r;
   return OPTIC_OK;
 }
 

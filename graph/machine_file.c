@@ -215,6 +215,8 @@ static const field fields[] = {
     {"peak_flops", offsetof(optic_machine, peak_flops), F_DOUBLE, true},
     {"peak_transcendentals", offsetof(optic_machine, peak_transcendentals), F_DOUBLE, true},
     {"dram_bandwidth", offsetof(optic_machine, dram_bandwidth), F_DOUBLE, true},
+    /* Optional: files written before it existed load with dram_bandwidth / cores. */
+    {"core_dram_bandwidth", offsetof(optic_machine, core_dram_bandwidth), F_DOUBLE, false},
     {"cache_bandwidth", offsetof(optic_machine, cache_bandwidth), F_DOUBLE, true},
     {"cache_bytes", offsetof(optic_machine, cache_bytes), F_DOUBLE, true},
     {"op_overhead_ns", offsetof(optic_machine, op_overhead_ns), F_DOUBLE, true},
@@ -278,6 +280,9 @@ static optic_status parse_machine(reader *r, optic_machine *m) {
       return corrupt(r, msg);
     }
   }
+  /* An older file without the per-core figure: the documented default (an
+   * invalid dram_bandwidth or cores is reported by validation afterwards). */
+  if (m->core_dram_bandwidth == 0 && m->cores >= 1) m->core_dram_bandwidth = m->dram_bandwidth / m->cores;
   return OPTIC_OK;
 }
 

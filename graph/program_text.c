@@ -71,10 +71,11 @@ static void header_hook(void *ctx, optic_strbuf *s) {
   const optic_program_t *p = ctx;
   const char *fusion = p->options.fusion < 0 ? "by-level" : p->options.fusion ? "on" : "off";
   optic_strbuf_printf(s,
-                      "// optic compile: level=%s fusion=%s fold_max_bytes=%lld max_fusion_size=%d machine=%s\n"
+                      "// optic compile: level=%s fusion=%s fold_max_bytes=%lld max_fusion_size=%d machine=%s "
+                      "threads=%d\n"
                       "// after each scheduled instruction: flops transcendentals bytes(accessed) est_ns buffer\n",
                       level_names[p->options.level], fusion, (long long)p->options.fold_max_bytes,
-                      (int)p->options.max_fusion_size, p->machine.name);
+                      (int)p->options.max_fusion_size, p->machine.name, (int)p->options.threads);
 }
 
 static void module_hook(void *ctx, optic_strbuf *s) {
@@ -93,9 +94,10 @@ static void module_hook(void *ctx, optic_strbuf *s) {
                       u->est_ns, u->memory.arena_bytes, u->peak_bytes);
   optic_strbuf_printf(s,
                       "// machine: %s peak_flops=%.4g peak_transcendentals=%.4g dram_bandwidth=%.4g "
-                      "cache_bandwidth=%.4g cache_bytes=%.4g op_overhead_ns=%.4g cores=%d\n// source: %s\n",
-                      mc->name, mc->peak_flops, mc->peak_transcendentals, mc->dram_bandwidth, mc->cache_bandwidth,
-                      mc->cache_bytes, mc->op_overhead_ns, (int)mc->cores, source);
+                      "core_dram_bandwidth=%.4g cache_bandwidth=%.4g cache_bytes=%.4g op_overhead_ns=%.4g "
+                      "cores=%d\n// source: %s\n",
+                      mc->name, mc->peak_flops, mc->peak_transcendentals, mc->dram_bandwidth, mc->core_dram_bandwidth,
+                      mc->cache_bandwidth, mc->cache_bytes, mc->op_overhead_ns, (int)mc->cores, source);
 }
 
 optic_status optic_program_to_text(const optic_program_t *p, char **out) {

@@ -4,6 +4,7 @@
  * through the wrapped optimizer's fused kernels on every replica, and record
  * the phases on the profiler with the programs' estimates. */
 #include <math.h>
+#include <omp.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -193,6 +194,8 @@ static optic_status compile_group(optic_step_engine *e, const optim_group *gr, c
   optic_compile_options co = optic_compile_options_default();
   co.level = e->o.level;
   co.machine = &e->machine;
+  /* The estimate is for the threads the optimizer's kernels run on. */
+  co.threads = e->opt->opts.threads > 0 ? e->opt->opts.threads : omp_get_max_threads();
   st = optic_compile(m, &co, &ce->program);
   optic_module_destroy(m);
   if (st != OPTIC_OK) return st;

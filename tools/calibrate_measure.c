@@ -2,8 +2,8 @@
  * best of several trials of one OpenMP region in which each thread runs its
  * share, timed by the threads' own CPU clocks: the model wants what the
  * hardware does when it gets its cores, and a shared machine only ever makes
- * a trial slower. (The per-op overhead, which is about waiting for the other
- * threads, is timed on the wall clock instead.)
+ * a trial slower. (The per-op overhead, tools/calibrate_overhead.c, is the
+ * runtime's own cost per executed op and is timed on the wall clock.)
  * Kernels come through the dispatch tables, so the figures are what optic's
  * own kernels reach at the ISA they dispatch to. */
 #include "tools/calibrate_measure.h"
@@ -127,34 +127,6 @@ static void exp_work(void *p, uint64_t reps, int tid, int nthreads) {
   for (uint64_t r = 0; r < reps; r++) c->exp(c->n, c->b[tid], c->a[tid]);
 }
 
-/* What the executor pays per op besides the op's own work: a call on a tiny
- * operand and the barrier that separates ops in its one parallel region.
- * Thread 0 times blocks of OVERHEAD_BLOCK ops (up to MAX_BLOCKS of them). */
-#define OVERHEAD_BLOCK 16
-#define MAX_BLOCKS 4096
-typedef struct overhead_ctx {
-  array_ctx *arrays;
-  uint64_t block_ns[MAX_BLOCKS];
-  size_t blocks;
-} overhead_ctx;
-
-static void overhead_work(void *p, uint64_t reps, int tid, int nthreads) {
-  (void)nthreads;
-  overhead_ctx *o = p;
-  array_ctx *c = o->arrays;
-  uint64_t t = tid == 0 ? optic_now_ns() : 0;
-  if (tid == 0) o->blocks = 0;
-  for (uint64_t r = 0; r < reps; r++) {
-    c->add(16, c->a[tid], c->b[tid], c->a[tid]);
-#pragma omp barrier
-    if (tid == 0 && (r + 1) % OVERHEAD_BLOCK == 0 && o->blocks < MAX_BLOCKS) {
-      uint64_t now = optic_now_ns();
-      o->block_ns[o->blocks++] = now - t;
-      t = now;
-    }
-  }
-}
-
 static void free_arrays(array_ctx *c, int threads) {
   for (int t = 0; t < threads; t++) {
     optic_free(NULL, c->a[t], c->n * sizeof(float), 64);
@@ -203,35 +175,6 @@ static optic_status measure_bandwidth(size_t set, int threads, const trial_plan 
   return OPTIC_OK;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* The median block of the trials, per op: robust to the few blocks in which
- * a thread was descheduled on a shared machine (which a mean would charge to
- * every op). */
-static double overhead_ns(array_ctx *c, int threads, const trial_plan *plan) {
-  overhead_ctx *o = calloc(1, sizeof *o);
-  if (!o) return NAN;
-  o->arrays = c;
-  /* Sized on one thread and capped: with several threads every op waits for
-   * all of them, which a loaded machine can stretch to a time slice. */
-  uint64_t reps = size_reps(overhead_work, o, 1, plan), start = optic_now_ns();
-  if (reps > (uint64_t)OVERHEAD_BLOCK * 256) reps = (uint64_t)OVERHEAD_BLOCK * 256;
-  if (reps < OVERHEAD_BLOCK * 16) reps = OVERHEAD_BLOCK * 16;
-  double best = NAN;
-  for (int i = 0; i < plan->trials && (i == 0 || (double)(optic_now_ns() - start) < budget_ns(plan)); i++) {
-    int got;
-    run_region(overhead_work, o, threads, reps, &got);
-    qsort(o->block_ns, o->blocks, sizeof *o->block_ns, cmp_u64);
-    double ns = (double)o->block_ns[o->blocks / 2] / OVERHEAD_BLOCK;
-    if (isnan(best) || ns < best) best = ns;
-  }
-  free(o);
-  return best;
-}
-
 static double larger(calib_pair p) { return p.one > p.all ? p.one : p.all; }
 
 optic_status calib_measure(bool quick, calib_result *out) {
@@ -262,13 +205,11 @@ optic_status calib_measure(bool quick, calib_result *out) {
   if (st != OPTIC_OK) return st;
   out->exp_rate.one = best_rate(exp_work, &c, 1, (double)c.n, &plan);
   out->exp_rate.all = threads > 1 ? best_rate(exp_work, &c, threads, (double)c.n, &plan) : out->exp_rate.one;
-  out->op_overhead_ns.one = overhead_ns(&c, 1, &plan);
-  out->op_overhead_ns.all = threads > 1 ? overhead_ns(&c, threads, &plan) : out->op_overhead_ns.one;
-  if (isnan(out->op_overhead_ns.one) || isnan(out->op_overhead_ns.all)) {
-    free_arrays(&c, threads);
-    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "calibrate: cannot allocate the overhead timings");
-  }
   free_arrays(&c, threads);
+  /* Per-op overhead: the median (not the best) of the trials, on the wall
+   * clock: the executor's dispatch is the cost, and a median is robust to
+   * the few trials another job took the core. */
+  if ((st = calib_runtime_overhead(threads, plan.trials, plan.target_ns, &out->op_overhead_ns)) != OPTIC_OK) return st;
 
   long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
   out->l2_bytes = l2 > 0 ? (size_t)l2 : (size_t)1 << 20;
@@ -303,9 +244,14 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   if (m->peak_flops <= 0) m->peak_flops = larger(r->fma[OPTIC_ISA_SCALAR]);
   m->peak_transcendentals = larger(r->exp_rate);
   m->dram_bandwidth = larger(r->dram_bw);
+  m->core_dram_bandwidth = r->dram_bw.one; /* <= dram_bandwidth: that is the larger of one and all */
   m->cache_bandwidth = larger(r->l2_bw);
   m->cache_bytes = (double)r->l2_bytes * r->threads;
-  m->op_overhead_ns = r->threads > 1 ? r->op_overhead_ns.all : r->op_overhead_ns.one;
+  /* Both figures time the same path: at the default split policy tiny ops
+   * run on one thread whatever the context's thread count, so they differ
+   * only by the load other jobs put on the machine; keep the smaller (as
+   * device-wide rates keep the larger). */
+  m->op_overhead_ns = r->op_overhead_ns.one < r->op_overhead_ns.all ? r->op_overhead_ns.one : r->op_overhead_ns.all;
   m->cores = r->threads;
   char when[32] = "unknown time";
   time_t now = time(NULL);

@@ -1,7 +1,8 @@
 /* Tools-internal: the measurements behind `optic calibrate` (FMA peak per ISA,
  * vectorized exp throughput, in-place add bandwidth in L1, in L2 and from
- * DRAM, per-op overhead), each on 1 thread and on all OpenMP threads, and how
- * they become an optic_machine. Runs kernels only; never prints. */
+ * DRAM, the runtime's per-op overhead), each on 1 thread and on all OpenMP
+ * threads, and how they become an optic_machine. Runs kernels and, for the
+ * overhead, a compiled program; never prints. */
 #ifndef OPTIC_TOOLS_CALIBRATE_MEASURE_H
 #define OPTIC_TOOLS_CALIBRATE_MEASURE_H
 
@@ -21,7 +22,7 @@ typedef struct calib_result {
   calib_pair l1_bw, l2_bw, dram_bw;   /* bytes/s (read + write) of x += y in place */
   size_t l1_set, l2_set, dram_set;    /* working set per thread, bytes */
   size_t l2_bytes;                    /* per-core L2 size used (sysconf, or 1 MiB) */
-  calib_pair op_overhead_ns;          /* a tiny kernel call plus a barrier of the threads */
+  calib_pair op_overhead_ns;          /* ns per op of optic_program_run on a chain of tiny ops */
   double seconds;                     /* wall time of the whole calibration */
 } calib_result;
 
@@ -30,12 +31,23 @@ typedef struct calib_result {
 optic_status calib_measure(bool quick, calib_result *out);
 
 /* The machine model: name "host"; peak_flops = FMA peak of the selected ISA,
- * peak_transcendentals = exp rate, dram_bandwidth, cache_bandwidth = L2
- * figure, cache_bytes = L2 size x threads, op_overhead_ns, cores = threads.
- * Device-wide figures take the larger of the 1-thread and all-thread
- * measurement (a loaded machine can make "all" the slower one, and the device
- * can at least do what one thread does). source says when and how. */
+ * peak_transcendentals = exp rate, dram_bandwidth, core_dram_bandwidth =
+ * the 1-thread DRAM figure, cache_bandwidth = L2 figure, cache_bytes = L2
+ * size x threads, op_overhead_ns = the smaller of the 1-thread and
+ * all-thread runtime figures (the same path: tiny ops are not split), cores =
+ * threads. Device-wide figures take the larger of the 1-thread and
+ * all-thread measurement (a loaded machine can make "all" the slower one,
+ * and the device can at least do what one thread does). source says when
+ * and how. */
 void calib_to_machine(const calib_result *r, optic_machine *m);
+
+/* Ops in the overhead chain (tools/calibrate_overhead.c). */
+#define CALIB_CHAIN_OPS 100
+/* The runtime's per-op overhead: a chain of CALIB_CHAIN_OPS dependent tiny
+ * elementwise ops (fusion off) run with optic_program_run at the default
+ * split policy on 1 thread (out->one) and on `threads` (out->all); each the
+ * median over `trials` trials of about target_ns of wall time, per op. */
+optic_status calib_runtime_overhead(int threads, int trials, double target_ns, calib_pair *out);
 
 #endif
 

@@ -1,6 +1,7 @@
 /* `optic calibrate [--out FILE] [--quick]`: measures this host (FMA peak per
- * ISA, exp throughput, bandwidth in L1, L2 and DRAM, per-op overhead, each on
- * 1 and all threads; tools/calibrate_measure.c), writes the machine model the
+ * ISA, exp throughput, bandwidth in L1, L2 and DRAM, the runtime's per-op
+ * overhead, each on 1 and all threads; tools/calibrate_measure.c,
+ * tools/calibrate_overhead.c), writes the machine model the
  * cost model reads (optic_machine_save) and prints the figures and the model. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,12 @@ static void usage(FILE *out) {
           "machine model the compiler's time estimates use: FILE, else $OPTIC_MACHINE,\n"
           "else $XDG_CONFIG_HOME/optic/machine.json (~/.config/optic/machine.json).\n"
           "Prints every figure on 1 and on all OpenMP threads (OMP_NUM_THREADS sets\n"
-          "\"all\"), then the model. Figures are the best of a few trials each.\n"
+          "\"all\"), then the model. Rates are the best of a few trials each; the per-op\n"
+          "overhead is the median ns per op of optic_program_run on a chain of 100 tiny\n"
+          "ops (fusion off, default split policy). The model keeps the 1-thread DRAM\n"
+          "figure as core_dram_bandwidth (a run on fewer threads than cores is estimated\n"
+          "with min(dram_bandwidth, threads x core_dram_bandwidth)) and the smaller of\n"
+          "the two overhead figures as op_overhead_ns.\n"
           "Exit codes: 0 ok, 1 runtime error (message on stderr), 2 usage error.\n");
 }
 
@@ -43,7 +49,7 @@ static void print_result(FILE *out, const calib_result *r) {
   print_pair(out, label, r->l2_bw, 1e9, "GB/s");
   snprintf(label, sizeof label, "x += y, DRAM (%zu MiB/thread)", r->dram_set >> 20);
   print_pair(out, label, r->dram_bw, 1e9, "GB/s");
-  print_pair(out, "per-op overhead (call + barrier)", r->op_overhead_ns, 1, "ns");
+  print_pair(out, "per-op overhead (runtime, tiny ops)", r->op_overhead_ns, 1, "ns");
   fprintf(out, "  (%.1f s)\n", r->seconds);
 }
 
@@ -53,6 +59,7 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  peak_transcendentals  %.4g /s\n", m->peak_transcendentals);
   fprintf(out, "  cache_bandwidth       %.4g B/s (up to cache_bytes %.4g B)\n", m->cache_bandwidth, m->cache_bytes);
   fprintf(out, "  dram_bandwidth        %.4g B/s\n", m->dram_bandwidth);
+  fprintf(out, "  core_dram_bandwidth   %.4g B/s (one core)\n", m->core_dram_bandwidth);
   fprintf(out, "  op_overhead_ns        %.4g\n", m->op_overhead_ns);
   fprintf(out, "  cores                 %d\n", (int)m->cores);
   fprintf(out, "  source                %s\n", m->source);

@@ -1,5 +1,5 @@
 /* `optic compile FILE.hlo [--opt none|basic|full] [--machine NAME|FILE.json]
- * [--no-fusion] [--json]`: imports an HLO text module, compiles it
+ * [--threads N] [--no-fusion] [--json]`: imports an HLO text module, compiles it
  * (optic_compile) and prints the optimized module with every scheduled
  * instruction's cost, estimated time and buffer, each computation's buffer
  * plan totals, peak memory and the estimated time (optic_program_to_text,
@@ -17,7 +17,8 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: optic compile FILE.hlo [--opt none|basic|full] [--machine NAME|FILE.json] [--no-fusion] [--json]\n"
+          "usage: optic compile FILE.hlo [--opt none|basic|full] [--machine NAME|FILE.json] [--threads N]\n"
+          "                     [--no-fusion] [--json]\n"
           "       optic compile --help\n\n"
           "Reads XLA HLO text (FILE '-' reads stdin), compiles it and prints the optimized\n"
           "module as HLO text with a comment after every scheduled instruction (flops,\n"
@@ -32,6 +33,9 @@ static void usage(FILE *out) {
   fprintf(out,
           "),\n"
           "                   or a machine JSON file (a path containing '/' or ending in .json)\n"
+          "  --threads N      estimate for a run on N threads: the model of N of the machine's\n"
+          "                   cores (compute and cache scale with N, DRAM = min(all cores, N x\n"
+          "                   core_dram_bandwidth)); 0 (default) = all its cores, more = all\n"
           "  --no-fusion      do not run the fusion pass\n"
           "  --json           one JSON object instead of the text (see docs/compile.md)\n\n"
           "Exit codes: 0 ok, 1 parse, compile or machine-file error (message on stderr), 2 usage error.\n");
@@ -60,6 +64,7 @@ static void json_machine(optic_json *j, const optic_machine *mc) {
   json_number(j, "peak_flops", mc->peak_flops);
   json_number(j, "peak_transcendentals", mc->peak_transcendentals);
   json_number(j, "dram_bandwidth", mc->dram_bandwidth);
+  json_number(j, "core_dram_bandwidth", mc->core_dram_bandwidth);
   json_number(j, "cache_bandwidth", mc->cache_bandwidth);
   json_number(j, "cache_bytes", mc->cache_bytes);
   json_number(j, "op_overhead_ns", mc->op_overhead_ns);
@@ -212,6 +217,7 @@ int optic_cmd_compile(int argc, char **argv) {
   const char *path = NULL, *machine_name = "host", *level_name = "full";
   bool json = false, no_fusion = false;
   optic_opt_level level = OPTIC_OPT_FULL;
+  int32_t threads = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -222,7 +228,7 @@ int optic_cmd_compile(int argc, char **argv) {
       json = true;
     } else if (strcmp(a, "--no-fusion") == 0) {
       no_fusion = true;
-    } else if (strcmp(a, "--opt") == 0 || strcmp(a, "--machine") == 0) {
+    } else if (strcmp(a, "--opt") == 0 || strcmp(a, "--machine") == 0 || strcmp(a, "--threads") == 0) {
       if (i + 1 >= argc) {
         fprintf(stderr, "optic compile: %s needs a value\n", a);
         usage(stderr);
@@ -231,6 +237,15 @@ int optic_cmd_compile(int argc, char **argv) {
       const char *v = argv[++i];
       if (strcmp(a, "--machine") == 0) {
         machine_name = v;
+      } else if (strcmp(a, "--threads") == 0) {
+        char *end = NULL;
+        long t = strtol(v, &end, 10);
+        if (end == v || *end != '\0' || t < 0 || t > 1000000) {
+          fprintf(stderr, "optic compile: --threads '%s': expected a whole number >= 0\n", v);
+          usage(stderr);
+          return OPTIC_EXIT_USAGE;
+        }
+        threads = (int32_t)t;
       } else if (strcmp(v, "none") == 0 || strcmp(v, "basic") == 0 || strcmp(v, "full") == 0) {
         level_name = v;
         level = v[0] == 'n' ? OPTIC_OPT_NONE : v[0] == 'b' ? OPTIC_OPT_BASIC : OPTIC_OPT_FULL;
@@ -267,6 +282,7 @@ int optic_cmd_compile(int argc, char **argv) {
   optic_compile_options o = optic_compile_options_default();
   o.level = level;
   o.machine = &machine;
+  o.threads = threads;
   if (no_fusion) o.fusion = 0;
   optic_program_t *p = NULL;
   optic_status st = optic_compile(m, &o, &p);

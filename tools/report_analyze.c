@@ -379,18 +379,15 @@ static optic_status compute_ratios(report *r, const optic_jv *spec, const groups
 
 /* ------------------------------------------------------------------ cases */
 
-/* The device-wide model scaled to the threads a case ran on: compute and
- * per-core caches scale with cores; DRAM bandwidth is shared, and one core
- * may take most of it, so it is not scaled. */
+/* The device-wide model for the threads a case ran on
+ * (optic_machine_for_threads: compute and per-core caches scale with cores;
+ * DRAM is min(device, threads x core_dram_bandwidth)); the whole device when
+ * the case does not say. */
 static optic_machine scaled_machine(const optic_machine *m, double threads) {
   optic_machine s = *m;
-  if (!isnan(threads) && threads >= 1 && threads < m->cores) {
-    double f = threads / m->cores;
-    s.peak_flops *= f;
-    s.peak_transcendentals *= f;
-    s.cache_bandwidth *= f;
-    s.cache_bytes *= f;
-  }
+  if (!isnan(threads) && threads >= 1 && threads < m->cores &&
+      optic_machine_for_threads(m, (int32_t)threads, &s) != OPTIC_OK)
+    s = *m; /* the report's machine was validated when loaded; keep the device figures */
   return s;
 }
 

@@ -45,11 +45,16 @@ static optic_status runtime_prepare(const optic_module_t *m, bool profile, void 
   s->out = calloc((size_t)s->n_out + 1, sizeof *s->out);
   optic_status st = s->in && s->out ? OPTIC_OK : OPTIC_ERR_OUT_OF_MEMORY;
   uint64_t compile_start = optic_now_ns();
-  if (st == OPTIC_OK) st = optic_compile(m, NULL, &s->program);
   if (st == OPTIC_OK) {
     optic_exec_options o = optic_exec_options_default();
     o.profile = profile;
     st = optic_exec_ctx_create(&o, &s->ctx);
+  }
+  if (st == OPTIC_OK) {
+    /* the profile's estimates are for the context's threads */
+    optic_compile_options co = optic_compile_options_default();
+    co.threads = optic_exec_ctx_threads(s->ctx);
+    st = optic_compile(m, &co, &s->program);
   }
   optic_program_summary sum;
   if (st == OPTIC_OK && profile && (st = optic_program_summary_get(s->program, &sum)) == OPTIC_OK) {

@@ -17,7 +17,10 @@ extern "C" {
  * A roofline model of one device: time(op) = max(flops / peak_flops,
  * transcendentals / peak_transcendentals, bytes / bandwidth) + op_overhead_ns,
  * where bandwidth is cache_bandwidth when the op's bytes fit in cache_bytes
- * and dram_bandwidth otherwise. A plain value: copy it freely. */
+ * and dram_bandwidth otherwise. A plain value: copy it freely.
+ * The figures are for all `cores`; optic_machine_for_threads gives the model
+ * of fewer of them (what a run on fewer threads can reach), which is what
+ * optic_compile_options.threads selects for a program's estimates. */
 #define OPTIC_MACHINE_NAME_MAX 32
 #define OPTIC_MACHINE_SOURCE_MAX 160
 
@@ -25,12 +28,20 @@ typedef struct optic_machine {
   char name[OPTIC_MACHINE_NAME_MAX];     /* "host", "tpu-v4", ... */
   double peak_flops;                     /* FLOP/s of the whole device, f32 (an FMA = 2) */
   double peak_transcendentals;           /* exp/log/tanh/... per second, whole device */
-  double dram_bandwidth;                 /* bytes/s from main memory (HBM on a TPU) */
+  double dram_bandwidth;                 /* bytes/s from main memory (HBM on a TPU), all cores */
   double cache_bandwidth;                /* bytes/s when the op's bytes fit in cache_bytes */
   double cache_bytes;                    /* working-set size below which cache_bandwidth applies */
   double op_overhead_ns;                 /* fixed cost per executed instruction */
   int32_t cores;                         /* threads (host) or TensorCores (TPU) */
   char source[OPTIC_MACHINE_SOURCE_MAX]; /* where the figures come from */
+  /* bytes/s from main memory that ONE core reaches (host: one thread
+   * streaming, as `optic calibrate` measures it; TPU: the chip's HBM
+   * bandwidth / TensorCores). DRAM bandwidth does not grow linearly with
+   * cores: a run on t cores gets min(dram_bandwidth, t x this). 0 (e.g. a
+   * zero-initialized struct from before this field existed): not known,
+   * taken as dram_bandwidth / cores. Kept last so older initializers that
+   * stop at `source` still compile and mean "not known". */
+  double core_dram_bandwidth;
 } optic_machine;
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
@@ -52,7 +63,9 @@ OPTIC_API optic_status optic_machine_host(optic_machine *out);
 /* The default path optic_machine_host reads (no file check). */
 OPTIC_API optic_status optic_machine_default_path(char *buf, size_t size);
 /* Reads / writes the JSON machine file (flat object with the fields above;
- * every field but "source" is required, unknown keys are skipped). Load:
+ * every field but "source" and "core_dram_bandwidth" is required, unknown
+ * keys are skipped; a file without "core_dram_bandwidth", as written before
+ * it existed, loads with dram_bandwidth / cores). Load:
  * NOT_FOUND if the file does not exist, IO if it cannot be read, CORRUPT
  * (naming the file, line:column and the problem) for bad JSON, a missing
  * field or a figure optic_machine_validate rejects. Save validates first,
@@ -61,9 +74,26 @@ OPTIC_API optic_status optic_machine_default_path(char *buf, size_t size);
 OPTIC_API optic_status optic_machine_load(const char *path, optic_machine *out);
 OPTIC_API optic_status optic_machine_save(const optic_machine *m, const char *path);
 /* Checks every figure is finite and > 0, except cache_bytes and
- * op_overhead_ns, which may be 0 (no cache level; no per-op cost); cores >= 1;
- * name non-empty. INVALID_ARGUMENT naming the field and value. */
+ * op_overhead_ns, which may be 0 (no cache level; no per-op cost), and
+ * core_dram_bandwidth, which may be 0 (not known: dram_bandwidth / cores)
+ * and may not exceed dram_bandwidth; cores >= 1; name non-empty.
+ * INVALID_ARGUMENT naming the field and value. */
 OPTIC_API optic_status optic_machine_validate(const optic_machine *m);
+/* core_dram_bandwidth as used: the field, or dram_bandwidth / cores when it
+ * is 0. Expects a valid machine. */
+OPTIC_API double optic_machine_core_dram_bandwidth(const optic_machine *m);
+/* The model of `threads` of m's cores: what a run on that many threads (the
+ * executor's, OpenMP's or OpenBLAS's) can reach. threads 0 means all cores;
+ * otherwise it is clamped to [1, m->cores] (threads beyond the cores share
+ * them). With f = threads / cores: peak_flops, peak_transcendentals,
+ * cache_bandwidth and cache_bytes (per-core units: FMA pipes, private
+ * caches) scale by f; dram_bandwidth = min(dram_bandwidth, threads x
+ * core_dram_bandwidth) (a few cores already saturate the memory);
+ * core_dram_bandwidth is the resolved per-core figure; op_overhead_ns, name
+ * and source are kept; cores = threads. threads == cores gives m back (with
+ * core_dram_bandwidth resolved). out may alias m. INVALID_ARGUMENT for an
+ * invalid m or threads < 0. Thread-safe (pure). */
+OPTIC_API optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, optic_machine *out);
 /* Roofline estimate of one instruction's time in ns (see above); bytes up to
  * and including cache_bytes use cache_bandwidth. Expects a valid machine. */
 OPTIC_API double optic_machine_estimate_ns(const optic_machine *m, const optic_cost *cost);
@@ -82,6 +112,12 @@ typedef struct optic_compile_options {
   int64_t fold_max_bytes;       /* 0: 1 MiB, as optic_optimize_options */
   int32_t max_fusion_size;      /* 0: 64 */
   bool verify_buffers;          /* run optic_buffer_plan_verify on every plan (default false) */
+  /* Threads the program will run on: its estimates (node est_ns, summary
+   * est_ns) use optic_machine_for_threads(machine, threads), and so does
+   * optic_program_machine. 0 (default): all the machine's cores; more than
+   * the machine has: all of them. Negative: INVALID_ARGUMENT. Set it to the
+   * execution context's thread count (optic_exec_ctx_threads). */
+  int32_t threads;
 } optic_compile_options;
 
 OPTIC_API optic_compile_options optic_compile_options_default(void);
@@ -103,6 +139,8 @@ OPTIC_API void optic_program_destroy(optic_program_t *p);
  * ids of the module given to optic_compile. Computation ids are kept. */
 OPTIC_API const optic_module_t *optic_program_module(const optic_program_t *p);
 OPTIC_API optic_comp_id optic_program_entry(const optic_program_t *p);
+/* The model the estimates use: options.machine (or the host model) for
+ * options.threads threads (optic_machine_for_threads; cores = those threads). */
 OPTIC_API const optic_machine *optic_program_machine(const optic_program_t *p);
 /* Schedule and buffer plan of a computation that runs instruction by
  * instruction: the entry and every computation reached from it through

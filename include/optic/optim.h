@@ -311,7 +311,10 @@ typedef struct optic_step_engine_options {
   /* Mean of the gradients over cores (and ranks) before the update (default
    * true). false: each replica steps on its own gradients. */
   bool average_gradients;
-  /* Machine model for the estimates (copied). NULL: optic_machine_host(). */
+  /* Machine model for the estimates (copied). NULL: optic_machine_host().
+   * The programs are compiled for the wrapped optimizer's thread count
+   * (optic_optim_options.threads, 0: omp_get_max_threads()) through
+   * optic_compile_options.threads. */
   const optic_machine *machine;
   optic_opt_level level;          /* optic_compile level (default OPTIC_OPT_FULL) */
   optic_step_state_mode state_mode; /* default IN_PLACE */

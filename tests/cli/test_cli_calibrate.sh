@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `optic calibrate`: --quick --out writes a machine model that optic_machine_load
-# accepts (through `optic report --machine`) with plausible figures; the default
+# `optic calibrate`: --quick --out writes a machine model (with the 1-thread
+# DRAM figure as core_dram_bandwidth and the runtime's per-op overhead) that
+# optic_machine_load accepts (through `optic report --machine`) with plausible figures; the default
 # path follows $OPTIC_MACHINE, then $XDG_CONFIG_HOME; usage errors exit 2.
 # usage: test_cli_calibrate.sh PATH/TO/optic RUN_FIXTURE.json RATIOS.json WORKDIR
 set -u
@@ -29,6 +30,10 @@ assert m["peak_transcendentals"] < m["peak_flops"], "exp rate above the FMA peak
 assert m["dram_bandwidth"] < m["cache_bandwidth"], ("DRAM >= cache bandwidth", m)
 assert 1e8 < m["dram_bandwidth"] < 1e13, m["dram_bandwidth"]
 assert 0 <= m["op_overhead_ns"] < 1e6, m["op_overhead_ns"]
+# the runtime's per-op cost on tiny ops (no barrier: far under 20 us even on a
+# loaded machine, the figure being a median) and the 1-thread DRAM figure
+assert 0 < m["op_overhead_ns"] < 20000, m["op_overhead_ns"]
+assert 0 < m["core_dram_bandwidth"] <= m["dram_bandwidth"], (m["core_dram_bandwidth"], m["dram_bandwidth"])
 assert m["cores"] >= 1 and m["name"] == "host" and "optic calibrate" in m["source"]
 PY
 

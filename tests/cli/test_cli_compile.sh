@@ -61,6 +61,32 @@ EOF
 expect_exit 0 "machine file" "$optic" compile "$f0" --machine "$tmp/m.json" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["machine"]["name"]=="unit" and d["est_ns"]==48 and d["flops"]==4, d' "$out" \
   && pass "machine file: add f32[2,2] = 48 ns" || fail "machine file figures"
+# --threads N: the model of N of the machine's cores. A 2-core file: 1 flop/ns
+# per core, DRAM 1 byte/ns in all but 0.75 on one core (no cache): add f32[2,2]
+# (4 flops, 48 bytes) = 48 ns on 2 threads, 64 ns on 1 (DRAM is not per core).
+cat >"$tmp/m2.json" <<'EOF'
+{"name": "unit2", "peak_flops": 2e9, "peak_transcendentals": 1e9, "dram_bandwidth": 1e9,
+ "core_dram_bandwidth": 0.75e9, "cache_bandwidth": 1e9, "cache_bytes": 0, "op_overhead_ns": 0, "cores": 2}
+EOF
+while read -r nt want_ns want_cores; do
+  expect_exit 0 "--threads $nt" "$optic" compile "$f0" --machine "$tmp/m2.json" --threads "$nt" --json
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["machine"]; assert d["est_ns"]==float(sys.argv[2]) and m["cores"]==int(sys.argv[3]) and m["core_dram_bandwidth"]==0.75e9, (d["est_ns"], m)' "$out" "$want_ns" "$want_cores" \
+    && pass "--threads $nt: est_ns $want_ns, cores $want_cores" || fail "--threads $nt: $(head -c 300 "$out")"
+done <<'EOF'
+1 64 1
+2 48 2
+0 48 2
+9 48 2
+EOF
+expect_exit 0 "--threads text" "$optic" compile "$f0" --machine "$tmp/m2.json" --threads 1
+grep -q "machine=unit2 threads=1" "$out" && grep -q "core_dram_bandwidth=7.5e+08" "$out" \
+  && pass "--threads: header and machine line" || fail "--threads text: $(head -3 "$out")"
+for v in -1 x 1.5 ""; do
+  expect_exit 2 "--threads '$v'" "$optic" compile "$f0" --threads "$v"
+done
+expect_exit 2 "--threads without a value" "$optic" compile "$f0" --threads
+"$optic" compile --help | grep -q -- "--threads N" && pass "--help lists --threads" || fail "--help lacks --threads"
+
 expect_exit 0 "stdin" sh -c "\"$optic\" compile - --machine tpu-v4 <\"$f0\""
 grep -q "machine=tpu-v4" "$out" || fail "stdin: header names the machine"
 

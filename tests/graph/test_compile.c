@@ -179,6 +179,81 @@ static void loop_fusion_costs(void) {
   optic_module_destroy(f.m);
 }
 
+/* options.threads: the estimates use the model of that many of the
+ * machine's cores (optic_machine_for_threads). A 2-core toy: 1 flop/ns and
+ * 2 bytes/ns of cache per core, 2 KiB of cache per core, DRAM 1 byte/ns in
+ * all but 0.75 on one core, 5 ns per op. */
+static void threads_scale_estimates(void) {
+  optic_machine mc = toy_machine();
+  mc.cores = 2;
+  mc.peak_flops = 2e9;
+  mc.peak_transcendentals = 2e8;
+  mc.cache_bandwidth = 4e9;
+  mc.cache_bytes = 4096;
+  mc.dram_bandwidth = 1e9;
+  mc.core_dram_bandwidth = 0.75e9;
+  /* a dot: 3000 flops, 2000 bytes (in cache for 1 and 2 cores) */
+  fixture f = fx_setup();
+  optic_node_id d = matmul(&f);
+  /* an add of [1000] f32: 1000 flops, 12000 bytes (beyond any cache: DRAM) */
+  fixture g = fx_setup();
+  int64_t n[] = {1000};
+  optic_node_id add = fx_bin(&g, g.main, OPTIC_OP_ADD, fx_param(&g, g.main, 0, OPTIC_F32, 1, n),
+                             fx_param(&g, g.main, 1, OPTIC_F32, 1, n));
+  BUILD(optic_computation_set_root(g.m, g.main, add));
+  static const struct {
+    int32_t threads, cores;
+    double dot_ns, add_ns;
+  } want[] = {
+      /* 2 cores: dot max(1500 flops, 500 cache) + 5; add max(500, 12000 DRAM) + 5 */
+      {0, 2, 1505, 12005},
+      {2, 2, 1505, 12005},
+      {64, 2, 1505, 12005}, /* more threads than cores: all of them */
+      /* 1 core: dot max(3000, 2000 B in 2 KiB at 2 B/ns = 1000) + 5; add: DRAM
+       * min(1, 0.75) B/ns -> 16000 + 5 (not 24000: DRAM is not per core) */
+      {1, 1, 3005, 16005},
+  };
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    optic_compile_options o = options(OPTIC_OPT_NONE, &mc);
+    o.threads = want[i].threads;
+    optic_program_t *p = NULL, *q = NULL;
+    OT_EXPECT_OK(optic_compile(f.m, &o, &p));
+    OT_EXPECT_OK(optic_compile(g.m, &o, &q));
+    if (p && q) {
+      OT_CHECK(estimate_is(p, d, 3000, 0, 2000, want[i].dot_ns), "threads %d", (int)want[i].threads);
+      OT_CHECK(estimate_is(q, add, 1000, 0, 12000, want[i].add_ns), "threads %d", (int)want[i].threads);
+      optic_program_summary s;
+      OT_EXPECT_OK(optic_program_summary_get(q, &s));
+      OT_CHECK(s.est_ns == want[i].add_ns, "threads %d: summary %g", (int)want[i].threads, s.est_ns);
+      const optic_machine *pm = optic_program_machine(p);
+      OT_CHECK(pm->cores == want[i].cores && strcmp(pm->name, "toy") == 0, "threads %d: cores %d",
+               (int)want[i].threads, (int)pm->cores);
+      char *text = NULL;
+      OT_EXPECT_OK(optic_program_to_text(p, &text));
+      char hdr[64];
+      snprintf(hdr, sizeof hdr, "machine=toy threads=%d\n", want[i].cores);
+      OT_CHECK(text && strstr(text, hdr) != NULL, "missing '%s'", hdr);
+      free(text);
+    }
+    optic_program_destroy(p);
+    optic_program_destroy(q);
+  }
+  /* an older options struct without the field: all cores */
+  optic_compile_options o = options(OPTIC_OPT_NONE, &mc);
+  o.threads = 1;
+  o.size = offsetof(optic_compile_options, threads);
+  optic_program_t *p = NULL;
+  OT_EXPECT_OK(optic_compile(f.m, &o, &p));
+  if (p) OT_CHECK(estimate_is(p, d, 3000, 0, 2000, 1505), "short options");
+  optic_program_destroy(p);
+  o = options(OPTIC_OPT_NONE, &mc);
+  o.threads = -1;
+  OT_EXPECT_STATUS(optic_compile(f.m, &o, &p), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_CHECK(p == NULL && strstr(optic_last_error(), "threads is -1") != NULL, "%s", optic_last_error());
+  optic_module_destroy(f.m);
+  optic_module_destroy(g.m);
+}
+
 static void options_validated(void) {
   fixture f = fx_setup();
   matmul(&f);
@@ -325,7 +400,7 @@ static void dump_annotated(void) {
     OT_CHECK(strcmp(text, again) == 0, "the dump is not deterministic");
     static const char *const want[] = {
         "HloModule test\n// optic compile: level=full fusion=by-level fold_max_bytes=1048576 max_fusion_size=64 "
-        "machine=toy\n",
+        "machine=toy threads=1\n",
         "dot(parameter.0, parameter.1), lhs_contracting_dims={1}, rhs_contracting_dims={0}  // flops=3000 "
         "transcendentals=0 bytes=2000 est_ns=3005 buffer=output:0+1200\n",
         "parameter(0)  // flops=0 transcendentals=0 bytes=0 est_ns=0 buffer=param:parameter.0\n",
@@ -618,6 +693,7 @@ static const ot_case cases[] = {
     {"matmul_costs", matmul_costs},
     {"loop_fusion_costs", loop_fusion_costs},
     {"options_validated", options_validated},
+    {"threads_scale_estimates", threads_scale_estimates},
     {"module_untouched", module_untouched},
     {"module_clone_independent", module_clone_independent},
     {"dump_annotated", dump_annotated},

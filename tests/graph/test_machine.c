@@ -1,8 +1,9 @@
 /* Machine models: every preset valid, save/load round trip (exact doubles),
  * corrupt and incomplete files rejected with CORRUPT and a message naming the
  * file, NaN/negative figures rejected, the host lookup order ($OPTIC_MACHINE,
- * $XDG_CONFIG_HOME, defaults) and the roofline arithmetic on hand-computed
- * cases. Files live in a fresh temporary directory removed at the end. */
+ * $XDG_CONFIG_HOME, defaults), the roofline arithmetic on hand-computed
+ * cases, the optional per-core DRAM figure (files with and without it) and
+ * the model of fewer threads (optic_machine_for_threads: scaling, clamping). Files live in a fresh temporary directory removed at the end. */
 #include <optic/optic.h>
 
 #include <math.h>
@@ -48,6 +49,7 @@ static optic_machine sample(void) {
   m.op_overhead_ns = 123.25;
   m.cores = 2;
   snprintf(m.source, sizeof m.source, "measured \"by\" test\\calibrate\n");
+  m.core_dram_bandwidth = 1.1e10 / 3;
   return m;
 }
 
@@ -69,6 +71,13 @@ static void presets_valid(void) {
   OT_CHECK(strstr(v4.source, "assumed") != NULL, "the f32 assumption is stated: %s", v4.source);
   OT_EXPECT_OK(optic_machine_preset("tpu-v5e", &v5e));
   OT_CHECK(v5e.dram_bandwidth == 819e9 && v5e.cores == 1);
+  /* per-core HBM: the chip's bandwidth over its TensorCores */
+  OT_CHECK(v4.core_dram_bandwidth == 600e9 && v5e.core_dram_bandwidth == 819e9, "%g %g", v4.core_dram_bandwidth,
+           v5e.core_dram_bandwidth);
+  OT_CHECK(strstr(v4.source, "HBM/cores") != NULL, "the per-core HBM assumption is stated: %s", v4.source);
+  optic_machine hd;
+  OT_EXPECT_OK(optic_machine_preset("host-default", &hd));
+  OT_CHECK(hd.core_dram_bandwidth > 0 && hd.core_dram_bandwidth <= hd.dram_bandwidth);
   optic_machine x;
   OT_EXPECT_STATUS(optic_machine_preset("tpu-v9", &x), OPTIC_ERR_NOT_FOUND);
   OT_CHECK(strstr(optic_last_error(), "tpu-v6e") != NULL, "known names listed: %s", optic_last_error());
@@ -86,6 +95,7 @@ static void round_trip(void) {
                                                  m.cache_bandwidth == back.cache_bandwidth &&
                                                  m.cache_bytes == back.cache_bytes &&
                                                  m.op_overhead_ns == back.op_overhead_ns && m.cores == back.cores &&
+                                                 m.core_dram_bandwidth == back.core_dram_bandwidth &&
                                                  strcmp(m.source, back.source) == 0),
            "round trip differs");
   /* Overwrite in place (atomic rename over the old file), no temporary left. */
@@ -104,6 +114,106 @@ static void round_trip(void) {
              "\"measured\":{\"runs\":[1,2,{\"x\":null}],\"ok\":true}}");
   OT_EXPECT_OK(optic_machine_load(path, &back));
   OT_CHECK(strcmp(back.name, "h\xc3\xa9") == 0 && back.source[0] == 0 && back.cores == 1);
+  OT_CHECK(back.core_dram_bandwidth == 1e10, "no per-core key, 1 core: %g", back.core_dram_bandwidth);
+}
+
+/* core_dram_bandwidth is optional: an older file (without it) loads with
+ * dram_bandwidth / cores; present, it is read exactly and validated. */
+static void core_dram_in_file(void) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/core.json", tmp_dir());
+  const char *head = "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
+                     "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  char text[1024];
+  optic_machine m;
+  snprintf(text, sizeof text, "%s}", head); /* as written before the field existed */
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.core_dram_bandwidth == 3e10 / 4, "default dram/cores: %g", m.core_dram_bandwidth);
+  snprintf(text, sizeof text, "%s,\"core_dram_bandwidth\":1.25e10}", head);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.core_dram_bandwidth == 1.25e10, "%g", m.core_dram_bandwidth);
+  snprintf(text, sizeof text, "%s,\"core_dram_bandwidth\":0}", head); /* 0: not known */
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(optic_machine_core_dram_bandwidth(&m) == 3e10 / 4, "%g", optic_machine_core_dram_bandwidth(&m));
+  static const struct {
+    const char *value, *message;
+  } bad[] = {
+      {"-1", "core_dram_bandwidth is -1"},
+      {"1e999", "core_dram_bandwidth is inf"},
+      {"4e10", "core_dram_bandwidth 4e+10 exceeds dram_bandwidth 3e+10"},
+      {"\"fast\"", "expected a number"},
+      {"null", "expected a number"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(text, sizeof text, "%s,\"core_dram_bandwidth\":%s}", head, bad[i].value);
+    write_file(path, text);
+    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+    OT_CHECK(strstr(optic_last_error(), bad[i].message) != NULL && strstr(optic_last_error(), path) != NULL,
+             "case %zu: '%s', want '%s'", i, optic_last_error(), bad[i].message);
+  }
+  /* save writes it; load reads it back */
+  optic_machine s = sample(), back;
+  s.core_dram_bandwidth = 6.5e9;
+  OT_EXPECT_OK(optic_machine_save(&s, path));
+  OT_EXPECT_OK(optic_machine_load(path, &back));
+  OT_CHECK(back.core_dram_bandwidth == 6.5e9, "%g", back.core_dram_bandwidth);
+}
+
+static bool near(double a, double b) { return fabs(a - b) <= 1e-12 * fabs(b); }
+
+static void for_threads(void) {
+  optic_machine m = sample(), t;
+  m.cores = 4;
+  m.dram_bandwidth = 2e10;
+  m.core_dram_bandwidth = 8e9; /* 3 cores saturate the memory */
+  const int32_t threads[] = {1, 2, 3, 4};
+  for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+    int32_t n = threads[i];
+    OT_EXPECT_OK(optic_machine_for_threads(&m, n, &t));
+    double f = n / 4.0, dram = fmin(2e10, 8e9 * n);
+    OT_CHECK(t.cores == n && near(t.peak_flops, m.peak_flops * f) &&
+                 near(t.peak_transcendentals, m.peak_transcendentals * f) &&
+                 near(t.cache_bandwidth, m.cache_bandwidth * f) && near(t.cache_bytes, m.cache_bytes * f) &&
+                 t.dram_bandwidth == dram && t.core_dram_bandwidth == 8e9 && t.op_overhead_ns == m.op_overhead_ns &&
+                 strcmp(t.name, m.name) == 0 && strcmp(t.source, m.source) == 0,
+             "threads %d: cores %d flops %g dram %g cache %g/%g", (int)n, (int)t.cores, t.peak_flops,
+             t.dram_bandwidth, t.cache_bandwidth, t.cache_bytes);
+    OT_EXPECT_OK(optic_machine_validate(&t));
+  }
+  /* all cores: the machine itself */
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 4, &t));
+  OT_CHECK(memcmp(&t, &m, sizeof m) == 0, "threads == cores changed the model");
+  /* 0 means all; more than the cores: all; negative: error */
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 0, &t));
+  OT_CHECK(t.cores == 4 && t.peak_flops == m.peak_flops);
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 64, &t));
+  OT_CHECK(t.cores == 4 && t.peak_flops == m.peak_flops && t.dram_bandwidth == 2e10);
+  OT_EXPECT_STATUS(optic_machine_for_threads(&m, -1, &t), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_CHECK(strstr(optic_last_error(), "threads is -1") != NULL, "%s", optic_last_error());
+  /* per-core figure not known: dram / cores per core, so DRAM scales linearly */
+  m.core_dram_bandwidth = 0;
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 1, &t));
+  OT_CHECK(t.dram_bandwidth == 5e9 && t.core_dram_bandwidth == 5e9, "%g %g", t.dram_bandwidth, t.core_dram_bandwidth);
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 4, &t));
+  OT_CHECK(t.dram_bandwidth == 2e10 && t.core_dram_bandwidth == 5e9, "resolved: %g", t.core_dram_bandwidth);
+  /* in place, and the estimate follows: a flop-bound op takes 4x on 1 of 4 cores */
+  m.core_dram_bandwidth = 8e9;
+  optic_cost c = {m.peak_flops * 1e-6, 0, 0}; /* 1 ms of flops on 4 cores */
+  double all = optic_machine_estimate_ns(&m, &c);
+  t = m;
+  OT_EXPECT_OK(optic_machine_for_threads(&t, 1, &t));
+  OT_CHECK(near(optic_machine_estimate_ns(&t, &c) - t.op_overhead_ns, 4.0 * (all - m.op_overhead_ns)), "%g vs %g",
+           optic_machine_estimate_ns(&t, &c), all);
+  /* a DRAM-bound op: 2e10 B/s on all, 8e9 on one (not 5e9: one core takes more than its share) */
+  c = (optic_cost){0, 0, 1.6e9};
+  OT_CHECK(near(optic_machine_estimate_ns(&t, &c) - t.op_overhead_ns, 2e8), "%g", optic_machine_estimate_ns(&t, &c));
+  /* an invalid machine is rejected */
+  m.peak_flops = NAN;
+  OT_EXPECT_STATUS(optic_machine_for_threads(&m, 1, &t), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_EXPECT_STATUS(optic_machine_for_threads(NULL, 1, &t), OPTIC_ERR_INVALID_ARGUMENT);
 }
 
 static void corrupt_files(void) {
@@ -169,7 +279,18 @@ static void validate_rejects(void) {
   OT_EXPECT_STATUS(optic_machine_validate(&m), OPTIC_ERR_INVALID_ARGUMENT);
   m.op_overhead_ns = 0, m.cache_bytes = NAN;
   OT_EXPECT_STATUS(optic_machine_validate(&m), OPTIC_ERR_INVALID_ARGUMENT);
-  m.cache_bytes = 0, m.cores = 0;
+  m.cache_bytes = 0;
+  double badc[] = {NAN, -1.0, INFINITY, 1.8e10 /* > dram_bandwidth */};
+  for (size_t k = 0; k < 4; k++) {
+    m.core_dram_bandwidth = badc[k];
+    OT_EXPECT_STATUS(optic_machine_validate(&m), OPTIC_ERR_INVALID_ARGUMENT);
+    OT_CHECK(strstr(optic_last_error(), "core_dram_bandwidth") != NULL, "%s", optic_last_error());
+  }
+  m.core_dram_bandwidth = 0; /* not known: allowed */
+  OT_EXPECT_OK(optic_machine_validate(&m));
+  m.core_dram_bandwidth = m.dram_bandwidth; /* one core may take it all */
+  OT_EXPECT_OK(optic_machine_validate(&m));
+  m.cores = 0;
   OT_EXPECT_STATUS(optic_machine_validate(&m), OPTIC_ERR_INVALID_ARGUMENT);
   m.cores = 1, m.name[0] = 0;
   OT_EXPECT_STATUS(optic_machine_validate(&m), OPTIC_ERR_INVALID_ARGUMENT);
@@ -249,5 +370,6 @@ static const ot_case cases[] = {
     {"presets_valid", presets_valid},     {"round_trip", round_trip},
     {"corrupt_files", corrupt_files},     {"validate_rejects", validate_rejects},
     {"estimate_arithmetic", estimate_arithmetic}, {"host_lookup", host_lookup},
+    {"core_dram_in_file", core_dram_in_file},     {"for_threads", for_threads},
 };
 OT_MAIN(cases)

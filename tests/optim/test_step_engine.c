@@ -634,7 +634,37 @@ static void cache_key_is_shapes_and_baked_hyperparameters(void) {
   optic_optim_destroy(opt);
 }
 
+/* The programs are compiled for the optimizer's threads: on the 2-core
+ * host-default model a 1-thread optimizer's estimate uses one core's figures
+ * (the program's machine has 1 core), slower than the 2-thread one's. */
+static void estimates_for_optimizer_threads(void) {
+  ot_tensors t;
+  ot_tensors_make(&t, OT_NTENSORS);
+  double est[2] = {0, 0};
+  for (int threads = 1; threads <= 2; threads++) {
+    optic_optim *opt = NULL;
+    optic_optim_options oo = {.size = sizeof oo, .threads = threads};
+    OT_EXPECT_OK(optic_optim_create(&oo, &opt));
+    optic_optim_hparams h = hp_for(OPTIC_OPTIM_KIND_ADAM);
+    OT_EXPECT_OK(optic_optim_add_group(opt, &h, t.count, t.shapes, NULL));
+    optic_step_engine *e = make_engine(opt, 1, false);
+    OT_EXPECT_OK(optic_step_engine_step(e, t.tp, t.tg, t.count));
+    const optic_program_t *p = NULL;
+    OT_EXPECT_OK(optic_step_engine_program(e, 0, &p));
+    OT_CHECK(p && optic_program_machine(p)->cores == threads, "threads %d: program machine has %d cores", threads,
+             p ? (int)optic_program_machine(p)->cores : -1);
+    optic_step_engine_metrics m;
+    OT_EXPECT_OK(optic_step_engine_metrics_get(e, &m));
+    est[threads - 1] = m.est_update_ns;
+    optic_step_engine_destroy(e);
+    optic_optim_destroy(opt);
+  }
+  OT_CHECK(est[0] > est[1] && est[1] > 0, "1 thread %g ns, 2 threads %g ns", est[0], est[1]);
+  ot_tensors_free(&t);
+}
+
 static const ot_case cases[] = {
+    {"estimates_for_optimizer_threads", estimates_for_optimizer_threads},
     {"cache_key_is_shapes_and_baked_hyperparameters", cache_key_is_shapes_and_baked_hyperparameters},
     {"no_averaging_steps_each_core_alone", no_averaging_steps_each_core_alone},
     {"graph_computes_the_update", graph_computes_the_update},
