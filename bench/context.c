@@ -12,6 +12,7 @@
 #include <optic/kernels.h>
 
 #include "bench/bench_util.h"
+#include "kernels/stream.h"
 
 #if OPTIC_BENCH_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
@@ -50,6 +51,17 @@ void bench_add_machine_context(void) {
   add_size("optic_l1d_bytes", sysconf(_SC_LEVEL1_DCACHE_SIZE));
   add_size("optic_l2_bytes", sysconf(_SC_LEVEL2_CACHE_SIZE));
   add_size("optic_l3_bytes", sysconf(_SC_LEVEL3_CACHE_SIZE));
+  /* What optic itself uses (sysfs, CPU 0): the last-level cache behind the
+   * streaming-store threshold (kernels/stream.h), and the threshold. */
+  add_size("optic_llc_bytes", (long)cpu->llc_bytes);
+  const char *stream_source = NULL;
+  size_t stream_bytes = optic_stream_threshold(&stream_source);
+  if (stream_bytes == SIZE_MAX) {
+    optic_bench_add_context("optic_stream_min_bytes", "never");
+  } else {
+    add_size("optic_stream_min_bytes", (long)stream_bytes);
+  }
+  optic_bench_add_context("optic_stream_source", stream_source);
 
   optic_blas_info blas;
   if (optic_blas_get_info(&blas) == OPTIC_OK) {
