@@ -7,16 +7,22 @@
 
 #include "kernels/stream.h"
 
-/* For a call of n floats written to y with the given footprint: SIZE_MAX when
- * the call must use normal stores, else the number of leading floats (< the
- * vector width, at most n) to store normally before y + head is aligned to
- * `align` bytes, as streaming stores require. A y that is not float-aligned
- * never streams. */
-static inline size_t optic_x86_stream_head(const float *y, size_t n, size_t footprint, size_t align) {
+/* For a call writing n elements of elem_size bytes (a power of two) to y with
+ * the given footprint: SIZE_MAX when the call must use normal stores, else
+ * the number of leading elements (fewer than align / elem_size, at most n) to
+ * store normally before y + head is aligned to `align` bytes, as streaming
+ * stores require. A y not aligned to its element size never streams. */
+static inline size_t optic_x86_stream_head_elems(const void *y, size_t n, size_t elem_size, size_t footprint,
+                                                 size_t align) {
   uintptr_t addr = (uintptr_t)y;
-  if ((addr & 3u) != 0 || !optic_stream_use(footprint)) return SIZE_MAX;
-  size_t head = ((align - (addr & (align - 1))) & (align - 1)) / sizeof(float);
+  if ((addr & (elem_size - 1u)) != 0 || !optic_stream_use(footprint)) return SIZE_MAX;
+  size_t head = ((align - (addr & (align - 1))) & (align - 1)) / elem_size;
   return head < n ? head : n;
+}
+
+/* The float case of optic_x86_stream_head_elems. */
+static inline size_t optic_x86_stream_head(const float *y, size_t n, size_t footprint, size_t align) {
+  return optic_x86_stream_head_elems(y, n, sizeof(float), footprint, align);
 }
 
 #endif

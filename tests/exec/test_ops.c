@@ -136,6 +136,16 @@ static void layout(void) {
   const int64_t bd[] = {0, 2};
   OT_EXPECT_OK(optic_graph_broadcast(M, C, x, &bs, bd, 2, NULL, &y));
   finish(y, "broadcast");
+  /* scalar broadcasts run as fills (1-, 4- and 8-byte elements), odd sizes
+   * so thread shares end mid-vector */
+  const optic_dtype fill_dts[] = {OPTIC_PRED, OPTIC_S32, OPTIC_F32, OPTIC_F64};
+  optic_shape fs = {.rank = 2, .dims = {37, 1001}};
+  for (size_t i = 0; i < sizeof fill_dts / sizeof fill_dts[0]; i++) {
+    fresh();
+    x = param(C, 0, fill_dts[i], 0, NULL);
+    OT_EXPECT_OK(optic_graph_broadcast(M, C, x, &fs, NULL, 0, NULL, &y));
+    finish(y, "broadcast scalar");
+  }
   fresh();
   x = param(C, 0, OPTIC_S32, 3, d234);
   const int64_t perm[] = {2, 0, 1};

@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include "kernels/layout.h"
+#include "kernels/stream.h"
 #include "tests/kernels/kernel_test.h"
 
 #define GUARD 64
@@ -164,21 +165,29 @@ static void check_fill(optic_isa isa, optic_layout_width w, optic_fill_fn fn, co
   static const size_t more[] = {2, 3, 5, 7, 15, 17, 31, 33, 63, 65, 127, 129, 255, 257};
   for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) add_unique(sizes, &ns, more[i]);
   int failures = 0;
-  for (size_t si = 0; si < ns && failures < 5; si++) {
-    for (size_t oi = 0; oi < NOFFSETS; oi++) {
-      size_t n = sizes[si];
-      region v = region_make(es, oi, 3 + n); /* value: random bits, NaN payloads included */
-      region y = region_make(n * es, elem_offsets[oi] * es, 29 + n), want = region_make(n * es, elem_offsets[oi] * es, 29 + n);
-      fn(n, v.p, y.p);
-      optic_ref_fill(es, n, v.p, want.p);
-      if (!region_same(&y, &want)) {
-        OT_CHECK(false, "%s n=%zu y+%zu: first wrong byte at %ld", name, n, elem_offsets[oi],
-                 region_first_diff(&y, &want));
-        failures++;
+  /* stream 1: the streaming-store threshold at 0, so the AVX2/AVX-512 fills
+   * take their streaming path on every call (kernels/stream.h). */
+  size_t saved = optic_stream_threshold_set(SIZE_MAX);
+  for (int stream = 0; stream < 2; stream++) {
+    optic_stream_threshold_set(stream ? 0 : SIZE_MAX);
+    for (size_t si = 0; si < ns && failures < 5; si++) {
+      for (size_t oi = 0; oi < NOFFSETS; oi++) {
+        size_t n = sizes[si];
+        region v = region_make(es, oi, 3 + n); /* value: random bits, NaN payloads included */
+        region y = region_make(n * es, elem_offsets[oi] * es, 29 + n),
+               want = region_make(n * es, elem_offsets[oi] * es, 29 + n);
+        fn(n, v.p, y.p);
+        optic_ref_fill(es, n, v.p, want.p);
+        if (!region_same(&y, &want)) {
+          OT_CHECK(false, "%s n=%zu y+%zu stream=%d: first wrong byte at %ld", name, n, elem_offsets[oi], stream,
+                   region_first_diff(&y, &want));
+          failures++;
+        }
+        region_free(&v), region_free(&y), region_free(&want);
       }
-      region_free(&v), region_free(&y), region_free(&want);
     }
   }
+  optic_stream_threshold_set(saved);
 }
 
 #define X_COPY(op, isa, fn) \

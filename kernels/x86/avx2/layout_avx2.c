@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels/layout.h"
+#include "kernels/x86/stream_x86.h"
 
 /* Block edge in elements: 128-byte block rows (64x64 blocks measured up to
  * 3x slower at power-of-two leading dimensions). Inside a block the tiles of
@@ -212,11 +213,7 @@ void optic_x64_transpose__avx2(size_t rows, size_t cols, const void *xv, size_t 
   }
 }
 
-void optic_x32_fill__avx2(size_t n, const void *value, void *yv) {
-  int32_t v;
-  memcpy(&v, value, 4);
-  const __m256i vv = _mm256_set1_epi32(v);
-  int32_t *y = yv;
+static void fill32(size_t n, __m256i vv, int32_t *y) {
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {
     _mm256_storeu_si256((__m256i *)(y + i), vv);
@@ -228,11 +225,7 @@ void optic_x32_fill__avx2(size_t n, const void *value, void *yv) {
   if (i < n) _mm256_maskstore_epi32((int *)(y + i), mask32(n - i), vv);
 }
 
-void optic_x64_fill__avx2(size_t n, const void *value, void *yv) {
-  long long v;
-  memcpy(&v, value, 8);
-  const __m256i vv = _mm256_set1_epi64x(v);
-  long long *y = yv;
+static void fill64(size_t n, __m256i vv, long long *y) {
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     _mm256_storeu_si256((__m256i *)(y + i), vv);
@@ -242,4 +235,39 @@ void optic_x64_fill__avx2(size_t n, const void *value, void *yv) {
   }
   for (; i + 4 <= n; i += 4) _mm256_storeu_si256((__m256i *)(y + i), vv);
   if (i < n) _mm256_maskstore_epi64(y + i, mask64(n - i), vv);
+}
+
+/* Large fills stream (kernels/stream.h), as in layout_avx512.c. */
+void optic_x32_fill__avx2(size_t n, const void *value, void *yv) {
+  int32_t v;
+  memcpy(&v, value, 4);
+  const __m256i vv = _mm256_set1_epi32(v);
+  int32_t *y = yv;
+  size_t head = optic_x86_stream_head_elems(y, n, 4, n * 4, 32);
+  if (head == SIZE_MAX) {
+    fill32(n, vv, y);
+    return;
+  }
+  fill32(head, vv, y);
+  size_t i = head;
+  for (; i + 8 <= n; i += 8) _mm256_stream_si256((__m256i *)(y + i), vv);
+  fill32(n - i, vv, y + i);
+  _mm_sfence();
+}
+
+void optic_x64_fill__avx2(size_t n, const void *value, void *yv) {
+  long long v;
+  memcpy(&v, value, 8);
+  const __m256i vv = _mm256_set1_epi64x(v);
+  long long *y = yv;
+  size_t head = optic_x86_stream_head_elems(y, n, 8, n * 8, 32);
+  if (head == SIZE_MAX) {
+    fill64(n, vv, y);
+    return;
+  }
+  fill64(head, vv, y);
+  size_t i = head;
+  for (; i + 4 <= n; i += 4) _mm256_stream_si256((__m256i *)(y + i), vv);
+  fill64(n - i, vv, y + i);
+  _mm_sfence();
 }

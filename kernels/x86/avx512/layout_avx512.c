@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernels/layout.h"
+#include "kernels/x86/stream_x86.h"
 
 /* Block edge in elements: 128-byte block rows (2 cache lines). Measured on
  * the build host, 32x32 blocks of floats beat 64x64 ones by 1.3-1.8x when
@@ -217,11 +218,10 @@ void optic_x64_transpose__avx512(size_t rows, size_t cols, const void *xv, size_
   }
 }
 
-void optic_x32_fill__avx512(size_t n, const void *value, void *yv) {
-  int32_t v;
-  memcpy(&v, value, 4);
-  const __m512i vv = _mm512_set1_epi32(v);
-  int32_t *y = yv;
+/* Normal-store fills: 4 vectors per iteration, then 1, then the tail: one
+ * full store ending at n when there is room (it rewrites a few elements with
+ * the same value), else a masked store. */
+static void fill32(size_t n, __m512i vv, int32_t *y) {
   size_t i = 0;
   for (; i + 64 <= n; i += 64) {
     _mm512_storeu_si512(y + i, vv);
@@ -230,8 +230,6 @@ void optic_x32_fill__avx512(size_t n, const void *value, void *yv) {
     _mm512_storeu_si512(y + i + 48, vv);
   }
   for (; i + 16 <= n; i += 16) _mm512_storeu_si512(y + i, vv);
-  /* The tail: one full store ending at n when there is room (it rewrites a
-   * few elements with the same value), else a masked store. */
   if (i < n) {
     if (n >= 16) {
       _mm512_storeu_si512(y + n - 16, vv);
@@ -241,11 +239,7 @@ void optic_x32_fill__avx512(size_t n, const void *value, void *yv) {
   }
 }
 
-void optic_x64_fill__avx512(size_t n, const void *value, void *yv) {
-  long long v;
-  memcpy(&v, value, 8);
-  const __m512i vv = _mm512_set1_epi64(v);
-  int64_t *y = yv;
+static void fill64(size_t n, __m512i vv, int64_t *y) {
   size_t i = 0;
   for (; i + 32 <= n; i += 32) {
     _mm512_storeu_si512(y + i, vv);
@@ -261,4 +255,41 @@ void optic_x64_fill__avx512(size_t n, const void *value, void *yv) {
       _mm512_mask_storeu_epi64(y, mask8(n), vv);
     }
   }
+}
+
+/* Fills of at least the streaming threshold (kernels/stream.h) store the
+ * unaligned head normally, stream whole vectors, store the tail normally,
+ * then SFENCE. */
+void optic_x32_fill__avx512(size_t n, const void *value, void *yv) {
+  int32_t v;
+  memcpy(&v, value, 4);
+  const __m512i vv = _mm512_set1_epi32(v);
+  int32_t *y = yv;
+  size_t head = optic_x86_stream_head_elems(y, n, 4, n * 4, 64);
+  if (head == SIZE_MAX) {
+    fill32(n, vv, y);
+    return;
+  }
+  fill32(head, vv, y);
+  size_t i = head;
+  for (; i + 16 <= n; i += 16) _mm512_stream_si512((void *)(y + i), vv);
+  fill32(n - i, vv, y + i);
+  _mm_sfence();
+}
+
+void optic_x64_fill__avx512(size_t n, const void *value, void *yv) {
+  long long v;
+  memcpy(&v, value, 8);
+  const __m512i vv = _mm512_set1_epi64(v);
+  int64_t *y = yv;
+  size_t head = optic_x86_stream_head_elems(y, n, 8, n * 8, 64);
+  if (head == SIZE_MAX) {
+    fill64(n, vv, y);
+    return;
+  }
+  fill64(head, vv, y);
+  size_t i = head;
+  for (; i + 8 <= n; i += 8) _mm512_stream_si512((void *)(y + i), vv);
+  fill64(n - i, vv, y + i);
+  _mm_sfence();
 }
