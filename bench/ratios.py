@@ -104,6 +104,12 @@ def compute(spec, context, runs, clock="wall"):
     for r in spec["ratios"]:
         ours, peer = expand(r["ours"], context), expand(r["peer"], context)
         metric, pending = r["metric"], r.get("pending", "")
+        # peer_metric: the peer's figure is another counter (usually of the
+        # same benchmark, which measured both sides alternately: a ratio
+        # within one run, immune to the machine changing between runs).
+        peer_metric = r.get("peer_metric")
+        if clock == "cpu" and peer_metric is not None:
+            peer_metric = CPU_CLOCK_METRICS.get(peer_metric, "cpu clock: " + peer_metric)
         if clock == "cpu":
             if metric in CPU_CLOCK_METRICS:
                 metric = CPU_CLOCK_METRICS[metric]
@@ -114,7 +120,7 @@ def compute(spec, context, runs, clock="wall"):
                 pending = pending or "no CPU-time counterpart of %s" % metric
                 metric = "cpu clock: " + metric
         ours_value, how = figure(runs.get(ours, []), metric)
-        peer_value, _ = figure(runs.get(peer, []), metric)
+        peer_value, _ = figure(runs.get(peer, []), peer_metric or metric)
         applicable, why = applies(r.get("applies_if"), context)
         res = {"name": r["name"], "description": r.get("description", ""), "ours": ours, "peer": peer,
                "metric": metric, "clock": clock, "ours_value": ours_value, "peer_value": peer_value,

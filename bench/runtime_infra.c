@@ -4,6 +4,7 @@
  * a profiler event vs a plain copy of the same event; the 100-op chain of
  * bench/exec.c run with a profiler attached, off and on, beside
  * exec/chain100 without one. Benchmark-only. */
+#include <stdlib.h>
 #include <string.h>
 
 #include <optic/optic.h>
@@ -103,45 +104,72 @@ static void bm_event_copy(optic_bench_state *st, void *user) {
   }
 }
 
-/* y = ((x + w) * w + w) * w ... 100 dependent ops on 16 floats, fusion off,
- * 1 thread (as exec/chain100/fusion:0/threads:1/split:0); profile:0 attaches
- * a disabled profiler, profile:1 an enabled one (cleared every 256 runs, so
- * it never fills). The peer peer/chain100_no_profiler runs this same function
- * (user != NULL) with no profiler attached, so the ratio isolates the
- * profiler: a separate benchmark function measured 0.85-1.28x of this one
- * with nothing else changed (code placement, setup). Counter ns_per_op. */
-static void bm_chain_profiled(optic_bench_state *st, void *user) {
-  const bool none = user != NULL;
-  bool on = !none && optic_bench_range(st, 0) != 0;
-  enum { chain = 100, n = 16 };
-  optic_module_t *m = NULL;
-  optic_program_t *p = NULL;
-  optic_profiler_t *prof = NULL;
-  optic_exec_ctx_t *ctx = NULL;
+/* The chain behind the profiler benchmarks: y = ((x + w) * w + w) * w ...,
+ * 100 dependent ops on 16 floats, fusion off, 1 thread (as
+ * exec/chain100/fusion:0/threads:1/split:0), compiled once; contexts are
+ * made per profiler mode. */
+enum { CHAIN = 100, CHAIN_N = 16 };
+typedef struct chain_case {
+  optic_module_t *m;
+  optic_program_t *p;
+  optic_shape s;
+  float xs[CHAIN_N], ws[CHAIN_N], ys[CHAIN_N];
+  optic_tensor in[2], out;
+} chain_case;
+
+static bool chain_build(chain_case *c) {
+  memset(c, 0, sizeof *c);
   optic_comp_id e;
-  optic_shape s = {.rank = 1, .dims = {n}};
-  optic_type t = optic_type_array(OPTIC_F32, &s);
+  c->s = (optic_shape){.rank = 1, .dims = {CHAIN_N}};
+  optic_type t = optic_type_array(OPTIC_F32, &c->s);
   optic_node_id x = OPTIC_NO_NODE, w = OPTIC_NO_NODE, y;
   optic_compile_options co = optic_compile_options_default();
   co.fusion = 0;
-  optic_profiler_options po = optic_profiler_options_default();
-  po.enabled = on;
+  co.threads = 1;
+  bool ok = optic_module_create("chain", &c->m) == OPTIC_OK && optic_module_add_computation(c->m, "main", &e) == OPTIC_OK &&
+            optic_graph_parameter(c->m, e, 0, &t, NULL, &x) == OPTIC_OK &&
+            optic_graph_parameter(c->m, e, 1, &t, NULL, &w) == OPTIC_OK;
+  y = x;
+  for (int i = 0; ok && i < CHAIN; i++)
+    ok = optic_graph_binary(c->m, e, i % 2 ? OPTIC_OP_MULTIPLY : OPTIC_OP_ADD, y, w, NULL, &y) == OPTIC_OK;
+  ok = ok && optic_computation_set_root(c->m, e, y) == OPTIC_OK && optic_compile(c->m, &co, &c->p) == OPTIC_OK;
+  for (int i = 0; i < CHAIN_N; i++) c->xs[i] = 0.5f + 0.125f * (float)(i % 7), c->ws[i] = 0.25f + 0.125f * (float)(i % 5);
+  c->in[0] = (optic_tensor){OPTIC_F32, c->s, c->xs};
+  c->in[1] = (optic_tensor){OPTIC_F32, c->s, c->ws};
+  c->out = (optic_tensor){OPTIC_F32, c->s, c->ys};
+  return ok;
+}
+
+static void chain_free(chain_case *c) {
+  optic_program_destroy(c->p);
+  optic_module_destroy(c->m);
+}
+
+/* A 1-thread context with profiler prof attached (NULL: none), run once
+ * untimed (binding, arenas). */
+static bool chain_ctx(chain_case *c, optic_profiler_t *prof, optic_exec_ctx_t **ctx) {
   optic_exec_options eo = optic_exec_options_default();
   eo.threads = 1;
-  bool ok = optic_module_create("chain", &m) == OPTIC_OK && optic_module_add_computation(m, "main", &e) == OPTIC_OK &&
-            optic_graph_parameter(m, e, 0, &t, NULL, &x) == OPTIC_OK &&
-            optic_graph_parameter(m, e, 1, &t, NULL, &w) == OPTIC_OK;
-  y = x;
-  for (int i = 0; ok && i < chain; i++)
-    ok = optic_graph_binary(m, e, i % 2 ? OPTIC_OP_MULTIPLY : OPTIC_OP_ADD, y, w, NULL, &y) == OPTIC_OK;
-  ok = ok && optic_computation_set_root(m, e, y) == OPTIC_OK && optic_compile(m, &co, &p) == OPTIC_OK &&
-       (none || optic_profiler_create(&po, &prof) == OPTIC_OK);
   eo.profiler = prof;
-  ok = ok && optic_exec_ctx_create(&eo, &ctx) == OPTIC_OK;
-  float xs[n], ws[n], ys[n];
-  for (int i = 0; i < n; i++) xs[i] = 0.5f + 0.125f * (float)(i % 7), ws[i] = 0.25f + 0.125f * (float)(i % 5);
-  optic_tensor in[2] = {{OPTIC_F32, s, xs}, {OPTIC_F32, s, ws}}, out = {OPTIC_F32, s, ys};
-  ok = ok && optic_program_run(p, ctx, in, 2, &out, 1) == OPTIC_OK; /* untimed: binding, arenas */
+  return optic_exec_ctx_create(&eo, ctx) == OPTIC_OK &&
+         optic_program_run(c->p, *ctx, c->in, 2, &c->out, 1) == OPTIC_OK;
+}
+
+static bool chain_run(chain_case *c, optic_exec_ctx_t *ctx) {
+  return optic_program_run(c->p, ctx, c->in, 2, &c->out, 1) == OPTIC_OK;
+}
+
+/* profile:0 attaches a disabled profiler, profile:1 an enabled one (cleared
+ * every 256 runs, so it never fills); peer/chain100_no_profiler runs this
+ * same function (user != NULL) with none. Counter ns_per_op. */
+static void bm_chain_profiled(optic_bench_state *st, void *user) {
+  const bool none = user != NULL;
+  optic_profiler_options po = optic_profiler_options_default();
+  po.enabled = !none && optic_bench_range(st, 0) != 0;
+  chain_case c;
+  optic_profiler_t *prof = NULL;
+  optic_exec_ctx_t *ctx = NULL;
+  bool ok = chain_build(&c) && (none || optic_profiler_create(&po, &prof) == OPTIC_OK) && chain_ctx(&c, prof, &ctx);
   if (!ok) {
     optic_bench_skip_with_error(st, optic_last_error());
   } else {
@@ -149,18 +177,80 @@ static void bm_chain_profiled(optic_bench_state *st, void *user) {
     uint64_t t0 = optic_now_ns();
     while (optic_bench_keep_running(st)) {
       if ((++runs & 255) == 0 && prof != NULL) optic_profiler_clear(prof);
-      if (optic_program_run(p, ctx, in, 2, &out, 1) != OPTIC_OK) {
+      if (!chain_run(&c, ctx)) {
         optic_bench_skip_with_error(st, optic_last_error());
         break;
       }
     }
-    if (runs > 0) optic_bench_counter(st, "ns_per_op", (double)(optic_now_ns() - t0) / (double)runs / chain, 0);
+    if (runs > 0) optic_bench_counter(st, "ns_per_op", (double)(optic_now_ns() - t0) / (double)runs / CHAIN, 0);
     if (prof != NULL) optic_bench_counter(st, "dropped", (double)optic_profiler_dropped(prof), 0);
   }
   optic_exec_ctx_destroy(ctx);
   optic_profiler_destroy(prof);
-  optic_program_destroy(p);
-  optic_module_destroy(m);
+  chain_free(&c);
+}
+
+/* The profiler-off bar measured within one benchmark: every iteration runs
+ * the chain once with a disabled profiler attached and once with none, in
+ * alternating order, each timed on its own; counters off_ns and none_ns are
+ * the medians of blocks of 64 runs of each (ns per run). Two separate
+ * benchmarks (runtime/chain100_profiled/profile:0 against
+ * peer/chain100_no_profiler) read 0.90-1.37 on this VM, whose speed changes
+ * between runs; alternating runs see the same machine. */
+#define PAIR_BLOCK 64
+#define PAIR_MAX_BLOCKS 4096
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void bm_chain_profiler_pair(optic_bench_state *st, void *user) {
+  (void)user;
+  optic_profiler_options po = optic_profiler_options_default();
+  po.enabled = false;
+  chain_case c;
+  optic_profiler_t *prof = NULL;
+  optic_exec_ctx_t *off = NULL, *none = NULL;
+  double *blk_off = malloc(PAIR_MAX_BLOCKS * sizeof *blk_off), *blk_none = malloc(PAIR_MAX_BLOCKS * sizeof *blk_none);
+  bool ok = blk_off && blk_none && chain_build(&c) && optic_profiler_create(&po, &prof) == OPTIC_OK &&
+            chain_ctx(&c, prof, &off) && chain_ctx(&c, NULL, &none);
+  if (!ok) {
+    optic_bench_skip_with_error(st, blk_off && blk_none ? optic_last_error() : "out of memory");
+  } else {
+    uint64_t sum_off = 0, sum_none = 0;
+    size_t blocks = 0, in_block = 0;
+    int64_t runs = 0;
+    while (optic_bench_keep_running(st)) {
+      bool off_first = (runs++ & 1) == 0;
+      uint64_t t0 = optic_now_ns();
+      ok = chain_run(&c, off_first ? off : none);
+      uint64_t t1 = optic_now_ns();
+      ok = ok && chain_run(&c, off_first ? none : off);
+      uint64_t t2 = optic_now_ns();
+      if (!ok) {
+        optic_bench_skip_with_error(st, optic_last_error());
+        break;
+      }
+      sum_off += off_first ? t1 - t0 : t2 - t1;
+      sum_none += off_first ? t2 - t1 : t1 - t0;
+      if (++in_block == PAIR_BLOCK && blocks < PAIR_MAX_BLOCKS) {
+        blk_off[blocks] = (double)sum_off / PAIR_BLOCK, blk_none[blocks] = (double)sum_none / PAIR_BLOCK;
+        blocks++, in_block = 0, sum_off = sum_none = 0;
+      }
+    }
+    if (ok && blocks > 0) {
+      qsort(blk_off, blocks, sizeof *blk_off, cmp_double);
+      qsort(blk_none, blocks, sizeof *blk_none, cmp_double);
+      optic_bench_counter(st, "off_ns", blk_off[blocks / 2], OPTIC_BENCH_COUNTER_PLAIN);
+      optic_bench_counter(st, "none_ns", blk_none[blocks / 2], OPTIC_BENCH_COUNTER_PLAIN);
+    }
+  }
+  free(blk_off);
+  free(blk_none);
+  optic_exec_ctx_destroy(off);
+  optic_exec_ctx_destroy(none);
+  optic_profiler_destroy(prof);
+  chain_free(&c);
 }
 
 void bench_register_runtime_infra(void) {
@@ -185,6 +275,9 @@ void bench_register_runtime_infra(void) {
   optic_bench_set_unit(c, OPTIC_BENCH_US);
   static const int no_profiler = 1;
   c = optic_bench_register("peer/chain100_no_profiler/threads:1", bm_chain_profiled, (void *)&no_profiler);
+  optic_bench_use_real_time(c);
+  optic_bench_set_unit(c, OPTIC_BENCH_US);
+  c = optic_bench_register("runtime/chain100_profiler_pair/threads:1", bm_chain_profiler_pair, NULL);
   optic_bench_use_real_time(c);
   optic_bench_set_unit(c, OPTIC_BENCH_US);
 }

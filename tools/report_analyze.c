@@ -352,7 +352,15 @@ static optic_status compute_ratios(report *r, const optic_jv *spec, const groups
     char taken[32];
     q->ours_value = figure(find_group(gs, q->ours), q->metric, taken, sizeof taken);
     q->taken = dup_str(taken);
-    q->peer_value = figure(find_group(gs, q->peer), q->metric, NULL, 0);
+    /* peer_metric: the peer's figure is another counter (of the same
+     * benchmark when it measured both sides alternately); under the CPU clock
+     * such counters have no counterpart, so the ratio stays MISSING. */
+    const char *peer_metric = optic_jv_get_str(spec_r, "peer_metric", NULL);
+    if (peer_metric == NULL) {
+      q->peer_value = figure(find_group(gs, q->peer), q->metric, NULL, 0);
+    } else if (!r->cpu_clock) {
+      q->peer_value = figure(find_group(gs, q->peer), peer_metric, NULL, 0);
+    }
     if (!isnan(q->ours_value) && !isnan(q->peer_value) && q->peer_value != 0) {
       q->ratio = q->ours_value / q->peer_value;
       bool ok = (!q->has_min || q->ratio >= q->bar_min) && (!q->has_max || q->ratio <= q->bar_max);

@@ -3,8 +3,8 @@
 repetitions ran, bars (min, max) give PASS/FAIL, absent or errored runs are
 MISSING (with a pending note), {context} placeholders expand, times in
 different units compare in one unit, a bar whose applies_if condition fails is
-N/A with its ratio still shown, a ratio without a bar is INFO, and exit codes
-follow --check.
+N/A with its ratio still shown, a ratio without a bar is INFO, peer_metric
+reads the peer's figure from another counter, and exit codes follow --check.
 
 Usage: test_ratios.py RATIOS_PY FIXTURE_DIR OUT_DIR"""
 import importlib.util
@@ -58,6 +58,9 @@ def main(ratios_py, fixtures, out_dir):
           "N/A says why: %r" % na["note"])
     check(res["bar_applies"]["status"] == "PASS", "applies_if holding gives a real PASS")
     check(res["info_only"]["status"] == "INFO" and res["info_only"]["ratio"] is not None, "no bar: INFO with its ratio")
+    pair = res["peer_metric_pair"]
+    check(pair["status"] == "PASS" and abs((pair["ratio"] or 0) - 19.0 / 1e7) < 1e-15,
+          "peer_metric reads the peer's figure from another counter: %r" % pair)
     pm = res["pending_missing"]
     check(pm["status"] == "MISSING" and pm["note"] == "dot lands later", "pending ratio is MISSING with its note")
     check("dot lands later" in p.stdout and "N/A" in p.stdout and "INFO" in p.stdout, "table shows notes and statuses")
@@ -86,6 +89,7 @@ def main(ratios_py, fixtures, out_dir):
     check(res["info_only"]["metric"] == "cpu_GFLOP/s" and abs((res["info_only"]["ratio"] or 0) - 160.0 / 147.0) < 1e-9,
           "GFLOP/s maps to cpu_GFLOP/s")
     check(res["bar_not_applicable"]["status"] == "MISSING", "a peer without CPU counters is MISSING under --clock cpu")
+    check(res["peer_metric_pair"]["status"] == "MISSING", "a peer_metric counter has no CPU counterpart: MISSING")
 
     # --filter: one regex naming every benchmark of the spec, {optic_isa} from --isa.
     p = subprocess.run([sys.executable, ratios_py, "--filter", "--isa", "avx2", "--spec", spec_cases],
