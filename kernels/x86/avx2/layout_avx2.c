@@ -238,36 +238,23 @@ static void fill64(size_t n, __m256i vv, long long *y) {
 }
 
 /* Large fills stream (kernels/stream.h), as in layout_avx512.c. */
-void optic_x32_fill__avx2(size_t n, const void *value, void *yv) {
-  int32_t v;
-  memcpy(&v, value, 4);
-  const __m256i vv = _mm256_set1_epi32(v);
-  int32_t *y = yv;
-  size_t head = optic_x86_stream_head_elems(y, n, 4, n * 4, 32);
-  if (head == SIZE_MAX) {
-    fill32(n, vv, y);
-    return;
+#define FILL_STREAMED(fn, T, LANES, SET1, FILL)                      \
+  void fn(size_t n, const void *value, void *yv) {                   \
+    T v;                                                             \
+    memcpy(&v, value, sizeof v);                                     \
+    const __m256i vv = SET1(v);                                      \
+    T *y = yv;                                                       \
+    size_t head = optic_x86_stream_head_elems(y, n, sizeof v, n * sizeof v, 32); \
+    if (head == SIZE_MAX) {                                          \
+      FILL(n, vv, y);                                                \
+      return;                                                        \
+    }                                                                \
+    FILL(head, vv, y);                                               \
+    size_t i = head;                                                 \
+    for (; i + LANES <= n; i += LANES) _mm256_stream_si256((__m256i *)(y + i), vv); \
+    FILL(n - i, vv, y + i);                                          \
+    _mm_sfence();                                                    \
   }
-  fill32(head, vv, y);
-  size_t i = head;
-  for (; i + 8 <= n; i += 8) _mm256_stream_si256((__m256i *)(y + i), vv);
-  fill32(n - i, vv, y + i);
-  _mm_sfence();
-}
 
-void optic_x64_fill__avx2(size_t n, const void *value, void *yv) {
-  long long v;
-  memcpy(&v, value, 8);
-  const __m256i vv = _mm256_set1_epi64x(v);
-  long long *y = yv;
-  size_t head = optic_x86_stream_head_elems(y, n, 8, n * 8, 32);
-  if (head == SIZE_MAX) {
-    fill64(n, vv, y);
-    return;
-  }
-  fill64(head, vv, y);
-  size_t i = head;
-  for (; i + 4 <= n; i += 4) _mm256_stream_si256((__m256i *)(y + i), vv);
-  fill64(n - i, vv, y + i);
-  _mm_sfence();
-}
+FILL_STREAMED(optic_x32_fill__avx2, int32_t, 8, _mm256_set1_epi32, fill32)
+FILL_STREAMED(optic_x64_fill__avx2, long long, 4, _mm256_set1_epi64x, fill64)

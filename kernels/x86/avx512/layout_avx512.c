@@ -259,37 +259,24 @@ static void fill64(size_t n, __m512i vv, int64_t *y) {
 
 /* Fills of at least the streaming threshold (kernels/stream.h) store the
  * unaligned head normally, stream whole vectors, store the tail normally,
- * then SFENCE. */
-void optic_x32_fill__avx512(size_t n, const void *value, void *yv) {
-  int32_t v;
-  memcpy(&v, value, 4);
-  const __m512i vv = _mm512_set1_epi32(v);
-  int32_t *y = yv;
-  size_t head = optic_x86_stream_head_elems(y, n, 4, n * 4, 64);
-  if (head == SIZE_MAX) {
-    fill32(n, vv, y);
-    return;
+ * then SFENCE. LANES elements of type T per vector. */
+#define FILL_STREAMED(fn, T, LANES, SET1, FILL)                      \
+  void fn(size_t n, const void *value, void *yv) {                   \
+    T v;                                                             \
+    memcpy(&v, value, sizeof v);                                     \
+    const __m512i vv = SET1(v);                                      \
+    T *y = yv;                                                       \
+    size_t head = optic_x86_stream_head_elems(y, n, sizeof v, n * sizeof v, 64); \
+    if (head == SIZE_MAX) {                                          \
+      FILL(n, vv, y);                                                \
+      return;                                                        \
+    }                                                                \
+    FILL(head, vv, y);                                               \
+    size_t i = head;                                                 \
+    for (; i + LANES <= n; i += LANES) _mm512_stream_si512((void *)(y + i), vv); \
+    FILL(n - i, vv, y + i);                                          \
+    _mm_sfence();                                                    \
   }
-  fill32(head, vv, y);
-  size_t i = head;
-  for (; i + 16 <= n; i += 16) _mm512_stream_si512((void *)(y + i), vv);
-  fill32(n - i, vv, y + i);
-  _mm_sfence();
-}
 
-void optic_x64_fill__avx512(size_t n, const void *value, void *yv) {
-  long long v;
-  memcpy(&v, value, 8);
-  const __m512i vv = _mm512_set1_epi64(v);
-  int64_t *y = yv;
-  size_t head = optic_x86_stream_head_elems(y, n, 8, n * 8, 64);
-  if (head == SIZE_MAX) {
-    fill64(n, vv, y);
-    return;
-  }
-  fill64(head, vv, y);
-  size_t i = head;
-  for (; i + 8 <= n; i += 8) _mm512_stream_si512((void *)(y + i), vv);
-  fill64(n - i, vv, y + i);
-  _mm_sfence();
-}
+FILL_STREAMED(optic_x32_fill__avx512, int32_t, 16, _mm512_set1_epi32, fill32)
+FILL_STREAMED(optic_x64_fill__avx512, int64_t, 8, _mm512_set1_epi64, fill64)
