@@ -138,12 +138,19 @@ void pod_wake(optic_pod_t *pod) {
   }
 }
 
+/* The first reason wins. A core that loses the race waits (a few hundred
+ * ns: the winner is formatting one line, lock-free) until it is readable, so
+ * whatever it publishes next (failed_mask, aborted) never lets a peer read
+ * "(reason being recorded)": an ASan CI run once saw that when two cores
+ * noticed the same crash together. */
 static void set_reason(optic_pod_t *pod, const char *fmt, va_list ap) {
   int expected = 0;
   if (atomic_compare_exchange_strong(&pod->reason_set, &expected, 1)) {
     vsnprintf(pod->reason, sizeof pod->reason, fmt, ap);
     atomic_store(&pod->reason_set, 2); /* reason readable */
+    return;
   }
+  while (atomic_load(&pod->reason_set) != 2) cpu_relax();
 }
 
 void pod_abort(optic_pod_t *pod, const char *fmt, ...) {
