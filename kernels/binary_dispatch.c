@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "kernels/binary.h"
+#include "kernels/stream.h"
 
 static optic_binary_kernels tables[OPTIC_ISA_COUNT_];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
@@ -19,6 +20,7 @@ const char *optic_binary_op_name(optic_binary_op op) {
 }
 
 static void build_tables(void) {
+  optic_stream_init(); /* here, so the kernels' first call never reads the environment or sysfs */
   optic_binary_kernels *scalar = &tables[OPTIC_ISA_SCALAR];
 #define X_VV(op, isa, fn)                                 \
   if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {              \

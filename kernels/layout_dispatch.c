@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "kernels/layout.h"
+#include "kernels/stream.h"
 
 static optic_layout_kernels tables[OPTIC_ISA_COUNT_];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
@@ -35,6 +36,7 @@ bool optic_layout_width_of(size_t elem_size, optic_layout_width *out) {
 #define SET_FILL(t, isa, w, fn) ((t)->fill[w] = fn, (t)->isa_of_fill[w] = (isa))
 
 static void build_tables(void) {
+  optic_stream_init(); /* here, so the kernels' first call never reads the environment or sysfs */
   optic_layout_kernels *scalar = &tables[OPTIC_ISA_SCALAR];
 #define X_COPY(op, isa, fn) \
   if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) SET_COPY(scalar, OPTIC_ISA_SCALAR, fn);

@@ -9,7 +9,8 @@
  * (optic_cpu_info.llc_bytes; 32 MiB when unknown): by the end of such a call
  * its first output lines are gone from cache anyway. The environment variable
  * OPTIC_STREAM_STORES overrides it: "off" (never stream) or a byte count
- * (0 = always). Read once, by the first kernel call that asks.
+ * (0 = always). Read once, when a dispatch table is first built (or, for a
+ * kernel called directly before that, by its first call).
  *
  * Which kernels stream: binary (vv, vs) and unary, AVX2 and AVX-512. Scalar
  * and NEON kernels never do. A streaming call ends with SFENCE, so its stores
@@ -28,7 +29,8 @@
 extern _Atomic size_t optic_stream_min_bytes_;
 
 /* Sets the threshold from the environment and the cache size, once
- * (thread-safe); the first optic_stream_use calls it. */
+ * (thread-safe); the dispatch-table builders call it, and optic_stream_use
+ * does if nothing did. */
 void optic_stream_init(void);
 
 static inline bool optic_stream_use(size_t footprint_bytes) {

@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "kernels/unary.h"
+#include "kernels/stream.h"
 
 static optic_unary_kernels tables[OPTIC_ISA_COUNT_];
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
@@ -27,6 +28,7 @@ const char *optic_unary_op_name(optic_unary_op op) {
 unsigned optic_unary_max_ulp(optic_unary_op op) { return (unsigned)op < OPTIC_UNARY_OP_COUNT ? op_max_ulp[op] : 0; }
 
 static void build_tables(void) {
+  optic_stream_init(); /* here, so the kernels' first call never reads the environment or sysfs */
   optic_unary_kernels *scalar = &tables[OPTIC_ISA_SCALAR];
 #define X(op, isa, fn)                                                 \
   if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {                           \
