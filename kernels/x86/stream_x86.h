@@ -25,4 +25,28 @@ static inline size_t optic_x86_stream_head(const float *y, size_t n, size_t foot
   return optic_x86_stream_head_elems(y, n, sizeof(float), footprint, align);
 }
 
+/* Defines fn(n, value, y), a fill of elements of type T that streams when
+ * large: the unaligned head through FILL(count, vector, ptr) (normal stores),
+ * whole vectors through STREAM(ptr, vector), the tail through FILL, then
+ * SFENCE. VEC is the vector type, ALIGN its size in bytes, SET1 broadcasts a
+ * T. Expanded in each ISA's file (which includes <immintrin.h> and
+ * <string.h>), so the intrinsics get that file's flags. */
+#define OPTIC_X86_FILL_STREAMED(fn, T, VEC, ALIGN, SET1, STREAM, FILL)              \
+  void fn(size_t n, const void *value, void *yv) {                                  \
+    T v;                                                                            \
+    memcpy(&v, value, sizeof v);                                                    \
+    const VEC vv = SET1(v);                                                         \
+    T *y = yv;                                                                      \
+    size_t head = optic_x86_stream_head_elems(y, n, sizeof v, n * sizeof v, ALIGN); \
+    if (head == SIZE_MAX) {                                                         \
+      FILL(n, vv, y);                                                               \
+      return;                                                                       \
+    }                                                                               \
+    FILL(head, vv, y);                                                              \
+    size_t i = head;                                                                \
+    for (; i + (ALIGN) / sizeof v <= n; i += (ALIGN) / sizeof v) STREAM(y + i, vv); \
+    FILL(n - i, vv, y + i);                                                         \
+    _mm_sfence();                                                                   \
+  }
+
 #endif

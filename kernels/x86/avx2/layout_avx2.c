@@ -238,23 +238,6 @@ static void fill64(size_t n, __m256i vv, long long *y) {
 }
 
 /* Large fills stream (kernels/stream.h), as in layout_avx512.c. */
-#define FILL_STREAMED(fn, T, LANES, SET1, FILL)                      \
-  void fn(size_t n, const void *value, void *yv) {                   \
-    T v;                                                             \
-    memcpy(&v, value, sizeof v);                                     \
-    const __m256i vv = SET1(v);                                      \
-    T *y = yv;                                                       \
-    size_t head = optic_x86_stream_head_elems(y, n, sizeof v, n * sizeof v, 32); \
-    if (head == SIZE_MAX) {                                          \
-      FILL(n, vv, y);                                                \
-      return;                                                        \
-    }                                                                \
-    FILL(head, vv, y);                                               \
-    size_t i = head;                                                 \
-    for (; i + LANES <= n; i += LANES) _mm256_stream_si256((__m256i *)(y + i), vv); \
-    FILL(n - i, vv, y + i);                                          \
-    _mm_sfence();                                                    \
-  }
-
-FILL_STREAMED(optic_x32_fill__avx2, int32_t, 8, _mm256_set1_epi32, fill32)
-FILL_STREAMED(optic_x64_fill__avx2, long long, 4, _mm256_set1_epi64x, fill64)
+#define STREAM256(p, v) _mm256_stream_si256((__m256i *)(void *)(p), v)
+OPTIC_X86_FILL_STREAMED(optic_x32_fill__avx2, int32_t, __m256i, 32, _mm256_set1_epi32, STREAM256, fill32)
+OPTIC_X86_FILL_STREAMED(optic_x64_fill__avx2, long long, __m256i, 32, _mm256_set1_epi64x, STREAM256, fill64)

@@ -259,24 +259,7 @@ static void fill64(size_t n, __m512i vv, int64_t *y) {
 
 /* Fills of at least the streaming threshold (kernels/stream.h) store the
  * unaligned head normally, stream whole vectors, store the tail normally,
- * then SFENCE. LANES elements of type T per vector. */
-#define FILL_STREAMED(fn, T, LANES, SET1, FILL)                      \
-  void fn(size_t n, const void *value, void *yv) {                   \
-    T v;                                                             \
-    memcpy(&v, value, sizeof v);                                     \
-    const __m512i vv = SET1(v);                                      \
-    T *y = yv;                                                       \
-    size_t head = optic_x86_stream_head_elems(y, n, sizeof v, n * sizeof v, 64); \
-    if (head == SIZE_MAX) {                                          \
-      FILL(n, vv, y);                                                \
-      return;                                                        \
-    }                                                                \
-    FILL(head, vv, y);                                               \
-    size_t i = head;                                                 \
-    for (; i + LANES <= n; i += LANES) _mm512_stream_si512((void *)(y + i), vv); \
-    FILL(n - i, vv, y + i);                                          \
-    _mm_sfence();                                                    \
-  }
-
-FILL_STREAMED(optic_x32_fill__avx512, int32_t, 16, _mm512_set1_epi32, fill32)
-FILL_STREAMED(optic_x64_fill__avx512, int64_t, 8, _mm512_set1_epi64, fill64)
+ * then SFENCE (OPTIC_X86_FILL_STREAMED, kernels/x86/stream_x86.h). */
+#define STREAM512(p, v) _mm512_stream_si512((void *)(p), v)
+OPTIC_X86_FILL_STREAMED(optic_x32_fill__avx512, int32_t, __m512i, 64, _mm512_set1_epi32, STREAM512, fill32)
+OPTIC_X86_FILL_STREAMED(optic_x64_fill__avx512, int64_t, __m512i, 64, _mm512_set1_epi64, STREAM512, fill64)
