@@ -68,7 +68,10 @@ static void usage(FILE *out) {
           "$OPTIC_RATIOS, then ratios.json next to optic_bench (the build copies it).\n"
           "The machine model: --machine, else optic_machine_host's file ($OPTIC_MACHINE,\n"
           "~/.config/optic/machine.json).\n"
-          "Exit codes: 0 ok (failed bars are reported, not errors), 1 runtime error, 2 usage.\n");
+          "SIGINT/SIGTERM stop the run and every process it started; the exit code is then\n"
+          "128 + the signal.\n"
+          "Exit codes: 0 ok (failed bars are reported, not errors), 1 runtime error, 2 usage\n"
+          "(e.g. --quick with --full, a --filter that is not a valid regular expression).\n");
 }
 
 typedef struct opts {
