@@ -131,25 +131,29 @@ int report_proc_end(pid_t leader, int sig, int fd) {
     while (waitid(P_PID, (id_t)leader, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
     }
     sig = SIGKILL;
-    signal_descendants(sig);
   }
   kill(-leader, sig); /* the leader is not reaped yet: the group id is still the run's */
-  uint64_t start = optic_now_ns();
-  bool escalated = sig == SIGKILL;
+  bool killing = sig == SIGKILL;
+  if (killing) signal_descendants(SIGKILL); /* e.g. mpiexec's ranks, each in a group of its own */
+  uint64_t start = optic_now_ns(), last_kill = start;
   for (;;) {
     int st;
     pid_t w;
     while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
-      if (w == leader && !leader_done) status = st, leader_done = true;
+      if (w == leader) status = st, leader_done = true;
     }
     if (w < 0 && errno == ECHILD) break; /* nothing of the run is left */
-    double waited = (double)(optic_now_ns() - start) * 1e-9;
-    if (!escalated && waited > grace_s) {
+    uint64_t now = optic_now_ns();
+    if (!killing && (double)(now - start) * 1e-9 > grace_s) {
       if (!leader_done) kill(-leader, SIGKILL);
-      signal_descendants(SIGKILL); /* every live process of the run descends from here (subreaper) */
-      escalated = true;
-      start = optic_now_ns();
-    } else if (escalated && waited > kill_s) {
+      killing = true, start = now;
+    }
+    if (killing && (double)(now - last_kill) * 1e-9 > 0.5) {
+      /* every live process of the run descends from here (subreaper) */
+      signal_descendants(SIGKILL);
+      last_kill = now;
+    }
+    if (killing && (double)(now - start) * 1e-9 > kill_s) {
       fprintf(stderr, "report: benchmark processes survive SIGKILL for %g s; not waiting longer\n", kill_s);
       break;
     }

@@ -3,7 +3,8 @@
  1. SIGTERM while optic_bench runs: exit 143 (128 + 15), "stopped by SIGTERM"
     on stderr, and no optic_bench of that run is left;
  2. SIGINT while the pod MPI run goes on (mpiexec and its 2 ranks seen
-    running): exit 130, and no mpiexec or rank of that run is left (skipped,
+    running): exit 130, and no mpiexec or rank of that run is left; a
+    --timeout that ends the pod MPI run leaves none either (both skipped,
     saying so, when optic_bench_pod_mpi or mpiexec is not built/found);
  3. usage errors: --quick --full conflict (exit 2, naming both); an invalid
     --filter regex is named as such (exit 2, the regcomp message).
@@ -113,6 +114,22 @@ def main(optic, bench, out):
         flt = "^peer/fma_peak/[a-z0-9]+/threads:1/|^(pod_mpi/all_reduce|peer/mpi_allreduce)/bytes:67108864/"
         stop_run(optic, ["--filter", flt, "--repetitions", "16", "--min-time", "0.01"] + common,
                  os.path.join(out, "int"), signal.SIGINT, mpi_running, "SIGINT during the pod MPI run")
+
+        # --timeout during the pod MPI run: the report SIGKILLs mpiexec, whose
+        # ranks (each in a process group of its own) must go too.
+        d = os.path.join(out, "timeout")
+        shutil.rmtree(d, ignore_errors=True)
+        cmd = [optic, "report", "--filter", flt, "--repetitions", "16", "--min-time", "0.01", "--machine", machine,
+               "--bench", bench, "--timeout", "4", "--out-dir", d]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        left = procs_with(d)
+        check("ran past" in p.stderr and not left, "--timeout during the pod MPI run: stopped, no mpiexec or rank left",
+              "exit %d, left %s: %s; reproduce: %s" % (p.returncode, left, p.stderr[-300:], " ".join(cmd)))
+        for pid, _ in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
     # 3. Usage errors.
     # (A short --timeout and an output directory of their own: should one start a run, it ends soon, there.)
