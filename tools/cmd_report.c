@@ -149,14 +149,14 @@ int report_run_child(char **argv, const char *log_path, double timeout_s, report
   *timed_out = false;
   if (pipe(fds) != 0) return -1;
   report_proc_begin();
-  pid_t pid = fork();
+  pid_t self = getpid(), pid = fork();
   if (pid < 0) {
     close(fds[0]), close(fds[1]);
     report_proc_finish();
     return -1;
   }
   if (pid == 0) {
-    report_proc_child();
+    report_proc_child(self);
     dup2(fds[1], STDOUT_FILENO);
     int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log >= 0) dup2(log, STDERR_FILENO);

@@ -2,7 +2,8 @@
  * and its ranks) is a process group of its own, so a terminal's Ctrl-C
  * reaches only the report, which forwards it; the report is a child
  * subreaper (Linux), so a process whose parent died is re-parented to it and
- * reaped here rather than left running. SIGINT/SIGTERM while a run is going
+ * reaped here rather than left running, and the run gets SIGTERM should the
+ * report itself be killed outright. SIGINT/SIGTERM while a run is going
  * are recorded (report_stop_signal) and the caller ends the run, waits for
  * every process it started and exits with 128 + the signal. */
 #include <dirent.h>
@@ -53,8 +54,14 @@ void report_proc_finish(void) {
   }
 }
 
-void report_proc_child(void) {
+void report_proc_child(pid_t report) {
   setpgid(0, 0);
+#ifdef PR_SET_PDEATHSIG
+  /* Should the report die without ending the run (SIGKILL), the run gets SIGTERM. */
+  prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+  if (getppid() != report) _exit(128 + SIGTERM); /* it died before that took effect */
+#endif
+  (void)report;
   for (int i = 0; i < 2; i++) {
     if (handled[i]) signal(STOP_SIGNALS[i], SIG_DFL);
   }

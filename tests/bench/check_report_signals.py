@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """`optic report` stopped by a signal leaves no process behind:
  1. SIGTERM while optic_bench runs: exit 143 (128 + 15), "stopped by SIGTERM"
-    on stderr, and no optic_bench of that run is left;
+    on stderr, and no optic_bench of that run is left; after SIGKILL of the
+    report (which it cannot catch) the run ends by itself (Linux);
  2. SIGINT while the pod MPI run goes on (mpiexec and its 2 ranks seen
     running): exit 130, and no mpiexec or rank of that run is left; a
     --timeout that ends the pod MPI run leaves none either (both skipped,
@@ -102,6 +103,30 @@ def main(optic, bench, out):
                    for _, a in procs)
     stop_run(optic, ["--quick", "--filter", "^peer/fma_peak/[a-z0-9]+/threads:1/", "--min-time", "60"] + common,
              os.path.join(out, "term"), signal.SIGTERM, bench_running, "SIGTERM during optic_bench")
+
+    # 1b. SIGKILL (which the report cannot catch) during optic_bench: the run
+    # gets SIGTERM from the kernel (PR_SET_PDEATHSIG) and ends by itself.
+    d = os.path.join(out, "kill")
+    shutil.rmtree(d, ignore_errors=True)
+    cmd = [optic, "report", "--quick", "--filter", "^peer/fma_peak/[a-z0-9]+/threads:1/", "--min-time", "60"] + common + [
+        "--out-dir", d]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 90
+    while time.time() < deadline and not bench_running(procs_with(d, exclude=(p.pid,))):
+        time.sleep(0.05)
+    p.kill()
+    p.wait()
+    deadline = time.time() + 20
+    while time.time() < deadline and procs_with(d):
+        time.sleep(0.1)
+    left = procs_with(d)
+    check(not left, "SIGKILL of the report during optic_bench: the run ends by itself within 20 s",
+          "left: %s; reproduce: %s, then kill -KILL it" % (left, " ".join(cmd)))
+    for pid, _ in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
     # 2. SIGINT during the pod MPI run: 16 repetitions of its 64 MiB cases take
     # far longer than it takes to see mpiexec and both ranks.
