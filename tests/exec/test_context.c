@@ -166,10 +166,11 @@ static void steady_state(void) {
     long f1 = minor_faults();
     OT_EXPECT_OK(optic_exec_ctx_pool_stats(ctx, &after));
     OT_CHECK(out[0].data == first, "context outputs are reused across runs");
-if (strstr(optic_build_type(), "address") != NULL) {
+if (strstr(optic_build_type(), "address") != NULL || strstr(optic_build_type(), "thread") != NULL) {
       /* ASan's quarantine hands its own bookkeeping and libgomp's per-region
-       * allocations fresh pages: a few faults that are not the runtime's. */
-      OT_CHECK(f1 - f0 <= 100, "threads %d: %ld minor page faults in 50 runs (ASan)", threads, f1 - f0);
+       * allocations fresh pages, TSan maps shadow and sync metadata on first
+       * touch: a few faults that are not the runtime's. */
+      OT_CHECK(f1 - f0 <= 100, "threads %d: %ld minor page faults in 50 runs (sanitizer)", threads, f1 - f0);
     } else {
       OT_CHECK(f1 - f0 == 0, "threads %d: %ld minor page faults in 50 steady-state runs", threads, f1 - f0);
     }
@@ -300,8 +301,9 @@ static void *conc_main(void *arg) {
     j->bad = 1;
     return NULL;
   }
-  static float in[4096];
-  float y[4096], sum;
+  /* Each job its own input: one shared array filled by every job at once
+   * was a data race (the tsan-omp check found it). */
+  float in[4096], y[4096], sum;
   for (int i = 0; i < 4096; i++) in[i] = (float)(i % 5) * 0.25f;
   optic_shape s = {.rank = 1, .dims = {4096}}, s0 = {.rank = 0};
   optic_tensor ti = {OPTIC_F32, s, in}, to[2] = {{OPTIC_F32, s, y}, {OPTIC_F32, s0, &sum}};
