@@ -3,7 +3,9 @@
  * context-allocated outputs, zero page faults and no pool traffic in steady
  * state, allocation failures injected through the pluggable allocator
  * (retried, then OUT_OF_MEMORY), and profiler events plus a Chrome trace of
- * a real run. */
+ * a real run. The 4096-element programs here run each op on thread 0 alone
+ * by default; the 2-thread cases also run with split_min_elements = 1, so
+ * both threads work on every op (what the tsan-omp race check needs). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
@@ -117,9 +119,10 @@ static void while_cap(void) {
   optic_computation_set_root(M, C, w);
   for (int level = 0; level <= 2; level += 2) {
     optic_program_t *p = compile((optic_opt_level)level);
-    for (int32_t threads = 1; threads <= 2; threads++) {
+    for (int32_t cfg = 0; cfg < 3; cfg++) {
       optic_exec_options o = optic_exec_options_default();
-      o.threads = threads;
+      o.threads = cfg == 0 ? 1 : 2;
+      o.split_min_elements = cfg == 2 ? 1 : 0;
       o.max_while_iterations = 1000;
       optic_exec_ctx_t *ctx = NULL;
       OT_EXPECT_OK(optic_exec_ctx_create(&o, &ctx));
@@ -144,9 +147,11 @@ static long minor_faults(void) {
 
 static void steady_state(void) {
   optic_program_t *p = small_program(OPTIC_OPT_FULL);
-  for (int threads = 1; threads <= 2; threads++) {
+  for (int cfg = 0; cfg < 3; cfg++) {
+    const int threads = cfg == 0 ? 1 : 2, split = cfg == 2;
     optic_exec_options o = optic_exec_options_default();
     o.threads = threads;
+    o.split_min_elements = split;
     optic_exec_ctx_t *ctx = NULL;
     OT_EXPECT_OK(optic_exec_ctx_create(&o, &ctx));
     for (int i = 0; i < 4096; i++) xs[i] = (float)(i % 13) / 8.0f - 0.75f;
@@ -170,9 +175,11 @@ if (strstr(optic_build_type(), "address") != NULL || strstr(optic_build_type(), 
       /* ASan's quarantine hands its own bookkeeping and libgomp's per-region
        * allocations fresh pages, TSan maps shadow and sync metadata on first
        * touch: a few faults that are not the runtime's. */
-      OT_CHECK(f1 - f0 <= 100, "threads %d: %ld minor page faults in 50 runs (sanitizer)", threads, f1 - f0);
+      OT_CHECK(f1 - f0 <= 100, "threads %d split %d: %ld minor page faults in 50 runs (sanitizer)", threads, split,
+               f1 - f0);
     } else {
-      OT_CHECK(f1 - f0 == 0, "threads %d: %ld minor page faults in 50 steady-state runs", threads, f1 - f0);
+      OT_CHECK(f1 - f0 == 0, "threads %d split %d: %ld minor page faults in 50 steady-state runs", threads, split,
+               f1 - f0);
     }
     OT_CHECK(after.misses == before.misses && after.hits == before.hits, "no pool traffic in steady state");
     OT_CHECK(before.bytes_in_use > 0);
@@ -285,17 +292,54 @@ static void profiler_events(void) {
   optic_program_destroy(p);
 }
 
+/* Both threads of a 2-thread context record their share of every op
+ * (split_min_elements = 1): one event per thread per op, from threads 0 and 1. */
+static void profiler_events_split(void) {
+  optic_program_t *p = small_program(OPTIC_OPT_NONE);
+  optic_exec_options o = optic_exec_options_default();
+  o.threads = 2;
+  o.profile = true;
+  o.split_min_elements = 1;
+  optic_exec_ctx_t *ctx = NULL;
+  OT_EXPECT_OK(optic_exec_ctx_create(&o, &ctx));
+  optic_shape s = {.rank = 1, .dims = {4096}}, s0 = {.rank = 0};
+  optic_tensor in = {OPTIC_F32, s, xs}, out[2] = {{OPTIC_F32, s, ys}, {OPTIC_F32, s0, &total}};
+  for (int i = 0; i < 4096; i++) xs[i] = (float)(i % 7) / 4.0f - 0.5f;
+  OT_EXPECT_OK(optic_program_run(p, ctx, &in, 1, out, 2));
+  OT_EXPECT_OK(optic_program_run(p, ctx, &in, 1, out, 2));
+  size_t n = 0;
+  const optic_profile_event *ev = optic_profiler_events(optic_exec_ctx_profiler(ctx), &n);
+  int tanh_by_thread[2] = {0, 0}, other = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (ev[i].kind != OPTIC_PROFILE_OP || strcmp(ev[i].detail, "tanh") != 0) continue;
+    if (ev[i].thread == 0 || ev[i].thread == 1) tanh_by_thread[ev[i].thread]++;
+    else other++;
+  }
+  OT_CHECK(tanh_by_thread[0] == 2 && tanh_by_thread[1] == 2 && other == 0,
+           "tanh events by thread: %d, %d, other %d (want 2, 2, 0)", tanh_by_thread[0], tanh_by_thread[1], other);
+  for (int i = 0; i < 4096; i++) {
+    const float v = tanhf(xs[i] * xs[i] + xs[i]);
+    if (fabsf(ys[i] - v) > 1e-6f) {
+      OT_CHECK(false, "y[%d] = %g, want %g", i, (double)ys[i], (double)v);
+      break;
+    }
+  }
+  optic_exec_ctx_destroy(ctx);
+  optic_program_destroy(p);
+}
+
 /* One program, four contexts on four threads at once (a program is
  * immutable; contexts are independent), each checking its results. */
 typedef struct conc_job {
   const optic_program_t *p;
-  int threads, bad;
+  int threads, split, bad;
 } conc_job;
 
 static void *conc_main(void *arg) {
   conc_job *j = arg;
   optic_exec_options o = optic_exec_options_default();
   o.threads = j->threads;
+  o.split_min_elements = j->split;
   optic_exec_ctx_t *ctx = NULL;
   if (optic_exec_ctx_create(&o, &ctx) != OPTIC_OK) {
     j->bad = 1;
@@ -322,7 +366,8 @@ static void concurrent_contexts(void) {
   pthread_t th[4];
   conc_job jobs[4];
   for (int i = 0; i < 4; i++) {
-    jobs[i] = (conc_job){p, 1 + i % 2, 0};
+    /* jobs 1 and 3: 2-thread teams that split every op, running at once */
+    jobs[i] = (conc_job){p, 1 + i % 2, i % 2, 0};
     OT_CHECK(pthread_create(&th[i], NULL, conc_main, &jobs[i]) == 0);
   }
   for (int i = 0; i < 4; i++) {
@@ -339,7 +384,8 @@ static void cleanup(void) {
 
 static const ot_case cases[] = {
     {"argument_checks", argument_checks}, {"while_cap", while_cap},   {"steady_state", steady_state},
-    {"injected_failures", injected_failures}, {"profiler_events", profiler_events}, {"concurrent_contexts", concurrent_contexts},
+    {"injected_failures", injected_failures}, {"profiler_events", profiler_events},
+    {"profiler_events_split", profiler_events_split}, {"concurrent_contexts", concurrent_contexts},
     {"cleanup", cleanup},
 };
 OT_MAIN(cases)
