@@ -6,6 +6,7 @@
  * a real run. The 4096-element programs here run each op on thread 0 alone
  * by default; the 2-thread cases also run with split_min_elements = 1, so
  * both threads work on every op (what the tsan-omp race check needs). */
+#include <cblas.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
@@ -377,6 +378,73 @@ static void concurrent_contexts(void) {
   optic_program_destroy(p);
 }
 
+/* y = a . b through OpenBLAS: a[64x96], b[96x80]. */
+enum { DOT_M = 64, DOT_K = 96, DOT_N = 80 };
+static optic_program_t *dot_program(void) {
+  fresh();
+  const int64_t ma[] = {DOT_M, DOT_K}, mb[] = {DOT_K, DOT_N};
+  optic_dot_dims d = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
+                      .rhs_contracting = {0}};
+  optic_node_id a = param(C, 0, OPTIC_F32, 2, ma), b = param(C, 1, OPTIC_F32, 2, mb), y;
+  OT_EXPECT_OK(optic_graph_dot(M, C, a, b, &d, NULL, &y));
+  OT_EXPECT_OK(optic_computation_set_root(M, C, y));
+  return compile(OPTIC_OPT_FULL);
+}
+
+/* Small integers: every product and partial sum is exact in float, so the
+ * result must equal the naive product bit for bit. */
+static void *conc_dot_main(void *arg) {
+  conc_job *j = arg;
+  optic_exec_options o = optic_exec_options_default();
+  o.threads = j->threads;
+  o.split_min_elements = j->split;
+  optic_exec_ctx_t *ctx = NULL;
+  if (optic_exec_ctx_create(&o, &ctx) != OPTIC_OK) {
+    j->bad = 1;
+    return NULL;
+  }
+  float a[DOT_M * DOT_K], b[DOT_K * DOT_N], y[DOT_M * DOT_N];
+  for (int i = 0; i < DOT_M * DOT_K; i++) a[i] = (float)((i * 7 + j->threads) % 13) - 6.0f;
+  for (int i = 0; i < DOT_K * DOT_N; i++) b[i] = (float)((i * 5) % 11) - 5.0f;
+  optic_shape sa = {.rank = 2, .dims = {DOT_M, DOT_K}}, sb = {.rank = 2, .dims = {DOT_K, DOT_N}},
+              sy = {.rank = 2, .dims = {DOT_M, DOT_N}};
+  optic_tensor ti[2] = {{OPTIC_F32, sa, a}, {OPTIC_F32, sb, b}}, to = {OPTIC_F32, sy, y};
+  for (int r = 0; r < 10 && !j->bad; r++) {
+    memset(y, 0xff, sizeof y);
+    if (optic_program_run(j->p, ctx, ti, 2, &to, 1) != OPTIC_OK) j->bad = 2;
+    for (int i = 0; i < DOT_M && !j->bad; i++) {
+      for (int n = 0; n < DOT_N && !j->bad; n++) {
+        float want = 0.0f;
+        for (int k = 0; k < DOT_K; k++) want += a[i * DOT_K + k] * b[k * DOT_N + n];
+        if (y[i * DOT_N + n] != want) j->bad = 3;
+      }
+    }
+  }
+  optic_exec_ctx_destroy(ctx);
+  return NULL;
+}
+
+/* A dot program on four contexts at once: 1-thread runs hold OpenBLAS to one
+ * thread (a counted, process-wide hold) while 2-thread teams call it inside
+ * their region; afterwards the OpenBLAS thread count is what it was. */
+static void concurrent_contexts_dot(void) {
+  optic_program_t *p = dot_program();
+  const int blas_threads = openblas_get_num_threads();
+  pthread_t th[4];
+  conc_job jobs[4];
+  for (int i = 0; i < 4; i++) {
+    jobs[i] = (conc_job){p, 1 + i % 2, i % 2, 0};
+    OT_CHECK(pthread_create(&th[i], NULL, conc_dot_main, &jobs[i]) == 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    OT_CHECK(jobs[i].bad == 0, "dot job %d (%d threads) failed (%d)", i, jobs[i].threads, jobs[i].bad);
+  }
+  OT_CHECK(openblas_get_num_threads() == blas_threads, "OpenBLAS threads %d after the runs, %d before",
+           openblas_get_num_threads(), blas_threads);
+  optic_program_destroy(p);
+}
+
 static void cleanup(void) {
   optic_module_destroy(M);
   M = NULL;
@@ -386,6 +454,7 @@ static const ot_case cases[] = {
     {"argument_checks", argument_checks}, {"while_cap", while_cap},   {"steady_state", steady_state},
     {"injected_failures", injected_failures}, {"profiler_events", profiler_events},
     {"profiler_events_split", profiler_events_split}, {"concurrent_contexts", concurrent_contexts},
+    {"concurrent_contexts_dot", concurrent_contexts_dot},
     {"cleanup", cleanup},
 };
 OT_MAIN(cases)
