@@ -9,8 +9,8 @@
 # OpenBLAS stays the OpenMP build the release links (libgomp-based). The
 # programs list libomp before libopenblas, so every omp_* and GOMP_* call of
 # OpenBLAS binds to libomp's GOMP-compatible entry points: one OpenMP runtime
-# is active, libgomp is loaded but never entered (the omp_runtime_single test
-# checks this with LD_DEBUG=bindings).
+# is active; libgomp is loaded (OpenBLAS needs it) and its constructor runs,
+# but nothing calls it (test race_one_openmp_runtime checks the bindings).
 if(NOT OPTIC_TSAN_OPENMP)
   return()
 endif()
@@ -24,7 +24,7 @@ endif()
 get_filename_component(_optic_omp_dir ${OpenMP_omp_LIBRARY} REALPATH)
 get_filename_component(_optic_omp_dir ${_optic_omp_dir} DIRECTORY)
 find_library(OPTIC_ARCHER_LIBRARY NAMES archer PATHS ${_optic_omp_dir} NO_DEFAULT_PATH)
-optic_require(OPTIC_ARCHER_LIBRARY "LLVM's Archer (libarcher.so beside ${OpenMP_omp_LIBRARY})" "libomp-dev")
+optic_require(OPTIC_ARCHER_LIBRARY "LLVM's Archer (libarcher.so beside ${OpenMP_omp_LIBRARY})" "libomp-14-dev")
 add_library(optic_archer INTERFACE)
 # --no-as-needed: nothing references libarcher; libomp finds its ompt_start_tool at run time.
 target_link_libraries(optic_archer INTERFACE "-Wl,--push-state,--no-as-needed" ${OPTIC_ARCHER_LIBRARY}
