@@ -106,6 +106,9 @@ typedef struct ew_prog {
  * message a caller must show: it is a lowering decision) when comp holds an
  * instruction that is not elementwise or an index map of a parameter. */
 optic_status ew_lower(const optic_module_t *m, optic_comp_id comp, size_t elements, ew_prog **out);
+/* Every UNSUPPORTED message of the lowering starts with this; a caller that
+ * shows the reason under its own context skips it. */
+#define EW_DECLINE_PREFIX "fused loop: "
 /* params_full: every parameter spans the domain (map and reducer
  * computations, whose scalar parameters become lanes of a block). */
 optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t elements, bool params_full,

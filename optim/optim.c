@@ -2,8 +2,10 @@
  * and the fixed block list a step walks. Creation and bookkeeping only; the
  * update itself is optim/step.c, export/import optim/state.c. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "core/shape_check.h"
 #include "optim/optim_internal.h"
 
 /* Grows *arr (elements of elem bytes, *cap of them) to hold need. */
@@ -79,11 +81,9 @@ optic_status optic_optim_add_group(optic_optim *opt, const optic_optim_hparams *
   size_t new_blocks = 0;
   for (size_t i = 0; i < count; i++) {
     size_t n;
-    optic_shape check;
-    if ((st = optic_shape_make(shapes[i].rank, shapes[i].dims, &check)) != OPTIC_OK ||
-        (st = optic_shape_elements(&check, &n)) != OPTIC_OK) {
-      return optic_fail(st, "%s: tensor %zu: %s", what, i, optic_last_error());
-    }
+    char context[64];
+    snprintf(context, sizeof context, "%s: tensor %zu", what, i);
+    if ((st = optic_shape_check(context, &shapes[i], &n)) != OPTIC_OK) return st;
     new_blocks += n == 0 ? 0 : (n + OPTIM_BLOCK_ELEMENTS - 1) / OPTIM_BLOCK_ELEMENTS;
   }
   const optic_allocator *a = opt->alloc;

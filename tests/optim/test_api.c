@@ -140,6 +140,28 @@ static void invalid_calls_are_rejected(void) {
   ot_tensors_free(&t);
 }
 
+/* A bad shape in add_group: the message says which tensor and what is wrong,
+ * once (the call wraps the shape check's reason with its own context). */
+static void bad_shapes_are_named_once(void) {
+  optic_optim *opt = NULL;
+  OT_EXPECT_OK(optic_optim_create(NULL, &opt));
+  optic_optim_hparams h = defaults(OPTIC_OPTIM_KIND_SGD, OPTIC_OPTIM_CONVENTION_DEFAULT);
+  optic_shape shapes[2] = {{.rank = 1, .dims = {4}}, {.rank = 2, .dims = {2, -3}}};
+  OT_EXPECT_STATUS(optic_optim_add_group(opt, &h, 2, shapes, NULL), OPTIC_ERR_INVALID_ARGUMENT);
+  const char *want = "optim_add_group: tensor 1: dim 1 is -3; dims must be >= 0";
+  OT_CHECK(strcmp(optic_last_error(), want) == 0, "got '%s', want '%s'", optic_last_error(), want);
+  shapes[1] = (optic_shape){.rank = 2, .dims = {1099511627776, 1099511627776}};
+  OT_EXPECT_STATUS(optic_optim_add_group(opt, &h, 2, shapes, NULL), OPTIC_ERR_OVERFLOW);
+  want = "optim_add_group: tensor 1: shape [1099511627776,1099511627776] has more than ";
+  OT_CHECK(strncmp(optic_last_error(), want, strlen(want)) == 0, "got '%s', want '%s...'", optic_last_error(), want);
+  shapes[1] = (optic_shape){.rank = 9};
+  OT_EXPECT_STATUS(optic_optim_add_group(opt, &h, 2, shapes, NULL), OPTIC_ERR_INVALID_ARGUMENT);
+  want = "optim_add_group: tensor 1: rank 9 is outside [0, 8]";
+  OT_CHECK(strcmp(optic_last_error(), want) == 0, "got '%s', want '%s'", optic_last_error(), want);
+  OT_CHECK(optic_optim_group_count(opt) == 0);
+  optic_optim_destroy(opt);
+}
+
 /* Copies of every parameter and state tensor, to check "untouched". */
 typedef struct snapshot {
   size_t count;
@@ -555,6 +577,7 @@ static const ot_case cases[] = {
     {"groups_edges", groups_edges},
     {"invalid_hyperparameters_are_rejected", invalid_hyperparameters_are_rejected},
     {"invalid_calls_are_rejected", invalid_calls_are_rejected},
+    {"bad_shapes_are_named_once", bad_shapes_are_named_once},
     {"nonfinite_gradients_skip_the_step", nonfinite_gradients_skip_the_step},
     {"export_import_continue_is_bitwise", export_import_continue_is_bitwise},
     {"schedules_match_closed_forms", schedules_match_closed_forms},
