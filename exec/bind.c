@@ -53,6 +53,8 @@ void exec_bound_destroy(exec_bound *b) {
   for (int32_t c = 0; b->seqs && c < b->n_comps; c++) seq_destroy(b->seqs[c]);
   free(b->seqs);
   free(b->param_leaf_base);
+  free(b->consts);
+  free(b->consts_max_hi);
   free(b);
 }
 
@@ -586,6 +588,7 @@ optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, 
   bind_ctx c = {b};
   exec_seq *entry;
   optic_status st = bind_seq(&c, b->entry, &entry);
+  if (st == OPTIC_OK) st = exec_bind_constants(b);
   if (st != OPTIC_OK) {
     exec_bound_destroy(b);
     return st;

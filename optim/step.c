@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/ranges.h"
 #include "kernels/binary.h"
 #include "optim/optim_internal.h"
 
@@ -244,11 +245,6 @@ static double global_grad_sq(optic_optim *opt, const optic_tensor *grads, int th
   return total;
 }
 
-static bool ranges_overlap(const void *a, const void *b, size_t bytes) {
-  const char *x = a, *y = b;
-  return bytes > 0 && x < y + bytes && y < x + bytes;
-}
-
 static optic_status check_args(const optic_optim *opt, const optic_tensor *params, const optic_tensor *grads,
                                size_t count) {
   const char *what = "optim_step";
@@ -283,7 +279,7 @@ static optic_status check_args(const optic_optim *opt, const optic_tensor *param
           return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: %s %zu (group %zu) has NULL data", what, role, ti, g);
         }
       }
-      if (ranges_overlap(params[ti].data, grads[ti].data, t->n * sizeof(float))) {
+      if (optic_ranges_overlap(params[ti].data, t->n * sizeof(float), grads[ti].data, t->n * sizeof(float))) {
         return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: param %zu and its grad overlap in memory", what, ti);
       }
     }
