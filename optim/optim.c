@@ -66,6 +66,7 @@ void optic_optim_destroy(optic_optim *opt) {
   optic_free(a, opt->groups, opt->group_cap * sizeof *opt->groups, 0);
   optic_free(a, opt->blocks, opt->block_cap * sizeof *opt->blocks, 0);
   optic_free(a, opt->ratios, opt->ratio_cap * sizeof *opt->ratios, 0);
+  optic_free(a, opt->ranges, opt->range_cap * sizeof *opt->ranges, 0);
   optic_free(a, opt, sizeof *opt, 0);
 }
 
@@ -93,7 +94,9 @@ optic_status optic_optim_add_group(optic_optim *opt, const optic_optim_hparams *
                  what)) != OPTIC_OK)
     return st;
   if ((st = grow(a, (void **)&opt->ratios, &opt->ratio_cap, opt->tensor_count + count, sizeof *opt->ratios, what)) !=
-      OPTIC_OK)
+          OPTIC_OK ||
+      (st = grow(a, (void **)&opt->ranges, &opt->range_cap, 2 * (opt->tensor_count + count), sizeof *opt->ranges,
+                 what)) != OPTIC_OK)
     return st;
   optim_tensor *ts = NULL;
   if (count > 0) {
