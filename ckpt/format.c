@@ -217,7 +217,8 @@ optic_status ckpt_parse_header(const char *what, const uint8_t *h, uint64_t file
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: absurd entry count %u (limit %u)", what, l->entry_count,
                       OPTIC_CKPT_MAX_ENTRIES);
   if (l->index_bytes < CKPT_HEADER_BYTES || l->index_bytes > CKPT_MAX_INDEX_BYTES)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: absurd index size %llu", what, (unsigned long long)l->index_bytes);
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: absurd index size %llu (a valid one is %u..%llu bytes)", what,
+                      (unsigned long long)l->index_bytes, CKPT_HEADER_BYTES, (unsigned long long)CKPT_MAX_INDEX_BYTES);
   uint64_t room = l->index_bytes - CKPT_HEADER_BYTES;
   if ((uint64_t)l->entry_count * CKPT_ENTRY_FIXED + (uint64_t)l->meta_count * CKPT_META_FIXED > room)
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: absurd counts: %u entries and %u metadata items cannot fit in an "

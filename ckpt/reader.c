@@ -118,8 +118,8 @@ static optic_status open_checked(optic_ckpt_reader_t *r) {
   st = ckpt_sha256(r->index, l->index_bytes, digest);
   if (st != OPTIC_OK) return st;
   if (memcmp(digest, l->root, sizeof digest) != 0)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: index SHA-256 mismatch (header, entry table or metadata damaged; "
-                      "bytes 0..%llu)", p, (unsigned long long)l->index_bytes);
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: index SHA-256 mismatch (header, entry table, metadata or chunk "
+                      "hashes damaged: bytes 0..%llu)", p, (unsigned long long)l->index_bytes);
   st = ckpt_parse_index(p, r->index, &r->layout, r->entries, r->meta, r->names, r->sorted);
   return st == OPTIC_OK ? check_chunk_table(r) : st;
 }
