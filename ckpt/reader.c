@@ -252,7 +252,8 @@ static optic_status entry_mismatch(const optic_ckpt_reader_t *r, const char *op,
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: %s: entry %zu '%s' SHA-256 mismatch%s", op, r->path, i, e->name, what);
   uint64_t from = e->offset + first * size, to = first + 1 == chunks ? e->offset + e->bytes : from + size;
   char more[64] = "";
-  if (bad > 1) snprintf(more, sizeof more, ", and %llu more chunk%s", (unsigned long long)(bad - 1), bad > 2 ? "s" : "");
+  if (bad > 1)
+    snprintf(more, sizeof more, ", and %llu more chunk%s", (unsigned long long)(bad - 1), bad > 2 ? "s" : "");
   return optic_fail(OPTIC_ERR_CORRUPT, "%s: %s: entry %zu '%s' SHA-256 mismatch in chunk %llu of %llu (data bytes "
                     "%llu..%llu damaged%s)%s", op, r->path, i, e->name, (unsigned long long)first,
                     (unsigned long long)chunks, (unsigned long long)from, (unsigned long long)to, more, what);
@@ -271,7 +272,8 @@ static optic_status compare_spans(const optic_ckpt_reader_t *r, const char *op, 
                                   const uint8_t (*chunks)[OPTIC_CKPT_DIGEST_BYTES], const char *what) {
   for (size_t i = 0; i < n; i++) {
     const ckpt_entry *e = &r->entries[spans[i].entry];
-    if (memcmp(digests[i], e->sha256, OPTIC_CKPT_DIGEST_BYTES) != 0) return entry_mismatch(r, op, spans[i].entry, chunks, what);
+    if (memcmp(digests[i], e->sha256, OPTIC_CKPT_DIGEST_BYTES) != 0)
+      return entry_mismatch(r, op, spans[i].entry, chunks, what);
     chunks += ckpt_chunks_of(spans[i].bytes, r->layout.chunk_log2);
   }
   return OPTIC_OK;
@@ -283,7 +285,8 @@ static optic_status read_entries(optic_ckpt_reader_t *r, ckpt_span *spans, size_
   uint8_t(*digests)[OPTIC_CKPT_DIGEST_BYTES] = malloc((n > 0 ? n : 1) * sizeof *digests);
   uint8_t(*chunks)[OPTIC_CKPT_DIGEST_BYTES] = malloc((size_t)(chunks_of_spans(r, spans, n) + 1) * sizeof *chunks);
   optic_status st = OPTIC_OK;
-  if (digests == NULL || chunks == NULL) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: no memory for %zu hashes", op, n);
+  if (digests == NULL || chunks == NULL)
+    st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: no memory for %zu hashes", op, n);
   ckpt_pass pass = {.mode = CKPT_PASS_READ, .io = r->io, .fd = r->fd, .out_fd = -1, .op = op, .path = r->path,
                     .chunk_log2 = r->layout.chunk_log2, .threads = r->threads, .nspans = n, .spans = spans,
                     .digests = digests, .chunk_digests = chunks};
