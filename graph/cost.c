@@ -97,56 +97,22 @@ static bool transpose_is_bitcast(const optic_instr *in, const optic_type *operan
   return true;
 }
 
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b, b = t;
-  }
-  return a;
-}
-
-/* XLA's valid(d): the (kernel index, output index) pairs of one spatial dim
- * whose input position lands on a real input element (padding and dilation
- * holes excluded). For each kernel index the valid outputs form an arithmetic
- * progression inside an interval, so this costs O(window x lhs_dilation). */
-static double conv_valid_pairs(int64_t in, int64_t k_size, int64_t out, int64_t stride, int64_t pad_lo, int64_t ldil,
-                               int64_t rdil) {
-  double total = 0;
-  int64_t last = (in - 1) * ldil; /* last real position in the dilated input */
-  if (in <= 0 || out <= 0) return 0;
-  for (int64_t k = 0; k < k_size; k++) {
-    int64_t c = k * rdil - pad_lo; /* X(o) = o * stride + c */
-    int64_t lo = c >= 0 ? 0 : (-c + stride - 1) / stride;
-    int64_t hi = last - c < 0 ? -1 : (last - c) / stride;
-    if (hi > out - 1) hi = out - 1;
-    if (lo > hi) continue;
-    int64_t first = -1;
-    for (int64_t o = lo; o <= hi && o < lo + ldil; o++) {
-      int64_t x = o * stride + c;
-      if (((x % ldil) + ldil) % ldil == 0) {
-        first = o;
-        break;
-      }
-    }
-    if (first < 0) continue;
-    int64_t period = ldil / gcd64(stride % ldil == 0 ? ldil : stride % ldil, ldil);
-    total += (double)((hi - first) / period + 1);
-  }
-  return total;
-}
-
-static double conv_flops(const optic_module_t *m, const optic_instr *in) {
+static optic_status conv_flops(const optic_module_t *m, const optic_instr *in, double *flops) {
   optic_conv_desc d;
   graph_conv_desc(m, in, &d);
   const optic_shape *out = &in->type.shape;
   double f = 2.0 * (double)(d.input.dims[d.dn.in_feature] / d.feature_group_count) *
              (double)out->dims[d.dn.out_feature] * (double)(d.input.dims[d.dn.in_batch] / d.batch_group_count);
   for (int32_t s = 0; s < d.dn.nspatial; s++) {
-    f *= conv_valid_pairs(d.input.dims[d.dn.in_spatial[s]], d.kernel.dims[d.dn.k_spatial[s]],
-                          out->dims[d.dn.out_spatial[s]], d.stride[s], d.pad_lo[s], d.lhs_dilation[s],
-                          d.rhs_dilation[s]);
+    double valid;
+    optic_status st = graph_conv_valid_pairs(d.input.dims[d.dn.in_spatial[s]], d.kernel.dims[d.dn.k_spatial[s]],
+                                             out->dims[d.dn.out_spatial[s]], d.stride[s], d.pad_lo[s],
+                                             d.lhs_dilation[s], d.rhs_dilation[s], &valid);
+    if (st != OPTIC_OK) return st;
+    f *= valid;
   }
-  return f;
+  *flops = f;
+  return OPTIC_OK;
 }
 
 static optic_status node_cost(const optic_module_t *m, const optic_instr *in, int depth, optic_cost *out) {
@@ -221,9 +187,8 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
       return OPTIC_OK;
     }
     case OPTIC_OP_CONVOLUTION:
-      out->flops = conv_flops(m, in);
       out->bytes_accessed = default_bytes(m, in);
-      return OPTIC_OK;
+      return conv_flops(m, in, &out->flops);
     case OPTIC_OP_FUSION:
       out->flops = sub.flops;
       out->transcendentals = sub.transcendentals;

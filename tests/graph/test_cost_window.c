@@ -1,0 +1,137 @@
+/* Window counts of the cost model in closed form: XLA's convolution
+ * valid(d) (graph/cost_window.c) against a literal transcription of XLA's
+ * pair loop on a random sweep, hand-counted huge windows, and the time a
+ * cost query on a huge window takes (it must not grow with the window). */
+#include <time.h>
+
+#include <optic/optic.h>
+
+#include "graph/internal.h"
+#include "tests/harness.h"
+
+/* XLA's GetConvolutionFlops inner loop, one dimension: every (kernel,
+ * output) pair, C division toward zero as XLA does. */
+static double xla_loop(int64_t in, int64_t k, int64_t out, int64_t stride, int64_t lo, int64_t ldil, int64_t rdil) {
+  double n = 0;
+  for (int64_t j = 0; j < k; j++) {
+    for (int64_t o = 0; o < out; o++) {
+      int64_t u = o * stride - lo + j * rdil;
+      int64_t q = ldil > 1 ? u / ldil : u;
+      if (u != q * ldil) continue;
+      if (q < 0 || q >= in) continue;
+      n++;
+    }
+  }
+  return n;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+static int64_t pick(int64_t lo, int64_t hi) { /* uniform-ish in [lo, hi] (xorshift) */
+  rng_state ^= rng_state << 13, rng_state ^= rng_state >> 7, rng_state ^= rng_state << 17;
+  return lo + (int64_t)(rng_state % (uint64_t)(hi - lo + 1));
+}
+
+static void random_sweep_matches_xla_loop(void) {
+  int bad = 0;
+  for (int i = 0; i < 20000 && bad < 5; i++) {
+    /* output sizes are free here (not derived from the pads), so the sweep
+     * also covers intervals clipped by the output range at either end */
+    int64_t in = pick(1, 12), k = pick(1, 14), out = pick(1, 14), stride = pick(1, 6), lo = pick(-25, 25);
+    int64_t ldil = pick(1, 6), rdil = pick(1, 6);
+    if (i % 4 == 0) in = pick(1, 60), k = pick(1, 60), out = pick(1, 60);
+    double got = -1, want = xla_loop(in, k, out, stride, lo, ldil, rdil);
+    OT_EXPECT_OK(graph_conv_valid_pairs(in, k, out, stride, lo, ldil, rdil, &got));
+    if (got != want) {
+      bad++;
+      OT_CHECK(got == want, "in %lld k %lld out %lld stride %lld pad_lo %lld ldil %lld rdil %lld: %.0f, XLA's loop %.0f",
+               (long long)in, (long long)k, (long long)out, (long long)stride, (long long)lo, (long long)ldil,
+               (long long)rdil, got, want);
+    }
+  }
+}
+
+/* Large strides, pads and dilations with small counts: still the loop's value. */
+static void large_parameters_match_xla_loop(void) {
+  int64_t big = INT64_C(1) << 40;
+  int64_t cases[][7] = {
+      {3, 5, 7, big, 0, 1, 1},           {3, 5, 7, 1, -big, 1, 1},       {3, 5, 7, 1, big, 1, 1},
+      {9, 40, 50, 3, 30, big, 1},        {9, 40, 50, big - 1, 5, 7, big}, {2, 2, 2, big, big - 1, big, big},
+      {1000, 300, 900, 7, 123, 5, 11},   {17, 1, 1, 1, 0, big, big},     {5, 800, 900, 1, 799, 1, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int64_t *c = cases[i];
+    double got = -1, want = xla_loop(c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
+    OT_EXPECT_OK(graph_conv_valid_pairs(c[0], c[1], c[2], c[3], c[4], c[5], c[6], &got));
+    OT_CHECK(got == want, "case %zu: %.0f, XLA's loop %.0f", i, got, want);
+  }
+}
+
+/* Windows far too long to loop over, counted by hand. */
+static void huge_windows_by_hand(void) {
+  const int64_t n = INT64_C(1) << 20, t = INT64_C(1) << 40;
+  double v = -1;
+  /* "Full" convolution: in = window = N, stride 1, pads N-1 on both sides,
+   * out = 2N-1. For kernel index k the outputs o with 0 <= o + k - (N-1) <= N-1
+   * are N consecutive ones inside [0, 2N-2]: N x N = 2^40 pairs. */
+  OT_EXPECT_OK(graph_conv_valid_pairs(n, n, 2 * n - 1, 1, n - 1, 1, 1, &v));
+  OT_CHECK(v == (double)n * (double)n, "full conv: %.0f", v);
+  /* XLA's second shortcut: in = 1, window = out = 2^40, pads 2^40-1: each
+   * output sees the one input element through exactly one kernel index, so
+   * valid = out = 2^40. */
+  OT_EXPECT_OK(graph_conv_valid_pairs(1, t, t, 1, t - 1, 1, 1, &v));
+  OT_CHECK(v == (double)t, "single input: %.0f", v);
+  /* XLA's first shortcut: in = out = window = base_dilation = 2^40,
+   * stride 2^40-1, no padding: valid = in = 2^40. */
+  OT_EXPECT_OK(graph_conv_valid_pairs(t, t, t, t - 1, 0, t, 1, &v));
+  OT_CHECK(v == (double)t, "dilated input: %.0f", v);
+  /* Window 2^39 with window dilation 2 over in = N = 2^20, out N, no
+   * padding: y = o + 2k must lie in [0, N-1], so kernel index k < N/2 pairs
+   * with the N - 2k outputs o <= N-1-2k, and larger k with none:
+   * sum_{k<N/2} (N - 2k) = N^2/2 - (N/2)(N/2 - 1) = N^2/4 + N/2. */
+  OT_EXPECT_OK(graph_conv_valid_pairs(n, t / 2, n, 1, 0, 1, 2, &v));
+  OT_CHECK(v == (double)n * n / 4 + n / 2, "dilated window: %.0f", v);
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A convolution with a 2^40-long window (the kernel is a parameter, so
+ * nothing is allocated) costs in well under a second; before the closed
+ * form this query looped over every window position (over ten minutes). */
+static void huge_window_conv_costs_fast(void) {
+  optic_module_t *m;
+  optic_comp_id c;
+  OT_EXPECT_OK(optic_module_create("huge", &m));
+  OT_EXPECT_OK(optic_module_add_computation(m, "main", &c));
+  const int64_t w = INT64_C(1) << 40;
+  optic_shape sx = {.rank = 3, .dims = {1, w, 2}}, sk = {.rank = 3, .dims = {w, 2, 3}};
+  optic_type tx = optic_type_array(OPTIC_F32, &sx), tk = optic_type_array(OPTIC_F32, &sk);
+  optic_node_id x, k, y;
+  OT_EXPECT_OK(optic_graph_parameter(m, c, 0, &tx, NULL, &x));
+  OT_EXPECT_OK(optic_graph_parameter(m, c, 1, &tk, NULL, &k));
+  optic_window_dim wd = {.size = w, .stride = 1, .pad_low = w - 1, .pad_high = w - 1, .base_dilation = 1,
+                         .window_dilation = 1};
+  OT_EXPECT_OK(optic_graph_convolution(m, c, x, k, "b0f_0io->b0f", &wd, 1, 1, NULL, &y));
+  double t0 = now();
+  optic_cost cost;
+  OT_EXPECT_OK(optic_node_cost(m, y, &cost));
+  double secs = now() - t0;
+  /* valid = w^2 (the full convolution above); flops = 2 x C_in 2 x C_out 3
+   * x N 1 x w^2 = 12 x 2^80; bytes = 4 x (in 2^41 + kernel 6 x 2^40 + out
+   * 3 x (2^41 - 1)) */
+  OT_CHECK(cost.flops == 12.0 * 0x1p80, "flops %g", cost.flops);
+  OT_CHECK(cost.bytes_accessed == 4.0 * (0x1p41 + 6 * 0x1p40 + 3 * (0x1p41 - 1)), "bytes %g", cost.bytes_accessed);
+  OT_CHECK(secs < 0.5, "cost of a 2^40-long window took %.3f s", secs);
+  optic_module_destroy(m);
+}
+
+static const ot_case cases[] = {
+    {"random_sweep_matches_xla_loop", random_sweep_matches_xla_loop},
+    {"large_parameters_match_xla_loop", large_parameters_match_xla_loop},
+    {"huge_windows_by_hand", huge_windows_by_hand},
+    {"huge_window_conv_costs_fast", huge_window_conv_costs_fast},
+};
+OT_MAIN(cases)
