@@ -55,9 +55,13 @@ static double default_bytes(const optic_module_t *m, const optic_instr *in) {
   return b;
 }
 
-/* XLA's FusionParameterReadBytes: what reading fused parameter p costs,
- * from how its users inside the fusion read it. */
-static double fusion_parameter_read_bytes(const optic_module_t *m, const optic_instr *p) {
+/* XLA's FusionParameterReadBytes: what reading fused parameter (or, for a
+ * tuple parameter, get-tuple-element) p costs, from how its users inside the
+ * fusion read it: a slice reads its output, each broadcast or reshape reads
+ * all of p, a nested fusion reads what its own parameter reads, and all
+ * other users share one read of p. */
+static double fusion_parameter_read_bytes(const optic_module_t *m, const optic_instr *p, optic_node_id p_id,
+                                          int depth) {
   double size = size_of(&p->type), bytes = 0;
   bool shared_read = false;
   for (int32_t u = 0; u < p->n_users; u++) {
@@ -66,19 +70,65 @@ static double fusion_parameter_read_bytes(const optic_module_t *m, const optic_i
       case OPTIC_OP_SLICE: bytes += size_of(&user->type); break;
       case OPTIC_OP_BROADCAST:
       case OPTIC_OP_RESHAPE: bytes += size; break;
+      case OPTIC_OP_FUSION:
+        if (depth < MAX_CALL_DEPTH) {
+          const optic_computation *inner = &m->comps[user->calls[0]];
+          for (int32_t k = 0; k < user->n_operands && k < inner->n_params; k++) {
+            const optic_instr *q = graph_instr(m, inner->params[k]);
+            if (user->operands[k] == p_id && q != NULL)
+              bytes += fusion_parameter_read_bytes(m, q, inner->params[k], depth + 1);
+          }
+          break;
+        }
+        shared_read = true;
+        break;
       default: shared_read = true; break;
     }
   }
   return bytes + (shared_read ? size : 0);
 }
 
+/* The get-tuple-element user of x that takes element index, or x itself
+ * when there is none (XLA's walk in HandleFusion keeps its place then). */
+static optic_node_id gte_user(const optic_module_t *m, optic_node_id x, int64_t index) {
+  const optic_instr *in = graph_instr(m, x);
+  for (int32_t u = 0; u < in->n_users; u++) {
+    const optic_instr *user = graph_instr(m, in->users[u]);
+    if (user->op == OPTIC_OP_GET_TUPLE_ELEMENT && user->ints[0] == index) return in->users[u];
+  }
+  return x;
+}
+
+/* A tuple parameter reads, per array leaf of its type, what the chain of
+ * get-tuple-elements down to that leaf reads (XLA: GetLeafShapes, then
+ * FusionParameterReadBytes of the leaf's get-tuple-element). path holds the
+ * leaf's index so far. */
+static double tuple_parameter_read_bytes(const optic_module_t *m, optic_node_id param, const optic_type *t,
+                                         int64_t *path, int32_t depth) {
+  if (!optic_type_is_tuple(t)) {
+    optic_node_id at = param;
+    for (int32_t i = 0; i < depth; i++) at = gte_user(m, at, path[i]);
+    return fusion_parameter_read_bytes(m, graph_instr(m, at), at, 0);
+  }
+  double b = 0;
+  for (int32_t i = 0; i < t->tuple_size && depth < MAX_CALL_DEPTH; i++) {
+    path[depth] = i;
+    b += tuple_parameter_read_bytes(m, param, &t->elements[i], path, depth + 1);
+  }
+  return b;
+}
+
 static optic_status fusion_bytes(const optic_module_t *m, const optic_instr *in, double *bytes) {
   const optic_computation *f = &m->comps[in->calls[0]];
   double b = leaf_bytes(&in->type);
+  int64_t path[MAX_CALL_DEPTH];
   for (int32_t i = 0; i < f->n_instrs; i++) {
     const optic_instr *x = graph_instr(m, f->instrs[i]);
     if (x == NULL) continue;
-    if (x->op == OPTIC_OP_PARAMETER) b += fusion_parameter_read_bytes(m, x);
+    if (x->op == OPTIC_OP_PARAMETER) {
+      b += optic_type_is_tuple(&x->type) ? tuple_parameter_read_bytes(m, f->instrs[i], &x->type, path, 0)
+                                         : fusion_parameter_read_bytes(m, x, f->instrs[i], 0);
+    }
     if (x->op == OPTIC_OP_CONSTANT && elements(&x->type) > 1) b += size_of(&x->type);
   }
   *bytes = b;
@@ -113,6 +163,32 @@ static optic_status conv_flops(const optic_module_t *m, const optic_instr *in, d
   }
   *flops = f;
   return OPTIC_OK;
+}
+
+/* How many times a reduce-window applies its computation, by XLA's
+ * HandleReduceWindow: (window elements - 1) x output elements, except for a
+ * window that is a reduce followed by a broadcast along one dimension d
+ * (the only dimension with size > 1 and the only padded one, pads
+ * n-1 on both sides and size 2n-1, n = output dim d, array result), which
+ * XLA counts as output elements / n + n - 1. Window fields per dim: size,
+ * stride, pad_low, pad_high, base dilation, window dilation, reversal. */
+static double reduce_window_count(const optic_instr *in) {
+  int32_t rank = in->n_ints / 7, reducing = 0, padded = 0, found = -1;
+  double window = 1;
+  for (int32_t d = 0; d < rank; d++) {
+    const int64_t *w = &in->ints[7 * d];
+    window *= (double)w[0];
+    reducing += w[0] != 1;
+    padded += w[2] != 0 || w[3] != 0;
+    if (found < 0 && w[0] != 1 && w[2] != 0 && w[2] == w[3] && w[0] == 2 * w[2] + 1) found = d;
+  }
+  bool array = !optic_type_is_tuple(&in->type);
+  double outs = elements(array ? &in->type : &in->type.elements[0]);
+  if (reducing == 1 && padded == 1 && array && found >= 0 && in->ints[7 * found + 2] == in->type.shape.dims[found] - 1) {
+    double n = (double)in->type.shape.dims[found];
+    return outs / n + (n - 1);
+  }
+  return (window - 1) * outs;
 }
 
 static optic_status node_cost(const optic_module_t *m, const optic_instr *in, int depth, optic_cost *out) {
@@ -153,11 +229,9 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
       return OPTIC_OK;
     }
     case OPTIC_OP_REDUCE_WINDOW: {
-      double window = 1;
-      for (int32_t d = 0; d < in->n_ints / 7; d++) window *= (double)in->ints[7 * d];
-      double outs = optic_type_is_tuple(&in->type) ? elements(&in->type.elements[0]) : out_elems;
-      out->flops = sub.flops * (window - 1) * outs;
-      out->transcendentals = sub.transcendentals * (window - 1) * outs;
+      double n = reduce_window_count(in);
+      out->flops = sub.flops * n;
+      out->transcendentals = sub.transcendentals * n;
       out->bytes_accessed = default_bytes(m, in);
       return OPTIC_OK;
     }
