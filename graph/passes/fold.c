@@ -35,6 +35,8 @@ typedef struct fold_ctx {
   int32_t cap_args;
   int32_t *readers; /* by node id: see reader_count */
   int32_t cap_readers;
+  signed char *loops; /* by computation id: comp_loop_depth, -2 unknown */
+  int32_t cap_loops;
   bool added;
 } fold_ctx;
 
@@ -95,6 +97,45 @@ static void drop_reads(fold_ctx *cx, const optic_instr *in) {
   }
 }
 
+/* How deeply while loops nest in what in runs: 1 for a while whose body
+ * and condition hold none, plus the nesting inside any computation it
+ * calls (transitively); -1 past MAX_LOOP_SCAN_DEPTH calls (or a cycle).
+ * Remembered per computation for the run. */
+#define MAX_LOOP_SCAN_DEPTH 64
+static int comp_loop_depth(fold_ctx *cx, optic_comp_id c, int depth);
+static int loop_depth(fold_ctx *cx, const optic_instr *in, int depth) {
+  int inner = 0;
+  for (int32_t k = 0; k < in->n_calls; k++) {
+    int d = comp_loop_depth(cx, in->calls[k], depth + 1);
+    if (d < 0) return -1;
+    if (d > inner) inner = d;
+  }
+  return inner + (in->op == OPTIC_OP_WHILE);
+}
+
+static int comp_loop_depth(fold_ctx *cx, optic_comp_id c, int depth) {
+  if (depth > MAX_LOOP_SCAN_DEPTH) return -1;
+  if (c >= cx->cap_loops) {
+    int32_t cap = cx->m->n_comps > c ? cx->m->n_comps : c + 1;
+    signed char *grown = realloc(cx->loops, (size_t)cap);
+    if (grown == NULL) return -1; /* not folded: never an error */
+    memset(grown + cx->cap_loops, -2, (size_t)(cap - cx->cap_loops));
+    cx->loops = grown, cx->cap_loops = cap;
+  }
+  if (cx->loops[c] != -2) return cx->loops[c]; /* -1 stays -1 */
+  int best = 0;
+  const optic_computation *comp = &cx->m->comps[c];
+  for (int32_t i = 0; i < comp->n_instrs && best >= 0; i++) {
+    const optic_instr *x = graph_instr(cx->m, comp->instrs[i]);
+    if (x == NULL || x->n_calls == 0) continue;
+    int d = loop_depth(cx, x, depth);
+    best = d < 0 ? -1 : d > best ? d : best;
+  }
+  cx->counts->work += comp->n_instrs;
+  cx->loops[c] = (signed char)(best > 100 ? 100 : best);
+  return cx->loops[c];
+}
+
 /* What evaluating in costs the reference evaluator, in the units of XLA's
  * counts: XLA's flops + transcendentals + bytes, except where the evaluator
  * visits more than XLA counts: a reduce-window applies its computation at
@@ -102,6 +143,11 @@ static void drop_reads(fold_ctx *cx, const optic_instr *in) {
  * convolution visits every kernel tap of every output. */
 static double evaluation_work(fold_ctx *cx, const optic_instr *in, const optic_cost *cost) {
   double work = cost->flops + cost->transcendentals + cost->bytes_accessed;
+  /* XLA counts a while loop's body once; the evaluator may run it up to
+   * FOLD_MAX_WHILE_ITERATIONS times, per level of loop nesting */
+  int loops = loop_depth(cx, in, 0);
+  if (loops < 0) return INFINITY;
+  for (int i = 0; i < loops; i++) work *= FOLD_MAX_WHILE_ITERATIONS;
   size_t n = 0;
   if (in->op == OPTIC_OP_REDUCE_WINDOW) {
     optic_cost sub;
@@ -240,5 +286,6 @@ optic_status pass_fold(optic_module_t *m, const pass_liveness *l, const optic_op
   }
   free(cx.args);
   free(cx.readers);
+  free(cx.loops);
   return st;
 }

@@ -1,7 +1,8 @@
-/* Window counts of the cost model in closed form: XLA's convolution
- * valid(d) (graph/cost_window.c) against a literal transcription of XLA's
- * pair loop on a random sweep, hand-counted huge windows, and the time a
- * cost query on a huge window takes (it must not grow with the window). */
+/* A cost query's time follows the module's size, not its tensors' sizes
+ * or its call paths: XLA's convolution valid(d) in closed form
+ * (graph/cost_window.c) against a literal transcription of XLA's pair loop
+ * on a random sweep, hand-counted huge windows, the time a cost query on a
+ * huge window takes, and a callee reached by 2^40 call paths. */
 #include <time.h>
 
 #include <optic/optic.h>
@@ -128,10 +129,53 @@ static void huge_window_conv_costs_fast(void) {
   optic_module_destroy(m);
 }
 
+/* 41 computations, each calling the next twice: 2^40 paths to the last.
+ * A query visits each computation once: c40 = negate (4 flops, 32 bytes);
+ * c_i = two calls of c_{i+1} + an add (4 flops, 48 bytes), so
+ * flops(i) = 2 flops(i+1) + 4 = 8 x 2^(40-i) - 4 and bytes(i) =
+ * 80 x 2^(40-i) - 48: at the entry's call, 8 x 2^40 - 4 and 80 x 2^40 - 48. */
+static void shared_callees_cost_once(void) {
+  optic_module_t *m;
+  optic_comp_id entry, next = -1;
+  OT_EXPECT_OK(optic_module_create("nest", &m));
+  OT_EXPECT_OK(optic_module_add_computation(m, "main", &entry));
+  optic_shape s4 = {.rank = 1, .dims = {4}};
+  optic_type t4 = optic_type_array(OPTIC_F32, &s4);
+  for (int i = 40; i >= 0; i--) {
+    char name[16];
+    snprintf(name, sizeof name, "c%d", i);
+    optic_comp_id c;
+    optic_node_id x, a, b, y;
+    OT_EXPECT_OK(optic_module_add_computation(m, name, &c));
+    OT_EXPECT_OK(optic_graph_parameter(m, c, 0, &t4, NULL, &x));
+    if (i == 40) {
+      OT_EXPECT_OK(optic_graph_unary(m, c, OPTIC_OP_NEGATE, x, NULL, &y));
+    } else {
+      OT_EXPECT_OK(optic_graph_call(m, c, next, &x, 1, NULL, &a));
+      OT_EXPECT_OK(optic_graph_call(m, c, next, &a, 1, NULL, &b));
+      OT_EXPECT_OK(optic_graph_binary(m, c, OPTIC_OP_ADD, a, b, NULL, &y));
+    }
+    OT_EXPECT_OK(optic_computation_set_root(m, c, y));
+    next = c;
+  }
+  optic_node_id p, r;
+  OT_EXPECT_OK(optic_graph_parameter(m, entry, 0, &t4, NULL, &p));
+  OT_EXPECT_OK(optic_graph_call(m, entry, next, &p, 1, NULL, &r));
+  double t0 = now();
+  optic_cost cost;
+  OT_EXPECT_OK(optic_node_cost(m, r, &cost));
+  double secs = now() - t0;
+  OT_CHECK(cost.flops == 8 * 0x1p40 - 4 && cost.bytes_accessed == 80 * 0x1p40 - 48, "flops %.0f bytes %.0f",
+           cost.flops, cost.bytes_accessed);
+  OT_CHECK(secs < 0.5, "took %.3f s", secs);
+  optic_module_destroy(m);
+}
+
 static const ot_case cases[] = {
     {"random_sweep_matches_xla_loop", random_sweep_matches_xla_loop},
     {"large_parameters_match_xla_loop", large_parameters_match_xla_loop},
     {"huge_windows_by_hand", huge_windows_by_hand},
     {"huge_window_conv_costs_fast", huge_window_conv_costs_fast},
+    {"shared_callees_cost_once", shared_callees_cost_once},
 };
 OT_MAIN(cases)

@@ -299,6 +299,38 @@ static void calls_errors_and_effects(void) {
   optic_module_destroy(f.m);
 }
 
+/* The budget counts a while loop's body up to 1,024 times per level of
+ * nesting (XLA's cost counts it once): a loop of 10 scalar iterations folds,
+ * the same loop run by the body of another loop (up to 1024 x 1024 inner
+ * runs for the budget) does not under the default cap, and does under a
+ * cap 1024 times larger. */
+static void nested_loops_count_their_iterations(void) {
+  for (int big_cap = 0; big_cap < 2; big_cap++) {
+    fixture f = fx_setup();
+    optic_comp_id body = loop_comp(&f, "body", false, 0), cond = loop_comp(&f, "cond", true, 10);
+    optic_comp_id outer_body, outer_cond = loop_comp(&f, "outer_cond", true, 3);
+    BUILD(optic_module_add_computation(f.m, "outer_body", &outer_body));
+    optic_node_id x = fx_param(&f, outer_body, 0, OPTIC_S32, 0, NULL), inner;
+    BUILD(optic_graph_while(f.m, outer_body, x, cond, body, NULL, &inner));
+    BUILD(optic_computation_set_root(f.m, outer_body, fx_bin(&f, outer_body, OPTIC_OP_ADD, inner, x)));
+    optic_node_id zero = fx_scalar(&f, f.main, OPTIC_S32, 0), w;
+    BUILD(optic_graph_while(f.m, f.main, zero, outer_cond, outer_body, NULL, &w));
+    BUILD(optic_computation_set_root(f.m, f.main, w));
+    optic_optimize_options o = fold_opts(ONLY(FOLD), big_cap ? INT64_C(1) << 30 : 0);
+    OT_EXPECT_OK(optic_graph_optimize(f.m, &o, NULL));
+    optic_node_id root = optic_computation_root(f.m, f.main);
+    if (big_cap) {
+      /* x: 0 -> 10 + 0 = 10 (10 < 3 is false: done) */
+      OT_CHECK(optic_node_opcode(f.m, root) == OPTIC_OP_CONSTANT &&
+                   *(const int32_t *)optic_node_constant_data(f.m, root, NULL) == 10,
+               "1 GiB cap: the nested loop folds");
+    } else {
+      OT_CHECK(root == w, "default cap: the nested loop stays");
+    }
+    optic_module_destroy(f.m);
+  }
+}
+
 /* Integer and pred semantics are the evaluator's: s32 x / 0 = -1, wrapping
  * add, compare and select fold too. */
 static void integers_and_pred(void) {
@@ -380,6 +412,7 @@ static const ot_case cases[] = {
     {"older_options_get_the_default_cap", older_options_get_the_default_cap},
     {"work_budget", work_budget},
     {"calls_errors_and_effects", calls_errors_and_effects},
+    {"nested_loops_count_their_iterations", nested_loops_count_their_iterations},
     {"integers_and_pred", integers_and_pred},
     {"inside_callee", inside_callee},
     {"deterministic", deterministic},
