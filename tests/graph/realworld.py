@@ -50,6 +50,7 @@ EXPECTS = ("run", "cost") + tuple("refused-" + s for s in STAGES)
 SIZES = ("small", "large")
 TOL = {"f64": (1e-10, 1e-12), "f32": (1e-4, 1e-5), "f16": (4e-3, 2e-3), "bf16": (3.2e-2, 1.6e-2)}
 FLOATS = ("f64", "f32", "f16", "bf16")
+SLOW_SECONDS = 15.0
 INTS = ("pred", "s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64")
 
 
@@ -109,9 +110,11 @@ def compare_output(i, a, e):
     if a.get("shape") != e.get("shape") or a.get("dtype") != e.get("dtype"):
         return "output %d: runtime %s%s, evaluator %s%s" % (i, a.get("dtype"), a.get("shape"), e.get("dtype"),
                                                             e.get("shape"))
+    if len(a["data"]) != len(e["data"]) or len(e["data"]) != math.prod(e["shape"]):
+        return "output %d: %d and %d elements for shape %s" % (i, len(a["data"]), len(e["data"]), e["shape"])
+    if a["data"] == e["data"]:  # identical (the common case; also NaN and inf, printed as strings)
+        return None
     da, de = [value(x) for x in a["data"]], [value(x) for x in e["data"]]
-    if len(da) != len(de) or len(de) != math.prod(e["shape"]):
-        return "output %d: %d and %d elements for shape %s" % (i, len(da), len(de), e["shape"])
     dtype = e["dtype"]
     if dtype in INTS:
         for k, (x, y) in enumerate(zip(da, de)):
@@ -295,12 +298,16 @@ def main(argv):
         if not os.path.isfile(os.path.join(args.data, line.file)):
             continue
         path = os.path.join(args.data, line.file)
+        began = time.monotonic()
+        # may_run: a refused small line that gets past its stage is run too, to say what to write.
         out = probe(args.optic, path, line.size == "small" and line.expect != "cost", args)
-        # A refused small line that now gets past its stage: see how far it goes.
+        took = time.monotonic() - began
         complaint = verdict(line, out)
-        took = sum(out.seconds.values())
         print("%-4s %-48s %-16s %6.2fs  %s" % ("ok" if complaint is None else "FAIL", line.file, line.expect, took,
                                             describe(out)))
+        if took > SLOW_SECONDS:
+            print("     slow (%s): if this is usual, mark line %d 'large' (cost only)" % (
+                ", ".join("%s %.1fs" % kv for kv in out.seconds.items()), line.number))
         if complaint:
             print("     %s:%d: %s" % (os.path.basename(manifest), line.number, complaint))
             print("     reproduce: %s %s %s --seed %d --only %s" % (sys.executable, os.path.abspath(__file__),
