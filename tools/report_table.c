@@ -81,7 +81,16 @@ static void print_header(const report *r, const columns *c, FILE *out) {
 static void print_case(const report *r, const columns *col, const report_case *c, FILE *out) {
   int len = shown_len(r, c->name);
   if (len > col->name) {
-    fprintf(out, "%.*s\n%-*s", len, c->name, col->name, "");
+    /* A name wider than the table breaks after a '/'. */
+    const char *p = c->name;
+    while (!r->wide && len > TABLE_COLUMNS) {
+      int cut = TABLE_COLUMNS;
+      while (cut > 1 && p[cut - 1] != '/') cut--;
+      if (cut <= 1) cut = TABLE_COLUMNS;
+      fprintf(out, "%.*s\n", cut, p);
+      p += cut, len -= cut;
+    }
+    fprintf(out, "%.*s\n%-*s", len, p, col->name, "");
   } else {
     fprintf(out, "%-*.*s", col->name, len, c->name);
   }
