@@ -554,6 +554,7 @@ int optic_cmd_report(int argc, char **argv) {
     optic_jv_free(spec);
     return fail_exit("reading the run", st);
   }
+  if (o.input) report_take_run_facts(&r, run); /* re-rendering a report: its run's facts */
   if (have_mpi) {
     optic_jv *extra = NULL;
     if ((st = optic_json_parse_file(mpi_path, &popt, &extra)) == OPTIC_OK) st = report_merge_run(run, extra);

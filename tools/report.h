@@ -193,6 +193,9 @@ void report_print(const report *r, FILE *out);
 /* Google Benchmark's JSON with context.optic added (machine, ISA, OpenBLAS
  * core, versions, how the run was made, cases, ratios, summary). */
 optic_status report_write_json(const report *r, const char *path);
+/* For --input of an earlier report.json: the facts of the run that made it
+ * (context.optic.run: mode, filter, repetitions, filtered), when present. */
+void report_take_run_facts(report *r, const optic_jv *run);
 /* Self-contained HTML with inline SVG plots. */
 optic_status report_write_html(const report *r, const char *path);
 

@@ -59,6 +59,8 @@ static void write_optic(optic_json *j, const report *r) {
   key_str(j, "bench", r->bench);
   key_str(j, "ratios_file", r->ratios_file);
   key_str(j, "clock", r->cpu_clock ? "cpu" : "wall");
+  optic_json_key(j, "filtered");
+  optic_json_bool(j, r->filtered);
   key_num(j, "seconds", r->seconds);
   optic_json_end_object(j);
 
@@ -148,6 +150,19 @@ static void write_optic(optic_json *j, const report *r) {
   }
   optic_json_end_object(j);
   optic_json_end_object(j);
+}
+
+void report_take_run_facts(report *r, const optic_jv *run) {
+  const optic_jv *facts = optic_jv_get(optic_jv_get(optic_jv_get(run, "context"), "optic"), "run");
+  if (!facts || facts->kind != OPTIC_JV_OBJECT) return;
+  double reps;
+  snprintf(r->mode, sizeof r->mode, "%s", optic_jv_get_str(facts, "mode", r->mode));
+  char filter[sizeof r->filter];
+  snprintf(filter, sizeof filter, "%s", optic_jv_get_str(facts, "filter", r->filter));
+  memcpy(r->filter, filter, sizeof filter);
+  if (optic_jv_get_num(facts, "repetitions", &reps) && reps >= 1 && reps <= 1000) r->repetitions = (int)reps;
+  const optic_jv *f = optic_jv_get(facts, "filtered");
+  if (f && f->kind == OPTIC_JV_BOOL) r->filtered = f->boolean;
 }
 
 optic_status report_write_json(const report *r, const char *path) {

@@ -195,6 +195,12 @@ def quick_run(optic, bench, src, out, machine, ratios):
           and ("%d bars not decided" % s.get("not_run", -1)) in p.stdout,
           "the others are counted as not decided (%s), not MISSING" % s.get("not_run"), p.stdout[-400:])
     check(all(r.get("listed") == (r["name"] in decidable) for r in o["ratios"]), "report.json marks the listed bars")
+    p2 = run([optic, "report", "--input", os.path.join(d, "report.json"), "--machine", machine, "--out-dir",
+              os.path.join(out, "rerender")])
+    again = re.findall(r"^  (?:PASS|FAIL|INFO|N/A|MISSING) +\S+  .{13}  (\S+)$", p2.stdout, re.M)
+    check(p2.returncode == 0 and sorted(again) == sorted(decidable) and "mode quick, 2 repetition(s)" in
+          open(os.path.join(out, "rerender", "report.html"), encoding="utf-8").read(),
+          "re-rendering the report (--input) keeps its run's mode, repetitions and filtered listing", again)
     html = html_checks(os.path.join(d, "report.html"), "quick run HTML")
     rows = re.findall(r"<tr class=\"(?:fail)?\"><td class=\"n\">", html)
     check(len(rows) == len(decidable), "the HTML ratio table lists the same bars (%d)" % len(rows))
