@@ -506,7 +506,7 @@ optic_status report_write_html(const report *r, const char *path) {
                           "body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em}\n"
                           "table{border-collapse:collapse;font-size:12px;max-width:100%%}td,th{border:1px solid #ccc;"
                           "padding:2px 6px;text-align:left;vertical-align:top}tr.fail td{background:#ffebe9}\n"
-                          "td.n{white-space:nowrap}td.what{min-width:24em}small{color:#444}\n"
+                          "td.n{white-space:nowrap}td.what{min-width:14em}small{color:#444;overflow-wrap:anywhere}\n"
                           "code{font-size:12px;overflow-wrap:anywhere;word-break:break-all}svg{max-width:100%%;"
                           "height:auto}\ndetails code{display:block;max-height:12em;overflow-y:auto}\n</style>\n"
                           "</head>\n<body>\n<h1>optic benchmark report</h1>\n<p><strong>Summary.</strong> ");
