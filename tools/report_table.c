@@ -144,7 +144,7 @@ static void print_ratio(const report *r, const report_ratio *q, FILE *out) {
   char bar[64], val[32] = "-", detail[4096] = "";
   report_fmt_oriented_bar(bar, sizeof bar, q);
   double o = report_ratio_oriented(q);
-  if (!isnan(o)) snprintf(val, sizeof val, "%.3g", o);
+  if (!isnan(o)) snprintf(val, sizeof val, "%.3gx", o);
   fprintf(out, "  %-7s %7s  %-13s  %s\n", report_status_name(q->status), val, bar, q->name);
   size_t len = 0;
   if (q->status == REPORT_MISSING) {
