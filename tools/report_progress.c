@@ -42,10 +42,10 @@ static void fmt_duration(char *buf, size_t size, double s) {
 /* Share of the work done: repetitions started (less the running one) when
  * events come, else cases finished. */
 static double fraction(const report_progress *p) {
-  double total = (double)p->n_names * p->reps;
-  double f = p->events && p->units > 0 ? ((double)p->units - 1) / total : (double)p->n_done / (double)p->n_names;
-  double floor_done = (double)p->n_done / (double)(p->n_names ? p->n_names : 1);
-  return fmin(1.0, fmax(f, floor_done));
+  if (p->n_names == 0) return 1.0;
+  double total = (double)p->n_names * p->reps, finished = (double)p->n_done / (double)p->n_names;
+  double f = p->events && p->units > 0 ? ((double)p->units - 1) / total : finished;
+  return fmin(1.0, fmax(f, finished));
 }
 
 /* The running case: the last one an event named, else (one repetition, in
