@@ -6,9 +6,9 @@ built `optic` CLI through the stages
 
   load     optic cost --json FILE          (parse, shape inference, cost)
   compile  optic compile FILE --opt full
-  run      optic run FILE --random-inputs SEED --json, once with the runtime
-           (the default engine) and once with OPTIC_RUN_ENGINE=evaluate (the
-           reference evaluator), outputs compared within the tolerances below
+  run      optic run FILE --random-inputs SEED --json --engine E, once with
+           E=runtime and once with E=evaluate (the reference evaluator), the
+           outputs compared within the tolerances below
 
 and checks the outcome against the manifest line:
 
@@ -84,12 +84,10 @@ def read_manifest(path):
     return lines, errors
 
 
-def call(argv, timeout, engine=None):
+def call(argv, timeout):
     """(exit code or 'timeout', stdout, first stderr line, seconds)."""
     env = dict(os.environ)
     env.pop("OPTIC_RUN_ENGINE", None)
-    if engine:
-        env["OPTIC_RUN_ENGINE"] = engine
     start = time.monotonic()
     try:
         p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=timeout)
@@ -208,10 +206,10 @@ def probe(optic, path, may_run, args):
     if args.run_flops_limit is not None and out.flops > args.run_flops_limit:
         out.skipped = True
         return out
-    run = [optic, "run", path, "--random-inputs", str(args.seed), "--json"]
+    run = [optic, "run", path, "--random-inputs", str(args.seed), "--json", "--engine"]
     got = {}
     for engine in ("runtime", "evaluate"):
-        cmd = call(run, args.timeout, engine if engine == "evaluate" else None)
+        cmd = call(run + [engine], args.timeout)
         out.seconds[engine] = cmd[3]
         if stage_result(out, "run", cmd, "optic run (%s)" % engine):
             return out
