@@ -265,6 +265,50 @@ def describe(out):
     return out.state
 
 
+def self_test():
+    """The checks above on made-up outcomes (so that a broken check cannot pass
+    the corpus silently). Returns a list of failures."""
+    bad = []
+
+    def out(shape, dtype, data):
+        return {"shape": shape, "dtype": dtype, "data": data}
+
+    cases = [  # (runtime, evaluator, should agree)
+        (out([2], "f32", [1.0, 2.0]), out([2], "f32", [1.0, 2.0]), True),
+        (out([2], "f32", [1.00005, 2.0]), out([2], "f32", [1.0, 2.0]), True),
+        (out([2], "f32", [1.001, 2.0]), out([2], "f32", [1.0, 2.0]), False),
+        (out([2], "bf16", [1.01, 2.0]), out([2], "bf16", [1.0, 2.0]), True),
+        (out([1], "f32", ["nan"]), out([1], "f32", ["nan"]), True),
+        (out([1], "f32", [1.0]), out([1], "f32", ["nan"]), False),
+        (out([1], "f32", ["nan"]), out([1], "f32", [1.0]), False),
+        (out([1], "f32", ["inf"]), out([1], "f32", ["-inf"]), False),
+        (out([1], "s32", [3]), out([1], "s32", [4]), False),
+        (out([2], "f32", [1.0, 2.0]), out([1, 2], "f32", [1.0, 2.0]), False),
+        (out([2], "f16", [1.0, 2.0]), out([2], "f32", [1.0, 2.0]), False),
+    ]
+    for k, (a, e, agree) in enumerate(cases):
+        if (compare_output(0, a, e) is None) != agree:
+            bad.append("self-test compare case %d: expected %s" % (k, "agreement" if agree else "a difference"))
+    line = Line(1, ["m.hlo", "refused-load", "small", "element type 'bf16'"])
+    outcomes = [  # (state, message, hard, should pass)
+        ("refused-load", "line 1:2: element type 'bf16' is not supported", None, True),
+        ("refused-load", "line 1:2: opcode 'sort' is not supported", None, False),
+        ("refused-compile", "x", None, False),
+        ("run", "", None, False),
+        ("cost", "", "crashed", False),
+    ]
+    for k, (state, message, hard, ok) in enumerate(outcomes):
+        o = Outcome()
+        o.state, o.message, o.hard = state, message, hard
+        if (verdict(line, o) is None) != ok:
+            bad.append("self-test verdict case %d: expected %s" % (k, "a pass" if ok else "a complaint"))
+    o = Outcome()
+    o.state, o.message = "refused-load", "element type 'bf16' is not supported"
+    if verdict(Line(1, ["m.hlo", "run", "small"]), o) is None:
+        bad.append("self-test: a 'run' line refused at load passed")
+    return bad
+
+
 def main(argv):
     import argparse
     ap = argparse.ArgumentParser(description="real-module corpus check")
@@ -286,6 +330,8 @@ def main(argv):
     for line in lines:
         if not os.path.isfile(os.path.join(args.data, line.file)):
             errors.append("%s:%d: %s does not exist" % (manifest, line.number, line.file))
+    for e in self_test():
+        errors.append(e)
     fails = list(errors)
     counts = {}
     replace = {}
