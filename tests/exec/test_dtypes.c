@@ -491,6 +491,119 @@ static void iotas(void) {
   }
 }
 
+/* ------------------------------------------------------------ contractions */
+
+/* dot and convolution on f16/bf16 operands with an f16/bf16/f32 result:
+ * operands widened exactly, the contraction in f32, one rounding to the
+ * result type. Integer inputs up to 16 keep every partial sum exact in f32,
+ * so the only rounding is the final one (sums past 256 and 2048 round in
+ * bf16 and f16). */
+static uint16_t rand_small_half(optic_dtype d) { return hround(d, (double)((int)(next_u64() % 33) - 16)); }
+
+static void put_result(optic_dtype d, void *p, size_t i, double v) {
+  if (d == OPTIC_F32) ((float *)p)[i] = (float)v;
+  else ((uint16_t *)p)[i] = hround(d, (double)(float)v);
+}
+
+static void contractions(void) {
+  static const struct {
+    optic_dtype in, out;
+  } pairs[] = {{OPTIC_BF16, OPTIC_BF16}, {OPTIC_F16, OPTIC_F16}, {OPTIC_BF16, OPTIC_F32}, {OPTIC_F16, OPTIC_F32}};
+  enum { M = 5, K = 17, N = 3, H = 6, W = 6, CI = 2, CO = 4 };
+  for (size_t c = 0; c < sizeof pairs / sizeof pairs[0]; c++) {
+    optic_dtype d = pairs[c].in, o = pairs[c].out;
+    const char *dn = optic_dtype_name(d), *on = optic_dtype_name(o);
+    /* dot: [M,K] x [K,N] */
+    optic_literal *a = NULL, *b = NULL, *want = NULL;
+    optic_literal_create_array(d, &(optic_shape){2, {M, K}}, NULL, 0, &a);
+    optic_literal_create_array(d, &(optic_shape){2, {K, N}}, NULL, 0, &b);
+    optic_literal_create_array(o, &(optic_shape){2, {M, N}}, NULL, 0, &want);
+    uint16_t *ad = data_of(a), *bd = data_of(b);
+    for (int i = 0; i < M * K; i++) ad[i] = rand_small_half(d);
+    for (int i = 0; i < K * N; i++) bd[i] = rand_small_half(d);
+    for (int i = 0; i < M; i++) {
+      for (int j = 0; j < N; j++) {
+        double acc = 0;
+        for (int k = 0; k < K; k++) acc += hdecode(d, ad[i * K + k]) * hdecode(d, bd[k * N + j]);
+        put_result(o, data_of(want), (size_t)(i * N + j), acc);
+      }
+    }
+    char text[1024], label[64];
+    snprintf(text, sizeof text,
+             "HloModule t\nENTRY e {\n  a = %s[%d,%d] parameter(0)\n  b = %s[%d,%d] parameter(1)\n"
+             "  ROOT d = %s[%d,%d] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
+             dn, M, K, dn, K, N, on, M, N);
+    snprintf(label, sizeof label, "dot %s -> %s", dn, on);
+    optic_literal *args[2] = {a, b};
+    check_text(text, args, 2, want, label);
+    optic_literal_destroy(a);
+    optic_literal_destroy(b);
+    optic_literal_destroy(want);
+    /* convolution: NHWC [1,H,W,CI] with HWIO [3,3,CI,CO], pad 1 */
+    optic_literal_create_array(d, &(optic_shape){4, {1, H, W, CI}}, NULL, 0, &a);
+    optic_literal_create_array(d, &(optic_shape){4, {3, 3, CI, CO}}, NULL, 0, &b);
+    optic_literal_create_array(o, &(optic_shape){4, {1, H, W, CO}}, NULL, 0, &want);
+    ad = data_of(a), bd = data_of(b);
+    for (int i = 0; i < H * W * CI; i++) ad[i] = rand_small_half(d);
+    for (int i = 0; i < 9 * CI * CO; i++) bd[i] = rand_small_half(d);
+    for (int y = 0; y < H; y++) {
+      for (int x = 0; x < W; x++) {
+        for (int oc = 0; oc < CO; oc++) {
+          double acc = 0;
+          for (int ky = 0; ky < 3; ky++) {
+            for (int kx = 0; kx < 3; kx++) {
+              int iy = y + ky - 1, ix = x + kx - 1;
+              if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
+              for (int ic = 0; ic < CI; ic++) {
+                acc += hdecode(d, ad[(iy * W + ix) * CI + ic]) * hdecode(d, bd[((ky * 3 + kx) * CI + ic) * CO + oc]);
+              }
+            }
+          }
+          put_result(o, data_of(want), (size_t)((y * W + x) * CO + oc), acc);
+        }
+      }
+    }
+    snprintf(text, sizeof text,
+             "HloModule t\nENTRY e {\n  a = %s[1,%d,%d,%d] parameter(0)\n  k = %s[3,3,%d,%d] parameter(1)\n"
+             "  ROOT c = %s[1,%d,%d,%d] convolution(a, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n}\n",
+             dn, H, W, CI, dn, CI, CO, on, H, W, CO);
+    snprintf(label, sizeof label, "convolution %s -> %s", dn, on);
+    args[0] = a, args[1] = b;
+    check_text(text, args, 2, want, label);
+    optic_literal_destroy(a);
+    optic_literal_destroy(b);
+    optic_literal_destroy(want);
+  }
+  /* an integer dot is refused with the op and the dtypes named */
+  const char *bad = "HloModule t\nENTRY e {\n  a = s8[2,2] parameter(0)\n  ROOT d = s8[2,2] dot(a, a), "
+                    "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+  optic_module_t *m = NULL;
+  OT_EXPECT_STATUS(optic_module_from_hlo_text(bad, strlen(bad), &m), OPTIC_ERR_UNSUPPORTED);
+  OT_CHECK(strstr(optic_last_error(), "dot: operands are s8 and s8") != NULL, "%s", optic_last_error());
+}
+
+/* ------------------------------------------------------------ cost */
+
+/* Bytes by element size, as XLA's HloCostAnalysis counts: the bf16 add
+ * reads 2 x 2048 and writes 2048 bytes (6144), the s64 multiply 3 x 800
+ * (2400), the f32 -> f16 convert 1024 + 512 (1536), the 4-element tuple 4
+ * pointers (32), a token nothing: 10112 bytes; flops 1024 + 100 + 256. */
+static void costs(void) {
+  const char *text =
+      "HloModule t\nENTRY e {\n  tok = token[] parameter(0)\n  a = bf16[1024] parameter(1)\n"
+      "  b = s64[100] parameter(2)\n  c = f32[256] parameter(3)\n  x = bf16[1024] add(a, a)\n"
+      "  y = s64[100] multiply(b, b)\n  z = f16[256] convert(c)\n"
+      "  ROOT t = (token[], bf16[1024], s64[100], f16[256]) tuple(tok, x, y, z)\n}\n";
+  optic_module_t *m = NULL;
+  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+  if (m == NULL) return;
+  optic_cost c = {0};
+  OT_EXPECT_OK(optic_computation_cost(m, optic_module_entry(m), &c));
+  OT_CHECK(c.bytes_accessed == 10112 && c.flops == 1380 && c.transcendentals == 0, "bytes %g flops %g",
+           c.bytes_accessed, c.flops);
+  optic_module_destroy(m);
+}
+
 /* ------------------------------------------------------------ text */
 
 /* Constants of every new dtype at their limits print and parse back to the
@@ -579,6 +692,7 @@ static void hlo_round_trip(void) {
 static const ot_case cases[] = {
     {"hlo_round_trip", hlo_round_trip}, {"integer_ops", integer_ops}, {"half_ops", half_ops},
     {"convert_pairs", convert_pairs},   {"layout_and_select", layout_and_select}, {"reductions", reductions},
-    {"iotas", iotas},
+    {"iotas", iotas},                   {"contractions", contractions},
+    {"costs", costs},
 };
 OT_MAIN(cases)
