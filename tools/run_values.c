@@ -84,6 +84,7 @@ optic_status run_npy_literal(const char *path, const optic_type *type, const cha
     fprintf(stderr, "optic run: %s (%s)\n", optic_last_error(), optic_status_name(st));
     return st;
   }
+  if (type->dtype == OPTIC_BF16 && t.dtype == OPTIC_U16) t.dtype = OPTIC_BF16; /* bit patterns (docs/npy.md) */
   if (t.dtype != type->dtype || !optic_shape_equal(&t.shape, &type->shape)) {
     char have[256];
     optic_shape_format(&t.shape, t.dtype, have, sizeof have);

@@ -348,6 +348,10 @@ assert a[1].tolist() == [-2**63, 2**63 - 1] and a[2].tolist() == [2**64 - 1]
 assert a[3][0] == 65504 and a[3][1] == np.float16(2.0**-24) and np.isneginf(a[3][2])
 assert a[4].tolist() == [0x3F80, 0x7F80], [hex(x) for x in a[4]]
 PY
+  "$np" -c "import numpy as np, sys; np.save(sys.argv[1], np.array([0x3F80, 0xC000], dtype=np.uint16))" "$tmp/bf.npy"
+  printf 'HloModule m\nENTRY e {\n  p = bf16[2] parameter(0)\n  ROOT r = f32[2] convert(p)\n}\n' >"$tmp/bf.hlo"
+  expect_exit 0 "a bf16 parameter from a <u2 .npy of bit patterns" "$optic" run "$tmp/bf.hlo" --input p="$tmp/bf.npy" --json
+  grep -q '"data":\[1,-2\]' "$out" && pass "  bf16 0x3F80, 0xC000 read as 1, -2" || fail "bf16 input: $(cat "$out")"
 fi
 
 # ----------------------------------------- layouts at the boundary are physical

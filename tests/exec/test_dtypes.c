@@ -404,6 +404,33 @@ static void layout_and_select(void) {
   }
 }
 
+/* Control flow and windows on the new dtypes: a while loop counting in s64
+ * that accumulates bf16, reduce-window max over f16 and a map over u32; the
+ * runtime against the evaluator. */
+static void control_and_windows(void) {
+  const char *text =
+      "HloModule t\n"
+      "cond {\n  p = (s64[], bf16[8]) parameter(0)\n  i = s64[] get-tuple-element(p), index=0\n"
+      "  n = s64[] constant(5000000000)\n  ROOT lt = pred[] compare(i, n), direction=LT\n}\n"
+      "body {\n  p = (s64[], bf16[8]) parameter(0)\n  i = s64[] get-tuple-element(p), index=0\n"
+      "  v = bf16[8] get-tuple-element(p), index=1\n  step = s64[] constant(1000000000)\n"
+      "  j = s64[] add(i, step)\n  w = bf16[8] add(v, v)\n  ROOT t = (s64[], bf16[8]) tuple(j, w)\n}\n"
+      "mx {\n  a = f16[] parameter(0)\n  b = f16[] parameter(1)\n  ROOT m = f16[] maximum(a, b)\n}\n"
+      "inc {\n  a = u32[] parameter(0)\n  one = u32[] constant(4294967295)\n  ROOT s = u32[] add(a, one)\n}\n"
+      "ENTRY e {\n  v = bf16[8] parameter(0)\n  h = f16[6,10] parameter(1)\n  u = u32[33] parameter(2)\n"
+      "  z = s64[] constant(0)\n  t0 = (s64[], bf16[8]) tuple(z, v)\n"
+      "  wl = (s64[], bf16[8]) while(t0), condition=cond, body=body\n"
+      "  ninf = f16[] constant(-inf)\n"
+      "  rw = f16[3,4] reduce-window(h, ninf), window={size=2x3 stride=2x2}, to_apply=mx\n"
+      "  mp = u32[33] map(u), dimensions={0}, to_apply=inc\n"
+      "  ROOT r = ((s64[], bf16[8]), f16[3,4], u32[33]) tuple(wl, rw, mp)\n}\n";
+  optic_module_t *m = NULL;
+  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+  if (m == NULL) return;
+  OT_CHECK(ex_check_module(m, 5, 0, 0, "control_and_windows"));
+  optic_module_destroy(m);
+}
+
 /* Reductions with a combiner of the element type: integer sums wrap (any
  * order gives the same), half max/min and small exact sums. Expected values
  * computed here. */
@@ -693,6 +720,6 @@ static const ot_case cases[] = {
     {"hlo_round_trip", hlo_round_trip}, {"integer_ops", integer_ops}, {"half_ops", half_ops},
     {"convert_pairs", convert_pairs},   {"layout_and_select", layout_and_select}, {"reductions", reductions},
     {"iotas", iotas},                   {"contractions", contractions},
-    {"costs", costs},
+    {"costs", costs},                   {"control_and_windows", control_and_windows},
 };
 OT_MAIN(cases)
