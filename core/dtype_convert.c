@@ -6,55 +6,14 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/half.h"
 
 /* ------------------------------------------------------------ bf16, f16 */
 
-static uint32_t f32_bits(float x) {
-  uint32_t b;
-  memcpy(&b, &x, 4);
-  return b;
-}
-
-static float f32_from_bits(uint32_t b) {
-  float x;
-  memcpy(&x, &b, 4);
-  return x;
-}
-
-uint16_t optic_f32_to_bf16(float x) {
-  uint32_t b = f32_bits(x);
-  if ((b & 0x7FFFFFFFu) > 0x7F800000u) return (uint16_t)((b >> 16) | 0x0040u); /* NaN: quiet, high payload kept */
-  /* Adding 0x7FFF plus the kept LSB rounds to nearest even; a carry moves into
-   * the exponent, which is right for binade steps and overflow to inf. */
-  return (uint16_t)((b + 0x7FFFu + ((b >> 16) & 1u)) >> 16);
-}
-
-float optic_bf16_to_f32(uint16_t h) { return f32_from_bits((uint32_t)h << 16); }
-
-uint16_t optic_f32_to_f16(float x) {
-  uint32_t b = f32_bits(x), a = b & 0x7FFFFFFFu;
-  uint16_t sign = (uint16_t)((b >> 16) & 0x8000u);
-  if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u | ((a >> 13) & 0x1FFu)); /* NaN */
-  if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);                        /* >= 65520 rounds to inf */
-  if (a >= 0x38800000u) {                                                         /* normal: >= 2^-14 */
-    a -= 0x38000000u;                                                             /* rebias 127 -> 15 */
-    return (uint16_t)(sign | ((a + 0x0FFFu + ((a >> 13) & 1u)) >> 13));
-  }
-  /* Subnormal (or zero): the quantum is 2^-24; scaling by 2^24 is exact and
-   * rintf rounds to nearest even (1024 is the smallest normal, encoded alike). */
-  float q = rintf(f32_from_bits(a) * 0x1p24f);
-  return (uint16_t)(sign | (uint16_t)q);
-}
-
-float optic_f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu;
-  if (e == 0) {
-    float v = (float)m * 0x1p-24f;
-    return sign ? -v : v;
-  }
-  if (e == 31) return f32_from_bits(sign | 0x7F800000u | (m << 13));
-  return f32_from_bits(sign | ((e + 112u) << 23) | (m << 13));
-}
+uint16_t optic_f32_to_bf16(float x) { return optic_half_from_f32_bf16(x); }
+float optic_bf16_to_f32(uint16_t h) { return optic_half_to_f32_bf16(h); }
+uint16_t optic_f32_to_f16(float x) { return optic_half_from_f32_f16(x); }
+float optic_f16_to_f32(uint16_t h) { return optic_half_to_f32_f16(h); }
 
 /* A double rounded to nearest even into a binary format with p significant
  * bits and exponents emin..emax, as its bit pattern (no NaN here). */
@@ -200,7 +159,7 @@ static bool convert_fast(optic_dtype from, const void *src, optic_dtype to, void
     for (size_t i = 0; i < n; i++) {
       float x;
       memcpy(&x, s + 4 * i, 4);
-      uint16_t h = to == OPTIC_BF16 ? optic_f32_to_bf16(x) : optic_f32_to_f16(x);
+      uint16_t h = to == OPTIC_BF16 ? optic_half_from_f32_bf16(x) : optic_half_from_f32_f16(x);
       memcpy(d + 2 * i, &h, 2);
     }
     return true;
@@ -209,7 +168,7 @@ static bool convert_fast(optic_dtype from, const void *src, optic_dtype to, void
     for (size_t i = 0; i < n; i++) {
       uint16_t h;
       memcpy(&h, s + 2 * i, 2);
-      float x = from == OPTIC_BF16 ? optic_bf16_to_f32(h) : optic_f16_to_f32(h);
+      float x = from == OPTIC_BF16 ? optic_half_to_f32_bf16(h) : optic_half_to_f32_f16(h);
       memcpy(d + 4 * i, &x, 4);
     }
     return true;

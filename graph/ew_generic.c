@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "core/half.h"
 #include "graph/opcode_kernels.h"
 
 bool graph_ew_is_half(optic_dtype dt) { return dt == OPTIC_F16 || dt == OPTIC_BF16; }
@@ -127,10 +128,37 @@ static void int_loop(optic_opcode op, optic_compare_dir cmp, optic_dtype in, siz
 #define CHUNK 256
 
 static void half_to_f32(optic_dtype dt, const unsigned char *p, bool scalar, size_t len, float *out) {
-  for (size_t i = 0; i < len; i++) {
+  if (scalar) {
     uint16_t h;
-    memcpy(&h, p + (scalar ? 0 : 2 * i), 2);
-    out[i] = dt == OPTIC_F16 ? optic_f16_to_f32(h) : optic_bf16_to_f32(h);
+    memcpy(&h, p, 2);
+    float v = dt == OPTIC_F16 ? optic_half_to_f32_f16(h) : optic_half_to_f32_bf16(h);
+    for (size_t i = 0; i < len; i++) out[i] = v;
+  } else if (dt == OPTIC_BF16) {
+    for (size_t i = 0; i < len; i++) {
+      uint16_t h;
+      memcpy(&h, p + 2 * i, 2);
+      out[i] = optic_half_to_f32_bf16(h);
+    }
+  } else {
+    for (size_t i = 0; i < len; i++) {
+      uint16_t h;
+      memcpy(&h, p + 2 * i, 2);
+      out[i] = optic_half_to_f32_f16(h);
+    }
+  }
+}
+
+static void f32_to_half(optic_dtype dt, const float *r, size_t len, unsigned char *p) {
+  if (dt == OPTIC_BF16) {
+    for (size_t i = 0; i < len; i++) {
+      uint16_t h = optic_half_from_f32_bf16(r[i]);
+      memcpy(p + 2 * i, &h, 2);
+    }
+  } else {
+    for (size_t i = 0; i < len; i++) {
+      uint16_t h = optic_half_from_f32_f16(r[i]);
+      memcpy(p + 2 * i, &h, 2);
+    }
   }
 }
 
@@ -152,10 +180,7 @@ static void half_loop(optic_opcode op, optic_compare_dir cmp, optic_dtype in, si
       continue;
     }
     f32(f32_ctx, op, cmp, len, s, r);
-    for (size_t i = 0; i < len; i++) {
-      uint16_t h = in == OPTIC_F16 ? optic_f32_to_f16(r[i]) : optic_f32_to_bf16(r[i]);
-      memcpy(yb + 2 * (lo + i), &h, 2);
-    }
+    f32_to_half(in, r, len, yb + 2 * lo);
   }
 }
 
