@@ -250,7 +250,7 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     return oom();
   }
   s->attr = optic_node_dims(m, id, &s->n_attr);
-  s->cmp = optic_node_compare_dir(m, id);
+  s->cmp = ew_param_of(m, id);
   for (int32_t i = 0; i < s->n_operands; i++) {
     const optic_type *ot = optic_node_type(m, optic_node_operand(m, id, i));
     if (optic_type_is_tuple(ot)) continue;

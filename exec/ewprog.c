@@ -242,7 +242,7 @@ static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, s
   ew_instr in = {.kind = EW_OP, .op = op, .n_src = n_ops, .out_dt = t->dtype};
   int32_t data_operand = (op == OPTIC_OP_SELECT || op == OPTIC_OP_CLAMP) ? 1 : 0;
   in.in_dt = optic_node_type(m, optic_node_operand(m, id, data_operand))->dtype;
-  if (op == OPTIC_OP_COMPARE) in.cmp = optic_node_compare_dir(m, id);
+  if (op == OPTIC_OP_COMPARE || op == OPTIC_OP_REDUCE_PRECISION) in.cmp = ew_param_of(m, id);
   if (!ew_supported(op, in.in_dt, in.out_dt)) return decline(m, id, "has a dtype the runtime does not define");
   for (int32_t i = 0; i < n_ops; i++) {
     optic_node_id o = optic_node_operand(m, id, i);

@@ -44,7 +44,9 @@ void stream_fence(void);
 /* y[i] = op(src[0][i], src[1][i], src[2][i]) for i < n, with XLA's and the
  * evaluator's semantics per dtype (f32 through the kernels). in_dt is the
  * dtype of the data operands (operand 1 for select and clamp, whose operand 0
- * is the predicate or lower bound), out_dt the result's. Bit k of
+ * is the predicate or lower bound), out_dt the result's. cmp is compare's
+ * direction, and for reduce-precision its packed attributes
+ * (graph_ew_reduce_precision_param). Bit k of
  * scalar_mask marks src[k] as one element repeated. y may equal an unmasked
  * source of the same dtype (in place) except for compare and convert. */
 void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in_dt, optic_dtype out_dt, size_t n,
@@ -52,6 +54,8 @@ void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in_dt, optic_d
 /* Whether ew_apply defines op for these dtypes (checked at bind time). */
 bool ew_supported(optic_opcode op, optic_dtype in_dt, optic_dtype out_dt);
 bool ew_is_elementwise(optic_opcode op);
+/* What ew_apply's cmp argument is for instruction id (see ew_apply). */
+optic_compare_dir ew_param_of(const optic_module_t *m, optic_node_id id);
 
 /* A strided walk: element i of the walk (row-major over dims) reads
  * src + (base + sum_d idx_d * strides_d) * es. Strides may be 0 or negative. */

@@ -42,7 +42,15 @@ static bool is_transcendental(optic_opcode op) {
     case OPTIC_OP_POWER:
     case OPTIC_OP_SQRT:
     case OPTIC_OP_RSQRT:
-    case OPTIC_OP_TANH: return true;
+    case OPTIC_OP_TANH:
+    case OPTIC_OP_ERF:
+    case OPTIC_OP_CBRT:
+    case OPTIC_OP_SINE:
+    case OPTIC_OP_COSINE:
+    case OPTIC_OP_TAN:
+    case OPTIC_OP_EXPONENTIAL_MINUS_ONE:
+    case OPTIC_OP_LOG_PLUS_ONE:
+    case OPTIC_OP_ATAN2: return true;
     default: return false;
   }
 }

@@ -175,6 +175,8 @@ typedef struct hlo_shape {
   X(SLICE, "slice")                             \
   X(PADDING, "padding")                         \
   X(IOTA_DIMENSION, "iota_dimension")           \
+  X(EXPONENT_BITS, "exponent_bits")             \
+  X(MANTISSA_BITS, "mantissa_bits")             \
   X(KIND, "kind")                               \
   X(REPLICA_GROUPS, "replica_groups")           \
   X(TRUE_COMPUTATION, "true_computation")       \

@@ -425,6 +425,8 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
     case HLO_A_RHS_CONTRACTING: st = int_list(P, a); break;
     case HLO_A_INDEX:
     case HLO_A_IOTA_DIMENSION:
+    case HLO_A_EXPONENT_BITS:
+    case HLO_A_MANTISSA_BITS:
     case HLO_A_FEATURE_GROUP_COUNT:
     case HLO_A_BATCH_GROUP_COUNT: st = single_int(P, a); break;
     case HLO_A_TO_APPLY:

@@ -356,6 +356,24 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
     case OPTIC_OP_CONVERT:
       if ((st = count_is(&x, 1, 1)) != OPTIC_OK || (st = array_shape(&x, &s)) != OPTIC_OK) return st;
       return wrap(&x, optic_graph_convert(m, comp, ops[0], in->shape.dtype, name, out));
+    case OPTIC_OP_BITCAST_CONVERT:
+      if ((st = count_is(&x, 1, 1)) != OPTIC_OK || (st = array_shape(&x, &s)) != OPTIC_OK) return st;
+      return wrap(&x, optic_graph_bitcast_convert(m, comp, ops[0], in->shape.dtype, name, out));
+    case OPTIC_OP_IS_FINITE:
+      if ((st = count_is(&x, 1, 1)) != OPTIC_OK) return st;
+      return wrap(&x, optic_graph_is_finite(m, comp, ops[0], name, out));
+    case OPTIC_OP_REDUCE_PRECISION: {
+      const hlo_attr *e;
+      if ((st = count_is(&x, 1, 1)) != OPTIC_OK || (st = need(&x, HLO_A_EXPONENT_BITS, &e)) != OPTIC_OK ||
+          (st = need(&x, HLO_A_MANTISSA_BITS, &a)) != OPTIC_OK) {
+        return st;
+      }
+      if (e->ints[0] < INT32_MIN || e->ints[0] > INT32_MAX || a->ints[0] < INT32_MIN || a->ints[0] > INT32_MAX) {
+        return fail_in(&x, OPTIC_ERR_INVALID_ARGUMENT, "exponent_bits or mantissa_bits out of range");
+      }
+      return wrap(&x, optic_graph_reduce_precision(m, comp, ops[0], (int32_t)e->ints[0], (int32_t)a->ints[0], name,
+                                                   out));
+    }
     case OPTIC_OP_BROADCAST:
     case OPTIC_OP_RESHAPE:
     case OPTIC_OP_TRANSPOSE:

@@ -47,6 +47,26 @@ extern "C" {
   X(FLOOR, "floor", UNARY)                        \
   X(CEIL, "ceil", UNARY)                          \
   X(NOT, "not", UNARY)                            \
+  X(ERF, "erf", UNARY)                            \
+  X(LOG_PLUS_ONE, "log-plus-one", UNARY)          \
+  X(EXPONENTIAL_MINUS_ONE, "exponential-minus-one", UNARY) \
+  X(SINE, "sine", UNARY)                          \
+  X(COSINE, "cosine", UNARY)                      \
+  X(TAN, "tan", UNARY)                            \
+  X(CBRT, "cbrt", UNARY)                          \
+  X(ROUND_NEAREST_AFZ, "round-nearest-afz", UNARY) \
+  X(ROUND_NEAREST_EVEN, "round-nearest-even", UNARY) \
+  X(POPCNT, "popcnt", UNARY)                      \
+  X(COUNT_LEADING_ZEROS, "count-leading-zeros", UNARY) \
+  X(ATAN2, "atan2", BINARY)                       \
+  X(REMAINDER, "remainder", BINARY)               \
+  X(XOR, "xor", BINARY)                           \
+  X(SHIFT_LEFT, "shift-left", BINARY)             \
+  X(SHIFT_RIGHT_LOGICAL, "shift-right-logical", BINARY) \
+  X(SHIFT_RIGHT_ARITHMETIC, "shift-right-arithmetic", BINARY) \
+  X(IS_FINITE, "is-finite", ELEMENTWISE)          \
+  X(REDUCE_PRECISION, "reduce-precision", ELEMENTWISE) \
+  X(BITCAST_CONVERT, "bitcast-convert", ELEMENTWISE) \
   X(COMPARE, "compare", ELEMENTWISE)              \
   X(SELECT, "select", ELEMENTWISE)                \
   X(CLAMP, "clamp", ELEMENTWISE)                  \
@@ -193,13 +213,19 @@ OPTIC_API optic_status optic_graph_iota(optic_module_t *m, optic_comp_id comp, o
                                         const optic_shape *shape, int64_t iota_dimension, const char *name,
                                         optic_node_id *out);
 /* Elementwise unary: negate, abs, exponential, log, sqrt, rsqrt, tanh,
- * logistic, sign, floor, ceil (floating point; negate/abs/sign also s32), not
- * (pred, s32, u8), copy (any). Result type = operand type. */
+ * logistic, sign, floor, ceil, erf, log-plus-one, exponential-minus-one,
+ * sine, cosine, tan, cbrt, round-nearest-afz, round-nearest-even (floating
+ * point; negate/abs/sign also s32), not (pred and integers), popcnt,
+ * count-leading-zeros (integers), copy (any). Result type = operand type. */
 OPTIC_API optic_status optic_graph_unary(optic_module_t *m, optic_comp_id comp, optic_opcode op,
                                          optic_node_id x, const char *name, optic_node_id *out);
 /* Elementwise binary: add, subtract, multiply, divide, power, maximum,
- * minimum (numeric), and, or (pred and integers). Operands must have the same
- * shape and dtype (XLA broadcasts explicitly). */
+ * minimum, remainder (numeric), atan2 (floating point), and, or, xor (pred
+ * and integers), shift-left, shift-right-logical, shift-right-arithmetic
+ * (integers; XLA's rule: a shift by the bit width or more, the amount read
+ * as unsigned, gives 0, or the sign in every bit for the arithmetic right
+ * shift). Operands must have the same shape and dtype (XLA broadcasts
+ * explicitly). */
 OPTIC_API optic_status optic_graph_binary(optic_module_t *m, optic_comp_id comp, optic_opcode op,
                                           optic_node_id a, optic_node_id b, const char *name, optic_node_id *out);
 /* compare: same shape and dtype operands; result pred of that shape. */
@@ -215,6 +241,22 @@ OPTIC_API optic_status optic_graph_clamp(optic_module_t *m, optic_comp_id comp, 
                                          optic_node_id hi, const char *name, optic_node_id *out);
 OPTIC_API optic_status optic_graph_convert(optic_module_t *m, optic_comp_id comp, optic_node_id x,
                                            optic_dtype dtype, const char *name, optic_node_id *out);
+/* is-finite: a floating-point operand; result pred of its shape (false for
+ * infinities and NaN). */
+OPTIC_API optic_status optic_graph_is_finite(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                             const char *name, optic_node_id *out);
+/* bitcast-convert: the operand's bits read as dtype, which must have the
+ * operand dtype's element size (XLA also allows other sizes, adding or
+ * removing a minor dimension; optic refuses those with UNSUPPORTED). */
+OPTIC_API optic_status optic_graph_bitcast_convert(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                                   optic_dtype dtype, const char *name, optic_node_id *out);
+/* reduce-precision: a floating-point value rounded to mantissa_bits (>= 0,
+ * to nearest, ties to even) and an exponent range of exponent_bits (>= 1):
+ * exponents out of that range become signed zero or infinity, as XLA does.
+ * Result type = operand type. */
+OPTIC_API optic_status optic_graph_reduce_precision(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                                    int32_t exponent_bits, int32_t mantissa_bits, const char *name,
+                                                    optic_node_id *out);
 
 /* broadcast: operand dim i becomes output dim dims[i] (strictly increasing,
  * sizes equal); ndims == operand rank. */
