@@ -290,8 +290,10 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     case OPTIC_OP_PARAMETER:
     case OPTIC_OP_CONSTANT:
     case OPTIC_OP_TUPLE:
-    case OPTIC_OP_GET_TUPLE_ELEMENT: s->noop = true; return OPTIC_OK;
-    case OPTIC_OP_RESHAPE: {
+    case OPTIC_OP_GET_TUPLE_ELEMENT:
+    case OPTIC_OP_OPT_BARRIER: s->noop = true; return OPTIC_OK;
+    case OPTIC_OP_RESHAPE:
+    case OPTIC_OP_BITCAST: {
       optic_buffer_slot sl;
       if ((st = optic_buffer_plan_slot(plan, id, 0, &sl)) != OPTIC_OK) return st;
       s->noop = sl.source != id; /* an alias of its operand's bytes */
@@ -393,7 +395,9 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
       s->scratch_offset = add_scratch(b, s->scratch_bytes);
       return OPTIC_OK;
     }
-    case OPTIC_OP_ALL_REDUCE: return OPTIC_OK;
+    case OPTIC_OP_ALL_REDUCE:
+    case OPTIC_OP_DYNAMIC_SLICE:
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE: return OPTIC_OK;
     default: break;
   }
   if (ew_is_elementwise(s->op)) {

@@ -188,7 +188,8 @@ static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, s
       else *v = (ew_value){.kind = V_LEAF, .index = k, .walk = contiguous_walk(&t->shape), .gathered = -1};
       return OPTIC_OK;
     }
-    case OPTIC_OP_RESHAPE: {
+    case OPTIC_OP_RESHAPE:
+    case OPTIC_OP_BITCAST: {
       ew_value *o = &vals[optic_node_operand(m, id, 0)];
       if (o->kind == V_LEAF) {
         if (!walk_is_contiguous(&o->walk)) return decline(m, id, "reshapes a strided view");
@@ -368,6 +369,7 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
       bool again = false; /* an operand listed twice is released once */
       for (int32_t j = 0; j < k; j++) again |= optic_node_operand(m, id, j) == o;
       if (!again && vals[o].last_use == i && !(optic_node_opcode(m, id) == OPTIC_OP_RESHAPE ||
+                                                 optic_node_opcode(m, id) == OPTIC_OP_BITCAST ||
                                                  optic_node_opcode(m, id) == OPTIC_OP_BROADCAST ||
                                                  optic_node_opcode(m, id) == OPTIC_OP_TRANSPOSE ||
                                                  optic_node_opcode(m, id) == OPTIC_OP_TUPLE)) {

@@ -11,7 +11,7 @@
 bool exec_is_layout_op(optic_opcode op) {
   switch (op) {
     case OPTIC_OP_BROADCAST: case OPTIC_OP_TRANSPOSE: case OPTIC_OP_SLICE: case OPTIC_OP_REVERSE:
-    case OPTIC_OP_RESHAPE: case OPTIC_OP_PAD: case OPTIC_OP_CONCATENATE: case OPTIC_OP_IOTA:
+    case OPTIC_OP_RESHAPE: case OPTIC_OP_BITCAST: case OPTIC_OP_PAD: case OPTIC_OP_CONCATENATE: case OPTIC_OP_IOTA:
     case OPTIC_OP_ALL_REDUCE: return true;
     default: return false;
   }
@@ -87,6 +87,7 @@ optic_status exec_op_layout(const exec_step *s, const exec_frame *f, const exec_
       return OPTIC_OK;
     }
     case OPTIC_OP_RESHAPE:
+    case OPTIC_OP_BITCAST:
       if (lo < hi) memcpy(y + lo * es, x + lo * es, (hi - lo) * es);
       return OPTIC_OK;
     case OPTIC_OP_IOTA: {

@@ -181,11 +181,19 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
   switch (in->op) {
     case OPTIC_OP_PARAMETER:
     case OPTIC_OP_CONSTANT:
-    case OPTIC_OP_GET_TUPLE_ELEMENT: return OPTIC_OK;
+    case OPTIC_OP_GET_TUPLE_ELEMENT:
+    case OPTIC_OP_BITCAST: return OPTIC_OK;
     case OPTIC_OP_TRANSPOSE:
       if (!transpose_is_bitcast(in, op0)) out->bytes_accessed = default_bytes(m, in);
       return OPTIC_OK;
     case OPTIC_OP_SLICE: out->bytes_accessed = 2 * size_of(&in->type); return OPTIC_OK;
+    case OPTIC_OP_DYNAMIC_SLICE: /* XLA: the window twice and operand 1 (the first start index) */
+      out->bytes_accessed = 2 * size_of(&in->type) + size_of(optic_node_type(m, in->operands[1]));
+      return OPTIC_OK;
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE: /* XLA: the update twice and operand 2; operand 0 is updated in place */
+      out->bytes_accessed = 2 * size_of(optic_node_type(m, in->operands[1])) +
+                            size_of(optic_node_type(m, in->operands[2]));
+      return OPTIC_OK;
     case OPTIC_OP_TUPLE: out->bytes_accessed = size_of(&in->type); return OPTIC_OK;
     case OPTIC_OP_REDUCE: {
       double reduced = elements(op0) - (optic_type_is_tuple(&in->type) ? elements(&in->type.elements[0]) : out_elems);
@@ -256,6 +264,7 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
     case OPTIC_OP_CONCATENATE:
     case OPTIC_OP_PAD:
     case OPTIC_OP_REVERSE:
+    case OPTIC_OP_OPT_BARRIER:
     case OPTIC_OP_IOTA: out->bytes_accessed = default_bytes(m, in); return OPTIC_OK;
     default:
       return optic_fail(OPTIC_ERR_UNSUPPORTED, "cost: no cost rule for %s (%s)", optic_opcode_name(in->op), in->name);

@@ -176,6 +176,7 @@ typedef struct hlo_shape {
   X(PADDING, "padding")                         \
   X(IOTA_DIMENSION, "iota_dimension")           \
   X(EXPONENT_BITS, "exponent_bits")             \
+  X(DYNAMIC_SLICE_SIZES, "dynamic_slice_sizes") \
   X(MANTISSA_BITS, "mantissa_bits")             \
   X(KIND, "kind")                               \
   X(REPLICA_GROUPS, "replica_groups")           \

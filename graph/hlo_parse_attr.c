@@ -419,6 +419,7 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
   a->pos.line = name.line, a->pos.col = name.col;
   switch (a->kind) {
     case HLO_A_DIMENSIONS:
+    case HLO_A_DYNAMIC_SLICE_SIZES:
     case HLO_A_LHS_BATCH:
     case HLO_A_RHS_BATCH:
     case HLO_A_LHS_CONTRACTING:

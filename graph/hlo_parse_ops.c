@@ -271,6 +271,39 @@ static optic_status build_reduction(const op_ctx *x, optic_node_id *out) {
                                            x->in->final_name, out));
 }
 
+/* bitcast reinterprets the operand's buffer: with row-major layouts on both
+ * sides it is a reshape; otherwise the operand is first transposed to its
+ * physical (storage) order and the result transposed from its physical order
+ * to its logical one, so the elements land where XLA's buffer puts them. */
+static optic_status build_bitcast(const op_ctx *x, optic_node_id *out) {
+  optic_module_t *m = x->B->m;
+  optic_comp_id comp = x->c->id;
+  const hlo_shape *rs = &x->in->shape, *os = &x->c->instrs[x->in->operand_index[0]]->shape;
+  const optic_type *ot = optic_node_type(m, x->ops[0]);
+  if (rs->dtype == OPTIC_DTYPE_INVALID || ot->dtype != rs->dtype) {
+    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "bitcast changes the element type or is a tuple; only array reshapes are supported");
+  }
+  optic_node_id node = x->ops[0];
+  int32_t pos[OPTIC_MAX_RANK];
+  int64_t perm[OPTIC_MAX_RANK];
+  optic_status st;
+  if (!hlo_layout_is_default(os)) {
+    hlo_physical_positions(os, pos);
+    for (int32_t i = 0; i < os->shape.rank; i++) perm[pos[i]] = i;
+    const char *nm = hlo_unique_name(x->B, x->in->name, ".physical");
+    if (nm == NULL) return fail_in(x, OPTIC_ERR_OUT_OF_MEMORY, "out of memory");
+    if ((st = wrap(x, optic_graph_transpose(m, comp, node, perm, nm, &node))) != OPTIC_OK) return st;
+  }
+  if (hlo_layout_is_default(rs)) return wrap(x, optic_graph_bitcast(m, comp, node, &rs->shape, x->in->final_name, out));
+  optic_shape phys = hlo_physical_shape(rs);
+  const char *nm = hlo_unique_name(x->B, x->in->name, ".bitcast");
+  if (nm == NULL) return fail_in(x, OPTIC_ERR_OUT_OF_MEMORY, "out of memory");
+  if ((st = wrap(x, optic_graph_bitcast(m, comp, node, &phys, nm, &node))) != OPTIC_OK) return st;
+  hlo_physical_positions(rs, pos);
+  for (int32_t i = 0; i < rs->shape.rank; i++) perm[i] = pos[i];
+  return wrap(x, optic_graph_transpose(m, comp, node, perm, x->in->final_name, out));
+}
+
 /* Layout-changing ops whose attributes are shaped by the operand's rank. */
 static optic_status build_layout_op(const op_ctx *x, optic_node_id *out) {
   optic_module_t *m = x->B->m;
@@ -383,6 +416,26 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
       if ((st = count_is(&x, op == OPTIC_OP_PAD ? 2 : 1, op == OPTIC_OP_PAD ? 2 : 1)) != OPTIC_OK) return st;
       if (rank_of(&x, 0) < 0) return fail_in(&x, OPTIC_ERR_SHAPE_MISMATCH, "operand 0 is a tuple; an array is needed");
       return build_layout_op(&x, out);
+    case OPTIC_OP_DYNAMIC_SLICE:
+      if ((st = count_is(&x, 2, 1 + OPTIC_MAX_RANK)) != OPTIC_OK ||
+          (st = need(&x, HLO_A_DYNAMIC_SLICE_SIZES, &a)) != OPTIC_OK) {
+        return st;
+      }
+      if (a->n_ints != rank_of(&x, 0)) {
+        return fail_in(&x, OPTIC_ERR_SHAPE_MISMATCH, "dynamic_slice_sizes has %d entries for an operand of rank %d",
+                       (int)a->n_ints, (int)rank_of(&x, 0));
+      }
+      return wrap(&x, optic_graph_dynamic_slice(m, comp, ops[0], ops + 1, in->n_operands - 1, a->ints, name, out));
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE:
+      if ((st = count_is(&x, 3, 2 + OPTIC_MAX_RANK)) != OPTIC_OK) return st;
+      return wrap(&x, optic_graph_dynamic_update_slice(m, comp, ops[0], ops[1], ops + 2, in->n_operands - 2, name, out));
+    case OPTIC_OP_OPT_BARRIER:
+      if ((st = count_is(&x, 1, 1)) != OPTIC_OK) return st;
+      return wrap(&x, optic_graph_opt_barrier(m, comp, ops[0], name, out));
+    case OPTIC_OP_BITCAST:
+      if ((st = count_is(&x, 1, 1)) != OPTIC_OK) return st;
+      if (rank_of(&x, 0) < 0) return fail_in(&x, OPTIC_ERR_UNSUPPORTED, "bitcast of a tuple is not supported");
+      return build_bitcast(&x, out);
     case OPTIC_OP_CONCATENATE:
       if ((st = count_is(&x, 1, INT32_MAX)) != OPTIC_OK || (st = list_of(&x, HLO_A_DIMENSIONS, 1, 1, &a)) != OPTIC_OK) {
         return st;

@@ -150,6 +150,10 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
   switch (in->op) {
     case OPTIC_OP_IOTA: optic_strbuf_printf(s, ", iota_dimension=%lld", (long long)in->ints[0]); break;
     case OPTIC_OP_COMPARE: optic_strbuf_printf(s, ", direction=%s", dir_names[in->cmp]); break;
+    case OPTIC_OP_DYNAMIC_SLICE:
+      optic_strbuf_printf(s, ", dynamic_slice_sizes=");
+      print_int_list(s, in->ints, in->n_ints);
+      break;
     case OPTIC_OP_REDUCE_PRECISION:
       optic_strbuf_printf(s, ", exponent_bits=%lld, mantissa_bits=%lld", (long long)in->ints[0],
                           (long long)in->ints[1]);

@@ -7,6 +7,7 @@
  *   slice: start[r] limit[r] stride[r] (three blocks of rank entries)
  *   pad: (low, high, interior) per dim     get-tuple-element: {index}
  *   fusion: {kind}    all-reduce: {n_groups, sizes[n_groups], ids...}
+ *   dynamic-slice: slice sizes (rank entries)
  *   reduce-window: per dim (size, stride, pad_low, pad_high, base_dilation,
  *                  window_dilation, reversal) = 7 entries
  *   conditional: {1 if the selector is pred, else 0}
@@ -158,6 +159,11 @@ struct optic_conv_desc;
 void graph_dot_dims(const optic_instr *in, optic_dot_dims *d);
 void graph_conv_desc(const optic_module_t *m, const optic_instr *in, struct optic_conv_desc *d);
 const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c);
+/* The clamped start of a dynamic-slice or dynamic-update-slice window per
+ * dimension (graph/build_dynamic.c): index holds the start operands' data
+ * (n_index = rank scalars, or 1 rank-1 array) of integer dtype dt. */
+void graph_dynamic_starts(const void *const *index, int32_t n_index, optic_dtype dt, int32_t rank,
+                          const int64_t *operand_dims, const int64_t *window_dims, int64_t *start);
 
 /* Renumbers m in place (graph/module_clone.c): removed instructions are
  * freed and live ones get new ids 0..n-1 in a topological order (every

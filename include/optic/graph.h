@@ -74,6 +74,7 @@ extern "C" {
   X(COPY, "copy", OTHER)                          \
   X(BROADCAST, "broadcast", OTHER)                \
   X(RESHAPE, "reshape", OTHER)                    \
+  X(BITCAST, "bitcast", OTHER)                    \
   X(TRANSPOSE, "transpose", OTHER)                \
   X(SLICE, "slice", OTHER)                        \
   X(CONCATENATE, "concatenate", OTHER)            \
@@ -90,7 +91,10 @@ extern "C" {
   X(WHILE, "while", OTHER)                        \
   X(CONDITIONAL, "conditional", OTHER)            \
   X(FUSION, "fusion", OTHER)                      \
-  X(ALL_REDUCE, "all-reduce", OTHER)
+  X(ALL_REDUCE, "all-reduce", OTHER)              \
+  X(DYNAMIC_SLICE, "dynamic-slice", OTHER)        \
+  X(DYNAMIC_UPDATE_SLICE, "dynamic-update-slice", OTHER) \
+  X(OPT_BARRIER, "opt-barrier", OTHER)
 
 typedef enum optic_opcode {
 #define OPTIC_OPCODE_ENUM_(name, str, kind) OPTIC_OP_##name,
@@ -266,6 +270,29 @@ OPTIC_API optic_status optic_graph_broadcast(optic_module_t *m, optic_comp_id co
 /* reshape: same element count, row-major order kept. */
 OPTIC_API optic_status optic_graph_reshape(optic_module_t *m, optic_comp_id comp, optic_node_id x,
                                            const optic_shape *shape, const char *name, optic_node_id *out);
+/* bitcast: XLA's reinterpretation of the operand's buffer in another shape.
+ * optic's arrays are row-major, so it is a reshape (same dtype and element
+ * count) that the cost model counts as free, as XLA does; the HLO importer
+ * turns a bitcast between non-default layouts into transposes around it. */
+OPTIC_API optic_status optic_graph_bitcast(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                           const optic_shape *shape, const char *name, optic_node_id *out);
+/* dynamic-slice: a window of `sizes` (operand-rank entries, each in [0,
+ * dim]) at start indices given as data: rank integer scalars (or one
+ * integer array of shape [rank], XLA's older form). At run time each start
+ * is clamped to [0, dim - size], as XLA does, so the window never leaves the
+ * operand. */
+OPTIC_API optic_status optic_graph_dynamic_slice(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                                 const optic_node_id *starts, int32_t n_starts, const int64_t *sizes,
+                                                 const char *name, optic_node_id *out);
+/* dynamic-update-slice: x with the update (same dtype and rank, no larger)
+ * written at the start indices, clamped to [0, dim - update dim]. */
+OPTIC_API optic_status optic_graph_dynamic_update_slice(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                                        optic_node_id update, const optic_node_id *starts,
+                                                        int32_t n_starts, const char *name, optic_node_id *out);
+/* opt-barrier: its operand (any type) unchanged; passes do not move work
+ * across it in XLA. optic keeps it as an alias of the operand. */
+OPTIC_API optic_status optic_graph_opt_barrier(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                               const char *name, optic_node_id *out);
 /* transpose: output dim i = operand dim perm[i]; perm has operand-rank entries. */
 OPTIC_API optic_status optic_graph_transpose(optic_module_t *m, optic_comp_id comp, optic_node_id x,
                                              const int64_t *perm, const char *name, optic_node_id *out);

@@ -1,0 +1,91 @@
+/* Runtime of dynamic-slice and dynamic-update-slice: the start indices are
+ * read and clamped as XLA does (graph_dynamic_starts) when the step runs;
+ * each thread then writes only its share of the result, so no barrier is
+ * needed inside the step. */
+#include <string.h>
+
+#include "exec/exec_internal.h"
+#include "graph/internal.h"
+
+static void row_major_strides(const optic_shape *s, int64_t *st) {
+  int64_t v = 1;
+  for (int32_t d = s->rank - 1; d >= 0; d--) {
+    st[d] = v;
+    v *= s->dims[d];
+  }
+}
+
+static void clamped_starts(const exec_step *s, const exec_frame *f, int32_t first, const int64_t *window,
+                           int64_t *start) {
+  const void *idx[OPTIC_MAX_RANK];
+  int32_t n = s->n_operands - first;
+  for (int32_t i = 0; i < n && i < OPTIC_MAX_RANK; i++) idx[i] = ref_ptr(f, &s->in[s->in_first[first + i]]);
+  const optic_shape *xs = &s->operand_shape[0];
+  graph_dynamic_starts(idx, n, s->operand_dtype[first], xs->rank, xs->dims, window, start);
+}
+
+/* The walk over a window of shape win at start inside an array of shape big. */
+static exec_walk window_walk(const optic_shape *big, const int64_t *start, const optic_shape *win) {
+  int64_t st[OPTIC_MAX_RANK];
+  row_major_strides(big, st);
+  exec_walk w = {.rank = win->rank};
+  for (int32_t d = 0; d < win->rank; d++) {
+    w.dims[d] = win->dims[d];
+    w.strides[d] = st[d];
+    w.base += start[d] * st[d];
+  }
+  return w;
+}
+
+/* Offset (in elements of the big array) of window element k. */
+static int64_t walk_at(const exec_walk *w, size_t k) {
+  int64_t off = w->base;
+  for (int32_t d = w->rank - 1; d >= 0; d--) {
+    size_t dim = (size_t)w->dims[d];
+    off += (int64_t)(k % dim) * w->strides[d];
+    k /= dim;
+  }
+  return off;
+}
+
+/* First window element whose offset is >= target (offsets grow with k). */
+static size_t first_at_or_after(const exec_walk *w, size_t n, int64_t target) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (walk_at(w, mid) < target) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  const optic_shape *os = &s->type->shape;
+  size_t es = optic_dtype_size(s->type->dtype), n = 1, lo, hi;
+  for (int32_t d = 0; d < os->rank; d++) n *= (size_t)os->dims[d];
+  exec_share(n, th->t, th->nt, &lo, &hi);
+  if (lo >= hi) return OPTIC_OK;
+  unsigned char *y = ref_ptr(f, &s->out[0]);
+  const unsigned char *x = ref_ptr(f, &s->in[s->in_first[0]]);
+  int64_t start[OPTIC_MAX_RANK];
+  if (s->op == OPTIC_OP_DYNAMIC_SLICE) {
+    clamped_starts(s, f, 1, os->dims, start);
+    exec_walk w = window_walk(&s->operand_shape[0], start, os);
+    walk_gather(&w, es, x, lo, hi - lo, y + lo * es);
+    return OPTIC_OK;
+  }
+  /* dynamic-update-slice: this thread's share of the operand, then the
+   * update elements that land in the share (a contiguous run of them, as
+   * their offsets grow with their index). */
+  const optic_shape *us = &s->operand_shape[1];
+  const unsigned char *u = ref_ptr(f, &s->in[s->in_first[1]]);
+  if (y != x) memcpy(y + lo * es, x + lo * es, (hi - lo) * es);
+  size_t nu = 1;
+  for (int32_t d = 0; d < us->rank; d++) nu *= (size_t)us->dims[d];
+  if (nu == 0) return OPTIC_OK;
+  clamped_starts(s, f, 2, us->dims, start);
+  exec_walk w = window_walk(os, start, us);
+  size_t k0 = first_at_or_after(&w, nu, (int64_t)lo), k1 = first_at_or_after(&w, nu, (int64_t)hi);
+  if (k0 < k1) walk_scatter(&w, es, u + k0 * es, k0, k1 - k0, y);
+  return OPTIC_OK;
+}

@@ -1,0 +1,62 @@
+/* Reference evaluation of dynamic-slice, dynamic-update-slice and
+ * opt-barrier: plain index loops with XLA's start clamping
+ * (graph_dynamic_starts), so no read or write ever leaves an operand. */
+#include <string.h>
+
+#include "graph/evaluate_internal.h"
+
+/* Clamped starts of in's window (shape `window`) from its index operands. */
+static void starts_of(const optic_instr *in, const optic_literal *const *ops, int32_t first, const int64_t *window,
+                      int64_t *start) {
+  const void *idx[OPTIC_MAX_RANK];
+  int32_t n = in->n_operands - first;
+  for (int32_t i = 0; i < n && i < OPTIC_MAX_RANK; i++) idx[i] = ops[first + i]->data;
+  const optic_type *x = &ops[0]->type;
+  graph_dynamic_starts(idx, n, ops[first]->type.dtype, x->shape.rank, x->shape.dims, window, start);
+}
+
+static size_t offset_of(int32_t rank, const int64_t *dims, const int64_t *idx) {
+  size_t off = 0;
+  for (int32_t d = 0; d < rank; d++) off = off * (size_t)dims[d] + (size_t)idx[d];
+  return off;
+}
+
+/* Copies the window at start of big (shape big_dims) to or from small. */
+static void copy_window(size_t es, int32_t rank, const int64_t *big_dims, const int64_t *start, const int64_t *win,
+                        unsigned char *big, unsigned char *small, bool to_small) {
+  for (int32_t d = 0; d < rank; d++) {
+    if (win[d] == 0) return;
+  }
+  int64_t idx[OPTIC_MAX_RANK] = {0}, at[OPTIC_MAX_RANK];
+  size_t k = 0;
+  do {
+    for (int32_t d = 0; d < rank; d++) at[d] = start[d] + idx[d];
+    unsigned char *b = big + offset_of(rank, big_dims, at) * es;
+    if (to_small) memcpy(small + k * es, b, es);
+    else memcpy(b, small + k * es, es);
+    k++;
+  } while (eval_next_index(rank, win, idx));
+}
+
+optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
+  (void)ctx;
+  if (in->op == OPTIC_OP_OPT_BARRIER) return lit_clone(ops[0], out);
+  optic_literal *y;
+  optic_status st = lit_new(&in->type, &y);
+  if (st != OPTIC_OK) return st;
+  const optic_literal *x = ops[0];
+  int32_t r = x->type.shape.rank;
+  size_t es = optic_dtype_size(x->type.dtype);
+  int64_t start[OPTIC_MAX_RANK];
+  if (in->op == OPTIC_OP_DYNAMIC_SLICE) {
+    starts_of(in, ops, 1, in->type.shape.dims, start);
+    copy_window(es, r, x->type.shape.dims, start, in->type.shape.dims, x->data, y->data, true);
+  } else {
+    const optic_literal *u = ops[1];
+    if (x->bytes) memcpy(y->data, x->data, x->bytes);
+    starts_of(in, ops, 2, u->type.shape.dims, start);
+    copy_window(es, r, x->type.shape.dims, start, u->type.shape.dims, y->data, u->data, false);
+  }
+  *out = y;
+  return OPTIC_OK;
+}

@@ -1,0 +1,118 @@
+/* The runtime against the evaluator for dynamic-slice, dynamic-update-slice,
+ * opt-barrier and bitcast: operand shapes with 0, 1, 15, 16, 17 and 257
+ * columns, windows from empty to full, starts negative, inside and far past
+ * the end (XLA clamps them), at levels NONE and FULL on 1 and 2 threads
+ * (2 threads split every step, so the dynamic-update-slice shares are
+ * exercised), and a scan-like while loop that slices row i of its input. */
+#include "tests/exec/exec_util.h"
+
+static optic_module_t *build(int64_t rows, int64_t cols, int64_t h, int64_t w) {
+  optic_module_t *m;
+  optic_comp_id c;
+  if (optic_module_create("dyn", &m) || optic_module_add_computation(m, "main", &c)) return NULL;
+  optic_shape xs = {.rank = 2, .dims = {rows, cols}}, us = {.rank = 2, .dims = {h, w}}, ss = {.rank = 0};
+  optic_type tx = optic_type_array(OPTIC_F32, &xs), tu = optic_type_array(OPTIC_F32, &us);
+  optic_type ti = optic_type_array(OPTIC_S32, &ss);
+  optic_node_id x, u, a, b, ds, dus, neg, bc, t, ob;
+  const int64_t sizes[2] = {h, w};
+  optic_shape flat = {.rank = 1, .dims = {rows * cols}};
+  bool ok = !optic_graph_parameter(m, c, 0, &tx, "x", &x) && !optic_graph_parameter(m, c, 1, &tu, "u", &u) &&
+            !optic_graph_parameter(m, c, 2, &ti, "a", &a) && !optic_graph_parameter(m, c, 3, &ti, "b", &b);
+  optic_node_id st[2] = {a, b};
+  ok = ok && !optic_graph_dynamic_slice(m, c, x, st, 2, sizes, NULL, &ds) &&
+       !optic_graph_unary(m, c, OPTIC_OP_NEGATE, u, NULL, &neg) &&
+       !optic_graph_dynamic_update_slice(m, c, x, neg, st, 2, NULL, &dus) &&
+       !optic_graph_bitcast(m, c, dus, &flat, NULL, &bc);
+  optic_node_id parts[3] = {ds, dus, bc};
+  ok = ok && !optic_graph_tuple(m, c, parts, 3, NULL, &t) && !optic_graph_opt_barrier(m, c, t, NULL, &ob) &&
+       !optic_computation_set_root(m, c, ob);
+  if (!ok) {
+    fprintf(stderr, "  build: %s\n", optic_last_error());
+    optic_module_destroy(m);
+    return NULL;
+  }
+  return m;
+}
+
+static void shapes_and_starts(void) {
+  static const int64_t shapes[][4] = {{0, 3, 0, 2}, {1, 1, 1, 1}, {3, 15, 2, 15}, {16, 16, 5, 7},
+                                      {17, 17, 17, 0}, {40, 257, 9, 100}, {5, 16, 1, 1}};
+  static const int32_t starts[][2] = {{0, 0}, {1, 2}, {-7, 3}, {1000, -1000}, {INT32_MAX, 4}};
+  for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+    const int64_t *sh = shapes[k];
+    optic_module_t *m = build(sh[0], sh[1], sh[2], sh[3]);
+    OT_CHECK(m != NULL);
+    if (m == NULL) continue;
+    optic_comp_id e = optic_module_entry(m);
+    for (size_t q = 0; q < sizeof starts / sizeof starts[0]; q++) {
+      optic_literal *args[4];
+      ex_rng r = {k * 31 + q};
+      for (int i = 0; i < 2; i++) {
+        optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, i)), &args[i]);
+        ex_fill(args[i], &r);
+      }
+      const optic_shape sc = {.rank = 0};
+      optic_literal_create_array(OPTIC_S32, &sc, &starts[q][0], 4, &args[2]);
+      optic_literal_create_array(OPTIC_S32, &sc, &starts[q][1], 4, &args[3]);
+      optic_literal *want = NULL;
+      OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal *const *)args, 4, NULL, &want));
+      char label[96];
+      snprintf(label, sizeof label, "x[%lld,%lld] window [%lld,%lld] at (%d,%d)", (long long)sh[0], (long long)sh[1],
+               (long long)sh[2], (long long)sh[3], starts[q][0], starts[q][1]);
+      for (int level = 0; want && level <= 2; level += 2) {
+        for (int t = 1; t <= 2; t++) {
+          if (!ex_run_compare(m, (optic_opt_level)level, t, (const optic_literal *const *)args, 4, want, 0, 0, t == 2,
+                              label)) {
+            printf("  reproduce: %s shapes_and_starts\n", ot_prog_);
+          }
+        }
+      }
+      optic_literal_destroy(want);
+      for (int i = 0; i < 4; i++) optic_literal_destroy(args[i]);
+    }
+    optic_module_destroy(m);
+  }
+}
+
+/* A scan: out[i] = 2 * x[i] row by row through dynamic-slice and
+ * dynamic-update-slice inside a while loop (the shape of jax.lax.scan). */
+static const char *const SCAN =
+    "HloModule scan\n\n"
+    "body {\n"
+    "  s = (s32[], f32[7,33], f32[7,33]) parameter(0)\n"
+    "  i = s32[] get-tuple-element(s), index=0\n"
+    "  x = f32[7,33] get-tuple-element(s), index=1\n"
+    "  y = f32[7,33] get-tuple-element(s), index=2\n"
+    "  z = s32[] constant(0)\n"
+    "  row = f32[1,33] dynamic-slice(x, i, z), dynamic_slice_sizes={1,33}\n"
+    "  two = f32[1,33] add(row, row)\n"
+    "  y2 = f32[7,33] dynamic-update-slice(y, two, i, z)\n"
+    "  one = s32[] constant(1)\n"
+    "  i2 = s32[] add(i, one)\n"
+    "  ROOT t = (s32[], f32[7,33], f32[7,33]) tuple(i2, x, y2)\n"
+    "}\n\n"
+    "cond {\n"
+    "  s = (s32[], f32[7,33], f32[7,33]) parameter(0)\n"
+    "  i = s32[] get-tuple-element(s), index=0\n"
+    "  n = s32[] constant(7)\n"
+    "  ROOT lt = pred[] compare(i, n), direction=LT\n"
+    "}\n\n"
+    "ENTRY e {\n"
+    "  x = f32[7,33] parameter(0)\n"
+    "  y0 = f32[7,33] parameter(1)\n"
+    "  z = s32[] constant(0)\n"
+    "  t = (s32[], f32[7,33], f32[7,33]) tuple(z, x, y0)\n"
+    "  w = (s32[], f32[7,33], f32[7,33]) while(t), condition=cond, body=body\n"
+    "  ROOT out = f32[7,33] get-tuple-element(w), index=2\n"
+    "}\n";
+
+static void scan_loop(void) {
+  optic_module_t *m = NULL;
+  OT_EXPECT_OK(optic_module_from_hlo_text(SCAN, strlen(SCAN), &m));
+  if (m == NULL) return;
+  OT_CHECK(ex_check_module(m, 3, 0, 0, "scan"), "scan");
+  optic_module_destroy(m);
+}
+
+static const ot_case cases[] = {{"shapes_and_starts", shapes_and_starts}, {"scan_loop", scan_loop}};
+OT_MAIN(cases)
