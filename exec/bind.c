@@ -397,7 +397,12 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     }
     case OPTIC_OP_ALL_REDUCE:
     case OPTIC_OP_DYNAMIC_SLICE:
-    case OPTIC_OP_DYNAMIC_UPDATE_SLICE: return OPTIC_OK;
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE:
+    case OPTIC_OP_GATHER: return OPTIC_OK;
+    case OPTIC_OP_SCATTER: /* to_apply runs as a block program, one element at a time */
+      st = ew_lower_ex(m, optic_node_called(m, id, 0), 1, true, &s->prog);
+      if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, id, optic_last_error());
+      return st;
     default: break;
   }
   if (ew_is_elementwise(s->op)) {

@@ -265,8 +265,8 @@ optic_status exec_op_layout(const exec_step *s, const exec_frame *f, const exec_
 optic_status exec_op_elementwise(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_reduce(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th);
-/* dynamic-slice, dynamic-update-slice (exec/ops_dynamic.c). */
-optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec_thread *th);
+/* dynamic-slice, dynamic-update-slice, gather, scatter (exec/ops_dynamic.c). */
+optic_status exec_op_dynamic(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_thread *th);
 /* An output fusion: the dot/convolution into the result, a barrier, then the
  * epilogue's block program over the result in place. */

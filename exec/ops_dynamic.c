@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exec/exec_internal.h"
+#include "graph/gather_scatter.h"
 #include "graph/internal.h"
 
 static void row_major_strides(const optic_shape *s, int64_t *st) {
@@ -59,7 +60,41 @@ static size_t first_at_or_after(const exec_walk *w, size_t n, int64_t target) {
   return lo;
 }
 
-optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+typedef struct scatter_ctx {
+  const ew_prog *prog;
+  unsigned char *regs;
+  size_t es;
+} scatter_ctx;
+
+static optic_status scatter_combine(void *ctx, void *dst, const void *update) {
+  const scatter_ctx *c = ctx;
+  uint64_t tmp = 0;
+  const void *inputs[2] = {dst, update};
+  void *outs[1] = {&tmp};
+  ew_run_block(c->prog, inputs, 0, outs, 0, 1, c->regs);
+  memcpy(dst, &tmp, c->es);
+  return OPTIC_OK;
+}
+
+/* scatter: thread 0 alone, so duplicate indices combine in the updates'
+ * order, as in the evaluator (the barrier placement orders later readers). */
+static optic_status run_scatter(const exec_step *s, const optic_module_t *m, const exec_frame *f,
+                                const exec_thread *th) {
+  if (th->t != 0) return OPTIC_OK;
+  optic_scatter_dims g;
+  optic_node_scatter_dims(m, s->id, &g);
+  size_t es = optic_dtype_size(s->type->dtype);
+  unsigned char *y = ref_ptr(f, &s->out[0]);
+  const unsigned char *x = ref_ptr(f, &s->in[s->in_first[0]]);
+  if (y != x && s->out[0].size) memcpy(y, x, s->out[0].size);
+  graph_index_array ix = {s->operand_dtype[1], &s->operand_shape[1], ref_ptr(f, &s->in[s->in_first[1]])};
+  scatter_ctx c = {s->prog, th->regs, es};
+  return graph_scatter_run(&g, es, &s->type->shape, y, &ix, &s->operand_shape[2], ref_ptr(f, &s->in[s->in_first[2]]),
+                           scatter_combine, &c);
+}
+
+optic_status exec_op_dynamic(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th) {
+  if (s->op == OPTIC_OP_SCATTER) return run_scatter(s, m, f, th);
   const optic_shape *os = &s->type->shape;
   size_t es = optic_dtype_size(s->type->dtype), n = 1, lo, hi;
   for (int32_t d = 0; d < os->rank; d++) n *= (size_t)os->dims[d];
@@ -68,6 +103,13 @@ optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec
   unsigned char *y = ref_ptr(f, &s->out[0]);
   const unsigned char *x = ref_ptr(f, &s->in[s->in_first[0]]);
   int64_t start[OPTIC_MAX_RANK];
+  if (s->op == OPTIC_OP_GATHER) {
+    optic_gather_dims g;
+    optic_node_gather_dims(m, s->id, &g);
+    graph_index_array ix = {s->operand_dtype[1], &s->operand_shape[1], ref_ptr(f, &s->in[s->in_first[1]])};
+    graph_gather_run(&g, es, &s->operand_shape[0], x, &ix, os, y, lo, hi);
+    return OPTIC_OK;
+  }
   if (s->op == OPTIC_OP_DYNAMIC_SLICE) {
     clamped_starts(s, f, 1, os->dims, start);
     exec_walk w = window_walk(&s->operand_shape[0], start, os);

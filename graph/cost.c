@@ -187,6 +187,17 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
       if (!transpose_is_bitcast(in, op0)) out->bytes_accessed = default_bytes(m, in);
       return OPTIC_OK;
     case OPTIC_OP_SLICE: out->bytes_accessed = 2 * size_of(&in->type); return OPTIC_OK;
+    case OPTIC_OP_GATHER: /* XLA: the result twice and the indices */
+      out->bytes_accessed = 2 * size_of(&in->type) + size_of(optic_node_type(m, in->operands[1]));
+      return OPTIC_OK;
+    case OPTIC_OP_SCATTER: { /* XLA: the updates three times and the indices; to_apply once per update */
+      double nu = elements(optic_node_type(m, in->operands[2]));
+      out->flops = sub.flops * nu;
+      out->transcendentals = sub.transcendentals * nu;
+      out->bytes_accessed = 3 * size_of(optic_node_type(m, in->operands[2])) +
+                            size_of(optic_node_type(m, in->operands[1]));
+      return OPTIC_OK;
+    }
     case OPTIC_OP_DYNAMIC_SLICE: /* XLA: the window twice and operand 1 (the first start index) */
       out->bytes_accessed = 2 * size_of(&in->type) + size_of(optic_node_type(m, in->operands[1]));
       return OPTIC_OK;

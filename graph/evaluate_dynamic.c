@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "graph/evaluate_internal.h"
+#include "graph/gather_scatter.h"
 
 /* Clamped starts of in's window (shape `window`) from its index operands. */
 static void starts_of(const optic_instr *in, const optic_literal *const *ops, int32_t first, const int64_t *window,
@@ -39,11 +40,19 @@ static void copy_window(size_t es, int32_t rank, const int64_t *big_dims, const 
 }
 
 optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
-  (void)ctx;
   if (in->op == OPTIC_OP_OPT_BARRIER) return lit_clone(ops[0], out);
   optic_literal *y;
   optic_status st = lit_new(&in->type, &y);
   if (st != OPTIC_OK) return st;
+  if (in->op == OPTIC_OP_GATHER) {
+    optic_gather_dims g;
+    optic_node_gather_dims(ctx->m, (optic_node_id)(in - ctx->m->instrs), &g);
+    graph_index_array ix = {ops[1]->type.dtype, &ops[1]->type.shape, ops[1]->data};
+    graph_gather_run(&g, optic_dtype_size(y->type.dtype), &ops[0]->type.shape, ops[0]->data, &ix, &y->type.shape,
+                     y->data, 0, lit_elements(y));
+    *out = y;
+    return OPTIC_OK;
+  }
   const optic_literal *x = ops[0];
   int32_t r = x->type.shape.rank;
   size_t es = optic_dtype_size(x->type.dtype);

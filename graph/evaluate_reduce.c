@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "graph/evaluate_internal.h"
+#include "graph/gather_scatter.h"
 
 /* A computation applied to scalars: nparams argument literals reused for
  * every call (their bytes are overwritten each time). */
@@ -226,6 +227,38 @@ optic_status eval_map(eval_ctx *ctx, const optic_instr *in, const optic_literal 
       st = scalar_fn_call(&f, args, &dst, 1);
     }
   }
+  scalar_fn_free(&f);
+  if (st != OPTIC_OK) {
+    lit_free(y);
+    return st;
+  }
+  *out = y;
+  return OPTIC_OK;
+}
+
+/* ------------------------------------------------------------ scatter */
+
+static optic_status scatter_combine(void *ctx, void *dst, const void *update) {
+  const void *in[2] = {dst, update};
+  void *out[1] = {dst};
+  return scalar_fn_call(ctx, in, out, 1);
+}
+
+optic_status eval_scatter(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
+                          optic_literal **out) {
+  optic_scatter_dims g;
+  optic_node_scatter_dims(ctx->m, (optic_node_id)(in - ctx->m->instrs), &g);
+  optic_literal *y;
+  optic_status st = lit_clone(ops[0], &y);
+  if (st != OPTIC_OK) return st;
+  scalar_fn f;
+  if ((st = scalar_fn_init(&f, ctx, in->calls[0])) != OPTIC_OK) {
+    lit_free(y);
+    return st;
+  }
+  graph_index_array ix = {ops[1]->type.dtype, &ops[1]->type.shape, ops[1]->data};
+  st = graph_scatter_run(&g, optic_dtype_size(y->type.dtype), &y->type.shape, y->data, &ix, &ops[2]->type.shape,
+                         ops[2]->data, scatter_combine, &f);
   scalar_fn_free(&f);
   if (st != OPTIC_OK) {
     lit_free(y);

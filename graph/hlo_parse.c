@@ -25,11 +25,11 @@ static const char *const other_opcodes[] = {
     "async-update", "atan", "atanh", "batch-norm-grad", "batch-norm-inference", "batch-norm-training", "cholesky",
     "collective-broadcast", "collective-permute", "collective-permute-done", "collective-permute-start",
     "collective-reduce", "complex", "copy-done", "copy-start", "cosh", "custom-call", "domain", "dynamic-reshape",
-    "fft", "gather", "get-dimension-size", "imag", "infeed", "mulhi", "outfeed", "partition-id",
-    "ragged-all-to-all", "ragged-dot", "real", "recv", "recv-done", "reduce-scatter", "replica-id", "rng",
-    "rng-bit-generator", "rng-get-and-update-state", "scaled-dot", "scan", "scatter", "select-and-scatter", "send",
-    "send-done", "set-dimension-size", "shuffle", "sinh", "sort", "stochastic-convert", "topk", "trace",
-    "triangular-solve", "tuple-select",
+    "fft", "get-dimension-size", "imag", "infeed", "mulhi", "outfeed", "partition-id", "ragged-all-to-all",
+    "ragged-dot", "real", "recv", "recv-done", "reduce-scatter", "replica-id", "rng", "rng-bit-generator",
+    "rng-get-and-update-state", "scaled-dot", "scan", "select-and-scatter", "send", "send-done",
+    "set-dimension-size", "shuffle", "sinh", "sort", "stochastic-convert", "topk", "trace", "triangular-solve",
+    "tuple-select",
 };
 
 static bool in_list(const hlo_token *t, const char *const *list, size_t n) {

@@ -177,6 +177,18 @@ typedef struct hlo_shape {
   X(IOTA_DIMENSION, "iota_dimension")           \
   X(EXPONENT_BITS, "exponent_bits")             \
   X(DYNAMIC_SLICE_SIZES, "dynamic_slice_sizes") \
+  X(OFFSET_DIMS, "offset_dims")                 \
+  X(COLLAPSED_SLICE_DIMS, "collapsed_slice_dims") \
+  X(START_INDEX_MAP, "start_index_map")         \
+  X(INDEX_VECTOR_DIM, "index_vector_dim")       \
+  X(SLICE_SIZES, "slice_sizes")                 \
+  X(UPDATE_WINDOW_DIMS, "update_window_dims")   \
+  X(INSERTED_WINDOW_DIMS, "inserted_window_dims") \
+  X(SCATTER_DIMS_TO_OPERAND_DIMS, "scatter_dims_to_operand_dims") \
+  X(OPERAND_BATCHING_DIMS, "operand_batching_dims") \
+  X(START_INDICES_BATCHING_DIMS, "start_indices_batching_dims") \
+  X(INPUT_BATCHING_DIMS, "input_batching_dims") \
+  X(SCATTER_INDICES_BATCHING_DIMS, "scatter_indices_batching_dims") \
   X(MANTISSA_BITS, "mantissa_bits")             \
   X(KIND, "kind")                               \
   X(REPLICA_GROUPS, "replica_groups")           \

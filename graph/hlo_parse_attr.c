@@ -420,6 +420,17 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
   switch (a->kind) {
     case HLO_A_DIMENSIONS:
     case HLO_A_DYNAMIC_SLICE_SIZES:
+    case HLO_A_OFFSET_DIMS:
+    case HLO_A_COLLAPSED_SLICE_DIMS:
+    case HLO_A_START_INDEX_MAP:
+    case HLO_A_SLICE_SIZES:
+    case HLO_A_UPDATE_WINDOW_DIMS:
+    case HLO_A_INSERTED_WINDOW_DIMS:
+    case HLO_A_SCATTER_DIMS_TO_OPERAND_DIMS:
+    case HLO_A_OPERAND_BATCHING_DIMS:
+    case HLO_A_START_INDICES_BATCHING_DIMS:
+    case HLO_A_INPUT_BATCHING_DIMS:
+    case HLO_A_SCATTER_INDICES_BATCHING_DIMS:
     case HLO_A_LHS_BATCH:
     case HLO_A_RHS_BATCH:
     case HLO_A_LHS_CONTRACTING:
@@ -427,6 +438,7 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
     case HLO_A_INDEX:
     case HLO_A_IOTA_DIMENSION:
     case HLO_A_EXPONENT_BITS:
+    case HLO_A_INDEX_VECTOR_DIM:
     case HLO_A_MANTISSA_BITS:
     case HLO_A_FEATURE_GROUP_COUNT:
     case HLO_A_BATCH_GROUP_COUNT: st = single_int(P, a); break;

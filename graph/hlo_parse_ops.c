@@ -271,6 +271,70 @@ static optic_status build_reduction(const op_ctx *x, optic_node_id *out) {
                                            x->in->final_name, out));
 }
 
+/* An optional dims list into a fixed array (absent: empty). */
+static optic_status dims_into(const op_ctx *x, hlo_attr_kind k, int64_t *out, int32_t *n) {
+  const hlo_attr *a = hlo_find_attr(x->in, k);
+  *n = a ? a->n_ints : 0;
+  if (*n > OPTIC_MAX_RANK) return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "%s lists more than %d dims", hlo_attr_name(k), OPTIC_MAX_RANK);
+  for (int32_t i = 0; i < *n; i++) out[i] = a->ints[i];
+  return OPTIC_OK;
+}
+
+/* XLA's batching dims (newer gather/scatter): only the empty form is supported. */
+static optic_status no_batching(const op_ctx *x, hlo_attr_kind a, hlo_attr_kind b) {
+  const hlo_attr *p = hlo_find_attr(x->in, a), *q = hlo_find_attr(x->in, b);
+  if ((p && p->n_ints) || (q && q->n_ints)) {
+    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "%s/%s (batching dims) are not supported", hlo_attr_name(a), hlo_attr_name(b));
+  }
+  return OPTIC_OK;
+}
+
+static optic_status build_gather(const op_ctx *x, optic_node_id *out) {
+  optic_gather_dims g;
+  memset(&g, 0, sizeof g);
+  const hlo_attr *ivd, *ss;
+  int32_t n_ss;
+  optic_status st = count_is(x, 2, 2);
+  if (st == OPTIC_OK) st = no_batching(x, HLO_A_OPERAND_BATCHING_DIMS, HLO_A_START_INDICES_BATCHING_DIMS);
+  if (st == OPTIC_OK) st = need(x, HLO_A_INDEX_VECTOR_DIM, &ivd);
+  if (st == OPTIC_OK) st = need(x, HLO_A_SLICE_SIZES, &ss);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_OFFSET_DIMS, g.offset_dims, &g.n_offset_dims);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_COLLAPSED_SLICE_DIMS, g.collapsed_slice_dims, &g.n_collapsed);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_START_INDEX_MAP, g.start_index_map, &g.n_start_index_map);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_SLICE_SIZES, g.slice_sizes, &n_ss);
+  if (st != OPTIC_OK) return st;
+  if (n_ss != rank_of(x, 0)) {
+    return fail_in(x, OPTIC_ERR_SHAPE_MISMATCH, "slice_sizes has %d entries for an operand of rank %d", (int)n_ss,
+                   (int)rank_of(x, 0));
+  }
+  g.index_vector_dim = ivd->ints[0];
+  return wrap(x, optic_graph_gather(x->B->m, x->c->id, x->ops[0], x->ops[1], &g, x->in->final_name, out));
+}
+
+static optic_status build_scatter(const op_ctx *x, optic_node_id *out) {
+  optic_scatter_dims g;
+  memset(&g, 0, sizeof g);
+  const hlo_attr *ivd;
+  optic_comp_id f;
+  if (x->in->n_operands > 3) {
+    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "scatter with %d operands (variadic scatter) is not supported",
+                   (int)x->in->n_operands);
+  }
+  optic_status st = count_is(x, 3, 3);
+  if (st == OPTIC_OK) st = no_batching(x, HLO_A_INPUT_BATCHING_DIMS, HLO_A_SCATTER_INDICES_BATCHING_DIMS);
+  if (st == OPTIC_OK) st = need(x, HLO_A_INDEX_VECTOR_DIM, &ivd);
+  if (st == OPTIC_OK) st = need_comp(x, HLO_A_TO_APPLY, &f);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_UPDATE_WINDOW_DIMS, g.update_window_dims, &g.n_update_window_dims);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_INSERTED_WINDOW_DIMS, g.inserted_window_dims, &g.n_inserted);
+  if (st == OPTIC_OK) {
+    st = dims_into(x, HLO_A_SCATTER_DIMS_TO_OPERAND_DIMS, g.scatter_dims_to_operand_dims,
+                   &g.n_scatter_dims_to_operand_dims);
+  }
+  if (st != OPTIC_OK) return st;
+  g.index_vector_dim = ivd->ints[0];
+  return wrap(x, optic_graph_scatter(x->B->m, x->c->id, x->ops[0], x->ops[1], x->ops[2], &g, f, x->in->final_name, out));
+}
+
 /* bitcast reinterprets the operand's buffer: with row-major layouts on both
  * sides it is a reshape; otherwise the operand is first transposed to its
  * physical (storage) order and the result transposed from its physical order
@@ -429,6 +493,8 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
     case OPTIC_OP_DYNAMIC_UPDATE_SLICE:
       if ((st = count_is(&x, 3, 2 + OPTIC_MAX_RANK)) != OPTIC_OK) return st;
       return wrap(&x, optic_graph_dynamic_update_slice(m, comp, ops[0], ops[1], ops + 2, in->n_operands - 2, name, out));
+    case OPTIC_OP_GATHER: return build_gather(&x, out);
+    case OPTIC_OP_SCATTER: return build_scatter(&x, out);
     case OPTIC_OP_OPT_BARRIER:
       if ((st = count_is(&x, 1, 1)) != OPTIC_OK) return st;
       return wrap(&x, optic_graph_opt_barrier(m, comp, ops[0], name, out));

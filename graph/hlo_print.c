@@ -150,6 +150,31 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
   switch (in->op) {
     case OPTIC_OP_IOTA: optic_strbuf_printf(s, ", iota_dimension=%lld", (long long)in->ints[0]); break;
     case OPTIC_OP_COMPARE: optic_strbuf_printf(s, ", direction=%s", dir_names[in->cmp]); break;
+    case OPTIC_OP_GATHER: {
+      optic_gather_dims g;
+      optic_node_gather_dims(m, (optic_node_id)(in - m->instrs), &g);
+      optic_strbuf_printf(s, ", offset_dims=");
+      print_int_list(s, g.offset_dims, g.n_offset_dims);
+      optic_strbuf_printf(s, ", collapsed_slice_dims=");
+      print_int_list(s, g.collapsed_slice_dims, g.n_collapsed);
+      optic_strbuf_printf(s, ", start_index_map=");
+      print_int_list(s, g.start_index_map, g.n_start_index_map);
+      optic_strbuf_printf(s, ", index_vector_dim=%lld, slice_sizes=", (long long)g.index_vector_dim);
+      print_int_list(s, g.slice_sizes, r);
+      break;
+    }
+    case OPTIC_OP_SCATTER: {
+      optic_scatter_dims g;
+      optic_node_scatter_dims(m, (optic_node_id)(in - m->instrs), &g);
+      optic_strbuf_printf(s, ", update_window_dims=");
+      print_int_list(s, g.update_window_dims, g.n_update_window_dims);
+      optic_strbuf_printf(s, ", inserted_window_dims=");
+      print_int_list(s, g.inserted_window_dims, g.n_inserted);
+      optic_strbuf_printf(s, ", scatter_dims_to_operand_dims=");
+      print_int_list(s, g.scatter_dims_to_operand_dims, g.n_scatter_dims_to_operand_dims);
+      optic_strbuf_printf(s, ", index_vector_dim=%lld", (long long)g.index_vector_dim);
+      break;
+    }
     case OPTIC_OP_DYNAMIC_SLICE:
       optic_strbuf_printf(s, ", dynamic_slice_sizes=");
       print_int_list(s, in->ints, in->n_ints);

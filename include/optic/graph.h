@@ -94,7 +94,9 @@ extern "C" {
   X(ALL_REDUCE, "all-reduce", OTHER)              \
   X(DYNAMIC_SLICE, "dynamic-slice", OTHER)        \
   X(DYNAMIC_UPDATE_SLICE, "dynamic-update-slice", OTHER) \
-  X(OPT_BARRIER, "opt-barrier", OTHER)
+  X(OPT_BARRIER, "opt-barrier", OTHER)            \
+  X(GATHER, "gather", OTHER)                      \
+  X(SCATTER, "scatter", OTHER)
 
 typedef enum optic_opcode {
 #define OPTIC_OPCODE_ENUM_(name, str, kind) OPTIC_OP_##name,
@@ -289,6 +291,48 @@ OPTIC_API optic_status optic_graph_dynamic_slice(optic_module_t *m, optic_comp_i
 OPTIC_API optic_status optic_graph_dynamic_update_slice(optic_module_t *m, optic_comp_id comp, optic_node_id x,
                                                         optic_node_id update, const optic_node_id *starts,
                                                         int32_t n_starts, const char *name, optic_node_id *out);
+/* gather's dimension numbers (XLA's GatherDimensionNumbers): output dims
+ * offset_dims hold the slice's non-collapsed dims; the other output dims are
+ * the index array's dims without index_vector_dim (== its rank: every index
+ * is a scalar). Index vector entry k is the start of operand dim
+ * start_index_map[k]; starts are clamped so the slice of slice_sizes
+ * (operand-rank entries) lies inside the operand, as XLA does. */
+typedef struct optic_gather_dims {
+  int32_t n_offset_dims, n_collapsed, n_start_index_map;
+  int64_t offset_dims[OPTIC_MAX_RANK];
+  int64_t collapsed_slice_dims[OPTIC_MAX_RANK];
+  int64_t start_index_map[OPTIC_MAX_RANK];
+  int64_t index_vector_dim;
+  int64_t slice_sizes[OPTIC_MAX_RANK];
+} optic_gather_dims;
+OPTIC_API optic_status optic_graph_gather(optic_module_t *m, optic_comp_id comp, optic_node_id operand,
+                                          optic_node_id indices, const optic_gather_dims *dims, const char *name,
+                                          optic_node_id *out);
+/* scatter's dimension numbers (XLA's ScatterDimensionNumbers): update dims
+ * update_window_dims are the window; the operand dims not in
+ * inserted_window_dims take them in order (inserted dims have size 1).
+ * Index vector entry k is the window start in operand dim
+ * scatter_dims_to_operand_dims[k]. */
+typedef struct optic_scatter_dims {
+  int32_t n_update_window_dims, n_inserted, n_scatter_dims_to_operand_dims;
+  int64_t update_window_dims[OPTIC_MAX_RANK];
+  int64_t inserted_window_dims[OPTIC_MAX_RANK];
+  int64_t scatter_dims_to_operand_dims[OPTIC_MAX_RANK];
+  int64_t index_vector_dim;
+} optic_scatter_dims;
+/* scatter(operand, indices, updates): the operand with each update element
+ * combined into its place by to_apply (old value, update) -> new value, in
+ * the updates' row-major order (so duplicate indices combine one after
+ * another). As XLA does, an update window that does not lie entirely
+ * inside the operand is skipped. One operand (XLA's variadic form is not
+ * supported). */
+OPTIC_API optic_status optic_graph_scatter(optic_module_t *m, optic_comp_id comp, optic_node_id operand,
+                                           optic_node_id indices, optic_node_id updates,
+                                           const optic_scatter_dims *dims, optic_comp_id to_apply, const char *name,
+                                           optic_node_id *out);
+/* Reads back a gather's or scatter's dimension numbers (false for other ops). */
+OPTIC_API bool optic_node_gather_dims(const optic_module_t *m, optic_node_id id, optic_gather_dims *out);
+OPTIC_API bool optic_node_scatter_dims(const optic_module_t *m, optic_node_id id, optic_scatter_dims *out);
 /* opt-barrier: its operand (any type) unchanged; passes do not move work
  * across it in XLA. optic keeps it as an alias of the operand. */
 OPTIC_API optic_status optic_graph_opt_barrier(optic_module_t *m, optic_comp_id comp, optic_node_id x,

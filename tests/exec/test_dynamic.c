@@ -114,5 +114,40 @@ static void scan_loop(void) {
   optic_module_destroy(m);
 }
 
-static const ot_case cases[] = {{"shapes_and_starts", shapes_and_starts}, {"scan_loop", scan_loop}};
+/* Embedding-style gather of rows and scatter-add / scatter-assign of rows,
+ * with random indices in [-8, 8] (so some clamp or are skipped) and
+ * duplicates, for several table and index counts. */
+static void gather_scatter(void) {
+  static const int64_t shapes[][3] = {{1, 1, 1}, {6, 15, 4}, {9, 16, 17}, {5, 17, 16}, {12, 257, 40}, {4, 3, 0}};
+  for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+    long long R = shapes[k][0], C = shapes[k][1], K = shapes[k][2];
+    char text[2048];
+    snprintf(text, sizeof text,
+             "HloModule gs\n\n"
+             "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n"
+             "assign {\n  a = f32[] parameter(0)\n  ROOT b = f32[] parameter(1)\n}\n\n"
+             "ENTRY e {\n"
+             "  t = f32[%lld,%lld] parameter(0)\n  i = s32[%lld] parameter(1)\n  u = f32[%lld,%lld] parameter(2)\n"
+             "  g = f32[%lld,%lld] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
+             "index_vector_dim=1, slice_sizes={1,%lld}\n"
+             "  e = f32[%lld,%lld] exponential(g)\n"
+             "  s = f32[%lld,%lld] scatter(t, i, u), update_window_dims={1}, inserted_window_dims={0}, "
+             "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n"
+             "  w = f32[%lld,%lld] scatter(t, i, e), update_window_dims={1}, inserted_window_dims={0}, "
+             "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign\n"
+             "  ROOT r = (f32[%lld,%lld], f32[%lld,%lld], f32[%lld,%lld]) tuple(e, s, w)\n"
+             "}\n",
+             R, C, K, K, C, K, C, C, K, C, R, C, R, C, K, C, R, C, R, C);
+    optic_module_t *m = NULL;
+    OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+    if (m == NULL) continue;
+    char label[64];
+    snprintf(label, sizeof label, "table [%lld,%lld], %lld indices", R, C, K);
+    OT_CHECK(ex_check_module(m, 11 + k, 1e-6, 1e-6, label), "%s", label);
+    optic_module_destroy(m);
+  }
+}
+
+static const ot_case cases[] = {
+    {"shapes_and_starts", shapes_and_starts}, {"scan_loop", scan_loop}, {"gather_scatter", gather_scatter}};
 OT_MAIN(cases)
