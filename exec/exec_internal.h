@@ -177,6 +177,8 @@ typedef struct exec_step {
   size_t in_rows, in_len;     /* input fusion: outputs, and reduced elements per output (trailing dims) */
   optic_conv_plan *conv;
   size_t scratch_offset, scratch_bytes; /* in the context's scratch area */
+  size_t sort_scratch;        /* sort: scratch bytes per thread (thread t's at scratch_offset + t * this) */
+  int32_t sort_threads;       /* sort: threads the scratch was sized for */
   double est_ns, flops, bytes;
   const char *name;
 } exec_step;

@@ -93,8 +93,45 @@ static optic_status run_scatter(const exec_step *s, const optic_module_t *m, con
                            scatter_combine, &c);
 }
 
+typedef struct sort_ctx {
+  const ew_prog *prog;
+  unsigned char *regs;
+} sort_ctx;
+
+static optic_status sort_less(void *ctx, const void *const *args, bool *before) {
+  const sort_ctx *c = ctx;
+  uint8_t r = 0;
+  void *outs[1] = {&r};
+  ew_run_block(c->prog, args, 0, outs, 0, 1, c->regs);
+  *before = r != 0;
+  return OPTIC_OK;
+}
+
+/* sort: slices split across threads, each with its own position scratch. */
+static optic_status run_sort(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  int32_t n = s->n_operands, dim = (int32_t)s->attr[0];
+  if (th->t >= s->sort_threads) {
+    return optic_fail(OPTIC_ERR_INTERNAL, "sort %s: thread %d has no scratch (%d planned)", s->name, th->t,
+                      s->sort_threads);
+  }
+  const void *ins[32];
+  void *outs[32];
+  for (int32_t k = 0; k < n && k < 32; k++) {
+    ins[k] = ref_ptr(f, &s->in[s->in_first[k]]);
+    outs[k] = ref_ptr(f, &s->out[k]);
+  }
+  size_t lo, hi;
+  exec_share(graph_sort_slices(&s->operand_shape[0], dim), th->t, th->nt, &lo, &hi);
+  if (lo >= hi) return OPTIC_OK;
+  sort_ctx c = {s->prog, th->regs};
+  graph_sort_io io = {n, dim, &s->operand_shape[0], s->operand_dtype, ins, outs, sort_less, &c};
+  int64_t *scratch = (int64_t *)(void *)(th->scratch + s->scratch_offset + (size_t)th->t * s->sort_scratch);
+  return graph_sort_run(&io, lo, hi, scratch);
+}
+
 optic_status exec_op_dynamic(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th) {
   if (s->op == OPTIC_OP_SCATTER) return run_scatter(s, m, f, th);
+  if (s->op == OPTIC_OP_SORT) return run_sort(s, f, th);
   const optic_shape *os = &s->type->shape;
   size_t es = optic_dtype_size(s->type->dtype), n = 1, lo, hi;
   for (int32_t d = 0; d < os->rank; d++) n *= (size_t)os->dims[d];

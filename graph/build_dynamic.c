@@ -138,3 +138,53 @@ void graph_dynamic_starts(const void *const *index, int32_t n_index, optic_dtype
     start[d] = v < 0 ? 0 : v > hi ? hi : v;
   }
 }
+
+optic_status optic_graph_sort(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs, int32_t n,
+                              int64_t dimension, bool is_stable, optic_comp_id comparator, const char *name,
+                              optic_node_id *out) {
+  optic_status st = graph_check_comp(m, comp, "sort");
+  if (st != OPTIC_OK) return st;
+  if (xs == NULL || out == NULL || n < 1 || n > 32) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "sort: 1 to 32 operands are needed, %d given", (int)n);
+  }
+  const optic_type *t0 = NULL;
+  optic_type els[32], params[64];
+  optic_shape scalar = {.rank = 0};
+  for (int32_t i = 0; i < n; i++) {
+    const optic_type *t;
+    if ((st = graph_array_operand(m, comp, xs[i], "sort", i, &t)) != OPTIC_OK) return st;
+    if (t0 && !optic_shape_equal(&t->shape, &t0->shape)) {
+      char b1[TYPE_BUF], b2[TYPE_BUF];
+      return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "sort: operand %d has type %s but operand 0 has %s", (int)i,
+                        graph_type_str(t, b1, sizeof b1), graph_type_str(t0, b2, sizeof b2));
+    }
+    t0 = t0 ? t0 : t;
+    els[i] = *t;
+    params[2 * i] = params[2 * i + 1] = optic_type_array(t->dtype, &scalar);
+  }
+  if (dimension < 0 || dimension >= t0->shape.rank) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "sort: dimension %lld is outside the rank %d", (long long)dimension,
+                      (int)t0->shape.rank);
+  }
+  const optic_dtype pred = OPTIC_PRED;
+  if ((st = graph_check_callee(m, comp, comparator, "sort", params, 2 * n)) != OPTIC_OK ||
+      (st = graph_check_scalar_root(m, comparator, "sort", &pred, 1)) != OPTIC_OK) {
+    return st;
+  }
+  int64_t ints[2] = {dimension, is_stable ? 1 : 0};
+  optic_instr_proto p = graph_proto(OPTIC_OP_SORT);
+  if (n == 1) {
+    p.type = *t0;
+  } else {
+    p.type.dtype = OPTIC_DTYPE_INVALID;
+    p.type.tuple_size = n;
+    p.type.elements = els;
+  }
+  p.operands = xs;
+  p.n_operands = n;
+  p.ints = ints;
+  p.n_ints = 2;
+  p.calls = &comparator;
+  p.n_calls = 1;
+  return graph_add_instr(m, comp, &p, name, out);
+}

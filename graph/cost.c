@@ -187,6 +187,13 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
       if (!transpose_is_bitcast(in, op0)) out->bytes_accessed = default_bytes(m, in);
       return OPTIC_OK;
     case OPTIC_OP_SLICE: out->bytes_accessed = 2 * size_of(&in->type); return OPTIC_OK;
+    case OPTIC_OP_SORT: { /* XLA: n * ceil(log2 n) flops, n the elements of operand 0 */
+      double n = elements(op0), lg = 0;
+      while (lg < 64 && (double)((uint64_t)1 << (int)lg) < n) lg++;
+      out->flops = n * lg;
+      out->bytes_accessed = default_bytes(m, in);
+      return OPTIC_OK;
+    }
     case OPTIC_OP_GATHER: /* XLA: the result twice and the indices */
       out->bytes_accessed = 2 * size_of(&in->type) + size_of(optic_node_type(m, in->operands[1]));
       return OPTIC_OK;

@@ -167,6 +167,7 @@ static optic_status eval_instr(eval_ctx *ctx, const optic_instr *in, const optic
     case OPTIC_OP_DYNAMIC_SLICE: case OPTIC_OP_DYNAMIC_UPDATE_SLICE: case OPTIC_OP_OPT_BARRIER: case OPTIC_OP_GATHER:
       return eval_dynamic(ctx, in, ops, out);
     case OPTIC_OP_SCATTER: return eval_scatter(ctx, in, ops, out);
+    case OPTIC_OP_SORT: return eval_sort(ctx, in, ops, out);
     case OPTIC_OP_REDUCE: return eval_reduce(ctx, in, ops, out);
     case OPTIC_OP_REDUCE_WINDOW: return eval_reduce_window(ctx, in, ops, out);
     case OPTIC_OP_MAP: return eval_map(ctx, in, ops, out);

@@ -85,7 +85,8 @@ optic_status eval_convolution(eval_ctx *ctx, const optic_instr *in, const optic_
                               optic_literal **out);
 /* dynamic-slice, dynamic-update-slice, opt-barrier, gather (graph/evaluate_dynamic.c). */
 optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
-/* scatter (graph/evaluate_reduce.c: it applies to_apply to scalars). */
+/* scatter and sort (graph/evaluate_reduce.c: they apply a computation to scalars). */
+optic_status eval_sort(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
 optic_status eval_scatter(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
 optic_status eval_dot(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
 

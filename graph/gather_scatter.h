@@ -29,4 +29,22 @@ optic_status graph_scatter_run(const optic_scatter_dims *g, size_t es, const opt
                                const graph_index_array *ix, const optic_shape *us, const void *u,
                                graph_scatter_combine combine, void *ctx);
 
+/* sort (graph/sort.c): n operands of one shape, sorted together along dim.
+ * less(ctx, args, &before): args are lhs0, rhs0, lhs1, rhs1, ... element
+ * pointers; before = lhs goes first. in and out must not overlap. */
+typedef optic_status (*graph_sort_less)(void *ctx, const void *const *args, bool *before);
+typedef struct graph_sort_io {
+  int32_t n, dim;
+  const optic_shape *shape;
+  const optic_dtype *dtype;
+  const void *const *in;
+  void *const *out;
+  graph_sort_less less;
+  void *ctx;
+} graph_sort_io;
+/* The number of 1-D slices (0 when the sort dimension is empty). */
+size_t graph_sort_slices(const optic_shape *s, int32_t dim);
+/* Sorts slices [lo, hi); scratch holds 2 x dims[dim] positions. */
+optic_status graph_sort_run(const graph_sort_io *io, size_t lo, size_t hi, int64_t *scratch);
+
 #endif

@@ -28,7 +28,7 @@ static const char *const other_opcodes[] = {
     "fft", "get-dimension-size", "imag", "infeed", "mulhi", "outfeed", "partition-id", "ragged-all-to-all",
     "ragged-dot", "real", "recv", "recv-done", "reduce-scatter", "replica-id", "rng", "rng-bit-generator",
     "rng-get-and-update-state", "scaled-dot", "scan", "select-and-scatter", "send", "send-done",
-    "set-dimension-size", "shuffle", "sinh", "sort", "stochastic-convert", "topk", "trace", "triangular-solve",
+    "set-dimension-size", "shuffle", "sinh", "stochastic-convert", "topk", "trace", "triangular-solve",
     "tuple-select",
 };
 

@@ -450,6 +450,7 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
     case HLO_A_FALSE_COMPUTATION: st = comp_refs(P, a, false); break;
     case HLO_A_BRANCH_COMPUTATIONS: st = comp_refs(P, a, true); break;
     case HLO_A_DIRECTION:
+    case HLO_A_IS_STABLE:
     case HLO_A_KIND: st = word(P, a, false); break;
     case HLO_A_DIM_LABELS: st = word(P, a, true); break;
     case HLO_A_WINDOW: st = window(P, a); break;

@@ -493,6 +493,15 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
     case OPTIC_OP_DYNAMIC_UPDATE_SLICE:
       if ((st = count_is(&x, 3, 2 + OPTIC_MAX_RANK)) != OPTIC_OK) return st;
       return wrap(&x, optic_graph_dynamic_update_slice(m, comp, ops[0], ops[1], ops + 2, in->n_operands - 2, name, out));
+    case OPTIC_OP_SORT: {
+      if ((st = count_is(&x, 1, 32)) != OPTIC_OK || (st = list_of(&x, HLO_A_DIMENSIONS, 1, 1, &a)) != OPTIC_OK ||
+          (st = need_comp(&x, HLO_A_TO_APPLY, &f)) != OPTIC_OK) {
+        return st;
+      }
+      const hlo_attr *stable = hlo_find_attr(in, HLO_A_IS_STABLE);
+      bool is_stable = stable && stable->word && strcmp(stable->word, "true") == 0;
+      return wrap(&x, optic_graph_sort(m, comp, ops, in->n_operands, a->ints[0], is_stable, f, name, out));
+    }
     case OPTIC_OP_GATHER: return build_gather(&x, out);
     case OPTIC_OP_SCATTER: return build_scatter(&x, out);
     case OPTIC_OP_OPT_BARRIER:

@@ -150,6 +150,9 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
   switch (in->op) {
     case OPTIC_OP_IOTA: optic_strbuf_printf(s, ", iota_dimension=%lld", (long long)in->ints[0]); break;
     case OPTIC_OP_COMPARE: optic_strbuf_printf(s, ", direction=%s", dir_names[in->cmp]); break;
+    case OPTIC_OP_SORT:
+      optic_strbuf_printf(s, ", dimensions={%lld}%s", (long long)in->ints[0], in->ints[1] ? ", is_stable=true" : "");
+      break;
     case OPTIC_OP_GATHER: {
       optic_gather_dims g;
       optic_node_gather_dims(m, (optic_node_id)(in - m->instrs), &g);

@@ -7,7 +7,7 @@
  *   slice: start[r] limit[r] stride[r] (three blocks of rank entries)
  *   pad: (low, high, interior) per dim     get-tuple-element: {index}
  *   fusion: {kind}    all-reduce: {n_groups, sizes[n_groups], ids...}
- *   dynamic-slice: slice sizes (rank entries)
+ *   dynamic-slice: slice sizes (rank entries)    sort: {dimension, is_stable}
  *   reduce-window: per dim (size, stride, pad_low, pad_high, base_dilation,
  *                  window_dilation, reversal) = 7 entries
  *   conditional: {1 if the selector is pred, else 0}

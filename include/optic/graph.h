@@ -96,7 +96,8 @@ extern "C" {
   X(DYNAMIC_UPDATE_SLICE, "dynamic-update-slice", OTHER) \
   X(OPT_BARRIER, "opt-barrier", OTHER)            \
   X(GATHER, "gather", OTHER)                      \
-  X(SCATTER, "scatter", OTHER)
+  X(SCATTER, "scatter", OTHER)                    \
+  X(SORT, "sort", OTHER)
 
 typedef enum optic_opcode {
 #define OPTIC_OPCODE_ENUM_(name, str, kind) OPTIC_OP_##name,
@@ -333,6 +334,14 @@ OPTIC_API optic_status optic_graph_scatter(optic_module_t *m, optic_comp_id comp
 /* Reads back a gather's or scatter's dimension numbers (false for other ops). */
 OPTIC_API bool optic_node_gather_dims(const optic_module_t *m, optic_node_id id, optic_gather_dims *out);
 OPTIC_API bool optic_node_scatter_dims(const optic_module_t *m, optic_node_id id, optic_scatter_dims *out);
+/* sort: n operands of one shape (any dtypes) sorted together along
+ * `dimension`; comparator takes 2n scalars (lhs and rhs of operand 0, then of
+ * operand 1, ...) and returns pred[] "lhs before rhs". The result is the
+ * operand's type for n = 1, else a tuple. optic's sort is always stable (a
+ * valid order for is_stable=false too). */
+OPTIC_API optic_status optic_graph_sort(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs, int32_t n,
+                                        int64_t dimension, bool is_stable, optic_comp_id comparator,
+                                        const char *name, optic_node_id *out);
 /* opt-barrier: its operand (any type) unchanged; passes do not move work
  * across it in XLA. optic keeps it as an alias of the operand. */
 OPTIC_API optic_status optic_graph_opt_barrier(optic_module_t *m, optic_comp_id comp, optic_node_id x,

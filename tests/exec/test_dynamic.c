@@ -148,6 +148,38 @@ static void gather_scatter(void) {
   }
 }
 
-static const ot_case cases[] = {
-    {"shapes_and_starts", shapes_and_starts}, {"scan_loop", scan_loop}, {"gather_scatter", gather_scatter}};
+/* sort of keys with positions (argsort, the comparator a block program), and
+ * of f32 values alone (random values with ties), along rows of 0, 1, 15, 16,
+ * 17 and 1000 elements; 2 threads split the rows. */
+static void sort_rows(void) {
+  static const int64_t shapes[][2] = {{3, 0}, {1, 1}, {4, 15}, {3, 16}, {5, 17}, {3, 1000}, {0, 4}};
+  for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+    long long R = shapes[k][0], C = shapes[k][1];
+    char text[1536];
+    snprintf(text, sizeof text,
+             "HloModule s\n\n"
+             "cmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = s32[] parameter(2)\n"
+             "  d = s32[] parameter(3)\n  ROOT gt = pred[] compare(a, b), direction=GT\n}\n\n"
+             "lt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\n\n"
+             "ENTRY e {\n  x = f32[%lld,%lld] parameter(0)\n  i = s32[%lld,%lld] iota(), iota_dimension=1\n"
+             "  s = (f32[%lld,%lld], s32[%lld,%lld]) sort(x, i), dimensions={1}, is_stable=true, to_apply=cmp\n"
+             "  p = s32[%lld,%lld] get-tuple-element(s), index=1\n"
+             "  n = f32[%lld,%lld] negate(x)\n"
+             "  v = f32[%lld,%lld] sort(n), dimensions={1}, to_apply=lt\n"
+             "  ROOT r = (s32[%lld,%lld], f32[%lld,%lld]) tuple(p, v)\n}\n",
+             R, C, R, C, R, C, R, C, R, C, R, C, R, C, R, C, R, C);
+    optic_module_t *m = NULL;
+    OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+    if (m == NULL) continue;
+    char label[64];
+    snprintf(label, sizeof label, "sort rows of [%lld,%lld]", R, C);
+    OT_CHECK(ex_check_module(m, 5 + k, 0, 0, label), "%s", label);
+    optic_module_destroy(m);
+  }
+}
+
+static const ot_case cases[] = {{"shapes_and_starts", shapes_and_starts},
+                                {"scan_loop", scan_loop},
+                                {"gather_scatter", gather_scatter},
+                                {"sort_rows", sort_rows}};
 OT_MAIN(cases)

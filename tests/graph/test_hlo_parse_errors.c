@@ -196,7 +196,7 @@ static void error_corpus(void) {
 /* Valid XLA that optic's IR cannot hold: UNSUPPORTED naming the op. */
 static void unsupported_ops(void) {
   static const char *const ops[] = {
-      "infeed",  "outfeed",        "rng",           "custom-call", "sort",
+      "infeed",  "outfeed",        "rng",           "custom-call", "topk",
       "cosh",    "sinh",           "cholesky",      "all-gather",  "after-all",
       "trace",   "reduce-scatter", "acos",          "fft",         "batch-norm-training"};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
