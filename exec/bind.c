@@ -3,6 +3,7 @@
  * programs), scratch offsets and barrier flags. Everything a run needs is
  * decided here, once per program per context; unsupported op/dtype pairs
  * fail here, before any thread starts. Never runs anything. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -399,6 +400,22 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     case OPTIC_OP_DYNAMIC_SLICE:
     case OPTIC_OP_DYNAMIC_UPDATE_SLICE:
     case OPTIC_OP_GATHER: return OPTIC_OK;
+    case OPTIC_OP_CUSTOM_CALL: {
+      char why[160];
+      snprintf(why, sizeof why, "target '%.64s' is not known to optic", optic_node_custom_call_target(m, id));
+      return unsupported(m, id, why);
+    }
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+      if (s->attr[1] != 1) return unsupported(m, id, "it spans more than one replica; optic runs single-replica programs");
+      return OPTIC_OK;
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
+      for (int32_t i = 0; i + 1 < s->n_attr; i += 2) {
+        if (s->attr[i + 1] == 0 && s->attr[i] != 0) {
+          return unsupported(m, id, "another replica sends to replica 0; optic runs single-replica programs");
+        }
+      }
+      return OPTIC_OK;
     case OPTIC_OP_SORT: { /* the comparator runs as a block program, one pair at a time */
       st = ew_lower_ex(m, optic_node_called(m, id, 0), 1, true, &s->prog);
       if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, id, optic_last_error());

@@ -187,6 +187,10 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
       if (!transpose_is_bitcast(in, op0)) out->bytes_accessed = default_bytes(m, in);
       return OPTIC_OK;
     case OPTIC_OP_SLICE: out->bytes_accessed = 2 * size_of(&in->type); return OPTIC_OK;
+    case OPTIC_OP_CUSTOM_CALL: /* XLA HandleCustomCall: unknown, -1 */
+      out->flops = -1;
+      out->bytes_accessed = -1;
+      return OPTIC_OK;
     case OPTIC_OP_SORT: { /* XLA: n * ceil(log2 n) flops, n the elements of operand 0 */
       double n = elements(op0), lg = 0;
       while (lg < 64 && (double)((uint64_t)1 << (int)lg) < n) lg++;
@@ -283,6 +287,9 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
     case OPTIC_OP_PAD:
     case OPTIC_OP_REVERSE:
     case OPTIC_OP_OPT_BARRIER:
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
     case OPTIC_OP_IOTA: out->bytes_accessed = default_bytes(m, in); return OPTIC_OK;
     default:
       return optic_fail(OPTIC_ERR_UNSUPPORTED, "cost: no cost rule for %s (%s)", optic_opcode_name(in->op), in->name);

@@ -167,6 +167,8 @@ static optic_status eval_instr(eval_ctx *ctx, const optic_instr *in, const optic
     case OPTIC_OP_DYNAMIC_SLICE: case OPTIC_OP_DYNAMIC_UPDATE_SLICE: case OPTIC_OP_OPT_BARRIER: case OPTIC_OP_GATHER:
       return eval_dynamic(ctx, in, ops, out);
     case OPTIC_OP_SCATTER: return eval_scatter(ctx, in, ops, out);
+    case OPTIC_OP_ALL_GATHER: case OPTIC_OP_REDUCE_SCATTER: case OPTIC_OP_COLLECTIVE_PERMUTE: case OPTIC_OP_CUSTOM_CALL:
+      return eval_dynamic(ctx, in, ops, out);
     case OPTIC_OP_SORT: return eval_sort(ctx, in, ops, out);
     case OPTIC_OP_REDUCE: return eval_reduce(ctx, in, ops, out);
     case OPTIC_OP_REDUCE_WINDOW: return eval_reduce_window(ctx, in, ops, out);

@@ -39,8 +39,36 @@ static void copy_window(size_t es, int32_t rank, const int64_t *big_dims, const 
   } while (eval_next_index(rank, win, idx));
 }
 
+/* Single-replica collectives (see optic_graph_all_gather): the identity, or
+ * zeros for a collective-permute nobody sends to replica 0. */
+static optic_status eval_collective(const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
+  const char *why = NULL;
+  if (in->op == OPTIC_OP_CUSTOM_CALL) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "custom-call: target '%.64s' is not known to optic",
+                      (const char *)in->data);
+  }
+  if (in->op == OPTIC_OP_COLLECTIVE_PERMUTE) {
+    bool self = false, other = false;
+    for (int32_t i = 0; i + 1 < in->n_ints; i += 2) {
+      if (in->ints[i + 1] != 0) continue;
+      if (in->ints[i] == 0) self = true;
+      else other = true;
+    }
+    if (other) why = "another replica sends to replica 0";
+    else if (!self) return lit_new(&in->type, out); /* no source: zeros */
+  } else if (in->ints[1] != 1) {
+    why = "it spans more than one replica";
+  }
+  if (why) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "%s: %s; optic evaluates and runs single-replica programs",
+                      optic_opcode_name(in->op), why);
+  }
+  return lit_clone(ops[0], out);
+}
+
 optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
   if (in->op == OPTIC_OP_OPT_BARRIER) return lit_clone(ops[0], out);
+  if (graph_opcode_has_effect(in->op)) return eval_collective(in, ops, out);
   optic_literal *y;
   optic_status st = lit_new(&in->type, &y);
   if (st != OPTIC_OK) return st;

@@ -178,6 +178,8 @@ typedef struct hlo_shape {
   X(EXPONENT_BITS, "exponent_bits")             \
   X(DYNAMIC_SLICE_SIZES, "dynamic_slice_sizes") \
   X(OFFSET_DIMS, "offset_dims")                 \
+  X(SOURCE_TARGET_PAIRS, "source_target_pairs") \
+  X(CUSTOM_CALL_TARGET, "custom_call_target")   \
   X(IS_STABLE, "is_stable")                     \
   X(COLLAPSED_SLICE_DIMS, "collapsed_slice_dims") \
   X(START_INDEX_MAP, "start_index_map")         \

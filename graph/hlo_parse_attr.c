@@ -106,6 +106,15 @@ static optic_status word(hlo_parser *P, hlo_attr *a, bool raw) {
   return OPTIC_OK;
 }
 
+/* A quoted string's text (escapes kept as written). */
+static optic_status quoted(hlo_parser *P, hlo_attr *a) {
+  hlo_token t = P->L.tok;
+  if (t.kind != HLO_STRING || t.n < 2) return hlo_expected(&P->L, "a quoted string");
+  hlo_lex_next(&P->L);
+  if ((a->word = hlo_arena_strndup(&P->A, t.p + 1, t.n - 2)) == NULL) return oom(P);
+  return OPTIC_OK;
+}
+
 /* An integer inside a raw word. */
 static optic_status sub_int(const hlo_token *w, const char *p, size_t n, int64_t *out) {
   hlo_token t = *w;
@@ -456,7 +465,9 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
     case HLO_A_WINDOW: st = window(P, a); break;
     case HLO_A_SLICE: st = slice(P, a); break;
     case HLO_A_PADDING: st = padding(P, a); break;
-    case HLO_A_REPLICA_GROUPS: st = replica_groups(P, a); break;
+    case HLO_A_REPLICA_GROUPS:
+    case HLO_A_SOURCE_TARGET_PAIRS: st = replica_groups(P, a); break;
+    case HLO_A_CUSTOM_CALL_TARGET: st = quoted(P, a); break;
     default: st = hlo_skip_value(P, &name); break;
   }
   if (st != OPTIC_OK) return st;

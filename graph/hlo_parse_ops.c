@@ -335,6 +335,67 @@ static optic_status build_scatter(const op_ctx *x, optic_node_id *out) {
   return wrap(x, optic_graph_scatter(x->B->m, x->c->id, x->ops[0], x->ops[1], x->ops[2], &g, f, x->in->final_name, out));
 }
 
+/* The shards of an all-gather / reduce-scatter: the written result's size
+ * along the dimension against the operand's (cross-checked with the
+ * replica groups when they are written). */
+static optic_status shards_of(const op_ctx *x, int64_t dim, int64_t *shards) {
+  const optic_type *t = optic_node_type(x->B->m, x->ops[0]);
+  const hlo_shape *rs = &x->in->shape;
+  if (rs->dtype == OPTIC_DTYPE_INVALID || dim < 0 || dim >= t->shape.rank || rs->shape.rank != t->shape.rank) {
+    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "only one array operand and an array result of its rank are supported");
+  }
+  int64_t a = t->shape.dims[dim], b = rs->shape.dims[dim];
+  bool gather = x->in->op == OPTIC_OP_ALL_GATHER;
+  int64_t big = gather ? b : a, small = gather ? a : b;
+  if (small == 0 || big % small) {
+    return fail_in(x, OPTIC_ERR_SHAPE_MISMATCH, "dim %lld: %lld is not a multiple of %lld", (long long)dim,
+                   (long long)big, (long long)small);
+  }
+  *shards = big / small;
+  const hlo_attr *g = hlo_find_attr(x->in, HLO_A_REPLICA_GROUPS);
+  if (g && g->n_sizes > 0 && g->sizes[0] != *shards) {
+    return fail_in(x, OPTIC_ERR_SHAPE_MISMATCH, "replica groups of %d but the shapes imply %lld", (int)g->sizes[0],
+                   (long long)*shards);
+  }
+  return OPTIC_OK;
+}
+
+static optic_status build_collective(const op_ctx *x, optic_node_id *out) {
+  optic_module_t *m = x->B->m;
+  optic_comp_id comp = x->c->id, f;
+  const hlo_attr *a;
+  optic_status st;
+  int64_t shards = 1;
+  switch (x->in->op) {
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+      if ((st = count_is(x, 1, 1)) != OPTIC_OK || (st = list_of(x, HLO_A_DIMENSIONS, 1, 1, &a)) != OPTIC_OK ||
+          (st = shards_of(x, a->ints[0], &shards)) != OPTIC_OK) {
+        return st;
+      }
+      if (x->in->op == OPTIC_OP_ALL_GATHER) {
+        return wrap(x, optic_graph_all_gather(m, comp, x->ops[0], a->ints[0], shards, x->in->final_name, out));
+      }
+      if ((st = need_comp(x, HLO_A_TO_APPLY, &f)) != OPTIC_OK) return st;
+      return wrap(x, optic_graph_reduce_scatter(m, comp, x->ops[0], a->ints[0], shards, f, x->in->final_name, out));
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
+      if ((st = count_is(x, 1, 1)) != OPTIC_OK) return st;
+      a = hlo_find_attr(x->in, HLO_A_SOURCE_TARGET_PAIRS);
+      for (int32_t i = 0; a && i < a->n_sizes; i++) {
+        if (a->sizes[i] != 2) return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "source_target_pairs entry %d is not a pair", (int)i);
+      }
+      return wrap(x, optic_graph_collective_permute(m, comp, x->ops[0], a ? a->ints : NULL, a ? a->n_ints / 2 : 0,
+                                                    x->in->final_name, out));
+    default: {
+      optic_type rt;
+      a = hlo_find_attr(x->in, HLO_A_CUSTOM_CALL_TARGET);
+      if ((st = hlo_shape_to_type(&x->B->P->A, &x->in->shape, false, &rt)) != OPTIC_OK) return st;
+      return wrap(x, optic_graph_custom_call(m, comp, x->ops, x->in->n_operands, &rt, a && a->word ? a->word : "",
+                                             x->in->final_name, out));
+    }
+  }
+}
+
 /* bitcast reinterprets the operand's buffer: with row-major layouts on both
  * sides it is a reshape; otherwise the operand is first transposed to its
  * physical (storage) order and the result transposed from its physical order
@@ -503,6 +564,10 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
       return wrap(&x, optic_graph_sort(m, comp, ops, in->n_operands, a->ints[0], is_stable, f, name, out));
     }
     case OPTIC_OP_GATHER: return build_gather(&x, out);
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
+    case OPTIC_OP_CUSTOM_CALL: return build_collective(&x, out);
     case OPTIC_OP_SCATTER: return build_scatter(&x, out);
     case OPTIC_OP_OPT_BARRIER:
       if ((st = count_is(&x, 1, 1)) != OPTIC_OK) return st;

@@ -150,6 +150,20 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
   switch (in->op) {
     case OPTIC_OP_IOTA: optic_strbuf_printf(s, ", iota_dimension=%lld", (long long)in->ints[0]); break;
     case OPTIC_OP_COMPARE: optic_strbuf_printf(s, ", direction=%s", dir_names[in->cmp]); break;
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+      optic_strbuf_printf(s, ", replica_groups={{");
+      for (int64_t k = 0; k < in->ints[1]; k++) optic_strbuf_printf(s, "%s%lld", k ? "," : "", (long long)k);
+      optic_strbuf_printf(s, "}}, dimensions={%lld}", (long long)in->ints[0]);
+      break;
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
+      optic_strbuf_printf(s, ", source_target_pairs={");
+      for (int32_t k = 0; k + 1 < in->n_ints; k += 2) {
+        optic_strbuf_printf(s, "%s{%lld,%lld}", k ? "," : "", (long long)in->ints[k], (long long)in->ints[k + 1]);
+      }
+      optic_strbuf_printf(s, "}");
+      break;
+    case OPTIC_OP_CUSTOM_CALL: optic_strbuf_printf(s, ", custom_call_target=\"%s\"", (const char *)in->data); break;
     case OPTIC_OP_SORT:
       optic_strbuf_printf(s, ", dimensions={%lld}%s", (long long)in->ints[0], in->ints[1] ? ", is_stable=true" : "");
       break;

@@ -8,6 +8,8 @@
  *   pad: (low, high, interior) per dim     get-tuple-element: {index}
  *   fusion: {kind}    all-reduce: {n_groups, sizes[n_groups], ids...}
  *   dynamic-slice: slice sizes (rank entries)    sort: {dimension, is_stable}
+ *   all-gather, reduce-scatter: {dimension, shard_count}
+ *   collective-permute: (source, target) pairs    custom-call: data = target name
  *   reduce-window: per dim (size, stride, pad_low, pad_high, base_dilation,
  *                  window_dilation, reversal) = 7 entries
  *   conditional: {1 if the selector is pred, else 0}
@@ -159,6 +161,9 @@ struct optic_conv_desc;
 void graph_dot_dims(const optic_instr *in, optic_dot_dims *d);
 void graph_conv_desc(const optic_module_t *m, const optic_instr *in, struct optic_conv_desc *d);
 const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c);
+/* Instructions passes must keep even without users and never fold:
+ * collectives and custom-call (graph/build_collective.c). */
+bool graph_opcode_has_effect(optic_opcode op);
 /* The clamped start of a dynamic-slice or dynamic-update-slice window per
  * dimension (graph/build_dynamic.c): index holds the start operands' data
  * (n_index = rank scalars, or 1 rank-1 array) of integer dtype dt. */

@@ -137,6 +137,9 @@ static optic_status mark_skipped(const optic_module_t *m, const pass_liveness *l
         case OPTIC_OP_MAP:
         case OPTIC_OP_REDUCE_WINDOW:
         case OPTIC_OP_ALL_REDUCE:
+        case OPTIC_OP_REDUCE_SCATTER:
+        case OPTIC_OP_SCATTER:
+        case OPTIC_OP_SORT:
           for (int32_t k = 0; k < in->n_calls; k++) skip[in->calls[k]] = 1;
           break;
         default: break;

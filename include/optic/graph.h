@@ -97,7 +97,11 @@ extern "C" {
   X(OPT_BARRIER, "opt-barrier", OTHER)            \
   X(GATHER, "gather", OTHER)                      \
   X(SCATTER, "scatter", OTHER)                    \
-  X(SORT, "sort", OTHER)
+  X(SORT, "sort", OTHER)                          \
+  X(ALL_GATHER, "all-gather", OTHER)              \
+  X(REDUCE_SCATTER, "reduce-scatter", OTHER)      \
+  X(COLLECTIVE_PERMUTE, "collective-permute", OTHER) \
+  X(CUSTOM_CALL, "custom-call", OTHER)
 
 typedef enum optic_opcode {
 #define OPTIC_OPCODE_ENUM_(name, str, kind) OPTIC_OP_##name,
@@ -342,6 +346,33 @@ OPTIC_API bool optic_node_scatter_dims(const optic_module_t *m, optic_node_id id
 OPTIC_API optic_status optic_graph_sort(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs, int32_t n,
                                         int64_t dimension, bool is_stable, optic_comp_id comparator,
                                         const char *name, optic_node_id *out);
+/* Collectives of a single-replica program (optic's evaluator and runtime
+ * run one replica; the pod layer provides real ones). all-gather multiplies
+ * `dimension` by shard_count (the replicas per group), reduce-scatter divides
+ * it (to_apply combines two scalars). With shard_count 1 both are the
+ * identity; with more they parse, print, cost and compile, and evaluating or
+ * running them is OPTIC_ERR_UNSUPPORTED naming the op. */
+OPTIC_API optic_status optic_graph_all_gather(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                              int64_t dimension, int64_t shard_count, const char *name,
+                                              optic_node_id *out);
+OPTIC_API optic_status optic_graph_reduce_scatter(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                                  int64_t dimension, int64_t shard_count, optic_comp_id to_apply,
+                                                  const char *name, optic_node_id *out);
+/* collective-permute: n_pairs (source, target) replica pairs. On replica 0
+ * the result is the operand when (0, 0) is a pair, zeros when no pair
+ * targets 0 (XLA), and UNSUPPORTED when another replica sends to 0. */
+OPTIC_API optic_status optic_graph_collective_permute(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                                      const int64_t *pairs, int32_t n_pairs, const char *name,
+                                                      optic_node_id *out);
+/* custom-call: an opaque call of `target` (copied) with the given result
+ * type. It parses, prints, costs (XLA counts -1 flops and -1 bytes: unknown)
+ * and compiles; evaluating or running it is OPTIC_ERR_UNSUPPORTED naming
+ * the target. */
+OPTIC_API optic_status optic_graph_custom_call(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs,
+                                               int32_t n, const optic_type *result, const char *target,
+                                               const char *name, optic_node_id *out);
+/* A custom-call's target name (NULL for other instructions). */
+OPTIC_API const char *optic_node_custom_call_target(const optic_module_t *m, optic_node_id id);
 /* opt-barrier: its operand (any type) unchanged; passes do not move work
  * across it in XLA. optic keeps it as an alias of the operand. */
 OPTIC_API optic_status optic_graph_opt_barrier(optic_module_t *m, optic_comp_id comp, optic_node_id x,
