@@ -82,19 +82,36 @@ optic_status optic_graph_gather(optic_module_t *m, optic_comp_id comp, optic_nod
       (st = check_dims("gather", "start_index_map", g->start_index_map, g->n_start_index_map, r, false))) {
     return st;
   }
+  if ((st = check_dims("gather", "operand_batching_dims", g->operand_batching_dims, g->n_batching, r, true)) ||
+      (st = check_dims("gather", "start_indices_batching_dims", g->start_indices_batching_dims, g->n_batching,
+                       it->shape.rank, false))) {
+    return st;
+  }
+  for (int32_t i = 0; i < g->n_batching; i++) {
+    int64_t od = g->operand_batching_dims[i], id = g->start_indices_batching_dims[i];
+    if (in_list(g->collapsed_slice_dims, g->n_collapsed, od) || id == g->index_vector_dim ||
+        xt->shape.dims[od] != it->shape.dims[id]) {
+      return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,
+                        "gather: batching pair %d (operand dim %lld, indices dim %lld): the dims must have equal sizes "
+                        "and be neither collapsed nor the index vector dim",
+                        (int)i, (long long)od, (long long)id);
+    }
+  }
   for (int32_t d = 0; d < r; d++) {
+    bool squeezed = in_list(g->collapsed_slice_dims, g->n_collapsed, d) ||
+                    in_list(g->operand_batching_dims, g->n_batching, d);
     if (g->slice_sizes[d] < 0 || g->slice_sizes[d] > xt->shape.dims[d]) {
       return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "gather: slice_sizes[%d] = %lld is outside [0, %lld]", (int)d,
                         (long long)g->slice_sizes[d], (long long)xt->shape.dims[d]);
     }
-    if (in_list(g->collapsed_slice_dims, g->n_collapsed, d) && g->slice_sizes[d] > 1) {
+    if (squeezed && g->slice_sizes[d] > 1) {
       return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "gather: collapsed dim %d has slice size %lld; at most 1 is allowed",
                         (int)d, (long long)g->slice_sizes[d]);
     }
   }
-  if (g->n_offset_dims != r - g->n_collapsed) {
+  if (g->n_offset_dims != r - g->n_collapsed - g->n_batching) {
     return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "gather: %d offset_dims for %d uncollapsed operand dims",
-                      (int)g->n_offset_dims, (int)(r - g->n_collapsed));
+                      (int)g->n_offset_dims, (int)(r - g->n_collapsed - g->n_batching));
   }
   int32_t n_batch = it->shape.rank - (g->index_vector_dim < it->shape.rank ? 1 : 0);
   int32_t out_rank = n_batch + g->n_offset_dims;
@@ -104,7 +121,10 @@ optic_status optic_graph_gather(optic_module_t *m, optic_comp_id comp, optic_nod
   int32_t k_off = 0, k_batch = 0, d_op = 0;
   for (int32_t i = 0; i < out_rank; i++) {
     if (k_off < g->n_offset_dims && g->offset_dims[k_off] == i) {
-      while (in_list(g->collapsed_slice_dims, g->n_collapsed, d_op)) d_op++;
+      while (in_list(g->collapsed_slice_dims, g->n_collapsed, d_op) ||
+             in_list(g->operand_batching_dims, g->n_batching, d_op)) {
+        d_op++;
+      }
       s.dims[i] = g->slice_sizes[d_op++];
       k_off++;
     } else {
@@ -112,7 +132,7 @@ optic_status optic_graph_gather(optic_module_t *m, optic_comp_id comp, optic_nod
       s.dims[i] = it->shape.dims[k_batch++];
     }
   }
-  int64_t ints[4 + 4 * OPTIC_MAX_RANK];
+  int64_t ints[5 + 6 * OPTIC_MAX_RANK];
   int32_t n = 0;
   ints[n++] = g->n_offset_dims, ints[n++] = g->n_collapsed, ints[n++] = g->n_start_index_map;
   ints[n++] = g->index_vector_dim;
@@ -120,6 +140,9 @@ optic_status optic_graph_gather(optic_module_t *m, optic_comp_id comp, optic_nod
   for (int32_t i = 0; i < g->n_collapsed; i++) ints[n++] = g->collapsed_slice_dims[i];
   for (int32_t i = 0; i < g->n_start_index_map; i++) ints[n++] = g->start_index_map[i];
   for (int32_t i = 0; i < r; i++) ints[n++] = g->slice_sizes[i];
+  ints[n++] = g->n_batching;
+  for (int32_t i = 0; i < g->n_batching; i++) ints[n++] = g->operand_batching_dims[i];
+  for (int32_t i = 0; i < g->n_batching; i++) ints[n++] = g->start_indices_batching_dims[i];
   optic_node_id ops[2] = {operand, indices};
   optic_instr_proto p = graph_proto(OPTIC_OP_GATHER);
   if ((st = optic_shape_make(s.rank, s.dims, &p.type.shape)) != OPTIC_OK) return st;
@@ -218,6 +241,9 @@ bool optic_node_gather_dims(const optic_module_t *m, optic_node_id id, optic_gat
   for (int32_t i = 0; i < g->n_start_index_map; i++) g->start_index_map[i] = *v++;
   int32_t r = optic_node_type(m, in->operands[0])->shape.rank;
   for (int32_t i = 0; i < r; i++) g->slice_sizes[i] = *v++;
+  g->n_batching = (int32_t)*v++;
+  for (int32_t i = 0; i < g->n_batching; i++) g->operand_batching_dims[i] = *v++;
+  for (int32_t i = 0; i < g->n_batching; i++) g->start_indices_batching_dims[i] = *v++;
   return true;
 }
 
@@ -274,8 +300,14 @@ void graph_gather_run(const optic_gather_dims *g, size_t es, const optic_shape *
       int64_t v = index_entry(ix, g->index_vector_dim, batch, k);
       at[dim] = v < 0 ? 0 : v > hi_start ? hi_start : v;
     }
+    for (int32_t b = 0; b < g->n_batching; b++) { /* the batch position of the paired indices dim */
+      int64_t id = g->start_indices_batching_dims[b];
+      at[g->operand_batching_dims[b]] = batch[id - (id > g->index_vector_dim ? 1 : 0)];
+    }
     for (int32_t d = 0, j = 0; d < xs->rank; d++) {
-      if (in_list(g->collapsed_slice_dims, g->n_collapsed, d)) continue;
+      if (in_list(g->collapsed_slice_dims, g->n_collapsed, d) || in_list(g->operand_batching_dims, g->n_batching, d)) {
+        continue;
+      }
       at[d] += out[g->offset_dims[j++]];
     }
     memcpy((unsigned char *)y + i * es, (const unsigned char *)x + offset_of(xs, at) * es, es);

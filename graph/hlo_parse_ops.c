@@ -294,8 +294,14 @@ static optic_status build_gather(const op_ctx *x, optic_node_id *out) {
   memset(&g, 0, sizeof g);
   const hlo_attr *ivd, *ss;
   int32_t n_ss;
+  int32_t n_sib = 0;
   optic_status st = count_is(x, 2, 2);
-  if (st == OPTIC_OK) st = no_batching(x, HLO_A_OPERAND_BATCHING_DIMS, HLO_A_START_INDICES_BATCHING_DIMS);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_OPERAND_BATCHING_DIMS, g.operand_batching_dims, &g.n_batching);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_START_INDICES_BATCHING_DIMS, g.start_indices_batching_dims, &n_sib);
+  if (st == OPTIC_OK && n_sib != g.n_batching) {
+    return fail_in(x, OPTIC_ERR_SHAPE_MISMATCH, "%d operand_batching_dims but %d start_indices_batching_dims",
+                   (int)g.n_batching, (int)n_sib);
+  }
   if (st == OPTIC_OK) st = need(x, HLO_A_INDEX_VECTOR_DIM, &ivd);
   if (st == OPTIC_OK) st = need(x, HLO_A_SLICE_SIZES, &ss);
   if (st == OPTIC_OK) st = dims_into(x, HLO_A_OFFSET_DIMS, g.offset_dims, &g.n_offset_dims);

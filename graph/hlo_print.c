@@ -176,6 +176,12 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
       print_int_list(s, g.collapsed_slice_dims, g.n_collapsed);
       optic_strbuf_printf(s, ", start_index_map=");
       print_int_list(s, g.start_index_map, g.n_start_index_map);
+      if (g.n_batching) {
+        optic_strbuf_printf(s, ", operand_batching_dims=");
+        print_int_list(s, g.operand_batching_dims, g.n_batching);
+        optic_strbuf_printf(s, ", start_indices_batching_dims=");
+        print_int_list(s, g.start_indices_batching_dims, g.n_batching);
+      }
       optic_strbuf_printf(s, ", index_vector_dim=%lld, slice_sizes=", (long long)g.index_vector_dim);
       print_int_list(s, g.slice_sizes, r);
       break;

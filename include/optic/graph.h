@@ -309,6 +309,12 @@ typedef struct optic_gather_dims {
   int64_t start_index_map[OPTIC_MAX_RANK];
   int64_t index_vector_dim;
   int64_t slice_sizes[OPTIC_MAX_RANK];
+  /* XLA's batching dims: operand dim operand_batching_dims[i] (slice size
+   * <= 1) is indexed by the result's batch position of indices dim
+   * start_indices_batching_dims[i] (the two dims have equal sizes). */
+  int32_t n_batching;
+  int64_t operand_batching_dims[OPTIC_MAX_RANK];
+  int64_t start_indices_batching_dims[OPTIC_MAX_RANK];
 } optic_gather_dims;
 OPTIC_API optic_status optic_graph_gather(optic_module_t *m, optic_comp_id comp, optic_node_id operand,
                                           optic_node_id indices, const optic_gather_dims *dims, const char *name,

@@ -178,7 +178,27 @@ static void sort_rows(void) {
   }
 }
 
+/* jax.numpy.take_along_axis: a gather with batching dims, after an argsort. */
+static void take_along_axis(void) {
+  static const int64_t shapes[][2] = {{1, 1}, {3, 15}, {4, 16}, {2, 17}, {6, 40}};
+  for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+    long long B = shapes[k][0], N = shapes[k][1];
+    char text[1024];
+    snprintf(text, sizeof text,
+             "HloModule t\n\nENTRY e {\n  t = f32[%lld,%lld] parameter(0)\n  i = s32[%lld,%lld,1] parameter(1)\n"
+             "  ROOT g = f32[%lld,%lld] gather(t, i), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, "
+             "operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}\n}\n",
+             B, N, B, N, B, N);
+    optic_module_t *m = NULL;
+    OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+    if (m == NULL) continue;
+    OT_CHECK(ex_check_module(m, 21 + k, 0, 0, "take_along_axis"), "[%lld,%lld]", B, N);
+    optic_module_destroy(m);
+  }
+}
+
 static const ot_case cases[] = {{"shapes_and_starts", shapes_and_starts},
+                                {"take_along_axis", take_along_axis},
                                 {"scan_loop", scan_loop},
                                 {"gather_scatter", gather_scatter},
                                 {"sort_rows", sort_rows}};

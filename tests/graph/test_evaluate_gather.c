@@ -2,8 +2,8 @@
  * lookups with clamped indices (negative and past the end), 2-D windows,
  * index_vector_dim equal to the indices' rank (scalar indices), scatter-add
  * with duplicate and out-of-range indices (XLA skips a window that does not
- * fit), assignment order for duplicates, shape errors, XLA's counts, and
- * the HLO text form. */
+ * fit), assignment order for duplicates, batching dims (take_along_axis),
+ * shape errors, XLA's counts, and the HLO text form. */
 #include "tests/graph/evaluate_util.h"
 
 static const int64_t D53[2] = {5, 3};
@@ -191,13 +191,30 @@ static void hlo_text(void) {
   if (m2) OT_EXPECT_OK(optic_module_to_hlo_text(m2, &t2));
   OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1 ? t1 : "", t2 ? t2 : "");
   OT_CHECK(t1 && strstr(t1, "start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}"), "%s", t1 ? t1 : "");
+  /* take_along_axis with batching dims: out[b][k] = t[b][i[b][k]] (5 clamps to 2) */
   static const char *const batching =
-      "HloModule b\nENTRY e {\n  t = f32[2,6,4] parameter(0)\n  i = s32[2,3,1] parameter(1)\n"
-      "  ROOT g = f32[2,3,4] gather(t, i), offset_dims={2}, collapsed_slice_dims={1}, start_index_map={1}, "
-      "operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1,4}\n}\n";
+      "HloModule b\nENTRY e {\n  t = s32[2,3] parameter(0)\n  i = s32[2,2,1] parameter(1)\n"
+      "  ROOT g = s32[2,2] gather(t, i), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, "
+      "operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}\n}\n";
   optic_module_t *mb = NULL;
-  OT_EXPECT_STATUS(optic_module_from_hlo_text(batching, strlen(batching), &mb), OPTIC_ERR_UNSUPPORTED);
-  OT_CHECK(strstr(optic_last_error(), "batching dims") != NULL, "%s", optic_last_error());
+  OT_EXPECT_OK(optic_module_from_hlo_text(batching, strlen(batching), &mb));
+  if (mb) {
+    const int64_t d23[2] = {2, 3}, d221[3] = {2, 2, 1}, d22[2] = {2, 2};
+    optic_literal *args[2] = {ev_lit(OPTIC_S32, 2, d23, (const int32_t[]){1, 2, 3, 4, 5, 6}),
+                              ev_lit(OPTIC_S32, 3, d221, (const int32_t[]){2, 0, 1, 5})};
+    optic_literal *got = NULL, *want = ev_lit(OPTIC_S32, 2, d22, (const int32_t[]){3, 1, 5, 6});
+    OT_EXPECT_OK(optic_evaluate(mb, optic_module_entry(mb), (const optic_literal *const *)args, 2, NULL, &got));
+    OT_CHECK(got && ev_same(want, got, OPTIC_MATCH_BITWISE), "batching dims");
+    char *tb = NULL;
+    OT_EXPECT_OK(optic_module_to_hlo_text(mb, &tb));
+    OT_CHECK(tb && strstr(tb, "operand_batching_dims={0}, start_indices_batching_dims={0}"), "%s", tb ? tb : "");
+    free(tb);
+    optic_literal_destroy(got);
+    optic_literal_destroy(want);
+    optic_literal_destroy(args[0]);
+    optic_literal_destroy(args[1]);
+    optic_module_destroy(mb);
+  }
   free(t1);
   free(t2);
   optic_module_destroy(m);
