@@ -416,11 +416,15 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
         }
       }
       return OPTIC_OK;
-    case OPTIC_OP_SORT: { /* the comparator runs as a block program, one pair at a time */
-      st = ew_lower_ex(m, optic_node_called(m, id, 0), 1, true, &s->prog);
-      if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, id, optic_last_error());
-      if (st != OPTIC_OK) return st;
-      int64_t dim = s->attr[0], len = s->operand_shape[0].dims[dim];
+    case OPTIC_OP_TOPK:
+    case OPTIC_OP_SORT: { /* sort's comparator runs as a block program, one pair at a time */
+      if (s->op == OPTIC_OP_SORT) {
+        st = ew_lower_ex(m, optic_node_called(m, id, 0), 1, true, &s->prog);
+        if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, id, optic_last_error());
+        if (st != OPTIC_OK) return st;
+      }
+      int64_t dim = s->op == OPTIC_OP_SORT ? s->attr[0] : s->operand_shape[0].rank - 1;
+      int64_t len = s->operand_shape[0].dims[dim];
       s->sort_threads = b->threads > 0 ? b->threads : 1;
       s->sort_scratch = ALIGN64(2 * (size_t)(len > 0 ? len : 1) * sizeof(int64_t));
       s->scratch_bytes = s->sort_scratch * (size_t)s->sort_threads;

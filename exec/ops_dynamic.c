@@ -129,8 +129,25 @@ static optic_status run_sort(const exec_step *s, const exec_frame *f, const exec
   return graph_sort_run(&io, lo, hi, scratch);
 }
 
+/* topk: rows split across threads, scratch as for sort. */
+static optic_status run_topk(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  if (th->t >= s->sort_threads) {
+    return optic_fail(OPTIC_ERR_INTERNAL, "topk %s: thread %d has no scratch (%d planned)", s->name, th->t,
+                      s->sort_threads);
+  }
+  const optic_shape *xs = &s->operand_shape[0];
+  int64_t len = xs->dims[xs->rank - 1];
+  size_t rows = len ? s->operand_elems[0] / (size_t)len : 0, lo, hi;
+  exec_share(rows, th->t, th->nt, &lo, &hi);
+  if (lo >= hi) return OPTIC_OK;
+  int64_t *scratch = (int64_t *)(void *)(th->scratch + s->scratch_offset + (size_t)th->t * s->sort_scratch);
+  return graph_topk_run(s->operand_dtype[0], xs, ref_ptr(f, &s->in[s->in_first[0]]), s->attr[0], s->attr[1] != 0,
+                        ref_ptr(f, &s->out[0]), ref_ptr(f, &s->out[1]), lo, hi, scratch);
+}
+
 optic_status exec_op_dynamic(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th) {
   if (s->op == OPTIC_OP_SCATTER) return run_scatter(s, m, f, th);
+  if (s->op == OPTIC_OP_TOPK) return run_topk(s, f, th);
   if (s->op == OPTIC_OP_SORT) return run_sort(s, f, th);
   const optic_shape *os = &s->type->shape;
   size_t es = optic_dtype_size(s->type->dtype), n = 1, lo, hi;

@@ -1,6 +1,7 @@
 /* Reference evaluation of dynamic-slice, dynamic-update-slice and
  * opt-barrier: plain index loops with XLA's start clamping
  * (graph_dynamic_starts), so no read or write ever leaves an operand. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph/evaluate_internal.h"
@@ -72,6 +73,25 @@ optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_lite
   optic_literal *y;
   optic_status st = lit_new(&in->type, &y);
   if (st != OPTIC_OK) return st;
+  if (in->op == OPTIC_OP_TOPK) {
+    const optic_shape *xs = &ops[0]->type.shape;
+    int64_t len = xs->dims[xs->rank - 1];
+    int64_t *scratch = malloc(2 * (size_t)(len > 0 ? len : 1) * sizeof *scratch);
+    if (scratch == NULL) {
+      lit_free(y);
+      return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "topk: out of memory");
+    }
+    size_t rows = len ? lit_elements(ops[0]) / (size_t)len : 0;
+    st = graph_topk_run(ops[0]->type.dtype, xs, ops[0]->data, in->ints[0], in->ints[1] != 0, y->elements[0]->data,
+                        y->elements[1]->data, 0, rows, scratch);
+    free(scratch);
+    if (st != OPTIC_OK) {
+      lit_free(y);
+      return st;
+    }
+    *out = y;
+    return OPTIC_OK;
+  }
   if (in->op == OPTIC_OP_GATHER) {
     optic_gather_dims g;
     optic_node_gather_dims(ctx->m, (optic_node_id)(in - ctx->m->instrs), &g);

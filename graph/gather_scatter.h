@@ -47,4 +47,11 @@ size_t graph_sort_slices(const optic_shape *s, int32_t dim);
 /* Sorts slices [lo, hi); scratch holds 2 x dims[dim] positions. */
 optic_status graph_sort_run(const graph_sort_io *io, size_t lo, size_t hi, int64_t *scratch);
 
+/* topk (graph/sort.c): rows [lo, hi) of x (last dim) ordered by XLA's
+ * total order (floats: -NaN < -inf < ... < -0 < 0 < ... < NaN), descending
+ * when largest, stably (ties keep the lower index first); the first k
+ * values and their s32 indices per row. scratch: 2 x last-dim positions. */
+optic_status graph_topk_run(optic_dtype dt, const optic_shape *xs, const void *x, int64_t k, bool largest,
+                            void *values, int32_t *indices, size_t lo, size_t hi, int64_t *scratch);
+
 #endif

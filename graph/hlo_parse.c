@@ -27,7 +27,7 @@ static const char *const other_opcodes[] = {
     "copy-start", "cosh", "domain", "dynamic-reshape", "fft", "get-dimension-size", "imag", "infeed", "mulhi",
     "outfeed", "partition-id", "ragged-all-to-all", "ragged-dot", "real", "recv", "recv-done", "replica-id", "rng",
     "rng-bit-generator", "rng-get-and-update-state", "scaled-dot", "scan", "select-and-scatter", "send",
-    "send-done", "set-dimension-size", "shuffle", "sinh", "stochastic-convert", "topk", "trace", "triangular-solve",
+    "send-done", "set-dimension-size", "shuffle", "sinh", "stochastic-convert", "trace", "triangular-solve",
     "tuple-select",
 };
 

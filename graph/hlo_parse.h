@@ -181,6 +181,8 @@ typedef struct hlo_shape {
   X(SOURCE_TARGET_PAIRS, "source_target_pairs") \
   X(CUSTOM_CALL_TARGET, "custom_call_target")   \
   X(IS_STABLE, "is_stable")                     \
+  X(K, "k")                                     \
+  X(LARGEST, "largest")                         \
   X(COLLAPSED_SLICE_DIMS, "collapsed_slice_dims") \
   X(START_INDEX_MAP, "start_index_map")         \
   X(INDEX_VECTOR_DIM, "index_vector_dim")       \

@@ -570,6 +570,12 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
       return wrap(&x, optic_graph_sort(m, comp, ops, in->n_operands, a->ints[0], is_stable, f, name, out));
     }
     case OPTIC_OP_GATHER: return build_gather(&x, out);
+    case OPTIC_OP_TOPK: {
+      if ((st = count_is(&x, 1, 1)) != OPTIC_OK || (st = need(&x, HLO_A_K, &a)) != OPTIC_OK) return st;
+      const hlo_attr *lg = hlo_find_attr(in, HLO_A_LARGEST);
+      bool largest = lg == NULL || (lg->word && strcmp(lg->word, "true") == 0); /* XLA's default: largest */
+      return wrap(&x, optic_graph_topk(m, comp, ops[0], a->ints[0], largest, name, out));
+    }
     case OPTIC_OP_ALL_GATHER:
     case OPTIC_OP_REDUCE_SCATTER:
     case OPTIC_OP_COLLECTIVE_PERMUTE:

@@ -164,6 +164,9 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
       optic_strbuf_printf(s, "}");
       break;
     case OPTIC_OP_CUSTOM_CALL: optic_strbuf_printf(s, ", custom_call_target=\"%s\"", (const char *)in->data); break;
+    case OPTIC_OP_TOPK:
+      optic_strbuf_printf(s, ", k=%lld, largest=%s", (long long)in->ints[0], in->ints[1] ? "true" : "false");
+      break;
     case OPTIC_OP_SORT:
       optic_strbuf_printf(s, ", dimensions={%lld}%s", (long long)in->ints[0], in->ints[1] ? ", is_stable=true" : "");
       break;

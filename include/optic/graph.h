@@ -101,7 +101,8 @@ extern "C" {
   X(ALL_GATHER, "all-gather", OTHER)              \
   X(REDUCE_SCATTER, "reduce-scatter", OTHER)      \
   X(COLLECTIVE_PERMUTE, "collective-permute", OTHER) \
-  X(CUSTOM_CALL, "custom-call", OTHER)
+  X(CUSTOM_CALL, "custom-call", OTHER)            \
+  X(TOPK, "topk", OTHER)
 
 typedef enum optic_opcode {
 #define OPTIC_OPCODE_ENUM_(name, str, kind) OPTIC_OP_##name,
@@ -379,6 +380,12 @@ OPTIC_API optic_status optic_graph_custom_call(optic_module_t *m, optic_comp_id 
                                                const char *name, optic_node_id *out);
 /* A custom-call's target name (NULL for other instructions). */
 OPTIC_API const char *optic_node_custom_call_target(const optic_module_t *m, optic_node_id id);
+/* topk: the k largest (or smallest) elements along the last dim and their
+ * s32 indices, as the tuple (values, indices). As XLA's TopK decomposition:
+ * a stable sort in the float total order (NaN above +inf, -0 below +0),
+ * so ties keep the lower index first. */
+OPTIC_API optic_status optic_graph_topk(optic_module_t *m, optic_comp_id comp, optic_node_id x, int64_t k,
+                                        bool largest, const char *name, optic_node_id *out);
 /* opt-barrier: its operand (any type) unchanged; passes do not move work
  * across it in XLA. optic keeps it as an alias of the operand. */
 OPTIC_API optic_status optic_graph_opt_barrier(optic_module_t *m, optic_comp_id comp, optic_node_id x,

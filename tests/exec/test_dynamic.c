@@ -13,7 +13,7 @@ static optic_module_t *build(int64_t rows, int64_t cols, int64_t h, int64_t w) {
   optic_shape xs = {.rank = 2, .dims = {rows, cols}}, us = {.rank = 2, .dims = {h, w}}, ss = {.rank = 0};
   optic_type tx = optic_type_array(OPTIC_F32, &xs), tu = optic_type_array(OPTIC_F32, &us);
   optic_type ti = optic_type_array(OPTIC_S32, &ss);
-  optic_node_id x, u, a, b, ds, dus, neg, bc, t, ob;
+  optic_node_id x = OPTIC_NO_NODE, u = x, a = x, b = x, ds = x, dus = x, neg = x, bc = x, t = x, ob = x;
   const int64_t sizes[2] = {h, w};
   optic_shape flat = {.rank = 1, .dims = {rows * cols}};
   bool ok = !optic_graph_parameter(m, c, 0, &tx, "x", &x) && !optic_graph_parameter(m, c, 1, &tu, "u", &u) &&
@@ -197,7 +197,28 @@ static void take_along_axis(void) {
   }
 }
 
+/* topk along the last dim, rows split across threads; values with ties. */
+static void topk_rows(void) {
+  static const int64_t shapes[][3] = {{1, 1, 1}, {3, 15, 4}, {2, 16, 16}, {5, 17, 0}, {2, 1000, 10}};
+  for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+    long long R = shapes[k][0], C = shapes[k][1], K = shapes[k][2];
+    char text[512];
+    snprintf(text, sizeof text,
+             "HloModule t\n\nENTRY e {\n  x = f32[%lld,%lld] parameter(0)\n"
+             "  a = (f32[%lld,%lld], s32[%lld,%lld]) topk(x), k=%lld, largest=true\n"
+             "  b = (f32[%lld,%lld], s32[%lld,%lld]) topk(x), k=%lld, largest=false\n"
+             "  ROOT r = ((f32[%lld,%lld], s32[%lld,%lld]), (f32[%lld,%lld], s32[%lld,%lld])) tuple(a, b)\n}\n",
+             R, C, R, K, R, K, K, R, K, R, K, K, R, K, R, K, R, K, R, K);
+    optic_module_t *m = NULL;
+    OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+    if (m == NULL) continue;
+    OT_CHECK(ex_check_module(m, 31 + k, 0, 0, "topk"), "[%lld,%lld] k=%lld", R, C, K);
+    optic_module_destroy(m);
+  }
+}
+
 static const ot_case cases[] = {{"shapes_and_starts", shapes_and_starts},
+                                {"topk_rows", topk_rows},
                                 {"take_along_axis", take_along_axis},
                                 {"scan_loop", scan_loop},
                                 {"gather_scatter", gather_scatter},

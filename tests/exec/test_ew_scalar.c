@@ -18,7 +18,7 @@ static optic_module_t *build(int64_t n) {
   optic_shape s = {.rank = 1, .dims = {n}};
   optic_type tf = optic_type_array(OPTIC_F32, &s), ti = optic_type_array(OPTIC_S32, &s);
   optic_type tu = optic_type_array(OPTIC_U8, &s);
-  optic_node_id x, z, i, j, u, v, r[40];
+  optic_node_id x = OPTIC_NO_NODE, z = x, i = x, j = x, u = x, v = x, r[40];
   int k = 0;
   bool ok = !optic_graph_parameter(m, c, 0, &tf, "x", &x) && !optic_graph_parameter(m, c, 1, &tf, "z", &z) &&
             !optic_graph_parameter(m, c, 2, &ti, "i", &i) && !optic_graph_parameter(m, c, 3, &ti, "j", &j) &&
@@ -26,7 +26,7 @@ static optic_module_t *build(int64_t n) {
   static const optic_opcode fun[] = {OPTIC_OP_ERF,  OPTIC_OP_LOG_PLUS_ONE, OPTIC_OP_EXPONENTIAL_MINUS_ONE,
                                      OPTIC_OP_SINE, OPTIC_OP_COSINE,       OPTIC_OP_TAN,
                                      OPTIC_OP_CBRT, OPTIC_OP_ROUND_NEAREST_AFZ, OPTIC_OP_ROUND_NEAREST_EVEN};
-  optic_node_id t, w;
+  optic_node_id t = OPTIC_NO_NODE, w = OPTIC_NO_NODE;
   for (size_t q = 0; ok && q < sizeof fun / sizeof fun[0]; q++) {
     /* op(x * z): a kernel op feeding the scalar one, fused at FULL */
     ok = !optic_graph_binary(m, c, OPTIC_OP_MULTIPLY, x, z, NULL, &t) && !optic_graph_unary(m, c, fun[q], t, NULL, &w) &&
@@ -45,7 +45,7 @@ static optic_module_t *build(int64_t n) {
    * loop; constants would be folded into full arrays first). */
   optic_shape sc = {.rank = 0};
   optic_type ts = optic_type_array(OPTIC_S32, &sc), tfs = optic_type_array(OPTIC_F32, &sc);
-  optic_node_id k3, kh, b3, bh;
+  optic_node_id k3 = OPTIC_NO_NODE, kh = k3, b3 = k3, bh = k3;
   ok = ok && !optic_graph_parameter(m, c, 6, &ts, "k3", &k3) && !optic_graph_parameter(m, c, 7, &tfs, "kh", &kh) &&
        !optic_graph_broadcast(m, c, k3, &s, NULL, 0, NULL, &b3) && !optic_graph_broadcast(m, c, kh, &s, NULL, 0, NULL, &bh) &&
        !optic_graph_binary(m, c, OPTIC_OP_SHIFT_LEFT, i, b3, NULL, &r[k++]) &&

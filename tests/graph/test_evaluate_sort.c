@@ -1,7 +1,10 @@
 /* sort in the evaluator against hand-sorted results: one operand, keys
  * with values (argsort; equal keys keep their order: optic's sort is
  * stable), descending along dim 0, a two-key comparator, shape errors,
- * XLA's count (n ceil(log2 n) flops) and the HLO text form. */
+ * XLA's count (n ceil(log2 n) flops) and the HLO text form; topk in XLA's
+ * float total order. */
+#include <math.h>
+
 #include "tests/graph/evaluate_util.h"
 
 /* comparator(p0, p1, ...) = compare(p[2 * key], p[2 * key + 1]), dir, over n operands of dtypes. */
@@ -99,5 +102,54 @@ static void hlo_text(void) {
   optic_module_destroy(m2);
 }
 
-static const ot_case cases[] = {{"sort_cases", sort_cases}, {"shape_errors", shape_errors}, {"hlo_text", hlo_text}};
+/* topk: XLA's total order (NaN above +inf, -0 below +0), ties by lower
+ * index; the values and the s32 indices of the first k. */
+static void topk_cases(void) {
+  const float x[8] = {1.0f, NAN, 3.0f, -0.0f, 0.0f, INFINITY, 3.0f, -NAN};
+  const int64_t eight = 8, four = 4;
+  const struct {
+    bool largest;
+    float v[4];
+    int32_t i[4];
+  } want[2] = {{true, {NAN, INFINITY, 3.0f, 3.0f}, {1, 5, 2, 6}}, {false, {-NAN, -0.0f, 0.0f, 1.0f}, {7, 3, 4, 0}}};
+  for (int c = 0; c < 2; c++) {
+    ev_fresh();
+    optic_node_id p = ev_const(ev_main, OPTIC_F32, 1, &eight, x), r, v, i;
+    OT_EXPECT_OK(optic_graph_topk(ev_m, ev_main, p, 4, want[c].largest, NULL, &r));
+    OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, ev_main, r, 0, NULL, &v));
+    OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, ev_main, r, 1, NULL, &i));
+    optic_node_id both[2] = {v, i}, t;
+    OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, both, 2, NULL, &t));
+    ev_root(ev_main, t);
+    optic_literal *got = ev_run(ev_main, NULL, 0);
+    OT_CHECK(got != NULL);
+    if (got == NULL) continue;
+    const float *gv = optic_literal_data(optic_literal_element(got, 0), NULL);
+    const int32_t *gi = optic_literal_data(optic_literal_element(got, 1), NULL);
+    for (int k = 0; k < 4; k++) {
+      OT_CHECK(memcmp(&gv[k], &want[c].v[k], 4) == 0 && gi[k] == want[c].i[k], "largest=%d #%d: %g at %d, want %g at %d",
+               (int)want[c].largest, k, (double)gv[k], gi[k], (double)want[c].v[k], want[c].i[k]);
+    }
+    optic_literal_destroy(got);
+    optic_cost cost;
+    OT_EXPECT_OK(optic_node_cost(ev_m, r, &cost));
+    OT_CHECK(cost.flops == 0 && cost.bytes_accessed == 32 + 16, "topk cost %g %g (XLA: default bytes)", cost.flops,
+             cost.bytes_accessed);
+  }
+  ev_fresh();
+  optic_node_id p = ev_param(ev_main, 0, OPTIC_F32, 1, &four), r;
+  OT_EXPECT_STATUS(optic_graph_topk(ev_m, ev_main, p, 5, true, NULL, &r), OPTIC_ERR_SHAPE_MISMATCH);
+  static const char *const text = "HloModule t\nENTRY e {\n  x = f32[2,9] parameter(0)\n"
+                                  "  ROOT t = (f32[2,3], s32[2,3]) topk(x), k=3, largest=true\n}\n";
+  optic_module_t *m = NULL;
+  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+  char *t1 = NULL;
+  if (m) OT_EXPECT_OK(optic_module_to_hlo_text(m, &t1));
+  OT_CHECK(t1 && strstr(t1, "topk(x), k=3, largest=true"), "%s", t1 ? t1 : "");
+  free(t1);
+  optic_module_destroy(m);
+}
+
+static const ot_case cases[] = {
+    {"sort_cases", sort_cases}, {"shape_errors", shape_errors}, {"hlo_text", hlo_text}, {"topk_cases", topk_cases}};
 OT_MAIN(cases)
