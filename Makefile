@@ -1,6 +1,6 @@
 # Friendly front for the CMake presets. `make test` and `make report` work on a
 # fresh Debian machine as root: they install what is missing first.
-.PHONY: all deps build test report asan tsan debug fuzz clean
+.PHONY: all deps build test report asan tsan tsan-omp debug fuzz clean
 
 JOBS ?= $(shell nproc)
 
@@ -39,6 +39,13 @@ tsan: deps
 	cmake --preset tsan
 	cmake --build --preset tsan -j $(JOBS)
 	ctest --preset tsan -j $(JOBS)
+
+# ThreadSanitizer over OpenMP (clang, libomp + Archer): the exec, optim and pod
+# tests plus the race canaries (docs/runtime.md, "Race check").
+tsan-omp: deps
+	cmake --preset tsan-omp
+	cmake --build --preset tsan-omp -j $(JOBS)
+	ctest --preset tsan-omp -j $(JOBS)
 
 # Builds every libFuzzer target (fuzz preset) and runs each for its share of
 # FUZZ_SECONDS (docs/fuzzing.md has longer runs).

@@ -17,6 +17,7 @@ endif()
 
 find_package(OpenMP COMPONENTS C)
 optic_require(OpenMP_C_FOUND "OpenMP for C (libgomp)" "gcc libgomp1")
+include(OpticTsanOpenMP)
 
 # OpenBLAS, the OpenMP build: Debian installs it beside the pthread build and
 # picks one through alternatives. We link the OpenMP one by path and give our

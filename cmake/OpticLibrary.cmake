@@ -49,3 +49,6 @@ add_library(optic_internal INTERFACE)
 target_link_libraries(optic_internal INTERFACE optic_static ${_optic_deps})
 target_include_directories(optic_internal INTERFACE
   ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
+if(TARGET optic_archer)
+  target_link_libraries(optic_internal INTERFACE optic_archer) # cmake/OpticTsanOpenMP.cmake
+endif()

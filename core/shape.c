@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "core/shape_check.h"
 
 /* Largest element count we accept: its byte size at the widest dtype (8 B) must
  * fit both size_t and int64_t, so no later size or stride computation wraps. */
@@ -46,6 +47,13 @@ static optic_status check_shape(const char *op, const optic_shape *s, uint64_t *
   }
   *count = n;
   return OPTIC_OK;
+}
+
+optic_status optic_shape_check(const char *context, const optic_shape *shape, size_t *elements) {
+  uint64_t count;
+  optic_status st = check_shape(context, shape, &count);
+  if (st == OPTIC_OK && elements != NULL) *elements = (size_t)count;
+  return st;
 }
 
 optic_status optic_shape_make(int32_t rank, const int64_t *dims, optic_shape *out) {

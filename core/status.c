@@ -2,6 +2,7 @@
  * thread-local last-error message. Never prints. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/error.h"
 
@@ -34,11 +35,23 @@ const char *optic_status_str(optic_status code) {
   }
 }
 
+/* Formats into a scratch buffer, then copies: an argument may point into
+ * last_message itself (a caller wrapping optic_last_error() with context),
+ * and vsnprintf must never read bytes it is writing (C11 7.21.6.12: copying
+ * between overlapping objects is undefined). */
 optic_status optic_fail(optic_status code, const char *fmt, ...) {
+  char formatted[OPTIC_ERROR_MESSAGE_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(last_message, sizeof last_message, fmt, ap);
+  int n = vsnprintf(formatted, sizeof formatted, fmt, ap);
   va_end(ap);
+  if (n < 0) {
+    snprintf(last_message, sizeof last_message, "(the error message could not be formatted)");
+  } else {
+    size_t len = (size_t)n < sizeof formatted ? (size_t)n : sizeof formatted - 1;
+    memcpy(last_message, formatted, len);
+    last_message[len] = '\0';
+  }
   last_status = code;
   return code;
 }

@@ -53,6 +53,8 @@ void exec_bound_destroy(exec_bound *b) {
   for (int32_t c = 0; b->seqs && c < b->n_comps; c++) seq_destroy(b->seqs[c]);
   free(b->seqs);
   free(b->param_leaf_base);
+  free(b->consts);
+  free(b->consts_max_hi);
   free(b);
 }
 
@@ -113,6 +115,21 @@ static void dot_dims_of(const optic_module_t *m, optic_node_id id, optic_dot_dim
 static optic_status unsupported(const optic_module_t *m, optic_node_id id, const char *why) {
   return optic_fail(OPTIC_ERR_UNSUPPORTED, "runtime: %s %s: %s", optic_opcode_name(optic_node_opcode(m, id)),
                     optic_node_name(m, id), why);
+}
+
+/* The lowering of id's called computation comp declined (UNSUPPORTED, its
+ * reason in the last error): the same status, naming id, comp and the
+ * lowering's reason once. The reason is copied first: it lives in the
+ * buffer the new message is written to. */
+static optic_status lowering_declined(const optic_module_t *m, optic_node_id id, optic_comp_id comp) {
+  char why[512];
+  const char *reason = optic_last_error();
+  if (strncmp(reason, EW_DECLINE_PREFIX, strlen(EW_DECLINE_PREFIX)) == 0) reason += strlen(EW_DECLINE_PREFIX);
+  snprintf(why, sizeof why, "%s", reason);
+  return optic_fail(OPTIC_ERR_UNSUPPORTED,
+                    "runtime: %s %s: its computation '%s' does not run as an elementwise loop: %s",
+                    optic_opcode_name(optic_node_opcode(m, id)), optic_node_name(m, id),
+                    optic_computation_name(m, comp), why);
 }
 
 /* The f32 binary opcode of a reducer that is exactly op(p0, p1), else 0. */
@@ -357,7 +374,7 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     }
     case OPTIC_OP_MAP: {
       st = ew_lower_ex(m, optic_node_called(m, id, 0), 1, true, &s->prog);
-      if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, id, optic_last_error());
+      if (st == OPTIC_ERR_UNSUPPORTED) return lowering_declined(m, id, optic_node_called(m, id, 0));
       return st;
     }
     case OPTIC_OP_REDUCE:
@@ -366,7 +383,7 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
       if (s->n_operands == 2) s->reduce_fast = fast_reducer(m, f);
       if (!s->reduce_fast) {
         st = ew_lower_ex(m, f, 1, true, &s->prog);
-        if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, id, optic_last_error());
+        if (st == OPTIC_ERR_UNSUPPORTED) return lowering_declined(m, id, f);
       }
       return st;
     }
@@ -611,6 +628,7 @@ optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, 
   bind_ctx c = {b};
   exec_seq *entry;
   optic_status st = bind_seq(&c, b->entry, &entry);
+  if (st == OPTIC_OK) st = exec_bind_constants(b);
   if (st != OPTIC_OK) {
     exec_bound_destroy(b);
     return st;

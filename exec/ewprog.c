@@ -148,7 +148,7 @@ static optic_status release_value(lower_ctx *c, ew_value *v) {
 }
 
 static optic_status decline(const optic_module_t *m, optic_node_id id, const char *why) {
-  return optic_fail(OPTIC_ERR_UNSUPPORTED, "fused loop: %s %s %s", optic_opcode_name(optic_node_opcode(m, id)),
+  return optic_fail(OPTIC_ERR_UNSUPPORTED, EW_DECLINE_PREFIX "%s %s %s", optic_opcode_name(optic_node_opcode(m, id)),
                     optic_node_name(m, id), why);
 }
 
@@ -318,7 +318,7 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
     int32_t idx;
     st = add_input(&c, OPTIC_DTYPE_INVALID, NULL, &idx);
   }
-  if (np > 63) st = optic_fail(OPTIC_ERR_UNSUPPORTED, "fused loop: more than 63 parameters");
+  if (np > 63) st = optic_fail(OPTIC_ERR_UNSUPPORTED, EW_DECLINE_PREFIX "more than 63 parameters");
   for (int32_t i = 0; i < n; i++) vals[order[i]].last_use = -1;
   for (int32_t i = 0; i < n; i++) {
     if (needed[order[i]]) note_uses(m, order[i], i, vals);

@@ -11,6 +11,7 @@
 #include <optic/exec.h>
 
 #include "core/error.h"
+#include "core/ranges.h"
 #include "exec/barrier.h"
 #include "kernels/conv.h"
 #include "kernels/dot.h"
@@ -110,6 +111,9 @@ typedef struct ew_prog {
  * message a caller must show: it is a lowering decision) when comp holds an
  * instruction that is not elementwise or an index map of a parameter. */
 optic_status ew_lower(const optic_module_t *m, optic_comp_id comp, size_t elements, ew_prog **out);
+/* Every UNSUPPORTED message of the lowering starts with this; a caller that
+ * shows the reason under its own context skips it. */
+#define EW_DECLINE_PREFIX "fused loop: "
 /* params_full: every parameter spans the domain (map and reducer
  * computations, whose scalar parameters become lanes of a block). */
 optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t elements, bool params_full,
@@ -213,6 +217,9 @@ typedef struct exec_bound {
   double est_ns;         /* the program's estimate of a run (0 without a program) */
   bool has_blas;         /* some step calls OpenBLAS (dot, convolution) */
   bool any_split;        /* some step is split across threads; if none, a run uses one thread */
+  optic_range *consts;   /* the module's non-empty constants (index: node id), sorted by address */
+  uintptr_t *consts_max_hi; /* optic_ranges_index of consts */
+  size_t n_consts;
 } exec_bound;
 
 /* Binds module m (its entry computation) for `threads` threads; program
@@ -220,6 +227,30 @@ typedef struct exec_bound {
 optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, int32_t threads,
                        int64_t split_min_elements, exec_bound **out);
 void exec_bound_destroy(exec_bound *b);
+
+/* ------------------------------------------------------------ aliasing
+ * (exec/alias.c): a run's outputs must share no byte with its inputs, with
+ * each other or with the program's constants (the runtime honours no
+ * input/output aliasing: HLO's input_output_alias is not imported). */
+
+/* Fills b->consts from every live constant of b->m. OUT_OF_MEMORY. */
+optic_status exec_bind_constants(exec_bound *b);
+
+/* One run's caller buffers: room for n_in + n_out ranges (sized at attach). */
+typedef struct exec_run_ranges {
+  optic_range *r;
+  uintptr_t *max_hi;
+  size_t n;
+} exec_run_ranges;
+
+/* Refuses (INVALID_ARGUMENT, naming both) a caller output that overlaps an
+ * input, another caller output or a constant of b; outputs with NULL data
+ * (the context's) are left out. Inputs may overlap each other and
+ * constants. On OK, tab holds the caller buffers for exec_caller_overlaps. */
+optic_status exec_check_aliasing(const exec_bound *b, exec_run_ranges *tab, const optic_tensor *in, int32_t n_in,
+                                 const optic_tensor *out, int32_t n_out);
+/* True when [p, p + bytes) shares a byte with a buffer of tab. */
+bool exec_caller_overlaps(const exec_run_ranges *tab, const void *p, size_t bytes);
 
 /* Runs a bound module on the context (exec/run.c); the public
  * optic_program_run binds then calls this. */

@@ -43,10 +43,12 @@ struct optic_exec_ctx {
   /* memory reused across runs */
   ctx_buf arena, scratch, regs;
   ctx_buf *outputs;      /* context-allocated outputs */
+  ctx_buf *retired;      /* [n_outputs]: a lent buffer a run's caller buffers overlapped; freed at the next lend */
   int32_t n_outputs;
   /* per-run tables, sized at bind time: a run itself never allocates */
   const optic_type **run_leaves;
   void **run_params, **run_outs;
+  exec_run_ranges run_ranges; /* the caller's buffers (exec/alias.c) */
   /* errors raised inside the parallel region */
   optic_status err;
   char err_msg[512];
@@ -148,8 +150,11 @@ static void unbind(optic_exec_ctx_t *c) {
   free(c->run_leaves);
   free(c->run_params);
   free(c->run_outs);
+  free(c->run_ranges.r);
+  free(c->run_ranges.max_hi);
   c->run_leaves = NULL;
   c->run_params = c->run_outs = NULL;
+  c->run_ranges = (exec_run_ranges){0};
 }
 
 void optic_exec_ctx_destroy(optic_exec_ctx_t *c) {
@@ -160,6 +165,8 @@ void optic_exec_ctx_destroy(optic_exec_ctx_t *c) {
   buf_free(c, &c->regs);
   for (int32_t i = 0; i < c->n_outputs; i++) buf_free(c, &c->outputs[i]);
   free(c->outputs);
+  for (int32_t i = 0; i < c->n_outputs; i++) buf_free(c, &c->retired[i]);
+  free(c->retired);
   exec_pool_destroy(c->pool);
   if (c->own_profiler) optic_profiler_destroy(c->profiler);
   free(c);
@@ -195,7 +202,12 @@ static optic_status attach(optic_exec_ctx_t *c, exec_bound *b, const void *key) 
   c->run_leaves = calloc(nl + 1, sizeof *c->run_leaves);
   c->run_params = calloc((size_t)entry->n_param_leaves + 1, sizeof *c->run_params);
   c->run_outs = calloc((size_t)entry->n_root_leaves + 1, sizeof *c->run_outs);
-  if (c->run_leaves == NULL || c->run_params == NULL || c->run_outs == NULL) goto oom;
+  size_t nr = (size_t)entry->n_param_leaves + (size_t)entry->n_root_leaves + 1;
+  c->run_ranges.r = calloc(nr, sizeof *c->run_ranges.r);
+  c->run_ranges.max_hi = calloc(nr, sizeof *c->run_ranges.max_hi);
+  if (c->run_leaves == NULL || c->run_params == NULL || c->run_outs == NULL || c->run_ranges.r == NULL ||
+      c->run_ranges.max_hi == NULL)
+    goto oom;
   for (int32_t t = 0; t < c->threads; t++) {
     if ((c->frames[t] = calloc(total + 1, sizeof(void *))) == NULL) goto oom;
   }
@@ -459,6 +471,40 @@ static optic_status check_tensor(const char *what, int32_t i, const optic_tensor
   return OPTIC_OK;
 }
 
+static optic_status grow_outputs(optic_exec_ctx_t *c, int32_t n_out) {
+  ctx_buf *nb = realloc(c->outputs, (size_t)n_out * sizeof *nb);
+  if (nb != NULL) c->outputs = nb;
+  ctx_buf *nr = realloc(c->retired, (size_t)n_out * sizeof *nr);
+  if (nr != NULL) c->retired = nr;
+  if (nb == NULL || nr == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "optic_program_run: out of memory");
+  for (int32_t i = c->n_outputs; i < n_out; i++) nb[i] = nr[i] = (ctx_buf){0};
+  c->n_outputs = n_out;
+  return OPTIC_OK;
+}
+
+/* Output i from the context's buffer. If the buffer the previous run lent
+ * overlaps a caller buffer of this run (the caller passed that result back
+ * as an input, or as another output), it is set aside and a fresh one is
+ * lent instead, so the caller's data is neither overwritten while it is
+ * read nor freed under it; the set-aside one is freed at the next lend of
+ * output i (by then the previous run's result is no longer valid). */
+static optic_status lend_output(optic_exec_ctx_t *c, int32_t i, const optic_type *leaf, optic_tensor *out) {
+  size_t bytes;
+  optic_status st = optic_shape_bytes(&leaf->shape, leaf->dtype, &bytes);
+  if (st != OPTIC_OK) return st;
+  if (c->retired[i].data != NULL) buf_free(c, &c->retired[i]);
+  ctx_buf *held = &c->outputs[i];
+  if (held->data != NULL && exec_caller_overlaps(&c->run_ranges, held->data, held->size)) {
+    c->retired[i] = *held;
+    *held = (ctx_buf){0};
+  }
+  if ((st = buf_reserve(c, held, bytes ? bytes : 64)) != OPTIC_OK) return st;
+  out->dtype = leaf->dtype;
+  out->shape = leaf->shape;
+  out->data = held->data;
+  return OPTIC_OK;
+}
+
 optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tensor *inputs, int32_t n_in,
                             optic_tensor *outputs, int32_t n_out) {
   const optic_module_t *m = b->m;
@@ -487,27 +533,13 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
   }
   n = 0;
   flatten(optic_node_type(m, optic_computation_root(m, b->entry)), leaves, &n, cap);
-  if (st == OPTIC_OK && n_out > c->n_outputs) {
-    ctx_buf *nb = realloc(c->outputs, (size_t)n_out * sizeof *nb);
-    if (nb == NULL) {
-      st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "optic_program_run: out of memory");
-    } else {
-      for (int32_t i = c->n_outputs; i < n_out; i++) nb[i] = (ctx_buf){0};
-      c->outputs = nb;
-      c->n_outputs = n_out;
-    }
-  }
+  if (st == OPTIC_OK && n_out > c->n_outputs) st = grow_outputs(c, n_out);
   for (int32_t i = 0; i < n_out && st == OPTIC_OK; i++) {
-    if (outputs[i].data == NULL) {
-      size_t bytes;
-      if ((st = optic_shape_bytes(&leaves[i]->shape, leaves[i]->dtype, &bytes)) != OPTIC_OK) break;
-      if ((st = buf_reserve(c, &c->outputs[i], bytes ? bytes : 64)) != OPTIC_OK) break;
-      outputs[i].dtype = leaves[i]->dtype;
-      outputs[i].shape = leaves[i]->shape;
-      outputs[i].data = c->outputs[i].data;
-    } else {
-      st = check_tensor("output", i, &outputs[i], leaves[i]);
-    }
+    if (outputs[i].data != NULL) st = check_tensor("output", i, &outputs[i], leaves[i]);
+  }
+  if (st == OPTIC_OK) st = exec_check_aliasing(b, &c->run_ranges, inputs, n_in, outputs, n_out);
+  for (int32_t i = 0; i < n_out && st == OPTIC_OK; i++) {
+    if (outputs[i].data == NULL) st = lend_output(c, i, leaves[i], &outputs[i]);
     outs[i] = outputs[i].data;
   }
   if (st != OPTIC_OK) goto done;

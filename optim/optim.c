@@ -2,8 +2,10 @@
  * and the fixed block list a step walks. Creation and bookkeeping only; the
  * update itself is optim/step.c, export/import optim/state.c. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "core/shape_check.h"
 #include "optim/optim_internal.h"
 
 /* Grows *arr (elements of elem bytes, *cap of them) to hold need. */
@@ -64,6 +66,7 @@ void optic_optim_destroy(optic_optim *opt) {
   optic_free(a, opt->groups, opt->group_cap * sizeof *opt->groups, 0);
   optic_free(a, opt->blocks, opt->block_cap * sizeof *opt->blocks, 0);
   optic_free(a, opt->ratios, opt->ratio_cap * sizeof *opt->ratios, 0);
+  optic_free(a, opt->ranges, opt->range_cap * sizeof *opt->ranges, 0);
   optic_free(a, opt, sizeof *opt, 0);
 }
 
@@ -79,11 +82,9 @@ optic_status optic_optim_add_group(optic_optim *opt, const optic_optim_hparams *
   size_t new_blocks = 0;
   for (size_t i = 0; i < count; i++) {
     size_t n;
-    optic_shape check;
-    if ((st = optic_shape_make(shapes[i].rank, shapes[i].dims, &check)) != OPTIC_OK ||
-        (st = optic_shape_elements(&check, &n)) != OPTIC_OK) {
-      return optic_fail(st, "%s: tensor %zu: %s", what, i, optic_last_error());
-    }
+    char context[64];
+    snprintf(context, sizeof context, "%s: tensor %zu", what, i);
+    if ((st = optic_shape_check(context, &shapes[i], &n)) != OPTIC_OK) return st;
     new_blocks += n == 0 ? 0 : (n + OPTIM_BLOCK_ELEMENTS - 1) / OPTIM_BLOCK_ELEMENTS;
   }
   const optic_allocator *a = opt->alloc;
@@ -93,7 +94,9 @@ optic_status optic_optim_add_group(optic_optim *opt, const optic_optim_hparams *
                  what)) != OPTIC_OK)
     return st;
   if ((st = grow(a, (void **)&opt->ratios, &opt->ratio_cap, opt->tensor_count + count, sizeof *opt->ratios, what)) !=
-      OPTIC_OK)
+          OPTIC_OK ||
+      (st = grow(a, (void **)&opt->ranges, &opt->range_cap, 2 * (opt->tensor_count + count), sizeof *opt->ranges,
+                 what)) != OPTIC_OK)
     return st;
   optim_tensor *ts = NULL;
   if (count > 0) {

@@ -7,6 +7,7 @@
 #include <optic/optim.h>
 
 #include "core/error.h"
+#include "core/ranges.h"
 #include "kernels/optim.h"
 
 /* Work is split into blocks of this many elements (a multiple of 16 floats,
@@ -64,6 +65,8 @@ struct optic_optim {
   size_t block_count, block_cap;
   float *ratios; /* per tensor: LAMB trust ratio of the current step */
   size_t ratio_cap;
+  optic_range *ranges; /* 2 per tensor: a step's overlap check (core/ranges.h) */
+  size_t range_cap;
   uint64_t skipped_steps;
 };
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/ranges.h"
 #include "kernels/binary.h"
 #include "optim/optim_internal.h"
 
@@ -244,9 +245,38 @@ static double global_grad_sq(optic_optim *opt, const optic_tensor *grads, int th
   return total;
 }
 
-static bool ranges_overlap(const void *a, const void *b, size_t bytes) {
-  const char *x = a, *y = b;
-  return bytes > 0 && x < y + bytes && y < x + bytes;
+/* Parameters are written, so a parameter may share no byte with another
+ * parameter or any gradient; gradients are written only by clipping (in
+ * place, block by block), so they may share memory with each other unless
+ * clipping is on. One sort over all 2n buffers (core/ranges.h). */
+static optic_status check_overlap(const optic_optim *opt, const optic_tensor *params, const optic_tensor *grads) {
+  const bool grads_written = opt->opts.clip_global_norm > 0.0;
+  optic_range *r = opt->ranges;
+  size_t n = 0;
+  for (size_t g = 0; g < opt->group_count; g++) {
+    const optim_group *gr = &opt->groups[g];
+    for (size_t i = 0; i < gr->count; i++) {
+      const size_t ti = gr->first_tensor + i, bytes = gr->tensors[i].n * sizeof(float);
+      if (bytes == 0) continue;
+      uintptr_t p = (uintptr_t)params[ti].data, q = (uintptr_t)grads[ti].data;
+      r[n++] = (optic_range){.lo = p, .hi = p + bytes, .kind = 0, .index = (int32_t)ti, .written = true};
+      r[n++] = (optic_range){.lo = q, .hi = q + bytes, .kind = 1, .index = (int32_t)ti, .written = grads_written};
+    }
+  }
+  size_t a, b;
+  if (!optic_ranges_find_conflict(r, n, &a, &b)) return OPTIC_OK;
+  const optic_range *x = &r[a], *y = &r[b];
+  if (x->index == y->index && x->kind != y->kind) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optim_step: param %d and its grad overlap in memory", (int)x->index);
+  }
+  if (y->index < x->index || (y->index == x->index && y->kind < x->kind)) {
+    const optic_range *t = x;
+    x = y, y = t;
+  }
+  return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                    "optim_step: %s %d overlaps %s %d in memory (a parameter may share no byte with another tensor%s)",
+                    y->kind ? "grad" : "param", (int)y->index, x->kind ? "grad" : "param", (int)x->index,
+                    grads_written ? "; with clipping on, gradients are written too" : "");
 }
 
 static optic_status check_args(const optic_optim *opt, const optic_tensor *params, const optic_tensor *grads,
@@ -283,12 +313,9 @@ static optic_status check_args(const optic_optim *opt, const optic_tensor *param
           return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: %s %zu (group %zu) has NULL data", what, role, ti, g);
         }
       }
-      if (ranges_overlap(params[ti].data, grads[ti].data, t->n * sizeof(float))) {
-        return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: param %zu and its grad overlap in memory", what, ti);
-      }
     }
   }
-  return OPTIC_OK;
+  return check_overlap(opt, params, grads);
 }
 
 /* First non-finite gradient element, scanning blocks in order. */

@@ -41,6 +41,8 @@ optic_status optic_pod_create(const optic_pod_options *options, optic_pod_t **ou
   }
   optic_topology topo;
   if (o.topology != NULL) {
+    optic_status st = topology_check(o.topology, "pod_create");
+    if (st != OPTIC_OK) return st;
     topo = *o.topology;
     if (o.cores != 0 && o.cores != topo.cores) {
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pod_create: cores is %d but topology '%s' has %d", o.cores,

@@ -17,6 +17,10 @@
 #define POD_PROGRESS(seq, phase, units) (((uint64_t)(seq) << 32) | ((uint64_t)(phase) << 24) | (uint64_t)(units))
 #define POD_MAX_UNITS ((1u << 24) - 1)
 
+/* Validates every field of a topology a caller may have filled in by hand
+ * (pod/topology.c); the message starts with fn. */
+optic_status topology_check(const optic_topology *t, const char *fn);
+
 typedef struct pod_slot {
   _Alignas(64) _Atomic uint64_t progress;
   _Atomic(void *) work;          /* the buffer peers read in the current collective */

@@ -2,6 +2,7 @@
  * TPU slice presets with link figures for cost estimates, neighbour tables,
  * hop distances and a snake ring order that follows physical links.
  * Pure functions on a value type: no allocation, no global state. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include <optic/pod.h>
 
 #include "core/error.h"
+#include "pod/pod_internal.h"
 
 #define TOPOLOGY_MAX_CORES (1 << 20)
 
@@ -95,38 +97,108 @@ optic_status optic_topology_preset(const char *name, optic_topology *out) {
                     name);
 }
 
-static optic_status check_core(const optic_topology *t, int core, const char *fn) {
+/* ------------------------------------------------------------ validation */
+
+/* The one check every call taking a topology makes first, so a struct
+ * filled in by hand is refused field by field instead of dividing by a zero
+ * dim or indexing dims[6]. Reads only what the shape uses: dims and wrap
+ * past ndims are ignored. wrap is read as its byte, not as a bool: a byte
+ * other than 0 or 1 in a bool is not a value C lets us load. */
+optic_status topology_check(const optic_topology *t, const char *fn) {
   if (t == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology is NULL", fn);
+  if (memchr(t->name, '\0', sizeof t->name) == NULL) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology name is not NUL-terminated within its %zu bytes",
+                      fn, sizeof t->name);
+  }
+  const char *nm = t->name;
+  if (t->ndims < 0 || t->ndims > OPTIC_TOPOLOGY_MAX_DIMS) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology '%s': ndims is %d; must be 0..%d (0: one core)", fn,
+                      nm, t->ndims, OPTIC_TOPOLOGY_MAX_DIMS);
+  }
+  long long cores = 1;
+  for (int a = 0; a < t->ndims; a++) {
+    if (t->dims[a] < 1) {
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology '%s': dims[%d] is %d; every used dim must be >= 1",
+                        fn, nm, a, t->dims[a]);
+    }
+    cores *= t->dims[a]; /* <= 2^20 * (2^31 - 1): no overflow before the check */
+    if (cores > TOPOLOGY_MAX_CORES) {
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology '%s': dims[0..%d] give more than %d cores", fn, nm,
+                        a, TOPOLOGY_MAX_CORES);
+    }
+    unsigned char w;
+    _Static_assert(sizeof t->wrap[a] == 1, "bool is one byte");
+    memcpy(&w, &t->wrap[a], 1);
+    if (w > 1) {
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "%s: topology '%s': wrap[%d] holds %u; must be false (0) or true (1)", fn, nm, a, (unsigned)w);
+    }
+  }
+  if (t->cores != cores) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology '%s': cores is %d but its dims give %lld", fn, nm,
+                      t->cores, cores);
+  }
+  if (!isfinite(t->link_bytes_per_s) || t->link_bytes_per_s < 0) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "%s: topology '%s': link_bytes_per_s is %g; must be finite and >= 0 (0: unknown)", fn, nm,
+                      t->link_bytes_per_s);
+  }
+  if (!isfinite(t->hop_latency_s) || t->hop_latency_s < 0) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "%s: topology '%s': hop_latency_s is %g; must be finite and >= 0 (0: unknown)", fn, nm,
+                      t->hop_latency_s);
+  }
+  return OPTIC_OK;
+}
+
+optic_status optic_topology_validate(const optic_topology *t) { return topology_check(t, "topology_validate"); }
+
+static optic_status check_core(const optic_topology *t, int core, const char *fn) {
+  optic_status st = topology_check(t, fn);
+  if (st != OPTIC_OK) return st;
   if (core < 0 || core >= t->cores) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: core %d outside 0..%d", fn, core, t->cores - 1);
   }
   return OPTIC_OK;
 }
 
-optic_status optic_topology_coords(const optic_topology *t, int core, int *coords) {
-  optic_status st = check_core(t, core, "topology_coords");
-  if (st != OPTIC_OK) return st;
-  if (coords == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_coords: coords is NULL");
+/* ------------------------------------------------------------ queries */
+
+/* Unchecked forms for a validated t and an in-range core / coordinates. */
+static void coords_of(const optic_topology *t, int core, int *coords) {
   for (int a = t->ndims - 1; a >= 0; a--) {
     coords[a] = core % t->dims[a];
     core /= t->dims[a];
   }
+}
+
+static int core_of(const optic_topology *t, const int *coords) {
+  int id = 0;
+  for (int a = 0; a < t->ndims; a++) id = id * t->dims[a] + coords[a];
+  return id;
+}
+
+optic_status optic_topology_coords(const optic_topology *t, int core, int *coords) {
+  optic_status st = check_core(t, core, "topology_coords");
+  if (st != OPTIC_OK) return st;
+  if (coords == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_coords: coords is NULL");
+  coords_of(t, core, coords);
   return OPTIC_OK;
 }
 
 optic_status optic_topology_core_at(const optic_topology *t, const int *coords, int *core) {
-  if (t == NULL || coords == NULL || core == NULL) {
+  optic_status st = topology_check(t, "topology_core_at");
+  if (st != OPTIC_OK) return st;
+  if (coords == NULL || core == NULL) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_core_at: NULL argument");
   }
-  int id = 0;
   for (int a = 0; a < t->ndims; a++) {
     if (coords[a] < 0 || coords[a] >= t->dims[a]) {
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_core_at: coordinate %d is %d; axis has %d", a,
                         coords[a], t->dims[a]);
     }
-    id = id * t->dims[a] + coords[a];
   }
-  *core = id;
+  *core = core_of(t, coords);
   return OPTIC_OK;
 }
 
@@ -137,7 +209,7 @@ optic_status optic_topology_neighbors(const optic_topology *t, int core, int *ou
   if (st != OPTIC_OK) return st;
   if (out == NULL || count == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_neighbors: NULL out");
   int c[OPTIC_TOPOLOGY_MAX_DIMS], n = 0;
-  optic_topology_coords(t, core, c);
+  coords_of(t, core, c);
   for (int a = 0; a < t->ndims; a++) {
     for (int dir = -1; dir <= 1; dir += 2) {
       int v = c[a] + dir;
@@ -145,9 +217,9 @@ optic_status optic_topology_neighbors(const optic_topology *t, int core, int *ou
         if (!t->wrap[a]) continue;
         v = (v + t->dims[a]) % t->dims[a];
       }
-      int save = c[a], id;
+      int save = c[a];
       c[a] = v;
-      optic_topology_core_at(t, c, &id);
+      int id = core_of(t, c);
       c[a] = save;
       bool dup = id == core;
       for (int i = 0; i < n; i++) dup = dup || out[i] == id;
@@ -165,8 +237,8 @@ optic_status optic_topology_hops(const optic_topology *t, int a, int b, int *hop
   if (st != OPTIC_OK) return st;
   if (hops == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_hops: hops is NULL");
   int ca[OPTIC_TOPOLOGY_MAX_DIMS], cb[OPTIC_TOPOLOGY_MAX_DIMS], h = 0;
-  optic_topology_coords(t, a, ca);
-  optic_topology_coords(t, b, cb);
+  coords_of(t, a, ca);
+  coords_of(t, b, cb);
   for (int x = 0; x < t->ndims; x++) {
     int d = abs(ca[x] - cb[x]);
     if (t->wrap[x] && t->dims[x] - d < d) d = t->dims[x] - d;
@@ -180,30 +252,29 @@ optic_status optic_topology_hops(const optic_topology *t, int a, int b, int *hop
  * coordinates above it make it odd, so consecutive entries differ by one step
  * on one axis. */
 optic_status optic_topology_ring_order(const optic_topology *t, int *order) {
-  if (t == NULL || order == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_ring_order: NULL argument");
+  optic_status st = topology_check(t, "topology_ring_order");
+  if (st != OPTIC_OK) return st;
+  if (order == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_ring_order: order is NULL");
   for (int i = 0; i < t->cores; i++) {
-    int r[OPTIC_TOPOLOGY_MAX_DIMS], c[OPTIC_TOPOLOGY_MAX_DIMS], rest = i;
-    for (int a = t->ndims - 1; a >= 0; a--) {
-      r[a] = rest % t->dims[a];
-      rest /= t->dims[a];
-    }
+    int r[OPTIC_TOPOLOGY_MAX_DIMS], c[OPTIC_TOPOLOGY_MAX_DIMS];
+    coords_of(t, i, r);
     bool flip = false;
     for (int a = 0; a < t->ndims; a++) {
       c[a] = flip ? t->dims[a] - 1 - r[a] : r[a];
       flip = flip != ((c[a] & 1) != 0);
     }
-    if (t->ndims == 0) {
-      order[i] = 0;
-    } else {
-      optic_topology_core_at(t, c, &order[i]);
-    }
+    order[i] = core_of(t, c);
   }
   return OPTIC_OK;
 }
 
 optic_status optic_topology_allreduce_seconds(const optic_topology *t, double bytes, double *seconds) {
-  if (t == NULL || seconds == NULL || bytes < 0) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_allreduce_seconds: bad argument");
+  optic_status st = topology_check(t, "topology_allreduce_seconds");
+  if (st != OPTIC_OK) return st;
+  if (seconds == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_allreduce_seconds: seconds is NULL");
+  if (!isfinite(bytes) || bytes < 0) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_allreduce_seconds: bytes is %g; must be finite and >= 0",
+                      bytes);
   }
   if (t->cores > 1 && (t->link_bytes_per_s <= 0 || t->hop_latency_s < 0)) {
     return optic_fail(OPTIC_ERR_UNSUPPORTED, "topology_allreduce_seconds: topology '%s' has no link figures",

@@ -284,13 +284,19 @@ OPTIC_API optic_status optic_exec_ctx_pool_stats(const optic_exec_ctx_t *ctx, op
  * Outputs: outputs[j] is the j-th array leaf of the root's value (one output
  * for an array root); n_out must equal the leaf count. For each output:
  *  - data != NULL: the caller's buffer; dtype and shape must equal the leaf's.
- *    It must not overlap any input or another output.
+ *    It must share no byte with an input, another output or a constant of
+ *    the program (checked before anything runs: INVALID_ARGUMENT naming
+ *    both; empty buffers never overlap). Inputs may share memory with each
+ *    other. The runtime does not run in place: HLO input_output_alias
+ *    (donated inputs) is not imported, so no aliasing form is legal.
  *  - data == NULL: the context provides the buffer and writes dtype, shape
  *    and data into outputs[j]; that memory belongs to the context and stays
- *    valid until the next run on this context or its destruction.
+ *    valid until the next run on this context or its destruction. It may be
+ *    passed as an input of that next run (the context then lends output j
+ *    another buffer, so the input is not overwritten while it is read).
  *
  * Errors (the message names the position and the expected and given
- * values): INVALID_ARGUMENT (NULL arguments, wrong counts), SHAPE_MISMATCH
+ * values): INVALID_ARGUMENT (NULL arguments, wrong counts, overlap), SHAPE_MISMATCH
  * (dtype or shape of an input or output), TIMEOUT (a while loop over
  * max_while_iterations), UNSUPPORTED (an op/dtype pair the runtime does not
  * execute, e.g. dot on s32, named at bind time before anything runs),

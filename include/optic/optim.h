@@ -197,7 +197,9 @@ typedef struct optic_optim_step_report {
 
 /* One step of every group: params[i], grads[i] for every tensor i (count
  * must equal optic_optim_tensor_count) must be f32 with the registered
- * shape; a parameter and its gradient must not overlap. Parameters and state
+ * shape; a parameter may share no byte with another parameter or any
+ * gradient, and with clip_global_norm on (it scales gradients in place) no
+ * two gradients may share one either. Parameters and state
  * are updated in place; gradients are only written when clipping scales
  * them. report may be NULL. Errors (nothing is changed): INVALID_ARGUMENT
  * (NULL, count, dtype, overlap), SHAPE_MISMATCH (a shape differs from the

@@ -21,7 +21,12 @@ extern "C" {
  * mesh; wrap[a] says whether axis a has wraparound links). Core ids are
  * row-major over dims (axis 0 slowest). Link figures are for cost estimates
  * only (one-way bytes/s per link, seconds per hop); 0 when unknown. Plain
- * value: build it with the functions below so it is validated. */
+ * value: build it with the functions below so it is valid. A struct filled
+ * in by hand is checked by every call that takes one (INVALID_ARGUMENT,
+ * naming the field): ndims 0..3; dims[0..ndims) >= 1 with at most 2^20
+ * cores in all; cores equal to their product (1 for ndims 0); wrap[0..ndims)
+ * holding false or true; link figures finite and >= 0; name NUL-terminated.
+ * dims and wrap past ndims are never read. */
 typedef struct optic_topology {
   int ndims;
   int dims[OPTIC_TOPOLOGY_MAX_DIMS];
@@ -33,6 +38,9 @@ typedef struct optic_topology {
 } optic_topology;
 
 OPTIC_API optic_status optic_topology_single(optic_topology *out);
+/* OK if t is a valid topology (the rules above), else INVALID_ARGUMENT with
+ * a message naming the first bad field. */
+OPTIC_API optic_status optic_topology_validate(const optic_topology *t);
 /* n cores on one ring (wrap) or line (no wrap). INVALID_ARGUMENT for n < 1. */
 OPTIC_API optic_status optic_topology_ring(int n, bool wrap, optic_topology *out);
 /* A 1-, 2- or 3-D torus/mesh. INVALID_ARGUMENT for a zero or negative dim,

@@ -54,6 +54,45 @@ static void long_message_truncated(void) {
   OT_CHECK(n > 0 && n < sizeof big, "message length %zu", n);
 }
 
+/* A message may wrap the previous one: optic_fail("%s", optic_last_error())
+ * reads the buffer it writes. The result must be exactly the concatenation
+ * (formatting in place would read bytes it already overwrote: observed as a
+ * message repeating its own prefix). Long inner messages, several
+ * arguments from the buffer and a tail of it (a pointer inside it, not at
+ * its start) are covered too. */
+static void message_wrapping_its_own_buffer(void) {
+  optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "shape: dim 1 is -3; dims must be >= 0");
+  optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: tensor %zu: %s", "optim_add_group", (size_t)1, optic_last_error());
+  const char *want = "optim_add_group: tensor 1: shape: dim 1 is -3; dims must be >= 0";
+  OT_CHECK(strcmp(optic_last_error(), want) == 0, "got '%s', want '%s'", optic_last_error(), want);
+  OT_CHECK(optic_last_error_status() == OPTIC_ERR_SHAPE_MISMATCH);
+
+  /* The same buffer twice, and a pointer into its middle. */
+  optic_fail(OPTIC_ERR_IO, "abcdef");
+  optic_fail(OPTIC_ERR_IO, "%s|%s|%s", optic_last_error(), optic_last_error(), optic_last_error() + 3);
+  OT_CHECK(strcmp(optic_last_error(), "abcdef|abcdef|def") == 0, "got '%s'", optic_last_error());
+
+  /* A long inner message: the wrapped result is truncated to the buffer,
+   * never garbled; its start is the prefix, then the inner message. */
+  char big[900];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  optic_fail(OPTIC_ERR_INTERNAL, "%s", big);
+  for (int round = 0; round < 3; round++) {
+    optic_fail(OPTIC_ERR_INTERNAL, "wrap%d: %s", round, optic_last_error());
+  }
+  const char *m = optic_last_error();
+  OT_CHECK(strncmp(m, "wrap2: wrap1: wrap0: xxx", 24) == 0, "got '%.40s...'", m);
+  size_t n = strlen(m);
+  OT_CHECK(n == 21 + sizeof big - 1, "length %zu, expected %zu", n, 21 + sizeof big - 1);
+  for (size_t i = 21; i < n; i++) {
+    if (m[i] != 'x') {
+      OT_CHECK(false, "byte %zu of the wrapped message is '%c', expected 'x'", i, m[i]);
+      break;
+    }
+  }
+}
+
 static void *other_thread(void *arg) {
   (void)arg;
   optic_fail(OPTIC_ERR_TIMEOUT, "from the other thread");
@@ -79,6 +118,7 @@ static const ot_case cases[] = {
     {"unknown_codes", unknown_codes},
     {"last_error_set_and_cleared", last_error_set_and_cleared},
     {"long_message_truncated", long_message_truncated},
+    {"message_wrapping_its_own_buffer", message_wrapping_its_own_buffer},
     {"last_error_is_per_thread", last_error_is_per_thread},
     {"version_matches_header", version_matches_header},
 };

@@ -140,6 +140,81 @@ static void invalid_calls_are_rejected(void) {
   ot_tensors_free(&t);
 }
 
+/* A bad shape in add_group: the message says which tensor and what is wrong,
+ * once (the call wraps the shape check's reason with its own context). */
+static void bad_shapes_are_named_once(void) {
+  optic_optim *opt = NULL;
+  OT_EXPECT_OK(optic_optim_create(NULL, &opt));
+  optic_optim_hparams h = defaults(OPTIC_OPTIM_KIND_SGD, OPTIC_OPTIM_CONVENTION_DEFAULT);
+  optic_shape shapes[2] = {{.rank = 1, .dims = {4}}, {.rank = 2, .dims = {2, -3}}};
+  OT_EXPECT_STATUS(optic_optim_add_group(opt, &h, 2, shapes, NULL), OPTIC_ERR_INVALID_ARGUMENT);
+  const char *want = "optim_add_group: tensor 1: dim 1 is -3; dims must be >= 0";
+  OT_CHECK(strcmp(optic_last_error(), want) == 0, "got '%s', want '%s'", optic_last_error(), want);
+  shapes[1] = (optic_shape){.rank = 2, .dims = {1099511627776, 1099511627776}};
+  OT_EXPECT_STATUS(optic_optim_add_group(opt, &h, 2, shapes, NULL), OPTIC_ERR_OVERFLOW);
+  want = "optim_add_group: tensor 1: shape [1099511627776,1099511627776] has more than ";
+  OT_CHECK(strncmp(optic_last_error(), want, strlen(want)) == 0, "got '%s', want '%s...'", optic_last_error(), want);
+  shapes[1] = (optic_shape){.rank = 9};
+  OT_EXPECT_STATUS(optic_optim_add_group(opt, &h, 2, shapes, NULL), OPTIC_ERR_INVALID_ARGUMENT);
+  want = "optim_add_group: tensor 1: rank 9 is outside [0, 8]";
+  OT_CHECK(strcmp(optic_last_error(), want) == 0, "got '%s', want '%s'", optic_last_error(), want);
+  OT_CHECK(optic_optim_group_count(opt) == 0);
+  optic_optim_destroy(opt);
+}
+
+/* Overlap across tensors: a parameter may share no byte with another
+ * parameter or any gradient; gradients may share memory with each other
+ * unless clipping (which scales them in place) is on. Refused steps change
+ * nothing. Layout: one flat buffer, three f32[16] tensors. */
+static void overlap_across_tensors(void) {
+  for (int clip = 0; clip < 2; clip++) {
+    optic_optim_options o = {.size = sizeof o, .clip_global_norm = clip ? 1e-3 : 0.0};
+    optic_optim *opt = NULL;
+    OT_EXPECT_OK(optic_optim_create(&o, &opt));
+    optic_optim_hparams h = defaults(OPTIC_OPTIM_KIND_SGD, OPTIC_OPTIM_CONVENTION_DEFAULT);
+    optic_shape shapes[3] = {{.rank = 1, .dims = {16}}, {.rank = 1, .dims = {16}}, {.rank = 1, .dims = {16}}};
+    OT_EXPECT_OK(optic_optim_add_group(opt, &h, 3, shapes, NULL));
+    float buf[8 * 16], keep[8 * 16];
+    for (int i = 0; i < 8 * 16; i++) buf[i] = keep[i] = (float)(i % 7) * 0.25f;
+    optic_tensor p[3], g[3];
+    for (int i = 0; i < 3; i++) {
+      optic_tensor_make(OPTIC_F32, &shapes[i], buf + 16 * i, &p[i]);
+      optic_tensor_make(OPTIC_F32, &shapes[i], buf + 16 * (4 + i), &g[i]);
+    }
+    struct {
+      const char *what, *want;
+      optic_tensor *t;
+      float *data;
+    } cases[] = {
+        {"param 1 == param 0", "param 1 overlaps param 0", &p[1], buf},
+        {"param 2 starts in param 1", "param 2 overlaps param 1", &p[2], buf + 16 + 15},
+        {"param 0 ends in grad 0", "param 0 and its grad overlap", &p[0], buf + 4 * 16 - 15},
+        {"param 2 == grad 0", "param 2 overlaps grad 0", &p[2], buf + 4 * 16},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+      float *saved = cases[k].t->data;
+      cases[k].t->data = cases[k].data;
+      OT_EXPECT_STATUS(optic_optim_step(opt, p, g, 3, NULL), OPTIC_ERR_INVALID_ARGUMENT);
+      OT_CHECK(strstr(optic_last_error(), cases[k].want) != NULL, "clip %d, %s: message '%s' lacks '%s'", clip,
+               cases[k].what, optic_last_error(), cases[k].want);
+      OT_CHECK(memcmp(buf, keep, sizeof buf) == 0, "clip %d, %s: a refused step changed memory", clip, cases[k].what);
+      cases[k].t->data = saved;
+    }
+    /* Two gradients at one address: fine without clipping, refused with it. */
+    g[1].data = g[0].data;
+    optic_status st = optic_optim_step(opt, p, g, 3, NULL);
+    if (clip) {
+      OT_CHECK(st == OPTIC_ERR_INVALID_ARGUMENT && strstr(optic_last_error(), "grad 1 overlaps grad 0"),
+               "clipping, shared grads: %s (%s)", optic_status_name(st), optic_last_error());
+    } else {
+      OT_CHECK(st == OPTIC_OK, "shared grads without clipping: %s (%s)", optic_status_name(st), optic_last_error());
+    }
+    g[1].data = buf + 16 * 5;
+    OT_EXPECT_OK(optic_optim_step(opt, p, g, 3, NULL)); /* adjacent everywhere: fine */
+    optic_optim_destroy(opt);
+  }
+}
+
 /* Copies of every parameter and state tensor, to check "untouched". */
 typedef struct snapshot {
   size_t count;
@@ -555,6 +630,8 @@ static const ot_case cases[] = {
     {"groups_edges", groups_edges},
     {"invalid_hyperparameters_are_rejected", invalid_hyperparameters_are_rejected},
     {"invalid_calls_are_rejected", invalid_calls_are_rejected},
+    {"bad_shapes_are_named_once", bad_shapes_are_named_once},
+    {"overlap_across_tensors", overlap_across_tensors},
     {"nonfinite_gradients_skip_the_step", nonfinite_gradients_skip_the_step},
     {"export_import_continue_is_bitwise", export_import_continue_is_bitwise},
     {"schedules_match_closed_forms", schedules_match_closed_forms},

@@ -1,6 +1,7 @@
 /* Topologies: validation errors, coordinates, neighbour tables, hop
  * distances (checked against a breadth-first search over the neighbour
  * table), the snake ring order, presets and the all-reduce estimate. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "tests/pod/pod_test.h"
@@ -177,11 +178,120 @@ static void test_shard(void) {
   }
 }
 
+/* A hand-filled topology with one bad field. Each case starts from a valid
+ * 2x3 torus and breaks one field; every call that takes a topology must
+ * refuse it with INVALID_ARGUMENT and a message naming the field (before
+ * the validation some of these divided by zero or read dims[6]). */
+typedef struct bad_field {
+  const char *what; /* substring the message must contain */
+  void (*brk)(optic_topology *t);
+} bad_field;
+
+static void brk_ndims7(optic_topology *t) { t->ndims = 7; }
+static void brk_ndims_neg(optic_topology *t) { t->ndims = -1; }
+static void brk_ndims0(optic_topology *t) { t->ndims = 0; } /* cores stays 6: one core was meant */
+static void brk_dim0(optic_topology *t) { t->dims[1] = 0; }
+static void brk_dim_neg(optic_topology *t) { t->dims[0] = -2; }
+static void brk_overflow(optic_topology *t) {
+  t->ndims = 3;
+  t->dims[0] = t->dims[1] = t->dims[2] = 1 << 16; /* 2^48 cores: wraps an int product */
+  t->cores = 0;
+}
+static void brk_too_many(optic_topology *t) {
+  t->ndims = 3;
+  t->dims[0] = t->dims[1] = t->dims[2] = 128; /* 2^21 */
+  t->cores = 1 << 21;
+}
+static void brk_cores(optic_topology *t) { t->cores = 7; }
+static void brk_cores0(optic_topology *t) { t->cores = 0; }
+static void brk_wrap(optic_topology *t) { memset(&t->wrap[1], 2, sizeof t->wrap[1]); }
+static void brk_link_nan(optic_topology *t) { t->link_bytes_per_s = NAN; }
+static void brk_link_neg(optic_topology *t) { t->link_bytes_per_s = -1.0; }
+static void brk_hop_inf(optic_topology *t) { t->hop_latency_s = INFINITY; }
+static void brk_hop_neg(optic_topology *t) { t->hop_latency_s = -1e-6; }
+static void brk_name(optic_topology *t) { memset(t->name, 'x', sizeof t->name); }
+
+static const bad_field BAD_FIELDS[] = {
+    {"ndims is 7", brk_ndims7},
+    {"ndims is -1", brk_ndims_neg},
+    {"cores is 6 but its dims give 1", brk_ndims0},
+    {"dims[1] is 0", brk_dim0},
+    {"dims[0] is -2", brk_dim_neg},
+    {"more than 1048576 cores", brk_overflow},
+    {"more than 1048576 cores", brk_too_many},
+    {"cores is 7 but its dims give 6", brk_cores},
+    {"cores is 0 but its dims give 6", brk_cores0},
+    {"wrap[1] holds 2", brk_wrap},
+    {"link_bytes_per_s is nan", brk_link_nan},
+    {"link_bytes_per_s is -1", brk_link_neg},
+    {"hop_latency_s is inf", brk_hop_inf},
+    {"hop_latency_s is -1e-06", brk_hop_neg},
+    {"name is not NUL-terminated", brk_name},
+};
+
+#define EXPECT_BAD(call, what, fn)                                                                              \
+  do {                                                                                                         \
+    optic_clear_error();                                                                                       \
+    OT_EXPECT_STATUS(call, OPTIC_ERR_INVALID_ARGUMENT);                                                        \
+    OT_CHECK(strstr(optic_last_error(), what) != NULL && strncmp(optic_last_error(), fn, strlen(fn)) == 0,     \
+             "%s: message '%s' does not start with '%s' and name '%s'", #call, optic_last_error(), fn, what); \
+  } while (0)
+
+static void test_hand_filled_fields(void) {
+  int d[2] = {2, 3};
+  for (size_t i = 0; i < sizeof BAD_FIELDS / sizeof *BAD_FIELDS; i++) {
+    const bad_field *b = &BAD_FIELDS[i];
+    optic_topology t;
+    OT_EXPECT_OK(optic_topology_torus(2, d, NULL, &t));
+    t.link_bytes_per_s = 1e9;
+    t.hop_latency_s = 1e-6;
+    OT_EXPECT_OK(optic_topology_validate(&t));
+    b->brk(&t);
+    printf("  %s\n", b->what);
+    int coords[3] = {0, 0, 0}, core = -1, nb[6], cnt = -1, hops = -1, order[8];
+    double sec = -1;
+    EXPECT_BAD(optic_topology_validate(&t), b->what, "topology_validate");
+    EXPECT_BAD(optic_topology_coords(&t, 1, coords), b->what, "topology_coords");
+    EXPECT_BAD(optic_topology_core_at(&t, coords, &core), b->what, "topology_core_at");
+    EXPECT_BAD(optic_topology_neighbors(&t, 1, nb, &cnt), b->what, "topology_neighbors");
+    EXPECT_BAD(optic_topology_hops(&t, 0, 1, &hops), b->what, "topology_hops");
+    EXPECT_BAD(optic_topology_ring_order(&t, order), b->what, "topology_ring_order");
+    EXPECT_BAD(optic_topology_allreduce_seconds(&t, 1e6, &sec), b->what, "topology_allreduce_seconds");
+    OT_CHECK(core == -1 && cnt == -1 && hops == -1 && sec == -1, "an output was written on error");
+    optic_pod_options o = {.size = sizeof o, .topology = &t};
+    optic_pod_t *pod = NULL;
+    EXPECT_BAD(optic_pod_create(&o, &pod), b->what, "pod_create");
+    OT_CHECK(pod == NULL);
+  }
+  /* Fields the shape does not use are not read: dims and wrap past ndims,
+   * and every dim of a single core. */
+  optic_topology t;
+  OT_EXPECT_OK(optic_topology_torus(2, d, NULL, &t));
+  t.dims[2] = -5;
+  memset(&t.wrap[2], 7, sizeof t.wrap[2]);
+  OT_EXPECT_OK(optic_topology_validate(&t));
+  int hops;
+  OT_EXPECT_OK(optic_topology_hops(&t, 0, 5, &hops));
+  OT_CHECK(hops == 2, "hops %d", hops);
+  OT_EXPECT_OK(optic_topology_single(&t));
+  t.dims[0] = 0;
+  OT_EXPECT_OK(optic_topology_validate(&t));
+  int order[1] = {-1};
+  OT_EXPECT_OK(optic_topology_ring_order(&t, order));
+  OT_CHECK(order[0] == 0);
+  /* NULL topology everywhere. */
+  EXPECT_BAD(optic_topology_validate(NULL), "NULL", "topology_validate");
+  EXPECT_BAD(optic_topology_hops(NULL, 0, 0, &hops), "NULL", "topology_hops");
+  double sec;
+  EXPECT_BAD(optic_topology_allreduce_seconds(&t, NAN, &sec), "bytes is nan", "topology_allreduce_seconds");
+}
+
 static const ot_case cases[] = {
     {"invalid_shapes", test_invalid_shapes},
     {"shapes", test_shapes},
     {"presets", test_presets},
     {"shard", test_shard},
+    {"hand_filled_fields", test_hand_filled_fields},
 };
 
 int main(int argc, char **argv) {
