@@ -107,7 +107,7 @@ static bool run_misaligned(const optic_module_t *m, optic_opt_level level, int t
     const optic_type *t = optic_literal_type(args[a]);
     size_t es = optic_dtype_size(t->dtype);
     bufs[a] = malloc(bytes + 64);
-    memcpy(bufs[a] + es, src, bytes);
+    if (bytes) memcpy(bufs[a] + es, src, bytes);
     in[a] = (optic_tensor){t->dtype, t->shape, bufs[a] + es};
   }
   const optic_literal *wl[EX_MAX_LEAVES];
