@@ -433,6 +433,12 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
         }
       }
       return OPTIC_OK;
+    case OPTIC_OP_BATCH_NORM_TRAINING:
+    case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD: /* 4 doubles per feature of scratch, used by thread 0 */
+      s->scratch_bytes = ALIGN64(4 * (size_t)(s->operand_shape[0].dims[s->attr[0]] + 1) * sizeof(double));
+      s->scratch_offset = add_scratch(b, s->scratch_bytes);
+      return OPTIC_OK;
     case OPTIC_OP_TOPK:
     case OPTIC_OP_SORT: { /* sort's comparator runs as a block program, one pair at a time */
       if (s->op == OPTIC_OP_SORT) {

@@ -148,6 +148,20 @@ static optic_status run_topk(const exec_step *s, const exec_frame *f, const exec
 optic_status exec_op_dynamic(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th) {
   if (s->op == OPTIC_OP_SCATTER) return run_scatter(s, m, f, th);
   if (s->op == OPTIC_OP_TOPK) return run_topk(s, f, th);
+  if (s->op == OPTIC_OP_BATCH_NORM_TRAINING || s->op == OPTIC_OP_BATCH_NORM_INFERENCE ||
+      s->op == OPTIC_OP_BATCH_NORM_GRAD) {
+    if (th->t != 0) return OPTIC_OK; /* one thread, in the evaluator's order */
+    const void *ins[5];
+    void *outs[3] = {NULL, NULL, NULL};
+    for (int32_t k = 0; k < s->n_operands && k < 5; k++) ins[k] = ref_ptr(f, &s->in[s->in_first[k]]);
+    for (int32_t k = 0; k < s->n_out && k < 3; k++) outs[k] = ref_ptr(f, &s->out[k]);
+    uint32_t eb = (uint32_t)s->attr[1];
+    float eps;
+    memcpy(&eps, &eb, 4);
+    graph_batch_norm_run(s->op, s->operand_dtype[0], &s->operand_shape[0], s->attr[0], eps, ins, outs,
+                         (double *)(void *)(th->scratch + s->scratch_offset));
+    return OPTIC_OK;
+  }
   if (s->op == OPTIC_OP_SORT) return run_sort(s, f, th);
   const optic_shape *os = &s->type->shape;
   size_t es = optic_dtype_size(s->type->dtype), n = 1, lo, hi;

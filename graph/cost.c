@@ -288,6 +288,9 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
     case OPTIC_OP_REVERSE:
     case OPTIC_OP_OPT_BARRIER:
     case OPTIC_OP_TOPK:
+    case OPTIC_OP_BATCH_NORM_TRAINING:
+    case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD:
     case OPTIC_OP_ALL_GATHER:
     case OPTIC_OP_REDUCE_SCATTER:
     case OPTIC_OP_COLLECTIVE_PERMUTE:

@@ -73,6 +73,26 @@ optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_lite
   optic_literal *y;
   optic_status st = lit_new(&in->type, &y);
   if (st != OPTIC_OK) return st;
+  if (in->op == OPTIC_OP_BATCH_NORM_TRAINING || in->op == OPTIC_OP_BATCH_NORM_INFERENCE ||
+      in->op == OPTIC_OP_BATCH_NORM_GRAD) {
+    const optic_shape *xs = &ops[0]->type.shape;
+    double *acc = malloc(4 * (size_t)(xs->dims[in->ints[0]] + 1) * sizeof *acc);
+    if (acc == NULL) {
+      lit_free(y);
+      return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: out of memory", optic_opcode_name(in->op));
+    }
+    const void *ins[5];
+    void *outs[3];
+    for (int32_t k = 0; k < in->n_operands; k++) ins[k] = ops[k]->data;
+    for (int32_t k = 0; k < 3; k++) outs[k] = optic_type_is_tuple(&y->type) ? y->elements[k]->data : (k ? NULL : y->data);
+    uint32_t eb = (uint32_t)in->ints[1];
+    float eps;
+    memcpy(&eps, &eb, 4);
+    graph_batch_norm_run(in->op, ops[0]->type.dtype, xs, in->ints[0], eps, ins, outs, acc);
+    free(acc);
+    *out = y;
+    return OPTIC_OK;
+  }
   if (in->op == OPTIC_OP_TOPK) {
     const optic_shape *xs = &ops[0]->type.shape;
     int64_t len = xs->dims[xs->rank - 1];

@@ -54,4 +54,10 @@ optic_status graph_sort_run(const graph_sort_io *io, size_t lo, size_t hi, int64
 optic_status graph_topk_run(optic_dtype dt, const optic_shape *xs, const void *x, int64_t k, bool largest,
                             void *values, int32_t *indices, size_t lo, size_t hi, int64_t *scratch);
 
+/* batch-norm-training/-inference/-grad (graph/batch_norm.c) over x of shape
+ * s with features along dim f: in = the instruction's operands' data, out =
+ * its result leaves; acc holds 4 x features doubles. */
+void graph_batch_norm_run(optic_opcode op, optic_dtype dt, const optic_shape *s, int64_t f, float eps,
+                          const void *const *in, void *const *out, double *acc);
+
 #endif

@@ -22,13 +22,12 @@ static const char *const other_dtypes[] = {
 static const char *const other_opcodes[] = {
     "acos", "acosh", "add-dependency", "after-all", "all-gather-done", "all-gather-start", "all-reduce-done",
     "all-reduce-start", "all-to-all", "asin", "asinh", "async-done", "async-start", "async-update", "atan", "atanh",
-    "batch-norm-grad", "batch-norm-inference", "batch-norm-training", "cholesky", "collective-broadcast",
-    "collective-permute-done", "collective-permute-start", "collective-reduce", "complex", "copy-done",
-    "copy-start", "cosh", "domain", "dynamic-reshape", "fft", "get-dimension-size", "imag", "infeed", "mulhi",
-    "outfeed", "partition-id", "ragged-all-to-all", "ragged-dot", "real", "recv", "recv-done", "replica-id", "rng",
-    "rng-bit-generator", "rng-get-and-update-state", "scaled-dot", "scan", "select-and-scatter", "send",
-    "send-done", "set-dimension-size", "shuffle", "sinh", "stochastic-convert", "trace", "triangular-solve",
-    "tuple-select",
+    "cholesky", "collective-broadcast", "collective-permute-done", "collective-permute-start", "collective-reduce",
+    "complex", "copy-done", "copy-start", "cosh", "domain", "dynamic-reshape", "fft", "get-dimension-size", "imag",
+    "infeed", "mulhi", "outfeed", "partition-id", "ragged-all-to-all", "ragged-dot", "real", "recv", "recv-done",
+    "replica-id", "rng", "rng-bit-generator", "rng-get-and-update-state", "scaled-dot", "scan",
+    "select-and-scatter", "send", "send-done", "set-dimension-size", "shuffle", "sinh", "stochastic-convert",
+    "trace", "triangular-solve", "tuple-select",
 };
 
 static bool in_list(const hlo_token *t, const char *const *list, size_t n) {

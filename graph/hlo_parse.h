@@ -182,6 +182,8 @@ typedef struct hlo_shape {
   X(CUSTOM_CALL_TARGET, "custom_call_target")   \
   X(IS_STABLE, "is_stable")                     \
   X(K, "k")                                     \
+  X(EPSILON, "epsilon")                         \
+  X(FEATURE_INDEX, "feature_index")             \
   X(LARGEST, "largest")                         \
   X(COLLAPSED_SLICE_DIMS, "collapsed_slice_dims") \
   X(START_INDEX_MAP, "start_index_map")         \

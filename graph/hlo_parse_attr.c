@@ -448,6 +448,7 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
     case HLO_A_IOTA_DIMENSION:
     case HLO_A_EXPONENT_BITS:
     case HLO_A_INDEX_VECTOR_DIM:
+    case HLO_A_FEATURE_INDEX:
     case HLO_A_K:
     case HLO_A_MANTISSA_BITS:
     case HLO_A_FEATURE_GROUP_COUNT:
@@ -463,7 +464,8 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
     case HLO_A_IS_STABLE:
     case HLO_A_LARGEST:
     case HLO_A_KIND: st = word(P, a, false); break;
-    case HLO_A_DIM_LABELS: st = word(P, a, true); break;
+    case HLO_A_DIM_LABELS:
+    case HLO_A_EPSILON: st = word(P, a, true); break;
     case HLO_A_WINDOW: st = window(P, a); break;
     case HLO_A_SLICE: st = slice(P, a); break;
     case HLO_A_PADDING: st = padding(P, a); break;

@@ -6,6 +6,7 @@
  * can read any dim order), so such modules cost what XLA says. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph/hlo_parse.h"
@@ -570,6 +571,20 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
       return wrap(&x, optic_graph_sort(m, comp, ops, in->n_operands, a->ints[0], is_stable, f, name, out));
     }
     case OPTIC_OP_GATHER: return build_gather(&x, out);
+    case OPTIC_OP_BATCH_NORM_TRAINING:
+    case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD: {
+      const hlo_attr *eps;
+      if ((st = need(&x, HLO_A_EPSILON, &eps)) != OPTIC_OK || (st = need(&x, HLO_A_FEATURE_INDEX, &a)) != OPTIC_OK) {
+        return st;
+      }
+      char *end = NULL;
+      float e = strtof(eps->word, &end);
+      if (end == eps->word || *end != '\0') {
+        return fail_in(&x, OPTIC_ERR_INVALID_ARGUMENT, "epsilon '%.32s' is not a number", eps->word);
+      }
+      return wrap(&x, optic_graph_batch_norm(m, comp, op, ops, in->n_operands, e, a->ints[0], name, out));
+    }
     case OPTIC_OP_TOPK: {
       if ((st = count_is(&x, 1, 1)) != OPTIC_OK || (st = need(&x, HLO_A_K, &a)) != OPTIC_OK) return st;
       const hlo_attr *lg = hlo_find_attr(in, HLO_A_LARGEST);

@@ -164,6 +164,15 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
       optic_strbuf_printf(s, "}");
       break;
     case OPTIC_OP_CUSTOM_CALL: optic_strbuf_printf(s, ", custom_call_target=\"%s\"", (const char *)in->data); break;
+    case OPTIC_OP_BATCH_NORM_TRAINING:
+    case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD: {
+      uint32_t eb = (uint32_t)in->ints[1];
+      float e;
+      memcpy(&e, &eb, 4);
+      optic_strbuf_printf(s, ", epsilon=%.9g, feature_index=%lld", (double)e, (long long)in->ints[0]);
+      break;
+    }
     case OPTIC_OP_TOPK:
       optic_strbuf_printf(s, ", k=%lld, largest=%s", (long long)in->ints[0], in->ints[1] ? "true" : "false");
       break;

@@ -10,7 +10,7 @@
  *   dynamic-slice: slice sizes (rank entries)    sort: {dimension, is_stable}
  *   all-gather, reduce-scatter: {dimension, shard_count}
  *   collective-permute: (source, target) pairs    custom-call: data = target name
- *   topk: {k, largest}
+ *   topk: {k, largest}    batch-norm-*: {feature_index, epsilon's f32 bits}
  *   reduce-window: per dim (size, stride, pad_low, pad_high, base_dilation,
  *                  window_dilation, reversal) = 7 entries
  *   conditional: {1 if the selector is pred, else 0}

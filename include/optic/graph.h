@@ -102,7 +102,10 @@ extern "C" {
   X(REDUCE_SCATTER, "reduce-scatter", OTHER)      \
   X(COLLECTIVE_PERMUTE, "collective-permute", OTHER) \
   X(CUSTOM_CALL, "custom-call", OTHER)            \
-  X(TOPK, "topk", OTHER)
+  X(TOPK, "topk", OTHER)                          \
+  X(BATCH_NORM_TRAINING, "batch-norm-training", OTHER) \
+  X(BATCH_NORM_INFERENCE, "batch-norm-inference", OTHER) \
+  X(BATCH_NORM_GRAD, "batch-norm-grad", OTHER)
 
 typedef enum optic_opcode {
 #define OPTIC_OPCODE_ENUM_(name, str, kind) OPTIC_OP_##name,
@@ -386,6 +389,14 @@ OPTIC_API const char *optic_node_custom_call_target(const optic_module_t *m, opt
  * so ties keep the lower index first. */
 OPTIC_API optic_status optic_graph_topk(optic_module_t *m, optic_comp_id comp, optic_node_id x, int64_t k,
                                         bool largest, const char *name, optic_node_id *out);
+/* XLA's batch norm ops on f32/f64 with features along feature_index:
+ * training (x, scale, offset) -> (y, mean, variance); inference (x, scale,
+ * offset, mean, variance) -> y; grad (x, scale, mean, variance, grad_y) ->
+ * (grad_x, grad_scale, grad_offset). Statistics in double, rounded once;
+ * the variance is biased (XLA's definition). */
+OPTIC_API optic_status optic_graph_batch_norm(optic_module_t *m, optic_comp_id comp, optic_opcode op,
+                                              const optic_node_id *xs, int32_t n, float epsilon,
+                                              int64_t feature_index, const char *name, optic_node_id *out);
 /* opt-barrier: its operand (any type) unchanged; passes do not move work
  * across it in XLA. optic keeps it as an alias of the operand. */
 OPTIC_API optic_status optic_graph_opt_barrier(optic_module_t *m, optic_comp_id comp, optic_node_id x,

@@ -217,7 +217,31 @@ static void topk_rows(void) {
   }
 }
 
+/* batch-norm-training, -inference and -grad over features along dim 1. */
+static void batch_norm(void) {
+  static const int64_t shapes[][3] = {{1, 1, 1}, {4, 3, 5}, {2, 16, 17}};
+  for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+    long long A = shapes[k][0], F = shapes[k][1], B = shapes[k][2];
+    char text[1536];
+    snprintf(text, sizeof text,
+             "HloModule bn\n\nENTRY e {\n  x = f32[%lld,%lld,%lld] parameter(0)\n  s = f32[%lld] parameter(1)\n"
+             "  o = f32[%lld] parameter(2)\n  dy = f32[%lld,%lld,%lld] parameter(3)\n"
+             "  t = (f32[%lld,%lld,%lld], f32[%lld], f32[%lld]) batch-norm-training(x, s, o), epsilon=0.5, feature_index=1\n"
+             "  m = f32[%lld] get-tuple-element(t), index=1\n  v = f32[%lld] get-tuple-element(t), index=2\n"
+             "  y = f32[%lld,%lld,%lld] batch-norm-inference(x, s, o, m, v), epsilon=0.5, feature_index=1\n"
+             "  g = (f32[%lld,%lld,%lld], f32[%lld], f32[%lld]) batch-norm-grad(x, s, m, v, dy), epsilon=0.5, feature_index=1\n"
+             "  ROOT r = ((f32[%lld,%lld,%lld], f32[%lld], f32[%lld]), f32[%lld,%lld,%lld], (f32[%lld,%lld,%lld], f32[%lld], f32[%lld])) tuple(t, y, g)\n}\n",
+             A, F, B, F, F, A, F, B, A, F, B, F, F, F, F, A, F, B, A, F, B, F, F, A, F, B, F, F, A, F, B, A, F, B, F, F);
+    optic_module_t *m = NULL;
+    OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+    if (m == NULL) continue;
+    OT_CHECK(ex_check_module(m, 41 + k, 0, 0, "batch norm"), "[%lld,%lld,%lld]", A, F, B);
+    optic_module_destroy(m);
+  }
+}
+
 static const ot_case cases[] = {{"shapes_and_starts", shapes_and_starts},
+                                {"batch_norm", batch_norm},
                                 {"topk_rows", topk_rows},
                                 {"take_along_axis", take_along_axis},
                                 {"scan_loop", scan_loop},
