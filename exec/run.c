@@ -364,6 +364,15 @@ static optic_status run_step(run_ctx *rc, const exec_step *s, const exec_frame *
     case OPTIC_OP_MAP: return exec_op_reduce(s, rc->b->m, f, th);
     case OPTIC_OP_DOT:
     case OPTIC_OP_CONVOLUTION: return exec_op_linalg(s, f, th);
+    case OPTIC_OP_DYNAMIC_SLICE:
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE:
+    case OPTIC_OP_GATHER:
+    case OPTIC_OP_SCATTER:
+    case OPTIC_OP_SORT:
+    case OPTIC_OP_TOPK:
+    case OPTIC_OP_BATCH_NORM_TRAINING:
+    case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD: return exec_op_dynamic(s, rc->b->m, f, th);
     default:
       if (ew_is_elementwise(s->op)) return exec_op_elementwise(s, f, th);
       return exec_op_layout(s, f, th);
