@@ -112,8 +112,13 @@ def main(optic, bench, out):
         "--out-dir", d]
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 90
-    while time.time() < deadline and not bench_running(procs_with(d, exclude=(p.pid,))):
-        time.sleep(0.05)
+    started = False
+    while time.time() < deadline and p.poll() is None and not started:
+        started = bench_running(procs_with(d, exclude=(p.pid,)))
+        if not started:
+            time.sleep(0.05)
+    check(started, "SIGKILL of the report during optic_bench: optic_bench started",
+          "report exit %r; reproduce: %s" % (p.poll(), " ".join(cmd)))
     p.kill()
     p.wait()
     deadline = time.time() + 20
