@@ -3,6 +3,7 @@
  * programs), scratch offsets and barrier flags. Everything a run needs is
  * decided here, once per program per context; unsupported op/dtype pairs
  * fail here, before any thread starts. Never runs anything. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
