@@ -12,10 +12,22 @@
 
 static const char *const dir_names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
 
+/* Any length: a tuple of a training step's parameters prints to many KiB. */
 static void print_type(optic_strbuf *s, const optic_type *t) {
   char buf[512];
-  optic_type_format(t, buf, sizeof buf);
-  optic_strbuf_printf(s, "%s", buf);
+  int n = optic_type_format(t, buf, sizeof buf);
+  if (n < 0 || (size_t)n < sizeof buf) {
+    optic_strbuf_printf(s, "%s", buf);
+    return;
+  }
+  char *big = malloc((size_t)n + 1);
+  if (big == NULL) { /* sticky error: the caller gets OUT_OF_MEMORY, not a truncated type */
+    if (s->err == OPTIC_OK) s->err = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "hlo print: a %d-character type", n);
+    return;
+  }
+  optic_type_format(t, big, (size_t)n + 1);
+  optic_strbuf_printf(s, "%s", big);
+  free(big);
 }
 
 static void print_int_list(optic_strbuf *s, const int64_t *v, int32_t n) {

@@ -37,7 +37,9 @@ NaN must meet NaN and infinities the same infinity; max|e| is over the finite
 elements of that output.
 
 usage: realworld.py OPTIC DATA_DIR [--seed N] [--run-flops-limit F]
-                    [--only NAME] [--timeout SECONDS]
+                    [--only NAME] [--timeout SECONDS] [--print-manifest]
+--print-manifest prints, after the check, the manifest with each failing line
+replaced by what optic did (a crash or disagreement is never written in).
 --run-flops-limit skips the run stage (reported as skipped, not failed) of
 `run` modules whose `optic cost` flops exceed F (sanitizer builds).
 Exit 0 when every line holds, 1 otherwise."""
