@@ -330,7 +330,18 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
     case OPTIC_OP_PARAMETER:
     case OPTIC_OP_CONSTANT:
     case OPTIC_OP_GET_TUPLE_ELEMENT:
+    case OPTIC_OP_AFTER_ALL: /* XLA HandleAfterAll: ordering only, nothing touched */
     case OPTIC_OP_BITCAST: return OPTIC_OK;
+    case OPTIC_OP_INFEED: /* XLA HandleInfeed: every leaf of the result (the token's is 0 bytes) */
+      out->bytes_accessed = leaf_bytes(&in->type);
+      return OPTIC_OK;
+    case OPTIC_OP_OUTFEED: /* XLA HandleOutfeed: every leaf of every operand, nothing for the result */
+      for (int32_t i = 0; i < in->n_operands; i++) out->bytes_accessed += leaf_bytes(optic_node_type(m, in->operands[i]));
+      return OPTIC_OK;
+    case OPTIC_OP_RNG_BIT_GENERATOR: /* XLA: one transcendental per element of the state and the bits */
+      out->transcendentals = elements(&in->type.elements[0]) + elements(&in->type.elements[1]);
+      out->bytes_accessed = default_bytes(m, in);
+      return OPTIC_OK;
     case OPTIC_OP_TRANSPOSE:
       if (!transpose_is_bitcast(in, op0)) out->bytes_accessed = default_bytes(m, in);
       return OPTIC_OK;
