@@ -1,5 +1,6 @@
 /* Builders for the token and host-transfer instructions (after-all,
  * infeed, outfeed) and for rng-bit-generator, with XLA's shape rules.
+ * replica-id and partition-id are 0 (one replica, one partition).
  * after-all runs as nothing; infeed and outfeed need a host transfer queue
  * and rng-bit-generator XLA's exact bit streams, which optic does not have:
  * they parse, print, cost and compile, and evaluating or running them is
@@ -44,6 +45,16 @@ optic_status optic_graph_after_all(optic_module_t *m, optic_comp_id comp, const 
   p.type = token_type();
   p.operands = tokens;
   p.n_operands = n;
+  return graph_add_instr(m, comp, &p, name, out);
+}
+
+optic_status optic_graph_replica_id(optic_module_t *m, optic_comp_id comp, bool partition, const char *name,
+                                    optic_node_id *out) {
+  optic_status st = graph_check_comp(m, comp, partition ? "partition-id" : "replica-id");
+  if (st != OPTIC_OK) return st;
+  if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "replica-id: out is NULL");
+  optic_instr_proto p = graph_proto(partition ? OPTIC_OP_PARTITION_ID : OPTIC_OP_REPLICA_ID);
+  p.type = optic_type_array(OPTIC_U32, &(optic_shape){.rank = 0});
   return graph_add_instr(m, comp, &p, name, out);
 }
 

@@ -450,6 +450,8 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
     case OPTIC_OP_ALL_GATHER:
     case OPTIC_OP_REDUCE_SCATTER:
     case OPTIC_OP_COLLECTIVE_PERMUTE:
+    case OPTIC_OP_REPLICA_ID:
+    case OPTIC_OP_PARTITION_ID:
     case OPTIC_OP_IOTA: out->bytes_accessed = default_bytes(m, in); return OPTIC_OK;
     default:
       return optic_fail(OPTIC_ERR_UNSUPPORTED, "cost: no cost rule for %s (%s)", optic_opcode_name(in->op), in->name);

@@ -190,7 +190,7 @@ static optic_status eval_instr(eval_ctx *ctx, const optic_instr *in, const optic
       return eval_dynamic(ctx, in, ops, out);
     case OPTIC_OP_SCATTER: return eval_scatter(ctx, in, ops, out);
     case OPTIC_OP_ALL_GATHER: case OPTIC_OP_REDUCE_SCATTER: case OPTIC_OP_COLLECTIVE_PERMUTE: case OPTIC_OP_CUSTOM_CALL:
-    case OPTIC_OP_AFTER_ALL: case OPTIC_OP_INFEED: case OPTIC_OP_OUTFEED: case OPTIC_OP_RNG_BIT_GENERATOR:
+    case OPTIC_OP_AFTER_ALL: case OPTIC_OP_REPLICA_ID: case OPTIC_OP_PARTITION_ID: case OPTIC_OP_INFEED: case OPTIC_OP_OUTFEED: case OPTIC_OP_RNG_BIT_GENERATOR:
       return eval_dynamic(ctx, in, ops, out);
     case OPTIC_OP_SORT: return eval_sort(ctx, in, ops, out);
     case OPTIC_OP_REDUCE: return eval_reduce(ctx, in, ops, out);

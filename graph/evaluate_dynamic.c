@@ -73,7 +73,9 @@ static optic_status eval_collective(const optic_instr *in, const optic_literal *
 
 optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
   if (in->op == OPTIC_OP_OPT_BARRIER) return lit_clone(ops[0], out);
-  if (in->op == OPTIC_OP_AFTER_ALL) return lit_new(&in->type, out); /* an empty token */
+  if (in->op == OPTIC_OP_AFTER_ALL || in->op == OPTIC_OP_REPLICA_ID || in->op == OPTIC_OP_PARTITION_ID) {
+    return lit_new(&in->type, out); /* an empty token; replica and partition 0 */
+  }
   if (in->op == OPTIC_OP_RNG_BIT_GENERATOR) {
     return optic_fail(OPTIC_ERR_UNSUPPORTED, "rng-bit-generator '%s': optic does not reproduce XLA's %s bit stream",
                       in->name, in->ints[0] == OPTIC_RNG_THREE_FRY ? "three-fry" : "philox");

@@ -38,8 +38,8 @@ static const char *const other_opcodes[] = {
     "all-reduce-start", "all-to-all", "asin", "asinh", "async-done", "async-start", "async-update", "atan", "atanh",
     "cholesky", "collective-broadcast", "collective-permute-done", "collective-permute-start", "collective-reduce",
     "complex", "copy-done", "copy-start", "cosh", "domain", "dynamic-reshape", "fft", "get-dimension-size", "imag",
-    "mulhi", "partition-id", "ragged-all-to-all", "ragged-dot", "real", "recv", "recv-done",
-    "replica-id", "rng", "rng-get-and-update-state", "scaled-dot", "scan",
+    "mulhi", "ragged-all-to-all", "ragged-dot", "real", "recv", "recv-done",
+    "rng", "rng-get-and-update-state", "scaled-dot", "scan",
     "select-and-scatter", "send", "send-done", "set-dimension-size", "shuffle", "sinh", "stochastic-convert",
     "trace", "triangular-solve", "tuple-select",
 };

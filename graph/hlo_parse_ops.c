@@ -422,6 +422,10 @@ static optic_status build_io(const op_ctx *x, optic_node_id *out) {
   switch (x->in->op) {
     case OPTIC_OP_AFTER_ALL:
       return wrap(x, optic_graph_after_all(m, comp, x->ops, x->in->n_operands, x->in->final_name, out));
+    case OPTIC_OP_REPLICA_ID:
+    case OPTIC_OP_PARTITION_ID:
+      if ((st = count_is(x, 0, 0)) != OPTIC_OK) return st;
+      return wrap(x, optic_graph_replica_id(m, comp, x->in->op == OPTIC_OP_PARTITION_ID, x->in->final_name, out));
     case OPTIC_OP_OUTFEED:
       if ((st = count_is(x, 2, 2)) != OPTIC_OK) return st;
       return wrap(x, optic_graph_outfeed(m, comp, x->ops[0], x->ops[1], x->in->final_name, out));
@@ -615,6 +619,8 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
     }
     case OPTIC_OP_GATHER: return build_gather(&x, out);
     case OPTIC_OP_AFTER_ALL:
+    case OPTIC_OP_REPLICA_ID:
+    case OPTIC_OP_PARTITION_ID:
     case OPTIC_OP_INFEED:
     case OPTIC_OP_OUTFEED:
     case OPTIC_OP_RNG_BIT_GENERATOR: return build_io(&x, out);

@@ -109,7 +109,9 @@ extern "C" {
   X(AFTER_ALL, "after-all", OTHER)                \
   X(INFEED, "infeed", OTHER)                      \
   X(OUTFEED, "outfeed", OTHER)                    \
-  X(RNG_BIT_GENERATOR, "rng-bit-generator", OTHER)
+  X(RNG_BIT_GENERATOR, "rng-bit-generator", OTHER) \
+  X(REPLICA_ID, "replica-id", OTHER)              \
+  X(PARTITION_ID, "partition-id", OTHER)
 
 typedef enum optic_opcode {
 #define OPTIC_OPCODE_ENUM_(name, str, kind) OPTIC_OP_##name,
@@ -400,6 +402,11 @@ OPTIC_API optic_status optic_graph_infeed(optic_module_t *m, optic_comp_id comp,
                                           const optic_type *data, const char *name, optic_node_id *out);
 OPTIC_API optic_status optic_graph_outfeed(optic_module_t *m, optic_comp_id comp, optic_node_id x,
                                            optic_node_id token, const char *name, optic_node_id *out);
+/* replica-id / partition-id (partition = true): this replica's (or
+ * partition's) number as u32[]. optic runs single-replica, single-partition
+ * programs: both are 0 in the evaluator and the runtime. */
+OPTIC_API optic_status optic_graph_replica_id(optic_module_t *m, optic_comp_id comp, bool partition,
+                                              const char *name, optic_node_id *out);
 /* rng-bit-generator's algorithms (XLA's RandomAlgorithm). */
 typedef enum optic_rng_algorithm {
   OPTIC_RNG_DEFAULT = 0,

@@ -1,5 +1,6 @@
-/* Tokens, host transfers and rng-bit-generator: after-all joins tokens and
- * runs as nothing (evaluator and runtime agree); infeed, outfeed and
+/* Tokens, host transfers, replica ids and rng-bit-generator: after-all
+ * joins tokens and runs as nothing, replica-id and partition-id are 0
+ * (evaluator and runtime agree); infeed, outfeed and
  * rng-bit-generator parse, print (round trip), cost with XLA's rules and
  * compile, and evaluate/run return OPTIC_ERR_UNSUPPORTED naming the op;
  * XLA's shape rules refuse bad operands and results with messages. */
@@ -47,6 +48,34 @@ static void after_all_runs(void) {
   round_trips(m);
   OT_CHECK(cost_is(m, 5, 0, 40 + 16));
   OT_CHECK(ex_check_module(m, 3, 0, 0, "after-all"), "runtime vs evaluator");
+  optic_module_destroy(m);
+}
+
+/* replica-id and partition-id are 0 in a single-replica program: the
+ * evaluator gives x + 0 and 0, and the runtime matches it. Cost: replica-id
+ * and partition-id write u32[] (4 bytes each), broadcast 16 + 4, add 4
+ * flops and 48 bytes, the tuple 16: 92 bytes. */
+static void replica_ids_run(void) {
+  optic_module_t *m = parse("HloModule r\n\nENTRY e {\n  x = u32[4] parameter(0)\n  r = u32[] replica-id()\n"
+                            "  q = u32[] partition-id()\n  b = u32[4] broadcast(r), dimensions={}\n"
+                            "  y = u32[4] add(b, x)\n  ROOT t = (u32[4], u32[]) tuple(y, q)\n}\n");
+  if (m == NULL) return;
+  round_trips(m);
+  OT_CHECK(cost_is(m, 4, 0, 4 + 4 + 20 + 48 + 16));
+  optic_comp_id e = optic_module_entry(m);
+  optic_literal *x = NULL, *got = NULL;
+  optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, 0)), &x);
+  uint32_t *xv = optic_literal_mutable_data(x, NULL);
+  for (int i = 0; xv && i < 4; i++) xv[i] = 0xfffffff0u + (uint32_t)i;
+  OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal *const *)&x, 1, NULL, &got));
+  if (got) {
+    const uint32_t *yv = optic_literal_data(optic_literal_element(got, 0), NULL);
+    const uint32_t *qv = optic_literal_data(optic_literal_element(got, 1), NULL);
+    OT_CHECK(yv[0] == 0xfffffff0u && yv[3] == 0xfffffff3u && qv[0] == 0, "replica 0, partition 0");
+  }
+  optic_literal_destroy(got);
+  optic_literal_destroy(x);
+  OT_CHECK(ex_check_module(m, 5, 0, 0, "replica-id"), "runtime vs evaluator");
   optic_module_destroy(m);
 }
 
@@ -135,6 +164,8 @@ static void expect_error(const char *body, optic_status want, const char *needle
 }
 
 static void shape_errors(void) {
+  expect_error("  ROOT r = u32[] replica-id(x)\n", OPTIC_ERR_INVALID_ARGUMENT, "takes 0 operands, 1 given");
+  expect_error("  ROOT r = s32[] partition-id()\n", OPTIC_ERR_SHAPE_MISMATCH, "is written as");
   expect_error("  ROOT a = token[] after-all(t, x)\n", OPTIC_ERR_SHAPE_MISMATCH,
                "after-all: operand 1 (x) must be a token, not f32");
   expect_error("  ROOT i = (f32[3], token[]) infeed(x)\n", OPTIC_ERR_SHAPE_MISMATCH,
@@ -205,6 +236,7 @@ static void builder_errors(void) {
 }
 
 static const ot_case cases[] = {{"after_all_runs", after_all_runs},
+                                {"replica_ids_run", replica_ids_run},
                                 {"transfers_and_rng_refused", transfers_and_rng_refused},
                                 {"shape_errors", shape_errors},
                                 {"builder_errors", builder_errors}};
