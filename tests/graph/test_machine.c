@@ -218,10 +218,27 @@ static void for_threads(void) {
   OT_EXPECT_STATUS(optic_machine_for_threads(NULL, 1, &t), OPTIC_ERR_INVALID_ARGUMENT);
 }
 
+typedef struct bad_file {
+  const char *text, *message; /* the file, and what the error message must contain */
+} bad_file;
+
+/* Each file, written as name in the temporary directory, fails to load with
+ * CORRUPT and a message naming the file and containing its message. */
+static void expect_corrupt(const char *name, const bad_file *bad, size_t n) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", tmp_dir(), name);
+  for (size_t i = 0; i < n; i++) {
+    write_file(path, bad[i].text);
+    optic_machine m;
+    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+    const char *msg = optic_last_error();
+    OT_CHECK(strstr(msg, path) != NULL && strstr(msg, bad[i].message) != NULL, "case %zu: message '%s', want '%s'", i,
+             msg, bad[i].message);
+  }
+}
+
 static void corrupt_files(void) {
-  static const struct {
-    const char *text, *message;
-  } bad[] = {
+  static const bad_file bad[] = {
       {"", "expected '{'"},
       {"{\"name\":\"h\",", "expected a string"},
       {"{\"name\":\"h\" \"peak_flops\":1}", "expected ',' or '}'"},
@@ -247,16 +264,8 @@ static void corrupt_files(void) {
       {"{\"name\":\"h\",\"source\":\"abc", "unterminated string"},
       {"{\"name\":\"h\\q\"}", "bad escape"},
   };
+  expect_corrupt("bad.json", bad, sizeof bad / sizeof bad[0]);
   char path[512];
-  snprintf(path, sizeof path, "%s/bad.json", tmp_dir());
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    write_file(path, bad[i].text);
-    optic_machine m;
-    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
-    const char *msg = optic_last_error();
-    OT_CHECK(strstr(msg, path) != NULL && strstr(msg, bad[i].message) != NULL, "case %zu: message '%s', want '%s'", i,
-             msg, bad[i].message);
-  }
   optic_machine m;
   snprintf(path, sizeof path, "%s/none.json", tmp_dir());
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_NOT_FOUND);
@@ -267,9 +276,7 @@ static void corrupt_files(void) {
 static void malformed_files(void) {
 #define FULL "\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":1e10," \
              "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":0"
-  static const struct {
-    const char *text, *message;
-  } bad[] = {
+  static const bad_file bad[] = {
       {" \n\t", "expected '{'"},
       {"\"host\"", "expected '{'"},
       {"{\"name\":\"h\"", "expected ',' or '}'"},
@@ -297,16 +304,9 @@ static void malformed_files(void) {
       {"{\"name\":\"h\",\n\"peak_flops\":+1}", "line 2 column 14"},
   };
 #undef FULL
+  expect_corrupt("malformed.json", bad, sizeof bad / sizeof bad[0]);
   char path[512];
   snprintf(path, sizeof path, "%s/malformed.json", tmp_dir());
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    write_file(path, bad[i].text);
-    optic_machine m;
-    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
-    const char *msg = optic_last_error();
-    OT_CHECK(strstr(msg, path) != NULL && strstr(msg, bad[i].message) != NULL, "case %zu: message '%s', want '%s'", i,
-             msg, bad[i].message);
-  }
   /* Nesting past the reader's limit inside an unknown key's value. */
   char deep[300];
   int n = snprintf(deep, sizeof deep, "{\"x\":");
