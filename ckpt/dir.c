@@ -37,6 +37,11 @@ static bool parse_name(const char *name, uint64_t *step) {
   return true;
 }
 
+bool ckpt_step_from_name(const char *path, uint64_t *step) {
+  const char *slash = strrchr(path, '/');
+  return parse_name(slash != NULL ? slash + 1 : path, step);
+}
+
 /* A temporary file of an interrupted save: ".ckpt-<digits>.optic.tmp-...". */
 static bool is_stale_temp(const char *name) {
   uint64_t step;
@@ -145,7 +150,10 @@ optic_status optic_ckpt_save(const char *const *dirs, size_t ndirs, uint64_t ste
       st = optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "ckpt save: directory %zu is NULL or too long", d);
     if (st == OPTIC_OK) {
       remove_stale_temps(dirs[d], cfg.io);
-      st = ckpt_save_file_with(path, entries, n, meta, nmeta, &cfg);
+      ckpt_save_config with_step = cfg;
+      with_step.has_step = true;
+      with_step.step = step;
+      st = ckpt_save_file_with(path, entries, n, meta, nmeta, &with_step);
     }
     if (st == OPTIC_OK) st = prune(dirs[d], cfg.keep, step, cfg.io);
     if (st != OPTIC_OK && first == OPTIC_OK) {
@@ -235,6 +243,7 @@ optic_status optic_ckpt_restore_latest(const char *const *dirs, size_t ndirs, co
       optic_ckpt_path(dirs[d], steps[s], path, sizeof path);
       optic_ckpt_reader_t *r = NULL;
       optic_status got = optic_ckpt_reader_create(path, opts, &r);
+      if (got == OPTIC_OK) got = optic_ckpt_check_name(r);
       if (got == OPTIC_OK) got = optic_ckpt_restore(r, targets, n);
       optic_ckpt_reader_destroy(r);
       if (got == OPTIC_OK) {

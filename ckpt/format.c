@@ -97,17 +97,31 @@ const char *ckpt_name_problem(const uint8_t *s, size_t len) {
 
 optic_status ckpt_plan_layout(ckpt_entry *entries, size_t n, const ckpt_meta_item *meta, size_t nmeta,
                               uint32_t chunk_log2, ckpt_layout *layout) {
-  uint64_t index = CKPT_HEADER_BYTES;
-  for (size_t i = 0; i < n; i++) index += CKPT_ENTRY_FIXED + pad8(entries[i].name_len);
+  uint64_t index = CKPT_HEADER_BYTES, chunks = 0;
+  for (size_t i = 0; i < n; i++) {
+    index += CKPT_ENTRY_FIXED + pad8(entries[i].name_len);
+    entries[i].first_chunk = chunks;
+    chunks += ckpt_chunks_of(entries[i].bytes, chunk_log2);
+    if (chunks > CKPT_MAX_INDEX_BYTES / OPTIC_CKPT_DIGEST_BYTES) break; /* reported below, before any overflow */
+  }
+  if (chunks > CKPT_MAX_INDEX_BYTES / OPTIC_CKPT_DIGEST_BYTES)
+    return optic_fail(OPTIC_ERR_OVERFLOW, "ckpt save: %llu hash chunks of 2^%u bytes do not fit in an index of at most "
+                      "%llu bytes (use a larger chunk_log2)", (unsigned long long)chunks, chunk_log2,
+                      (unsigned long long)CKPT_MAX_INDEX_BYTES);
+  uint64_t table_bytes = chunks * OPTIC_CKPT_DIGEST_BYTES;
   for (size_t i = 0; i < nmeta; i++) {
     index += CKPT_META_FIXED + pad8((uint64_t)meta[i].key_len + meta[i].value_len);
     if (index > CKPT_MAX_INDEX_BYTES)
       return optic_fail(OPTIC_ERR_OVERFLOW, "ckpt save: the index (names and metadata) exceeds %llu bytes",
                         (unsigned long long)CKPT_MAX_INDEX_BYTES);
   }
-  if (index > CKPT_MAX_INDEX_BYTES)
-    return optic_fail(OPTIC_ERR_OVERFLOW, "ckpt save: the index (names and metadata) exceeds %llu bytes",
-                      (unsigned long long)CKPT_MAX_INDEX_BYTES);
+  if (index > CKPT_MAX_INDEX_BYTES - table_bytes)
+    return optic_fail(OPTIC_ERR_OVERFLOW, "ckpt save: the index (names, metadata and %llu chunk hashes) exceeds %llu "
+                      "bytes", (unsigned long long)chunks, (unsigned long long)CKPT_MAX_INDEX_BYTES);
+  layout->version = OPTIC_CKPT_FORMAT_VERSION;
+  layout->chunk_table_at = index;
+  layout->total_chunks = chunks;
+  index += table_bytes;
   uint64_t at = ckpt_align_up(index);
   layout->index_bytes = index;
   layout->payload_offset = at;
@@ -129,11 +143,12 @@ optic_status ckpt_plan_layout(ckpt_entry *entries, size_t n, const ckpt_meta_ite
 /* ---------------------------------------------------------------- encoding */
 
 void ckpt_encode_index(const ckpt_layout *layout, const ckpt_entry *entries, const ckpt_meta_item *meta,
-                       uint8_t *buf) {
+                       const uint8_t (*chunk_digests)[OPTIC_CKPT_DIGEST_BYTES], uint8_t *buf) {
   memset(buf, 0, layout->index_bytes);
   memcpy(buf, CKPT_MAGIC, 8);
   put_u32(buf + 8, OPTIC_CKPT_FORMAT_VERSION);
-  put_u32(buf + 12, 0);
+  put_u32(buf + 12, layout->has_step ? CKPT_FLAG_STEP : 0);
+  put_u64(buf + 56, layout->has_step ? layout->step : 0);
   put_u32(buf + 16, layout->entry_count);
   put_u32(buf + 20, layout->meta_count);
   put_u32(buf + 24, layout->chunk_log2);
@@ -160,6 +175,7 @@ void ckpt_encode_index(const ckpt_layout *layout, const ckpt_entry *entries, con
     if (meta[i].value_len > 0) memcpy(p + CKPT_META_FIXED + meta[i].key_len, meta[i].value, meta[i].value_len);
     p += CKPT_META_FIXED + pad8((uint64_t)meta[i].key_len + meta[i].value_len);
   }
+  if (layout->total_chunks > 0) memcpy(p, chunk_digests, (size_t)layout->total_chunks * OPTIC_CKPT_DIGEST_BYTES);
 }
 
 void ckpt_encode_footer(const ckpt_layout *layout, uint8_t *buf) {
@@ -176,11 +192,16 @@ optic_status ckpt_parse_header(const char *what, const uint8_t *h, uint64_t file
   if (memcmp(h, CKPT_MAGIC, 8) != 0)
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: bad magic (not an optic checkpoint)", what);
   uint32_t version = get_u32(h + 8), flags = get_u32(h + 12);
-  if (version != OPTIC_CKPT_FORMAT_VERSION)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: unsupported format version %u (this library reads version %u)", what,
-                      version, OPTIC_CKPT_FORMAT_VERSION);
-  if (flags != 0) return optic_fail(OPTIC_ERR_CORRUPT, "%s: unknown header flags 0x%x", what, flags);
-  if (get_u32(h + 28) != 0 || get_u64(h + 56) != 0)
+  if (version < 1 || version > OPTIC_CKPT_FORMAT_VERSION)
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: unsupported format version %u (this library reads versions 1 to %u)",
+                      what, version, OPTIC_CKPT_FORMAT_VERSION);
+  uint32_t known = version >= 2 ? CKPT_FLAG_STEP : 0;
+  if ((flags & ~known) != 0)
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: unknown header flags 0x%x (version %u)", what, flags & ~known, version);
+  l->version = version;
+  l->has_step = (flags & CKPT_FLAG_STEP) != 0;
+  l->step = get_u64(h + 56);
+  if (get_u32(h + 28) != 0 || (!l->has_step && l->step != 0))
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: reserved header bytes are not zero", what);
   l->entry_count = get_u32(h + 16);
   l->meta_count = get_u32(h + 20);
@@ -196,7 +217,8 @@ optic_status ckpt_parse_header(const char *what, const uint8_t *h, uint64_t file
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: absurd entry count %u (limit %u)", what, l->entry_count,
                       OPTIC_CKPT_MAX_ENTRIES);
   if (l->index_bytes < CKPT_HEADER_BYTES || l->index_bytes > CKPT_MAX_INDEX_BYTES)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: absurd index size %llu", what, (unsigned long long)l->index_bytes);
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: absurd index size %llu (a valid one is %u..%llu bytes)", what,
+                      (unsigned long long)l->index_bytes, CKPT_HEADER_BYTES, (unsigned long long)CKPT_MAX_INDEX_BYTES);
   uint64_t room = l->index_bytes - CKPT_HEADER_BYTES;
   if ((uint64_t)l->entry_count * CKPT_ENTRY_FIXED + (uint64_t)l->meta_count * CKPT_META_FIXED > room)
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: absurd counts: %u entries and %u metadata items cannot fit in an "
@@ -239,9 +261,10 @@ static int cmp_meta_keys(const void *a, const void *b) {
   return strcmp(x->key, y->key);
 }
 
-optic_status ckpt_parse_index(const char *what, const uint8_t *index, const ckpt_layout *l, ckpt_entry *entries,
+optic_status ckpt_parse_index(const char *what, const uint8_t *index, ckpt_layout *l, ckpt_entry *entries,
                               ckpt_meta_item *meta, char *names, const ckpt_entry **sorted) {
   const uint64_t end = l->index_bytes;
+  l->total_chunks = 0;
   uint64_t at = CKPT_HEADER_BYTES, expect = l->payload_offset;
   for (uint32_t i = 0; i < l->entry_count; i++) {
     if (end - at < CKPT_ENTRY_FIXED)
@@ -273,10 +296,11 @@ optic_status ckpt_parse_index(const char *what, const uint8_t *index, const ckpt
     for (int32_t d = 0; d < OPTIC_MAX_RANK; d++) {
       uint64_t v = get_u64(p + 8 + 8 * d);
       if (d >= rank && v != 0)
-        return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' has a nonzero dim %d beyond its rank %d", what, i,
-                          e->name, (int)d, (int)rank);
+        return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' dim %d is %llu beyond its rank %d (must be 0)", what,
+                          i, e->name, (int)d, (unsigned long long)v, (int)rank);
       if (v > (uint64_t)INT64_MAX)
-        return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' has an absurd dim %d", what, i, e->name, (int)d);
+        return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' dim %d is %llu (more than 2^63-1)", what, i, e->name,
+                          (int)d, (unsigned long long)v);
       if (d < rank) dims[d] = (int64_t)v;
     }
     size_t want = 0;
@@ -300,6 +324,8 @@ optic_status ckpt_parse_index(const char *what, const uint8_t *index, const ckpt
                         what, i, e->name, (unsigned long long)e->offset,
                         (unsigned long long)(e->offset + e->bytes), (unsigned long long)l->payload_end);
     expect = e->offset + e->bytes;
+    e->first_chunk = l->total_chunks;
+    l->total_chunks += ckpt_chunks_of(e->bytes, l->chunk_log2); /* bytes < file size: no overflow */
     memcpy(e->sha256, p + 88, OPTIC_CKPT_DIGEST_BYTES);
     at += CKPT_ENTRY_FIXED + pad8(name_len);
   }
@@ -332,6 +358,15 @@ optic_status ckpt_parse_index(const char *what, const uint8_t *index, const ckpt
     meta[i].value_len = value_len;
     names += value_len + 1;
     at += CKPT_META_FIXED + pad8(used);
+  }
+  l->chunk_table_at = 0;
+  if (l->version >= 2) {
+    if ((end - at) / OPTIC_CKPT_DIGEST_BYTES != l->total_chunks || (end - at) % OPTIC_CKPT_DIGEST_BYTES != 0)
+      return optic_fail(OPTIC_ERR_CORRUPT, "%s: the chunk hash table has %llu bytes, the entries' %llu chunks need "
+                        "%llu", what, (unsigned long long)(end - at), (unsigned long long)l->total_chunks,
+                        (unsigned long long)(l->total_chunks * OPTIC_CKPT_DIGEST_BYTES));
+    l->chunk_table_at = at;
+    at = end;
   }
   if (at != end)
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: %llu unexplained bytes at the end of the index", what,

@@ -38,6 +38,7 @@ int ckpt_threads(int requested);
 typedef struct ckpt_span {
   uint64_t offset, bytes; /* in the file */
   uint8_t *mem;           /* save: the source; read: the destination, or NULL to read into scratch */
+  size_t entry;           /* its entry number in the file (for messages) */
 } ckpt_span;
 
 typedef enum ckpt_pass_mode {
@@ -57,6 +58,9 @@ typedef struct ckpt_pass {
   const ckpt_span *spans;
   /* out: per span, SHA-256 over the SHA-256 of each of its chunks */
   uint8_t (*digests)[OPTIC_CKPT_DIGEST_BYTES];
+  /* out, optional (NULL): every chunk's SHA-256, span by span in order
+   * (sum over the spans of ckpt_chunks_of(bytes) digests) */
+  uint8_t (*chunk_digests)[OPTIC_CKPT_DIGEST_BYTES];
 } ckpt_pass;
 
 /* Runs the pass. In SAVE mode the I/O thread also fsyncs fd once its writes
@@ -69,6 +73,8 @@ typedef struct ckpt_save_config {
   int threads;
   uint32_t chunk_log2, keep;
   const optic_ckpt_io *io;
+  bool has_step; /* record step in the file */
+  uint64_t step;
 } ckpt_save_config;
 optic_status ckpt_save_config_from(const optic_ckpt_save_options *opts, ckpt_save_config *out);
 optic_status ckpt_save_file_with(const char *path, const optic_ckpt_entry *entries, size_t n,
@@ -79,6 +85,9 @@ optic_status ckpt_temp_path(const char *path, char *buf, size_t size);
  * against its index as it goes and the padding checked: CORRUPT if the source
  * does not verify. out_io must be the reader's I/O layer. (reader.c) */
 optic_status ckpt_copy_verified(optic_ckpt_reader_t *r, int out_fd, const char *out_path, const optic_ckpt_io *out_io);
+/* The step in a file name of the naming scheme, "ckpt-<20 digits>.optic"
+ * (the last path component of path); false for any other name. (dir.c) */
+bool ckpt_step_from_name(const char *path, uint64_t *step);
 /* fsyncs path's directory. */
 optic_status ckpt_sync_parent(const optic_ckpt_io *io, const char *path, const char *op);
 

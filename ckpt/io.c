@@ -17,6 +17,9 @@ static int neg_errno(void) { return errno > 0 ? -errno : -EIO; }
 
 static int posix_open(void *user, const char *path, int flags, int mode) {
   (void)user;
+  /* Read-only: O_NONBLOCK so a FIFO opens at once (and is then refused by
+   * file_size) instead of waiting for a writer; no effect on regular files. */
+  if ((flags & O_ACCMODE) == O_RDONLY) flags |= O_NONBLOCK;
   int fd = open(path, flags | O_CLOEXEC, mode);
   return fd < 0 ? neg_errno() : fd;
 }
@@ -40,6 +43,7 @@ static int64_t posix_file_size(void *user, int fd) {
   (void)user;
   struct stat st;
   if (fstat(fd, &st) != 0) return neg_errno();
+  if (S_ISDIR(st.st_mode)) return -EISDIR;
   if (!S_ISREG(st.st_mode)) return -EINVAL;
   return (int64_t)st.st_size;
 }
@@ -105,11 +109,12 @@ optic_status ckpt_write_full(const optic_ckpt_io *io, int fd, const void *buf, s
   const uint8_t *p = buf;
   while (n > 0) {
     int64_t got = io->pwrite(io->user, fd, p, n, off);
-    if (got < 0 || got == 0) {
-      int err = got < 0 ? (int)got : -ENOSPC;
+    if (got < 0)
       return optic_fail(OPTIC_ERR_IO, "%s: writing %s at byte %llu: %s", op, path, (unsigned long long)off,
-                        strerror(-err));
-    }
+                        strerror((int)-got));
+    if (got == 0)
+      return optic_fail(OPTIC_ERR_IO, "%s: writing %s at byte %llu: the write made no progress (0 of %zu bytes "
+                        "written, no error reported)", op, path, (unsigned long long)off, n);
     if ((uint64_t)got > n) return optic_fail(OPTIC_ERR_IO, "%s: writing %s: the I/O layer wrote more than asked", op, path);
     p += got, n -= (size_t)got, off += (uint64_t)got;
   }

@@ -84,7 +84,7 @@ static optic_status hash_chunk(pass_state *s, EVP_MD_CTX *ctx, uint8_t *scratch,
       if (st != OPTIC_OK) return st;
       if (got < n)
         return optic_fail(OPTIC_ERR_CORRUPT, "%s: %s: truncated at byte %llu (inside entry %zu's data)", p->op,
-                          p->path, (unsigned long long)(off + got), si);
+                          p->path, (unsigned long long)(off + got), sp->entry);
       if (EVP_DigestUpdate(ctx, dst, n) != 1) return optic_fail(OPTIC_ERR_INTERNAL, "%s: EVP_DigestUpdate failed", p->op);
       if (p->mode == CKPT_PASS_COPY) {
         st = ckpt_write_full(p->io, p->out_fd, dst, n, off, p->op, p->out_path);
@@ -182,7 +182,8 @@ optic_status ckpt_run_pass(const ckpt_pass *p) {
   pthread_cond_init(&s.gate_cv, NULL);
   atomic_init(&s.next, 0);
   atomic_init(&s.failed, 0);
-  s.chunk_digests = malloc((total > 0 ? total : 1) * sizeof *s.chunk_digests);
+  s.chunk_digests = p->chunk_digests;
+  if (s.chunk_digests == NULL) s.chunk_digests = malloc((total > 0 ? total : 1) * sizeof *s.chunk_digests);
   s.md = EVP_MD_fetch(NULL, "SHA256", NULL);
   optic_status st = OPTIC_OK;
   if (s.chunk_digests == NULL) {
@@ -208,7 +209,7 @@ optic_status ckpt_run_pass(const ckpt_pass *p) {
   pthread_cond_destroy(&s.gate_cv);
   pthread_mutex_destroy(&s.gate_mu);
   EVP_MD_free(s.md);
-  free(s.chunk_digests);
+  if (s.chunk_digests != p->chunk_digests) free(s.chunk_digests);
   free(first);
   return st;
 }

@@ -2,6 +2,7 @@
  * SHA-256, then every field validated), restoring entries by name into caller
  * tensors or library buffers with their hashes checked, and full verification.
  * Allocates only what the file's real size allows. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,13 +54,36 @@ static optic_status read_options(const optic_ckpt_read_options *opts, int *threa
   return OPTIC_OK;
 }
 
+/* Version 2: the chunk hashes (covered by the index hash) are those the
+ * entry hashes were made from. */
+static optic_status check_chunk_table(const optic_ckpt_reader_t *r) {
+  if (r->layout.version < 2) return OPTIC_OK;
+  const uint8_t *table = r->index + r->layout.chunk_table_at;
+  for (uint32_t i = 0; i < r->layout.entry_count; i++) {
+    const ckpt_entry *e = &r->entries[i];
+    uint8_t root[OPTIC_CKPT_DIGEST_BYTES];
+    uint64_t chunks = ckpt_chunks_of(e->bytes, r->layout.chunk_log2);
+    optic_status st = ckpt_sha256(table + e->first_chunk * OPTIC_CKPT_DIGEST_BYTES,
+                                  (size_t)chunks * OPTIC_CKPT_DIGEST_BYTES, root);
+    if (st != OPTIC_OK) return st;
+    if (memcmp(root, e->sha256, sizeof root) != 0)
+      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s': its %llu chunk hashes do not hash to its SHA-256",
+                        r->path, i, e->name, (unsigned long long)chunks);
+  }
+  return OPTIC_OK;
+}
+
 static optic_status open_checked(optic_ckpt_reader_t *r) {
   const char *p = r->path;
   int fd = r->io->open(r->io->user, p, O_RDONLY, 0);
   if (fd < 0) return ckpt_io_fail(fd, OP, "cannot open", p);
   r->fd = fd;
   int64_t size = r->io->file_size(r->io->user, fd);
-  if (size < 0) return ckpt_io_fail((int)size, OP, "cannot stat (or not a regular file)", p);
+  if (size == -EISDIR) return optic_fail(OPTIC_ERR_IO, "%s: %s is a directory, not a checkpoint file", OP, p);
+  if (size == -EINVAL)
+    return optic_fail(OPTIC_ERR_IO, "%s: %s is not a regular file (a FIFO, socket or device), so not a checkpoint",
+                      OP, p);
+  if (size < 0) return ckpt_io_fail((int)size, OP, "cannot read the size of", p);
   uint64_t file_bytes = (uint64_t)size;
   if (file_bytes < CKPT_HEADER_BYTES + CKPT_FOOTER_BYTES) {
     uint8_t magic[8] = {0};
@@ -94,9 +118,10 @@ static optic_status open_checked(optic_ckpt_reader_t *r) {
   st = ckpt_sha256(r->index, l->index_bytes, digest);
   if (st != OPTIC_OK) return st;
   if (memcmp(digest, l->root, sizeof digest) != 0)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: index SHA-256 mismatch (header, entry table or metadata damaged; "
-                      "bytes 0..%llu)", p, (unsigned long long)l->index_bytes);
-  return ckpt_parse_index(p, r->index, l, r->entries, r->meta, r->names, r->sorted);
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: index SHA-256 mismatch (header, entry table, metadata or chunk "
+                      "hashes damaged: bytes 0..%llu)", p, (unsigned long long)l->index_bytes);
+  st = ckpt_parse_index(p, r->index, &r->layout, r->entries, r->meta, r->names, r->sorted);
+  return st == OPTIC_OK ? check_chunk_table(r) : st;
 }
 
 optic_status optic_ckpt_reader_create(const char *path, const optic_ckpt_read_options *opts,
@@ -127,6 +152,25 @@ uint32_t optic_ckpt_chunk_bytes(const optic_ckpt_reader_t *r) {
   return r != NULL ? (uint32_t)1 << r->layout.chunk_log2 : 0;
 }
 const uint8_t *optic_ckpt_root_sha256(const optic_ckpt_reader_t *r) { return r != NULL ? r->layout.root : NULL; }
+uint32_t optic_ckpt_format_version(const optic_ckpt_reader_t *r) { return r != NULL ? r->layout.version : 0; }
+
+optic_status optic_ckpt_step(const optic_ckpt_reader_t *r, uint64_t *step) {
+  if (r == NULL || step == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "ckpt step: NULL reader or step");
+  if (!r->layout.has_step)
+    return optic_fail(OPTIC_ERR_NOT_FOUND, "ckpt: %s records no step (format version %u%s)", r->path,
+                      r->layout.version, r->layout.version < 2 ? ", which has no step field" : "");
+  *step = r->layout.step;
+  return OPTIC_OK;
+}
+
+optic_status optic_ckpt_check_name(const optic_ckpt_reader_t *r) {
+  if (r == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "ckpt check_name: NULL reader");
+  uint64_t named;
+  if (!r->layout.has_step || !ckpt_step_from_name(r->path, &named) || named == r->layout.step) return OPTIC_OK;
+  return optic_fail(OPTIC_ERR_CORRUPT, "%s: named as step %llu but the checkpoint records step %llu (renamed or "
+                    "copied from another step's file?)", r->path, (unsigned long long)named,
+                    (unsigned long long)r->layout.step);
+}
 
 optic_status optic_ckpt_entry_at(const optic_ckpt_reader_t *r, size_t i, optic_ckpt_entry_info *out) {
   if (r == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "ckpt entry_at: NULL reader or out");
@@ -186,23 +230,70 @@ optic_status optic_ckpt_meta_get(const optic_ckpt_reader_t *r, const char *key, 
   return optic_fail(OPTIC_ERR_NOT_FOUND, "ckpt: %s has no metadata key '%s'", r->path, key);
 }
 
-/* Reads spans (entries idx[0..n)) into mem (or scratch when NULL) with their
- * hashes checked against the index. */
-static optic_status read_entries(optic_ckpt_reader_t *r, const size_t *idx, ckpt_span *spans, size_t n,
-                                 const char *op) {
+/* CORRUPT for entry i whose data hashed to `got` chunk hashes: in a
+ * version-2 file the first chunk that differs from the saved one, its byte
+ * range and how many more differ; in version 1 (no chunk hashes) the entry's
+ * whole range. `what` ends the message (e.g. " while copying"). */
+static optic_status entry_mismatch(const optic_ckpt_reader_t *r, const char *op, size_t i,
+                                   const uint8_t (*got)[OPTIC_CKPT_DIGEST_BYTES], const char *what) {
+  const ckpt_entry *e = &r->entries[i];
+  const uint64_t chunks = ckpt_chunks_of(e->bytes, r->layout.chunk_log2), size = (uint64_t)1 << r->layout.chunk_log2;
+  if (r->layout.version < 2)
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: %s: entry %zu '%s' SHA-256 mismatch%s (somewhere in data bytes "
+                      "%llu..%llu: a version-1 file records no per-chunk hashes)", op, r->path, i, e->name, what,
+                      (unsigned long long)e->offset, (unsigned long long)(e->offset + e->bytes));
+  const uint8_t *saved = r->index + r->layout.chunk_table_at + e->first_chunk * OPTIC_CKPT_DIGEST_BYTES;
+  uint64_t first = chunks, bad = 0;
+  for (uint64_t k = 0; k < chunks; k++) {
+    if (memcmp(got[k], saved + k * OPTIC_CKPT_DIGEST_BYTES, OPTIC_CKPT_DIGEST_BYTES) == 0) continue;
+    if (bad++ == 0) first = k;
+  }
+  if (bad == 0) /* cannot happen: the chunk table hashes to the entry hash (checked at open) */
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: %s: entry %zu '%s' SHA-256 mismatch%s", op, r->path, i, e->name, what);
+  uint64_t from = e->offset + first * size, to = first + 1 == chunks ? e->offset + e->bytes : from + size;
+  char more[64] = "";
+  if (bad > 1)
+    snprintf(more, sizeof more, ", and %llu more chunk%s", (unsigned long long)(bad - 1), bad > 2 ? "s" : "");
+  return optic_fail(OPTIC_ERR_CORRUPT, "%s: %s: entry %zu '%s' SHA-256 mismatch in chunk %llu of %llu (data bytes "
+                    "%llu..%llu damaged%s)%s", op, r->path, i, e->name, (unsigned long long)first,
+                    (unsigned long long)chunks, (unsigned long long)from, (unsigned long long)to, more, what);
+}
+
+/* Total hash chunks of spans[0..n). */
+static uint64_t chunks_of_spans(const optic_ckpt_reader_t *r, const ckpt_span *spans, size_t n) {
+  uint64_t total = 0;
+  for (size_t i = 0; i < n; i++) total += ckpt_chunks_of(spans[i].bytes, r->layout.chunk_log2);
+  return total;
+}
+
+/* The first span whose hash differs from its entry's, as entry_mismatch; OK if none. */
+static optic_status compare_spans(const optic_ckpt_reader_t *r, const char *op, const ckpt_span *spans, size_t n,
+                                  const uint8_t (*digests)[OPTIC_CKPT_DIGEST_BYTES],
+                                  const uint8_t (*chunks)[OPTIC_CKPT_DIGEST_BYTES], const char *what) {
+  for (size_t i = 0; i < n; i++) {
+    const ckpt_entry *e = &r->entries[spans[i].entry];
+    if (memcmp(digests[i], e->sha256, OPTIC_CKPT_DIGEST_BYTES) != 0)
+      return entry_mismatch(r, op, spans[i].entry, chunks, what);
+    chunks += ckpt_chunks_of(spans[i].bytes, r->layout.chunk_log2);
+  }
+  return OPTIC_OK;
+}
+
+/* Reads spans (their entries' data) into mem (or scratch when NULL) with
+ * their hashes checked against the index. */
+static optic_status read_entries(optic_ckpt_reader_t *r, ckpt_span *spans, size_t n, const char *op) {
   uint8_t(*digests)[OPTIC_CKPT_DIGEST_BYTES] = malloc((n > 0 ? n : 1) * sizeof *digests);
-  if (digests == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: no memory for %zu hashes", op, n);
+  uint8_t(*chunks)[OPTIC_CKPT_DIGEST_BYTES] = malloc((size_t)(chunks_of_spans(r, spans, n) + 1) * sizeof *chunks);
+  optic_status st = OPTIC_OK;
+  if (digests == NULL || chunks == NULL)
+    st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: no memory for %zu hashes", op, n);
   ckpt_pass pass = {.mode = CKPT_PASS_READ, .io = r->io, .fd = r->fd, .out_fd = -1, .op = op, .path = r->path,
                     .chunk_log2 = r->layout.chunk_log2, .threads = r->threads, .nspans = n, .spans = spans,
-                    .digests = digests};
-  optic_status st = ckpt_run_pass(&pass);
-  for (size_t i = 0; i < n && st == OPTIC_OK; i++) {
-    const ckpt_entry *e = &r->entries[idx[i]];
-    if (memcmp(digests[i], e->sha256, OPTIC_CKPT_DIGEST_BYTES) != 0)
-      st = optic_fail(OPTIC_ERR_CORRUPT, "%s: %s: entry %zu '%s' SHA-256 mismatch (data bytes %llu..%llu damaged)",
-                      op, r->path, idx[i], e->name, (unsigned long long)e->offset,
-                      (unsigned long long)(e->offset + e->bytes));
-  }
+                    .digests = digests, .chunk_digests = chunks};
+  if (st == OPTIC_OK) st = ckpt_run_pass(&pass);
+  if (st == OPTIC_OK) st = compare_spans(r, op, spans, n, (const uint8_t(*)[OPTIC_CKPT_DIGEST_BYTES])digests,
+                                         (const uint8_t(*)[OPTIC_CKPT_DIGEST_BYTES])chunks, "");
+  free(chunks);
   free(digests);
   return st;
 }
@@ -239,9 +330,9 @@ optic_status optic_ckpt_restore(optic_ckpt_reader_t *r, const optic_ckpt_entry *
       st = optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: target '%s' has no data pointer", op, t->name);
       break;
     }
-    spans[i] = (ckpt_span){.offset = e->offset, .bytes = e->bytes, .mem = t->tensor.data};
+    spans[i] = (ckpt_span){.offset = e->offset, .bytes = e->bytes, .mem = t->tensor.data, .entry = idx[i]};
   }
-  if (st == OPTIC_OK) st = read_entries(r, idx, spans, n, op);
+  if (st == OPTIC_OK) st = read_entries(r, spans, n, op);
   free(spans);
   free(idx);
   return st;
@@ -258,8 +349,8 @@ optic_status optic_ckpt_restore_alloc(optic_ckpt_reader_t *r, const char *name, 
   void *data = NULL;
   st = optic_alloc(allocator, (size_t)e->bytes, OPTIC_DEFAULT_ALIGNMENT, &data);
   if (st != OPTIC_OK) return st;
-  ckpt_span span = {.offset = e->offset, .bytes = e->bytes, .mem = data};
-  st = read_entries(r, &i, &span, 1, "ckpt restore");
+  ckpt_span span = {.offset = e->offset, .bytes = e->bytes, .mem = data, .entry = i};
+  st = read_entries(r, &span, 1, "ckpt restore");
   if (st != OPTIC_OK) {
     optic_free(allocator, data, (size_t)e->bytes, OPTIC_DEFAULT_ALIGNMENT);
     return st;
@@ -298,18 +389,14 @@ static optic_status check_gaps(optic_ckpt_reader_t *r) {
 optic_status optic_ckpt_verify(optic_ckpt_reader_t *r) {
   if (r == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "ckpt verify: NULL reader");
   size_t n = r->layout.entry_count;
-  size_t *idx = malloc((n > 0 ? n : 1) * sizeof *idx);
   ckpt_span *spans = malloc((n > 0 ? n : 1) * sizeof *spans);
-  optic_status st = OPTIC_OK;
-  if (idx == NULL || spans == NULL) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "ckpt verify: no memory");
-  for (size_t i = 0; i < n && st == OPTIC_OK; i++) {
-    idx[i] = i;
-    spans[i] = (ckpt_span){.offset = r->entries[i].offset, .bytes = r->entries[i].bytes, .mem = NULL};
-  }
+  optic_status st = optic_ckpt_check_name(r);
+  if (st == OPTIC_OK && spans == NULL) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "ckpt verify: no memory");
+  for (size_t i = 0; i < n && st == OPTIC_OK; i++)
+    spans[i] = (ckpt_span){.offset = r->entries[i].offset, .bytes = r->entries[i].bytes, .mem = NULL, .entry = i};
   if (st == OPTIC_OK) st = check_gaps(r);
-  if (st == OPTIC_OK) st = read_entries(r, idx, spans, n, "ckpt verify");
+  if (st == OPTIC_OK) st = read_entries(r, spans, n, "ckpt verify");
   free(spans);
-  free(idx);
   return st;
 }
 
@@ -330,19 +417,20 @@ optic_status ckpt_copy_verified(optic_ckpt_reader_t *r, int out_fd, const char *
   size_t n = l->entry_count;
   ckpt_span *spans = malloc((n > 0 ? n : 1) * sizeof *spans);
   uint8_t(*digests)[OPTIC_CKPT_DIGEST_BYTES] = malloc((n > 0 ? n : 1) * sizeof *digests);
-  if (st == OPTIC_OK && (spans == NULL || digests == NULL)) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: no memory", op);
+  uint8_t(*chunks)[OPTIC_CKPT_DIGEST_BYTES] = malloc((size_t)(l->total_chunks + 1) * sizeof *chunks);
+  if (st == OPTIC_OK && (spans == NULL || digests == NULL || chunks == NULL))
+    st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: no memory", op);
   for (size_t i = 0; i < n && st == OPTIC_OK; i++)
-    spans[i] = (ckpt_span){.offset = r->entries[i].offset, .bytes = r->entries[i].bytes, .mem = NULL};
+    spans[i] = (ckpt_span){.offset = r->entries[i].offset, .bytes = r->entries[i].bytes, .mem = NULL, .entry = i};
   if (st == OPTIC_OK) {
     ckpt_pass pass = {.mode = CKPT_PASS_COPY, .io = r->io, .fd = r->fd, .out_fd = out_fd, .op = op,
                       .path = r->path, .out_path = out_path, .chunk_log2 = l->chunk_log2, .threads = r->threads,
-                      .nspans = n, .spans = spans, .digests = digests};
+                      .nspans = n, .spans = spans, .digests = digests, .chunk_digests = chunks};
     st = ckpt_run_pass(&pass);
   }
-  for (size_t i = 0; i < n && st == OPTIC_OK; i++)
-    if (memcmp(digests[i], r->entries[i].sha256, OPTIC_CKPT_DIGEST_BYTES) != 0)
-      st = optic_fail(OPTIC_ERR_CORRUPT, "%s: %s: entry %zu '%s' SHA-256 mismatch while copying", op, r->path, i,
-                      r->entries[i].name);
+  if (st == OPTIC_OK)
+    st = compare_spans(r, op, spans, n, (const uint8_t(*)[OPTIC_CKPT_DIGEST_BYTES])digests,
+                       (const uint8_t(*)[OPTIC_CKPT_DIGEST_BYTES])chunks, " while copying");
   /* The index and footer, byte for byte (the index hashed to the footer's root at open). */
   if (st == OPTIC_OK) st = ckpt_write_full(r->io, out_fd, r->index, l->index_bytes, 0, op, out_path);
   if (st == OPTIC_OK) {
@@ -350,6 +438,7 @@ optic_status ckpt_copy_verified(optic_ckpt_reader_t *r, int out_fd, const char *
     ckpt_encode_footer(l, footer);
     st = ckpt_write_full(r->io, out_fd, footer, sizeof footer, l->payload_end, op, out_path);
   }
+  free(chunks);
   free(digests);
   free(spans);
   return st;

@@ -35,6 +35,8 @@ optic_status ckpt_save_config_from(const optic_ckpt_save_options *opts, ckpt_sav
   out->chunk_log2 = chunk;
   out->keep = o.keep;
   out->io = ckpt_io_or_default(o.io);
+  out->has_step = o.record_step;
+  out->step = o.step;
   return OPTIC_OK;
 }
 
@@ -99,6 +101,7 @@ static optic_status gather(const optic_ckpt_entry *entries, size_t n, const opti
                          .shape = e->tensor.shape, .bytes = bytes};
     spans[i].bytes = bytes;
     spans[i].mem = e->tensor.data;
+    spans[i].entry = i;
   }
   for (size_t i = 0; i < nmeta; i++) {
     const optic_ckpt_meta *m = &meta[i];
@@ -134,24 +137,25 @@ static optic_status gather(const optic_ckpt_entry *entries, size_t n, const opti
 /* Writes the file body to fd (already created) and fsyncs it. */
 static optic_status write_body(int fd, const char *tmp, ckpt_entry *es, size_t n, const ckpt_meta_item *ms,
                                size_t nmeta, ckpt_span *spans, const ckpt_save_config *cfg) {
-  ckpt_layout layout;
+  ckpt_layout layout = {.has_step = cfg->has_step, .step = cfg->has_step ? cfg->step : 0};
   optic_status st = ckpt_plan_layout(es, n, ms, nmeta, cfg->chunk_log2, &layout);
   if (st != OPTIC_OK) return st;
   for (size_t i = 0; i < n; i++) spans[i].offset = es[i].offset;
   uint8_t(*digests)[OPTIC_CKPT_DIGEST_BYTES] = malloc((n > 0 ? n : 1) * sizeof *digests);
+  uint8_t(*chunks)[OPTIC_CKPT_DIGEST_BYTES] = malloc((size_t)(layout.total_chunks + 1) * sizeof *chunks);
   uint8_t *index = malloc(layout.index_bytes);
-  if (digests == NULL || index == NULL) {
+  if (digests == NULL || chunks == NULL || index == NULL) {
     st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: no memory for an index of %llu bytes", OP,
                     (unsigned long long)layout.index_bytes);
   } else {
     ckpt_pass pass = {.mode = CKPT_PASS_SAVE, .io = cfg->io, .fd = fd, .out_fd = -1, .op = OP, .path = tmp,
                       .chunk_log2 = cfg->chunk_log2, .threads = cfg->threads, .nspans = n, .spans = spans,
-                      .digests = digests};
+                      .digests = digests, .chunk_digests = chunks};
     st = ckpt_run_pass(&pass);
   }
   if (st == OPTIC_OK) {
     for (size_t i = 0; i < n; i++) memcpy(es[i].sha256, digests[i], OPTIC_CKPT_DIGEST_BYTES);
-    ckpt_encode_index(&layout, es, ms, index);
+    ckpt_encode_index(&layout, es, ms, (const uint8_t(*)[OPTIC_CKPT_DIGEST_BYTES])chunks, index);
     st = ckpt_sha256(index, layout.index_bytes, layout.root);
   }
   if (st == OPTIC_OK) st = ckpt_write_full(cfg->io, fd, index, layout.index_bytes, 0, OP, tmp);
@@ -165,6 +169,7 @@ static optic_status write_body(int fd, const char *tmp, ckpt_entry *es, size_t n
     if (rc < 0) st = ckpt_io_fail(rc, OP, "fsync of", tmp);
   }
   free(index);
+  free(chunks);
   free(digests);
   return st;
 }

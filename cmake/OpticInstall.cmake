@@ -22,12 +22,18 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/optic-config-version.cmak
 install(FILES ${PROJECT_BINARY_DIR}/optic-config.cmake
   ${PROJECT_BINARY_DIR}/optic-config-version.cmake DESTINATION ${_cfgdir})
 
-# pkg-config: shared by default; `pkg-config --static` adds what liboptic.a needs.
-set(OPTIC_PC_LIBS_PRIVATE "-L${OPTIC_OPENBLAS_LIBDIR} -lopenblas -lcrypto -lpthread -lm ${OpenMP_C_FLAGS}")
+# pkg-config: optic.pc links liboptic.so (with an rpath to it), `--static`
+# adds what liboptic.a needs; optic-static.pc links liboptic.a. The OpenMP
+# OpenBLAS is linked by its directory, with an rpath, so it wins over the
+# alternatives' default at run time (as OpticDependencies.cmake does in-tree).
+set(OPTIC_PC_LIBS_PRIVATE
+  "-L${OPTIC_OPENBLAS_LIBDIR} -Wl,-rpath,${OPTIC_OPENBLAS_LIBDIR} -lopenblas -lcrypto -lpthread -lm ${OpenMP_C_FLAGS}")
 if(OPTIC_HAVE_MPI)
   string(APPEND OPTIC_PC_LIBS_PRIVATE " -lmpi")
 endif()
 file(RELATIVE_PATH OPTIC_PC_TO_PREFIX
   ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
 configure_file(cmake/optic.pc.in ${PROJECT_BINARY_DIR}/optic.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/optic.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(cmake/optic-static.pc.in ${PROJECT_BINARY_DIR}/optic-static.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/optic.pc ${PROJECT_BINARY_DIR}/optic-static.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -3,11 +3,13 @@
  * a file is accepted only if every byte is accounted for. Never trusts the
  * header's sizes before checking them against the bytes actually there. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/error.h"
 
@@ -100,10 +102,14 @@ static optic_status read_shape(npy_cursor *c, int32_t *rank, int64_t *dims) {
                         c->what);
     }
     int64_t v = 0;
+    const char *digits = c->p;
     while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
       int digit = *c->p++ - '0';
       if (v > (INT64_MAX - digit) / 10) {
-        return optic_fail(OPTIC_ERR_OVERFLOW, "%s: npy: a shape dimension does not fit in 64 bits", c->what);
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') c->p++;
+        int len = (int)(c->p - digits);
+        return optic_fail(OPTIC_ERR_OVERFLOW, "%s: npy: shape dimension %d is %.*s%s, more than 2^63-1", c->what,
+                          (int)*rank, len > 40 ? 40 : len, digits, len > 40 ? "..." : "");
       }
       v = v * 10 + digit;
     }
@@ -310,12 +316,23 @@ optic_status optic_npy_decode(const void *bytes, size_t size, const optic_alloca
 /* Opens path and reads its header: on success *f is open just past the header
  * and the file's size has been checked against the header's data size. */
 static optic_status open_and_read_header(const char *path, FILE **f, optic_npy_info *info) {
-  *f = fopen(path, "rb");
-  if (*f == NULL) return optic_fail(OPTIC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  /* O_NONBLOCK: a FIFO opens at once (and is refused below) instead of waiting for a writer. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return optic_fail(OPTIC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
   struct stat sb;
   optic_status st = OPTIC_OK;
-  if (fstat(fileno(*f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    st = optic_fail(OPTIC_ERR_IO, "%s: not a regular file", path);
+  if (fstat(fd, &sb) != 0) {
+    st = optic_fail(OPTIC_ERR_IO, "%s: cannot stat: %s", path, strerror(errno));
+  } else if (S_ISDIR(sb.st_mode)) {
+    st = optic_fail(OPTIC_ERR_IO, "%s: is a directory, not a .npy file", path);
+  } else if (!S_ISREG(sb.st_mode)) {
+    st = optic_fail(OPTIC_ERR_IO, "%s: is not a regular file (a FIFO, socket or device)", path);
+  }
+  *f = st == OPTIC_OK ? fdopen(fd, "rb") : NULL;
+  if (st == OPTIC_OK && *f == NULL) st = optic_fail(OPTIC_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  if (*f == NULL) {
+    close(fd);
+    return st;
   }
   unsigned char pre[12];
   size_t got = st == OPTIC_OK ? fread(pre, 1, sizeof pre, *f) : 0;
@@ -489,12 +506,15 @@ optic_status optic_npy_write(const char *path, const optic_tensor *t) {
   size_t hl = encode_header(t, head);
   FILE *f = fopen(path, "wb");
   if (f == NULL) return optic_fail(OPTIC_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+  errno = 0;
   bool ok = fwrite(head, 1, hl, f) == hl && (bytes == 0 || fwrite(t->data, 1, bytes, f) == bytes);
   int saved = errno;
   if (fclose(f) != 0 && ok) {
     ok = false;
     saved = errno;
   }
-  if (!ok) return optic_fail(OPTIC_ERR_IO, "%s: write failed: %s", path, strerror(saved));
+  if (!ok)
+    return optic_fail(OPTIC_ERR_IO, "%s: write failed: %s", path,
+                      saved != 0 ? strerror(saved) : "short write, no error reported");
   return OPTIC_OK;
 }

@@ -19,7 +19,10 @@ static void usage(FILE *out) {
           "       optic ckpt repair DIR...       rewrite corrupt or missing replicas from a valid one\n"
           "       optic ckpt --help\n\n"
           "ls checks each file's index (header, entry table, metadata against the footer's\n"
-          "SHA-256); --verify checks the data too. show checks the index only.\n"
+          "SHA-256) and that the step it records matches its name; --verify checks the data\n"
+          "too. verify also checks a ckpt-<step>.optic name against the recorded step (a\n"
+          "checkpoint renamed or copied to another step's name is not valid). show checks\n"
+          "the index only.\n"
           "Exit codes: 0 all valid, 1 a file is corrupt or unreadable (message per file on\n"
           "stderr), 2 usage error.\n");
 }
@@ -47,7 +50,7 @@ static int cmd_ls(const char *dir, bool verify) {
     optic_ckpt_path(dir, steps[i], path, sizeof path);
     optic_ckpt_reader_t *r = NULL;
     optic_status st = optic_ckpt_reader_create(path, NULL, &r);
-    if (st == OPTIC_OK && verify) st = optic_ckpt_verify(r);
+    if (st == OPTIC_OK) st = verify ? optic_ckpt_verify(r) : optic_ckpt_check_name(r);
     if (st == OPTIC_OK) {
       printf("%-20" PRIu64 " %14" PRIu64 " %8zu  %-8s %s\n", steps[i], optic_ckpt_file_bytes(r),
              optic_ckpt_entry_count(r), verify ? "valid" : "index ok", path);
@@ -71,10 +74,13 @@ static int cmd_verify(int n, char **files) {
     if (st == OPTIC_OK) st = optic_ckpt_verify(r);
     if (st == OPTIC_OK) {
       double s = (double)(optic_now_ns() - t0) * 1e-9;
-      char root[65];
+      char root[65], step[40] = "no step recorded";
       hex(optic_ckpt_root_sha256(r), 32, root);
-      printf("%s: valid (%zu entries, %" PRIu64 " bytes, index sha256 %s, verified in %.3f s)\n", files[i],
-             optic_ckpt_entry_count(r), optic_ckpt_file_bytes(r), root, s);
+      uint64_t recorded;
+      if (optic_ckpt_step(r, &recorded) == OPTIC_OK) snprintf(step, sizeof step, "step %" PRIu64, recorded);
+      printf("%s: valid (%zu entries, %" PRIu64 " bytes, %s, format v%u, index sha256 %s, verified in %.3f s)\n",
+             files[i], optic_ckpt_entry_count(r), optic_ckpt_file_bytes(r), step, optic_ckpt_format_version(r), root,
+             s);
     } else {
       fprintf(stderr, "%s: %s: %s\n", files[i], st == OPTIC_ERR_CORRUPT ? "CORRUPT" : optic_status_name(st),
               optic_last_error());
@@ -107,7 +113,11 @@ static int cmd_show(const char *file) {
   char root[65], h[65];
   hex(optic_ckpt_root_sha256(r), 32, root);
   printf("file        %s\n", file);
-  printf("format      optic checkpoint v%u\n", OPTIC_CKPT_FORMAT_VERSION);
+  printf("format      optic checkpoint v%u\n", optic_ckpt_format_version(r));
+  uint64_t step;
+  if (optic_ckpt_step(r, &step) == OPTIC_OK) printf("step        %" PRIu64 "\n", step);
+  else printf("step        (not recorded)\n");
+  if (optic_ckpt_check_name(r) != OPTIC_OK) printf("warning     %s\n", optic_last_error());
   printf("bytes       %" PRIu64 "\n", optic_ckpt_file_bytes(r));
   printf("chunk       %u bytes\n", optic_ckpt_chunk_bytes(r));
   printf("index       sha256 %s (checked; data not verified: run 'optic ckpt verify')\n", root);

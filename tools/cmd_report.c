@@ -68,7 +68,10 @@ static void usage(FILE *out) {
           "$OPTIC_RATIOS, then ratios.json next to optic_bench (the build copies it).\n"
           "The machine model: --machine, else optic_machine_host's file ($OPTIC_MACHINE,\n"
           "~/.config/optic/machine.json).\n"
-          "Exit codes: 0 ok (failed bars are reported, not errors), 1 runtime error, 2 usage.\n");
+          "SIGINT/SIGTERM stop the run and every process it started; the exit code is then\n"
+          "128 + the signal.\n"
+          "Exit codes: 0 ok (failed bars are reported, not errors), 1 runtime error, 2 usage\n"
+          "(e.g. --quick with --full, a --filter that is not a valid regular expression).\n");
 }
 
 typedef struct opts {
@@ -145,12 +148,15 @@ int report_run_child(char **argv, const char *log_path, double timeout_s, report
   int fds[2];
   *timed_out = false;
   if (pipe(fds) != 0) return -1;
-  pid_t pid = fork();
+  report_proc_begin();
+  pid_t self = getpid(), pid = fork();
   if (pid < 0) {
     close(fds[0]), close(fds[1]);
+    report_proc_finish();
     return -1;
   }
   if (pid == 0) {
+    report_proc_child(self);
     dup2(fds[1], STDOUT_FILENO);
     int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log >= 0) dup2(log, STDERR_FILENO);
@@ -159,15 +165,18 @@ int report_run_child(char **argv, const char *log_path, double timeout_s, report
     fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
     _exit(127);
   }
+  setpgid(pid, 0); /* as the child does: whichever runs first */
   close(fds[1]);
   char buf[8192];
   size_t len = 0;
   uint64_t start = optic_now_ns();
+  int stop = 0;
   for (;;) {
     struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
     int pr = poll(&pfd, 1, 1000);
+    if ((stop = report_stop_signal()) != 0) break;
     if (timeout_s > 0 && (double)(optic_now_ns() - start) * 1e-9 > timeout_s) {
-      kill(pid, SIGKILL); /* a run past its deadline may be stuck: no chance to linger */
+      stop = SIGKILL; /* a run past its deadline may be stuck: no chance to linger */
       *timed_out = true;
       break;
     }
@@ -186,12 +195,11 @@ int report_run_child(char **argv, const char *log_path, double timeout_s, report
     memmove(buf, start_line, len + 1);
     if (len == sizeof buf - 1) len = 0; /* an absurdly long line: drop it */
   }
+  int rc = report_proc_end(pid, stop, fds[0]);
   close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  report_proc_finish();
   if (prog->tty && prog->done) fputc('\n', stderr);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return rc;
 }
 
 /* Appends s single-quoted for sh (embedded quotes closed, escaped, reopened). */
@@ -326,6 +334,7 @@ static optic_status run_bench(const opts *o, const char *bench, const char *filt
   bool timed_out;
   int rc = report_run_child(argv, log_path, o->timeout, &prog, &timed_out);
   free_names(names, n);
+  if (report_stop_signal()) return optic_fail(OPTIC_ERR_IO, "report: stopped by signal %d", report_stop_signal());
   if (timed_out) return optic_fail(OPTIC_ERR_TIMEOUT, "report: optic_bench ran past --timeout %g s (log: %s)", o->timeout, log_path);
   /* optic_bench: 0 ok, 3 some benchmark errored (the report shows which). */
   if (rc != 0 && rc != 3)
@@ -361,10 +370,11 @@ static int parse_opts(int argc, char **argv, opts *o) {
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       usage(stdout);
       return -1;
-    } else if (strcmp(a, "--quick") == 0) {
-      o->mode = "quick";
-    } else if (strcmp(a, "--full") == 0) {
-      o->mode = "full";
+    } else if (strcmp(a, "--quick") == 0 || strcmp(a, "--full") == 0) {
+      const char *mode = a + 2;
+      if (strcmp(o->mode, "default") != 0 && strcmp(o->mode, mode) != 0)
+        return fprintf(stderr, "optic report: --%s and --%s conflict: choose one mode\n", o->mode, mode), 2;
+      o->mode = mode;
     } else if (has && strcmp(a, "--filter") == 0) {
       o->filter = argv[++i];
     } else if (has && strcmp(a, "--json") == 0) {
@@ -401,6 +411,17 @@ static int parse_opts(int argc, char **argv, opts *o) {
       return 2;
     }
   }
+  if (o->filter) {
+    /* Google Benchmark's filter is a POSIX extended regex too: name a bad one here. */
+    regex_t re;
+    int rc = regcomp(&re, o->filter, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+      char msg[256];
+      regerror(rc, &re, msg, sizeof msg);
+      return fprintf(stderr, "optic report: --filter '%s' is not a valid regular expression: %s\n", o->filter, msg), 2;
+    }
+    regfree(&re);
+  }
   if (o->repetitions < 0) o->repetitions = strcmp(o->mode, "quick") == 0 ? 1 : strcmp(o->mode, "full") == 0 ? 3 : 5;
   /* default: 0.1 s per case keeps 5 interleaved repetitions of ~100 cases near 2 minutes; full: optic_bench's 0.2 s */
   if (o->min_time < 0) o->min_time = strcmp(o->mode, "quick") == 0 ? 0.05 : strcmp(o->mode, "full") == 0 ? 0 : 0.1;
@@ -431,6 +452,15 @@ static void out_path(char *buf, size_t size, const char *given, const char *dir,
 static int fail_exit(const char *what, optic_status st) {
   fprintf(stderr, "optic report: %s: %s: %s\n", what, optic_status_str(st), optic_last_error());
   return OPTIC_EXIT_ERROR;
+}
+
+/* After SIGINT/SIGTERM stopped a run (report_proc.c): 128 + the signal. */
+static int stopped_exit(optic_jv *spec, const char *log_path) {
+  int sig = report_stop_signal();
+  optic_jv_free(spec);
+  fprintf(stderr, "optic report: stopped by %s; every benchmark process it started has ended (log: %s)\n",
+          sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal", log_path);
+  return 128 + sig;
 }
 
 int optic_cmd_report(int argc, char **argv) {
@@ -516,7 +546,9 @@ int optic_cmd_report(int argc, char **argv) {
       }
     }
     const char *skip = o.filter || strcmp(o.mode, "full") == 0 ? NULL : strcmp(o.mode, "quick") == 0 ? QUICK_SKIPS : FULL_ONLY;
-    if ((st = run_bench(&o, r.bench, r.filter, skip, run_path, log_path)) != OPTIC_OK) {
+    st = run_bench(&o, r.bench, r.filter, skip, run_path, log_path);
+    if (report_stop_signal()) return stopped_exit(spec, log_path);
+    if (st != OPTIC_OK) {
       optic_jv_free(spec);
       return fail_exit("benchmark run", st);
     }
@@ -525,7 +557,8 @@ int optic_cmd_report(int argc, char **argv) {
       char why[PATH_MAX + 64] = "";
       double left = o.timeout > 0 ? o.timeout - (double)(optic_now_ns() - t0) * 1e-9 : 0;
       if (o.timeout > 0 && left < 1) left = 1;
-      st = report_run_pod_mpi(r.bench, o.repetitions, left, mpi_path, mpi_log, &have_mpi, why, sizeof why);
+      st = report_run_pod_mpi(r.bench, o.filter, o.repetitions, left, mpi_path, mpi_log, &have_mpi, why, sizeof why);
+      if (report_stop_signal()) return stopped_exit(spec, mpi_log);
       if (st != OPTIC_OK) {
         fprintf(stderr, "report: the pod MPI benchmarks failed, their bars stay MISSING: %s\n", optic_last_error());
       } else if (!have_mpi) {

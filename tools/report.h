@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <optic/compile.h>
 #include <optic/core.h>
@@ -117,24 +118,50 @@ typedef struct report_progress {
   bool tty;
 } report_progress;
 
-/* Runs argv (argv[0] a path) with stdout to a pipe read for progress and
- * stderr to log_path; kills it after timeout_s (0: never). Returns the exit
- * status, or -1. */
+/* Runs argv (argv[0] a path) in a process group of its own, stdin from
+ * /dev/null, stdout to a pipe read for progress and stderr to log_path; kills
+ * it after timeout_s (0: never). On SIGINT/SIGTERM to the report it forwards
+ * the signal and stops (report_stop_signal() then says which). Either way
+ * every process the run started has ended and been reaped when it returns.
+ * Returns the exit status, or -1. */
 int report_run_child(char **argv, const char *log_path, double timeout_s, report_progress *prog, bool *timed_out);
+
+/* ---- the run's processes (report_proc.c) */
+
+/* SIGINT or SIGTERM received while a run went on, else 0: the report then
+ * exits with 128 + it. */
+int report_stop_signal(void);
+/* Around a run: makes this process a child subreaper (Linux) and catches
+ * SIGINT/SIGTERM (unless ignored at start); finish restores them. */
+void report_proc_begin(void);
+void report_proc_finish(void);
+/* In the forked child of report (its pid) before exec: own process group,
+ * default SIGINT/SIGTERM, SIGTERM when the report dies (Linux), stdin from
+ * /dev/null. */
+void report_proc_child(pid_t report);
+/* Ends the run led by leader: sig 0 when it ended by itself (waits for the
+ * leader, then SIGKILLs anything it left), else sends sig to its group,
+ * waits up to 10 s, then SIGKILLs the group and every descendant. Drains fd
+ * meanwhile. Reaps everything; the leader's exit status, or -1. */
+int report_proc_end(pid_t leader, int sig, int fd);
 
 /* The pod MPI benchmarks (bench/pod_mpi.c: optic_bench_pod_mpi next to
  * optic_bench, run by $OPTIC_MPIRUN, else the configured mpiexec, else mpirun
  * on PATH, -np 2 --oversubscribe, --allow-run-as-root as root, with
- * OMPI_MCA_btl=self,vader unless set). Writes out_json; *ran is false (and
- * *why says why) when MPI was not built or no launcher is found: not an error.
- * Errors: IO when the run fails, TIMEOUT past timeout_s. */
-optic_status report_run_pod_mpi(const char *bench, int reps, double timeout_s, const char *out_json,
-                                const char *log_path, bool *ran, char *why, size_t why_size);
+ * OMPI_MCA_btl=self,vader unless set): those filter selects (NULL: all).
+ * Writes out_json; *ran is false (and *why says why) when MPI was not built
+ * or no launcher is found: not an error. Errors: IO when the run fails,
+ * TIMEOUT past timeout_s. */
+optic_status report_run_pod_mpi(const char *bench, const char *filter, int reps, double timeout_s,
+                                const char *out_json, const char *log_path, bool *ran, char *why, size_t why_size);
 /* True when the --benchmark_filter regex (POSIX extended) selects one of the
  * pod MPI benchmarks. */
 bool report_filter_selects_pod_mpi(const char *filter);
-/* Appends extra's "benchmarks" entries to run's (moved: extra keeps none)
- * and its context keys run's context lacks. CORRUPT when either is malformed. */
+/* Appends extra's "benchmarks" entries to run's (moved: extra keeps none;
+ * their family_index numbered after run's) and its context keys run's context
+ * lacks. CORRUPT when either is malformed or an entry of extra lacks a field
+ * Google Benchmark's readers need (name, run_name, run_type, repetitions,
+ * iterations, real_time, cpu_time, time_unit; aggregate_name on aggregates). */
 optic_status report_merge_run(optic_jv *run, optic_jv *extra);
 
 const char *report_status_name(report_status s);

@@ -1,8 +1,8 @@
 /* `optic report`'s pod MPI run: bench/pod_mpi.c (optic_bench_pod_mpi) is a
  * plain MPI program, not part of optic_bench, because its ranks must agree on
  * iteration counts. The report runs it under mpirun -np 2 after optic_bench
- * and merges its Google-Benchmark-shaped JSON into the run, so the
- * pod_mpi_* bars of bench/ratios.json have their rows. */
+ * and merges its JSON (entries as Google Benchmark writes them: bench/pod_mpi.c)
+ * into the run, so the pod_mpi_* bars of bench/ratios.json have their rows. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
@@ -34,15 +34,24 @@ static void names(char out[N_NAMES][96]) {
   }
 }
 
-bool report_filter_selects_pod_mpi(const char *filter) {
-  regex_t re;
-  if (!filter || regcomp(&re, filter, REG_EXTENDED | REG_NOSUB) != 0) return false;
-  char n[N_NAMES][96];
+/* How many of the pod MPI names filter selects (all of them for NULL); the
+ * selected names move to the front of n. */
+static int select_names(const char *filter, char n[N_NAMES][96]) {
   names(n);
-  bool any = false;
-  for (int i = 0; i < N_NAMES && !any; i++) any = regexec(&re, n[i], 0, NULL, 0) == 0;
+  regex_t re;
+  if (!filter) return N_NAMES;
+  if (regcomp(&re, filter, REG_EXTENDED | REG_NOSUB) != 0) return 0;
+  int k = 0;
+  for (int i = 0; i < N_NAMES; i++) {
+    if (regexec(&re, n[i], 0, NULL, 0) == 0) memmove(n[k++], n[i], sizeof n[i]);
+  }
   regfree(&re);
-  return any;
+  return k;
+}
+
+bool report_filter_selects_pod_mpi(const char *filter) {
+  char n[N_NAMES][96];
+  return filter && select_names(filter, n) > 0;
 }
 
 static bool executable(const char *p) {
@@ -68,8 +77,8 @@ static bool find_launcher(char *out, size_t size) {
   return false;
 }
 
-optic_status report_run_pod_mpi(const char *bench, int reps, double timeout_s, const char *out_json,
-                                const char *log_path, bool *ran, char *why, size_t why_size) {
+optic_status report_run_pod_mpi(const char *bench, const char *filter, int reps, double timeout_s,
+                                const char *out_json, const char *log_path, bool *ran, char *why, size_t why_size) {
   *ran = false;
   char exe[PATH_MAX], launcher[PATH_MAX], reps_s[16];
   snprintf(exe, sizeof exe, "%s", bench);
@@ -103,12 +112,16 @@ optic_status report_run_pod_mpi(const char *bench, int reps, double timeout_s, c
   argv[a++] = (char *)out_json;
   argv[a++] = "--reps";
   argv[a++] = reps_s;
+  if (filter) {
+    argv[a++] = "--filter";
+    argv[a++] = (char *)filter;
+  }
   argv[a] = NULL;
   char n[N_NAMES][96];
-  names(n);
+  int n_sel = select_names(filter, n);
   char *np[N_NAMES];
   for (int i = 0; i < N_NAMES; i++) np[i] = n[i];
-  report_progress prog = {.names = np, .n_names = N_NAMES, .total = N_NAMES, .t0 = optic_now_ns(),
+  report_progress prog = {.names = np, .n_names = (size_t)n_sel, .total = (size_t)n_sel, .t0 = optic_now_ns(),
                           .tty = isatty(STDERR_FILENO)};
   fprintf(stderr, "report: running %s under %s -np 2, %s repetitions\n", exe, launcher, reps_s);
   remove(out_json);
@@ -149,10 +162,52 @@ static bool append_items(optic_jv *dst, optic_jv *src, const bool *take) {
   return true;
 }
 
+/* An entry compare.py and Google Benchmark's readers take: the fields every
+ * run entry has, and an aggregate's name. */
+static optic_status check_entry(const optic_jv *e, size_t i) {
+  static const char *const strings[] = {"name", "run_name", "run_type", "time_unit"};
+  static const char *const numbers[] = {"iterations", "real_time", "cpu_time", "repetitions"};
+  double v;
+  const char *missing = NULL;
+  for (size_t k = 0; k < 4 && !missing; k++) {
+    if (!optic_jv_get_str(e, strings[k], NULL)) missing = strings[k];
+  }
+  for (size_t k = 0; k < 4 && !missing; k++) {
+    if (!optic_jv_get_num(e, numbers[k], &v)) missing = numbers[k];
+  }
+  const char *type = optic_jv_get_str(e, "run_type", "");
+  if (!missing && strcmp(type, "aggregate") == 0 && !optic_jv_get_str(e, "aggregate_name", NULL))
+    missing = "aggregate_name";
+  if (!missing && strcmp(type, "aggregate") != 0 && strcmp(type, "iteration") != 0) missing = "run_type iteration|aggregate";
+  if (!missing) return OPTIC_OK;
+  return optic_fail(OPTIC_ERR_CORRUPT, "report: pod MPI run entry %zu (%s) has no %s, which Google Benchmark's readers need",
+                    i, optic_jv_get_str(e, "name", "unnamed"), missing);
+}
+
+/* Moves extra's family_index past run's, as if one binary had run both. */
+static void renumber_families(const optic_jv *b, optic_jv *xb) {
+  double top = -1, v;
+  for (size_t i = 0; i < b->length; i++) {
+    if (optic_jv_get_num(&b->items[i], "family_index", &v) && v > top) top = v;
+  }
+  for (size_t i = 0; i < xb->length; i++) {
+    optic_jv *f = (optic_jv *)optic_jv_get(&xb->items[i], "family_index");
+    if (!f || f->kind != OPTIC_JV_NUMBER) continue;
+    f->number += top + 1;
+    f->is_integer = f->number == (double)(int64_t)f->number;
+    f->integer = (int64_t)f->number;
+  }
+}
+
 optic_status report_merge_run(optic_jv *run, optic_jv *extra) {
   optic_jv *b = (optic_jv *)optic_jv_get(run, "benchmarks"), *xb = (optic_jv *)optic_jv_get(extra, "benchmarks");
   if (!b || b->kind != OPTIC_JV_ARRAY || !xb || xb->kind != OPTIC_JV_ARRAY)
     return optic_fail(OPTIC_ERR_CORRUPT, "report: merging runs: a run has no \"benchmarks\" array");
+  for (size_t i = 0; i < xb->length; i++) {
+    optic_status st = check_entry(&xb->items[i], i);
+    if (st != OPTIC_OK) return st;
+  }
+  renumber_families(b, xb);
   bool *take = calloc(xb->length + 1, sizeof *take);
   if (!take) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "report: out of memory");
   for (size_t i = 0; i < xb->length; i++) take[i] = true;

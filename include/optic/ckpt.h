@@ -18,7 +18,9 @@ OPTIC_API const char *optic_ckpt_crypto_version(void);
 
 /* ------------------------------------------------------------- limits */
 
-#define OPTIC_CKPT_FORMAT_VERSION 1u
+/* The format version a save writes; readers accept versions 1 to this one
+ * (docs/checkpoint-format.md: 2 added the step and per-chunk hashes). */
+#define OPTIC_CKPT_FORMAT_VERSION 2u
 #define OPTIC_CKPT_MAX_NAME 255u              /* bytes of an entry name or metadata key */
 #define OPTIC_CKPT_MAX_ENTRIES 1000000u
 #define OPTIC_CKPT_MAX_META_VALUE ((size_t)1 << 24) /* 16 MiB per metadata value */
@@ -40,6 +42,8 @@ typedef struct optic_ckpt_io {
   int (*open)(void *user, const char *path, int flags, int mode); /* fd */
   int64_t (*pread)(void *user, int fd, void *buf, size_t n, uint64_t offset);
   int64_t (*pwrite)(void *user, int fd, const void *buf, size_t n, uint64_t offset);
+  /* Size of a regular file; -EISDIR for a directory, -EINVAL for anything
+   * else that is not a regular file (FIFO, socket, device). */
   int64_t (*file_size)(void *user, int fd);
   int (*fsync)(void *user, int fd);
   int (*close)(void *user, int fd);
@@ -51,7 +55,8 @@ typedef struct optic_ckpt_io {
   int (*writeback)(void *user, int fd, uint64_t offset, uint64_t n);
 } optic_ckpt_io;
 
-/* The POSIX implementation. Static; thread-safe. */
+/* The POSIX implementation (read-only opens use O_NONBLOCK, so opening a
+ * FIFO never waits for a writer). Static; thread-safe. */
 OPTIC_API const optic_ckpt_io *optic_ckpt_io_posix(void);
 
 /* ------------------------------------------------------------- saving */
@@ -86,6 +91,10 @@ typedef struct optic_ckpt_save_options {
   uint32_t chunk_log2;  /* hash chunk 2^k bytes, 16..28; 0: 20 (1 MiB) */
   uint32_t keep;        /* optic_ckpt_save*: keep the newest `keep` checkpoints per directory; 0: all */
   const optic_ckpt_io *io; /* NULL: optic_ckpt_io_posix() */
+  /* optic_ckpt_save_file: record `step` in the file when record_step is
+   * true (optic_ckpt_save always records its own step argument). */
+  bool record_step;
+  uint64_t step;
 } optic_ckpt_save_options;
 
 /* Writes entries[0..n) and meta[0..nmeta) to `path` atomically: a temporary
@@ -100,7 +109,8 @@ OPTIC_API optic_status optic_ckpt_save_file(const char *path, const optic_ckpt_e
                                             const optic_ckpt_meta *meta, size_t nmeta,
                                             const optic_ckpt_save_options *opts);
 
-/* Saves step `step` as DIR/ckpt-<step as 20 digits>.optic (the naming scheme
+/* Saves step `step` as DIR/ckpt-<step as 20 digits>.optic, with the step
+ * recorded in the file too (the naming scheme
  * is the manifest: the directory lists completed checkpoints, temporary files
  * start with '.') in every directory of dirs[0..ndirs) (replicas), each
  * atomically as optic_ckpt_save_file, and then, only after the new file is
@@ -158,6 +168,18 @@ OPTIC_API optic_status optic_ckpt_meta_at(const optic_ckpt_reader_t *r, size_t i
 OPTIC_API optic_status optic_ckpt_meta_get(const optic_ckpt_reader_t *r, const char *key, const void **value,
                                            size_t *len);
 OPTIC_API uint64_t optic_ckpt_file_bytes(const optic_ckpt_reader_t *r);
+/* The file's format version (1 or 2); 0 for NULL. */
+OPTIC_API uint32_t optic_ckpt_format_version(const optic_ckpt_reader_t *r);
+/* The step recorded in the file: OK with *step, or NOT_FOUND when it records
+ * none (a version-1 file, or optic_ckpt_save_file without record_step). */
+OPTIC_API optic_status optic_ckpt_step(const optic_ckpt_reader_t *r, uint64_t *step);
+/* Name against content: when the file's name follows the naming scheme
+ * (ckpt-<20 digits>.optic) and the file records a step, the two must agree;
+ * otherwise CORRUPT "PATH: named as step 3 but the checkpoint records step 2
+ * (renamed or copied from another step's file?)". OK when they agree, when the
+ * name is not of the scheme, or when the file records no step (version 1:
+ * nothing to check against). Reads nothing. */
+OPTIC_API optic_status optic_ckpt_check_name(const optic_ckpt_reader_t *r);
 OPTIC_API uint32_t optic_ckpt_chunk_bytes(const optic_ckpt_reader_t *r);
 /* SHA-256 of the index (header, entry table with the entries' hashes, metadata), as in the footer. */
 OPTIC_API const uint8_t *optic_ckpt_root_sha256(const optic_ckpt_reader_t *r);
@@ -167,8 +189,10 @@ OPTIC_API const uint8_t *optic_ckpt_root_sha256(const optic_ckpt_reader_t *r);
  * (SHAPE_MISMATCH; message names the entry, both shapes). Data is read
  * straight into the tensors and hashed on `threads` threads; OK means every
  * byte of every target matches its saved SHA-256. On CORRUPT (message names
- * the entry and chunk) or IO the targets' contents are unspecified and must
- * not be used. Nothing is written before the name, dtype and shape checks of
+ * the entry and, in a version-2 file, the first damaged chunk with its byte
+ * range and how many more are damaged; a version-1 file records only the
+ * entry's hash, so the message gives the entry's whole range) or IO the
+ * targets' contents are unspecified and must not be used. Nothing is written before the name, dtype and shape checks of
  * all targets pass. */
 OPTIC_API optic_status optic_ckpt_restore(optic_ckpt_reader_t *r, const optic_ckpt_entry *targets, size_t n);
 
@@ -179,8 +203,9 @@ OPTIC_API optic_status optic_ckpt_restore(optic_ckpt_reader_t *r, const optic_ck
 OPTIC_API optic_status optic_ckpt_restore_alloc(optic_ckpt_reader_t *r, const char *name,
                                                 const optic_allocator *allocator, optic_tensor *out);
 
-/* Verifies every entry's data and the zero padding between entries (the
- * index was verified at create). OK or CORRUPT/IO with the first problem. */
+/* Verifies the name against the content (optic_ckpt_check_name), every
+ * entry's data and the zero padding between entries (the index was verified
+ * at create). OK or CORRUPT/IO with the first problem. */
 OPTIC_API optic_status optic_ckpt_verify(optic_ckpt_reader_t *r);
 /* reader_create + verify + destroy. */
 OPTIC_API optic_status optic_ckpt_verify_file(const char *path, const optic_ckpt_read_options *opts);
@@ -206,7 +231,10 @@ typedef struct optic_ckpt_restore_report {
 /* Rollback across replicas: tries the steps found in any of dirs from the
  * newest down, and for each step each directory in order, restoring targets
  * (optic_ckpt_restore) from the first file that opens and verifies; corrupt
- * or unreadable files are skipped and counted in report (may be NULL).
+ * or unreadable files are skipped and counted in report (may be NULL), and
+ * so is a file whose recorded step differs from its name's (renamed or copied
+ * from another step: optic_ckpt_check_name), so a misnamed file never passes
+ * for the step its name claims.
  * Returns OK with report->step, NOT_FOUND when no directory holds a
  * checkpoint, CORRUPT when every one was rejected (message: how many, and the
  * newest one's problem); the targets are then unspecified. A file whose
@@ -224,8 +252,9 @@ typedef struct optic_ckpt_repair_report {
   size_t unrecoverable; /* out: steps with no valid replica in any directory */
 } optic_ckpt_repair_report;
 
-/* Verifies every checkpoint of every directory; for each step, a corrupt or
- * missing copy is rewritten from a valid replica through the verified path:
+/* Verifies every checkpoint of every directory (optic_ckpt_verify: a copy
+ * whose recorded step differs from its name counts as corrupt); for each
+ * step, a corrupt or missing copy is rewritten from a valid replica through the verified path:
  * the good file is copied into a temporary file beside the bad one with every
  * chunk hashed against its saved SHA-256 as it goes, fsynced, renamed over
  * the bad copy, and the directory fsynced. Steps older than the oldest step

@@ -35,7 +35,7 @@ static void make_image(void) {
     e[i] = (optic_ckpt_entry){names[i], {OPTIC_F32, {.rank = 1, .dims = {sizes[i]}}, data[i]}};
   }
   optic_ckpt_meta m[] = {optic_ckpt_meta_str("step", "42"), optic_ckpt_meta_str("optimizer", "sgd")};
-  optic_ckpt_save_options o = {.size = sizeof o, .chunk_log2 = 16};
+  optic_ckpt_save_options o = {.size = sizeof o, .chunk_log2 = 16, .record_step = true, .step = 42};
   OT_EXPECT_OK(optic_ckpt_save_file(path, e, N_ENTRIES, m, 2, &o));
   image = ct_read_file(path, &image_size);
   OT_CHECK(image != NULL && image_size > 80000);
@@ -190,8 +190,13 @@ static void messages_name_the_problem(void) {
   uint8_t *b = malloc(image_size + 64);
 #define FRESH() memcpy(b, image, image_size)
   FRESH(), b[0] ^= 1, expect_message(b, image_size, "bad magic");
-  FRESH(), b[8] = 2, rehash(b), expect_message(b, image_size, "unsupported format version 2");
-  FRESH(), b[8] = 2, expect_message(b, image_size, "unsupported format version 2");
+  FRESH(), b[8] = 3, rehash(b), expect_message(b, image_size, "unsupported format version 3");
+  FRESH(), b[8] = 3, expect_message(b, image_size, "unsupported format version 3");
+  FRESH(), b[8] = 0, rehash(b), expect_message(b, image_size, "unsupported format version 0");
+  FRESH(), b[12] = 2, rehash(b), expect_message(b, image_size, "unknown header flags 0x2");
+  FRESH(), b[12] = 0, rehash(b), expect_message(b, image_size, "reserved header bytes are not zero"); /* a step, no flag */
+  FRESH(), b[get64(b + 32) - 1] ^= 1, rehash(b),
+      expect_message(b, image_size, "entry 2 'big': its 2 chunk hashes do not hash to its SHA-256");
   FRESH(), expect_message(b, image_size / 2, "truncated at byte");
   FRESH(), expect_message(b, 100, "truncated at byte 100");
   FRESH(), expect_message(b, 0, "bad magic");
@@ -199,6 +204,16 @@ static void messages_name_the_problem(void) {
   FRESH(), b[image_size - 64 + 20] ^= 4, expect_message(b, image_size, "index SHA-256 mismatch");
   FRESH(), b[REC0 + 120] = 'v', expect_message(b, image_size, "index SHA-256 mismatch");
   FRESH(), b[get64(b + 40) + 5] ^= 1, expect_message(b, image_size, "entry 0 'w' SHA-256 mismatch");
+  /* One flipped bit names the damaged chunk, not the whole entry ('big' has two 64 KiB chunks). */
+  char want[160];
+  uint64_t big = get64(image + REC2 + OFF);
+  snprintf(want, sizeof want, "entry 2 'big' SHA-256 mismatch in chunk 1 of 2 (data bytes %llu..%llu damaged)",
+           (unsigned long long)(big + 65536), (unsigned long long)(big + 80000));
+  FRESH(), b[big + 65536 + 7] ^= 0x20, expect_message(b, image_size, want);
+  snprintf(want, sizeof want, "chunk 0 of 2 (data bytes %llu..%llu damaged", (unsigned long long)big,
+           (unsigned long long)(big + 65536));
+  FRESH(), b[big + 3] ^= 1, b[big + 70000] ^= 1, expect_message(b, image_size, want);
+  FRESH(), b[big + 3] ^= 1, b[big + 70000] ^= 1, expect_message(b, image_size, "and 1 more chunk");
   FRESH(), b[get64(b + REC1 + OFF) + 132 + 3] ^= 1, expect_message(b, image_size, "padding byte");
   FRESH(), put64(b + REC1 + OFF, get64(b + REC0 + OFF) + 64), rehash(b), expect_message(b, image_size, "overlaps entry 0");
   FRESH(), put64(b + REC2 + DIM0, 1u << 30), put64(b + REC2 + BYTES, 4ull << 30), rehash(b),
@@ -210,6 +225,11 @@ static void messages_name_the_problem(void) {
   FRESH(), b[REC1 + 120] = '\n', rehash(b), expect_message(b, image_size, "holds a control character");
   FRESH(), b[REC1 + 2] = 9, rehash(b), expect_message(b, image_size, "unknown dtype code 9");
   FRESH(), b[REC1 + 3] = 9, rehash(b), expect_message(b, image_size, "rank 9");
+  /* A dim is named by its index and its value. */
+  FRESH(), put64(b + REC2 + DIM0, UINT64_MAX), rehash(b),
+      expect_message(b, image_size, "entry 2 'big' dim 0 is 18446744073709551615 (more than 2^63-1)");
+  FRESH(), put64(b + REC2 + DIM0 + 8, 5), rehash(b),
+      expect_message(b, image_size, "entry 2 'big' dim 1 is 5 beyond its rank 1 (must be 0)");
   FRESH(), put64(b + 32, 1ull << 40), expect_message(b, image_size, "absurd index size");
   FRESH(), b[24] = 40, expect_message(b, image_size, "chunk size 2^40");
   FRESH(), memcpy(b + image_size, b + image_size - 64, 64), expect_message(b, image_size + 64, "after the footer");

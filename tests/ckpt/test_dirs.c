@@ -2,7 +2,9 @@
  * files deleted only after the new one is durable), stale temporaries of
  * interrupted saves removed, rollback past corrupt checkpoints (reported),
  * replicas (restore from any valid one) and repair of corrupt and missing
- * copies, unrecoverable steps, pruned steps not re-created. */
+ * copies, unrecoverable steps, pruned steps not re-created, and a
+ * checkpoint renamed or copied to another step's name: not valid, skipped by
+ * rollback (the previous good one restored), rewritten by repair. */
 #include "tests/ckpt/ckpt_test_util.h"
 #include "tests/harness.h"
 
@@ -166,9 +168,69 @@ static void replicas_and_repair(void) {
   ct_rmdir(c);
 }
 
+static void copy_step(const char *from_dir, uint64_t from, const char *to_dir, uint64_t to) {
+  char a[160], b[160];
+  optic_ckpt_path(from_dir, from, a, sizeof a);
+  optic_ckpt_path(to_dir, to, b, sizeof b);
+  size_t n;
+  uint8_t *bytes = ct_read_file(a, &n);
+  OT_CHECK(bytes != NULL && ct_write_file(b, bytes, n), "copy %s -> %s", a, b);
+  free(bytes);
+}
+
+/* A file's name says its step; the file says it too, and they must agree. */
+static void renamed_or_copied_is_rejected(void) {
+  char dir[64], path[160], other[160];
+  OT_CHECK(ct_mkdtemp(dir, sizeof dir));
+  const char *dirs[1] = {dir};
+  OT_EXPECT_OK(save(dirs, 1, 1, 0));
+  OT_EXPECT_OK(save(dirs, 1, 2, 0));
+  /* Step 2 copied to step 3's name: not valid, and the message names both steps. */
+  copy_step(dir, 2, dir, 3);
+  optic_ckpt_path(dir, 3, path, sizeof path);
+  OT_EXPECT_STATUS(optic_ckpt_verify_file(path, NULL), OPTIC_ERR_CORRUPT);
+  OT_CHECK(strstr(optic_last_error(), "step 3") && strstr(optic_last_error(), "step 2"), "%s", optic_last_error());
+  /* Rollback skips it (counted, reported) and restores the real newest step, 2. */
+  size_t skipped = 0;
+  OT_CHECK(rollback(dirs, 1, &skipped) == 2 && skipped == 1, "skipped %zu", skipped);
+  optic_ckpt_entry t = entry(back);
+  optic_ckpt_restore_report rep = {.size = sizeof rep};
+  OT_EXPECT_OK(optic_ckpt_restore_latest(dirs, 1, &t, 1, NULL, &rep));
+  OT_CHECK(strstr(rep.first_skipped, "ckpt-00000000000000000003.optic") && strstr(rep.first_skipped, "step 2"), "%s",
+           rep.first_skipped);
+  /* Step 2 renamed to step 9's name (the real step 2 gone): step 1 is the newest good one. */
+  OT_CHECK(unlink(path) == 0);
+  optic_ckpt_path(dir, 2, path, sizeof path);
+  optic_ckpt_path(dir, 9, other, sizeof other);
+  OT_CHECK(rename(path, other) == 0);
+  OT_CHECK(rollback(dirs, 1, &skipped) == 1 && skipped == 1, "skipped %zu", skipped);
+  /* Renamed to an older name (step 2 -> 0): rejected the same way. */
+  optic_ckpt_path(dir, 0, path, sizeof path);
+  OT_CHECK(rename(other, path) == 0);
+  OT_EXPECT_STATUS(optic_ckpt_verify_file(path, NULL), OPTIC_ERR_CORRUPT);
+  OT_CHECK(rollback(dirs, 1, &skipped) == 1 && skipped == 0, "the misnamed step 0 is older than step 1");
+  OT_CHECK(unlink(path) == 0);
+  /* Repair rewrites a misnamed copy from a replica that holds the real step. */
+  char b[64];
+  OT_CHECK(ct_mkdtemp(b, sizeof b));
+  const char *both[2] = {dir, b};
+  const char *only_b[1] = {b};
+  OT_EXPECT_OK(save(only_b, 1, 1, 0));
+  OT_EXPECT_OK(save(only_b, 1, 4, 0));
+  copy_step(dir, 1, dir, 4);
+  optic_ckpt_repair_report rr = {.size = sizeof rr};
+  OT_EXPECT_OK(optic_ckpt_repair(both, 2, NULL, &rr));
+  OT_CHECK(rr.checked == 4 && rr.valid == 3 && rr.repaired == 1, "checked %zu valid %zu repaired %zu", rr.checked,
+           rr.valid, rr.repaired);
+  OT_CHECK(rollback(dirs, 1, &skipped) == 4 && skipped == 0, "repaired step 4 restores from the first directory");
+  ct_rmdir(dir);
+  ct_rmdir(b);
+}
+
 static const ot_case cases[] = {
     {"naming_listing_and_keep", naming_listing_and_keep},
     {"rollback_skips_corrupt", rollback_skips_corrupt},
     {"replicas_and_repair", replicas_and_repair},
+    {"renamed_or_copied_is_rejected", renamed_or_copied_is_rejected},
 };
 OT_MAIN(cases)

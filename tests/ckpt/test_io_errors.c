@@ -175,8 +175,27 @@ static void read_errors(void) {
   free(good), free(other), free(back);
 }
 
+/* Paths that are not checkpoint files: the message says what they are, with
+ * no errno text that does not apply; a FIFO is refused without blocking. */
+static void not_a_regular_file(void) {
+  char dir[64], fifo[128];
+  OT_CHECK(ct_mkdtemp(dir, sizeof dir));
+  OT_EXPECT_STATUS(optic_ckpt_verify_file(dir, NULL), OPTIC_ERR_IO);
+  OT_CHECK(strstr(optic_last_error(), "is a directory") && !strstr(optic_last_error(), "Invalid argument"), "%s",
+           optic_last_error());
+  snprintf(fifo, sizeof fifo, "%s/pipe.optic", dir);
+  OT_CHECK(mkfifo(fifo, 0600) == 0);
+  alarm(20); /* watchdog: opening a FIFO for reading must not wait for a writer */
+  OT_EXPECT_STATUS(optic_ckpt_verify_file(fifo, NULL), OPTIC_ERR_IO);
+  alarm(0);
+  OT_CHECK(strstr(optic_last_error(), "is not a regular file") && !strstr(optic_last_error(), "Invalid argument"),
+           "%s", optic_last_error());
+  ct_rmdir(dir);
+}
+
 static const ot_case cases[] = {
     {"save_failures_keep_the_old_checkpoint", save_failures_keep_the_old_checkpoint},
     {"read_errors", read_errors},
+    {"not_a_regular_file", not_a_regular_file},
 };
 OT_MAIN(cases)

@@ -47,6 +47,21 @@ expect_exit 1 "ckpt ls on a missing dir" "$optic" ckpt ls "$tmp/nope"
 expect_exit 0 "ckpt verify two files" "$optic" ckpt verify "$f10" "$f20"
 [ "$(grep -c ': valid (5 entries' "$out")" -eq 2 ] && pass "verify: a line per file" || fail "verify: $(cat "$out")"
 
+# A checkpoint copied or renamed to another step's name is not valid; the message names both steps.
+m=$tmp/misnamed
+mkdir -p "$m"
+cp "$f10" "$m/ckpt-00000000000000000030.optic"
+expect_exit 1 "ckpt verify: step 10 under step 30's name" "$optic" ckpt verify "$m/ckpt-00000000000000000030.optic"
+has "$err" "CORRUPT: .*step 30.*step 10" "misnamed copy: both steps named"
+expect_exit 1 "ckpt ls: step 10 under step 30's name" "$optic" ckpt ls "$m"
+has "$out" "^30 .*CORRUPT" "ls marks the misnamed file"
+cp "$f10" "$m/my-own-name.optic"
+expect_exit 0 "ckpt verify: a file outside the naming scheme" "$optic" ckpt verify "$m/my-own-name.optic"
+has "$out" "valid (5 entries, .* step 10," "verify prints the recorded step"
+expect_exit 1 "ckpt verify on a directory" "$optic" ckpt verify "$m"
+has "$err" "is a directory" "directory: says so"
+grep -q "Invalid argument" "$err" && fail "directory: bogus errno text: $(cat "$err")" || pass "directory: no errno text"
+
 expect_exit 0 "ckpt show" "$optic" ckpt show "$f20"
 has "$out" "embedding  *f32\[64,16\]" "show: entry embedding f32[64,16]"
 has "$out" "step  *s32\[\]  *offset" "show: scalar entry"
@@ -54,6 +69,8 @@ has "$out" "mask  *pred\[10\]" "show: pred entry"
 has "$out" 'step = "20"' "show: text metadata"
 has "$out" "rng = 0x9e3779b97f4a7c15" "show: binary metadata as hex"
 has "$out" "sha256 [0-9a-f]\{64\}" "show: hashes"
+has "$out" "^format *optic checkpoint v2" "show: the file's format version"
+has "$out" "^step *20" "show: the recorded step"
 
 # Damage: a flipped data byte, a truncation, a foreign file.
 python3 - "$f20" <<'PY'

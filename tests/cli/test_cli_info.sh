@@ -4,37 +4,40 @@
 set -u
 optic=$1
 fails=0; passes=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+out=$tmp/out err=$tmp/err
 fail() { echo "FAIL $*"; echo "  reproduce: $0 $optic"; fails=$((fails + 1)); }
 pass() { echo "ok   $*"; passes=$((passes + 1)); }
 
 expect_exit() { # expected-code description command...
   local want=$1 what=$2; shift 2
-  "$@" >/tmp/optic_cli_out.$$ 2>/tmp/optic_cli_err.$$
+  "$@" >"$out" 2>"$err"
   local got=$?
   if [ "$got" -eq "$want" ]; then pass "$what (exit $got)"; else fail "$what: exit $got, expected $want"; fi
 }
 
 expect_exit 0 "optic --help" "$optic" --help
-grep -q "usage: optic" /tmp/optic_cli_out.$$ || fail "--help prints usage on stdout"
+grep -q "usage: optic" "$out" || fail "--help prints usage on stdout"
 expect_exit 0 "optic --version" "$optic" --version
 expect_exit 2 "optic with no command" "$optic"
 expect_exit 2 "optic --bogus" "$optic" --bogus
-grep -q "unknown option '--bogus'" /tmp/optic_cli_err.$$ && grep -q "usage: optic" /tmp/optic_cli_err.$$ \
+grep -q "unknown option '--bogus'" "$err" && grep -q "usage: optic" "$err" \
   || fail "--bogus: message and usage on stderr"
 expect_exit 2 "optic bogus" "$optic" bogus
-grep -q "unknown command 'bogus'" /tmp/optic_cli_err.$$ || fail "bogus: message on stderr"
+grep -q "unknown command 'bogus'" "$err" || fail "bogus: message on stderr"
 expect_exit 2 "optic info --bogus" "$optic" info --bogus
-grep -q "usage: optic info" /tmp/optic_cli_err.$$ || fail "info --bogus: usage on stderr"
+grep -q "usage: optic info" "$err" || fail "info --bogus: usage on stderr"
 expect_exit 2 "optic info extra" "$optic" info extra
 expect_exit 0 "optic info --help" "$optic" info --help
 
 expect_exit 0 "optic info" "$optic" info
 for word in "^optic " "^cpu " "^isa " "^kernels  *binary: " "^openmp " "^openblas " "core " "^openssl " "^mpi "; do
-  grep -q "$word" /tmp/optic_cli_out.$$ || fail "optic info lacks '$word'"
+  grep -q "$word" "$out" || fail "optic info lacks '$word'"
 done
 
 expect_exit 0 "optic info --json" "$optic" info --json
-python3 - /tmp/optic_cli_out.$$ <<'PY' && pass "info --json facts" || fail "info --json facts"
+python3 - "$out" <<'PY' && pass "info --json facts" || fail "info --json facts"
 import json, os, sys
 d = json.load(open(sys.argv[1]))
 for k in ("version", "compiler", "cpu", "isa", "openmp", "openblas", "openssl", "mpi"):
@@ -64,17 +67,17 @@ if " avx512f " in flags.replace("\n", " ") + " " and " avx512bw " in flags and "
     assert d["isa"]["best"] == "avx512", d["isa"]
 PY
 
-OPTIC_ISA=scalar "$optic" info --json >/tmp/optic_cli_out.$$ 2>&1
+OPTIC_ISA=scalar "$optic" info --json >"$out" 2>&1
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['isa']['selected']=='scalar', d['isa']; \
 assert all(k['isa']=='scalar' for k in d['kernels']), d['kernels']" \
-  /tmp/optic_cli_out.$$ && pass "OPTIC_ISA=scalar is honoured" || fail "OPTIC_ISA=scalar is honoured"
+  "$out" && pass "OPTIC_ISA=scalar is honoured" || fail "OPTIC_ISA=scalar is honoured"
 
 # Streaming-store threshold (kernels/stream.h): the LLC size from sysfs by
 # default, OPTIC_STREAM_STORES=off or a byte count overrides, junk is reported.
 stream_case() { # env-value expected-bytes(python literal) expected-source
-  OPTIC_STREAM_STORES=$1 "$optic" info --json >/tmp/optic_cli_out.$$ 2>&1
+  OPTIC_STREAM_STORES=$1 "$optic" info --json >"$out" 2>&1
   python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['stream_stores']; \
-assert s['min_footprint_bytes']==$2 and s['source']=='$3', s" /tmp/optic_cli_out.$$ \
+assert s['min_footprint_bytes']==$2 and s['source']=='$3', s" "$out" \
     && pass "OPTIC_STREAM_STORES='$1'" || fail "OPTIC_STREAM_STORES='$1' (want $2 from $3)"
 }
 stream_case off None env
@@ -86,6 +89,5 @@ if [ -n "$llc" ]; then
   stream_case 12abc "$(( ${llc%K} * 1024 ))" env-invalid
 fi
 
-rm -f /tmp/optic_cli_out.$$ /tmp/optic_cli_err.$$
 echo "$passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -5,6 +5,7 @@
  * versions, headers, truncation at every byte, sizes that lie, bad bools). */
 #include <math.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <optic/optic.h>
@@ -202,6 +203,7 @@ static void round_trips(void) {
   OT_EXPECT_STATUS(optic_npy_write(NULL, &t), OPTIC_ERR_INVALID_ARGUMENT);
   OT_EXPECT_STATUS(optic_npy_read(path, NULL, NULL), OPTIC_ERR_INVALID_ARGUMENT);
   OT_EXPECT_STATUS(optic_npy_read("/tmp", NULL, &dst), OPTIC_ERR_IO);
+  OT_CHECK(strstr(optic_last_error(), "/tmp: is a directory") != NULL, "%s", optic_last_error());
   unlink(path);
 }
 
@@ -258,7 +260,9 @@ static void hand_made_headers(void) {
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", 0, OPTIC_ERR_OVERFLOW,
        "shape f32[4294967296,4294967296] is too large"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", 0, OPTIC_ERR_OVERFLOW,
-       "does not fit in 64 bits"},
+       "shape dimension 0 is 99999999999999999999, more than 2^63-1"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (3, 9223372036854775808), }", 0, OPTIC_ERR_OVERFLOW,
+       "shape dimension 1 is 9223372036854775808, more than 2^63-1"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", 0, OPTIC_ERR_CORRUPT, "non-negative integer"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 4, OPTIC_ERR_CORRUPT,
        "f32[2] needs 8 data bytes but the file has 4 (truncated)"},
@@ -344,6 +348,21 @@ static void files_on_disk(void) {
   unlink(path);
 }
 
+/* A FIFO is refused at once (no wait for a writer), with a message that says what it is. */
+static void fifo_is_refused(void) {
+  char dir[] = "/tmp/optic_test_npy_fifo_XXXXXX", path[64];
+  OT_CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/p.npy", dir);
+  OT_CHECK(mkfifo(path, 0600) == 0);
+  optic_tensor t;
+  alarm(20); /* watchdog */
+  OT_EXPECT_STATUS(optic_npy_read(path, NULL, &t), OPTIC_ERR_IO);
+  alarm(0);
+  OT_CHECK(strstr(optic_last_error(), "is not a regular file") != NULL, "%s", optic_last_error());
+  unlink(path);
+  rmdir(dir);
+}
+
 static const ot_case cases[] = {
     {"numpy_files", numpy_files},
     {"numpy_refusals", numpy_refusals},
@@ -351,6 +370,7 @@ static const ot_case cases[] = {
     {"round_trips", round_trips},
     {"hand_made_headers", hand_made_headers},
     {"files_on_disk", files_on_disk},
+    {"fifo_is_refused", fifo_is_refused},
 };
 
 OT_MAIN(cases)

@@ -2,7 +2,8 @@
 # End-to-end test of the examples against an install tree: installs this build
 # into a temporary prefix, builds examples/hlo_cost and examples/mlp_train
 # from it with find_package(optic CONFIG), then checks:
-#   hlo_cost prints costs for host, tpu-v4 and tpu-v5e;
+#   hlo_cost prints costs for the host model (host-default with no machine
+#     file, the file's model with $OPTIC_MACHINE), tpu-v4 and tpu-v5e;
 #   mlp_train's backward graph matches finite differences (--gradcheck);
 #   training reaches >= 90% held-out accuracy in 3000 steps and the loss falls
 #     (a backward pass without the ReLU masks reaches 88.3%, a flipped sign
@@ -22,6 +23,11 @@ work=$build/examples-test
 rm -rf "$work"
 mkdir -p "$work"
 prefix=$work/prefix
+# Nothing from the user's home: no machine file (the host model is the
+# host-default preset unless a step names one), no $OPTIC_* settings.
+mkdir -p "$work/home/config"
+export HOME=$work/home XDG_CONFIG_HOME=$work/home/config
+for v in $(compgen -e | grep '^OPTIC_'); do unset "$v"; done
 step() { echo "== $*"; }
 die() { echo "FAIL examples_e2e: $*"; echo "reproduce: $0 $cmake $build $src $cc $hlo"; exit 1; }
 trap 'echo "FAIL examples_e2e (step above); reproduce: $0 $cmake $build $src $cc $hlo"' ERR
@@ -44,12 +50,29 @@ train=$work/mlp_train/mlp_train
 
 step "hlo_cost on $hlo and on the MLP training step"
 run "$train" --hidden 64 --steps 1 --dump-hlo "$work/mlp_step.hlo" >/dev/null
+# The host model comes from $OPTIC_MACHINE or the config directory: with
+# neither (as set above) the host-default preset, with a file the file's model.
+fixture_machine=$work/machine.json
+cat >"$fixture_machine" <<'JSON'
+{"name": "host", "peak_flops": 2e11, "peak_transcendentals": 1e10, "dram_bandwidth": 2e10,
+ "cache_bandwidth": 2e11, "cache_bytes": 2097152, "op_overhead_ns": 300, "cores": 2,
+ "source": "examples_e2e fixture"}
+JSON
 for f in "$hlo" "$work/mlp_step.hlo"; do
-  out=$(run "$work/hlo_cost/hlo_cost" "$f")
-  echo "$out"
-  for m in host tpu-v4 tpu-v5e; do
-    grep -Eq "^$m +[0-9.e+]+ " <<<"$out" || die "hlo_cost $f: no row for $m"
+  for host in host-default host; do
+    if [ $host = host ]; then
+      out=$(OPTIC_MACHINE=$fixture_machine run "$work/hlo_cost/hlo_cost" "$f")
+    else
+      out=$(run "$work/hlo_cost/hlo_cost" "$f")
+    fi
+    echo "$out"
+    [ $host = host ] || grep -q "^host-default .*uncalibrated defaults" <<<"$out" ||
+      die "hlo_cost $f: with no machine file the host row is not the uncalibrated host-default preset"
+    for m in $host tpu-v4 tpu-v5e; do
+      grep -Eq "^$m +[0-9.e+]+ " <<<"$out" || die "hlo_cost $f: no row for $m"
+    done
   done
+  grep -q "examples_e2e fixture" <<<"$out" || die "hlo_cost $f: the host row does not name the OPTIC_MACHINE file's source"
 done
 
 step "gradient check (finite differences)"
