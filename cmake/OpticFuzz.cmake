@@ -1,7 +1,9 @@
 # libFuzzer targets.
-#   optic_add_fuzzer(NAME SOURCE CORPUS_DIR [MORE_DIRS...] [LAYERS layer...])
+#   optic_add_fuzzer(NAME SOURCE CORPUS_DIR [MORE_DIRS...] [LAYERS layer...] [TIMEOUT seconds])
 # SOURCE defines LLVMFuzzerTestOneInput; the directories are its seed corpus
-# (read, never written; put saved crash inputs in one of them). LAYERS (e.g.
+# (read, never written; put saved crash inputs in one of them). TIMEOUT is
+# the per-input time limit (libFuzzer -timeout in scripts/run-fuzzers, and
+# the replay test fails an input that takes longer); default 10. LAYERS (e.g.
 # core kernels graph) links only those layers' objects in the fuzz build, so
 # `make fuzz` compiles only what its targets reach (CI time); without it the
 # target links the whole library.
@@ -13,7 +15,8 @@
 # - In every other build NAME is a replay program (tests/fuzz/replay_main.c) that
 #   feeds each file of CORPUS_DIR once to the same entry point, registered as
 #   ctest NAME_replay: the seed corpus and every saved crash input stay
-#   regression tests under release and ASan without clang's libFuzzer.
+#   regression tests under release and ASan without clang's libFuzzer (an
+#   input over TIMEOUT seconds fails it).
 
 set(OPTIC_FUZZ_DIR ${PROJECT_BINARY_DIR}/fuzz)
 set(OPTIC_FUZZ_MANIFEST ${OPTIC_FUZZ_DIR}/fuzzers.txt)
@@ -26,8 +29,11 @@ if(OPTIC_FUZZ)
 endif()
 
 function(optic_add_fuzzer name source corpus_dir)
-  cmake_parse_arguments(ARG "" "" "LAYERS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "LAYERS" ${ARGN})
   set(_more ${ARG_UNPARSED_ARGUMENTS})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 10)
+  endif()
   if(OPTIC_FUZZ)
     if(ARG_LAYERS)
       set(_objs "")
@@ -52,12 +58,12 @@ function(optic_add_fuzzer name source corpus_dir)
     add_dependencies(fuzzers ${name})
     set(_dirs ${corpus_dir} ${_more})
     string(REPLACE ";" "\t" _dirs "${_dirs}")
-    file(APPEND ${OPTIC_FUZZ_MANIFEST} "${name}\t${_dirs}\n")
+    file(APPEND ${OPTIC_FUZZ_MANIFEST} "${name}\ttimeout=${ARG_TIMEOUT}\t${_dirs}\n")
   else()
     add_executable(${name} ${source} ${PROJECT_SOURCE_DIR}/tests/fuzz/replay_main.c)
     target_link_libraries(${name} PRIVATE optic_internal optic_build_flags)
     set_target_properties(${name} PROPERTIES BUILD_RPATH "${OPTIC_OPENBLAS_LIBDIR}")
-    add_test(NAME ${name}_replay COMMAND ${name} ${corpus_dir} ${_more})
+    add_test(NAME ${name}_replay COMMAND ${name} --max-seconds=${ARG_TIMEOUT} ${corpus_dir} ${_more})
     set_tests_properties(${name}_replay PROPERTIES LABELS fuzz TIMEOUT 120)
   endif()
 endfunction()

@@ -3,12 +3,68 @@
  * transcendentals and bytes accessed per instruction and per computation.
  * Counts are doubles (exact below 2^53). Never estimates time: see the
  * machine models for that. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph/internal.h"
 #include "kernels/conv.h"
 
 #define MAX_CALL_DEPTH 64
+
+/* A small open-addressing map from an id to a remembered count, sized to
+ * what one query visits (allocated on first use), so a query on a plain
+ * instruction allocates nothing and a query's memory and time follow what
+ * it visits, not the module's size. */
+typedef struct memo_entry {
+  int32_t key;         /* -1: empty */
+  unsigned char state; /* 1 in progress, 2 done */
+  optic_cost value;
+} memo_entry;
+
+typedef struct memo_map {
+  memo_entry *e;
+  int32_t cap, n;
+} memo_map;
+
+/* The entry for key, inserted (state 0) if absent; NULL when out of memory. */
+static memo_entry *memo_get(memo_map *mm, int32_t key) {
+  if (2 * (mm->n + 1) > mm->cap) {
+    int32_t cap = mm->cap ? 2 * mm->cap : 16;
+    memo_entry *e = malloc((size_t)cap * sizeof *e);
+    if (e == NULL) return NULL;
+    for (int32_t i = 0; i < cap; i++) e[i].key = -1;
+    for (int32_t i = 0; i < mm->cap; i++) {
+      if (mm->e[i].key < 0) continue;
+      uint32_t h = ((uint32_t)mm->e[i].key * 2654435761u) & (uint32_t)(cap - 1);
+      while (e[h].key >= 0) h = (h + 1) & (uint32_t)(cap - 1);
+      e[h] = mm->e[i];
+    }
+    free(mm->e);
+    mm->e = e, mm->cap = cap;
+  }
+  uint32_t h = ((uint32_t)key * 2654435761u) & (uint32_t)(mm->cap - 1);
+  while (mm->e[h].key >= 0 && mm->e[h].key != key) h = (h + 1) & (uint32_t)(mm->cap - 1);
+  if (mm->e[h].key < 0) {
+    mm->e[h] = (memo_entry){.key = key};
+    mm->n++;
+  }
+  return &mm->e[h];
+}
+
+/* One cost query. A computation's totals and a fused parameter's read
+ * bytes are computed once per query and remembered, so a computation called
+ * from many places (or nested fusions passing one value on twice) costs its
+ * size once, not once per path to it: a query is linear in what it visits. */
+typedef struct cost_ctx {
+  const optic_module_t *m;
+  memo_map comps;  /* by computation id: totals */
+  memo_map reads;  /* by node id: a fused parameter's read bytes (in value.bytes_accessed) */
+  bool oom;        /* a memo insert failed: the query fails with OUT_OF_MEMORY */
+} cost_ctx;
+
+static void ctx_free(cost_ctx *cx) {
+  free(cx->comps.e), free(cx->reads.e);
+}
 
 static double elements(const optic_type *t) {
   size_t n = 0;
@@ -47,7 +103,7 @@ static bool is_transcendental(optic_opcode op) {
   }
 }
 
-static optic_status computation_cost(const optic_module_t *m, optic_comp_id c, int depth, optic_cost *out);
+static optic_status computation_cost(cost_ctx *cx, optic_comp_id c, int depth, optic_cost *out);
 
 static double default_bytes(const optic_module_t *m, const optic_instr *in) {
   double b = size_of(&in->type);
@@ -55,9 +111,19 @@ static double default_bytes(const optic_module_t *m, const optic_instr *in) {
   return b;
 }
 
-/* XLA's FusionParameterReadBytes: what reading fused parameter p costs,
- * from how its users inside the fusion read it. */
-static double fusion_parameter_read_bytes(const optic_module_t *m, const optic_instr *p) {
+/* XLA's FusionParameterReadBytes: what reading fused parameter (or, for a
+ * tuple parameter, get-tuple-element) p costs, from how its users inside the
+ * fusion read it: a slice reads its output, each broadcast or reshape reads
+ * all of p, a nested fusion reads what its own parameter reads, and all
+ * other users share one read of p. */
+static double fusion_parameter_read_bytes(cost_ctx *cx, const optic_instr *p, optic_node_id p_id, int depth) {
+  const optic_module_t *m = cx->m;
+  memo_entry *memo = memo_get(&cx->reads, p_id);
+  if (memo == NULL) {
+    cx->oom = true;
+    return 0;
+  }
+  if (memo->state == 2) return memo->value.bytes_accessed;
   double size = size_of(&p->type), bytes = 0;
   bool shared_read = false;
   for (int32_t u = 0; u < p->n_users; u++) {
@@ -66,23 +132,78 @@ static double fusion_parameter_read_bytes(const optic_module_t *m, const optic_i
       case OPTIC_OP_SLICE: bytes += size_of(&user->type); break;
       case OPTIC_OP_BROADCAST:
       case OPTIC_OP_RESHAPE: bytes += size; break;
+      case OPTIC_OP_FUSION:
+        if (depth < MAX_CALL_DEPTH) {
+          const optic_computation *inner = &m->comps[user->calls[0]];
+          for (int32_t k = 0; k < user->n_operands && k < inner->n_params; k++) {
+            const optic_instr *q = graph_instr(m, inner->params[k]);
+            if (user->operands[k] == p_id && q != NULL)
+              bytes += fusion_parameter_read_bytes(cx, q, inner->params[k], depth + 1);
+          }
+          break;
+        }
+        shared_read = true;
+        break;
       default: shared_read = true; break;
     }
   }
-  return bytes + (shared_read ? size : 0);
+  bytes += shared_read ? size : 0;
+  memo = memo_get(&cx->reads, p_id); /* the recursion may have moved it */
+  if (memo == NULL) {
+    cx->oom = true;
+    return bytes;
+  }
+  memo->state = 2, memo->value.bytes_accessed = bytes;
+  return bytes;
 }
 
-static optic_status fusion_bytes(const optic_module_t *m, const optic_instr *in, double *bytes) {
+/* The get-tuple-element user of x that takes element index, or x itself
+ * when there is none (XLA's walk in HandleFusion keeps its place then). */
+static optic_node_id gte_user(const optic_module_t *m, optic_node_id x, int64_t index) {
+  const optic_instr *in = graph_instr(m, x);
+  for (int32_t u = 0; u < in->n_users; u++) {
+    const optic_instr *user = graph_instr(m, in->users[u]);
+    if (user->op == OPTIC_OP_GET_TUPLE_ELEMENT && user->ints[0] == index) return in->users[u];
+  }
+  return x;
+}
+
+/* A tuple parameter reads, per array leaf of its type, what the chain of
+ * get-tuple-elements down to that leaf reads (XLA: GetLeafShapes, then
+ * FusionParameterReadBytes of the leaf's get-tuple-element). path holds the
+ * leaf's index so far. */
+static double tuple_parameter_read_bytes(cost_ctx *cx, optic_node_id param, const optic_type *t, int64_t *path,
+                                         int32_t depth) {
+  const optic_module_t *m = cx->m;
+  if (!optic_type_is_tuple(t)) {
+    optic_node_id at = param;
+    for (int32_t i = 0; i < depth; i++) at = gte_user(m, at, path[i]);
+    return fusion_parameter_read_bytes(cx, graph_instr(m, at), at, 0);
+  }
+  double b = 0;
+  for (int32_t i = 0; i < t->tuple_size && depth < MAX_CALL_DEPTH; i++) {
+    path[depth] = i;
+    b += tuple_parameter_read_bytes(cx, param, &t->elements[i], path, depth + 1);
+  }
+  return b;
+}
+
+static optic_status fusion_bytes(cost_ctx *cx, const optic_instr *in, double *bytes) {
+  const optic_module_t *m = cx->m;
   const optic_computation *f = &m->comps[in->calls[0]];
   double b = leaf_bytes(&in->type);
+  int64_t path[MAX_CALL_DEPTH];
   for (int32_t i = 0; i < f->n_instrs; i++) {
     const optic_instr *x = graph_instr(m, f->instrs[i]);
     if (x == NULL) continue;
-    if (x->op == OPTIC_OP_PARAMETER) b += fusion_parameter_read_bytes(m, x);
+    if (x->op == OPTIC_OP_PARAMETER) {
+      b += optic_type_is_tuple(&x->type) ? tuple_parameter_read_bytes(cx, f->instrs[i], &x->type, path, 0)
+                                         : fusion_parameter_read_bytes(cx, x, f->instrs[i], 0);
+    }
     if (x->op == OPTIC_OP_CONSTANT && elements(&x->type) > 1) b += size_of(&x->type);
   }
   *bytes = b;
-  return OPTIC_OK;
+  return cx->oom ? optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "cost: out of memory") : OPTIC_OK;
 }
 
 /* Transposes of row-major arrays are bitcasts when the dims of size > 1 keep their order. */
@@ -97,59 +218,52 @@ static bool transpose_is_bitcast(const optic_instr *in, const optic_type *operan
   return true;
 }
 
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b, b = t;
-  }
-  return a;
-}
-
-/* XLA's valid(d): the (kernel index, output index) pairs of one spatial dim
- * whose input position lands on a real input element (padding and dilation
- * holes excluded). For each kernel index the valid outputs form an arithmetic
- * progression inside an interval, so this costs O(window x lhs_dilation). */
-static double conv_valid_pairs(int64_t in, int64_t k_size, int64_t out, int64_t stride, int64_t pad_lo, int64_t ldil,
-                               int64_t rdil) {
-  double total = 0;
-  int64_t last = (in - 1) * ldil; /* last real position in the dilated input */
-  if (in <= 0 || out <= 0) return 0;
-  for (int64_t k = 0; k < k_size; k++) {
-    int64_t c = k * rdil - pad_lo; /* X(o) = o * stride + c */
-    int64_t lo = c >= 0 ? 0 : (-c + stride - 1) / stride;
-    int64_t hi = last - c < 0 ? -1 : (last - c) / stride;
-    if (hi > out - 1) hi = out - 1;
-    if (lo > hi) continue;
-    int64_t first = -1;
-    for (int64_t o = lo; o <= hi && o < lo + ldil; o++) {
-      int64_t x = o * stride + c;
-      if (((x % ldil) + ldil) % ldil == 0) {
-        first = o;
-        break;
-      }
-    }
-    if (first < 0) continue;
-    int64_t period = ldil / gcd64(stride % ldil == 0 ? ldil : stride % ldil, ldil);
-    total += (double)((hi - first) / period + 1);
-  }
-  return total;
-}
-
-static double conv_flops(const optic_module_t *m, const optic_instr *in) {
+static optic_status conv_flops(const optic_module_t *m, const optic_instr *in, double *flops) {
   optic_conv_desc d;
   graph_conv_desc(m, in, &d);
   const optic_shape *out = &in->type.shape;
   double f = 2.0 * (double)(d.input.dims[d.dn.in_feature] / d.feature_group_count) *
              (double)out->dims[d.dn.out_feature] * (double)(d.input.dims[d.dn.in_batch] / d.batch_group_count);
   for (int32_t s = 0; s < d.dn.nspatial; s++) {
-    f *= conv_valid_pairs(d.input.dims[d.dn.in_spatial[s]], d.kernel.dims[d.dn.k_spatial[s]],
-                          out->dims[d.dn.out_spatial[s]], d.stride[s], d.pad_lo[s], d.lhs_dilation[s],
-                          d.rhs_dilation[s]);
+    double valid;
+    optic_status st = graph_conv_valid_pairs(d.input.dims[d.dn.in_spatial[s]], d.kernel.dims[d.dn.k_spatial[s]],
+                                             out->dims[d.dn.out_spatial[s]], d.stride[s], d.pad_lo[s],
+                                             d.lhs_dilation[s], d.rhs_dilation[s], &valid);
+    if (st != OPTIC_OK) return st;
+    f *= valid;
   }
-  return f;
+  *flops = f;
+  return OPTIC_OK;
 }
 
-static optic_status node_cost(const optic_module_t *m, const optic_instr *in, int depth, optic_cost *out) {
+/* How many times a reduce-window applies its computation, by XLA's
+ * HandleReduceWindow: (window elements - 1) x output elements, except for a
+ * window that is a reduce followed by a broadcast along one dimension d
+ * (the only dimension with size > 1 and the only padded one, pads
+ * n-1 on both sides and size 2n-1, n = output dim d, array result), which
+ * XLA counts as output elements / n + n - 1. Window fields per dim: size,
+ * stride, pad_low, pad_high, base dilation, window dilation, reversal. */
+static double reduce_window_count(const optic_instr *in) {
+  int32_t rank = in->n_ints / 7, reducing = 0, padded = 0, found = -1;
+  double window = 1;
+  for (int32_t d = 0; d < rank; d++) {
+    const int64_t *w = &in->ints[7 * d];
+    window *= (double)w[0];
+    reducing += w[0] != 1;
+    padded += w[2] != 0 || w[3] != 0;
+    if (found < 0 && w[0] != 1 && w[2] != 0 && w[2] == w[3] && w[0] == 2 * w[2] + 1) found = d;
+  }
+  bool array = !optic_type_is_tuple(&in->type);
+  double outs = elements(array ? &in->type : &in->type.elements[0]);
+  if (reducing == 1 && padded == 1 && array && found >= 0 && in->ints[7 * found + 2] == in->type.shape.dims[found] - 1) {
+    double n = (double)in->type.shape.dims[found];
+    return outs / n + (n - 1);
+  }
+  return (window - 1) * outs;
+}
+
+static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, optic_cost *out) {
+  const optic_module_t *m = cx->m;
   memset(out, 0, sizeof *out);
   if (depth > MAX_CALL_DEPTH) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "cost: computations nest deeper than %d (a call cycle?)", MAX_CALL_DEPTH);
@@ -158,7 +272,7 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
   optic_cost sub = {0};
   optic_status st = OPTIC_OK;
   if (in->n_calls > 0 && in->op != OPTIC_OP_CONDITIONAL && in->op != OPTIC_OP_WHILE) {
-    if ((st = computation_cost(m, in->calls[0], depth + 1, &sub)) != OPTIC_OK) return st;
+    if ((st = computation_cost(cx, in->calls[0], depth + 1, &sub)) != OPTIC_OK) return st;
   }
   if (graph_opcode_is_elementwise(in->op)) {
     if (is_transcendental(in->op)) {
@@ -187,11 +301,9 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
       return OPTIC_OK;
     }
     case OPTIC_OP_REDUCE_WINDOW: {
-      double window = 1;
-      for (int32_t d = 0; d < in->n_ints / 7; d++) window *= (double)in->ints[7 * d];
-      double outs = optic_type_is_tuple(&in->type) ? elements(&in->type.elements[0]) : out_elems;
-      out->flops = sub.flops * (window - 1) * outs;
-      out->transcendentals = sub.transcendentals * (window - 1) * outs;
+      double n = reduce_window_count(in);
+      out->flops = sub.flops * n;
+      out->transcendentals = sub.transcendentals * n;
       out->bytes_accessed = default_bytes(m, in);
       return OPTIC_OK;
     }
@@ -221,22 +333,21 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
       return OPTIC_OK;
     }
     case OPTIC_OP_CONVOLUTION:
-      out->flops = conv_flops(m, in);
       out->bytes_accessed = default_bytes(m, in);
-      return OPTIC_OK;
+      return conv_flops(m, in, &out->flops);
     case OPTIC_OP_FUSION:
       out->flops = sub.flops;
       out->transcendentals = sub.transcendentals;
-      return fusion_bytes(m, in, &out->bytes_accessed);
+      return fusion_bytes(cx, in, &out->bytes_accessed);
     case OPTIC_OP_WHILE:
       for (int32_t k = 0; k < 2; k++) {
-        if ((st = computation_cost(m, in->calls[k], depth + 1, &sub)) != OPTIC_OK) return st;
+        if ((st = computation_cost(cx, in->calls[k], depth + 1, &sub)) != OPTIC_OK) return st;
         out->flops += sub.flops, out->transcendentals += sub.transcendentals, out->bytes_accessed += sub.bytes_accessed;
       }
       return OPTIC_OK;
     case OPTIC_OP_CONDITIONAL:
       for (int32_t k = 0; k < in->n_calls; k++) {
-        if ((st = computation_cost(m, in->calls[k], depth + 1, &sub)) != OPTIC_OK) return st;
+        if ((st = computation_cost(cx, in->calls[k], depth + 1, &sub)) != OPTIC_OK) return st;
         if (sub.flops > out->flops) out->flops = sub.flops;
         if (sub.transcendentals > out->transcendentals) out->transcendentals = sub.transcendentals;
         if (sub.bytes_accessed > out->bytes_accessed) out->bytes_accessed = sub.bytes_accessed;
@@ -254,29 +365,49 @@ static optic_status node_cost(const optic_module_t *m, const optic_instr *in, in
   }
 }
 
-static optic_status computation_cost(const optic_module_t *m, optic_comp_id c, int depth, optic_cost *out) {
+static optic_status computation_cost(cost_ctx *cx, optic_comp_id c, int depth, optic_cost *out) {
   memset(out, 0, sizeof *out);
-  const optic_computation *comp = &m->comps[c];
+  memo_entry *memo = memo_get(&cx->comps, c);
+  if (memo == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "cost: out of memory");
+  if (memo->state == 2) {
+    *out = memo->value;
+    return OPTIC_OK;
+  }
+  if (memo->state == 1 || depth > MAX_CALL_DEPTH) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "cost: computation '%s' calls itself, or computations nest deeper "
+                      "than %d", cx->m->comps[c].name, MAX_CALL_DEPTH);
+  }
+  memo->state = 1;
+  const optic_computation *comp = &cx->m->comps[c];
   for (int32_t i = 0; i < comp->n_instrs; i++) {
-    const optic_instr *in = graph_instr(m, comp->instrs[i]);
+    const optic_instr *in = graph_instr(cx->m, comp->instrs[i]);
     if (in == NULL) continue; /* removed */
     optic_cost one;
-    optic_status st = node_cost(m, in, depth, &one);
+    optic_status st = node_cost(cx, in, depth, &one);
     if (st != OPTIC_OK) return st;
     out->flops += one.flops, out->transcendentals += one.transcendentals, out->bytes_accessed += one.bytes_accessed;
   }
+  memo = memo_get(&cx->comps, c); /* inserts below may have moved it */
+  if (memo == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "cost: out of memory");
+  memo->value = *out, memo->state = 2;
   return OPTIC_OK;
 }
 
 optic_status optic_node_cost(const optic_module_t *m, optic_node_id id, optic_cost *out) {
   const optic_instr *in = graph_instr(m, id);
   if (in == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "cost: no instruction %d", (int)id);
-  return node_cost(m, in, 0, out);
+  cost_ctx cx = {.m = m};
+  optic_status st = node_cost(&cx, in, 0, out);
+  ctx_free(&cx);
+  return st;
 }
 
 optic_status optic_computation_cost(const optic_module_t *m, optic_comp_id comp, optic_cost *out) {
   optic_status st = graph_check_comp(m, comp, "cost");
   if (st != OPTIC_OK) return st;
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "cost: out is NULL");
-  return computation_cost(m, comp, 0, out);
+  cost_ctx cx = {.m = m};
+  st = computation_cost(&cx, comp, 0, out);
+  ctx_free(&cx);
+  return st;
 }

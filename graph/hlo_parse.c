@@ -210,6 +210,7 @@ typedef struct literal_ctx {
   const hlo_shape *s;
   unsigned char *data;
   size_t esize, index;
+  bool empty; /* the shape has no elements: "{}" is accepted for any rank */
 } literal_ctx;
 
 static optic_status literal_value(hlo_parser *P, literal_ctx *c) {
@@ -301,6 +302,10 @@ static optic_status literal_dim(hlo_parser *P, literal_ctx *c, int32_t d) {
   if (L->tok.kind == HLO_ELLIPSIS) {
     return hlo_fail_tok(L, OPTIC_ERR_UNSUPPORTED, "the literal was elided as '{...}' (print it with its values)");
   }
+  if (d == 0 && L->tok.kind == HLO_RBRACE && c->empty) { /* "{}": any shape without elements */
+    hlo_lex_next(L);
+    return OPTIC_OK;
+  }
   for (int64_t i = 0; i < s->dims[d]; i++) {
     optic_status st = literal_dim(P, c, d + 1);
     if (st != OPTIC_OK) return st;
@@ -336,7 +341,7 @@ static optic_status parse_literal(hlo_parser *P, hlo_instr *in) {
     return hlo_fail_tok(L, OPTIC_ERR_SHAPE_MISMATCH, "constant '%s' needs %zu elements; the text is too short for them",
                         in->name, n);
   }
-  literal_ctx c = {.s = s, .esize = optic_dtype_size(s->dtype)};
+  literal_ctx c = {.s = s, .esize = optic_dtype_size(s->dtype), .empty = n == 0};
   in->literal_bytes = n * c.esize;
   if (in->literal_bytes > 0 && (c.data = hlo_arena_alloc(&P->A, in->literal_bytes)) == NULL) return oom(P);
   in->literal = c.data;

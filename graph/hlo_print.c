@@ -52,6 +52,19 @@ static void print_element(optic_strbuf *s, optic_dtype dt, const unsigned char *
   }
 }
 
+/* A literal with no elements whose nested braces would still be many (the
+ * dims before its first 0 multiply past 4096, e.g. f32[1000000000000,0]):
+ * printed as "{}" (which the importer takes for any shape without elements)
+ * so printing takes time by the module, not by a dimension's size. */
+static bool empty_literal_is_long(const optic_shape *sh) {
+  double braces = 1;
+  for (int32_t d = 0; d < sh->rank; d++) {
+    if (sh->dims[d] == 0) return braces > 4096;
+    braces *= (double)sh->dims[d];
+  }
+  return false;
+}
+
 /* Nested braces by dimension, in row-major order. */
 static void print_literal(optic_strbuf *s, const optic_type *t, const unsigned char *data, int32_t dim,
                           size_t *index) {
@@ -225,7 +238,11 @@ static void print_instruction(optic_strbuf *s, const optic_module_t *m, const op
     optic_strbuf_printf(s, "%lld", (long long)in->ints[0]);
   } else if (in->op == OPTIC_OP_CONSTANT) {
     size_t index = 0;
-    print_literal(s, &in->type, in->data, 0, &index);
+    if (empty_literal_is_long(&in->type.shape)) {
+      optic_strbuf_printf(s, "{}");
+    } else {
+      print_literal(s, &in->type, in->data, 0, &index);
+    }
   }
   for (int32_t i = 0; i < in->n_operands; i++) {
     optic_strbuf_printf(s, "%s%s", i ? ", " : "", m->instrs[in->operands[i]].name);

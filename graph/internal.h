@@ -157,6 +157,11 @@ struct optic_conv_desc;
 /* Rebuilds a dot instruction's dimension numbers from its attributes. */
 void graph_dot_dims(const optic_instr *in, optic_dot_dims *d);
 void graph_conv_desc(const optic_module_t *m, const optic_instr *in, struct optic_conv_desc *d);
+/* XLA's convolution valid(d) for one spatial dim (graph/cost_window.c): the
+ * (kernel index, output index) pairs whose input position is a real input
+ * element, counted in closed form (O(log) time for any window size). */
+optic_status graph_conv_valid_pairs(int64_t in, int64_t k_size, int64_t out, int64_t stride, int64_t pad_lo, int64_t ldil,
+                                    int64_t rdil, double *count);
 const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c);
 
 /* Renumbers m in place (graph/module_clone.c): removed instructions are

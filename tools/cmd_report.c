@@ -41,7 +41,7 @@ static void usage(FILE *out) {
           "usage: optic report [--quick|--full] [--filter REGEX] [--json FILE] [--html FILE]\n"
           "                    [--out-dir DIR] [--repetitions N] [--min-time S] [--timeout S]\n"
           "                    [--machine FILE] [--bench PATH] [--ratios FILE] [--input RUN.json]\n"
-          "                    [--clock wall|cpu]\n"
+          "                    [--clock wall|cpu] [--wide]\n"
           "       optic report --help\n\n"
           "Runs optic_bench and reads every case against the compiler's estimate (est_*\n"
           "counters), the machine bound (model from `optic calibrate`, measured first if\n"
@@ -58,11 +58,14 @@ static void usage(FILE *out) {
           "  --full     every benchmark and the MPI run, 3 repetitions interleaved\n"
           "             (tens of minutes)\n"
           "  --filter   a --benchmark_filter regex instead of the mode's set (the MPI\n"
-          "             run too when it selects pod_mpi/ or peer/mpi_allreduce/ names)\n"
+          "             run too when it selects pod_mpi/ or peer/mpi_allreduce/ names);\n"
+          "             only the bars whose two benchmarks it selects are listed\n"
           "  --input    no run: read an existing optic_bench JSON (e.g. to re-render)\n"
           "  --timeout  stop the run after S seconds (default 3600; 0 = none)\n"
           "  --clock    wall (default: the bars' definition) or cpu: the peer ratios on the\n"
-          "             critical-path CPU-time counters, as bench/ratios.py --clock cpu\n\n"
+          "             critical-path CPU-time counters, as bench/ratios.py --clock cpu\n"
+          "  --wide     every column (rate, peer figure, memory estimate, the ratio's own\n"
+          "             terms), names unbroken; by default the table fits 100 columns\n\n"
           "optic_bench is found as --bench, $OPTIC_BENCH, then next to this executable,\n"
           "../bench/ (build tree) or ../libexec/optic/ (install). The ratio spec: --ratios,\n"
           "$OPTIC_RATIOS, then ratios.json next to optic_bench (the build copies it).\n"
@@ -78,7 +81,7 @@ typedef struct opts {
   const char *mode, *filter, *json, *html, *out_dir, *machine, *bench, *ratios, *input;
   int repetitions;
   double min_time, timeout;
-  bool cpu_clock;
+  bool cpu_clock, wide;
 } opts;
 
 static bool file_exists(const char *p) {
@@ -130,28 +133,37 @@ static bool locate_ratios(const opts *o, const char *bench, char *out, size_t si
 
 /* ------------------------------------------------------------- running */
 
-static void on_line(report_progress *p, const char *line) {
-  char name[1024];
-  if (sscanf(line, "%1023s", name) != 1) return;
-  for (size_t i = 0; i < p->n_names; i++) {
-    if (strcmp(p->names[i], name) != 0) continue;
-    p->done++;
-    double s = (double)(optic_now_ns() - p->t0) * 1e-9;
-    fprintf(stderr, "%sreport: case %zu/%zu %s (%.0f s)%s", p->tty ? "\r\033[K" : "", p->done, p->total, name, s,
-            p->tty ? "" : "\n");
-    fflush(stderr);
-    return;
+/* Complete lines of fd's pending bytes to fn; false at end of input. */
+static bool read_lines(int fd, char *buf, size_t size, size_t *len, report_progress *p,
+                       void (*fn)(report_progress *, const char *)) {
+  ssize_t n = read(fd, buf + *len, size - 1 - *len);
+  if (n <= 0) return false;
+  *len += (size_t)n;
+  buf[*len] = '\0';
+  char *start = buf, *nl;
+  while ((nl = strchr(start, '\n')) != NULL) {
+    *nl = '\0';
+    fn(p, start);
+    start = nl + 1;
   }
+  *len = strlen(start);
+  memmove(buf, start, *len + 1);
+  if (*len == size - 1) *len = 0; /* an absurdly long line: drop it */
+  return true;
 }
 
 int report_run_child(char **argv, const char *log_path, double timeout_s, report_progress *prog, bool *timed_out) {
-  int fds[2];
+  int fds[2], ev[2]; /* stdout; optic_bench's start events ($OPTIC_BENCH_PROGRESS_FD) */
   *timed_out = false;
   if (pipe(fds) != 0) return -1;
+  if (pipe(ev) != 0) {
+    close(fds[0]), close(fds[1]);
+    return -1;
+  }
   report_proc_begin();
   pid_t self = getpid(), pid = fork();
   if (pid < 0) {
-    close(fds[0]), close(fds[1]);
+    close(fds[0]), close(fds[1]), close(ev[0]), close(ev[1]);
     report_proc_finish();
     return -1;
   }
@@ -160,45 +172,39 @@ int report_run_child(char **argv, const char *log_path, double timeout_s, report
     dup2(fds[1], STDOUT_FILENO);
     int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (log >= 0) dup2(log, STDERR_FILENO);
-    close(fds[0]), close(fds[1]);
+    close(fds[0]), close(fds[1]), close(ev[0]);
+    char fd[16];
+    snprintf(fd, sizeof fd, "%d", ev[1]);
+    setenv("OPTIC_BENCH_PROGRESS_FD", fd, 1);
     execv(argv[0], argv);
     fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
     _exit(127);
   }
   setpgid(pid, 0); /* as the child does: whichever runs first */
-  close(fds[1]);
-  char buf[8192];
-  size_t len = 0;
+  close(fds[1]), close(ev[1]);
+  char buf[8192], evbuf[4096];
+  size_t len = 0, evlen = 0;
+  bool ev_open = true;
   uint64_t start = optic_now_ns();
   int stop = 0;
   for (;;) {
-    struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
-    int pr = poll(&pfd, 1, 1000);
+    struct pollfd pfd[2] = {{.fd = fds[0], .events = POLLIN}, {.fd = ev_open ? ev[0] : -1, .events = POLLIN}};
+    int pr = poll(pfd, 2, 1000);
     if ((stop = report_stop_signal()) != 0) break;
     if (timeout_s > 0 && (double)(optic_now_ns() - start) * 1e-9 > timeout_s) {
       stop = SIGKILL; /* a run past its deadline may be stuck: no chance to linger */
       *timed_out = true;
       break;
     }
+    report_progress_tick(prog);
     if (pr <= 0) continue;
-    ssize_t n = read(fds[0], buf + len, sizeof buf - 1 - len);
-    if (n <= 0) break;
-    len += (size_t)n;
-    buf[len] = '\0';
-    char *start_line = buf, *nl;
-    while ((nl = strchr(start_line, '\n')) != NULL) {
-      *nl = '\0';
-      on_line(prog, start_line);
-      start_line = nl + 1;
-    }
-    len = strlen(start_line);
-    memmove(buf, start_line, len + 1);
-    if (len == sizeof buf - 1) len = 0; /* an absurdly long line: drop it */
+    if (pfd[1].revents && !read_lines(ev[0], evbuf, sizeof evbuf, &evlen, prog, report_progress_event_line))
+      ev_open = false;
+    if (pfd[0].revents && !read_lines(fds[0], buf, sizeof buf, &len, prog, report_progress_console_line)) break;
   }
-  int rc = report_proc_end(pid, stop, fds[0]);
-  close(fds[0]);
+  int rc = report_proc_end(pid, stop, fds[0]); /* the few start events meanwhile fit the pipe */
+  close(fds[0]), close(ev[0]);
   report_proc_finish();
-  if (prog->tty && prog->done) fputc('\n', stderr);
   return rc;
 }
 
@@ -328,11 +334,15 @@ static optic_status run_bench(const opts *o, const char *bench, const char *filt
     argv[a++] = mt;
   }
   argv[a] = NULL;
-  report_progress prog = {.names = names, .n_names = n, .total = n * (size_t)o->repetitions, .t0 = optic_now_ns(),
-                       .tty = isatty(STDERR_FILENO)};
+  report_progress prog;
+  if ((st = report_progress_init(&prog, names, n, o->repetitions, isatty(STDERR_FILENO))) != OPTIC_OK) {
+    free_names(names, n);
+    return st;
+  }
   fprintf(stderr, "report: running %zu benchmarks x %d repetitions (%s)\n", n, o->repetitions, bench);
   bool timed_out;
   int rc = report_run_child(argv, log_path, o->timeout, &prog, &timed_out);
+  report_progress_free(&prog);
   free_names(names, n);
   if (report_stop_signal()) return optic_fail(OPTIC_ERR_IO, "report: stopped by signal %d", report_stop_signal());
   if (timed_out) return optic_fail(OPTIC_ERR_TIMEOUT, "report: optic_bench ran past --timeout %g s (log: %s)", o->timeout, log_path);
@@ -375,6 +385,8 @@ static int parse_opts(int argc, char **argv, opts *o) {
       if (strcmp(o->mode, "default") != 0 && strcmp(o->mode, mode) != 0)
         return fprintf(stderr, "optic report: --%s and --%s conflict: choose one mode\n", o->mode, mode), 2;
       o->mode = mode;
+    } else if (strcmp(a, "--wide") == 0) {
+      o->wide = true;
     } else if (has && strcmp(a, "--filter") == 0) {
       o->filter = argv[++i];
     } else if (has && strcmp(a, "--json") == 0) {
@@ -481,6 +493,8 @@ int optic_cmd_report(int argc, char **argv) {
   snprintf(r.mode, sizeof r.mode, "%s", o.mode);
   r.repetitions = o.repetitions;
   r.cpu_clock = o.cpu_clock;
+  r.wide = o.wide;
+  r.filtered = o.filter != NULL && o.input == NULL;
 
   optic_machine machine;
   optic_status st = load_machine(&o, &machine, r.machine_file, sizeof r.machine_file);
@@ -573,6 +587,7 @@ int optic_cmd_report(int argc, char **argv) {
     optic_jv_free(spec);
     return fail_exit("reading the run", st);
   }
+  if (o.input) report_take_run_facts(&r, run); /* re-rendering a report: its run's facts */
   if (have_mpi) {
     optic_jv *extra = NULL;
     if ((st = optic_json_parse_file(mpi_path, &popt, &extra)) == OPTIC_OK) st = report_merge_run(run, extra);

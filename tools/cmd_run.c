@@ -1,6 +1,6 @@
 /* `optic run FILE.hlo [--input NAME_OR_INDEX=FILE.npy]... [--random-inputs SEED]
  * [--output FILE.npy | --output-dir DIR] [--json] [--profile trace.json]
- * [--repeat N]`: executes an HLO module's entry computation on .npy or
+ * [--repeat N] [--threads N] [--engine runtime|evaluate]`: executes an HLO module's entry computation on .npy or
  * generated inputs and writes the outputs as .npy files, JSON or a summary.
  * Exit 0 ok, 1 parse/runtime error, 2 usage (including a command line that
  * does not fit the module). docs/hlo-text.md "optic run" is the contract. */
@@ -23,7 +23,7 @@ static void usage(FILE *out) {
   fprintf(out,
           "usage: optic run FILE.hlo [--input NAME_OR_INDEX=FILE.npy]... [--random-inputs SEED]\n"
           "                 [--output FILE.npy | --output-dir DIR] [--json] [--profile trace.json]\n"
-          "                 [--repeat N]\n"
+          "                 [--repeat N] [--threads N] [--engine runtime|evaluate]\n"
           "       optic run --help\n\n"
           "Executes the entry computation of an XLA HLO text module (FILE '-' reads stdin).\n"
           "  --input P=F.npy     value of entry parameter P (its name, or its number 0, 1, ...)\n"
@@ -34,8 +34,14 @@ static void usage(FILE *out) {
           "  --json              print {\"outputs\":[{\"shape\":[...],\"dtype\":\"f32\",\"data\":[...]}]}\n"
           "                      (row-major; NaN and infinities as \"nan\", \"inf\", \"-inf\")\n"
           "  --profile T.json    write a Chrome trace of the compile and the runs\n"
-          "  --repeat N          run N times (default 1) and report the timing\n"
-          "Without --json a summary of each output and the timing is printed.\n"
+          "  --repeat N          run N times (default 1); the first (cold) run is reported apart\n"
+          "                      from the median of the other N-1 (steady state)\n"
+          "  --threads N         threads per run (runtime engine; default all cores); the\n"
+          "                      estimate is compiled for N threads\n"
+          "  --engine E          runtime (default: optic_compile + optic_program_run) or evaluate\n"
+          "                      (the reference evaluator); overrides $OPTIC_RUN_ENGINE\n"
+          "Without --json a summary of each output and the timing is printed, with the\n"
+          "compiler's estimate beside the measured time (runtime engine).\n"
           "Exit codes: 0 ok, 1 parse or runtime error (message on stderr), 2 usage error.\n");
 }
 
@@ -49,6 +55,8 @@ typedef struct run_args {
   const char *output, *output_dir, *profile;
   bool json;
   int64_t repeat;
+  int32_t threads;    /* 0: the engine's default */
+  const char *engine; /* NULL: $OPTIC_RUN_ENGINE, else the runtime */
 } run_args;
 
 static int usage_error(const char *fmt, const char *a, const char *b) {
@@ -75,7 +83,7 @@ static int parse_args(int argc, char **argv, run_args *a) {
   memset(a, 0, sizeof *a);
   a->repeat = 1;
   static const char *const with_value[] = {"--input", "--random-inputs", "--output", "--output-dir", "--profile",
-                                           "--repeat"};
+                                           "--repeat", "--threads", "--engine"};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *value = NULL;
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -122,6 +130,18 @@ static int parse_args(int argc, char **argv, run_args *a) {
       case 2: a->output = value; break;
       case 3: a->output_dir = value; break;
       case 4: a->profile = value; break;
+      case 6: {
+        uint64_t n;
+        if (!parse_u64(value, &n) || n < 1 || n > 4096) {
+          return usage_error("--threads '%s': expected an integer from 1 to 4096%s", value, "");
+        }
+        a->threads = (int32_t)n;
+        break;
+      }
+      case 7:
+        if (*value == '\0') return usage_error("--engine needs a name (runtime or evaluate)%s%s", "", "");
+        a->engine = value;
+        break;
       default: {
         uint64_t n;
         if (!parse_u64(value, &n) || n < 1 || n > 1000000) {
@@ -239,12 +259,16 @@ static int write_outputs(const run_args *a, const optic_literal *const *leaves, 
   return -1;
 }
 
-/* "12.5 us" below a millisecond, "3.125 ms" above. */
-static void print_time(uint64_t ns) {
-  if (ns < 1000000) {
-    printf("%.1f us", (double)ns / 1e3);
+/* "850 ns", "12.5 us", "3.125 ms", "2.500 s". */
+static void print_time(double ns) {
+  if (ns < 1e3) {
+    printf("%.0f ns", ns);
+  } else if (ns < 1e6) {
+    printf("%.1f us", ns / 1e3);
+  } else if (ns < 1e9) {
+    printf("%.3f ms", ns / 1e6);
   } else {
-    printf("%.3f ms", (double)ns / 1e6);
+    printf("%.3f s", ns / 1e9);
   }
 }
 
@@ -253,20 +277,71 @@ static int compare_u64(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
+/* The timing lines of the summary: the first run apart (it pays first-touch
+ * page faults, cold caches and the pool's first allocations), the median of
+ * the others, and the compiler's estimate beside the figure it estimates. */
+static void print_timing(const run_engine *engine, void *state, uint64_t prep_ns, uint64_t *times, int64_t repeat) {
+  if (engine->threads) printf("threads %d\n", (int)engine->threads(state));
+  printf("prepare ");
+  print_time((double)prep_ns);
+  printf("\nfirst   ");
+  print_time((double)times[0]);
+  printf(" (cold: the first run after prepare)\n");
+  double measured = (double)times[0];
+  const char *which = "the cold run";
+  if (repeat > 1) {
+    qsort(times + 1, (size_t)(repeat - 1), sizeof *times, compare_u64);
+    int64_t n = repeat - 1;
+    measured = n % 2 ? (double)times[1 + n / 2] : ((double)times[n / 2] + (double)times[1 + n / 2]) / 2;
+    which = "steady median";
+    printf("time    ");
+    print_time(measured);
+    printf(" median of %" PRId64 " run%s after the first (min ", n, n == 1 ? "" : "s");
+    print_time((double)times[1]);
+    printf(", max ");
+    print_time((double)times[repeat - 1]);
+    printf(")\n");
+  } else {
+    printf("time    one run only: --repeat N gives the steady-state median of runs 2..N\n");
+  }
+  if (engine->estimate_ns == NULL) {
+    printf("est     none (the %s engine has no cost model; --engine runtime estimates the compiled program)\n",
+           engine->name);
+    return;
+  }
+  double est = engine->estimate_ns(state);
+  printf("est     ");
+  print_time(est);
+  printf(", measured ");
+  print_time(measured);
+  printf(" (%s)", which);
+  if (est > 0) {
+    double x = measured / est;
+    printf(x >= 10 ? ", %.0fx the estimate" : ", %.2gx the estimate", x);
+  }
+  putchar('\n');
+}
+
 int optic_cmd_run(int argc, char **argv) {
   run_args a;
   int rc = parse_args(argc, argv, &a);
   if (rc >= 0) return rc;
-  const char *known = "";
-  const run_engine *engine = run_engine_select(&known);
+  const char *known = "", *asked = NULL;
+  const run_engine *engine = run_engine_select(a.engine, &asked, &known);
   if (engine == NULL) {
-    fprintf(stderr, "optic run: OPTIC_RUN_ENGINE='%s' names no engine (known: %s)\n", getenv("OPTIC_RUN_ENGINE"), known);
+    fprintf(stderr, "optic run: %s '%s' names no engine (known: %s)\n", a.engine ? "--engine" : "OPTIC_RUN_ENGINE",
+            asked, known);
+    return OPTIC_EXIT_USAGE;
+  }
+  if (a.threads > 0 && engine->threads == NULL) {
+    fprintf(stderr, "optic run: --threads applies to the runtime engine; the '%s' engine runs on one thread\n",
+            engine->name);
     return OPTIC_EXIT_USAGE;
   }
   if (a.profile && engine->write_profile == NULL) {
     fprintf(stderr,
             "optic run: --profile needs the runtime (optic_compile + optic_program_run); the '%s' engine "
-            "(OPTIC_RUN_ENGINE) cannot profile (OPTIC_ERR_UNSUPPORTED)\n",
+            "cannot profile (OPTIC_ERR_UNSUPPORTED)\n",
             engine->name);
     return OPTIC_EXIT_ERROR;
   }
@@ -281,7 +356,8 @@ int optic_cmd_run(int argc, char **argv) {
   const optic_literal **leaves = NULL;
   rc = args && times ? make_arguments(&a, m, entry, nparams, args) : OPTIC_EXIT_ERROR;
   uint64_t prep0 = optic_now_ns();
-  if (rc < 0 && engine->prepare(m, a.profile != NULL, &state) != OPTIC_OK) rc = runtime_error("preparing the module");
+  const run_engine_options eo = {.profile = a.profile != NULL, .threads = a.threads};
+  if (rc < 0 && engine->prepare(m, &eo, &state) != OPTIC_OK) rc = runtime_error("preparing the module");
   uint64_t prep_ns = optic_now_ns() - prep0;
   for (int64_t r = 0; r < a.repeat && rc < 0; r++) {
     optic_literal_destroy(result);
@@ -305,23 +381,11 @@ int optic_cmd_run(int argc, char **argv) {
   if (rc < 0 && a.profile && engine->write_profile(state, a.profile) != OPTIC_OK) rc = runtime_error("--profile");
   if (rc < 0 && a.json && !run_print_json(stdout, leaves, n)) rc = OPTIC_EXIT_ERROR;
   if (rc < 0 && !a.json) {
-    qsort(times, (size_t)a.repeat, sizeof *times, compare_u64);
     printf("module  %s (entry %s, %d parameters)\n", optic_module_name(m), optic_computation_name(m, entry),
            (int)nparams);
     printf("engine  %s: %s\n", engine->name, engine->description);
     run_print_summary(stdout, leaves, n);
-    printf("prepare ");
-    print_time(prep_ns);
-    printf("\ntime    ");
-    print_time(times[a.repeat / 2]);
-    if (a.repeat > 1) {
-      printf(" median of %" PRId64 " runs (min ", a.repeat);
-      print_time(times[0]);
-      printf(", max ");
-      print_time(times[a.repeat - 1]);
-      putchar(')');
-    }
-    putchar('\n');
+    print_timing(engine, state, prep_ns, times, a.repeat);
   }
   if (rc < 0 && fflush(stdout) != 0) {
     fprintf(stderr, "optic run: cannot write the output\n");

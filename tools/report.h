@@ -43,6 +43,7 @@ typedef struct report_case {
   double time_ns;       /* real_time per iteration, ns */
   double est_time_ns, est_flops, est_bytes, est_peak_bytes, est_transcendentals;
   double peak_bytes, maxrss_delta_bytes; /* measured memory: pool peak, ru_maxrss delta */
+  double mem_peak_bytes;                 /* measured memory: a suite's own peak counter */
   double gflops, gbs;   /* the GFLOP/s and GB/s counters */
   double repeats;       /* calls per iteration (the in-cache kernels' repeats counter), else 1 */
   double threads;       /* the omp_threads counter (threads the case ran on), NaN if absent */
@@ -67,6 +68,7 @@ typedef struct report_ratio {
   bool has_min, has_max;
   double bar_min, bar_max;
   report_status status;
+  bool ran_ours, ran_peer; /* the run has entries of that benchmark (errored or not) */
 } report_ratio;
 
 typedef struct report_summary {
@@ -74,6 +76,7 @@ typedef struct report_summary {
   double median_abs_log;  /* median |ln(measured / estimated)|, NaN if none */
   double within_2x;       /* share of estimated cases within 2x, NaN if none */
   size_t pass, fail, info, na, missing;
+  size_t not_run; /* with --filter: bars whose benchmarks the run did not select (not listed, not MISSING) */
 } report_summary;
 
 typedef struct report {
@@ -91,6 +94,9 @@ typedef struct report {
   int repetitions;
   double seconds;
   bool cpu_clock; /* set before report_analyze: ratios on the critical-path CPU-time counters */
+  bool filtered;  /* set before report_analyze: --filter chose the run, so a bar with a side the run did
+                     not select is left out (summary.not_run) instead of MISSING */
+  bool wide;      /* report_print: every column, names unbroken (else the table fits 100 columns) */
 } report;
 
 /* Evaluates run (takes ownership) against machine and the ratio spec (not
@@ -109,20 +115,39 @@ optic_status report_spec_filter(const optic_jv *spec, const char *const *keys, c
 
 /* ---- running (cmd_report.c, report_mpi.c) */
 
-/* Progress of a run: a stdout line whose first word is one of names counts
- * as a finished case ("report: case i/total name (elapsed)" on stderr). */
+/* Progress of a run (report_progress.c). Cases finish when Google Benchmark
+ * prints their first console line (it prints a case once all its repetitions
+ * are done); optic_bench's start events ($OPTIC_BENCH_PROGRESS_FD, bench/shim)
+ * say which case runs now and count repetitions started, for the ETA. On a
+ * terminal one line on stderr is rewritten in place ("report: 12/100 cases
+ * done, 1:05 elapsed, ETA 0:40, now NAME (rep 3/5)"), fitted to its width; otherwise
+ * one line per finished case ("report: case 12/100 NAME done (...)"). */
 typedef struct report_progress {
-  char **names;
-  size_t n_names, total, done;
-  uint64_t t0;
+  char **names;    /* the listed cases, in order (not owned) */
+  size_t n_names;
+  int reps;        /* repetitions per case */
+  bool *done;      /* per case */
+  int *started;    /* per case: repetitions started (start events) */
+  size_t n_done, units, current; /* current: index of the running case, n_names if unknown */
+  bool events;     /* start events arrived */
+  uint64_t t0, last_draw;
   bool tty;
+  int width;       /* terminal columns */
 } report_progress;
+
+/* names: the listed cases (borrowed until report_progress_free). */
+optic_status report_progress_init(report_progress *p, char **names, size_t n, int reps, bool tty);
+void report_progress_console_line(report_progress *p, const char *line); /* a line of optic_bench's stdout */
+void report_progress_event_line(report_progress *p, const char *line);   /* a line of the start events */
+void report_progress_tick(report_progress *p);                           /* redraws the terminal line */
+void report_progress_free(report_progress *p);                           /* ends the terminal line */
 
 /* Runs argv (argv[0] a path) in a process group of its own, stdin from
  * /dev/null, stdout to a pipe read for progress and stderr to log_path; kills
  * it after timeout_s (0: never). On SIGINT/SIGTERM to the report it forwards
  * the signal and stops (report_stop_signal() then says which). Either way
  * every process the run started has ended and been reaped when it returns.
+ * Start events go to prog through a second pipe ($OPTIC_BENCH_PROGRESS_FD).
  * Returns the exit status, or -1. */
 int report_run_child(char **argv, const char *log_path, double timeout_s, report_progress *prog, bool *timed_out);
 
@@ -164,14 +189,41 @@ bool report_filter_selects_pod_mpi(const char *filter);
  * iterations, real_time, cpu_time, time_unit; aggregate_name on aggregates). */
 optic_status report_merge_run(optic_jv *run, optic_jv *extra);
 
+/* ---- formatting (report_format.c), shared by the table and the HTML */
+
+/* "1.23 ms", "850 ns", "-" for NaN. */
+void report_fmt_time(char *buf, size_t size, double ns);
+/* "5.72 MiB", "-" for NaN. */
+void report_fmt_bytes(char *buf, size_t size, double bytes);
+/* A figure of metric with its unit: "12.3 GB/s", "1.23 ms", "3.61 us/instruction", "110 k/s". */
+void report_fmt_metric(char *buf, size_t size, const char *metric, double v);
+/* True when a larger ours/peer is better for optic: the bar has only a
+ * minimum; only a maximum: false; no bar or both: a rate metric (not a time). */
+bool report_ratio_higher_better(const report_ratio *q);
+/* ours/peer oriented so that above 1 is better for optic (peer/ours when a
+ * smaller ratio is better); NaN when the ratio is. */
+double report_ratio_oriented(const report_ratio *q);
+/* The bar in the oriented terms: "-" (none), ">= 1.11", "<= 2", ">= 0.9 <= 1.1". */
+void report_fmt_oriented_bar(char *buf, size_t size, const report_ratio *q);
+/* Whether the report lists the bar: always, except with --filter a bar one of
+ * whose benchmarks the run did not select. */
+bool report_ratio_listed(const report *r, const report_ratio *q);
+/* The case's measured peak memory (mem_peak_bytes, else peak_bytes, else
+ * maxrss_delta_bytes), NaN when none; *any across the report. */
+double report_case_measured_mem(const report_case *c);
+bool report_any_measured_mem(const report *r);
+
 const char *report_status_name(report_status s);
 const char *report_bound_name(report_bound b);
 
-/* The console table and summary line. */
+/* The console table and summary line (report_table.c): 100 columns unless r->wide. */
 void report_print(const report *r, FILE *out);
 /* Google Benchmark's JSON with context.optic added (machine, ISA, OpenBLAS
  * core, versions, how the run was made, cases, ratios, summary). */
 optic_status report_write_json(const report *r, const char *path);
+/* For --input of an earlier report.json: the facts of the run that made it
+ * (context.optic.run: mode, filter, repetitions, filtered), when present. */
+void report_take_run_facts(report *r, const optic_jv *run);
 /* Self-contained HTML with inline SVG plots. */
 optic_status report_write_html(const report *r, const char *path);
 

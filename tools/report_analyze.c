@@ -350,6 +350,8 @@ static optic_status compute_ratios(report *r, const optic_jv *spec, const groups
     q->has_min = optic_jv_get_num(bar, "min", &q->bar_min);
     q->has_max = optic_jv_get_num(bar, "max", &q->bar_max);
     char taken[32];
+    q->ran_ours = find_group(gs, q->ours) != NULL;
+    q->ran_peer = find_group(gs, q->peer) != NULL;
     q->ours_value = figure(find_group(gs, q->ours), q->metric, taken, sizeof taken);
     q->taken = dup_str(taken);
     /* peer_metric: the peer's figure is another counter (of the same
@@ -487,6 +489,7 @@ static optic_status build_case(report_case *c, const group *g, const optic_machi
   c->est_transcendentals = figure(g, "est_transcendentals", NULL, 0);
   c->peak_bytes = figure(g, "peak_bytes", NULL, 0);
   c->maxrss_delta_bytes = figure(g, "maxrss_delta_bytes", NULL, 0);
+  c->mem_peak_bytes = figure(g, "mem_peak_bytes", NULL, 0);
   c->gflops = figure(g, "GFLOP/s", NULL, 0);
   c->gbs = figure(g, "GB/s", NULL, 0);
   c->repeats = figure(g, "repeats", NULL, 0);
@@ -514,6 +517,10 @@ static void summarize(report *r) {
   s->within_2x = n ? (double)within / (double)n : NAN;
   free(logs);
   for (size_t i = 0; i < r->n_ratios; i++) {
+    if (!report_ratio_listed(r, &r->ratios[i])) {
+      s->not_run++;
+      continue;
+    }
     switch (r->ratios[i].status) {
       case REPORT_PASS: s->pass++; break;
       case REPORT_FAIL: s->fail++; break;

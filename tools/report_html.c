@@ -17,8 +17,8 @@
 
 #define W 640
 #define H 440
-#define ML 70 /* margins: left, right, top, bottom */
-#define MR 20
+#define ML 90 /* margins: left (room for "100 GFLOP/s"), right, top, bottom */
+#define MR 30
 #define MT 20
 #define MB 50
 
@@ -35,13 +35,42 @@ static void esc(optic_strbuf *s, const char *t) {
   }
 }
 
+/* A benchmark name, breakable after each '/' (<wbr>) so a table cell wraps
+ * it at its components instead of widening the page. */
+static void esc_name(optic_strbuf *s, const char *t) {
+  for (; t && *t; t++) {
+    char c[2] = {*t, '\0'};
+    esc(s, c);
+    if (*t == '/') optic_strbuf_printf(s, "<wbr/>");
+  }
+}
+
 /* ------------------------------------------------------- log-log plot */
+
+/* How an axis labels its decades. */
+typedef enum axis_kind { AXIS_PLAIN, AXIS_TIME_NS, AXIS_FLOPS } axis_kind;
 
 typedef struct plot {
   optic_strbuf *s;
   double x0, x1, y0, y1; /* log10 ranges */
   int id;                /* unique in the document: names the clip path of the frame */
 } plot;
+
+/* A decade's label with its unit: "1 us", "10 ms" for times in ns, "1 GFLOP/s". */
+static void decade_label(char *buf, size_t size, double d, axis_kind kind) {
+  double v = pow(10, d);
+  if (kind == AXIS_TIME_NS) {
+    report_fmt_time(buf, size, v);
+  } else if (kind == AXIS_FLOPS) {
+    static const char *const units[] = {"FLOP/s", "kFLOP/s", "MFLOP/s", "GFLOP/s", "TFLOP/s", "PFLOP/s"};
+    int k = (int)floor(d / 3);
+    if (k < 0) k = 0;
+    if (k > 5) k = 5;
+    snprintf(buf, size, "%g %s", pow(10, d - 3 * k), units[k]);
+  } else {
+    snprintf(buf, size, "%g", v);
+  }
+}
 
 static int plot_count; /* per process: ids stay unique within one report */
 
@@ -56,7 +85,8 @@ static void range(double lo, double hi, double *l0, double *l1) {
 }
 
 static void plot_begin(plot *p, optic_strbuf *s, double xlo, double xhi, double ylo, double yhi, const char *title,
-                       const char *xlabel, const char *ylabel) {
+                       const char *xlabel, axis_kind xk, const char *ylabel, axis_kind yk) {
+  char lab[48];
   p->s = s;
   range(xlo, xhi, &p->x0, &p->x1);
   range(ylo, yhi, &p->y0, &p->y1);
@@ -73,14 +103,16 @@ static void plot_begin(plot *p, optic_strbuf *s, double xlo, double xhi, double 
   for (double d = p->x0; d <= p->x1 + 1e-9; d++) {
     double x = px(p, pow(10, d));
     optic_strbuf_printf(s, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", x, MT, x, H - MB);
-    optic_strbuf_printf(s, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">1e%g</text>\n", x,
-                        H - MB + 15, d);
+    decade_label(lab, sizeof lab, d, xk);
+    optic_strbuf_printf(s, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n", x,
+                        H - MB + 15, lab);
   }
   for (double d = p->y0; d <= p->y1 + 1e-9; d++) {
     double y = py(p, pow(10, d));
     optic_strbuf_printf(s, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", ML, y, W - MR, y);
-    optic_strbuf_printf(s, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">1e%g</text>\n", ML - 4,
-                        y + 4, d);
+    decade_label(lab, sizeof lab, d, yk);
+    optic_strbuf_printf(s, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>\n", ML - 4,
+                        y + 4, lab);
   }
   optic_strbuf_printf(s, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">", (W + ML - MR) / 2, H - 12);
   esc(s, xlabel);
@@ -118,7 +150,7 @@ static void plot_estimates(optic_strbuf *s, const report *r) {
     lo = fmin(lo, fmin(c->time_ns, c->est_time_ns));
     hi = fmax(hi, fmax(c->time_ns, c->est_time_ns));
   }
-  optic_strbuf_printf(s, "<h2>Estimated vs measured time</h2>\n");
+  optic_strbuf_printf(s, "<h2 id=\"estimates\">Estimated vs measured time</h2>\n");
   if (n == 0) {
     optic_strbuf_printf(s, "<p>No case in this run carries the compiler's estimate (<code>est_time_ns</code>): "
                            "the graph-backed suites (compile + run through the runtime) set it, with "
@@ -127,10 +159,11 @@ static void plot_estimates(optic_strbuf *s, const report *r) {
     return;
   }
   optic_strbuf_printf(s, "<p>Each point is a case: x the compiler's estimate, y the measured time per iteration "
-                         "(log-log). The line is y = x; the band is &#177;25%%.</p>\n");
+                         "(log-log). The line is y = x; the band is &#177;25%% (green points inside it, red "
+                         "outside; above the line: slower than estimated).</p>\n");
   plot p;
-  plot_begin(&p, s, lo / 1.3, hi * 1.3, lo / 1.3, hi * 1.3, "estimated vs measured time", "estimated time (ns)",
-             "measured time (ns)");
+  plot_begin(&p, s, lo / 1.3, hi * 1.3, lo / 1.3, hi * 1.3, "estimated vs measured time", "estimated time",
+             AXIS_TIME_NS, "measured time", AXIS_TIME_NS);
   double a = pow(10, p.x0), b = pow(10, p.x1);
   optic_strbuf_printf(s, "<polygon fill=\"#cce5ff\" fill-opacity=\"0.6\" clip-path=\"url(#optic-frame-%d)\" "
                          "points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
@@ -141,9 +174,10 @@ static void plot_estimates(optic_strbuf *s, const report *r) {
   for (size_t i = 0; i < r->n_cases; i++) {
     const report_case *c = &r->cases[i];
     if (isnan(c->ratio) || c->time_ns <= 0 || c->est_time_ns <= 0) continue;
-    char tip[1200];
-    snprintf(tip, sizeof tip, "%s: measured %.4g ns, estimated %.4g ns (x%.2f)", c->name, c->time_ns, c->est_time_ns,
-             c->ratio);
+    char tip[1200], a[32], b[32];
+    report_fmt_time(a, sizeof a, c->time_ns);
+    report_fmt_time(b, sizeof b, c->est_time_ns);
+    snprintf(tip, sizeof tip, "%s: measured %s, estimated %s (%.2fx)", c->name, a, b, c->ratio);
     plot_point(&p, c->est_time_ns, c->time_ns, fabs(log(c->ratio)) <= log(1.25) ? "#1a7f37" : "#cf222e", tip);
   }
   plot_end(&p);
@@ -159,7 +193,7 @@ static void plot_roofline(optic_strbuf *s, const report *r) {
     n++;
     lo = fmin(lo, c->intensity), hi = fmax(hi, c->intensity), ylo = fmin(ylo, c->achieved_flops);
   }
-  optic_strbuf_printf(s, "<h2>Roofline</h2>\n");
+  optic_strbuf_printf(s, "<h2 id=\"roofline\">Roofline</h2>\n");
   if (n == 0) {
     optic_strbuf_printf(s, "<p>No case in this run has both a flop and a byte figure (<code>est_flops</code> and "
                            "<code>est_bytes</code>, or the <code>GFLOP/s</code> and <code>GB/s</code> counters, "
@@ -176,7 +210,7 @@ static void plot_roofline(optic_strbuf *s, const report *r) {
                       m->peak_flops * 1e-9, m->dram_bandwidth * 1e-9, m->cache_bandwidth * 1e-9);
   plot p;
   plot_begin(&p, s, lo, hi, fmin(ylo, lo * m->dram_bandwidth) / 2, m->peak_flops * 2, "roofline",
-             "arithmetic intensity (flop/byte)", "FLOP/s");
+             "arithmetic intensity (flop/byte)", AXIS_PLAIN, "achieved", AXIS_FLOPS);
   double a = pow(10, p.x0), b = pow(10, p.x1);
   double xd[3] = {a, ridge_dram, b}, yd[3] = {a * m->dram_bandwidth, m->peak_flops, m->peak_flops};
   double xc[3] = {a, ridge_cache, b}, yc[3] = {a * m->cache_bandwidth, m->peak_flops, m->peak_flops};
@@ -192,41 +226,54 @@ static void plot_roofline(optic_strbuf *s, const report *r) {
   plot_end(&p);
 }
 
+/* Pixels a label of n characters takes at font-size 11 (sans-serif averages
+ * about 0.6 em per character; a little more keeps long names whole). */
+static int label_px(size_t n) { return (int)(n * 6.6) + 12; }
+
 /* Horizontal bars per op: measured (solid) and estimated (outline). */
 static void plot_ops(optic_strbuf *s, const report *r) {
-  optic_strbuf_printf(s, "<h2>Per-op time</h2>\n");
+  optic_strbuf_printf(s, "<h2 id=\"per-op\">Per-op time</h2>\n");
   size_t shown = 0;
   for (size_t i = 0; i < r->n_cases; i++) {
     const report_case *c = &r->cases[i];
     if (c->n_ops == 0) continue;
     double maxv = 0;
+    size_t longest = 0;
     for (size_t k = 0; k < c->n_ops; k++) {
       if (!isnan(c->ops[k].measured_ns)) maxv = fmax(maxv, c->ops[k].measured_ns);
       if (!isnan(c->ops[k].estimated_ns)) maxv = fmax(maxv, c->ops[k].estimated_ns);
+      if (strlen(c->ops[k].op) > longest) longest = strlen(c->ops[k].op);
     }
     if (maxv <= 0) continue;
     shown++;
-    int row = 22, h = MT + row * (int)c->n_ops + 30, left = 160, width = W - left - 20;
+    int row = 22, h = MT + row * (int)c->n_ops + 30, left = label_px(longest), width = 460, w = left + width + 20;
+    char full[32], t[32];
+    report_fmt_time(full, sizeof full, maxv);
     optic_strbuf_printf(s, "<p>");
     esc(s, c->name);
     optic_strbuf_printf(s, ": time per op and iteration, measured (filled) and estimated (outline).</p>\n");
     optic_strbuf_printf(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-                        W, h, W, h);
+                        w, h, w, h);
     for (size_t k = 0; k < c->n_ops; k++) {
       const report_op_time *o = &c->ops[k];
       int y = MT + row * (int)k;
       optic_strbuf_printf(s, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">", left - 6, y + 13);
       esc(s, o->op);
       optic_strbuf_printf(s, "</text>\n");
-      if (!isnan(o->measured_ns))
-        optic_strbuf_printf(s, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"#0969da\"><title>%.4g ns measured</title></rect>\n",
-                            left, y + 2, width * o->measured_ns / maxv, o->measured_ns);
-      if (!isnan(o->estimated_ns))
-        optic_strbuf_printf(s, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"none\" stroke=\"#cf222e\" stroke-width=\"2\"><title>%.4g ns estimated</title></rect>\n",
-                            left, y + 2, width * o->estimated_ns / maxv, o->estimated_ns);
+      if (!isnan(o->measured_ns)) {
+        report_fmt_time(t, sizeof t, o->measured_ns);
+        optic_strbuf_printf(s, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"#0969da\"><title>%s "
+                               "measured</title></rect>\n", left, y + 2, width * o->measured_ns / maxv, t);
+      }
+      if (!isnan(o->estimated_ns)) {
+        report_fmt_time(t, sizeof t, o->estimated_ns);
+        optic_strbuf_printf(s, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"none\" stroke=\"#cf222e\" "
+                               "stroke-width=\"2\"><title>%s estimated</title></rect>\n",
+                            left, y + 2, width * o->estimated_ns / maxv, t);
+      }
     }
-    optic_strbuf_printf(s, "<text x=\"%d\" y=\"%d\" font-size=\"11\">full bar = %.4g ns</text>\n</svg>\n", left,
-                        h - 8, maxv);
+    optic_strbuf_printf(s, "<text x=\"%d\" y=\"%d\" font-size=\"11\">full bar = %s</text>\n</svg>\n", left, h - 8,
+                        full);
   }
   if (shown == 0)
     optic_strbuf_printf(s, "<p>No case in this run reports per-op times: a benchmark that runs a program under "
@@ -235,50 +282,78 @@ static void plot_ops(optic_strbuf *s, const report *r) {
                            "plot appears when a run has them.</p>\n");
 }
 
-/* One row per computed ratio: a bar from 1 to the ratio on a log2 axis
- * (1/4 .. 4, clamped), coloured by status, with the bar's threshold marked. */
+/* One row per computed ratio the report lists: a bar from 1 to the ratio
+ * oriented so that right is better for optic, on a log2 axis from 1/4 to 4;
+ * a ratio beyond the axis ends in an arrow with its value and "off scale".
+ * Coloured by status, with the bar's threshold marked. */
 static void plot_ratios(optic_strbuf *s, const report *r) {
-  size_t n = 0;
-  for (size_t i = 0; i < r->n_ratios; i++) n += !isnan(r->ratios[i].ratio);
-  optic_strbuf_printf(s, "<h2>Peer ratios</h2>\n");
+  size_t n = 0, longest = 0;
+  for (size_t i = 0; i < r->n_ratios; i++) {
+    const report_ratio *q = &r->ratios[i];
+    if (isnan(q->ratio) || !report_ratio_listed(r, q)) continue;
+    n++;
+    if (strlen(q->name) > longest) longest = strlen(q->name);
+  }
+  optic_strbuf_printf(s, "<h2 id=\"peer-ratios\">Peer ratios</h2>\n");
   if (n == 0) {
     optic_strbuf_printf(s, "<p>No ratio of <code>bench/ratios.json</code> could be computed: neither side of "
                            "any pair ran (the default and full runs include them).</p>\n");
     return;
   }
-  int row = 20, left = 260, width = W - left - 20, h = MT + row * (int)n + 30;
+  int row = 20, left = label_px(longest), width = 420, w = left + width + 150, h = MT + row * (int)n + 30;
   double lo = -2, hi = 2; /* log2 range */
 #define RX(v) (left + (fmin(fmax(log2(v), lo), hi) - lo) / (hi - lo) * width)
-  optic_strbuf_printf(s, "<p>Our figure / the peer's, per named ratio (log scale, 1/4 to 4; green PASS, red FAIL, "
-                         "grey INFO or N/A); the black tick is the bar.</p>\n");
+  optic_strbuf_printf(s, "<p>One bar per ratio: optic against its peer in the same run, <strong>oriented so that "
+                         "right of 1 is better for optic</strong> (where a smaller ours/peer is better, e.g. a time, "
+                         "the bar shows peer/ours). Log scale from 1/4 to 4; a ratio beyond it ends in an arrow "
+                         "marked <em>off scale</em> with its value. Green PASS, red FAIL, grey INFO (no bar) or N/A; "
+                         "the black tick is the bar in the same orientation.</p>\n");
   optic_strbuf_printf(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n"
-                         "<title>peer ratios</title>\n", W, h, W, h);
+                         "<title>peer ratios, right is better for optic</title>\n", w, h, w, h);
   const double ticks[] = {0.25, 0.5, 1, 2, 4};
   for (int t = 0; t < 5; t++) {
     optic_strbuf_printf(s, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"/>\n", RX(ticks[t]), MT,
                         RX(ticks[t]), h - 24, ticks[t] == 1 ? "#444" : "#ddd");
-    optic_strbuf_printf(s, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%g</text>\n",
+    optic_strbuf_printf(s, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%gx</text>\n",
                         RX(ticks[t]), h - 10, ticks[t]);
   }
+  optic_strbuf_printf(s, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"start\">better for optic "
+                         "&#8594;</text>\n", RX(4.0) + 8, h - 10);
   int k = 0;
   for (size_t i = 0; i < r->n_ratios; i++) {
     const report_ratio *q = &r->ratios[i];
-    if (isnan(q->ratio)) continue;
+    if (isnan(q->ratio) || !report_ratio_listed(r, q)) continue;
+    double o = report_ratio_oriented(q);
     int y = MT + row * k++;
-    double x0 = RX(1.0), x1 = RX(q->ratio);
+    bool off = !(o >= 0.25 && o <= 4);
+    double x0 = RX(1.0), x1 = RX(o > 0 ? o : 1e-300);
     const char *color = q->status == REPORT_PASS ? "#1a7f37" : q->status == REPORT_FAIL ? "#cf222e" : "#8c959f";
     optic_strbuf_printf(s, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">", left - 6, y + 13);
     esc(s, q->name);
     optic_strbuf_printf(s, "</text>\n<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"14\" fill=\"%s\"><title>",
                         fmin(x0, x1), y + 2, fmax(fabs(x1 - x0), 1.0), color);
     esc(s, q->name);
-    optic_strbuf_printf(s, ": %.3f (%s)</title></rect>\n", q->ratio, report_status_name(q->status));
-    if (q->has_min)
+    optic_strbuf_printf(s, ": %.3gx (%s)</title></rect>\n", o, report_status_name(q->status));
+    if (off) {
+      /* An arrowhead past the clamped end, pointing the way the ratio goes. */
+      double dir = o > 4 ? 1 : -1, tip = x1 + dir * 8;
+      optic_strbuf_printf(s, "<polygon points=\"%.1f,%d %.1f,%d %.1f,%d\" fill=\"%s\"/>\n", x1, y + 1, tip, y + 9, x1,
+                          y + 17, color);
+    }
+    double tx = o > 1 ? fmax(x0, x1) + (off ? 12 : 4) : x0 + 4;
+    optic_strbuf_printf(s, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%.3gx%s</text>\n", tx, y + 13, o,
+                        off ? " off scale" : "");
+    bool up = report_ratio_higher_better(q);
+    if (q->has_min) {
+      double b = up ? q->bar_min : 1.0 / q->bar_min;
       optic_strbuf_printf(s, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\" stroke-width=\"2\"/>\n",
-                          RX(q->bar_min), y, RX(q->bar_min), y + 18);
-    if (q->has_max)
+                          RX(b), y, RX(b), y + 18);
+    }
+    if (q->has_max) {
+      double b = up ? q->bar_max : 1.0 / q->bar_max;
       optic_strbuf_printf(s, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\" stroke-width=\"2\"/>\n",
-                          RX(q->bar_max), y, RX(q->bar_max), y + 18);
+                          RX(b), y, RX(b), y + 18);
+    }
   }
 #undef RX
   optic_strbuf_printf(s, "</svg>\n");
@@ -286,39 +361,55 @@ static void plot_ratios(optic_strbuf *s, const report *r) {
 
 /* ---------------------------------------------------------- the tables */
 
-static void cell_num(optic_strbuf *s, const char *fmt, double v) {
-  optic_strbuf_printf(s, "<td>");
-  if (isnan(v)) {
-    optic_strbuf_printf(s, "-");
-  } else {
-    optic_strbuf_printf(s, fmt, v);
-  }
+static void cell_text(optic_strbuf *s, const char *text) {
+  optic_strbuf_printf(s, "<td class=\"n\">");
+  esc(s, text);
   optic_strbuf_printf(s, "</td>");
 }
 
-static void tables(optic_strbuf *s, const report *r) {
-  optic_strbuf_printf(s, "<p>From <code>bench/ratios.json</code>: our figure / the peer's, "
-                         "measured in the same run, %s clock (statuses as <code>bench/ratios.py</code>).</p>\n"
-                         "<table>\n<tr><th>status</th><th>ratio</th><th>bar</th><th>metric</th><th>ours</th>"
-                         "<th>peer</th><th>what</th></tr>\n",
+static void cell_time(optic_strbuf *s, double ns) {
+  char t[32];
+  report_fmt_time(t, sizeof t, ns);
+  cell_text(s, t);
+}
+
+static void cell_bytes(optic_strbuf *s, double b) {
+  char t[32];
+  report_fmt_bytes(t, sizeof t, b);
+  cell_text(s, t);
+}
+
+static void ratio_table(optic_strbuf *s, const report *r) {
+  optic_strbuf_printf(s, "<p>From <code>bench/ratios.json</code>, both sides measured in the same run, %s clock. "
+                         "<strong>optic vs peer</strong> is oriented like the plot: above 1 is better for optic. "
+                         "<em>ours / peer</em> and its bar are the spec's own terms (as <code>bench/ratios.py</code> "
+                         "prints them).</p>\n<table>\n<tr><th>status</th><th>optic vs peer</th><th>bar</th>"
+                         "<th>ours</th><th>peer</th><th>ours / peer (bar)</th><th>what</th></tr>\n",
                       r->cpu_clock ? "critical-path CPU" : "wall");
   for (size_t i = 0; i < r->n_ratios; i++) {
     const report_ratio *q = &r->ratios[i];
-    optic_strbuf_printf(s, "<tr class=\"%s\"><td>%s</td>", q->status == REPORT_FAIL ? "fail" : "",
+    if (!report_ratio_listed(r, q)) continue;
+    char o[32] = "-", bar[64], v[48];
+    double ov = report_ratio_oriented(q);
+    if (!isnan(ov)) snprintf(o, sizeof o, "%.3gx", ov);
+    report_fmt_oriented_bar(bar, sizeof bar, q);
+    optic_strbuf_printf(s, "<tr class=\"%s\"><td class=\"n\">%s</td>", q->status == REPORT_FAIL ? "fail" : "",
                         report_status_name(q->status));
-    cell_num(s, "%.3f", q->ratio);
-    optic_strbuf_printf(s, "<td>");
-    if (q->has_min) optic_strbuf_printf(s, "&#8805; %g ", q->bar_min);
-    if (q->has_max) optic_strbuf_printf(s, "&#8804; %g", q->bar_max);
-    optic_strbuf_printf(s, "</td><td>");
-    esc(s, q->metric);
-    optic_strbuf_printf(s, "</td><td>");
-    if (!isnan(q->ours_value)) optic_strbuf_printf(s, "%.4g ", q->ours_value);
-    esc(s, q->ours);
-    optic_strbuf_printf(s, "</td><td>");
-    if (!isnan(q->peer_value)) optic_strbuf_printf(s, "%.4g ", q->peer_value);
-    esc(s, q->peer);
-    optic_strbuf_printf(s, "</td><td>");
+    cell_text(s, o);
+    cell_text(s, bar);
+    const char *side[2] = {q->ours, q->peer};
+    double val[2] = {q->ours_value, q->peer_value};
+    for (int k = 0; k < 2; k++) {
+      report_fmt_metric(v, sizeof v, q->metric, val[k]);
+      optic_strbuf_printf(s, "<td><span class=\"n\">%s</span><br/><small>", isnan(val[k]) ? "absent" : v);
+      esc_name(s, side[k]);
+      optic_strbuf_printf(s, "</small></td>");
+    }
+    optic_strbuf_printf(s, "<td class=\"n\">");
+    if (!isnan(q->ratio)) optic_strbuf_printf(s, "%.3f ", q->ratio);
+    if (q->has_min) optic_strbuf_printf(s, "(&#8805; %g)", q->bar_min);
+    if (q->has_max) optic_strbuf_printf(s, "(&#8804; %g)", q->bar_max);
+    optic_strbuf_printf(s, "</td><td class=\"what\">");
     esc(s, q->name);
     optic_strbuf_printf(s, ": ");
     esc(s, q->description);
@@ -329,36 +420,80 @@ static void tables(optic_strbuf *s, const report *r) {
     }
     optic_strbuf_printf(s, "</td></tr>\n");
   }
-  optic_strbuf_printf(s, "</table>\n<h2>Cases</h2>\n<table>\n<tr><th>case</th><th>measured ns</th>"
-                         "<th>estimated ns</th><th>meas/est</th><th>%% of bound</th><th>bound</th>"
-                         "<th>est peak bytes</th><th>measured peak bytes</th><th>peer ratio</th></tr>\n");
+  optic_strbuf_printf(s, "</table>\n");
+  if (r->summary.not_run > 0)
+    optic_strbuf_printf(s, "<p>%zu bars are not listed: the run's <code>--filter</code> did not select both of their "
+                           "benchmarks, so they cannot be decided.</p>\n", r->summary.not_run);
+}
+
+static void case_table(optic_strbuf *s, const report *r) {
+  bool mem = report_any_measured_mem(r);
+  optic_strbuf_printf(s, "<h2 id=\"cases\">Cases</h2>\n<p>Measured: Google Benchmark's real time per iteration "
+                         "(the median over repetitions). meas/est: measured over the compiler's estimate "
+                         "(above 1: slower than estimated). %% of bound: the share of the machine model's bound "
+                         "reached (the binding term after it). optic vs peer: as above, above 1 better for "
+                         "optic.%s</p>\n<table>\n<tr><th>case</th><th>measured</th><th>estimated</th><th>meas/est</th>"
+                         "<th>%% of bound</th><th>rate</th><th>est. peak memory</th>%s<th>optic vs peer</th></tr>\n",
+                      mem ? "" : " No case in this run measures its memory (a <code>mem_peak_bytes</code>, "
+                                 "<code>peak_bytes</code> or <code>maxrss_delta_bytes</code> counter), so only the "
+                                 "estimate is shown.",
+                      mem ? "<th>measured peak memory (meas/est)</th>" : "");
   for (size_t i = 0; i < r->n_cases; i++) {
     const report_case *c = &r->cases[i];
     optic_strbuf_printf(s, "<tr><td>");
-    esc(s, c->name);
+    esc_name(s, c->name);
     if (c->error) {
-      optic_strbuf_printf(s, "</td><td colspan=\"8\">error: ");
+      optic_strbuf_printf(s, "</td><td colspan=\"%d\">error: ", mem ? 8 : 7);
       esc(s, c->error);
       optic_strbuf_printf(s, "</td></tr>\n");
       continue;
     }
     optic_strbuf_printf(s, "</td>");
-    cell_num(s, "%.4g", c->time_ns);
-    cell_num(s, "%.4g", c->est_time_ns);
-    cell_num(s, "%.2f", c->ratio);
-    cell_num(s, "%.0f%%", c->bound_pct);
-    optic_strbuf_printf(s, "<td>%s</td>", report_bound_name(c->bound));
-    cell_num(s, "%.4g", c->est_peak_bytes);
-    cell_num(s, "%.4g", !isnan(c->peak_bytes) ? c->peak_bytes : c->maxrss_delta_bytes);
-    optic_strbuf_printf(s, "<td>");
+    cell_time(s, c->time_ns);
+    cell_time(s, c->est_time_ns);
+    char t[64] = "-";
+    if (!isnan(c->ratio)) snprintf(t, sizeof t, "%.2fx", c->ratio);
+    cell_text(s, t);
+    snprintf(t, sizeof t, "-");
+    if (!isnan(c->bound_pct)) snprintf(t, sizeof t, "%.0f%% %s", c->bound_pct, report_bound_name(c->bound));
+    cell_text(s, t);
+    if (!isnan(c->gflops)) {
+      report_fmt_metric(t, sizeof t, "GFLOP/s", c->gflops);
+    } else {
+      report_fmt_metric(t, sizeof t, "GB/s", c->gbs);
+    }
+    cell_text(s, t);
+    cell_bytes(s, c->est_peak_bytes);
+    if (mem) {
+      double mm = report_case_measured_mem(c);
+      char b[32];
+      report_fmt_bytes(b, sizeof b, mm);
+      if (!isnan(mm) && c->est_peak_bytes > 0) {
+        snprintf(t, sizeof t, "%s (%.2fx)", b, mm / c->est_peak_bytes);
+      } else {
+        snprintf(t, sizeof t, "%s", b);
+      }
+      cell_text(s, t);
+    }
+    snprintf(t, sizeof t, "-");
     if (c->peer_ratio >= 0) {
       const report_ratio *q = &r->ratios[c->peer_ratio];
-      if (!isnan(q->ratio)) optic_strbuf_printf(s, "%.3f ", q->ratio);
-      optic_strbuf_printf(s, "%s", report_status_name(q->status));
+      double o = report_ratio_oriented(q);
+      if (!isnan(o)) {
+        snprintf(t, sizeof t, "%.3gx %s", o, report_status_name(q->status));
+      } else {
+        snprintf(t, sizeof t, "%s", report_status_name(q->status));
+      }
     }
-    optic_strbuf_printf(s, "</td></tr>\n");
+    cell_text(s, t);
+    optic_strbuf_printf(s, "</tr>\n");
   }
   optic_strbuf_printf(s, "</table>\n");
+}
+
+static void tables(optic_strbuf *s, const report *r) {
+  ratio_table(s, r);
+  case_table(s, r);
 }
 
 optic_status report_write_html(const report *r, const char *path) {
@@ -366,22 +501,28 @@ optic_status report_write_html(const report *r, const char *path) {
   const optic_machine *m = &r->machine;
   const report_summary *sm = &r->summary;
   optic_strbuf_printf(&s, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+                          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
                           "<title>optic benchmark report</title>\n<style>\n"
                           "body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em}\n"
-                          "table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:2px 6px;"
-                          "text-align:left}tr.fail td{background:#ffebe9}code{font-size:12px}\n</style>\n</head>\n<body>\n"
-                          "<h1>optic benchmark report</h1>\n<p><strong>Summary.</strong> ");
+                          "table{border-collapse:collapse;font-size:12px;max-width:100%%}td,th{border:1px solid #ccc;"
+                          "padding:2px 6px;text-align:left;vertical-align:top}tr.fail td{background:#ffebe9}\n"
+                          "td.n{white-space:nowrap}td.what{min-width:14em}small{color:#444;overflow-wrap:anywhere}\n"
+                          "code{font-size:12px;overflow-wrap:anywhere;word-break:break-all}svg{max-width:100%%;"
+                          "height:auto}\ndetails code{display:block;max-height:12em;overflow-y:auto}\n</style>\n"
+                          "</head>\n<body>\n<h1>optic benchmark report</h1>\n<p><strong>Summary.</strong> ");
   if (sm->estimated > 0) {
     optic_strbuf_printf(&s, "Estimates: median |ln(measured/estimated)| %.3f over %zu cases, %.0f%% within 2&#215;. ",
                         sm->median_abs_log, sm->estimated, 100.0 * sm->within_2x);
   } else {
     optic_strbuf_printf(&s, "Estimates: no case in this run carries <code>est_time_ns</code>. ");
   }
-  optic_strbuf_printf(&s, "Peer bars: %zu of %zu met (PASS %zu, FAIL %zu, INFO %zu, N/A %zu, MISSING %zu).</p>\n",
+  optic_strbuf_printf(&s, "Peer bars: %zu of %zu met (PASS %zu, FAIL %zu, INFO %zu, N/A %zu, MISSING %zu).",
                       sm->pass, sm->pass + sm->fail, sm->pass, sm->fail, sm->info, sm->na, sm->missing);
-  optic_strbuf_printf(&s, "<p>Run: mode %s, %d repetition(s), filter <code>", r->mode, r->repetitions);
-  esc(&s, r->filter);
-  optic_strbuf_printf(&s, "</code>; %s, CPU ", optic_jv_get_str(r->context, "date", "date unknown"));
+  if (sm->not_run) optic_strbuf_printf(&s, " %zu bars not decided (the filter did not select them).", sm->not_run);
+  optic_strbuf_printf(&s, " Every ratio to a peer is shown so that <strong>above 1 is better for optic</strong>.</p>\n");
+  size_t flen = strlen(r->filter);
+  optic_strbuf_printf(&s, "<p>Run: mode %s, %d repetition(s); %s, CPU ", r->mode, r->repetitions,
+                      optic_jv_get_str(r->context, "date", "date unknown"));
   esc(&s, optic_jv_get_str(r->context, "optic_cpu_model", "unknown"));
   optic_strbuf_printf(&s, ", ISA %s, OpenBLAS core ", optic_jv_get_str(r->context, "optic_isa", "unknown"));
   esc(&s, optic_jv_get_str(r->context, "optic_openblas_core", "unknown"));
@@ -392,7 +533,11 @@ optic_status report_write_html(const report *r, const char *path) {
     optic_strbuf_printf(&s, "%s%.2f", i ? ", " : "", load->items[i].number);
   optic_strbuf_printf(&s, " (wall-clock figures on a shared machine are noisy; ratios to a peer in the same "
                           "run are the robust ones).</p>\n");
-  optic_strbuf_printf(&s, "<h2>Machine model</h2>\n<p><code>");
+  /* The default set's filter names every bar's benchmarks (thousands of characters): folded. */
+  optic_strbuf_printf(&s, "<details><summary>Benchmark filter (%zu characters)</summary><code>", flen);
+  esc(&s, r->filter);
+  optic_strbuf_printf(&s, "</code></details>\n");
+  optic_strbuf_printf(&s, "<h2 id=\"machine\">Machine model</h2>\n<p><code>");
   esc(&s, r->machine_file);
   optic_strbuf_printf(&s, "</code>: %s, FMA peak %.4g GFLOP/s, exp %.4g G/s, cache %.4g GB/s up to %.4g MiB, "
                           "DRAM %.4g GB/s, %.4g ns per op, %d cores. Source: ",

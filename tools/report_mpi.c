@@ -121,12 +121,14 @@ optic_status report_run_pod_mpi(const char *bench, const char *filter, int reps,
   int n_sel = select_names(filter, n);
   char *np[N_NAMES];
   for (int i = 0; i < N_NAMES; i++) np[i] = n[i];
-  report_progress prog = {.names = np, .n_names = (size_t)n_sel, .total = (size_t)n_sel, .t0 = optic_now_ns(),
-                          .tty = isatty(STDERR_FILENO)};
+  report_progress prog;
+  optic_status pst = report_progress_init(&prog, np, (size_t)n_sel, 1, isatty(STDERR_FILENO));
+  if (pst != OPTIC_OK) return pst;
   fprintf(stderr, "report: running %s under %s -np 2, %s repetitions\n", exe, launcher, reps_s);
   remove(out_json);
   bool timed_out;
   int rc = report_run_child(argv, log_path, timeout_s, &prog, &timed_out);
+  report_progress_free(&prog);
   if (timed_out)
     return optic_fail(OPTIC_ERR_TIMEOUT, "report: optic_bench_pod_mpi ran past %g s (log: %s)", timeout_s, log_path);
   if (rc != 0) return optic_fail(OPTIC_ERR_IO, "report: %s -np 2 %s exited with %d (log: %s)", launcher, exe, rc, log_path);

@@ -1,4 +1,4 @@
-/* `optic report`'s console table and report.json (Google Benchmark's JSON,
+/* `optic report`'s report.json (Google Benchmark's JSON,
  * unchanged, plus context.optic with the machine model, the facts of the
  * run, the per-case analysis, the peer ratios and the summary). */
 #include <math.h>
@@ -9,133 +9,6 @@
 
 #include "core/error.h"
 #include "tools/report.h"
-
-static void fmt_time(char *buf, size_t size, double ns) {
-  if (isnan(ns)) {
-    snprintf(buf, size, "-");
-  } else if (ns >= 1e9) {
-    snprintf(buf, size, "%.3g s", ns * 1e-9);
-  } else if (ns >= 1e6) {
-    snprintf(buf, size, "%.3g ms", ns * 1e-6);
-  } else if (ns >= 1e3) {
-    snprintf(buf, size, "%.3g us", ns * 1e-3);
-  } else {
-    snprintf(buf, size, "%.3g ns", ns);
-  }
-}
-
-static void fmt_bytes(char *buf, size_t size, double b) {
-  if (isnan(b)) {
-    snprintf(buf, size, "-");
-  } else if (b >= 1 << 30) {
-    snprintf(buf, size, "%.3gGiB", b / (1 << 30));
-  } else if (b >= 1 << 20) {
-    snprintf(buf, size, "%.3gMiB", b / (1 << 20));
-  } else if (b >= 1 << 10) {
-    snprintf(buf, size, "%.3gKiB", b / (1 << 10));
-  } else {
-    snprintf(buf, size, "%.0fB", b);
-  }
-}
-
-static void fmt_num(char *buf, size_t size, const char *fmt, double v) {
-  if (isnan(v)) {
-    snprintf(buf, size, "-");
-  } else {
-    snprintf(buf, size, fmt, v);
-  }
-}
-
-static void bar_text(char *buf, size_t size, const report_ratio *q) {
-  if (q->has_min && q->has_max) {
-    snprintf(buf, size, ">= %g and <= %g", q->bar_min, q->bar_max);
-  } else if (q->has_min) {
-    snprintf(buf, size, ">= %g", q->bar_min);
-  } else if (q->has_max) {
-    snprintf(buf, size, "<= %g", q->bar_max);
-  } else {
-    snprintf(buf, size, "-");
-  }
-}
-
-void report_print(const report *r, FILE *out) {
-  const optic_machine *m = &r->machine;
-  fprintf(out, "machine %s: %.4g GFLOP/s, %.4g Gexp/s, cache %.4g GB/s (<= %.3g MiB), DRAM %.4g GB/s, %.3g ns/op, %d cores\n",
-          m->name, m->peak_flops * 1e-9, m->peak_transcendentals * 1e-9, m->cache_bandwidth * 1e-9,
-          m->cache_bytes / (1 << 20), m->dram_bandwidth * 1e-9, m->op_overhead_ns, (int)m->cores);
-  fprintf(out, "  (%s; %s)\n", r->machine_file, m->source);
-  int w = 20;
-  for (size_t i = 0; i < r->n_cases; i++) {
-    int len = (int)strlen(r->cases[i].name);
-    if (len > w) w = len;
-  }
-  if (w > 72) w = 72;
-  fprintf(out, "\n%-*s %10s %10s %8s %11s %9s %9s %17s\n", w, "case", "measured", "estimated", "meas/est",
-          "% of bound", "peer", "vs peer", "mem est/meas");
-  for (size_t i = 0; i < r->n_cases; i++) {
-    const report_case *c = &r->cases[i];
-    char meas[32], est[32], ratio[32], pct[40], peer[32] = "-", vs[32] = "-", me[32], mm[32];
-    if ((int)strlen(c->name) > w) fprintf(out, "%s\n%-*s", c->name, w, "");
-    else fprintf(out, "%-*s", w, c->name);
-    if (c->error) {
-      fprintf(out, " ERROR: %s\n", c->error);
-      continue;
-    }
-    fmt_time(meas, sizeof meas, c->time_ns);
-    fmt_time(est, sizeof est, c->est_time_ns);
-    fmt_num(ratio, sizeof ratio, "%.2f", c->ratio);
-    if (isnan(c->bound_pct)) {
-      snprintf(pct, sizeof pct, "-");
-    } else {
-      snprintf(pct, sizeof pct, "%.0f%% %s", c->bound_pct, report_bound_name(c->bound));
-    }
-    if (c->peer_ratio >= 0) {
-      const report_ratio *q = &r->ratios[c->peer_ratio];
-      if (strcmp(q->metric, "real_time") == 0 || strcmp(q->metric, "cpu_time") == 0) {
-        fmt_time(peer, sizeof peer, q->peer_value);
-      } else {
-        fmt_num(peer, sizeof peer, "%.4g", q->peer_value);
-      }
-      if (!isnan(q->ratio)) snprintf(vs, sizeof vs, "%.2f %s", q->ratio, report_status_name(q->status));
-      else snprintf(vs, sizeof vs, "%s", report_status_name(q->status));
-    }
-    fmt_bytes(me, sizeof me, c->est_peak_bytes);
-    fmt_bytes(mm, sizeof mm, !isnan(c->peak_bytes) ? c->peak_bytes : c->maxrss_delta_bytes);
-    char mem[72];
-    snprintf(mem, sizeof mem, "%s/%s", me, mm);
-    fprintf(out, " %10s %10s %8s %11s %9s %9s %17s\n", meas, est, ratio, pct, peer, vs,
-            (isnan(c->est_peak_bytes) && isnan(c->peak_bytes) && isnan(c->maxrss_delta_bytes)) ? "-" : mem);
-  }
-
-  if (r->n_ratios > 0)
-    fprintf(out, "\npeer ratios (bench/ratios.json: ours / peer, same run, %s clock)\n",
-            r->cpu_clock ? "critical-path CPU" : "wall");
-  for (size_t i = 0; i < r->n_ratios; i++) {
-    const report_ratio *q = &r->ratios[i];
-    char bar[64];
-    bar_text(bar, sizeof bar, q);
-    if (q->status == REPORT_MISSING) {
-      fprintf(out, "  %-7s %-36s bar %s; %s %s / %s absent or errored%s%s\n", "MISSING", q->name, bar, q->metric,
-              isnan(q->ours_value) ? q->ours : "", isnan(q->peer_value) ? q->peer : "", q->note[0] ? ": " : "",
-              q->note);
-      continue;
-    }
-    fprintf(out, "  %-7s %-36s ratio %.3f (bar %s)  %s %.4g / %.4g (%s)%s%s\n", report_status_name(q->status),
-            q->name, q->ratio, bar, q->metric, q->ours_value, q->peer_value, q->peer, q->note[0] ? "  " : "",
-            q->note);
-  }
-
-  const report_summary *s = &r->summary;
-  fprintf(out, "\nsummary: ");
-  if (s->estimated > 0) {
-    fprintf(out, "estimates: median |ln(measured/estimated)| %.3f over %zu cases, %.0f%% within 2x", s->median_abs_log,
-            s->estimated, 100.0 * s->within_2x);
-  } else {
-    fprintf(out, "estimates: no case in this run carries est_time_ns (graph-backed suites set it)");
-  }
-  fprintf(out, "; peer bars: %zu of %zu met", s->pass, s->pass + s->fail);
-  fprintf(out, " (PASS %zu, FAIL %zu, INFO %zu, N/A %zu, MISSING %zu)\n", s->pass, s->fail, s->info, s->na, s->missing);
-}
 
 /* -------------------------------------------------------------- JSON */
 
@@ -186,6 +59,8 @@ static void write_optic(optic_json *j, const report *r) {
   key_str(j, "bench", r->bench);
   key_str(j, "ratios_file", r->ratios_file);
   key_str(j, "clock", r->cpu_clock ? "cpu" : "wall");
+  optic_json_key(j, "filtered");
+  optic_json_bool(j, r->filtered);
   key_num(j, "seconds", r->seconds);
   optic_json_end_object(j);
 
@@ -204,6 +79,7 @@ static void write_optic(optic_json *j, const report *r) {
     key_num(j, "est_peak_bytes", c->est_peak_bytes);
     key_num(j, "peak_bytes", c->peak_bytes);
     key_num(j, "maxrss_delta_bytes", c->maxrss_delta_bytes);
+    key_num(j, "mem_peak_bytes", c->mem_peak_bytes);
     key_str(j, "bound", report_bound_name(c->bound));
     key_num(j, "bound_percent", c->bound_pct);
     key_num(j, "intensity", c->intensity);
@@ -238,6 +114,11 @@ static void write_optic(optic_json *j, const report *r) {
     key_num(j, "ours_value", q->ours_value);
     key_num(j, "peer_value", q->peer_value);
     key_num(j, "ratio", q->ratio);
+    key_num(j, "oriented", report_ratio_oriented(q)); /* above 1: better for optic */
+    optic_json_key(j, "higher_is_better");
+    optic_json_bool(j, report_ratio_higher_better(q));
+    optic_json_key(j, "listed");
+    optic_json_bool(j, report_ratio_listed(r, q));
     optic_json_key(j, "bar");
     optic_json_begin_object(j);
     if (q->has_min) key_num(j, "min", q->bar_min);
@@ -261,14 +142,27 @@ static void write_optic(optic_json *j, const report *r) {
   optic_json_uint(j, s->pass);
   optic_json_key(j, "bars_checked");
   optic_json_uint(j, s->pass + s->fail);
-  const char *names[] = {"pass", "fail", "info", "na", "missing"};
-  size_t counts[] = {s->pass, s->fail, s->info, s->na, s->missing};
-  for (int i = 0; i < 5; i++) {
+  const char *names[] = {"pass", "fail", "info", "na", "missing", "not_run"};
+  size_t counts[] = {s->pass, s->fail, s->info, s->na, s->missing, s->not_run};
+  for (int i = 0; i < 6; i++) {
     optic_json_key(j, names[i]);
     optic_json_uint(j, counts[i]);
   }
   optic_json_end_object(j);
   optic_json_end_object(j);
+}
+
+void report_take_run_facts(report *r, const optic_jv *run) {
+  const optic_jv *facts = optic_jv_get(optic_jv_get(optic_jv_get(run, "context"), "optic"), "run");
+  if (!facts || facts->kind != OPTIC_JV_OBJECT) return;
+  double reps;
+  snprintf(r->mode, sizeof r->mode, "%s", optic_jv_get_str(facts, "mode", r->mode));
+  char filter[sizeof r->filter];
+  snprintf(filter, sizeof filter, "%s", optic_jv_get_str(facts, "filter", r->filter));
+  memcpy(r->filter, filter, sizeof filter);
+  if (optic_jv_get_num(facts, "repetitions", &reps) && reps >= 1 && reps <= 1000) r->repetitions = (int)reps;
+  const optic_jv *f = optic_jv_get(facts, "filtered");
+  if (f && f->kind == OPTIC_JV_BOOL) r->filtered = f->boolean;
 }
 
 optic_status report_write_json(const report *r, const char *path) {

@@ -8,17 +8,27 @@
 
 #include <optic/optic.h>
 
+/* How an engine is prepared. */
+typedef struct run_engine_options {
+  bool profile;    /* record what write_profile needs */
+  int32_t threads; /* threads per run; 0: the engine's default (the runtime: all cores) */
+} run_engine_options;
+
 typedef struct run_engine {
   const char *name;        /* "evaluate", ... (printed in the summary) */
   const char *description; /* one line, for the summary */
-  /* Builds the engine's state for module m (which outlives it); profile:
-   * record what write_profile needs. */
-  optic_status (*prepare)(const optic_module_t *m, bool profile, void **state);
+  /* Builds the engine's state for module m (which outlives it). */
+  optic_status (*prepare)(const optic_module_t *m, const run_engine_options *o, void **state);
   /* One execution of the entry computation; *result is new (caller destroys). */
   optic_status (*run)(void *state, const optic_literal *const *args, int32_t nargs, optic_literal **result);
   /* Writes a Chrome trace of the runs so far to path; NULL when the engine
    * cannot profile (then --profile is refused before anything runs). */
   optic_status (*write_profile)(void *state, const char *path);
+  /* The compiler's estimated time of one run (ns) and the threads a run uses;
+   * NULL when the engine has no estimate / does not thread (then --threads is
+   * refused before anything runs). */
+  double (*estimate_ns)(void *state);
+  int32_t (*threads)(void *state);
   void (*destroy)(void *state); /* NULL-safe */
 } run_engine;
 
@@ -28,9 +38,10 @@ extern const run_engine run_engine_evaluate;
 /* The runtime: optic_compile + optic_program_run; profiles. The default. */
 extern const run_engine run_engine_runtime;
 
-/* The engine `optic run` uses: the first of the table in run_engine.c, unless
- * $OPTIC_RUN_ENGINE names another (for tests that compare engines). NULL for
- * an unknown name; *names gets the known ones for the message. */
-const run_engine *run_engine_select(const char **names);
+/* The engine `optic run` uses: the one named by want (the --engine flag) when
+ * it is not NULL, else by $OPTIC_RUN_ENGINE when set, else the first of the
+ * table in run_engine.c (the runtime). NULL for an unknown name; *names gets
+ * the known ones and *asked the name looked up, for the message. */
+const run_engine *run_engine_select(const char *want, const char **asked, const char **names);
 
 #endif

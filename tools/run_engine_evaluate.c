@@ -8,8 +8,8 @@ typedef struct eval_state {
   const optic_module_t *m;
 } eval_state;
 
-static optic_status eval_prepare(const optic_module_t *m, bool profile, void **state) {
-  (void)profile; /* the evaluator records nothing */
+static optic_status eval_prepare(const optic_module_t *m, const run_engine_options *o, void **state) {
+  (void)o; /* the evaluator records nothing and runs on one thread */
   eval_state *s = calloc(1, sizeof *s);
   if (s == NULL) return OPTIC_ERR_OUT_OF_MEMORY;
   s->m = m;
@@ -30,5 +30,7 @@ const run_engine run_engine_evaluate = {
     .prepare = eval_prepare,
     .run = eval_run,
     .write_profile = NULL,
+    .estimate_ns = NULL,
+    .threads = NULL,
     .destroy = eval_destroy,
 };

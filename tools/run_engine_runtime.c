@@ -1,5 +1,6 @@
 /* `optic run` engine: the runtime. optic_compile (default options, the host
- * machine model) once, then optic_program_run on one execution context per
+ * machine model, estimates for the context's threads) once, then
+ * optic_program_run on one execution context (all cores, or --threads N) per
  * run of the command; with --profile the context records into its own
  * profiler (the compile and its passes first, then every run's ops) and the
  * Chrome trace is written from it. */
@@ -13,6 +14,7 @@ typedef struct runtime_state {
   optic_type root_type; /* the entry root's type in the source module (owned by it) */
   int32_t n_in, n_out;
   optic_tensor *in, *out;
+  double est_ns; /* the program summary's estimate of one run */
 } runtime_state;
 
 static int32_t count_leaves(const optic_type *t) {
@@ -32,7 +34,8 @@ static void runtime_destroy(void *state) {
   free(s);
 }
 
-static optic_status runtime_prepare(const optic_module_t *m, bool profile, void **state) {
+static optic_status runtime_prepare(const optic_module_t *m, const run_engine_options *ro, void **state) {
+  bool profile = ro->profile;
   runtime_state *s = calloc(1, sizeof *s);
   if (s == NULL) return OPTIC_ERR_OUT_OF_MEMORY;
   optic_comp_id entry = optic_module_entry(m);
@@ -48,6 +51,7 @@ static optic_status runtime_prepare(const optic_module_t *m, bool profile, void 
   if (st == OPTIC_OK) {
     optic_exec_options o = optic_exec_options_default();
     o.profile = profile;
+    o.threads = ro->threads;
     st = optic_exec_ctx_create(&o, &s->ctx);
   }
   if (st == OPTIC_OK) {
@@ -57,7 +61,8 @@ static optic_status runtime_prepare(const optic_module_t *m, bool profile, void 
     st = optic_compile(m, &co, &s->program);
   }
   optic_program_summary sum;
-  if (st == OPTIC_OK && profile && (st = optic_program_summary_get(s->program, &sum)) == OPTIC_OK) {
+  if (st == OPTIC_OK && (st = optic_program_summary_get(s->program, &sum)) == OPTIC_OK) s->est_ns = sum.est_ns;
+  if (st == OPTIC_OK && profile) {
     /* the trace starts with the compile and its passes */
     st = optic_profiler_record_compile(optic_exec_ctx_profiler(s->ctx), &sum.passes, sum.compile_seconds, s->program,
                                        compile_start);
@@ -107,11 +112,17 @@ static optic_status runtime_write_profile(void *state, const char *path) {
   return optic_profiler_write_trace(optic_exec_ctx_profiler(s->ctx), path);
 }
 
+static double runtime_estimate_ns(void *state) { return ((runtime_state *)state)->est_ns; }
+
+static int32_t runtime_threads(void *state) { return optic_exec_ctx_threads(((runtime_state *)state)->ctx); }
+
 const run_engine run_engine_runtime = {
     .name = "runtime",
     .description = "optic_compile (full optimization, host machine model) + optic_program_run",
     .prepare = runtime_prepare,
     .run = runtime_run,
     .write_profile = runtime_write_profile,
+    .estimate_ns = runtime_estimate_ns,
+    .threads = runtime_threads,
     .destroy = runtime_destroy,
 };

@@ -5,8 +5,11 @@
 
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
@@ -22,6 +25,38 @@ const benchmark::State &state(const optic_bench_state *st) {
 
 std::atomic<bool> any_error{false};
 
+// Progress events for a parent process (optic report): with
+// $OPTIC_BENCH_PROGRESS_FD set to an open descriptor, thread 0 of every call
+// of a benchmark body writes "start\t<registered name>\t<arg>,<arg>...\n"
+// before the body runs (one call per trial and per repetition), so the parent
+// knows which case runs now even when repetitions are interleaved and Google
+// Benchmark prints a case only once all its repetitions are done.
+int progress_fd = -1;
+
+struct family {
+  std::string name;
+  std::size_t nargs = 0;
+};
+std::vector<family> &families() {
+  static std::vector<family> f;
+  return f;
+}
+
+void progress_start(std::size_t family_index, const benchmark::State &st) {
+  if (progress_fd < 0 || st.thread_index() != 0) return;
+  const family &f = families()[family_index];
+  std::string line = "start\t" + f.name + "\t";
+  for (std::size_t i = 0; i < f.nargs; i++) {
+    if (i) line += ",";
+    line += std::to_string(st.range(i));
+  }
+  line += "\n";
+  // One write of a short line: atomic on a pipe; a failure only loses progress.
+  if (write(progress_fd, line.data(), line.size()) < 0) progress_fd = -1;
+}
+
+void note_args(optic_bench *b, std::size_t count);
+
 benchmark::Counter::Flags counter_flags(unsigned flags) {
   int f = benchmark::Counter::kDefaults;
   if (flags & OPTIC_BENCH_COUNTER_RATE) f |= benchmark::Counter::kIsRate;
@@ -31,25 +66,48 @@ benchmark::Counter::Flags counter_flags(unsigned flags) {
   return static_cast<benchmark::Counter::Flags>(f);
 }
 
+// The Benchmark objects in registration order (index = family index).
+std::vector<benchmark::internal::Benchmark *> &registered() {
+  static std::vector<benchmark::internal::Benchmark *> r;
+  return r;
+}
+
+void note_args(optic_bench *b, std::size_t count) {
+  for (std::size_t i = 0; i < registered().size(); i++) {
+    if (registered()[i] == bm(b) && families()[i].nargs < count) families()[i].nargs = count;
+  }
+}
+
 }  // namespace
 
 extern "C" {
 
 optic_bench *optic_bench_register(const char *name, optic_bench_fn fn, void *user) noexcept {
+  std::size_t index = families().size();
+  families().push_back(family{name, 0});
   benchmark::internal::Benchmark *b =
-      benchmark::RegisterBenchmark(name, [fn, user](benchmark::State &st) {
+      benchmark::RegisterBenchmark(name, [fn, user, index](benchmark::State &st) {
+        progress_start(index, st);
         fn(reinterpret_cast<optic_bench_state *>(&st), user);
       });
+  registered().push_back(b);
   return reinterpret_cast<optic_bench *>(b);
 }
 
 void optic_bench_args(optic_bench *b, const int64_t *args, size_t count) noexcept {
+  note_args(b, count);
   bm(b)->Args(std::vector<int64_t>(args, args + count));
 }
 
-void optic_bench_range_of(optic_bench *b, int64_t lo, int64_t hi) noexcept { bm(b)->Range(lo, hi); }
+void optic_bench_range_of(optic_bench *b, int64_t lo, int64_t hi) noexcept {
+  note_args(b, 1);
+  bm(b)->Range(lo, hi);
+}
 
-void optic_bench_dense_range(optic_bench *b, int64_t lo, int64_t hi, int step) noexcept { bm(b)->DenseRange(lo, hi, step); }
+void optic_bench_dense_range(optic_bench *b, int64_t lo, int64_t hi, int step) noexcept {
+  note_args(b, 1);
+  bm(b)->DenseRange(lo, hi, step);
+}
 
 void optic_bench_arg_names(optic_bench *b, const char *const *names, size_t count) noexcept {
   bm(b)->ArgNames(std::vector<std::string>(names, names + count));
@@ -114,6 +172,8 @@ void optic_bench_add_context(const char *key, const char *value) noexcept { benc
 
 int optic_bench_main(int argc, char **argv) noexcept {
   try {
+    const char *fd = std::getenv("OPTIC_BENCH_PROGRESS_FD");
+    if (fd && *fd) progress_fd = std::atoi(fd);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     std::size_t matched = benchmark::RunSpecifiedBenchmarks();

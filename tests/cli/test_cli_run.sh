@@ -4,7 +4,8 @@
 # with --random-inputs and --json and compared with an independent NumPy
 # evaluation (tests/cli/run_reference.py) that reproduces the documented input
 # generator, .npy in/out round trips, --output-dir for tuples, JSON for
-# nan/inf, pred, s32 and u8, layouts at the boundary, --repeat, stdin.
+# nan/inf, pred, s32 and u8, layouts at the boundary, --repeat (the cold run
+# apart), --threads and the estimate beside the measurement, --engine, stdin.
 # usage: test_cli_run.sh PATH/TO/optic PATH/TO/tests/data/hlo [all|small|large]
 # The 3.5-GFLOP conv_isolated_layout_3021.hlo takes ~40 s in the reference
 # evaluator (release build): "small" (ctest cli_run) runs everything else,
@@ -198,7 +199,67 @@ cmp -s "$tmp/a7" "$tmp/b7" && pass "same seed, same output" || fail "same seed d
 cmp -s "$tmp/a7" "$tmp/a8" && fail "seeds 7 and 8 give the same output" || pass "another seed, other output"
 expect_exit 0 "summary with --repeat 3" "$optic" run "$train" --random-inputs 1 --repeat 3
 grep -q "^engine  \(evaluate\|runtime\): " "$out" && grep -q "^output 0  f32\[32,128\]  min" "$out" && grep -q "^output 1  f32\[\]" "$out" \
-  && grep -q "^time    .* median of 3 runs (min .*, max .*)" "$out" && pass "summary lines" || { fail "summary"; cat "$out"; }
+  && grep -q "^first   [0-9.]* [mun]*s (cold: the first run after prepare)$" "$out" \
+  && grep -q "^time    [0-9.]* [mun]*s median of 2 runs after the first (min .*, max .*)" "$out" \
+  && pass "summary lines: the cold run apart from the median of the other 2" || { fail "summary"; cat "$out"; }
+# --repeat 2: the steady figure is the second run alone, so min = max = median;
+# --repeat 1 claims no steady state.
+expect_exit 0 "--repeat 2" "$optic" run "$add" --random-inputs 1 --repeat 2
+sed -n 's/^time    \(.*\) median of 1 run after the first (min \(.*\), max \(.*\))$/\1|\2|\3/p' "$out" \
+  | awk -F'|' '$1 == $2 && $2 == $3 && $1 != "" {ok = 1} END {exit !ok}' \
+  && pass "  --repeat 2: the median of the one steady run is that run" || { fail "--repeat 2 timing"; cat "$out"; }
+expect_exit 0 "--repeat 1" "$optic" run "$add" --random-inputs 1
+grep -q "^time    one run only" "$out" && ! grep -q "median of [0-9]" "$out" && pass "  --repeat 1: no median claimed" \
+  || { fail "--repeat 1 timing"; cat "$out"; }
+
+# ------------------------------------------------ --engine, --threads, the estimate
+expect_exit 0 "--engine evaluate" "$optic" run "$add" --random-inputs 1 --engine evaluate
+grep -q "^engine  evaluate: " "$out" && grep -q "^est     none (the evaluate engine" "$out" \
+  && pass "  the evaluator runs and prints no estimate" || { fail "--engine evaluate"; cat "$out"; }
+expect_exit 0 "--engine=evaluate beats OPTIC_RUN_ENGINE=runtime" env OPTIC_RUN_ENGINE=runtime "$optic" run "$add" --random-inputs 1 --engine=evaluate
+grep -q "^engine  evaluate: " "$out" && pass "  the flag wins over the variable" || fail "--engine vs OPTIC_RUN_ENGINE: $(grep engine "$out")"
+expect_exit 0 "OPTIC_RUN_ENGINE=evaluate alone" env OPTIC_RUN_ENGINE=evaluate "$optic" run "$add" --random-inputs 1
+grep -q "^engine  evaluate: " "$out" && pass "  the variable still picks the engine" || fail "OPTIC_RUN_ENGINE ignored"
+expect_exit 2 "--engine bogus" "$optic" run "$add" --random-inputs 1 --engine bogus
+expect_err "--engine 'bogus' names no engine (known: runtime, evaluate)"
+expect_exit 2 "OPTIC_RUN_ENGINE=bogus" env OPTIC_RUN_ENGINE=bogus "$optic" run "$add" --random-inputs 1
+expect_err "OPTIC_RUN_ENGINE 'bogus' names no engine"
+expect_exit 2 "--engine with no name" "$optic" run "$add" --random-inputs 1 --engine=
+expect_exit 2 "--threads 0" "$optic" run "$add" --random-inputs 1 --threads 0
+expect_exit 2 "--threads x" "$optic" run "$add" --random-inputs 1 --threads x
+expect_exit 2 "--threads on the evaluator" "$optic" run "$add" --random-inputs 1 --engine evaluate --threads 2
+expect_err "--threads applies to the runtime engine"
+expect_exit 1 "--profile with --engine evaluate" "$optic" run "$add" --random-inputs 1 --engine evaluate --profile "$tmp/t2.json"
+case $engines in
+  *runtime*)
+    # The estimate beside the measurement is the compiled program's for the
+    # run's threads: it equals `optic compile --threads N`'s est_ns (same
+    # machine model; 3 significant digits printed).
+    for t in 1 3; do
+      expect_exit 0 "--threads $t" "$optic" run "$train" --random-inputs 1 --repeat 3 --engine runtime --threads $t
+      grep -q "^threads $t$" "$out" && pass "  runs on $t thread(s)" || fail "--threads $t: $(grep threads "$out")"
+      grep -q "^est     [0-9.]* [mun]*s, measured [0-9.]* [mun]*s (steady median), [0-9.]*x the estimate$" "$out" \
+        && pass "  est, measured and their ratio on one line" || { fail "--threads $t: est line"; cat "$out"; }
+      "$optic" compile "$train" --threads $t --json >"$tmp/c.json" 2>"$err"
+      "$py" - "$out" "$tmp/c.json" <<'PY' && pass "  the estimate is optic compile --threads $t's" || fail "--threads $t: estimate differs from optic compile's"
+import json, re, sys
+scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+text = open(sys.argv[1]).read()
+m = re.search(r"^est     ([0-9.]+) (ns|us|ms|s), measured ([0-9.]+) (ns|us|ms|s) \(steady median\), ([0-9.]+)x", text, re.M)
+t = re.search(r"^time    ([0-9.]+) (ns|us|ms|s) median", text, re.M)
+est, meas, x = float(m[1]) * scale[m[2]], float(m[3]) * scale[m[4]], float(m[5])
+want = json.load(open(sys.argv[2]))["est_ns"]
+assert abs(est - want) <= 0.02 * want + 0.5, (est, want)
+assert abs(meas - float(t[1]) * scale[t[2]]) <= 1e-9 * meas, "measured is the steady median"
+assert abs(x - meas / est) <= 0.06 * meas / est + 0.5, (x, meas / est)
+PY
+    done
+    t1=$(sed -n 's/^est     \(.*\), measured.*/\1/p' "$out")
+    "$optic" run "$train" --random-inputs 1 --engine runtime --threads 1 >"$tmp/t1" 2>"$err"
+    [ "$(sed -n 's/^est     \(.*\), measured.*/\1/p' "$tmp/t1")" != "$t1" ] && pass "  1 and 3 threads give different estimates" \
+      || fail "--threads does not reach the estimate ($t1 both)"
+    ;;
+esac
 expect_exit 0 "stdin" sh -c "\"$optic\" run - --random-inputs 7 --json <\"$add\""
 cmp -s "$out" "$tmp/a7" && pass "stdin gives the same output" || fail "stdin output differs"
 

@@ -2,15 +2,20 @@
  * the command line, or inside a directory named there, is passed once to
  * LLVMFuzzerTestOneInput in an exact-size heap buffer (so ASan sees any read
  * past the end). A target reports a bug by crashing or aborting, as under
- * libFuzzer; this driver only fails on its own I/O errors. */
+ * libFuzzer; this driver fails on its own I/O errors and, given
+ * --max-seconds=S first, on an input that took longer than S seconds (as
+ * libFuzzer's -timeout would). */
 #include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static double max_seconds; /* 0: no limit */
 
 static int replay_file(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -46,8 +51,16 @@ static int replay_file(const char *path) {
   free(buf);
   printf("replay: %s (%zu bytes)\n", path, n);
   fflush(stdout);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   LLVMFuzzerTestOneInput(exact, n);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
   free(exact);
+  double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  if (max_seconds > 0 && secs > max_seconds) {
+    fprintf(stderr, "replay: %s took %.2f s, over the %.0f s limit per input\n", path, secs, max_seconds);
+    return 1;
+  }
   return 0;
 }
 
@@ -84,11 +97,15 @@ static int replay_path(const char *path, int *count) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s FILE_OR_DIR...\n", argv[0]);
+    fprintf(stderr, "usage: %s [--max-seconds=S] FILE_OR_DIR...\n", argv[0]);
     return 2;
   }
-  int rc = 0, count = 0;
-  for (int i = 1; i < argc; i++) rc |= replay_path(argv[i], &count);
-  printf("replay: %d inputs, %s\n", count, rc ? "I/O errors" : "no crash");
+  int rc = 0, count = 0, first = 1;
+  if (strncmp(argv[1], "--max-seconds=", 14) == 0) {
+    max_seconds = atof(argv[1] + 14);
+    first = 2;
+  }
+  for (int i = first; i < argc; i++) rc |= replay_path(argv[i], &count);
+  printf("replay: %d inputs, %s\n", count, rc ? "I/O errors or slow inputs" : "no crash");
   return rc;
 }

@@ -23,13 +23,32 @@ static bool small_type(const optic_type *t) {
   return optic_shape_elements(&t->shape, &n) == OPTIC_OK && n <= 65536;
 }
 
-/* Every instruction of every computation has a small type. */
+/* XLA counts a reduce-window that reduces one dim of size n and
+ * broadcasts it back as outputs / n + n - 1 combiner runs, far below the
+ * outputs x (2n - 1) window positions the evaluator visits: where the count
+ * is below one run per output, bound the positions by outputs x 2 x the
+ * largest output dim instead. */
+static bool small_window(optic_module_t *m, optic_node_id id) {
+  const optic_type *t = optic_node_type(m, id);
+  optic_cost c;
+  size_t outs = 0;
+  if (optic_type_is_tuple(t) || optic_node_cost(m, id, &c) != OPTIC_OK) return true;
+  optic_shape_elements(&t->shape, &outs);
+  if (c.flops >= (double)outs) return true;
+  int64_t widest = 1;
+  for (int32_t d = 0; d < t->shape.rank; d++) widest = t->shape.dims[d] > widest ? t->shape.dims[d] : widest;
+  return (double)outs * 2.0 * (double)widest <= 1e7;
+}
+
+/* Every instruction of every computation has a small type (and every
+ * reduce-window a small evaluation). */
 static bool small_module(optic_module_t *m) {
   for (optic_comp_id c = 0; c < optic_module_computation_count(m); c++) {
     int32_t n = 0;
     const optic_node_id *ids = optic_computation_instructions(m, c, &n);
     for (int32_t i = 0; i < n; i++) {
       if (!small_type(optic_node_type(m, ids[i]))) return false;
+      if (optic_node_opcode(m, ids[i]) == OPTIC_OP_REDUCE_WINDOW && !small_window(m, ids[i])) return false;
     }
   }
   return true;

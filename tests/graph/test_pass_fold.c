@@ -99,38 +99,64 @@ static void partial_and_dead(void) {
   optic_module_destroy(f.m);
 }
 
-/* The cap is on the result: a broadcast of a scalar constant to 2 MiB or an
- * iota of 1.2 MB stays under the default cap and folds with a larger one. */
-static void size_cap(void) {
+/* Folding never grows the program: a result may be no larger than the
+ * constant operands it frees, except a one-element result. A broadcast of a
+ * scalar and an iota stay as they are under any cap; a one-element
+ * broadcast folds; a negate of an unshared constant folds under the cap
+ * (1.2 MB: kept under the default 1 MiB, folded under 4 MiB); a negate of a
+ * constant something else still reads does not (it would add a copy); a
+ * widening convert does not (f32 -> f64 doubles the bytes); a slice does. */
+static void never_grows(void) {
   for (int big_cap = 0; big_cap < 2; big_cap++) {
     fixture f = fx_setup();
-    int64_t d2[] = {1024, 512}, d1[] = {300000}, small[] = {8};
+    int64_t d2[] = {1024, 512}, d1[] = {300000}, small[] = {8}, one[] = {1};
     optic_node_id bc = fx_splat(&f, f.main, fx_scalar(&f, f.main, OPTIC_F32, 2.5), 2, d2);
+    optic_node_id bc1 = fx_splat(&f, f.main, fx_scalar(&f, f.main, OPTIC_F32, 3.5), 1, one);
     optic_shape si = fx_shape(1, d1), ss = fx_shape(1, small);
-    optic_node_id io, io_small, els[3];
+    optic_node_id io, io_small, big_c, shared_c, p, els[8];
     BUILD(optic_graph_iota(f.m, f.main, OPTIC_S32, &si, 0, NULL, &io));
     BUILD(optic_graph_iota(f.m, f.main, OPTIC_S32, &ss, 0, NULL, &io_small));
-    els[0] = bc, els[1] = io, els[2] = io_small;
+    float *zeros = calloc(300000, sizeof *zeros);
+    if (zeros == NULL) exit(2);
+    BUILD(optic_graph_constant(f.m, f.main, OPTIC_F32, &si, zeros, 1200000, NULL, &big_c));
+    free(zeros);
+    const float v8[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    shared_c = constant_f32(&f, 1, small, v8);
+    p = fx_param(&f, f.main, 0, OPTIC_F32, 1, small);
+    optic_node_id widen, sl, neg_big = fx_un(&f, f.main, OPTIC_OP_NEGATE, big_c);
+    BUILD(optic_graph_convert(f.m, f.main, constant_f32(&f, 1, small, v8), OPTIC_F64, NULL, &widen));
+    int64_t st0[] = {2}, li[] = {5}, sd[] = {1};
+    BUILD(optic_graph_slice(f.m, f.main, constant_f32(&f, 1, small, v8), st0, li, sd, NULL, &sl));
+    els[0] = bc, els[1] = io, els[2] = io_small, els[3] = bc1, els[4] = neg_big;
+    els[5] = fx_bin(&f, f.main, OPTIC_OP_ADD, fx_un(&f, f.main, OPTIC_OP_NEGATE, shared_c),
+                    fx_bin(&f, f.main, OPTIC_OP_MULTIPLY, p, shared_c));
+    els[6] = widen, els[7] = sl;
     optic_node_id t;
-    BUILD(optic_graph_tuple(f.m, f.main, els, 3, NULL, &t));
+    BUILD(optic_graph_tuple(f.m, f.main, els, 8, NULL, &t));
     BUILD(optic_computation_set_root(f.m, f.main, t));
     optic_optimize_options o = fold_opts(ONLY(FOLD), big_cap ? 4 << 20 : 0); /* 0: the default, 1 MiB */
     optic_pass_stats st = {.size = sizeof st};
     OT_EXPECT_OK(optic_graph_optimize(f.m, &o, &st));
-    bool bc_folded = optic_node_opcode(f.m, optic_node_operand(f.m, t, 0)) == OPTIC_OP_CONSTANT;
-    bool io_folded = optic_node_opcode(f.m, optic_node_operand(f.m, t, 1)) == OPTIC_OP_CONSTANT;
-    OT_CHECK(bc_folded == big_cap && io_folded == big_cap, "cap %s: broadcast %d iota %d", big_cap ? "4 MiB" : "1 MiB",
-             bc_folded, io_folded);
-    optic_node_id si_new = optic_node_operand(f.m, t, 2);
-    OT_CHECK(optic_node_opcode(f.m, si_new) == OPTIC_OP_CONSTANT, "a small iota always folds");
-    size_t bytes;
-    const int32_t *iv = optic_node_constant_data(f.m, si_new, &bytes);
-    OT_CHECK(bytes == 32 && iv[0] == 0 && iv[7] == 7);
-    if (big_cap) {
-      const float *bv = optic_node_constant_data(f.m, optic_node_operand(f.m, t, 0), &bytes);
-      OT_CHECK(bytes == 2u << 20 && bv[0] == 2.5f && bv[1024 * 512 - 1] == 2.5f);
-    }
-    OT_CHECK(st.pass[OPTIC_PASS_FOLD].added == (big_cap ? 3 : 1), "tuple results are never folded");
+    const char *cap = big_cap ? "4 MiB" : "1 MiB";
+    OT_CHECK(optic_node_operand(f.m, t, 0) == bc && optic_node_operand(f.m, t, 1) == io &&
+                 optic_node_operand(f.m, t, 2) == io_small,
+             "cap %s: broadcast of a scalar and iotas stay", cap);
+    optic_node_id c1 = optic_node_operand(f.m, t, 3);
+    OT_CHECK(optic_node_opcode(f.m, c1) == OPTIC_OP_CONSTANT && *(const float *)optic_node_constant_data(f.m, c1, NULL) == 3.5f,
+             "cap %s: a one-element broadcast folds", cap);
+    OT_CHECK((optic_node_opcode(f.m, optic_node_operand(f.m, t, 4)) == OPTIC_OP_CONSTANT) == big_cap,
+             "cap %s: the 1.2 MB negate folds only under the larger cap", cap);
+    optic_node_id sum = optic_node_operand(f.m, t, 5);
+    OT_CHECK(optic_node_opcode(f.m, optic_node_operand(f.m, sum, 0)) == OPTIC_OP_NEGATE,
+             "cap %s: a negate of a shared constant stays", cap);
+    OT_CHECK(optic_node_operand(f.m, t, 6) == widen, "cap %s: a widening convert stays", cap);
+    optic_node_id c7 = optic_node_operand(f.m, t, 7);
+    size_t bytes = 0;
+    const float *sv = optic_node_constant_data(f.m, c7, &bytes);
+    OT_CHECK(optic_node_opcode(f.m, c7) == OPTIC_OP_CONSTANT && bytes == 12 && sv[0] == 3 && sv[2] == 5,
+             "cap %s: a slice folds", cap);
+    OT_CHECK(st.pass[OPTIC_PASS_FOLD].added == (big_cap ? 3 : 2), "added %lld",
+             (long long)st.pass[OPTIC_PASS_FOLD].added);
     optic_module_destroy(f.m);
   }
 }
@@ -138,22 +164,57 @@ static void size_cap(void) {
 /* A caller built before fold_max_bytes existed passes a shorter size: the
  * cap is the default then, whatever lies past its struct. */
 static void older_options_get_the_default_cap(void) {
-  fixture f = fx_setup();
   int64_t d[] = {64};
-  optic_node_id bc = fx_splat(&f, f.main, fx_scalar(&f, f.main, OPTIC_F32, 1.5), 1, d);
-  BUILD(optic_computation_set_root(f.m, f.main, bc));
-  optic_optimize_options o = fold_opts(ONLY(FOLD), 1); /* a 1-byte cap would keep the broadcast */
-  o.size = offsetof(optic_optimize_options, fold_max_bytes);
-  OT_EXPECT_OK(optic_graph_optimize(f.m, &o, NULL));
-  OT_CHECK(optic_node_opcode(f.m, optic_computation_root(f.m, f.main)) == OPTIC_OP_CONSTANT);
-  optic_module_destroy(f.m);
-  f = fx_setup();
-  bc = fx_splat(&f, f.main, fx_scalar(&f, f.main, OPTIC_F32, 1.5), 1, d);
-  BUILD(optic_computation_set_root(f.m, f.main, bc));
-  o.size = sizeof o;
-  OT_EXPECT_OK(optic_graph_optimize(f.m, &o, NULL));
-  OT_CHECK(optic_computation_root(f.m, f.main) == bc, "256 bytes > a 1-byte cap");
-  optic_module_destroy(f.m);
+  float v[64] = {0};
+  for (int with_size = 0; with_size < 2; with_size++) {
+    fixture f = fx_setup();
+    optic_node_id neg = fx_un(&f, f.main, OPTIC_OP_NEGATE, constant_f32(&f, 1, d, v));
+    BUILD(optic_computation_set_root(f.m, f.main, neg));
+    optic_optimize_options o = fold_opts(ONLY(FOLD), 1); /* a 1-byte cap would keep the negate */
+    o.size = with_size ? sizeof o : offsetof(optic_optimize_options, fold_max_bytes);
+    OT_EXPECT_OK(optic_graph_optimize(f.m, &o, NULL));
+    if (with_size) {
+      OT_CHECK(optic_computation_root(f.m, f.main) == neg, "256 bytes > a 1-byte cap");
+    } else {
+      OT_CHECK(optic_node_opcode(f.m, optic_computation_root(f.m, f.main)) == OPTIC_OP_CONSTANT);
+    }
+    optic_module_destroy(f.m);
+  }
+}
+
+/* The work budget counts what the evaluator does, not XLA's count: a
+ * reduce-window that reduces one dim of f32[1,n] and broadcasts it back
+ * (size 2n-1, pads n-1) is n/n + n-1 combiner runs by XLA's rule but n x
+ * (2n-1) window positions to evaluate. n = 16 folds (to the running sums'
+ * total in every lane: 136); n = 8192 (33 million positions) does not. */
+static void window_work_is_the_evaluators(void) {
+  for (int big = 0; big < 2; big++) {
+    fixture f = fx_setup();
+    int64_t n = big ? 8192 : 16, d[] = {1, n};
+    float *v = malloc((size_t)n * sizeof *v);
+    if (v == NULL) exit(2);
+    for (int64_t i = 0; i < n; i++) v[i] = (float)(i + 1);
+    optic_comp_id sum;
+    BUILD(optic_module_add_computation(f.m, "sum", &sum));
+    optic_node_id x = fx_param(&f, sum, 0, OPTIC_F32, 0, NULL), y = fx_param(&f, sum, 1, OPTIC_F32, 0, NULL);
+    BUILD(optic_computation_set_root(f.m, sum, fx_bin(&f, sum, OPTIC_OP_ADD, x, y)));
+    optic_window_dim w[2] = {{.size = 1, .stride = 1, .base_dilation = 1, .window_dilation = 1},
+                             {.size = 2 * n - 1, .stride = 1, .pad_low = n - 1, .pad_high = n - 1,
+                              .base_dilation = 1, .window_dilation = 1}};
+    optic_node_id c = constant_f32(&f, 2, d, v), z = fx_scalar(&f, f.main, OPTIC_F32, 0), rw;
+    BUILD(optic_graph_reduce_window(f.m, f.main, &c, &z, 1, w, sum, NULL, &rw));
+    BUILD(optic_computation_set_root(f.m, f.main, rw));
+    OT_EXPECT_OK(fx_run(&f, ONLY(FOLD), NULL));
+    optic_node_id root = optic_computation_root(f.m, f.main);
+    if (big) {
+      OT_CHECK(root == rw, "n = 8192: over the evaluation budget, kept");
+    } else {
+      const float *r = optic_node_constant_data(f.m, root, NULL);
+      OT_CHECK(optic_node_opcode(f.m, root) == OPTIC_OP_CONSTANT && r[0] == 136 && r[15] == 136);
+    }
+    free(v);
+    optic_module_destroy(f.m);
+  }
 }
 
 /* Work budget: 16 x the cap in flops + transcendentals + bytes. With a 1 KiB
@@ -238,6 +299,38 @@ static void calls_errors_and_effects(void) {
   optic_module_destroy(f.m);
 }
 
+/* The budget counts a while loop's body up to 1,024 times per level of
+ * nesting (XLA's cost counts it once): a loop of 10 scalar iterations folds,
+ * the same loop run by the body of another loop (up to 1024 x 1024 inner
+ * runs for the budget) does not under the default cap, and does under a
+ * cap 1024 times larger. */
+static void nested_loops_count_their_iterations(void) {
+  for (int big_cap = 0; big_cap < 2; big_cap++) {
+    fixture f = fx_setup();
+    optic_comp_id body = loop_comp(&f, "body", false, 0), cond = loop_comp(&f, "cond", true, 10);
+    optic_comp_id outer_body, outer_cond = loop_comp(&f, "outer_cond", true, 3);
+    BUILD(optic_module_add_computation(f.m, "outer_body", &outer_body));
+    optic_node_id x = fx_param(&f, outer_body, 0, OPTIC_S32, 0, NULL), inner;
+    BUILD(optic_graph_while(f.m, outer_body, x, cond, body, NULL, &inner));
+    BUILD(optic_computation_set_root(f.m, outer_body, fx_bin(&f, outer_body, OPTIC_OP_ADD, inner, x)));
+    optic_node_id zero = fx_scalar(&f, f.main, OPTIC_S32, 0), w;
+    BUILD(optic_graph_while(f.m, f.main, zero, outer_cond, outer_body, NULL, &w));
+    BUILD(optic_computation_set_root(f.m, f.main, w));
+    optic_optimize_options o = fold_opts(ONLY(FOLD), big_cap ? INT64_C(1) << 30 : 0);
+    OT_EXPECT_OK(optic_graph_optimize(f.m, &o, NULL));
+    optic_node_id root = optic_computation_root(f.m, f.main);
+    if (big_cap) {
+      /* x: 0 -> 10 + 0 = 10 (10 < 3 is false: done) */
+      OT_CHECK(optic_node_opcode(f.m, root) == OPTIC_OP_CONSTANT &&
+                   *(const int32_t *)optic_node_constant_data(f.m, root, NULL) == 10,
+               "1 GiB cap: the nested loop folds");
+    } else {
+      OT_CHECK(root == w, "default cap: the nested loop stays");
+    }
+    optic_module_destroy(f.m);
+  }
+}
+
 /* Integer and pred semantics are the evaluator's: s32 x / 0 = -1, wrapping
  * add, compare and select fold too. */
 static void integers_and_pred(void) {
@@ -314,10 +407,12 @@ static void deterministic(void) {
 static const ot_case cases[] = {
     {"chain_folds_to_one_constant", chain_folds_to_one_constant},
     {"partial_and_dead", partial_and_dead},
-    {"size_cap", size_cap},
+    {"never_grows", never_grows},
+    {"window_work_is_the_evaluators", window_work_is_the_evaluators},
     {"older_options_get_the_default_cap", older_options_get_the_default_cap},
     {"work_budget", work_budget},
     {"calls_errors_and_effects", calls_errors_and_effects},
+    {"nested_loops_count_their_iterations", nested_loops_count_their_iterations},
     {"integers_and_pred", integers_and_pred},
     {"inside_callee", inside_callee},
     {"deterministic", deterministic},

@@ -13,15 +13,17 @@ static bool msg_has(const char *needle) {
 }
 
 /* An MLP-like chain with something for every pass in each layer:
- *   h' = tanh(h + b) + tanh(h + b)   (b: a broadcast 0.5, repeated per layer;
- *                                     the second tanh a duplicate)
+ *   h' = tanh(h + b) + tanh(h + b)   (b: a broadcast of -(-0.5), repeated per
+ *                                     layer: the negate folds; the second
+ *                                     tanh a duplicate)
  *   multiplied by a broadcast 1, reshaped there and back, transposed twice
- *   to the identity, plus a dead exp. 14 instructions per layer. */
+ *   to the identity, plus a dead exp. 15 instructions per layer. */
 static void build_mlp(fixture *f, int32_t layers) {
   int64_t d[] = {4, 8}, flat[] = {32}, swap[] = {1, 0};
   optic_node_id h = fx_param(f, f->main, 0, OPTIC_F32, 2, d);
   for (int32_t i = 0; i < layers; i++) {
-    optic_node_id b = fx_splat(f, f->main, fx_scalar(f, f->main, OPTIC_F32, 0.5), 2, d);
+    optic_node_id half = fx_un(f, f->main, OPTIC_OP_NEGATE, fx_scalar(f, f->main, OPTIC_F32, -0.5));
+    optic_node_id b = fx_splat(f, f->main, half, 2, d);
     optic_node_id a = fx_bin(f, f->main, OPTIC_OP_ADD, h, b);
     optic_node_id one = fx_splat(f, f->main, fx_scalar(f, f->main, OPTIC_F32, 1.0), 2, d);
     optic_node_id m = fx_bin(f, f->main, OPTIC_OP_MULTIPLY, a, one);
@@ -77,7 +79,7 @@ static void levels_and_toggles(void) {
       any |= cases[i].runs[p];
     }
     OT_CHECK(any ? st.rounds >= 2 : st.rounds == 0, "case %zu: %d rounds", i, st.rounds);
-    OT_CHECK(st.instructions_before == 1 + 14 * 3 && fx_well_formed(f.m));
+    OT_CHECK(st.instructions_before == 1 + 15 * 3 && fx_well_formed(f.m));
     optic_module_destroy(f.m);
   }
   OT_CHECK(strcmp(optic_pass_name(OPTIC_PASS_DCE), "dce") == 0 && strcmp(optic_pass_name(OPTIC_PASS_CSE), "cse") == 0 &&
@@ -136,7 +138,7 @@ static void size_field_growth(void) {
   memset(&out, 0xAB, sizeof out);
   out.st.size = offsetof(optic_pass_stats, instructions_after);
   OT_EXPECT_OK(optic_graph_optimize(f.m, &o, &out.st));
-  OT_CHECK(out.st.rounds == 2 && out.st.instructions_before == 29, "rounds %d before %lld", out.st.rounds,
+  OT_CHECK(out.st.rounds == 2 && out.st.instructions_before == 31, "rounds %d before %lld", out.st.rounds,
            (long long)out.st.instructions_before);
   unsigned char *tail = (unsigned char *)&out.st + offsetof(optic_pass_stats, instructions_after);
   bool untouched = true;
@@ -172,7 +174,7 @@ static void fixed_point_and_round_cap(void) {
 }
 
 /* Exact counts on the MLP chain, and the resulting program, without
- * folding (which would turn the broadcast constants into constant arrays:
+ * folding (which would turn each -(-0.5) into a constant 0.5:
  * fold_feeds_simplify_and_cse has that). */
 static void passes_cooperate(void) {
   fixture f = fx_setup();
@@ -185,11 +187,12 @@ static void passes_cooperate(void) {
   /* simplify per layer: x*1, the reshape pair (round trip), the transpose pair */
   OT_CHECK(simp->replaced == 3 * layers && simp->added == 0, "simplify %lld/%lld", (long long)simp->replaced,
            (long long)simp->added);
-  /* cse: the second tanh per layer; the 0.5 constant and its broadcast after
-   * the first layer (the 1s are dead once x*1 is gone: cse leaves them) */
-  OT_CHECK(cse->replaced == layers + 2 * (layers - 1), "cse %lld", (long long)cse->replaced);
-  /* left: parameter, 0.5, its broadcast, and per layer add, tanh, add */
-  OT_CHECK(st.instructions_after == 3 + 3 * layers && dce->removed == 14 * layers + 1 - st.instructions_after,
+  /* cse: the second tanh per layer; the -0.5 constant, its negate and the
+   * broadcast after the first layer (the 1s are dead once x*1 is gone: cse
+   * leaves them) */
+  OT_CHECK(cse->replaced == layers + 3 * (layers - 1), "cse %lld", (long long)cse->replaced);
+  /* left: parameter, -0.5, its negate and broadcast, and per layer add, tanh, add */
+  OT_CHECK(st.instructions_after == 4 + 3 * layers && dce->removed == 15 * layers + 1 - st.instructions_after,
            "after %lld removed %lld", (long long)st.instructions_after, (long long)dce->removed);
   OT_CHECK(st.rounds == 2 && simp->runs == 2 && cse->runs == 2 && dce->runs == 2);
   for (int p = 0; p < OPTIC_PASS_COUNT_; p++) {
@@ -206,9 +209,11 @@ static void passes_cooperate(void) {
   optic_module_destroy(f.m);
 }
 
-/* The same chain with folding: each broadcast 0.5 and broadcast 1 becomes a
- * constant array, simplify still sees x*1 through it, cse merges the equal
- * arrays, and one round does all of it. */
+/* The same chain with folding: each -(-0.5) folds to a constant 0.5 (the
+ * broadcasts of it stay broadcasts: folding never grows the program), cse
+ * merges the equal constants and then the equal broadcasts, and one round
+ * does all of it. Fold feeds simplify too: p * broadcast(-(-1)) is p once
+ * the negate folds to 1. */
 static void fold_feeds_simplify_and_cse(void) {
   fixture f = fx_setup();
   const int32_t layers = 5;
@@ -216,16 +221,32 @@ static void fold_feeds_simplify_and_cse(void) {
   optic_pass_stats st = {.size = sizeof st};
   OT_EXPECT_OK(optic_graph_optimize(f.m, &unfused, &st));
   const optic_pass_stat *fold = &st.pass[OPTIC_PASS_FOLD], *simp = &st.pass[OPTIC_PASS_SIMPLIFY];
-  OT_CHECK(fold->replaced == 2 * layers && fold->added == 2 * layers, "fold %lld/%lld", (long long)fold->replaced,
+  const optic_pass_stat *cse = &st.pass[OPTIC_PASS_CSE];
+  OT_CHECK(fold->replaced == layers && fold->added == layers, "fold %lld/%lld", (long long)fold->replaced,
            (long long)fold->added);
   OT_CHECK(simp->replaced == 3 * layers, "simplify %lld", (long long)simp->replaced);
-  /* left: parameter, one f32[4,8] constant of 0.5, and per layer add, tanh, add */
-  OT_CHECK(st.instructions_after == 2 + 3 * layers && st.rounds == 2, "after %lld rounds %d",
+  /* the second tanh per layer; the folded 0.5s and their broadcasts after the first layer */
+  OT_CHECK(cse->replaced == layers + 2 * (layers - 1), "cse %lld", (long long)cse->replaced);
+  /* left: parameter, one constant 0.5, its broadcast, and per layer add, tanh, add */
+  OT_CHECK(st.instructions_after == 3 + 3 * layers && st.rounds == 2, "after %lld rounds %d",
            (long long)st.instructions_after, st.rounds);
   char *text = fx_hlo(f.m);
-  OT_CHECK(!strstr(text, "broadcast") && !strstr(text, "multiply") && strstr(text, "f32[4,8] constant("), "%s", text);
+  OT_CHECK(strstr(text, "f32[4,8] broadcast(") && !strstr(text, "negate") && !strstr(text, "multiply") &&
+               !strstr(text, "f32[4,8] constant("),
+           "%s", text);
   free(text);
   OT_CHECK(fx_well_formed(f.m));
+  optic_module_destroy(f.m);
+
+  f = fx_setup();
+  int64_t d[] = {3};
+  optic_node_id p = fx_param(&f, f.main, 0, OPTIC_F32, 1, d);
+  optic_node_id one = fx_splat(&f, f.main, fx_un(&f, f.main, OPTIC_OP_NEGATE, fx_scalar(&f, f.main, OPTIC_F32, -1)), 1, d);
+  BUILD(optic_computation_set_root(f.m, f.main, fx_bin(&f, f.main, OPTIC_OP_MULTIPLY, p, one)));
+  OT_EXPECT_OK(optic_graph_optimize(f.m, &unfolded_unfused, &st));
+  OT_CHECK(optic_node_opcode(f.m, optic_computation_root(f.m, f.main)) == OPTIC_OP_MULTIPLY, "unfolded: kept");
+  OT_EXPECT_OK(optic_graph_optimize(f.m, &unfused, &st));
+  OT_CHECK(optic_computation_root(f.m, f.main) == p, "folded: p * 1 is p");
   optic_module_destroy(f.m);
 }
 
@@ -293,7 +314,7 @@ static void optimize_chain(int32_t layers, int64_t *work, double *seconds, int64
   for (int p = 0; p < OPTIC_PASS_COUNT_; p++) work[p] = st.pass[p].work;
   *seconds = st.seconds;
   *instructions = st.instructions_before;
-  OT_CHECK(st.instructions_after == 2 + 3 * layers && st.rounds == 2);
+  OT_CHECK(st.instructions_after == 3 + 3 * layers && st.rounds == 2);
   optic_module_destroy(f.m);
 }
 
@@ -301,7 +322,7 @@ static void optimize_chain(int32_t layers, int64_t *work, double *seconds, int64
  * 10x (a quadratic pass would show 4x and 100x). Times are printed, not
  * asserted. */
 static void scales_linearly(void) {
-  const int32_t sizes[] = {715, 1430, 7150};
+  const int32_t sizes[] = {667, 1334, 6670};
   int64_t work[3][OPTIC_PASS_COUNT_], n[3];
   double secs[3];
   for (int i = 0; i < 3; i++) {
@@ -323,7 +344,7 @@ static void scales_linearly(void) {
     optic_pass_stats st = {.size = sizeof st};
     OT_EXPECT_OK(optic_graph_optimize(f.m, &unfused, &st));
     printf("  %lld instructions sharing one constant: %.1f ms\n", (long long)st.instructions_before, st.seconds * 1e3);
-    OT_CHECK(st.instructions_after == 2 + layers); /* the broadcasts fold into one constant array */
+    OT_CHECK(st.instructions_after == 3 + layers); /* cse merges the broadcasts; they are not folded */
     optic_module_destroy(f.m);
   }
   for (int p = 0; p <= OPTIC_PASS_DCE; p++) { /* fusion: tests/graph/test_pass_fusion.c */
