@@ -44,7 +44,9 @@ static uint64_t pad8(uint64_t x) { return (x + 7) & ~(uint64_t)7; }
 static const struct {
   optic_dtype dtype;
   uint8_t code;
-} dtype_codes[] = {{OPTIC_F32, 1}, {OPTIC_F64, 2}, {OPTIC_S32, 3}, {OPTIC_U8, 4}, {OPTIC_PRED, 5}};
+} dtype_codes[] = {{OPTIC_F32, 1}, {OPTIC_F64, 2}, {OPTIC_S32, 3},  {OPTIC_U8, 4},  {OPTIC_PRED, 5},
+                   {OPTIC_S8, 6},  {OPTIC_S16, 7}, {OPTIC_S64, 8},  {OPTIC_U16, 9}, {OPTIC_U32, 10},
+                   {OPTIC_U64, 11}, {OPTIC_F16, 12}, {OPTIC_BF16, 13}}; /* a token holds no values: none */
 
 uint8_t ckpt_dtype_code(optic_dtype d) {
   for (size_t i = 0; i < sizeof dtype_codes / sizeof dtype_codes[0]; i++)

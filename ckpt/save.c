@@ -86,6 +86,8 @@ static optic_status gather(const optic_ckpt_entry *entries, size_t n, const opti
     const char *why = ckpt_name_problem((const uint8_t *)e->name, len);
     if (why != NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: entry %zu's name %s", OP, i, why);
     size_t bytes = 0;
+    if (e->tensor.dtype == OPTIC_TOKEN)
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: entry '%s' is a token, which holds no values", OP, e->name);
     if (ckpt_dtype_code(e->tensor.dtype) == 0)
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: entry '%s' has an invalid dtype %d", OP, e->name,
                         (int)e->tensor.dtype);

@@ -1,4 +1,5 @@
 /* Element types: sizes and XLA names, generated from OPTIC_DTYPE_LIST. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -39,5 +40,23 @@ optic_status optic_dtype_from_name(const char *name, optic_dtype *out) {
   OPTIC_DTYPE_LIST(PARSE_CASE)
 #undef PARSE_CASE
   return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
-                    "dtype_from_name: unknown dtype '%.64s' (known: f32, f64, s32, u8, pred)", name);
+                    "dtype_from_name: unknown dtype '%.64s' (known: pred, s8, s16, s32, s64, u8, u16, u32, u64, "
+                    "f16, bf16, f32, f64, token)",
+                    name);
 }
+
+bool optic_dtype_valid(optic_dtype dtype) { return dtype > OPTIC_DTYPE_INVALID && dtype < OPTIC_DTYPE_COUNT_; }
+
+bool optic_dtype_is_float(optic_dtype d) { return d == OPTIC_F32 || d == OPTIC_F64 || d == OPTIC_F16 || d == OPTIC_BF16; }
+
+bool optic_dtype_is_signed_int(optic_dtype d) {
+  return d == OPTIC_S8 || d == OPTIC_S16 || d == OPTIC_S32 || d == OPTIC_S64;
+}
+
+bool optic_dtype_is_int(optic_dtype d) {
+  return optic_dtype_is_signed_int(d) || d == OPTIC_U8 || d == OPTIC_U16 || d == OPTIC_U32 || d == OPTIC_U64;
+}
+
+int optic_dtype_int_bits(optic_dtype d) { return optic_dtype_is_int(d) ? (int)optic_dtype_size(d) * 8 : 0; }
+
+bool optic_dtype_has_values(optic_dtype d) { return optic_dtype_valid(d) && d != OPTIC_TOKEN; }

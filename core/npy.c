@@ -139,7 +139,9 @@ static optic_status dtype_from_descr(const char *descr, const char *what, optic_
   static const struct {
     const char *type;
     optic_dtype dtype;
-  } known[] = {{"f4", OPTIC_F32}, {"f8", OPTIC_F64}, {"i4", OPTIC_S32}, {"b1", OPTIC_PRED}, {"u1", OPTIC_U8}};
+  } known[] = {{"f4", OPTIC_F32}, {"f8", OPTIC_F64}, {"i4", OPTIC_S32}, {"b1", OPTIC_PRED}, {"u1", OPTIC_U8},
+               {"f2", OPTIC_F16}, {"i1", OPTIC_S8},  {"i2", OPTIC_S16}, {"i8", OPTIC_S64},  {"u2", OPTIC_U16},
+               {"u4", OPTIC_U32}, {"u8", OPTIC_U64}};
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
     if (strcmp(type, known[i].type) != 0) continue;
     bool one_byte = optic_dtype_size(known[i].dtype) == 1;
@@ -402,6 +404,8 @@ optic_status optic_npy_read_into(const char *path, const optic_tensor *dst) {
   FILE *f;
   optic_npy_info info;
   if ((st = open_and_read_header(path, &f, &info)) != OPTIC_OK) return st;
+  /* bf16 travels as its 16-bit patterns in a '<u2' file (docs/npy.md). */
+  if (dst->dtype == OPTIC_BF16 && info.dtype == OPTIC_U16) info.dtype = OPTIC_BF16;
   if (info.dtype != dst->dtype || !optic_shape_equal(&info.shape, &dst->shape)) {
     char have[160], need[160];
     optic_shape_format(&info.shape, info.dtype, have, sizeof have);
@@ -442,6 +446,14 @@ static const char *descr_of(optic_dtype dtype) {
     case OPTIC_S32: return "<i4";
     case OPTIC_PRED: return "|b1";
     case OPTIC_U8: return "|u1";
+    case OPTIC_F16: return "<f2";
+    case OPTIC_S8: return "|i1";
+    case OPTIC_S16: return "<i2";
+    case OPTIC_S64: return "<i8";
+    case OPTIC_U16: return "<u2";
+    case OPTIC_U32: return "<u4";
+    case OPTIC_U64: return "<u8";
+    case OPTIC_BF16: return "<u2"; /* NumPy has no bfloat16: the 16-bit patterns (docs/npy.md) */
     default: return NULL;
   }
 }
@@ -471,6 +483,9 @@ static size_t encode_header(const optic_tensor *t, unsigned char *buf) {
 
 static optic_status check_writable(const optic_tensor *t, const char *fn, size_t *bytes) {
   if (t == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: tensor is NULL", fn);
+  if (t->dtype == OPTIC_TOKEN) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "%s: a token holds no values; .npy has no token type", fn);
+  }
   if (descr_of(t->dtype) == NULL) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: dtype %d is not an optic dtype", fn, (int)t->dtype);
   }

@@ -85,8 +85,8 @@ optic_status optic_shape_elements(const optic_shape *shape, size_t *out) {
 
 optic_status optic_shape_bytes(const optic_shape *shape, optic_dtype dtype, size_t *out) {
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "shape_bytes: out is NULL");
-  size_t esize = optic_dtype_size(dtype);
-  if (esize == 0) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "shape_bytes: invalid dtype %d", (int)dtype);
+  size_t esize = optic_dtype_size(dtype); /* 0 for token: no bytes */
+  if (!optic_dtype_valid(dtype)) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "shape_bytes: invalid dtype %d", (int)dtype);
   uint64_t count;
   optic_status st = check_shape("shape_bytes", shape, &count);
   if (st != OPTIC_OK) return st;

@@ -151,6 +151,28 @@ static size_t add_scratch(exec_bound *b, size_t bytes) {
   return off;
 }
 
+/* A dot or convolution with f16/bf16 operands or result runs in f32 (as
+ * XLA's CPU backend does): scratch for each widened array. */
+static optic_status plan_widen(exec_bound *b, const optic_module_t *m, optic_node_id id, exec_step *s) {
+  const optic_type *t[3] = {optic_node_type(m, optic_node_operand(m, id, 0)),
+                            optic_node_type(m, optic_node_operand(m, id, 1)), optic_node_type(m, id)};
+  s->widen = false;
+  for (int k = 0; k < 3; k++) {
+    optic_dtype d = t[k]->dtype;
+    if (d != OPTIC_F32 && d != OPTIC_F16 && d != OPTIC_BF16) {
+      return unsupported(m, id, "contractions run on f32, f16 and bf16 only");
+    }
+    s->widen_dt[k] = d;
+    s->widen_elems[k] = type_elems(t[k]);
+    s->widen_offset[k] = SIZE_MAX;
+    if (d != OPTIC_F32) {
+      s->widen = true;
+      s->widen_offset[k] = add_scratch(b, s->widen_elems[k] * sizeof(float));
+    }
+  }
+  return OPTIC_OK;
+}
+
 /* An output fusion whose dot/convolution reads two fusion parameters and
  * whose epilogue lowers to a block program: planned here, run by
  * exec_op_output_fusion. UNSUPPORTED (no message to show) otherwise. */
@@ -388,7 +410,7 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     case OPTIC_OP_DOT: {
       const optic_type *l = optic_node_type(m, optic_node_operand(m, id, 0));
       const optic_type *r = optic_node_type(m, optic_node_operand(m, id, 1));
-      if (l->dtype != OPTIC_F32 || r->dtype != OPTIC_F32) return unsupported(m, id, "dot runs on f32 only");
+      if ((st = plan_widen(b, m, id, s)) != OPTIC_OK) return st;
       optic_dot_dims dd;
       dot_dims_of(m, id, &dd);
       if ((s->dot = malloc(sizeof *s->dot)) == NULL) return oom();
@@ -399,9 +421,7 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
       return OPTIC_OK;
     }
     case OPTIC_OP_CONVOLUTION: {
-      if (optic_node_type(m, optic_node_operand(m, id, 0))->dtype != OPTIC_F32) {
-        return unsupported(m, id, "convolution runs on f32 only");
-      }
+      if ((st = plan_widen(b, m, id, s)) != OPTIC_OK) return st;
       optic_conv_desc d;
       conv_desc_of(m, id, &d);
       if ((s->conv = malloc(sizeof *s->conv)) == NULL) return oom();

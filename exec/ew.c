@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "exec/exec_internal.h"
+#include "graph/ew_generic.h"
 #include "graph/internal.h"
 #include "graph/opcode_kernels.h"
 #include "kernels/binary.h"
@@ -40,7 +41,7 @@ bool ew_supported(optic_opcode op, optic_dtype in, optic_dtype out) {
   optic_binary_op b;
   if (op == OPTIC_OP_COPY || op == OPTIC_OP_CONVERT || op == OPTIC_OP_SELECT || op == OPTIC_OP_CLAMP ||
       op == OPTIC_OP_COMPARE) {
-    return in != OPTIC_DTYPE_INVALID && out != OPTIC_DTYPE_INVALID;
+    return optic_dtype_has_values(in) && optic_dtype_has_values(out);
   }
   switch (in) {
     case OPTIC_F32:
@@ -48,12 +49,23 @@ bool ew_supported(optic_opcode op, optic_dtype in, optic_dtype out) {
     case OPTIC_S32:
       return op == OPTIC_OP_NEGATE || op == OPTIC_OP_ABS || op == OPTIC_OP_SIGN || op == OPTIC_OP_NOT ||
              is_binary(op);
-    case OPTIC_U8: return op == OPTIC_OP_NOT || is_binary(op);
+    case OPTIC_U8: return op == OPTIC_OP_NOT || is_binary(op) || graph_ew_generic_supported(op, in, out);
     case OPTIC_PRED:
       return op == OPTIC_OP_NOT || op == OPTIC_OP_AND || op == OPTIC_OP_OR || op == OPTIC_OP_MAXIMUM ||
              op == OPTIC_OP_MINIMUM;
-    default: return false;
+    default: return graph_ew_generic_supported(op, in, out);
   }
+}
+
+/* The dtypes with loops of their own below; the others go to graph/ew_generic.c. */
+static bool legacy_dtype(optic_dtype dt) {
+  return dt == OPTIC_F32 || dt == OPTIC_F64 || dt == OPTIC_S32 || dt == OPTIC_U8 || dt == OPTIC_PRED;
+}
+
+/* The halves' f32 step: the dispatched f32 kernels, once per op. */
+static void kernel_f32(void *ctx, optic_opcode op, optic_compare_dir cmp, size_t n, const float *const *src, void *y) {
+  (void)ctx;
+  ew_apply(op, cmp, OPTIC_F32, op == OPTIC_OP_COMPARE ? OPTIC_PRED : OPTIC_F32, n, (const void *const *)src, 0, y);
 }
 
 /* ------------------------------------------------------------ scalar semantics (non-f32) */
@@ -413,6 +425,11 @@ void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in, optic_dtyp
     if (y != src[0]) memmove(y, src[0], n * optic_dtype_size(in));
     return;
   }
+  if (!legacy_dtype(in) || (op == OPTIC_OP_CONVERT && !legacy_dtype(out)) ||
+      (in == OPTIC_U8 && (op == OPTIC_OP_NEGATE || op == OPTIC_OP_ABS))) {
+    graph_ew_generic(op, cmp, in, out, n, src, scalar_mask, y, kernel_f32, NULL);
+    return;
+  }
   if (in == OPTIC_F32 && op != OPTIC_OP_COPY) {
     if (f32_apply(op, cmp, out, n, src, scalar_mask, y)) return;
     if (scalar_mask && op != OPTIC_OP_CONVERT) {
@@ -487,8 +504,14 @@ static void copy_run(size_t es, const unsigned char *s, int64_t sst, unsigned ch
       for (size_t j = 0; j < run; j++) memcpy(d + (int64_t)j * dst_st * 8, s + (int64_t)j * sst * 8, 8);
       break;
     }
-    default:
+    case 2: {
+      for (size_t j = 0; j < run; j++) memcpy(d + (int64_t)j * dst_st * 2, s + (int64_t)j * sst * 2, 2);
+      break;
+    }
+    case 1:
       for (size_t j = 0; j < run; j++) d[(int64_t)j * dst_st] = s[(int64_t)j * sst];
+      break;
+    default: /* token: no bytes */
       break;
   }
 }

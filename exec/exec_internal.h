@@ -176,6 +176,11 @@ typedef struct exec_step {
   int32_t in_init;            /* input fusion: the fusion operand holding the init value */
   size_t in_rows, in_len;     /* input fusion: outputs, and reduced elements per output (trailing dims) */
   optic_conv_plan *conv;
+  /* dot/convolution on f16/bf16: lhs, rhs and result widened to f32 in
+   * scratch at these offsets (SIZE_MAX: that one is f32 already) */
+  bool widen;
+  optic_dtype widen_dt[3];
+  size_t widen_offset[3], widen_elems[3];
   size_t scratch_offset, scratch_bytes; /* in the context's scratch area */
   double est_ns, flops, bytes;
   const char *name;

@@ -37,7 +37,12 @@ static void store_index(optic_dtype dt, int64_t v, unsigned char *p) {
     case OPTIC_F64: { double x = (double)v; memcpy(p, &x, 8); break; }
     case OPTIC_S32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
     case OPTIC_PRED: *p = v != 0; break;
-    default: *p = (uint8_t)v; break;
+    case OPTIC_U8: *p = (uint8_t)v; break;
+    default: { /* the index as an unsigned integer, converted (XLA: IntCast / UIToFP) */
+      uint64_t u = (uint64_t)v;
+      optic_convert_elements(OPTIC_U64, &u, dt, p, 1);
+      break;
+    }
   }
 }
 

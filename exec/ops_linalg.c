@@ -2,13 +2,38 @@
  * kernels/conv.h), called from every thread of the run's parallel region
  * with (thread, nthreads) as those headers prescribe, and loop fusions run
  * block by block through their block programs. */
+#include <stdint.h>
+
 #include "exec/exec_internal.h"
 
 static optic_status run_contraction(const exec_step *s, const float *a, const float *b, float *y,
                                     const exec_thread *th);
 
+/* This thread's share of converting n elements (all threads call it). */
+static void convert_share(optic_dtype from, const void *src, optic_dtype to, void *dst, size_t n, const exec_thread *th) {
+  size_t lo, hi;
+  exec_share(n, th->t, th->nt, &lo, &hi);
+  if (lo < hi) {
+    optic_convert_elements(from, (const unsigned char *)src + lo * optic_dtype_size(from), to,
+                           (unsigned char *)dst + lo * optic_dtype_size(to), hi - lo);
+  }
+}
+
 optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th) {
-  return run_contraction(s, ref_ptr(f, &s->in[0]), ref_ptr(f, &s->in[1]), ref_ptr(f, &s->out[0]), th);
+  void *p[3] = {ref_ptr(f, &s->in[0]), ref_ptr(f, &s->in[1]), ref_ptr(f, &s->out[0])};
+  if (!s->widen) return run_contraction(s, p[0], p[1], p[2], th);
+  /* f16/bf16: widen the operands to f32 exactly, contract in f32, round the
+   * result once to nearest even. */
+  float *w[3];
+  for (int k = 0; k < 3; k++) {
+    w[k] = s->widen_offset[k] == SIZE_MAX ? p[k] : (float *)(void *)(th->scratch + s->widen_offset[k]);
+    if (k < 2 && s->widen_offset[k] != SIZE_MAX) convert_share(s->widen_dt[k], p[k], OPTIC_F32, w[k], s->widen_elems[k], th);
+  }
+  exec_sync(th);
+  optic_status st = run_contraction(s, w[0], w[1], w[2], th);
+  exec_sync(th);
+  if (s->widen_offset[2] != SIZE_MAX) convert_share(OPTIC_F32, w[2], s->widen_dt[2], p[2], s->widen_elems[2], th);
+  return st;
 }
 
 static optic_status run_contraction(const exec_step *s, const float *a, const float *b, float *y,

@@ -12,15 +12,20 @@ optic_status optic_graph_convolution(optic_module_t *m, optic_comp_id comp, opti
                                      const char *dim_labels, const optic_window_dim *window,
                                      int64_t feature_group_count, int64_t batch_group_count, const char *name,
                                      optic_node_id *out) {
+  return graph_convolution_typed(m, comp, lhs, rhs, dim_labels, window, feature_group_count, batch_group_count,
+                                 OPTIC_DTYPE_INVALID, name, out);
+}
+
+optic_status graph_convolution_typed(optic_module_t *m, optic_comp_id comp, optic_node_id lhs, optic_node_id rhs,
+                                     const char *dim_labels, const optic_window_dim *window,
+                                     int64_t feature_group_count, int64_t batch_group_count, optic_dtype result,
+                                     const char *name, optic_node_id *out) {
   const optic_type *tl, *tr;
   optic_status st = graph_array_operand(m, comp, lhs, "convolution", 0, &tl);
   if (st == OPTIC_OK) st = graph_array_operand(m, comp, rhs, "convolution", 1, &tr);
   if (st != OPTIC_OK) return st;
   if (out == NULL || dim_labels == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: NULL argument");
-  if (tl->dtype != OPTIC_F32 || tr->dtype != OPTIC_F32) {
-    return optic_fail(OPTIC_ERR_UNSUPPORTED, "convolution: operands are %s and %s; only f32 is supported",
-                      optic_dtype_name(tl->dtype), optic_dtype_name(tr->dtype));
-  }
+  if ((st = graph_contraction_dtype("convolution", tl->dtype, tr->dtype, &result)) != OPTIC_OK) return st;
   optic_conv_desc d;
   optic_conv_desc_init(&d);
   if ((st = optic_conv_parse_dim_labels(dim_labels, &d.dn)) != OPTIC_OK) return st;
@@ -57,7 +62,7 @@ optic_status optic_graph_convolution(optic_module_t *m, optic_comp_id comp, opti
   memcpy(ints, header, sizeof header);
   optic_node_id ops[2] = {lhs, rhs};
   optic_instr_proto p = graph_proto(OPTIC_OP_CONVOLUTION);
-  p.type = optic_type_array(OPTIC_F32, &shape);
+  p.type = optic_type_array(result, &shape);
   p.operands = ops;
   p.n_operands = 2;
   p.ints = ints;

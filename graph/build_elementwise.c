@@ -7,13 +7,17 @@
 #include "graph/internal.h"
 
 
-static bool is_float(optic_dtype d) { return d == OPTIC_F32 || d == OPTIC_F64; }
-static bool is_int(optic_dtype d) { return d == OPTIC_S32 || d == OPTIC_U8; }
+static bool is_float(optic_dtype d) { return optic_dtype_is_float(d); }
+static bool is_int(optic_dtype d) { return optic_dtype_is_int(d); }
 
 static optic_status check_array_type(const char *op, const optic_type *t) {
   if (optic_type_is_tuple(t)) return OPTIC_OK;
-  if (optic_dtype_size(t->dtype) == 0) {
+  if (!optic_dtype_valid(t->dtype)) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: invalid dtype %d", op, (int)t->dtype);
+  }
+  if (t->dtype == OPTIC_TOKEN && t->shape.rank != 0) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: a token has no dimensions (token[]), rank %d given", op,
+                      (int)t->shape.rank);
   }
   size_t n;
   return optic_shape_elements(&t->shape, &n);
@@ -57,6 +61,9 @@ optic_status optic_graph_parameter(optic_module_t *m, optic_comp_id comp, int32_
 optic_status optic_graph_constant(optic_module_t *m, optic_comp_id comp, optic_dtype dtype, const optic_shape *shape,
                                   const void *data, size_t bytes, const char *name, optic_node_id *out) {
   if (shape == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "constant: NULL argument");
+  if (dtype == OPTIC_TOKEN) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "constant: a token has no literal (make one with after-all)");
+  }
   size_t want;
   optic_status st = optic_shape_bytes(shape, dtype, &want);
   if (st != OPTIC_OK) return st;
@@ -83,7 +90,9 @@ optic_status optic_graph_iota(optic_module_t *m, optic_comp_id comp, optic_dtype
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "iota: iota_dimension %lld is outside [0, %d)",
                       (long long)iota_dimension, (int)shape->rank);
   }
-  if (dtype == OPTIC_PRED) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "iota: dtype pred is not numeric");
+  if (dtype == OPTIC_PRED || dtype == OPTIC_TOKEN) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "iota: dtype %s is not numeric", optic_dtype_name(dtype));
+  }
   optic_instr_proto p = graph_proto(OPTIC_OP_IOTA);
   p.type = t;
   p.ints = &iota_dimension;
@@ -97,10 +106,11 @@ optic_status graph_array_operand(const optic_module_t *m, optic_comp_id comp, op
   if (st == OPTIC_OK) st = graph_check_operand(m, comp, id, op, index);
   if (st != OPTIC_OK) return st;
   *t = optic_node_type(m, id);
-  if (optic_type_is_tuple(*t)) {
+  if (optic_type_is_tuple(*t) || (*t)->dtype == OPTIC_TOKEN) {
     char buf[TYPE_BUF];
-    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: operand %d (%s) is a tuple %s; an array is needed", op,
-                      (int)index, optic_node_name(m, id), graph_type_str(*t, buf, sizeof buf));
+    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: operand %d (%s) is a %s %s; an array is needed", op,
+                      (int)index, optic_node_name(m, id), optic_type_is_tuple(*t) ? "tuple" : "token",
+                      graph_type_str(*t, buf, sizeof buf));
   }
   return OPTIC_OK;
 }
@@ -123,8 +133,8 @@ optic_status optic_graph_unary(optic_module_t *m, optic_comp_id comp, optic_opco
   bool ok;
   switch (op) {
     case OPTIC_OP_NEGATE:
-    case OPTIC_OP_ABS:
-    case OPTIC_OP_SIGN: ok = is_float(t->dtype) || t->dtype == OPTIC_S32; break;
+    case OPTIC_OP_ABS: ok = is_float(t->dtype) || is_int(t->dtype); break; /* XLA: integral or floating */
+    case OPTIC_OP_SIGN: ok = is_float(t->dtype) || optic_dtype_is_signed_int(t->dtype); break;
     case OPTIC_OP_EXPONENTIAL:
     case OPTIC_OP_LOG:
     case OPTIC_OP_SQRT:
@@ -255,7 +265,10 @@ optic_status optic_graph_convert(optic_module_t *m, optic_comp_id comp, optic_no
   const optic_type *t;
   optic_status st = graph_array_operand(m, comp, x, "convert", 0, &t);
   if (st != OPTIC_OK) return st;
-  if (optic_dtype_size(dtype) == 0) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convert: invalid dtype %d", (int)dtype);
+  if (!optic_dtype_has_values(dtype)) {
+    return optic_fail(dtype == OPTIC_TOKEN ? OPTIC_ERR_SHAPE_MISMATCH : OPTIC_ERR_INVALID_ARGUMENT,
+                      "convert: %s is not a convertible dtype", optic_dtype_valid(dtype) ? optic_dtype_name(dtype) : "invalid");
+  }
   optic_instr_proto p = graph_proto(OPTIC_OP_CONVERT);
   p.type = optic_type_array(dtype, &t->shape);
   p.operands = &x;

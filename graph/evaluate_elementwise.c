@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "graph/evaluate_internal.h"
+#include "graph/ew_generic.h"
 #include "graph/opcode_kernels.h"
 #include "kernels/binary.h"
 #include "kernels/clamp.h"
@@ -16,6 +17,26 @@
 #include "kernels/convert.h"
 #include "kernels/select.h"
 #include "kernels/unary.h"
+
+/* The halves' f32 step: the kernels' naive references (graph/ew_generic.h). */
+static void ref_f32(void *ctx, optic_opcode op, optic_compare_dir cmp, size_t n, const float *const *src, void *y) {
+  (void)ctx;
+  optic_unary_op u;
+  optic_binary_op b;
+  if (op == OPTIC_OP_COMPARE) optic_ref_f32_compare((optic_compare_op)cmp, n, src[0], src[1], y);
+  else if (op == OPTIC_OP_CLAMP) optic_ref_f32_clamp(n, src[1], src[0], src[2], y);
+  else if (graph_opcode_binary_kernel(op, &b)) optic_ref_f32_binary(b, n, src[0], src[1], y);
+  else if (graph_opcode_unary_kernel(op, &u)) optic_ref_f32_unary(u, n, src[0], y);
+}
+
+/* Integers of every width and the halves (graph/ew_generic.h); false if the
+ * pair is not defined there. */
+static bool generic(optic_opcode op, optic_compare_dir cmp, optic_dtype in, optic_dtype out, size_t n,
+                    const void *const *src, void *y) {
+  if (!graph_ew_generic_supported(op, in, out)) return false;
+  graph_ew_generic(op, cmp, in, out, n, src, 0, y, ref_f32, NULL);
+  return true;
+}
 
 static optic_status unsupported(optic_opcode op, optic_dtype dt) {
   return optic_fail(OPTIC_ERR_UNSUPPORTED, "%s: the evaluator does not define it for dtype %s", optic_opcode_name(op),
@@ -85,6 +106,7 @@ optic_status eval_unary_raw(optic_opcode op, optic_dtype dt, size_t n, const voi
       break;
     default: break;
   }
+  if (!ok) ok = generic(op, OPTIC_CMP_EQ, dt, dt, n, (const void *const[]){x}, y);
   return ok ? OPTIC_OK : unsupported(op, dt);
 }
 
@@ -182,6 +204,7 @@ optic_status eval_binary_raw(optic_opcode op, optic_dtype dt, size_t n, const vo
     case OPTIC_PRED: ok = pred_binary(op, n, a, b, y); break;
     default: break;
   }
+  if (!ok && dt != OPTIC_PRED) ok = generic(op, OPTIC_CMP_EQ, dt, dt, n, (const void *const[]){a, b}, y);
   return ok ? OPTIC_OK : unsupported(op, dt);
 }
 
@@ -230,7 +253,11 @@ static optic_status eval_compare(const optic_instr *in, const optic_literal *a, 
       }
       return OPTIC_OK;
     }
-    default: return unsupported(in->op, a->type.dtype);
+    default:
+      if (generic(in->op, in->cmp, a->type.dtype, OPTIC_PRED, n, (const void *const[]){a->data, b->data}, y)) {
+        return OPTIC_OK;
+      }
+      return unsupported(in->op, a->type.dtype);
   }
 }
 
@@ -284,6 +311,10 @@ static optic_status eval_clamp(const optic_literal *lo, const optic_literal *x, 
   if (st == OPTIC_OK && (st = bound_array(hi, n, &th, &h)) != OPTIC_OK) free(tl);
   if (st != OPTIC_OK) return st;
   switch (dt) {
+    case OPTIC_S8: case OPTIC_S16: case OPTIC_S64: case OPTIC_U16: case OPTIC_U32: case OPTIC_U64:
+    case OPTIC_F16: case OPTIC_BF16:
+      generic(OPTIC_OP_CLAMP, OPTIC_CMP_EQ, dt, dt, n, (const void *const[]){l, x->data, h}, out->data);
+      break;
     case OPTIC_F32: optic_ref_f32_clamp(n, x->data, l, h, out->data); break;
     case OPTIC_F64: {
       const double *xv = x->data, *lv = l, *hv = h;
@@ -359,8 +390,13 @@ static void eval_convert(const optic_literal *x, optic_literal *out) {
   size_t n = lit_elements(x);
   const void *xv = x->data;
   void *yv = out->data;
+  static const optic_dtype old_dtypes[] = {OPTIC_F32, OPTIC_F64, OPTIC_S32, OPTIC_U8, OPTIC_PRED};
+  bool old_pair = false, old_d = false;
+  for (int i = 0; i < 5; i++) old_pair |= s == old_dtypes[i], old_d |= d == old_dtypes[i];
   if (s == d) {
     if (n) memcpy(yv, xv, x->bytes);
+  } else if (!old_pair || !old_d) {
+    optic_convert_elements(s, xv, d, yv, n); /* XLA's rules for every other pair (docs/dtypes.md) */
   } else if (s == OPTIC_F32 && d == OPTIC_F64) {
     optic_ref_f32_f64_cvt(n, xv, yv);
   } else if (s == OPTIC_F64 && d == OPTIC_F32) {

@@ -38,9 +38,13 @@ static optic_status eval_iota(const optic_instr *in, optic_literal *y) {
       case OPTIC_F64: ((double *)y->data)[i] = (double)v; break;
       case OPTIC_S32: ((int32_t *)y->data)[i] = (int32_t)(uint32_t)v; break; /* wraps past 2^31, as XLA's s32 iota */
       case OPTIC_U8: ((uint8_t *)y->data)[i] = (uint8_t)v; break;           /* wraps past 255 */
-      default:
-        return optic_fail(OPTIC_ERR_UNSUPPORTED, "iota: the evaluator does not define it for dtype %s",
-                          optic_dtype_name(y->type.dtype));
+      default: { /* the index as an unsigned integer, converted (XLA: IntCast / UIToFP) */
+        uint64_t u = (uint64_t)v;
+        optic_status st = optic_convert_elements(OPTIC_U64, &u, y->type.dtype,
+                                                 (unsigned char *)y->data + i * optic_dtype_size(y->type.dtype), 1);
+        if (st != OPTIC_OK) return st;
+        break;
+      }
     }
   }
   return OPTIC_OK;

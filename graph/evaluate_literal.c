@@ -52,7 +52,7 @@ static optic_status check_type(const optic_type *t, int depth) {
     }
     return OPTIC_OK;
   }
-  if (optic_dtype_size(t->dtype) == 0) {
+  if (!optic_dtype_valid(t->dtype)) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "literal: invalid dtype %d", (int)t->dtype);
   }
   size_t n;
@@ -236,6 +236,25 @@ static void put_element(char *buf, size_t size, int *n, optic_dtype dt, const un
       put(buf, size, n, "%d", (int)v);
       break;
     }
+    case OPTIC_F16:
+    case OPTIC_BF16: {
+      float v;
+      optic_convert_elements(dt, p, OPTIC_F32, &v, 1);
+      put(buf, size, n, "%.5g", (double)v);
+      break;
+    }
+    case OPTIC_S8: case OPTIC_S16: case OPTIC_S64: {
+      int64_t v;
+      optic_convert_elements(dt, p, OPTIC_S64, &v, 1);
+      put(buf, size, n, "%lld", (long long)v);
+      break;
+    }
+    case OPTIC_U16: case OPTIC_U32: case OPTIC_U64: {
+      uint64_t v;
+      optic_convert_elements(dt, p, OPTIC_U64, &v, 1);
+      put(buf, size, n, "%llu", (unsigned long long)v);
+      break;
+    }
     default: put(buf, size, n, "%u", (unsigned)*p); break;
   }
 }
@@ -301,14 +320,18 @@ static double element_as_double(optic_dtype dt, const unsigned char *p) {
       memcpy(&v, p, sizeof v);
       return v;
     }
-    default: return *p;
+    default: {
+      double v = 0;
+      if (optic_dtype_has_values(dt)) optic_convert_elements(dt, p, OPTIC_F64, &v, 1);
+      return v;
+    }
   }
 }
 
 static bool element_matches(optic_dtype dt, const unsigned char *e, const unsigned char *a,
                             optic_literal_match_mode mode, double abs_tol, double rel_tol) {
   size_t es = optic_dtype_size(dt);
-  bool is_float = dt == OPTIC_F32 || dt == OPTIC_F64;
+  bool is_float = optic_dtype_is_float(dt);
   if (memcmp(e, a, es) == 0) return true;
   if (!is_float || mode == OPTIC_MATCH_BITWISE) return false;
   double x = element_as_double(dt, e), y = element_as_double(dt, a);

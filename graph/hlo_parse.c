@@ -14,9 +14,23 @@
 
 /* XLA element types optic does not have (a written one is UNSUPPORTED). */
 static const char *const other_dtypes[] = {
-    "s2",         "s4",         "s8",     "s16",       "s64",      "u2",     "u4",     "u16",      "u32",
-    "u64",        "f16",        "bf16",   "c64",       "c128",     "f8e5m2", "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz",
-    "f8e5m2fnuz", "f8e4m3fnuz", "f8e3m4", "f8e8m0fnu", "f4e2m1fn", "token",  "opaque"};
+    "s2",     "s4",     "u2",     "u4",          "c64",        "c128",       "f8e5m2",   "f8e4m3",   "f8e4m3fn",
+    "f8e4m3b11fnuz", "f8e5m2fnuz", "f8e4m3fnuz", "f8e3m4", "f8e8m0fnu", "f4e2m1fn", "opaque"};
+
+/* A token that spells one of optic's dtypes (core's table). */
+static bool tok_dtype(const hlo_token *t, optic_dtype *out) {
+  char name[16];
+  if (t->kind != HLO_IDENT || t->n >= sizeof name) return false;
+  memcpy(name, t->p, t->n);
+  name[t->n] = '\0';
+  for (int d = 1; d < OPTIC_DTYPE_COUNT_; d++) {
+    if (strcmp(name, optic_dtype_name((optic_dtype)d)) == 0) {
+      *out = (optic_dtype)d;
+      return true;
+    }
+  }
+  return false;
+}
 
 /* XLA opcodes optic's IR does not have (a written one is UNSUPPORTED). */
 static const char *const other_opcodes[] = {
@@ -65,21 +79,15 @@ optic_status hlo_parse_name(hlo_parser *P, const char *what, const char **name, 
 
 static optic_status parse_dtype(hlo_parser *P, optic_dtype *out) {
   const hlo_token *t = &P->L.tok;
-  static const struct {
-    const char *name;
-    optic_dtype dtype;
-  } ours[] = {{"f32", OPTIC_F32}, {"f64", OPTIC_F64}, {"s32", OPTIC_S32}, {"u8", OPTIC_U8}, {"pred", OPTIC_PRED}};
-  for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++) {
-    if (hlo_tok_is(t, ours[i].name)) {
-      *out = ours[i].dtype;
-      hlo_lex_next(&P->L);
-      return OPTIC_OK;
-    }
+  if (tok_dtype(t, out)) {
+    hlo_lex_next(&P->L);
+    return OPTIC_OK;
   }
   char b[64];
   if (in_list(t, other_dtypes, sizeof other_dtypes / sizeof other_dtypes[0])) {
     return hlo_fail_tok(&P->L, OPTIC_ERR_UNSUPPORTED,
-                        "element type %s is not supported (optic has f32, f64, s32, u8, pred)",
+                        "element type %s is not supported (optic has pred, s8, s16, s32, s64, u8, u16, u32, u64, "
+                        "f16, bf16, f32, f64, token)",
                         hlo_tok_describe(t, b, sizeof b));
   }
   if (t->kind == HLO_IDENT)
@@ -213,6 +221,39 @@ typedef struct literal_ctx {
   bool empty; /* the shape has no elements: "{}" is accepted for any rank */
 } literal_ctx;
 
+/* An integer literal of dtype dt into dst (range-checked; u64 up to 2^64-1). */
+static optic_status int_literal(hlo_lexer *L, const hlo_token *t, optic_dtype dt, unsigned char *dst) {
+  char b[64];
+  int bits = optic_dtype_int_bits(dt);
+  uint64_t u;
+  if (dt == OPTIC_U64 && t->kind == HLO_NUMBER && t->n > 0 && t->p[0] != '-') {
+    u = 0;
+    for (size_t i = 0; i < t->n; i++) {
+      unsigned d = (unsigned)(t->p[i] - '0');
+      if (d > 9) return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "expected an integer, found %s",
+                                     hlo_tok_describe(t, b, sizeof b));
+      if (u > (UINT64_MAX - d) / 10) {
+        return hlo_fail_tok(L, OPTIC_ERR_OVERFLOW, "literal %s is out of range for u64", hlo_tok_describe(t, b, sizeof b));
+      }
+      u = u * 10 + d;
+    }
+  } else {
+    int64_t v;
+    optic_status st = hlo_token_int(L, t, &v);
+    if (st != OPTIC_OK) return st;
+    bool sg = optic_dtype_is_signed_int(dt);
+    int64_t lo = sg ? (bits == 64 ? INT64_MIN : -(INT64_C(1) << (bits - 1))) : 0;
+    int64_t hi = bits == 64 ? INT64_MAX : sg ? (INT64_C(1) << (bits - 1)) - 1 : (INT64_C(1) << bits) - 1;
+    if (v < lo || v > hi) {
+      return hlo_fail_tok(L, OPTIC_ERR_OVERFLOW, "literal %lld is out of range for %s", (long long)v,
+                          optic_dtype_name(dt));
+    }
+    u = (uint64_t)v;
+  }
+  memcpy(dst, &u, (size_t)bits / 8); /* little-endian: the low bytes */
+  return OPTIC_OK;
+}
+
 static optic_status literal_value(hlo_parser *P, literal_ctx *c) {
   hlo_lexer *L = &P->L;
   hlo_token t = L->tok;
@@ -234,23 +275,11 @@ static optic_status literal_value(hlo_parser *P, literal_ctx *c) {
       return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "expected true or false for a pred literal, found %s",
                           hlo_tok_describe(&t, b, sizeof b));
     }
-  } else if (dt == OPTIC_S32 || dt == OPTIC_U8) {
-    int64_t v;
+  } else if (optic_dtype_is_int(dt)) {
     if (neg) return hlo_expected(L, "an integer literal");
-    optic_status st = hlo_token_int(L, &t, &v);
+    optic_status st = int_literal(L, &t, dt, dst);
     if (st != OPTIC_OK) return st;
-    int64_t lo = dt == OPTIC_S32 ? INT32_MIN : 0, hi = dt == OPTIC_S32 ? INT32_MAX : 255;
-    if (v < lo || v > hi) {
-      return hlo_fail_tok(L, OPTIC_ERR_OVERFLOW, "literal %lld is out of range for %s", (long long)v,
-                          optic_dtype_name(dt));
-    }
-    if (dt == OPTIC_U8) {
-      *dst = (unsigned char)v;
-    } else {
-      int32_t x = (int32_t)v;
-      memcpy(dst, &x, 4);
-    }
-  } else { /* f32, f64 */
+  } else { /* f16, bf16, f32, f64 */
     double v;
     if (hlo_tok_is(&t, "inf")) {
       v = INFINITY;
@@ -271,6 +300,8 @@ static optic_status literal_value(hlo_parser *P, literal_ctx *c) {
       }
       if (*end != '\0')
         return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "malformed number %s", hlo_tok_describe(&t, b, sizeof b));
+      if (dt == OPTIC_F16) v = optic_f16_to_f32(optic_f64_to_f16(v));
+      if (dt == OPTIC_BF16) v = optic_bf16_to_f32(optic_f64_to_bf16(v));
       if (isinf(v)) {
         return hlo_fail_tok(L, OPTIC_ERR_OVERFLOW, "literal %s is out of range for %s",
                             hlo_tok_describe(&t, b, sizeof b), optic_dtype_name(dt));
@@ -283,8 +314,11 @@ static optic_status literal_value(hlo_parser *P, literal_ctx *c) {
     if (dt == OPTIC_F32) {
       float f = (float)v;
       memcpy(dst, &f, 4);
-    } else {
+    } else if (dt == OPTIC_F64) {
       memcpy(dst, &v, 8);
+    } else { /* v already holds the rounded half value (or inf, nan) */
+      uint16_t h = dt == OPTIC_F16 ? optic_f64_to_f16(v) : optic_f64_to_bf16(v);
+      memcpy(dst, &h, 2);
     }
   }
   hlo_lex_next(L);
@@ -333,6 +367,10 @@ static optic_status parse_literal(hlo_parser *P, hlo_instr *in) {
     return hlo_fail_at(OPTIC_ERR_UNSUPPORTED, in->op_pos.line, in->op_pos.col,
                        "constant '%s': tuple constants are not supported", in->name);
   }
+  if (s->dtype == OPTIC_TOKEN) {
+    return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, in->op_pos.line, in->op_pos.col,
+                       "constant '%s': a token has no literal (make one with after-all)", in->name);
+  }
   size_t n = 1;
   for (int32_t d = 0; d < s->shape.rank; d++) n *= (size_t)s->shape.dims[d]; /* optic_shape_make bounded it */
   /* Every element takes at least one character: a literal that cannot fit in
@@ -351,8 +389,8 @@ static optic_status parse_literal(hlo_parser *P, hlo_instr *in) {
 /* ----------------------------------------------------------- instructions */
 
 static bool is_dtype_name(const hlo_token *t) {
-  static const char *const ours[] = {"f32", "f64", "s32", "u8", "pred"};
-  return in_list(t, ours, 5) || in_list(t, other_dtypes, sizeof other_dtypes / sizeof other_dtypes[0]);
+  optic_dtype d;
+  return tok_dtype(t, &d) || in_list(t, other_dtypes, sizeof other_dtypes / sizeof other_dtypes[0]);
 }
 
 /* operand ::= [shape] name, up to ')' (consumed). */

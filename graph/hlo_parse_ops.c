@@ -104,6 +104,10 @@ static optic_status build_compare(const op_ctx *x, optic_node_id *out) {
   return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "unknown direction '%s' (EQ, NE, LT, LE, GT, GE)", a->word);
 }
 
+/* The element type written on a contraction (its preferred_element_type);
+ * INVALID for a tuple, so the builder's own rule and message apply. */
+static optic_dtype written_dtype(const op_ctx *x) { return x->in->shape.dtype; }
+
 static optic_status build_dot(const op_ctx *x, optic_node_id *out) {
   optic_status st = count_is(x, 2, 2);
   if (st != OPTIC_OK) return st;
@@ -127,7 +131,8 @@ static optic_status build_dot(const op_ctx *x, optic_node_id *out) {
     }
     *counts[k] = a->n_ints;
   }
-  return wrap(x, optic_graph_dot(x->B->m, x->c->id, x->ops[0], x->ops[1], &d, x->in->final_name, out));
+  return wrap(x, graph_dot_typed(x->B->m, x->c->id, x->ops[0], x->ops[1], &d, written_dtype(x), x->in->final_name,
+                                 out));
 }
 
 /* Rewrites part `part` (0 lhs, 1 rhs, 2 out) of dim labels so it names the
@@ -178,8 +183,9 @@ static optic_status build_convolution(op_ctx *x, optic_node_id *out) {
       x->in->node_is_physical = true;
     }
   }
-  return wrap(x, optic_graph_convolution(x->B->m, x->c->id, lhs, rhs, labels, w ? w->window : NULL,
-                                         fg ? fg->ints[0] : 1, bg ? bg->ints[0] : 1, x->in->final_name, out));
+  return wrap(x, graph_convolution_typed(x->B->m, x->c->id, lhs, rhs, labels, w ? w->window : NULL,
+                                         fg ? fg->ints[0] : 1, bg ? bg->ints[0] : 1, written_dtype(x),
+                                         x->in->final_name, out));
 }
 
 static optic_status build_conditional(const op_ctx *x, optic_node_id *out) {

@@ -2,6 +2,7 @@
  * and marked ENTRY, ROOT on each computation's root, attributes in XLA's
  * spelling. Shapes are printed without layouts (everything is row-major). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,48 @@ static void print_int_list(optic_strbuf *s, const int64_t *v, int32_t n) {
   optic_strbuf_printf(s, "}");
 }
 
+/* A half in the fewest digits that read back (strtod, then nearest even) to
+ * the same bits, so printed modules round-trip exactly. */
+static void print_half(optic_strbuf *s, optic_dtype dt, const unsigned char *p) {
+  uint16_t h;
+  memcpy(&h, p, 2);
+  double v = dt == OPTIC_F16 ? optic_f16_to_f32(h) : optic_bf16_to_f32(h);
+  if (isnan(v)) {
+    optic_strbuf_printf(s, "nan");
+    return;
+  }
+  if (isinf(v)) {
+    optic_strbuf_printf(s, v < 0 ? "-inf" : "inf");
+    return;
+  }
+  char buf[40];
+  if (v == trunc(v) && fabs(v) < 1e15) { /* integers as XLA prints them: 65504, not 6.55e+04 */
+    optic_strbuf_printf(s, "%.0f", v);
+    return;
+  }
+  for (int digits = 1; digits <= 17; digits++) {
+    snprintf(buf, sizeof buf, "%.*g", digits, v);
+    double back = strtod(buf, NULL);
+    uint16_t b = dt == OPTIC_F16 ? optic_f64_to_f16(back) : optic_f64_to_bf16(back);
+    if (b == h) break;
+  }
+  optic_strbuf_printf(s, "%s", buf);
+}
+
 static void print_element(optic_strbuf *s, optic_dtype dt, const unsigned char *p) {
+  if (optic_dtype_is_int(dt) && dt != OPTIC_S32 && dt != OPTIC_U8) {
+    uint64_t u = 0;
+    int bits = optic_dtype_int_bits(dt);
+    memcpy(&u, p, (size_t)bits / 8);
+    if (optic_dtype_is_signed_int(dt) && bits < 64 && ((u >> (bits - 1)) & 1u)) u |= ~0ull << bits;
+    if (optic_dtype_is_signed_int(dt)) optic_strbuf_printf(s, "%lld", (long long)(int64_t)u);
+    else optic_strbuf_printf(s, "%llu", (unsigned long long)u);
+    return;
+  }
+  if (dt == OPTIC_F16 || dt == OPTIC_BF16) {
+    print_half(s, dt, p);
+    return;
+  }
   switch (dt) {
     case OPTIC_F32:
     case OPTIC_F64: {

@@ -156,6 +156,16 @@ optic_status graph_window_output_size(const char *op, int32_t dim, int64_t in, c
 struct optic_conv_desc;
 /* Rebuilds a dot instruction's dimension numbers from its attributes. */
 void graph_dot_dims(const optic_instr *in, optic_dot_dims *d);
+/* dot and convolution with the result dtype as written (XLA's
+ * preferred_element_type); OPTIC_DTYPE_INVALID: the operands' dtype when they
+ * agree, else f32. Operands and result: f32, f16 or bf16 (else UNSUPPORTED). */
+optic_status graph_contraction_dtype(const char *op, optic_dtype l, optic_dtype r, optic_dtype *result);
+optic_status graph_dot_typed(optic_module_t *m, optic_comp_id comp, optic_node_id lhs, optic_node_id rhs,
+                             const optic_dot_dims *dims, optic_dtype result, const char *name, optic_node_id *out);
+optic_status graph_convolution_typed(optic_module_t *m, optic_comp_id comp, optic_node_id lhs, optic_node_id rhs,
+                                     const char *dim_labels, const optic_window_dim *window,
+                                     int64_t feature_group_count, int64_t batch_group_count, optic_dtype result,
+                                     const char *name, optic_node_id *out);
 void graph_conv_desc(const optic_module_t *m, const optic_instr *in, struct optic_conv_desc *d);
 /* XLA's convolution valid(d) for one spatial dim (graph/cost_window.c): the
  * (kernel index, output index) pairs whose input position is a real input

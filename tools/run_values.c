@@ -24,15 +24,31 @@ static void fill_leaf(optic_literal *leaf, uint64_t *state) {
   size_t bytes = 0;
   void *data = optic_literal_mutable_data(leaf, &bytes);
   optic_dtype dt = optic_literal_type(leaf)->dtype;
-  size_t n = bytes / optic_dtype_size(dt);
+  size_t es = optic_dtype_size(dt), n = es ? bytes / es : 0; /* a token holds nothing */
   for (size_t i = 0; i < n; i++) {
     uint64_t u = splitmix64(state);
+    unsigned char *p = (unsigned char *)data + i * es;
     switch (dt) {
       case OPTIC_F32: ((float *)data)[i] = (float)(u >> 40) * 0x1p-23f - 1.0f; break;
       case OPTIC_F64: ((double *)data)[i] = (double)(u >> 11) * 0x1p-52 - 1.0; break;
       case OPTIC_S32: ((int32_t *)data)[i] = (int32_t)(u % 17) - 8; break;
       case OPTIC_U8: ((uint8_t *)data)[i] = (uint8_t)(u >> 56); break;
-      default: ((uint8_t *)data)[i] = (uint8_t)(u >> 63); break;
+      case OPTIC_PRED: ((uint8_t *)data)[i] = (uint8_t)(u >> 63); break;
+      case OPTIC_F16: case OPTIC_BF16: { /* [-1, 1) on the 2^-10 (f16) or 2^-7 (bf16) grid: exact */
+        double v = dt == OPTIC_F16 ? (double)(u >> 53) * 0x1p-10 - 1.0 : (double)(u >> 56) * 0x1p-7 - 1.0;
+        optic_convert_elements(OPTIC_F64, &v, dt, p, 1);
+        break;
+      }
+      case OPTIC_S8: case OPTIC_S16: case OPTIC_S64: { /* [-8, 8] as s32 */
+        int64_t v = (int64_t)(u % 17) - 8;
+        optic_convert_elements(OPTIC_S64, &v, dt, p, 1);
+        break;
+      }
+      default: { /* u16, u32, u64: the top 16, 32 or 64 bits (as u8 takes the top 8) */
+        uint64_t v = u >> (64 - 8 * es);
+        optic_convert_elements(OPTIC_U64, &v, dt, p, 1);
+        break;
+      }
     }
   }
 }
@@ -68,6 +84,7 @@ optic_status run_npy_literal(const char *path, const optic_type *type, const cha
     fprintf(stderr, "optic run: %s (%s)\n", optic_last_error(), optic_status_name(st));
     return st;
   }
+  if (type->dtype == OPTIC_BF16 && t.dtype == OPTIC_U16) t.dtype = OPTIC_BF16; /* bit patterns (docs/npy.md) */
   if (t.dtype != type->dtype || !optic_shape_equal(&t.shape, &type->shape)) {
     char have[256];
     optic_shape_format(&t.shape, t.dtype, have, sizeof have);
@@ -120,7 +137,24 @@ static void json_element(FILE *out, optic_dtype dt, const void *data, size_t i) 
     case OPTIC_F64: json_float(out, ((const double *)data)[i], 17); break;
     case OPTIC_S32: fprintf(out, "%" PRId32, ((const int32_t *)data)[i]); break;
     case OPTIC_U8: fprintf(out, "%u", (unsigned)((const uint8_t *)data)[i]); break;
-    default: fputs(((const uint8_t *)data)[i] ? "true" : "false", out); break;
+    case OPTIC_PRED: fputs(((const uint8_t *)data)[i] ? "true" : "false", out); break;
+    default: {
+      const unsigned char *p = (const unsigned char *)data + i * optic_dtype_size(dt);
+      if (optic_dtype_is_float(dt)) { /* f16, bf16: 5 and 4 digits read back exactly */
+        float f;
+        optic_convert_elements(dt, p, OPTIC_F32, &f, 1);
+        json_float(out, f, dt == OPTIC_F16 ? 5 : 4);
+      } else if (optic_dtype_is_signed_int(dt)) {
+        int64_t v;
+        optic_convert_elements(dt, p, OPTIC_S64, &v, 1);
+        fprintf(out, "%" PRId64, v);
+      } else {
+        uint64_t v;
+        optic_convert_elements(dt, p, OPTIC_U64, &v, 1);
+        fprintf(out, "%" PRIu64, v);
+      }
+      break;
+    }
   }
 }
 
@@ -133,7 +167,7 @@ bool run_print_json(FILE *out, const optic_literal *const *leaves, int32_t n) {
     fprintf(out, "],\"dtype\":\"%s\",\"data\":[", optic_dtype_name(t->dtype));
     size_t bytes = 0;
     const void *data = optic_literal_data(leaves[k], &bytes);
-    size_t count = bytes / optic_dtype_size(t->dtype);
+    size_t es = optic_dtype_size(t->dtype), count = es ? bytes / es : 0;
     for (size_t i = 0; i < count; i++) {
       if (i) fputc(',', out);
       json_element(out, t->dtype, data, i);
@@ -151,7 +185,12 @@ static double element_value(optic_dtype dt, const void *data, size_t i) {
     case OPTIC_F32: return ((const float *)data)[i];
     case OPTIC_F64: return ((const double *)data)[i];
     case OPTIC_S32: return ((const int32_t *)data)[i];
-    default: return ((const uint8_t *)data)[i];
+    case OPTIC_U8: case OPTIC_PRED: return ((const uint8_t *)data)[i];
+    default: {
+      double v = 0;
+      optic_convert_elements(dt, (const unsigned char *)data + i * optic_dtype_size(dt), OPTIC_F64, &v, 1);
+      return v;
+    }
   }
 }
 
@@ -162,7 +201,7 @@ void run_print_summary(FILE *out, const optic_literal *const *leaves, int32_t n)
     optic_type_format(t, type, sizeof type);
     size_t bytes = 0;
     const void *data = optic_literal_data(leaves[k], &bytes);
-    size_t count = bytes / optic_dtype_size(t->dtype), nans = 0;
+    size_t es = optic_dtype_size(t->dtype), count = es ? bytes / es : 0, nans = 0;
     double lo = INFINITY, hi = -INFINITY, sum = 0;
     for (size_t i = 0; i < count; i++) {
       double v = element_value(t->dtype, data, i);
@@ -183,7 +222,7 @@ void run_print_summary(FILE *out, const optic_literal *const *leaves, int32_t n)
       double v = element_value(t->dtype, data, i);
       if (isnan(v)) {
         fputs("nan", out); /* printf may say -nan */
-      } else if (t->dtype == OPTIC_F32 || t->dtype == OPTIC_F64) {
+      } else if (optic_dtype_is_float(t->dtype)) {
         fprintf(out, "%.6g", v);
       } else {
         json_element(out, t->dtype, data, i);

@@ -178,7 +178,7 @@ static bool foldable(fold_ctx *cx, optic_node_id id, optic_status *st) {
   if (in == NULL || !pass_is_live(cx->l, id)) return false;
   if (in->op == OPTIC_OP_CONSTANT || in->op == OPTIC_OP_PARAMETER) return false;
   if (pass_instr_has_effect(cx->m, in, cx->l->comp_effect)) return false;
-  if (optic_type_is_tuple(&in->type)) return false;
+  if (optic_type_is_tuple(&in->type) || in->type.dtype == OPTIC_TOKEN) return false; /* no literal holds a token */
   cx->counts->work += in->n_operands;
   for (int32_t k = 0; k < in->n_operands; k++) {
     if (graph_instr(cx->m, in->operands[k])->op != OPTIC_OP_CONSTANT) return false;

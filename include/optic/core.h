@@ -63,13 +63,26 @@ OPTIC_API void optic_clear_error(void);
 
 /* ----------------------------------------------------------------- dtype */
 
-/* X(NAME, xla_name, size_in_bytes). pred is one byte holding 0 or 1. */
+/* X(NAME, xla_name, size_in_bytes). pred is one byte holding 0 or 1. s/u are
+ * two's-complement signed and unsigned integers; f16 is IEEE binary16; bf16 is
+ * bfloat16 (the top 16 bits of an f32). token is XLA's ordering token: zero
+ * bytes, no values (shape token[]). Enum values are stable (new ones are
+ * appended). */
 #define OPTIC_DTYPE_LIST(X) \
   X(F32, "f32", 4)          \
   X(F64, "f64", 8)          \
   X(S32, "s32", 4)          \
   X(U8, "u8", 1)            \
-  X(PRED, "pred", 1)
+  X(PRED, "pred", 1)        \
+  X(S8, "s8", 1)            \
+  X(S16, "s16", 2)          \
+  X(S64, "s64", 8)          \
+  X(U16, "u16", 2)          \
+  X(U32, "u32", 4)          \
+  X(U64, "u64", 8)          \
+  X(F16, "f16", 2)          \
+  X(BF16, "bf16", 2)        \
+  X(TOKEN, "token", 0)
 
 typedef enum optic_dtype {
   OPTIC_DTYPE_INVALID = 0,
@@ -79,8 +92,39 @@ typedef enum optic_dtype {
   OPTIC_DTYPE_COUNT_
 } optic_dtype;
 
-/* Bytes per element; 0 for OPTIC_DTYPE_INVALID and values outside the enum. */
+/* Bytes per element; 0 for token, OPTIC_DTYPE_INVALID and values outside the enum. */
 OPTIC_API size_t optic_dtype_size(optic_dtype dtype);
+/* True for a member of OPTIC_DTYPE_LIST (token included). */
+OPTIC_API bool optic_dtype_valid(optic_dtype dtype);
+/* f16, bf16, f32, f64. */
+OPTIC_API bool optic_dtype_is_float(optic_dtype dtype);
+/* s8..s64 and u8..u64 (not pred). */
+OPTIC_API bool optic_dtype_is_int(optic_dtype dtype);
+/* s8, s16, s32, s64. */
+OPTIC_API bool optic_dtype_is_signed_int(optic_dtype dtype);
+/* Bits of an integer dtype (8..64), 0 for any other. */
+OPTIC_API int optic_dtype_int_bits(optic_dtype dtype);
+/* True for a dtype that holds values (every valid one but token). */
+OPTIC_API bool optic_dtype_has_values(optic_dtype dtype);
+
+/* Element conversion with XLA's `convert` semantics (docs/dtypes.md):
+ * integer -> integer keeps the low bits (sign- or zero-extended by the source's
+ * signedness); float -> float and integer -> float round to nearest, ties to
+ * even, in one step (overflow gives inf); float -> integer truncates toward zero
+ * and saturates at the target's limits, NaN -> 0; anything -> pred is x != 0
+ * (NaN -> true); pred -> anything is 0 or 1. A NaN converted between float
+ * types stays a NaN of the same sign (quiet, high payload bits kept). n
+ * elements from src (dtype from) to dst (dtype to); src and dst must not
+ * overlap unless they are the same pointer and the sizes are equal.
+ * INVALID_ARGUMENT for token or an invalid dtype, or NULL with n > 0. */
+OPTIC_API optic_status optic_convert_elements(optic_dtype from, const void *src, optic_dtype to, void *dst, size_t n);
+/* One value each, round to nearest even (NaN stays NaN; overflow -> inf). */
+OPTIC_API uint16_t optic_f32_to_bf16(float x);
+OPTIC_API float optic_bf16_to_f32(uint16_t h);
+OPTIC_API uint16_t optic_f32_to_f16(float x);
+OPTIC_API float optic_f16_to_f32(uint16_t h);
+OPTIC_API uint16_t optic_f64_to_bf16(double x);
+OPTIC_API uint16_t optic_f64_to_f16(double x);
 /* XLA's spelling ("f32", "pred"); "invalid" for anything else. */
 OPTIC_API const char *optic_dtype_name(optic_dtype dtype);
 /* Parses XLA's spelling. OPTIC_ERR_INVALID_ARGUMENT for an unknown name. */
@@ -166,8 +210,12 @@ OPTIC_API void optic_free(const optic_allocator *allocator, void *ptr, size_t si
 /* ------------------------------------------------------------------- npy */
 
 /* NumPy .npy files (docs/npy.md): format versions 1.0, 2.0 and 3.0, C order,
- * little-endian, dtypes '<f4' (f32), '<f8' (f64), '<i4' (s32), '|b1' (pred)
- * and '|u1' (u8). Anything else is refused with a message naming it:
+ * little-endian, dtypes '<f2' (f16), '<f4' (f32), '<f8' (f64), '|i1' (s8),
+ * '<i2' (s16), '<i4' (s32), '<i8' (s64), '|u1' (u8), '<u2' (u16), '<u4' (u32),
+ * '<u8' (u64) and '|b1' (pred). NumPy has no bfloat16: a bf16 tensor is written
+ * as its 16-bit patterns ('<u2', read back as u16), and optic_npy_read_into
+ * fills a bf16 tensor from a '<u2' file; writing a token is UNSUPPORTED.
+ * Anything else is refused with a message naming it:
  * UNSUPPORTED for valid files optic cannot hold (big-endian, Fortran order of
  * a non-vector, other dtypes, structured dtypes, rank > OPTIC_MAX_RANK);
  * CORRUPT for a bad magic or header, a truncated file, data longer or shorter

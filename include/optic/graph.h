@@ -310,7 +310,9 @@ OPTIC_API optic_status optic_graph_reduce_window(optic_module_t *m, optic_comp_i
 
 /* dot (XLA dot_general): dimension numbers pair lhs_batch[i] with
  * rhs_batch[i] and lhs_contracting[i] with rhs_contracting[i]; output =
- * batch dims (lhs_batch order), lhs free dims, rhs free dims. f32 only. */
+ * batch dims (lhs_batch order), lhs free dims, rhs free dims. Operands f32,
+ * f16 or bf16; the result has the operands' dtype (f32 when they differ; the
+ * HLO importer takes the written result type, XLA's preferred_element_type). */
 OPTIC_API optic_status optic_graph_dot(optic_module_t *m, optic_comp_id comp, optic_node_id lhs, optic_node_id rhs,
                                        const optic_dot_dims *dims, const char *name, optic_node_id *out);
 

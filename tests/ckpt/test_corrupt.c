@@ -223,7 +223,7 @@ static void messages_name_the_problem(void) {
   FRESH(), b[16] = 0xff, b[17] = 0xff, b[18] = 0xff, b[19] = 0x7f, rehash(b), expect_message(b, image_size, "absurd entry count");
   FRESH(), b[REC1 + 120] = 'w', rehash(b), expect_message(b, image_size, "entry name 'w' appears twice");
   FRESH(), b[REC1 + 120] = '\n', rehash(b), expect_message(b, image_size, "holds a control character");
-  FRESH(), b[REC1 + 2] = 9, rehash(b), expect_message(b, image_size, "unknown dtype code 9");
+  FRESH(), b[REC1 + 2] = 14, rehash(b), expect_message(b, image_size, "unknown dtype code 14");
   FRESH(), b[REC1 + 3] = 9, rehash(b), expect_message(b, image_size, "rank 9");
   /* A dim is named by its index and its value. */
   FRESH(), put64(b + REC2 + DIM0, UINT64_MAX), rehash(b),

@@ -187,6 +187,39 @@ static void restore_subset_and_mismatches(void) {
   fixture_free(&f);
 }
 
+/* The 1-, 2- and 8-byte dtypes save and restore bit-exactly (halves with NaN
+ * and subnormal patterns); a token entry is refused by name. */
+static void every_new_dtype(void) {
+  static const optic_dtype ds[] = {OPTIC_S8, OPTIC_S16, OPTIC_S64, OPTIC_U16, OPTIC_U32, OPTIC_U64, OPTIC_F16, OPTIC_BF16};
+  enum { N = 8, LEN = 37 };
+  fixture f;
+  fixture_make(&f);
+  optic_ckpt_entry e[N];
+  unsigned char data[N][LEN * 8], back[N][LEN * 8];
+  for (int i = 0; i < N; i++) {
+    size_t es = optic_dtype_size(ds[i]);
+    for (size_t b = 0; b < LEN * es; b++) data[i][b] = (unsigned char)(b * 73 + (size_t)i * 11 + 0x7F);
+    e[i] = (optic_ckpt_entry){optic_dtype_name(ds[i]), {ds[i], {.rank = 1, .dims = {LEN}}, data[i]}};
+  }
+  OT_EXPECT_OK(optic_ckpt_save_file(f.path, e, N, NULL, 0, NULL));
+  optic_ckpt_reader_t *r = NULL;
+  OT_EXPECT_OK(optic_ckpt_reader_create(f.path, NULL, &r));
+  optic_ckpt_entry t[N];
+  for (int i = 0; i < N; i++) t[i] = (optic_ckpt_entry){e[i].name, {ds[i], {.rank = 1, .dims = {LEN}}, back[i]}};
+  OT_EXPECT_OK(optic_ckpt_restore(r, t, N));
+  for (int i = 0; i < N; i++) {
+    OT_CHECK(memcmp(back[i], data[i], LEN * optic_dtype_size(ds[i])) == 0, "%s", optic_dtype_name(ds[i]));
+  }
+  /* a u16 target does not take a bf16 entry of the same size */
+  t[0] = (optic_ckpt_entry){"bf16", {OPTIC_U16, {.rank = 1, .dims = {LEN}}, back[0]}};
+  OT_EXPECT_STATUS(optic_ckpt_restore(r, t, 1), OPTIC_ERR_SHAPE_MISMATCH);
+  optic_ckpt_reader_destroy(r);
+  optic_ckpt_entry tok = {"tok", {OPTIC_TOKEN, {.rank = 0}, NULL}};
+  OT_EXPECT_STATUS(optic_ckpt_save_file(f.path, &tok, 1, NULL, 0, NULL), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_CHECK(strstr(optic_last_error(), "entry 'tok' is a token") != NULL, "%s", optic_last_error());
+  fixture_free(&f);
+}
+
 static void empty_checkpoint(void) {
   char dir[64], path[128];
   OT_CHECK(ct_mkdtemp(dir, sizeof dir));
@@ -256,6 +289,7 @@ static const ot_case cases[] = {
     {"same_bytes_at_1_and_2_threads", same_bytes_at_1_and_2_threads},
     {"restore_subset_and_mismatches", restore_subset_and_mismatches},
     {"empty_checkpoint", empty_checkpoint},
+    {"every_new_dtype", every_new_dtype},
     {"argument_errors", argument_errors},
     {"migrate_is_unsupported", migrate_is_unsupported},
 };

@@ -129,7 +129,7 @@ expect_exit 1 "unsupported op" "$optic" run "$tmp/rng.hlo" --random-inputs 1
 expect_err "opcode 'rng' (instruction 'r') is not supported.*(OPTIC_ERR_UNSUPPORTED)"
 printf 'HloModule m\nENTRY e {\n  a = pred[2,2] parameter(0)\n  ROOT d = pred[2,2] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n' >"$tmp/pdot.hlo"
 expect_exit 1 "valid HLO optic cannot run (pred dot)" "$optic" run "$tmp/pdot.hlo" --random-inputs 1
-expect_err "dot: operands are pred and pred; only f32 is supported (OPTIC_ERR_UNSUPPORTED)"
+expect_err "dot: operands are pred and pred; only f32, f16 and bf16 are supported (OPTIC_ERR_UNSUPPORTED)"
 printf 'HloModule m\nENTRY e {\n  t = (f32[2], s32[]) parameter(0)\n  ROOT g = f32[2] get-tuple-element(t), index=0\n}\n' >"$tmp/tup.hlo"
 expect_exit 1 "a tuple parameter from a .npy file" "$optic" run "$tmp/tup.hlo" --input t="$data/../npy/f32_2x3.npy"
 expect_err "parameter 't' is a tuple (f32\[2\], s32\[\]); a .npy file holds one array"
@@ -368,6 +368,51 @@ for k, w in enumerate(want):
 assert np.load(f"{sys.argv[1]}/output_4.npy").tolist() == [True, False, False, True]
 assert np.isnan(np.load(f"{sys.argv[1]}/output_0.npy")[2])
 PY
+fi
+
+# ------------------------------------------ the wider integers and the halves
+cat >"$tmp/wide.hlo" <<'HLO'
+HloModule wide
+ENTRY e {
+  a = s8[2] constant({-128, 127})
+  one = s8[2] constant({1, 1})
+  w = s8[2] add(a, one)
+  l = s64[2] constant({-9223372036854775808, 9223372036854775807})
+  u = u64[1] constant({18446744073709551615})
+  h = f16[3] constant({65504, 6e-08, -inf})
+  f = f32[2] constant({1.00390625, 3.4e38})
+  b = bf16[2] convert(f)
+  ROOT t = (s8[2], s64[2], u64[1], f16[3], bf16[2]) tuple(w, l, u, h, b)
+}
+HLO
+expect_exit 0 "s8/s64/u64/f16/bf16 values" "$optic" run "$tmp/wide.hlo" --json
+"$py" - "$out" <<'PY' && pass "JSON: s8 wraps, s64/u64 limits exact, f16 limits, bf16 ties to even and overflows to inf" || { fail "wide JSON"; cat "$out"; }
+import json, sys
+d = json.loads(open(sys.argv[1]).read())["outputs"]
+assert [o["dtype"] for o in d] == ["s8", "s64", "u64", "f16", "bf16"], [o["dtype"] for o in d]
+assert d[0]["data"] == [-127, -128], d[0]
+assert d[1]["data"] == [-9223372036854775808, 9223372036854775807], d[1]
+assert d[2]["data"] == [18446744073709551615], d[2]
+assert d[3]["data"] == [65504, 5.9605e-08, "-inf"], d[3]
+assert d[4]["data"] == [1, "inf"], d[4]
+PY
+expect_exit 0 "--output-dir for the new dtypes" "$optic" run "$tmp/wide.hlo" --output-dir "$tmp/wd"
+if [ -n "$np" ]; then
+  "$np" - "$tmp/wd" <<'PY' && pass "NumPy reads s8/s64/u64/f16 outputs; bf16 as its <u2 bit patterns" || fail "new dtypes via NumPy"
+import sys
+import numpy as np
+want = [np.int8, np.int64, np.uint64, np.float16, np.uint16]
+a = [np.load(f"{sys.argv[1]}/output_{k}.npy") for k in range(5)]
+for k, w in enumerate(want):
+    assert a[k].dtype == w, (k, a[k].dtype)
+assert a[1].tolist() == [-2**63, 2**63 - 1] and a[2].tolist() == [2**64 - 1]
+assert a[3][0] == 65504 and a[3][1] == np.float16(2.0**-24) and np.isneginf(a[3][2])
+assert a[4].tolist() == [0x3F80, 0x7F80], [hex(x) for x in a[4]]
+PY
+  "$np" -c "import numpy as np, sys; np.save(sys.argv[1], np.array([0x3F80, 0xC000], dtype=np.uint16))" "$tmp/bf.npy"
+  printf 'HloModule m\nENTRY e {\n  p = bf16[2] parameter(0)\n  ROOT r = f32[2] convert(p)\n}\n' >"$tmp/bf.hlo"
+  expect_exit 0 "a bf16 parameter from a <u2 .npy of bit patterns" "$optic" run "$tmp/bf.hlo" --input p="$tmp/bf.npy" --json
+  grep -q '"data":\[1,-2\]' "$out" && pass "  bf16 0x3F80, 0xC000 read as 1, -2" || fail "bf16 input: $(cat "$out")"
 fi
 
 # ----------------------------------------- layouts at the boundary are physical

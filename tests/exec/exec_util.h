@@ -45,7 +45,15 @@ static inline void ex_fill(optic_literal *lit, ex_rng *r) {
       case OPTIC_F64: ((double *)d)[i] = (double)v / 4.0; break;
       case OPTIC_S32: ((int32_t *)d)[i] = (int32_t)v; break;
       case OPTIC_U8: ((uint8_t *)d)[i] = (uint8_t)(ex_next(r) % 7); break;
-      default: ((uint8_t *)d)[i] = (uint8_t)(ex_next(r) & 1); break;
+      case OPTIC_PRED: ((uint8_t *)d)[i] = (uint8_t)(ex_next(r) & 1); break;
+      default: { /* halves: v/4 (exact); wider integers: v, unsigned ones 0..6 */
+        double f = (double)v / 4.0;
+        int64_t u = (int64_t)(ex_next(r) % 7);
+        if (optic_dtype_is_float(t->dtype)) optic_convert_elements(OPTIC_F64, &f, t->dtype, (char *)d + i * es, 1);
+        else if (optic_dtype_is_signed_int(t->dtype)) optic_convert_elements(OPTIC_S64, &v, t->dtype, (char *)d + i * es, 1);
+        else if (es) optic_convert_elements(OPTIC_S64, &u, t->dtype, (char *)d + i * es, 1);
+        break;
+      }
     }
   }
 }

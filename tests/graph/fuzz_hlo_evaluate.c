@@ -63,7 +63,7 @@ static void fill(optic_literal *lit, uint32_t *seed) {
   size_t bytes = 0;
   uint8_t *d = optic_literal_mutable_data(lit, &bytes);
   size_t es = optic_dtype_size(t->dtype);
-  for (size_t i = 0; i < bytes / es; i++) {
+  for (size_t i = 0; es && i < bytes / es; i++) { /* a token holds nothing */
     *seed = *seed * 1664525u + 1013904223u;
     int32_t small = (int32_t)(*seed >> 28) - 8; /* -8..7 */
     switch (t->dtype) {
@@ -71,7 +71,12 @@ static void fill(optic_literal *lit, uint32_t *seed) {
       case OPTIC_F64: ((double *)d)[i] = small * 0.25; break;
       case OPTIC_S32: ((int32_t *)d)[i] = small; break;
       case OPTIC_U8: d[i] = (uint8_t)(*seed >> 24); break;
-      default: d[i] = (uint8_t)(*seed >> 31); break;
+      case OPTIC_PRED: d[i] = (uint8_t)(*seed >> 31); break;
+      default: { /* the other integers and the halves: small values, exact in each */
+        double v = optic_dtype_is_float(t->dtype) ? small * 0.25 : small;
+        optic_convert_elements(OPTIC_F64, &v, t->dtype, d + i * es, 1);
+        break;
+      }
     }
   }
 }

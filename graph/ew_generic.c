@@ -1,0 +1,215 @@
+/* Elementwise semantics for integers of every width and for the halves
+ * (graph/ew_generic.h). Integers: values sign- or zero-extended to 64 bits,
+ * arithmetic modulo 2^64, results keep the low bits; division by zero gives
+ * all ones (-1, or the unsigned maximum), MIN / -1 gives MIN (XLA's rules).
+ * Halves: chunks converted to f32 exactly, the caller's f32 routine, one
+ * rounding back to nearest even. */
+#include "graph/ew_generic.h"
+
+#include <string.h>
+
+#include "core/half.h"
+#include "graph/opcode_kernels.h"
+
+bool graph_ew_is_half(optic_dtype dt) { return dt == OPTIC_F16 || dt == OPTIC_BF16; }
+
+static bool is_binary(optic_opcode op) {
+  optic_binary_op k;
+  return graph_opcode_binary_kernel(op, &k) || op == OPTIC_OP_AND || op == OPTIC_OP_OR;
+}
+
+bool graph_ew_generic_supported(optic_opcode op, optic_dtype in, optic_dtype out) {
+  if (op == OPTIC_OP_CONVERT) return optic_dtype_has_values(in) && optic_dtype_has_values(out);
+  if (op == OPTIC_OP_COPY || op == OPTIC_OP_SELECT) return optic_dtype_has_values(in);
+  bool half = graph_ew_is_half(in), integer = optic_dtype_is_int(in);
+  if (!half && !integer) return false;
+  if (op == OPTIC_OP_COMPARE || op == OPTIC_OP_CLAMP) return true;
+  optic_unary_op u;
+  optic_binary_op b;
+  if (half) return graph_opcode_unary_kernel(op, &u) || graph_opcode_binary_kernel(op, &b);
+  switch (op) {
+    case OPTIC_OP_NEGATE: case OPTIC_OP_ABS: case OPTIC_OP_NOT: return true;
+    case OPTIC_OP_SIGN: return optic_dtype_is_signed_int(in);
+    default: return is_binary(op);
+  }
+}
+
+/* ------------------------------------------------------------ integers */
+
+static uint64_t load_int(optic_dtype dt, const unsigned char *p) {
+  uint64_t u = 0;
+  int bits = optic_dtype_int_bits(dt);
+  memcpy(&u, p, (size_t)bits / 8); /* little-endian: the low bytes */
+  if (bits < 64 && optic_dtype_is_signed_int(dt) && ((u >> (bits - 1)) & 1u)) u |= ~0ull << bits;
+  return u;
+}
+
+static void store_int(optic_dtype dt, uint64_t u, unsigned char *p) { memcpy(p, &u, optic_dtype_size(dt)); }
+
+static uint64_t ipow64(uint64_t base, uint64_t e) {
+  uint64_t r = 1;
+  while (e) {
+    if (e & 1u) r *= base;
+    base *= base;
+    e >>= 1;
+  }
+  return r;
+}
+
+/* -1, 0 or 1 by the dtype's order. */
+static int int_order(bool sg, uint64_t a, uint64_t b) {
+  if (sg) return ((int64_t)a > (int64_t)b) - ((int64_t)a < (int64_t)b);
+  return (a > b) - (a < b);
+}
+
+static uint64_t int_unary(optic_opcode op, bool sg, uint64_t v) {
+  switch (op) {
+    case OPTIC_OP_NEGATE: return 0u - v;
+    case OPTIC_OP_ABS: return sg && (int64_t)v < 0 ? 0u - v : v;
+    case OPTIC_OP_SIGN: return (uint64_t)(int64_t)int_order(true, v, 0);
+    default: return ~v; /* not */
+  }
+}
+
+static uint64_t int_binary(optic_opcode op, bool sg, uint64_t a, uint64_t b) {
+  switch (op) {
+    case OPTIC_OP_ADD: return a + b;
+    case OPTIC_OP_SUBTRACT: return a - b;
+    case OPTIC_OP_MULTIPLY: return a * b;
+    case OPTIC_OP_DIVIDE:
+      if (b == 0) return ~0ull; /* x / 0 = -1 (all ones) */
+      if (!sg) return a / b;
+      if ((int64_t)b == -1) return 0u - a; /* MIN / -1 wraps to MIN */
+      return (uint64_t)((int64_t)a / (int64_t)b);
+    case OPTIC_OP_POWER: return sg && (int64_t)b < 0 ? (uint64_t)((int64_t)a == 1) : ipow64(a, b);
+    case OPTIC_OP_MAXIMUM: return int_order(sg, a, b) >= 0 ? a : b;
+    case OPTIC_OP_MINIMUM: return int_order(sg, a, b) <= 0 ? a : b;
+    case OPTIC_OP_AND: return a & b;
+    default: return a | b; /* or */
+  }
+}
+
+static uint8_t cmp_of(optic_compare_dir dir, int order) {
+  switch (dir) {
+    case OPTIC_CMP_EQ: return order == 0;
+    case OPTIC_CMP_NE: return order != 0;
+    case OPTIC_CMP_LT: return order < 0;
+    case OPTIC_CMP_LE: return order <= 0;
+    case OPTIC_CMP_GT: return order > 0;
+    default: return order >= 0;
+  }
+}
+
+#define AT(k, i, es) ((const unsigned char *)src[k] + (((scalar_mask >> (k)) & 1u) ? 0 : (i) * (es)))
+
+static void int_loop(optic_opcode op, optic_compare_dir cmp, optic_dtype in, size_t n, const void *const *src,
+                     unsigned scalar_mask, void *y) {
+  size_t es = optic_dtype_size(in);
+  bool sg = optic_dtype_is_signed_int(in);
+  unsigned char *yb = y;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t a = load_int(in, AT(0, i, es));
+    if (op == OPTIC_OP_COMPARE) {
+      yb[i] = cmp_of(cmp, int_order(sg, a, load_int(in, AT(1, i, es))));
+    } else if (op == OPTIC_OP_CLAMP) { /* clamp(lo, x, hi) = min(max(x, lo), hi) */
+      uint64_t x = load_int(in, AT(1, i, es)), hi = load_int(in, AT(2, i, es));
+      uint64_t t = int_order(sg, x, a) >= 0 ? x : a;
+      store_int(in, int_order(sg, t, hi) <= 0 ? t : hi, yb + i * es);
+    } else if (is_binary(op)) {
+      store_int(in, int_binary(op, sg, a, load_int(in, AT(1, i, es))), yb + i * es);
+    } else {
+      store_int(in, int_unary(op, sg, a), yb + i * es);
+    }
+  }
+}
+
+/* ------------------------------------------------------------ halves */
+
+#define CHUNK 256
+
+static void half_to_f32(optic_dtype dt, const unsigned char *p, bool scalar, size_t len, float *out) {
+  if (scalar) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    float v = dt == OPTIC_F16 ? optic_half_to_f32_f16(h) : optic_half_to_f32_bf16(h);
+    for (size_t i = 0; i < len; i++) out[i] = v;
+  } else if (dt == OPTIC_BF16) {
+    for (size_t i = 0; i < len; i++) {
+      uint16_t h;
+      memcpy(&h, p + 2 * i, 2);
+      out[i] = optic_half_to_f32_bf16(h);
+    }
+  } else {
+    for (size_t i = 0; i < len; i++) {
+      uint16_t h;
+      memcpy(&h, p + 2 * i, 2);
+      out[i] = optic_half_to_f32_f16(h);
+    }
+  }
+}
+
+static void f32_to_half(optic_dtype dt, const float *r, size_t len, unsigned char *p) {
+  if (dt == OPTIC_BF16) {
+    for (size_t i = 0; i < len; i++) {
+      uint16_t h = optic_half_from_f32_bf16(r[i]);
+      memcpy(p + 2 * i, &h, 2);
+    }
+  } else {
+    for (size_t i = 0; i < len; i++) {
+      uint16_t h = optic_half_from_f32_f16(r[i]);
+      memcpy(p + 2 * i, &h, 2);
+    }
+  }
+}
+
+static void half_loop(optic_opcode op, optic_compare_dir cmp, optic_dtype in, size_t n, const void *const *src,
+                      unsigned scalar_mask, void *y, graph_f32_ew_fn f32, void *f32_ctx) {
+  int nsrc = op == OPTIC_OP_CLAMP ? 3 : (op == OPTIC_OP_COMPARE || is_binary(op)) ? 2 : 1;
+  float a[3][CHUNK], r[CHUNK];
+  unsigned char *yb = y;
+  for (size_t lo = 0; lo < n; lo += CHUNK) {
+    size_t len = n - lo < CHUNK ? n - lo : CHUNK;
+    const float *s[3];
+    for (int k = 0; k < nsrc; k++) {
+      bool scalar = (scalar_mask >> k) & 1u;
+      half_to_f32(in, (const unsigned char *)src[k] + (scalar ? 0 : 2 * lo), scalar, len, a[k]);
+      s[k] = a[k];
+    }
+    if (op == OPTIC_OP_COMPARE) {
+      f32(f32_ctx, op, cmp, len, s, yb + lo);
+      continue;
+    }
+    f32(f32_ctx, op, cmp, len, s, r);
+    f32_to_half(in, r, len, yb + 2 * lo);
+  }
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+void graph_ew_generic(optic_opcode op, optic_compare_dir cmp, optic_dtype in, optic_dtype out, size_t n,
+                      const void *const *src, unsigned scalar_mask, void *y, graph_f32_ew_fn f32, void *f32_ctx) {
+  if (n == 0) return;
+  size_t es = optic_dtype_size(in), oes = optic_dtype_size(out);
+  unsigned char *yb = y;
+  switch (op) {
+    case OPTIC_OP_COPY:
+      for (size_t i = 0; i < n; i++) memmove(yb + i * es, AT(0, i, es), es);
+      return;
+    case OPTIC_OP_SELECT:
+      for (size_t i = 0; i < n; i++) memmove(yb + i * es, *AT(0, i, 1) ? AT(1, i, es) : AT(2, i, es), es);
+      return;
+    case OPTIC_OP_CONVERT:
+      if (scalar_mask & 1u) {
+        for (size_t i = 0; i < n; i++) optic_convert_elements(in, src[0], out, yb + i * oes, 1);
+      } else {
+        optic_convert_elements(in, src[0], out, y, n); /* cannot fail: both dtypes hold values */
+      }
+      return;
+    default: break;
+  }
+  if (graph_ew_is_half(in)) {
+    half_loop(op, cmp, in, n, src, scalar_mask, y, f32, f32_ctx);
+  } else {
+    int_loop(op, cmp, in, n, src, scalar_mask, y);
+  }
+}
