@@ -119,17 +119,14 @@ static optic_status unsupported(const optic_module_t *m, optic_node_id id, const
 
 /* The lowering of id's called computation comp declined (UNSUPPORTED, its
  * reason in the last error): the same status, naming id, comp and the
- * lowering's reason once. The reason is copied first: it lives in the
- * buffer the new message is written to. */
+ * lowering's reason once (optic_fail may format from the last error). */
 static optic_status lowering_declined(const optic_module_t *m, optic_node_id id, optic_comp_id comp) {
-  char why[512];
   const char *reason = optic_last_error();
   if (strncmp(reason, EW_DECLINE_PREFIX, strlen(EW_DECLINE_PREFIX)) == 0) reason += strlen(EW_DECLINE_PREFIX);
-  snprintf(why, sizeof why, "%s", reason);
   return optic_fail(OPTIC_ERR_UNSUPPORTED,
                     "runtime: %s %s: its computation '%s' does not run as an elementwise loop: %s",
                     optic_opcode_name(optic_node_opcode(m, id)), optic_node_name(m, id),
-                    optic_computation_name(m, comp), why);
+                    optic_computation_name(m, comp), reason);
 }
 
 /* The f32 binary opcode of a reducer that is exactly op(p0, p1), else 0. */
@@ -290,7 +287,7 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     return oom();
   }
   s->attr = optic_node_dims(m, id, &s->n_attr);
-  s->cmp = optic_node_compare_dir(m, id);
+  s->cmp = ew_param_of(m, id);
   for (int32_t i = 0; i < s->n_operands; i++) {
     const optic_type *ot = optic_node_type(m, optic_node_operand(m, id, i));
     if (optic_type_is_tuple(ot)) continue;
@@ -330,8 +327,10 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     case OPTIC_OP_PARAMETER:
     case OPTIC_OP_CONSTANT:
     case OPTIC_OP_TUPLE:
-    case OPTIC_OP_GET_TUPLE_ELEMENT: s->noop = true; return OPTIC_OK;
-    case OPTIC_OP_RESHAPE: {
+    case OPTIC_OP_GET_TUPLE_ELEMENT:
+    case OPTIC_OP_OPT_BARRIER: s->noop = true; return OPTIC_OK;
+    case OPTIC_OP_RESHAPE:
+    case OPTIC_OP_BITCAST: {
       optic_buffer_slot sl;
       if ((st = optic_buffer_plan_slot(plan, id, 0, &sl)) != OPTIC_OK) return st;
       s->noop = sl.source != id; /* an alias of its operand's bytes */
@@ -431,7 +430,51 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
       s->scratch_offset = add_scratch(b, s->scratch_bytes);
       return OPTIC_OK;
     }
-    case OPTIC_OP_ALL_REDUCE: return OPTIC_OK;
+    case OPTIC_OP_ALL_REDUCE:
+    case OPTIC_OP_DYNAMIC_SLICE:
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE:
+    case OPTIC_OP_GATHER: return OPTIC_OK;
+    case OPTIC_OP_CUSTOM_CALL: {
+      char why[160];
+      snprintf(why, sizeof why, "target '%.64s' is not known to optic", optic_node_custom_call_target(m, id));
+      return unsupported(m, id, why);
+    }
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+      if (s->attr[1] != 1) return unsupported(m, id, "it spans more than one replica; optic runs single-replica programs");
+      return OPTIC_OK;
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
+      for (int32_t i = 0; i + 1 < s->n_attr; i += 2) {
+        if (s->attr[i + 1] == 0 && s->attr[i] != 0) {
+          return unsupported(m, id, "another replica sends to replica 0; optic runs single-replica programs");
+        }
+      }
+      return OPTIC_OK;
+    case OPTIC_OP_BATCH_NORM_TRAINING:
+    case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD: /* 4 doubles per feature of scratch, used by thread 0 */
+      s->scratch_bytes = ALIGN64(4 * (size_t)(s->operand_shape[0].dims[s->attr[0]] + 1) * sizeof(double));
+      s->scratch_offset = add_scratch(b, s->scratch_bytes);
+      return OPTIC_OK;
+    case OPTIC_OP_TOPK:
+    case OPTIC_OP_SORT: { /* sort's comparator runs as a block program, one pair at a time */
+      if (s->op == OPTIC_OP_SORT) {
+        st = ew_lower_ex(m, optic_node_called(m, id, 0), 1, true, &s->prog);
+        if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, id, optic_last_error());
+        if (st != OPTIC_OK) return st;
+      }
+      int64_t dim = s->op == OPTIC_OP_SORT ? s->attr[0] : s->operand_shape[0].rank - 1;
+      int64_t len = s->operand_shape[0].dims[dim];
+      s->sort_threads = b->threads > 0 ? b->threads : 1;
+      s->sort_scratch = ALIGN64(2 * (size_t)(len > 0 ? len : 1) * sizeof(int64_t));
+      s->scratch_bytes = s->sort_scratch * (size_t)s->sort_threads;
+      s->scratch_offset = add_scratch(b, s->scratch_bytes);
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_SCATTER: /* to_apply runs as a block program, one element at a time */
+      st = ew_lower_ex(m, optic_node_called(m, id, 0), 1, true, &s->prog);
+      if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, id, optic_last_error());
+      return st;
     default: break;
   }
   if (ew_is_elementwise(s->op)) {

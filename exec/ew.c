@@ -13,6 +13,7 @@
 
 #include "exec/exec_internal.h"
 #include "graph/ew_generic.h"
+#include "graph/ew_scalar.h"
 #include "graph/internal.h"
 #include "graph/opcode_kernels.h"
 #include "kernels/binary.h"
@@ -30,15 +31,25 @@ bool ew_is_elementwise(optic_opcode op) {
     case OPTIC_OP_TANH: case OPTIC_OP_LOGISTIC: case OPTIC_OP_SIGN: case OPTIC_OP_FLOOR: case OPTIC_OP_CEIL:
     case OPTIC_OP_NOT: case OPTIC_OP_COMPARE: case OPTIC_OP_SELECT: case OPTIC_OP_CLAMP: case OPTIC_OP_CONVERT:
     case OPTIC_OP_COPY: return true;
-    default: return false;
+    default: return graph_ew_scalar_op(op);
   }
 }
 
 static bool is_binary(optic_opcode op) { return graph_opcode_kind_of(op) == GRAPH_OPCODE_BINARY; }
 
+optic_compare_dir ew_param_of(const optic_module_t *m, optic_node_id id) {
+  if (optic_node_opcode(m, id) == OPTIC_OP_REDUCE_PRECISION) {
+    int32_t n;
+    const int64_t *a = optic_node_dims(m, id, &n);
+    return (optic_compare_dir)graph_ew_reduce_precision_param(a[0], a[1]);
+  }
+  return optic_node_compare_dir(m, id);
+}
+
 bool ew_supported(optic_opcode op, optic_dtype in, optic_dtype out) {
   optic_unary_op u;
   optic_binary_op b;
+  if (graph_ew_scalar_op(op)) return graph_ew_scalar_defines(op, in, out);
   if (op == OPTIC_OP_COPY || op == OPTIC_OP_CONVERT || op == OPTIC_OP_SELECT || op == OPTIC_OP_CLAMP ||
       op == OPTIC_OP_COMPARE) {
     return optic_dtype_has_values(in) && optic_dtype_has_values(out);
@@ -420,6 +431,10 @@ static bool f32_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype out, s
 void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in, optic_dtype out, size_t n,
               const void *const *src, unsigned scalar_mask, void *y) {
   if (n == 0) return;
+  if (graph_ew_scalar_op(op)) {
+    graph_ew_scalar_apply(op, (int32_t)cmp, in, out, n, src, scalar_mask, y);
+    return;
+  }
   int nsrc = op == OPTIC_OP_SELECT || op == OPTIC_OP_CLAMP ? 3 : (is_binary(op) || op == OPTIC_OP_COMPARE) ? 2 : 1;
   if (op == OPTIC_OP_COPY && !scalar_mask) {
     if (y != src[0]) memmove(y, src[0], n * optic_dtype_size(in));

@@ -188,7 +188,8 @@ static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, s
       else *v = (ew_value){.kind = V_LEAF, .index = k, .walk = contiguous_walk(&t->shape), .gathered = -1};
       return OPTIC_OK;
     }
-    case OPTIC_OP_RESHAPE: {
+    case OPTIC_OP_RESHAPE:
+    case OPTIC_OP_BITCAST: {
       ew_value *o = &vals[optic_node_operand(m, id, 0)];
       if (o->kind == V_LEAF) {
         if (!walk_is_contiguous(&o->walk)) return decline(m, id, "reshapes a strided view");
@@ -242,7 +243,7 @@ static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, s
   ew_instr in = {.kind = EW_OP, .op = op, .n_src = n_ops, .out_dt = t->dtype};
   int32_t data_operand = (op == OPTIC_OP_SELECT || op == OPTIC_OP_CLAMP) ? 1 : 0;
   in.in_dt = optic_node_type(m, optic_node_operand(m, id, data_operand))->dtype;
-  if (op == OPTIC_OP_COMPARE) in.cmp = optic_node_compare_dir(m, id);
+  if (op == OPTIC_OP_COMPARE || op == OPTIC_OP_REDUCE_PRECISION) in.cmp = ew_param_of(m, id);
   if (!ew_supported(op, in.in_dt, in.out_dt)) return decline(m, id, "has a dtype the runtime does not define");
   for (int32_t i = 0; i < n_ops; i++) {
     optic_node_id o = optic_node_operand(m, id, i);
@@ -368,6 +369,7 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
       bool again = false; /* an operand listed twice is released once */
       for (int32_t j = 0; j < k; j++) again |= optic_node_operand(m, id, j) == o;
       if (!again && vals[o].last_use == i && !(optic_node_opcode(m, id) == OPTIC_OP_RESHAPE ||
+                                                 optic_node_opcode(m, id) == OPTIC_OP_BITCAST ||
                                                  optic_node_opcode(m, id) == OPTIC_OP_BROADCAST ||
                                                  optic_node_opcode(m, id) == OPTIC_OP_TRANSPOSE ||
                                                  optic_node_opcode(m, id) == OPTIC_OP_TUPLE)) {

@@ -45,7 +45,9 @@ void stream_fence(void);
 /* y[i] = op(src[0][i], src[1][i], src[2][i]) for i < n, with XLA's and the
  * evaluator's semantics per dtype (f32 through the kernels). in_dt is the
  * dtype of the data operands (operand 1 for select and clamp, whose operand 0
- * is the predicate or lower bound), out_dt the result's. Bit k of
+ * is the predicate or lower bound), out_dt the result's. cmp is compare's
+ * direction, and for reduce-precision its packed attributes
+ * (graph_ew_reduce_precision_param). Bit k of
  * scalar_mask marks src[k] as one element repeated. y may equal an unmasked
  * source of the same dtype (in place) except for compare and convert. */
 void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in_dt, optic_dtype out_dt, size_t n,
@@ -53,6 +55,8 @@ void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in_dt, optic_d
 /* Whether ew_apply defines op for these dtypes (checked at bind time). */
 bool ew_supported(optic_opcode op, optic_dtype in_dt, optic_dtype out_dt);
 bool ew_is_elementwise(optic_opcode op);
+/* What ew_apply's cmp argument is for instruction id (see ew_apply). */
+optic_compare_dir ew_param_of(const optic_module_t *m, optic_node_id id);
 
 /* A strided walk: element i of the walk (row-major over dims) reads
  * src + (base + sum_d idx_d * strides_d) * es. Strides may be 0 or negative. */
@@ -182,6 +186,8 @@ typedef struct exec_step {
   optic_dtype widen_dt[3];
   size_t widen_offset[3], widen_elems[3];
   size_t scratch_offset, scratch_bytes; /* in the context's scratch area */
+  size_t sort_scratch;        /* sort: scratch bytes per thread (thread t's at scratch_offset + t * this) */
+  int32_t sort_threads;       /* sort: threads the scratch was sized for */
   double est_ns, flops, bytes;
   const char *name;
 } exec_step;
@@ -297,6 +303,8 @@ optic_status exec_op_layout(const exec_step *s, const exec_frame *f, const exec_
 optic_status exec_op_elementwise(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_reduce(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th);
+/* dynamic-slice, dynamic-update-slice, gather, scatter (exec/ops_dynamic.c). */
+optic_status exec_op_dynamic(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_thread *th);
 /* An output fusion: the dot/convolution into the result, a barrier, then the
  * epilogue's block program over the result in place. */

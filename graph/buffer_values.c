@@ -40,7 +40,8 @@ void gs_index_free(gs_index *x) {
 }
 
 bool gs_is_alias(optic_opcode op) {
-  return op == OPTIC_OP_TUPLE || op == OPTIC_OP_GET_TUPLE_ELEMENT || op == OPTIC_OP_RESHAPE;
+  return op == OPTIC_OP_TUPLE || op == OPTIC_OP_GET_TUPLE_ELEMENT || op == OPTIC_OP_RESHAPE ||
+         op == OPTIC_OP_BITCAST || op == OPTIC_OP_OPT_BARRIER;
 }
 
 bool gs_in_place_operand(const optic_instr *in, int32_t index, const optic_type *operand_type) {
@@ -228,7 +229,9 @@ static optic_status resolve_leaves(const optic_module_t *m, const char *op, gs_v
       for (int64_t e = 0; e < in->ints[0]; e++) skip += leaf_count(&tt->elements[e]);
       int32_t s = v->leaf_start[ops[0]] + (int32_t)skip;
       for (int32_t l = first; l < first + count; l++) v->value_of[l] = v->value_of[s++];
-    } else if (in->op == OPTIC_OP_RESHAPE) {
+    } else if (in->op == OPTIC_OP_OPT_BARRIER) { /* every leaf of the operand, as is */
+      for (int32_t l = first, s = v->leaf_start[ops[0]]; l < first + count; l++) v->value_of[l] = v->value_of[s++];
+    } else if (in->op == OPTIC_OP_RESHAPE || in->op == OPTIC_OP_BITCAST) {
       v->value_of[first] = v->value_of[v->leaf_start[ops[0]]];
     } else {
       uint8_t kind = in->op == OPTIC_OP_PARAMETER  ? OPTIC_BUFFER_PARAMETER

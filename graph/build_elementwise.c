@@ -4,6 +4,7 @@
  * scalar bounds in clamp and a scalar predicate in select). */
 #include <string.h>
 
+#include "graph/ew_scalar.h"
 #include "graph/internal.h"
 
 
@@ -144,6 +145,17 @@ optic_status optic_graph_unary(optic_module_t *m, optic_comp_id comp, optic_opco
     case OPTIC_OP_FLOOR:
     case OPTIC_OP_CEIL: ok = is_float(t->dtype); break;
     case OPTIC_OP_NOT: ok = t->dtype == OPTIC_PRED || is_int(t->dtype); break;
+    case OPTIC_OP_ERF:
+    case OPTIC_OP_LOG_PLUS_ONE:
+    case OPTIC_OP_EXPONENTIAL_MINUS_ONE:
+    case OPTIC_OP_SINE:
+    case OPTIC_OP_COSINE:
+    case OPTIC_OP_TAN:
+    case OPTIC_OP_CBRT:
+    case OPTIC_OP_ROUND_NEAREST_AFZ:
+    case OPTIC_OP_ROUND_NEAREST_EVEN:
+    case OPTIC_OP_POPCNT:
+    case OPTIC_OP_COUNT_LEADING_ZEROS: ok = graph_ew_scalar_defines(op, t->dtype, t->dtype); break;
     case OPTIC_OP_COPY: ok = true; break;
     default:
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "unary: %s is not an elementwise unary opcode", opn);
@@ -177,6 +189,12 @@ optic_status optic_graph_binary(optic_module_t *m, optic_comp_id comp, optic_opc
     case OPTIC_OP_POWER: ok = ta->dtype != OPTIC_PRED; break;
     case OPTIC_OP_AND:
     case OPTIC_OP_OR: ok = ta->dtype == OPTIC_PRED || is_int(ta->dtype); break;
+    case OPTIC_OP_ATAN2:
+    case OPTIC_OP_REMAINDER:
+    case OPTIC_OP_XOR:
+    case OPTIC_OP_SHIFT_LEFT:
+    case OPTIC_OP_SHIFT_RIGHT_LOGICAL:
+    case OPTIC_OP_SHIFT_RIGHT_ARITHMETIC: ok = graph_ew_scalar_defines(op, ta->dtype, ta->dtype); break;
     default:
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "binary: %s is not an elementwise binary opcode", opn);
   }
@@ -274,4 +292,61 @@ optic_status optic_graph_convert(optic_module_t *m, optic_comp_id comp, optic_no
   p.operands = &x;
   p.n_operands = 1;
   return graph_add_instr(m, comp, &p, name, out);
+}
+
+/* The one-operand elementwise ops whose result dtype is not the operand's
+ * or that carry attributes: is-finite, bitcast-convert, reduce-precision. */
+static optic_status add_elementwise1(optic_module_t *m, optic_comp_id comp, optic_opcode op, optic_node_id x,
+                                     optic_dtype dtype, const int64_t *ints, int32_t n_ints, const char *name,
+                                     optic_node_id *out) {
+  const char *opn = optic_opcode_name(op);
+  const optic_type *t;
+  optic_status st = graph_array_operand(m, comp, x, opn, 0, &t);
+  if (st != OPTIC_OK) return st;
+  if (dtype == OPTIC_DTYPE_INVALID) dtype = t->dtype;
+  if (op == OPTIC_OP_BITCAST_CONVERT && optic_dtype_size(dtype) == 0) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "bitcast-convert: invalid dtype %d", (int)dtype);
+  }
+  if (op == OPTIC_OP_BITCAST_CONVERT && optic_dtype_size(dtype) != optic_dtype_size(t->dtype)) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED,
+                      "bitcast-convert: from %s (%zu bytes) to %s (%zu bytes): only equal element sizes are supported",
+                      optic_dtype_name(t->dtype), optic_dtype_size(t->dtype), optic_dtype_name(dtype),
+                      optic_dtype_size(dtype));
+  }
+  if (!graph_ew_scalar_defines(op, t->dtype, dtype)) {
+    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: operand 0 (%s) has dtype %s; a floating-point operand is needed",
+                      opn, optic_node_name(m, x), optic_dtype_name(t->dtype));
+  }
+  optic_instr_proto p = graph_proto(op);
+  p.type = optic_type_array(dtype, &t->shape);
+  p.operands = &x;
+  p.n_operands = 1;
+  p.ints = ints;
+  p.n_ints = n_ints;
+  return graph_add_instr(m, comp, &p, name, out);
+}
+
+optic_status optic_graph_is_finite(optic_module_t *m, optic_comp_id comp, optic_node_id x, const char *name,
+                                   optic_node_id *out) {
+  return add_elementwise1(m, comp, OPTIC_OP_IS_FINITE, x, OPTIC_PRED, NULL, 0, name, out);
+}
+
+optic_status optic_graph_bitcast_convert(optic_module_t *m, optic_comp_id comp, optic_node_id x, optic_dtype dtype,
+                                         const char *name, optic_node_id *out) {
+  if (dtype == OPTIC_DTYPE_INVALID) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "bitcast-convert: invalid dtype");
+  return add_elementwise1(m, comp, OPTIC_OP_BITCAST_CONVERT, x, dtype, NULL, 0, name, out);
+}
+
+optic_status optic_graph_reduce_precision(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                          int32_t exponent_bits, int32_t mantissa_bits, const char *name,
+                                          optic_node_id *out) {
+  /* XLA's shape inference: exponent_bits >= 1, mantissa_bits >= 0; wider
+   * than the operand's format changes nothing. */
+  if (exponent_bits < 1 || mantissa_bits < 0 || exponent_bits > 64 || mantissa_bits > 255) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "reduce-precision: exponent_bits %d must be in [1, 64] and mantissa_bits %d in [0, 255]",
+                      (int)exponent_bits, (int)mantissa_bits);
+  }
+  int64_t ints[2] = {exponent_bits, mantissa_bits};
+  return add_elementwise1(m, comp, OPTIC_OP_REDUCE_PRECISION, x, OPTIC_DTYPE_INVALID, ints, 2, name, out);
 }

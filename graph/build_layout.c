@@ -49,12 +49,13 @@ optic_status optic_graph_broadcast(optic_module_t *m, optic_comp_id comp, optic_
   return add_unary_layout(m, comp, OPTIC_OP_BROADCAST, x, t->dtype, &s, dims, ndims, name, out);
 }
 
-optic_status optic_graph_reshape(optic_module_t *m, optic_comp_id comp, optic_node_id x, const optic_shape *shape,
-                                 const char *name, optic_node_id *out) {
+static optic_status reshape_like(optic_module_t *m, optic_comp_id comp, optic_opcode op, optic_node_id x,
+                                 const optic_shape *shape, const char *name, optic_node_id *out) {
+  const char *opn = optic_opcode_name(op);
   const optic_type *t;
-  optic_status st = graph_array_operand(m, comp, x, "reshape", 0, &t);
+  optic_status st = graph_array_operand(m, comp, x, opn, 0, &t);
   if (st != OPTIC_OK) return st;
-  if (shape == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "reshape: NULL argument");
+  if (shape == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL argument", opn);
   optic_shape s;
   size_t n_in, n_out;
   if ((st = optic_shape_make(shape->rank, shape->dims, &s)) != OPTIC_OK) return st;
@@ -63,10 +64,20 @@ optic_status optic_graph_reshape(optic_module_t *m, optic_comp_id comp, optic_no
   if (n_in != n_out) {
     char b1[TYPE_BUF], b2[TYPE_BUF];
     optic_shape_format(&s, t->dtype, b2, sizeof b2);
-    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "reshape: operand %s has %zu elements but %s has %zu",
+    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: operand %s has %zu elements but %s has %zu", opn,
                       graph_type_str(t, b1, sizeof b1), n_in, b2, n_out);
   }
-  return add_unary_layout(m, comp, OPTIC_OP_RESHAPE, x, t->dtype, &s, NULL, 0, name, out);
+  return add_unary_layout(m, comp, op, x, t->dtype, &s, NULL, 0, name, out);
+}
+
+optic_status optic_graph_reshape(optic_module_t *m, optic_comp_id comp, optic_node_id x, const optic_shape *shape,
+                                 const char *name, optic_node_id *out) {
+  return reshape_like(m, comp, OPTIC_OP_RESHAPE, x, shape, name, out);
+}
+
+optic_status optic_graph_bitcast(optic_module_t *m, optic_comp_id comp, optic_node_id x, const optic_shape *shape,
+                                 const char *name, optic_node_id *out) {
+  return reshape_like(m, comp, OPTIC_OP_BITCAST, x, shape, name, out);
 }
 
 /* dims must be distinct and in [0, rank): reverse dims, transpose perm. */

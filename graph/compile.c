@@ -81,7 +81,9 @@ static bool runs_code(optic_opcode op) {
     case OPTIC_OP_CONSTANT:
     case OPTIC_OP_TUPLE:
     case OPTIC_OP_GET_TUPLE_ELEMENT:
-    case OPTIC_OP_RESHAPE: return false;
+    case OPTIC_OP_RESHAPE:
+    case OPTIC_OP_BITCAST:
+    case OPTIC_OP_OPT_BARRIER: return false;
     default: return true;
   }
 }

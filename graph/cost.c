@@ -98,7 +98,15 @@ static bool is_transcendental(optic_opcode op) {
     case OPTIC_OP_POWER:
     case OPTIC_OP_SQRT:
     case OPTIC_OP_RSQRT:
-    case OPTIC_OP_TANH: return true;
+    case OPTIC_OP_TANH:
+    case OPTIC_OP_ERF:
+    case OPTIC_OP_CBRT:
+    case OPTIC_OP_SINE:
+    case OPTIC_OP_COSINE:
+    case OPTIC_OP_TAN:
+    case OPTIC_OP_EXPONENTIAL_MINUS_ONE:
+    case OPTIC_OP_LOG_PLUS_ONE:
+    case OPTIC_OP_ATAN2: return true;
     default: return false;
   }
 }
@@ -287,11 +295,41 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
   switch (in->op) {
     case OPTIC_OP_PARAMETER:
     case OPTIC_OP_CONSTANT:
-    case OPTIC_OP_GET_TUPLE_ELEMENT: return OPTIC_OK;
+    case OPTIC_OP_GET_TUPLE_ELEMENT:
+    case OPTIC_OP_BITCAST: return OPTIC_OK;
     case OPTIC_OP_TRANSPOSE:
       if (!transpose_is_bitcast(in, op0)) out->bytes_accessed = default_bytes(m, in);
       return OPTIC_OK;
     case OPTIC_OP_SLICE: out->bytes_accessed = 2 * size_of(&in->type); return OPTIC_OK;
+    case OPTIC_OP_CUSTOM_CALL: /* XLA HandleCustomCall: unknown, -1 */
+      out->flops = -1;
+      out->bytes_accessed = -1;
+      return OPTIC_OK;
+    case OPTIC_OP_SORT: { /* XLA: n * ceil(log2 n) flops, n the elements of operand 0 */
+      double n = elements(op0), lg = 0;
+      while (lg < 64 && (double)((uint64_t)1 << (int)lg) < n) lg++;
+      out->flops = n * lg;
+      out->bytes_accessed = default_bytes(m, in);
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_GATHER: /* XLA: the result twice and the indices */
+      out->bytes_accessed = 2 * size_of(&in->type) + size_of(optic_node_type(m, in->operands[1]));
+      return OPTIC_OK;
+    case OPTIC_OP_SCATTER: { /* XLA: the updates three times and the indices; to_apply once per update */
+      double nu = elements(optic_node_type(m, in->operands[2]));
+      out->flops = sub.flops * nu;
+      out->transcendentals = sub.transcendentals * nu;
+      out->bytes_accessed = 3 * size_of(optic_node_type(m, in->operands[2])) +
+                            size_of(optic_node_type(m, in->operands[1]));
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_DYNAMIC_SLICE: /* XLA: the window twice and operand 1 (the first start index) */
+      out->bytes_accessed = 2 * size_of(&in->type) + size_of(optic_node_type(m, in->operands[1]));
+      return OPTIC_OK;
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE: /* XLA: the update twice and operand 2; operand 0 is updated in place */
+      out->bytes_accessed = 2 * size_of(optic_node_type(m, in->operands[1])) +
+                            size_of(optic_node_type(m, in->operands[2]));
+      return OPTIC_OK;
     case OPTIC_OP_TUPLE: out->bytes_accessed = size_of(&in->type); return OPTIC_OK;
     case OPTIC_OP_REDUCE: {
       double reduced = elements(op0) - (optic_type_is_tuple(&in->type) ? elements(&in->type.elements[0]) : out_elems);
@@ -359,6 +397,14 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
     case OPTIC_OP_CONCATENATE:
     case OPTIC_OP_PAD:
     case OPTIC_OP_REVERSE:
+    case OPTIC_OP_OPT_BARRIER:
+    case OPTIC_OP_TOPK:
+    case OPTIC_OP_BATCH_NORM_TRAINING:
+    case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD:
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
     case OPTIC_OP_IOTA: out->bytes_accessed = default_bytes(m, in); return OPTIC_OK;
     default:
       return optic_fail(OPTIC_ERR_UNSUPPORTED, "cost: no cost rule for %s (%s)", optic_opcode_name(in->op), in->name);

@@ -162,8 +162,16 @@ static optic_status eval_instr(eval_ctx *ctx, const optic_instr *in, const optic
     case OPTIC_OP_COPY:
       return eval_elementwise(ctx, in, ops, out);
     case OPTIC_OP_IOTA: case OPTIC_OP_BROADCAST: case OPTIC_OP_RESHAPE: case OPTIC_OP_TRANSPOSE: case OPTIC_OP_SLICE:
-    case OPTIC_OP_CONCATENATE: case OPTIC_OP_PAD: case OPTIC_OP_REVERSE:
+    case OPTIC_OP_CONCATENATE: case OPTIC_OP_PAD: case OPTIC_OP_REVERSE: case OPTIC_OP_BITCAST:
       return eval_layout(ctx, in, ops, out);
+    case OPTIC_OP_DYNAMIC_SLICE: case OPTIC_OP_DYNAMIC_UPDATE_SLICE: case OPTIC_OP_OPT_BARRIER: case OPTIC_OP_GATHER:
+    case OPTIC_OP_TOPK: case OPTIC_OP_BATCH_NORM_TRAINING: case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD:
+      return eval_dynamic(ctx, in, ops, out);
+    case OPTIC_OP_SCATTER: return eval_scatter(ctx, in, ops, out);
+    case OPTIC_OP_ALL_GATHER: case OPTIC_OP_REDUCE_SCATTER: case OPTIC_OP_COLLECTIVE_PERMUTE: case OPTIC_OP_CUSTOM_CALL:
+      return eval_dynamic(ctx, in, ops, out);
+    case OPTIC_OP_SORT: return eval_sort(ctx, in, ops, out);
     case OPTIC_OP_REDUCE: return eval_reduce(ctx, in, ops, out);
     case OPTIC_OP_REDUCE_WINDOW: return eval_reduce_window(ctx, in, ops, out);
     case OPTIC_OP_MAP: return eval_map(ctx, in, ops, out);

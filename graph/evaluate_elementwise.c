@@ -10,6 +10,7 @@
 
 #include "graph/evaluate_internal.h"
 #include "graph/ew_generic.h"
+#include "graph/ew_scalar.h"
 #include "graph/opcode_kernels.h"
 #include "kernels/binary.h"
 #include "kernels/clamp.h"
@@ -44,6 +45,15 @@ static optic_status unsupported(optic_opcode op, optic_dtype dt) {
 }
 
 bool eval_is_binary(optic_opcode op) { return graph_opcode_kind_of(op) == GRAPH_OPCODE_BINARY; }
+
+/* The ops of graph/ew_scalar.h, shared with the runtime. */
+static optic_status scalar_family(optic_opcode op, int32_t param, optic_dtype in, optic_dtype out, size_t n,
+                                  const void *a, const void *b, void *y) {
+  if (!graph_ew_scalar_defines(op, in, out)) return unsupported(op, in);
+  const void *src[2] = {a, b};
+  graph_ew_scalar_apply(op, param, in, out, n, src, 0, y);
+  return OPTIC_OK;
+}
 
 /* ------------------------------------------------------------ unary */
 
@@ -84,6 +94,7 @@ static bool s32_unary(optic_opcode op, size_t n, const int32_t *x, int32_t *y) {
 }
 
 optic_status eval_unary_raw(optic_opcode op, optic_dtype dt, size_t n, const void *x, void *y) {
+  if (graph_ew_scalar_op(op)) return scalar_family(op, 0, dt, dt, n, x, NULL, y);
   if (op == OPTIC_OP_COPY) {
     if (n && x != y) memcpy(y, x, n * optic_dtype_size(dt));
     return OPTIC_OK;
@@ -192,6 +203,7 @@ static bool pred_binary(optic_opcode op, size_t n, const uint8_t *a, const uint8
 }
 
 optic_status eval_binary_raw(optic_opcode op, optic_dtype dt, size_t n, const void *a, const void *b, void *y) {
+  if (graph_ew_scalar_op(op)) return scalar_family(op, 0, dt, dt, n, a, b, y);
   bool ok = false;
   optic_binary_op k;
   switch (dt) {
@@ -431,6 +443,13 @@ optic_status eval_elementwise(eval_ctx *ctx, const optic_instr *in, const optic_
   if (st != OPTIC_OK) return st;
   const optic_literal *a = ops[0];
   switch (in->op) {
+    case OPTIC_OP_IS_FINITE:
+    case OPTIC_OP_BITCAST_CONVERT:
+    case OPTIC_OP_REDUCE_PRECISION: {
+      int32_t param = in->op == OPTIC_OP_REDUCE_PRECISION ? graph_ew_reduce_precision_param(in->ints[0], in->ints[1]) : 0;
+      st = scalar_family(in->op, param, a->type.dtype, y->type.dtype, lit_elements(a), a->data, NULL, y->data);
+      break;
+    }
     case OPTIC_OP_COMPARE: st = eval_compare(in, a, ops[1], y); break;
     case OPTIC_OP_SELECT: eval_select(a, ops[1], ops[2], y); break;
     case OPTIC_OP_CLAMP: st = eval_clamp(a, ops[1], ops[2], y); break;

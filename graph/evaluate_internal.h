@@ -83,6 +83,11 @@ optic_status eval_map(eval_ctx *ctx, const optic_instr *in, const optic_literal 
 optic_status eval_control(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
 optic_status eval_convolution(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
                               optic_literal **out);
+/* dynamic-slice, dynamic-update-slice, opt-barrier, gather (graph/evaluate_dynamic.c). */
+optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
+/* scatter and sort (graph/evaluate_reduce.c: they apply a computation to scalars). */
+optic_status eval_sort(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
+optic_status eval_scatter(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
 optic_status eval_dot(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
 
 /* Advances a row-major multi-index over dims (last fastest); false after the

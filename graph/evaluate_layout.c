@@ -103,6 +103,7 @@ optic_status eval_layout(eval_ctx *ctx, const optic_instr *in, const optic_liter
   switch (in->op) {
     case OPTIC_OP_IOTA: st = eval_iota(in, y); break;
     case OPTIC_OP_RESHAPE:
+    case OPTIC_OP_BITCAST:
       if (y->bytes) memcpy(y->data, x->data, y->bytes);
       break;
     case OPTIC_OP_BROADCAST: /* operand dim i is output dim ints[i]; other output dims repeat */

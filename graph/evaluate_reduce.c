@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "graph/evaluate_internal.h"
+#include "graph/gather_scatter.h"
 
 /* A computation applied to scalars: nparams argument literals reused for
  * every call (their bytes are overwritten each time). */
@@ -227,6 +228,81 @@ optic_status eval_map(eval_ctx *ctx, const optic_instr *in, const optic_literal 
     }
   }
   scalar_fn_free(&f);
+  if (st != OPTIC_OK) {
+    lit_free(y);
+    return st;
+  }
+  *out = y;
+  return OPTIC_OK;
+}
+
+/* ------------------------------------------------------------ scatter */
+
+static optic_status scatter_combine(void *ctx, void *dst, const void *update) {
+  const void *in[2] = {dst, update};
+  void *out[1] = {dst};
+  return scalar_fn_call(ctx, in, out, 1);
+}
+
+optic_status eval_scatter(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
+                          optic_literal **out) {
+  optic_scatter_dims g;
+  optic_node_scatter_dims(ctx->m, (optic_node_id)(in - ctx->m->instrs), &g);
+  optic_literal *y;
+  optic_status st = lit_clone(ops[0], &y);
+  if (st != OPTIC_OK) return st;
+  scalar_fn f;
+  if ((st = scalar_fn_init(&f, ctx, in->calls[0])) != OPTIC_OK) {
+    lit_free(y);
+    return st;
+  }
+  graph_index_array ix = {ops[1]->type.dtype, &ops[1]->type.shape, ops[1]->data};
+  st = graph_scatter_run(&g, optic_dtype_size(y->type.dtype), &y->type.shape, y->data, &ix, &ops[2]->type.shape,
+                         ops[2]->data, scatter_combine, &f);
+  scalar_fn_free(&f);
+  if (st != OPTIC_OK) {
+    lit_free(y);
+    return st;
+  }
+  *out = y;
+  return OPTIC_OK;
+}
+
+/* ------------------------------------------------------------ sort */
+
+static optic_status sort_less(void *ctx, const void *const *args, bool *before) {
+  uint8_t r = 0;
+  void *out[1] = {&r};
+  optic_status st = scalar_fn_call(ctx, args, out, 1);
+  *before = r != 0;
+  return st;
+}
+
+optic_status eval_sort(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
+  int32_t n = in->n_operands, dim = (int32_t)in->ints[0];
+  optic_literal *y;
+  optic_status st = lit_new(&in->type, &y);
+  if (st != OPTIC_OK) return st;
+  const optic_shape *s = &ops[0]->type.shape;
+  int64_t *scratch = malloc(2 * (size_t)(s->dims[dim] > 0 ? s->dims[dim] : 1) * sizeof *scratch);
+  scalar_fn f;
+  if (scratch == NULL || (st = scalar_fn_init(&f, ctx, in->calls[0])) != OPTIC_OK) {
+    free(scratch);
+    lit_free(y);
+    return scratch == NULL ? optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "sort: out of memory") : st;
+  }
+  const void *ins[32];
+  void *outs[32];
+  optic_dtype dts[32];
+  for (int32_t k = 0; k < n; k++) {
+    ins[k] = ops[k]->data;
+    outs[k] = output_array(y, k)->data;
+    dts[k] = ops[k]->type.dtype;
+  }
+  graph_sort_io io = {n, dim, s, dts, ins, outs, sort_less, &f};
+  st = graph_sort_run(&io, 0, graph_sort_slices(s, dim), scratch);
+  scalar_fn_free(&f);
+  free(scratch);
   if (st != OPTIC_OK) {
     lit_free(y);
     return st;

@@ -34,20 +34,14 @@ static bool tok_dtype(const hlo_token *t, optic_dtype *out) {
 
 /* XLA opcodes optic's IR does not have (a written one is UNSUPPORTED). */
 static const char *const other_opcodes[] = {
-    "acos", "acosh", "add-dependency", "after-all", "all-gather", "all-gather-done", "all-gather-start",
-    "all-reduce-done", "all-reduce-start", "all-to-all", "asin", "asinh", "async-done", "async-start",
-    "async-update", "atan", "atan2", "atanh", "batch-norm-grad", "batch-norm-inference", "batch-norm-training",
-    "bitcast", "bitcast-convert", "cbrt", "cholesky", "collective-broadcast", "collective-permute",
-    "collective-permute-done", "collective-permute-start", "collective-reduce", "complex", "copy-done",
-    "copy-start", "cosh", "cosine", "count-leading-zeros", "custom-call", "domain", "dynamic-reshape",
-    "dynamic-slice", "dynamic-update-slice", "erf", "exponential-minus-one", "fft", "gather",
-    "get-dimension-size", "imag", "infeed", "is-finite", "log-plus-one", "mulhi", "opt-barrier", "outfeed",
-    "partition-id", "popcnt", "ragged-all-to-all", "ragged-dot", "real", "recv", "recv-done",
-    "reduce-precision", "reduce-scatter", "remainder", "replica-id", "rng", "rng-bit-generator",
-    "rng-get-and-update-state", "round-nearest-afz", "round-nearest-even", "scaled-dot", "scan", "scatter",
-    "select-and-scatter", "send", "send-done", "set-dimension-size", "shift-left", "shift-right-arithmetic",
-    "shift-right-logical", "shuffle", "sine", "sinh", "sort", "stochastic-convert", "tan", "topk", "trace",
-    "triangular-solve", "tuple-select", "xor",
+    "acos", "acosh", "add-dependency", "after-all", "all-gather-done", "all-gather-start", "all-reduce-done",
+    "all-reduce-start", "all-to-all", "asin", "asinh", "async-done", "async-start", "async-update", "atan", "atanh",
+    "cholesky", "collective-broadcast", "collective-permute-done", "collective-permute-start", "collective-reduce",
+    "complex", "copy-done", "copy-start", "cosh", "domain", "dynamic-reshape", "fft", "get-dimension-size", "imag",
+    "infeed", "mulhi", "outfeed", "partition-id", "ragged-all-to-all", "ragged-dot", "real", "recv", "recv-done",
+    "replica-id", "rng", "rng-bit-generator", "rng-get-and-update-state", "scaled-dot", "scan",
+    "select-and-scatter", "send", "send-done", "set-dimension-size", "shuffle", "sinh", "stochastic-convert",
+    "trace", "triangular-solve", "tuple-select",
 };
 
 static bool in_list(const hlo_token *t, const char *const *list, size_t n) {

@@ -106,6 +106,15 @@ static optic_status word(hlo_parser *P, hlo_attr *a, bool raw) {
   return OPTIC_OK;
 }
 
+/* A quoted string's text (escapes kept as written). */
+static optic_status quoted(hlo_parser *P, hlo_attr *a) {
+  hlo_token t = P->L.tok;
+  if (t.kind != HLO_STRING || t.n < 2) return hlo_expected(&P->L, "a quoted string");
+  hlo_lex_next(&P->L);
+  if ((a->word = hlo_arena_strndup(&P->A, t.p + 1, t.n - 2)) == NULL) return oom(P);
+  return OPTIC_OK;
+}
+
 /* An integer inside a raw word. */
 static optic_status sub_int(const hlo_token *w, const char *p, size_t n, int64_t *out) {
   hlo_token t = *w;
@@ -419,12 +428,29 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
   a->pos.line = name.line, a->pos.col = name.col;
   switch (a->kind) {
     case HLO_A_DIMENSIONS:
+    case HLO_A_DYNAMIC_SLICE_SIZES:
+    case HLO_A_OFFSET_DIMS:
+    case HLO_A_COLLAPSED_SLICE_DIMS:
+    case HLO_A_START_INDEX_MAP:
+    case HLO_A_SLICE_SIZES:
+    case HLO_A_UPDATE_WINDOW_DIMS:
+    case HLO_A_INSERTED_WINDOW_DIMS:
+    case HLO_A_SCATTER_DIMS_TO_OPERAND_DIMS:
+    case HLO_A_OPERAND_BATCHING_DIMS:
+    case HLO_A_START_INDICES_BATCHING_DIMS:
+    case HLO_A_INPUT_BATCHING_DIMS:
+    case HLO_A_SCATTER_INDICES_BATCHING_DIMS:
     case HLO_A_LHS_BATCH:
     case HLO_A_RHS_BATCH:
     case HLO_A_LHS_CONTRACTING:
     case HLO_A_RHS_CONTRACTING: st = int_list(P, a); break;
     case HLO_A_INDEX:
     case HLO_A_IOTA_DIMENSION:
+    case HLO_A_EXPONENT_BITS:
+    case HLO_A_INDEX_VECTOR_DIM:
+    case HLO_A_FEATURE_INDEX:
+    case HLO_A_K:
+    case HLO_A_MANTISSA_BITS:
     case HLO_A_FEATURE_GROUP_COUNT:
     case HLO_A_BATCH_GROUP_COUNT: st = single_int(P, a); break;
     case HLO_A_TO_APPLY:
@@ -435,12 +461,17 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
     case HLO_A_FALSE_COMPUTATION: st = comp_refs(P, a, false); break;
     case HLO_A_BRANCH_COMPUTATIONS: st = comp_refs(P, a, true); break;
     case HLO_A_DIRECTION:
+    case HLO_A_IS_STABLE:
+    case HLO_A_LARGEST:
     case HLO_A_KIND: st = word(P, a, false); break;
-    case HLO_A_DIM_LABELS: st = word(P, a, true); break;
+    case HLO_A_DIM_LABELS:
+    case HLO_A_EPSILON: st = word(P, a, true); break;
     case HLO_A_WINDOW: st = window(P, a); break;
     case HLO_A_SLICE: st = slice(P, a); break;
     case HLO_A_PADDING: st = padding(P, a); break;
-    case HLO_A_REPLICA_GROUPS: st = replica_groups(P, a); break;
+    case HLO_A_REPLICA_GROUPS:
+    case HLO_A_SOURCE_TARGET_PAIRS: st = replica_groups(P, a); break;
+    case HLO_A_CUSTOM_CALL_TARGET: st = quoted(P, a); break;
     default: st = hlo_skip_value(P, &name); break;
   }
   if (st != OPTIC_OK) return st;

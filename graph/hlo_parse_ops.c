@@ -6,6 +6,7 @@
  * can read any dim order), so such modules cost what XLA says. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph/hlo_parse.h"
@@ -277,6 +278,170 @@ static optic_status build_reduction(const op_ctx *x, optic_node_id *out) {
                                            x->in->final_name, out));
 }
 
+/* An optional dims list into a fixed array (absent: empty). */
+static optic_status dims_into(const op_ctx *x, hlo_attr_kind k, int64_t *out, int32_t *n) {
+  const hlo_attr *a = hlo_find_attr(x->in, k);
+  *n = a ? a->n_ints : 0;
+  if (*n > OPTIC_MAX_RANK) return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "%s lists more than %d dims", hlo_attr_name(k), OPTIC_MAX_RANK);
+  for (int32_t i = 0; i < *n; i++) out[i] = a->ints[i];
+  return OPTIC_OK;
+}
+
+/* XLA's batching dims (newer gather/scatter): only the empty form is supported. */
+static optic_status no_batching(const op_ctx *x, hlo_attr_kind a, hlo_attr_kind b) {
+  const hlo_attr *p = hlo_find_attr(x->in, a), *q = hlo_find_attr(x->in, b);
+  if ((p && p->n_ints) || (q && q->n_ints)) {
+    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "%s/%s (batching dims) are not supported", hlo_attr_name(a), hlo_attr_name(b));
+  }
+  return OPTIC_OK;
+}
+
+static optic_status build_gather(const op_ctx *x, optic_node_id *out) {
+  optic_gather_dims g;
+  memset(&g, 0, sizeof g);
+  const hlo_attr *ivd, *ss;
+  int32_t n_ss;
+  int32_t n_sib = 0;
+  optic_status st = count_is(x, 2, 2);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_OPERAND_BATCHING_DIMS, g.operand_batching_dims, &g.n_batching);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_START_INDICES_BATCHING_DIMS, g.start_indices_batching_dims, &n_sib);
+  if (st == OPTIC_OK && n_sib != g.n_batching) {
+    return fail_in(x, OPTIC_ERR_SHAPE_MISMATCH, "%d operand_batching_dims but %d start_indices_batching_dims",
+                   (int)g.n_batching, (int)n_sib);
+  }
+  if (st == OPTIC_OK) st = need(x, HLO_A_INDEX_VECTOR_DIM, &ivd);
+  if (st == OPTIC_OK) st = need(x, HLO_A_SLICE_SIZES, &ss);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_OFFSET_DIMS, g.offset_dims, &g.n_offset_dims);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_COLLAPSED_SLICE_DIMS, g.collapsed_slice_dims, &g.n_collapsed);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_START_INDEX_MAP, g.start_index_map, &g.n_start_index_map);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_SLICE_SIZES, g.slice_sizes, &n_ss);
+  if (st != OPTIC_OK) return st;
+  if (n_ss != rank_of(x, 0)) {
+    return fail_in(x, OPTIC_ERR_SHAPE_MISMATCH, "slice_sizes has %d entries for an operand of rank %d", (int)n_ss,
+                   (int)rank_of(x, 0));
+  }
+  g.index_vector_dim = ivd->ints[0];
+  return wrap(x, optic_graph_gather(x->B->m, x->c->id, x->ops[0], x->ops[1], &g, x->in->final_name, out));
+}
+
+static optic_status build_scatter(const op_ctx *x, optic_node_id *out) {
+  optic_scatter_dims g;
+  memset(&g, 0, sizeof g);
+  const hlo_attr *ivd;
+  optic_comp_id f;
+  if (x->in->n_operands > 3) {
+    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "scatter with %d operands (variadic scatter) is not supported",
+                   (int)x->in->n_operands);
+  }
+  optic_status st = count_is(x, 3, 3);
+  if (st == OPTIC_OK) st = no_batching(x, HLO_A_INPUT_BATCHING_DIMS, HLO_A_SCATTER_INDICES_BATCHING_DIMS);
+  if (st == OPTIC_OK) st = need(x, HLO_A_INDEX_VECTOR_DIM, &ivd);
+  if (st == OPTIC_OK) st = need_comp(x, HLO_A_TO_APPLY, &f);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_UPDATE_WINDOW_DIMS, g.update_window_dims, &g.n_update_window_dims);
+  if (st == OPTIC_OK) st = dims_into(x, HLO_A_INSERTED_WINDOW_DIMS, g.inserted_window_dims, &g.n_inserted);
+  if (st == OPTIC_OK) {
+    st = dims_into(x, HLO_A_SCATTER_DIMS_TO_OPERAND_DIMS, g.scatter_dims_to_operand_dims,
+                   &g.n_scatter_dims_to_operand_dims);
+  }
+  if (st != OPTIC_OK) return st;
+  g.index_vector_dim = ivd->ints[0];
+  return wrap(x, optic_graph_scatter(x->B->m, x->c->id, x->ops[0], x->ops[1], x->ops[2], &g, f, x->in->final_name, out));
+}
+
+/* The shards of an all-gather / reduce-scatter: the written result's size
+ * along the dimension against the operand's (cross-checked with the
+ * replica groups when they are written). */
+static optic_status shards_of(const op_ctx *x, int64_t dim, int64_t *shards) {
+  const optic_type *t = optic_node_type(x->B->m, x->ops[0]);
+  const hlo_shape *rs = &x->in->shape;
+  if (rs->dtype == OPTIC_DTYPE_INVALID || dim < 0 || dim >= t->shape.rank || rs->shape.rank != t->shape.rank) {
+    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "only one array operand and an array result of its rank are supported");
+  }
+  int64_t a = t->shape.dims[dim], b = rs->shape.dims[dim];
+  bool gather = x->in->op == OPTIC_OP_ALL_GATHER;
+  int64_t big = gather ? b : a, small = gather ? a : b;
+  if (small == 0 || big % small) {
+    return fail_in(x, OPTIC_ERR_SHAPE_MISMATCH, "dim %lld: %lld is not a multiple of %lld", (long long)dim,
+                   (long long)big, (long long)small);
+  }
+  *shards = big / small;
+  const hlo_attr *g = hlo_find_attr(x->in, HLO_A_REPLICA_GROUPS);
+  if (g && g->n_sizes > 0 && g->sizes[0] != *shards) {
+    return fail_in(x, OPTIC_ERR_SHAPE_MISMATCH, "replica groups of %d but the shapes imply %lld", (int)g->sizes[0],
+                   (long long)*shards);
+  }
+  return OPTIC_OK;
+}
+
+static optic_status build_collective(const op_ctx *x, optic_node_id *out) {
+  optic_module_t *m = x->B->m;
+  optic_comp_id comp = x->c->id, f;
+  const hlo_attr *a;
+  optic_status st;
+  int64_t shards = 1;
+  switch (x->in->op) {
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+      if ((st = count_is(x, 1, 1)) != OPTIC_OK || (st = list_of(x, HLO_A_DIMENSIONS, 1, 1, &a)) != OPTIC_OK ||
+          (st = shards_of(x, a->ints[0], &shards)) != OPTIC_OK) {
+        return st;
+      }
+      if (x->in->op == OPTIC_OP_ALL_GATHER) {
+        return wrap(x, optic_graph_all_gather(m, comp, x->ops[0], a->ints[0], shards, x->in->final_name, out));
+      }
+      if ((st = need_comp(x, HLO_A_TO_APPLY, &f)) != OPTIC_OK) return st;
+      return wrap(x, optic_graph_reduce_scatter(m, comp, x->ops[0], a->ints[0], shards, f, x->in->final_name, out));
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
+      if ((st = count_is(x, 1, 1)) != OPTIC_OK) return st;
+      a = hlo_find_attr(x->in, HLO_A_SOURCE_TARGET_PAIRS);
+      for (int32_t i = 0; a && i < a->n_sizes; i++) {
+        if (a->sizes[i] != 2) return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "source_target_pairs entry %d is not a pair", (int)i);
+      }
+      return wrap(x, optic_graph_collective_permute(m, comp, x->ops[0], a ? a->ints : NULL, a ? a->n_ints / 2 : 0,
+                                                    x->in->final_name, out));
+    default: {
+      optic_type rt;
+      a = hlo_find_attr(x->in, HLO_A_CUSTOM_CALL_TARGET);
+      if ((st = hlo_shape_to_type(&x->B->P->A, &x->in->shape, false, &rt)) != OPTIC_OK) return st;
+      return wrap(x, optic_graph_custom_call(m, comp, x->ops, x->in->n_operands, &rt, a && a->word ? a->word : "",
+                                             x->in->final_name, out));
+    }
+  }
+}
+
+/* bitcast reinterprets the operand's buffer: with row-major layouts on both
+ * sides it is a reshape; otherwise the operand is first transposed to its
+ * physical (storage) order and the result transposed from its physical order
+ * to its logical one, so the elements land where XLA's buffer puts them. */
+static optic_status build_bitcast(const op_ctx *x, optic_node_id *out) {
+  optic_module_t *m = x->B->m;
+  optic_comp_id comp = x->c->id;
+  const hlo_shape *rs = &x->in->shape, *os = &x->c->instrs[x->in->operand_index[0]]->shape;
+  const optic_type *ot = optic_node_type(m, x->ops[0]);
+  if (rs->dtype == OPTIC_DTYPE_INVALID || ot->dtype != rs->dtype) {
+    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "bitcast changes the element type or is a tuple; only array reshapes are supported");
+  }
+  optic_node_id node = x->ops[0];
+  int32_t pos[OPTIC_MAX_RANK];
+  int64_t perm[OPTIC_MAX_RANK];
+  optic_status st;
+  if (!hlo_layout_is_default(os)) {
+    hlo_physical_positions(os, pos);
+    for (int32_t i = 0; i < os->shape.rank; i++) perm[pos[i]] = i;
+    const char *nm = hlo_unique_name(x->B, x->in->name, ".physical");
+    if (nm == NULL) return fail_in(x, OPTIC_ERR_OUT_OF_MEMORY, "out of memory");
+    if ((st = wrap(x, optic_graph_transpose(m, comp, node, perm, nm, &node))) != OPTIC_OK) return st;
+  }
+  if (hlo_layout_is_default(rs)) return wrap(x, optic_graph_bitcast(m, comp, node, &rs->shape, x->in->final_name, out));
+  optic_shape phys = hlo_physical_shape(rs);
+  const char *nm = hlo_unique_name(x->B, x->in->name, ".bitcast");
+  if (nm == NULL) return fail_in(x, OPTIC_ERR_OUT_OF_MEMORY, "out of memory");
+  if ((st = wrap(x, optic_graph_bitcast(m, comp, node, &phys, nm, &node))) != OPTIC_OK) return st;
+  hlo_physical_positions(rs, pos);
+  for (int32_t i = 0; i < rs->shape.rank; i++) perm[i] = pos[i];
+  return wrap(x, optic_graph_transpose(m, comp, node, perm, x->in->final_name, out));
+}
+
 /* Layout-changing ops whose attributes are shaped by the operand's rank. */
 static optic_status build_layout_op(const op_ctx *x, optic_node_id *out) {
   optic_module_t *m = x->B->m;
@@ -362,6 +527,24 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
     case OPTIC_OP_CONVERT:
       if ((st = count_is(&x, 1, 1)) != OPTIC_OK || (st = array_shape(&x, &s)) != OPTIC_OK) return st;
       return wrap(&x, optic_graph_convert(m, comp, ops[0], in->shape.dtype, name, out));
+    case OPTIC_OP_BITCAST_CONVERT:
+      if ((st = count_is(&x, 1, 1)) != OPTIC_OK || (st = array_shape(&x, &s)) != OPTIC_OK) return st;
+      return wrap(&x, optic_graph_bitcast_convert(m, comp, ops[0], in->shape.dtype, name, out));
+    case OPTIC_OP_IS_FINITE:
+      if ((st = count_is(&x, 1, 1)) != OPTIC_OK) return st;
+      return wrap(&x, optic_graph_is_finite(m, comp, ops[0], name, out));
+    case OPTIC_OP_REDUCE_PRECISION: {
+      const hlo_attr *e;
+      if ((st = count_is(&x, 1, 1)) != OPTIC_OK || (st = need(&x, HLO_A_EXPONENT_BITS, &e)) != OPTIC_OK ||
+          (st = need(&x, HLO_A_MANTISSA_BITS, &a)) != OPTIC_OK) {
+        return st;
+      }
+      if (e->ints[0] < INT32_MIN || e->ints[0] > INT32_MAX || a->ints[0] < INT32_MIN || a->ints[0] > INT32_MAX) {
+        return fail_in(&x, OPTIC_ERR_INVALID_ARGUMENT, "exponent_bits or mantissa_bits out of range");
+      }
+      return wrap(&x, optic_graph_reduce_precision(m, comp, ops[0], (int32_t)e->ints[0], (int32_t)a->ints[0], name,
+                                                   out));
+    }
     case OPTIC_OP_BROADCAST:
     case OPTIC_OP_RESHAPE:
     case OPTIC_OP_TRANSPOSE:
@@ -371,6 +554,61 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
       if ((st = count_is(&x, op == OPTIC_OP_PAD ? 2 : 1, op == OPTIC_OP_PAD ? 2 : 1)) != OPTIC_OK) return st;
       if (rank_of(&x, 0) < 0) return fail_in(&x, OPTIC_ERR_SHAPE_MISMATCH, "operand 0 is a tuple; an array is needed");
       return build_layout_op(&x, out);
+    case OPTIC_OP_DYNAMIC_SLICE:
+      if ((st = count_is(&x, 2, 1 + OPTIC_MAX_RANK)) != OPTIC_OK ||
+          (st = need(&x, HLO_A_DYNAMIC_SLICE_SIZES, &a)) != OPTIC_OK) {
+        return st;
+      }
+      if (a->n_ints != rank_of(&x, 0)) {
+        return fail_in(&x, OPTIC_ERR_SHAPE_MISMATCH, "dynamic_slice_sizes has %d entries for an operand of rank %d",
+                       (int)a->n_ints, (int)rank_of(&x, 0));
+      }
+      return wrap(&x, optic_graph_dynamic_slice(m, comp, ops[0], ops + 1, in->n_operands - 1, a->ints, name, out));
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE:
+      if ((st = count_is(&x, 3, 2 + OPTIC_MAX_RANK)) != OPTIC_OK) return st;
+      return wrap(&x, optic_graph_dynamic_update_slice(m, comp, ops[0], ops[1], ops + 2, in->n_operands - 2, name, out));
+    case OPTIC_OP_SORT: {
+      if ((st = count_is(&x, 1, 32)) != OPTIC_OK || (st = list_of(&x, HLO_A_DIMENSIONS, 1, 1, &a)) != OPTIC_OK ||
+          (st = need_comp(&x, HLO_A_TO_APPLY, &f)) != OPTIC_OK) {
+        return st;
+      }
+      const hlo_attr *stable = hlo_find_attr(in, HLO_A_IS_STABLE);
+      bool is_stable = stable && stable->word && strcmp(stable->word, "true") == 0;
+      return wrap(&x, optic_graph_sort(m, comp, ops, in->n_operands, a->ints[0], is_stable, f, name, out));
+    }
+    case OPTIC_OP_GATHER: return build_gather(&x, out);
+    case OPTIC_OP_BATCH_NORM_TRAINING:
+    case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD: {
+      const hlo_attr *eps;
+      if ((st = need(&x, HLO_A_EPSILON, &eps)) != OPTIC_OK || (st = need(&x, HLO_A_FEATURE_INDEX, &a)) != OPTIC_OK) {
+        return st;
+      }
+      char *end = NULL;
+      float e = strtof(eps->word, &end);
+      if (end == eps->word || *end != '\0') {
+        return fail_in(&x, OPTIC_ERR_INVALID_ARGUMENT, "epsilon '%.32s' is not a number", eps->word);
+      }
+      return wrap(&x, optic_graph_batch_norm(m, comp, op, ops, in->n_operands, e, a->ints[0], name, out));
+    }
+    case OPTIC_OP_TOPK: {
+      if ((st = count_is(&x, 1, 1)) != OPTIC_OK || (st = need(&x, HLO_A_K, &a)) != OPTIC_OK) return st;
+      const hlo_attr *lg = hlo_find_attr(in, HLO_A_LARGEST);
+      bool largest = lg == NULL || (lg->word && strcmp(lg->word, "true") == 0); /* XLA's default: largest */
+      return wrap(&x, optic_graph_topk(m, comp, ops[0], a->ints[0], largest, name, out));
+    }
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
+    case OPTIC_OP_CUSTOM_CALL: return build_collective(&x, out);
+    case OPTIC_OP_SCATTER: return build_scatter(&x, out);
+    case OPTIC_OP_OPT_BARRIER:
+      if ((st = count_is(&x, 1, 1)) != OPTIC_OK) return st;
+      return wrap(&x, optic_graph_opt_barrier(m, comp, ops[0], name, out));
+    case OPTIC_OP_BITCAST:
+      if ((st = count_is(&x, 1, 1)) != OPTIC_OK) return st;
+      if (rank_of(&x, 0) < 0) return fail_in(&x, OPTIC_ERR_UNSUPPORTED, "bitcast of a tuple is not supported");
+      return build_bitcast(&x, out);
     case OPTIC_OP_CONCATENATE:
       if ((st = count_is(&x, 1, INT32_MAX)) != OPTIC_OK || (st = list_of(&x, HLO_A_DIMENSIONS, 1, 1, &a)) != OPTIC_OK) {
         return st;

@@ -205,6 +205,74 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
   switch (in->op) {
     case OPTIC_OP_IOTA: optic_strbuf_printf(s, ", iota_dimension=%lld", (long long)in->ints[0]); break;
     case OPTIC_OP_COMPARE: optic_strbuf_printf(s, ", direction=%s", dir_names[in->cmp]); break;
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+      optic_strbuf_printf(s, ", replica_groups={{");
+      for (int64_t k = 0; k < in->ints[1]; k++) optic_strbuf_printf(s, "%s%lld", k ? "," : "", (long long)k);
+      optic_strbuf_printf(s, "}}, dimensions={%lld}", (long long)in->ints[0]);
+      break;
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
+      optic_strbuf_printf(s, ", source_target_pairs={");
+      for (int32_t k = 0; k + 1 < in->n_ints; k += 2) {
+        optic_strbuf_printf(s, "%s{%lld,%lld}", k ? "," : "", (long long)in->ints[k], (long long)in->ints[k + 1]);
+      }
+      optic_strbuf_printf(s, "}");
+      break;
+    case OPTIC_OP_CUSTOM_CALL: optic_strbuf_printf(s, ", custom_call_target=\"%s\"", (const char *)in->data); break;
+    case OPTIC_OP_BATCH_NORM_TRAINING:
+    case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD: {
+      uint32_t eb = (uint32_t)in->ints[1];
+      float e;
+      memcpy(&e, &eb, 4);
+      optic_strbuf_printf(s, ", epsilon=%.9g, feature_index=%lld", (double)e, (long long)in->ints[0]);
+      break;
+    }
+    case OPTIC_OP_TOPK:
+      optic_strbuf_printf(s, ", k=%lld, largest=%s", (long long)in->ints[0], in->ints[1] ? "true" : "false");
+      break;
+    case OPTIC_OP_SORT:
+      optic_strbuf_printf(s, ", dimensions={%lld}%s", (long long)in->ints[0], in->ints[1] ? ", is_stable=true" : "");
+      break;
+    case OPTIC_OP_GATHER: {
+      optic_gather_dims g;
+      optic_node_gather_dims(m, (optic_node_id)(in - m->instrs), &g);
+      optic_strbuf_printf(s, ", offset_dims=");
+      print_int_list(s, g.offset_dims, g.n_offset_dims);
+      optic_strbuf_printf(s, ", collapsed_slice_dims=");
+      print_int_list(s, g.collapsed_slice_dims, g.n_collapsed);
+      optic_strbuf_printf(s, ", start_index_map=");
+      print_int_list(s, g.start_index_map, g.n_start_index_map);
+      if (g.n_batching) {
+        optic_strbuf_printf(s, ", operand_batching_dims=");
+        print_int_list(s, g.operand_batching_dims, g.n_batching);
+        optic_strbuf_printf(s, ", start_indices_batching_dims=");
+        print_int_list(s, g.start_indices_batching_dims, g.n_batching);
+      }
+      optic_strbuf_printf(s, ", index_vector_dim=%lld, slice_sizes=", (long long)g.index_vector_dim);
+      print_int_list(s, g.slice_sizes, r);
+      break;
+    }
+    case OPTIC_OP_SCATTER: {
+      optic_scatter_dims g;
+      optic_node_scatter_dims(m, (optic_node_id)(in - m->instrs), &g);
+      optic_strbuf_printf(s, ", update_window_dims=");
+      print_int_list(s, g.update_window_dims, g.n_update_window_dims);
+      optic_strbuf_printf(s, ", inserted_window_dims=");
+      print_int_list(s, g.inserted_window_dims, g.n_inserted);
+      optic_strbuf_printf(s, ", scatter_dims_to_operand_dims=");
+      print_int_list(s, g.scatter_dims_to_operand_dims, g.n_scatter_dims_to_operand_dims);
+      optic_strbuf_printf(s, ", index_vector_dim=%lld", (long long)g.index_vector_dim);
+      break;
+    }
+    case OPTIC_OP_DYNAMIC_SLICE:
+      optic_strbuf_printf(s, ", dynamic_slice_sizes=");
+      print_int_list(s, in->ints, in->n_ints);
+      break;
+    case OPTIC_OP_REDUCE_PRECISION:
+      optic_strbuf_printf(s, ", exponent_bits=%lld, mantissa_bits=%lld", (long long)in->ints[0],
+                          (long long)in->ints[1]);
+      break;
     case OPTIC_OP_BROADCAST:
     case OPTIC_OP_TRANSPOSE:
     case OPTIC_OP_REVERSE:

@@ -7,6 +7,10 @@
  *   slice: start[r] limit[r] stride[r] (three blocks of rank entries)
  *   pad: (low, high, interior) per dim     get-tuple-element: {index}
  *   fusion: {kind}    all-reduce: {n_groups, sizes[n_groups], ids...}
+ *   dynamic-slice: slice sizes (rank entries)    sort: {dimension, is_stable}
+ *   all-gather, reduce-scatter: {dimension, shard_count}
+ *   collective-permute: (source, target) pairs    custom-call: data = target name
+ *   topk: {k, largest}    batch-norm-*: {feature_index, epsilon's f32 bits}
  *   reduce-window: per dim (size, stride, pad_low, pad_high, base_dilation,
  *                  window_dilation, reversal) = 7 entries
  *   conditional: {1 if the selector is pred, else 0}
@@ -173,6 +177,14 @@ void graph_conv_desc(const optic_module_t *m, const optic_instr *in, struct opti
 optic_status graph_conv_valid_pairs(int64_t in, int64_t k_size, int64_t out, int64_t stride, int64_t pad_lo, int64_t ldil,
                                     int64_t rdil, double *count);
 const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c);
+/* Instructions passes must keep even without users and never fold:
+ * collectives and custom-call (graph/build_collective.c). */
+bool graph_opcode_has_effect(optic_opcode op);
+/* The clamped start of a dynamic-slice or dynamic-update-slice window per
+ * dimension (graph/build_dynamic.c): index holds the start operands' data
+ * (n_index = rank scalars, or 1 rank-1 array) of integer dtype dt. */
+void graph_dynamic_starts(const void *const *index, int32_t n_index, optic_dtype dt, int32_t rank,
+                          const int64_t *operand_dims, const int64_t *window_dims, int64_t *start);
 
 /* Renumbers m in place (graph/module_clone.c): removed instructions are
  * freed and live ones get new ids 0..n-1 in a topological order (every

@@ -241,12 +241,12 @@ static void pod_ring(const optic_pod_t *pod, int me, ring *r) {
 /* The ring along torus axis a through core me, segments by position. */
 static void axis_ring(const optic_pod_t *pod, int me, int a, ring *r) {
   int c[OPTIC_TOPOLOGY_MAX_DIMS];
-  optic_topology_coords(&pod->topo, me, c);
+  topology_coords_of(&pod->topo, me, c); /* validated at pod_create: no check per collective */
   r->n = pod->topo.dims[a];
   r->pos = c[a];
   for (int j = 0; j < r->n; j++) {
     c[a] = j;
-    optic_topology_core_at(&pod->topo, c, &r->member[j]);
+    r->member[j] = topology_core_of(&pod->topo, c);
   }
   r->pred = r->member[(r->pos + r->n - 1) % r->n];
   r->succ = r->member[(r->pos + 1) % r->n];

@@ -26,7 +26,7 @@
 
 bool fusion_is_loop_op(optic_opcode op) {
   return graph_opcode_is_elementwise(op) || op == OPTIC_OP_COPY || op == OPTIC_OP_BROADCAST ||
-         op == OPTIC_OP_RESHAPE || op == OPTIC_OP_TRANSPOSE;
+         op == OPTIC_OP_RESHAPE || op == OPTIC_OP_BITCAST || op == OPTIC_OP_TRANSPOSE;
 }
 
 int64_t fusion_elements(const optic_type *t) {
@@ -137,6 +137,9 @@ static optic_status mark_skipped(const optic_module_t *m, const pass_liveness *l
         case OPTIC_OP_MAP:
         case OPTIC_OP_REDUCE_WINDOW:
         case OPTIC_OP_ALL_REDUCE:
+        case OPTIC_OP_REDUCE_SCATTER:
+        case OPTIC_OP_SCATTER:
+        case OPTIC_OP_SORT:
           for (int32_t k = 0; k < in->n_calls; k++) skip[in->calls[k]] = 1;
           break;
         default: break;

@@ -9,7 +9,7 @@
 
 bool pass_instr_has_effect(const optic_module_t *m, const optic_instr *in, const unsigned char *comp_effect) {
   (void)m;
-  if (in->op == OPTIC_OP_ALL_REDUCE) return true;
+  if (graph_opcode_has_effect(in->op)) return true;
   for (int32_t k = 0; k < in->n_calls; k++) {
     if (comp_effect[in->calls[k]]) return true;
   }
@@ -26,7 +26,7 @@ typedef struct cand_index {
 } cand_index;
 
 static bool is_candidate(const optic_instr *in) {
-  return !in->removed && (in->n_calls > 0 || in->op == OPTIC_OP_ALL_REDUCE);
+  return !in->removed && (in->n_calls > 0 || graph_opcode_has_effect(in->op));
 }
 
 static optic_status index_candidates(const optic_module_t *m, cand_index *ix, int64_t *work) {
@@ -93,7 +93,7 @@ static optic_status compute_effects(const optic_module_t *m, const cand_index *i
   for (int64_t k = 0; k < ix->start[nc]; k++) {
     const optic_instr *in = &m->instrs[ix->cand[k]];
     for (int32_t j = 0; j < in->n_calls; j++) caller[rstart[in->calls[j]] + fill[in->calls[j]]++] = in->comp;
-    if (in->op == OPTIC_OP_ALL_REDUCE && !effect[in->comp]) {
+    if (graph_opcode_has_effect(in->op) && !effect[in->comp]) {
       effect[in->comp] = 1;
       queue[tail++] = in->comp;
     }

@@ -173,6 +173,7 @@ static optic_status simplify_instr(simplify_ctx *cx, optic_node_id id) {
   if (!pass_is_live(cx->l, id)) return OPTIC_OK;
   switch (in->op) {
     case OPTIC_OP_RESHAPE:
+    case OPTIC_OP_BITCAST:
     case OPTIC_OP_TRANSPOSE:
     case OPTIC_OP_BROADCAST:
     case OPTIC_OP_CONVERT:
@@ -183,7 +184,9 @@ static optic_status simplify_instr(simplify_ctx *cx, optic_node_id id) {
           (in->op != OPTIC_OP_TRANSPOSE || is_identity_perm(in->ints, in->n_ints))) {
         return replace(cx, id, x);
       }
-      if (in->op == OPTIC_OP_RESHAPE && xi->op == OPTIC_OP_RESHAPE) return merge_reshapes(cx, id, x);
+      if (in->op == OPTIC_OP_RESHAPE && (xi->op == OPTIC_OP_RESHAPE || xi->op == OPTIC_OP_BITCAST)) {
+        return merge_reshapes(cx, id, x);
+      }
       if (in->op == OPTIC_OP_TRANSPOSE && xi->op == OPTIC_OP_TRANSPOSE) return merge_transposes(cx, id, x);
       return OPTIC_OK;
     }

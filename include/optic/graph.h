@@ -47,6 +47,26 @@ extern "C" {
   X(FLOOR, "floor", UNARY)                        \
   X(CEIL, "ceil", UNARY)                          \
   X(NOT, "not", UNARY)                            \
+  X(ERF, "erf", UNARY)                            \
+  X(LOG_PLUS_ONE, "log-plus-one", UNARY)          \
+  X(EXPONENTIAL_MINUS_ONE, "exponential-minus-one", UNARY) \
+  X(SINE, "sine", UNARY)                          \
+  X(COSINE, "cosine", UNARY)                      \
+  X(TAN, "tan", UNARY)                            \
+  X(CBRT, "cbrt", UNARY)                          \
+  X(ROUND_NEAREST_AFZ, "round-nearest-afz", UNARY) \
+  X(ROUND_NEAREST_EVEN, "round-nearest-even", UNARY) \
+  X(POPCNT, "popcnt", UNARY)                      \
+  X(COUNT_LEADING_ZEROS, "count-leading-zeros", UNARY) \
+  X(ATAN2, "atan2", BINARY)                       \
+  X(REMAINDER, "remainder", BINARY)               \
+  X(XOR, "xor", BINARY)                           \
+  X(SHIFT_LEFT, "shift-left", BINARY)             \
+  X(SHIFT_RIGHT_LOGICAL, "shift-right-logical", BINARY) \
+  X(SHIFT_RIGHT_ARITHMETIC, "shift-right-arithmetic", BINARY) \
+  X(IS_FINITE, "is-finite", ELEMENTWISE)          \
+  X(REDUCE_PRECISION, "reduce-precision", ELEMENTWISE) \
+  X(BITCAST_CONVERT, "bitcast-convert", ELEMENTWISE) \
   X(COMPARE, "compare", ELEMENTWISE)              \
   X(SELECT, "select", ELEMENTWISE)                \
   X(CLAMP, "clamp", ELEMENTWISE)                  \
@@ -54,6 +74,7 @@ extern "C" {
   X(COPY, "copy", OTHER)                          \
   X(BROADCAST, "broadcast", OTHER)                \
   X(RESHAPE, "reshape", OTHER)                    \
+  X(BITCAST, "bitcast", OTHER)                    \
   X(TRANSPOSE, "transpose", OTHER)                \
   X(SLICE, "slice", OTHER)                        \
   X(CONCATENATE, "concatenate", OTHER)            \
@@ -70,7 +91,21 @@ extern "C" {
   X(WHILE, "while", OTHER)                        \
   X(CONDITIONAL, "conditional", OTHER)            \
   X(FUSION, "fusion", OTHER)                      \
-  X(ALL_REDUCE, "all-reduce", OTHER)
+  X(ALL_REDUCE, "all-reduce", OTHER)              \
+  X(DYNAMIC_SLICE, "dynamic-slice", OTHER)        \
+  X(DYNAMIC_UPDATE_SLICE, "dynamic-update-slice", OTHER) \
+  X(OPT_BARRIER, "opt-barrier", OTHER)            \
+  X(GATHER, "gather", OTHER)                      \
+  X(SCATTER, "scatter", OTHER)                    \
+  X(SORT, "sort", OTHER)                          \
+  X(ALL_GATHER, "all-gather", OTHER)              \
+  X(REDUCE_SCATTER, "reduce-scatter", OTHER)      \
+  X(COLLECTIVE_PERMUTE, "collective-permute", OTHER) \
+  X(CUSTOM_CALL, "custom-call", OTHER)            \
+  X(TOPK, "topk", OTHER)                          \
+  X(BATCH_NORM_TRAINING, "batch-norm-training", OTHER) \
+  X(BATCH_NORM_INFERENCE, "batch-norm-inference", OTHER) \
+  X(BATCH_NORM_GRAD, "batch-norm-grad", OTHER)
 
 typedef enum optic_opcode {
 #define OPTIC_OPCODE_ENUM_(name, str, kind) OPTIC_OP_##name,
@@ -193,13 +228,19 @@ OPTIC_API optic_status optic_graph_iota(optic_module_t *m, optic_comp_id comp, o
                                         const optic_shape *shape, int64_t iota_dimension, const char *name,
                                         optic_node_id *out);
 /* Elementwise unary: negate, abs, exponential, log, sqrt, rsqrt, tanh,
- * logistic, sign, floor, ceil (floating point; negate/abs/sign also s32), not
- * (pred, s32, u8), copy (any). Result type = operand type. */
+ * logistic, sign, floor, ceil, erf, log-plus-one, exponential-minus-one,
+ * sine, cosine, tan, cbrt, round-nearest-afz, round-nearest-even (floating
+ * point; negate/abs/sign also s32), not (pred and integers), popcnt,
+ * count-leading-zeros (integers), copy (any). Result type = operand type. */
 OPTIC_API optic_status optic_graph_unary(optic_module_t *m, optic_comp_id comp, optic_opcode op,
                                          optic_node_id x, const char *name, optic_node_id *out);
 /* Elementwise binary: add, subtract, multiply, divide, power, maximum,
- * minimum (numeric), and, or (pred and integers). Operands must have the same
- * shape and dtype (XLA broadcasts explicitly). */
+ * minimum, remainder (numeric), atan2 (floating point), and, or, xor (pred
+ * and integers), shift-left, shift-right-logical, shift-right-arithmetic
+ * (integers; XLA's rule: a shift by the bit width or more, the amount read
+ * as unsigned, gives 0, or the sign in every bit for the arithmetic right
+ * shift). Operands must have the same shape and dtype (XLA broadcasts
+ * explicitly). */
 OPTIC_API optic_status optic_graph_binary(optic_module_t *m, optic_comp_id comp, optic_opcode op,
                                           optic_node_id a, optic_node_id b, const char *name, optic_node_id *out);
 /* compare: same shape and dtype operands; result pred of that shape. */
@@ -215,6 +256,22 @@ OPTIC_API optic_status optic_graph_clamp(optic_module_t *m, optic_comp_id comp, 
                                          optic_node_id hi, const char *name, optic_node_id *out);
 OPTIC_API optic_status optic_graph_convert(optic_module_t *m, optic_comp_id comp, optic_node_id x,
                                            optic_dtype dtype, const char *name, optic_node_id *out);
+/* is-finite: a floating-point operand; result pred of its shape (false for
+ * infinities and NaN). */
+OPTIC_API optic_status optic_graph_is_finite(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                             const char *name, optic_node_id *out);
+/* bitcast-convert: the operand's bits read as dtype, which must have the
+ * operand dtype's element size (XLA also allows other sizes, adding or
+ * removing a minor dimension; optic refuses those with UNSUPPORTED). */
+OPTIC_API optic_status optic_graph_bitcast_convert(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                                   optic_dtype dtype, const char *name, optic_node_id *out);
+/* reduce-precision: a floating-point value rounded to mantissa_bits (>= 0,
+ * to nearest, ties to even) and an exponent range of exponent_bits (>= 1):
+ * exponents out of that range become signed zero or infinity, as XLA does.
+ * Result type = operand type. */
+OPTIC_API optic_status optic_graph_reduce_precision(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                                    int32_t exponent_bits, int32_t mantissa_bits, const char *name,
+                                                    optic_node_id *out);
 
 /* broadcast: operand dim i becomes output dim dims[i] (strictly increasing,
  * sizes equal); ndims == operand rank. */
@@ -224,6 +281,126 @@ OPTIC_API optic_status optic_graph_broadcast(optic_module_t *m, optic_comp_id co
 /* reshape: same element count, row-major order kept. */
 OPTIC_API optic_status optic_graph_reshape(optic_module_t *m, optic_comp_id comp, optic_node_id x,
                                            const optic_shape *shape, const char *name, optic_node_id *out);
+/* bitcast: XLA's reinterpretation of the operand's buffer in another shape.
+ * optic's arrays are row-major, so it is a reshape (same dtype and element
+ * count) that the cost model counts as free, as XLA does; the HLO importer
+ * turns a bitcast between non-default layouts into transposes around it. */
+OPTIC_API optic_status optic_graph_bitcast(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                           const optic_shape *shape, const char *name, optic_node_id *out);
+/* dynamic-slice: a window of `sizes` (operand-rank entries, each in [0,
+ * dim]) at start indices given as data: rank integer scalars (or one
+ * integer array of shape [rank], XLA's older form). At run time each start
+ * is clamped to [0, dim - size], as XLA does, so the window never leaves the
+ * operand. */
+OPTIC_API optic_status optic_graph_dynamic_slice(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                                 const optic_node_id *starts, int32_t n_starts, const int64_t *sizes,
+                                                 const char *name, optic_node_id *out);
+/* dynamic-update-slice: x with the update (same dtype and rank, no larger)
+ * written at the start indices, clamped to [0, dim - update dim]. */
+OPTIC_API optic_status optic_graph_dynamic_update_slice(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                                        optic_node_id update, const optic_node_id *starts,
+                                                        int32_t n_starts, const char *name, optic_node_id *out);
+/* gather's dimension numbers (XLA's GatherDimensionNumbers): output dims
+ * offset_dims hold the slice's non-collapsed dims; the other output dims are
+ * the index array's dims without index_vector_dim (== its rank: every index
+ * is a scalar). Index vector entry k is the start of operand dim
+ * start_index_map[k]; starts are clamped so the slice of slice_sizes
+ * (operand-rank entries) lies inside the operand, as XLA does. */
+typedef struct optic_gather_dims {
+  int32_t n_offset_dims, n_collapsed, n_start_index_map;
+  int64_t offset_dims[OPTIC_MAX_RANK];
+  int64_t collapsed_slice_dims[OPTIC_MAX_RANK];
+  int64_t start_index_map[OPTIC_MAX_RANK];
+  int64_t index_vector_dim;
+  int64_t slice_sizes[OPTIC_MAX_RANK];
+  /* XLA's batching dims: operand dim operand_batching_dims[i] (slice size
+   * <= 1) is indexed by the result's batch position of indices dim
+   * start_indices_batching_dims[i] (the two dims have equal sizes). */
+  int32_t n_batching;
+  int64_t operand_batching_dims[OPTIC_MAX_RANK];
+  int64_t start_indices_batching_dims[OPTIC_MAX_RANK];
+} optic_gather_dims;
+OPTIC_API optic_status optic_graph_gather(optic_module_t *m, optic_comp_id comp, optic_node_id operand,
+                                          optic_node_id indices, const optic_gather_dims *dims, const char *name,
+                                          optic_node_id *out);
+/* scatter's dimension numbers (XLA's ScatterDimensionNumbers): update dims
+ * update_window_dims are the window; the operand dims not in
+ * inserted_window_dims take them in order (inserted dims have size 1).
+ * Index vector entry k is the window start in operand dim
+ * scatter_dims_to_operand_dims[k]. */
+typedef struct optic_scatter_dims {
+  int32_t n_update_window_dims, n_inserted, n_scatter_dims_to_operand_dims;
+  int64_t update_window_dims[OPTIC_MAX_RANK];
+  int64_t inserted_window_dims[OPTIC_MAX_RANK];
+  int64_t scatter_dims_to_operand_dims[OPTIC_MAX_RANK];
+  int64_t index_vector_dim;
+} optic_scatter_dims;
+/* scatter(operand, indices, updates): the operand with each update element
+ * combined into its place by to_apply (old value, update) -> new value, in
+ * the updates' row-major order (so duplicate indices combine one after
+ * another). As XLA does, an update window that does not lie entirely
+ * inside the operand is skipped. One operand (XLA's variadic form is not
+ * supported). */
+OPTIC_API optic_status optic_graph_scatter(optic_module_t *m, optic_comp_id comp, optic_node_id operand,
+                                           optic_node_id indices, optic_node_id updates,
+                                           const optic_scatter_dims *dims, optic_comp_id to_apply, const char *name,
+                                           optic_node_id *out);
+/* Reads back a gather's or scatter's dimension numbers (false for other ops). */
+OPTIC_API bool optic_node_gather_dims(const optic_module_t *m, optic_node_id id, optic_gather_dims *out);
+OPTIC_API bool optic_node_scatter_dims(const optic_module_t *m, optic_node_id id, optic_scatter_dims *out);
+/* sort: n operands of one shape (any dtypes) sorted together along
+ * `dimension`; comparator takes 2n scalars (lhs and rhs of operand 0, then of
+ * operand 1, ...) and returns pred[] "lhs before rhs". The result is the
+ * operand's type for n = 1, else a tuple. optic's sort is always stable (a
+ * valid order for is_stable=false too). */
+OPTIC_API optic_status optic_graph_sort(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs, int32_t n,
+                                        int64_t dimension, bool is_stable, optic_comp_id comparator,
+                                        const char *name, optic_node_id *out);
+/* Collectives of a single-replica program (optic's evaluator and runtime
+ * run one replica; the pod layer provides real ones). all-gather multiplies
+ * `dimension` by shard_count (the replicas per group), reduce-scatter divides
+ * it (to_apply combines two scalars). With shard_count 1 both are the
+ * identity; with more they parse, print, cost and compile, and evaluating or
+ * running them is OPTIC_ERR_UNSUPPORTED naming the op. */
+OPTIC_API optic_status optic_graph_all_gather(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                              int64_t dimension, int64_t shard_count, const char *name,
+                                              optic_node_id *out);
+OPTIC_API optic_status optic_graph_reduce_scatter(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                                  int64_t dimension, int64_t shard_count, optic_comp_id to_apply,
+                                                  const char *name, optic_node_id *out);
+/* collective-permute: n_pairs (source, target) replica pairs. On replica 0
+ * the result is the operand when (0, 0) is a pair, zeros when no pair
+ * targets 0 (XLA), and UNSUPPORTED when another replica sends to 0. */
+OPTIC_API optic_status optic_graph_collective_permute(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                                      const int64_t *pairs, int32_t n_pairs, const char *name,
+                                                      optic_node_id *out);
+/* custom-call: an opaque call of `target` (copied) with the given result
+ * type. It parses, prints, costs (XLA counts -1 flops and -1 bytes: unknown)
+ * and compiles; evaluating or running it is OPTIC_ERR_UNSUPPORTED naming
+ * the target. */
+OPTIC_API optic_status optic_graph_custom_call(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs,
+                                               int32_t n, const optic_type *result, const char *target,
+                                               const char *name, optic_node_id *out);
+/* A custom-call's target name (NULL for other instructions). */
+OPTIC_API const char *optic_node_custom_call_target(const optic_module_t *m, optic_node_id id);
+/* topk: the k largest (or smallest) elements along the last dim and their
+ * s32 indices, as the tuple (values, indices). As XLA's TopK decomposition:
+ * a stable sort in the float total order (NaN above +inf, -0 below +0),
+ * so ties keep the lower index first. */
+OPTIC_API optic_status optic_graph_topk(optic_module_t *m, optic_comp_id comp, optic_node_id x, int64_t k,
+                                        bool largest, const char *name, optic_node_id *out);
+/* XLA's batch norm ops on f32/f64 with features along feature_index:
+ * training (x, scale, offset) -> (y, mean, variance); inference (x, scale,
+ * offset, mean, variance) -> y; grad (x, scale, mean, variance, grad_y) ->
+ * (grad_x, grad_scale, grad_offset). Statistics in double, rounded once;
+ * the variance is biased (XLA's definition). */
+OPTIC_API optic_status optic_graph_batch_norm(optic_module_t *m, optic_comp_id comp, optic_opcode op,
+                                              const optic_node_id *xs, int32_t n, float epsilon,
+                                              int64_t feature_index, const char *name, optic_node_id *out);
+/* opt-barrier: its operand (any type) unchanged; passes do not move work
+ * across it in XLA. optic keeps it as an alias of the operand. */
+OPTIC_API optic_status optic_graph_opt_barrier(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                               const char *name, optic_node_id *out);
 /* transpose: output dim i = operand dim perm[i]; perm has operand-rank entries. */
 OPTIC_API optic_status optic_graph_transpose(optic_module_t *m, optic_comp_id comp, optic_node_id x,
                                              const int64_t *perm, const char *name, optic_node_id *out);
