@@ -142,6 +142,8 @@ optic_status optic_ckpt_save(const char *const *dirs, size_t ndirs, uint64_t ste
   ckpt_save_config cfg;
   optic_status first = ckpt_save_config_from(opts, &cfg);
   if (first != OPTIC_OK) return first;
+  cfg.has_step = true; /* the file records the step its name says */
+  cfg.step = step;
   char first_msg[1024] = "";
   for (size_t d = 0; d < ndirs; d++) {
     char path[4352];
@@ -150,10 +152,7 @@ optic_status optic_ckpt_save(const char *const *dirs, size_t ndirs, uint64_t ste
       st = optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "ckpt save: directory %zu is NULL or too long", d);
     if (st == OPTIC_OK) {
       remove_stale_temps(dirs[d], cfg.io);
-      ckpt_save_config with_step = cfg;
-      with_step.has_step = true;
-      with_step.step = step;
-      st = ckpt_save_file_with(path, entries, n, meta, nmeta, &with_step);
+      st = ckpt_save_file_with(path, entries, n, meta, nmeta, &cfg);
     }
     if (st == OPTIC_OK) st = prune(dirs[d], cfg.keep, step, cfg.io);
     if (st != OPTIC_OK && first == OPTIC_OK) {

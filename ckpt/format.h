@@ -21,7 +21,7 @@
 #define CKPT_DEFAULT_CHUNK_LOG2 20u
 #define CKPT_MIN_CHUNK_LOG2 16u
 #define CKPT_MAX_CHUNK_LOG2 28u
-/* An index (header + table + metadata) larger than this is rejected as
+/* An index (header + table + metadata + chunk hashes) larger than this is rejected as
  * absurd before anything is allocated for it. */
 #define CKPT_MAX_INDEX_BYTES ((uint64_t)1 << 30)
 

@@ -1,6 +1,8 @@
 /* Byte-range overlap checks (see ranges.h): a sort by start and one sweep,
- * so a call with many buffers pays O(n log n), not O(n^2). */
-#include <stdlib.h>
+ * so a call with many buffers pays O(n log n), not O(n^2). The sort is an
+ * in-place heapsort, not qsort: glibc's qsort mallocs a scratch buffer once
+ * the array reaches 1 KiB (32 ranges), and these run on every
+ * optic_program_run and optic_optim_step. */
 
 #include "core/ranges.h"
 
@@ -10,11 +12,29 @@ bool optic_ranges_overlap(const void *a, size_t a_bytes, const void *b, size_t b
   return x >= y ? x - y < b_bytes : y - x < a_bytes;
 }
 
-static int by_lo(const void *pa, const void *pb) {
-  const optic_range *a = pa, *b = pb;
-  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
-  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-  return a->index < b->index ? -1 : a->index > b->index;
+/* Start order; ties by kind, then index, so the order is total. */
+static bool before(const optic_range *a, const optic_range *b) {
+  if (a->lo != b->lo) return a->lo < b->lo;
+  if (a->kind != b->kind) return a->kind < b->kind;
+  return a->index < b->index;
+}
+
+static void sift_down(optic_range *r, size_t i, size_t n) {
+  for (size_t c; (c = 2 * i + 1) < n; i = c) {
+    if (c + 1 < n && before(&r[c], &r[c + 1])) c++;
+    if (!before(&r[i], &r[c])) return;
+    optic_range t = r[i];
+    r[i] = r[c], r[c] = t;
+  }
+}
+
+static void sort_by_lo(optic_range *r, size_t n) {
+  for (size_t i = n / 2; i-- > 0;) sift_down(r, i, n);
+  for (size_t end = n; end-- > 1;) {
+    optic_range t = r[0];
+    r[0] = r[end], r[end] = t;
+    sift_down(r, 0, end);
+  }
 }
 
 /* In start order, a range shares a byte with an earlier one exactly when an
@@ -22,7 +42,7 @@ static int by_lo(const void *pa, const void *pb) {
  * earlier hi of any range does; a read-only one when the largest earlier hi
  * of a written range does. Each report names a pair that truly overlaps. */
 bool optic_ranges_find_conflict(optic_range *r, size_t n, size_t *first, size_t *second) {
-  if (n > 1) qsort(r, n, sizeof *r, by_lo);
+  sort_by_lo(r, n);
   uintptr_t any_hi = 0, written_hi = 0;
   size_t any_at = 0, written_at = 0;
   for (size_t i = 0; i < n; i++) {

@@ -119,17 +119,14 @@ static optic_status unsupported(const optic_module_t *m, optic_node_id id, const
 
 /* The lowering of id's called computation comp declined (UNSUPPORTED, its
  * reason in the last error): the same status, naming id, comp and the
- * lowering's reason once. The reason is copied first: it lives in the
- * buffer the new message is written to. */
+ * lowering's reason once (optic_fail may format from the last error). */
 static optic_status lowering_declined(const optic_module_t *m, optic_node_id id, optic_comp_id comp) {
-  char why[512];
   const char *reason = optic_last_error();
   if (strncmp(reason, EW_DECLINE_PREFIX, strlen(EW_DECLINE_PREFIX)) == 0) reason += strlen(EW_DECLINE_PREFIX);
-  snprintf(why, sizeof why, "%s", reason);
   return optic_fail(OPTIC_ERR_UNSUPPORTED,
                     "runtime: %s %s: its computation '%s' does not run as an elementwise loop: %s",
                     optic_opcode_name(optic_node_opcode(m, id)), optic_node_name(m, id),
-                    optic_computation_name(m, comp), why);
+                    optic_computation_name(m, comp), reason);
 }
 
 /* The f32 binary opcode of a reducer that is exactly op(p0, p1), else 0. */

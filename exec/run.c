@@ -43,7 +43,7 @@ struct optic_exec_ctx {
   /* memory reused across runs */
   ctx_buf arena, scratch, regs;
   ctx_buf *outputs;      /* context-allocated outputs */
-  ctx_buf *retired;      /* [n_outputs]: a lent buffer a run's caller buffers overlapped; freed at the next lend */
+  ctx_buf *spare;        /* [n_outputs]: output i's other buffer, lent when a run reads the held one (lend_output) */
   int32_t n_outputs;
   /* per-run tables, sized at bind time: a run itself never allocates */
   const optic_type **run_leaves;
@@ -165,8 +165,8 @@ void optic_exec_ctx_destroy(optic_exec_ctx_t *c) {
   buf_free(c, &c->regs);
   for (int32_t i = 0; i < c->n_outputs; i++) buf_free(c, &c->outputs[i]);
   free(c->outputs);
-  for (int32_t i = 0; i < c->n_outputs; i++) buf_free(c, &c->retired[i]);
-  free(c->retired);
+  for (int32_t i = 0; i < c->n_outputs; i++) buf_free(c, &c->spare[i]);
+  free(c->spare);
   exec_pool_destroy(c->pool);
   if (c->own_profiler) optic_profiler_destroy(c->profiler);
   free(c);
@@ -477,8 +477,8 @@ static optic_status check_tensor(const char *what, int32_t i, const optic_tensor
 static optic_status grow_outputs(optic_exec_ctx_t *c, int32_t n_out) {
   ctx_buf *nb = realloc(c->outputs, (size_t)n_out * sizeof *nb);
   if (nb != NULL) c->outputs = nb;
-  ctx_buf *nr = realloc(c->retired, (size_t)n_out * sizeof *nr);
-  if (nr != NULL) c->retired = nr;
+  ctx_buf *nr = realloc(c->spare, (size_t)n_out * sizeof *nr);
+  if (nr != NULL) c->spare = nr;
   if (nb == NULL || nr == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "optic_program_run: out of memory");
   for (int32_t i = c->n_outputs; i < n_out; i++) nb[i] = nr[i] = (ctx_buf){0};
   c->n_outputs = n_out;
@@ -487,19 +487,19 @@ static optic_status grow_outputs(optic_exec_ctx_t *c, int32_t n_out) {
 
 /* Output i from the context's buffer. If the buffer the previous run lent
  * overlaps a caller buffer of this run (the caller passed that result back
- * as an input, or as another output), it is set aside and a fresh one is
- * lent instead, so the caller's data is neither overwritten while it is
- * read nor freed under it; the set-aside one is freed at the next lend of
- * output i (by then the previous run's result is no longer valid). */
+ * as an input, or as another output), output i's spare buffer is lent
+ * instead and the held one becomes the spare, so the caller's data is
+ * neither overwritten while it is read nor freed under it. A caller feeding
+ * each result back thus alternates between two buffers with no pool call. */
 static optic_status lend_output(optic_exec_ctx_t *c, int32_t i, const optic_type *leaf, optic_tensor *out) {
   size_t bytes;
   optic_status st = optic_shape_bytes(&leaf->shape, leaf->dtype, &bytes);
   if (st != OPTIC_OK) return st;
-  if (c->retired[i].data != NULL) buf_free(c, &c->retired[i]);
   ctx_buf *held = &c->outputs[i];
   if (held->data != NULL && exec_caller_overlaps(&c->run_ranges, held->data, held->size)) {
-    c->retired[i] = *held;
-    *held = (ctx_buf){0};
+    ctx_buf t = *held;
+    *held = c->spare[i];
+    c->spare[i] = t;
   }
   if ((st = buf_reserve(c, held, bytes ? bytes : 64)) != OPTIC_OK) return st;
   out->dtype = leaf->dtype;

@@ -20,6 +20,10 @@
 /* Validates every field of a topology a caller may have filled in by hand
  * (pod/topology.c); the message starts with fn. */
 optic_status topology_check(const optic_topology *t, const char *fn);
+/* optic_topology_coords and optic_topology_core_at without the checks, for
+ * a validated t (a pod's) and an in-range core / coordinates. */
+void topology_coords_of(const optic_topology *t, int core, int *coords);
+int topology_core_of(const optic_topology *t, const int *coords);
 
 typedef struct pod_slot {
   _Alignas(64) _Atomic uint64_t progress;

@@ -164,15 +164,14 @@ static optic_status check_core(const optic_topology *t, int core, const char *fn
 
 /* ------------------------------------------------------------ queries */
 
-/* Unchecked forms for a validated t and an in-range core / coordinates. */
-static void coords_of(const optic_topology *t, int core, int *coords) {
+void topology_coords_of(const optic_topology *t, int core, int *coords) {
   for (int a = t->ndims - 1; a >= 0; a--) {
     coords[a] = core % t->dims[a];
     core /= t->dims[a];
   }
 }
 
-static int core_of(const optic_topology *t, const int *coords) {
+int topology_core_of(const optic_topology *t, const int *coords) {
   int id = 0;
   for (int a = 0; a < t->ndims; a++) id = id * t->dims[a] + coords[a];
   return id;
@@ -182,7 +181,7 @@ optic_status optic_topology_coords(const optic_topology *t, int core, int *coord
   optic_status st = check_core(t, core, "topology_coords");
   if (st != OPTIC_OK) return st;
   if (coords == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_coords: coords is NULL");
-  coords_of(t, core, coords);
+  topology_coords_of(t, core, coords);
   return OPTIC_OK;
 }
 
@@ -198,7 +197,7 @@ optic_status optic_topology_core_at(const optic_topology *t, const int *coords, 
                         coords[a], t->dims[a]);
     }
   }
-  *core = core_of(t, coords);
+  *core = topology_core_of(t, coords);
   return OPTIC_OK;
 }
 
@@ -209,7 +208,7 @@ optic_status optic_topology_neighbors(const optic_topology *t, int core, int *ou
   if (st != OPTIC_OK) return st;
   if (out == NULL || count == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_neighbors: NULL out");
   int c[OPTIC_TOPOLOGY_MAX_DIMS], n = 0;
-  coords_of(t, core, c);
+  topology_coords_of(t, core, c);
   for (int a = 0; a < t->ndims; a++) {
     for (int dir = -1; dir <= 1; dir += 2) {
       int v = c[a] + dir;
@@ -219,7 +218,7 @@ optic_status optic_topology_neighbors(const optic_topology *t, int core, int *ou
       }
       int save = c[a];
       c[a] = v;
-      int id = core_of(t, c);
+      int id = topology_core_of(t, c);
       c[a] = save;
       bool dup = id == core;
       for (int i = 0; i < n; i++) dup = dup || out[i] == id;
@@ -237,8 +236,8 @@ optic_status optic_topology_hops(const optic_topology *t, int a, int b, int *hop
   if (st != OPTIC_OK) return st;
   if (hops == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_hops: hops is NULL");
   int ca[OPTIC_TOPOLOGY_MAX_DIMS], cb[OPTIC_TOPOLOGY_MAX_DIMS], h = 0;
-  coords_of(t, a, ca);
-  coords_of(t, b, cb);
+  topology_coords_of(t, a, ca);
+  topology_coords_of(t, b, cb);
   for (int x = 0; x < t->ndims; x++) {
     int d = abs(ca[x] - cb[x]);
     if (t->wrap[x] && t->dims[x] - d < d) d = t->dims[x] - d;
@@ -257,13 +256,13 @@ optic_status optic_topology_ring_order(const optic_topology *t, int *order) {
   if (order == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_ring_order: order is NULL");
   for (int i = 0; i < t->cores; i++) {
     int r[OPTIC_TOPOLOGY_MAX_DIMS], c[OPTIC_TOPOLOGY_MAX_DIMS];
-    coords_of(t, i, r);
+    topology_coords_of(t, i, r);
     bool flip = false;
     for (int a = 0; a < t->ndims; a++) {
       c[a] = flip ? t->dims[a] - 1 - r[a] : r[a];
       flip = flip != ((c[a] & 1) != 0);
     }
-    order[i] = core_of(t, c);
+    order[i] = topology_core_of(t, c);
   }
   return OPTIC_OK;
 }
@@ -276,7 +275,7 @@ optic_status optic_topology_allreduce_seconds(const optic_topology *t, double by
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_allreduce_seconds: bytes is %g; must be finite and >= 0",
                       bytes);
   }
-  if (t->cores > 1 && (t->link_bytes_per_s <= 0 || t->hop_latency_s < 0)) {
+  if (t->cores > 1 && t->link_bytes_per_s == 0) { /* validated: finite, >= 0 */
     return optic_fail(OPTIC_ERR_UNSUPPORTED, "topology_allreduce_seconds: topology '%s' has no link figures",
                       t->name);
   }

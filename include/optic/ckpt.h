@@ -181,7 +181,8 @@ OPTIC_API optic_status optic_ckpt_step(const optic_ckpt_reader_t *r, uint64_t *s
  * nothing to check against). Reads nothing. */
 OPTIC_API optic_status optic_ckpt_check_name(const optic_ckpt_reader_t *r);
 OPTIC_API uint32_t optic_ckpt_chunk_bytes(const optic_ckpt_reader_t *r);
-/* SHA-256 of the index (header, entry table with the entries' hashes, metadata), as in the footer. */
+/* SHA-256 of the index (header, entry table with the entries' hashes, metadata, and in
+ * version 2 the chunk hash table), as in the footer. */
 OPTIC_API const uint8_t *optic_ckpt_root_sha256(const optic_ckpt_reader_t *r);
 
 /* Restores targets[0..n) by name into the caller's tensors: each must exist

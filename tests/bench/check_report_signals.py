@@ -112,8 +112,13 @@ def main(optic, bench, out):
         "--out-dir", d]
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 90
-    while time.time() < deadline and not bench_running(procs_with(d, exclude=(p.pid,))):
-        time.sleep(0.05)
+    started = False
+    while time.time() < deadline and p.poll() is None and not started:
+        started = bench_running(procs_with(d, exclude=(p.pid,)))
+        if not started:
+            time.sleep(0.05)
+    check(started, "SIGKILL of the report during optic_bench: optic_bench started",
+          "report exit %r; reproduce: %s" % (p.poll(), " ".join(cmd)))
     p.kill()
     p.wait()
     deadline = time.time() + 20
@@ -141,14 +146,18 @@ def main(optic, bench, out):
                  os.path.join(out, "int"), signal.SIGINT, mpi_running, "SIGINT during the pod MPI run")
 
         # --timeout during the pod MPI run: the report SIGKILLs mpiexec, whose
-        # ranks (each in a process group of its own) must go too.
+        # ranks (each in a process group of its own) must go too. optic_bench's
+        # part takes under 1 s and the pod MPI run tens of seconds, so a 10 s
+        # budget runs out in the pod MPI run; the message must say so (a
+        # timeout in optic_bench would not test mpiexec at all).
         d = os.path.join(out, "timeout")
         shutil.rmtree(d, ignore_errors=True)
         cmd = [optic, "report", "--filter", flt, "--repetitions", "16", "--min-time", "0.01", "--machine", machine,
-               "--bench", bench, "--timeout", "4", "--out-dir", d]
+               "--bench", bench, "--timeout", "10", "--out-dir", d]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         left = procs_with(d)
-        check("ran past" in p.stderr and not left, "--timeout during the pod MPI run: stopped, no mpiexec or rank left",
+        check("optic_bench_pod_mpi ran past" in p.stderr and not left,
+              "--timeout during the pod MPI run: stopped, no mpiexec or rank left",
               "exit %d, left %s: %s; reproduce: %s" % (p.returncode, left, p.stderr[-300:], " ".join(cmd)))
         for pid, _ in left:
             try:

@@ -60,6 +60,33 @@ static pid_t spawn_saver(const char *dir, uint64_t step) {
   return pid;
 }
 
+/* Every named file verifies; rollback gives a step in [lo, hi] bit-exact. Returns it (0 on failure). */
+static uint64_t check_dir(const char *dir, uint64_t lo, uint64_t hi, uint64_t seed, float **got) {
+  uint64_t steps[8];
+  size_t count = 0;
+  OT_EXPECT_OK(optic_ckpt_list(dir, steps, 8, &count));
+  for (size_t j = 0; j < count && j < 8; j++) {
+    char path[160];
+    optic_ckpt_path(dir, steps[j], path, sizeof path);
+    OT_CHECK(optic_ckpt_verify_file(path, NULL) == OPTIC_OK, "seed %llu: %s does not verify: %s",
+             (unsigned long long)seed, path, optic_last_error());
+  }
+  optic_ckpt_entry t[TENSORS];
+  for (int i = 0; i < TENSORS; i++) t[i] = entry(i, got[i]);
+  optic_ckpt_restore_report rep = {.size = sizeof rep};
+  const char *dirs[1] = {dir};
+  OT_EXPECT_OK(optic_ckpt_restore_latest(dirs, 1, t, TENSORS, NULL, &rep));
+  OT_CHECK(rep.step >= lo && rep.step <= hi && rep.skipped == 0,
+           "seed %llu: restored step %llu (skipped %zu: %s), expected %llu..%llu", (unsigned long long)seed,
+           (unsigned long long)rep.step, rep.skipped, rep.first_skipped, (unsigned long long)lo,
+           (unsigned long long)hi);
+  fill_for_step(rep.step);
+  for (int i = 0; i < TENSORS; i++)
+    OT_CHECK(memcmp(got[i], bufs[i], TENSOR_FLOATS * 4) == 0, "seed %llu: step %llu tensor %s differs",
+             (unsigned long long)seed, (unsigned long long)rep.step, names[i]);
+  return ot_failures_ == 0 ? rep.step : 0;
+}
+
 static void kill_during_save(void) {
   const char *env = getenv("OPTIC_SEED");
   uint64_t base = env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL);
@@ -99,36 +126,13 @@ static void kill_during_save(void) {
     OT_CHECK(exited_ok || (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL), "seed %llu: child status 0x%x",
              (unsigned long long)seed, status);
 
-    /* Every file named as complete must verify. */
-    uint64_t steps[8];
-    size_t count = 0;
-    OT_EXPECT_OK(optic_ckpt_list(dir, steps, 8, &count));
-    for (size_t j = 0; j < count && j < 8; j++) {
-      char path[160];
-      optic_ckpt_path(dir, steps[j], path, sizeof path);
-      OT_CHECK(optic_ckpt_verify_file(path, NULL) == OPTIC_OK, "seed %llu (delay %llu us): %s does not verify: %s",
-               (unsigned long long)seed, (unsigned long long)delay, path, optic_last_error());
-    }
-    /* Rollback gives the newest complete checkpoint, bit-exact. */
-    optic_ckpt_entry t[TENSORS];
-    for (int i = 0; i < TENSORS; i++) t[i] = entry(i, got[i]);
-    optic_ckpt_restore_report rep = {.size = sizeof rep};
-    const char *dirs[1] = {dir};
-    OT_EXPECT_OK(optic_ckpt_restore_latest(dirs, 1, t, TENSORS, NULL, &rep));
-    OT_CHECK(rep.step == last_good || rep.step == step, "seed %llu: restored step %llu, expected %llu or %llu",
-             (unsigned long long)seed, (unsigned long long)rep.step, (unsigned long long)last_good,
-             (unsigned long long)step);
-    OT_CHECK(rep.skipped == 0, "seed %llu: %zu files rejected: %s", (unsigned long long)seed, rep.skipped,
-             rep.first_skipped);
-    OT_CHECK(!exited_ok || rep.step == step, "seed %llu: the child finished but step %llu was restored",
-             (unsigned long long)seed, (unsigned long long)rep.step);
-    fill_for_step(rep.step);
-    for (int i = 0; i < TENSORS; i++)
-      OT_CHECK(memcmp(got[i], bufs[i], TENSOR_FLOATS * 4) == 0, "seed %llu: step %llu tensor %s differs",
-               (unsigned long long)seed, (unsigned long long)rep.step, names[i]);
-    if (rep.step == step) completed++;
+    /* Every file named as complete verifies; rollback gives the newest complete one, bit-exact. */
+    uint64_t restored = check_dir(dir, last_good, step, seed, got);
+    OT_CHECK(!exited_ok || restored == step, "seed %llu (delay %llu us): the child finished but step %llu was restored",
+             (unsigned long long)seed, (unsigned long long)delay, (unsigned long long)restored);
+    if (restored == step) completed++;
     else interrupted++;
-    last_good = rep.step;
+    last_good = restored;
   }
   alarm(0);
   size_t hidden = 0, files = ct_count_files(dir, &hidden);
@@ -161,33 +165,6 @@ static uint64_t last_reported(int fd, uint64_t fallback, int *count) {
   *count = 0;
   while (read(fd, &step, sizeof step) == (ssize_t)sizeof step) last = step, (*count)++;
   return last;
-}
-
-/* Every named file verifies; rollback gives a step in [lo, hi] bit-exact. Returns it (0 on failure). */
-static uint64_t check_dir(const char *dir, uint64_t lo, uint64_t hi, uint64_t seed, float **got) {
-  uint64_t steps[8];
-  size_t count = 0;
-  OT_EXPECT_OK(optic_ckpt_list(dir, steps, 8, &count));
-  for (size_t j = 0; j < count && j < 8; j++) {
-    char path[160];
-    optic_ckpt_path(dir, steps[j], path, sizeof path);
-    OT_CHECK(optic_ckpt_verify_file(path, NULL) == OPTIC_OK, "seed %llu: %s does not verify: %s",
-             (unsigned long long)seed, path, optic_last_error());
-  }
-  optic_ckpt_entry t[TENSORS];
-  for (int i = 0; i < TENSORS; i++) t[i] = entry(i, got[i]);
-  optic_ckpt_restore_report rep = {.size = sizeof rep};
-  const char *dirs[1] = {dir};
-  OT_EXPECT_OK(optic_ckpt_restore_latest(dirs, 1, t, TENSORS, NULL, &rep));
-  OT_CHECK(rep.step >= lo && rep.step <= hi && rep.skipped == 0,
-           "seed %llu: restored step %llu (skipped %zu: %s), expected %llu..%llu", (unsigned long long)seed,
-           (unsigned long long)rep.step, rep.skipped, rep.first_skipped, (unsigned long long)lo,
-           (unsigned long long)hi);
-  fill_for_step(rep.step);
-  for (int i = 0; i < TENSORS; i++)
-    OT_CHECK(memcmp(got[i], bufs[i], TENSOR_FLOATS * 4) == 0, "seed %llu: step %llu tensor %s differs",
-             (unsigned long long)seed, (unsigned long long)rep.step, names[i]);
-  return ot_failures_ == 0 ? rep.step : 0;
 }
 
 static void kill_during_save_loop(void) {

@@ -175,6 +175,15 @@ static bool tick(pl_fs *fs) {
 
 static const optic_ckpt_io *posix(void) { return optic_ckpt_io_posix(); }
 
+/* A directory change made: live at once, durable at the directory's next
+ * fsync. A full table would make the simulated disk wrong: that fails. */
+static void record_dirop(pl_fs *fs, const pl_dirop *op) {
+  const size_t cap = sizeof fs->ops / sizeof fs->ops[0];
+  OT_CHECK(fs->nops < cap, "simulated disk: more than %zu unsynced directory changes", cap);
+  if (fs->nops < cap) fs->ops[fs->nops++] = *op;
+  names_apply(&fs->live, op);
+}
+
 static int pl_open(void *u, const char *path, int flags, int mode) {
   pl_fs *fs = u;
   pthread_mutex_lock(&fs->mu);
@@ -188,8 +197,7 @@ static int pl_open(void *u, const char *path, int flags, int mode) {
         ino = new_inode(fs);
         pl_dirop op = {.kind = DIROP_CREATE, .inode = ino};
         snprintf(op.a, NAME_LEN, "%s", path);
-        if (fs->nops < sizeof fs->ops / sizeof fs->ops[0]) fs->ops[fs->nops++] = op;
-        names_apply(&fs->live, &op);
+        record_dirop(fs, &op);
       }
       fs->fd_inode[rc] = ino;
     }
@@ -273,8 +281,7 @@ static int pl_rename(void *u, const char *from, const char *to) {
       pl_dirop op = {.kind = DIROP_RENAME};
       snprintf(op.a, NAME_LEN, "%s", from);
       snprintf(op.b, NAME_LEN, "%s", to);
-      if (fs->nops < sizeof fs->ops / sizeof fs->ops[0]) fs->ops[fs->nops++] = op;
-      names_apply(&fs->live, &op);
+      record_dirop(fs, &op);
     }
   }
   pthread_mutex_unlock(&fs->mu);
@@ -290,8 +297,7 @@ static int pl_unlink(void *u, const char *path) {
     if (rc == 0) {
       pl_dirop op = {.kind = DIROP_UNLINK};
       snprintf(op.a, NAME_LEN, "%s", path);
-      if (fs->nops < sizeof fs->ops / sizeof fs->ops[0]) fs->ops[fs->nops++] = op;
-      names_apply(&fs->live, &op);
+      record_dirop(fs, &op);
     }
   }
   pthread_mutex_unlock(&fs->mu);

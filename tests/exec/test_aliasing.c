@@ -212,7 +212,9 @@ static void empty_buffers(void) {
 }
 
 /* y1 = transpose(x); y2 = transpose(y1) with y1 the context's own buffer
- * passed back: y2 must equal x, and the context lends y2 elsewhere. */
+ * passed back: y2 must equal x, and the context lends y2 elsewhere. From
+ * the second round on, the context alternates between its two buffers
+ * without pool traffic (a steady state, as a run with caller buffers). */
 static void lent_result_as_next_input(void) {
   optic_module_t *m;
   optic_program_t *p = transpose_program(&m);
@@ -222,10 +224,23 @@ static void lent_result_as_next_input(void) {
   for (int i = 0; i < N * N; i++) x[i] = (float)i;
   optic_tensor in = {OPTIC_F32, {.rank = 2, .dims = {N, N}}, x}, out = {0};
   OT_EXPECT_OK(optic_program_run(p, ctx, &in, 1, &out, 1));
-  for (int round = 0; round < 3; round++) {
+  const void *first = out.data, *second = NULL;
+  optic_pool_stats warm = {0}, now;
+  for (int round = 0; round < 5; round++) {
     optic_tensor in2 = out, out2 = {0};
     OT_EXPECT_OK(optic_program_run(p, ctx, &in2, 1, &out2, 1));
     OT_CHECK(out2.data != in2.data, "round %d: the context lent the input's buffer as the output", round);
+    if (round == 0) {
+      second = out2.data;
+      OT_EXPECT_OK(optic_exec_ctx_pool_stats(ctx, &warm));
+    } else {
+      OT_CHECK(out2.data == (round % 2 ? first : second), "round %d: a third buffer", round);
+      OT_EXPECT_OK(optic_exec_ctx_pool_stats(ctx, &now));
+      OT_CHECK(now.hits == warm.hits && now.misses == warm.misses,
+               "round %d: pool traffic (hits %llu -> %llu, misses %llu -> %llu)", round,
+               (unsigned long long)warm.hits, (unsigned long long)now.hits, (unsigned long long)warm.misses,
+               (unsigned long long)now.misses);
+    }
     const float *y = out2.data, *w = in2.data;
     int wrong = 0;
     for (int r = 0; r < N; r++) {
@@ -234,8 +249,8 @@ static void lent_result_as_next_input(void) {
     OT_CHECK(wrong == 0, "round %d: %d of %d elements wrong", round, wrong, N * N);
     out = out2;
   }
-  const float *y = out.data; /* four transposes: x again */
-  OT_CHECK(memcmp(y, x, sizeof x) == 0, "x^T^T^T^T != x");
+  const float *y = out.data; /* six transposes: x again */
+  OT_CHECK(memcmp(y, x, sizeof x) == 0, "x^T^T^T^T^T^T != x");
   optic_exec_ctx_destroy(ctx);
   optic_program_destroy(p);
   optic_module_destroy(m);

@@ -336,16 +336,20 @@ typedef struct conc_job {
   int threads, split, bad;
 } conc_job;
 
-static void *conc_main(void *arg) {
-  conc_job *j = arg;
+/* The job's context (threads, split), or NULL with bad = 1. */
+static optic_exec_ctx_t *conc_ctx(conc_job *j) {
   optic_exec_options o = optic_exec_options_default();
   o.threads = j->threads;
   o.split_min_elements = j->split;
   optic_exec_ctx_t *ctx = NULL;
-  if (optic_exec_ctx_create(&o, &ctx) != OPTIC_OK) {
-    j->bad = 1;
-    return NULL;
-  }
+  if (optic_exec_ctx_create(&o, &ctx) != OPTIC_OK) j->bad = 1;
+  return ctx;
+}
+
+static void *conc_main(void *arg) {
+  conc_job *j = arg;
+  optic_exec_ctx_t *ctx = conc_ctx(j);
+  if (ctx == NULL) return NULL;
   /* Each job its own input: one shared array filled by every job at once
    * was a data race (the tsan-omp check found it). */
   float in[4096], y[4096], sum;
@@ -395,14 +399,8 @@ static optic_program_t *dot_program(void) {
  * result must equal the naive product bit for bit. */
 static void *conc_dot_main(void *arg) {
   conc_job *j = arg;
-  optic_exec_options o = optic_exec_options_default();
-  o.threads = j->threads;
-  o.split_min_elements = j->split;
-  optic_exec_ctx_t *ctx = NULL;
-  if (optic_exec_ctx_create(&o, &ctx) != OPTIC_OK) {
-    j->bad = 1;
-    return NULL;
-  }
+  optic_exec_ctx_t *ctx = conc_ctx(j);
+  if (ctx == NULL) return NULL;
   float a[DOT_M * DOT_K], b[DOT_K * DOT_N], y[DOT_M * DOT_N];
   for (int i = 0; i < DOT_M * DOT_K; i++) a[i] = (float)((i * 7 + j->threads) % 13) - 6.0f;
   for (int i = 0; i < DOT_K * DOT_N; i++) b[i] = (float)((i * 5) % 11) - 5.0f;
