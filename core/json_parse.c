@@ -20,17 +20,24 @@ typedef struct parser {
   optic_status err;
 } parser;
 
-static optic_status fail_at(parser *ps, const char *what) {
-  if (ps->err != OPTIC_OK) return ps->err;
-  int line = 1, col = 1;
-  for (const char *q = ps->start; q < ps->p && q < ps->end; q++) {
-    if (*q == '\n') {
-      line++;
-      col = 1;
+void optic_json_line_col(const char *text, size_t len, size_t offset, int *line, int *col) {
+  int l = 1, c = 1;
+  for (size_t i = 0; text && i < offset && i < len; i++) {
+    if (text[i] == '\n') {
+      l++;
+      c = 1;
     } else {
-      col++;
+      c++;
     }
   }
+  if (line) *line = l;
+  if (col) *col = c;
+}
+
+static optic_status fail_at(parser *ps, const char *what) {
+  if (ps->err != OPTIC_OK) return ps->err;
+  int line, col;
+  optic_json_line_col(ps->start, (size_t)(ps->end - ps->start), (size_t)(ps->p - ps->start), &line, &col);
   if (ps->p >= ps->end) {
     ps->err = optic_fail(OPTIC_ERR_CORRUPT, "json: line %d column %d: %s (at end of input)", line, col, what);
   } else {
@@ -185,7 +192,7 @@ static optic_status parse_string(parser *ps, char **out, size_t *len) {
           uint32_t cp;
           if (!hex4(ps, &cp)) {
             free(s.b);
-            return fail_at(ps, "\\u needs four hex digits");
+            return fail_at(ps, "bad \\u escape: needs four hex digits");
           }
           if (cp >= 0xDC00 && cp <= 0xDFFF) {
             free(s.b);
@@ -215,7 +222,7 @@ static optic_status parse_string(parser *ps, char **out, size_t *len) {
         default:
           ps->p--;
           free(s.b);
-          return fail_at(ps, "unknown escape");
+          return fail_at(ps, "bad escape in a string");
       }
       if (!sbuf_put(&s, &ch, 1)) {
         free(s.b);
@@ -259,24 +266,24 @@ static optic_status parse_number(parser *ps, optic_jv *v) {
     v->number = NAN;
     return OPTIC_OK;
   }
-  if (ps->p >= ps->end || !is_digit(*ps->p)) return fail_at(ps, "expected a digit");
+  if (ps->p >= ps->end || !is_digit(*ps->p)) return fail_at(ps, "bad number: expected a digit");
   if (*ps->p == '0') {
     ps->p++;
-    if (ps->p < ps->end && is_digit(*ps->p)) return fail_at(ps, "leading zero in a number");
+    if (ps->p < ps->end && is_digit(*ps->p)) return fail_at(ps, "bad number: leading zero");
   } else {
     while (ps->p < ps->end && is_digit(*ps->p)) ps->p++;
   }
   if (ps->p < ps->end && *ps->p == '.') {
     integer = false;
     ps->p++;
-    if (ps->p >= ps->end || !is_digit(*ps->p)) return fail_at(ps, "expected a digit after '.'");
+    if (ps->p >= ps->end || !is_digit(*ps->p)) return fail_at(ps, "bad number: expected a digit after '.'");
     while (ps->p < ps->end && is_digit(*ps->p)) ps->p++;
   }
   if (ps->p < ps->end && (*ps->p == 'e' || *ps->p == 'E')) {
     integer = false;
     ps->p++;
     if (ps->p < ps->end && (*ps->p == '+' || *ps->p == '-')) ps->p++;
-    if (ps->p >= ps->end || !is_digit(*ps->p)) return fail_at(ps, "expected a digit in the exponent");
+    if (ps->p >= ps->end || !is_digit(*ps->p)) return fail_at(ps, "bad number: expected a digit in the exponent");
     while (ps->p < ps->end && is_digit(*ps->p)) ps->p++;
   }
   /* strtod needs a terminated copy: the input need not be NUL-terminated. */
@@ -381,6 +388,7 @@ static optic_status parse_object(parser *ps, optic_jv *v) {
 
 static optic_status parse_value(parser *ps, optic_jv *v) {
   if (ps->p >= ps->end) return fail_at(ps, "expected a value");
+  v->offset = (size_t)(ps->p - ps->start);
   switch (*ps->p) {
     case '{':
     case '[': {
@@ -414,6 +422,8 @@ static optic_status parse_value(parser *ps, optic_jv *v) {
       if (*ps->p == '-' || is_digit(*ps->p) || (ps->allow_nonfinite && *ps->p == 'I')) return parse_number(ps, v);
       break;
   }
+  if (*ps->p == '+' || *ps->p == '.') return fail_at(ps, "expected a number (JSON has no leading '+' or '.')");
+  if (*ps->p == 'N' || *ps->p == 'I') return fail_at(ps, "expected a number (NaN and Infinity are not JSON)");
   return fail_at(ps, "expected a value");
 }
 
@@ -450,7 +460,9 @@ optic_status optic_json_parse(const char *text, size_t len, const optic_json_par
   skip_ws(&ps);
   if (parse_value(&ps, root) == OPTIC_OK) {
     skip_ws(&ps);
-    if (ps.p != ps.end) fail_at(&ps, "text after the value");
+    if (ps.p != ps.end) fail_at(&ps, root->kind == OPTIC_JV_OBJECT  ? "text after the object"
+                                     : root->kind == OPTIC_JV_ARRAY ? "text after the array"
+                                                                    : "text after the value");
   }
   if (ps.err != OPTIC_OK) {
     optic_jv_free(root);

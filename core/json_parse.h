@@ -35,6 +35,7 @@ struct optic_jv {
   size_t length;      /* STRING: bytes; ARRAY/OBJECT: number of items */
   optic_jv *items;    /* ARRAY: the items; OBJECT: the values, in file order */
   char **keys;        /* OBJECT: the keys (NUL-terminated UTF-8), in file order */
+  size_t offset;      /* byte offset of the value's first character in the parsed text */
 };
 
 typedef struct optic_json_parse_options {
@@ -53,6 +54,9 @@ optic_status optic_json_parse(const char *text, size_t len, const optic_json_par
 optic_status optic_json_parse_file(const char *path, const optic_json_parse_options *options, optic_jv **out);
 /* NULL-safe. */
 void optic_jv_free(optic_jv *v);
+/* The 1-based line and column of byte `offset` of text[0..len) (a value's
+ * offset, for messages about what a parsed file means); line/col may be NULL. */
+void optic_json_line_col(const char *text, size_t len, size_t offset, int *line, int *col);
 
 /* Lookups; all NULL-safe and return NULL/false on a kind mismatch.
  * optic_jv_get returns the LAST value with that key (as Python's json does

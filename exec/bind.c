@@ -328,7 +328,11 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     case OPTIC_OP_CONSTANT:
     case OPTIC_OP_TUPLE:
     case OPTIC_OP_GET_TUPLE_ELEMENT:
+    case OPTIC_OP_AFTER_ALL: /* a token: no bytes, nothing to do */
     case OPTIC_OP_OPT_BARRIER: s->noop = true; return OPTIC_OK;
+    case OPTIC_OP_INFEED: return unsupported(m, id, "optic has no host transfer queue to read from");
+    case OPTIC_OP_OUTFEED: return unsupported(m, id, "optic has no host transfer queue to write to");
+    case OPTIC_OP_RNG_BIT_GENERATOR: return unsupported(m, id, "optic does not reproduce XLA's bit streams");
     case OPTIC_OP_RESHAPE:
     case OPTIC_OP_BITCAST: {
       optic_buffer_slot sl;

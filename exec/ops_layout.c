@@ -13,7 +13,7 @@ bool exec_is_layout_op(optic_opcode op) {
     case OPTIC_OP_BROADCAST: case OPTIC_OP_TRANSPOSE: case OPTIC_OP_SLICE: case OPTIC_OP_REVERSE:
     case OPTIC_OP_RESHAPE: case OPTIC_OP_BITCAST: case OPTIC_OP_PAD: case OPTIC_OP_CONCATENATE: case OPTIC_OP_IOTA:
     case OPTIC_OP_ALL_REDUCE: case OPTIC_OP_ALL_GATHER: case OPTIC_OP_REDUCE_SCATTER:
-    case OPTIC_OP_COLLECTIVE_PERMUTE: return true;
+    case OPTIC_OP_COLLECTIVE_PERMUTE: case OPTIC_OP_REPLICA_ID: case OPTIC_OP_PARTITION_ID: return true;
     default: return false;
   }
 }
@@ -92,6 +92,10 @@ optic_status exec_op_layout(const exec_step *s, const exec_frame *f, const exec_
       }
       return OPTIC_OK;
     }
+    case OPTIC_OP_REPLICA_ID: /* one replica, one partition: 0 */
+    case OPTIC_OP_PARTITION_ID:
+      if (lo < hi) memset(y + lo * es, 0, (hi - lo) * es);
+      return OPTIC_OK;
     case OPTIC_OP_COLLECTIVE_PERMUTE: { /* one replica: itself, or zeros when nobody sends to it */
       bool self = false;
       for (int32_t i = 0; i + 1 < s->n_attr; i += 2) self |= attr[i] == 0 && attr[i + 1] == 0;

@@ -121,9 +121,12 @@ static double default_bytes(const optic_module_t *m, const optic_instr *in) {
 
 /* XLA's FusionParameterReadBytes: what reading fused parameter (or, for a
  * tuple parameter, get-tuple-element) p costs, from how its users inside the
- * fusion read it: a slice reads its output, each broadcast or reshape reads
- * all of p, a nested fusion reads what its own parameter reads, and all
- * other users share one read of p. */
+ * fusion read it: a slice reads its output, a dynamic-slice whose operand
+ * 0 is p reads its output, a dynamic-update-slice whose operand 0 is p
+ * reads nothing for that use (p is updated in place), each broadcast or
+ * reshape reads all of p, a nested fusion reads what its own parameter
+ * reads, and all other users (dynamic-slice start indices and
+ * dynamic-update-slice updates included) share one read of p. */
 static double fusion_parameter_read_bytes(cost_ctx *cx, const optic_instr *p, optic_node_id p_id, int depth) {
   const optic_module_t *m = cx->m;
   memo_entry *memo = memo_get(&cx->reads, p_id);
@@ -138,6 +141,13 @@ static double fusion_parameter_read_bytes(cost_ctx *cx, const optic_instr *p, op
     const optic_instr *user = graph_instr(m, p->users[u]);
     switch (user->op) {
       case OPTIC_OP_SLICE: bytes += size_of(&user->type); break;
+      case OPTIC_OP_DYNAMIC_SLICE: /* as the sliced operand it reads the window; as a start index, shared */
+        if (user->operands[0] == p_id) bytes += size_of(&user->type);
+        else shared_read = true;
+        break;
+      case OPTIC_OP_DYNAMIC_UPDATE_SLICE: /* operand 0 is updated in place: that use reads nothing */
+        if (user->operands[0] != p_id) shared_read = true;
+        break;
       case OPTIC_OP_BROADCAST:
       case OPTIC_OP_RESHAPE: bytes += size; break;
       case OPTIC_OP_FUSION:
@@ -196,10 +206,34 @@ static double tuple_parameter_read_bytes(cost_ctx *cx, optic_node_id param, cons
   return b;
 }
 
+/* What array result t written by fused instruction r costs (XLA's
+ * FusionProcessOutputBytesAccessed): a dynamic-update-slice writes only its
+ * update, anything else its whole size. */
+static double fusion_output_bytes(const optic_module_t *m, const optic_instr *r, const optic_type *t) {
+  if (r != NULL && r->op == OPTIC_OP_DYNAMIC_UPDATE_SLICE) return size_of(optic_node_type(m, r->operands[1]));
+  return leaf_bytes(t);
+}
+
+/* The bytes a fusion writes: every array leaf of its result, where the
+ * root, or the root tuple's element for a top-level element, decides the
+ * leaf's size (nested tuple elements count whole). */
+static double fusion_written_bytes(const optic_module_t *m, const optic_instr *in, const optic_computation *f) {
+  const optic_instr *root = f->root == OPTIC_NO_NODE ? NULL : graph_instr(m, f->root);
+  if (!optic_type_is_tuple(&in->type)) return fusion_output_bytes(m, root, &in->type);
+  double b = 0;
+  for (int32_t i = 0; i < in->type.tuple_size; i++) {
+    const optic_type *e = &in->type.elements[i];
+    const optic_instr *r = root;
+    if (r != NULL && r->op == OPTIC_OP_TUPLE && i < r->n_operands) r = graph_instr(m, r->operands[i]);
+    b += optic_type_is_tuple(e) ? leaf_bytes(e) : fusion_output_bytes(m, r, e);
+  }
+  return b;
+}
+
 static optic_status fusion_bytes(cost_ctx *cx, const optic_instr *in, double *bytes) {
   const optic_module_t *m = cx->m;
   const optic_computation *f = &m->comps[in->calls[0]];
-  double b = leaf_bytes(&in->type);
+  double b = fusion_written_bytes(m, in, f);
   int64_t path[MAX_CALL_DEPTH];
   for (int32_t i = 0; i < f->n_instrs; i++) {
     const optic_instr *x = graph_instr(m, f->instrs[i]);
@@ -296,7 +330,18 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
     case OPTIC_OP_PARAMETER:
     case OPTIC_OP_CONSTANT:
     case OPTIC_OP_GET_TUPLE_ELEMENT:
+    case OPTIC_OP_AFTER_ALL: /* XLA HandleAfterAll: ordering only, nothing touched */
     case OPTIC_OP_BITCAST: return OPTIC_OK;
+    case OPTIC_OP_INFEED: /* XLA HandleInfeed: every leaf of the result (the token's is 0 bytes) */
+      out->bytes_accessed = leaf_bytes(&in->type);
+      return OPTIC_OK;
+    case OPTIC_OP_OUTFEED: /* XLA HandleOutfeed: every leaf of every operand, nothing for the result */
+      for (int32_t i = 0; i < in->n_operands; i++) out->bytes_accessed += leaf_bytes(optic_node_type(m, in->operands[i]));
+      return OPTIC_OK;
+    case OPTIC_OP_RNG_BIT_GENERATOR: /* XLA: one transcendental per element of the state and the bits */
+      out->transcendentals = elements(&in->type.elements[0]) + elements(&in->type.elements[1]);
+      out->bytes_accessed = default_bytes(m, in);
+      return OPTIC_OK;
     case OPTIC_OP_TRANSPOSE:
       if (!transpose_is_bitcast(in, op0)) out->bytes_accessed = default_bytes(m, in);
       return OPTIC_OK;
@@ -405,6 +450,8 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
     case OPTIC_OP_ALL_GATHER:
     case OPTIC_OP_REDUCE_SCATTER:
     case OPTIC_OP_COLLECTIVE_PERMUTE:
+    case OPTIC_OP_REPLICA_ID:
+    case OPTIC_OP_PARTITION_ID:
     case OPTIC_OP_IOTA: out->bytes_accessed = default_bytes(m, in); return OPTIC_OK;
     default:
       return optic_fail(OPTIC_ERR_UNSUPPORTED, "cost: no cost rule for %s (%s)", optic_opcode_name(in->op), in->name);

@@ -77,6 +77,17 @@ static void detect_fast(const optic_module_t *m, optic_comp_id c, eval_plan *p) 
   p->fast_swapped = a->ints[0] == 1;
 }
 
+/* The next instruction of comp from *at on that has an effect and is not
+ * yet planned, or OPTIC_NO_NODE. */
+static optic_node_id next_unseen_effect(const eval_ctx *ctx, const optic_computation *comp, int32_t *at) {
+  while (*at < comp->n_instrs) {
+    optic_node_id id = comp->instrs[(*at)++];
+    const optic_instr *in = graph_instr(ctx->m, id);
+    if (in && graph_opcode_has_effect(in->op) && ctx->slot_of[id] == -1) return id;
+  }
+  return OPTIC_NO_NODE;
+}
+
 optic_status eval_get_plan(eval_ctx *ctx, optic_comp_id c, const eval_plan **out) {
   optic_status st = ctx_tables(ctx);
   if (st != OPTIC_OK) return st;
@@ -102,10 +113,18 @@ optic_status eval_get_plan(eval_ctx *ctx, optic_comp_id c, const eval_plan **out
   }
   /* Iterative DFS post-order: slot_of is -1 (unseen), -2 (on the stack) or
    * the position. A node met again while on the stack is a cycle. */
-  int32_t depth = 0, n = 0;
+  int32_t depth = 0, n = 0, next_start = 0, root_slot = -1;
   stack[depth++] = (struct frame){comp->root, 0};
   ctx->slot_of[comp->root] = -2;
-  while (depth > 0 && st == OPTIC_OK) {
+  while (st == OPTIC_OK) {
+    if (depth == 0) { /* after the root, instructions with effects nothing reaches (an unused outfeed) */
+      if (root_slot < 0) root_slot = n - 1;
+      optic_node_id e = next_unseen_effect(ctx, comp, &next_start);
+      if (e == OPTIC_NO_NODE) break;
+      ctx->slot_of[e] = -2;
+      stack[depth++] = (struct frame){e, 0};
+      continue;
+    }
     struct frame *f = &stack[depth - 1];
     const optic_instr *in = &m->instrs[f->id];
     if (f->next < in->n_operands) {
@@ -140,7 +159,8 @@ optic_status eval_get_plan(eval_ctx *ctx, optic_comp_id c, const eval_plan **out
     const optic_instr *in = &m->instrs[p->order[i]];
     for (int32_t k = 0; k < in->n_operands; k++) p->last_use[ctx->slot_of[in->operands[k]]] = i;
   }
-  p->last_use[n - 1] = n;
+  p->last_use[root_slot] = n;
+  p->root_slot = root_slot;
   p->n = n;
   detect_fast(m, c, p);
   p->built = true;
@@ -170,6 +190,7 @@ static optic_status eval_instr(eval_ctx *ctx, const optic_instr *in, const optic
       return eval_dynamic(ctx, in, ops, out);
     case OPTIC_OP_SCATTER: return eval_scatter(ctx, in, ops, out);
     case OPTIC_OP_ALL_GATHER: case OPTIC_OP_REDUCE_SCATTER: case OPTIC_OP_COLLECTIVE_PERMUTE: case OPTIC_OP_CUSTOM_CALL:
+    case OPTIC_OP_AFTER_ALL: case OPTIC_OP_REPLICA_ID: case OPTIC_OP_PARTITION_ID: case OPTIC_OP_INFEED: case OPTIC_OP_OUTFEED: case OPTIC_OP_RNG_BIT_GENERATOR:
       return eval_dynamic(ctx, in, ops, out);
     case OPTIC_OP_SORT: return eval_sort(ctx, in, ops, out);
     case OPTIC_OP_REDUCE: return eval_reduce(ctx, in, ops, out);
@@ -256,7 +277,7 @@ optic_status eval_computation(eval_ctx *ctx, optic_comp_id c, const optic_litera
     }
   }
   if (st == OPTIC_OK) {
-    eval_value *root = &vals[p->n - 1];
+    eval_value *root = &vals[p->root_slot];
     if (root->owned) {
       *out = root->lit;
       root->owned = false;

@@ -44,6 +44,10 @@ static void copy_window(size_t es, int32_t rank, const int64_t *big_dims, const 
  * zeros for a collective-permute nobody sends to replica 0. */
 static optic_status eval_collective(const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
   const char *why = NULL;
+  if (graph_opcode_is_host_transfer(in->op)) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "%s '%s': optic has no host transfer queue to %s", optic_opcode_name(in->op),
+                      in->name, in->op == OPTIC_OP_INFEED ? "read from" : "write to");
+  }
   if (in->op == OPTIC_OP_CUSTOM_CALL) {
     return optic_fail(OPTIC_ERR_UNSUPPORTED, "custom-call: target '%.64s' is not known to optic",
                       (const char *)in->data);
@@ -69,6 +73,13 @@ static optic_status eval_collective(const optic_instr *in, const optic_literal *
 
 optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
   if (in->op == OPTIC_OP_OPT_BARRIER) return lit_clone(ops[0], out);
+  if (in->op == OPTIC_OP_AFTER_ALL || in->op == OPTIC_OP_REPLICA_ID || in->op == OPTIC_OP_PARTITION_ID) {
+    return lit_new(&in->type, out); /* an empty token; replica and partition 0 */
+  }
+  if (in->op == OPTIC_OP_RNG_BIT_GENERATOR) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "rng-bit-generator '%s': optic does not reproduce XLA's %s bit stream",
+                      in->name, in->ints[0] == OPTIC_RNG_THREE_FRY ? "three-fry" : "philox");
+  }
   if (graph_opcode_has_effect(in->op)) return eval_collective(in, ops, out);
   optic_literal *y;
   optic_status st = lit_new(&in->type, &y);

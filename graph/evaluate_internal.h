@@ -42,6 +42,7 @@ typedef struct eval_plan {
   int32_t n;
   optic_node_id *order;
   int32_t *last_use; /* n means never freed in the loop (the root) */
+  int32_t root_slot; /* the root's position in order (instructions with effects and no path to the root follow it) */
   /* Fast path for scalar combiners: the root is a binary elementwise op
    * whose operands are parameters 0 and 1 (fast_swapped: in the order 1, 0). */
   bool fast;

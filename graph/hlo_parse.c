@@ -34,12 +34,12 @@ static bool tok_dtype(const hlo_token *t, optic_dtype *out) {
 
 /* XLA opcodes optic's IR does not have (a written one is UNSUPPORTED). */
 static const char *const other_opcodes[] = {
-    "acos", "acosh", "add-dependency", "after-all", "all-gather-done", "all-gather-start", "all-reduce-done",
+    "acos", "acosh", "add-dependency", "all-gather-done", "all-gather-start", "all-reduce-done",
     "all-reduce-start", "all-to-all", "asin", "asinh", "async-done", "async-start", "async-update", "atan", "atanh",
     "cholesky", "collective-broadcast", "collective-permute-done", "collective-permute-start", "collective-reduce",
     "complex", "copy-done", "copy-start", "cosh", "domain", "dynamic-reshape", "fft", "get-dimension-size", "imag",
-    "infeed", "mulhi", "outfeed", "partition-id", "ragged-all-to-all", "ragged-dot", "real", "recv", "recv-done",
-    "replica-id", "rng", "rng-bit-generator", "rng-get-and-update-state", "scaled-dot", "scan",
+    "mulhi", "ragged-all-to-all", "ragged-dot", "real", "recv", "recv-done",
+    "rng", "rng-get-and-update-state", "scaled-dot", "scan",
     "select-and-scatter", "send", "send-done", "set-dimension-size", "shuffle", "sinh", "stochastic-convert",
     "trace", "triangular-solve", "tuple-select",
 };

@@ -180,6 +180,7 @@ typedef struct hlo_shape {
   X(OFFSET_DIMS, "offset_dims")                 \
   X(SOURCE_TARGET_PAIRS, "source_target_pairs") \
   X(CUSTOM_CALL_TARGET, "custom_call_target")   \
+  X(ALGORITHM, "algorithm")                     \
   X(IS_STABLE, "is_stable")                     \
   X(K, "k")                                     \
   X(EPSILON, "epsilon")                         \

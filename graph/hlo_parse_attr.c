@@ -461,6 +461,7 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
     case HLO_A_FALSE_COMPUTATION: st = comp_refs(P, a, false); break;
     case HLO_A_BRANCH_COMPUTATIONS: st = comp_refs(P, a, true); break;
     case HLO_A_DIRECTION:
+    case HLO_A_ALGORITHM:
     case HLO_A_IS_STABLE:
     case HLO_A_LARGEST:
     case HLO_A_KIND: st = word(P, a, false); break;

@@ -409,6 +409,47 @@ static optic_status build_collective(const op_ctx *x, optic_node_id *out) {
   }
 }
 
+/* after-all, infeed, outfeed and rng-bit-generator (graph/build_io.c):
+ * infeed's data type and rng-bit-generator's bits type come from the
+ * written result, the tuple (data, token[]) or (state, bits). */
+static optic_status build_io(const op_ctx *x, optic_node_id *out) {
+  static const char *const algs[] = {"rng_default", "rng_three_fry", "rng_philox"};
+  optic_module_t *m = x->B->m;
+  optic_comp_id comp = x->c->id;
+  optic_status st;
+  optic_type rt;
+  const hlo_attr *a;
+  switch (x->in->op) {
+    case OPTIC_OP_AFTER_ALL:
+      return wrap(x, optic_graph_after_all(m, comp, x->ops, x->in->n_operands, x->in->final_name, out));
+    case OPTIC_OP_REPLICA_ID:
+    case OPTIC_OP_PARTITION_ID:
+      if ((st = count_is(x, 0, 0)) != OPTIC_OK) return st;
+      return wrap(x, optic_graph_replica_id(m, comp, x->in->op == OPTIC_OP_PARTITION_ID, x->in->final_name, out));
+    case OPTIC_OP_OUTFEED:
+      if ((st = count_is(x, 2, 2)) != OPTIC_OK) return st;
+      return wrap(x, optic_graph_outfeed(m, comp, x->ops[0], x->ops[1], x->in->final_name, out));
+    default: break;
+  }
+  if ((st = count_is(x, 1, 1)) != OPTIC_OK) return st;
+  if ((st = hlo_shape_to_type(&x->B->P->A, &x->in->shape, false, &rt)) != OPTIC_OK) return st;
+  bool infeed = x->in->op == OPTIC_OP_INFEED;
+  if (!optic_type_is_tuple(&rt) || rt.tuple_size != 2) {
+    return fail_in(x, OPTIC_ERR_SHAPE_MISMATCH, "the result must be the tuple %s",
+                   infeed ? "(data, token[])" : "(state, bits)");
+  }
+  if (infeed) return wrap(x, optic_graph_infeed(m, comp, x->ops[0], &rt.elements[0], x->in->final_name, out));
+  if ((st = need(x, HLO_A_ALGORITHM, &a)) != OPTIC_OK) return st;
+  for (int k = 0; k < 3; k++) {
+    if (strcmp(a->word, algs[k]) == 0) {
+      return wrap(x, optic_graph_rng_bit_generator(m, comp, x->ops[0], (optic_rng_algorithm)k, &rt.elements[1],
+                                                   x->in->final_name, out));
+    }
+  }
+  return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "unknown algorithm '%.32s' (rng_default, rng_three_fry, rng_philox)",
+                 a->word);
+}
+
 /* bitcast reinterprets the operand's buffer: with row-major layouts on both
  * sides it is a reshape; otherwise the operand is first transposed to its
  * physical (storage) order and the result transposed from its physical order
@@ -577,6 +618,12 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
       return wrap(&x, optic_graph_sort(m, comp, ops, in->n_operands, a->ints[0], is_stable, f, name, out));
     }
     case OPTIC_OP_GATHER: return build_gather(&x, out);
+    case OPTIC_OP_AFTER_ALL:
+    case OPTIC_OP_REPLICA_ID:
+    case OPTIC_OP_PARTITION_ID:
+    case OPTIC_OP_INFEED:
+    case OPTIC_OP_OUTFEED:
+    case OPTIC_OP_RNG_BIT_GENERATOR: return build_io(&x, out);
     case OPTIC_OP_BATCH_NORM_TRAINING:
     case OPTIC_OP_BATCH_NORM_INFERENCE:
     case OPTIC_OP_BATCH_NORM_GRAD: {

@@ -231,6 +231,15 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
       optic_strbuf_printf(s, "}");
       break;
     case OPTIC_OP_CUSTOM_CALL: optic_strbuf_printf(s, ", custom_call_target=\"%s\"", (const char *)in->data); break;
+    case OPTIC_OP_RNG_BIT_GENERATOR: {
+      static const char *const algs[] = {"rng_default", "rng_three_fry", "rng_philox"};
+      optic_strbuf_printf(s, ", algorithm=%s", algs[in->ints[0] >= 0 && in->ints[0] <= 2 ? in->ints[0] : 0]);
+      break;
+    }
+    case OPTIC_OP_OUTFEED: /* XLA writes the sent shape */
+      optic_strbuf_printf(s, ", outfeed_shape=");
+      print_type(s, optic_node_type(m, in->operands[0]));
+      break;
     case OPTIC_OP_BATCH_NORM_TRAINING:
     case OPTIC_OP_BATCH_NORM_INFERENCE:
     case OPTIC_OP_BATCH_NORM_GRAD: {

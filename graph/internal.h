@@ -10,6 +10,7 @@
  *   dynamic-slice: slice sizes (rank entries)    sort: {dimension, is_stable}
  *   all-gather, reduce-scatter: {dimension, shard_count}
  *   collective-permute: (source, target) pairs    custom-call: data = target name
+ *   rng-bit-generator: {algorithm}
  *   topk: {k, largest}    batch-norm-*: {feature_index, epsilon's f32 bits}
  *   reduce-window: per dim (size, stride, pad_low, pad_high, base_dilation,
  *                  window_dilation, reversal) = 7 entries
@@ -180,6 +181,8 @@ const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c);
 /* Instructions passes must keep even without users and never fold:
  * collectives and custom-call (graph/build_collective.c). */
 bool graph_opcode_has_effect(optic_opcode op);
+/* infeed and outfeed (graph/build_io.c). */
+bool graph_opcode_is_host_transfer(optic_opcode op);
 /* The clamped start of a dynamic-slice or dynamic-update-slice window per
  * dimension (graph/build_dynamic.c): index holds the start operands' data
  * (n_index = rank scalars, or 1 rank-1 array) of integer dtype dt. */

@@ -1,8 +1,8 @@
 /* The machine file: a flat JSON object with optic_machine's fields, written
- * by `optic calibrate` and read back for time estimates. The reader accepts
- * exactly JSON (RFC 8259) for a flat object; values of unknown keys may be
- * any JSON value and are skipped. A file that is there but wrong is an error
- * naming the file and the problem, never silently replaced by defaults. */
+ * by `optic calibrate` and read back for time estimates. It is read with the
+ * strict JSON reader (core/json_parse.h, RFC 8259); values of unknown keys may
+ * be any JSON value and are ignored. A file that is there but wrong is an
+ * error naming the file and the problem, never silently replaced by defaults. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -15,192 +15,31 @@
 
 #include "core/error.h"
 #include "core/json.h"
+#include "core/json_parse.h"
 
 #define MAX_FILE_BYTES (1 << 20)
-#define MAX_NESTING 32
 
-typedef struct reader {
-  const char *path;
-  const char *text, *p, *end;
-} reader;
+/* The text being read, for messages: "machine file PATH: line L column C: what". */
+typedef struct source {
+  const char *path, *text;
+  size_t len;
+} source;
 
-/* Line:column of the reader's position, for messages. */
-static void position(const reader *r, int *line, int *col) {
-  *line = 1, *col = 1;
-  for (const char *q = r->text; q < r->p; q++) {
-    if (*q == '\n') ++*line, *col = 1;
-    else ++*col;
-  }
-}
-
-static optic_status corrupt(const reader *r, const char *what) {
+static optic_status corrupt_at(const source *src, size_t offset, const char *what) {
   int line, col;
-  position(r, &line, &col);
-  return optic_fail(OPTIC_ERR_CORRUPT, "machine file %s: line %d:%d: %s", r->path, line, col, what);
+  optic_json_line_col(src->text, src->len, offset, &line, &col);
+  return optic_fail(OPTIC_ERR_CORRUPT, "machine file %s: line %d column %d: %s", src->path, line, col, what);
 }
 
-static void skip_ws(reader *r) {
-  while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r')) r->p++;
-}
-
-static bool take(reader *r, char c) {
-  skip_ws(r);
-  if (r->p < r->end && *r->p == c) {
-    r->p++;
-    return true;
+/* Copies a string value into dst[size], cut at a UTF-8 character boundary. */
+static void copy_string(char *dst, size_t size, const char *s) {
+  size_t n = strlen(s);
+  if (n >= size) {
+    n = size - 1;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
   }
-  return false;
-}
-
-static int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-/* Reads a string into buf (truncated to size - 1 bytes, always terminated;
- * buf may be NULL to skip). Escapes \uXXXX become UTF-8 (surrogate pairs
- * joined). */
-static optic_status read_string(reader *r, char *buf, size_t size) {
-  skip_ws(r);
-  if (r->p >= r->end || *r->p != '"') return corrupt(r, "expected a string");
-  r->p++;
-  size_t n = 0;
-  for (;;) {
-    if (r->p >= r->end) return corrupt(r, "unterminated string");
-    unsigned char c = (unsigned char)*r->p++;
-    char out[4];
-    int nout = 1;
-    if (c == '"') break;
-    if (c < 0x20) return corrupt(r, "control character in a string");
-    if (c != '\\') {
-      out[0] = (char)c;
-    } else {
-      if (r->p >= r->end) return corrupt(r, "unterminated escape");
-      char e = *r->p++;
-      switch (e) {
-        case '"': out[0] = '"'; break;
-        case '\\': out[0] = '\\'; break;
-        case '/': out[0] = '/'; break;
-        case 'b': out[0] = '\b'; break;
-        case 'f': out[0] = '\f'; break;
-        case 'n': out[0] = '\n'; break;
-        case 'r': out[0] = '\r'; break;
-        case 't': out[0] = '\t'; break;
-        case 'u': {
-          unsigned cp = 0;
-          for (int k = 0; k < 4; k++) {
-            int d = r->p < r->end ? hex_digit(*r->p++) : -1;
-            if (d < 0) return corrupt(r, "bad \\u escape");
-            cp = cp * 16 + (unsigned)d;
-          }
-          if (cp >= 0xD800 && cp < 0xDC00 && r->end - r->p >= 6 && r->p[0] == '\\' && r->p[1] == 'u') {
-            unsigned lo = 0;
-            int k;
-            for (k = 0; k < 4; k++) {
-              int d = hex_digit(r->p[2 + k]);
-              if (d < 0) break;
-              lo = lo * 16 + (unsigned)d;
-            }
-            if (k == 4 && lo >= 0xDC00 && lo < 0xE000) {
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-              r->p += 6;
-            }
-          }
-          if (cp < 0x80) {
-            out[0] = (char)cp;
-          } else if (cp < 0x800) {
-            out[0] = (char)(0xC0 | (cp >> 6)), out[1] = (char)(0x80 | (cp & 0x3F)), nout = 2;
-          } else if (cp < 0x10000) {
-            out[0] = (char)(0xE0 | (cp >> 12)), out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-            out[2] = (char)(0x80 | (cp & 0x3F)), nout = 3;
-          } else {
-            out[0] = (char)(0xF0 | (cp >> 18)), out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-            out[2] = (char)(0x80 | ((cp >> 6) & 0x3F)), out[3] = (char)(0x80 | (cp & 0x3F)), nout = 4;
-          }
-          break;
-        }
-        default: r->p--; return corrupt(r, "bad escape in a string");
-      }
-    }
-    if (buf && n + (size_t)nout < size) {
-      memcpy(buf + n, out, (size_t)nout);
-      n += (size_t)nout;
-    }
-  }
-  if (buf && size) buf[n] = 0;
-  return OPTIC_OK;
-}
-
-/* A JSON number (strict grammar: no leading '+', no "nan"/"inf", no hex). */
-static optic_status read_number(reader *r, double *out) {
-  skip_ws(r);
-  const char *s = r->p, *q = s;
-  if (q < r->end && *q == '-') q++;
-  if (q >= r->end || *q < '0' || *q > '9') return corrupt(r, "expected a number");
-  if (*q == '0') q++;
-  else
-    while (q < r->end && *q >= '0' && *q <= '9') q++;
-  if (q < r->end && *q == '.') {
-    q++;
-    if (q >= r->end || *q < '0' || *q > '9') return corrupt(r, "bad number");
-    while (q < r->end && *q >= '0' && *q <= '9') q++;
-  }
-  if (q < r->end && (*q == 'e' || *q == 'E')) {
-    q++;
-    if (q < r->end && (*q == '+' || *q == '-')) q++;
-    if (q >= r->end || *q < '0' || *q > '9') return corrupt(r, "bad number");
-    while (q < r->end && *q >= '0' && *q <= '9') q++;
-  }
-  char tmp[64];
-  if ((size_t)(q - s) >= sizeof tmp) return corrupt(r, "number too long");
-  memcpy(tmp, s, (size_t)(q - s));
-  tmp[q - s] = 0;
-  *out = strtod(tmp, NULL);
-  r->p = q;
-  return OPTIC_OK;
-}
-
-static bool take_word(reader *r, const char *w) {
-  size_t n = strlen(w);
-  skip_ws(r);
-  if ((size_t)(r->end - r->p) >= n && memcmp(r->p, w, n) == 0) {
-    r->p += n;
-    return true;
-  }
-  return false;
-}
-
-/* Skips any JSON value (for unknown keys). */
-static optic_status skip_value(reader *r, int depth) {
-  if (depth > MAX_NESTING) return corrupt(r, "nesting too deep");
-  skip_ws(r);
-  if (r->p >= r->end) return corrupt(r, "expected a value");
-  double d;
-  switch (*r->p) {
-    case '"': return read_string(r, NULL, 0);
-    case '{':
-    case '[': {
-      char close = *r->p == '{' ? '}' : ']';
-      bool object = close == '}';
-      r->p++;
-      if (take(r, close)) return OPTIC_OK;
-      do {
-        optic_status st;
-        if (object) {
-          if ((st = read_string(r, NULL, 0))) return st;
-          if (!take(r, ':')) return corrupt(r, "expected ':'");
-        }
-        if ((st = skip_value(r, depth + 1))) return st;
-      } while (take(r, ','));
-      if (!take(r, close)) return corrupt(r, object ? "expected ',' or '}'" : "expected ',' or ']'");
-      return OPTIC_OK;
-    }
-    default:
-      if (take_word(r, "true") || take_word(r, "false") || take_word(r, "null")) return OPTIC_OK;
-      return read_number(r, &d);
-  }
+  memcpy(dst, s, n);
+  dst[n] = 0;
 }
 
 typedef struct field {
@@ -225,65 +64,83 @@ static const field fields[] = {
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
-static optic_status parse_machine(reader *r, optic_machine *m) {
+/* Stores the value of field f from v, or says what is wrong with it. */
+static optic_status store_field(const source *src, const field *f, const optic_jv *v, optic_machine *m) {
+  char *dst = (char *)m + f->offset;
+  char msg[192];
+  switch (f->kind) {
+    case F_NAME:
+    case F_SOURCE:
+      if (v->kind != OPTIC_JV_STRING) return corrupt_at(src, v->offset, "expected a string");
+      copy_string(dst, f->kind == F_NAME ? OPTIC_MACHINE_NAME_MAX : OPTIC_MACHINE_SOURCE_MAX, v->string);
+      return OPTIC_OK;
+    case F_DOUBLE:
+      if (v->kind != OPTIC_JV_NUMBER) return corrupt_at(src, v->offset, "expected a number");
+      memcpy(dst, &v->number, sizeof v->number);
+      return OPTIC_OK;
+    case F_INT: {
+      if (v->kind != OPTIC_JV_NUMBER) return corrupt_at(src, v->offset, "expected a number");
+      double x = v->number;
+      if (!(x >= 1 && x <= 1e6) || x != (double)(int32_t)x) {
+        snprintf(msg, sizeof msg, "\"%s\" must be an integer in [1, 1000000], got %g", f->key, x);
+        return corrupt_at(src, v->offset, msg);
+      }
+      int32_t iv = (int32_t)x;
+      memcpy(dst, &iv, sizeof iv);
+      return OPTIC_OK;
+    }
+  }
+  return corrupt_at(src, v->offset, "unknown field kind");
+}
+
+/* The machine from a parsed object: every required field once, the known
+ * fields of the right kind; unknown keys are ignored. */
+static optic_status machine_from_json(const source *src, const optic_jv *root, optic_machine *m) {
   bool seen[N_FIELDS] = {false};
   memset(m, 0, sizeof *m);
-  if (!take(r, '{')) return corrupt(r, "expected '{' (a JSON object)");
-  if (!take(r, '}')) {
-    do {
-      char key[64];
-      optic_status st = read_string(r, key, sizeof key);
-      if (st) return st;
-      if (!take(r, ':')) return corrupt(r, "expected ':'");
-      size_t f = 0;
-      while (f < N_FIELDS && strcmp(fields[f].key, key) != 0) f++;
-      if (f == N_FIELDS) {
-        if ((st = skip_value(r, 1))) return st;
-        continue;
-      }
-      if (seen[f]) {
-        char msg[192];
-        snprintf(msg, sizeof msg, "duplicate key \"%s\"", key);
-        return corrupt(r, msg);
-      }
-      seen[f] = true;
-      char *dst = (char *)m + fields[f].offset;
-      double v;
-      switch (fields[f].kind) {
-        case F_NAME: st = read_string(r, dst, OPTIC_MACHINE_NAME_MAX); break;
-        case F_SOURCE: st = read_string(r, dst, OPTIC_MACHINE_SOURCE_MAX); break;
-        case F_DOUBLE:
-          if (!(st = read_number(r, &v))) memcpy(dst, &v, sizeof v);
-          break;
-        case F_INT:
-          if (!(st = read_number(r, &v))) {
-            if (v != (double)(int32_t)v || v < 1 || v > 1e6) {
-              char msg[192];
-              snprintf(msg, sizeof msg, "\"%s\" must be an integer in [1, 1000000], got %g", key, v);
-              return corrupt(r, msg);
-            }
-            int32_t iv = (int32_t)v;
-            memcpy(dst, &iv, sizeof iv);
-          }
-          break;
-      }
-      if (st) return st;
-    } while (take(r, ','));
-    if (!take(r, '}')) return corrupt(r, "expected ',' or '}'");
+  char msg[192];
+  for (size_t i = 0; i < root->length; i++) {
+    size_t f = 0;
+    while (f < N_FIELDS && strcmp(fields[f].key, root->keys[i]) != 0) f++;
+    if (f == N_FIELDS) continue;
+    if (seen[f]) {
+      snprintf(msg, sizeof msg, "duplicate key \"%s\"", fields[f].key);
+      return corrupt_at(src, root->items[i].offset, msg);
+    }
+    seen[f] = true;
+    optic_status st = store_field(src, &fields[f], &root->items[i], m);
+    if (st != OPTIC_OK) return st;
   }
-  skip_ws(r);
-  if (r->p != r->end) return corrupt(r, "text after the object");
   for (size_t f = 0; f < N_FIELDS; f++) {
     if (fields[f].required && !seen[f]) {
-      char msg[192];
       snprintf(msg, sizeof msg, "missing field \"%s\"", fields[f].key);
-      return corrupt(r, msg);
+      return corrupt_at(src, src->len, msg);
     }
   }
   /* An older file without the per-core figure: the documented default (an
    * invalid dram_bandwidth or cores is reported by validation afterwards). */
   if (m->core_dram_bandwidth == 0 && m->cores >= 1) m->core_dram_bandwidth = m->dram_bandwidth / m->cores;
   return OPTIC_OK;
+}
+
+/* Parses text[0..len) (the contents of path) as a machine file. */
+static optic_status parse_machine(const source *src, optic_machine *m) {
+  size_t i = 0;
+  while (i < src->len && (src->text[i] == ' ' || src->text[i] == '\t' || src->text[i] == '\r' || src->text[i] == '\n'))
+    i++;
+  if (i == src->len || src->text[i] != '{') return corrupt_at(src, i, "expected '{' (a JSON object)");
+  optic_jv *root = NULL;
+  optic_status st = optic_json_parse(src->text, src->len, NULL, &root);
+  if (st == OPTIC_ERR_CORRUPT) {
+    char why[256]; /* copied: optic_fail rewrites the buffer optic_last_error returns */
+    const char *msg = optic_last_error();
+    snprintf(why, sizeof why, "%s", strncmp(msg, "json: ", 6) == 0 ? msg + 6 : msg);
+    return optic_fail(st, "machine file %s: %s", src->path, why);
+  }
+  if (st != OPTIC_OK) return st;
+  st = machine_from_json(src, root, m);
+  optic_jv_free(root);
+  return st;
 }
 
 optic_status optic_machine_load(const char *path, optic_machine *out) {
@@ -307,9 +164,9 @@ optic_status optic_machine_load(const char *path, optic_machine *out) {
     st = optic_fail(OPTIC_ERR_CORRUPT, "machine file %s: larger than %d bytes", path, MAX_FILE_BYTES);
   } else {
     text[n] = 0;
-    reader r = {.path = path, .text = text, .p = text, .end = text + n};
+    source src = {.path = path, .text = text, .len = n};
     optic_machine m;
-    st = parse_machine(&r, &m);
+    st = parse_machine(&src, &m);
     if (!st && optic_machine_validate(&m) != OPTIC_OK) {
       char why[256]; /* copied: optic_fail rewrites the buffer optic_last_error returns */
       snprintf(why, sizeof why, "%s", optic_last_error());

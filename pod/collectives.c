@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "pod/pod_internal.h"
+#include "pod/reduce.h"
 
 enum { KIND_ALL_REDUCE = 1, KIND_REDUCE_SCATTER, KIND_ALL_GATHER, KIND_BROADCAST };
 
@@ -33,43 +34,6 @@ void optic_pod_shard(size_t count, int cores, int core, size_t *offset, size_t *
   size_t q = count / (size_t)cores, r = count % (size_t)cores, k = (size_t)core;
   *offset = k * q + (k < r ? k : r);
   *len = q + (k < r ? 1 : 0);
-}
-
-/* ------------------------------------------------------------- arithmetic */
-
-/* y = a op y, elementwise (a is the predecessor's partial, y ours). */
-static void reduce_into(const optic_pod_t *pod, optic_dtype dt, optic_pod_op op, size_t n, const void *a, void *y) {
-  if (n == 0) return;
-  if (dt == OPTIC_F32) {
-    optic_binary_op b = op == OPTIC_POD_MAX ? OPTIC_BINARY_MAX : op == OPTIC_POD_MIN ? OPTIC_BINARY_MIN
-                                                                                           : OPTIC_BINARY_ADD;
-    pod->kernels->vv[b](n, a, y, y);
-    return;
-  }
-  const double *x = a;
-  double *z = y;
-  switch (op) {
-    case OPTIC_POD_SUM:
-    case OPTIC_POD_MEAN:
-      for (size_t i = 0; i < n; i++) z[i] = x[i] + z[i];
-      break;
-    case OPTIC_POD_MAX: /* the f32 kernels' semantics: NaN in a wins, then NaN in b */
-      for (size_t i = 0; i < n; i++) z[i] = (x[i] != x[i] || x[i] > z[i]) ? x[i] : z[i];
-      break;
-    case OPTIC_POD_MIN:
-      for (size_t i = 0; i < n; i++) z[i] = (x[i] != x[i] || x[i] < z[i]) ? x[i] : z[i];
-      break;
-  }
-}
-
-static void divide(const optic_pod_t *pod, optic_dtype dt, size_t n, void *y, int by) {
-  if (n == 0 || by == 1) return;
-  if (dt == OPTIC_F32) {
-    pod->kernels->vs[OPTIC_BINARY_DIV](n, y, (float)by, y);
-    return;
-  }
-  double *z = y;
-  for (size_t i = 0; i < n; i++) z[i] = z[i] / (double)by;
 }
 
 /* ------------------------------------------------------------------ rings */
@@ -140,7 +104,7 @@ static optic_status phase_end(coll *k, const ring *r, uint64_t units) {
 static optic_status ring_reduce_scatter(coll *k, const ring *r, size_t lo, size_t len, int mean_by) {
   k->phase++;
   if (r->n < 2 || len == 0) {
-    if (mean_by > 1 && len > 0) divide(k->c->pod, k->dtype, len, k->work + lo * k->esize, mean_by);
+    if (mean_by > 1 && len > 0) pod_divide(k->c->pod->kernels, k->dtype, len, k->work + lo * k->esize, mean_by);
     return OPTIC_OK;
   }
   optic_pod_t *pod = k->c->pod;
@@ -163,8 +127,8 @@ static optic_status ring_reduce_scatter(coll *k, const ring *r, size_t lo, size_
       size_t a = ch * ce, b = a + ce < seg ? a + ce : seg;
       if (a < b) {
         size_t at = (lo + off + a) * k->esize;
-        reduce_into(pod, k->dtype, k->op, b - a, pred + at, k->work + at);
-        if (s == steps - 1 && mean_by > 1) divide(pod, k->dtype, b - a, k->work + at, mean_by);
+        pod_reduce_into(pod->kernels, k->dtype, k->op, b - a, pred + at, k->work + at);
+        if (s == steps - 1 && mean_by > 1) pod_divide(pod->kernels, k->dtype, b - a, k->work + at, mean_by);
       }
       pod_set_progress(k->c, POD_PROGRESS(k->seq, k->phase, (uint64_t)s * C + ch + 1));
     }
@@ -225,7 +189,7 @@ static optic_status ring_all_gather(coll *k, const ring *r, size_t lo, size_t le
 static optic_status ring_all_reduce(coll *k, const ring *r, size_t len, int mean_by) {
   k->phase++;
   if (r->n < 2 || len == 0) {
-    if (mean_by > 1 && len > 0) divide(k->c->pod, k->dtype, len, k->work, mean_by);
+    if (mean_by > 1 && len > 0) pod_divide(k->c->pod->kernels, k->dtype, len, k->work, mean_by);
     return OPTIC_OK;
   }
   optic_pod_t *pod = k->c->pod;
@@ -253,8 +217,8 @@ static optic_status ring_all_reduce(coll *k, const ring *r, size_t len, int mean
         if (gather) {
           memcpy(k->work + at, pred + at, (b - a) * k->esize);
         } else {
-          reduce_into(pod, k->dtype, k->op, b - a, pred + at, k->work + at);
-          if (s == steps - 1 && mean_by > 1) divide(pod, k->dtype, b - a, k->work + at, mean_by);
+          pod_reduce_into(pod->kernels, k->dtype, k->op, b - a, pred + at, k->work + at);
+          if (s == steps - 1 && mean_by > 1) pod_divide(pod->kernels, k->dtype, b - a, k->work + at, mean_by);
         }
       }
       pod_set_progress(k->c, POD_PROGRESS(k->seq, k->phase, ++unit));

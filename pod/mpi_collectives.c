@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "kernels/binary.h"
+#include "pod/reduce.h"
 
 #if OPTIC_HAVE_MPI
 #include <mpi.h>
@@ -237,35 +238,6 @@ static optic_status enter(optic_pod_mpi_t *m, const char *what, optic_dtype dt, 
   return OPTIC_OK;
 }
 
-/* y = a op y, the emulated pod's order and semantics */
-static void reduce_into(const optic_pod_mpi_t *m, optic_dtype dt, optic_pod_op op, size_t n, const void *a, void *y) {
-  if (n == 0) return;
-  if (dt == OPTIC_F32) {
-    optic_binary_op b = op == OPTIC_POD_MAX ? OPTIC_BINARY_MAX : op == OPTIC_POD_MIN ? OPTIC_BINARY_MIN : OPTIC_BINARY_ADD;
-    m->kernels->vv[b](n, a, y, y);
-    return;
-  }
-  const double *x = a;
-  double *z = y;
-  if (op == OPTIC_POD_MAX) {
-    for (size_t i = 0; i < n; i++) z[i] = (x[i] != x[i] || x[i] > z[i]) ? x[i] : z[i];
-  } else if (op == OPTIC_POD_MIN) {
-    for (size_t i = 0; i < n; i++) z[i] = (x[i] != x[i] || x[i] < z[i]) ? x[i] : z[i];
-  } else {
-    for (size_t i = 0; i < n; i++) z[i] = x[i] + z[i];
-  }
-}
-
-static void divide(const optic_pod_mpi_t *m, optic_dtype dt, size_t n, void *y, int by) {
-  if (n == 0 || by == 1) return;
-  if (dt == OPTIC_F32) {
-    m->kernels->vs[OPTIC_BINARY_DIV](n, y, (float)by, y);
-  } else {
-    double *z = y;
-    for (size_t i = 0; i < n; i++) z[i] = z[i] / (double)by;
-  }
-}
-
 static int mod(int a, int n) { return ((a % n) + n) % n; }
 
 /* Ring reduce-scatter on work (count elements, segments by rank): step s
@@ -278,7 +250,7 @@ static optic_status ring_rs(optic_pod_mpi_t *m, char *work, size_t count, optic_
   const size_t es = optic_dtype_size(dt), ce = m->chunk_bytes / es;
   const int mean_by = op == OPTIC_POD_MEAN ? n : 1;
   if (n == 1) {
-    divide(m, dt, count, work, mean_by);
+    pod_divide(m->kernels, dt, count, work, mean_by);
     return OPTIC_OK;
   }
   for (int s = 0; s < n - 1; s++) {
@@ -312,8 +284,8 @@ static optic_status ring_rs(optic_pod_mpi_t *m, char *work, size_t count, optic_
         if (st != OPTIC_OK) return st;
         size_t at = c - 1, len = rlen - at * ce < ce ? rlen - at * ce : ce;
         char *y = work + (roff + at * ce) * es;
-        reduce_into(m, dt, op, len, m->tmp[slot], y);
-        if (s == n - 2) divide(m, dt, len, y, mean_by);
+        pod_reduce_into(m->kernels, dt, op, len, m->tmp[slot], y);
+        if (s == n - 2) pod_divide(m->kernels, dt, len, y, mean_by);
       }
     }
     optic_status st = wait_all(m, sreq, 2, deadline, what);
@@ -407,8 +379,8 @@ static optic_status shm_all_reduce(optic_pod_mpi_t *m, const void *send, void *r
         if (a < b) {
           size_t at = (off + a) * es;
           if (phase == 1) {
-            reduce_into(m, dt, op, b - a, pw + at, w + at);
-            if (s == n - 2 && op == OPTIC_POD_MEAN) divide(m, dt, b - a, w + at, n);
+            pod_reduce_into(m->kernels, dt, op, b - a, pw + at, w + at);
+            if (s == n - 2 && op == OPTIC_POD_MEAN) pod_divide(m->kernels, dt, b - a, w + at, n);
           } else {
             memcpy(w + at, pw + at, (b - a) * es);
           }

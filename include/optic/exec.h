@@ -17,13 +17,12 @@ extern "C" {
 /* ------------------------------------------------------------ devices
  * A device is a set of cores (threads) with an id. Today there is one: the
  * host, id 0, whose cores are the threads OpenMP would use
- * (omp_get_max_threads(), so OMP_NUM_THREADS limits it). The pod issue adds
- * emulated pod cores (kind OPTIC_DEVICE_POD_CORE) after the host. */
+ * (omp_get_max_threads(), so OMP_NUM_THREADS limits it). Emulated pod cores
+ * are not devices: they are the pod's (optic_pod_run, <optic/pod.h>). */
 #define OPTIC_DEVICE_NAME_MAX 32
 
 typedef enum optic_device_kind {
-  OPTIC_DEVICE_HOST = 0,     /* the CPUs of this process */
-  OPTIC_DEVICE_POD_CORE = 1, /* an emulated pod core (pod issue) */
+  OPTIC_DEVICE_HOST = 0, /* the CPUs of this process */
 } optic_device_kind;
 
 /* Plain value: copy it freely. */

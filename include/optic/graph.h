@@ -105,7 +105,13 @@ extern "C" {
   X(TOPK, "topk", OTHER)                          \
   X(BATCH_NORM_TRAINING, "batch-norm-training", OTHER) \
   X(BATCH_NORM_INFERENCE, "batch-norm-inference", OTHER) \
-  X(BATCH_NORM_GRAD, "batch-norm-grad", OTHER)
+  X(BATCH_NORM_GRAD, "batch-norm-grad", OTHER)   \
+  X(AFTER_ALL, "after-all", OTHER)                \
+  X(INFEED, "infeed", OTHER)                      \
+  X(OUTFEED, "outfeed", OTHER)                    \
+  X(RNG_BIT_GENERATOR, "rng-bit-generator", OTHER) \
+  X(REPLICA_ID, "replica-id", OTHER)              \
+  X(PARTITION_ID, "partition-id", OTHER)
 
 typedef enum optic_opcode {
 #define OPTIC_OPCODE_ENUM_(name, str, kind) OPTIC_OP_##name,
@@ -383,6 +389,39 @@ OPTIC_API optic_status optic_graph_custom_call(optic_module_t *m, optic_comp_id 
                                                const char *name, optic_node_id *out);
 /* A custom-call's target name (NULL for other instructions). */
 OPTIC_API const char *optic_node_custom_call_target(const optic_module_t *m, optic_node_id id);
+/* Tokens and host transfers. after-all joins n (>= 0) tokens into one
+ * token[] (it runs as nothing). infeed reads a `data` value (an array or a
+ * tuple without tokens) from the host after `token`: its result is the
+ * tuple (data, token[]). outfeed writes x to the host after `token`: its
+ * result is token[]. Both parse, print, cost (XLA: the bytes of every array
+ * leaf transferred) and compile; optic has no host transfer queue, so
+ * evaluating or running them is OPTIC_ERR_UNSUPPORTED naming the op. */
+OPTIC_API optic_status optic_graph_after_all(optic_module_t *m, optic_comp_id comp, const optic_node_id *tokens,
+                                             int32_t n, const char *name, optic_node_id *out);
+OPTIC_API optic_status optic_graph_infeed(optic_module_t *m, optic_comp_id comp, optic_node_id token,
+                                          const optic_type *data, const char *name, optic_node_id *out);
+OPTIC_API optic_status optic_graph_outfeed(optic_module_t *m, optic_comp_id comp, optic_node_id x,
+                                           optic_node_id token, const char *name, optic_node_id *out);
+/* replica-id / partition-id (partition = true): this replica's (or
+ * partition's) number as u32[]. optic runs single-replica, single-partition
+ * programs: both are 0 in the evaluator and the runtime. */
+OPTIC_API optic_status optic_graph_replica_id(optic_module_t *m, optic_comp_id comp, bool partition,
+                                              const char *name, optic_node_id *out);
+/* rng-bit-generator's algorithms (XLA's RandomAlgorithm). */
+typedef enum optic_rng_algorithm {
+  OPTIC_RNG_DEFAULT = 0,
+  OPTIC_RNG_THREE_FRY = 1,
+  OPTIC_RNG_PHILOX = 2,
+} optic_rng_algorithm;
+/* rng-bit-generator: from a u64[n] state (n = 2 for three-fry, 2 or 3 for
+ * philox, n >= 1 for the default) the tuple (new state, bits) with bits of
+ * the integer array type `bits`. It parses, prints, costs (XLA: one
+ * transcendental per element of the state and the bits) and compiles;
+ * optic does not reproduce XLA's bit streams, so evaluating or running it
+ * is OPTIC_ERR_UNSUPPORTED naming the op. */
+OPTIC_API optic_status optic_graph_rng_bit_generator(optic_module_t *m, optic_comp_id comp, optic_node_id state,
+                                                     optic_rng_algorithm algorithm, const optic_type *bits,
+                                                     const char *name, optic_node_id *out);
 /* topk: the k largest (or smallest) elements along the last dim and their
  * s32 indices, as the tuple (values, indices). As XLA's TopK decomposition:
  * a stable sort in the float total order (NaN above +inf, -0 below +0),

@@ -404,6 +404,118 @@ static void s8_broadcast_fusion(void) {
   optic_module_destroy(mm);
 }
 
+/* The cost of the entry root of an HLO text module. */
+static bool hlo_root_cost_is(const char *hlo, double flops, double trans, double bytes) {
+  optic_module_t *mm = NULL;
+  optic_cost c;
+  bool ok = optic_module_from_hlo_text(hlo, strlen(hlo), &mm) == OPTIC_OK &&
+            optic_node_cost(mm, optic_computation_root(mm, optic_module_entry(mm)), &c) == OPTIC_OK;
+  if (!ok) fprintf(stderr, "  import or cost failed: %s\n", optic_last_error());
+  if (ok && !(c.flops == flops && c.transcendentals == trans && c.bytes_accessed == bytes)) {
+    fprintf(stderr, "  flops %g trans %g bytes %g, want %g %g %g\n", c.flops, c.transcendentals, c.bytes_accessed,
+            flops, trans, bytes);
+    ok = false;
+  }
+  optic_module_destroy(mm);
+  return ok;
+}
+
+/* dynamic-slice and dynamic-update-slice inside fusions (XLA's
+ * FusionParameterReadBytes and FusionProcessOutputBytesAccessed). */
+static void fusion_dynamic_slices(void) {
+  /* A dynamic-slice of fused p: p reads the window f32[4,8] = 128, not its
+   * 3200; the start index i shares one read of s32[] = 4; the output 128.
+   * Bytes 128 + 128 + 4 = 260, no flops. */
+  OT_CHECK(hlo_root_cost_is("HloModule m\n"
+                            "f {\n"
+                            "  p = f32[100,8] parameter(0)\n"
+                            "  i = s32[] parameter(1)\n"
+                            "  z = s32[] constant(0)\n"
+                            "  ROOT d = f32[4,8] dynamic-slice(p, i, z), dynamic_slice_sizes={4,8}\n"
+                            "}\n"
+                            "ENTRY e {\n"
+                            "  x = f32[100,8] parameter(0)\n"
+                            "  j = s32[] parameter(1)\n"
+                            "  ROOT r = f32[4,8] fusion(x, j), kind=kLoop, calls=f\n"
+                            "}\n",
+                            0, 0, 260));
+  /* p f32[16] is both sliced dynamically (window f32[4] = 16) and negated
+   * (a shared read of all 64): p reads 16 + 64 = 80; i 4; the tuple writes
+   * 16 + 64 = 80. Bytes 80 + 4 + 80 = 164; flops: negate of 16 = 16. */
+  OT_CHECK(hlo_root_cost_is("HloModule m\n"
+                            "f {\n"
+                            "  p = f32[16] parameter(0)\n"
+                            "  i = s32[] parameter(1)\n"
+                            "  d = f32[4] dynamic-slice(p, i), dynamic_slice_sizes={4}\n"
+                            "  n = f32[16] negate(p)\n"
+                            "  ROOT t = (f32[4], f32[16]) tuple(d, n)\n"
+                            "}\n"
+                            "ENTRY e {\n"
+                            "  x = f32[16] parameter(0)\n"
+                            "  j = s32[] parameter(1)\n"
+                            "  ROOT r = (f32[4], f32[16]) fusion(x, j), kind=kLoop, calls=f\n"
+                            "}\n",
+                            16, 0, 164));
+  /* A dynamic-update-slice root: p (operand 0) is updated in place and
+   * reads 0; the update u f32[4,8] reads 128; i 4; the fusion writes only
+   * the update, 128 (not 3200). Bytes 0 + 128 + 4 + 128 = 260. */
+  OT_CHECK(hlo_root_cost_is("HloModule m\n"
+                            "g {\n"
+                            "  p = f32[100,8] parameter(0)\n"
+                            "  u = f32[4,8] parameter(1)\n"
+                            "  i = s32[] parameter(2)\n"
+                            "  z = s32[] constant(0)\n"
+                            "  ROOT d = f32[100,8] dynamic-update-slice(p, u, i, z)\n"
+                            "}\n"
+                            "ENTRY e {\n"
+                            "  x = f32[100,8] parameter(0)\n"
+                            "  v = f32[4,8] parameter(1)\n"
+                            "  j = s32[] parameter(2)\n"
+                            "  ROOT r = f32[100,8] fusion(x, v, j), kind=kLoop, calls=g\n"
+                            "}\n",
+                            0, 0, 260));
+  /* A root tuple whose element 0 is a dynamic-update-slice: element 0
+   * writes its update 128, element 1 (negate of u, f32[4,8]) 128; p reads
+   * 0; u is read by the update and the negate, one shared read 128; i 4.
+   * Bytes 128 + 128 + 0 + 128 + 4 = 388; flops: negate of 32 = 32. */
+  OT_CHECK(hlo_root_cost_is("HloModule m\n"
+                            "h {\n"
+                            "  p = f32[100,8] parameter(0)\n"
+                            "  u = f32[4,8] parameter(1)\n"
+                            "  i = s32[] parameter(2)\n"
+                            "  z = s32[] constant(0)\n"
+                            "  d = f32[100,8] dynamic-update-slice(p, u, i, z)\n"
+                            "  n = f32[4,8] negate(u)\n"
+                            "  ROOT t = (f32[100,8], f32[4,8]) tuple(d, n)\n"
+                            "}\n"
+                            "ENTRY e {\n"
+                            "  x = f32[100,8] parameter(0)\n"
+                            "  v = f32[4,8] parameter(1)\n"
+                            "  j = s32[] parameter(2)\n"
+                            "  ROOT r = (f32[100,8], f32[4,8]) fusion(x, v, j), kind=kLoop, calls=h\n"
+                            "}\n",
+                            32, 0, 388));
+  /* p feeds a dynamic-update-slice as its update (shared, 4 x 4 = 16) and
+   * the root is a negate of the result, f32[16] = 64 written: the in-place
+   * rule is only for operand 0 (q, read 0) and only the root decides the
+   * output. Bytes 64 + 0 + 16 + 4 = 84; flops 16. */
+  OT_CHECK(hlo_root_cost_is("HloModule m\n"
+                            "k {\n"
+                            "  q = f32[16] parameter(0)\n"
+                            "  p = f32[4] parameter(1)\n"
+                            "  i = s32[] parameter(2)\n"
+                            "  d = f32[16] dynamic-update-slice(q, p, i)\n"
+                            "  ROOT n = f32[16] negate(d)\n"
+                            "}\n"
+                            "ENTRY e {\n"
+                            "  x = f32[16] parameter(0)\n"
+                            "  v = f32[4] parameter(1)\n"
+                            "  j = s32[] parameter(2)\n"
+                            "  ROOT r = f32[16] fusion(x, v, j), kind=kLoop, calls=k\n"
+                            "}\n",
+                            16, 0, 84));
+}
+
 static const ot_case cases[] = {
     {"xla_loop_fusion", xla_loop_fusion},
     {"elementwise_and_layout", elementwise_and_layout},
@@ -415,5 +527,6 @@ static const ot_case cases[] = {
     {"fusion_tuple_parameters", fusion_tuple_parameters},
     {"fusion_nested_fusion_reads", fusion_nested_fusion_reads},
     {"s8_broadcast_fusion", s8_broadcast_fusion},
+    {"fusion_dynamic_slices", fusion_dynamic_slices},
 };
 OT_MAIN(cases)

@@ -3,7 +3,9 @@
  * file, NaN/negative figures rejected, the host lookup order ($OPTIC_MACHINE,
  * $XDG_CONFIG_HOME, defaults), the roofline arithmetic on hand-computed
  * cases, the optional per-core DRAM figure (files with and without it) and
- * the model of fewer threads (optic_machine_for_threads: scaling, clamping). Files live in a fresh temporary directory removed at the end. */
+ * the model of fewer threads (optic_machine_for_threads: scaling, clamping),
+ * and malformed files (syntax, wrong kinds, positions, nesting, size limit).
+ * Files live in a fresh temporary directory removed at the end. */
 #include <optic/optic.h>
 
 #include <math.h>
@@ -216,10 +218,27 @@ static void for_threads(void) {
   OT_EXPECT_STATUS(optic_machine_for_threads(NULL, 1, &t), OPTIC_ERR_INVALID_ARGUMENT);
 }
 
+typedef struct bad_file {
+  const char *text, *message; /* the file, and what the error message must contain */
+} bad_file;
+
+/* Each file, written as name in the temporary directory, fails to load with
+ * CORRUPT and a message naming the file and containing its message. */
+static void expect_corrupt(const char *name, const bad_file *bad, size_t n) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", tmp_dir(), name);
+  for (size_t i = 0; i < n; i++) {
+    write_file(path, bad[i].text);
+    optic_machine m;
+    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+    const char *msg = optic_last_error();
+    OT_CHECK(strstr(msg, path) != NULL && strstr(msg, bad[i].message) != NULL, "case %zu: message '%s', want '%s'", i,
+             msg, bad[i].message);
+  }
+}
+
 static void corrupt_files(void) {
-  static const struct {
-    const char *text, *message;
-  } bad[] = {
+  static const bad_file bad[] = {
       {"", "expected '{'"},
       {"{\"name\":\"h\",", "expected a string"},
       {"{\"name\":\"h\" \"peak_flops\":1}", "expected ',' or '}'"},
@@ -245,19 +264,89 @@ static void corrupt_files(void) {
       {"{\"name\":\"h\",\"source\":\"abc", "unterminated string"},
       {"{\"name\":\"h\\q\"}", "bad escape"},
   };
+  expect_corrupt("bad.json", bad, sizeof bad / sizeof bad[0]);
   char path[512];
-  snprintf(path, sizeof path, "%s/bad.json", tmp_dir());
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    write_file(path, bad[i].text);
-    optic_machine m;
-    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
-    const char *msg = optic_last_error();
-    OT_CHECK(strstr(msg, path) != NULL && strstr(msg, bad[i].message) != NULL, "case %zu: message '%s', want '%s'", i,
-             msg, bad[i].message);
-  }
   optic_machine m;
   snprintf(path, sizeof path, "%s/none.json", tmp_dir());
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_NOT_FOUND);
+}
+
+/* More malformed files: each is CORRUPT with a message naming the file, the
+ * problem and (for what a file means, not only its syntax) the position. */
+static void malformed_files(void) {
+#define FULL "\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":1e10," \
+             "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":0"
+  static const bad_file bad[] = {
+      {" \n\t", "expected '{'"},
+      {"\"host\"", "expected '{'"},
+      {"{\"name\":\"h\"", "expected ',' or '}'"},
+      {"{\"name\":\"h\",}", "expected a string key"},
+      {"{\"name\":\"h\",\"x\":[1,]}", "expected a value"},
+      {"{\"name\":\"h\",\"peak_flops\":01}", "bad number"},
+      {"{\"name\":\"h\",\"peak_flops\":1e}", "bad number"},
+      {"{\"name\":\"h\",\"peak_flops\":Infinity}", "expected a number"},
+      {"{\"name\":\"h\",\"peak_flops\":true}", "expected a number"},
+      {"{\"name\":\"h\",\"peak_flops\":[1]}", "expected a number"},
+      {"{\"name\":1}", "expected a string"},
+      {"{\"name\":\"h\",\"source\":null}", "expected a string"},
+      {"{\"name\":\"h\\ud800\"}", "surrogate"},
+      {"{\"name\":\"h\xff\"}", "invalid UTF-8"},
+      {"{\"name\":\"a\tb\"}", "control character"},
+      {"{\"name\":\"h\\u12\"}", "bad \\u escape"},
+      {"{" FULL ",\"cores\":1e10}", "\"cores\" must be an integer in [1, 1000000], got 1e+10"},
+      {"{" FULL ",\"cores\":-2}", "\"cores\" must be an integer"},
+      {"{" FULL ",\"cores\":0}", "\"cores\" must be an integer"},
+      {"{" FULL ",\"cores\":\"2\"}", "expected a number"},
+      {"{" FULL "}", "missing field \"cores\""},
+      {"{" FULL ",\"cores\":1,\"cores\":2}", "duplicate key \"cores\""},
+      {"{" FULL ",\"cores\":1}]", "text after the object"},
+      {"{\n\"name\":\"h\",\n  \"cores\":1.5}", "line 3 column 11: \"cores\" must be an integer"},
+      {"{\"name\":\"h\",\n\"peak_flops\":+1}", "line 2 column 14"},
+  };
+#undef FULL
+  expect_corrupt("malformed.json", bad, sizeof bad / sizeof bad[0]);
+  char path[512];
+  snprintf(path, sizeof path, "%s/malformed.json", tmp_dir());
+  /* Nesting past the reader's limit inside an unknown key's value. */
+  char deep[300];
+  int n = snprintf(deep, sizeof deep, "{\"x\":");
+  for (int d = 0; d < 70; d++) deep[n++] = '[';
+  deep[n] = 0;
+  write_file(path, deep);
+  optic_machine m;
+  OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+  OT_CHECK(strstr(optic_last_error(), "nesting deeper") != NULL, "%s", optic_last_error());
+  /* A NUL byte after the object is text after it (the file is read by length). */
+  FILE *f = fopen(path, "wb");
+  OT_CHECK(f != NULL);
+  fputs("{" "\"name\":\"h\"}", f);
+  fputc(0, f);
+  fclose(f);
+  OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+  OT_CHECK(strstr(optic_last_error(), "text after the object") != NULL, "%s", optic_last_error());
+  /* Larger than the 1 MiB limit: refused before parsing. */
+  f = fopen(path, "wb");
+  OT_CHECK(f != NULL);
+  fputc('{', f);
+  for (int i = 0; i < (1 << 20); i++) fputc(' ', f);
+  fputc('}', f);
+  fclose(f);
+  OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+  OT_CHECK(strstr(optic_last_error(), "larger than") != NULL, "%s", optic_last_error());
+  /* A long name is cut at a character boundary, never inside a UTF-8 sequence. */
+  char text[1024], name[200];
+  size_t k = 0;
+  while (k + 2 < sizeof name && k < OPTIC_MACHINE_NAME_MAX + 4) name[k++] = '\xc3', name[k++] = '\xa9';
+  name[k] = 0;
+  snprintf(text, sizeof text,
+           "{\"name\":\"%s\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":1e10,"
+           "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":0,\"cores\":1}",
+           name);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  size_t got = strlen(m.name);
+  OT_CHECK(got > 0 && got < OPTIC_MACHINE_NAME_MAX && got % 2 == 0 && memcmp(m.name, name, got) == 0,
+           "name cut to %zu bytes", got);
 }
 
 static void validate_rejects(void) {
@@ -371,5 +460,6 @@ static const ot_case cases[] = {
     {"corrupt_files", corrupt_files},     {"validate_rejects", validate_rejects},
     {"estimate_arithmetic", estimate_arithmetic}, {"host_lookup", host_lookup},
     {"core_dram_in_file", core_dram_in_file},     {"for_threads", for_threads},
+    {"malformed_files", malformed_files},
 };
 OT_MAIN(cases)
