@@ -239,6 +239,7 @@ static const char *fusion_kind_name(const exec_step *s) {
     case OPTIC_FUSION_LOOP: return "loop";
     case OPTIC_FUSION_INPUT: return "input";
     case OPTIC_FUSION_OUTPUT: return "output";
+    case OPTIC_FUSION_CUSTOM: return "custom";
     default: return "fusion";
   }
 }

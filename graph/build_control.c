@@ -102,7 +102,7 @@ optic_status optic_graph_fusion(optic_module_t *m, optic_comp_id comp, optic_fus
                                 int32_t n, optic_comp_id fused, const char *name, optic_node_id *out) {
   optic_status st = graph_check_comp(m, comp, "fusion");
   if (st != OPTIC_OK) return st;
-  if (out == NULL || n < 0 || (n > 0 && xs == NULL) || (unsigned)kind > OPTIC_FUSION_OUTPUT) {
+  if (out == NULL || n < 0 || (n > 0 && xs == NULL) || (unsigned)kind > OPTIC_FUSION_CUSTOM) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "fusion: bad operands or kind");
   }
   optic_type *ts = n ? malloc((size_t)n * sizeof *ts) : NULL;

@@ -522,15 +522,22 @@ static optic_status parse_computation(hlo_parser *P, hlo_comp *c) {
 
 static optic_status parse_module(hlo_parser *P) {
   hlo_lexer *L = &P->L;
-  if (!hlo_tok_is(&L->tok, "HloModule")) return hlo_expected(L, "'HloModule'");
-  hlo_lex_next(L);
-  hlo_pos pos;
-  optic_status st = hlo_parse_name(P, "the module name", &P->module_name, &pos);
-  if (st != OPTIC_OK) return st;
-  if (L->tok.kind == HLO_COLON) hlo_lex_next(L); /* "HloModule name:" lexes as a name in XLA */
-  while (L->tok.kind == HLO_COMMA) {
+  optic_status st = OPTIC_OK;
+  if (hlo_tok_is(&L->tok, "HloModule")) {
     hlo_lex_next(L);
-    if ((st = hlo_parse_module_attribute(P)) != OPTIC_OK) return st;
+    hlo_pos pos;
+    if ((st = hlo_parse_name(P, "the module name", &P->module_name, &pos)) != OPTIC_OK) return st;
+    if (L->tok.kind == HLO_COLON) hlo_lex_next(L); /* "HloModule name:" lexes as a name in XLA */
+    while (L->tok.kind == HLO_COMMA) {
+      hlo_lex_next(L);
+      if ((st = hlo_parse_module_attribute(P)) != OPTIC_OK) return st;
+    }
+  } else if (L->tok.kind == HLO_IDENT) {
+    /* Text of computations with no header line, as XLA's parser also takes;
+     * the module gets the name XLA gives a module parsed from text, "_". */
+    P->module_name = "_";
+  } else {
+    return hlo_expected(L, "'HloModule' or a computation");
   }
   hlo_vec v = {0};
   while (L->tok.kind != HLO_EOF) {

@@ -219,16 +219,15 @@ static optic_status build_fusion(const op_ctx *x, optic_node_id *out) {
   optic_status st = need(x, HLO_A_KIND, &kind);
   if (st == OPTIC_OK) st = need_comp(x, HLO_A_CALLS, &fused);
   if (st != OPTIC_OK) return st;
-  static const char *const kinds[] = {"kLoop", "kInput", "kOutput"};
-  for (int k = 0; k < 3; k++) {
+  static const char *const kinds[] = {"kLoop", "kInput", "kOutput", "kCustom"};
+  for (int k = 0; k < 4; k++) {
     if (strcmp(kind->word, kinds[k]) == 0) {
       return wrap(x, optic_graph_fusion(x->B->m, x->c->id, (optic_fusion_kind)k, x->ops, x->in->n_operands, fused,
                                         x->in->final_name, out));
     }
   }
-  if (strcmp(kind->word, "kCustom") == 0)
-    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "fusion kind kCustom is not supported");
-  return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "unknown fusion kind '%s' (kLoop, kInput, kOutput)", kind->word);
+  return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "unknown fusion kind '%s' (kLoop, kInput, kOutput, kCustom)",
+                 kind->word);
 }
 
 static optic_status build_all_reduce(const op_ctx *x, optic_node_id *out) {

@@ -321,7 +321,7 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
       break;
     case OPTIC_OP_GET_TUPLE_ELEMENT: optic_strbuf_printf(s, ", index=%lld", (long long)in->ints[0]); break;
     case OPTIC_OP_FUSION: {
-      static const char *const kinds[] = {"kLoop", "kInput", "kOutput"};
+      static const char *const kinds[] = {"kLoop", "kInput", "kOutput", "kCustom"};
       optic_strbuf_printf(s, ", kind=%s", kinds[in->ints[0]]);
       break;
     }

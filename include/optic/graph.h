@@ -496,7 +496,14 @@ OPTIC_API optic_status optic_graph_conditional(optic_module_t *m, optic_comp_id 
                                                const optic_node_id *operands, const optic_comp_id *branches,
                                                int32_t n, const char *name, optic_node_id *out);
 
-typedef enum optic_fusion_kind { OPTIC_FUSION_LOOP, OPTIC_FUSION_INPUT, OPTIC_FUSION_OUTPUT } optic_fusion_kind;
+/* XLA's fusion kinds. The kind only tells a backend how to emit the fused
+ * computation; optic runs every kind as a call of it (kCustom included). */
+typedef enum optic_fusion_kind {
+  OPTIC_FUSION_LOOP,
+  OPTIC_FUSION_INPUT,
+  OPTIC_FUSION_OUTPUT,
+  OPTIC_FUSION_CUSTOM
+} optic_fusion_kind;
 /* fusion: runs `fused` (whose parameters match the operands) as one op. */
 OPTIC_API optic_status optic_graph_fusion(optic_module_t *m, optic_comp_id comp, optic_fusion_kind kind,
                                           const optic_node_id *xs, int32_t n, optic_comp_id fused, const char *name,

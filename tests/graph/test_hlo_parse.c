@@ -245,6 +245,18 @@ static void entry_and_root_detection(void) {
     OT_CHECK(strcmp(optic_node_name(m, optic_computation_root(m, 0)), "n") == 0);
   }
   optic_module_destroy(m);
+  /* no HloModule line (XLA's parser takes bare computations; the module is
+   * named "_"), and a kCustom fusion, which runs as a call and prints back */
+  m = parse(
+      "f {\n  x = f32[2] parameter(0)\n  ROOT n = f32[2] negate(x)\n}\n"
+      "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] fusion(p), kind=kCustom, calls=f\n}\n");
+  if (m) {
+    OT_CHECK(strcmp(optic_module_name(m), "_") == 0, "module name '%s'", optic_module_name(m));
+    char *t = export(m);
+    OT_CHECK(t && strncmp(t, "HloModule _", 11) == 0 && strstr(t, "kind=kCustom, calls=f"), "%s", S(t));
+    free(t);
+  }
+  optic_module_destroy(m);
 }
 
 /* Entry layouts become explicit transposes; everything else is logical. */

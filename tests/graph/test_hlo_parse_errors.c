@@ -139,7 +139,7 @@ static const bad_case corpus[] = {
     {HEAD "  ROOT r = f32[2] add(p, p), foo={{\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
      "line 4:34: value of attribute 'foo' is not closed"},
     {HEAD "  ROOT r = f32[2] add(p, p), foo=\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "expected a value for attribute 'foo'"},
-    {"", OPTIC_ERR_INVALID_ARGUMENT, "line 1:1: expected 'HloModule', found end of input"},
+    {"", OPTIC_ERR_INVALID_ARGUMENT, "line 1:1: expected 'HloModule' or a computation, found end of input"},
     {"// only a comment\n", OPTIC_ERR_INVALID_ARGUMENT, "line 2:1: expected 'HloModule'"},
     {"HloModule m\n", OPTIC_ERR_INVALID_ARGUMENT, "module 'm' has no computations"},
     {"HloModule m\nENTRY e {\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "computation 'e' has no instructions"},
@@ -164,8 +164,9 @@ static const bad_case corpus[] = {
     {"HloModule m\nENTRY e {\n  p = f32[] parameter(0)\n  q = f32[] parameter(0)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
      "already has parameter 0"},
     {"HloModule m\nf {\n  x = f32[2] parameter(0)\n  ROOT y = f32[2] negate(x)\n}\n"
-     "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] fusion(p), kind=kCustom, calls=f\n}\n",
-     OPTIC_ERR_UNSUPPORTED, "fusion kind kCustom is not supported"},
+     "ENTRY e {\n  p = f32[2] parameter(0)\n  ROOT r = f32[2] fusion(p), kind=kWhatever, calls=f\n}\n",
+     OPTIC_ERR_INVALID_ARGUMENT, "unknown fusion kind 'kWhatever' (kLoop, kInput, kOutput, kCustom)"},
+    {"= f32[2] parameter(0)\n", OPTIC_ERR_INVALID_ARGUMENT, "expected 'HloModule' or a computation"},
     {HEAD "  ROOT r = f32[] reduce(p, p), dimensions={0}, to_apply=e\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "calls itself"},
     {"HloModule m, entry_computation_layout={(f32[2]{0}, f32[]{})->f32[2]{0}}\nENTRY e {\n  p = f32[2] "
      "parameter(0)\n}\n",
