@@ -116,8 +116,9 @@ typedef enum optic_pod_fault {
    * heartbeats again and later calls fail at once; peers find out only from
    * its silence (heartbeat timeout). */
   OPTIC_POD_FAULT_CRASH,
-  /* The core hangs inside the call without heartbeating until a peer declares
-   * it failed (or 50 heartbeat timeouts pass), then returns PEER_FAILED. */
+  /* The core hangs inside the call without heartbeating until the run has
+   * failed (a peer declares it or any other core failed, or the pod is
+   * aborted; at most 50 heartbeat timeouts), then returns PEER_FAILED. */
   OPTIC_POD_FAULT_STALL
 } optic_pod_fault;
 

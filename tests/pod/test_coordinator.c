@@ -245,6 +245,43 @@ static void test_fault_injection_100(void) {
   }
 }
 
+/* --- a stalled core returns once the run has failed, whoever failed: core 1
+ * goes silent for 3 heartbeat timeouts before the barrier (what a core
+ * descheduled on a loaded machine looks like), core 0 declares it failed,
+ * and core 2, stalled in that barrier, must return soon after instead of
+ * sitting out its 50-timeout cap (2.5 s here) because nobody declares it. */
+typedef struct stall_other {
+  uint64_t ret_ns[3];
+  optic_status st[3];
+} stall_other;
+
+static optic_status stall_other_body(optic_pod_core *c, void *user) {
+  stall_other *j = user;
+  const int me = optic_pod_core_index(c);
+  if (me == 1) sleep_ms(150);
+  j->st[me] = optic_pod_barrier(c);
+  j->ret_ns[me] = optic_now_ns();
+  return j->st[me];
+}
+
+static void test_stall_ends_with_run(void) {
+  optic_pod_t *pod = make_pod(3, 50, 10000);
+  OT_EXPECT_OK(optic_pod_inject_fault(pod, 2, 1, OPTIC_POD_FAULT_STALL));
+  stall_other j;
+  memset(&j, 0, sizeof j);
+  OT_CHECK(optic_pod_run(pod, stall_other_body, &j, NULL) != OPTIC_OK);
+  for (int k = 0; k < 3; k++) OT_CHECK(j.st[k] == OPTIC_ERR_PEER_FAILED, "core %d: %s", k, optic_status_name(j.st[k]));
+  OT_CHECK(strstr(optic_pod_core_message(pod, 2), "stalled") != NULL, "%s", optic_pod_core_message(pod, 2));
+  /* the failure is core 1's (or, on a loaded machine, core 2's own silence) */
+  OT_CHECK(strstr(optic_pod_core_message(pod, 0), "silent") != NULL, "%s", optic_pod_core_message(pod, 0));
+  /* core 0 returns as soon as the failure is recorded; core 2 within a poll
+   * (1 ms) of it. 1 s leaves room for a loaded machine and is still far
+   * below the 2.5 s cap the stall used to run into. */
+  OT_CHECK(j.ret_ns[2] < j.ret_ns[0] + 1000000000ull, "the stalled core returned %.1f ms after core 0",
+           ((double)j.ret_ns[2] - (double)j.ret_ns[0]) * 1e-6);
+  optic_pod_destroy(pod);
+}
+
 /* --- a crashed core stays dead for later calls, and the next run is clean */
 static optic_status two_calls(optic_pod_core *c, void *user) {
   (void)user;
@@ -322,6 +359,7 @@ static const ot_case cases[] = {
     {"heartbeat_keeps_alive", test_heartbeat_keeps_alive},
     {"mismatch", test_mismatch},
     {"fault_injection_100", test_fault_injection_100},
+    {"stall_ends_with_run", test_stall_ends_with_run},
     {"next_run_clean", test_next_run_clean},
     {"exit_after_collective", test_exit_after_collective},
     {"bad_arguments", test_bad_arguments},
