@@ -152,7 +152,8 @@ static void set_reason(optic_pod_t *pod, const char *fmt, va_list ap) {
     atomic_store(&pod->reason_set, 2); /* reason readable */
     return;
   }
-  while (atomic_load(&pod->reason_set) != 2) cpu_relax();
+  /* yield, not spin: on a loaded machine the winner may be waiting for our CPU */
+  while (atomic_load(&pod->reason_set) != 2) sched_yield();
 }
 
 void pod_abort(optic_pod_t *pod, const char *fmt, ...) {
@@ -211,10 +212,14 @@ optic_status pod_enter(optic_pod_core *c, const char *what) {
       return optic_fail(OPTIC_ERR_INTERNAL, "%s: core %d crashed (injected fault at call %llu)", what, c->index,
                         (unsigned long long)c->calls);
     }
-    /* Stall: hang silently until a peer notices, with a cap so nothing hangs. */
+    /* Stall: hang silently until the run has failed, with a cap so nothing
+     * hangs. Any failure ends it, not only our own: once another core has
+     * been declared failed (one descheduled past the heartbeat timeout on a
+     * loaded machine, say) every survivor returns PEER_FAILED without
+     * polling us, so nobody would ever declare us and we would sit out the
+     * whole cap (50 timeouts: 100 s at the default) after the run was over. */
     uint64_t start = optic_now_ns(), cap = 50 * pod->heartbeat_timeout_ns;
-    while (!(atomic_load(&pod->failed_mask) & (1ull << c->index)) && !atomic_load(&pod->aborted) &&
-           optic_now_ns() - start < cap) {
+    while (!atomic_load(&pod->failed_mask) && !atomic_load(&pod->aborted) && optic_now_ns() - start < cap) {
       sleep_ns(SLEEP_NS);
     }
     return optic_fail(OPTIC_ERR_PEER_FAILED, "%s: core %d stalled (injected fault at call %llu): %s", what,

@@ -116,14 +116,17 @@ typedef enum optic_pod_fault {
    * heartbeats again and later calls fail at once; peers find out only from
    * its silence (heartbeat timeout). */
   OPTIC_POD_FAULT_CRASH,
-  /* The core hangs inside the call without heartbeating until a peer declares
-   * it failed (or 50 heartbeat timeouts pass), then returns PEER_FAILED. */
+  /* The core hangs inside the call without heartbeating until the run has
+   * failed (a peer declares it or any other core failed, or the pod is
+   * aborted; at most 50 heartbeat timeouts), then returns PEER_FAILED. */
   OPTIC_POD_FAULT_STALL
 } optic_pod_fault;
 
 /* Test hook: core `core` suffers `fault` at its `at_call`-th synchronizing
  * call (1-based; barriers, collectives and clock syncs count, heartbeats do
- * not).
+ * not). A core that gets no CPU for longer than the heartbeat timeout (on a
+ * loaded machine) looks dead and may be declared failed before its fault
+ * point; its call then returns PEER_FAILED like every other core's.
  * OPTIC_POD_FAULT_NONE clears the core's fault. Not during a run. */
 OPTIC_API optic_status optic_pod_inject_fault(optic_pod_t *pod, int core, uint64_t at_call,
                                               optic_pod_fault fault);
@@ -143,7 +146,9 @@ OPTIC_API optic_status optic_pod_heartbeat(optic_pod_core *core);
 /* Returns OK once every core has arrived. TIMEOUT after the pod's timeout
  * (the pod is then aborted: every other core's current and later calls return
  * PEER_FAILED); PEER_FAILED as soon as a core is known dead (crashed, silent
- * past the heartbeat timeout, or returned from the SPMD function). */
+ * past the heartbeat timeout, or returned from the SPMD function). Silence is
+ * all a peer can see: a live core kept off its CPU past the heartbeat timeout
+ * is declared failed too, and then gets PEER_FAILED itself. */
 OPTIC_API optic_status optic_pod_barrier(optic_pod_core *core);
 
 typedef enum optic_pod_op {

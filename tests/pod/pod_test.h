@@ -25,6 +25,7 @@ static void pod_test_watchdog_fired(int sig) {
 
 /* Arms a deadline for the whole process (re-arming replaces it). */
 static inline void pod_test_watchdog(unsigned seconds) {
+  setvbuf(stdout, NULL, _IOLBF, 0); /* the passed cases reach the log before a watchdog kill */
   signal(SIGALRM, pod_test_watchdog_fired);
   alarm(seconds);
 }
