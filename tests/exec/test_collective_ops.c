@@ -8,24 +8,6 @@
 
 #define ADD "add {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n"
 
-static optic_module_t *parse(const char *text) {
-  optic_module_t *m = NULL;
-  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
-  return m;
-}
-
-static void round_trips(const optic_module_t *m) {
-  char *t1 = NULL, *t2 = NULL;
-  optic_module_t *m2 = NULL;
-  OT_EXPECT_OK(optic_module_to_hlo_text(m, &t1));
-  if (t1) OT_EXPECT_OK(optic_module_from_hlo_text(t1, strlen(t1), &m2));
-  if (m2) OT_EXPECT_OK(optic_module_to_hlo_text(m2, &t2));
-  OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1 ? t1 : "", t2 ? t2 : "");
-  free(t1);
-  free(t2);
-  optic_module_destroy(m2);
-}
-
 static void single_replica_runs(void) {
   static const char *const text =
       "HloModule c\n\n" ADD
@@ -35,9 +17,9 @@ static void single_replica_runs(void) {
       "  p = f32[3,17] collective-permute(r), source_target_pairs={{0,0}}\n"
       "  z = f32[3,17] collective-permute(x), source_target_pairs={{0,1},{2,3}}\n"
       "  ROOT t = (f32[3,17], f32[3,17]) tuple(p, z)\n}\n";
-  optic_module_t *m = parse(text);
+  optic_module_t *m = ex_parse(text);
   if (m == NULL) return;
-  round_trips(m);
+  ex_round_trips(m);
   /* the identity and zeros, whatever the inputs: check the evaluator directly */
   optic_comp_id e = optic_module_entry(m);
   optic_literal *x = NULL, *got = NULL;
@@ -67,9 +49,9 @@ static void single_replica_runs(void) {
 
 /* Compiles, then expects evaluate and run to refuse with UNSUPPORTED naming `what`. */
 static void refused(const char *text, const char *what, double want_flops, double want_bytes) {
-  optic_module_t *m = parse(text);
+  optic_module_t *m = ex_parse(text);
   if (m == NULL) return;
-  round_trips(m);
+  ex_round_trips(m);
   optic_comp_id e = optic_module_entry(m);
   optic_cost c;
   OT_EXPECT_OK(optic_computation_cost(m, e, &c));

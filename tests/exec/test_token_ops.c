@@ -6,24 +6,6 @@
  * XLA's shape rules refuse bad operands and results with messages. */
 #include "tests/exec/exec_util.h"
 
-static optic_module_t *parse(const char *text) {
-  optic_module_t *m = NULL;
-  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
-  return m;
-}
-
-static void round_trips(const optic_module_t *m) {
-  char *t1 = NULL, *t2 = NULL;
-  optic_module_t *m2 = NULL;
-  OT_EXPECT_OK(optic_module_to_hlo_text(m, &t1));
-  if (t1) OT_EXPECT_OK(optic_module_from_hlo_text(t1, strlen(t1), &m2));
-  if (m2) OT_EXPECT_OK(optic_module_to_hlo_text(m2, &t2));
-  OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1 ? t1 : "", t2 ? t2 : "");
-  free(t1);
-  free(t2);
-  optic_module_destroy(m2);
-}
-
 static bool cost_is(const optic_module_t *m, double flops, double trans, double bytes) {
   optic_cost c;
   if (optic_computation_cost(m, optic_module_entry(m), &c) != OPTIC_OK) {
@@ -41,11 +23,11 @@ static bool cost_is(const optic_module_t *m, double flops, double trans, double 
  * Cost: negate of 5 floats 5 flops, 20 + 20 bytes; after-all 0; the root
  * tuple's pointer table 16. */
 static void after_all_runs(void) {
-  optic_module_t *m = parse("HloModule t\n\nENTRY e {\n  x = f32[5] parameter(0)\n  a = token[] after-all()\n"
+  optic_module_t *m = ex_parse("HloModule t\n\nENTRY e {\n  x = f32[5] parameter(0)\n  a = token[] after-all()\n"
                             "  b = token[] after-all(a, a)\n  y = f32[5] negate(x)\n"
                             "  ROOT t = (f32[5], token[]) tuple(y, b)\n}\n");
   if (m == NULL) return;
-  round_trips(m);
+  ex_round_trips(m);
   OT_CHECK(cost_is(m, 5, 0, 40 + 16));
   OT_CHECK(ex_check_module(m, 3, 0, 0, "after-all"), "runtime vs evaluator");
   optic_module_destroy(m);
@@ -56,11 +38,11 @@ static void after_all_runs(void) {
  * and partition-id write u32[] (4 bytes each), broadcast 16 + 4, add 4
  * flops and 48 bytes, the tuple 16: 92 bytes. */
 static void replica_ids_run(void) {
-  optic_module_t *m = parse("HloModule r\n\nENTRY e {\n  x = u32[4] parameter(0)\n  r = u32[] replica-id()\n"
+  optic_module_t *m = ex_parse("HloModule r\n\nENTRY e {\n  x = u32[4] parameter(0)\n  r = u32[] replica-id()\n"
                             "  q = u32[] partition-id()\n  b = u32[4] broadcast(r), dimensions={}\n"
                             "  y = u32[4] add(b, x)\n  ROOT t = (u32[4], u32[]) tuple(y, q)\n}\n");
   if (m == NULL) return;
-  round_trips(m);
+  ex_round_trips(m);
   OT_CHECK(cost_is(m, 4, 0, 4 + 4 + 20 + 48 + 16));
   optic_comp_id e = optic_module_entry(m);
   optic_literal *x = NULL, *got = NULL;
@@ -82,9 +64,9 @@ static void replica_ids_run(void) {
 /* Compiles (at FULL too), then expects evaluate and run to refuse with
  * UNSUPPORTED naming `what`. */
 static void refused(const char *text, const char *what, double flops, double trans, double bytes) {
-  optic_module_t *m = parse(text);
+  optic_module_t *m = ex_parse(text);
   if (m == NULL) return;
-  round_trips(m);
+  ex_round_trips(m);
   OT_CHECK(cost_is(m, flops, trans, bytes), "%s", what);
   optic_comp_id e = optic_module_entry(m);
   optic_literal *x = NULL, *got = NULL;
