@@ -42,6 +42,7 @@ ad_rule_fn ad_rule_for(const ad_ctx *c, optic_node_id y, const char **why) {
   case OPTIC_OP_DYNAMIC_SLICE: return ad_rule_dynamic_slice;
   case OPTIC_OP_DYNAMIC_UPDATE_SLICE: return ad_rule_dynamic_update_slice;
   case OPTIC_OP_DOT: return ad_rule_dot;
+  case OPTIC_OP_CONVOLUTION: return (*why = ad_convolution_unsupported(c->m, y)) ? NULL : ad_rule_convolution;
   case OPTIC_OP_REDUCE:
     if (optic_node_operand_count(c->m, y) != 2) *why = "variadic reduce (several inputs) has no rule";
     else if (ad_combiner_op(c->m, optic_node_called(c->m, y, 0)) == OPTIC_OP_PARAMETER)
