@@ -48,6 +48,7 @@ ad_rule_fn ad_rule_for(const ad_ctx *c, optic_node_id y, const char **why) {
     else if (ad_combiner_op(c->m, optic_node_called(c->m, y, 0)) == OPTIC_OP_PARAMETER)
       *why = "only add, multiply, maximum and minimum combiners have rules";
     return *why ? NULL : ad_rule_reduce;
+  case OPTIC_OP_REDUCE_WINDOW: return (*why = ad_reduce_window_unsupported(c->m, y)) ? NULL : ad_rule_reduce_window;
   case OPTIC_OP_WHILE: *why = "while loops are not differentiated (their trip count is data)"; return NULL;
   default: *why = "no rule for this opcode"; return NULL;
   }

@@ -31,10 +31,10 @@ typedef struct ad_ctx {
 typedef optic_status (*ad_rule_fn)(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 
 /* The rule of y's opcode, or NULL with *why set when optic cannot
- * differentiate it (graph/autodiff_rules.c). */
+ * differentiate it (graph/autodiff.c). */
 ad_rule_fn ad_rule_for(const ad_ctx *c, optic_node_id y, const char **why);
 
-/* Rules by family (graph/autodiff_ew.c, autodiff_shape.c, autodiff_contract.c). */
+/* Rules by family (graph/autodiff_ew.c, _shape.c, _contract.c, _conv.c, _window.c, _gather.c). */
 optic_status ad_rule_unary(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 optic_status ad_rule_binary(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 optic_status ad_rule_select(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
@@ -55,6 +55,12 @@ optic_status ad_rule_dot(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node
 optic_status ad_rule_convolution(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 optic_status ad_rule_reduce(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 optic_status ad_rule_reduce_window(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
+
+/* The part of a pad's result gradient g that its operand x receives (a:
+ * low, high, interior per dim): negative edges undone with zeros, then a
+ * strided slice (graph/autodiff_shape.c). */
+optic_status ad_pad_operand_grad(ad_ctx *c, optic_node_id x, optic_node_id g, const int64_t *a, optic_node_id *out);
+const char *ad_reduce_window_unsupported(const optic_module_t *m, optic_node_id y);
 
 /* The scalar combiner a reduce or reduce-window applies, when it is one
  * binary op of its two parameters (add, multiply, maximum, minimum), else

@@ -59,8 +59,7 @@ optic_status ad_rule_slice(ad_ctx *c, optic_node_id y, optic_node_id g, optic_no
   return optic_graph_pad(c->m, c->dst, g, zero, cfg, NULL, &gx[0]);
 }
 
-/* x's part of g: undo negative edges with zeros, then a strided slice. */
-static optic_status pad_operand(ad_ctx *c, optic_node_id x, optic_node_id g, const int64_t *a, optic_node_id *out) {
+optic_status ad_pad_operand_grad(ad_ctx *c, optic_node_id x, optic_node_id g, const int64_t *a, optic_node_id *out) {
   const optic_shape *xs = &ad_type(c, x)->shape;
   int32_t r = xs->rank;
   optic_pad_dim undo[OPTIC_MAX_RANK];
@@ -90,7 +89,7 @@ optic_status ad_rule_pad(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node
   const int64_t *a = attr_ints(c, y, &n);
   optic_node_id x = optic_node_operand(c->m, y, 0), v = optic_node_operand(c->m, y, 1);
   gx[0] = gx[1] = OPTIC_NO_NODE;
-  if (ad_wants(c, x)) AD_TRY(pad_operand(c, x, g, a, &gx[0]));
+  if (ad_wants(c, x)) AD_TRY(ad_pad_operand_grad(c, x, g, a, &gx[0]));
   if (!ad_wants(c, v)) return OPTIC_OK;
   /* The padding value's gradient: g summed where the padding lies (a 0/1 mask). */
   optic_pad_dim cfg[OPTIC_MAX_RANK];
