@@ -7,6 +7,10 @@
 
 bool ad_wants(const ad_ctx *c, optic_node_id x) { return x >= 0 && x < c->n_fwd && c->needs[x]; }
 
+void ad_attrs(const optic_module_t *m, optic_node_id y, optic_node_attrs_t *out) {
+  if (optic_node_attrs(m, y, out) != OPTIC_OK) memset(out, 0, sizeof *out); /* y is always a live copy */
+}
+
 const optic_type *ad_type(const ad_ctx *c, optic_node_id x) { return optic_node_type(c->m, x); }
 
 optic_status ad_const(ad_ctx *c, double v, optic_dtype dt, const optic_shape *shape, optic_node_id *out) {

@@ -64,7 +64,9 @@ static optic_status dot_rhs(ad_ctx *c, const dot_parts *p, optic_node_id g, opti
 optic_status ad_rule_dot(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx) {
   optic_node_id lhs = optic_node_operand(c->m, y, 0), rhs = optic_node_operand(c->m, y, 1);
   dot_parts p;
-  graph_dot_dims(graph_instr(c->m, y), &p.d);
+  optic_node_attrs_t a;
+  ad_attrs(c->m, y, &a);
+  p.d = a.dot;
   p.nlf = free_dims(ad_type(c, lhs)->shape.rank, p.d.lhs_batch, p.d.lhs_batch_count, p.d.lhs_contracting,
                     p.d.lhs_contracting_count, p.lfree);
   p.nrf = free_dims(ad_type(c, rhs)->shape.rank, p.d.rhs_batch, p.d.rhs_batch_count, p.d.rhs_contracting,
@@ -89,13 +91,14 @@ optic_opcode ad_combiner_op(const optic_module_t *m, optic_comp_id callee) {
 
 /* The reduced dims of a reduce, the kept ones, and g broadcast back. */
 static optic_status reduce_back(ad_ctx *c, optic_node_id y, optic_node_id v, optic_node_id *out) {
-  const optic_instr *in = graph_instr(c->m, y);
+  optic_node_attrs_t a;
+  ad_attrs(c->m, y, &a);
   const optic_shape *xs = &ad_type(c, optic_node_operand(c->m, y, 0))->shape;
   int64_t kept[OPTIC_MAX_RANK];
   int32_t k = 0;
   for (int32_t d = 0; d < xs->rank; d++) {
     bool reduced = false;
-    for (int32_t i = 0; i < in->n_ints; i++) reduced = reduced || in->ints[i] == d;
+    for (int32_t i = 0; i < a.reduce.count; i++) reduced = reduced || a.reduce.dims[i] == d;
     if (!reduced) kept[k++] = d;
   }
   return ad_bcast(c, v, xs, kept, k, out);
@@ -105,12 +108,13 @@ static optic_status reduce_back(ad_ctx *c, optic_node_id y, optic_node_id v, opt
  * (JAX's rule for reduce_max); the init value gets none. */
 static optic_status reduce_chooser(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx) {
   optic_node_id x = optic_node_operand(c->m, y, 0), by, eq, ones, cnt, share;
-  const optic_instr *in = graph_instr(c->m, y);
+  optic_node_attrs_t a;
+  ad_attrs(c->m, y, &a);
   optic_dtype dt = ad_type(c, x)->dtype;
   AD_TRY(reduce_back(c, y, y, &by));
   AD_TRY(ad_cmp(c, OPTIC_CMP_EQ, x, by, &eq));
   AD_TRY(optic_graph_convert(c->m, c->dst, eq, dt, NULL, &ones));
-  AD_TRY(ad_sum(c, ones, in->ints, in->n_ints, &cnt));
+  AD_TRY(ad_sum(c, ones, a.reduce.dims, a.reduce.count, &cnt));
   AD_TRY(ad_bin(c, OPTIC_OP_DIVIDE, g, cnt, &share));
   AD_TRY(reduce_back(c, y, share, &share));
   return ad_mask(c, eq, share, &gx[0]);

@@ -7,12 +7,13 @@
 #include <stdio.h>
 
 #include "graph/autodiff_internal.h"
-#include "kernels/conv.h"
+
+#define AD_CONV_MAX_SPATIAL (OPTIC_MAX_RANK - 2)
 
 /* Where a convolution operand's dims are: `a` is batch (input, output) or
  * output feature (kernel), `b` feature or input feature. */
 typedef struct conv_spec {
-  int32_t a, b, sp[OPTIC_CONV_MAX_SPATIAL];
+  int32_t a, b, sp[AD_CONV_MAX_SPATIAL];
 } conv_spec;
 
 static void spec_text(const conv_spec *s, int32_t ns, char ca, char cb, char *out) {
@@ -64,23 +65,30 @@ static optic_status axis_into(ad_ctx *c, int32_t src, int32_t dst, optic_node_id
 
 static int64_t dilated(int64_t n, int64_t d) { return n == 0 ? 0 : (n - 1) * d + 1; }
 
+/* The forward convolution: roles, window and sizes per spatial dim. */
 typedef struct conv_fwd {
-  optic_conv_desc d;
   conv_spec in, k, out;
   int32_t ns;
-  int64_t out_sp[OPTIC_CONV_MAX_SPATIAL];
+  int64_t fgc, bgc;
+  optic_window_dim w[AD_CONV_MAX_SPATIAL];
+  int64_t in_sp[AD_CONV_MAX_SPATIAL], k_sp[AD_CONV_MAX_SPATIAL], out_sp[AD_CONV_MAX_SPATIAL];
 } conv_fwd;
 
 static void read_conv(const ad_ctx *c, optic_node_id y, conv_fwd *f) {
-  graph_conv_desc(c->m, graph_instr(c->m, y), &f->d);
-  const optic_conv_dnums *dn = &f->d.dn;
-  f->ns = dn->nspatial;
-  f->in = (conv_spec){.a = dn->in_batch, .b = dn->in_feature};
-  f->k = (conv_spec){.a = dn->k_out, .b = dn->k_in};
-  f->out = (conv_spec){.a = dn->out_batch, .b = dn->out_feature};
+  optic_node_attrs_t at;
+  ad_attrs(c->m, y, &at);
+  const optic_attrs_convolution *a = &at.convolution;
+  f->ns = a->spatial_count, f->fgc = a->feature_group_count, f->bgc = a->batch_group_count;
+  f->in = (conv_spec){.a = a->input_batch, .b = a->input_feature};
+  f->k = (conv_spec){.a = a->kernel_output_feature, .b = a->kernel_input_feature};
+  f->out = (conv_spec){.a = a->output_batch, .b = a->output_feature};
+  const optic_shape *xs = &ad_type(c, optic_node_operand(c->m, y, 0))->shape;
   for (int32_t s = 0; s < f->ns; s++) {
-    f->in.sp[s] = dn->in_spatial[s], f->k.sp[s] = dn->k_spatial[s], f->out.sp[s] = dn->out_spatial[s];
-    f->out_sp[s] = ad_type(c, y)->shape.dims[dn->out_spatial[s]];
+    f->in.sp[s] = a->input_spatial[s], f->k.sp[s] = a->kernel_spatial[s], f->out.sp[s] = a->output_spatial[s];
+    f->w[s] = a->window[s];
+    f->in_sp[s] = xs->dims[a->input_spatial[s]];
+    f->k_sp[s] = a->window[s].size;
+    f->out_sp[s] = ad_type(c, y)->shape.dims[a->output_spatial[s]];
   }
 }
 
@@ -88,22 +96,22 @@ static void read_conv(const ad_ctx *c, optic_node_id y, conv_fwd *f) {
  * features swapped (groups moved into the kernel's new output features). */
 static optic_status conv_lhs(ad_ctx *c, const conv_fwd *f, optic_node_id g, optic_node_id x, optic_node_id w,
                              optic_node_id *out) {
-  int64_t groups = f->d.feature_group_count > 1 ? f->d.feature_group_count : f->d.batch_group_count;
+  int64_t groups = f->fgc > 1 ? f->fgc : f->bgc;
   optic_node_id k = w;
   if (groups > 1) {
     AD_TRY(axis_out_of(c, f->k.a, groups, k, &k));
     AD_TRY(axis_into(c, f->k.a, f->k.b, k, &k));
   }
-  int64_t rev[OPTIC_CONV_MAX_SPATIAL];
-  optic_window_dim win[OPTIC_CONV_MAX_SPATIAL];
+  int64_t rev[AD_CONV_MAX_SPATIAL];
+  optic_window_dim win[AD_CONV_MAX_SPATIAL];
   for (int32_t s = 0; s < f->ns; s++) {
+    const optic_window_dim *w0 = &f->w[s];
     rev[s] = f->k.sp[s];
-    int64_t ksz = f->d.kernel.dims[f->k.sp[s]], in = f->d.input.dims[f->in.sp[s]];
-    int64_t kd = dilated(ksz, f->d.rhs_dilation[s]), id = dilated(in, f->d.lhs_dilation[s]);
-    int64_t od = dilated(f->out_sp[s], f->d.stride[s]), before = kd - f->d.pad_lo[s] - 1;
-    win[s] = (optic_window_dim){.size = ksz, .stride = f->d.lhs_dilation[s], .pad_low = before,
-                                .pad_high = id + kd - 1 - od - before, .base_dilation = f->d.stride[s],
-                                .window_dilation = f->d.rhs_dilation[s]};
+    int64_t kd = dilated(f->k_sp[s], w0->window_dilation), id = dilated(f->in_sp[s], w0->base_dilation);
+    int64_t od = dilated(f->out_sp[s], w0->stride), before = kd - w0->pad_low - 1;
+    win[s] = (optic_window_dim){.size = f->k_sp[s], .stride = w0->base_dilation, .pad_low = before,
+                                .pad_high = id + kd - 1 - od - before, .base_dilation = w0->stride,
+                                .window_dilation = w0->window_dilation};
   }
   if (f->ns > 0) AD_TRY(optic_graph_reverse(c->m, c->dst, k, rev, f->ns, NULL, &k));
   conv_spec kt = f->k; /* transposed: the forward's input-feature dim is the new output feature */
@@ -112,8 +120,8 @@ static optic_status conv_lhs(ad_ctx *c, const conv_fwd *f, optic_node_id g, opti
   labels(&f->out, &kt, &f->in, f->ns, lab, sizeof lab);
   optic_node_id t;
   AD_TRY(graph_convolution_typed(c->m, c->dst, g, k, lab, win, groups, 1, ad_type(c, x)->dtype, NULL, &t));
-  if (f->d.batch_group_count > 1) {
-    AD_TRY(axis_out_of(c, f->in.b, f->d.batch_group_count, t, &t));
+  if (f->bgc > 1) {
+    AD_TRY(axis_out_of(c, f->in.b, f->bgc, t, &t));
     AD_TRY(axis_into(c, f->in.b, f->in.a, t, &t));
   }
   *out = t;
@@ -124,16 +132,16 @@ static optic_status conv_lhs(ad_ctx *c, const conv_fwd *f, optic_node_id g, opti
 static optic_status conv_rhs(ad_ctx *c, const conv_fwd *f, optic_node_id g, optic_node_id x, optic_node_id w,
                              optic_node_id *out) {
   int64_t fgc = 1, bgc = 1;
-  if (f->d.batch_group_count > 1) fgc = f->d.batch_group_count;
-  else if (f->d.feature_group_count > 1) bgc = f->d.feature_group_count;
-  optic_window_dim win[OPTIC_CONV_MAX_SPATIAL];
+  if (f->bgc > 1) fgc = f->bgc;
+  else if (f->fgc > 1) bgc = f->fgc;
+  optic_window_dim win[AD_CONV_MAX_SPATIAL];
   for (int32_t s = 0; s < f->ns; s++) {
-    int64_t ksz = f->d.kernel.dims[f->k.sp[s]], in = f->d.input.dims[f->in.sp[s]];
-    int64_t kd = dilated(ksz, f->d.rhs_dilation[s]), id = dilated(in, f->d.lhs_dilation[s]);
-    int64_t od = dilated(f->out_sp[s], f->d.stride[s]), lo = f->d.pad_lo[s];
-    win[s] = (optic_window_dim){.size = f->out_sp[s], .stride = f->d.rhs_dilation[s], .pad_low = lo,
-                                .pad_high = (od - id) + (kd - lo - 1), .base_dilation = f->d.lhs_dilation[s],
-                                .window_dilation = f->d.stride[s]};
+    const optic_window_dim *w0 = &f->w[s];
+    int64_t kd = dilated(f->k_sp[s], w0->window_dilation), id = dilated(f->in_sp[s], w0->base_dilation);
+    int64_t od = dilated(f->out_sp[s], w0->stride), lo = w0->pad_low;
+    win[s] = (optic_window_dim){.size = f->out_sp[s], .stride = w0->window_dilation, .pad_low = lo,
+                                .pad_high = (od - id) + (kd - lo - 1), .base_dilation = w0->base_dilation,
+                                .window_dilation = w0->stride};
   }
   conv_spec lt = {.a = f->in.b, .b = f->in.a}, gt = {.a = f->out.b, .b = f->out.a}, ot = {.a = f->k.b, .b = f->k.a};
   for (int32_t s = 0; s < f->ns; s++) lt.sp[s] = f->in.sp[s], gt.sp[s] = f->out.sp[s], ot.sp[s] = f->k.sp[s];
@@ -143,10 +151,10 @@ static optic_status conv_rhs(ad_ctx *c, const conv_fwd *f, optic_node_id g, opti
 }
 
 const char *ad_convolution_unsupported(const optic_module_t *m, optic_node_id y) {
-  const optic_instr *in = graph_instr(m, y);
-  int32_t ns = (int32_t)in->ints[0];
-  for (int32_t s = 0; s < ns; s++) {
-    if (in->ints[9 + 3 * ns + 7 * s + 6] != 0) return "window reversal has no rule";
+  optic_node_attrs_t a;
+  ad_attrs(m, y, &a);
+  for (int32_t s = 0; s < a.convolution.spatial_count; s++) {
+    if (a.convolution.window[s].reversal) return "window reversal has no rule";
   }
   return NULL;
 }

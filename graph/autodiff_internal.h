@@ -6,6 +6,7 @@
 #ifndef OPTIC_GRAPH_AUTODIFF_INTERNAL_H
 #define OPTIC_GRAPH_AUTODIFF_INTERNAL_H
 
+#include <optic/attrs.h>
 #include <optic/autodiff.h>
 
 #include "graph/internal.h"
@@ -56,10 +57,11 @@ optic_status ad_rule_convolution(ad_ctx *c, optic_node_id y, optic_node_id g, op
 optic_status ad_rule_reduce(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 optic_status ad_rule_reduce_window(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 
-/* The part of a pad's result gradient g that its operand x receives (a:
- * low, high, interior per dim): negative edges undone with zeros, then a
+/* The part of a pad's result gradient g that its operand x receives (cfg:
+ * the pad's config): negative edges undone with zeros, then a
  * strided slice (graph/autodiff_shape.c). */
-optic_status ad_pad_operand_grad(ad_ctx *c, optic_node_id x, optic_node_id g, const int64_t *a, optic_node_id *out);
+optic_status ad_pad_operand_grad(ad_ctx *c, optic_node_id x, optic_node_id g, const optic_pad_dim *cfg,
+                                  optic_node_id *out);
 const char *ad_reduce_window_unsupported(const optic_module_t *m, optic_node_id y);
 
 /* The scalar combiner a reduce or reduce-window applies, when it is one
@@ -72,6 +74,8 @@ const char *ad_gather_unsupported(const optic_module_t *m, optic_node_id y);
 
 /* ---- shared builders (graph/autodiff_build.c); all add to c->dst */
 bool ad_wants(const ad_ctx *c, optic_node_id x);
+/* y's attributes through the public view (include/optic/attrs.h). */
+void ad_attrs(const optic_module_t *m, optic_node_id y, optic_node_attrs_t *out);
 const optic_type *ad_type(const ad_ctx *c, optic_node_id x);
 /* A constant v of dtype dt broadcast to shape (NULL: a scalar). */
 optic_status ad_const(ad_ctx *c, double v, optic_dtype dt, const optic_shape *shape, optic_node_id *out);

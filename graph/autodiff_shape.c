@@ -3,17 +3,13 @@
  * (docs/autodiff.md, table). */
 #include "graph/autodiff_internal.h"
 
-static const int64_t *attr_ints(const ad_ctx *c, optic_node_id y, int32_t *n) {
-  const optic_instr *in = graph_instr(c->m, y);
-  *n = in->n_ints;
-  return in->ints;
-}
 
 /* broadcast: the sum of g over the dims the broadcast added. */
 optic_status ad_rule_broadcast(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx) {
-  int32_t n;
-  const int64_t *dims = attr_ints(c, y, &n);
-  int32_t r = ad_type(c, y)->shape.rank, k = 0;
+  optic_node_attrs_t a;
+  ad_attrs(c->m, y, &a);
+  const int64_t *dims = a.broadcast.dims;
+  int32_t n = a.broadcast.count, r = ad_type(c, y)->shape.rank, k = 0;
   int64_t added[OPTIC_MAX_RANK];
   for (int32_t d = 0; d < r; d++) {
     bool kept = false;
@@ -31,25 +27,25 @@ optic_status ad_rule_reshape(ad_ctx *c, optic_node_id y, optic_node_id g, optic_
 }
 
 optic_status ad_rule_transpose(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx) {
-  int32_t n;
-  const int64_t *perm = attr_ints(c, y, &n);
+  optic_node_attrs_t a;
+  ad_attrs(c->m, y, &a);
   int64_t inv[OPTIC_MAX_RANK];
-  for (int32_t i = 0; i < n; i++) inv[perm[i]] = i;
+  for (int32_t i = 0; i < a.transpose.count; i++) inv[a.transpose.dims[i]] = i;
   return ad_transpose(c, g, inv, &gx[0]);
 }
 
 /* g put back where the slice took it from, zeros elsewhere: a pad with
  * interior stride - 1. */
 optic_status ad_rule_slice(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx) {
-  int32_t n;
-  const int64_t *a = attr_ints(c, y, &n);
+  optic_node_attrs_t a;
+  ad_attrs(c->m, y, &a);
   optic_node_id x = optic_node_operand(c->m, y, 0);
   const optic_shape *xs = &ad_type(c, x)->shape, *ys = &ad_type(c, y)->shape;
   int32_t r = xs->rank;
   optic_pad_dim cfg[OPTIC_MAX_RANK];
   for (int32_t d = 0; d < r; d++) {
     if (ys->dims[d] == 0) return ad_zeros_like(c, x, &gx[0]);
-    int64_t start = a[d], stride = a[2 * r + d];
+    int64_t start = a.slice.start[d], stride = a.slice.stride[d];
     cfg[d].low = start;
     cfg[d].interior = stride - 1;
     cfg[d].high = xs->dims[d] - (start + (ys->dims[d] - 1) * stride + 1);
@@ -59,14 +55,15 @@ optic_status ad_rule_slice(ad_ctx *c, optic_node_id y, optic_node_id g, optic_no
   return optic_graph_pad(c->m, c->dst, g, zero, cfg, NULL, &gx[0]);
 }
 
-optic_status ad_pad_operand_grad(ad_ctx *c, optic_node_id x, optic_node_id g, const int64_t *a, optic_node_id *out) {
+optic_status ad_pad_operand_grad(ad_ctx *c, optic_node_id x, optic_node_id g, const optic_pad_dim *cfg,
+                                  optic_node_id *out) {
   const optic_shape *xs = &ad_type(c, x)->shape;
   int32_t r = xs->rank;
   optic_pad_dim undo[OPTIC_MAX_RANK];
   int64_t start[OPTIC_MAX_RANK], limit[OPTIC_MAX_RANK], stride[OPTIC_MAX_RANK];
   bool neg = false;
   for (int32_t d = 0; d < r; d++) {
-    int64_t lo = a[3 * d], hi = a[3 * d + 1], in = a[3 * d + 2];
+    int64_t lo = cfg[d].low, hi = cfg[d].high, in = cfg[d].interior;
     if (xs->dims[d] == 0) return ad_zeros_like(c, x, out);
     undo[d].low = lo < 0 ? -lo : 0;
     undo[d].high = hi < 0 ? -hi : 0;
@@ -85,15 +82,14 @@ optic_status ad_pad_operand_grad(ad_ctx *c, optic_node_id x, optic_node_id g, co
 }
 
 optic_status ad_rule_pad(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx) {
-  int32_t n;
-  const int64_t *a = attr_ints(c, y, &n);
+  optic_node_attrs_t a;
+  ad_attrs(c->m, y, &a);
+  const optic_pad_dim *cfg = a.pad.dims;
   optic_node_id x = optic_node_operand(c->m, y, 0), v = optic_node_operand(c->m, y, 1);
   gx[0] = gx[1] = OPTIC_NO_NODE;
-  if (ad_wants(c, x)) AD_TRY(ad_pad_operand_grad(c, x, g, a, &gx[0]));
+  if (ad_wants(c, x)) AD_TRY(ad_pad_operand_grad(c, x, g, cfg, &gx[0]));
   if (!ad_wants(c, v)) return OPTIC_OK;
   /* The padding value's gradient: g summed where the padding lies (a 0/1 mask). */
-  optic_pad_dim cfg[OPTIC_MAX_RANK];
-  for (int32_t d = 0; d < n / 3; d++) cfg[d] = (optic_pad_dim){a[3 * d], a[3 * d + 1], a[3 * d + 2]};
   optic_dtype dt = ad_type(c, g)->dtype;
   optic_node_id zeros, one, mask, t;
   AD_TRY(ad_const(c, 0.0, dt, &ad_type(c, x)->shape, &zeros));
@@ -104,8 +100,9 @@ optic_status ad_rule_pad(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node
 }
 
 optic_status ad_rule_concatenate(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx) {
-  int32_t n;
-  int64_t dim = attr_ints(c, y, &n)[0];
+  optic_node_attrs_t a;
+  ad_attrs(c->m, y, &a);
+  int64_t dim = a.concatenate.dimension;
   const optic_shape *ys = &ad_type(c, y)->shape;
   int64_t start[OPTIC_MAX_RANK] = {0}, limit[OPTIC_MAX_RANK], stride[OPTIC_MAX_RANK];
   for (int32_t d = 0; d < ys->rank; d++) limit[d] = ys->dims[d], stride[d] = 1;
@@ -125,9 +122,9 @@ optic_status ad_rule_concatenate(ad_ctx *c, optic_node_id y, optic_node_id g, op
 }
 
 optic_status ad_rule_reverse(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx) {
-  int32_t n;
-  const int64_t *dims = attr_ints(c, y, &n);
-  return optic_graph_reverse(c->m, c->dst, g, dims, n, NULL, &gx[0]);
+  optic_node_attrs_t a;
+  ad_attrs(c->m, y, &a);
+  return optic_graph_reverse(c->m, c->dst, g, a.reverse.dims, a.reverse.count, NULL, &gx[0]);
 }
 
 /* The start operands of a dynamic-slice (from operand 1) or

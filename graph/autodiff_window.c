@@ -15,21 +15,22 @@ typedef struct rw {
   int32_t r;
   int64_t size[OPTIC_MAX_RANK], stride[OPTIC_MAX_RANK], wdil[OPTIC_MAX_RANK], out[OPTIC_MAX_RANK];
   int64_t padded[OPTIC_MAX_RANK];
-  int64_t pad_ints[3 * OPTIC_MAX_RANK]; /* low, high, interior per dim: the padding pad() applies */
+  optic_pad_dim pad[OPTIC_MAX_RANK]; /* the padding (and base dilation) the windows read through */
   bool any_pad;
   int64_t elements;
 } rw;
 
 static void read_window(const ad_ctx *c, optic_node_id y, rw *w) {
-  const optic_instr *in = graph_instr(c->m, y);
-  const optic_shape *xs = &ad_type(c, in->operands[0])->shape;
+  optic_node_attrs_t a;
+  ad_attrs(c->m, y, &a);
+  const optic_shape *xs = &ad_type(c, optic_node_operand(c->m, y, 0))->shape;
   w->r = xs->rank, w->any_pad = false, w->elements = 1;
   for (int32_t d = 0; d < w->r; d++) {
-    const int64_t *e = &in->ints[7 * d];
-    w->size[d] = e[0], w->stride[d] = e[1], w->wdil[d] = e[5];
+    const optic_window_dim *e = &a.reduce_window.window[d];
+    w->size[d] = e->size, w->stride[d] = e->stride, w->wdil[d] = e->window_dilation;
     w->out[d] = ad_type(c, y)->shape.dims[d];
-    int64_t lo = e[2], hi = e[3], bd = e[4];
-    w->pad_ints[3 * d] = lo, w->pad_ints[3 * d + 1] = hi, w->pad_ints[3 * d + 2] = bd - 1;
+    int64_t lo = e->pad_low, hi = e->pad_high, bd = e->base_dilation;
+    w->pad[d] = (optic_pad_dim){lo, hi, bd - 1};
     w->any_pad = w->any_pad || lo != 0 || hi != 0 || bd != 1;
     w->padded[d] = (xs->dims[d] == 0 ? 0 : (xs->dims[d] - 1) * bd + 1) + lo + hi;
     w->elements *= w->size[d];
@@ -37,16 +38,17 @@ static void read_window(const ad_ctx *c, optic_node_id y, rw *w) {
 }
 
 const char *ad_reduce_window_unsupported(const optic_module_t *m, optic_node_id y) {
-  const optic_instr *in = graph_instr(m, y);
-  if (in->n_operands != 2) return "variadic reduce-window (several inputs) has no rule";
-  optic_opcode op = ad_combiner_op(m, in->calls[0]);
+  if (optic_node_operand_count(m, y) != 2) return "variadic reduce-window (several inputs) has no rule";
+  optic_opcode op = ad_combiner_op(m, optic_node_called(m, y, 0));
   if (op != OPTIC_OP_ADD && op != OPTIC_OP_MAXIMUM && op != OPTIC_OP_MINIMUM) {
     return "only add, maximum and minimum combiners have rules";
   }
+  optic_node_attrs_t a;
+  ad_attrs(m, y, &a);
   int64_t n = 1;
-  for (int32_t d = 0; d < in->n_ints / 7; d++) {
-    if (in->ints[7 * d + 6] != 0) return "window reversal has no rule";
-    n *= in->ints[7 * d];
+  for (int32_t d = 0; d < a.reduce_window.rank; d++) {
+    if (a.reduce_window.window[d].reversal) return "window reversal has no rule";
+    n *= a.reduce_window.window[d].size;
     if (n > AD_MAX_WINDOW_ELEMENTS) return "windows of more than 4096 elements are refused";
   }
   return NULL;
@@ -116,11 +118,7 @@ optic_status ad_rule_reduce_window(ad_ctx *c, optic_node_id y, optic_node_id g, 
     if (w.out[d] == 0) return ad_wants(c, x) ? ad_zeros_like(c, x, &gx[0]) : OPTIC_OK;
   }
   optic_node_id p = x, acc = OPTIC_NO_NODE, taken = OPTIC_NO_NODE, t;
-  if (w.any_pad) {
-    optic_pad_dim cfg[OPTIC_MAX_RANK];
-    for (int32_t d = 0; d < w.r; d++) cfg[d] = (optic_pad_dim){w.pad_ints[3 * d], w.pad_ints[3 * d + 1], w.pad_ints[3 * d + 2]};
-    AD_TRY(optic_graph_pad(c->m, c->dst, x, init, cfg, NULL, &p));
-  }
+  if (w.any_pad) AD_TRY(optic_graph_pad(c->m, c->dst, x, init, w.pad, NULL, &p));
   int64_t k[OPTIC_MAX_RANK] = {0};
   do {
     AD_TRY(share(c, &w, chooser, p, y, g, k, &taken, &t));
@@ -132,15 +130,13 @@ optic_status ad_rule_reduce_window(ad_ctx *c, optic_node_id y, optic_node_id g, 
     if (ad_wants(c, x)) gx[0] = acc;
     return OPTIC_OK;
   }
-  if (ad_wants(c, x)) AD_TRY(ad_pad_operand_grad(c, x, acc, w.pad_ints, &gx[0]));
+  if (ad_wants(c, x)) AD_TRY(ad_pad_operand_grad(c, x, acc, w.pad, &gx[0]));
   if (!chooser && ad_wants(c, init)) { /* init also fills the padding the windows read */
     optic_node_id zeros, one, mask, s;
-    optic_pad_dim cfg[OPTIC_MAX_RANK];
-    for (int32_t d = 0; d < w.r; d++) cfg[d] = (optic_pad_dim){w.pad_ints[3 * d], w.pad_ints[3 * d + 1], w.pad_ints[3 * d + 2]};
     optic_dtype dt = ad_type(c, x)->dtype;
     AD_TRY(ad_const(c, 0.0, dt, &ad_type(c, x)->shape, &zeros));
     AD_TRY(ad_const(c, 1.0, dt, NULL, &one));
-    AD_TRY(optic_graph_pad(c->m, c->dst, zeros, one, cfg, NULL, &mask));
+    AD_TRY(optic_graph_pad(c->m, c->dst, zeros, one, w.pad, NULL, &mask));
     AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, acc, mask, &s));
     AD_TRY(ad_sum_all(c, s, &s));
     AD_TRY(ad_bin(c, OPTIC_OP_ADD, gx[1], s, &gx[1]));
