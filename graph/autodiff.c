@@ -48,8 +48,10 @@ ad_rule_fn ad_rule_for(const ad_ctx *c, optic_node_id y, const char **why) {
     else if (ad_combiner_op(c->m, optic_node_called(c->m, y, 0)) == OPTIC_OP_PARAMETER)
       *why = "only add, multiply, maximum and minimum combiners have rules";
     return *why ? NULL : ad_rule_reduce;
+  case OPTIC_OP_GATHER: return (*why = ad_gather_unsupported(c->m, y)) ? NULL : ad_rule_gather;
   case OPTIC_OP_REDUCE_WINDOW: return (*why = ad_reduce_window_unsupported(c->m, y)) ? NULL : ad_rule_reduce_window;
   case OPTIC_OP_WHILE: *why = "while loops are not differentiated (their trip count is data)"; return NULL;
+  case OPTIC_OP_SCATTER: *why = "scatter has no rule (its out-of-bounds windows are skipped, its combiner arbitrary)"; return NULL;
   default: *why = "no rule for this opcode"; return NULL;
   }
 }
