@@ -109,7 +109,10 @@ static optic_status clone_one(ad_build *b, optic_node_id id, optic_node_id *map)
   }
   for (int32_t i = 0; i < in->n_operands; i++) o[i] = map[in->operands[i]];
   optic_status st;
-  if (in->op == OPTIC_OP_CALL || in->op == OPTIC_OP_FUSION) {
+  if (in->op == OPTIC_OP_GET_TUPLE_ELEMENT && optic_node_opcode(m, o[0]) == OPTIC_OP_TUPLE) {
+    map[id] = optic_node_operand(m, o[0], (int32_t)in->ints[0]); /* an element of a tuple built here: itself */
+    st = OPTIC_OK;
+  } else if (in->op == OPTIC_OP_CALL || in->op == OPTIC_OP_FUSION) {
     st = inline_call(b, in, o, &map[id]);
   } else {
     optic_instr_proto p = graph_proto(in->op);
@@ -184,18 +187,38 @@ static optic_status unsupported(const ad_build *b, optic_node_id y, const char *
                     optic_opcode_name(optic_node_opcode(b->c.m, y)), optic_node_name(b->c.m, src), why);
 }
 
+static optic_status tuple_rule(ad_build *b, optic_node_id y) {
+  ad_ctx *c = &b->c;
+  optic_node_id g3[3];
+  const char *why;
+  AD_TRY(ad_rule_batch_norm_training(c, y, g3, &why));
+  if (why != NULL) return unsupported(b, y, why);
+  for (int32_t i = 0; i < 3; i++) AD_TRY(accumulate(c, optic_node_operand(c->m, y, i), g3[i]));
+  return OPTIC_OK;
+}
+
 static optic_status sweep(ad_build *b) {
   ad_ctx *c = &b->c;
   optic_node_id gx_small[8], *gx = gx_small;
   int32_t cap = 8;
   optic_status st = OPTIC_OK;
   for (optic_node_id y = c->n_fwd - 1; y >= b->first && st == OPTIC_OK; y--) {
-    if (!c->needs[y] || c->adj[y] == OPTIC_NO_NODE || optic_node_opcode(c->m, y) == OPTIC_OP_PARAMETER) continue;
+    optic_opcode op = optic_node_opcode(c->m, y);
+    if (!c->needs[y] || op == OPTIC_OP_PARAMETER) continue;
+    if (op == OPTIC_OP_BATCH_NORM_TRAINING) { /* tuple-valued: reads its readers' adjoints */
+      st = tuple_rule(b, y);
+      continue;
+    }
+    if (c->adj[y] == OPTIC_NO_NODE) continue;
+    if (op == OPTIC_OP_GET_TUPLE_ELEMENT &&
+        optic_node_opcode(c->m, optic_node_operand(c->m, y, 0)) == OPTIC_OP_BATCH_NORM_TRAINING) {
+      continue; /* taken by the batch-norm-training rule */
+    }
     const char *why;
     ad_rule_fn rule = ad_rule_for(c, y, &why);
     if (rule == NULL && optic_node_opcode(c->m, y) == OPTIC_OP_GET_TUPLE_ELEMENT) {
       optic_node_id t = optic_node_operand(c->m, y, 0); /* name the producer of the tuple */
-      if (ad_rule_for(c, t, &why) == NULL || why == NULL) why = "tuple-valued results have no rule";
+      if (ad_rule_for(c, t, &why) != NULL || why == NULL) why = "tuple-valued results have no rule";
       st = unsupported(b, t, why);
       break;
     }

@@ -56,6 +56,9 @@ optic_status ad_rule_dot(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node
 optic_status ad_rule_convolution(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 optic_status ad_rule_reduce(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 optic_status ad_rule_reduce_window(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
+/* Tuple-valued: gathers its elements' adjoints from its get-tuple-element
+ * readers itself; *why is set when it cannot differentiate what flowed. */
+optic_status ad_rule_batch_norm_training(ad_ctx *c, optic_node_id y, optic_node_id *gx, const char **why);
 
 /* The part of a pad's result gradient g that its operand x receives (cfg:
  * the pad's config): negative edges undone with zeros, then a

@@ -125,7 +125,25 @@ static void test_mlp(void) {
   OT_CHECK(adf_check("mlp", ev_main, -1, 1, F32_TOL));
 }
 
+/* batch-norm-training's normalized output (feature dim 1 and 3), through
+ * XLA's batch-norm-grad; the batch statistics outputs go unused. */
+static void test_batch_norm_training(void) {
+  for (int64_t fi = 1; fi <= 3; fi += 2) {
+    ev_fresh();
+    int64_t d[4] = {3, 4, 2, 4};
+    optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 4, d), s = ev_param(ev_main, 1, OPTIC_F64, 1, (int64_t[]){4}),
+                  o = ev_param(ev_main, 2, OPTIC_F64, 1, (int64_t[]){4}), bn, y;
+    OT_EXPECT_OK(optic_graph_batch_norm(ev_m, ev_main, OPTIC_OP_BATCH_NORM_TRAINING, (optic_node_id[]){x, s, o}, 3,
+                                        0.001f, fi, NULL, &bn));
+    OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, ev_main, bn, 0, NULL, &y));
+    OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_TANH, y, NULL, &y));
+    ev_root(ev_main, y);
+    OT_CHECK(adf_check("batch-norm-training", ev_main, -1, 1, F64_TOL), "feature index %lld", (long long)fi);
+  }
+}
+
 static const ot_case cases[] = {
+    {"batch_norm_training", test_batch_norm_training},
     {"dot_dimension_numbers", test_dot_dimension_numbers},
     {"reduce", test_reduce},
     {"reduce_max_tie", test_reduce_max_tie},
