@@ -50,7 +50,10 @@ ad_rule_fn ad_rule_for(const ad_ctx *c, optic_node_id y, const char **why) {
     return *why ? NULL : ad_rule_reduce;
   case OPTIC_OP_GATHER: return (*why = ad_gather_unsupported(c->m, y)) ? NULL : ad_rule_gather;
   case OPTIC_OP_REDUCE_WINDOW: return (*why = ad_reduce_window_unsupported(c->m, y)) ? NULL : ad_rule_reduce_window;
-  case OPTIC_OP_WHILE: *why = "while loops are not differentiated (their trip count is data)"; return NULL;
+  case OPTIC_OP_WHILE:
+    *why = "only loops with a counter fixed at build time (JAX's scan and fori_loop shape) and at most 1024 "
+           "iterations are differentiated (unrolled)";
+    return NULL;
   case OPTIC_OP_SCATTER: *why = "scatter has no rule (its out-of-bounds windows are skipped, its combiner arbitrary)"; return NULL;
   default: *why = "no rule for this opcode"; return NULL;
   }
@@ -81,15 +84,15 @@ static optic_status note_origin(ad_build *b, optic_node_id id, optic_node_id src
 
 static optic_status clone_cone(ad_build *b, optic_comp_id src, optic_node_id *map, optic_node_id root);
 
-/* A call or fusion: its callee's cone copied with the callee's parameters
- * bound to the copied operands. */
-static optic_status inline_call(ad_build *b, const optic_instr *in, const optic_node_id *ops, optic_node_id *out) {
+/* Callee's cone copied with its parameters bound to the n copied operands
+ * ops: a call or fusion inlined, or one iteration of a while body. */
+static optic_status inline_comp(ad_build *b, optic_comp_id callee, const optic_node_id *ops, int32_t n,
+                                optic_node_id *out) {
   optic_module_t *m = b->c.m;
-  optic_comp_id callee = in->calls[0];
   optic_node_id *map = malloc((size_t)m->n_instrs * sizeof *map);
   if (map == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "autodiff: out of memory");
   for (int32_t i = 0; i < m->n_instrs; i++) map[i] = OPTIC_NO_NODE;
-  for (int32_t i = 0; i < in->n_operands; i++) map[optic_computation_parameter(m, callee, i)] = ops[i];
+  for (int32_t i = 0; i < n; i++) map[optic_computation_parameter(m, callee, i)] = ops[i];
   optic_node_id root = optic_computation_root(m, callee);
   optic_status st = clone_cone(b, callee, map, root);
   *out = map[root];
@@ -109,11 +112,18 @@ static optic_status clone_one(ad_build *b, optic_node_id id, optic_node_id *map)
   }
   for (int32_t i = 0; i < in->n_operands; i++) o[i] = map[in->operands[i]];
   optic_status st;
+  int64_t trips;
   if (in->op == OPTIC_OP_GET_TUPLE_ELEMENT && optic_node_opcode(m, o[0]) == OPTIC_OP_TUPLE) {
     map[id] = optic_node_operand(m, o[0], (int32_t)in->ints[0]); /* an element of a tuple built here: itself */
     st = OPTIC_OK;
   } else if (in->op == OPTIC_OP_CALL || in->op == OPTIC_OP_FUSION) {
-    st = inline_call(b, in, o, &map[id]);
+    st = inline_comp(b, in->calls[0], o, in->n_operands, &map[id]);
+  } else if (in->op == OPTIC_OP_WHILE && ad_while_trip_count(m, id, AD_MAX_UNROLL, &trips)) {
+    optic_node_id v = o[0]; /* unrolled: the body applied trips times */
+    optic_comp_id body = in->calls[1]; /* in moves when the module grows */
+    st = OPTIC_OK;
+    for (int64_t t = 0; t < trips && st == OPTIC_OK; t++) st = inline_comp(b, body, &v, 1, &v);
+    map[id] = v;
   } else {
     optic_instr_proto p = graph_proto(in->op);
     p.type = in->type, p.operands = o, p.n_operands = in->n_operands;

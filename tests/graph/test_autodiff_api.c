@@ -149,7 +149,45 @@ static void test_output_choice(void) {
   optic_literal_destroy(xv);
 }
 
+/* A fori_loop: state (i, x, w), body x = tanh(x w) + x, i = i + 1, while
+ * i < bound (start 1): unrolled and differentiated w.r.t. x and w, for
+ * 0, 1 and 4 iterations. */
+static void test_counted_loop_is_unrolled(void) {
+  for (int32_t bound = 1; bound <= 5; bound += (bound == 1 ? 1 : 3)) {
+    ev_fresh();
+    optic_shape vs = {1, {3}}, ss = {0};
+    optic_type el[3] = {optic_type_array(OPTIC_S32, &ss), optic_type_array(OPTIC_F64, &vs), optic_type_array(OPTIC_F64, &vs)};
+    optic_type st = {.dtype = OPTIC_DTYPE_INVALID, .tuple_size = 3, .elements = el};
+    optic_comp_id cond = ev_comp("cond"), body = ev_comp("body");
+    optic_node_id cp = ev_param_type(cond, 0, &st), ci, cb, cr;
+    OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, cond, cp, 0, NULL, &ci));
+    OT_EXPECT_OK(optic_graph_constant(ev_m, cond, OPTIC_S32, &ss, &bound, 4, NULL, &cb));
+    OT_EXPECT_OK(optic_graph_compare(ev_m, cond, OPTIC_CMP_LT, ci, cb, NULL, &cr));
+    ev_root(cond, cr);
+    optic_node_id bp = ev_param_type(body, 0, &st), i, x, w, one, t, r;
+    OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, body, bp, 0, NULL, &i));
+    OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, body, bp, 1, NULL, &x));
+    OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, body, bp, 2, NULL, &w));
+    OT_EXPECT_OK(optic_graph_constant(ev_m, body, OPTIC_S32, &ss, &(int32_t){1}, 4, NULL, &one));
+    OT_EXPECT_OK(optic_graph_binary(ev_m, body, OPTIC_OP_ADD, i, one, NULL, &i));
+    OT_EXPECT_OK(optic_graph_binary(ev_m, body, OPTIC_OP_MULTIPLY, x, w, NULL, &t));
+    OT_EXPECT_OK(optic_graph_unary(ev_m, body, OPTIC_OP_TANH, t, NULL, &t));
+    OT_EXPECT_OK(optic_graph_binary(ev_m, body, OPTIC_OP_ADD, t, x, NULL, &t));
+    OT_EXPECT_OK(optic_graph_tuple(ev_m, body, (optic_node_id[]){i, t, w}, 3, NULL, &r));
+    ev_root(body, r);
+    optic_node_id x0 = ev_param(ev_main, 0, OPTIC_F64, 1, (int64_t[]){3}), w0 = ev_param(ev_main, 1, OPTIC_F64, 1, (int64_t[]){3});
+    optic_node_id start, init, loop, y;
+    OT_EXPECT_OK(optic_graph_constant(ev_m, ev_main, OPTIC_S32, &ss, &(int32_t){1}, 4, NULL, &start));
+    OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, (optic_node_id[]){start, x0, w0}, 3, NULL, &init));
+    OT_EXPECT_OK(optic_graph_while(ev_m, ev_main, init, cond, body, NULL, &loop));
+    OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, ev_main, loop, 1, NULL, &y));
+    ev_root(ev_main, y);
+    OT_CHECK(adf_check("counted loop", ev_main, -1, 1, 1e-6), "bound %d", (int)bound);
+  }
+}
+
 static const ot_case cases[] = {
+    {"counted_loop_is_unrolled", test_counted_loop_is_unrolled},
     {"shape_of_result", test_shape_of_result},
     {"bad_arguments", test_bad_arguments},
     {"while_is_unsupported", test_while_is_unsupported},
