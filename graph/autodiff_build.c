@@ -13,8 +13,9 @@ void ad_attrs(const optic_module_t *m, optic_node_id y, optic_node_attrs_t *out)
 
 const optic_type *ad_type(const ad_ctx *c, optic_node_id x) { return optic_node_type(c->m, x); }
 
-optic_status ad_const(ad_ctx *c, double v, optic_dtype dt, const optic_shape *shape, optic_node_id *out) {
-  optic_shape scalar = {.rank = 0};
+optic_status ad_const(ad_ctx *c, double v, optic_dtype dt, const optic_shape *shape_in, optic_node_id *out) {
+  optic_shape scalar = {.rank = 0}, copy = shape_in ? *shape_in : scalar; /* shape_in may point into the module */
+  const optic_shape *shape = &copy;
   optic_node_id k;
   if (dt == OPTIC_F64) {
     AD_TRY(optic_graph_constant(c->m, c->dst, OPTIC_F64, &scalar, &v, sizeof v, NULL, &k));

@@ -45,7 +45,8 @@ static optic_status axis_out_of(ad_ctx *c, int32_t src, int64_t size1, optic_nod
 /* Merges axis src of x into axis dst (dst indexes the dims without src),
  * src major. */
 static optic_status axis_into(ad_ctx *c, int32_t src, int32_t dst, optic_node_id x, optic_node_id *out) {
-  const optic_shape *s = &ad_type(c, x)->shape;
+  optic_shape xs = ad_type(c, x)->shape; /* a copy: the transpose below may move the module's records */
+  const optic_shape *s = &xs;
   int64_t perm[OPTIC_MAX_RANK];
   int32_t k = 0;
   for (int32_t d = 0; d < s->rank; d++) {

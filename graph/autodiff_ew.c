@@ -210,7 +210,8 @@ static optic_status clamp_bound(ad_ctx *c, optic_node_id bound, optic_node_id wh
 optic_status ad_rule_clamp(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx) {
   optic_node_id lo = optic_node_operand(c->m, y, 0), x = optic_node_operand(c->m, y, 1),
                 hi = optic_node_operand(c->m, y, 2);
-  const optic_shape *s = &ad_type(c, x)->shape;
+  optic_shape xs = ad_type(c, x)->shape;
+  const optic_shape *s = &xs;
   optic_node_id blo, bhi, p, q;
   gx[0] = gx[1] = gx[2] = OPTIC_NO_NODE;
   blo = lo, bhi = hi;

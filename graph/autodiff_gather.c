@@ -17,8 +17,10 @@ const char *ad_gather_unsupported(const optic_module_t *m, optic_node_id y) {
 /* The indices clamped to [0, operand dim - slice size] per start entry. */
 static optic_status clamp_indices(ad_ctx *c, const optic_gather_dims *d, optic_node_id x, optic_node_id idx,
                                   optic_node_id *out) {
-  const optic_type *it = ad_type(c, idx);
-  const optic_shape *xs = &ad_type(c, x)->shape;
+  optic_type itv = *ad_type(c, idx); /* copies: the builders below may move the module's records */
+  const optic_type *it = &itv;
+  optic_shape xsv = ad_type(c, x)->shape;
+  const optic_shape *xs = &xsv;
   int64_t hi[OPTIC_MAX_RANK];
   for (int32_t k = 0; k < d->n_start_index_map; k++) {
     int64_t dim = d->start_index_map[k];

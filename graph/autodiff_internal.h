@@ -81,7 +81,10 @@ optic_opcode ad_combiner_op(const optic_module_t *m, optic_comp_id callee);
 const char *ad_convolution_unsupported(const optic_module_t *m, optic_node_id y);
 const char *ad_gather_unsupported(const optic_module_t *m, optic_node_id y);
 
-/* ---- shared builders (graph/autodiff_build.c); all add to c->dst */
+/* ---- shared builders (graph/autodiff_build.c); all add to c->dst.
+ * A builder may move the module's instruction records: a type or shape
+ * pointer from ad_type / optic_node_type is valid only until the next
+ * builder call, so code that builds several instructions copies them. */
 bool ad_wants(const ad_ctx *c, optic_node_id x);
 /* y's attributes through the public view (include/optic/attrs.h). */
 void ad_attrs(const optic_module_t *m, optic_node_id y, optic_node_attrs_t *out);
