@@ -54,7 +54,7 @@ ad_rule_fn ad_rule_for(const ad_ctx *c, optic_node_id y, const char **why) {
     *why = "only loops with a counter fixed at build time (JAX's scan and fori_loop shape) and at most 1024 "
            "iterations are differentiated (unrolled)";
     return NULL;
-  case OPTIC_OP_SCATTER: *why = "scatter has no rule (its out-of-bounds windows are skipped, its combiner arbitrary)"; return NULL;
+  case OPTIC_OP_SCATTER: return (*why = ad_scatter_unsupported(c->m, y)) ? NULL : ad_rule_scatter;
   default: *why = "no rule for this opcode"; return NULL;
   }
 }

@@ -80,6 +80,8 @@ optic_opcode ad_combiner_op(const optic_module_t *m, optic_comp_id callee);
 /* Why optic cannot differentiate the convolution / gather y, or NULL. */
 const char *ad_convolution_unsupported(const optic_module_t *m, optic_node_id y);
 const char *ad_gather_unsupported(const optic_module_t *m, optic_node_id y);
+const char *ad_scatter_unsupported(const optic_module_t *m, optic_node_id y);
+optic_status ad_rule_scatter(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 
 /* ---- shared builders (graph/autodiff_build.c); all add to c->dst.
  * A builder may move the module's instruction records: a type or shape

@@ -1,7 +1,8 @@
 /* Reverse-mode autodiff of gather (the gradient is a scatter-add at the
- * clamped starts) against central finite differences in f64: an embedding
- * lookup with repeated and out-of-range rows, a 2-D start with a
- * non-trailing index vector dim, and windows wider than one element. */
+ * clamped starts) and scatter-add (a gather, zero where scatter skipped an
+ * out-of-bounds window) against central finite differences in f64: an
+ * embedding lookup with repeated and out-of-range rows, a 2-D start with a
+ * non-trailing index vector dim, windows wider than one element. */
 #include "tests/graph/autodiff_util.h"
 
 static optic_node_id s32_const(int32_t rank, const int64_t *dims, const int32_t *data) {
@@ -51,7 +52,38 @@ static void test_take_along_axis(void) {
   finish("take_along_axis", y);
 }
 
+/* scatter-add into a parameter: rows {1, 4, 1, 9}; row 9 is out of bounds,
+ * so scatter skips it and its update's gradient is 0. */
+static void test_scatter_add_rows(void) {
+  ev_fresh();
+  optic_comp_id add = ev_binary_comp("add", OPTIC_OP_ADD, OPTIC_F64);
+  optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 2, (int64_t[]){5, 3}),
+                u = ev_param(ev_main, 1, OPTIC_F64, 2, (int64_t[]){4, 3}), y;
+  optic_node_id idx = s32_const(1, (int64_t[]){4}, (int32_t[]){1, 4, 1, 9});
+  optic_scatter_dims d = {.n_update_window_dims = 1, .update_window_dims = {1}, .n_inserted = 1,
+                          .inserted_window_dims = {0}, .n_scatter_dims_to_operand_dims = 1,
+                          .scatter_dims_to_operand_dims = {0}, .index_vector_dim = 1};
+  OT_EXPECT_OK(optic_graph_scatter(ev_m, ev_main, x, idx, u, &d, add, NULL, &y));
+  finish("scatter rows", y);
+}
+
+/* 2x2 windows at 2-D starts (0,1), (2,3) and (3,4): the last lies partly
+ * outside [4, 5] and is skipped. */
+static void test_scatter_add_windows(void) {
+  ev_fresh();
+  optic_comp_id add = ev_binary_comp("add", OPTIC_OP_ADD, OPTIC_F64);
+  optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 2, (int64_t[]){4, 5}),
+                u = ev_param(ev_main, 1, OPTIC_F64, 3, (int64_t[]){3, 2, 2}), y;
+  optic_node_id idx = s32_const(2, (int64_t[]){3, 2}, (int32_t[]){0, 1, 2, 3, 3, 4});
+  optic_scatter_dims d = {.n_update_window_dims = 2, .update_window_dims = {1, 2}, .n_scatter_dims_to_operand_dims = 2,
+                          .scatter_dims_to_operand_dims = {0, 1}, .index_vector_dim = 1};
+  OT_EXPECT_OK(optic_graph_scatter(ev_m, ev_main, x, idx, u, &d, add, NULL, &y));
+  finish("scatter windows", y);
+}
+
 static const ot_case cases[] = {
+    {"scatter_add_rows", test_scatter_add_rows},
+    {"scatter_add_windows", test_scatter_add_windows},
     {"embedding_lookup", test_embedding_lookup},
     {"windows", test_windows},
     {"take_along_axis", test_take_along_axis},
