@@ -11,11 +11,14 @@ static const char *out_dir;
 static void save(const char *model, const char *name, const optic_literal *l) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s_%s.npy", out_dir, model, name);
-  const optic_type *t = optic_literal_type(l);
+  optic_literal *copy; /* a tensor view needs mutable data */
+  if (optic_literal_clone(l, &copy)) ev_die("clone");
+  const optic_type *t = optic_literal_type(copy);
   optic_tensor v;
-  if (optic_tensor_make(t->dtype, &t->shape, (void *)optic_literal_data(l, NULL), &v) || optic_npy_write(path, &v)) {
+  if (optic_tensor_make(t->dtype, &t->shape, optic_literal_mutable_data(copy, NULL), &v) || optic_npy_write(path, &v)) {
     ev_die(path);
   }
+  optic_literal_destroy(copy);
 }
 
 static optic_node_id f32_scalar(float v) {

@@ -57,7 +57,7 @@ static void reduce_case(optic_opcode op, double lo, double hi, const int64_t *rd
   if (init_param) {
     init = ev_param(ev_main, 1, OPTIC_F64, 0, NULL);
   } else {
-    double v = op == OPTIC_OP_MAXIMUM ? -INFINITY : op == OPTIC_OP_MINIMUM ? INFINITY : op == OPTIC_OP_MULTIPLY ? 1 : 0;
+    double v = op == OPTIC_OP_MAXIMUM ? -HUGE_VAL : op == OPTIC_OP_MINIMUM ? HUGE_VAL : op == OPTIC_OP_MULTIPLY ? 1 : 0;
     OT_EXPECT_OK(optic_graph_constant(ev_m, ev_main, OPTIC_F64, &(optic_shape){0}, &v, 8, NULL, &init));
   }
   OT_EXPECT_OK(optic_graph_reduce(ev_m, ev_main, &x, &init, 1, rdims, nr, f, NULL, &y));

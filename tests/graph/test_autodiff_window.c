@@ -32,7 +32,7 @@ static void run(optic_opcode op, bool init_param) {
     if (init_param) {
       init = ev_param(ev_main, 1, OPTIC_F64, 0, NULL);
     } else {
-      double v = op == OPTIC_OP_MAXIMUM ? -INFINITY : op == OPTIC_OP_MINIMUM ? INFINITY : 0;
+      double v = op == OPTIC_OP_MAXIMUM ? -HUGE_VAL : op == OPTIC_OP_MINIMUM ? HUGE_VAL : 0;
       OT_EXPECT_OK(optic_graph_constant(ev_m, ev_main, OPTIC_F64, &(optic_shape){0}, &v, 8, NULL, &init));
     }
     OT_EXPECT_OK(optic_graph_reduce_window(ev_m, ev_main, &x, &init, 1, c->w, f, NULL, &y));
