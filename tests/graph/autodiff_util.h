@@ -59,7 +59,8 @@ static inline bool adf_loss(optic_comp_id c, const optic_literal *const *args, i
  * gradient against (L(x + h) - L(x - h)) / 2h, |ad - fd| <= tol * max(1,
  * largest |fd| of that parameter), with arguments uniform in [lo, hi] and h
  * = 1e-6 (f64) or 1e-3 (f32) times max(1, |x|). Also checks that the value
- * returned beside the gradients is bit for bit the forward's. */
+ * returned beside the gradients is bit for bit the forward's, and that each
+ * gradient has its parameter's type. */
 static inline bool adf_check(const char *what, optic_comp_id c, double lo, double hi, double tol) {
   int32_t np = optic_computation_parameter_count(ev_m, c), nw = 0, wrt[16];
   optic_literal *args[17] = {0};
@@ -86,6 +87,11 @@ static inline bool adf_check(const char *what, optic_comp_id c, double lo, doubl
   for (int32_t k = 0; ok && k < nw; k++) {
     optic_literal *x = args[wrt[k]];
     const optic_literal *gr = optic_literal_element(res, k + 1);
+    if (!optic_type_equal(optic_literal_type(gr), optic_literal_type(x))) {
+      fprintf(stderr, "  %s: gradient %d does not have its parameter's type\n", what, (int)k);
+      ok = false;
+      break;
+    }
     bool f64 = optic_literal_type(x)->dtype == OPTIC_F64;
     int64_t n = adf_count(x);
     double *fd = malloc(sizeof(double) * (size_t)(n ? n : 1)), big = 1;

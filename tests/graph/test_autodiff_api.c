@@ -186,7 +186,29 @@ static void test_counted_loop_is_unrolled(void) {
   }
 }
 
+/* Second order: the gradient computation is ordinary, so it can itself be
+ * differentiated. d/dx of (d/dx sum(tanh(x w)^2)) seeded: a Hessian-vector
+ * product, checked by finite differences of the first gradient. */
+static void test_second_order(void) {
+  ev_fresh();
+  optic_comp_id add = ev_binary_comp("add", OPTIC_OP_ADD, OPTIC_F64);
+  optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 1, (int64_t[]){5}), w = ev_param(ev_main, 1, OPTIC_F64, 1, (int64_t[]){5}),
+                t, s, zero;
+  OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_MULTIPLY, x, w, NULL, &t));
+  OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_TANH, t, NULL, &t));
+  OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_MULTIPLY, t, t, NULL, &t));
+  OT_EXPECT_OK(optic_graph_constant(ev_m, ev_main, OPTIC_F64, &(optic_shape){0}, &(double){0}, 8, NULL, &zero));
+  OT_EXPECT_OK(optic_graph_reduce(ev_m, ev_main, &t, &zero, 1, (int64_t[]){0}, 1, add, NULL, &s));
+  ev_root(ev_main, s);
+  optic_comp_id g;
+  OT_EXPECT_OK(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0}, 1, NULL, &g));
+  optic_node_id root = optic_computation_root(ev_m, g);
+  OT_EXPECT_OK(optic_computation_set_root(ev_m, g, optic_node_operand(ev_m, root, 1))); /* g(x, w) = df/dx */
+  OT_CHECK(adf_check("second order", g, -1, 1, 1e-6));
+}
+
 static const ot_case cases[] = {
+    {"second_order", test_second_order},
     {"counted_loop_is_unrolled", test_counted_loop_is_unrolled},
     {"shape_of_result", test_shape_of_result},
     {"bad_arguments", test_bad_arguments},

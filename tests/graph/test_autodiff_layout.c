@@ -142,7 +142,23 @@ static void test_fan_out(void) {
   OT_CHECK(adf_check("fan-out", ev_main, 0.5, 2, TOL));
 }
 
+/* Empty arrays: a [0, 4] parameter gets a [0, 4] gradient; a [3, 0] one
+ * reduced to a [3] zero vector gets zeros. */
+static void test_empty(void) {
+  ev_fresh();
+  optic_comp_id add = ev_binary_comp("add", OPTIC_OP_ADD, OPTIC_F64);
+  optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 2, (int64_t[]){0, 4}), v = ev_param(ev_main, 1, OPTIC_F64, 2, (int64_t[]){3, 0}),
+                t, s, r, zero = f64_scalar(0), y;
+  OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_TANH, x, NULL, &t));
+  OT_EXPECT_OK(optic_graph_reduce(ev_m, ev_main, &t, &zero, 1, (int64_t[]){0}, 1, add, NULL, &s)); /* [4] zeros */
+  OT_EXPECT_OK(optic_graph_reduce(ev_m, ev_main, &v, &zero, 1, (int64_t[]){1}, 1, add, NULL, &r)); /* [3] zeros */
+  OT_EXPECT_OK(optic_graph_concatenate(ev_m, ev_main, (optic_node_id[]){s, r}, 2, 0, NULL, &y));
+  ev_root(ev_main, squared(y));
+  OT_CHECK(adf_check("empty", ev_main, -1, 1, TOL));
+}
+
 static const ot_case cases[] = {
+    {"empty", test_empty},
     {"broadcast", test_broadcast},
     {"reshape_transpose", test_reshape_transpose},
     {"slice", test_slice},
