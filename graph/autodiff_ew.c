@@ -109,7 +109,8 @@ static optic_status divide(ad_ctx *c, optic_node_id y, optic_node_id a, optic_no
   return OPTIC_OK;
 }
 
-/* y = a^b: da = g b a^(b-1), db = g y log(a) (NaN for a < 0, as JAX). */
+/* y = a^b: da = g b a^(b-1), db = g y log(a), with log(0) read as 0 (as
+ * JAX does, so 0^b gives db = 0, not 0 * -inf); NaN for a < 0. */
 static optic_status power(ad_ctx *c, optic_node_id y, optic_node_id a, optic_node_id b, optic_node_id g,
                           optic_node_id *gx) {
   optic_node_id t, one;
@@ -121,7 +122,11 @@ static optic_status power(ad_ctx *c, optic_node_id y, optic_node_id a, optic_nod
     AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, g, t, &gx[0]));
   }
   if (ad_wants(c, b)) {
+    optic_node_id zero, is_zero;
     AD_TRY(ad_un(c, OPTIC_OP_LOG, a, &t));
+    AD_TRY(ad_zeros_like(c, a, &zero));
+    AD_TRY(ad_cmp(c, OPTIC_CMP_EQ, a, zero, &is_zero));
+    AD_TRY(optic_graph_select(c->m, c->dst, is_zero, zero, t, NULL, &t));
     AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, y, t, &t));
     AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, g, t, &gx[1]));
   }

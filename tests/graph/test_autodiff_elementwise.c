@@ -147,7 +147,29 @@ static void test_integer_path_is_zero(void) {
   OT_CHECK(adf_check("integer path", ev_main, 2.2, 2.8, F64_TOL));
 }
 
+/* power at a = 0: JAX's rule reads log 0 as 0, so 0^2 gives d/db = 0 (not
+ * 0 * -inf = NaN) and d/da = 2 * 0 = 0. */
+static void test_power_at_zero(void) {
+  ev_fresh();
+  optic_node_id a = ev_param(ev_main, 0, OPTIC_F64, 0, NULL), b = ev_param(ev_main, 1, OPTIC_F64, 0, NULL), y;
+  OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_POWER, a, b, NULL, &y));
+  ev_root(ev_main, y);
+  optic_comp_id g;
+  OT_EXPECT_OK(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0, 1}, 2, NULL, &g));
+  optic_literal *av = ev_lit(OPTIC_F64, 0, NULL, (double[]){0}), *bv = ev_lit(OPTIC_F64, 0, NULL, (double[]){2});
+  optic_literal *r = ev_run(g, (const optic_literal *const[]){av, bv}, 2);
+  if (r) {
+    double da = *(const double *)optic_literal_data(optic_literal_element(r, 1), NULL);
+    double db = *(const double *)optic_literal_data(optic_literal_element(r, 2), NULL);
+    OT_CHECK(da == 0 && db == 0, "d/da %g, d/db %g", da, db);
+  }
+  optic_literal_destroy(r);
+  optic_literal_destroy(av);
+  optic_literal_destroy(bv);
+}
+
 static const ot_case cases[] = {
+    {"power_at_zero", test_power_at_zero},
     {"unary_ops", test_unary_ops},
     {"piecewise_constant_ops", test_piecewise_constant_ops},
     {"binary_ops", test_binary_ops},
