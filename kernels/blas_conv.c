@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "kernels/blas_conv_engine.h"
 #include "kernels/conv_direct.h"
+#include "kernels/conv_grouped.h"
 
 /* [lo, hi) of n items for slice t of count: sizes differ by at most one. */
 static void split(int64_t n, int32_t t, int32_t count, int64_t *lo, int64_t *hi) {
@@ -153,6 +154,12 @@ optic_status optic_conv_run_forward(const optic_conv_plan *p, const float *input
     int64_t u0, u1;
     split(p->units, thread, threads, &u0, &u1);
     optic_conv_direct_run(p, operand(input), operand(kernel), result(output), u0, u1);
+    return OPTIC_OK;
+  }
+  if (p->strategy == OPTIC_CONV_STRATEGY_GROUPED) {
+    int64_t u0, u1;
+    split(p->units, thread, threads, &u0, &u1);
+    optic_conv_grouped_run(p, operand(input), operand(kernel), result(output), u0, u1);
     return OPTIC_OK;
   }
   forward_slice(p, operand(input), operand(kernel), result(output), slice_scratch(p, scratch, thread), thread, threads);

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "kernels/blas_conv_engine.h"
 #include "kernels/conv_direct.h"
+#include "kernels/conv_grouped.h"
 
 /* Bytes of one im2col block: small enough to stay in L2 between the gather
  * and OpenBLAS packing it (measured on the ResNet-50 3x3 layer: see
@@ -218,7 +219,8 @@ static optic_status size_scratch(optic_conv_plan *p) {
   size_t col = 0, pack = 0, tile = 0;
   bool ovf = false;
   int64_t rows = p->pass == OPTIC_CONV_BACKWARD_KERNEL ? p->kchunk : p->kc;
-  if (p->strategy != OPTIC_CONV_STRATEGY_GEMM && p->strategy != OPTIC_CONV_STRATEGY_DIRECT) {
+  if (p->strategy != OPTIC_CONV_STRATEGY_GEMM && p->strategy != OPTIC_CONV_STRATEGY_DIRECT &&
+      p->strategy != OPTIC_CONV_STRATEGY_GROUPED) {
     ovf |= __builtin_mul_overflow((size_t)p->block, (size_t)rows, &col);
   }
   if (!p->kernel_direct) ovf |= __builtin_mul_overflow((size_t)rows, (size_t)g->cout, &pack);
@@ -244,6 +246,13 @@ static void plan_direct(optic_conv_plan *p) {
   p->kernel_direct = p->output_direct = true;
   p->units = optic_conv_direct_units(&p->g);
   p->direct_cin_block = optic_conv_direct_cin_block(&p->g);
+}
+
+/* The grouped loops likewise: units are output positions, all groups each. */
+static void plan_grouped(optic_conv_plan *p) {
+  p->strategy = OPTIC_CONV_STRATEGY_GROUPED;
+  p->kernel_direct = p->output_direct = true;
+  p->units = p->positions;
 }
 
 optic_status optic_conv_plan_make(const optic_conv_desc *d, optic_conv_pass pass, int32_t threads,
@@ -294,7 +303,9 @@ optic_status optic_conv_plan_make_strategy(const optic_conv_desc *d, optic_conv_
   } else {
     p.units = p.g.groups * p.positions;
   }
-  if (pass == OPTIC_CONV_FORWARD || strategy != 0) {
+  if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_preferred(&p.g)) {
+    plan_grouped(&p);
+  } else if (pass == OPTIC_CONV_FORWARD || strategy != 0) {
     const char *unfit = pass != OPTIC_CONV_FORWARD ? "it runs the forward pass only"
                                                    : optic_conv_direct_unfit(&p.g, optic_isa_selected());
     if (strategy == OPTIC_CONV_STRATEGY_DIRECT && unfit != NULL) {

@@ -153,6 +153,8 @@ enum {
   OPTIC_CONV_STRATEGY_IM2COL_KM = 3, /* blocked im2col, rows = contraction (spatial-contiguous input) */
   OPTIC_CONV_STRATEGY_DIRECT = 4,    /* forward only, AVX-512: register-blocked direct loops, no BLAS
                                         (kernels/conv_direct.c, kernels/x86/avx512/conv_direct_avx512.c) */
+  OPTIC_CONV_STRATEGY_GROUPED = 5,   /* forward only: many one-feature groups (depthwise, its kernel gradient),
+                                        loops vectorised across groups, no BLAS (kernels/conv_grouped.c) */
 };
 
 /* Validates d and plans `pass` for up to `threads` (>= 1) concurrent slices.

@@ -27,7 +27,13 @@ void bench_register_optim_kernels(void);
 /* Not a list family: optic's planned convolution on the layers of
  * bench/conv_layers.h, "kernel/conv/<layer>/threads:T/real_time". */
 void bench_register_conv_kernels(void);
+/* Every convolution class the runtime can be handed, each next to the GEMM
+ * its strategy reduces to: "kernel/conv_class/<class>/{plan,gemm}/...". */
+void bench_register_conv_class_kernels(void);
 void bench_register_dot_kernels(void);
+/* dot_general dimension-number classes next to plain sgemm:
+ * "kernel/dot_class/<class>/{plan,gemm}/...". */
+void bench_register_dot_class_kernels(void);
 
 /* Registers every entry of an elementwise table under "kernel/<family>". */
 void bench_register_elementwise_table(const char *family, const bench_elementwise *entries, size_t count);

@@ -315,6 +315,87 @@ static void test_edge_sizes(void) {
   check_desc(&d, 28, "empty spatial input, padded");
 }
 
+/* ------------------------------------------------------- class sweep */
+
+/* Forward pass of d on operands at a float-misaligned address (one float
+ * past a 64-byte boundary), against the reference. */
+static void check_misaligned_forward(const optic_conv_desc *d, uint64_t seed, const char *ctx) {
+  optic_shape os;
+  OT_EXPECT_OK(optic_conv_infer_shape(d, &os));
+  size_t nin = elements(&d->input), nk = elements(&d->kernel), nout = elements(&os);
+  kt_rng rng = {seed | 1};
+  float *in = random_floats(&rng, nin + 1), *k = random_floats(&rng, nk + 1);
+  float *ain = absolute(in + 1, nin), *ak = absolute(k + 1, nk);
+  float *want = malloc((nout + 1) * sizeof(float)), *mag = malloc((nout + 1) * sizeof(float));
+  OT_EXPECT_OK(optic_ref_f32_conv(d, in + 1, k + 1, want));
+  OT_EXPECT_OK(optic_ref_f32_conv(d, ain, ak, mag));
+  check_pass(d, OPTIC_CONV_FORWARD, in + 1, k + 1, nout, want, mag, 2, true, ctx);
+  free(in), free(k), free(ain), free(ak), free(want), free(mag);
+}
+
+/* Depthwise NHWC (one feature per group) and its kernel gradient as
+ * graph/autodiff_conv.c builds it (batch groups, batch and feature roles
+ * swapped) run the grouped loops; every window option, group counts around
+ * the loops' 256-group block, odd and 0/1 sizes, against the reference. */
+static void test_grouped_classes(void) {
+  const int64_t groups[] = {8, 17, 256, 257};
+  for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
+    int64_t c = groups[i];
+    char ctx[96];
+    optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){2, 7, 5, c}, (int64_t[]){3, 3, 1, c});
+    d.feature_group_count = c;
+    pads(&d, 1);
+    OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_GROUPED, "depthwise %lld groups", (long long)c);
+    snprintf(ctx, sizeof ctx, "depthwise NHWC, %lld groups", (long long)c);
+    check_desc(&d, 40 + i, ctx);
+    check_misaligned_forward(&d, 50 + i, ctx);
+    d.stride[0] = 2, d.rhs_dilation[1] = 2, d.lhs_dilation[0] = 2, d.reverse[1] = true, d.pad_hi[0] = -1;
+    snprintf(ctx, sizeof ctx, "depthwise NHWC, %lld groups, strided/dilated/reversed", (long long)c);
+    check_desc(&d, 60 + i, ctx);
+    /* the depthwise kernel gradient: [N=3, 6, 5, C] x grad_out [3, 6, 5, C] -> [3, 3, 1, C] */
+    d = make("f01b_i01o->01bf", 4, (int64_t[]){3, 6, 5, c}, (int64_t[]){3, 6, 5, c});
+    d.batch_group_count = c;
+    pads(&d, 1);
+    OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_GROUPED, "bgc kernel grad %lld", (long long)c);
+    snprintf(ctx, sizeof ctx, "depthwise kernel gradient (batch groups), %lld groups", (long long)c);
+    check_desc(&d, 70 + i, ctx);
+    check_misaligned_forward(&d, 80 + i, ctx);
+    d.stride[0] = d.stride[1] = 2; /* the kernel gradient of a dilated depthwise conv */
+    d.pad_hi[0] = d.pad_hi[1] = 2;
+    check_desc(&d, 90 + i, "depthwise kernel gradient, window strides 2");
+  }
+  optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){0, 7, 5, 9}, (int64_t[]){3, 3, 1, 9});
+  d.feature_group_count = 9;
+  check_desc(&d, 99, "depthwise, zero batch");
+  d = make("b01f_01io->b01f", 4, (int64_t[]){1, 1, 1, 9}, (int64_t[]){3, 3, 1, 9});
+  d.feature_group_count = 9;
+  pads(&d, 1);
+  check_desc(&d, 100, "depthwise, 1x1 image");
+  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 2, 2, 9}, (int64_t[]){3, 3, 1, 9});
+  d.feature_group_count = 9;
+  check_desc(&d, 101, "depthwise, empty output");
+}
+
+/* The other classes the runtime is handed (the bench kernel/conv_class set,
+ * small): NCHW and odd dim labels, lhs dilation (input gradients), the
+ * kernel gradients of plain, strided and dilated layers in NHWC and NCHW. */
+static void test_runtime_classes(void) {
+  optic_conv_desc d = make("bf01_oi01->bf01", 4, (int64_t[]){2, 5, 7, 6}, (int64_t[]){4, 5, 3, 3});
+  d.lhs_dilation[0] = d.lhs_dilation[1] = 2, d.pad_lo[0] = d.pad_lo[1] = 1, d.pad_hi[0] = d.pad_hi[1] = 2;
+  check_desc(&d, 110, "NCHW input gradient of a stride-2 layer (lhs dilation 2)");
+  d = make("fb01_io01->bf01", 4, (int64_t[]){3, 5, 9, 7}, (int64_t[]){3, 4, 9, 7});
+  pads(&d, 1);
+  check_desc(&d, 111, "NCHW kernel gradient (swapped roles)");
+  d.stride[0] = d.stride[1] = 2, d.pad_hi[0] = d.pad_hi[1] = 2;
+  check_desc(&d, 112, "NCHW kernel gradient of a dilated layer");
+  d = make("f01b_i01o->01bf", 4, (int64_t[]){3, 11, 9, 5}, (int64_t[]){3, 5, 4, 6});
+  d.rhs_dilation[0] = d.rhs_dilation[1] = 2, d.pad_lo[0] = 1;
+  check_desc(&d, 113, "NHWC kernel gradient of a strided layer (rhs dilation 2)");
+  d = make("01bf_o01i->f01b", 4, (int64_t[]){9, 7, 2, 5}, (int64_t[]){4, 3, 3, 5});
+  pads(&d, 1);
+  check_desc(&d, 114, "odd dim labels 01bf_o01i->f01b");
+}
+
 /* ---------------------------------------------------------- random sweep */
 
 static void shuffle(kt_rng *r, int32_t *x, int32_t n) {
@@ -519,6 +600,8 @@ static const ot_case cases[] = {
     {"hlo_lhs_dilate_parse_only", test_hlo_lhs_dilate_parse_only},
     {"common_layers", test_common_layers},
     {"edge_sizes", test_edge_sizes},
+    {"grouped_classes", test_grouped_classes},
+    {"runtime_classes", test_runtime_classes},
     {"random_sweep", test_random_sweep},
     {"finite_differences", test_finite_differences},
     {"openmp_slices", test_openmp_slices},

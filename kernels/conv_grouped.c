@@ -1,0 +1,78 @@
+/* The group-vectorised direct convolution (kernels/conv_grouped.h): for each
+ * output position and output feature, every window tap and input feature
+ * adds one unit-stride run across the groups into an accumulator block. */
+#include <string.h>
+
+#include "kernels/conv_grouped.h"
+
+/* Groups accumulated at once: a block of floats that stays in L1. */
+#define GROUPED_BLOCK 256
+
+bool optic_conv_grouped_preferred(const optic_conv_geom *g) {
+  return g->groups >= 8 && g->cin * g->cout <= 16 && g->in_sg == 1 && g->k_sg == 1 && g->out_sg == 1;
+}
+
+/* Input offset along spatial dim s of tap k for output coordinate y (as the
+ * im2col gathers compute it); false on padding or a lhs-dilation hole. */
+static inline bool tap_input(const optic_conv_geom *G, int32_t s, int64_t y, int64_t k, int64_t *off) {
+  int64_t keff = G->rev[s] ? G->k_size[s] - 1 - k : k;
+  int64_t X = y * G->stride[s] - G->pad_lo[s] + keff * G->rhs_dil[s];
+  int64_t ld = G->lhs_dil[s];
+  if (X < 0 || X % ld != 0 || X / ld >= G->in_size[s]) return false;
+  *off += (X / ld) * G->in_ss[s];
+  return true;
+}
+
+static void axpy_block(float *restrict acc, const float *restrict x, const float *restrict w, int64_t n) {
+  for (int64_t i = 0; i < n; i++) acc[i] += x[i] * w[i];
+}
+
+/* acc[0..n) = sum over input features and taps for output feature o at
+ * output coordinates y of batch b, groups [g0, g0+n). */
+static void accumulate(const optic_conv_geom *G, const float *in, const float *ker, int64_t b, const int64_t *y,
+                       int64_t o, int64_t g0, int64_t n, float *acc) {
+  int64_t taps = 1;
+  for (int32_t s = 0; s < G->nsp; s++) taps *= G->k_size[s];
+  memset(acc, 0, (size_t)n * sizeof(float));
+  for (int64_t c = 0; c < G->cin; c++) {
+    const float *ib = in + b * G->in_sb + c * G->in_sc + g0;
+    const float *kb = ker + c * G->k_si + o * G->k_so + g0;
+    int64_t k[OPTIC_CONV_MAX_SPATIAL] = {0};
+    for (int64_t t = 0; t < taps; t++) {
+      int64_t ioff = 0, koff = 0;
+      bool valid = true;
+      for (int32_t s = 0; s < G->nsp && valid; s++) {
+        valid = tap_input(G, s, y[s], k[s], &ioff);
+        koff += k[s] * G->k_ss[s];
+      }
+      if (valid) axpy_block(acc, ib + ioff, kb + koff, n);
+      for (int32_t s = G->nsp - 1; s >= 0; s--) { /* next tap, last dim fastest */
+        if (++k[s] < G->k_size[s]) break;
+        k[s] = 0;
+      }
+    }
+  }
+}
+
+void optic_conv_grouped_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                            int64_t u0, int64_t u1) {
+  const optic_conv_geom *G = &p->g;
+  float acc[GROUPED_BLOCK];
+  for (int64_t u = u0; u < u1; u++) {
+    int64_t y[OPTIC_CONV_MAX_SPATIAL], rest = u, ooff = 0;
+    for (int32_t s = G->nsp - 1; s >= 0; s--) {
+      y[s] = rest % G->out_size[s];
+      rest /= G->out_size[s];
+      ooff += y[s] * G->out_ss[s];
+    }
+    int64_t b = rest;
+    ooff += b * G->out_sb;
+    for (int64_t o = 0; o < G->cout; o++) {
+      for (int64_t g0 = 0; g0 < G->groups; g0 += GROUPED_BLOCK) {
+        int64_t n = G->groups - g0 < GROUPED_BLOCK ? G->groups - g0 : GROUPED_BLOCK;
+        accumulate(G, input, kernel, b, y, o, g0, n, acc);
+        memcpy(output + ooff + o * G->out_so + g0, acc, (size_t)n * sizeof(float));
+      }
+    }
+  }
+}

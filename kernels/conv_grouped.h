@@ -1,0 +1,26 @@
+/* Private to the convolution engine: the group-vectorised direct loops
+ * (OPTIC_CONV_STRATEGY_GROUPED) for convolutions made of many tiny groups,
+ * where each group's GEMM is degenerate (one output feature, a handful of
+ * input features): depthwise convolutions and the kernel gradient of a
+ * depthwise convolution (batch groups, as graph/autodiff_conv.c builds it).
+ * The inner loop runs across groups, which sit next to each other in all
+ * three operands (group strides 1), so it reads and writes unit-stride runs.
+ * ISA-neutral C; no copy of any operand, no scratch. A work unit is one
+ * output position (batch index and spatial coordinates), so slices write
+ * disjoint elements. */
+#ifndef OPTIC_KERNELS_CONV_GROUPED_H
+#define OPTIC_KERNELS_CONV_GROUPED_H
+
+#include "kernels/conv.h"
+
+/* True when the automatic plan should take the grouped loops for g: at
+ * least 8 groups, each with at most 16 input x output feature pairs, and
+ * unit group strides in the input, kernel and output. */
+bool optic_conv_grouped_preferred(const optic_conv_geom *g);
+
+/* Runs output positions [u0, u1) of plan p (units = batch * output spatial
+ * positions per group, all groups at once). */
+void optic_conv_grouped_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                            int64_t u0, int64_t u1);
+
+#endif
