@@ -21,7 +21,9 @@
  *                 in_feature, k_in, k_out, out_batch, out_feature, then per
  *                 spatial dim (in, kernel, out positions), then per spatial
  *                 dim the 7 window entries as in reduce-window}
- * Never include from outside graph/. */
+ * Outside graph/, attributes are read through optic_node_attrs
+ * (include/optic/attrs.h, decoded in graph/attrs.c): keep it in step with
+ * any change here. Never include from outside graph/. */
 #ifndef OPTIC_GRAPH_INTERNAL_H
 #define OPTIC_GRAPH_INTERNAL_H
 
@@ -183,11 +185,7 @@ const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c);
 bool graph_opcode_has_effect(optic_opcode op);
 /* infeed and outfeed (graph/build_io.c). */
 bool graph_opcode_is_host_transfer(optic_opcode op);
-/* The clamped start of a dynamic-slice or dynamic-update-slice window per
- * dimension (graph/build_dynamic.c): index holds the start operands' data
- * (n_index = rank scalars, or 1 rank-1 array) of integer dtype dt. */
-void graph_dynamic_starts(const void *const *index, int32_t n_index, optic_dtype dt, int32_t rank,
-                          const int64_t *operand_dims, const int64_t *window_dims, int64_t *start);
+/* graph_dynamic_starts: graph/gather_scatter.h. */
 
 /* Renumbers m in place (graph/module_clone.c): removed instructions are
  * freed and live ones get new ids 0..n-1 in a topological order (every
