@@ -174,6 +174,9 @@ optic_status graph_convolution_typed(optic_module_t *m, optic_comp_id comp, opti
                                      int64_t feature_group_count, int64_t batch_group_count, optic_dtype result,
                                      const char *name, optic_node_id *out);
 void graph_conv_desc(const optic_module_t *m, const optic_instr *in, struct optic_conv_desc *d);
+/* A convolution's attributes in their public form (graph/attrs.c). */
+struct optic_attrs_convolution;
+void graph_conv_attrs(const optic_instr *in, struct optic_attrs_convolution *c);
 /* XLA's convolution valid(d) for one spatial dim (graph/cost_window.c): the
  * (kernel index, output index) pairs whose input position is a real input
  * element, counted in closed form (O(log) time for any window size). */
