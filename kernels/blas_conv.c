@@ -70,8 +70,12 @@ static void forward_slice(const optic_conv_plan *p, const float *in, const float
     conv_mat a;
     if (p->strategy == OPTIC_CONV_STRATEGY_GEMM) {
       a = (conv_mat){(float *)in + g * G->in_sg + conv_pos_offset(p, q, ist), p->in_run_stride, G->in_sc};
-    } else if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK) {
-      conv_gather_mk(p, in, g, q, len, 0, p->kc, col);
+    } else if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK || p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK_TAP) {
+      if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK) {
+        conv_gather_mk(p, in, g, q, len, 0, p->kc, col);
+      } else {
+        conv_gather_mk_tap(p, in, g, q, len, 0, p->kc, col);
+      }
       a = (conv_mat){col, p->kc, 1};
     } else {
       conv_gather_km(p, in, g, q, len, 0, p->kc, col);
@@ -120,8 +124,12 @@ static void backward_kernel_slice(const optic_conv_plan *p, const float *in, con
       if (p->strategy == OPTIC_CONV_STRATEGY_GEMM) {
         at = (conv_mat){(float *)in + g * G->in_sg + conv_pos_offset(p, q, ist) + k0 * G->in_sc, G->in_sc,
                         p->in_run_stride};
-      } else if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK) {
-        conv_gather_mk(p, in, g, q, len, k0, k1, col);
+      } else if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK || p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK_TAP) {
+        if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK) {
+          conv_gather_mk(p, in, g, q, len, k0, k1, col);
+        } else {
+          conv_gather_mk_tap(p, in, g, q, len, k0, k1, col);
+        }
         at = (conv_mat){col, 1, kt};
       } else {
         conv_gather_km(p, in, g, q, len, k0, k1, col);

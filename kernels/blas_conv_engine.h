@@ -36,6 +36,12 @@ void conv_gather_mk(const optic_conv_plan *pl, const float *in, int64_t g, int64
 void conv_gather_km(const optic_conv_plan *pl, const float *in, int64_t g, int64_t p, int64_t len, int64_t k0,
                     int64_t k1, float *col);
 
+/* Like conv_gather_mk (col[j*(k1-k0) + (r-k0)]) for the IM2COL_MK_TAP
+ * strategy: the row walk (features among the taps, by kernel stride) ends
+ * with a spatial tap dim, and copies run along its taps. */
+void conv_gather_mk_tap(const optic_conv_plan *pl, const float *in, int64_t g, int64_t p, int64_t len, int64_t k0,
+                        int64_t k1, float *col);
+
 /* Kernel rows [k0, k1) of group g in row-walk order as a dense (k1-k0) x cout
  * matrix (to_dense) or back (from_dense, for the kernel gradient). */
 void conv_kernel_to_dense(const optic_conv_plan *pl, const float *kernel, int64_t g, int64_t k0, int64_t k1,

@@ -252,6 +252,79 @@ void conv_gather_km(const optic_conv_plan *pl, const float *in, int64_t g, int64
   }
 }
 
+/* dst[0..n) = the input along spatial dim s for output coordinate y and
+ * window taps k0..k0+n-1 of that dim, from offset base (other dims applied). */
+static void gather_run_taps(const optic_conv_geom *G, int32_t s, const float *base, int64_t y, int64_t k0, int64_t n,
+                            float *dst) {
+  int64_t X0 = y * G->stride[s] - G->pad_lo[s], rd = G->rhs_dil[s], ss = G->in_ss[s], in = G->in_size[s];
+  if (!G->rev[s] && G->lhs_dil[s] == 1) {
+    /* valid taps k: 0 <= X0 + k*rd < in */
+    int64_t lo = X0 >= 0 ? 0 : (-X0 + rd - 1) / rd;
+    int64_t hi = in - X0 <= 0 ? 0 : (in - X0 - 1) / rd + 1;
+    int64_t q_lo = lo - k0, q_hi = hi - k0;
+    if (q_lo < 0) q_lo = 0;
+    if (q_hi > n) q_hi = n;
+    if (q_lo > n) q_lo = n;
+    if (q_hi < q_lo) q_hi = q_lo;
+    memset(dst, 0, (size_t)q_lo * sizeof(float));
+    if (q_hi > q_lo) copy_strided(dst + q_lo, base + (X0 + (k0 + q_lo) * rd) * ss, q_hi - q_lo, rd * ss);
+    memset(dst + q_hi, 0, (size_t)(n - q_hi) * sizeof(float));
+    return;
+  }
+  for (int64_t q = 0; q < n; q++) {
+    int64_t off = 0;
+    dst[q] = tap_offset(G, s, X0, k0 + q, &off) ? base[off] : 0.0f;
+  }
+}
+
+void conv_gather_mk_tap(const optic_conv_plan *pl, const float *in, int64_t g, int64_t p, int64_t len, int64_t k0,
+                        int64_t k1, float *col) {
+  const optic_conv_geom *G = &pl->g;
+  const int32_t last = pl->nrow - 1, s_run = pl->row[last].which; /* the row walk ends with a spatial dim */
+  const int64_t run = pl->row[last].size, kt = k1 - k0;
+  int64_t coord[OPTIC_CONV_MAX_SPATIAL + 1], row0[OPTIC_CONV_MAX_SPATIAL + 1];
+  decode(pl->pos, pl->npos, p, coord);
+  decode(pl->row, pl->nrow, k0, row0);
+  const float *gin = in + g * G->in_sg;
+  for (int64_t j = 0; j < len; j++) {
+    int64_t b, y[OPTIC_CONV_MAX_SPATIAL];
+    position_of(pl, coord, &b, y);
+    int64_t fixed = 0;
+    bool fixed_valid = true;
+    for (int32_t s = 0; s < G->nsp && fixed_valid; s++) {
+      if (G->k_size[s] == 1) fixed_valid = tap_offset(G, s, y[s] * G->stride[s] - G->pad_lo[s], 0, &fixed);
+    }
+    const float *base = gin + b * G->in_sb + fixed;
+    float *dst = col + j * kt;
+    int64_t row[OPTIC_CONV_MAX_SPATIAL + 1];
+    memcpy(row, row0, sizeof row);
+    for (int64_t r = k0; r < k1;) {
+      int64_t seg = run - row[last];
+      if (seg > k1 - r) seg = k1 - r;
+      int64_t off = 0;
+      bool valid = fixed_valid;
+      for (int32_t d = 0; d < last && valid; d++) {
+        int32_t s = pl->row[d].which;
+        if (s < 0) {
+          off += row[d] * G->in_sc;
+        } else {
+          valid = tap_offset(G, s, y[s] * G->stride[s] - G->pad_lo[s], row[d], &off);
+        }
+      }
+      if (valid) {
+        gather_run_taps(G, s_run, base + off, y[s_run], row[last], seg, dst);
+      } else {
+        memset(dst, 0, (size_t)seg * sizeof(float));
+      }
+      dst += seg;
+      r += seg;
+      row[last] += seg - 1;
+      advance(pl->row, pl->nrow, row);
+    }
+    advance(pl->pos, pl->npos, coord);
+  }
+}
+
 /* Kernel offset of contraction row coordinates (feature and taps). */
 static int64_t kernel_row_offset(const optic_conv_plan *pl, const int64_t *row) {
   int64_t off = 0;

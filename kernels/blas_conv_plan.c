@@ -193,6 +193,13 @@ static optic_status plan_engine(optic_conv_plan *p) {
   } else {
     p->strategy = (g->in_sc == 1 && g->cin > 1) ? OPTIC_CONV_STRATEGY_IM2COL_MK : OPTIC_CONV_STRATEGY_IM2COL_KM;
     build_row_walk(p, p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK);
+    /* KM copies runs along the innermost output position dim; when the
+     * innermost window dim is much longer (a kernel gradient, whose window is
+     * the image and whose output is the small kernel), copy along it. */
+    if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_KM && p->nrow > 0 && p->row[p->nrow - 1].which >= 0) {
+      int64_t pos_run = p->npos > 0 ? p->pos[p->npos - 1].size : 1;
+      if (p->row[p->nrow - 1].size >= 4 * pos_run) p->strategy = OPTIC_CONV_STRATEGY_IM2COL_MK_TAP;
+    }
     int64_t block = CONV_COL_BLOCK_BYTES / (4 * (p->kc > 0 ? p->kc : 1));
     p->block = block < CONV_MIN_BLOCK ? CONV_MIN_BLOCK : block;
     int64_t len, stride;

@@ -155,6 +155,9 @@ enum {
                                         (kernels/conv_direct.c, kernels/x86/avx512/conv_direct_avx512.c) */
   OPTIC_CONV_STRATEGY_GROUPED = 5,   /* forward only: many one-feature groups (depthwise, its kernel gradient),
                                         loops vectorised across groups, no BLAS (kernels/conv_grouped.c) */
+  OPTIC_CONV_STRATEGY_IM2COL_MK_TAP = 6, /* blocked im2col, rows = positions, copies along the last window dim
+                                            (a feature-strided input whose window runs outlast its output runs:
+                                            the kernel gradient in NCHW) */
 };
 
 /* Validates d and plans `pass` for up to `threads` (>= 1) concurrent slices.

@@ -95,6 +95,7 @@ static const char *strategy_name(int32_t s) {
     case OPTIC_CONV_STRATEGY_IM2COL_KM: return "im2col_km";
     case OPTIC_CONV_STRATEGY_DIRECT: return "direct";
     case OPTIC_CONV_STRATEGY_GROUPED: return "grouped";
+    case OPTIC_CONV_STRATEGY_IM2COL_MK_TAP: return "im2col_mk_tap";
     default: return "unknown";
   }
 }

@@ -383,11 +383,21 @@ static void test_runtime_classes(void) {
   optic_conv_desc d = make("bf01_oi01->bf01", 4, (int64_t[]){2, 5, 7, 6}, (int64_t[]){4, 5, 3, 3});
   d.lhs_dilation[0] = d.lhs_dilation[1] = 2, d.pad_lo[0] = d.pad_lo[1] = 1, d.pad_hi[0] = d.pad_hi[1] = 2;
   check_desc(&d, 110, "NCHW input gradient of a stride-2 layer (lhs dilation 2)");
-  d = make("fb01_io01->bf01", 4, (int64_t[]){3, 5, 9, 7}, (int64_t[]){3, 4, 9, 7});
+  d = make("fb01_io01->bf01", 4, (int64_t[]){3, 5, 13, 14}, (int64_t[]){3, 4, 13, 14});
   pads(&d, 1);
+  OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_IM2COL_MK_TAP, "NCHW kernel gradient");
   check_desc(&d, 111, "NCHW kernel gradient (swapped roles)");
   d.stride[0] = d.stride[1] = 2, d.pad_hi[0] = d.pad_hi[1] = 2;
+  OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_IM2COL_MK_TAP, "its dilated version");
   check_desc(&d, 112, "NCHW kernel gradient of a dilated layer");
+  d.rhs_dilation[0] = 2, d.lhs_dilation[0] = 2, d.reverse[1] = true, d.pad_lo[1] = -1;
+  check_desc(&d, 115, "NCHW kernel gradient, window dilated, reversed, lhs-dilated");
+  OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_IM2COL_MK_TAP, "with every window option");
+  d = make("fb01_io01->bf01", 4, (int64_t[]){3, 5, 13, 30}, (int64_t[]){3, 4, 13, 13});
+  pads(&d, 1);
+  d.rhs_dilation[1] = 2, d.stride[1] = 3; /* copies along the dilated window dim */
+  OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_IM2COL_MK_TAP, "dilated innermost window dim");
+  check_desc(&d, 116, "NCHW kernel gradient, innermost window dim dilated");
   d = make("f01b_i01o->01bf", 4, (int64_t[]){3, 11, 9, 5}, (int64_t[]){3, 5, 4, 6});
   d.rhs_dilation[0] = d.rhs_dilation[1] = 2, d.pad_lo[0] = 1;
   check_desc(&d, 113, "NHWC kernel gradient of a strided layer (rhs dilation 2)");
