@@ -167,7 +167,11 @@ optic_status optic_conv_run_forward(const optic_conv_plan *p, const float *input
   if (p->strategy == OPTIC_CONV_STRATEGY_GROUPED) {
     int64_t u0, u1;
     split(p->units, thread, threads, &u0, &u1);
-    optic_conv_grouped_run(p, operand(input), operand(kernel), result(output), u0, u1);
+    if (p->grouped_rows) {
+      optic_conv_grouped_rows_run(p, operand(input), operand(kernel), result(output), u0, u1);
+    } else {
+      optic_conv_grouped_run(p, operand(input), operand(kernel), result(output), u0, u1);
+    }
     return OPTIC_OK;
   }
   forward_slice(p, operand(input), operand(kernel), result(output), slice_scratch(p, scratch, thread), thread, threads);

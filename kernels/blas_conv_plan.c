@@ -256,10 +256,11 @@ static void plan_direct(optic_conv_plan *p) {
 }
 
 /* The grouped loops likewise: units are output positions, all groups each. */
-static void plan_grouped(optic_conv_plan *p) {
+static void plan_grouped(optic_conv_plan *p, bool rows) {
   p->strategy = OPTIC_CONV_STRATEGY_GROUPED;
   p->kernel_direct = p->output_direct = true;
-  p->units = p->positions;
+  p->grouped_rows = rows;
+  p->units = rows ? optic_conv_grouped_rows_units(&p->g) : p->positions;
 }
 
 optic_status optic_conv_plan_make(const optic_conv_desc *d, optic_conv_pass pass, int32_t threads,
@@ -311,7 +312,9 @@ optic_status optic_conv_plan_make_strategy(const optic_conv_desc *d, optic_conv_
     p.units = p.g.groups * p.positions;
   }
   if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_preferred(&p.g)) {
-    plan_grouped(&p);
+    plan_grouped(&p, false);
+  } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_rows_preferred(&p.g)) {
+    plan_grouped(&p, true);
   } else if (pass == OPTIC_CONV_FORWARD || strategy != 0) {
     const char *unfit = pass != OPTIC_CONV_FORWARD ? "it runs the forward pass only"
                                                    : optic_conv_direct_unfit(&p.g, optic_isa_selected());

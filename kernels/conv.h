@@ -141,6 +141,7 @@ typedef struct optic_conv_plan {
   int64_t units;                /* work units split across threads */
   int64_t kchunk;               /* backward kernel: contraction rows per unit */
   int64_t direct_cin_block;     /* DIRECT: input features per pass over a slice's rows */
+  bool grouped_rows;            /* GROUPED: loops along output rows, not across adjacent groups */
   bool kernel_direct;           /* the kernel (or grad kernel) is used in place as a matrix */
   bool output_direct;           /* output blocks are written (read) in place */
   size_t per_thread_floats;     /* scratch floats per slice */

@@ -12,6 +12,18 @@ bool optic_conv_grouped_preferred(const optic_conv_geom *g) {
   return g->groups >= 8 && g->cin * g->cout <= 16 && g->in_sg == 1 && g->k_sg == 1 && g->out_sg == 1;
 }
 
+bool optic_conv_grouped_rows_preferred(const optic_conv_geom *g) {
+  if (g->nsp < 1 || g->groups < 2 || g->cin * g->cout > 16) return false;
+  int32_t s = g->nsp - 1;
+  return g->in_ss[s] == 1 && g->out_ss[s] == 1 && g->stride[s] == 1 && g->lhs_dil[s] == 1 && g->out_size[s] >= 8;
+}
+
+int64_t optic_conv_grouped_rows_units(const optic_conv_geom *g) {
+  int64_t u = g->groups * g->batch;
+  for (int32_t s = 0; s + 1 < g->nsp; s++) u *= g->out_size[s];
+  return u;
+}
+
 /* Input offset along spatial dim s of tap k for output coordinate y (as the
  * im2col gathers compute it); false on padding or a lhs-dilation hole. */
 static inline bool tap_input(const optic_conv_geom *G, int32_t s, int64_t y, int64_t k, int64_t *off) {
@@ -74,5 +86,57 @@ void optic_conv_grouped_run(const optic_conv_plan *p, const float *input, const 
         memcpy(output + ooff + o * G->out_so + g0, acc, (size_t)n * sizeof(float));
       }
     }
+  }
+}
+
+/* row[x] += w * in[x + a] for the x in [0, n) that land inside [0, in_n). */
+static void axpy_row(float *restrict row, const float *restrict in, int64_t in_n, int64_t a, int64_t n, float w) {
+  int64_t lo = a < 0 ? -a : 0, hi = in_n - a < n ? in_n - a : n;
+  for (int64_t x = lo; x < hi; x++) row[x] += w * in[x + a];
+}
+
+/* One output row (all o) of group g, batch b, outer coordinates y. */
+static void grouped_row(const optic_conv_geom *G, const float *in, const float *ker, float *out, int64_t g, int64_t b,
+                        const int64_t *y) {
+  const int32_t last = G->nsp - 1;
+  int64_t taps = 1, ooff = g * G->out_sg + b * G->out_sb, n = G->out_size[last];
+  for (int32_t s = 0; s < G->nsp; s++) taps *= G->k_size[s];
+  for (int32_t s = 0; s < last; s++) ooff += y[s] * G->out_ss[s];
+  for (int64_t o = 0; o < G->cout; o++) {
+    float *row = out + ooff + o * G->out_so;
+    memset(row, 0, (size_t)n * sizeof(float));
+    for (int64_t c = 0; c < G->cin; c++) {
+      const float *ib = in + g * G->in_sg + b * G->in_sb + c * G->in_sc;
+      const float *kb = ker + g * G->k_sg + c * G->k_si + o * G->k_so;
+      int64_t k[OPTIC_CONV_MAX_SPATIAL] = {0};
+      for (int64_t t = 0; t < taps; t++) {
+        int64_t ioff = 0, koff = 0;
+        bool valid = true;
+        for (int32_t s = 0; s < last && valid; s++) valid = tap_input(G, s, y[s], k[s], &ioff);
+        for (int32_t s = 0; s <= last; s++) koff += k[s] * G->k_ss[s];
+        if (valid) {
+          int64_t keff = G->rev[last] ? G->k_size[last] - 1 - k[last] : k[last];
+          axpy_row(row, ib + ioff, G->in_size[last], keff * G->rhs_dil[last] - G->pad_lo[last], n, kb[koff]);
+        }
+        for (int32_t s = last; s >= 0; s--) {
+          if (++k[s] < G->k_size[s]) break;
+          k[s] = 0;
+        }
+      }
+    }
+  }
+}
+
+void optic_conv_grouped_rows_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                                 int64_t u0, int64_t u1) {
+  const optic_conv_geom *G = &p->g;
+  for (int64_t u = u0; u < u1; u++) {
+    int64_t y[OPTIC_CONV_MAX_SPATIAL] = {0}, rest = u;
+    for (int32_t s = G->nsp - 2; s >= 0; s--) {
+      y[s] = rest % G->out_size[s];
+      rest /= G->out_size[s];
+    }
+    int64_t b = rest % G->batch, g = rest / G->batch;
+    grouped_row(G, input, kernel, output, g, b, y);
   }
 }

@@ -23,4 +23,14 @@ bool optic_conv_grouped_preferred(const optic_conv_geom *g);
 void optic_conv_grouped_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
                             int64_t u0, int64_t u1);
 
+/* The same for groups that are not adjacent (NCHW depthwise) but whose
+ * innermost spatial dim is unit-stride in input and output with window
+ * stride 1 and no lhs dilation: at least 2 groups of at most 16 feature
+ * pairs, and >= 8 outputs along that dim. The loops then run along output
+ * rows (units: groups * batch * outer output positions). */
+bool optic_conv_grouped_rows_preferred(const optic_conv_geom *g);
+int64_t optic_conv_grouped_rows_units(const optic_conv_geom *g);
+void optic_conv_grouped_rows_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                                 int64_t u0, int64_t u1);
+
 #endif

@@ -364,6 +364,28 @@ static void test_grouped_classes(void) {
     d.pad_hi[0] = d.pad_hi[1] = 2;
     check_desc(&d, 90 + i, "depthwise kernel gradient, window strides 2");
   }
+  /* NCHW depthwise (groups not adjacent): the row loops, with channel
+   * multiplier 1 and 2, every window option off the row dim, rows of 10 and 13 (8 and 11 when dilated) */
+  const int64_t widths[] = {10, 13};
+  for (size_t i = 0; i < 2; i++) {
+    for (int64_t mult = 1; mult <= 2; mult++) {
+      char ctx[96];
+      optic_conv_desc d = make("bf01_oi01->bf01", 4, (int64_t[]){2, 6, 5, widths[i]}, (int64_t[]){6 * mult, 1, 3, 3});
+      d.feature_group_count = 6;
+      pads(&d, 1);
+      optic_conv_plan p;
+      OT_EXPECT_OK(optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, 1, &p));
+      OT_CHECK(p.strategy == OPTIC_CONV_STRATEGY_GROUPED && p.grouped_rows, "NCHW depthwise runs the row loops");
+      snprintf(ctx, sizeof ctx, "NCHW depthwise, width %lld, multiplier %lld", (long long)widths[i], (long long)mult);
+      check_desc(&d, 102 + i * 2 + (uint64_t)mult, ctx);
+      check_misaligned_forward(&d, 106 + i * 2 + (uint64_t)mult, ctx);
+      d.stride[0] = 2, d.lhs_dilation[0] = 2, d.rhs_dilation[1] = 2, d.reverse[0] = d.reverse[1] = true;
+      d.pad_lo[1] = -1, d.pad_hi[1] = 3;
+      OT_EXPECT_OK(optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, 1, &p));
+      OT_CHECK(p.strategy == OPTIC_CONV_STRATEGY_GROUPED && p.grouped_rows, "and with every window option");
+      check_desc(&d, 120 + i * 2 + (uint64_t)mult, ctx);
+    }
+  }
   optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){0, 7, 5, 9}, (int64_t[]){3, 3, 1, 9});
   d.feature_group_count = 9;
   check_desc(&d, 99, "depthwise, zero batch");
