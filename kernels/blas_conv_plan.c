@@ -315,6 +315,8 @@ optic_status optic_conv_plan_make_strategy(const optic_conv_desc *d, optic_conv_
     plan_grouped(&p, false);
   } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_rows_preferred(&p.g)) {
     plan_grouped(&p, true);
+  } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_strided_preferred(&p.g)) {
+    plan_grouped(&p, false);
   } else if (pass == OPTIC_CONV_FORWARD || strategy != 0) {
     const char *unfit = pass != OPTIC_CONV_FORWARD ? "it runs the forward pass only"
                                                    : optic_conv_direct_unfit(&p.g, optic_isa_selected());

@@ -1,6 +1,8 @@
 /* The group-vectorised direct convolution (kernels/conv_grouped.h): for each
  * output position and output feature, every window tap and input feature
- * adds one unit-stride run across the groups into an accumulator block. */
+ * adds one run across the groups (unit-stride where the groups are adjacent)
+ * into an accumulator block; or, in the row loops, one run along an output
+ * row per tap. */
 #include <string.h>
 
 #include "kernels/conv_grouped.h"
@@ -10,6 +12,10 @@
 
 bool optic_conv_grouped_preferred(const optic_conv_geom *g) {
   return g->groups >= 8 && g->cin * g->cout <= 16 && g->in_sg == 1 && g->k_sg == 1 && g->out_sg == 1;
+}
+
+bool optic_conv_grouped_strided_preferred(const optic_conv_geom *g) {
+  return g->groups >= 8 && g->cin * g->cout <= 16;
 }
 
 bool optic_conv_grouped_rows_preferred(const optic_conv_geom *g) {
@@ -39,6 +45,11 @@ static void axpy_block(float *restrict acc, const float *restrict x, const float
   for (int64_t i = 0; i < n; i++) acc[i] += x[i] * w[i];
 }
 
+static void axpy_strided(float *restrict acc, const float *restrict x, int64_t xs, const float *restrict w, int64_t ws,
+                         int64_t n) {
+  for (int64_t i = 0; i < n; i++) acc[i] += x[i * xs] * w[i * ws];
+}
+
 /* acc[0..n) = sum over input features and taps for output feature o at
  * output coordinates y of batch b, groups [g0, g0+n). */
 static void accumulate(const optic_conv_geom *G, const float *in, const float *ker, int64_t b, const int64_t *y,
@@ -47,8 +58,9 @@ static void accumulate(const optic_conv_geom *G, const float *in, const float *k
   for (int32_t s = 0; s < G->nsp; s++) taps *= G->k_size[s];
   memset(acc, 0, (size_t)n * sizeof(float));
   for (int64_t c = 0; c < G->cin; c++) {
-    const float *ib = in + b * G->in_sb + c * G->in_sc + g0;
-    const float *kb = ker + c * G->k_si + o * G->k_so + g0;
+    const float *ib = in + b * G->in_sb + c * G->in_sc + g0 * G->in_sg;
+    const float *kb = ker + c * G->k_si + o * G->k_so + g0 * G->k_sg;
+    const bool unit = G->in_sg == 1 && G->k_sg == 1;
     int64_t k[OPTIC_CONV_MAX_SPATIAL] = {0};
     for (int64_t t = 0; t < taps; t++) {
       int64_t ioff = 0, koff = 0;
@@ -57,7 +69,11 @@ static void accumulate(const optic_conv_geom *G, const float *in, const float *k
         valid = tap_input(G, s, y[s], k[s], &ioff);
         koff += k[s] * G->k_ss[s];
       }
-      if (valid) axpy_block(acc, ib + ioff, kb + koff, n);
+      if (valid && unit) {
+        axpy_block(acc, ib + ioff, kb + koff, n);
+      } else if (valid) {
+        axpy_strided(acc, ib + ioff, G->in_sg, kb + koff, G->k_sg, n);
+      }
       for (int32_t s = G->nsp - 1; s >= 0; s--) { /* next tap, last dim fastest */
         if (++k[s] < G->k_size[s]) break;
         k[s] = 0;
@@ -83,7 +99,12 @@ void optic_conv_grouped_run(const optic_conv_plan *p, const float *input, const 
       for (int64_t g0 = 0; g0 < G->groups; g0 += GROUPED_BLOCK) {
         int64_t n = G->groups - g0 < GROUPED_BLOCK ? G->groups - g0 : GROUPED_BLOCK;
         accumulate(G, input, kernel, b, y, o, g0, n, acc);
-        memcpy(output + ooff + o * G->out_so + g0, acc, (size_t)n * sizeof(float));
+        float *dst = output + ooff + o * G->out_so + g0 * G->out_sg;
+        if (G->out_sg == 1) {
+          memcpy(dst, acc, (size_t)n * sizeof(float));
+        } else {
+          for (int64_t i = 0; i < n; i++) dst[i * G->out_sg] = acc[i];
+        }
       }
     }
   }

@@ -18,6 +18,11 @@
  * unit group strides in the input, kernel and output. */
 bool optic_conv_grouped_preferred(const optic_conv_geom *g);
 
+/* The same loops with the groups at any strides (slower per element, still
+ * far ahead of one degenerate GEMM per group): at least 8 groups of at most
+ * 16 feature pairs. The plan tries the unit-stride and row forms first. */
+bool optic_conv_grouped_strided_preferred(const optic_conv_geom *g);
+
 /* Runs output positions [u0, u1) of plan p (units = batch * output spatial
  * positions per group, all groups at once). */
 void optic_conv_grouped_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,

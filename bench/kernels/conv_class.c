@@ -42,6 +42,7 @@ static conv_class conv_classes[] = { /* not const: registered as the benchmarks'
     {"dkernel_nchw_of_rhs_dil2", "fb01_io01->bf01", {4, 64, 28, 28}, {4, 64, 28, 28}, 2, 2, 2, 1, 1, 1, 1},
     /* depthwise kernel gradient: batch groups */
     {"dkernel_depthwise_bgc", "f01b_i01o->01bf", {4, 28, 28, 64}, {4, 28, 28, 64}, 1, 1, 1, 1, 1, 1, 64},
+    {"dkernel_nchw_depthwise_bgc", "fb01_io01->bf01", {4, 64, 28, 28}, {4, 64, 28, 28}, 1, 1, 1, 1, 1, 1, 64},
     {"fwd_grouped4", "b01f_01io->b01f", {4, 28, 28, 64}, {3, 3, 16, 64}, 1, 1, 1, 1, 1, 4, 1},
     {"fwd_depthwise", "b01f_01io->b01f", {4, 28, 28, 64}, {3, 3, 1, 64}, 1, 1, 1, 1, 1, 64, 1},
     {"fwd_nchw_depthwise", "bf01_oi01->bf01", {4, 64, 28, 28}, {64, 1, 3, 3}, 1, 1, 1, 1, 1, 64, 1},

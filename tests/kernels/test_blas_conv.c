@@ -363,6 +363,18 @@ static void test_grouped_classes(void) {
     d.stride[0] = d.stride[1] = 2; /* the kernel gradient of a dilated depthwise conv */
     d.pad_hi[0] = d.pad_hi[1] = 2;
     check_desc(&d, 90 + i, "depthwise kernel gradient, window strides 2");
+    /* the same in NCHW: groups 30 floats apart (the strided group loops) */
+    d = make("fb01_io01->bf01", 4, (int64_t[]){3, c, 6, 5}, (int64_t[]){3, c, 6, 5});
+    d.batch_group_count = c;
+    pads(&d, 1);
+    {
+      optic_conv_plan p;
+      OT_EXPECT_OK(optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, 1, &p));
+      OT_CHECK(p.strategy == OPTIC_CONV_STRATEGY_GROUPED && !p.grouped_rows, "NCHW bgc kernel grad %lld", (long long)c);
+    }
+    snprintf(ctx, sizeof ctx, "NCHW depthwise kernel gradient (batch groups), %lld groups", (long long)c);
+    check_desc(&d, 130 + i, ctx);
+    check_misaligned_forward(&d, 140 + i, ctx);
   }
   /* NCHW depthwise (groups not adjacent): the row loops, with channel
    * multiplier 1 and 2, every window option off the row dim, rows of 10 and 13 (8 and 11 when dilated) */
