@@ -106,7 +106,13 @@ static optic_status plan_sequence(optic_program_t *p, optic_comp_id c, bool *que
     program_node *pn = &p->nodes[id];
     if ((st = optic_node_cost(p->module, id, &pn->est.cost)) != OPTIC_OK) return st;
     optic_opcode op = optic_node_opcode(p->module, id);
-    pn->est.est_ns = runs_code(op) ? optic_machine_estimate_ns(&p->machine, &pn->est.cost) : 0;
+    /* Dot and convolution run through GEMM-like loops that reach a fraction
+     * of the FMA peak (the machine's gemm_efficiency); every other op the
+     * roofline. Counts stay XLA's: only the time differs. */
+    const bool gemm = op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION;
+    pn->est.est_ns = !runs_code(op) ? 0
+                     : gemm         ? optic_machine_estimate_gemm_ns(&p->machine, &pn->est.cost)
+                                    : optic_machine_estimate_ns(&p->machine, &pn->est.cost);
     pn->scheduled = true;
     total.flops += pn->est.cost.flops;
     total.transcendentals += pn->est.cost.transcendentals;
