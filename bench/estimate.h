@@ -12,6 +12,8 @@
 
 #include <optic/compile.h>
 
+#include <stdbool.h>
+
 #include "bench/shim/gbench.h"
 
 /* The host model for `threads` threads (resolved: no zero figure beyond the
@@ -46,5 +48,13 @@ double bench_ring_all_reduce_ns(int cores, double bytes);
  * hashes. 0 when no model. */
 double bench_ckpt_save_ns(int threads, double bytes);
 double bench_ckpt_restore_ns(int threads, double bytes);
+
+/* An all-reduce among `ranks` MPI processes of this host: through the
+ * shared-memory ring (messages false) the ring model above; over MPI
+ * messages (true) also each step's copy into and out of MPI's buffers and a
+ * message latency of MPI_STEP_SYNCS barriers (an ASSUMPTION: `optic
+ * calibrate` does not launch MPI; docs/cost-model.md). 0 when no model. */
+#define MPI_STEP_SYNCS 4.0
+double bench_mpi_all_reduce_ns(int ranks, double bytes, bool messages);
 
 #endif

@@ -177,6 +177,15 @@ def main(optic, bench, src, out):
                               if not b["name"].startswith("peer/") and not b["name"].startswith("graph/")
                               and not b.get("est_time_ns", 0) > 0})
         check(not unestimated, "every non-peer case carries est_time_ns", "without: %s" % unestimated[:5])
+        # the benchmarks' estimates use the model given with --machine (a
+        # format-1 file: plain roofline): vexp in cache on 1 thread is bound by
+        # its 8192 transcendentals per call at half the 2-core rate
+        vexp = [b for b in doc["benchmarks"] if b["name"].startswith("kernel/unary/optic_f32_vexp__")
+                and b.get("run_type") == "iteration"]
+        want = [b.get("repeats", 1) * 8192 / (1e10 / 2) * 1e9 for b in vexp]
+        check(vexp and all(abs(b.get("est_time_ns", 0) - w) <= 1e-6 * w for b, w in zip(vexp, want)),
+              "kernel estimates come from the --machine model",
+              "%s vs %s" % ([b.get("est_time_ns") for b in vexp], want))
         # memory measured beside the estimate for the graph-backed cases
         unmeasured = sorted({b["name"] for b in graph_cases if not b.get("peak_bytes", 0) > 0})
         check(not unmeasured, "graph-backed cases report their measured peak_bytes", "without: %s" % unmeasured[:5])
