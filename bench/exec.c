@@ -135,7 +135,8 @@ static void report_estimates(optic_bench_state *st, exec_case *c, double measure
   optic_bench_counter(st, "est_peak_bytes", (double)s.peak_bytes, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "est_ratio", s.est_ns > 0 ? measured_ns / s.est_ns : 0.0, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "fusions", (double)s.fusions, OPTIC_BENCH_COUNTER_PLAIN);
-  bench_report_memory(st, c->ctx, c->rss0);
+  bench_report_memory(st, c->ctx, c->p, bench_tensor_bytes(c->in, c->n_in) + bench_tensor_bytes(c->out, c->n_out),
+                      c->rss0);
 }
 
 /* Runs the program until the benchmark stops; returns ns per run. */
