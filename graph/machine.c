@@ -171,6 +171,10 @@ optic_status optic_machine_validate(const optic_machine *m) {
       {"hash_bandwidth", offsetof(optic_machine, hash_bandwidth), true},
       {"disk_write_bandwidth", offsetof(optic_machine, disk_write_bandwidth), true},
       {"sync_ns", offsetof(optic_machine, sync_ns), true},
+      {"run_overhead_ns", offsetof(optic_machine, run_overhead_ns), true},
+      {"reduce_bandwidth", offsetof(optic_machine, reduce_bandwidth), true},
+      {"reduce_strided_bandwidth", offsetof(optic_machine, reduce_strided_bandwidth), true},
+      {"loop_bandwidth", offsetof(optic_machine, loop_bandwidth), true},
   };
   for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
     double v;
@@ -240,6 +244,9 @@ optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, 
     r.peak_transcendentals *= f;
     r.cache_bandwidth *= f;
     r.cache_bytes *= f;
+    r.reduce_bandwidth *= f;
+    r.reduce_strided_bandwidth *= f;
+    r.loop_bandwidth *= f;
   }
   const double dram = r.core_dram_bandwidth * t;
   if (dram < r.dram_bandwidth) r.dram_bandwidth = dram;
@@ -265,4 +272,14 @@ double optic_machine_estimate_gemm_ns(const optic_machine *m, const optic_cost *
   const double eff = m->gemm_efficiency > 0 ? m->gemm_efficiency : DEFAULT_GEMM_EFFICIENCY;
   g.peak_flops = m->peak_flops * eff;
   return optic_machine_estimate_ns(&g, cost);
+}
+
+double optic_machine_estimate_class_ns(const optic_machine *m, const optic_cost *cost, double class_bandwidth) {
+  if (!m || !cost) return 0;
+  double t = optic_machine_estimate_ns(m, cost);
+  if (class_bandwidth > 0) {
+    double c = cost->bytes_accessed / class_bandwidth * 1e9 + m->op_overhead_ns;
+    if (c > t) t = c;
+  }
+  return t;
 }

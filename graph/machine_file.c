@@ -66,6 +66,10 @@ static const field fields[] = {
     {"hash_bandwidth", offsetof(optic_machine, hash_bandwidth), F_DOUBLE, false},
     {"disk_write_bandwidth", offsetof(optic_machine, disk_write_bandwidth), F_DOUBLE, false},
     {"sync_ns", offsetof(optic_machine, sync_ns), F_DOUBLE, false},
+    {"run_overhead_ns", offsetof(optic_machine, run_overhead_ns), F_DOUBLE, false},
+    {"reduce_bandwidth", offsetof(optic_machine, reduce_bandwidth), F_DOUBLE, false},
+    {"reduce_strided_bandwidth", offsetof(optic_machine, reduce_strided_bandwidth), F_DOUBLE, false},
+    {"loop_bandwidth", offsetof(optic_machine, loop_bandwidth), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

@@ -233,6 +233,8 @@ optic_status calib_measure(bool quick, calib_result *out) {
     if (retry.all > out->l2_bw.all) out->l2_bw.all = retry.all;
   }
   if ((st = calib_measure_beyond(quick, threads, &out->beyond)) != OPTIC_OK) return st;
+  if ((st = calib_measure_classes(plan.trials, plan.target_ns, out->op_overhead_ns.one, &out->classes)) != OPTIC_OK)
+    return st;
   out->seconds = (double)(optic_now_ns() - t0) * 1e-9;
   return OPTIC_OK;
 }
@@ -263,6 +265,11 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->hash_bandwidth = r->beyond.hash_bw;
   m->disk_write_bandwidth = r->beyond.disk_bw;
   m->sync_ns = r->beyond.barrier_ns;
+  /* op classes: per core (measured on one thread) */
+  m->run_overhead_ns = r->classes.run_overhead_ns;
+  m->reduce_bandwidth = r->classes.reduce_bandwidth * r->threads;
+  m->reduce_strided_bandwidth = r->classes.reduce_strided_bandwidth * r->threads;
+  m->loop_bandwidth = r->classes.loop_bandwidth * r->threads;
   char when[32] = "unknown time";
   time_t now = time(NULL);
   struct tm tm;

@@ -57,6 +57,10 @@ static void print_result(FILE *out, const calib_result *r) {
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "SHA-256", r->beyond.hash_bw / 1e9, "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "write + fsync (new file, $TMPDIR)", r->beyond.disk_bw / 1e9, "-");
   fprintf(out, "  %-34s %10s %10.0f  ns\n", "OpenMP barrier", "-", r->beyond.barrier_ns);
+  fprintf(out, "  %-34s %10.0f %10s  ns\n", "program run overhead (1 tiny op)", r->classes.run_overhead_ns, "-");
+  fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 1", r->classes.reduce_bandwidth / 1e9, "-");
+  fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 0", r->classes.reduce_strided_bandwidth / 1e9, "-");
+  fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "fused loop exp(x-y)*y+x", r->classes.loop_bandwidth / 1e9, "-");
   fprintf(out, "  (%.1f s)\n", r->seconds);
 }
 
@@ -72,6 +76,10 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  hash_bandwidth        %.4g B/s (SHA-256, one core)\n", m->hash_bandwidth);
   fprintf(out, "  disk_write_bandwidth  %.4g B/s (write + fsync)\n", m->disk_write_bandwidth);
   fprintf(out, "  sync_ns               %.4g (one barrier, all cores)\n", m->sync_ns);
+  fprintf(out, "  run_overhead_ns       %.4g (per program run)\n", m->run_overhead_ns);
+  fprintf(out, "  reduce_bandwidth      %.4g B/s (reduce over the minor dim)\n", m->reduce_bandwidth);
+  fprintf(out, "  reduce_strided_bw     %.4g B/s (reduce over other dims)\n", m->reduce_strided_bandwidth);
+  fprintf(out, "  loop_bandwidth        %.4g B/s (loop fusions)\n", m->loop_bandwidth);
   fprintf(out, "  cores                 %d\n", (int)m->cores);
   fprintf(out, "  source                %s\n", m->source);
 }

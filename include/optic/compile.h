@@ -51,6 +51,15 @@ typedef struct optic_machine {
   double hash_bandwidth;       /* bytes/s of SHA-256 on ONE core (checkpoint hashing) */
   double disk_write_bandwidth; /* bytes/s of write + fsync to a new file (checkpoint save) */
   double sync_ns;              /* one barrier / exchange step among all `cores` threads */
+  /* Op classes (per core; scaled by threads like cache_bandwidth): the XLA
+   * bytes per second an op of the class reaches beyond its dispatch cost on
+   * small in-cache shapes; a class op takes at least bytes / this. 0: not
+   * known, the roofline alone. run_overhead_ns is added once per program
+   * run (the summary's est_ns), not per op. */
+  double run_overhead_ns;          /* fixed cost of one program run beyond its ops */
+  double reduce_bandwidth;         /* reduce over the minor dim (and input fusions) */
+  double reduce_strided_bandwidth; /* reduce over other dims only */
+  double loop_bandwidth;           /* loop fusions (fused elementwise loops) */
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -109,6 +118,9 @@ OPTIC_API void optic_machine_resolve(const optic_machine *m, optic_machine *out)
  * optic_machine_estimate_ns, with the flops bound at gemm_efficiency x
  * peak_flops (the compiler's estimate for dot and convolution). */
 OPTIC_API double optic_machine_estimate_gemm_ns(const optic_machine *m, const optic_cost *cost);
+/* As optic_machine_estimate_ns, with the time at least bytes / class_bandwidth
+ * (class_bandwidth <= 0: no class bound): one of the op-class figures. */
+OPTIC_API double optic_machine_estimate_class_ns(const optic_machine *m, const optic_cost *cost, double class_bandwidth);
 /* The model of `threads` of m's cores: what a run on that many threads (the
  * executor's, OpenMP's or OpenBLAS's) can reach. threads 0 means all cores;
  * otherwise it is clamped to [1, m->cores] (threads beyond the cores share
@@ -120,7 +132,8 @@ OPTIC_API double optic_machine_estimate_gemm_ns(const optic_machine *m, const op
  * and source are kept; the figures beyond the roofline are resolved
  * (optic_machine_resolve) and kept per core (hash_bandwidth), per device
  * (disk_write_bandwidth, gemm_efficiency) or scaled to the threads (sync_ns
- * by (threads - 1) / (cores - 1): no barrier cost on one thread); cores = threads. threads == cores gives m back (with
+ * by (threads - 1) / (cores - 1): no barrier cost on one thread); the op
+ * class bandwidths scale by f; cores = threads. threads == cores gives m back (with
  * core_dram_bandwidth resolved). out may alias m. INVALID_ARGUMENT for an
  * invalid m or threads < 0. Thread-safe (pure). */
 OPTIC_API optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, optic_machine *out);

@@ -511,6 +511,15 @@ static void beyond_roofline(void) {
            optic_machine_estimate_gemm_ns(&m, &c));
   c = (optic_cost){10, 0, 3e9};
   OT_CHECK(optic_machine_estimate_gemm_ns(&m, &c) == optic_machine_estimate_ns(&m, &c));
+  /* an op class bound: at least bytes / class bandwidth + the op overhead */
+  c = (optic_cost){0, 0, 4000};
+  OT_CHECK(optic_machine_estimate_class_ns(&m, &c, 1e9) == 4000 + 40, "%g", optic_machine_estimate_class_ns(&m, &c, 1e9));
+  OT_CHECK(optic_machine_estimate_class_ns(&m, &c, 0) == optic_machine_estimate_ns(&m, &c));
+  OT_CHECK(optic_machine_estimate_class_ns(&m, &c, 1e15) == optic_machine_estimate_ns(&m, &c));
+  m.loop_bandwidth = 8e9;
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 2, &t));
+  OT_CHECK(t.loop_bandwidth == 4e9, "class bandwidths scale per core: %g", t.loop_bandwidth);
+  m.loop_bandwidth = 0;
   /* a newer format, a bad format value, an efficiency above 1, negative figures */
   static const struct {
     const char *tail, *message;
