@@ -11,6 +11,7 @@
  * Benchmark-only code; the module paths come from the source tree the
  * binary was built from (OPTIC_BENCH_SOURCE_DIR). */
 #include <dirent.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,10 @@ static int32_t leaf_views(optic_literal *lit, optic_tensor *views, int32_t cap) 
     return 1;
   }
   int32_t n = 0;
+  /* the elements belong to lit, which this case owns and may write: the
+   * accessor is const only because most callers just read */
   for (int32_t i = 0; i < optic_literal_tuple_size(lit); i++)
-    n += leaf_views((optic_literal *)optic_literal_element(lit, i), views + n, cap - n);
+    n += leaf_views((optic_literal *)(uintptr_t)optic_literal_element(lit, i), views + n, cap - n);
   return n;
 }
 
