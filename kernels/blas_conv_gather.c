@@ -198,10 +198,22 @@ static void gather_run_spatial(const optic_conv_geom *G, int32_t s, const float 
     memset(dst + q_hi, 0, (size_t)(n - q_hi) * sizeof(float));
     return;
   }
-  for (int64_t q = 0; q < n; q++) {
-    int64_t X = (y0 + q) * st + a;
-    dst[q] = (X >= 0 && X % ld == 0 && X / ld < G->in_size[s]) ? base[(X / ld) * ss] : 0.0f;
+  /* lhs dilation: X must be a non-negative multiple of ld below in*ld. The
+   * valid q recur with period ld / gcd(st, ld): find the first by one scan
+   * of at most ld candidates, then step (no division per element). */
+  memset(dst, 0, (size_t)n * sizeof(float));
+  int64_t q = 0;
+  if (y0 * st + a < 0) q = (-(y0 * st + a) + st - 1) / st; /* first q with X >= 0 */
+  int64_t end = q + ld;
+  while (q < n && q < end && ((y0 + q) * st + a) % ld != 0) q++;
+  if (q >= n || q >= end) return;
+  int64_t gcd = st, r = ld;
+  while (r != 0) {
+    int64_t t = gcd % r;
+    gcd = r, r = t;
   }
+  const int64_t period = ld / gcd, dx = period * st / ld;
+  for (int64_t x = ((y0 + q) * st + a) / ld; q < n && x < G->in_size[s]; q += period, x += dx) dst[q] = base[x * ss];
 }
 
 void conv_gather_km(const optic_conv_plan *pl, const float *in, int64_t g, int64_t p, int64_t len, int64_t k0,

@@ -417,6 +417,10 @@ static void test_runtime_classes(void) {
   optic_conv_desc d = make("bf01_oi01->bf01", 4, (int64_t[]){2, 5, 7, 6}, (int64_t[]){4, 5, 3, 3});
   d.lhs_dilation[0] = d.lhs_dilation[1] = 2, d.pad_lo[0] = d.pad_lo[1] = 1, d.pad_hi[0] = d.pad_hi[1] = 2;
   check_desc(&d, 110, "NCHW input gradient of a stride-2 layer (lhs dilation 2)");
+  d.lhs_dilation[1] = 4, d.stride[1] = 2, d.pad_lo[1] = -1; /* runs of valid taps with period 2 */
+  check_desc(&d, 117, "NCHW, lhs dilation 4 with window stride 2 on the row dim");
+  d.lhs_dilation[0] = 3, d.stride[0] = 2, d.pad_lo[0] = 4; /* period 3, outer dim */
+  check_desc(&d, 118, "NCHW, lhs dilation 3 with window stride 2");
   d = make("fb01_io01->bf01", 4, (int64_t[]){3, 5, 13, 14}, (int64_t[]){3, 4, 13, 14});
   pads(&d, 1);
   OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_IM2COL_MK_TAP, "NCHW kernel gradient");
