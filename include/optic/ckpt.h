@@ -2,7 +2,14 @@
  * with SHA-256 (OpenSSL EVP) integrity, atomic crash-safe saves, verified
  * restore by name, rollback to the newest valid checkpoint, replicas with
  * repair. Never trusts a size read from a file; never uses a name as a path;
- * never prints. */
+ * never prints.
+ *
+ * Contents, in order:
+ *   1. limits of the format
+ *   2. the I/O layer (replaceable system calls)
+ *   3. saving: entries, metadata, options, optic_ckpt_save_file / _save
+ *   4. reading: the reader, entry and metadata access, restore, verify
+ *   5. directories, rollback across replicas, repair, migration */
 #ifndef OPTIC_CKPT_H
 #define OPTIC_CKPT_H
 

@@ -1,13 +1,19 @@
-/* optic graph layer, second header: machine models, time estimates and the
+/* optic graph layer, compiler: machine models, time estimates and the
  * compiler entry point. optic_compile copies a module, optimizes the copy,
  * schedules and plans buffers for every computation that runs as a sequence
  * of instructions, and attaches each instruction's cost and estimated time.
  * The result, an optic_program_t, is what the runtime (exec/) executes.
- * docs/compile.md describes the machine models and the annotated dump. */
+ * docs/compile.md describes the machine models and the annotated dump.
+ *
+ * Contents, in order:
+ *   1. machine models: presets, the host model and its file, per-thread
+ *      models, roofline estimates
+ *   2. compile: options, optic_compile, the program's module, schedules,
+ *      buffers, estimates, summary and annotated text */
 #ifndef OPTIC_COMPILE_H
 #define OPTIC_COMPILE_H
 
-#include <optic/graph.h>
+#include <optic/passes.h>
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,6 +1,14 @@
-/* optic core layer: status codes and error messages, dtypes, shapes, .npy files, aligned
- * allocation with a pluggable allocator, CPU feature detection and ISA choice,
- * a monotonic clock. Depends on nothing but libc; never prints, never aborts. */
+/* optic core layer. Depends on nothing but libc; never prints, never aborts.
+ *
+ * Contents, in order:
+ *   1. status codes and the thread's last error message
+ *   2. dtypes: sizes, classes, names, XLA's convert semantics, f16/bf16
+ *   3. shapes: validated row-major dims, element and byte counts
+ *   4. tensor views (optic_tensor)
+ *   5. allocation: the pluggable allocator, optic_alloc / optic_free
+ *   6. NumPy .npy files: read, write, encode, decode
+ *   7. CPU features and the kernels' ISA choice
+ *   8. time, version and build information */
 #ifndef OPTIC_CORE_H
 #define OPTIC_CORE_H
 

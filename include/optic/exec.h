@@ -1,7 +1,13 @@
 /* optic runtime layer (exec/): devices, memory pools, the profiler, and the
  * execution context that runs compiled programs. Nothing here blocks without
  * a bound, prints, or aborts; every fallible call returns an optic_status.
- * docs/runtime-memory-profiler.md describes pools, retry and the profiler. */
+ * docs/runtime-memory-profiler.md describes pools, retry and the profiler.
+ *
+ * Contents, in order:
+ *   1. devices
+ *   2. memory pools: options, retry policy, statistics
+ *   3. profiler: events, Chrome trace JSON, measured-vs-estimated summary
+ *   4. execution context and optic_program_run */
 #ifndef OPTIC_EXEC_H
 #define OPTIC_EXEC_H
 

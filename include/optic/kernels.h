@@ -1,6 +1,10 @@
 /* optic kernels layer: SIMD microkernels with run-time ISA dispatch and the
  * OpenBLAS-backed dot and convolution. This header grows with the kernel
- * families; today it describes the BLAS library optic runs on. */
+ * families; today it describes the BLAS library optic runs on.
+ *
+ * Contents, in order:
+ *   1. OpenBLAS information (optic_blas_get_info)
+ *   2. dot dimension numbers (optic_dot_dims), shared with the graph layer */
 #ifndef OPTIC_KERNELS_H
 #define OPTIC_KERNELS_H
 

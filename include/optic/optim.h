@@ -3,7 +3,15 @@
  * groups, with PyTorch, optax or Keras semantics, learning-rate schedules,
  * global-norm gradient clipping, non-finite gradient detection and state
  * export/import as named tensors. Updates run the fused kernels of the
- * kernels layer (kernels/optim.h). Semantics: docs/optim.md. */
+ * kernels layer (kernels/optim.h). Semantics: docs/optim.md.
+ *
+ * Contents, in order:
+ *   1. kinds and conventions
+ *   2. learning-rate schedules
+ *   3. hyperparameters (optic_optim_hparams)
+ *   4. the optimizer: options, groups, steps, queries
+ *   5. state export and import
+ *   6. the step engine: compile, all-reduce, update, profile */
 #ifndef OPTIC_OPTIM_H
 #define OPTIC_OPTIM_H
 

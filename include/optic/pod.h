@@ -2,7 +2,15 @@
  * a coordinator (barrier with timeout, heartbeats, fault detection, load
  * balancing), deterministic ring/torus collectives, RFC 5905 clock sync, and
  * the same collectives over MPI processes and hosts. docs/pod.md explains the
- * algorithms, the failure model and what each call guarantees. */
+ * algorithms, the failure model and what each call guarantees.
+ *
+ * Contents, in order:
+ *   1. topology: rings, tori, presets, neighbours, hops, ring order
+ *   2. emulated pod: create, run an SPMD function, fault injection
+ *   3. calls made by a core: heartbeat, barrier, collectives
+ *   4. load balancing
+ *   5. clock sync (RFC 5905 on-wire exchange and clock filter)
+ *   6. MPI: the collectives over a communicator, hierarchical all-reduce */
 #ifndef OPTIC_POD_H
 #define OPTIC_POD_H
 
