@@ -249,8 +249,11 @@ OPTIC_API optic_comp_id optic_node_computation(const optic_module_t *m, optic_no
 OPTIC_API int32_t optic_node_operand_count(const optic_module_t *m, optic_node_id id);
 OPTIC_API optic_node_id optic_node_operand(const optic_module_t *m, optic_node_id id, int32_t i);
 /* The computation's live instructions in creation order (operands always
- * before their users). The pointer is valid until the module changes. */
-OPTIC_API const optic_node_id *optic_computation_instructions(optic_module_t *m, optic_comp_id comp, int32_t *count);
+ * before their users). Reads only, so it works on a const module (such as
+ * optic_program_module's) and from several threads at once. The pointer is
+ * valid until the module changes. */
+OPTIC_API const optic_node_id *optic_computation_instructions(const optic_module_t *m, optic_comp_id comp,
+                                                              int32_t *count);
 /* Users: instructions that take id as an operand (each listed once). */
 OPTIC_API int32_t optic_node_user_count(const optic_module_t *m, optic_node_id id);
 OPTIC_API optic_node_id optic_node_user(const optic_module_t *m, optic_node_id id, int32_t i);
@@ -280,7 +283,10 @@ OPTIC_API const char *optic_node_custom_call_target(const optic_module_t *m, opt
  * on any other user of old (that would make a cycle; it is not checked). */
 OPTIC_API optic_status optic_node_replace_all_uses(optic_module_t *m, optic_node_id old_id, optic_node_id new_id);
 /* Removes an instruction that has no users and is neither a root nor a
- * parameter. Its id is never reused; accessors treat it as nonexistent. */
+ * parameter. Its id is never reused; accessors treat it as nonexistent.
+ * The id leaves its computation's instruction list at once (so reading the
+ * list never writes): O(1) when removing oldest first or newest first, at
+ * worst O(instructions of the computation). */
 OPTIC_API optic_status optic_node_remove(optic_module_t *m, optic_node_id id);
 
 #ifdef __cplusplus
