@@ -183,7 +183,7 @@ OPTIC_API optic_status optic_program_summary_get(const optic_program_t *p, optic
  * a comment with its flops, transcendentals, bytes, estimated time and buffer
  * (arena offset and size, or parameter/constant/output), then the totals
  * (costs, estimated time, arena, peak memory, machine). Newly allocated
- * string; caller frees with free(). */
+ * string; the caller frees it with optic_string_free. */
 OPTIC_API optic_status optic_program_to_text(const optic_program_t *p, char **out);
 
 #ifdef __cplusplus

@@ -215,6 +215,15 @@ OPTIC_API optic_status optic_alloc(const optic_allocator *allocator, size_t size
 /* NULL-safe. */
 OPTIC_API void optic_free(const optic_allocator *allocator, void *ptr, size_t size, size_t alignment);
 
+/* Frees a string or byte buffer that an optic call returned for the caller
+ * to free (optic_module_to_hlo_text, optic_program_to_text,
+ * optic_profiler_trace_json, optic_profile_summary_to_text,
+ * optic_npy_encode). Such a buffer comes from optic_default_allocator() and
+ * records its own size and allocator just before the bytes, so this hands it
+ * back to that allocator's free. NULL-safe. Only for those buffers: never
+ * for memory from malloc or optic_alloc, and never free() them. */
+OPTIC_API void optic_string_free(void *s);
+
 /* ------------------------------------------------------------------- npy */
 
 /* NumPy .npy files (docs/npy.md): format versions 1.0, 2.0 and 3.0, C order,
@@ -264,7 +273,8 @@ OPTIC_API void optic_npy_free(const optic_allocator *allocator, optic_tensor *t)
  * header padded so the data starts at a multiple of 64 bytes, as NumPy does).
  * Replaces an existing file. */
 OPTIC_API optic_status optic_npy_write(const char *path, const optic_tensor *t);
-/* The same bytes into a new malloc'ed buffer (*out, *size; caller free()s). */
+/* The same bytes into a new buffer (*out, *size); the caller frees it with
+ * optic_string_free. */
 OPTIC_API optic_status optic_npy_encode(const optic_tensor *t, void **out, size_t *size);
 
 /* --------------------------------------------------------- CPU and ISA */

@@ -54,8 +54,8 @@ OPTIC_API optic_status optic_module_from_hlo_file(const char *path, optic_module
 
 /* ============================================================ HLO text printing */
 
-/* Prints the module as XLA HLO text into a newly allocated string (caller
- * frees with free()). */
+/* Prints the module as XLA HLO text into a newly allocated string (the
+ * caller frees it with optic_string_free). */
 OPTIC_API optic_status optic_module_to_hlo_text(const optic_module_t *m, char **out);
 
 #ifdef __cplusplus

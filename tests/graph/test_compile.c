@@ -233,7 +233,7 @@ static void threads_scale_estimates(void) {
       char hdr[64];
       snprintf(hdr, sizeof hdr, "machine=toy threads=%d\n", want[i].cores);
       OT_CHECK(text && strstr(text, hdr) != NULL, "missing '%s'", hdr);
-      free(text);
+      optic_string_free(text);
     }
     optic_program_destroy(p);
     optic_program_destroy(q);
@@ -339,11 +339,11 @@ static void module_untouched(void) {
     OT_EXPECT_OK(optic_compile(f.m, &o, &p));
     char *after = fx_hlo(f.m);
     OT_CHECK(strcmp(before, after) == 0, "level %d changed the caller's module:\n%s", level, after);
-    free(after);
+    optic_string_free(after);
     if (p && level == OPTIC_OPT_FULL) {
       char *opt = fx_hlo(optic_program_module(p));
       OT_CHECK(strcmp(before, opt) != 0, "full optimization changed nothing");
-      free(opt);
+      optic_string_free(opt);
       optic_program_summary s;
       OT_EXPECT_OK(optic_program_summary_get(p, &s));
       OT_CHECK(s.passes.pass[OPTIC_PASS_FOLD].replaced > 0 && s.passes.pass[OPTIC_PASS_CSE].replaced > 0 &&
@@ -351,7 +351,7 @@ static void module_untouched(void) {
     }
     optic_program_destroy(p);
   }
-  free(before);
+  optic_string_free(before);
   optic_module_destroy(f.m);
 }
 
@@ -451,7 +451,7 @@ static void module_clone_independent(void) {
     char *a2 = fx_hlo(f.m);
     OT_CHECK(strcmp(a, a2) == 0 && optic_node_user_count(f.m, r) == 0);
     OT_EXPECT_STATUS(optic_graph_unary(c, f.main, OPTIC_OP_TANH, r, "only_in_clone", &t), OPTIC_ERR_INVALID_ARGUMENT);
-    free(a), free(b), free(a2);
+    optic_string_free(a), optic_string_free(b), optic_string_free(a2);
   }
   optic_module_destroy(c);
   OT_EXPECT_STATUS(optic_module_clone(NULL, &c), OPTIC_ERR_INVALID_ARGUMENT);
@@ -494,7 +494,7 @@ static void dump_annotated(void) {
     OT_CHECK(c.flops == 3000 && c.bytes_accessed == 2000);
     optic_module_destroy(back);
   }
-  free(text), free(again);
+  optic_string_free(text), optic_string_free(again);
   OT_EXPECT_STATUS(optic_program_to_text(NULL, &text), OPTIC_ERR_INVALID_ARGUMENT);
   optic_program_destroy(p);
   optic_module_destroy(f.m);
@@ -572,7 +572,7 @@ static void control_flow_sequences(void) {
     OT_EXPECT_OK(optic_program_to_text(p, &text));
     OT_CHECK(text && strstr(text, "// totals body:") && strstr(text, "// totals cond:") &&
              !strstr(text, "// totals add:"));
-    free(text);
+    optic_string_free(text);
     optic_program_destroy(p);
   }
   optic_module_destroy(f.m);
@@ -617,9 +617,9 @@ static void concurrent_compiles(void) {
     pthread_join(th[i], NULL);
     OT_CHECK(jobs[i].st == OPTIC_OK && want && strcmp(jobs[i].own_text, want) == 0 &&
              strcmp(jobs[i].shared_text, want) == 0, "thread %d", i);
-    free(jobs[i].own_text), free(jobs[i].shared_text);
+    optic_string_free(jobs[i].own_text), optic_string_free(jobs[i].shared_text);
   }
-  free(want);
+  optic_string_free(want);
   optic_program_destroy(shared);
   optic_module_destroy(g.m);
 }
@@ -696,7 +696,7 @@ static void random_graphs_compile(void) {
           optic_program_to_text(p, &text);
           ot_fail_(__FILE__, __LINE__, "graph seed %#llx level %d: the program computes something else: %s %s\n%s",
                    (unsigned long long)gseed, level, gst ? optic_last_error() : "", why, text ? text : "");
-          free(text);
+          optic_string_free(text);
         }
         compared++;
         optic_literal_destroy(got);

@@ -401,7 +401,7 @@ static void profile_events_have_estimates(void) {
   char *json = NULL;
   OT_EXPECT_OK(optic_profiler_trace_json(optic_step_engine_profiler(e), &json, NULL));
   OT_CHECK(json && strstr(json, "step_engine/update") != NULL);
-  free(json);
+  optic_string_free(json);
   /* Adam's update: 28 bytes per element of group 0, SGD momentum 20 of group 1. */
   optic_step_engine_metrics m;
   OT_EXPECT_OK(optic_step_engine_metrics_get(e, &m));
