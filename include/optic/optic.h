@@ -3,7 +3,8 @@
  *
  * Contents: <optic/core.h>, <optic/kernels.h>, the graph layer
  * (<optic/graph.h>, which includes <optic/graph_build.h>, <optic/passes.h>,
- * <optic/evaluate.h> and <optic/hlo.h>; and <optic/compile.h>), then
+ * <optic/evaluate.h> and <optic/hlo.h>; <optic/attrs.h>, the typed attribute
+ * view; and <optic/compile.h>), then
  * <optic/exec.h>, <optic/pod.h>, <optic/ckpt.h>, <optic/optim.h>. */
 #ifndef OPTIC_OPTIC_H
 #define OPTIC_OPTIC_H
@@ -16,6 +17,7 @@
 #include <optic/passes.h>
 #include <optic/evaluate.h>
 #include <optic/hlo.h>
+#include <optic/attrs.h>
 #include <optic/compile.h>
 #include <optic/exec.h>
 #include <optic/pod.h>
