@@ -104,6 +104,10 @@ typedef struct optic_ckpt_save_options {
   uint64_t step;
 } optic_ckpt_save_options;
 
+/* size set, threads 0, chunk_log2 20 (1 MiB), keep 0 (all), io NULL
+ * (POSIX), record_step false, step 0: what NULL options mean. */
+OPTIC_API optic_ckpt_save_options optic_ckpt_save_options_default(void);
+
 /* Writes entries[0..n) and meta[0..nmeta) to `path` atomically: a temporary
  * file in path's directory, written and hashed in one pass (hashing on
  * `threads` threads overlaps the writing), fsynced, renamed over path, and the
@@ -137,6 +141,9 @@ typedef struct optic_ckpt_read_options {
   int threads; /* hashing threads; 0: omp_get_max_threads(), at most 64 */
   const optic_ckpt_io *io; /* NULL: POSIX */
 } optic_ckpt_read_options;
+
+/* size set, threads 0, io NULL (POSIX). */
+OPTIC_API optic_ckpt_read_options optic_ckpt_read_options_default(void);
 
 /* An opened checkpoint whose index (header, entry table, metadata) has been
  * checked against the footer's SHA-256 and validated; entry data is verified

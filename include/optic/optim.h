@@ -170,6 +170,10 @@ typedef struct optic_optim_options {
   bool profile;
 } optic_optim_options;
 
+/* size set, every other field zero (threads 0, no clipping, no non-finite
+ * skip, the default allocator, no profiling): what NULL options mean. */
+OPTIC_API optic_optim_options optic_optim_options_default(void);
+
 /* Creates an optimizer with no groups. options may be NULL (defaults: all
  * zero). The caller owns *out and frees it with optic_optim_destroy. Errors:
  * INVALID_ARGUMENT (NULL out, bad size, negative threads or norm). */

@@ -97,6 +97,10 @@ typedef struct optic_pod_options {
   const optic_allocator *allocator; /* scratch buffers; NULL: default */
 } optic_pod_options;
 
+/* size set, cores 0, topology NULL, heartbeat_timeout_ns 2 s, timeout_ns
+ * 60 s, chunk_bytes 64 KiB, allocator NULL: what NULL options mean. */
+OPTIC_API optic_pod_options optic_pod_options_default(void);
+
 /* Creates a pod (no threads start until optic_pod_run). The caller owns *out
  * and frees it with optic_pod_destroy. */
 OPTIC_API optic_status optic_pod_create(const optic_pod_options *options, optic_pod_t **out);
@@ -273,6 +277,9 @@ typedef struct optic_pod_clock_options {
   void *user;
 } optic_pod_clock_options;
 
+/* size set, root 0, rounds 8, clock_ns, delay_ns and user NULL. */
+OPTIC_API optic_pod_clock_options optic_pod_clock_options_default(void);
+
 /* Collective: every core exchanges `rounds` on-wire samples with root and
  * filters them; *out is this core's filtered estimate of root's clock minus
  * its own (root gets offset 0, delay 0). */
@@ -315,6 +322,10 @@ typedef struct optic_pod_mpi_options {
    * the segment cannot be mapped, it stays off (optic_pod_mpi_window NULL). */
   size_t shm_bytes;
 } optic_pod_mpi_options;
+
+/* size set, comm NULL (MPI_COMM_WORLD), timeout_ns 60 s, chunk_bytes 4 MiB,
+ * max_bytes 0, shm_bytes 0 (off). Available without MPI too. */
+OPTIC_API optic_pod_mpi_options optic_pod_mpi_options_default(void);
 
 /* Collective over the communicator (MPI_Comm_dup): every rank creates its
  * handle together. The caller owns *out; destroy (MPI_Comm_free, so also
