@@ -299,15 +299,9 @@ OPTIC_API optic_status optic_optim_state_import(optic_optim *opt, const optic_op
 
 typedef struct optic_step_engine optic_step_engine;
 
-/* Where updated parameters and state go. IN_PLACE: the caller's parameter
- * arrays and the optimizer's state buffers are updated in place (the fused
- * kernels' read-modify-write). OUT_OF_PLACE is OPTIC_ERR_UNSUPPORTED at
- * create (docs/optim.md: with the kernels executing in place it would only
- * add a copy of every buffer). */
-typedef enum optic_step_state_mode {
-  OPTIC_STEP_STATE_IN_PLACE = 0,
-  OPTIC_STEP_STATE_OUT_OF_PLACE = 1
-} optic_step_state_mode;
+/* Updated parameters and state: the caller's parameter arrays and the
+ * optimizer's state buffers are updated in place (the fused kernels'
+ * read-modify-write); there is no out-of-place mode. */
 
 typedef struct optic_step_engine_options {
   size_t size; /* sizeof(optic_step_engine_options); fields beyond it take defaults */
@@ -331,7 +325,6 @@ typedef struct optic_step_engine_options {
    * optic_compile_options.threads. */
   const optic_machine *machine;
   optic_opt_level level;          /* optic_compile level (default OPTIC_OPT_FULL) */
-  optic_step_state_mode state_mode; /* default IN_PLACE */
   /* Events go to this profiler when it is enabled (caller-owned, outlives the
    * engine). NULL and profile: the engine creates its own, enabled. */
   optic_profiler_t *profiler;
@@ -346,7 +339,7 @@ OPTIC_API optic_step_engine_options optic_step_engine_options_default(void);
  * cores - 1 replica optimizers (same groups, hyperparameters and options,
  * state copied from opt) when a step first needs them. Errors:
  * INVALID_ARGUMENT (NULL, bad size, cores, level, pod core count),
- * UNSUPPORTED (OUT_OF_PLACE), the errors of optic_machine_host and
+ * the errors of optic_machine_host and
  * optic_pod_create. */
 OPTIC_API optic_status optic_step_engine_create(optic_optim *opt, const optic_step_engine_options *options,
                                                 optic_step_engine **out);

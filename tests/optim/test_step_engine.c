@@ -421,10 +421,6 @@ static void error_paths(void) {
   OT_EXPECT_STATUS(optic_step_engine_create(NULL, NULL, &e), OPTIC_ERR_INVALID_ARGUMENT);
   OT_EXPECT_STATUS(optic_step_engine_create(opt, NULL, NULL), OPTIC_ERR_INVALID_ARGUMENT);
   optic_step_engine_options o = optic_step_engine_options_default();
-  o.state_mode = OPTIC_STEP_STATE_OUT_OF_PLACE;
-  OT_EXPECT_STATUS(optic_step_engine_create(opt, &o, &e), OPTIC_ERR_UNSUPPORTED);
-  OT_CHECK(strstr(optic_last_error(), "OUT_OF_PLACE") != NULL, "%s", optic_last_error());
-  o = optic_step_engine_options_default();
   o.cores = 65;
   OT_EXPECT_STATUS(optic_step_engine_create(opt, &o, &e), OPTIC_ERR_INVALID_ARGUMENT);
   o.cores = 1;
