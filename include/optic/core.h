@@ -314,7 +314,7 @@ typedef struct optic_cpu_info {
   char vendor[16];  /* "AuthenticAMD", "GenuineIntel", "" on aarch64 */
   char model[64];   /* brand string, e.g. "AMD EPYC 9B45" ("" if unknown) */
   uint64_t features; /* OPTIC_CPU_BIT_* */
-  int logical_cpus; /* online logical CPUs */
+  int32_t logical_cpus; /* online logical CPUs */
   /* Per-core L2 and last-level (largest) data or unified cache of CPU 0, in
    * bytes, from /sys/devices/system/cpu/cpu0/cache (Linux); 0 when unknown. */
   int64_t l2_bytes, llc_bytes;

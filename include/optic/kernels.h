@@ -20,7 +20,7 @@ typedef struct optic_blas_info {
   const char *corename; /* openblas_get_corename(): the kernel set chosen at load,
                            e.g. "Haswell" (OPENBLAS_CORETYPE may force it) */
   const char *parallel; /* "sequential", "pthreads" or "openmp" */
-  int threads;          /* openblas_get_num_threads() */
+  int32_t threads;      /* openblas_get_num_threads() */
   /* The ISA level of corename's kernels, and whether it is weaker than what
    * this CPU supports (optic_isa_best): then GEMM runs below the machine's peak. */
   optic_isa core_isa;

@@ -152,7 +152,7 @@ typedef struct optic_optim_options {
   size_t size; /* sizeof(optic_optim_options) */
   /* OpenMP threads for a step (0: omp_get_max_threads()). Results are
    * bitwise the same for every thread count. */
-  int threads;
+  int32_t threads;
   /* > 0: before the update, scale all gradients (every group) by
    * max_norm/(‖g‖ + 1e-6) when that is < 1, ‖g‖ the L2 norm over all of them
    * (torch.nn.utils.clip_grad_norm_). The gradient arrays are scaled in
