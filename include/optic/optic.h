@@ -18,6 +18,7 @@
 #include <optic/evaluate.h>
 #include <optic/hlo.h>
 #include <optic/attrs.h>
+#include <optic/autodiff.h>
 #include <optic/compile.h>
 #include <optic/exec.h>
 #include <optic/pod.h>
