@@ -18,6 +18,7 @@
  *   <optic/evaluate.h>     literals and the reference evaluator
  *   <optic/hlo.h>          HLO text import and printing
  *   <optic/attrs.h>        typed attribute view (not included here)
+ *   <optic/autodiff.h>     reverse-mode gradients (not included here)
  *   <optic/compile.h>      machine models and optic_compile (not included here)
  * So that code written against the single graph header keeps compiling,
  * this header includes the first four at its end: including <optic/graph.h>

@@ -4,7 +4,7 @@
  * Contents: <optic/core.h>, <optic/kernels.h>, the graph layer
  * (<optic/graph.h>, which includes <optic/graph_build.h>, <optic/passes.h>,
  * <optic/evaluate.h> and <optic/hlo.h>; <optic/attrs.h>, the typed attribute
- * view; and <optic/compile.h>), then
+ * view; <optic/autodiff.h>; and <optic/compile.h>), then
  * <optic/exec.h>, <optic/pod.h>, <optic/ckpt.h>, <optic/optim.h>. */
 #ifndef OPTIC_OPTIC_H
 #define OPTIC_OPTIC_H

@@ -1,4 +1,4 @@
-/* Every options struct of the public API has a _default() (13 of them), and
+/* Every options struct of the public API has a _default() (14 of them), and
  * each returns what its header documents: size = sizeof, the documented
  * figure in every field that has one. Where a default is meant to equal
  * passing NULL, the call is made both ways and the observable result
@@ -19,6 +19,8 @@ static void graph_and_compile_defaults(void) {
   OT_CHECK(oo.size == sizeof oo && oo.level == OPTIC_OPT_FULL && oo.max_rounds == 0 &&
            oo.fold_max_bytes == ((int64_t)1 << 20) && oo.max_fusion_size == 0);
   for (int p = 0; p < OPTIC_MAX_PASSES; p++) OT_CHECK(oo.passes[p] == OPTIC_PASS_BY_LEVEL, "pass %d", p);
+  optic_grad_options go = optic_grad_options_default();
+  OT_CHECK(go.size == sizeof go && go.output == OPTIC_NO_NODE && !go.seeded && go.name == NULL);
   optic_evaluate_options eo = optic_evaluate_options_default();
   OT_CHECK(eo.size == sizeof eo && eo.max_while_iterations == 1000000);
   optic_compile_options co = optic_compile_options_default();
