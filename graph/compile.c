@@ -174,8 +174,8 @@ static optic_status build_program(optic_program_t *p, const optic_compile_option
   optic_module_t *m = p->module;
   p->entry = optic_module_entry(m);
   p->n_comps = optic_module_computation_count(m);
-  /* Renumbering compacted every computation: no later read
-   * (optic_computation_instructions) writes to the program's module. */
+  /* Renumbering compacted every computation, as every public call leaves
+   * them: the program's module is only read from here on. */
   p->n_nodes = m->n_instrs;
   p->plans = calloc((size_t)p->n_comps, sizeof *p->plans);
   p->sequences = calloc((size_t)p->n_comps, sizeof *p->sequences);

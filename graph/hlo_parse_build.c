@@ -443,8 +443,9 @@ static optic_status build_computation(hlo_builder *B, int32_t ci, int32_t *level
   if (is_entry) { /* layout nodes a folded convolution made unnecessary */
     for (int32_t k = B->n_made - 1; k >= 0; k--) {
       optic_node_id id = B->made[k];
-      if (optic_node_user_count(B->m, id) == 0 && id != r && (st = optic_node_remove(B->m, id)) != OPTIC_OK) return st;
+      if (optic_node_user_count(B->m, id) == 0 && id != r && (st = graph_node_remove(B->m, id)) != OPTIC_OK) return st;
     }
+    graph_compact(B->m, c->id);
   }
   return OPTIC_OK;
 }

@@ -70,6 +70,10 @@ typedef struct optic_computation {
   char *name;
   optic_node_id *instrs; /* creation order; may hold removed ids until compacted */
   int32_t n_instrs, cap_instrs;
+  /* instrs starts `head` ids into its allocation (optic_node_remove drops an
+   * id near the front by moving the list's start): free instrs - head; the
+   * capacity counts from there. */
+  int32_t head;
   bool has_removed;
   optic_node_id *params; /* by parameter number; OPTIC_NO_NODE for gaps */
   int32_t n_params, cap_params;
@@ -145,6 +149,17 @@ optic_status graph_array_operand(const optic_module_t *m, optic_comp_id comp, op
 const optic_instr *graph_instr(const optic_module_t *m, optic_node_id id);
 /* Drops removed ids from a computation's instruction list. */
 void graph_compact(optic_module_t *m, optic_comp_id comp);
+/* graph_compact of every computation. Every public call that removes
+ * instructions ends with its computations compact, so the const accessor
+ * optic_computation_instructions never has to compact on read. */
+void graph_compact_all(optic_module_t *m);
+/* For passes: comp's instruction list after compacting it (NULL and 0 for a
+ * bad comp). Valid until the module changes, graph_node_remove aside. */
+const optic_node_id *graph_instructions(optic_module_t *m, optic_comp_id comp, int32_t *count);
+/* optic_node_remove without the compaction: O(operands); the id stays in
+ * its computation's list, marked removed, until graph_compact (or
+ * graph_instructions) runs. Passes remove many instructions this way. */
+optic_status graph_node_remove(optic_module_t *m, optic_node_id id);
 
 /* Checks callee's existence, that it is not comp, has a root and takes
  * exactly the n parameter types given (shared by call-like builders). */

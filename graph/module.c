@@ -68,7 +68,7 @@ void optic_module_destroy(optic_module_t *m) {
   }
   for (int32_t c = 0; c < m->n_comps; c++) {
     free(m->comps[c].name);
-    free(m->comps[c].instrs);
+    free(m->comps[c].instrs ? m->comps[c].instrs - m->comps[c].head : NULL);
     free(m->comps[c].params);
   }
   free(m->instrs);
@@ -262,12 +262,19 @@ optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_
     m->instrs = in;
     m->cap_instrs = cap;
   }
-  if (c->n_instrs == c->cap_instrs) {
-    int32_t cap = c->cap_instrs ? c->cap_instrs * 2 : 16;
-    optic_node_id *ids = realloc(c->instrs, (size_t)cap * sizeof *ids);
-    if (ids == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: cannot grow a computation", op);
-    c->instrs = ids;
-    c->cap_instrs = cap;
+  if (c->head + c->n_instrs == c->cap_instrs) {
+    if (c->head > 0) { /* room at the front: slide the list back to the start */
+      optic_node_id *base = c->instrs - c->head;
+      memmove(base, c->instrs, (size_t)c->n_instrs * sizeof *base);
+      c->instrs = base;
+      c->head = 0;
+    } else {
+      int32_t cap = c->cap_instrs ? c->cap_instrs * 2 : 16;
+      optic_node_id *ids = realloc(c->instrs, (size_t)cap * sizeof *ids);
+      if (ids == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: cannot grow a computation", op);
+      c->instrs = ids;
+      c->cap_instrs = cap;
+    }
   }
   if (p->op == OPTIC_OP_PARAMETER && p->param_number >= c->cap_params) {
     /* Only capacity grows here; n_params changes when the instruction is committed. */
@@ -401,10 +408,22 @@ const void *optic_node_constant_data(const optic_module_t *m, optic_node_id id, 
 
 /* ------------------------------------------------------------ mutation */
 
-const optic_node_id *optic_computation_instructions(optic_module_t *m, optic_comp_id comp, int32_t *count) {
+void graph_compact_all(optic_module_t *m) {
+  for (optic_comp_id c = 0; m && c < m->n_comps; c++) graph_compact(m, c);
+}
+
+const optic_node_id *graph_instructions(optic_module_t *m, optic_comp_id comp, int32_t *count) {
   if (count) *count = 0;
   if (m == NULL || comp < 0 || comp >= m->n_comps) return NULL;
   graph_compact(m, comp);
+  if (count) *count = m->comps[comp].n_instrs;
+  return m->comps[comp].instrs;
+}
+
+/* Reads only: public calls leave every computation compact (graph_compact_all). */
+const optic_node_id *optic_computation_instructions(const optic_module_t *m, optic_comp_id comp, int32_t *count) {
+  if (count) *count = 0;
+  if (m == NULL || comp < 0 || comp >= m->n_comps) return NULL;
   if (count) *count = m->comps[comp].n_instrs;
   return m->comps[comp].instrs;
 }
@@ -454,7 +473,38 @@ optic_status optic_node_replace_all_uses(optic_module_t *m, optic_node_id old_id
   return OPTIC_OK;
 }
 
+/* Drops id from its computation's list, looking from both ends and closing
+ * the gap from the nearer one: O(min(position, ids after it)), so removing
+ * oldest first or newest first costs O(1) per id. */
+static void list_drop(optic_computation *c, optic_node_id id) {
+  int32_t n = c->n_instrs, pos = -1;
+  for (int32_t i = 0, j = n - 1; i <= j; i++, j--) {
+    if (c->instrs[i] == id) pos = i;
+    else if (c->instrs[j] == id) pos = j;
+    if (pos >= 0) break;
+  }
+  if (pos < 0) return;
+  if (pos < n - 1 - pos) {
+    memmove(c->instrs + 1, c->instrs, (size_t)pos * sizeof *c->instrs);
+    c->instrs++;
+    c->head++;
+  } else {
+    memmove(c->instrs + pos, c->instrs + pos + 1, (size_t)(n - 1 - pos) * sizeof *c->instrs);
+  }
+  c->n_instrs--;
+}
+
 optic_status optic_node_remove(optic_module_t *m, optic_node_id id) {
+  if (m != NULL && id >= 0 && id < m->n_instrs) graph_compact(m, m->instrs[id].comp);
+  optic_status st = graph_node_remove(m, id);
+  if (st != OPTIC_OK) return st;
+  optic_computation *c = &m->comps[m->instrs[id].comp];
+  list_drop(c, id);
+  c->has_removed = false;
+  return OPTIC_OK;
+}
+
+optic_status graph_node_remove(optic_module_t *m, optic_node_id id) {
   const optic_instr *in = graph_instr(m, id);
   if (in == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "remove: instruction %d does not exist", (int)id);
   if (in->n_users > 0) {

@@ -48,8 +48,7 @@ optic_step_engine_options optic_step_engine_options_default(void) {
   return (optic_step_engine_options){.size = sizeof(optic_step_engine_options),
                                      .cores = 0,
                                      .average_gradients = true,
-                                     .level = OPTIC_OPT_FULL,
-                                     .state_mode = OPTIC_STEP_STATE_IN_PLACE};
+                                     .level = OPTIC_OPT_FULL};
 }
 
 static void *grow(const optic_allocator *a, void *old, size_t old_bytes, size_t new_bytes, optic_status *st) {
@@ -76,13 +75,6 @@ optic_status optic_step_engine_create(optic_optim *opt, const optic_step_engine_
                         sizeof(optic_step_engine_options));
     memcpy(&o, options, options->size);
   }
-  if (o.state_mode == OPTIC_STEP_STATE_OUT_OF_PLACE)
-    return optic_fail(OPTIC_ERR_UNSUPPORTED,
-                      "%s: state_mode OUT_OF_PLACE is not supported: the fused kernels update parameters and state in "
-                      "place (docs/optim.md)",
-                      what);
-  if (o.state_mode != OPTIC_STEP_STATE_IN_PLACE)
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: state_mode %d", what, (int)o.state_mode);
   if (o.level != OPTIC_OPT_NONE && o.level != OPTIC_OPT_BASIC && o.level != OPTIC_OPT_FULL)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: level %d", what, (int)o.level);
   int32_t cores = o.cores;

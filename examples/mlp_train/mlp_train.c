@@ -536,7 +536,7 @@ int main(int argc, char **argv) {
     FILE *f = fopen(o.dump_hlo, "w");
     bool ok = f && fputs(text, f) >= 0;
     if (f && fclose(f) != 0) ok = false;
-    free(text);
+    optic_string_free(text);
     if (!ok) {
       fprintf(stderr, "mlp_train: cannot write %s\n", o.dump_hlo);
       rc = 1;

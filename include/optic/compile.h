@@ -1,13 +1,19 @@
-/* optic graph layer, second header: machine models, time estimates and the
+/* optic graph layer, compiler: machine models, time estimates and the
  * compiler entry point. optic_compile copies a module, optimizes the copy,
  * schedules and plans buffers for every computation that runs as a sequence
  * of instructions, and attaches each instruction's cost and estimated time.
  * The result, an optic_program_t, is what the runtime (exec/) executes.
- * docs/compile.md describes the machine models and the annotated dump. */
+ * docs/compile.md describes the machine models and the annotated dump.
+ *
+ * Contents, in order:
+ *   1. machine models: presets, the host model and its file, per-thread
+ *      models, roofline estimates
+ *   2. compile: options, optic_compile, the program's module, schedules,
+ *      buffers, estimates, summary and annotated text */
 #ifndef OPTIC_COMPILE_H
 #define OPTIC_COMPILE_H
 
-#include <optic/graph.h>
+#include <optic/passes.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -220,7 +226,7 @@ OPTIC_API optic_status optic_program_summary_get(const optic_program_t *p, optic
  * a comment with its flops, transcendentals, bytes, estimated time and buffer
  * (arena offset and size, or parameter/constant/output), then the totals
  * (costs, estimated time, arena, peak memory, machine). Newly allocated
- * string; caller frees with free(). */
+ * string; the caller frees it with optic_string_free. */
 OPTIC_API optic_status optic_program_to_text(const optic_program_t *p, char **out);
 
 #ifdef __cplusplus

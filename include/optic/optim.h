@@ -3,7 +3,15 @@
  * groups, with PyTorch, optax or Keras semantics, learning-rate schedules,
  * global-norm gradient clipping, non-finite gradient detection and state
  * export/import as named tensors. Updates run the fused kernels of the
- * kernels layer (kernels/optim.h). Semantics: docs/optim.md. */
+ * kernels layer (kernels/optim.h). Semantics: docs/optim.md.
+ *
+ * Contents, in order:
+ *   1. kinds and conventions
+ *   2. learning-rate schedules
+ *   3. hyperparameters (optic_optim_hparams)
+ *   4. the optimizer: options, groups, steps, queries
+ *   5. state export and import
+ *   6. the step engine: compile, all-reduce, update, profile */
 #ifndef OPTIC_OPTIM_H
 #define OPTIC_OPTIM_H
 
@@ -144,7 +152,7 @@ typedef struct optic_optim_options {
   size_t size; /* sizeof(optic_optim_options) */
   /* OpenMP threads for a step (0: omp_get_max_threads()). Results are
    * bitwise the same for every thread count. */
-  int threads;
+  int32_t threads;
   /* > 0: before the update, scale all gradients (every group) by
    * max_norm/(‖g‖ + 1e-6) when that is < 1, ‖g‖ the L2 norm over all of them
    * (torch.nn.utils.clip_grad_norm_). The gradient arrays are scaled in
@@ -161,6 +169,10 @@ typedef struct optic_optim_options {
    * update_wall_ns, update_cpu_ns); costs two clock reads per thread. */
   bool profile;
 } optic_optim_options;
+
+/* size set, every other field zero (threads 0, no clipping, no non-finite
+ * skip, the default allocator, no profiling): what NULL options mean. */
+OPTIC_API optic_optim_options optic_optim_options_default(void);
 
 /* Creates an optimizer with no groups. options may be NULL (defaults: all
  * zero). The caller owns *out and frees it with optic_optim_destroy. Errors:
@@ -287,15 +299,9 @@ OPTIC_API optic_status optic_optim_state_import(optic_optim *opt, const optic_op
 
 typedef struct optic_step_engine optic_step_engine;
 
-/* Where updated parameters and state go. IN_PLACE: the caller's parameter
- * arrays and the optimizer's state buffers are updated in place (the fused
- * kernels' read-modify-write). OUT_OF_PLACE is OPTIC_ERR_UNSUPPORTED at
- * create (docs/optim.md: with the kernels executing in place it would only
- * add a copy of every buffer). */
-typedef enum optic_step_state_mode {
-  OPTIC_STEP_STATE_IN_PLACE = 0,
-  OPTIC_STEP_STATE_OUT_OF_PLACE = 1
-} optic_step_state_mode;
+/* Updated parameters and state: the caller's parameter arrays and the
+ * optimizer's state buffers are updated in place (the fused kernels'
+ * read-modify-write); there is no out-of-place mode. */
 
 typedef struct optic_step_engine_options {
   size_t size; /* sizeof(optic_step_engine_options); fields beyond it take defaults */
@@ -319,7 +325,6 @@ typedef struct optic_step_engine_options {
    * optic_compile_options.threads. */
   const optic_machine *machine;
   optic_opt_level level;          /* optic_compile level (default OPTIC_OPT_FULL) */
-  optic_step_state_mode state_mode; /* default IN_PLACE */
   /* Events go to this profiler when it is enabled (caller-owned, outlives the
    * engine). NULL and profile: the engine creates its own, enabled. */
   optic_profiler_t *profiler;
@@ -334,7 +339,7 @@ OPTIC_API optic_step_engine_options optic_step_engine_options_default(void);
  * cores - 1 replica optimizers (same groups, hyperparameters and options,
  * state copied from opt) when a step first needs them. Errors:
  * INVALID_ARGUMENT (NULL, bad size, cores, level, pod core count),
- * UNSUPPORTED (OUT_OF_PLACE), the errors of optic_machine_host and
+ * the errors of optic_machine_host and
  * optic_pod_create. */
 OPTIC_API optic_status optic_step_engine_create(optic_optim *opt, const optic_step_engine_options *options,
                                                 optic_step_engine **out);

@@ -283,7 +283,7 @@ static void hlo_text(void) {
       "  mul = f32[2,2] multiply(x, k)\n  zero = f32[] constant(0)\n"
       "  ROOT r = f32[2] reduce(mul, zero), dimensions={0}, to_apply=sum\n}\n";
   OT_CHECK(text && strcmp(text, want) == 0, "got:\n%s", text ? text : "(null)");
-  free(text);
+  optic_string_free(text);
   optic_module_destroy(m);
 }
 
@@ -322,7 +322,7 @@ static void mutation(void) {
   char *text = NULL;
   OT_EXPECT_OK(optic_module_to_hlo_text(f.m, &text));
   OT_CHECK(text && strstr(text, "n2") == NULL && strstr(text, "ROOT mul = f32[4] multiply(n1, parameter.1)"), "%s", text);
-  free(text);
+  optic_string_free(text);
   optic_module_destroy(f.m);
 }
 
