@@ -66,6 +66,7 @@ void optic_module_destroy(optic_module_t *m) {
     free(in->calls);
     free(in->data);
   }
+  free(m->aliases);
   for (int32_t c = 0; c < m->n_comps; c++) {
     free(m->comps[c].name);
     free(m->comps[c].instrs);
