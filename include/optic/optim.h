@@ -59,6 +59,11 @@ typedef enum optic_optim_convention {
 
 OPTIC_API const char *optic_optim_kind_name(optic_optim_kind kind);           /* "adamw"; "invalid" */
 OPTIC_API const char *optic_optim_convention_name(optic_optim_convention c); /* "pytorch"; "invalid" */
+/* The inverses: "adamw" -> OPTIC_OPTIM_KIND_ADAMW, "keras" -> ..._KERAS
+ * ("default" too). Exact lower-case names; INVALID_ARGUMENT (message lists
+ * the names) for anything else or NULL. */
+OPTIC_API optic_status optic_optim_kind_from_name(const char *name, optic_optim_kind *out);
+OPTIC_API optic_status optic_optim_convention_from_name(const char *name, optic_optim_convention *out);
 
 /* -------------------------------------------------------- schedules */
 
@@ -100,7 +105,9 @@ OPTIC_API optic_status optic_lr_schedule_value(const optic_lr_schedule *schedule
 
 /* One parameter group's hyperparameters. Fill with optic_optim_hparams_default
  * (which sets size and the convention's defaults), then change fields. The
- * fields a kind does not use are ignored. Values are doubles here and are
+ * fields a kind does not use must keep the defaults optic_optim_hparams_default
+ * gives them: optic_optim_add_group fails (INVALID_ARGUMENT naming the field)
+ * for, e.g., Adam with nesterov or SGD with an eps. Values are doubles here and are
  * rounded to float (the kernels' precision) when a step runs. */
 typedef struct optic_optim_hparams {
   size_t size; /* sizeof(optic_optim_hparams) */
@@ -136,6 +143,12 @@ typedef struct optic_optim_hparams {
  * a bad kind or convention or NULL; UNSUPPORTED for PYTORCH LAMB/Lion. */
 OPTIC_API optic_status optic_optim_hparams_default(optic_optim_kind kind, optic_optim_convention convention,
                                                    optic_optim_hparams *out);
+
+/* Sets every field hp->kind does not use back to the default of its kind
+ * and convention (for code that fills hyperparameters generically, e.g.
+ * from a config). INVALID_ARGUMENT / UNSUPPORTED as
+ * optic_optim_hparams_default. */
+OPTIC_API optic_status optic_optim_hparams_clear_unused(optic_optim_hparams *hp);
 
 /* ------------------------------------------------------ the optimizer */
 
