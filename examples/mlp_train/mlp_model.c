@@ -1,8 +1,9 @@
 /* mlp_model: the MLP's training and forward graphs (see mlp_model.h). The
- * forward pass and the loss are built by one function each; the gradient
- * builder (`gradients`) is spelled out op by op: dot contractions for the
- * transposed products, compare/select for the ReLU masks, softmax minus
- * one-hot. */
+ * forward pass and the loss are built once, by one function each; the
+ * gradients come from optic's reverse-mode autodiff of the loss computation
+ * (autodiff_gradients), or, for comparison, from a backward pass spelled out
+ * op by op (hand_gradients: dot contractions for the transposed products,
+ * compare/select for the ReLU masks, softmax minus one-hot). */
 #include "mlp_model.h"
 
 #include <math.h>
@@ -198,17 +199,22 @@ fail:
   return optic_last_error_status();
 }
 
-/* The gradient builder (the one function a reverse-mode autodiff replaces):
- * d(loss_sum * grad_scale)/d(every parameter), written by hand. */
-static optic_status gradients(builder *b, const mlp_dims *d, int64_t batch, float grad_scale, const loss_nodes *l,
-                              optic_node_id grad[MLP_PARAMS]) {
+/* The gradients written by hand (--hand-gradients, for comparison):
+ * d(loss_sum)/d(every parameter) times the seed parameter grad_scale. */
+static optic_status hand_gradients(builder *b, const mlp_dims *d, int64_t batch, const loss_nodes *l,
+                                   optic_node_id grad[MLP_PARAMS]) {
   optic_module_t *m = b->m;
   optic_comp_id c = b->comp;
   const int64_t widths[MLP_LAYERS + 1] = {d->in, d->hidden1, d->hidden2, d->classes};
   /* d(loss * scale)/dlogits = (softmax - y) * scale. */
-  optic_node_id diff, scale, dpre;
+  optic_node_id diff, seed, scale, dpre;
+  optic_shape scalar, ds;
+  int64_t dd[2] = {batch, d->classes};
+  optic_shape_make(0, NULL, &scalar);
+  optic_shape_make(2, dd, &ds);
   TRY(optic_graph_binary(m, c, OPTIC_OP_SUBTRACT, l->softmax, l->y, NULL, &diff));
-  TRY(filled(b, grad_scale, batch, d->classes, &scale));
+  TRY(param(b, MLP_PARAMS + 2, &scalar, "grad_scale", &seed));
+  TRY(optic_graph_broadcast(m, c, seed, &ds, NULL, 0, NULL, &scale));
   TRY(optic_graph_binary(m, c, OPTIC_OP_MULTIPLY, diff, scale, "dlogits", &dpre));
   for (int k = MLP_LAYERS - 1; k >= 0; k--) {
     optic_node_id in = k == 0 ? l->f.x : l->f.act[k - 1];
@@ -229,17 +235,39 @@ fail:
   return optic_last_error_status();
 }
 
-optic_status mlp_build_train(const mlp_dims *d, int64_t batch, float grad_scale, optic_module_t **out) {
+/* The gradients by reverse-mode autodiff of the loss computation, seeded
+ * with grad_scale: optic builds the value_and_grad computation (loss_sum,
+ * dW1, ..., db3) in the module, and it becomes the entry. */
+static optic_status autodiff_gradients(builder *b, const loss_nodes *l) {
+  int32_t wrt[MLP_PARAMS];
+  for (int i = 0; i < MLP_PARAMS; i++) wrt[i] = i;
+  optic_grad_options go = optic_grad_options_default();
+  go.seeded = true; /* parameter MLP_PARAMS + 2: the cotangent of loss_sum, i.e. grad_scale */
+  go.name = "mlp_train_step";
+  optic_comp_id g;
+  TRY(optic_computation_set_root(b->m, b->comp, l->loss));
+  TRY(optic_autodiff_value_and_grad(b->m, b->comp, wrt, MLP_PARAMS, &go, &g));
+  TRY(optic_module_set_entry(b->m, g));
+  return OPTIC_OK;
+fail:
+  return optic_last_error_status();
+}
+
+optic_status mlp_build_train(const mlp_dims *d, int64_t batch, bool hand_written, optic_module_t **out) {
   builder b;
   loss_nodes l;
   optic_node_id outs[1 + MLP_PARAMS], root;
   *out = NULL;
-  TRY(make_builder("mlp_train_step", &b));
+  TRY(make_builder(hand_written ? "mlp_train_step" : "mlp_loss", &b));
   TRY(build_loss(&b, d, batch, &l));
-  TRY(gradients(&b, d, batch, grad_scale, &l, outs + 1));
-  outs[0] = l.loss;
-  TRY(optic_graph_tuple(b.m, b.comp, outs, 1 + MLP_PARAMS, "results", &root));
-  TRY(optic_computation_set_root(b.m, b.comp, root));
+  if (!hand_written) {
+    TRY(autodiff_gradients(&b, &l));
+  } else {
+    TRY(hand_gradients(&b, d, batch, &l, outs + 1));
+    outs[0] = l.loss;
+    TRY(optic_graph_tuple(b.m, b.comp, outs, 1 + MLP_PARAMS, "results", &root));
+    TRY(optic_computation_set_root(b.m, b.comp, root));
+  }
   *out = b.m;
   return OPTIC_OK;
 fail:

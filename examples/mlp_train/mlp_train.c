@@ -1,7 +1,7 @@
 /* mlp_train: trains an MLP on a generated classification set (mlp_data.h:
  * labels from a fixed random teacher network, held-out test set) with optic:
- * the forward graph built once with the public graph API and its gradient
- * program from it (mlp_model.h), compiled once, run with optic_program_run,
+ * the forward graph built once with the public graph API and its gradients
+ * by optic's reverse-mode autodiff (mlp_model.h), compiled once, run with optic_program_run,
  * data-parallel over emulated pod cores or MPI ranks, Adam (or --optimizer)
  * with warm-up + cosine through the step engine, checkpoints every K steps
  * and --resume through optic_step_engine_save / _restore_latest. Links only
@@ -67,7 +67,7 @@ static uint64_t fnv1a(const void *p, size_t n) {
 /* ------------------------------------------------------------ gradients */
 optic_status shard_gradients(trainer *t, optic_exec_ctx_t *ctx, int shard, float *grad_out) {
   const mlp_dims *d = &t->md.dims;
-  optic_tensor in[MLP_PARAMS + 2], out[1 + MLP_PARAMS];
+  optic_tensor in[MLP_PARAMS + 3], out[1 + MLP_PARAMS];
   for (int i = 0; i < MLP_PARAMS; i++) in[i] = t->md.p[i];
   int64_t xd[2] = {t->shard_batch, d->in}, yd[2] = {t->shard_batch, d->classes};
   optic_shape xs, ys, scalar;
@@ -76,9 +76,10 @@ optic_status shard_gradients(trainer *t, optic_exec_ctx_t *ctx, int shard, float
   optic_shape_make(0, NULL, &scalar);
   optic_tensor_make(OPTIC_F32, &xs, t->xb + shard * t->shard_batch * d->in, &in[MLP_PARAMS]);
   optic_tensor_make(OPTIC_F32, &ys, t->yb + shard * t->shard_batch * d->classes, &in[MLP_PARAMS + 1]);
+  optic_tensor_make(OPTIC_F32, &scalar, &t->grad_scale, &in[MLP_PARAMS + 2]);
   optic_tensor_make(OPTIC_F32, &scalar, &t->shard_loss[shard], &out[0]);
   tensors_over(&t->md, grad_out, out + 1);
-  return optic_program_run(t->train_prog, ctx, in, MLP_PARAMS + 2, out, 1 + MLP_PARAMS);
+  return optic_program_run(t->train_prog, ctx, in, MLP_PARAMS + 3, out, 1 + MLP_PARAMS);
 }
 
 /* Emulated pod: core c computes its share of this process's shards into its
@@ -209,7 +210,7 @@ static int write_text(const char *path, const char *text) {
 /* Builds the forward graph once, the gradient program from it, compiles both. */
 static int build_programs(trainer *t) {
   const options *o = &t->o;
-  TRY(mlp_build_train(&t->md.dims, t->shard_batch, 1.0f / (float)o->batch, &t->train_mod), "building the training graph");
+  TRY(mlp_build_train(&t->md.dims, t->shard_batch, o->hand_gradients, &t->train_mod), "building the training graph");
   TRY(mlp_build_forward(&t->md.dims, o->test_size, &t->fwd_mod), "building the forward graph");
   if (o->dump_hlo && t->rank == 0) {
     char *text = NULL;
@@ -253,6 +254,7 @@ static int setup(trainer *t) {
   }
   mlp_dims dims = {64, o->hidden, o->hidden, 10};
   t->shard_batch = o->batch / SHARDS;
+  t->grad_scale = 1.0f / (float)o->batch; /* the seed: shard gradients add up to the global mean's */
   t->rng = o->seed * 0x2545f4914f6cdd1dull + 1;
   t->first_shard = o->mpi ? t->rank * (SHARDS / t->ranks) : 0;
   t->local_shards = o->mpi ? SHARDS / t->ranks : SHARDS;
@@ -304,9 +306,10 @@ static void print_header(const trainer *t) {
   char who[64];
   if (t->o.mpi) snprintf(who, sizeof who, "%d MPI ranks x %d pod cores", t->ranks, t->o.cores);
   else snprintf(who, sizeof who, "%d pod cores", t->o.cores);
-  printf("mlp_train: 64-%" PRId64 "-%" PRId64 "-10, %zu parameters, batch %" PRId64 " (4 shards), %s, %s, %" PRId64
-         " steps, %" PRId64 " steps/epoch\n",
+  printf("mlp_train: 64-%" PRId64 "-%" PRId64 "-10, %zu parameters, batch %" PRId64 " (4 shards), %s, %s, %s"
+         " gradients, %" PRId64 " steps, %" PRId64 " steps/epoch\n",
          t->md.dims.hidden1, t->md.dims.hidden2, t->md.total, t->o.batch, who, optic_optim_kind_name(t->o.optimizer),
+         t->o.hand_gradients ? "hand-written" : "autodiff",
          t->o.steps, t->o.epoch_steps);
 }
 
@@ -377,6 +380,7 @@ static void usage(void) {
           "  --dump-hlo FILE   write the training step's graph as HLO text (e.g. for hlo_cost)\n"
           "  --mpi-available   print yes if --mpi can work (MPI in this build and in optic), and exit\n"
           "  --gradcheck       compare the gradient graph with finite differences and exit\n"
+          "  --hand-gradients  use the hand-written backward pass instead of autodiff (for comparison)\n"
           "  --kill-at-step N  test hook: SIGKILL this process after step N\n");
 }
 
@@ -411,6 +415,7 @@ static int parse(int argc, char **argv, options *o) {
     if (strcmp(a, "--resume") == 0) { o->resume = true; continue; }
     if (strcmp(a, "--mpi") == 0) { o->mpi = true; continue; }
     if (strcmp(a, "--gradcheck") == 0) { o->gradcheck = true; continue; }
+    if (strcmp(a, "--hand-gradients") == 0) { o->hand_gradients = true; continue; }
     usage();
     return 2;
   }

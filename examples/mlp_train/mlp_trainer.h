@@ -18,7 +18,7 @@ typedef struct options {
   int64_t warmup, kill_at_step;
   const char *ckpt_dir, *dump_hlo;
   optic_optim_kind optimizer;
-  bool resume, mpi, gradcheck;
+  bool resume, mpi, gradcheck, hand_gradients;
 } options;
 
 typedef struct model {
@@ -41,6 +41,7 @@ typedef struct trainer {
   optic_optim *opt;
   optic_step_engine *engine;
   int64_t shard_batch;
+  float grad_scale; /* 1 / global batch: the gradient program's seed input */
   float *xb, *yb;     /* the global batch: batch x in, batch x classes (one-hot) */
   float *gathered;    /* per core: SHARDS x total gradients */
   float *grad;        /* the reduced gradient */

@@ -4,7 +4,9 @@
 # from it with find_package(optic CONFIG), then checks:
 #   hlo_cost prints costs for the host model (host-default with no machine
 #     file, the file's model with $OPTIC_MACHINE), tpu-v4 and tpu-v5e;
-#   mlp_train's gradient graph matches finite differences (--gradcheck);
+#   mlp_train's gradient graph (autodiff) matches finite differences (--gradcheck),
+#     so does the hand-written one (--hand-gradients), and both give the same
+#     loss curve within 1%;
 #   training reaches >= 90% held-out accuracy in 3000 steps and the loss falls
 #     (a backward pass without the ReLU masks reaches 88.3%, a flipped sign
 #     12%, a frozen first layer 59%; see examples/README.md);
@@ -91,6 +93,14 @@ awk '/^epoch/ {if (first == "") first = $6; last = $6; acc = $8}
      END {printf "first epoch loss %s, last %s, held-out accuracy %s\n", first, last, acc;
           exit !(last < first && acc >= 0.90)}' "$work/c4.log" ||
   die "the loss did not fall or the held-out accuracy stayed below 0.90"
+
+step "the hand-written backward pass agrees (gradient check, and the loss curve within 1%)"
+out=$(run "$train" --hidden 64 --gradcheck --hand-gradients)
+grep -q "gradcheck: passed" <<<"$out" || { echo "$out"; die "the hand-written backward graph disagrees with finite differences"; }
+run "$train" "${common[@]}" --cores 4 --hand-gradients >"$work/hand.log"
+paste <(grep '^epoch' "$work/c4.log") <(grep '^epoch' "$work/hand.log") |
+  awk '{d = $6 - $16; if (d < 0) d = -d; if (d > 0.01 * $16) {print "epoch " $2 ": autodiff loss " $6 ", hand-written " $16; bad = 1}}
+       END {exit bad}' || die "autodiff and hand-written gradients train differently"
 
 step "1 core: same parameters bitwise"
 run "$train" "${common[@]}" --cores 1 >"$work/c1.log"
