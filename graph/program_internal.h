@@ -30,6 +30,7 @@ struct optic_program {
    * (names and index strings owned) */
   optic_program_io *inputs, *outputs;
   int32_t n_inputs, n_outputs;
+  char **sig_owned_in, **sig_owned_out; /* the strings they point at, 2 per leaf */
 };
 
 optic_status program_signature_build(struct optic_program *p, const optic_module_t *m);

@@ -12,6 +12,7 @@
 
 typedef struct sig_builder {
   optic_program_io *io;
+  char **owned; /* 2 per leaf: name, index (what io's const pointers point at) */
   int32_t n, cap;
   int32_t (*paths)[OPTIC_MAX_RANK + 1]; /* per leaf: [0] depth, then the index */
   optic_status st;
@@ -47,9 +48,11 @@ static void add_leaves(sig_builder *b, const optic_module_t *m, optic_node_id id
     int32_t cap = b->cap ? b->cap * 2 : 8;
     optic_program_io *io = realloc(b->io, sizeof *io * (size_t)cap);
     void *paths = io ? realloc(b->paths, sizeof *b->paths * (size_t)cap) : NULL;
+    char **owned = paths ? realloc(b->owned, sizeof *owned * 2 * (size_t)cap) : NULL;
     if (io) b->io = io;
     if (paths) b->paths = paths;
-    if (io == NULL || paths == NULL) {
+    if (owned) b->owned = owned;
+    if (io == NULL || paths == NULL || owned == NULL) {
       b->st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "compile: out of memory (signature)");
       return;
     }
@@ -57,8 +60,8 @@ static void add_leaves(sig_builder *b, const optic_module_t *m, optic_node_id id
   }
   optic_program_io *o = &b->io[b->n];
   memset(o, 0, sizeof *o);
-  o->name = strdup(m->instrs[producer(m, id, path, depth)].name);
-  o->index = path_string(path, depth);
+  o->name = b->owned[2 * b->n] = strdup(m->instrs[producer(m, id, path, depth)].name);
+  o->index = b->owned[2 * b->n + 1] = path_string(path, depth);
   o->dtype = t->dtype;
   o->shape = t->shape;
   o->parameter = parameter;
@@ -79,8 +82,11 @@ static int32_t find_leaf(const sig_builder *b, int32_t parameter, const int32_t 
 }
 
 void program_signature_free(optic_program_t *p) {
-  for (int32_t i = 0; i < p->n_inputs; i++) free((char *)p->inputs[i].name), free((char *)p->inputs[i].index);
-  for (int32_t i = 0; i < p->n_outputs; i++) free((char *)p->outputs[i].name), free((char *)p->outputs[i].index);
+  for (int32_t i = 0; i < 2 * p->n_inputs; i++) free(p->sig_owned_in[i]);
+  for (int32_t i = 0; i < 2 * p->n_outputs; i++) free(p->sig_owned_out[i]);
+  free(p->sig_owned_in);
+  free(p->sig_owned_out);
+  p->sig_owned_in = p->sig_owned_out = NULL;
   free(p->inputs);
   free(p->outputs);
   p->inputs = p->outputs = NULL;
@@ -109,8 +115,8 @@ optic_status program_signature_build(optic_program_t *p, const optic_module_t *m
   }
   free(in.paths);
   free(out.paths);
-  p->inputs = in.io, p->n_inputs = in.n;
-  p->outputs = out.io, p->n_outputs = out.n;
+  p->inputs = in.io, p->n_inputs = in.n, p->sig_owned_in = in.owned;
+  p->outputs = out.io, p->n_outputs = out.n, p->sig_owned_out = out.owned;
   if (st != OPTIC_OK) program_signature_free(p);
   return st;
 }

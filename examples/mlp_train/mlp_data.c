@@ -37,7 +37,7 @@ void make_data(const mlp_dims *d, uint64_t seed, int64_t n_train, int64_t n_test
       double h[TH], best = -1e300, second = -1e300;
       for (int q = 0; q < TH; q++) {
         double a = 0;
-        for (int64_t j = 0; j < d->in; j++) a += x[j] * t1[j * TH + q];
+        for (int64_t j = 0; j < d->in; j++) a += (double)x[j] * t1[j * TH + q];
         h[q] = tanh(a);
       }
       for (int64_t cl = 0; cl < d->classes; cl++) {

@@ -346,7 +346,7 @@ static int train(trainer *t) {
     TRY(global_gradients(t), "gradients");
     TRY(optic_step_engine_step(t->engine, t->md.p, t->gt, MLP_PARAMS), "optimizer step");
     double loss = 0;
-    for (int s = 0; s < SHARDS; s++) loss += t->shard_loss[s];
+    for (int s = 0; s < SHARDS; s++) loss += (double)t->shard_loss[s];
     t->epoch_loss += loss / (double)t->o.batch;
     t->step++;
     if (end_of_epoch(t)) return 1;

@@ -72,7 +72,7 @@ static void reducer_and_entry_share_names(void) {
   float in[4] = {1, 2, 3, 4}, out = 0;
   optic_tensor ti = {OPTIC_F32, s4, in}, to = {OPTIC_F32, s0, &out};
   OT_EXPECT_OK(optic_program_run(p, ctx, &ti, 1, &to, 1));
-  OT_CHECK(out == -10.0f, "got %g", out);
+  OT_CHECK(out == -10.0f, "got %g", (double)out);
   optic_exec_ctx_destroy(ctx);
   optic_program_destroy(p);
   free(t1), free(t2);
