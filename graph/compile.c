@@ -70,6 +70,7 @@ void optic_program_destroy(optic_program_t *p) {
   free(p->nodes);
   free(p->comp_cost);
   free(p->comp_est_ns);
+  program_signature_free(p);
   optic_module_destroy(p->module);
   free(p);
 }
@@ -233,7 +234,8 @@ optic_status optic_compile(const optic_module_t *m, const optic_compile_options 
     o.threads = p->machine.cores;
     o.machine = &p->machine;
     p->options = o;
-    st = optic_module_clone(m, &p->module);
+    st = program_signature_build(p, m);
+    if (st == OPTIC_OK) st = optic_module_clone(m, &p->module);
     /* the caller's ids may not be topological either */
     if (st == OPTIC_OK) st = graph_module_renumber(p->module);
   }

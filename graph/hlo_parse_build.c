@@ -497,6 +497,11 @@ optic_status hlo_build_module(hlo_parser *P, optic_module_t **out) {
   if (st == OPTIC_OK) st = optic_module_create(P->module_name, &B.m);
   if (st == OPTIC_OK) st = build_computations(&B);
   if (st == OPTIC_OK) st = optic_module_set_entry(B.m, P->comps[B.entry]->id);
+  if (st == OPTIC_OK && P->n_aliases > 0 && graph_set_io_aliases(B.m, P->aliases, P->n_aliases) != OPTIC_OK) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", optic_last_error());
+    st = hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, P->aliases_pos.line, P->aliases_pos.col, "%s", why);
+  }
   hlo_map_free(&B.map);
   free(B.made);
   if (st != OPTIC_OK) {

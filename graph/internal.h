@@ -85,8 +85,19 @@ typedef struct optic_name_set {
   size_t cap, count;
 } optic_name_set;
 
+/* One entry of HLO's input_output_alias: output leaf out_path of the entry's
+ * root may reuse (donate) the buffer of parameter `param` at param_path. */
+typedef struct graph_io_alias {
+  int32_t out_path[OPTIC_MAX_RANK], out_len;
+  int32_t param;
+  int32_t param_path[OPTIC_MAX_RANK], param_len;
+  bool must; /* must-alias (else may-alias) */
+} graph_io_alias;
+
 struct optic_module {
   char *name;
+  graph_io_alias *aliases; /* graph/io_alias.c; checked against the entry when set */
+  int32_t n_aliases;
   optic_instr *instrs;
   int32_t n_instrs, cap_instrs;
   optic_computation *comps;
@@ -224,5 +235,15 @@ void graph_names_free(optic_name_set *s);
 #define TYPE_BUF 160
 /* Formats a shape-typed message operand: "f32[2,3]". */
 const char *graph_type_str(const optic_type *t, char *buf, size_t size);
+
+
+/* graph/io_alias.c: sets m's input_output_alias table (copied) after
+ * checking every entry against the entry computation (paths lead to array
+ * leaves of equal type, parameter numbers exist, no output twice);
+ * INVALID_ARGUMENT naming the entry otherwise. */
+optic_status graph_set_io_aliases(optic_module_t *m, const graph_io_alias *a, int32_t n);
+/* " input_output_alias={ {0}: (0, {}, may-alias) }" when m has any. */
+struct optic_strbuf;
+void graph_print_io_aliases(const optic_module_t *m, struct optic_strbuf *s);
 
 #endif

@@ -66,6 +66,7 @@ void optic_module_destroy(optic_module_t *m) {
     free(in->calls);
     free(in->data);
   }
+  free(m->aliases);
   for (int32_t c = 0; c < m->n_comps; c++) {
     free(m->comps[c].name);
     free(m->comps[c].instrs ? m->comps[c].instrs - m->comps[c].head : NULL);
@@ -222,19 +223,32 @@ static void remove_user_at(optic_module_t *m, optic_instr *of, int32_t at) {
   m->instrs[of->users[at]].user_pos[of->user_slot[at]] = at;
 }
 
+/* A name the module already has becomes unique as XLA's NameUniquer makes
+ * it: a numeric suffix ".N" (a '.' that is neither first nor last, digits
+ * after it) is split off, and the stem gets ".k" for the smallest k >= 1 that
+ * is free ("b" -> "b.1", "b.1" -> "b.2" when b.1 exists). */
+static void uniquify(const optic_module_t *m, const char *want, char *buf, size_t size) {
+  size_t n = strlen(want), stem = n;
+  const char *dot = strrchr(want, '.');
+  if (dot != NULL && dot > want && dot[1] != '\0' && strspn(dot + 1, "0123456789") == strlen(dot + 1))
+    stem = (size_t)(dot - want);
+  if (stem + 21 >= size) stem = size - 22; /* room for ".<k>" (names are at most size - 1 anyway) */
+  for (int64_t k = 1;; k++) {
+    snprintf(buf, size, "%.*s.%lld", (int)stem, want, (long long)k);
+    if (!graph_names_contains(&m->names, buf)) return;
+  }
+}
+
 /* Picks the instruction's name without changing the module: the caller's
- * (validated, must be new) or "<opcode>.<k>" for the first free k. */
+ * (validated; made unique when taken) or "<opcode>.<k>" for the first free k. */
 static optic_status choose_name(const optic_module_t *m, const char *want, optic_opcode op, char *buf, size_t size) {
   if (want != NULL) {
     if (want[0] == '\0' || strlen(want) >= size) {
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: instruction names must have 1 to %zu characters",
                         optic_opcode_name(op), size - 1);
     }
-    if (graph_names_contains(&m->names, want)) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: an instruction named '%.64s' exists", optic_opcode_name(op),
-                        want);
-    }
-    snprintf(buf, size, "%s", want);
+    if (graph_names_contains(&m->names, want)) uniquify(m, want, buf, size);
+    else snprintf(buf, size, "%s", want);
     return OPTIC_OK;
   }
   for (int64_t k = m->n_instrs;; k++) {

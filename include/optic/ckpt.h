@@ -71,10 +71,7 @@ OPTIC_API const optic_ckpt_io *optic_ckpt_io_posix(void);
 /* One tensor to save or to restore, by name. Names are 1..255 bytes of UTF-8
  * without control characters ('/' and '.' are fine: names are never used as
  * paths), unique within a checkpoint. */
-typedef struct optic_ckpt_entry {
-  const char *name;
-  optic_tensor tensor;
-} optic_ckpt_entry;
+typedef optic_named_tensor optic_ckpt_entry; /* the same struct as the optimizer's state uses */
 
 /* One user metadata item: key (same rules as entry names, unique) and value
  * bytes (value_len <= OPTIC_CKPT_MAX_META_VALUE; any bytes, e.g. RNG state).

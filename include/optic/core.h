@@ -177,6 +177,14 @@ typedef struct optic_tensor {
   void *data; /* may be NULL only when the tensor has 0 bytes */
 } optic_tensor;
 
+/* A tensor view with a name: a checkpoint entry (optic_ckpt_entry is this
+ * type), a piece of optimizer state (optic_optim_state), a named input. The
+ * name is borrowed, like the data. */
+typedef struct optic_named_tensor {
+  const char *name;
+  optic_tensor tensor;
+} optic_named_tensor;
+
 /* Builds a view; validates dtype and shape (INVALID_ARGUMENT), and that data
  * is non-NULL unless the array is empty. */
 OPTIC_API optic_status optic_tensor_make(optic_dtype dtype, const optic_shape *shape, void *data,

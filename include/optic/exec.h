@@ -294,7 +294,9 @@ OPTIC_API optic_status optic_exec_ctx_pool_stats(const optic_exec_ctx_t *ctx, op
  *    the program (checked before anything runs: INVALID_ARGUMENT naming
  *    both; empty buffers never overlap). Inputs may share memory with each
  *    other. The runtime does not run in place: HLO input_output_alias
- *    (donated inputs) is not imported, so no aliasing form is legal.
+ *    (donated inputs) is kept only as a description (optic_program_output
+ *    says which parameter an output belongs to), so no aliasing form is
+ *    legal.
  *  - data == NULL: the context provides the buffer and writes dtype, shape
  *    and data into outputs[j]; that memory belongs to the context and stays
  *    valid until the next run on this context or its destruction. It may be

@@ -30,7 +30,9 @@ extern "C" {
 /* ------------------------------------------------------------ builders
  * Every builder adds one instruction to computation comp and writes its id to
  * *out. Operands must be instructions of the same computation. name may be
- * NULL (a unique name is made from the opcode, "add.3"). Errors:
+ * NULL (a unique name is made from the opcode, "add.3"); a name the module
+ * already has (in any computation) is made unique as XLA does: "b" becomes
+ * "b.1", "b.1" becomes "b.2" (optic_node_name gives the name chosen). Errors:
  * INVALID_ARGUMENT (bad ids, attributes), SHAPE_MISMATCH (operand types that
  * do not fit), OVERFLOW, OUT_OF_MEMORY; nothing is added on error. */
 

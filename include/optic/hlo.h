@@ -25,6 +25,10 @@ extern "C" {
  *   and instructions may be referenced before their definition.
  * - Instruction names are kept ('%' dropped); a name written again in another
  *   computation becomes name.1, name.2, ... (names are module-unique here).
+ * - The header's input_output_alias={ {out}: (param, {index}, may-alias) }
+ *   is kept (checked against the entry: leaves of equal type), printed back,
+ *   and described by optic_program_output; other header attributes except
+ *   entry_computation_layout are skipped.
  * - Layouts: values inside the module are logical and row-major. An entry
  *   parameter whose layout (or entry_computation_layout entry) is not the
  *   default {rank-1,...,0} becomes a parameter of its *physical* shape, the

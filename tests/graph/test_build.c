@@ -136,8 +136,6 @@ static void leaves(void) {
   OT_EXPECT_OK(optic_graph_parameter(f.m, f.main, 0, &t, "p0", &p0));
   OT_EXPECT_STATUS(optic_graph_parameter(f.m, f.main, 0, &t, "p0b", &x), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(msg_has("already has parameter 0"));
-  OT_EXPECT_STATUS(optic_graph_parameter(f.m, f.main, 1, &t, "p0", &x), OPTIC_ERR_INVALID_ARGUMENT);
-  OT_CHECK(msg_has("named 'p0' exists"));
   OT_CHECK(optic_computation_parameter_count(f.m, f.main) == 1 && optic_computation_parameter(f.m, f.main, 0) == p0);
   /* an auto name never collides with a user's name */
   optic_node_id n1, n2;
