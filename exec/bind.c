@@ -150,7 +150,8 @@ static size_t add_scratch(exec_bound *b, size_t bytes) {
 
 /* A dot or convolution with f16/bf16 operands or result runs in f32 (as
  * XLA's CPU backend does): scratch for each widened array. */
-static optic_status plan_widen(exec_bound *b, const optic_module_t *m, optic_node_id id, exec_step *s) {
+static optic_status plan_widen(exec_bound *b, const optic_module_t *m, optic_node_id id, bool keep_bf16_inputs,
+                               exec_step *s) {
   const optic_type *t[3] = {optic_node_type(m, optic_node_operand(m, id, 0)),
                             optic_node_type(m, optic_node_operand(m, id, 1)), optic_node_type(m, id)};
   s->widen = false;
@@ -162,7 +163,7 @@ static optic_status plan_widen(exec_bound *b, const optic_module_t *m, optic_nod
     s->widen_dt[k] = d;
     s->widen_elems[k] = type_elems(t[k]);
     s->widen_offset[k] = SIZE_MAX;
-    if (d != OPTIC_F32) {
+    if (d != OPTIC_F32 && !(k < 2 && keep_bf16_inputs)) {
       s->widen = true;
       s->widen_offset[k] = add_scratch(b, s->widen_elems[k] * sizeof(float));
     }
@@ -413,18 +414,20 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     case OPTIC_OP_DOT: {
       const optic_type *l = optic_node_type(m, optic_node_operand(m, id, 0));
       const optic_type *r = optic_node_type(m, optic_node_operand(m, id, 1));
-      if ((st = plan_widen(b, m, id, s)) != OPTIC_OK) return st;
+      /* Two bf16 operands run on vdpbf16ps where the CPU has it (not widened). */
+      s->bf16_dot = l->dtype == OPTIC_BF16 && r->dtype == OPTIC_BF16 && optic_dot_bf16_available();
+      if ((st = plan_widen(b, m, id, s->bf16_dot, s)) != OPTIC_OK) return st;
       optic_dot_dims dd;
       dot_dims_of(m, id, &dd);
       if ((s->dot = malloc(sizeof *s->dot)) == NULL) return oom();
       b->has_blas = true;
       if ((st = optic_dot_plan(&l->shape, &r->shape, &dd, s->dot)) != OPTIC_OK) return st;
-      s->scratch_bytes = s->dot->scratch_bytes;
+      s->scratch_bytes = s->bf16_dot ? optic_dot_bf16_scratch_bytes(s->dot) : s->dot->scratch_bytes;
       s->scratch_offset = add_scratch(b, s->scratch_bytes);
       return OPTIC_OK;
     }
     case OPTIC_OP_CONVOLUTION: {
-      if ((st = plan_widen(b, m, id, s)) != OPTIC_OK) return st;
+      if ((st = plan_widen(b, m, id, false, s)) != OPTIC_OK) return st;
       optic_conv_desc d;
       conv_desc_of(m, id, &d);
       if ((s->conv = malloc(sizeof *s->conv)) == NULL) return oom();
