@@ -28,7 +28,7 @@ void bench_register_optim_kernels(void);
  * bench/conv_layers.h, "kernel/conv/<layer>/threads:T/real_time". */
 void bench_register_conv_kernels(void);
 void bench_register_dot_kernels(void);
-/* bf16 GEMM on vdpbf16ps, "kernel/dot_bf16/m:M/n:N/k:K/threads:T/real_time". */
+/* bf16 GEMM per bf16 kernel, "kernel/dot_bf16/<kernel>/m:M/n:N/k:K/threads:T/real_time". */
 void bench_register_dot_bf16_kernels(void);
 
 /* Registers every entry of an elementwise table under "kernel/<family>". */

@@ -8,8 +8,9 @@
  *   |got - want| <= (K + 2) * 2^-24 * sum_k |a*b| + K * 2^-124,
  * the f32 bound for K exact products summed in any order (gamma_K), plus
  * subnormal products that vdpbf16ps flushes (|a|, |b| <= 2 here).
- * Without AVX512_BF16, or under OPTIC_ISA=avx2/scalar, the kernel must
- * refuse with UNSUPPORTED and the fallback alone is checked. */
+ * Every bf16 kernel this machine can run (AVX512_BF16, AMX-BF16) is checked;
+ * one it cannot (no CPU support, OPTIC_ISA=avx2/scalar; AMX also under any
+ * valid OPTIC_ISA cap) must refuse with UNSUPPORTED, and the fallback holds. */
 #include <float.h>
 
 #include "kernels/dot_bf16.h"
@@ -66,19 +67,19 @@ static bool within(const char *what, const char *how, const float *got, const fl
   return true;
 }
 
-/* The bf16 kernel, whole or as nthreads slices called in turn. */
-static void run_bf16(const struct optic_dot_plan *p, const uint16_t *a, const uint16_t *b, float *out, void *scratch,
-                     int nthreads) {
+/* A bf16 kernel, whole or as nthreads slices called in turn. */
+static void run_bf16(optic_bf16_kernel kern, const struct optic_dot_plan *p, const uint16_t *a, const uint16_t *b,
+                     float *out, void *scratch, int nthreads) {
   if (nthreads == 0) {
-    OT_EXPECT_OK(optic_dot_bf16_run(p, a, b, out, scratch));
+    OT_EXPECT_OK(optic_dot_bf16_run_with(kern, p, a, b, out, scratch));
     return;
   }
   for (int t = 0; t < nthreads; t++) OT_EXPECT_OK(optic_dot_bf16_pack_dense(p, a, b, scratch, t, nthreads));
-  for (int t = 0; t < nthreads; t++) OT_EXPECT_OK(optic_dot_bf16_pack_panels(p, a, b, scratch, t, nthreads));
-  for (int t = 0; t < nthreads; t++) OT_EXPECT_OK(optic_dot_bf16_compute(p, out, scratch, t, nthreads));
+  for (int t = 0; t < nthreads; t++) OT_EXPECT_OK(optic_dot_bf16_pack_panels_with(kern, p, a, b, scratch, t, nthreads));
+  for (int t = 0; t < nthreads; t++) OT_EXPECT_OK(optic_dot_bf16_compute_with(kern, p, out, scratch, t, nthreads));
 }
 
-static int checked, ran_bf16;
+static int checked, ran_kernel[3];
 
 /* Plans; runs the f32 fallback and (when available) the bf16 kernel whole
  * and in 1-3 slices at a misalignment of `shift` bf16 elements; compares all
@@ -105,28 +106,31 @@ static void check_dot(const optic_shape *ls, const optic_shape *rs, const optic_
   kt_buf f32_out = kt_buf_make(no, 0), f32_scratch = kt_buf_make((p.scratch_bytes + 3) / 4, 0);
   OT_EXPECT_OK(optic_dot_run(&p, wa, wb, f32_out.p, p.scratch_bytes ? f32_scratch.p : NULL));
   within(what, "f32 fallback", f32_out.p, want, bound, no, p.k);
-  size_t sb = optic_dot_bf16_scratch_bytes(&p);
-  OT_CHECK(sb >= p.scratch_bytes);
-  if (optic_dot_bf16_available()) {
+  for (optic_bf16_kernel kern = OPTIC_BF16_AVX512; kern <= OPTIC_BF16_AMX; kern++) {
+    size_t sb = optic_dot_bf16_scratch_bytes_for(&p, kern);
+    OT_CHECK(sb >= p.scratch_bytes);
+    if (!optic_dot_bf16_kernel_usable(kern)) {
+      kt_buf out = kt_buf_make(no, 0), scratch = kt_buf_make((sb + 3) / 4, 0);
+      st = optic_dot_bf16_run_with(kern, &p, a.p, b.p, out.p, scratch.p);
+      OT_CHECK(st == OPTIC_ERR_UNSUPPORTED, "%s: unusable kernel %s returned %s", what,
+               optic_dot_bf16_kernel_name(kern), optic_status_name(st));
+      kt_buf_free(&out), kt_buf_free(&scratch);
+      continue;
+    }
     for (int nt = 0; nt <= 3; nt++) {
       kt_buf out = kt_buf_make(no, (size_t)nt), scratch = kt_buf_make((sb + 3) / 4, 0);
       for (size_t i = 0; i < no; i++) out.p[i] = NAN;
-      run_bf16(&p, a.p, b.p, out.p, scratch.p, nt);
-      char how[32];
-      snprintf(how, sizeof how, nt ? "vdpbf16ps, %d slices" : "vdpbf16ps, run", nt);
+      run_bf16(kern, &p, a.p, b.p, out.p, scratch.p, nt);
+      char how[48];
+      snprintf(how, sizeof how, nt ? "%s, %d slices" : "%s, run", optic_dot_bf16_kernel_name(kern), nt);
       if (within(what, how, out.p, want, bound, no, p.k) && nt == 0) {
-        within(what, "vdpbf16ps vs f32 fallback", out.p, f32_out.p, bound, no, 2 * p.k);
+        within(what, "bf16 kernel vs f32 fallback", out.p, f32_out.p, bound, no, 2 * p.k);
       }
-      OT_CHECK(kt_buf_guard_ok(&out), "%s: wrote past the output", what);
-      OT_CHECK(kt_buf_guard_ok(&scratch), "%s: wrote past the scratch (%zu bytes)", what, sb);
+      OT_CHECK(kt_buf_guard_ok(&out), "%s (%s): wrote past the output", what, how);
+      OT_CHECK(kt_buf_guard_ok(&scratch), "%s (%s): wrote past the scratch (%zu bytes)", what, how, sb);
       kt_buf_free(&out), kt_buf_free(&scratch);
     }
-    ran_bf16++;
-  } else {
-    kt_buf out = kt_buf_make(no, 0), scratch = kt_buf_make((sb + 3) / 4, 0);
-    st = optic_dot_bf16_run(&p, a.p, b.p, out.p, scratch.p);
-    OT_CHECK(st == OPTIC_ERR_UNSUPPORTED, "%s: without AVX512_BF16 the kernel returned %s", what, optic_status_name(st));
-    kt_buf_free(&out), kt_buf_free(&scratch);
+    ran_kernel[kern]++;
   }
   OT_CHECK(kt_mem_guard_ok(&a) && kt_mem_guard_ok(&b), "%s: an input's guard changed", what);
   free(wa), free(wb), free(aa), free(ab), free(want), free(bound);
@@ -219,11 +223,15 @@ static void invalid_args(void) {
   OT_EXPECT_STATUS(optic_dot_bf16_compute(&p, out, out, 2, 2), OPTIC_ERR_INVALID_ARGUMENT);
 }
 
+/* Which kernels ran; each one the CPU (and OPTIC_ISA) allows must have run. */
 static void summary(void) {
-  printf("bf16 dot: %d cases, %d on vdpbf16ps (available: %s, ISA %s)\n", checked, ran_bf16,
-         optic_dot_bf16_available() ? "yes" : "no", optic_isa_name(optic_isa_selected()));
+  printf("bf16 dot: %d cases; avx512_bf16 ran %d, amx_bf16 ran %d (best here: %s, ISA %s)\n", checked,
+         ran_kernel[OPTIC_BF16_AVX512], ran_kernel[OPTIC_BF16_AMX], optic_dot_bf16_kernel_name(optic_dot_bf16_kernel()),
+         optic_isa_name(optic_isa_selected()));
   const optic_cpu_info *c = optic_cpu_info_get();
-  if (OPTIC_CPU_HAS(c, AVX512BF16) && optic_isa_selected() == OPTIC_ISA_AVX512) OT_CHECK(ran_bf16 > 0);
+  bool avx512 = optic_isa_selected() == OPTIC_ISA_AVX512;
+  if (OPTIC_CPU_HAS(c, AVX512BF16) && avx512) OT_CHECK(ran_kernel[OPTIC_BF16_AVX512] == checked);
+  if (!avx512) OT_CHECK(!optic_dot_bf16_available(), "a bf16 kernel is offered below the avx512 ISA");
 }
 
 static const ot_case cases[] = {

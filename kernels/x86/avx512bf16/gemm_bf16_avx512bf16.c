@@ -46,8 +46,9 @@ void optic_bf16_pack_a__avx512bf16(const optic_bf16_matrix *s, int64_t r0, uint3
 }
 
 /* B: columns [c0, c0 + NR) of the k x cols matrix s (rows = k). */
-void optic_bf16_pack_b__avx512bf16(const optic_bf16_matrix *s, int64_t c0, uint32_t *dst) {
+void optic_bf16_pack_b__avx512bf16(const optic_bf16_matrix *s, int64_t c0, int64_t kpairs_pad, uint32_t *dst) {
   int64_t cols = s->cols - c0 < NR ? s->cols - c0 : NR, k = s->rows, kpairs = (k + 1) / 2;
+  if (kpairs_pad > kpairs) memset(dst + kpairs * NR, 0, (size_t)((kpairs_pad - kpairs) * NR) * sizeof(uint32_t));
   if (!s->vector && !s->trans && cols == NR) { /* row-major, full panel: interleave two rows */
     const __m512i lo_idx = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38,
                                             6, 37, 5, 36, 4, 35, 3, 34, 2, 33, 1, 32, 0);
