@@ -60,7 +60,7 @@ static bool within(const char *what, const char *how, const float *got, const fl
   for (size_t i = 0; i < n; i++) {
     double tol = (double)(k + 2) * 0x1p-24 * (double)bound[i] + (double)k * 0x1p-124;
     if (!(fabs((double)got[i] - (double)want[i]) <= tol)) {
-      OT_CHECK(false, "%s (%s): out[%zu] = %.9g, want %.9g, tolerance %.3g", what, how, i, got[i], want[i], tol);
+      OT_CHECK(false, "%s (%s): out[%zu] = %.9g, want %.9g, tolerance %.3g", what, how, i, (double)got[i], (double)want[i], tol);
       return false;
     }
   }

@@ -33,7 +33,7 @@ static bool close_all(const char *cfg, const char *what, size_t n, size_t off, i
     worst = e > worst ? e : worst;
     if (!(e <= 1e-6)) {
       OT_CHECK(false, "%s n=%zu offset=%zu step %d: %s[%zu] = %.9g, reference %.12g (scaled error %.3g)", cfg, n, off,
-               step, what, i, got[i], ref[i], e);
+               step, what, i, (double)got[i], ref[i], e);
       return false;
     }
   }
@@ -73,7 +73,7 @@ static void run_case(size_t c, size_t n, size_t off, uint64_t seed) {
     for (size_t i = 0; i < n && ok; i++) {
       if (th[i] != optic_f32_to_bf16(master.p[i])) {
         OT_CHECK(false, "%s n=%zu step %d: param[%zu] = 0x%04x, master %.9g rounds to 0x%04x", cfgs[c].name, n, step,
-                 i, th[i], master.p[i], optic_f32_to_bf16(master.p[i]));
+                 i, th[i], (double)master.p[i], optic_f32_to_bf16(master.p[i]));
         ok = false;
       }
     }
