@@ -53,7 +53,7 @@ static void run_case(size_t c, size_t n, size_t off, uint64_t seed) {
     master.p[i] = kt_uniform(&r, -1.0f, 1.0f);
     m.p[i] = kt_uniform(&r, -0.1f, 0.1f);
     v.p[i] = vmax.p[i] = kt_uniform(&r, 0.0f, 0.1f);
-    dmo[i] = master.p[i], dm[i] = m.p[i], dv[i] = v.p[i], dvx[i] = vmax.p[i];
+    dmo[i] = (double)master.p[i], dm[i] = (double)m.p[i], dv[i] = (double)v.p[i], dvx[i] = (double)vmax.p[i];
     th[i] = optic_f32_to_bf16(master.p[i]);
   }
   bool ok = true;
@@ -62,7 +62,7 @@ static void run_case(size_t c, size_t n, size_t off, uint64_t seed) {
     p.bias_correction2 = optic_optim_bias_correction(p.beta2, (uint64_t)step);
     for (size_t i = 0; i < n; i++) {
       g[i] = optic_f32_to_bf16(kt_uniform(&r, -1.0f, 1.0f));
-      dg[i] = optic_bf16_to_f32(g[i]);
+      dg[i] = (double)optic_bf16_to_f32(g[i]);
     }
     uint16_t g0 = n ? g[0] : 0;
     optic_mixed_adam_bf16(n, th, master.p, g, m.p, v.p, p.amsgrad ? vmax.p : NULL, &p);
