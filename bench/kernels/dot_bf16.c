@@ -1,5 +1,6 @@
 /* bf16 GEMM on each bf16 kernel (kernels/dot_bf16.h: amx_bf16 tiles,
- * avx512_bf16 vdpbf16ps), "kernel/dot_bf16/<kernel>/...", square M = N = K in
+ * avx512_bf16 vdpbf16ps) and on "best" (the one the runtime uses, named in
+ * the label), "kernel/dot_bf16/<kernel>/...", square M = N = K in
  * {256, 1024}, lhs bf16[M,K] . rhs bf16[K,N] -> f32[M,N], against the raw
  * cblas_sgemm peer on the same f32 shapes (peer/sgemm). Each iteration is
  * the whole dot as the executor runs it: ONE OpenMP region in which every
@@ -39,7 +40,12 @@ static uint16_t *bf16_input(int slot, size_t n) {
 }
 
 static void run_dot_bf16(optic_bench_state *st, void *user) {
-  optic_bf16_kernel kernel = (optic_bf16_kernel)(intptr_t)user;
+  intptr_t which = (intptr_t)user; /* -1: the best kernel here */
+  optic_bf16_kernel kernel = which < 0 ? optic_dot_bf16_kernel() : (optic_bf16_kernel)which;
+  if (kernel == OPTIC_BF16_NONE) {
+    optic_bench_skip_with_error(st, "dot_bf16: no bf16 kernel here (needs AVX512_BF16 or AMX-BF16, ISA avx512)");
+    return;
+  }
   int64_t m = optic_bench_range(st, 0), n = optic_bench_range(st, 1), k = optic_bench_range(st, 2);
   int threads = (int)optic_bench_range(st, 3);
   if (!optic_dot_bf16_kernel_usable(kernel)) {
@@ -78,11 +84,12 @@ static void run_dot_bf16(optic_bench_state *st, void *user) {
 }
 
 void bench_register_dot_bf16_kernels(void) {
-  static const optic_bf16_kernel kernels[] = {OPTIC_BF16_AMX, OPTIC_BF16_AVX512};
-  for (size_t kk = 0; kk < 2; kk++) {
+  static const intptr_t kernels[] = {-1, OPTIC_BF16_AMX, OPTIC_BF16_AVX512};
+  for (size_t kk = 0; kk < 3; kk++) {
     char name[64];
-    snprintf(name, sizeof name, "kernel/dot_bf16/%s", optic_dot_bf16_kernel_name(kernels[kk]));
-    optic_bench *b = optic_bench_register(name, run_dot_bf16, (void *)(intptr_t)kernels[kk]);
+    snprintf(name, sizeof name, "kernel/dot_bf16/%s",
+             kernels[kk] < 0 ? "best" : optic_dot_bf16_kernel_name((optic_bf16_kernel)kernels[kk]));
+    optic_bench *b = optic_bench_register(name, run_dot_bf16, (void *)kernels[kk]);
     const int64_t squares[] = {256, 1024};
     for (int64_t threads = 1; threads <= 2; threads++) {
       for (size_t i = 0; i < sizeof squares / sizeof *squares; i++) {
