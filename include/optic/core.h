@@ -306,6 +306,8 @@ OPTIC_API optic_status optic_npy_encode(const optic_tensor *t, void **out, size_
   X(AVX512CD, "avx512cd")         \
   X(AVX512VNNI, "avx512_vnni")    \
   X(AVX512BF16, "avx512_bf16")    \
+  X(AMX_TILE, "amx_tile")         \
+  X(AMX_BF16, "amx_bf16")         \
   X(SHA, "sha_ni")                \
   X(NEON, "asimd")
 
