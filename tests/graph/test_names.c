@@ -75,7 +75,7 @@ static void reducer_and_entry_share_names(void) {
   OT_CHECK(out == -10.0f, "got %g", (double)out);
   optic_exec_ctx_destroy(ctx);
   optic_program_destroy(p);
-  free(t1), free(t2);
+  optic_string_free(t1), optic_string_free(t2);
   optic_module_destroy(m2);
   optic_module_destroy(m);
 }

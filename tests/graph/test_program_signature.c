@@ -355,7 +355,7 @@ static void aliases_round_trip(void) {
   char *t3 = NULL;
   OT_EXPECT_OK(optic_module_to_hlo_text(optic_program_module(p), &t3));
   OT_CHECK(t3 && strstr(t3, "input_output_alias="));
-  free(t1), free(t2), free(t3);
+  optic_string_free(t1), optic_string_free(t2), optic_string_free(t3);
   optic_module_destroy(m2);
   optic_program_destroy(p);
   optic_module_destroy(m);
