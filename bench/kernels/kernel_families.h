@@ -34,6 +34,8 @@ void bench_register_dot_kernels(void);
 /* dot_general dimension-number classes next to plain sgemm:
  * "kernel/dot_class/<class>/{plan,gemm}/...". */
 void bench_register_dot_class_kernels(void);
+/* bf16 GEMM per bf16 kernel, "kernel/dot_bf16/<kernel>/m:M/n:N/k:K/threads:T/real_time". */
+void bench_register_dot_bf16_kernels(void);
 
 /* Registers every entry of an elementwise table under "kernel/<family>". */
 void bench_register_elementwise_table(const char *family, const bench_elementwise *entries, size_t count);
