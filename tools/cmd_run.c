@@ -403,7 +403,7 @@ int optic_cmd_run(int argc, char **argv) {
     } else {
       fprintf(a.json ? stderr : stdout, "profile per op (measured vs estimated, per run):\n%s", table);
     }
-    free(table);
+    optic_string_free(table);
   }
   if (rc < 0 && fflush(stdout) != 0) {
     fprintf(stderr, "optic run: cannot write the output\n");
