@@ -47,7 +47,7 @@ void stream_fence(void);
  * dtype of the data operands (operand 1 for select and clamp, whose operand 0
  * is the predicate or lower bound), out_dt the result's. cmp is compare's
  * direction, and for reduce-precision its packed attributes
- * (graph_ew_reduce_precision_param). Bit k of
+ * (optic_elem_reduce_precision_param). Bit k of
  * scalar_mask marks src[k] as one element repeated. y may equal an unmasked
  * source of the same dtype (in place) except for compare and convert. */
 void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in_dt, optic_dtype out_dt, size_t n,
