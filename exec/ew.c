@@ -7,9 +7,6 @@
  * scalar form. */
 #include <math.h>
 #include <pthread.h>
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
 #include <string.h>
 
 #include "exec/exec_internal.h"
@@ -345,28 +342,4 @@ void walk_scatter(const exec_walk *w, size_t es, const void *src, size_t lo, siz
   const unsigned char *s = src;
   unsigned char *d = dst;
   WALK_RUNS(w, lo, len, copy_run(es, s + k_ * es, 1, d + off_ * (int64_t)es, st_, run_));
-}
-
-/* ------------------------------------------------------------ streaming stores */
-
-void stream_copy(void *dst, const void *src, size_t bytes) {
-#if defined(__x86_64__)
-  unsigned char *d = dst;
-  const unsigned char *sp = src;
-  size_t head = (16 - ((uintptr_t)d & 15)) & 15;
-  if (head > bytes) head = bytes;
-  memcpy(d, sp, head);
-  d += head, sp += head, bytes -= head;
-  size_t i = 0;
-  for (; i + 16 <= bytes; i += 16) _mm_stream_si128((__m128i *)(void *)(d + i), _mm_loadu_si128((const __m128i *)(const void *)(sp + i)));
-  memcpy(d + i, sp + i, bytes - i);
-#else
-  memcpy(dst, src, bytes);
-#endif
-}
-
-void stream_fence(void) {
-#if defined(__x86_64__)
-  _mm_sfence();
-#endif
 }
