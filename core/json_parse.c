@@ -257,13 +257,13 @@ static optic_status parse_number(parser *ps, optic_jv *v) {
   if (ps->p < ps->end && *ps->p == '-') ps->p++;
   if (ps->allow_nonfinite && literal(ps, "Infinity")) {
     v->kind = OPTIC_JV_NUMBER;
-    v->number = (*begin == '-') ? -INFINITY : INFINITY;
+    v->number = (*begin == '-') ? -(double)INFINITY : (double)INFINITY;
     return OPTIC_OK;
   }
   /* Google Benchmark writes a negative NaN as -NaN. */
   if (ps->allow_nonfinite && *begin == '-' && literal(ps, "NaN")) {
     v->kind = OPTIC_JV_NUMBER;
-    v->number = NAN;
+    v->number = (double)NAN;
     return OPTIC_OK;
   }
   if (ps->p >= ps->end || !is_digit(*ps->p)) return fail_at(ps, "bad number: expected a digit");
@@ -416,7 +416,7 @@ static optic_status parse_value(parser *ps, optic_jv *v) {
     case 'N':
       if (!ps->allow_nonfinite || !literal(ps, "NaN")) break;
       v->kind = OPTIC_JV_NUMBER;
-      v->number = NAN;
+      v->number = (double)NAN;
       return OPTIC_OK;
     default:
       if (*ps->p == '-' || is_digit(*ps->p) || (ps->allow_nonfinite && *ps->p == 'I')) return parse_number(ps, v);

@@ -124,7 +124,7 @@ static uint8_t cmp_result(optic_compare_op dir, int sign, bool unordered) {
 /* One element through double, which holds every f32, s32 and u8 exactly. */
 static double load_d(optic_dtype dt, const unsigned char *p) {
   switch (dt) {
-    case OPTIC_F32: { float v; memcpy(&v, p, 4); return v; }
+    case OPTIC_F32: { float v; memcpy(&v, p, 4); return (double)v; }
     case OPTIC_F64: { double v; memcpy(&v, p, 8); return v; }
     case OPTIC_S32: { int32_t v; memcpy(&v, p, 4); return v; }
     case OPTIC_PRED: return *p != 0;

@@ -338,7 +338,7 @@ optic_status optic_optim_step(optic_optim *opt, const optic_tensor *params, cons
                               optic_optim_step_report *report) {
   optic_status st = check_args(opt, params, grads, count);
   if (st != OPTIC_OK) return st;
-  optic_optim_step_report r = {.skipped = false, .grad_norm = NAN, .clip_scale = 1.0};
+  optic_optim_step_report r = {.skipped = false, .grad_norm = (double)NAN, .clip_scale = 1.0};
   const int threads = opt->opts.threads > 0 ? opt->opts.threads : omp_get_max_threads();
   step_job j = {.opt = opt, .k = optic_optim_kernels_get(),
                 .mul = optic_binary_kernels_get()->vs[OPTIC_BINARY_MUL], .params = params, .grads = grads, .grad_scale = 1.0f};
