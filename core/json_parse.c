@@ -155,6 +155,7 @@ static bool hex4(parser *ps, uint32_t *out) {
 }
 
 /* At the opening quote. On success *out is a malloc'ed NUL-terminated string. */
+/* long: one scanner: escapes, \u surrogate pairs and UTF-8 checks share the cursor and the output buffer */
 static optic_status parse_string(parser *ps, char **out, size_t *len) {
   sbuf s = {NULL, 0, 0};
   ps->p++; /* the quote */

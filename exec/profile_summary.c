@@ -56,6 +56,7 @@ void optic_profile_summary_free(optic_profile_summary *s) {
   memset(s, 0, sizeof *s);
 }
 
+/* long: one pass building the summary's arrays, freed together on any failure */
 optic_status optic_profiler_summary(const optic_profiler_t *p, const optic_program_t *program,
                                     optic_profile_summary *out) {
   if (out == NULL || p == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "profiler_summary: NULL argument");

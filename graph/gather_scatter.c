@@ -69,6 +69,7 @@ static optic_status check_indices(const char *op, const optic_type *it, int64_t 
   return OPTIC_OK;
 }
 
+/* long: XLA's gather shape rules checked in order, each failure with its own message */
 optic_status optic_graph_gather(optic_module_t *m, optic_comp_id comp, optic_node_id operand, optic_node_id indices,
                                 const optic_gather_dims *g, const char *name, optic_node_id *out) {
   const optic_type *xt, *it;

@@ -212,6 +212,7 @@ static void print_calls(optic_strbuf *s, const optic_module_t *m, const optic_in
   }
 }
 
+/* long: one switch over the opcodes, each printing its attributes in XLA's order */
 static void print_attributes(optic_strbuf *s, const optic_module_t *m, const optic_instr *in) {
   int32_t r = in->n_operands ? optic_node_type(m, in->operands[0])->shape.rank : 0;
   switch (in->op) {

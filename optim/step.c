@@ -40,6 +40,7 @@ static double sum_squares(const float *g, size_t n) {
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
+/* long: one case per optimizer: its hyperparameters as per-step constants */
 static group_step prepare_group(const optim_group *g) {
   const optic_optim_hparams *h = &g->hp;
   const uint64_t t = g->step + 1; /* this step, 1-based */

@@ -87,6 +87,7 @@ static optic_node_id g_den(gb *b, optic_node_id x, double outside, double inside
 
 /* Builds the group's update into b; outs receives (θ', state'...) in slot
  * order; returns how many. */
+/* long: one case per optimizer: the graph of its update */
 static int32_t build_update(gb *b, const optic_optim_hparams *h, optic_node_id *outs) {
   int32_t n = 0;
   optic_node_id p = g_param(b, "param", false), g = g_param(b, "grad", false);

@@ -476,6 +476,7 @@ static int stopped_exit(optic_jv *spec, const char *log_path) {
   return 128 + sig;
 }
 
+/* long: the command's options, then its steps in order, with one exit path */
 int optic_cmd_report(int argc, char **argv) {
   opts o;
   int prc = parse_opts(argc, argv, &o);
