@@ -37,22 +37,59 @@
 
 /* X(NAME, kind): kind is UNARY or BINARY for the arithmetic and logic ops
  * on one or two operands of one dtype, OTHER for the rest. */
-#define OPTIC_ELEM_OP_LIST(X)                                                                                        \
-  X(ADD, BINARY) X(SUBTRACT, BINARY) X(MULTIPLY, BINARY) X(DIVIDE, BINARY) X(POWER, BINARY) X(MAXIMUM, BINARY)       \
-  X(MINIMUM, BINARY) X(AND, BINARY) X(OR, BINARY) X(NEGATE, UNARY) X(ABS, UNARY) X(EXPONENTIAL, UNARY) X(LOG, UNARY) \
-  X(SQRT, UNARY) X(RSQRT, UNARY) X(TANH, UNARY) X(LOGISTIC, UNARY) X(SIGN, UNARY) X(FLOOR, UNARY) X(CEIL, UNARY)     \
-  X(NOT, UNARY) X(ERF, UNARY) X(LOG_PLUS_ONE, UNARY) X(EXPONENTIAL_MINUS_ONE, UNARY) X(SINE, UNARY)                  \
-  X(COSINE, UNARY) X(TAN, UNARY) X(CBRT, UNARY) X(ROUND_NEAREST_AFZ, UNARY) X(ROUND_NEAREST_EVEN, UNARY)             \
-  X(POPCNT, UNARY) X(COUNT_LEADING_ZEROS, UNARY) X(ATAN2, BINARY) X(REMAINDER, BINARY) X(XOR, BINARY)                \
-  X(SHIFT_LEFT, BINARY) X(SHIFT_RIGHT_LOGICAL, BINARY) X(SHIFT_RIGHT_ARITHMETIC, BINARY) X(IS_FINITE, OTHER)         \
-  X(REDUCE_PRECISION, OTHER) X(BITCAST_CONVERT, OTHER) X(COMPARE, OTHER) X(SELECT, OTHER) X(CLAMP, OTHER)            \
-  X(CONVERT, OTHER) X(COPY, OTHER)
+#define OPTIC_ELEM_OP_LIST(X)       \
+  X(ADD, BINARY)                    \
+  X(SUBTRACT, BINARY)               \
+  X(MULTIPLY, BINARY)               \
+  X(DIVIDE, BINARY)                 \
+  X(POWER, BINARY)                  \
+  X(MAXIMUM, BINARY)                \
+  X(MINIMUM, BINARY)                \
+  X(AND, BINARY)                    \
+  X(OR, BINARY)                     \
+  X(NEGATE, UNARY)                  \
+  X(ABS, UNARY)                     \
+  X(EXPONENTIAL, UNARY)             \
+  X(LOG, UNARY)                     \
+  X(SQRT, UNARY)                    \
+  X(RSQRT, UNARY)                   \
+  X(TANH, UNARY)                    \
+  X(LOGISTIC, UNARY)                \
+  X(SIGN, UNARY)                    \
+  X(FLOOR, UNARY)                   \
+  X(CEIL, UNARY)                    \
+  X(NOT, UNARY)                     \
+  X(ERF, UNARY)                     \
+  X(LOG_PLUS_ONE, UNARY)            \
+  X(EXPONENTIAL_MINUS_ONE, UNARY)   \
+  X(SINE, UNARY)                    \
+  X(COSINE, UNARY)                  \
+  X(TAN, UNARY)                     \
+  X(CBRT, UNARY)                    \
+  X(ROUND_NEAREST_AFZ, UNARY)       \
+  X(ROUND_NEAREST_EVEN, UNARY)      \
+  X(POPCNT, UNARY)                  \
+  X(COUNT_LEADING_ZEROS, UNARY)     \
+  X(ATAN2, BINARY)                  \
+  X(REMAINDER, BINARY)              \
+  X(XOR, BINARY)                    \
+  X(SHIFT_LEFT, BINARY)             \
+  X(SHIFT_RIGHT_LOGICAL, BINARY)    \
+  X(SHIFT_RIGHT_ARITHMETIC, BINARY) \
+  X(IS_FINITE, OTHER)               \
+  X(REDUCE_PRECISION, OTHER)        \
+  X(BITCAST_CONVERT, OTHER)         \
+  X(COMPARE, OTHER)                 \
+  X(SELECT, OTHER)                  \
+  X(CLAMP, OTHER)                   \
+  X(CONVERT, OTHER)                 \
+  X(COPY, OTHER)
 
 typedef enum optic_elem_op {
 #define OPTIC_ELEM_OP_ENUM_(name, kind) OPTIC_ELEM_##name,
   OPTIC_ELEM_OP_LIST(OPTIC_ELEM_OP_ENUM_)
 #undef OPTIC_ELEM_OP_ENUM_
-  OPTIC_ELEM_OP_COUNT_
+      OPTIC_ELEM_OP_COUNT_
 } optic_elem_op;
 
 typedef enum optic_elem_kind { OPTIC_ELEM_KIND_UNARY, OPTIC_ELEM_KIND_BINARY, OPTIC_ELEM_KIND_OTHER } optic_elem_kind;
@@ -109,8 +146,8 @@ void optic_elem_basic(optic_elem_op op, optic_compare_op cmp, optic_dtype in, op
 
 /* The f32 op over n full arrays (src[k] of n floats in the HLO operand
  * order); y holds n floats, or n pred bytes for compare. */
-typedef void (*optic_elem_f32_fn)(void *ctx, optic_elem_op op, optic_compare_op cmp, size_t n,
-                                  const float *const *src, void *y);
+typedef void (*optic_elem_f32_fn)(void *ctx, optic_elem_op op, optic_compare_op cmp, size_t n, const float *const *src,
+                                  void *y);
 
 /* True for f16 and bf16. */
 bool optic_elem_is_half(optic_dtype dt);

@@ -124,9 +124,21 @@ static uint8_t cmp_result(optic_compare_op dir, int sign, bool unordered) {
 /* One element through double, which holds every f32, s32 and u8 exactly. */
 static double load_d(optic_dtype dt, const unsigned char *p) {
   switch (dt) {
-    case OPTIC_F32: { float v; memcpy(&v, p, 4); return (double)v; }
-    case OPTIC_F64: { double v; memcpy(&v, p, 8); return v; }
-    case OPTIC_S32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case OPTIC_F32: {
+      float v;
+      memcpy(&v, p, 4);
+      return (double)v;
+    }
+    case OPTIC_F64: {
+      double v;
+      memcpy(&v, p, 8);
+      return v;
+    }
+    case OPTIC_S32: {
+      int32_t v;
+      memcpy(&v, p, 4);
+      return v;
+    }
     case OPTIC_PRED: return *p != 0;
     default: return *p;
   }
@@ -143,9 +155,17 @@ static double trunc_sat(double v, double lo, double hi) {
 static void store_cvt(optic_dtype src, optic_dtype dt, const unsigned char *from, unsigned char *p) {
   double v = load_d(src, from);
   switch (dt) {
-    case OPTIC_F32: { float f = (float)v; memcpy(p, &f, 4); break; }
+    case OPTIC_F32: {
+      float f = (float)v;
+      memcpy(p, &f, 4);
+      break;
+    }
     case OPTIC_F64: memcpy(p, &v, 8); break;
-    case OPTIC_S32: { int32_t w = (int32_t)trunc_sat(v, INT32_MIN, INT32_MAX); memcpy(p, &w, 4); break; }
+    case OPTIC_S32: {
+      int32_t w = (int32_t)trunc_sat(v, INT32_MIN, INT32_MAX);
+      memcpy(p, &w, 4);
+      break;
+    }
     case OPTIC_PRED: *p = v != 0; break;
     default: /* u8: integers keep their low byte (XLA's integer convert), floats saturate */
       if (src == OPTIC_S32) {
@@ -209,7 +229,11 @@ static void binary1(optic_elem_op op, optic_dtype in, const unsigned char *a, co
       memcpy(d, &r, 4);
       break;
     }
-    case OPTIC_F64: { double r = f64_binary1(op, load_d(in, a), load_d(in, b)); memcpy(d, &r, 8); break; }
+    case OPTIC_F64: {
+      double r = f64_binary1(op, load_d(in, a), load_d(in, b));
+      memcpy(d, &r, 8);
+      break;
+    }
     case OPTIC_S32: {
       int32_t u, v, r;
       memcpy(&u, a, 4), memcpy(&v, b, 4);
@@ -228,7 +252,11 @@ static void binary1(optic_elem_op op, optic_dtype in, const unsigned char *a, co
 
 static void unary1(optic_elem_op op, optic_dtype in, const unsigned char *a, unsigned char *d) {
   switch (in) {
-    case OPTIC_F64: { double r = f64_unary1(op, load_d(in, a)); memcpy(d, &r, 8); break; }
+    case OPTIC_F64: {
+      double r = f64_unary1(op, load_d(in, a));
+      memcpy(d, &r, 8);
+      break;
+    }
     case OPTIC_S32: {
       int32_t u, r;
       memcpy(&u, a, 4);
@@ -236,7 +264,7 @@ static void unary1(optic_elem_op op, optic_dtype in, const unsigned char *a, uns
       memcpy(d, &r, 4);
       break;
     }
-    case OPTIC_U8: *d = (uint8_t)~*a; break;
+    case OPTIC_U8: *d = (uint8_t) ~*a; break;
     default: *d = *a == 0; break; /* pred not */
   }
 }
