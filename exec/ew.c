@@ -60,13 +60,12 @@ static bool binary_kernel(optic_opcode op, optic_binary_op *k) {
 
 static bool scalar_op(optic_opcode op) { return ew_is_elementwise(op) && optic_elem_scalar_op(elem_of(op)); }
 
-optic_compare_dir ew_param_of(const optic_module_t *m, optic_node_id id) {
-  if (optic_node_opcode(m, id) == OPTIC_OP_REDUCE_PRECISION) {
-    int32_t n;
-    const int64_t *a = optic_node_dims(m, id, &n);
-    return (optic_compare_dir)optic_elem_reduce_precision_param(a[0], a[1]);
+optic_compare_dir ew_param_of(const optic_node_attrs_t *a) {
+  if (a->kind == OPTIC_ATTRS_REDUCE_PRECISION) {
+    return (optic_compare_dir)optic_elem_reduce_precision_param(a->reduce_precision.exponent_bits,
+                                                                a->reduce_precision.mantissa_bits);
   }
-  return optic_node_compare_dir(m, id);
+  return a->kind == OPTIC_ATTRS_COMPARE ? a->compare.direction : OPTIC_CMP_EQ;
 }
 
 static bool generic_supported(optic_opcode op, optic_dtype in, optic_dtype out) {

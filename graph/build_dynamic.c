@@ -4,6 +4,7 @@
  * operand dimension, or XLA's older single rank-1 index array). */
 #include <string.h>
 
+#include "graph/gather_scatter.h"
 #include "graph/internal.h"
 #include "kernels/elem.h"
 

@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "graph/internal.h"
 #include "kernels/elem.h"
 
 int64_t graph_load_index(optic_dtype dt, const void *p) {
