@@ -244,8 +244,9 @@ static optic_status bind_input_fusion(bind_ctx *c, optic_comp_id fused, exec_ste
   }
   int fast = fast_reducer(m, optic_node_called(m, r, 0));
   optic_node_id in = optic_node_operand(m, r, 0), init = optic_node_operand(m, r, 1);
-  if (!fast || optic_node_opcode(m, init) != OPTIC_OP_PARAMETER || s->type->dtype != OPTIC_F32) {
-    return optic_fail(OPTIC_ERR_UNSUPPORTED, "input fusion: not a fast f32 reducer with a parameter init");
+  const bool init_const = optic_node_opcode(m, init) == OPTIC_OP_CONSTANT; /* cloned into the fusion */
+  if (!fast || (optic_node_opcode(m, init) != OPTIC_OP_PARAMETER && !init_const) || s->type->dtype != OPTIC_F32) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "input fusion: not a fast f32 reducer with a parameter or constant init");
   }
   const optic_shape *is = &optic_node_type(m, in)->shape;
   int32_t nd, ni;
@@ -265,7 +266,12 @@ static optic_status bind_input_fusion(bind_ctx *c, optic_comp_id fused, exec_ste
   if (st != OPTIC_OK) return st;
   s->input_fusion = true;
   s->reduce_fast = fast;
-  s->in_init = (int32_t)optic_node_dims(m, init, &ni)[0];
+  if (init_const) {
+    s->in_init = -1;
+    memcpy(&s->in_init_value, optic_node_constant_data(m, init, NULL), sizeof s->in_init_value);
+  } else {
+    s->in_init = (int32_t)optic_node_dims(m, init, &ni)[0];
+  }
   s->in_rows = rows, s->in_len = len;
   return OPTIC_OK;
 }

@@ -27,6 +27,7 @@ typedef struct lower_ctx {
   ew_prog *p;
   int32_t cap_instr, cap_inputs;
   int32_t *free_regs, n_free, cap_free;
+  int32_t pos; /* position in the order of the node being lowered */
 } lower_ctx;
 
 void ew_prog_destroy(ew_prog *p) {
@@ -200,7 +201,12 @@ static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, s
           v->kind = V_INPUT;
         }
       } else {
-        if (o->kind == V_REG) return decline(m, id, "aliases a computed value");
+        /* A reshape keeps the row-major order: a computed value's register is
+         * taken over when the reshape is its last reader (else the two would
+         * share a register that one of them releases). */
+        if (o->kind == V_REG && (o->last_use != c->pos || o->is_output)) {
+          return decline(m, id, "aliases a computed value");
+        }
         *v = *o;
       }
       v->is_output = false;
@@ -362,7 +368,13 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
       }
       continue;
     }
+    c.pos = i;
+    /* lower_node sets the node's value; its liveness (last reader, whether
+     * it is an output) is the node's own and stays */
+    const int32_t last_use = vals[id].last_use;
+    const bool is_output = vals[id].is_output;
     st = lower_node(&c, id, vals, N, params_full);
+    vals[id].last_use = last_use, vals[id].is_output = is_output;
     int32_t no = optic_node_operand_count(m, id);
     for (int32_t k = 0; k < no && st == OPTIC_OK; k++) {
       optic_node_id o = optic_node_operand(m, id, k);

@@ -177,7 +177,8 @@ typedef struct exec_step {
   struct optic_dot_plan *dot;
   int32_t epi_lhs, epi_rhs;   /* output fusion: the fusion operands the dot/convolution reads */
   bool input_fusion;          /* prog computes the reduced input; reduce_fast folds it */
-  int32_t in_init;            /* input fusion: the fusion operand holding the init value */
+  int32_t in_init;            /* input fusion: the fusion operand holding the init value, -1: in_init_value */
+  float in_init_value;        /* input fusion: the init value when it is a constant of the fused computation */
   size_t in_rows, in_len;     /* input fusion: outputs, and reduced elements per output (trailing dims) */
   optic_conv_plan *conv;
   /* dot/convolution on f16/bf16: lhs, rhs and result widened to f32 in

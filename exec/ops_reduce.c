@@ -321,7 +321,8 @@ optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const
   const void *inputs[64];
   for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
   float init, *y = ref_ptr(f, &s->out[0]);
-  memcpy(&init, inputs[s->in_init], 4);
+  if (s->in_init >= 0) memcpy(&init, inputs[s->in_init], 4);
+  else init = s->in_init_value;
   size_t lo, hi, len = s->in_len;
   exec_share(s->in_rows, th->t, th->nt, &lo, &hi);
   if (lo >= hi) return OPTIC_OK;
