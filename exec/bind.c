@@ -26,21 +26,25 @@ static int32_t leaf_count(const optic_type *t) {
   return n;
 }
 
+void exec_step_free(exec_step *s) {
+  free(s->in_first);
+  free(s->operand_shape);
+  free(s->operand_dtype);
+  free(s->operand_elems);
+  free(s->in);
+  free(s->out);
+  free(s->branches);
+  ew_prog_destroy(s->prog);
+  free(s->dot);
+  free(s->conv);
+  for (int32_t i = 0; i < s->n_members; i++) exec_step_free(&s->members[i]);
+  free(s->members);
+  free(s->owned_name);
+}
+
 static void seq_destroy(exec_seq *q) {
   if (q == NULL) return;
-  for (int32_t i = 0; i < q->n_steps; i++) {
-    exec_step *s = &q->steps[i];
-    free(s->in_first);
-    free(s->operand_shape);
-    free(s->operand_dtype);
-    free(s->operand_elems);
-    free(s->in);
-    free(s->out);
-    free(s->branches);
-    ew_prog_destroy(s->prog);
-    free(s->dot);
-    free(s->conv);
-  }
+  for (int32_t i = 0; i < q->n_steps; i++) exec_step_free(&q->steps[i]);
   free(q->steps);
   free(q->root);
   free(q->root_bytes);
@@ -610,7 +614,6 @@ static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
     if (!s->noop && !s->solo && !s->sync) b->any_split = true;
   }
   if (st != OPTIC_OK) return st;
-  if ((st = place_barriers(q)) != OPTIC_OK) return st;
   optic_node_id root = optic_computation_root(m, comp);
   q->n_root_leaves = optic_buffer_plan_leaf_count(q->plan, root);
   q->root = calloc((size_t)q->n_root_leaves + 1, sizeof *q->root);
@@ -620,6 +623,8 @@ static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
     st = slot_ref(b, q->plan, root, l, &q->root[l]);
     q->root_bytes[l] = q->root[l].size;
   }
+  if (st == OPTIC_OK) st = exec_form_row_groups(q, b->split_min, q->root, q->n_root_leaves);
+  if (st == OPTIC_OK) st = place_barriers(q);
   q->arena_bytes = optic_buffer_plan_arena_bytes(q->plan);
   q->arena_offset = b->arena_total;
   b->arena_total += ALIGN64(q->arena_bytes);

@@ -22,6 +22,7 @@ size_t exec_regs_bytes(const exec_bound *b) {
       size_t regs = s->prog ? (size_t)s->prog->n_regs + 1 : 0; /* + the streaming-store staging block */
       if (s->op == OPTIC_OP_REDUCE || s->op == OPTIC_OP_REDUCE_WINDOW) regs += (size_t)s->n_operands + 1;
       size_t bytes = regs * EXEC_BLOCK * 8;
+      if (s->n_members > 0) bytes = s->rg_regs + s->rg_tile_bytes;
       if (bytes > best) best = bytes;
     }
   }
@@ -170,20 +171,33 @@ static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_in, con
   }
 }
 
-static optic_status reduce_step(const exec_step *s, const exec_frame *f, const exec_thread *th) {
-  int32_t n = s->n_operands / 2;
-  if (n > 32) return optic_fail(OPTIC_ERR_UNSUPPORTED, "reduce %s: more than 32 inputs", s->name);
+/* The kept and the reduced dims of reduce step s, as walks over its input. */
+static void reduce_walks(const exec_step *s, exec_walk *kept, exec_walk *red) {
   const optic_shape *is = &s->operand_shape[0];
   bool reduced[OPTIC_MAX_RANK] = {false};
   for (int32_t i = 0; i < s->n_attr; i++) reduced[s->attr[i]] = true;
   int64_t ist[OPTIC_MAX_RANK], v = 1;
   for (int32_t d = is->rank - 1; d >= 0; d--) ist[d] = v, v *= is->dims[d];
-  exec_walk kept = {0}, red = {0};
+  *kept = (exec_walk){0}, *red = (exec_walk){0};
   for (int32_t d = 0; d < is->rank; d++) {
-    exec_walk *w = reduced[d] ? &red : &kept;
+    exec_walk *w = reduced[d] ? red : kept;
     w->dims[w->rank] = is->dims[d];
     w->strides[w->rank++] = ist[d];
   }
+}
+
+void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs) {
+  exec_walk kept, red;
+  reduce_walks(s, &kept, &red);
+  reduce_f32_kernels(s, &kept, &red, ref_ptr(f, &s->in[s->in_first[0]]), ref_ptr(f, &s->in[s->in_first[1]]),
+                     ref_ptr(f, &s->out[0]), lo, hi, (float *)(void *)regs);
+}
+
+static optic_status reduce_step(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  int32_t n = s->n_operands / 2;
+  if (n > 32) return optic_fail(OPTIC_ERR_UNSUPPORTED, "reduce %s: more than 32 inputs", s->name);
+  exec_walk kept, red;
+  reduce_walks(s, &kept, &red);
   size_t R = 1, N = 1;
   for (int32_t d = 0; d < red.rank; d++) R *= (size_t)red.dims[d];
   for (int32_t d = 0; d < kept.rank; d++) N *= (size_t)kept.dims[d];
@@ -318,17 +332,22 @@ static optic_status map_step(const exec_step *s, const exec_frame *f, const exec
 }
 
 optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  size_t lo, hi;
+  exec_share(s->in_rows, th->t, th->nt, &lo, &hi);
+  if (lo < hi) exec_input_fusion_rows(s, f, lo, hi, th->regs);
+  return OPTIC_OK;
+}
+
+void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs) {
   const void *inputs[64];
   for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
   float init, *y = ref_ptr(f, &s->out[0]);
   if (s->in_init >= 0) memcpy(&init, inputs[s->in_init], 4);
   else init = s->in_init_value;
-  size_t lo, hi, len = s->in_len;
-  exec_share(s->in_rows, th->t, th->nt, &lo, &hi);
-  if (lo >= hi) return OPTIC_OK;
+  size_t len = s->in_len;
   if (len == 0) {
     for (size_t j = lo; j < hi; j++) y[j] = fold_f32(s->reduce_fast, init, optic_reduce_identity(kernel_op(s->reduce_fast)));
-    return OPTIC_OK;
+    return;
   }
   /* The reduced input of rows [lo, hi) is the range [lo * len, hi * len) of
    * the program's domain, computed a leaf (OPTIC_REDUCE_BLOCK floats, two
@@ -339,7 +358,7 @@ optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const
   const optic_reduce_op op = kernel_op(s->reduce_fast);
   const optic_reduce_kernels *k = optic_reduce_kernels_get();
   const bool ext = op == OPTIC_REDUCE_MAX || op == OPTIC_REDUCE_MIN;
-  float *block = (float *)(void *)(th->regs + (size_t)s->prog->n_regs * EXEC_BLOCK * 8);
+  float *block = (float *)(void *)(regs + (size_t)s->prog->n_regs * EXEC_BLOCK * 8);
   const size_t per = len < OPTIC_REDUCE_BLOCK ? OPTIC_REDUCE_BLOCK / len : 1; /* rows per computation */
   for (size_t row = lo; row < hi;) {
     size_t rows = hi - row < per ? hi - row : per;
@@ -351,7 +370,7 @@ optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const
       for (size_t b0 = 0; b0 < plen; b0 += EXEC_BLOCK) {
         size_t blen = plen - b0 < EXEC_BLOCK ? plen - b0 : EXEC_BLOCK;
         void *outs[1] = {block + b0};
-        ew_run_block(s->prog, inputs, s->prog->scalar_inputs, outs, row * len + p0 + b0, blen, th->regs);
+        ew_run_block(s->prog, inputs, s->prog->scalar_inputs, outs, row * len + p0 + b0, blen, regs);
       }
       if (len < OPTIC_REDUCE_BLOCK) {
         for (size_t i = 0; i < rows; i++) y[row + i] = fold_f32(s->reduce_fast, init, k->r[op](len, block + i * len));
@@ -364,7 +383,6 @@ optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const
     if (len >= OPTIC_REDUCE_BLOCK) y[row] = fold_f32(s->reduce_fast, init, ext ? acc : optic_reduce_tree_root(op, &t));
     row += rows;
   }
-  return OPTIC_OK;
 }
 
 optic_status exec_op_reduce(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th) {

@@ -9,10 +9,15 @@
  *    2.5 log2(R + 1) FLT_EPSILON sum |x| (kernels/reduce.h), product within
  *    2 R FLT_EPSILON |p| (inputs in [0.9, 1.1)), max/min exact.
  * Inputs are uniform in [-1, 1) (not exact in any order). A failure prints
- * the shape, dims and op, and the command that reruns the case. */
+ * the shape, dims and op, and the command that reruns the case.
+ * row_groups: softmax and layer norm (the modules of tests/data/hlo at other
+ * shapes) run as one row group (exec/rowgroup.c) at FULL, bitwise what the
+ * ungrouped steps give at level NONE, on 1 and 2 threads, and within 1e-5 of
+ * the evaluator (the exp/rsqrt kernels' ulps). */
 #include <float.h>
 #include <math.h>
 
+#include "exec/exec_internal.h"
 #include "tests/exec/exec_util.h"
 
 typedef struct red_case {
@@ -250,7 +255,105 @@ static void large(void) {
   }
 }
 
+static const char SOFTMAX[] =
+    "HloModule softmax\n\nmax_computation {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+    "  ROOT m = f32[] maximum(a, b)\n}\n\nadd_computation {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+    "  ROOT s = f32[] add(a, b)\n}\n\nENTRY main {\n  x = f32[%ld,%ld] parameter(0)\n  ninf = f32[] constant(-inf)\n"
+    "  r = f32[%ld] reduce(x, ninf), dimensions={1}, to_apply=max_computation\n"
+    "  rb = f32[%ld,%ld] broadcast(r), dimensions={0}\n  d = f32[%ld,%ld] subtract(x, rb)\n"
+    "  e = f32[%ld,%ld] exponential(d)\n  zero = f32[] constant(0)\n"
+    "  s = f32[%ld] reduce(e, zero), dimensions={1}, to_apply=add_computation\n"
+    "  sb = f32[%ld,%ld] broadcast(s), dimensions={0}\n  ROOT y = f32[%ld,%ld] divide(e, sb)\n}\n";
+
+static const char LAYERNORM[] =
+    "HloModule ln\n\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT s = f32[] add(a, b)\n}\n\n"
+    "ENTRY main {\n  x = f32[%ld,%ld] parameter(0)\n  zero = f32[] constant(0)\n"
+    "  s1 = f32[%ld] reduce(x, zero), dimensions={1}, to_apply=add\n  n = f32[] constant(%ld)\n"
+    "  nb = f32[%ld] broadcast(n), dimensions={}\n  mean = f32[%ld] divide(s1, nb)\n"
+    "  mr = f32[%ld,1] reshape(mean)\n  m1 = f32[%ld] reshape(mr)\n  mb = f32[%ld,%ld] broadcast(m1), dimensions={0}\n"
+    "  c = f32[%ld,%ld] subtract(x, mb)\n  sq = f32[%ld,%ld] multiply(c, c)\n"
+    "  s2 = f32[%ld] reduce(sq, zero), dimensions={1}, to_apply=add\n  var = f32[%ld] divide(s2, nb)\n"
+    "  eps = f32[] constant(1e-05)\n  eb = f32[%ld] broadcast(eps), dimensions={}\n  ve = f32[%ld] add(var, eb)\n"
+    "  rs = f32[%ld] rsqrt(ve)\n  rb = f32[%ld,%ld] broadcast(rs), dimensions={0}\n  xn = f32[%ld,%ld] multiply(c, rb)\n"
+    "  g = f32[%ld] parameter(1)\n  gb = f32[%ld,%ld] broadcast(g), dimensions={1}\n  xg = f32[%ld,%ld] multiply(xn, gb)\n"
+    "  b = f32[%ld] parameter(2)\n  bb = f32[%ld,%ld] broadcast(b), dimensions={1}\n"
+    "  ROOT y = f32[%ld,%ld] add(xg, bb)\n}\n";
+
+/* Row-group steps of m's entry sequence bound for 2 threads, and their members. */
+static int row_groups_of(const optic_module_t *m, int *members) {
+  optic_program_t *p = NULL;
+  int groups = 0;
+  *members = 0;
+  OT_EXPECT_OK(optic_compile(m, NULL, &p));
+  exec_bound *b = NULL;
+  OT_EXPECT_OK(exec_bind(optic_program_module(p), p, 2, 0, &b));
+  for (int32_t c = 0; b && c < b->n_comps; c++) {
+    for (int32_t i = 0; b->seqs[c] && i < b->seqs[c]->n_steps; i++) {
+      if (b->seqs[c]->steps[i].n_members > 0) groups++, *members += b->seqs[c]->steps[i].n_members;
+    }
+  }
+  exec_bound_destroy(b);
+  optic_program_destroy(p);
+  return groups;
+}
+
+static void row_group_case(const char *tmpl, bool ln, long r, long c) {
+  char text[4096], label[96];
+  if (ln) {
+    snprintf(text, sizeof text, tmpl, r, c, r, c, r, r, r, r, r, c, r, c, r, c, r, r, r, r, r, r, c, r, c, c, r, c, r,
+             c, c, r, c, r, c);
+  } else {
+    snprintf(text, sizeof text, tmpl, r, c, r, r, c, r, c, r, c, r, r, c, r, c);
+  }
+  snprintf(label, sizeof label, "%s f32[%ld,%ld]", ln ? "layer norm" : "softmax", r, c);
+  optic_module_t *m = ex_parse(text);
+  OT_CHECK(m != NULL, "%s: parse", label);
+  if (m == NULL) return;
+  int members = 0, groups = row_groups_of(m, &members);
+  /* with a single row or column the simplifier turns broadcasts and reduces into reshapes: correctness only */
+  if (r > 1 && c > 1) {
+    OT_CHECK(groups == 1 && members >= 4, "%s: %d row groups of %d members, want 1 group of >= 4", label, groups,
+             members);
+  }
+  optic_comp_id e = optic_module_entry(m);
+  int32_t np = optic_computation_parameter_count(m, e);
+  optic_literal *args[3] = {NULL};
+  for (int32_t i = 0; i < np; i++) {
+    OT_EXPECT_OK(optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, i)), &args[i]));
+    size_t bytes;
+    float *v = optic_literal_mutable_data(args[i], &bytes);
+    fill(v, bytes / sizeof *v, 0, (uint64_t)(r * 131 + c * 7 + i));
+  }
+  optic_literal *ref = NULL, *want = NULL;
+  OT_EXPECT_OK(ex_runtime_reference(m, (const optic_literal *const *)args, np, &ref));
+  if (ref) {
+    for (int32_t threads = 1; threads <= 2; threads++) {
+      ex_run_compare(m, OPTIC_OPT_FULL, threads, (const optic_literal *const *)args, np, ref, 0, 0, threads == 2,
+                     label);
+    }
+    if ((size_t)r * (size_t)c <= 100000) {
+      OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal *const *)args, np, NULL, &want));
+      char why[200];
+      OT_CHECK(optic_literal_match(want, ref, OPTIC_MATCH_TOLERANCE, 1e-6, 1e-5, why, sizeof why), "%s: vs evaluator: %s",
+               label, why);
+    }
+  }
+  optic_literal_destroy(ref);
+  optic_literal_destroy(want);
+  for (int32_t i = 0; i < np; i++) optic_literal_destroy(args[i]);
+  optic_module_destroy(m);
+}
+
+static void row_groups(void) {
+  static const long shapes[][2] = {{1, 1}, {1, 7}, {33, 1}, {127, 125}, {5, 1024}, {300, 3}, {2, 4097}, {4096, 1024}};
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    row_group_case(SOFTMAX, false, shapes[i][0], shapes[i][1]);
+    row_group_case(LAYERNORM, true, shapes[i][0], shapes[i][1]);
+  }
+}
+
 static const ot_case cases[] = {
+    {"row_groups", row_groups},
     {"axis_sets", axis_sets},
     {"init_not_identity", init_not_identity},
     {"large", large},
