@@ -68,6 +68,10 @@ def main(binary, out_dir):
         r = by_name.get("shim/range/%d/real_time" % n, [None])[0]
         check(r is not None and r.get("n") == n and r.get("time_unit") == "us", "range %d with real time, unit us" % n)
 
+    mt = by_name.get("shim/manual/manual_time", [None])[0]
+    check(mt is not None and near(mt.get("real_time", 0), 250.0, 1e-9) and mt.get("time_unit") == "us",
+          "manual time: real_time is the time each iteration set (250 us): %r" % (mt and mt.get("real_time")))
+
     dense = [b for name, bs in by_name.items() if name.startswith("shim/dense/") for b in bs]
     medians = [b for b in dense if b.get("aggregate_name") == "median"]
     check(len(medians) == 3, "dense range 1..3 with 2 repetitions gives 3 median aggregates (got %d)" % len(medians))
