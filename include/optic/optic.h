@@ -7,6 +7,8 @@
 #include <optic/core.h>
 #include <optic/kernels.h>
 #include <optic/graph.h>
+#include <optic/attrs.h>
+#include <optic/autodiff.h>
 #include <optic/compile.h>
 #include <optic/exec.h>
 #include <optic/pod.h>
