@@ -10,6 +10,7 @@
 #include "kernels/reduce_tree.h"
 
 #define COLS 32 /* columns per block: 64 lanes + 64 tree levels of 32 floats = 16 KiB */
+#define PREFETCH_ROWS 16 /* rows ahead that a block's next row segments are fetched */
 
 OPTIC_REDUCE_INLINE float step_op(optic_reduce_op op, float acc, float v) {
   if (op == OPTIC_REDUCE_SUMSQ) {
@@ -40,6 +41,11 @@ OPTIC_REDUCE_INLINE void tree_block(optic_reduce_op op, size_t r, size_t w, cons
     }
     for (size_t j = 0; j < kn; j++) {
       const float *row = x + (k0 + j) * stride;
+      /* rows a page or more apart defeat the hardware prefetchers: fetch ahead */
+      if (k0 + j + PREFETCH_ROWS < r) {
+        const char *ahead = (const char *)(x + (k0 + j + PREFETCH_ROWS) * stride);
+        for (size_t b = 0; b < w * sizeof(float); b += 64) __builtin_prefetch(ahead + b, 0, 0);
+      }
       float *acc = lane[j % OPTIC_REDUCE_LANES];
       for (size_t c = 0; c < w; c++) acc[c] = step_op(op, acc[c], row[c]);
     }
@@ -74,6 +80,10 @@ OPTIC_REDUCE_INLINE void fold_block(bool is_max, size_t r, size_t w, const float
   for (size_t c = 0; c < w; c++) acc[c] = is_max ? -INFINITY : INFINITY;
   for (size_t k = 0; k < r; k++) {
     const float *row = x + k * stride;
+    if (k + PREFETCH_ROWS < r) {
+      const char *ahead = (const char *)(x + (k + PREFETCH_ROWS) * stride);
+      for (size_t b = 0; b < w * sizeof(float); b += 64) __builtin_prefetch(ahead + b, 0, 0);
+    }
     for (size_t c = 0; c < w; c++) acc[c] = fold_op(is_max, acc[c], row[c]);
   }
   for (size_t c = 0; c < w; c++) y[c] = acc[c];

@@ -33,7 +33,7 @@ def near(a, b, rel=1e-9):
 def main(binary, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     out = os.path.join(out_dir, "shim.json")
-    rc, text = run(binary, out, "--benchmark_filter=^shim/(counters|threads|range|dense)")
+    rc, text = run(binary, out, "--benchmark_filter=^shim/(counters|threads|range|dense|manual)")
     check(rc == 0, "run exits 0 (got %d):\n%s" % (rc, text))
     with open(out, encoding="utf-8") as f:
         doc = json.load(f)
