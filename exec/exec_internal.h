@@ -344,6 +344,9 @@ void exec_step_free(exec_step *s);
 /* Whether exec_op_layout handles op. */
 bool exec_is_layout_op(optic_opcode op);
 
+/* Bytes of the thread's registers an f32 kernel-path reduce step uses as
+ * work space (a gathered leaf, or the column lanes); 0 for other steps. */
+size_t exec_reduce_work_bytes(const exec_step *s);
 /* Register bytes per thread the bound program needs. */
 size_t exec_regs_bytes(const exec_bound *b);
 

@@ -13,6 +13,21 @@
 #include "exec/exec_internal.h"
 #include "kernels/reduce_tree.h"
 
+size_t exec_reduce_work_bytes(const exec_step *s) {
+  if (s->op != OPTIC_OP_REDUCE || !s->reduce_fast || s->n_operands != 2) return 0;
+  const optic_shape *is = &s->operand_shape[0];
+  bool reduced[OPTIC_MAX_RANK] = {false};
+  for (int32_t i = 0; i < s->n_attr; i++) reduced[s->attr[i]] = true;
+  size_t R = 1, N = 1;
+  for (int32_t d = 0; d < is->rank; d++) {
+    if (reduced[d]) R *= (size_t)is->dims[d];
+    else N *= (size_t)is->dims[d];
+  }
+  size_t cols = optic_f32_reduce_cols_work_floats(R, N) * sizeof(float);
+  size_t leaf = OPTIC_REDUCE_BLOCK * sizeof(float);
+  return cols > leaf ? cols : leaf;
+}
+
 size_t exec_regs_bytes(const exec_bound *b) {
   size_t best = 64;
   for (int32_t c = 0; c < b->n_comps; c++) {
@@ -21,7 +36,8 @@ size_t exec_regs_bytes(const exec_bound *b) {
       const exec_step *s = &q->steps[i];
       size_t regs = s->prog ? (size_t)s->prog->n_regs + 1 : 0; /* + the streaming-store staging block */
       if (s->op == OPTIC_OP_REDUCE || s->op == OPTIC_OP_REDUCE_WINDOW) regs += (size_t)s->n_operands + 1;
-      size_t bytes = regs * EXEC_BLOCK * 8;
+      size_t bytes = regs * EXEC_BLOCK * 8, work = exec_reduce_work_bytes(s);
+      if (work > bytes) bytes = work;
       if (s->n_members > 0) bytes = s->rg_regs + s->rg_tile_bytes;
       if (bytes > best) best = bytes;
     }
@@ -160,7 +176,8 @@ static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_in, con
   if (red.rank == 1 && kept.rank > 0 && kept.strides[kept.rank - 1] == 1) {
     for (size_t j = lo; j < hi;) {
       size_t i = j % (size_t)I, w = (size_t)I - i < hi - j ? (size_t)I - i : hi - j;
-      optic_f32_reduce_cols(op, R, w, x + kept_offset(&kept, j), (size_t)red.strides[0], y + j);
+      optic_f32_reduce_cols_work(op, R, w, x + kept_offset(&kept, j), (size_t)red.strides[0], y + j, leafbuf,
+                                 optic_f32_reduce_cols_work_floats(R, (size_t)I));
       for (size_t c = 0; c < w; c++) y[j + c] = with_init(s->reduce_fast, init, y[j + c]);
       j += w;
     }

@@ -154,7 +154,8 @@ static bool private_to(const exec_seq *q, int32_t a, int32_t b, const exec_ref *
 static size_t member_regs(const exec_step *s) {
   size_t regs = s->prog ? (size_t)s->prog->n_regs + 1 : 0;
   if (s->op == OPTIC_OP_REDUCE) regs += (size_t)s->n_operands + 1;
-  return regs * EXEC_BLOCK * 8;
+  size_t bytes = regs * EXEC_BLOCK * 8, work = exec_reduce_work_bytes(s);
+  return work > bytes ? work : bytes;
 }
 
 /* Moves steps [a, b) of q into one row-group step at a; the others shift down. */

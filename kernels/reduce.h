@@ -116,6 +116,17 @@ void optic_f32_reduce_rows(optic_f32_reduce_fn fn, size_t rows, size_t n, const 
  * (vectorized across columns by the compiler), the same on every ISA; y must
  * not overlap x. Uses 16 KiB of stack. */
 void optic_f32_reduce_cols(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y);
+/* The same with caller work space (work_floats floats at work; no
+ * alignment needed): blocks as wide as it holds, up to
+ * OPTIC_REDUCE_COLS_WIDE columns, so each row is read in long contiguous
+ * runs (what columns need to reach memory bandwidth). Same bits as
+ * optic_f32_reduce_cols for any work size; too little (or NULL) falls back
+ * to it. optic_f32_reduce_cols_work_floats(r, w) is the size that gives
+ * the widest blocks. */
+#define OPTIC_REDUCE_COLS_WIDE 1024
+void optic_f32_reduce_cols_work(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y,
+                                float *work, size_t work_floats);
+size_t optic_f32_reduce_cols_work_floats(size_t r, size_t w);
 
 /* Combines partial results of chunks, in chunk order, as the kernels combine
  * leaves: y[i] = combine over p < nparts of parts[p * part_stride + i], for
