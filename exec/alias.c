@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 #include "exec/exec_internal.h"
-#include "graph/internal.h"
 
 enum { ALIAS_INPUT, ALIAS_OUTPUT, ALIAS_CONSTANT };
 
@@ -22,7 +21,7 @@ optic_status exec_bind_constants(exec_bound *b) {
   size_t n = 0;
   for (int32_t pass = 0; pass < 2; pass++) {
     n = 0;
-    for (optic_node_id id = 0; id < m->n_instrs; id++) {
+    for (optic_node_id id = 0; id < optic_module_node_count(m); id++) {
       size_t bytes;
       const void *data = optic_node_constant_data(m, id, &bytes);
       if (data == NULL || bytes == 0) continue;

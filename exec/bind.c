@@ -83,37 +83,26 @@ static optic_status slot_ref(const exec_bound *b, const optic_buffer_plan_t *pla
 
 static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out);
 
-static void conv_desc_of(const optic_module_t *m, optic_node_id id, optic_conv_desc *d) {
+/* The kernels' convolution descriptor from the instruction's attributes
+ * (optic_node_attrs) and operand shapes. */
+static void conv_desc_of(const optic_module_t *m, optic_node_id id, const optic_attrs_convolution *c,
+                         optic_conv_desc *d) {
   optic_conv_desc_init(d);
-  int32_t cnt;
-  const int64_t *v = optic_node_dims(m, id, &cnt);
-  int32_t ns = (int32_t)v[0];
+  int32_t ns = c->spatial_count;
   d->dn.nspatial = ns;
-  d->feature_group_count = v[1], d->batch_group_count = v[2];
-  d->dn.in_batch = (int32_t)v[3], d->dn.in_feature = (int32_t)v[4];
-  d->dn.k_in = (int32_t)v[5], d->dn.k_out = (int32_t)v[6];
-  d->dn.out_batch = (int32_t)v[7], d->dn.out_feature = (int32_t)v[8];
+  d->feature_group_count = c->feature_group_count, d->batch_group_count = c->batch_group_count;
+  d->dn.in_batch = c->input_batch, d->dn.in_feature = c->input_feature;
+  d->dn.k_in = c->kernel_input_feature, d->dn.k_out = c->kernel_output_feature;
+  d->dn.out_batch = c->output_batch, d->dn.out_feature = c->output_feature;
   for (int32_t s = 0; s < ns; s++) {
-    const int64_t *sp = &v[9 + 3 * s], *e = &v[9 + 3 * ns + 7 * s];
-    d->dn.in_spatial[s] = (int32_t)sp[0], d->dn.k_spatial[s] = (int32_t)sp[1], d->dn.out_spatial[s] = (int32_t)sp[2];
-    d->stride[s] = e[1], d->pad_lo[s] = e[2], d->pad_hi[s] = e[3];
-    d->lhs_dilation[s] = e[4], d->rhs_dilation[s] = e[5], d->reverse[s] = e[6] != 0;
+    const optic_window_dim *w = &c->window[s];
+    d->dn.in_spatial[s] = c->input_spatial[s], d->dn.k_spatial[s] = c->kernel_spatial[s];
+    d->dn.out_spatial[s] = c->output_spatial[s];
+    d->stride[s] = w->stride, d->pad_lo[s] = w->pad_low, d->pad_hi[s] = w->pad_high;
+    d->lhs_dilation[s] = w->base_dilation, d->rhs_dilation[s] = w->window_dilation, d->reverse[s] = w->reversal;
   }
   d->input = optic_node_type(m, optic_node_operand(m, id, 0))->shape;
   d->kernel = optic_node_type(m, optic_node_operand(m, id, 1))->shape;
-}
-
-static void dot_dims_of(const optic_module_t *m, optic_node_id id, optic_dot_dims *d) {
-  memset(d, 0, sizeof *d);
-  int32_t cnt;
-  const int64_t *v = optic_node_dims(m, id, &cnt);
-  int32_t nb = (int32_t)v[0], nc = (int32_t)v[1], k = 2;
-  d->lhs_batch_count = d->rhs_batch_count = nb;
-  d->lhs_contracting_count = d->rhs_contracting_count = nc;
-  for (int32_t i = 0; i < nb; i++) d->lhs_batch[i] = (int32_t)v[k++];
-  for (int32_t i = 0; i < nb; i++) d->rhs_batch[i] = (int32_t)v[k++];
-  for (int32_t i = 0; i < nc; i++) d->lhs_contracting[i] = (int32_t)v[k++];
-  for (int32_t i = 0; i < nc; i++) d->rhs_contracting[i] = (int32_t)v[k++];
 }
 
 static optic_status unsupported(const optic_module_t *m, optic_node_id id, const char *why) {
@@ -174,6 +163,35 @@ static optic_status plan_widen(exec_bound *b, const optic_module_t *m, optic_nod
   return OPTIC_OK;
 }
 
+/* A parameter's number (the caller checked that id is a parameter). */
+static int32_t parameter_number(const optic_module_t *m, optic_node_id id) {
+  optic_node_attrs_t a;
+  return optic_node_attrs(m, id, &a) == OPTIC_OK ? (int32_t)a.parameter.number : -1;
+}
+
+/* Plans dot or convolution `id` into s (s->dot or s->conv) with its scratch. */
+static optic_status plan_contraction(exec_bound *b, const optic_module_t *m, optic_node_id id, exec_step *s) {
+  optic_node_attrs_t a;
+  optic_status st = optic_node_attrs(m, id, &a);
+  if (st != OPTIC_OK) return st;
+  if (a.kind == OPTIC_ATTRS_DOT) {
+    const optic_type *l = optic_node_type(m, optic_node_operand(m, id, 0));
+    const optic_type *r = optic_node_type(m, optic_node_operand(m, id, 1));
+    if ((s->dot = malloc(sizeof *s->dot)) == NULL) return oom();
+    if ((st = optic_dot_plan(&l->shape, &r->shape, &a.dot, s->dot)) != OPTIC_OK) return st;
+    s->scratch_bytes = s->dot->scratch_bytes;
+  } else {
+    optic_conv_desc d;
+    conv_desc_of(m, id, &a.convolution, &d);
+    if ((s->conv = malloc(sizeof *s->conv)) == NULL) return oom();
+    if ((st = optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, b->threads, s->conv)) != OPTIC_OK) return st;
+    s->scratch_bytes = s->conv->scratch_bytes;
+  }
+  s->scratch_offset = add_scratch(b, s->scratch_bytes);
+  b->has_blas = true;
+  return OPTIC_OK;
+}
+
 /* An output fusion whose dot/convolution reads two fusion parameters and
  * whose epilogue lowers to a block program: planned here, run by
  * exec_op_output_fusion. UNSUPPORTED (no message to show) otherwise. */
@@ -198,8 +216,7 @@ static optic_status bind_output_fusion(bind_ctx *c, optic_comp_id fused, exec_st
     if (optic_node_opcode(m, o) != OPTIC_OP_PARAMETER) {
       return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion: the dot reads a computed value");
     }
-    int32_t cnt;
-    ops[k] = (int32_t)optic_node_dims(m, o, &cnt)[0];
+    ops[k] = parameter_number(m, o);
     if (optic_node_type(m, o)->dtype != OPTIC_F32) return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion: not f32");
   }
   const optic_type *t = s->type;
@@ -215,24 +232,8 @@ static optic_status bind_output_fusion(bind_ctx *c, optic_comp_id fused, exec_st
       return optic_fail(OPTIC_ERR_UNSUPPORTED, "output fusion: the epilogue rearranges the dot's result");
     }
   }
-  const optic_type *l = optic_node_type(m, optic_node_operand(m, dot, 0));
-  const optic_type *r = optic_node_type(m, optic_node_operand(m, dot, 1));
-  if (optic_node_opcode(m, dot) == OPTIC_OP_DOT) {
-    optic_dot_dims dd;
-    dot_dims_of(m, dot, &dd);
-    if ((s->dot = malloc(sizeof *s->dot)) == NULL) return oom();
-    if ((st = optic_dot_plan(&l->shape, &r->shape, &dd, s->dot)) != OPTIC_OK) return st;
-    s->scratch_bytes = s->dot->scratch_bytes;
-  } else {
-    optic_conv_desc d;
-    conv_desc_of(m, dot, &d);
-    if ((s->conv = malloc(sizeof *s->conv)) == NULL) return oom();
-    if ((st = optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, b->threads, s->conv)) != OPTIC_OK) return st;
-    s->scratch_bytes = s->conv->scratch_bytes;
-  }
+  if ((st = plan_contraction(b, m, dot, s)) != OPTIC_OK) return st;
   s->epi_lhs = ops[0], s->epi_rhs = ops[1];
-  s->scratch_offset = add_scratch(b, s->scratch_bytes);
-  b->has_blas = true;
   return OPTIC_OK;
 }
 
@@ -253,10 +254,11 @@ static optic_status bind_input_fusion(bind_ctx *c, optic_comp_id fused, exec_ste
     return optic_fail(OPTIC_ERR_UNSUPPORTED, "input fusion: not a fast f32 reducer with a parameter or constant init");
   }
   const optic_shape *is = &optic_node_type(m, in)->shape;
-  int32_t nd, ni;
-  const int64_t *dims = optic_node_dims(m, r, &nd);
+  optic_node_attrs_t ra;
+  optic_status st = optic_node_attrs(m, r, &ra);
+  if (st != OPTIC_OK) return st;
   bool reduced[OPTIC_MAX_RANK] = {false};
-  for (int32_t i = 0; i < nd; i++) reduced[dims[i]] = true;
+  for (int32_t i = 0; i < ra.reduce.count; i++) reduced[ra.reduce.dims[i]] = true;
   size_t rows = 1, len = 1;
   for (int32_t d = 0; d < is->rank; d++) {
     if (reduced[d]) {
@@ -266,21 +268,22 @@ static optic_status bind_input_fusion(bind_ctx *c, optic_comp_id fused, exec_ste
       rows *= (size_t)is->dims[d];
     }
   }
-  optic_status st = ew_lower_subtree(m, fused, in, rows * len, &s->prog);
-  if (st != OPTIC_OK) return st;
+  if ((st = ew_lower_subtree(m, fused, in, rows * len, &s->prog)) != OPTIC_OK) return st;
   s->input_fusion = true;
   s->reduce_fast = fast;
   if (init_const) {
     s->in_init = -1;
     memcpy(&s->in_init_value, optic_node_constant_data(m, init, NULL), sizeof s->in_init_value);
   } else {
-    s->in_init = (int32_t)optic_node_dims(m, init, &ni)[0];
+    s->in_init = parameter_number(m, init);
   }
   s->in_rows = rows, s->in_len = len;
   return OPTIC_OK;
 }
 
-static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, optic_node_id id, exec_step *s) {
+/* The step's header, operand shapes and buffer references, and its cost
+ * estimate: what every step needs whatever its opcode. */
+static optic_status bind_operands(bind_ctx *c, const optic_buffer_plan_t *plan, optic_node_id id, exec_step *s) {
   exec_bound *b = c->b;
   const optic_module_t *m = b->m;
   optic_status st = OPTIC_OK;
@@ -296,8 +299,8 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
   if (s->in_first == NULL || s->operand_shape == NULL || s->operand_dtype == NULL || s->operand_elems == NULL) {
     return oom();
   }
-  s->attr = optic_node_dims(m, id, &s->n_attr);
-  s->cmp = ew_param_of(m, id);
+  if ((st = optic_node_attrs(m, id, &s->attrs)) != OPTIC_OK) return st;
+  s->cmp = ew_param_of(&s->attrs);
   for (int32_t i = 0; i < s->n_operands; i++) {
     const optic_type *ot = optic_node_type(m, optic_node_operand(m, id, i));
     if (optic_type_is_tuple(ot)) continue;
@@ -323,7 +326,6 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
   }
   for (int32_t l = 0; l < s->n_out && st == OPTIC_OK; l++) st = slot_ref(b, plan, id, l, &s->out[l]);
   if (st != OPTIC_OK) return st;
-
   optic_node_estimate est;
   if (b->program && optic_program_node_estimate(b->program, id, &est) == OPTIC_OK) {
     s->est_ns = est.est_ns, s->flops = est.cost.flops, s->bytes = est.cost.bytes_accessed;
@@ -331,8 +333,154 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     optic_cost cost;
     if (optic_node_cost(m, id, &cost) == OPTIC_OK) s->flops = cost.flops, s->bytes = cost.bytes_accessed;
   }
+  return OPTIC_OK;
+}
 
-  const optic_type *t = s->type;
+/* call, while and conditional: nested sequences. */
+static optic_status bind_control(bind_ctx *c, exec_step *s) {
+  const optic_module_t *m = c->b->m;
+  optic_status st = OPTIC_OK;
+  s->sync = true;
+  if (s->op == OPTIC_OP_CALL) return bind_seq(c, optic_node_called(m, s->id, 0), &s->callee[0]);
+  if (s->op == OPTIC_OP_WHILE) {
+    if ((st = bind_seq(c, optic_node_called(m, s->id, 0), &s->callee[0])) != OPTIC_OK) return st;
+    if ((st = bind_seq(c, optic_node_called(m, s->id, 1), &s->callee[1])) != OPTIC_OK) return st;
+    size_t body = 0;
+    for (int32_t l = 0; l < s->callee[1]->n_root_leaves; l++) body += ALIGN64(s->callee[1]->root_bytes[l]);
+    s->scratch_bytes = 64 + body;
+    s->scratch_offset = add_scratch(c->b, s->scratch_bytes);
+    return OPTIC_OK;
+  }
+  s->n_branches = optic_node_called_count(m, s->id);
+  s->branches = calloc((size_t)s->n_branches, sizeof *s->branches);
+  if (s->branches == NULL) return oom();
+  for (int32_t i = 0; i < s->n_branches && st == OPTIC_OK; i++) {
+    st = bind_seq(c, optic_node_called(m, s->id, i), &s->branches[i]);
+  }
+  return st;
+}
+
+/* A fusion: a block program for loop fusions, the fused reduction or
+ * contraction for input and output fusions, else (or when those decline)
+ * its fused computation as a sequence of its own. */
+static optic_status bind_fusion(bind_ctx *c, exec_step *s) {
+  const optic_module_t *m = c->b->m;
+  optic_fusion_kind kind = s->attrs.fusion.kind;
+  optic_comp_id fused = optic_node_called(m, s->id, 0);
+  bool array = !optic_type_is_tuple(s->type);
+  optic_status st;
+  if (kind == OPTIC_FUSION_LOOP && array && s->n_operands <= 63) {
+    st = ew_lower(m, fused, type_elems(s->type), &s->prog);
+    if (st == OPTIC_OK) return OPTIC_OK;
+    if (st != OPTIC_ERR_UNSUPPORTED) return st;
+    optic_clear_error();
+  }
+  if (kind == OPTIC_FUSION_INPUT && array && s->n_operands <= 63) {
+    st = bind_input_fusion(c, fused, s);
+    if (st == OPTIC_OK) return OPTIC_OK;
+    if (st != OPTIC_ERR_UNSUPPORTED) return st;
+    optic_clear_error();
+    ew_prog_destroy(s->prog), s->prog = NULL;
+    s->input_fusion = false, s->reduce_fast = 0;
+  }
+  if (kind == OPTIC_FUSION_OUTPUT && array && s->n_operands <= 62) {
+    st = bind_output_fusion(c, fused, s);
+    if (st == OPTIC_OK) return OPTIC_OK;
+    if (st != OPTIC_ERR_UNSUPPORTED) return st;
+    optic_clear_error();
+    ew_prog_destroy(s->prog), s->prog = NULL;
+    free(s->dot), s->dot = NULL;
+    free(s->conv), s->conv = NULL;
+  }
+  s->sync = true;
+  return bind_seq(c, fused, &s->callee[0]);
+}
+
+/* Ops that call a computation per element or pair (map, reduce,
+ * reduce-window, scatter, sort) and topk: the callee lowered to a block
+ * program, and sort/topk scratch. */
+static optic_status bind_applying(bind_ctx *c, exec_step *s) {
+  exec_bound *b = c->b;
+  const optic_module_t *m = b->m;
+  optic_comp_id f = s->op == OPTIC_OP_TOPK ? -1 : optic_node_called(m, s->id, 0);
+  optic_status st = OPTIC_OK;
+  switch (s->op) {
+    case OPTIC_OP_MAP:
+      st = ew_lower_ex(m, f, 1, true, &s->prog);
+      return st == OPTIC_ERR_UNSUPPORTED ? lowering_declined(m, s->id, f) : st;
+    case OPTIC_OP_REDUCE:
+    case OPTIC_OP_REDUCE_WINDOW:
+      if (s->n_operands == 2) s->reduce_fast = fast_reducer(m, f);
+      if (!s->reduce_fast) {
+        st = ew_lower_ex(m, f, 1, true, &s->prog);
+        if (st == OPTIC_ERR_UNSUPPORTED) return lowering_declined(m, s->id, f);
+      }
+      return st;
+    case OPTIC_OP_SCATTER: /* to_apply runs as a block program, one element at a time */
+      st = ew_lower_ex(m, f, 1, true, &s->prog);
+      return st == OPTIC_ERR_UNSUPPORTED ? unsupported(m, s->id, optic_last_error()) : st;
+    default: break;
+  }
+  if (s->op == OPTIC_OP_SORT) { /* the comparator runs as a block program, one pair at a time */
+    st = ew_lower_ex(m, f, 1, true, &s->prog);
+    if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, s->id, optic_last_error());
+    if (st != OPTIC_OK) return st;
+  }
+  int64_t dim = s->op == OPTIC_OP_SORT ? s->attrs.sort.dimension : s->operand_shape[0].rank - 1;
+  int64_t len = s->operand_shape[0].dims[dim];
+  s->sort_threads = b->threads > 0 ? b->threads : 1;
+  s->sort_scratch = ALIGN64(2 * (size_t)(len > 0 ? len : 1) * sizeof(int64_t));
+  s->scratch_bytes = s->sort_scratch * (size_t)s->sort_threads;
+  s->scratch_offset = add_scratch(b, s->scratch_bytes);
+  return OPTIC_OK;
+}
+
+/* Collectives of a single-replica program, and custom-call. */
+static optic_status bind_collective(const optic_module_t *m, exec_step *s) {
+  const optic_node_attrs_t *a = &s->attrs;
+  switch (s->op) {
+    case OPTIC_OP_CUSTOM_CALL: {
+      char why[160];
+      snprintf(why, sizeof why, "target '%.64s' is not known to optic", a->custom_call.target);
+      return unsupported(m, s->id, why);
+    }
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER: {
+      const optic_attrs_shard *sh = s->op == OPTIC_OP_ALL_GATHER ? &a->all_gather : &a->reduce_scatter;
+      if (sh->shard_count != 1) {
+        return unsupported(m, s->id, "it spans more than one replica; optic runs single-replica programs");
+      }
+      return OPTIC_OK;
+    }
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
+      for (int32_t i = 0; i < a->collective_permute.n_pairs; i++) {
+        const int64_t *pair = &a->collective_permute.pairs[2 * i];
+        if (pair[1] == 0 && pair[0] != 0) {
+          return unsupported(m, s->id, "another replica sends to replica 0; optic runs single-replica programs");
+        }
+      }
+      return OPTIC_OK;
+    default: return OPTIC_OK; /* all-reduce: the identity on one replica */
+  }
+}
+
+/* Elementwise and layout ops, checked against the dtypes they define. */
+static optic_status bind_plain(const optic_module_t *m, exec_step *s) {
+  if (ew_is_elementwise(s->op)) {
+    int32_t data = (s->op == OPTIC_OP_SELECT || s->op == OPTIC_OP_CLAMP) ? 1 : 0;
+    optic_dtype in = optic_node_type(m, optic_node_operand(m, s->id, data))->dtype;
+    if (!ew_supported(s->op, in, s->type->dtype)) return unsupported(m, s->id, "this dtype is not defined for the op");
+    return OPTIC_OK;
+  }
+  if (exec_is_layout_op(s->op)) return OPTIC_OK;
+  return unsupported(m, s->id, "the runtime has no implementation of this opcode");
+}
+
+static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, optic_node_id id, exec_step *s) {
+  exec_bound *b = c->b;
+  const optic_module_t *m = b->m;
+  optic_status st = bind_operands(c, plan, id, s);
+  if (st != OPTIC_OK) return st;
   switch (s->op) {
     case OPTIC_OP_PARAMETER:
     case OPTIC_OP_CONSTANT:
@@ -351,154 +499,36 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
       return OPTIC_OK;
     }
     case OPTIC_OP_CALL:
-      s->sync = true;
-      return bind_seq(c, optic_node_called(m, id, 0), &s->callee[0]);
-    case OPTIC_OP_WHILE: {
-      s->sync = true;
-      if ((st = bind_seq(c, optic_node_called(m, id, 0), &s->callee[0])) != OPTIC_OK) return st;
-      if ((st = bind_seq(c, optic_node_called(m, id, 1), &s->callee[1])) != OPTIC_OK) return st;
-      size_t body = 0;
-      for (int32_t l = 0; l < s->callee[1]->n_root_leaves; l++) body += ALIGN64(s->callee[1]->root_bytes[l]);
-      s->scratch_bytes = 64 + body;
-      s->scratch_offset = add_scratch(b, s->scratch_bytes);
-      return OPTIC_OK;
-    }
-    case OPTIC_OP_CONDITIONAL: {
-      s->sync = true;
-      s->n_branches = optic_node_called_count(m, id);
-      s->branches = calloc((size_t)s->n_branches, sizeof *s->branches);
-      if (s->branches == NULL) return oom();
-      for (int32_t i = 0; i < s->n_branches && st == OPTIC_OK; i++) {
-        st = bind_seq(c, optic_node_called(m, id, i), &s->branches[i]);
-      }
-      return st;
-    }
-    case OPTIC_OP_FUSION: {
-      int32_t cnt;
-      const int64_t *d = optic_node_dims(m, id, &cnt);
-      optic_comp_id fused = optic_node_called(m, id, 0);
-      if (d[0] == OPTIC_FUSION_LOOP && !optic_type_is_tuple(t) && optic_node_operand_count(m, id) <= 63) {
-        st = ew_lower(m, fused, type_elems(t), &s->prog);
-        if (st == OPTIC_OK) return OPTIC_OK;
-        if (st != OPTIC_ERR_UNSUPPORTED) return st;
-        optic_clear_error();
-      }
-      if (d[0] == OPTIC_FUSION_INPUT && !optic_type_is_tuple(t) && optic_node_operand_count(m, id) <= 63) {
-        st = bind_input_fusion(c, fused, s);
-        if (st == OPTIC_OK) return OPTIC_OK;
-        if (st != OPTIC_ERR_UNSUPPORTED) return st;
-        optic_clear_error();
-        ew_prog_destroy(s->prog), s->prog = NULL;
-        s->input_fusion = false, s->reduce_fast = 0;
-      }
-      if (d[0] == OPTIC_FUSION_OUTPUT && !optic_type_is_tuple(t) && optic_node_operand_count(m, id) <= 62) {
-        st = bind_output_fusion(c, fused, s);
-        if (st == OPTIC_OK) return OPTIC_OK;
-        if (st != OPTIC_ERR_UNSUPPORTED) return st;
-        optic_clear_error();
-        ew_prog_destroy(s->prog), s->prog = NULL;
-        free(s->dot), s->dot = NULL;
-        free(s->conv), s->conv = NULL;
-      }
-      /* Input fusions, and fusions the block lowering declines, run their
-       * fused computation as a sequence of its own. */
-      s->sync = true;
-      return bind_seq(c, fused, &s->callee[0]);
-    }
-    case OPTIC_OP_MAP: {
-      st = ew_lower_ex(m, optic_node_called(m, id, 0), 1, true, &s->prog);
-      if (st == OPTIC_ERR_UNSUPPORTED) return lowering_declined(m, id, optic_node_called(m, id, 0));
-      return st;
-    }
+    case OPTIC_OP_WHILE:
+    case OPTIC_OP_CONDITIONAL: return bind_control(c, s);
+    case OPTIC_OP_FUSION: return bind_fusion(c, s);
+    case OPTIC_OP_MAP:
     case OPTIC_OP_REDUCE:
-    case OPTIC_OP_REDUCE_WINDOW: {
-      optic_comp_id f = optic_node_called(m, id, 0);
-      if (s->n_operands == 2) s->reduce_fast = fast_reducer(m, f);
-      if (!s->reduce_fast) {
-        st = ew_lower_ex(m, f, 1, true, &s->prog);
-        if (st == OPTIC_ERR_UNSUPPORTED) return lowering_declined(m, id, f);
-      }
-      return st;
-    }
-    case OPTIC_OP_DOT: {
-      const optic_type *l = optic_node_type(m, optic_node_operand(m, id, 0));
-      const optic_type *r = optic_node_type(m, optic_node_operand(m, id, 1));
+    case OPTIC_OP_REDUCE_WINDOW:
+    case OPTIC_OP_SCATTER:
+    case OPTIC_OP_SORT:
+    case OPTIC_OP_TOPK: return bind_applying(c, s);
+    case OPTIC_OP_DOT:
+    case OPTIC_OP_CONVOLUTION:
       if ((st = plan_widen(b, m, id, s)) != OPTIC_OK) return st;
-      optic_dot_dims dd;
-      dot_dims_of(m, id, &dd);
-      if ((s->dot = malloc(sizeof *s->dot)) == NULL) return oom();
-      b->has_blas = true;
-      if ((st = optic_dot_plan(&l->shape, &r->shape, &dd, s->dot)) != OPTIC_OK) return st;
-      s->scratch_bytes = s->dot->scratch_bytes;
-      s->scratch_offset = add_scratch(b, s->scratch_bytes);
-      return OPTIC_OK;
-    }
-    case OPTIC_OP_CONVOLUTION: {
-      if ((st = plan_widen(b, m, id, s)) != OPTIC_OK) return st;
-      optic_conv_desc d;
-      conv_desc_of(m, id, &d);
-      if ((s->conv = malloc(sizeof *s->conv)) == NULL) return oom();
-      b->has_blas = true;
-      if ((st = optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, b->threads, s->conv)) != OPTIC_OK) return st;
-      s->scratch_bytes = s->conv->scratch_bytes;
-      s->scratch_offset = add_scratch(b, s->scratch_bytes);
-      return OPTIC_OK;
-    }
-    case OPTIC_OP_ALL_REDUCE:
+      return plan_contraction(b, m, id, s);
     case OPTIC_OP_DYNAMIC_SLICE:
     case OPTIC_OP_DYNAMIC_UPDATE_SLICE:
     case OPTIC_OP_GATHER: return OPTIC_OK;
-    case OPTIC_OP_CUSTOM_CALL: {
-      char why[160];
-      snprintf(why, sizeof why, "target '%.64s' is not known to optic", optic_node_custom_call_target(m, id));
-      return unsupported(m, id, why);
-    }
+    case OPTIC_OP_ALL_REDUCE:
+    case OPTIC_OP_CUSTOM_CALL:
     case OPTIC_OP_ALL_GATHER:
     case OPTIC_OP_REDUCE_SCATTER:
-      if (s->attr[1] != 1) return unsupported(m, id, "it spans more than one replica; optic runs single-replica programs");
-      return OPTIC_OK;
-    case OPTIC_OP_COLLECTIVE_PERMUTE:
-      for (int32_t i = 0; i + 1 < s->n_attr; i += 2) {
-        if (s->attr[i + 1] == 0 && s->attr[i] != 0) {
-          return unsupported(m, id, "another replica sends to replica 0; optic runs single-replica programs");
-        }
-      }
-      return OPTIC_OK;
+    case OPTIC_OP_COLLECTIVE_PERMUTE: return bind_collective(m, s);
     case OPTIC_OP_BATCH_NORM_TRAINING:
     case OPTIC_OP_BATCH_NORM_INFERENCE:
     case OPTIC_OP_BATCH_NORM_GRAD: /* 4 doubles per feature of scratch, used by thread 0 */
-      s->scratch_bytes = ALIGN64(4 * (size_t)(s->operand_shape[0].dims[s->attr[0]] + 1) * sizeof(double));
+      s->scratch_bytes =
+          ALIGN64(4 * (size_t)(s->operand_shape[0].dims[s->attrs.batch_norm.feature_index] + 1) * sizeof(double));
       s->scratch_offset = add_scratch(b, s->scratch_bytes);
       return OPTIC_OK;
-    case OPTIC_OP_TOPK:
-    case OPTIC_OP_SORT: { /* sort's comparator runs as a block program, one pair at a time */
-      if (s->op == OPTIC_OP_SORT) {
-        st = ew_lower_ex(m, optic_node_called(m, id, 0), 1, true, &s->prog);
-        if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, id, optic_last_error());
-        if (st != OPTIC_OK) return st;
-      }
-      int64_t dim = s->op == OPTIC_OP_SORT ? s->attr[0] : s->operand_shape[0].rank - 1;
-      int64_t len = s->operand_shape[0].dims[dim];
-      s->sort_threads = b->threads > 0 ? b->threads : 1;
-      s->sort_scratch = ALIGN64(2 * (size_t)(len > 0 ? len : 1) * sizeof(int64_t));
-      s->scratch_bytes = s->sort_scratch * (size_t)s->sort_threads;
-      s->scratch_offset = add_scratch(b, s->scratch_bytes);
-      return OPTIC_OK;
-    }
-    case OPTIC_OP_SCATTER: /* to_apply runs as a block program, one element at a time */
-      st = ew_lower_ex(m, optic_node_called(m, id, 0), 1, true, &s->prog);
-      if (st == OPTIC_ERR_UNSUPPORTED) return unsupported(m, id, optic_last_error());
-      return st;
-    default: break;
+    default: return bind_plain(m, s);
   }
-  if (ew_is_elementwise(s->op)) {
-    int32_t data = (s->op == OPTIC_OP_SELECT || s->op == OPTIC_OP_CLAMP) ? 1 : 0;
-    optic_dtype in = optic_node_type(m, optic_node_operand(m, id, data))->dtype;
-    if (!ew_supported(s->op, in, t->dtype)) return unsupported(m, id, "this dtype is not defined for the op");
-    return OPTIC_OK;
-  }
-  if (exec_is_layout_op(s->op)) return OPTIC_OK;
-  return unsupported(m, id, "the runtime has no implementation of this opcode");
 }
 
 /* Buffer intervals touched since the last barrier. */
@@ -645,18 +675,8 @@ optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, 
   b->entry = program ? optic_program_entry(program) : optic_module_entry(m);
   b->n_comps = optic_module_computation_count(m);
   b->seqs = calloc((size_t)b->n_comps + 1, sizeof *b->seqs);
-  /* Node ids are below the module's instruction count; find an upper bound
-   * by walking every computation's parameters is not enough, so size the
-   * table from the largest id any schedule can hold: ask the entry plan. */
-  int32_t max_id = 0;
-  for (optic_comp_id cc = 0; cc < b->n_comps; cc++) {
-    int32_t np = optic_computation_parameter_count(m, cc);
-    for (int32_t k = 0; k < np; k++) {
-      optic_node_id p = optic_computation_parameter(m, cc, k);
-      if (p > max_id) max_id = p;
-    }
-  }
-  b->param_leaf_base = calloc((size_t)max_id + 1, sizeof *b->param_leaf_base);
+  /* By node id: every id is below the module's instruction count. */
+  b->param_leaf_base = calloc((size_t)optic_module_node_count(m) + 1, sizeof *b->param_leaf_base);
   if (b->seqs == NULL || b->param_leaf_base == NULL) {
     exec_bound_destroy(b);
     return oom();

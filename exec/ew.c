@@ -14,7 +14,6 @@
 #include "exec/exec_internal.h"
 #include "graph/ew_generic.h"
 #include "graph/ew_scalar.h"
-#include "graph/internal.h"
 #include "graph/opcode_kernels.h"
 #include "kernels/binary.h"
 #include "kernels/clamp.h"
@@ -35,15 +34,22 @@ bool ew_is_elementwise(optic_opcode op) {
   }
 }
 
-static bool is_binary(optic_opcode op) { return graph_opcode_kind_of(op) == GRAPH_OPCODE_BINARY; }
+/* The BINARY rows of the kind column of OPTIC_OPCODE_LIST. */
+#define EW_KIND_BINARY 1
+#define EW_KIND_UNARY 0
+#define EW_KIND_ELEMENTWISE 0
+#define EW_KIND_OTHER 0
+#define EW_IS_BINARY_(name, str, kind) [OPTIC_OP_##name] = EW_KIND_##kind,
+static const bool ew_binary_[OPTIC_OPCODE_COUNT_] = {OPTIC_OPCODE_LIST(EW_IS_BINARY_)};
+#undef EW_IS_BINARY_
+static bool is_binary(optic_opcode op) { return (unsigned)op < OPTIC_OPCODE_COUNT_ && ew_binary_[op]; }
 
-optic_compare_dir ew_param_of(const optic_module_t *m, optic_node_id id) {
-  if (optic_node_opcode(m, id) == OPTIC_OP_REDUCE_PRECISION) {
-    int32_t n;
-    const int64_t *a = optic_node_dims(m, id, &n);
-    return (optic_compare_dir)graph_ew_reduce_precision_param(a[0], a[1]);
+optic_compare_dir ew_param_of(const optic_node_attrs_t *a) {
+  if (a->kind == OPTIC_ATTRS_REDUCE_PRECISION) {
+    return (optic_compare_dir)graph_ew_reduce_precision_param(a->reduce_precision.exponent_bits,
+                                                              a->reduce_precision.mantissa_bits);
   }
-  return optic_node_compare_dir(m, id);
+  return a->kind == OPTIC_ATTRS_COMPARE ? a->compare.direction : OPTIC_CMP_EQ;
 }
 
 bool ew_supported(optic_opcode op, optic_dtype in, optic_dtype out) {

@@ -161,11 +161,11 @@ static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, s
   optic_status st;
   if (optic_type_is_tuple(t) && op != OPTIC_OP_TUPLE) return decline(m, id, "has a tuple type");
   size_t e = optic_type_is_tuple(t) ? 0 : shape_elems(&t->shape);
-  int32_t cnt;
-  const int64_t *dims = optic_node_dims(m, id, &cnt);
+  optic_node_attrs_t a;
+  if ((st = optic_node_attrs(m, id, &a)) != OPTIC_OK) return st;
   switch (op) {
     case OPTIC_OP_PARAMETER: {
-      int32_t k = (int32_t)dims[0];
+      int32_t k = (int32_t)a.parameter.number;
       c->p->input_dtype[k] = t->dtype;
       if (params_full || e == N) *v = (ew_value){.kind = V_INPUT, .index = k, .gathered = -1};
       else if (e == 1) *v = (ew_value){.kind = V_SCALAR, .index = k, .gathered = -1};
@@ -229,9 +229,9 @@ static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, s
       exec_walk w = {.rank = t->shape.rank, .base = src.base};
       for (int32_t d = 0; d < t->shape.rank; d++) w.dims[d] = t->shape.dims[d];
       if (op == OPTIC_OP_TRANSPOSE) {
-        for (int32_t d = 0; d < t->shape.rank; d++) w.strides[d] = src.strides[dims[d]];
+        for (int32_t d = 0; d < t->shape.rank; d++) w.strides[d] = src.strides[a.transpose.dims[d]];
       } else {
-        for (int32_t i = 0; i < cnt; i++) w.strides[dims[i]] = src.rank ? src.strides[i] : 0;
+        for (int32_t i = 0; i < a.broadcast.count; i++) w.strides[a.broadcast.dims[i]] = src.rank ? src.strides[i] : 0;
       }
       *v = (ew_value){.kind = V_LEAF, .index = o->index, .walk = w, .gathered = -1};
       if (o->kind == V_SCALAR) {
@@ -249,7 +249,7 @@ static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, s
   ew_instr in = {.kind = EW_OP, .op = op, .n_src = n_ops, .out_dt = t->dtype};
   int32_t data_operand = (op == OPTIC_OP_SELECT || op == OPTIC_OP_CLAMP) ? 1 : 0;
   in.in_dt = optic_node_type(m, optic_node_operand(m, id, data_operand))->dtype;
-  if (op == OPTIC_OP_COMPARE || op == OPTIC_OP_REDUCE_PRECISION) in.cmp = ew_param_of(m, id);
+  if (op == OPTIC_OP_COMPARE || op == OPTIC_OP_REDUCE_PRECISION) in.cmp = ew_param_of(&a);
   if (!ew_supported(op, in.in_dt, in.out_dt)) return decline(m, id, "has a dtype the runtime does not define");
   for (int32_t i = 0; i < n_ops; i++) {
     optic_node_id o = optic_node_operand(m, id, i);

@@ -7,6 +7,7 @@
 #ifndef OPTIC_EXEC_INTERNAL_H
 #define OPTIC_EXEC_INTERNAL_H
 
+#include <optic/attrs.h>
 #include <optic/compile.h>
 #include <optic/exec.h>
 
@@ -55,8 +56,9 @@ void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in_dt, optic_d
 /* Whether ew_apply defines op for these dtypes (checked at bind time). */
 bool ew_supported(optic_opcode op, optic_dtype in_dt, optic_dtype out_dt);
 bool ew_is_elementwise(optic_opcode op);
-/* What ew_apply's cmp argument is for instruction id (see ew_apply). */
-optic_compare_dir ew_param_of(const optic_module_t *m, optic_node_id id);
+/* What ew_apply's cmp argument is for an instruction with these attributes
+ * (see ew_apply). */
+optic_compare_dir ew_param_of(const optic_node_attrs_t *a);
 
 /* A strided walk: element i of the walk (row-major over dims) reads
  * src + (base + sum_d idx_d * strides_d) * es. Strides may be 0 or negative. */
@@ -157,8 +159,7 @@ typedef struct exec_step {
   exec_ref *in;
   int32_t n_out;
   exec_ref *out;
-  const int64_t *attr;   /* optic_node_dims: the opcode's integer attributes */
-  int32_t n_attr;
+  optic_node_attrs_t attrs; /* the instruction's attributes (optic_node_attrs) */
   optic_compare_dir cmp;
   optic_shape *operand_shape; /* array operands' shapes, dtypes and element counts */
   optic_dtype *operand_dtype;
@@ -317,7 +318,7 @@ optic_status exec_op_elementwise(const exec_step *s, const exec_frame *f, const 
 optic_status exec_op_reduce(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th);
 /* dynamic-slice, dynamic-update-slice, gather, scatter (exec/ops_dynamic.c). */
-optic_status exec_op_dynamic(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th);
+optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_thread *th);
 /* An output fusion: the dot/convolution into the result, a barrier, then the
  * epilogue's block program over the result in place. */

@@ -6,7 +6,6 @@
 
 #include "exec/exec_internal.h"
 #include "graph/gather_scatter.h"
-#include "graph/internal.h"
 
 static void row_major_strides(const optic_shape *s, int64_t *st) {
   int64_t v = 1;
@@ -78,18 +77,15 @@ static optic_status scatter_combine(void *ctx, void *dst, const void *update) {
 
 /* scatter: thread 0 alone, so duplicate indices combine in the updates'
  * order, as in the evaluator (the barrier placement orders later readers). */
-static optic_status run_scatter(const exec_step *s, const optic_module_t *m, const exec_frame *f,
-                                const exec_thread *th) {
+static optic_status run_scatter(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   if (th->t != 0) return OPTIC_OK;
-  optic_scatter_dims g;
-  optic_node_scatter_dims(m, s->id, &g);
   size_t es = optic_dtype_size(s->type->dtype);
   unsigned char *y = ref_ptr(f, &s->out[0]);
   const unsigned char *x = ref_ptr(f, &s->in[s->in_first[0]]);
   if (y != x && s->out[0].size) memcpy(y, x, s->out[0].size);
   graph_index_array ix = {s->operand_dtype[1], &s->operand_shape[1], ref_ptr(f, &s->in[s->in_first[1]])};
   scatter_ctx c = {s->prog, th->regs, es};
-  return graph_scatter_run(&g, es, &s->type->shape, y, &ix, &s->operand_shape[2], ref_ptr(f, &s->in[s->in_first[2]]),
+  return graph_scatter_run(&s->attrs.scatter, es, &s->type->shape, y, &ix, &s->operand_shape[2], ref_ptr(f, &s->in[s->in_first[2]]),
                            scatter_combine, &c);
 }
 
@@ -109,7 +105,7 @@ static optic_status sort_less(void *ctx, const void *const *args, bool *before) 
 
 /* sort: slices split across threads, each with its own position scratch. */
 static optic_status run_sort(const exec_step *s, const exec_frame *f, const exec_thread *th) {
-  int32_t n = s->n_operands, dim = (int32_t)s->attr[0];
+  int32_t n = s->n_operands, dim = (int32_t)s->attrs.sort.dimension;
   if (th->t >= s->sort_threads) {
     return optic_fail(OPTIC_ERR_INTERNAL, "sort %s: thread %d has no scratch (%d planned)", s->name, th->t,
                       s->sort_threads);
@@ -141,12 +137,12 @@ static optic_status run_topk(const exec_step *s, const exec_frame *f, const exec
   exec_share(rows, th->t, th->nt, &lo, &hi);
   if (lo >= hi) return OPTIC_OK;
   int64_t *scratch = (int64_t *)(void *)(th->scratch + s->scratch_offset + (size_t)th->t * s->sort_scratch);
-  return graph_topk_run(s->operand_dtype[0], xs, ref_ptr(f, &s->in[s->in_first[0]]), s->attr[0], s->attr[1] != 0,
+  return graph_topk_run(s->operand_dtype[0], xs, ref_ptr(f, &s->in[s->in_first[0]]), s->attrs.topk.k, s->attrs.topk.largest,
                         ref_ptr(f, &s->out[0]), ref_ptr(f, &s->out[1]), lo, hi, scratch);
 }
 
-optic_status exec_op_dynamic(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th) {
-  if (s->op == OPTIC_OP_SCATTER) return run_scatter(s, m, f, th);
+optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  if (s->op == OPTIC_OP_SCATTER) return run_scatter(s, f, th);
   if (s->op == OPTIC_OP_TOPK) return run_topk(s, f, th);
   if (s->op == OPTIC_OP_BATCH_NORM_TRAINING || s->op == OPTIC_OP_BATCH_NORM_INFERENCE ||
       s->op == OPTIC_OP_BATCH_NORM_GRAD) {
@@ -155,10 +151,8 @@ optic_status exec_op_dynamic(const exec_step *s, const optic_module_t *m, const 
     void *outs[3] = {NULL, NULL, NULL};
     for (int32_t k = 0; k < s->n_operands && k < 5; k++) ins[k] = ref_ptr(f, &s->in[s->in_first[k]]);
     for (int32_t k = 0; k < s->n_out && k < 3; k++) outs[k] = ref_ptr(f, &s->out[k]);
-    uint32_t eb = (uint32_t)s->attr[1];
-    float eps;
-    memcpy(&eps, &eb, 4);
-    graph_batch_norm_run(s->op, s->operand_dtype[0], &s->operand_shape[0], s->attr[0], eps, ins, outs,
+    const optic_attrs_batch_norm *bn = &s->attrs.batch_norm;
+    graph_batch_norm_run(s->op, s->operand_dtype[0], &s->operand_shape[0], bn->feature_index, bn->epsilon, ins, outs,
                          (double *)(void *)(th->scratch + s->scratch_offset));
     return OPTIC_OK;
   }
@@ -172,10 +166,8 @@ optic_status exec_op_dynamic(const exec_step *s, const optic_module_t *m, const 
   const unsigned char *x = ref_ptr(f, &s->in[s->in_first[0]]);
   int64_t start[OPTIC_MAX_RANK];
   if (s->op == OPTIC_OP_GATHER) {
-    optic_gather_dims g;
-    optic_node_gather_dims(m, s->id, &g);
     graph_index_array ix = {s->operand_dtype[1], &s->operand_shape[1], ref_ptr(f, &s->in[s->in_first[1]])};
-    graph_gather_run(&g, es, &s->operand_shape[0], x, &ix, os, y, lo, hi);
+    graph_gather_run(&s->attrs.gather, es, &s->operand_shape[0], x, &ix, os, y, lo, hi);
     return OPTIC_OK;
   }
   if (s->op == OPTIC_OP_DYNAMIC_SLICE) {

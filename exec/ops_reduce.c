@@ -17,7 +17,7 @@ size_t exec_reduce_work_bytes(const exec_step *s) {
   if (s->op != OPTIC_OP_REDUCE || !s->reduce_fast || s->n_operands != 2) return 0;
   const optic_shape *is = &s->operand_shape[0];
   bool reduced[OPTIC_MAX_RANK] = {false};
-  for (int32_t i = 0; i < s->n_attr; i++) reduced[s->attr[i]] = true;
+  for (int32_t i = 0; i < s->attrs.reduce.count; i++) reduced[s->attrs.reduce.dims[i]] = true;
   size_t R = 1, N = 1;
   for (int32_t d = 0; d < is->rank; d++) {
     if (reduced[d]) R *= (size_t)is->dims[d];
@@ -192,7 +192,7 @@ static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_in, con
 static void reduce_walks(const exec_step *s, exec_walk *kept, exec_walk *red) {
   const optic_shape *is = &s->operand_shape[0];
   bool reduced[OPTIC_MAX_RANK] = {false};
-  for (int32_t i = 0; i < s->n_attr; i++) reduced[s->attr[i]] = true;
+  for (int32_t i = 0; i < s->attrs.reduce.count; i++) reduced[s->attrs.reduce.dims[i]] = true;
   int64_t ist[OPTIC_MAX_RANK], v = 1;
   for (int32_t d = is->rank - 1; d >= 0; d--) ist[d] = v, v *= is->dims[d];
   *kept = (exec_walk){0}, *red = (exec_walk){0};
@@ -270,11 +270,12 @@ static optic_status reduce_window_step(const exec_step *s, const exec_frame *f, 
   int32_t rank = is->rank;
   int64_t ist[OPTIC_MAX_RANK], v = 1, wsize[OPTIC_MAX_RANK], dil_in[OPTIC_MAX_RANK];
   for (int32_t d = rank - 1; d >= 0; d--) ist[d] = v, v *= is->dims[d];
+  const optic_window_dim *win = s->attrs.reduce_window.window;
   size_t W = 1;
   for (int32_t d = 0; d < rank; d++) {
-    wsize[d] = s->attr[7 * d];
+    wsize[d] = win[d].size;
     W *= (size_t)wsize[d];
-    dil_in[d] = is->dims[d] > 0 ? (is->dims[d] - 1) * s->attr[7 * d + 4] + 1 : 0;
+    dil_in[d] = is->dims[d] > 0 ? (is->dims[d] - 1) * win[d].base_dilation + 1 : 0;
   }
   size_t N = elems(os), lo, hi;
   exec_share(N, th->t, th->nt, &lo, &hi);
@@ -309,11 +310,11 @@ static optic_status reduce_window_step(const exec_step *s, const exec_frame *f, 
         int64_t off = 0;
         bool inside = true;
         for (int32_t d = 0; d < rank && inside; d++) {
-          const int64_t *e = &s->attr[7 * d];
-          int64_t kk = e[6] ? e[0] - 1 - kidx[d] : kidx[d];
-          int64_t xpos = oidx[d] * e[1] + kk * e[5] - e[2];
-          inside = xpos >= 0 && xpos < dil_in[d] && xpos % e[4] == 0;
-          off += inside ? (xpos / e[4]) * ist[d] : 0;
+          const optic_window_dim *e = &win[d];
+          int64_t kk = e->reversal ? e->size - 1 - kidx[d] : kidx[d];
+          int64_t xpos = oidx[d] * e->stride + kk * e->window_dilation - e->pad_low;
+          inside = xpos >= 0 && xpos < dil_in[d] && xpos % e->base_dilation == 0;
+          off += inside ? (xpos / e->base_dilation) * ist[d] : 0;
         }
         for (int32_t i = 0; i < n; i++) {
           memcpy((unsigned char *)vals[i] + k * es[i], inside ? in[i] + off * (int64_t)es[i] : init[i], es[i]);

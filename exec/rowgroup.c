@@ -37,9 +37,10 @@ static int member_kind(const exec_step *s, size_t *rows) {
   if (s->sync || s->n_members > 0 || optic_type_is_tuple(s->type) || s->n_out != 1) return RG_NONE;
   if (s->op == OPTIC_OP_REDUCE) {
     const optic_shape *is = &s->operand_shape[0];
-    if (!s->reduce_fast || s->n_operands != 2 || is->rank < 2 || s->n_attr != is->rank - 1) return RG_NONE;
-    for (int32_t i = 0; i < s->n_attr; i++) {
-      if (s->attr[i] < 1) return RG_NONE; /* exactly the trailing dims 1..rank-1 */
+    const int32_t nd = s->attrs.reduce.count;
+    if (!s->reduce_fast || s->n_operands != 2 || is->rank < 2 || nd != is->rank - 1) return RG_NONE;
+    for (int32_t i = 0; i < nd; i++) {
+      if (s->attrs.reduce.dims[i] < 1) return RG_NONE; /* exactly the trailing dims 1..rank-1 */
     }
     *rows = (size_t)is->dims[0];
     return *rows > 0 ? RG_REDUCE : RG_NONE;

@@ -235,7 +235,7 @@ typedef struct run_ctx {
 } run_ctx;
 
 static const char *fusion_kind_name(const exec_step *s) {
-  switch (s->attr ? s->attr[0] : -1) {
+  switch (s->attrs.kind == OPTIC_ATTRS_FUSION ? (int)s->attrs.fusion.kind : -1) {
     case OPTIC_FUSION_LOOP: return "loop";
     case OPTIC_FUSION_INPUT: return "input";
     case OPTIC_FUSION_OUTPUT: return "output";
@@ -374,7 +374,7 @@ static optic_status run_step(run_ctx *rc, const exec_step *s, const exec_frame *
     case OPTIC_OP_TOPK:
     case OPTIC_OP_BATCH_NORM_TRAINING:
     case OPTIC_OP_BATCH_NORM_INFERENCE:
-    case OPTIC_OP_BATCH_NORM_GRAD: return exec_op_dynamic(s, rc->b->m, f, th);
+    case OPTIC_OP_BATCH_NORM_GRAD: return exec_op_dynamic(s, f, th);
     default:
       if (ew_is_elementwise(s->op)) return exec_op_elementwise(s, f, th);
       return exec_op_layout(s, f, th);

@@ -61,7 +61,7 @@ static optic_window_dim take_window(const int64_t *e) {
                             .base_dilation = e[4], .window_dilation = e[5], .reversal = e[6] != 0};
 }
 
-static void take_convolution(const optic_instr *in, optic_attrs_convolution *c) {
+void graph_conv_attrs(const optic_instr *in, optic_attrs_convolution *c) {
   const int64_t *v = in->ints;
   int32_t ns = (int32_t)v[0];
   c->spatial_count = ns;
@@ -193,7 +193,7 @@ optic_status optic_node_attrs(const optic_module_t *m, optic_node_id id, optic_n
     case OPTIC_ATTRS_PAD:
     case OPTIC_ATTRS_REDUCE_WINDOW: take_ranked(in, out); break;
     case OPTIC_ATTRS_DOT: graph_dot_dims(in, &out->dot); break;
-    case OPTIC_ATTRS_CONVOLUTION: take_convolution(in, &out->convolution); break;
+    case OPTIC_ATTRS_CONVOLUTION: graph_conv_attrs(in, &out->convolution); break;
     case OPTIC_ATTRS_GATHER: optic_node_gather_dims(m, id, &out->gather); break;
     case OPTIC_ATTRS_SCATTER: optic_node_scatter_dims(m, id, &out->scatter); break;
     case OPTIC_ATTRS_ALL_REDUCE:

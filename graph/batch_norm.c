@@ -9,6 +9,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "graph/internal.h"
+
 static optic_status feature_vector(const optic_module_t *m, optic_comp_id comp, const char *op, optic_node_id v,
                                    int32_t index, const optic_type *x, int64_t f) {
   const optic_type *t;

@@ -3,6 +3,8 @@
  * graph and the kernel that will run it agree on every rule. */
 #include <string.h>
 
+#include <optic/attrs.h>
+
 #include "graph/internal.h"
 #include "kernels/conv.h"
 
@@ -71,19 +73,21 @@ optic_status graph_convolution_typed(optic_module_t *m, optic_comp_id comp, opti
 }
 
 void graph_conv_desc(const optic_module_t *m, const optic_instr *in, optic_conv_desc *d) {
+  optic_attrs_convolution c;
+  graph_conv_attrs(in, &c);
   optic_conv_desc_init(d);
-  const int64_t *v = in->ints;
-  int32_t ns = (int32_t)v[0];
+  int32_t ns = c.spatial_count;
   d->dn.nspatial = ns;
-  d->feature_group_count = v[1], d->batch_group_count = v[2];
-  d->dn.in_batch = (int32_t)v[3], d->dn.in_feature = (int32_t)v[4];
-  d->dn.k_in = (int32_t)v[5], d->dn.k_out = (int32_t)v[6];
-  d->dn.out_batch = (int32_t)v[7], d->dn.out_feature = (int32_t)v[8];
+  d->feature_group_count = c.feature_group_count, d->batch_group_count = c.batch_group_count;
+  d->dn.in_batch = c.input_batch, d->dn.in_feature = c.input_feature;
+  d->dn.k_in = c.kernel_input_feature, d->dn.k_out = c.kernel_output_feature;
+  d->dn.out_batch = c.output_batch, d->dn.out_feature = c.output_feature;
   for (int32_t s = 0; s < ns; s++) {
-    const int64_t *sp = &v[CONV_HEADER + 3 * s], *e = &v[CONV_HEADER + 3 * ns + 7 * s];
-    d->dn.in_spatial[s] = (int32_t)sp[0], d->dn.k_spatial[s] = (int32_t)sp[1], d->dn.out_spatial[s] = (int32_t)sp[2];
-    d->stride[s] = e[1], d->pad_lo[s] = e[2], d->pad_hi[s] = e[3];
-    d->lhs_dilation[s] = e[4], d->rhs_dilation[s] = e[5], d->reverse[s] = e[6] != 0;
+    const optic_window_dim *w = &c.window[s];
+    d->dn.in_spatial[s] = c.input_spatial[s], d->dn.k_spatial[s] = c.kernel_spatial[s];
+    d->dn.out_spatial[s] = c.output_spatial[s];
+    d->stride[s] = w->stride, d->pad_lo[s] = w->pad_low, d->pad_hi[s] = w->pad_high;
+    d->lhs_dilation[s] = w->base_dilation, d->rhs_dilation[s] = w->window_dilation, d->reverse[s] = w->reversal;
   }
   d->input = optic_node_type(m, in->operands[0])->shape;
   d->kernel = optic_node_type(m, in->operands[1])->shape;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "graph/ew_scalar.h"
+#include "graph/gather_scatter.h"
 #include "graph/internal.h"
 
 /* The start-index operands: n scalars of one integer dtype (n = rank), or

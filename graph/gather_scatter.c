@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "graph/ew_scalar.h"
+#include "graph/internal.h"
 
 int64_t graph_load_index(optic_dtype dt, const void *p) {
   int bits = 0;

@@ -1,9 +1,17 @@
-/* Internal: gather's and scatter's element mapping (graph/gather_scatter.c),
- * shared by the evaluator and the runtime. Never allocates. */
+/* Internal: the element mapping of the indexing ops (dynamic-slice starts,
+ * gather, scatter), sort, topk and batch norm, shared by the evaluator and
+ * the runtime. Takes attributes in their public form (optic_gather_dims,
+ * ..., from optic_node_attrs), never the module's storage. Never allocates. */
 #ifndef OPTIC_GRAPH_GATHER_SCATTER_H
 #define OPTIC_GRAPH_GATHER_SCATTER_H
 
-#include "graph/internal.h"
+#include <optic/graph.h>
+
+/* The clamped start of a dynamic-slice or dynamic-update-slice window per
+ * dimension (graph/build_dynamic.c): index holds the start operands' data
+ * (n_index = rank scalars, or 1 rank-1 array) of integer dtype dt. */
+void graph_dynamic_starts(const void *const *index, int32_t n_index, optic_dtype dt, int32_t rank,
+                          const int64_t *operand_dims, const int64_t *window_dims, int64_t *start);
 
 /* An integer array of start indices. */
 typedef struct graph_index_array {

@@ -21,7 +21,9 @@
  *                 in_feature, k_in, k_out, out_batch, out_feature, then per
  *                 spatial dim (in, kernel, out positions), then per spatial
  *                 dim the 7 window entries as in reduce-window}
- * Never include from outside graph/. */
+ * Outside graph/, attributes are read through optic_node_attrs
+ * (include/optic/attrs.h, decoded in graph/attrs.c): keep it in step with
+ * any change here. Never include from outside graph/. */
 #ifndef OPTIC_GRAPH_INTERNAL_H
 #define OPTIC_GRAPH_INTERNAL_H
 
@@ -172,6 +174,9 @@ optic_status graph_convolution_typed(optic_module_t *m, optic_comp_id comp, opti
                                      int64_t feature_group_count, int64_t batch_group_count, optic_dtype result,
                                      const char *name, optic_node_id *out);
 void graph_conv_desc(const optic_module_t *m, const optic_instr *in, struct optic_conv_desc *d);
+/* A convolution's attributes in their public form (graph/attrs.c). */
+struct optic_attrs_convolution;
+void graph_conv_attrs(const optic_instr *in, struct optic_attrs_convolution *c);
 /* XLA's convolution valid(d) for one spatial dim (graph/cost_window.c): the
  * (kernel index, output index) pairs whose input position is a real input
  * element, counted in closed form (O(log) time for any window size). */
@@ -183,11 +188,7 @@ const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c);
 bool graph_opcode_has_effect(optic_opcode op);
 /* infeed and outfeed (graph/build_io.c). */
 bool graph_opcode_is_host_transfer(optic_opcode op);
-/* The clamped start of a dynamic-slice or dynamic-update-slice window per
- * dimension (graph/build_dynamic.c): index holds the start operands' data
- * (n_index = rank scalars, or 1 rank-1 array) of integer dtype dt. */
-void graph_dynamic_starts(const void *const *index, int32_t n_index, optic_dtype dt, int32_t rank,
-                          const int64_t *operand_dims, const int64_t *window_dims, int64_t *start);
+/* graph_dynamic_starts: graph/gather_scatter.h. */
 
 /* Renumbers m in place (graph/module_clone.c): removed instructions are
  * freed and live ones get new ids 0..n-1 in a topological order (every
