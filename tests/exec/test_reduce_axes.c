@@ -82,12 +82,12 @@ static bool check_f64(const red_case *c, const float *x, const float *got, char 
   }
   int64_t kidx[4] = {0};
   for (size_t j = 0; j < N; j++) {
-    double acc = c->op == 1 ? 1.0 : c->op == 2 ? -INFINITY : c->op == 3 ? INFINITY : 0.0, mag = 0;
+    double acc = c->op == 1 ? 1.0 : c->op == 2 ? -(double)INFINITY : c->op == 3 ? (double)INFINITY : 0.0, mag = 0;
     int64_t ridx[4] = {0};
     for (size_t r = 0; r < R; r++) {
       int64_t off = 0;
       for (int d = 0, ki = 0, ri = 0; d < c->rank; d++) off += (((c->mask >> d) & 1u) ? ridx[ri++] : kidx[ki++]) * st[d];
-      double e = x[off];
+      double e = (double)x[off];
       switch (c->op) {
         case 0: acc += e; break;
         case 1: acc *= e; break;
@@ -108,10 +108,10 @@ static bool check_f64(const red_case *c, const float *x, const float *got, char 
     }
     double want, tol;
     switch (c->op) {
-      case 0: want = (double)c->init + acc, tol = 2.5 * log2((double)R + 2) * FLT_EPSILON * (mag + fabs(c->init)); break;
-      case 1: want = (double)c->init * acc, tol = 2.0 * (double)(R + 1) * FLT_EPSILON * fabs(want); break;
-      case 2: want = c->init > acc ? c->init : acc, tol = 0; break;
-      default: want = c->init < acc ? c->init : acc, tol = 0; break;
+      case 0: want = (double)c->init + acc, tol = 2.5 * log2((double)R + 2) * (double)FLT_EPSILON * (mag + fabs((double)c->init)); break;
+      case 1: want = (double)c->init * acc, tol = 2.0 * (double)(R + 1) * (double)FLT_EPSILON * fabs(want); break;
+      case 2: want = (double)c->init > acc ? (double)c->init : acc, tol = 0; break;
+      default: want = (double)c->init < acc ? (double)c->init : acc, tol = 0; break;
     }
     if (!((double)got[j] == want || fabs((double)got[j] - want) <= tol)) {
       snprintf(why, cap, "output %zu: %.9g, f64 loop %.9g, bound %.3g", j, (double)got[j], want, tol);
