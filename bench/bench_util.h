@@ -84,6 +84,7 @@ void bench_register_runtime_infra(void); /* runtime_infra.c: memory pool and pro
 void bench_register_model_mlp(void);     /* model_mlp.c: the example trainer's MLP training step */
 void bench_register_rows(void);          /* rows.c: softmax, layer norm, row/column sums */
 void bench_register_torch(void);         /* peers/torch.c: PyTorch on the same work */
+void bench_register_model_hlo(void);     /* model_hlo.c: real HLO modules (tests/data/hlo) */
 
 /* Machine facts added to the report's context (context.c). */
 void bench_add_machine_context(void);

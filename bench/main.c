@@ -36,6 +36,7 @@ int main(int argc, char **argv) {
   bench_register_model_mlp();
   bench_register_rows();
   bench_register_torch();
+  bench_register_model_hlo();
 #if OPTIC_BENCH_HAVE_DNNL
   bench_register_onednn_conv();
 #endif
