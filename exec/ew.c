@@ -310,7 +310,16 @@ static void copy_run(size_t es, const unsigned char *s, int64_t sst, unsigned ch
   }
   switch (es) {
     case 4: {
-      for (size_t j = 0; j < run; j++) memcpy(d + (int64_t)j * dst_st * 4, s + (int64_t)j * sst * 4, 4);
+      /* memcpy keeps unaligned arrays defined; the constant-size copies compile to moves */
+      if (sst == 0 && dst_st == 1) { /* a broadcast along the run: one value, filled (vectorized) */
+        uint32_t v;
+        memcpy(&v, s, 4);
+        for (size_t j = 0; j < run; j++) memcpy(d + j * 4, &v, 4);
+      } else if (dst_st == 1) {
+        for (size_t j = 0; j < run; j++) memcpy(d + j * 4, s + (int64_t)j * sst * 4, 4);
+      } else {
+        for (size_t j = 0; j < run; j++) memcpy(d + (int64_t)j * dst_st * 4, s + (int64_t)j * sst * 4, 4);
+      }
       break;
     }
     case 8: {

@@ -27,6 +27,7 @@ typedef struct lower_ctx {
   ew_prog *p;
   int32_t cap_instr, cap_inputs;
   int32_t *free_regs, n_free, cap_free;
+  int32_t pos; /* position in the order of the node being lowered */
 } lower_ctx;
 
 void ew_prog_destroy(ew_prog *p) {
@@ -201,7 +202,12 @@ static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, s
           v->kind = V_INPUT;
         }
       } else {
-        if (o->kind == V_REG) return decline(m, id, "aliases a computed value");
+        /* A reshape keeps the row-major order: a computed value's register is
+         * taken over when the reshape is its last reader (else the two would
+         * share a register that one of them releases). */
+        if (o->kind == V_REG && (o->last_use != c->pos || o->is_output)) {
+          return decline(m, id, "aliases a computed value");
+        }
         *v = *o;
       }
       v->is_output = false;
@@ -328,7 +334,13 @@ static optic_status lower_at(lower_ctx *c, optic_node_id id, int32_t i, ew_value
     }
     return st;
   }
+  c->pos = i;
+  /* lower_node sets the node's value; its liveness (last reader, whether it
+   * is an output) is the node's own and stays */
+  const int32_t last_use = vals[id].last_use;
+  const bool is_output = vals[id].is_output;
   optic_status st = lower_node(c, id, vals, N, params_full);
+  vals[id].last_use = last_use, vals[id].is_output = is_output;
   optic_opcode op = optic_node_opcode(m, id);
   bool view = op == OPTIC_OP_RESHAPE || op == OPTIC_OP_BITCAST || op == OPTIC_OP_BROADCAST ||
               op == OPTIC_OP_TRANSPOSE || op == OPTIC_OP_TUPLE;
