@@ -127,7 +127,6 @@ void exec_fused_range(const exec_step *s, const void *const *inputs, unsigned ch
 static void run_blocks(const exec_step *s, const void *const *inputs, unsigned char *y, const exec_thread *th) {
   size_t n = 1;
   for (int32_t d = 0; d < s->type->shape.rank; d++) n *= (size_t)s->type->shape.dims[d];
-  size_t es = optic_dtype_size(s->type->dtype);
   size_t blocks = (n + EXEC_BLOCK - 1) / EXEC_BLOCK, blo, bhi;
   exec_share(blocks, th->t, th->nt, &blo, &bhi);
   /* A call whose footprint outgrows the caches writes its result with
