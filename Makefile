@@ -23,6 +23,7 @@ test: build
 REPORT_DIR ?= build/report
 REPORT_ARGS ?=
 report: build
+	@./scripts/install-deps --report
 	./build/release/tools/optic report --out-dir $(REPORT_DIR) $(REPORT_ARGS)
 
 debug: deps

@@ -34,6 +34,8 @@ int main(int argc, char **argv) {
   bench_register_graph_compile();
   bench_register_pod();
   bench_register_model_mlp();
+  bench_register_rows();
+  bench_register_torch();
   bench_register_model_hlo();
 #if OPTIC_BENCH_HAVE_DNNL
   bench_register_onednn_conv();

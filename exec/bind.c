@@ -26,21 +26,25 @@ static int32_t leaf_count(const optic_type *t) {
   return n;
 }
 
+void exec_step_free(exec_step *s) {
+  free(s->in_first);
+  free(s->operand_shape);
+  free(s->operand_dtype);
+  free(s->operand_elems);
+  free(s->in);
+  free(s->out);
+  free(s->branches);
+  ew_prog_destroy(s->prog);
+  free(s->dot);
+  free(s->conv);
+  for (int32_t i = 0; i < s->n_members; i++) exec_step_free(&s->members[i]);
+  free(s->members);
+  free(s->owned_name);
+}
+
 static void seq_destroy(exec_seq *q) {
   if (q == NULL) return;
-  for (int32_t i = 0; i < q->n_steps; i++) {
-    exec_step *s = &q->steps[i];
-    free(s->in_first);
-    free(s->operand_shape);
-    free(s->operand_dtype);
-    free(s->operand_elems);
-    free(s->in);
-    free(s->out);
-    free(s->branches);
-    ew_prog_destroy(s->prog);
-    free(s->dot);
-    free(s->conv);
-  }
+  for (int32_t i = 0; i < q->n_steps; i++) exec_step_free(&q->steps[i]);
   free(q->steps);
   free(q->root);
   free(q->root_bytes);
@@ -246,8 +250,9 @@ static optic_status bind_input_fusion(bind_ctx *c, optic_comp_id fused, exec_ste
   }
   int fast = fast_reducer(m, optic_node_called(m, r, 0));
   optic_node_id in = optic_node_operand(m, r, 0), init = optic_node_operand(m, r, 1);
-  if (!fast || optic_node_opcode(m, init) != OPTIC_OP_PARAMETER || s->type->dtype != OPTIC_F32) {
-    return optic_fail(OPTIC_ERR_UNSUPPORTED, "input fusion: not a fast f32 reducer with a parameter init");
+  const bool init_const = optic_node_opcode(m, init) == OPTIC_OP_CONSTANT; /* cloned into the fusion */
+  if (!fast || (optic_node_opcode(m, init) != OPTIC_OP_PARAMETER && !init_const) || s->type->dtype != OPTIC_F32) {
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "input fusion: not a fast f32 reducer with a parameter or constant init");
   }
   const optic_shape *is = &optic_node_type(m, in)->shape;
   optic_node_attrs_t ra;
@@ -267,7 +272,12 @@ static optic_status bind_input_fusion(bind_ctx *c, optic_comp_id fused, exec_ste
   if ((st = ew_lower_subtree(m, fused, in, rows * len, &s->prog)) != OPTIC_OK) return st;
   s->input_fusion = true;
   s->reduce_fast = fast;
-  s->in_init = parameter_number(m, init);
+  if (init_const) {
+    s->in_init = -1;
+    memcpy(&s->in_init_value, optic_node_constant_data(m, init, NULL), sizeof s->in_init_value);
+  } else {
+    s->in_init = parameter_number(m, init);
+  }
   s->in_rows = rows, s->in_len = len;
   return OPTIC_OK;
 }
@@ -642,7 +652,6 @@ static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
     if (!s->noop && !s->solo && !s->sync) b->any_split = true;
   }
   if (st != OPTIC_OK) return st;
-  if ((st = place_barriers(q)) != OPTIC_OK) return st;
   optic_node_id root = optic_computation_root(m, comp);
   q->n_root_leaves = optic_buffer_plan_leaf_count(q->plan, root);
   q->root = calloc((size_t)q->n_root_leaves + 1, sizeof *q->root);
@@ -652,6 +661,8 @@ static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
     st = slot_ref(b, q->plan, root, l, &q->root[l]);
     q->root_bytes[l] = q->root[l].size;
   }
+  if (st == OPTIC_OK) st = exec_form_row_groups(q, b->split_min, q->root, q->n_root_leaves);
+  if (st == OPTIC_OK) st = place_barriers(q);
   q->arena_bytes = optic_buffer_plan_arena_bytes(q->plan);
   q->arena_offset = b->arena_total;
   b->arena_total += ALIGN64(q->arena_bytes);

@@ -29,16 +29,6 @@
  * and the DRAM streams did not overlap. The next block's inputs are
  * prefetched while a block runs (without it: 31 ms). */
 #define EXEC_BLOCK 512
-/* Fused loops whose result is at least this large store it with streaming
- * (non-temporal) stores: it cannot stay in cache, so reading its lines
- * before overwriting them would only add DRAM traffic. */
-#define EXEC_STREAM_BYTES ((size_t)16 << 20)
-/* dst[0, bytes) = src[0, bytes) with non-temporal stores where the ISA has
- * them (SSE2 on x86-64, always there), plain memcpy elsewhere; stream_fence
- * orders them before later loads and stores of other threads (call it before
- * the barrier that publishes the data). */
-void stream_copy(void *dst, const void *src, size_t bytes);
-void stream_fence(void);
 
 /* A step touching fewer elements than this (operands + result) runs on one
  * thread: splitting it would cost more in barriers than it saves. */
@@ -49,7 +39,7 @@ void stream_fence(void);
  * dtype of the data operands (operand 1 for select and clamp, whose operand 0
  * is the predicate or lower bound), out_dt the result's. cmp is compare's
  * direction, and for reduce-precision its packed attributes
- * (graph_ew_reduce_precision_param). Bit k of
+ * (optic_elem_reduce_precision_param). Bit k of
  * scalar_mask marks src[k] as one element repeated. y may equal an unmasked
  * source of the same dtype (in place) except for compare and convert. */
 void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in_dt, optic_dtype out_dt, size_t n,
@@ -140,11 +130,11 @@ void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_i
 
 /* ------------------------------------------------------------ bound program */
 
-enum { REF_NONE, REF_ARENA, REF_PARAM, REF_CONST, REF_OUTPUT };
+enum { REF_NONE, REF_ARENA, REF_PARAM, REF_CONST, REF_OUTPUT, REF_TILE };
 typedef struct exec_ref {
   uint8_t kind;
-  int32_t index;     /* REF_PARAM: flat parameter leaf; REF_OUTPUT: root leaf */
-  size_t offset;     /* REF_ARENA */
+  int32_t index;     /* REF_PARAM: flat parameter leaf; REF_OUTPUT: root leaf; REF_TILE: bytes per row */
+  size_t offset;     /* REF_ARENA; REF_TILE: offset in the thread's tile buffer */
   size_t size;       /* bytes */
   const void *data;  /* REF_CONST */
 } exec_ref;
@@ -179,7 +169,8 @@ typedef struct exec_step {
   struct optic_dot_plan *dot;
   int32_t epi_lhs, epi_rhs;   /* output fusion: the fusion operands the dot/convolution reads */
   bool input_fusion;          /* prog computes the reduced input; reduce_fast folds it */
-  int32_t in_init;            /* input fusion: the fusion operand holding the init value */
+  int32_t in_init;            /* input fusion: the fusion operand holding the init value, -1: in_init_value */
+  float in_init_value;        /* input fusion: the init value when it is a constant of the fused computation */
   size_t in_rows, in_len;     /* input fusion: outputs, and reduced elements per output (trailing dims) */
   optic_conv_plan *conv;
   /* dot/convolution on f16/bf16: lhs, rhs and result widened to f32 in
@@ -193,6 +184,14 @@ typedef struct exec_step {
   int32_t sort_threads;       /* sort: threads the scratch was sized for */
   double est_ns, flops, bytes;
   const char *name;
+  /* row group (exec/rowgroup.c): the member steps, run a tile of rows at a time */
+  struct exec_step *members;
+  int32_t n_members;
+  size_t rg_rows, rg_tile;    /* rows R, rows per tile */
+  size_t rg_regs;             /* register bytes the members need; the tile buffer follows them */
+  size_t rg_tile_bytes;       /* the tile buffer: every value kept in it, rg_tile rows each */
+  size_t rg_per_row;          /* a member: domain elements per row (its output's elements / R) */
+  char *owned_name;
 } exec_step;
 
 typedef struct exec_seq {
@@ -269,10 +268,14 @@ typedef struct exec_frame {
   unsigned char *arena;
   void **params; /* by flat parameter leaf */
   void **outs;   /* by root leaf */
+  unsigned char *tile; /* row groups: this thread's tile buffer, holding rows from tile_row0 */
+  size_t tile_row0;
 } exec_frame;
 
 static inline void *ref_ptr(const exec_frame *f, const exec_ref *r) {
   switch (r->kind) {
+    /* the address row 0 would have: members index the value from row 0 */
+    case REF_TILE: return (void *)((uintptr_t)(f->tile + r->offset) - f->tile_row0 * (size_t)r->index);
     case REF_ARENA: return f->arena ? f->arena + r->offset : NULL; /* no arena: only empty arrays */
     case REF_PARAM: return f->params[r->index];
     case REF_CONST: return (void *)(uintptr_t)r->data;
@@ -309,15 +312,40 @@ optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_
 /* dynamic-slice, dynamic-update-slice, gather, scatter (exec/ops_dynamic.c). */
 optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_thread *th);
+/* A loop fusion's footprint: the bytes it reads (every operand leaf) plus
+ * the bytes it writes. Its result is written with streaming stores when the
+ * kernels' policy says so for that footprint (kernels/stream.h: the
+ * last-level cache size, or OPTIC_STREAM_STORES). */
+size_t exec_fused_footprint(const exec_step *s);
+bool exec_fused_streams(const exec_step *s);
 /* An output fusion: the dot/convolution into the result, a barrier, then the
  * epilogue's block program over the result in place. */
 optic_status exec_op_output_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th);
 /* An input fusion reducing trailing dims with an f32 add/multiply/max/min
  * reducer: the reduced input is computed block by block and folded at once. */
 optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th);
+/* Row-range forms of the ops a row group runs (exec/rowgroup.c): outputs
+ * [lo, hi) of an f32 kernel-path reduce, rows [lo, hi) of a native input
+ * fusion, domain elements [lo, hi) of a loop fusion's block program (stream:
+ * streaming stores of the result). regs: the thread's block registers. */
+void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs);
+void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs);
+void exec_fused_range(const exec_step *s, const void *const *inputs, unsigned char *y, size_t lo, size_t hi,
+                      bool stream, unsigned char *regs);
+/* Replaces runs of steps of q that work row by row on the same rows by row
+ * groups (bind time; root: q's root leaves, which stay in the arena);
+ * exec_op_row_group runs one. */
+optic_status exec_form_row_groups(exec_seq *q, int64_t split_min, const exec_ref *root, int32_t n_root);
+optic_status exec_op_row_group(const exec_step *s, const exec_frame *f, const exec_thread *th);
+/* Frees what step s owns (members included); not s itself. */
+void exec_step_free(exec_step *s);
+
 /* Whether exec_op_layout handles op. */
 bool exec_is_layout_op(optic_opcode op);
 
+/* Bytes of the thread's registers an f32 kernel-path reduce step uses as
+ * work space (a gathered leaf, or the column lanes); 0 for other steps. */
+size_t exec_reduce_work_bytes(const exec_step *s);
 /* Register bytes per thread the bound program needs. */
 size_t exec_regs_bytes(const exec_bound *b);
 

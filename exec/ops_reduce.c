@@ -11,6 +11,22 @@
 #include <string.h>
 
 #include "exec/exec_internal.h"
+#include "kernels/reduce_tree.h"
+
+size_t exec_reduce_work_bytes(const exec_step *s) {
+  if (s->op != OPTIC_OP_REDUCE || !s->reduce_fast || s->n_operands != 2) return 0;
+  const optic_shape *is = &s->operand_shape[0];
+  bool reduced[OPTIC_MAX_RANK] = {false};
+  for (int32_t i = 0; i < s->attrs.reduce.count; i++) reduced[s->attrs.reduce.dims[i]] = true;
+  size_t R = 1, N = 1;
+  for (int32_t d = 0; d < is->rank; d++) {
+    if (reduced[d]) R *= (size_t)is->dims[d];
+    else N *= (size_t)is->dims[d];
+  }
+  size_t cols = optic_f32_reduce_cols_work_floats(R, N) * sizeof(float);
+  size_t leaf = OPTIC_REDUCE_BLOCK * sizeof(float);
+  return cols > leaf ? cols : leaf;
+}
 
 size_t exec_regs_bytes(const exec_bound *b) {
   size_t best = 64;
@@ -20,7 +36,9 @@ size_t exec_regs_bytes(const exec_bound *b) {
       const exec_step *s = &q->steps[i];
       size_t regs = s->prog ? (size_t)s->prog->n_regs + 1 : 0; /* + the streaming-store staging block */
       if (s->op == OPTIC_OP_REDUCE || s->op == OPTIC_OP_REDUCE_WINDOW) regs += (size_t)s->n_operands + 1;
-      size_t bytes = regs * EXEC_BLOCK * 8;
+      size_t bytes = regs * EXEC_BLOCK * 8, work = exec_reduce_work_bytes(s);
+      if (work > bytes) bytes = work;
+      if (s->n_members > 0) bytes = s->rg_regs + s->rg_tile_bytes;
       if (bytes > best) best = bytes;
     }
   }
@@ -68,20 +86,135 @@ static void reduce_operands(const exec_step *s, const exec_frame *f, int32_t n, 
   }
 }
 
-static optic_status reduce_step(const exec_step *s, const exec_frame *f, const exec_thread *th) {
-  int32_t n = s->n_operands / 2;
-  if (n > 32) return optic_fail(OPTIC_ERR_UNSUPPORTED, "reduce %s: more than 32 inputs", s->name);
+/* ------------------------------------------------------------ f32 through the reduction kernels
+ * add/multiply/maximum/minimum reducers of one f32 input reduce in the
+ * kernels' fixed order (kernels/reduce.h): each output's reduced elements, in
+ * row-major order of the reduced dims, are reduced as the contiguous kernel
+ * reduces them laid out contiguously, then combined with the init value
+ * (y = init op r, max/min: the binary fold of init and r). The evaluator
+ * defines reduce the same way, so the two agree bitwise, on every ISA and for
+ * any split of the outputs across threads. */
+
+static optic_reduce_op kernel_op(int reduce_fast) {
+  switch (reduce_fast) {
+    case OPTIC_OP_ADD: return OPTIC_REDUCE_SUM;
+    case OPTIC_OP_MULTIPLY: return OPTIC_REDUCE_PROD;
+    case OPTIC_OP_MAXIMUM: return OPTIC_REDUCE_MAX;
+    default: return OPTIC_REDUCE_MIN;
+  }
+}
+
+/* The result r over the reduced elements, combined with the init value. */
+static inline float with_init(int reduce_fast, float init, float r) { return fold_f32(reduce_fast, init, r); }
+
+/* The walk with dims of extent 1 dropped and neighbours that are contiguous
+ * in memory (stride of the outer = extent * stride of the inner) merged. */
+static exec_walk merge_walk(const exec_walk *w) {
+  exec_walk m = {.rank = 0};
+  for (int32_t d = 0; d < w->rank; d++) {
+    if (w->dims[d] == 1) continue;
+    if (m.rank > 0 && m.strides[m.rank - 1] == w->dims[d] * w->strides[d]) {
+      m.dims[m.rank - 1] *= w->dims[d];
+      m.strides[m.rank - 1] = w->strides[d];
+      continue;
+    }
+    m.dims[m.rank] = w->dims[d];
+    m.strides[m.rank++] = w->strides[d];
+  }
+  return m;
+}
+
+/* Offset in x of the first reduced element of output j (kept walk order). */
+static int64_t kept_offset(const exec_walk *kept, size_t j) {
+  int64_t base = 0;
+  for (int32_t d = kept->rank - 1; d >= 0; d--) {
+    base += (int64_t)(j % (size_t)kept->dims[d]) * kept->strides[d];
+    j /= (size_t)kept->dims[d];
+  }
+  return base;
+}
+
+/* Any layout: the output's reduced elements are gathered a leaf
+ * (OPTIC_REDUCE_BLOCK floats) at a time into leafbuf and the leaves joined as
+ * the contiguous kernel joins them. */
+static float reduce_gathered(optic_reduce_op op, const optic_reduce_kernels *k, const exec_walk *red, size_t R,
+                             const float *x, int64_t base, float *leafbuf) {
+  optic_reduce_tree t = {.count = 0, .depth = 0};
+  const bool ext = op == OPTIC_REDUCE_MAX || op == OPTIC_REDUCE_MIN;
+  float acc = optic_reduce_identity(op);
+  exec_walk w = *red;
+  w.base = base;
+  for (size_t r0 = 0; r0 < R; r0 += OPTIC_REDUCE_BLOCK) {
+    size_t len = R - r0 < OPTIC_REDUCE_BLOCK ? R - r0 : OPTIC_REDUCE_BLOCK;
+    walk_gather(&w, 4, x, r0, len, leafbuf);
+    float leaf = k->r[op](len, leafbuf);
+    if (ext) acc = fold_f32(op == OPTIC_REDUCE_MAX ? OPTIC_OP_MAXIMUM : OPTIC_OP_MINIMUM, acc, leaf);
+    else optic_reduce_tree_push(op, &t, leaf);
+  }
+  return ext ? acc : optic_reduce_tree_root(op, &t);
+}
+
+static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_in, const exec_walk *red_in, const float *x,
+                               const void *init_p, float *y, size_t lo, size_t hi, float *leafbuf) {
+  const optic_reduce_op op = kernel_op(s->reduce_fast);
+  const optic_reduce_kernels *k = optic_reduce_kernels_get();
+  float init;
+  memcpy(&init, init_p, 4);
+  exec_walk red = merge_walk(red_in), kept = merge_walk(kept_in);
+  size_t R = 1;
+  for (int32_t d = 0; d < red.rank; d++) R *= (size_t)red.dims[d];
+  if (R == 0) {
+    for (size_t j = lo; j < hi; j++) y[j] = with_init(s->reduce_fast, init, optic_reduce_identity(op));
+    return;
+  }
+  if (red.rank <= 1 && (red.rank == 0 || red.strides[0] == 1)) { /* rows: contiguous runs */
+    for (size_t j = lo; j < hi; j++) y[j] = with_init(s->reduce_fast, init, k->r[op](R, x + kept_offset(&kept, j)));
+    return;
+  }
+  /* columns: one reduced dim over an innermost contiguous kept dim */
+  int64_t I = kept.rank > 0 ? kept.dims[kept.rank - 1] : 1;
+  if (red.rank == 1 && kept.rank > 0 && kept.strides[kept.rank - 1] == 1) {
+    for (size_t j = lo; j < hi;) {
+      size_t i = j % (size_t)I, w = (size_t)I - i < hi - j ? (size_t)I - i : hi - j;
+      optic_f32_reduce_cols_work(op, R, w, x + kept_offset(&kept, j), (size_t)red.strides[0], y + j, leafbuf,
+                                 optic_f32_reduce_cols_work_floats(R, (size_t)I));
+      for (size_t c = 0; c < w; c++) y[j + c] = with_init(s->reduce_fast, init, y[j + c]);
+      j += w;
+    }
+    return;
+  }
+  for (size_t j = lo; j < hi; j++) {
+    y[j] = with_init(s->reduce_fast, init, reduce_gathered(op, k, &red, R, x, kept_offset(&kept, j), leafbuf));
+  }
+}
+
+/* The kept and the reduced dims of reduce step s, as walks over its input. */
+static void reduce_walks(const exec_step *s, exec_walk *kept, exec_walk *red) {
   const optic_shape *is = &s->operand_shape[0];
   bool reduced[OPTIC_MAX_RANK] = {false};
   for (int32_t i = 0; i < s->attrs.reduce.count; i++) reduced[s->attrs.reduce.dims[i]] = true;
   int64_t ist[OPTIC_MAX_RANK], v = 1;
   for (int32_t d = is->rank - 1; d >= 0; d--) ist[d] = v, v *= is->dims[d];
-  exec_walk kept = {0}, red = {0};
+  *kept = (exec_walk){0}, *red = (exec_walk){0};
   for (int32_t d = 0; d < is->rank; d++) {
-    exec_walk *w = reduced[d] ? &red : &kept;
+    exec_walk *w = reduced[d] ? red : kept;
     w->dims[w->rank] = is->dims[d];
     w->strides[w->rank++] = ist[d];
   }
+}
+
+void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs) {
+  exec_walk kept, red;
+  reduce_walks(s, &kept, &red);
+  reduce_f32_kernels(s, &kept, &red, ref_ptr(f, &s->in[s->in_first[0]]), ref_ptr(f, &s->in[s->in_first[1]]),
+                     ref_ptr(f, &s->out[0]), lo, hi, (float *)(void *)regs);
+}
+
+static optic_status reduce_step(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  int32_t n = s->n_operands / 2;
+  if (n > 32) return optic_fail(OPTIC_ERR_UNSUPPORTED, "reduce %s: more than 32 inputs", s->name);
+  exec_walk kept, red;
+  reduce_walks(s, &kept, &red);
   size_t R = 1, N = 1;
   for (int32_t d = 0; d < red.rank; d++) R *= (size_t)red.dims[d];
   for (int32_t d = 0; d < kept.rank; d++) N *= (size_t)kept.dims[d];
@@ -93,39 +226,9 @@ static optic_status reduce_step(const exec_step *s, const exec_frame *f, const e
   const void *init[32];
   unsigned char *out[32];
   reduce_operands(s, f, n, es, in, init, out);
-  /* Innermost contiguous reduction with a fast reducer: fold each run. */
-  if (s->reduce_fast && red.rank > 0 && red.strides[red.rank - 1] == 1 && red.dims[red.rank - 1] >= 16) {
-    const float *x = (const float *)(const void *)in[0];
-    float *y = (float *)(void *)out[0];
-    int64_t inner = red.dims[red.rank - 1];
-    exec_walk outer = red;
-    outer.rank--;
-    size_t nouter = R / (size_t)inner;
-    int64_t kidx[OPTIC_MAX_RANK];
-    for (size_t j = lo; j < hi; j++) {
-      /* kept offset of output j */
-      size_t rem = j;
-      int64_t base = 0;
-      for (int32_t d = kept.rank - 1; d >= 0; d--) {
-        kidx[d] = (int64_t)(rem % (size_t)kept.dims[d]);
-        rem /= (size_t)kept.dims[d];
-        base += kidx[d] * kept.strides[d];
-      }
-      float acc;
-      memcpy(&acc, init[0], 4);
-      int64_t oidx[OPTIC_MAX_RANK] = {0}, off = base;
-      for (size_t o = 0; o < nouter; o++) {
-        const float *p = x + off;
-        for (int64_t k = 0; k < inner; k++) acc = fold_f32(s->reduce_fast, acc, p[k]);
-        for (int32_t d = outer.rank - 1; d >= 0; d--) {
-          off += outer.strides[d];
-          if (++oidx[d] < outer.dims[d]) break;
-          off -= oidx[d] * outer.strides[d];
-          oidx[d] = 0;
-        }
-      }
-      y[j] = acc;
-    }
+  if (s->reduce_fast && n == 1) {
+    reduce_f32_kernels(s, &kept, &red, (const float *)(const void *)in[0], init[0], (float *)(void *)out[0], lo, hi,
+                       (float *)(void *)th->regs);
     return OPTIC_OK;
   }
   unsigned char *regs = th->regs;
@@ -247,37 +350,57 @@ static optic_status map_step(const exec_step *s, const exec_frame *f, const exec
 }
 
 optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  size_t lo, hi;
+  exec_share(s->in_rows, th->t, th->nt, &lo, &hi);
+  if (lo < hi) exec_input_fusion_rows(s, f, lo, hi, th->regs);
+  return OPTIC_OK;
+}
+
+void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs) {
   const void *inputs[64];
   for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
   float init, *y = ref_ptr(f, &s->out[0]);
-  memcpy(&init, inputs[s->in_init], 4);
-  size_t lo, hi, len = s->in_len;
-  exec_share(s->in_rows, th->t, th->nt, &lo, &hi);
-  if (lo >= hi) return OPTIC_OK;
+  if (s->in_init >= 0) memcpy(&init, inputs[s->in_init], 4);
+  else init = s->in_init_value;
+  size_t len = s->in_len;
   if (len == 0) {
-    for (size_t j = lo; j < hi; j++) y[j] = init;
-    return OPTIC_OK;
+    for (size_t j = lo; j < hi; j++) y[j] = fold_f32(s->reduce_fast, init, optic_reduce_identity(kernel_op(s->reduce_fast)));
+    return;
   }
   /* The reduced input of rows [lo, hi) is the range [lo * len, hi * len) of
-   * the program's domain: computed a block at a time, each element folded
-   * into its row in order (the evaluator's order, so results are bitwise). */
-  float *block = (float *)(void *)(th->regs + (size_t)s->prog->n_regs * EXEC_BLOCK * 8);
-  size_t row = lo, in_row = 0;
-  float acc = init;
-  for (size_t b0 = lo * len, end = hi * len; b0 < end; b0 += EXEC_BLOCK) {
-    size_t blen = end - b0 < EXEC_BLOCK ? end - b0 : EXEC_BLOCK;
-    void *outs[1] = {block};
-    ew_run_block(s->prog, inputs, s->prog->scalar_inputs, outs, b0, blen, th->regs);
-    for (size_t k = 0; k < blen; k++) {
-      acc = fold_f32(s->reduce_fast, acc, block[k]);
-      if (++in_row == len) {
-        y[row++] = acc;
-        acc = init;
-        in_row = 0;
+   * the program's domain, computed a leaf (OPTIC_REDUCE_BLOCK floats, two
+   * blocks) at a time into the staging register and reduced by the
+   * contiguous kernel; leaves of a long row are joined as the kernel joins
+   * them, several short rows share a leaf-sized computation. So each row is
+   * bitwise what the kernel gives for the whole row (the evaluator's order). */
+  const optic_reduce_op op = kernel_op(s->reduce_fast);
+  const optic_reduce_kernels *k = optic_reduce_kernels_get();
+  const bool ext = op == OPTIC_REDUCE_MAX || op == OPTIC_REDUCE_MIN;
+  float *block = (float *)(void *)(regs + (size_t)s->prog->n_regs * EXEC_BLOCK * 8);
+  const size_t per = len < OPTIC_REDUCE_BLOCK ? OPTIC_REDUCE_BLOCK / len : 1; /* rows per computation */
+  for (size_t row = lo; row < hi;) {
+    size_t rows = hi - row < per ? hi - row : per;
+    optic_reduce_tree t = {.count = 0, .depth = 0};
+    float acc = optic_reduce_identity(op);
+    size_t span = len < OPTIC_REDUCE_BLOCK ? rows * len : len;
+    for (size_t p0 = 0; p0 < span; p0 += OPTIC_REDUCE_BLOCK) {
+      size_t plen = span - p0 < OPTIC_REDUCE_BLOCK ? span - p0 : OPTIC_REDUCE_BLOCK;
+      for (size_t b0 = 0; b0 < plen; b0 += EXEC_BLOCK) {
+        size_t blen = plen - b0 < EXEC_BLOCK ? plen - b0 : EXEC_BLOCK;
+        void *outs[1] = {block + b0};
+        ew_run_block(s->prog, inputs, s->prog->scalar_inputs, outs, row * len + p0 + b0, blen, regs);
+      }
+      if (len < OPTIC_REDUCE_BLOCK) {
+        for (size_t i = 0; i < rows; i++) y[row + i] = fold_f32(s->reduce_fast, init, k->r[op](len, block + i * len));
+      } else {
+        float leaf = k->r[op](plen, block);
+        if (ext) acc = fold_f32(s->reduce_fast, acc, leaf);
+        else optic_reduce_tree_push(op, &t, leaf);
       }
     }
+    if (len >= OPTIC_REDUCE_BLOCK) y[row] = fold_f32(s->reduce_fast, init, ext ? acc : optic_reduce_tree_root(op, &t));
+    row += rows;
   }
-  return OPTIC_OK;
 }
 
 optic_status exec_op_reduce(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th) {

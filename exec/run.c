@@ -347,6 +347,7 @@ static optic_status run_conditional(run_ctx *rc, const exec_step *s, const exec_
 }
 
 static optic_status run_step(run_ctx *rc, const exec_step *s, const exec_frame *f, const exec_thread *th) {
+  if (s->n_members > 0) return exec_op_row_group(s, f, th);
   switch (s->op) {
     case OPTIC_OP_CALL:
     case OPTIC_OP_FUSION: {
@@ -389,7 +390,7 @@ static bool uniform_error(const exec_step *s) {
 }
 
 static optic_status run_seq(run_ctx *rc, const exec_seq *q, void **params, void **outs, const exec_thread *th) {
-  exec_frame f = {rc->arena ? rc->arena + q->arena_offset : NULL, params, outs};
+  exec_frame f = {rc->arena ? rc->arena + q->arena_offset : NULL, params, outs, NULL, 0};
   for (int32_t i = 0; i < q->n_steps; i++) {
     const exec_step *s = &q->steps[i];
     if (s->noop) continue;

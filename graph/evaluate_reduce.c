@@ -8,6 +8,7 @@
 
 #include "graph/evaluate_internal.h"
 #include "graph/gather_scatter.h"
+#include "kernels/reduce.h"
 
 /* A computation applied to scalars: nparams argument literals reused for
  * every call (their bytes are overwritten each time). */
@@ -68,6 +69,46 @@ static optic_literal *output_array(optic_literal *y, int32_t i) {
 
 #define MAX_REDUCE_INPUTS 64
 
+/* Whether reduce `in` folds in the fixed order of the reduction kernels: one
+ * f32 input whose combiner is add(p0, p1) or multiply(p0, p1) (the runtime's
+ * fast reducers, exec/bind.c). */
+static bool kernel_ordered(const scalar_fn *f, const optic_instr *in, const optic_literal *const *ops) {
+  return in->n_operands == 2 && f->plan->fast && !f->plan->fast_swapped && ops[0]->type.dtype == OPTIC_F32 &&
+         (f->plan->fast_op == OPTIC_OP_ADD || f->plan->fast_op == OPTIC_OP_MULTIPLY);
+}
+
+/* y[j] = init op R(x_j): x_j the output's reduced elements in row-major order
+ * of the reduced dims, R the contiguous kernels' evaluation order
+ * (kernels/reduce.h; the scalar kernel, bitwise every ISA's). */
+static optic_status reduce_kernel_ordered(const scalar_fn *f, const optic_literal *x, const optic_literal *init,
+                                          int32_t nk, const int64_t *kdims, const int64_t *kst, int32_t nr,
+                                          const int64_t *rdims, const int64_t *rst, size_t red_count,
+                                          optic_literal *y) {
+  const bool add = f->plan->fast_op == OPTIC_OP_ADD;
+  optic_f32_reduce_fn fn = optic_reduce_kernels_for(OPTIC_ISA_SCALAR)->r[add ? OPTIC_REDUCE_SUM : OPTIC_REDUCE_PROD];
+  float *seq = malloc((red_count ? red_count : 1) * sizeof *seq);
+  if (seq == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "evaluate: out of memory");
+  const float *xs = x->data;
+  float *ys = y->data, iv;
+  memcpy(&iv, init->data, sizeof iv);
+  size_t out_count = lit_elements(y);
+  int64_t kidx[OPTIC_MAX_RANK] = {0};
+  for (size_t j = 0; j < out_count; j++, eval_next_index(nk, kdims, kidx)) {
+    int64_t base = 0;
+    for (int32_t d = 0; d < nk; d++) base += kidx[d] * kst[d];
+    int64_t ridx[OPTIC_MAX_RANK] = {0};
+    for (size_t r = 0; r < red_count; r++, eval_next_index(nr, rdims, ridx)) {
+      int64_t off = base;
+      for (int32_t d = 0; d < nr; d++) off += ridx[d] * rst[d];
+      seq[r] = xs[off];
+    }
+    const float v = fn(red_count, seq);
+    ys[j] = add ? iv + v : iv * v;
+  }
+  free(seq);
+  return OPTIC_OK;
+}
+
 optic_status eval_reduce(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
   int32_t n = in->n_operands / 2;
   const optic_shape *s = &ops[0]->type.shape;
@@ -93,6 +134,16 @@ optic_status eval_reduce(eval_ctx *ctx, const optic_instr *in, const optic_liter
   if ((st = scalar_fn_init(&f, ctx, in->calls[0])) != OPTIC_OK) {
     lit_free(y);
     return st;
+  }
+  if (kernel_ordered(&f, in, ops)) {
+    st = reduce_kernel_ordered(&f, ops[0], ops[1], nk, kdims, kst, nr, rdims, rst, red_count, y);
+    scalar_fn_free(&f);
+    if (st != OPTIC_OK) {
+      lit_free(y);
+      return st;
+    }
+    *out = y;
+    return OPTIC_OK;
   }
   size_t es[MAX_REDUCE_INPUTS], out_count = lit_elements(output_array(y, 0));
   for (int32_t i = 0; i < n; i++) es[i] = optic_dtype_size(ops[i]->type.dtype);

@@ -108,6 +108,26 @@ const optic_reduce_kernels *optic_reduce_kernels_get(void);
  * y[j] = fn(n, x + j * x_stride) for j < rows; x_stride in floats. */
 void optic_f32_reduce_rows(optic_f32_reduce_fn fn, size_t rows, size_t n, const float *x, size_t x_stride, float *y);
 
+/* Strided columns (XLA reduce over a non-minor dimension), in the
+ * contiguous order: y[c] = op over k < r of x[k * stride + c] for c < w,
+ * each column bitwise what the contiguous kernel r[op] returns for its r
+ * values laid out contiguously (max/min: the exact fold). So a reduction's
+ * result does not depend on which axis of the data is reduced. Generic C
+ * (vectorized across columns by the compiler), the same on every ISA; y must
+ * not overlap x. Uses 16 KiB of stack. */
+void optic_f32_reduce_cols(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y);
+/* The same with caller work space (work_floats floats at work; no
+ * alignment needed): blocks as wide as it holds, up to
+ * OPTIC_REDUCE_COLS_WIDE columns, so each row is read in long contiguous
+ * runs (what columns need to reach memory bandwidth). Same bits as
+ * optic_f32_reduce_cols for any work size; too little (or NULL) falls back
+ * to it. optic_f32_reduce_cols_work_floats(r, w) is the size that gives
+ * the widest blocks. */
+#define OPTIC_REDUCE_COLS_WIDE 1024
+void optic_f32_reduce_cols_work(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y,
+                                float *work, size_t work_floats);
+size_t optic_f32_reduce_cols_work_floats(size_t r, size_t w);
+
 /* Combines partial results of chunks, in chunk order, as the kernels combine
  * leaves: y[i] = combine over p < nparts of parts[p * part_stride + i], for
  * i < m. sum and sumsq partials are added (sumsq partials are already sums of

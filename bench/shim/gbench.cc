@@ -117,6 +117,8 @@ void optic_bench_threads(optic_bench *b, int threads) noexcept { bm(b)->Threads(
 
 void optic_bench_use_real_time(optic_bench *b) noexcept { bm(b)->UseRealTime(); }
 
+void optic_bench_use_manual_time(optic_bench *b) noexcept { bm(b)->UseManualTime(); }
+
 void optic_bench_min_time(optic_bench *b, double seconds) noexcept { bm(b)->MinTime(seconds); }
 
 void optic_bench_repetitions(optic_bench *b, int n) noexcept { bm(b)->Repetitions(n); }
@@ -135,6 +137,10 @@ bool optic_bench_keep_running(optic_bench_state *st) noexcept { return state(st)
 void optic_bench_pause(optic_bench_state *st) noexcept { state(st).PauseTiming(); }
 
 void optic_bench_resume(optic_bench_state *st) noexcept { state(st).ResumeTiming(); }
+
+void optic_bench_set_iteration_time(optic_bench_state *st, double seconds) noexcept {
+  state(st).SetIterationTime(seconds);
+}
 
 int64_t optic_bench_range(const optic_bench_state *st, int i) noexcept {
   return state(st).range(static_cast<std::size_t>(i));

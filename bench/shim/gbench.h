@@ -73,6 +73,9 @@ void optic_bench_threads(optic_bench *b, int threads) OPTIC_BENCH_NOEXCEPT;
 /* Wall-clock time decides the iteration count and the rates ("/real_time").
  * Needed whenever the body runs threads of its own (OpenMP, OpenBLAS, I/O). */
 void optic_bench_use_real_time(optic_bench *b) OPTIC_BENCH_NOEXCEPT;
+/* The body times each iteration itself (optic_bench_set_iteration_time):
+ * for work measured elsewhere, e.g. by a peer process ("/manual_time"). */
+void optic_bench_use_manual_time(optic_bench *b) OPTIC_BENCH_NOEXCEPT;
 /* Minimum seconds per run (overrides --benchmark_min_time for this benchmark). */
 void optic_bench_min_time(optic_bench *b, double seconds) OPTIC_BENCH_NOEXCEPT;
 /* Repetitions of this benchmark (overrides --benchmark_repetitions). */
@@ -96,6 +99,9 @@ bool optic_bench_keep_running(optic_bench_state *st) OPTIC_BENCH_NOEXCEPT;
  * is much longer than a microsecond). */
 void optic_bench_pause(optic_bench_state *st) OPTIC_BENCH_NOEXCEPT;
 void optic_bench_resume(optic_bench_state *st) OPTIC_BENCH_NOEXCEPT;
+
+/* With optic_bench_use_manual_time: the time of the iteration that just ran. */
+void optic_bench_set_iteration_time(optic_bench_state *st, double seconds) OPTIC_BENCH_NOEXCEPT;
 
 /* Argument i of this run (0-based; i must be < the number of arguments). */
 int64_t optic_bench_range(const optic_bench_state *st, int i) OPTIC_BENCH_NOEXCEPT;

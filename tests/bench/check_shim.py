@@ -33,7 +33,7 @@ def near(a, b, rel=1e-9):
 def main(binary, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     out = os.path.join(out_dir, "shim.json")
-    rc, text = run(binary, out, "--benchmark_filter=^shim/(counters|threads|range|dense)")
+    rc, text = run(binary, out, "--benchmark_filter=^shim/(counters|threads|range|dense|manual)")
     check(rc == 0, "run exits 0 (got %d):\n%s" % (rc, text))
     with open(out, encoding="utf-8") as f:
         doc = json.load(f)
@@ -67,6 +67,10 @@ def main(binary, out_dir):
     for n in (8, 64):
         r = by_name.get("shim/range/%d/real_time" % n, [None])[0]
         check(r is not None and r.get("n") == n and r.get("time_unit") == "us", "range %d with real time, unit us" % n)
+
+    mt = by_name.get("shim/manual/manual_time", [None])[0]
+    check(mt is not None and near(mt.get("real_time", 0), 250.0, 1e-9) and mt.get("time_unit") == "us",
+          "manual time: real_time is the time each iteration set (250 us): %r" % (mt and mt.get("real_time")))
 
     dense = [b for name, bs in by_name.items() if name.startswith("shim/dense/") for b in bs]
     medians = [b for b in dense if b.get("aggregate_name") == "median"]

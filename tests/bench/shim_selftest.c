@@ -62,6 +62,15 @@ static void bm_sized(optic_bench_state *st, void *user) {
   optic_bench_counter(st, "n", (double)n, OPTIC_BENCH_COUNTER_PLAIN);
 }
 
+/* Manual time: every iteration reports exactly 250 us, whatever it took. */
+static void bm_manual(optic_bench_state *st, void *user) {
+  (void)user;
+  while (optic_bench_keep_running(st)) {
+    sink = work(16);
+    optic_bench_set_iteration_time(st, 250e-6);
+  }
+}
+
 static void bm_error(optic_bench_state *st, void *user) {
   (void)user;
   optic_bench_skip_with_error(st, "deliberate failure");
@@ -87,6 +96,10 @@ int main(int argc, char **argv) {
   optic_bench_dense_range(b, 1, 3, 1);
   optic_bench_min_time(b, 0.002);
   optic_bench_repetitions(b, 2);
+
+  b = optic_bench_register("shim/manual", bm_manual, NULL);
+  optic_bench_use_manual_time(b);
+  optic_bench_set_unit(b, OPTIC_BENCH_US);
 
   optic_bench_register("shim/error", bm_error, NULL);
   return optic_bench_main(argc, argv);

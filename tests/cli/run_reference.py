@@ -57,6 +57,12 @@ def softmax_rows(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
+def layer_norm(x, scale, bias):
+    mean = x.mean(axis=1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+    return (x - mean) / np.sqrt(var + 1e-5) * scale + bias
+
+
 def one_matmul(w, x):
     d = x @ w
     m = np.maximum(d, 0)
@@ -88,6 +94,8 @@ MODULES = {
     "dot_reshape_divide.hlo": ([("f32", (20, 40)), ("f32", (40, 1)), ("f32", (1, 40)), ("f32", (20, 40))],
                                lambda *a: [reshape_divide(*a)]),
     "dot_transpose_output.hlo": ([("f32", (32, 32)), ("f32", (32, 64))], lambda a, b: [(a.T @ b).T]),
+    "layernorm_f32.hlo": ([("f32", (127, 125)), ("f32", (125,)), ("f32", (125,))],
+                          lambda x, s, b: [layer_norm(x, s, b)]),
     "one_matmul_train_step.hlo": ([("f32", (32, 128)), ("f32", (4, 32))], one_matmul),
     "reduce_dim1_with_copy.hlo": ([("f32", (2, 2, 2, 3))], lambda x: [x.sum(axis=1)]),
     "softmax_f32.hlo": ([("f32", (127, 125))], lambda x: [softmax_rows(x)]),
@@ -106,6 +114,11 @@ def bound(name, inputs, expected):
         return [abs(expected[0]) * 64 * 6e-8 * (n0 / abs(d0) + n1 / abs(d1)) + 1e-30]
     if name == "softmax_f32.hlo":
         return [abs(expected[0]) * 1e-5 + 1e-9]
+    if name == "layernorm_f32.hlo":
+        # normalized values are O(1): the mean/variance sums' f32 rounding and
+        # rsqrt's few ulps, times |scale|, plus the bias add
+        x, s, b = inputs
+        return [np.full(expected[0].shape, 1e-5) * (abs(s) + 1) + abs(b) * 1e-6]
     if name == "one_matmul_train_step.hlo":
         w, x = [abs(a) for a in inputs]
         return [np.full(expected[0].shape, 1e-5) + abs(expected[0]) * 1e-6, np.array((abs(x) @ w).sum() * 64 * 6e-8)]
