@@ -149,6 +149,7 @@ optic_status optic_machine_validate(const optic_machine *m) {
       {"cache_bandwidth", offsetof(optic_machine, cache_bandwidth), false},
       {"cache_bytes", offsetof(optic_machine, cache_bytes), true},
       {"op_overhead_ns", offsetof(optic_machine, op_overhead_ns), true},
+      {"barrier_ns", offsetof(optic_machine, barrier_ns), true},
   };
   for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
     double v;

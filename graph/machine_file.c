@@ -61,6 +61,8 @@ static const field fields[] = {
     {"op_overhead_ns", offsetof(optic_machine, op_overhead_ns), F_DOUBLE, true},
     {"cores", offsetof(optic_machine, cores), F_INT, true},
     {"source", offsetof(optic_machine, source), F_SOURCE, false},
+    /* Optional: 0 / absent means the runtime's default barrier cost. */
+    {"barrier_ns", offsetof(optic_machine, barrier_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

@@ -42,6 +42,11 @@ typedef struct optic_machine {
    * taken as dram_bandwidth / cores. Kept last so older initializers that
    * stop at `source` still compile and mean "not known". */
   double core_dram_bandwidth;
+  /* ns one barrier between two threads of a run costs (the executor
+   * splits an op across threads only when splitting saves more than this).
+   * 0 (not known, or a file without it): the runtime's default, 2000 ns.
+   * Optional in the machine file; kept last for the same reason. */
+  double barrier_ns;
 } optic_machine;
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
@@ -63,7 +68,7 @@ OPTIC_API optic_status optic_machine_host(optic_machine *out);
 /* The default path optic_machine_host reads (no file check). */
 OPTIC_API optic_status optic_machine_default_path(char *buf, size_t size);
 /* Reads / writes the JSON machine file (flat object with the fields above;
- * every field but "source" and "core_dram_bandwidth" is required, unknown
+ * every field but "source", "core_dram_bandwidth" and "barrier_ns" is required, unknown
  * keys are skipped; a file without "core_dram_bandwidth", as written before
  * it existed, loads with dram_bandwidth / cores). Load:
  * NOT_FOUND if the file does not exist, IO if it cannot be read, CORRUPT
@@ -73,8 +78,9 @@ OPTIC_API optic_status optic_machine_default_path(char *buf, size_t size);
  * parent directories. Both are thread-safe (no shared state). */
 OPTIC_API optic_status optic_machine_load(const char *path, optic_machine *out);
 OPTIC_API optic_status optic_machine_save(const optic_machine *m, const char *path);
-/* Checks every figure is finite and > 0, except cache_bytes and
- * op_overhead_ns, which may be 0 (no cache level; no per-op cost), and
+/* Checks every figure is finite and > 0, except cache_bytes,
+ * op_overhead_ns and barrier_ns, which may be 0 (no cache level; no per-op
+ * cost; the default barrier cost), and
  * core_dram_bandwidth, which may be 0 (not known: dram_bandwidth / cores)
  * and may not exceed dram_bandwidth; cores >= 1; name non-empty.
  * INVALID_ARGUMENT naming the field and value. */
