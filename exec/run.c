@@ -257,7 +257,7 @@ static void record_error(run_ctx *rc, optic_status st) {
 void exec_sync(const exec_thread *th) {
   if (th->nt <= 1) return;
   if (th->bar) {
-    exec_barrier_wait(th->bar);
+    exec_barrier_wait(th->bar, (unsigned)th->t);
   } else {
 #pragma omp barrier
   }

@@ -386,6 +386,25 @@ static void concurrent_contexts(void) {
   optic_program_destroy(p);
 }
 
+/* Oversubscribed: four 2-thread contexts (8 threads on this 2-core machine)
+ * splitting every op, so every step ends in a barrier whose peers are
+ * often descheduled; each context checks every result (the barrier's
+ * sleep-at-once path under contention). */
+static void oversubscribed_contexts(void) {
+  optic_program_t *p = small_program(OPTIC_OPT_FULL);
+  pthread_t th[4];
+  conc_job jobs[4];
+  for (int i = 0; i < 4; i++) {
+    jobs[i] = (conc_job){p, 2, 1, 0};
+    OT_CHECK(pthread_create(&th[i], NULL, conc_main, &jobs[i]) == 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    OT_CHECK(jobs[i].bad == 0, "job %d failed (%d)", i, jobs[i].bad);
+  }
+  optic_program_destroy(p);
+}
+
 /* y = a . b through OpenBLAS: a[64x96], b[96x80]. */
 enum { DOT_M = 64, DOT_K = 96, DOT_N = 80 };
 static optic_program_t *dot_program(void) {
@@ -568,6 +587,7 @@ static const ot_case cases[] = {
     {"injected_failures", injected_failures}, {"profiler_events", profiler_events},
     {"profiler_events_split", profiler_events_split}, {"concurrent_contexts", concurrent_contexts},
     {"concurrent_contexts_dot", concurrent_contexts_dot},
+    {"oversubscribed_contexts", oversubscribed_contexts},
     {"contexts_start_no_blas_threads", contexts_start_no_blas_threads},
     {"cleanup", cleanup},
 };
