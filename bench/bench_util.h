@@ -83,6 +83,7 @@ void bench_register_onednn_conv(void);   /* peers/onednn_conv.c, when oneDNN is 
 void bench_register_pod(void);           /* pod.c: all-reduce, barrier */
 void bench_register_runtime_infra(void); /* runtime_infra.c: memory pool and profiler vs peers */
 void bench_register_model_mlp(void);     /* model_mlp.c: the example trainer's MLP training step */
+void bench_register_model_hlo(void);     /* model_hlo.c: real HLO modules (tests/data/hlo) */
 
 /* Machine facts added to the report's context (context.c). */
 void bench_add_machine_context(void);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "bench/cpu_path.h"
+#include "bench/estimate.h"
 
 static const float scalar_operand = 0.5f;
 
@@ -75,6 +76,10 @@ static void run_elementwise(optic_bench_state *st, void *user) {
   optic_bench_set_items_processed(st, (int64_t)elements * optic_bench_iterations(st));
   optic_bench_counter(st, "repeats", (double)repeats, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "omp_threads", (double)got_threads, OPTIC_BENCH_COUNTER_PLAIN);
+  /* The estimate: the op's counts for one call on n elements, repeats calls. */
+  const optic_cost one = {e->flops_per_element * (double)n, e->transcendentals_per_element * (double)n,
+                          e->bytes_per_element * (double)n};
+  bench_report_kernel_estimate(st, got_threads, (double)repeats, &one, false);
 }
 
 void bench_register_elementwise(const char *prefix, const bench_elementwise *e) {

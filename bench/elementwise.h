@@ -36,6 +36,9 @@ typedef struct bench_elementwise {
   /* Floating-point operations per element for a "GFLOP/s" counter (0: none);
    * where the figure comes from is documented next to the table. */
   double flops_per_element;
+  /* Transcendental evaluations per element as XLA counts them (exp, log,
+   * tanh, logistic, sqrt, rsqrt, ...: 1), for the estimate (estimate.h). */
+  double transcendentals_per_element;
 } bench_elementwise;
 
 /* Element counts every elementwise benchmark runs at: one in cache (32 KiB

@@ -25,6 +25,7 @@
 
 #include "bench/bench_util.h"
 #include "bench/cpu_path.h"
+#include "bench/memory.h"
 #include <optic/optic.h>
 
 /* The process's CPU time: the executor's threads live inside
@@ -55,6 +56,7 @@ typedef struct exec_case {
   float *bufs[12];
   int n_bufs;
   uint64_t cpu_ns; /* process CPU time of the timed loop */
+  double rss0;     /* peak RSS before the case compiled (bench_maxrss_bytes) */
 } exec_case;
 
 static void case_free(exec_case *c) {
@@ -88,6 +90,7 @@ static bool case_compile(optic_bench_state *st, exec_case *c, int fusion, int th
 }
 
 static bool case_compile_split(optic_bench_state *st, exec_case *c, int fusion, int threads, int64_t split) {
+  c->rss0 = bench_maxrss_bytes();
   optic_compile_options co = optic_compile_options_default();
   co.fusion = fusion;
   co.threads = threads; /* the estimates are for the context's threads */
@@ -132,6 +135,8 @@ static void report_estimates(optic_bench_state *st, exec_case *c, double measure
   optic_bench_counter(st, "est_peak_bytes", (double)s.peak_bytes, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "est_ratio", s.est_ns > 0 ? measured_ns / s.est_ns : 0.0, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "fusions", (double)s.fusions, OPTIC_BENCH_COUNTER_PLAIN);
+  bench_report_memory(st, c->ctx, c->p, bench_tensor_bytes(c->in, c->n_in) + bench_tensor_bytes(c->out, c->n_out),
+                      c->rss0);
 }
 
 /* Runs the program until the benchmark stops; returns ns per run. */

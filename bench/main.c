@@ -35,6 +35,7 @@ int main(int argc, char **argv) {
   bench_register_graph_compile();
   bench_register_pod();
   bench_register_model_mlp();
+  bench_register_model_hlo();
 #if OPTIC_BENCH_HAVE_DNNL
   bench_register_onednn_conv();
 #endif

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "bench/bench_util.h"
+#include "bench/memory.h"
 #include "examples/mlp_train/mlp_model.h"
 #include <optic/optic.h>
 
@@ -119,6 +120,7 @@ static void run_mlp_train_step(optic_bench_state *st, void *user) {
   const int threads = (int)optic_bench_range(st, 1);
   const mlp_dims d = {64, 256, 256, 10};
   mlp_case c = {0};
+  const double rss0 = bench_maxrss_bytes();
   if (!mlp_case_init(&c, &d, threads) || !mlp_step(&c)) { /* the first step binds and compiles: untimed */
     optic_bench_skip_with_error(st, optic_last_error());
     mlp_case_free(&c);
@@ -148,6 +150,8 @@ static void run_mlp_train_step(optic_bench_state *st, void *user) {
     optic_bench_counter(st, "est_ratio", est > 0 ? ns / est : 0, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_counter(st, "omp_threads", (double)threads, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_set_items_processed(st, it * MODEL_MLP_BATCH);
+    bench_report_memory(st, c.ctx, c.p, bench_tensor_bytes(c.in, MLP_PARAMS + 2) + bench_tensor_bytes(c.out, 1 + MLP_PARAMS),
+                        rss0);
     per_op_counters(st, &c);
   }
   mlp_case_free(&c);

@@ -13,6 +13,7 @@
 #include "bench/bench_util.h"
 #include "bench/cpu_path.h"
 #include "bench/elementwise.h"
+#include "bench/estimate.h"
 #include "bench/parallel.h"
 
 typedef struct step_case {
@@ -77,6 +78,12 @@ static void run_step(optic_bench_state *st, void *user) {
   bench_cpu_path_report(st, &c2, bytes, 0.0);
   optic_bench_set_items_processed(st, (int64_t)n * optic_bench_iterations(st));
   optic_bench_counter(st, "omp_threads", (double)threads, OPTIC_BENCH_COUNTER_PLAIN);
+  /* The estimate: one fused update op on the roofline for T threads (its
+   * real bytes per element, as the compiled step's update counts them) with
+   * the op's dispatch cost. */
+  optic_machine mt;
+  const optic_cost cost = {0, 0, bytes};
+  if (bench_machine(threads, &mt)) bench_report_estimate(st, optic_machine_estimate_ns(&mt, &cost), &cost);
 }
 
 /* The same step through the step engine (optic_step_engine_step, 1 core,

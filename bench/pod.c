@@ -18,6 +18,7 @@
 
 #include "bench/bench_util.h"
 #include "bench/cpu_path.h"
+#include "bench/estimate.h"
 #include "kernels/binary.h"
 
 #define MAX_CORES 8
@@ -102,6 +103,12 @@ static void bm_pod_all_reduce(optic_bench_state *st, void *user) {
     const double n = b.cores, bytes = (double)b.n * sizeof(float), reps = (double)b.repeats;
     optic_bench_counter(st, "est_bytes", 5.0 * (n - 1) * bytes * reps, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_counter(st, "est_flops", (n - 1) * (double)b.n * reps, OPTIC_BENCH_COUNTER_PLAIN);
+    /* and the link model's time (bench/estimate.h), plus the pod run's own
+     * fork and join (one barrier) */
+    const double ring = bench_ring_all_reduce_ns(b.cores, bytes);
+    optic_machine mc;
+    if (ring > 0 && bench_machine(b.cores, &mc))
+      optic_bench_counter(st, "est_time_ns", ring * reps + mc.sync_ns, OPTIC_BENCH_COUNTER_PLAIN);
   }
   optic_pod_destroy(pod);
   teardown(&b);
@@ -266,6 +273,10 @@ static void bm_pod_barrier(optic_bench_state *st, void *user) {
   } else {
     while (optic_bench_keep_running(st)) optic_pod_run(pod, barrier_body, NULL, NULL);
     optic_bench_set_items_processed(st, (int64_t)BARRIERS * optic_bench_iterations(st));
+    /* The estimate: BARRIERS + 1 (the run's join) barriers of the model. */
+    optic_machine m;
+    if (bench_machine(o.cores, &m) && m.sync_ns > 0)
+      optic_bench_counter(st, "est_time_ns", (BARRIERS + 1) * m.sync_ns, OPTIC_BENCH_COUNTER_PLAIN);
   }
   optic_pod_destroy(pod);
 }

@@ -159,6 +159,16 @@ static bool chain_run(chain_case *c, optic_exec_ctx_t *ctx) {
   return optic_program_run(c->p, ctx, c->in, 2, &c->out, 1) == OPTIC_OK;
 }
 
+/* The compiled chain's estimate x runs per iteration (the profiler's own
+ * recording cost is not in the model: docs/cost-model.md). */
+static void chain_estimate(optic_bench_state *st, const chain_case *c, double runs) {
+  optic_program_summary s;
+  if (optic_program_summary_get(c->p, &s) != OPTIC_OK || !(s.est_ns > 0)) return;
+  optic_bench_counter(st, "est_time_ns", s.est_ns * runs, OPTIC_BENCH_COUNTER_PLAIN);
+  optic_bench_counter(st, "est_bytes", s.cost.bytes_accessed * runs, OPTIC_BENCH_COUNTER_PLAIN);
+  optic_bench_counter(st, "est_flops", s.cost.flops * runs, OPTIC_BENCH_COUNTER_PLAIN);
+}
+
 /* profile:0 attaches a disabled profiler, profile:1 an enabled one (cleared
  * every 256 runs, so it never fills); peer/chain100_no_profiler runs this
  * same function (user != NULL) with none. Counter ns_per_op. */
@@ -184,6 +194,7 @@ static void bm_chain_profiled(optic_bench_state *st, void *user) {
     }
     if (runs > 0) optic_bench_counter(st, "ns_per_op", (double)(optic_now_ns() - t0) / (double)runs / CHAIN, 0);
     if (prof != NULL) optic_bench_counter(st, "dropped", (double)optic_profiler_dropped(prof), 0);
+    if (!none) chain_estimate(st, &c, 1.0);
   }
   optic_exec_ctx_destroy(ctx);
   optic_profiler_destroy(prof);
@@ -244,6 +255,7 @@ static void bm_chain_profiler_pair(optic_bench_state *st, void *user) {
       optic_bench_counter(st, "off_ns", blk_off[blocks / 2], OPTIC_BENCH_COUNTER_PLAIN);
       optic_bench_counter(st, "none_ns", blk_none[blocks / 2], OPTIC_BENCH_COUNTER_PLAIN);
     }
+    if (ok) chain_estimate(st, &c, 2.0); /* two runs per iteration */
   }
   free(blk_off);
   free(blk_none);

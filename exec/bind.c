@@ -670,7 +670,9 @@ optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, 
   const optic_machine *pm = program ? optic_program_machine(program) : NULL;
   if (split_min_elements <= 0 && pm != NULL && optic_machine_for_threads(pm, 1, &b->machine1) == OPTIC_OK) {
     b->split_by_cost = true;
-    b->barrier_ns = pm->barrier_ns > 0 ? pm->barrier_ns : EXEC_BARRIER_COST_NS;
+    optic_machine r;
+    optic_machine_resolve(pm, &r);
+    b->barrier_ns = r.sync_ns > 0 ? r.sync_ns : EXEC_BARRIER_COST_NS;
   }
   b->entry = program ? optic_program_entry(program) : optic_module_entry(m);
   b->n_comps = optic_module_computation_count(m);

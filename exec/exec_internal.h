@@ -43,8 +43,9 @@ void stream_fence(void);
  * estimates) and no split_min_elements set, by cost: split when the time
  * splitting saves, t1 * (1 - 1/threads) with t1 the step's roofline
  * estimate on one thread (optic_machine_for_threads(machine, 1), without
- * the per-op overhead), exceeds one barrier: the machine's barrier_ns, or
- * EXEC_BARRIER_COST_NS when the machine gives none. Without estimates (a
+ * the per-op overhead), exceeds one barrier: the program machine's sync_ns
+ * (optic_machine_resolve: calibrated, or 2 x op_overhead_ns), or
+ * EXEC_BARRIER_COST_NS when that is still 0. Without estimates (a
  * module bound directly) or with split_min_elements set: by size, a step
  * touching fewer elements than that (default EXEC_SOLO_ELEMENTS; operands +
  * result) runs on one thread. Dots and convolutions always split (their

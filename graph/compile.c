@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <optic/attrs.h>
+
 #include "graph/internal.h"
 #include "graph/program_internal.h"
 
@@ -88,6 +90,33 @@ static bool runs_code(optic_opcode op) {
   }
 }
 
+/* One instruction's estimated time on the program's machine: dot,
+ * convolution and output fusions (a dot with its epilogue) at the GEMM bound
+ * (gemm_efficiency of the FMA peak); reductions, input fusions (reductions
+ * with fused producers) and loop fusions at least their bytes over the
+ * machine's calibrated op-class bandwidth; every other op the roofline.
+ * Counts stay XLA's: only the time differs (docs/cost-model.md). */
+static double node_estimate_ns(const optic_program_t *p, optic_node_id id, optic_opcode op, const optic_cost *cost) {
+  const optic_machine *m = &p->machine;
+  if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return optic_machine_estimate_gemm_ns(m, cost);
+  if (op != OPTIC_OP_REDUCE && op != OPTIC_OP_FUSION) return optic_machine_estimate_ns(m, cost);
+  optic_node_attrs_t a;
+  if (optic_node_attrs(p->module, id, &a) != OPTIC_OK) return optic_machine_estimate_ns(m, cost);
+  if (op == OPTIC_OP_FUSION) {
+    switch (a.fusion.kind) {
+      case OPTIC_FUSION_OUTPUT: return optic_machine_estimate_gemm_ns(m, cost);
+      case OPTIC_FUSION_INPUT: return optic_machine_estimate_class_ns(m, cost, m->reduce_bandwidth);
+      case OPTIC_FUSION_LOOP: return optic_machine_estimate_class_ns(m, cost, m->loop_bandwidth);
+      default: return optic_machine_estimate_ns(m, cost);
+    }
+  }
+  /* reduce: over the operand's minor dim (a row reduction) or not */
+  const optic_type *in = optic_node_type(p->module, optic_node_operand(p->module, id, 0));
+  bool minor = false;
+  for (int32_t i = 0; i < a.reduce.count; i++) minor = minor || a.reduce.dims[i] == in->shape.rank - 1;
+  return optic_machine_estimate_class_ns(m, cost, minor ? m->reduce_bandwidth : m->reduce_strided_bandwidth);
+}
+
 /* Schedules and plans computation c, costs its instructions and queues the
  * computations its instructions run as sequences. */
 static optic_status plan_sequence(optic_program_t *p, optic_comp_id c, bool *queued) {
@@ -106,7 +135,7 @@ static optic_status plan_sequence(optic_program_t *p, optic_comp_id c, bool *que
     program_node *pn = &p->nodes[id];
     if ((st = optic_node_cost(p->module, id, &pn->est.cost)) != OPTIC_OK) return st;
     optic_opcode op = optic_node_opcode(p->module, id);
-    pn->est.est_ns = runs_code(op) ? optic_machine_estimate_ns(&p->machine, &pn->est.cost) : 0;
+    pn->est.est_ns = runs_code(op) ? node_estimate_ns(p, id, op, &pn->est.cost) : 0;
     pn->scheduled = true;
     total.flops += pn->est.cost.flops;
     total.transcendentals += pn->est.cost.transcendentals;
@@ -166,7 +195,7 @@ static optic_status build_program(optic_program_t *p, const optic_compile_option
 
   optic_program_summary *s = &p->summary;
   s->cost = p->comp_cost[p->entry];
-  s->est_ns = p->comp_est_ns[p->entry];
+  s->est_ns = p->comp_est_ns[p->entry] + p->machine.run_overhead_ns; /* once per run */
   if ((st = optic_buffer_plan_memory(p->plans[p->entry], &s->memory)) != OPTIC_OK) return st;
   size_t peak = s->memory.total_bytes + s->memory.constant_bytes;
   for (int32_t k = 1; k < p->n_sequences; k++) {

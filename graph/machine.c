@@ -20,6 +20,21 @@
  * the f32 peak. */
 #define TPU_TRANSCENDENTAL_FRACTION (1.0 / 32.0)
 
+/* Model defaults for the figures beyond the roofline (docs/cost-model.md):
+ * ASSUMPTIONS, used only when a machine does not carry the figure. A machine
+ * without a GEMM figure keeps the plain roofline (what a format-1 file
+ * meant); the uncalibrated host assumes OpenBLAS sgemm on mid-sized f32
+ * products reaches about 80% of the FMA peak on x86-64. SHA-256 with the SHA extensions runs at about 2.5 cycles per byte
+ * (about 1 GB/s at 2.5 GHz); a write + fsync of a new file on an SSD-backed
+ * VM disk about 1 GB/s; an OpenMP barrier between cores costs about as much
+ * as dispatching two ops. */
+#define DEFAULT_GEMM_EFFICIENCY 1.0
+#define HOST_DEFAULT_GEMM_EFFICIENCY 0.8
+#define DEFAULT_HASH_BANDWIDTH 1e9
+#define DEFAULT_DISK_WRITE_BANDWIDTH 1e9
+#define DEFAULT_SYNC_OPS 2.0
+#define MIN_DEFAULT_SYNC_NS 100.0
+
 typedef struct preset {
   const char *name;
   double bf16_flops;     /* published peak, FLOP/s per chip */
@@ -78,6 +93,7 @@ static void host_default(optic_machine *m) {
   m->cache_bandwidth = 50e9;
   m->cache_bytes = 1 << 20;
   m->op_overhead_ns = 200;
+  m->gemm_efficiency = HOST_DEFAULT_GEMM_EFFICIENCY;
   m->cores = 2;
   set_name(m->source, sizeof m->source,
            "uncalibrated defaults for a 2-core AVX2 x86-64 (run `optic calibrate` to measure this host)");
@@ -96,6 +112,8 @@ static void tpu(const preset *p, optic_machine *m) {
   m->cache_bytes = 0;
   /* The whole program runs on the device; per-op dispatch is not modelled. */
   m->op_overhead_ns = 0;
+  /* The MXU peak already is the matmul peak: no further efficiency factor. */
+  m->gemm_efficiency = 1;
   m->cores = p->tensor_cores;
   set_name(m->source, sizeof m->source, p->source);
 }
@@ -149,7 +167,14 @@ optic_status optic_machine_validate(const optic_machine *m) {
       {"cache_bandwidth", offsetof(optic_machine, cache_bandwidth), false},
       {"cache_bytes", offsetof(optic_machine, cache_bytes), true},
       {"op_overhead_ns", offsetof(optic_machine, op_overhead_ns), true},
-      {"barrier_ns", offsetof(optic_machine, barrier_ns), true},
+      {"gemm_efficiency", offsetof(optic_machine, gemm_efficiency), true},
+      {"hash_bandwidth", offsetof(optic_machine, hash_bandwidth), true},
+      {"disk_write_bandwidth", offsetof(optic_machine, disk_write_bandwidth), true},
+      {"sync_ns", offsetof(optic_machine, sync_ns), true},
+      {"run_overhead_ns", offsetof(optic_machine, run_overhead_ns), true},
+      {"reduce_bandwidth", offsetof(optic_machine, reduce_bandwidth), true},
+      {"reduce_strided_bandwidth", offsetof(optic_machine, reduce_strided_bandwidth), true},
+      {"loop_bandwidth", offsetof(optic_machine, loop_bandwidth), true},
   };
   for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
     double v;
@@ -169,6 +194,11 @@ optic_status optic_machine_validate(const optic_machine *m) {
                       "optic_machine_validate: machine '%s': core_dram_bandwidth %g exceeds dram_bandwidth %g (one core "
                       "cannot reach more than all of them)",
                       m->name, m->core_dram_bandwidth, m->dram_bandwidth);
+  if (m->gemm_efficiency > 1)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "optic_machine_validate: machine '%s': gemm_efficiency is %g (a fraction of peak_flops: (0, 1], "
+                      "0: not known)",
+                      m->name, m->gemm_efficiency);
   if (m->cores < 1)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: machine '%s': cores is %d (must be >= 1)",
                       m->name, (int)m->cores);
@@ -181,6 +211,21 @@ double optic_machine_core_dram_bandwidth(const optic_machine *m) {
   return m->cores >= 1 ? m->dram_bandwidth / m->cores : m->dram_bandwidth;
 }
 
+
+void optic_machine_resolve(const optic_machine *m, optic_machine *out) {
+  if (!m || !out) return;
+  optic_machine r = *m;
+  r.core_dram_bandwidth = optic_machine_core_dram_bandwidth(m);
+  if (!(r.gemm_efficiency > 0)) r.gemm_efficiency = DEFAULT_GEMM_EFFICIENCY;
+  if (!(r.hash_bandwidth > 0)) r.hash_bandwidth = DEFAULT_HASH_BANDWIDTH;
+  if (!(r.disk_write_bandwidth > 0)) r.disk_write_bandwidth = DEFAULT_DISK_WRITE_BANDWIDTH;
+  if (!(r.sync_ns > 0) && r.cores > 1) {
+    r.sync_ns = DEFAULT_SYNC_OPS * r.op_overhead_ns;
+    if (r.sync_ns < MIN_DEFAULT_SYNC_NS) r.sync_ns = MIN_DEFAULT_SYNC_NS;
+  }
+  *out = r;
+}
+
 optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, optic_machine *out) {
   if (!m || !out) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_for_threads: NULL argument");
   optic_status st = optic_machine_validate(m);
@@ -190,14 +235,18 @@ optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, 
                       "optic_machine_for_threads: machine '%s': threads is %d (0: all %d cores, else >= 1)", m->name,
                       (int)threads, (int)m->cores);
   int32_t t = threads == 0 || threads > m->cores ? m->cores : threads;
-  optic_machine r = *m;
-  r.core_dram_bandwidth = optic_machine_core_dram_bandwidth(m);
+  optic_machine r;
+  optic_machine_resolve(m, &r);
   if (t != m->cores) {
+    r.sync_ns = m->cores > 1 ? r.sync_ns * (double)(t - 1) / (double)(m->cores - 1) : r.sync_ns;
     const double f = (double)t / (double)m->cores;
     r.peak_flops *= f;
     r.peak_transcendentals *= f;
     r.cache_bandwidth *= f;
     r.cache_bytes *= f;
+    r.reduce_bandwidth *= f;
+    r.reduce_strided_bandwidth *= f;
+    r.loop_bandwidth *= f;
   }
   const double dram = r.core_dram_bandwidth * t;
   if (dram < r.dram_bandwidth) r.dram_bandwidth = dram;
@@ -215,4 +264,22 @@ double optic_machine_estimate_ns(const optic_machine *m, const optic_cost *cost)
   if (tt > t) t = tt;
   if (tb > t) t = tb;
   return t * 1e9 + m->op_overhead_ns;
+}
+
+double optic_machine_estimate_gemm_ns(const optic_machine *m, const optic_cost *cost) {
+  if (!m || !cost) return 0;
+  optic_machine g = *m;
+  const double eff = m->gemm_efficiency > 0 ? m->gemm_efficiency : DEFAULT_GEMM_EFFICIENCY;
+  g.peak_flops = m->peak_flops * eff;
+  return optic_machine_estimate_ns(&g, cost);
+}
+
+double optic_machine_estimate_class_ns(const optic_machine *m, const optic_cost *cost, double class_bandwidth) {
+  if (!m || !cost) return 0;
+  double t = optic_machine_estimate_ns(m, cost);
+  if (class_bandwidth > 0) {
+    double c = cost->bytes_accessed / class_bandwidth * 1e9 + m->op_overhead_ns;
+    if (c > t) t = c;
+  }
+  return t;
 }

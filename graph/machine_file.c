@@ -61,8 +61,15 @@ static const field fields[] = {
     {"op_overhead_ns", offsetof(optic_machine, op_overhead_ns), F_DOUBLE, true},
     {"cores", offsetof(optic_machine, cores), F_INT, true},
     {"source", offsetof(optic_machine, source), F_SOURCE, false},
-    /* Optional: 0 / absent means the runtime's default barrier cost. */
-    {"barrier_ns", offsetof(optic_machine, barrier_ns), F_DOUBLE, false},
+    /* Format 2 (optional: format-1 files load with 0, "not known"). */
+    {"gemm_efficiency", offsetof(optic_machine, gemm_efficiency), F_DOUBLE, false},
+    {"hash_bandwidth", offsetof(optic_machine, hash_bandwidth), F_DOUBLE, false},
+    {"disk_write_bandwidth", offsetof(optic_machine, disk_write_bandwidth), F_DOUBLE, false},
+    {"sync_ns", offsetof(optic_machine, sync_ns), F_DOUBLE, false},
+    {"run_overhead_ns", offsetof(optic_machine, run_overhead_ns), F_DOUBLE, false},
+    {"reduce_bandwidth", offsetof(optic_machine, reduce_bandwidth), F_DOUBLE, false},
+    {"reduce_strided_bandwidth", offsetof(optic_machine, reduce_strided_bandwidth), F_DOUBLE, false},
+    {"loop_bandwidth", offsetof(optic_machine, loop_bandwidth), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -102,6 +109,17 @@ static optic_status machine_from_json(const source *src, const optic_jv *root, o
   memset(m, 0, sizeof *m);
   char msg[192];
   for (size_t i = 0; i < root->length; i++) {
+    if (strcmp(root->keys[i], "format") == 0) {
+      const optic_jv *v = &root->items[i];
+      if (v->kind != OPTIC_JV_NUMBER || !(v->number >= 1) || v->number != (double)(int32_t)v->number)
+        return corrupt_at(src, v->offset, "\"format\" must be a positive integer");
+      if (v->number > OPTIC_MACHINE_FORMAT) {
+        snprintf(msg, sizeof msg, "format %d is newer than this optic reads (%d): calibrate again or upgrade optic",
+                 (int)v->number, OPTIC_MACHINE_FORMAT);
+        return corrupt_at(src, v->offset, msg);
+      }
+      continue;
+    }
     size_t f = 0;
     while (f < N_FIELDS && strcmp(fields[f].key, root->keys[i]) != 0) f++;
     if (f == N_FIELDS) continue;
@@ -208,6 +226,8 @@ optic_status optic_machine_save(const optic_machine *m, const char *path) {
   optic_json j;
   optic_json_init(&j, true);
   optic_json_begin_object(&j);
+  optic_json_key(&j, "format");
+  optic_json_int(&j, OPTIC_MACHINE_FORMAT);
   for (size_t f = 0; f < N_FIELDS; f++) {
     const char *src = (const char *)m + fields[f].offset;
     optic_json_key(&j, fields[f].key);

@@ -232,6 +232,9 @@ optic_status calib_measure(bool quick, calib_result *out) {
     if (retry.one > out->l2_bw.one) out->l2_bw.one = retry.one;
     if (retry.all > out->l2_bw.all) out->l2_bw.all = retry.all;
   }
+  if ((st = calib_measure_beyond(quick, threads, &out->beyond)) != OPTIC_OK) return st;
+  if ((st = calib_measure_classes(plan.trials, plan.target_ns, out->op_overhead_ns.one, &out->classes)) != OPTIC_OK)
+    return st;
   out->seconds = (double)(optic_now_ns() - t0) * 1e-9;
   return OPTIC_OK;
 }
@@ -253,6 +256,20 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
    * device-wide rates keep the larger). */
   m->op_overhead_ns = r->op_overhead_ns.one < r->op_overhead_ns.all ? r->op_overhead_ns.one : r->op_overhead_ns.all;
   m->cores = r->threads;
+  /* GEMM: the all-thread rate against the all-thread FMA peak (the larger
+   * of the two ratios: load only ever lowers one), capped at 1. */
+  double eff1 = r->fma[isa].one > 0 ? r->beyond.gemm.one / r->fma[isa].one : 0;
+  double effn = r->fma[isa].all > 0 ? r->beyond.gemm.all / r->fma[isa].all : 0;
+  m->gemm_efficiency = eff1 > effn ? eff1 : effn;
+  if (m->gemm_efficiency > 1) m->gemm_efficiency = 1;
+  m->hash_bandwidth = r->beyond.hash_bw;
+  m->disk_write_bandwidth = r->beyond.disk_bw;
+  m->sync_ns = r->beyond.barrier_ns;
+  /* op classes: per core (measured on one thread) */
+  m->run_overhead_ns = r->classes.run_overhead_ns;
+  m->reduce_bandwidth = r->classes.reduce_bandwidth * r->threads;
+  m->reduce_strided_bandwidth = r->classes.reduce_strided_bandwidth * r->threads;
+  m->loop_bandwidth = r->classes.loop_bandwidth * r->threads;
   char when[32] = "unknown time";
   time_t now = time(NULL);
   struct tm tm;

@@ -15,6 +15,22 @@ typedef struct calib_pair {
   double one, all;
 } calib_pair;
 
+/* Figures beyond the roofline (tools/calibrate_beyond.c). */
+typedef struct calib_beyond {
+  calib_pair gemm;    /* FLOP/s of 256x512x512 sgemm, one per thread (1-thread OpenBLAS) */
+  double hash_bw;     /* SHA-256 bytes/s, one thread */
+  double disk_bw;     /* write + fsync bytes/s of a new file in $TMPDIR (else /tmp) */
+  double barrier_ns;  /* one OpenMP barrier among all threads (0 on one thread) */
+} calib_beyond;
+
+/* Op classes (tools/calibrate_classes.c), one thread. */
+typedef struct calib_classes {
+  double run_overhead_ns;          /* a 1-op program's run minus one op's dispatch */
+  double reduce_bandwidth;         /* XLA bytes/s of sum over the minor dim of f32[256,256] */
+  double reduce_strided_bandwidth; /* ... over dim 0 */
+  double loop_bandwidth;           /* ... of the fused loop exp(x - y) * y + x */
+} calib_classes;
+
 typedef struct calib_result {
   int threads;                        /* "all": omp_get_max_threads() */
   calib_pair fma[OPTIC_ISA_COUNT_];   /* FLOP/s per ISA (0: not supported/built) */
@@ -23,6 +39,8 @@ typedef struct calib_result {
   size_t l1_set, l2_set, dram_set;    /* working set per thread, bytes */
   size_t l2_bytes;                    /* per-core L2 size used (sysconf, or 1 MiB) */
   calib_pair op_overhead_ns;          /* ns per op of optic_program_run on a chain of tiny ops */
+  calib_beyond beyond;                /* GEMM efficiency, hash, disk, barrier */
+  calib_classes classes;              /* run overhead and op classes */
   double seconds;                     /* wall time of the whole calibration */
 } calib_result;
 
@@ -40,6 +58,14 @@ optic_status calib_measure(bool quick, calib_result *out);
  * and the device can at least do what one thread does). source says when
  * and how. */
 void calib_to_machine(const calib_result *r, optic_machine *m);
+
+/* The figures beyond the roofline on 1 and `threads` threads. IO when the
+ * temporary directory cannot be written, OUT_OF_MEMORY without buffers. */
+optic_status calib_measure_beyond(bool quick, int threads, calib_beyond *out);
+
+/* The op classes on one thread: median of `trials` trials of about
+ * target_ns each; op_overhead_ns is the per-op figure already measured. */
+optic_status calib_measure_classes(int trials, double target_ns, double op_overhead_ns, calib_classes *out);
 
 /* Ops in the overhead chain (tools/calibrate_overhead.c). */
 #define CALIB_CHAIN_OPS 100

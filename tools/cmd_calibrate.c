@@ -25,7 +25,10 @@ static void usage(FILE *out) {
           "ops (fusion off, default split policy). The model keeps the 1-thread DRAM\n"
           "figure as core_dram_bandwidth (a run on fewer threads than cores is estimated\n"
           "with min(dram_bandwidth, threads x core_dram_bandwidth)) and the smaller of\n"
-          "the two overhead figures as op_overhead_ns.\n"
+          "the two overhead figures as op_overhead_ns. Beyond the roofline it measures\n"
+          "an sgemm's fraction of the FMA peak (gemm_efficiency), SHA-256 on one core\n"
+          "(hash_bandwidth), write + fsync of a new file in $TMPDIR (disk_write_bandwidth)\n"
+          "and one OpenMP barrier (sync_ns); docs/cost-model.md says how each is used.\n"
           "Exit codes: 0 ok, 1 runtime error (message on stderr), 2 usage error.\n");
 }
 
@@ -50,6 +53,14 @@ static void print_result(FILE *out, const calib_result *r) {
   snprintf(label, sizeof label, "x += y, DRAM (%zu MiB/thread)", r->dram_set >> 20);
   print_pair(out, label, r->dram_bw, 1e9, "GB/s");
   print_pair(out, "per-op overhead (runtime, tiny ops)", r->op_overhead_ns, 1, "ns");
+  print_pair(out, "sgemm 256x512x512 per thread", r->beyond.gemm, 1e9, "GFLOP/s");
+  fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "SHA-256", r->beyond.hash_bw / 1e9, "-");
+  fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "write + fsync (new file, $TMPDIR)", r->beyond.disk_bw / 1e9, "-");
+  fprintf(out, "  %-34s %10s %10.0f  ns\n", "OpenMP barrier", "-", r->beyond.barrier_ns);
+  fprintf(out, "  %-34s %10.0f %10s  ns\n", "program run overhead (1 tiny op)", r->classes.run_overhead_ns, "-");
+  fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 1", r->classes.reduce_bandwidth / 1e9, "-");
+  fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 0", r->classes.reduce_strided_bandwidth / 1e9, "-");
+  fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "fused loop exp(x-y)*y+x", r->classes.loop_bandwidth / 1e9, "-");
   fprintf(out, "  (%.1f s)\n", r->seconds);
 }
 
@@ -61,6 +72,14 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  dram_bandwidth        %.4g B/s\n", m->dram_bandwidth);
   fprintf(out, "  core_dram_bandwidth   %.4g B/s (one core)\n", m->core_dram_bandwidth);
   fprintf(out, "  op_overhead_ns        %.4g\n", m->op_overhead_ns);
+  fprintf(out, "  gemm_efficiency       %.3g (of peak_flops: dot, convolution)\n", m->gemm_efficiency);
+  fprintf(out, "  hash_bandwidth        %.4g B/s (SHA-256, one core)\n", m->hash_bandwidth);
+  fprintf(out, "  disk_write_bandwidth  %.4g B/s (write + fsync)\n", m->disk_write_bandwidth);
+  fprintf(out, "  sync_ns               %.4g (one barrier, all cores)\n", m->sync_ns);
+  fprintf(out, "  run_overhead_ns       %.4g (per program run)\n", m->run_overhead_ns);
+  fprintf(out, "  reduce_bandwidth      %.4g B/s (reduce over the minor dim)\n", m->reduce_bandwidth);
+  fprintf(out, "  reduce_strided_bw     %.4g B/s (reduce over other dims)\n", m->reduce_strided_bandwidth);
+  fprintf(out, "  loop_bandwidth        %.4g B/s (loop fusions)\n", m->loop_bandwidth);
   fprintf(out, "  cores                 %d\n", (int)m->cores);
   fprintf(out, "  source                %s\n", m->source);
 }

@@ -499,6 +499,9 @@ int optic_cmd_report(int argc, char **argv) {
   optic_machine machine;
   optic_status st = load_machine(&o, &machine, r.machine_file, sizeof r.machine_file);
   if (st != OPTIC_OK) return fail_exit("machine model", st);
+  /* The benchmarks' estimates (optic_machine_host in optic_bench and the
+   * MPI run) must use the model the table reads them against. */
+  setenv("OPTIC_MACHINE", r.machine_file, 1);
 
   bool have_bench = locate_bench(&o, r.bench, sizeof r.bench);
   if (!o.input && !have_bench) {

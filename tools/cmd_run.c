@@ -320,6 +320,14 @@ static void print_timing(const run_engine *engine, void *state, uint64_t prep_ns
     printf(x >= 10 ? ", %.0fx the estimate" : ", %.2gx the estimate", x);
   }
   putchar('\n');
+  if (engine->memory) {
+    double meas = 0, est_peak = 0;
+    engine->memory(state, &meas, &est_peak);
+    printf("memory  %.0f B measured (pool peak + inputs, outputs, constants), %.0f B estimated (peak_bytes)", meas,
+           est_peak);
+    if (est_peak > 0) printf(", %.2fx", meas / est_peak);
+    putchar('\n');
+  }
 }
 
 int optic_cmd_run(int argc, char **argv) {
@@ -386,6 +394,16 @@ int optic_cmd_run(int argc, char **argv) {
     printf("engine  %s: %s\n", engine->name, engine->description);
     run_print_summary(stdout, leaves, n);
     print_timing(engine, state, prep_ns, times, a.repeat);
+  }
+  if (rc < 0 && a.profile && engine->profile_table) {
+    /* per-op truth: measured vs estimated per op (stderr under --json) */
+    char *table = NULL;
+    if (engine->profile_table(state, &table) != OPTIC_OK) {
+      rc = runtime_error("--profile");
+    } else {
+      fprintf(a.json ? stderr : stdout, "profile per op (measured vs estimated, per run):\n%s", table);
+    }
+    free(table);
   }
   if (rc < 0 && fflush(stdout) != 0) {
     fprintf(stderr, "optic run: cannot write the output\n");

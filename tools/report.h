@@ -71,10 +71,21 @@ typedef struct report_ratio {
   bool ran_ours, ran_peer; /* the run has entries of that benchmark (errored or not) */
 } report_ratio;
 
+/* Fidelity of the estimates over a set of cases. */
+typedef struct report_fidelity {
+  size_t estimated;       /* cases with a measured time and an estimate */
+  double median_abs_log;  /* median |ln(measured / estimated)|, NaN if none */
+  double within_2x;       /* share of estimated cases within 2x, NaN if none */
+} report_fidelity;
+
+/* Cases of the model suite: real HLO modules (bench/model_hlo.c). */
+#define REPORT_REAL_MODULE_PREFIX "model/hlo/"
+
 typedef struct report_summary {
   size_t estimated;       /* cases with a measured time and an estimate */
   double median_abs_log;  /* median |ln(measured / estimated)|, NaN if none */
   double within_2x;       /* share of estimated cases within 2x, NaN if none */
+  report_fidelity benchmarks, real_modules; /* the same split: real modules vs every other case */
   size_t pass, fail, info, na, missing;
   size_t not_run; /* with --filter: bars whose benchmarks the run did not select (not listed, not MISSING) */
 } report_summary;

@@ -501,21 +501,37 @@ static optic_status build_case(report_case *c, const group *g, const optic_machi
   return case_ops(c, g);
 }
 
-static void summarize(report *r) {
-  report_summary *s = &r->summary;
+/* Fidelity over the cases whose name starts with REPORT_REAL_MODULE_PREFIX
+ * (which 1), the others (which 0) or all (which -1). */
+static report_fidelity fidelity(const report *r, int which) {
+  report_fidelity f = {0, NAN, NAN};
   double *logs = malloc((r->n_cases ? r->n_cases : 1) * sizeof *logs);
   size_t n = 0, within = 0;
+  const size_t plen = strlen(REPORT_REAL_MODULE_PREFIX);
   for (size_t i = 0; logs && i < r->n_cases; i++) {
     const report_case *c = &r->cases[i];
     if (isnan(c->ratio) || c->ratio <= 0) continue;
+    int real = strncmp(c->name, REPORT_REAL_MODULE_PREFIX, plen) == 0;
+    if (which >= 0 && real != which) continue;
     double l = fabs(log(c->ratio));
     logs[n++] = l;
     if (l <= log(2.0)) within++;
   }
-  s->estimated = n;
-  s->median_abs_log = median(logs, n);
-  s->within_2x = n ? (double)within / (double)n : NAN;
+  f.estimated = n;
+  f.median_abs_log = median(logs, n);
+  f.within_2x = n ? (double)within / (double)n : NAN;
   free(logs);
+  return f;
+}
+
+static void summarize(report *r) {
+  report_summary *s = &r->summary;
+  report_fidelity all = fidelity(r, -1);
+  s->estimated = all.estimated;
+  s->median_abs_log = all.median_abs_log;
+  s->within_2x = all.within_2x;
+  s->benchmarks = fidelity(r, 0);
+  s->real_modules = fidelity(r, 1);
   for (size_t i = 0; i < r->n_ratios; i++) {
     if (!report_ratio_listed(r, &r->ratios[i])) {
       s->not_run++;

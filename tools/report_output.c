@@ -138,6 +138,17 @@ static void write_optic(optic_json *j, const report *r) {
   optic_json_uint(j, s->estimated);
   key_num(j, "median_abs_log_ratio", s->median_abs_log);
   key_num(j, "share_within_2x", s->within_2x);
+  const report_fidelity *split[2] = {&s->benchmarks, &s->real_modules};
+  const char *split_names[2] = {"benchmarks", "real_modules"};
+  for (int i = 0; i < 2; i++) {
+    optic_json_key(j, split_names[i]);
+    optic_json_begin_object(j);
+    optic_json_key(j, "estimated_cases");
+    optic_json_uint(j, split[i]->estimated);
+    key_num(j, "median_abs_log_ratio", split[i]->median_abs_log);
+    key_num(j, "share_within_2x", split[i]->within_2x);
+    optic_json_end_object(j);
+  }
   optic_json_key(j, "bars_met");
   optic_json_uint(j, s->pass);
   optic_json_key(j, "bars_checked");

@@ -167,12 +167,62 @@ static void print_ratio(const report *r, const report_ratio *q, FILE *out) {
   if (detail[0]) wrap(out, r->wide, "            ", 12, detail);
 }
 
+/* The op of c whose measured time is furthest from its estimate (by
+ * |measured - estimated|: the op adding most error to the case); NULL when
+ * the case has no per-op figures. */
+static const report_op_time *worst_op(const report_case *c) {
+  const report_op_time *w = NULL;
+  double worst = -1;
+  for (size_t i = 0; i < c->n_ops; i++) {
+    const report_op_time *o = &c->ops[i];
+    if (isnan(o->measured_ns) || isnan(o->estimated_ns)) continue;
+    double d = fabs(o->measured_ns - o->estimated_ns);
+    if (d > worst) worst = d, w = o;
+  }
+  return w;
+}
+
+/* The five real-module cases furthest from their estimates (|ln ratio|),
+ * each with the op that adds most error. */
+static void print_worst_modules(const report *r, FILE *out) {
+  enum { WORST = 5 };
+  const report_case *top[WORST] = {NULL};
+  const size_t plen = strlen(REPORT_REAL_MODULE_PREFIX);
+  for (size_t i = 0; i < r->n_cases; i++) {
+    const report_case *c = &r->cases[i];
+    if (isnan(c->ratio) || c->ratio <= 0 || strncmp(c->name, REPORT_REAL_MODULE_PREFIX, plen) != 0) continue;
+    for (int k = 0; k < WORST; k++) {
+      if (top[k] == NULL || fabs(log(c->ratio)) > fabs(log(top[k]->ratio))) {
+        for (int j = WORST - 1; j > k; j--) top[j] = top[j - 1];
+        top[k] = c;
+        break;
+      }
+    }
+  }
+  if (top[0] == NULL) return;
+  fprintf(out, "\nreal modules furthest from their estimates (meas/est; the op adding most error, measured/estimated):\n");
+  for (int k = 0; k < WORST && top[k]; k++) {
+    const report_op_time *o = worst_op(top[k]);
+    char m[32] = "-", e[32] = "-";
+    if (o) report_fmt_time(m, sizeof m, o->measured_ns), report_fmt_time(e, sizeof e, o->estimated_ns);
+    fprintf(out, "  %8.2fx  %s\n            op %s: %s / %s\n", top[k]->ratio, top[k]->name + plen, o ? o->op : "(no profile)",
+            m, e);
+  }
+}
+
 static void print_summary(const report *r, FILE *out) {
   const report_summary *s = &r->summary;
   fprintf(out, "\nsummary: ");
   if (s->estimated > 0) {
     fprintf(out, "estimates: median |ln(measured/estimated)| %.3f over %zu cases, %.0f%% within 2x;\n", s->median_abs_log,
             s->estimated, 100.0 * s->within_2x);
+    const report_fidelity *split[2] = {&s->benchmarks, &s->real_modules};
+    const char *what[2] = {"benchmarks", "real modules"};
+    for (int i = 0; i < 2; i++) {
+      if (split[i]->estimated == 0) continue;
+      fprintf(out, "         %s: median |ln| %.3f (%.2fx) over %zu cases, %.0f%% within 2x;\n", what[i],
+              split[i]->median_abs_log, exp(split[i]->median_abs_log), split[i]->estimated, 100.0 * split[i]->within_2x);
+    }
   } else {
     fprintf(out, "estimates: no case in this run carries est_time_ns (graph-backed suites set it);\n");
   }
@@ -201,5 +251,6 @@ void report_print(const report *r, FILE *out) {
   for (size_t i = 0; i < r->n_ratios; i++) {
     if (report_ratio_listed(r, &r->ratios[i])) print_ratio(r, &r->ratios[i], out);
   }
+  print_worst_modules(r, out);
   print_summary(r, out);
 }

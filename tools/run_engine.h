@@ -29,6 +29,15 @@ typedef struct run_engine {
    * refused before anything runs). */
   double (*estimate_ns)(void *state);
   int32_t (*threads)(void *state);
+  /* Memory: the context's measured high-water mark (its pool's peak:
+   * arenas, scratch) plus the bound input and output buffers and the
+   * program's constants (what peak_bytes counts), and the compiler's
+   * peak_bytes, in bytes; NULL when the engine has neither. */
+  void (*memory)(void *state, double *measured_peak, double *estimated_peak);
+  /* The profile's per-op table (optic_profile_summary_to_text: measured vs
+   * estimated per op) of the runs so far; NULL when the engine cannot
+   * profile. *text newly allocated (free()). */
+  optic_status (*profile_table)(void *state, char **text);
   void (*destroy)(void *state); /* NULL-safe */
 } run_engine;
 

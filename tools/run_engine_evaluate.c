@@ -32,5 +32,7 @@ const run_engine run_engine_evaluate = {
     .write_profile = NULL,
     .estimate_ns = NULL,
     .threads = NULL,
+    .memory = NULL,
+    .profile_table = NULL,
     .destroy = eval_destroy,
 };

@@ -15,6 +15,8 @@ typedef struct runtime_state {
   int32_t n_in, n_out;
   optic_tensor *in, *out;
   double est_ns; /* the program summary's estimate of one run */
+  double est_peak_bytes; /* the program summary's peak_bytes */
+  double constant_bytes; /* held by the program */
 } runtime_state;
 
 static int32_t count_leaves(const optic_type *t) {
@@ -61,7 +63,11 @@ static optic_status runtime_prepare(const optic_module_t *m, const run_engine_op
     st = optic_compile(m, &co, &s->program);
   }
   optic_program_summary sum;
-  if (st == OPTIC_OK && (st = optic_program_summary_get(s->program, &sum)) == OPTIC_OK) s->est_ns = sum.est_ns;
+  if (st == OPTIC_OK && (st = optic_program_summary_get(s->program, &sum)) == OPTIC_OK) {
+    s->est_ns = sum.est_ns;
+    s->est_peak_bytes = (double)sum.peak_bytes;
+    s->constant_bytes = (double)sum.memory.constant_bytes;
+  }
   if (st == OPTIC_OK && profile) {
     /* the trace starts with the compile and its passes */
     st = optic_profiler_record_compile(optic_exec_ctx_profiler(s->ctx), &sum.passes, sum.compile_seconds, s->program,
@@ -114,6 +120,29 @@ static optic_status runtime_write_profile(void *state, const char *path) {
 
 static double runtime_estimate_ns(void *state) { return ((runtime_state *)state)->est_ns; }
 
+static void runtime_memory(void *state, double *measured_peak, double *estimated_peak) {
+  runtime_state *s = state;
+  optic_pool_stats ps;
+  double io = 0; /* the caller's buffers the program reads and writes in place */
+  for (int32_t i = 0; i < s->n_in + s->n_out; i++) {
+    const optic_tensor *t = i < s->n_in ? &s->in[i] : &s->out[i - s->n_in];
+    double e = (double)optic_dtype_size(t->dtype);
+    for (int32_t d = 0; d < t->shape.rank; d++) e *= (double)t->shape.dims[d];
+    io += e;
+  }
+  *measured_peak = optic_exec_ctx_pool_stats(s->ctx, &ps) == OPTIC_OK ? (double)ps.peak_bytes + io + s->constant_bytes : 0;
+  *estimated_peak = s->est_peak_bytes;
+}
+
+static optic_status runtime_profile_table(void *state, char **text) {
+  runtime_state *s = state;
+  optic_profile_summary sum;
+  optic_status st = optic_profiler_summary(optic_exec_ctx_profiler(s->ctx), s->program, &sum);
+  if (st == OPTIC_OK) st = optic_profile_summary_to_text(&sum, text);
+  optic_profile_summary_free(&sum);
+  return st;
+}
+
 static int32_t runtime_threads(void *state) { return optic_exec_ctx_threads(((runtime_state *)state)->ctx); }
 
 const run_engine run_engine_runtime = {
@@ -124,5 +153,7 @@ const run_engine run_engine_runtime = {
     .write_profile = runtime_write_profile,
     .estimate_ns = runtime_estimate_ns,
     .threads = runtime_threads,
+    .memory = runtime_memory,
+    .profile_table = runtime_profile_table,
     .destroy = runtime_destroy,
 };

@@ -71,7 +71,13 @@ static void run_conv(optic_bench_state *st, void *user) {
     return;
   }
   j.scratch = scratch;
-  bench_parallel p = {.slice = conv_slice, .job = &j, .flops_per_iteration = bench_conv_flops(l)};
+  /* The estimate: the convolution's count (input, kernel, output once) at
+   * the machine's GEMM bound, whatever the plan's strategy. */
+  bench_parallel p = {.slice = conv_slice,
+                      .job = &j,
+                      .flops_per_iteration = bench_conv_flops(l),
+                      .est_bytes_per_iteration = 4.0 * (double)(in_elems + k_elems + out_elems),
+                      .gemm = true};
   int saved = openblas_get_num_threads();
   openblas_set_num_threads(1);
   bench_run_parallel(st, threads, &p, "conv");

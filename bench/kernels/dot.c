@@ -49,7 +49,13 @@ static void run_dot(optic_bench_state *st, void *user) {
     optic_bench_skip_with_error(st, optic_last_error());
     return;
   }
-  bench_parallel p = {.slice = dot_slice, .job = &j, .flops_per_iteration = 2.0 * (double)m * (double)n * (double)k};
+  /* The estimate: the compiler's count for this dot (XLA's: 2MNK flops,
+   * every operand and the result once) at the machine's GEMM bound. */
+  bench_parallel p = {.slice = dot_slice,
+                      .job = &j,
+                      .flops_per_iteration = 2.0 * (double)m * (double)n * (double)k,
+                      .est_bytes_per_iteration = 4.0 * (double)(m * k + k * n + m * n),
+                      .gemm = true};
   int saved = openblas_get_num_threads();
   openblas_set_num_threads(1);
   bench_run_parallel(st, threads, &p, "dot");

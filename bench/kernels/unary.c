@@ -34,10 +34,27 @@ static void call_unary(void (*fn)(void), size_t n, void *const *arrays, float s)
 #define FLOPS_SQUARE FLOPS_OTHER
 #define FLOPS_RELU FLOPS_OTHER
 
+/* XLA's transcendental count (graph/cost.c): exp, log, sqrt, rsqrt, tanh and
+ * logistic are transcendental, the rest are not. */
+#define TRANSC_EXP 1.0
+#define TRANSC_LOG 1.0
+#define TRANSC_SQRT 1.0
+#define TRANSC_RSQRT 1.0
+#define TRANSC_TANH 1.0
+#define TRANSC_LOGISTIC 1.0
+#define TRANSC_NEG 0.0
+#define TRANSC_ABS 0.0
+#define TRANSC_SIGN 0.0
+#define TRANSC_FLOOR 0.0
+#define TRANSC_CEIL 0.0
+#define TRANSC_SQUARE 0.0
+#define TRANSC_RELU 0.0
+
 static const bench_elementwise entries[] = {
 #define X(op_, isa_, fn_)                                                                                        \
   {.function = #fn_, .isa = OPTIC_ISA_##isa_, .fn = (void (*)(void))fn_, .call = call_unary, .inputs = 1,         \
-   .outputs = 1, .bytes_per_element = 8.0, .flops_per_element = FLOPS_##op_},
+   .outputs = 1, .bytes_per_element = 8.0, .flops_per_element = FLOPS_##op_,           \
+   .transcendentals_per_element = TRANSC_##op_},
 #include "kernels/list/unary.inc"
 #undef X
 };

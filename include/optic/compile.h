@@ -42,12 +42,30 @@ typedef struct optic_machine {
    * taken as dram_bandwidth / cores. Kept last so older initializers that
    * stop at `source` still compile and mean "not known". */
   double core_dram_bandwidth;
-  /* ns one barrier between two threads of a run costs (the executor
-   * splits an op across threads only when splitting saves more than this).
-   * 0 (not known, or a file without it): the runtime's default, 2000 ns.
-   * Optional in the machine file; kept last for the same reason. */
-  double barrier_ns;
+  /* Figures beyond the roofline (machine file format 2; `optic calibrate`
+   * measures them on a host). 0 means not known: optic_machine_for_threads
+   * and the estimates then use the documented model defaults of
+   * optic_machine_resolve (docs/cost-model.md). Kept after
+   * core_dram_bandwidth so older initializers still mean "not known". */
+  double gemm_efficiency;      /* fraction of peak_flops an f32 dot or convolution reaches, (0, 1] */
+  double hash_bandwidth;       /* bytes/s of SHA-256 on ONE core (checkpoint hashing) */
+  double disk_write_bandwidth; /* bytes/s of write + fsync to a new file (checkpoint save) */
+  double sync_ns;              /* one barrier / exchange step among all `cores` threads */
+  /* Op classes (per core; scaled by threads like cache_bandwidth): the XLA
+   * bytes per second an op of the class reaches beyond its dispatch cost on
+   * small in-cache shapes; a class op takes at least bytes / this. 0: not
+   * known, the roofline alone. run_overhead_ns is added once per program
+   * run (the summary's est_ns), not per op. */
+  double run_overhead_ns;          /* fixed cost of one program run beyond its ops */
+  double reduce_bandwidth;         /* reduce over the minor dim (and input fusions) */
+  double reduce_strided_bandwidth; /* reduce over other dims only */
+  double loop_bandwidth;           /* loop fusions (fused elementwise loops) */
 } optic_machine;
+
+/* Format version optic_machine_save writes ("format" key). Files without the
+ * key are format 1 (before the figures beyond the roofline) and still load;
+ * a file of a newer format fails to load with CORRUPT naming the versions. */
+#define OPTIC_MACHINE_FORMAT 2
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",
@@ -68,7 +86,7 @@ OPTIC_API optic_status optic_machine_host(optic_machine *out);
 /* The default path optic_machine_host reads (no file check). */
 OPTIC_API optic_status optic_machine_default_path(char *buf, size_t size);
 /* Reads / writes the JSON machine file (flat object with the fields above;
- * every field but "source", "core_dram_bandwidth" and "barrier_ns" is required, unknown
+ * every field but "source" and "core_dram_bandwidth" is required, unknown
  * keys are skipped; a file without "core_dram_bandwidth", as written before
  * it existed, loads with dram_bandwidth / cores). Load:
  * NOT_FOUND if the file does not exist, IO if it cannot be read, CORRUPT
@@ -78,9 +96,8 @@ OPTIC_API optic_status optic_machine_default_path(char *buf, size_t size);
  * parent directories. Both are thread-safe (no shared state). */
 OPTIC_API optic_status optic_machine_load(const char *path, optic_machine *out);
 OPTIC_API optic_status optic_machine_save(const optic_machine *m, const char *path);
-/* Checks every figure is finite and > 0, except cache_bytes,
- * op_overhead_ns and barrier_ns, which may be 0 (no cache level; no per-op
- * cost; the default barrier cost), and
+/* Checks every figure is finite and > 0, except cache_bytes and
+ * op_overhead_ns, which may be 0 (no cache level; no per-op cost), and
  * core_dram_bandwidth, which may be 0 (not known: dram_bandwidth / cores)
  * and may not exceed dram_bandwidth; cores >= 1; name non-empty.
  * INVALID_ARGUMENT naming the field and value. */
@@ -88,6 +105,22 @@ OPTIC_API optic_status optic_machine_validate(const optic_machine *m);
 /* core_dram_bandwidth as used: the field, or dram_bandwidth / cores when it
  * is 0. Expects a valid machine. */
 OPTIC_API double optic_machine_core_dram_bandwidth(const optic_machine *m);
+/* m with every figure beyond the roofline that is 0 (not known) replaced by
+ * its model default: gemm_efficiency 1 (the plain roofline, as machine
+ * files of format 1 meant; the host-default preset carries 0.8),
+ * hash_bandwidth = 1 GB/s per core,
+ * disk_write_bandwidth = 1 GB/s, sync_ns = 2 x op_overhead_ns (at least
+ * 100 ns) when cores > 1, else 0; core_dram_bandwidth resolved as above.
+ * Assumptions stated in docs/cost-model.md. out may alias m. Expects a valid
+ * machine. */
+OPTIC_API void optic_machine_resolve(const optic_machine *m, optic_machine *out);
+/* Estimate of one f32 dot or convolution with these counts: as
+ * optic_machine_estimate_ns, with the flops bound at gemm_efficiency x
+ * peak_flops (the compiler's estimate for dot and convolution). */
+OPTIC_API double optic_machine_estimate_gemm_ns(const optic_machine *m, const optic_cost *cost);
+/* As optic_machine_estimate_ns, with the time at least bytes / class_bandwidth
+ * (class_bandwidth <= 0: no class bound): one of the op-class figures. */
+OPTIC_API double optic_machine_estimate_class_ns(const optic_machine *m, const optic_cost *cost, double class_bandwidth);
 /* The model of `threads` of m's cores: what a run on that many threads (the
  * executor's, OpenMP's or OpenBLAS's) can reach. threads 0 means all cores;
  * otherwise it is clamped to [1, m->cores] (threads beyond the cores share
@@ -96,7 +129,11 @@ OPTIC_API double optic_machine_core_dram_bandwidth(const optic_machine *m);
  * caches) scale by f; dram_bandwidth = min(dram_bandwidth, threads x
  * core_dram_bandwidth) (a few cores already saturate the memory);
  * core_dram_bandwidth is the resolved per-core figure; op_overhead_ns, name
- * and source are kept; cores = threads. threads == cores gives m back (with
+ * and source are kept; the figures beyond the roofline are resolved
+ * (optic_machine_resolve) and kept per core (hash_bandwidth), per device
+ * (disk_write_bandwidth, gemm_efficiency) or scaled to the threads (sync_ns
+ * by (threads - 1) / (cores - 1): no barrier cost on one thread); the op
+ * class bandwidths scale by f; cores = threads. threads == cores gives m back (with
  * core_dram_bandwidth resolved). out may alias m. INVALID_ARGUMENT for an
  * invalid m or threads < 0. Thread-safe (pure). */
 OPTIC_API optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, optic_machine *out);

@@ -254,7 +254,7 @@ typedef struct optic_exec_options {
   int64_t split_min_elements;       /* 0 (default): an op is split across the threads only when the
                                        program's estimate of the time that saves (roofline on one
                                        thread x (1 - 1/threads)) beats one barrier (the machine's
-                                       barrier_ns, else 2000 ns); ops kept on one thread need no
+                                       sync_ns, as optic_machine_resolve gives it); ops kept on one thread need no
                                        barriers between them. > 0: by size instead, an op touching
                                        fewer elements (operands + result) runs on one thread
                                        (1: split every op, for tests of the threaded paths) */

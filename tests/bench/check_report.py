@@ -168,10 +168,27 @@ def main(optic, bench, src, out):
         check(all(n in names for n in spec_names) and all(r["peer"] for r in o["ratios"]),
               "every bar of bench/ratios.json is a row with its peer (%d)" % len(spec_names))
         est_keys = ("est_flops", "est_bytes", "est_time_ns", "est_peak_bytes")
-        graph_cases = [b for b in doc["benchmarks"] if any(k in b for k in est_keys)]
+        graph_cases = [b for b in doc["benchmarks"] if re.match(r"(exec|model)/", b["name"])]
         missing = sorted({b["name"] for b in graph_cases if not all(k in b for k in est_keys)})
         check(not missing, "graph-backed cases carry all of %s (%d such entries in this run)"
               % (", ".join(est_keys), len(graph_cases)), "incomplete: %s" % missing[:5])
+        # every case that is not a peer carries the machine model's time
+        unestimated = sorted({b["name"] for b in doc["benchmarks"]
+                              if not b["name"].startswith("peer/") and not b["name"].startswith("graph/")
+                              and not b.get("est_time_ns", 0) > 0})
+        check(not unestimated, "every non-peer case carries est_time_ns", "without: %s" % unestimated[:5])
+        # the benchmarks' estimates use the model given with --machine (a
+        # format-1 file: plain roofline): vexp in cache on 1 thread is bound by
+        # its 8192 transcendentals per call at half the 2-core rate
+        vexp = [b for b in doc["benchmarks"] if b["name"].startswith("kernel/unary/optic_f32_vexp__")
+                and b.get("run_type") == "iteration"]
+        want = [b.get("repeats", 1) * 8192 / (1e10 / 2) * 1e9 for b in vexp]
+        check(vexp and all(abs(b.get("est_time_ns", 0) - w) <= 1e-6 * w for b, w in zip(vexp, want)),
+              "kernel estimates come from the --machine model",
+              "%s vs %s" % ([b.get("est_time_ns") for b in vexp], want))
+        # memory measured beside the estimate for the graph-backed cases
+        unmeasured = sorted({b["name"] for b in graph_cases if not b.get("peak_bytes", 0) > 0})
+        check(not unmeasured, "graph-backed cases report their measured peak_bytes", "without: %s" % unmeasured[:5])
         listed = subprocess.run([bench, "--benchmark_list_tests"], capture_output=True, text=True).stdout.split()
         for name in est_required:
             if name not in listed:

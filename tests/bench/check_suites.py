@@ -53,6 +53,83 @@ def list_entries(source_dir):
     return entries
 
 
+# A machine file with round figures (written into the test's own directory and
+# passed to optic_bench through OPTIC_MACHINE) so each estimate can be
+# recomputed here from the documented formulas (docs/cost-model.md).
+MACHINE = {"format": 2, "name": "check", "peak_flops": 2e11, "peak_transcendentals": 4e9,
+           "dram_bandwidth": 2e10, "core_dram_bandwidth": 1.25e10, "cache_bandwidth": 1e11,
+           "cache_bytes": 4194304, "op_overhead_ns": 50, "cores": 2, "gemm_efficiency": 0.5,
+           "hash_bandwidth": 1e9, "disk_write_bandwidth": 5e8, "sync_ns": 300}
+EST_FILTER = ("kernel/(binary/optic_f32_vadd__scalar|unary/optic_f32_vexp__scalar)/n:8192/"
+              "|kernel/dot/m:256/n:1024/k:1024/threads:1/|optim/step/adam/n:8192/|pod/barrier/"
+              "|pod/all_reduce/bytes:4096/|ckpt/save/tensors:64/bytes:16777216/")
+
+
+def machine_for(threads):
+    """optic_machine_for_threads of MACHINE (include/optic/compile.h)."""
+    m = dict(MACHINE)
+    t = min(max(threads, 1), m["cores"])
+    f = t / m["cores"]
+    for k in ("peak_flops", "peak_transcendentals", "cache_bandwidth", "cache_bytes"):
+        m[k] *= f
+    m["dram_bandwidth"] = min(m["dram_bandwidth"], t * m["core_dram_bandwidth"])
+    m["sync_ns"] *= (t - 1) / (m["cores"] - 1)
+    m["cores"] = t
+    return m
+
+
+def roofline_ns(m, flops, transc, nbytes, peak_fraction=1.0):
+    bw = m["cache_bandwidth"] if nbytes <= m["cache_bytes"] else m["dram_bandwidth"]
+    return max(flops / (m["peak_flops"] * peak_fraction), transc / m["peak_transcendentals"], nbytes / bw) * 1e9
+
+
+def expected_estimate(b):
+    name, t = b["name"], int(b.get("omp_threads", 1) or 1)
+    reps = b.get("repeats", 1)
+    if "/optic_f32_vadd__" in name:
+        return reps * roofline_ns(machine_for(t), 0, 0, 12 * 8192)
+    if "/optic_f32_vexp__" in name:
+        return reps * roofline_ns(machine_for(t), 20 * 8192, 8192, 8 * 8192)
+    if name.startswith("kernel/dot/"):
+        m, n, k = 256, 1024, 1024
+        return roofline_ns(machine_for(t), 2 * m * n * k, 0, 4 * (m * k + k * n + m * n), MACHINE["gemm_efficiency"])
+    if name.startswith("optim/step/adam/"):
+        return roofline_ns(machine_for(t), 0, 0, 28 * 8192) + MACHINE["op_overhead_ns"]
+    if name.startswith("pod/barrier/"):
+        return 2001 * MACHINE["sync_ns"]
+    if name.startswith("pod/all_reduce/"):
+        m = machine_for(2)
+        ring = 2 * m["sync_ns"] + 5 * 4096 / (m["cache_bandwidth"] if 2 * 4096 <= m["cache_bytes"] else m["dram_bandwidth"]) * 1e9
+        return ring * reps + m["sync_ns"]
+    if name.startswith("ckpt/save/"):
+        nbytes = 16 << 20
+        return max(nbytes / MACHINE["disk_write_bandwidth"], nbytes / (MACHINE["hash_bandwidth"] * 2)) * 1e9
+    return None
+
+
+def check_estimates(binary, out_dir):
+    """Every case of a small run carries est_time_ns from the machine model,
+    equal (1e-6 relative) to the documented formula on a known machine file."""
+    path = os.path.join(out_dir, "machine.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(MACHINE, f)
+    out = os.path.join(out_dir, "estimates.json")
+    env = dict(os.environ, OPTIC_MACHINE=path, OMP_NUM_THREADS="2")
+    cmd = [binary, "--benchmark_filter=" + EST_FILTER, "--benchmark_min_time=0.001",
+           "--benchmark_out=" + out, "--benchmark_out_format=json"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    check(p.returncode == 0, "estimate run exits 0 (OPTIC_MACHINE=%s %s)" % (path, " ".join(cmd)))
+    with open(out, encoding="utf-8") as f:
+        ran = json.load(f).get("benchmarks", [])
+    check(len(ran) >= 8, "the estimate run ran its cases (%d)" % len(ran))
+    for b in ran:
+        est, want = b.get("est_time_ns"), expected_estimate(b)
+        check(est is not None and est > 0, "%s carries est_time_ns" % b["name"])
+        if est is not None and want is not None:
+            check(abs(est - want) <= 1e-6 * want, "%s: est_time_ns %g, the model gives %g (OPTIC_MACHINE=%s %s)"
+                  % (b["name"], est, want, path, " ".join(cmd)))
+
+
 def main(binary, source_dir, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     out = os.path.join(out_dir, "suites.json")
@@ -106,6 +183,8 @@ def main(binary, source_dir, out_dir):
         prefixes.append("peer/onednn_conv/")
     for prefix in prefixes:
         check(any(b["name"].startswith(prefix) for b in ran), "the quick run includes %s" % prefix)
+
+    check_estimates(binary, out_dir)
 
     print("check_suites: %s" % ("%d check(s) failed" % len(failures) if failures else "all checks passed"))
     return 1 if failures else 0

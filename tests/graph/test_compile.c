@@ -689,7 +689,54 @@ static void compile_time_10k(void) {
   printf("compile_time_10k: ns/instruction at 40k / at 10k = %.2f\n", per_instr[1] / per_instr[0]);
 }
 
+/* The machine's figures beyond the roofline reach the estimates: a loop
+ * fusion is at least its bytes over loop_bandwidth, a dot runs at
+ * gemm_efficiency of the peak, the summary adds run_overhead_ns once; the
+ * counts do not change. */
+static void op_class_estimates(void) {
+  fixture f = fx_setup();
+  int64_t d[] = {2, 2};
+  optic_node_id p0 = fx_param(&f, f.main, 0, OPTIC_F32, 2, d), p1 = fx_param(&f, f.main, 1, OPTIC_F32, 2, d);
+  optic_node_id ex = fx_un(&f, f.main, OPTIC_OP_EXPONENTIAL, fx_bin(&f, f.main, OPTIC_OP_ADD, p0, p1));
+  BUILD(optic_computation_set_root(f.m, f.main, fx_bin(&f, f.main, OPTIC_OP_MULTIPLY, ex, p1)));
+  optic_machine mc = toy_machine();
+  mc.loop_bandwidth = 0.5e9; /* 2 ns per byte */
+  mc.run_overhead_ns = 100;
+  optic_compile_options o = options(OPTIC_OPT_FULL, &mc);
+  optic_program_t *p = NULL;
+  OT_EXPECT_OK(optic_compile(f.m, &o, &p));
+  if (p) {
+    const optic_module_t *pm = optic_program_module(p);
+    optic_node_id root = optic_computation_root(pm, optic_program_entry(p));
+    optic_program_summary s;
+    OT_EXPECT_OK(optic_program_summary_get(p, &s));
+    OT_CHECK(optic_node_opcode(pm, root) == OPTIC_OP_FUSION && s.fusions == 1);
+    /* 8 flops, 4 transcendentals (40 ns), 48 bytes: roofline 40 + 5; class 96 + 5 */
+    OT_CHECK(estimate_is(p, root, 8, 4, 48, 101));
+    OT_CHECK(s.est_ns == 201, "run overhead once: %g", s.est_ns);
+    optic_program_destroy(p);
+  }
+  mc.loop_bandwidth = 0; /* not known: the roofline */
+  OT_EXPECT_OK(optic_compile(f.m, &o, &p));
+  if (p) {
+    optic_node_id root = optic_computation_root(optic_program_module(p), optic_program_entry(p));
+    OT_CHECK(estimate_is(p, root, 8, 4, 48, 45));
+    optic_program_destroy(p);
+  }
+  optic_module_destroy(f.m);
+  fixture g = fx_setup();
+  optic_node_id dt = matmul(&g);
+  mc = toy_machine();
+  mc.gemm_efficiency = 0.5;
+  o = options(OPTIC_OPT_FULL, &mc);
+  OT_EXPECT_OK(optic_compile(g.m, &o, &p));
+  if (p) OT_CHECK(estimate_is(p, dt, 3000, 0, 2000, 6005), "dot at half the peak");
+  optic_program_destroy(p);
+  optic_module_destroy(g.m);
+}
+
 static const ot_case cases[] = {
+    {"op_class_estimates", op_class_estimates},
     {"matmul_costs", matmul_costs},
     {"loop_fusion_costs", loop_fusion_costs},
     {"options_validated", options_validated},

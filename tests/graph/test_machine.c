@@ -187,7 +187,9 @@ static void for_threads(void) {
   }
   /* all cores: the machine itself */
   OT_EXPECT_OK(optic_machine_for_threads(&m, 4, &t));
-  OT_CHECK(memcmp(&t, &m, sizeof m) == 0, "threads == cores changed the model");
+  optic_machine resolved;
+  optic_machine_resolve(&m, &resolved);
+  OT_CHECK(memcmp(&t, &resolved, sizeof m) == 0, "threads == cores changed the model");
   /* 0 means all; more than the cores: all; negative: error */
   OT_EXPECT_OK(optic_machine_for_threads(&m, 0, &t));
   OT_CHECK(t.cores == 4 && t.peak_flops == m.peak_flops);
@@ -455,7 +457,96 @@ static void host_lookup(void) {
   free(old_env), free(old_xdg);
 }
 
+/* Format 2: the figures beyond the roofline. A file without them (format 1)
+ * loads with 0 and resolves to the documented defaults; with them they
+ * round-trip exactly; a newer format and out-of-range figures are rejected;
+ * for_threads scales sync_ns; the GEMM bound uses gemm_efficiency. */
+static void beyond_roofline(void) {
+  char path[512], text[1024];
+  snprintf(path, sizeof path, "%s/v1.json", tmp_dir());
+  const char *head = "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
+                     "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  optic_machine m, r, t;
+  snprintf(text, sizeof text, "%s}", head);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.gemm_efficiency == 0 && m.hash_bandwidth == 0 && m.disk_write_bandwidth == 0 && m.sync_ns == 0);
+  optic_machine_resolve(&m, &r);
+  OT_CHECK(r.gemm_efficiency == 1 && r.hash_bandwidth == 1e9 && r.disk_write_bandwidth == 1e9 && r.sync_ns == 100,
+           "defaults: %g %g %g %g", r.gemm_efficiency, r.hash_bandwidth, r.disk_write_bandwidth, r.sync_ns);
+  OT_CHECK(r.peak_flops == m.peak_flops && r.core_dram_bandwidth == 3e10 / 4);
+  m.op_overhead_ns = 400; /* sync default: 2 ops' dispatch when that is above 100 ns */
+  optic_machine_resolve(&m, &r);
+  OT_CHECK(r.sync_ns == 800, "%g", r.sync_ns);
+  m.cores = 1;
+  optic_machine_resolve(&m, &r);
+  OT_CHECK(r.sync_ns == 0, "one core: no barrier, %g", r.sync_ns);
+  /* with the figures: exact round trip, and the format key is written */
+  snprintf(text, sizeof text,
+           "%s,\"format\":2,\"gemm_efficiency\":0.625,\"hash_bandwidth\":1.5e9,\"disk_write_bandwidth\":7e8,"
+           "\"sync_ns\":300}",
+           head);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.gemm_efficiency == 0.625 && m.hash_bandwidth == 1.5e9 && m.disk_write_bandwidth == 7e8 && m.sync_ns == 300);
+  OT_EXPECT_OK(optic_machine_save(&m, path));
+  FILE *f = fopen(path, "rb");
+  OT_CHECK(f != NULL);
+  size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  if (f) fclose(f);
+  text[n] = 0;
+  OT_CHECK(strstr(text, "\"format\": 2") != NULL, "%s", text);
+  OT_EXPECT_OK(optic_machine_load(path, &r));
+  OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-2 figures");
+  /* sync_ns per thread count: (t - 1) / (cores - 1) of the all-core figure */
+  const double want[] = {0, 100, 200, 300};
+  for (int32_t k = 1; k <= 4; k++) {
+    OT_EXPECT_OK(optic_machine_for_threads(&m, k, &t));
+    OT_CHECK(near(t.sync_ns + 1, want[k - 1] + 1) && t.hash_bandwidth == 1.5e9 && t.gemm_efficiency == 0.625,
+             "threads %d: sync %g", (int)k, t.sync_ns);
+  }
+  /* the GEMM bound: flops at 0.625 x peak; memory-bound costs unchanged */
+  optic_cost c = {1e6, 0, 1000};
+  OT_CHECK(near(optic_machine_estimate_gemm_ns(&m, &c), 1e6 / (1e11 * 0.625) * 1e9 + 40), "%g",
+           optic_machine_estimate_gemm_ns(&m, &c));
+  c = (optic_cost){10, 0, 3e9};
+  OT_CHECK(optic_machine_estimate_gemm_ns(&m, &c) == optic_machine_estimate_ns(&m, &c));
+  /* an op class bound: at least bytes / class bandwidth + the op overhead */
+  c = (optic_cost){0, 0, 4000};
+  OT_CHECK(optic_machine_estimate_class_ns(&m, &c, 1e9) == 4000 + 40, "%g", optic_machine_estimate_class_ns(&m, &c, 1e9));
+  OT_CHECK(optic_machine_estimate_class_ns(&m, &c, 0) == optic_machine_estimate_ns(&m, &c));
+  OT_CHECK(optic_machine_estimate_class_ns(&m, &c, 1e15) == optic_machine_estimate_ns(&m, &c));
+  m.loop_bandwidth = 8e9;
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 2, &t));
+  OT_CHECK(t.loop_bandwidth == 4e9, "class bandwidths scale per core: %g", t.loop_bandwidth);
+  m.loop_bandwidth = 0;
+  /* a newer format, a bad format value, an efficiency above 1, negative figures */
+  static const struct {
+    const char *tail, *message;
+  } bad[] = {
+      {",\"format\":3}", "format 3 is newer than this optic reads (2)"},
+      {",\"format\":\"2\"}", "\"format\" must be a positive integer"},
+      {",\"format\":0}", "\"format\" must be a positive integer"},
+      {",\"gemm_efficiency\":1.5}", "gemm_efficiency is 1.5"},
+      {",\"hash_bandwidth\":-1}", "hash_bandwidth is -1"},
+      {",\"sync_ns\":1e999}", "sync_ns is inf"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(text, sizeof text, "%s%s", head, bad[i].tail);
+    write_file(path, text);
+    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+    OT_CHECK(strstr(optic_last_error(), bad[i].message) != NULL && strstr(optic_last_error(), path) != NULL,
+             "%s: %s", bad[i].tail, optic_last_error());
+  }
+  /* presets: host-default assumes 0.8 of the FMA peak, TPUs the MXU peak */
+  OT_EXPECT_OK(optic_machine_preset("host-default", &m));
+  OT_CHECK(m.gemm_efficiency == 0.8, "%g", m.gemm_efficiency);
+  OT_EXPECT_OK(optic_machine_preset("tpu-v4", &m));
+  OT_CHECK(m.gemm_efficiency == 1, "%g", m.gemm_efficiency);
+}
+
 static const ot_case cases[] = {
+    {"beyond_roofline", beyond_roofline},
     {"presets_valid", presets_valid},     {"round_trip", round_trip},
     {"corrupt_files", corrupt_files},     {"validate_rejects", validate_rejects},
     {"estimate_arithmetic", estimate_arithmetic}, {"host_lookup", host_lookup},

@@ -1,0 +1,151 @@
+/* `optic calibrate`'s op classes (calibrate_measure.h): what the roofline
+ * misses for a whole program run and for the op classes real modules spend
+ * their time in, each measured on its own small program through
+ * optic_compile + optic_program_run on one thread (wall clock, median of
+ * trials, as the per-op overhead):
+ *   run overhead   a program of one tiny add: its time per run minus one op's
+ *                  dispatch (binding, the parallel region, the run's own work);
+ *   row reduce     sum of f32[256,256] over dim 1 (the minor dim);
+ *   strided reduce sum of f32[256,256] over dim 0;
+ *   fused loop     exp(x - y) * y + x on f32[256,256], fused into one loop;
+ * each class as XLA bytes of the op per second of (its program's time minus
+ * the tiny program's), i.e. beyond the run and dispatch costs already in the
+ * model. Never prints. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <optic/optic.h>
+
+#include "core/error.h"
+#include "tools/calibrate_measure.h"
+
+enum { SIDE = 256, MAX_TRIALS = 32 };
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+typedef enum { PROG_TINY, PROG_REDUCE_ROW, PROG_REDUCE_COL, PROG_LOOP } prog_kind;
+
+static optic_status build(prog_kind kind, optic_module_t **out) {
+  optic_module_t *m = NULL;
+  optic_comp_id e, add;
+  const int64_t tiny[1] = {16}, side[2] = {SIDE, SIDE};
+  optic_shape s, scalar = {.rank = 0};
+  optic_status st = kind == PROG_TINY ? optic_shape_make(1, tiny, &s) : optic_shape_make(2, side, &s);
+  optic_type t = optic_type_array(OPTIC_F32, &s), ts = optic_type_array(OPTIC_F32, &scalar);
+  optic_node_id x = OPTIC_NO_NODE, y = OPTIC_NO_NODE, r = OPTIC_NO_NODE, a, b, zero;
+  if (st == OPTIC_OK) st = optic_module_create("calibrate_class", &m);
+  if (st == OPTIC_OK) st = optic_module_add_computation(m, "main", &e);
+  if (st == OPTIC_OK) st = optic_graph_parameter(m, e, 0, &t, NULL, &x);
+  if (st == OPTIC_OK && kind != PROG_REDUCE_ROW && kind != PROG_REDUCE_COL)
+    st = optic_graph_parameter(m, e, 1, &t, NULL, &y);
+  if (st == OPTIC_OK && kind == PROG_TINY) st = optic_graph_binary(m, e, OPTIC_OP_ADD, x, y, NULL, &r);
+  if (st == OPTIC_OK && kind == PROG_LOOP) {
+    st = optic_graph_binary(m, e, OPTIC_OP_SUBTRACT, x, y, NULL, &a);
+    if (st == OPTIC_OK) st = optic_graph_unary(m, e, OPTIC_OP_EXPONENTIAL, a, NULL, &b);
+    if (st == OPTIC_OK) st = optic_graph_binary(m, e, OPTIC_OP_MULTIPLY, b, y, NULL, &a);
+    if (st == OPTIC_OK) st = optic_graph_binary(m, e, OPTIC_OP_ADD, a, x, NULL, &r);
+  }
+  if (st == OPTIC_OK && (kind == PROG_REDUCE_ROW || kind == PROG_REDUCE_COL)) {
+    optic_node_id p0, p1, sum;
+    float z = 0;
+    st = optic_module_add_computation(m, "add", &add);
+    if (st == OPTIC_OK) st = optic_graph_parameter(m, add, 0, &ts, NULL, &p0);
+    if (st == OPTIC_OK) st = optic_graph_parameter(m, add, 1, &ts, NULL, &p1);
+    if (st == OPTIC_OK) st = optic_graph_binary(m, add, OPTIC_OP_ADD, p0, p1, NULL, &sum);
+    if (st == OPTIC_OK) st = optic_computation_set_root(m, add, sum);
+    if (st == OPTIC_OK) st = optic_graph_constant(m, e, OPTIC_F32, &scalar, &z, sizeof z, NULL, &zero);
+    const int64_t dim = kind == PROG_REDUCE_ROW ? 1 : 0;
+    if (st == OPTIC_OK) st = optic_graph_reduce(m, e, &x, &zero, 1, &dim, 1, add, NULL, &r);
+  }
+  if (st == OPTIC_OK) st = optic_module_set_entry(m, e);
+  if (st == OPTIC_OK) st = optic_computation_set_root(m, e, r);
+  if (st != OPTIC_OK) {
+    optic_module_destroy(m);
+    return st;
+  }
+  *out = m;
+  return OPTIC_OK;
+}
+
+/* Median ns per run of kind's program on one thread, and its XLA bytes. */
+static optic_status time_program(prog_kind kind, int trials, double target_ns, double *ns_out, double *bytes_out) {
+  optic_module_t *m = NULL;
+  optic_program_t *p = NULL;
+  optic_exec_ctx_t *ctx = NULL;
+  optic_compile_options co = optic_compile_options_default();
+  co.threads = 1;
+  /* any model: only the program and its counts are used, and the host file
+   * may be the one being written */
+  optic_machine preset;
+  optic_status pst = optic_machine_preset("host-default", &preset);
+  co.machine = pst == OPTIC_OK ? &preset : NULL;
+  optic_exec_options eo = optic_exec_options_default();
+  eo.threads = 1;
+  optic_status st = build(kind, &m);
+  if (st == OPTIC_OK) st = optic_compile(m, &co, &p);
+  if (st == OPTIC_OK) st = optic_exec_ctx_create(&eo, &ctx);
+  size_t n = kind == PROG_TINY ? 16 : (size_t)SIDE * SIDE;
+  float *buf = st == OPTIC_OK ? malloc(3 * n * sizeof(float)) : NULL;
+  if (st == OPTIC_OK && !buf) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "calibrate: no memory for the op-class inputs");
+  optic_program_summary sum;
+  if (st == OPTIC_OK) st = optic_program_summary_get(p, &sum);
+  if (st == OPTIC_OK) {
+    for (size_t i = 0; i < 2 * n; i++) buf[i] = 0.001f * (float)(i % 997);
+    const optic_module_t *pm = optic_program_module(p);
+    optic_comp_id e = optic_program_entry(p);
+    optic_tensor in[2], out;
+    int32_t nin = optic_computation_parameter_count(pm, e);
+    for (int32_t i = 0; i < nin; i++)
+      in[i] = (optic_tensor){OPTIC_F32, optic_node_type(pm, optic_computation_parameter(pm, e, i))->shape, buf + i * n};
+    out = (optic_tensor){OPTIC_F32, optic_node_type(pm, optic_computation_root(pm, e))->shape, buf + 2 * n};
+    st = optic_program_run(p, ctx, in, nin, &out, 1); /* untimed: binding, arenas */
+    uint64_t runs = 1;
+    for (; st == OPTIC_OK;) { /* runs per trial: doubling until a batch takes a tenth of the target */
+      uint64_t t0 = optic_now_ns();
+      for (uint64_t r = 0; r < runs && st == OPTIC_OK; r++) st = optic_program_run(p, ctx, in, nin, &out, 1);
+      double ns = (double)(optic_now_ns() - t0);
+      if (ns >= target_ns / 10 || runs >= ((uint64_t)1 << 24)) {
+        double scaled = ns > 0 ? (double)runs * target_ns / ns : (double)runs;
+        runs = scaled < 1 ? 1 : (uint64_t)scaled;
+        break;
+      }
+      runs *= 2;
+    }
+    double v[MAX_TRIALS];
+    int k = trials < 1 ? 1 : trials > MAX_TRIALS ? MAX_TRIALS : trials;
+    for (int i = 0; i < k && st == OPTIC_OK; i++) {
+      uint64_t t0 = optic_now_ns();
+      for (uint64_t r = 0; r < runs && st == OPTIC_OK; r++) st = optic_program_run(p, ctx, in, nin, &out, 1);
+      v[i] = (double)(optic_now_ns() - t0) / (double)runs;
+    }
+    if (st == OPTIC_OK) {
+      qsort(v, (size_t)k, sizeof v[0], cmp_double);
+      *ns_out = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+      *bytes_out = sum.cost.bytes_accessed;
+    }
+  }
+  free(buf);
+  optic_exec_ctx_destroy(ctx);
+  optic_program_destroy(p);
+  optic_module_destroy(m);
+  return st;
+}
+
+optic_status calib_measure_classes(int trials, double target_ns, double op_overhead_ns, calib_classes *out) {
+  memset(out, 0, sizeof *out);
+  double tiny = 0, bytes = 0, ns = 0;
+  optic_status st = time_program(PROG_TINY, trials, target_ns, &tiny, &bytes);
+  if (st != OPTIC_OK) return st;
+  out->run_overhead_ns = tiny > op_overhead_ns ? tiny - op_overhead_ns : 0;
+  double *dst[3] = {&out->reduce_bandwidth, &out->reduce_strided_bandwidth, &out->loop_bandwidth};
+  const prog_kind kinds[3] = {PROG_REDUCE_ROW, PROG_REDUCE_COL, PROG_LOOP};
+  for (int i = 0; i < 3 && st == OPTIC_OK; i++) {
+    st = time_program(kinds[i], trials, target_ns, &ns, &bytes);
+    /* the op's own time: beyond the run and one op's dispatch (the tiny program) */
+    if (st == OPTIC_OK && ns > tiny) *dst[i] = bytes / ((ns - tiny) * 1e-9);
+  }
+  return st;
+}
