@@ -530,8 +530,8 @@ static void contexts_start_no_blas_threads(void) {
   OT_EXPECT_OK(optic_graph_dot(M, C, a, b, &d, NULL, &y));
   OT_EXPECT_OK(optic_computation_set_root(M, C, y));
   optic_program_t *p = compile(OPTIC_OPT_FULL);
-  float *ys = malloc(sizeof(float) * BIG * BIG * BIG_JOBS), *in = malloc(sizeof(float) * BIG * BIG * 2);
-  OT_CHECK(ys != NULL && in != NULL);
+  float *res = malloc(sizeof(float) * BIG * BIG * BIG_JOBS), *in = malloc(sizeof(float) * BIG * BIG * 2);
+  OT_CHECK(res != NULL && in != NULL);
   pthread_barrier_t done;
   pthread_barrier_init(&done, NULL, BIG_JOBS + 1);
   const int before = os_threads();
@@ -539,7 +539,7 @@ static void contexts_start_no_blas_threads(void) {
   pthread_t th[BIG_JOBS];
   big_job jobs[BIG_JOBS];
   for (int i = 0; i < BIG_JOBS; i++) {
-    jobs[i] = (big_job){p, &done, ys + (size_t)i * BIG * BIG, 0};
+    jobs[i] = (big_job){p, &done, res + (size_t)i * BIG * BIG, 0};
     OT_CHECK(pthread_create(&th[i], NULL, big_main, &jobs[i]) == 0);
   }
   pthread_barrier_wait(&done);
@@ -559,20 +559,20 @@ static void contexts_start_no_blas_threads(void) {
   OT_CHECK(want != NULL);
   for (int i = 0; i < BIG; i++) {
     for (int k = 0; k < BIG; k++) {
-      for (int n = 0; n < BIG; n++) want[i * BIG + n] += (double)in[i * BIG + k] * in[BIG * BIG + k * BIG + n];
+      for (int n = 0; n < BIG; n++) want[i * BIG + n] += (double)in[i * BIG + k] * (double)in[BIG * BIG + k * BIG + n];
     }
   }
   for (int j = 0; j < BIG_JOBS; j++) {
     OT_CHECK(jobs[j].bad == 0, "job %d failed (%d)", j, jobs[j].bad);
     for (int i = 0; i < BIG * BIG; i++) {
-      if (ys[(size_t)j * BIG * BIG + i] != (float)want[i]) {
-        OT_CHECK(false, "job %d: y[%d] = %g, want %g", j, i, (double)ys[(size_t)j * BIG * BIG + i], want[i]);
+      if (res[(size_t)j * BIG * BIG + i] != (float)want[i]) {
+        OT_CHECK(false, "job %d: y[%d] = %g, want %g", j, i, (double)res[(size_t)j * BIG * BIG + i], want[i]);
         break;
       }
     }
   }
   free(want);
-  free(ys);
+  free(res);
   free(in);
   optic_program_destroy(p);
 }

@@ -104,7 +104,7 @@ static void run_checks(const optic_program_t *p, int64_t split_min) {
   }
   for (int i = TINY; i < TINY + MID && bad < 3; i++) {
     double want = exp((double)in[i]);
-    if (fabs(out[i] - want) > 1e-6 * want) {
+    if (fabs((double)out[i] - want) > 1e-6 * want) {
       OT_CHECK(false, "split_min %lld: mid[%d] = %g, want %g", (long long)split_min, i - TINY, (double)out[i], want);
       bad++;
     }
