@@ -1,6 +1,7 @@
 /* Model benchmark (issue 11): one training step of the example trainer's MLP
  * (examples/mlp_train: 64-256-256-10, ReLU, softmax cross-entropy, the
- * hand-written backward graph of examples/mlp_train/mlp_model.c, compiled
+ * hand-written backward graph of examples/mlp_train/mlp_model.c (its
+ * --hand-gradients path; the grad_scale seed is an input), compiled
  * into the suite so the bench measures exactly what the example runs):
  *  - model/mlp_train_step/batch:256/threads:T: optic_program_run of the
  *    training graph on a batch of 256 (one context of T threads) plus the
@@ -28,8 +29,8 @@ typedef struct mlp_case {
   optic_profiler_t *prof;
   optic_optim *opt;
   optic_step_engine *engine;
-  float *params, *grads, *x, *y, loss;
-  optic_tensor in[MLP_PARAMS + 2], out[1 + MLP_PARAMS], pt[MLP_PARAMS];
+  float *params, *grads, *x, *y, loss, grad_scale;
+  optic_tensor in[MLP_PARAMS + 3], out[1 + MLP_PARAMS], pt[MLP_PARAMS];
 } mlp_case;
 
 static void mlp_case_free(mlp_case *c) {
@@ -71,6 +72,8 @@ static bool mlp_case_init(mlp_case *c, const mlp_dims *d, int threads) {
   optic_tensor_make(OPTIC_F32, &s, c->y, &c->in[MLP_PARAMS + 1]);
   optic_shape_make(0, NULL, &s);
   optic_tensor_make(OPTIC_F32, &s, &c->loss, &c->out[0]);
+  c->grad_scale = 1.0f / MODEL_MLP_BATCH; /* the gradient program's seed input */
+  optic_tensor_make(OPTIC_F32, &s, &c->grad_scale, &c->in[MLP_PARAMS + 2]);
 
   optic_exec_options eo = optic_exec_options_default();
   eo.threads = threads;
@@ -82,7 +85,7 @@ static bool mlp_case_init(mlp_case *c, const mlp_dims *d, int threads) {
   /* Estimates for the context's threads (the engine compiles for the optimizer's). */
   optic_compile_options co = optic_compile_options_default();
   co.threads = threads;
-  return mlp_build_train(d, MODEL_MLP_BATCH, 1.0f / MODEL_MLP_BATCH, &c->m) == OPTIC_OK &&
+  return mlp_build_train(d, MODEL_MLP_BATCH, true /* the hand-written backward pass */, &c->m) == OPTIC_OK &&
          optic_compile(c->m, &co, &c->p) == OPTIC_OK && optic_exec_ctx_create(&eo, &c->ctx) == OPTIC_OK &&
          optic_optim_create(&oo, &c->opt) == OPTIC_OK &&
          optic_optim_hparams_default(OPTIC_OPTIM_KIND_ADAM, OPTIC_OPTIM_CONVENTION_PYTORCH, &hp) == OPTIC_OK &&
@@ -91,7 +94,7 @@ static bool mlp_case_init(mlp_case *c, const mlp_dims *d, int threads) {
 }
 
 static bool mlp_step(mlp_case *c) {
-  return optic_program_run(c->p, c->ctx, c->in, MLP_PARAMS + 2, c->out, 1 + MLP_PARAMS) == OPTIC_OK &&
+  return optic_program_run(c->p, c->ctx, c->in, MLP_PARAMS + 3, c->out, 1 + MLP_PARAMS) == OPTIC_OK &&
          optic_step_engine_step(c->engine, c->pt, c->out + 1, MLP_PARAMS) == OPTIC_OK;
 }
 

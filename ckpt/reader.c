@@ -37,6 +37,11 @@ void optic_ckpt_reader_destroy(optic_ckpt_reader_t *r) {
   free(r);
 }
 
+optic_ckpt_read_options optic_ckpt_read_options_default(void) {
+  optic_ckpt_read_options o = {.size = sizeof o};
+  return o;
+}
+
 static optic_status read_options(const optic_ckpt_read_options *opts, int *threads, const optic_ckpt_io **io) {
   optic_ckpt_read_options o = {.size = sizeof o};
   if (opts != NULL) {

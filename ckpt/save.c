@@ -15,6 +15,11 @@
 
 static const char *const OP = "ckpt save";
 
+optic_ckpt_save_options optic_ckpt_save_options_default(void) {
+  optic_ckpt_save_options o = {.size = sizeof o, .chunk_log2 = CKPT_DEFAULT_CHUNK_LOG2};
+  return o;
+}
+
 optic_status ckpt_save_config_from(const optic_ckpt_save_options *opts, ckpt_save_config *out) {
   optic_ckpt_save_options o = {.size = sizeof o};
   if (opts != NULL) {

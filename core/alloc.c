@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 
 #include "core/error.h"
+#include "core/strbuf.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
@@ -81,4 +82,33 @@ void optic_free(const optic_allocator *allocator, void *ptr, size_t size, size_t
   if (alignment == 0) alignment = OPTIC_DEFAULT_ALIGNMENT;
   if (allocator == NULL) allocator = &default_allocator;
   allocator->free(allocator->user, ptr, size, alignment);
+}
+
+/* Strings and byte buffers handed to callers (core/strbuf.h): a header of
+ * two words before the bytes records the block's size and its allocator, so
+ * optic_string_free needs nothing but the pointer. */
+typedef struct string_header {
+  size_t block; /* bytes of the whole block, header included */
+  const optic_allocator *allocator;
+} string_header;
+#define STRING_ALIGN 16 /* >= alignof(max_align_t) on the targets optic builds for */
+#define STRING_HEAD ((sizeof(string_header) + STRING_ALIGN - 1) & ~(size_t)(STRING_ALIGN - 1))
+
+optic_status optic_string_alloc(size_t n, void **out) {
+  *out = NULL;
+  if (n > SIZE_MAX - STRING_HEAD) return optic_fail(OPTIC_ERR_OVERFLOW, "string: %zu bytes do not fit", n);
+  void *block = NULL;
+  optic_status st = optic_alloc(&default_allocator, STRING_HEAD + n, STRING_ALIGN, &block);
+  if (st != OPTIC_OK) return st;
+  string_header *h = block;
+  h->block = STRING_HEAD + n;
+  h->allocator = &default_allocator;
+  *out = (char *)block + STRING_HEAD;
+  return OPTIC_OK;
+}
+
+void optic_string_free(void *s) {
+  if (s == NULL) return;
+  string_header *h = (string_header *)(void *)((char *)s - STRING_HEAD);
+  optic_free(h->allocator, h, h->block, STRING_ALIGN);
 }

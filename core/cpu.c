@@ -77,7 +77,8 @@ static void detect_x86(void) {
 
   if (max_leaf >= 7) {
     __cpuid_count(7, 0, a, b, c, d);
-    unsigned b7 = b, c7 = c;
+    unsigned b7 = b, c7 = c, d7 = d;
+    bool tiles_os = (xcr0 & 0x60000) == 0x60000; /* XTILECFG and XTILEDATA */
     SET(AVX2, ymm_os && ((b7 >> 5) & 1));
     SET(BMI2, (b7 >> 8) & 1);
     SET(AVX512F, zmm_os && ((b7 >> 16) & 1));
@@ -87,6 +88,8 @@ static void detect_x86(void) {
     SET(AVX512BW, zmm_os && ((b7 >> 30) & 1));
     SET(AVX512VL, zmm_os && ((b7 >> 31) & 1));
     SET(AVX512VNNI, zmm_os && ((c7 >> 11) & 1));
+    SET(AMX_TILE, tiles_os && ((d7 >> 24) & 1));
+    SET(AMX_BF16, tiles_os && ((d7 >> 22) & 1));
     __cpuid_count(7, 1, a, b, c, d);
     SET(AVX512BF16, zmm_os && ((a >> 5) & 1));
   }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/strbuf.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "core/npy.c assumes a little-endian host (x86-64, aarch64)"
@@ -503,8 +504,11 @@ optic_status optic_npy_encode(const optic_tensor *t, void **out, size_t *size) {
   unsigned char head[384];
   size_t hl = encode_header(t, head);
   if (bytes > SIZE_MAX - hl) return optic_fail(OPTIC_ERR_OVERFLOW, "npy_encode: %zu bytes do not fit", bytes);
-  unsigned char *buf = malloc(hl + bytes);
-  if (buf == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "npy_encode: cannot allocate %zu bytes", hl + bytes);
+  void *mem = NULL;
+  if (optic_string_alloc(hl + bytes, &mem) != OPTIC_OK) {
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "npy_encode: cannot allocate %zu bytes", hl + bytes);
+  }
+  unsigned char *buf = mem;
   memcpy(buf, head, hl);
   if (bytes) memcpy(buf + hl, t->data, bytes);
   *out = buf;

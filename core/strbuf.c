@@ -25,11 +25,13 @@ void optic_strbuf_printf(optic_strbuf *s, const char *fmt, ...) {
     }
     size_t cap = s->cap ? s->cap : 256;
     while (cap - s->len <= (size_t)n) cap *= 2;
-    char *b = realloc(s->buf, cap);
-    if (b == NULL) {
+    void *b = NULL;
+    if (optic_string_alloc(cap, &b) != OPTIC_OK) {
       s->err = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "strbuf: cannot grow to %zu bytes", cap);
       return;
     }
+    if (s->len) memcpy(b, s->buf, s->len);
+    optic_string_free(s->buf);
     s->buf = b;
     s->cap = cap;
   }
@@ -42,8 +44,9 @@ optic_status optic_strbuf_take(optic_strbuf *s, char **out) {
     return st;
   }
   if (s->buf == NULL) {
-    s->buf = malloc(1);
-    if (s->buf == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "strbuf: out of memory");
+    void *b = NULL;
+    if (optic_string_alloc(1, &b) != OPTIC_OK) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "strbuf: out of memory");
+    s->buf = b;
     s->buf[0] = '\0';
   }
   *out = s->buf;
@@ -52,6 +55,6 @@ optic_status optic_strbuf_take(optic_strbuf *s, char **out) {
 }
 
 void optic_strbuf_free(optic_strbuf *s) {
-  free(s->buf);
+  optic_string_free(s->buf);
   memset(s, 0, sizeof *s);
 }

@@ -12,9 +12,14 @@ typedef struct optic_strbuf {
 } optic_strbuf;
 
 void optic_strbuf_printf(optic_strbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* On success hands the NUL-terminated text to the caller (free() it) and
- * resets s; on error frees everything and returns the first error. */
+/* On success hands the NUL-terminated text to the caller (optic_string_free
+ * it) and resets s; on error frees everything and returns the first error. */
 optic_status optic_strbuf_take(optic_strbuf *s, char **out);
 void optic_strbuf_free(optic_strbuf *s);
+
+/* n bytes for a string or buffer returned to a caller, who frees it with
+ * optic_string_free (core/alloc.c keeps its size and allocator in front of
+ * it). OVERFLOW, OUT_OF_MEMORY (*out NULL). */
+optic_status optic_string_alloc(size_t n, void **out);
 
 #endif

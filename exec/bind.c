@@ -139,7 +139,8 @@ static size_t add_scratch(exec_bound *b, size_t bytes) {
 
 /* A dot or convolution with f16/bf16 operands or result runs in f32 (as
  * XLA's CPU backend does): scratch for each widened array. */
-static optic_status plan_widen(exec_bound *b, const optic_module_t *m, optic_node_id id, exec_step *s) {
+static optic_status plan_widen(exec_bound *b, const optic_module_t *m, optic_node_id id, bool keep_bf16_inputs,
+                               exec_step *s) {
   const optic_type *t[3] = {optic_node_type(m, optic_node_operand(m, id, 0)),
                             optic_node_type(m, optic_node_operand(m, id, 1)), optic_node_type(m, id)};
   s->widen = false;
@@ -151,7 +152,7 @@ static optic_status plan_widen(exec_bound *b, const optic_module_t *m, optic_nod
     s->widen_dt[k] = d;
     s->widen_elems[k] = type_elems(t[k]);
     s->widen_offset[k] = SIZE_MAX;
-    if (d != OPTIC_F32) {
+    if (d != OPTIC_F32 && !(k < 2 && keep_bf16_inputs)) {
       s->widen = true;
       s->widen_offset[k] = add_scratch(b, s->widen_elems[k] * sizeof(float));
     }
@@ -175,7 +176,7 @@ static optic_status plan_contraction(exec_bound *b, const optic_module_t *m, opt
     const optic_type *r = optic_node_type(m, optic_node_operand(m, id, 1));
     if ((s->dot = malloc(sizeof *s->dot)) == NULL) return oom();
     if ((st = optic_dot_plan(&l->shape, &r->shape, &a.dot, s->dot)) != OPTIC_OK) return st;
-    s->scratch_bytes = s->dot->scratch_bytes;
+    s->scratch_bytes = s->bf16_dot ? optic_dot_bf16_scratch_bytes(s->dot) : s->dot->scratch_bytes;
   } else {
     optic_conv_desc d;
     conv_desc_of(m, id, &a.convolution, &d);
@@ -501,9 +502,16 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     case OPTIC_OP_SORT:
     case OPTIC_OP_TOPK: return bind_applying(c, s);
     case OPTIC_OP_DOT:
-    case OPTIC_OP_CONVOLUTION:
-      if ((st = plan_widen(b, m, id, s)) != OPTIC_OK) return st;
+    case OPTIC_OP_CONVOLUTION: {
+      /* A dot of two bf16 operands runs on a bf16 kernel where there is one
+       * (kernels/dot_bf16.h): its operands are not widened. */
+      const optic_type *l = optic_node_type(m, optic_node_operand(m, id, 0));
+      const optic_type *r = optic_node_type(m, optic_node_operand(m, id, 1));
+      s->bf16_dot = optic_node_opcode(m, id) == OPTIC_OP_DOT && l->dtype == OPTIC_BF16 && r->dtype == OPTIC_BF16 &&
+                    optic_dot_bf16_available();
+      if ((st = plan_widen(b, m, id, s->bf16_dot, s)) != OPTIC_OK) return st;
       return plan_contraction(b, m, id, s);
+    }
     case OPTIC_OP_DYNAMIC_SLICE:
     case OPTIC_OP_DYNAMIC_UPDATE_SLICE:
     case OPTIC_OP_GATHER: return OPTIC_OK;

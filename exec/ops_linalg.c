@@ -19,18 +19,30 @@ static void convert_share(optic_dtype from, const void *src, optic_dtype to, voi
   }
 }
 
+/* Both operands bf16 (s->bf16_dot): dense copies, panels, then the
+ * vdpbf16ps GEMM, each step shared by all threads (kernels/dot_bf16.h). */
+static optic_status run_bf16_dot(const exec_step *s, const void *a, const void *b, float *y, const exec_thread *th) {
+  void *scratch = th->scratch + s->scratch_offset;
+  optic_status st = optic_dot_bf16_pack_dense(s->dot, a, b, scratch, th->t, th->nt);
+  if (s->dot->lhs.packed || s->dot->rhs.packed) exec_sync(th);
+  optic_status st2 = optic_dot_bf16_pack_panels(s->dot, a, b, scratch, th->t, th->nt);
+  exec_sync(th);
+  optic_status st3 = optic_dot_bf16_compute(s->dot, y, scratch, th->t, th->nt);
+  return st != OPTIC_OK ? st : st2 != OPTIC_OK ? st2 : st3;
+}
+
 optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   void *p[3] = {ref_ptr(f, &s->in[0]), ref_ptr(f, &s->in[1]), ref_ptr(f, &s->out[0])};
-  if (!s->widen) return run_contraction(s, p[0], p[1], p[2], th);
-  /* f16/bf16: widen the operands to f32 exactly, contract in f32, round the
-   * result once to nearest even. */
+  if (!s->widen && !s->bf16_dot) return run_contraction(s, p[0], p[1], p[2], th);
+  /* bf16 x bf16 on vdpbf16ps, or f16/bf16 widened to f32 exactly and
+   * contracted in f32; a 16-bit result is rounded once to nearest even. */
   float *w[3];
   for (int k = 0; k < 3; k++) {
     w[k] = s->widen_offset[k] == SIZE_MAX ? p[k] : (float *)(void *)(th->scratch + s->widen_offset[k]);
     if (k < 2 && s->widen_offset[k] != SIZE_MAX) convert_share(s->widen_dt[k], p[k], OPTIC_F32, w[k], s->widen_elems[k], th);
   }
   exec_sync(th);
-  optic_status st = run_contraction(s, w[0], w[1], w[2], th);
+  optic_status st = s->bf16_dot ? run_bf16_dot(s, p[0], p[1], w[2], th) : run_contraction(s, w[0], w[1], w[2], th);
   exec_sync(th);
   if (s->widen_offset[2] != SIZE_MAX) convert_share(OPTIC_F32, w[2], s->widen_dt[2], p[2], s->widen_elems[2], th);
   return st;

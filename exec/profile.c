@@ -328,11 +328,12 @@ optic_status optic_profiler_trace_json(const optic_profiler_t *p, char **out, si
     optic_json_free(&j);
     return optic_fail(st, "profiler_trace_json: could not write %zu events as JSON (%s)", n, optic_status_str(st));
   }
-  char *copy = malloc(tlen + 1);
-  if (copy == NULL) {
+  void *mem = NULL;
+  if (optic_string_alloc(tlen + 1, &mem) != OPTIC_OK) {
     optic_json_free(&j);
     return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "profiler_trace_json: no memory for %zu bytes of JSON", tlen + 1);
   }
+  char *copy = mem;
   memcpy(copy, text, tlen + 1);
   optic_json_free(&j);
   *out = copy;
@@ -348,12 +349,12 @@ optic_status optic_profiler_write_trace(const optic_profiler_t *p, const char *p
   if (st != OPTIC_OK) return st;
   FILE *f = fopen(path, "wb");
   if (f == NULL) {
-    free(text);
+    optic_string_free(text);
     return optic_fail(OPTIC_ERR_IO, "profiler_write_trace: cannot open '%s' for writing", path);
   }
   size_t wrote = fwrite(text, 1, len, f);
   int closed = fclose(f);
-  free(text);
+  optic_string_free(text);
   if (wrote != len || closed != 0) {
     return optic_fail(OPTIC_ERR_IO, "profiler_write_trace: writing %zu bytes to '%s' failed", len, path);
   }

@@ -70,6 +70,7 @@ void optic_program_destroy(optic_program_t *p) {
   free(p->nodes);
   free(p->comp_cost);
   free(p->comp_est_ns);
+  program_signature_free(p);
   optic_module_destroy(p->module);
   free(p);
 }
@@ -174,8 +175,8 @@ static optic_status build_program(optic_program_t *p, const optic_compile_option
   optic_module_t *m = p->module;
   p->entry = optic_module_entry(m);
   p->n_comps = optic_module_computation_count(m);
-  /* Renumbering compacted every computation: no later read
-   * (optic_computation_instructions) writes to the program's module. */
+  /* Renumbering compacted every computation, as every public call leaves
+   * them: the program's module is only read from here on. */
   p->n_nodes = m->n_instrs;
   p->plans = calloc((size_t)p->n_comps, sizeof *p->plans);
   p->sequences = calloc((size_t)p->n_comps, sizeof *p->sequences);
@@ -233,7 +234,8 @@ optic_status optic_compile(const optic_module_t *m, const optic_compile_options 
     o.threads = p->machine.cores;
     o.machine = &p->machine;
     p->options = o;
-    st = optic_module_clone(m, &p->module);
+    st = program_signature_build(p, m);
+    if (st == OPTIC_OK) st = optic_module_clone(m, &p->module);
     /* the caller's ids may not be topological either */
     if (st == OPTIC_OK) st = graph_module_renumber(p->module);
   }

@@ -287,6 +287,10 @@ typedef struct hlo_parser {
   int32_t n_entry_params;
   hlo_shape entry_result;
   hlo_pos entry_layout_pos;
+  /* input_output_alias={ {out}: (param, {path}, kind), ... }, when written */
+  struct graph_io_alias *aliases;
+  int32_t n_aliases;
+  hlo_pos aliases_pos;
 } hlo_parser;
 
 /* hlo_parse.c */

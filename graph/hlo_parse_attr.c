@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "graph/hlo_parse.h"
+#include "graph/internal.h"
 
 static const char *const attr_names[HLO_A_COUNT_] = {
 #define HLO_ATTR_NAME_(name, str) str,
@@ -481,7 +482,62 @@ optic_status hlo_parse_attribute(hlo_parser *P, hlo_instr *in) {
   return OPTIC_OK;
 }
 
-/* entry_computation_layout={(shapes)->shape} is kept; everything else skipped. */
+/* '{' int (',' int)* '}' into path[0..*n) (at most OPTIC_MAX_RANK). */
+static optic_status index_path(hlo_parser *P, int32_t *path, int32_t *n) {
+  hlo_vec v = {0};
+  hlo_pos at = {P->L.tok.line, P->L.tok.col};
+  optic_status st = expect(P, HLO_LBRACE, "'{' opening a shape index");
+  if (st == OPTIC_OK) st = int_list_until(P, HLO_RBRACE, "',' or '}' in a shape index", &v);
+  if (st != OPTIC_OK) return st;
+  if (v.n > OPTIC_MAX_RANK)
+    return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, at.line, at.col, "a shape index deeper than %d", OPTIC_MAX_RANK);
+  const int64_t *x = v.data;
+  for (int32_t i = 0; i < v.n; i++) {
+    if (x[i] < 0 || x[i] > INT32_MAX)
+      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, at.line, at.col, "shape index entry %lld", (long long)x[i]);
+    path[i] = (int32_t)x[i];
+  }
+  *n = v.n;
+  return OPTIC_OK;
+}
+
+/* input_output_alias={ {out}: (param, {param index}[, may-alias|must-alias]), ... } */
+static optic_status io_aliases(hlo_parser *P) {
+  hlo_lexer *L = &P->L;
+  optic_status st = expect(P, HLO_LBRACE, "'{' opening input_output_alias");
+  hlo_vec v = {0};
+  while (st == OPTIC_OK && L->tok.kind != HLO_RBRACE) {
+    graph_io_alias *a = hlo_vec_push(&P->A, &v, sizeof *a);
+    if (a == NULL) return oom(P);
+    memset(a, 0, sizeof *a);
+    int64_t param = 0;
+    if ((st = index_path(P, a->out_path, &a->out_len)) != OPTIC_OK) break;
+    if ((st = expect(P, HLO_COLON, "':' after the output index")) != OPTIC_OK) break;
+    if ((st = expect(P, HLO_LPAREN, "'(' opening the aliased parameter")) != OPTIC_OK) break;
+    if ((st = take_int(P, &param)) != OPTIC_OK) break;
+    if (param < 0 || param > INT32_MAX)
+      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, L->tok.line, L->tok.col, "parameter number %lld", (long long)param);
+    a->param = (int32_t)param;
+    if ((st = expect(P, HLO_COMMA, "',' after the parameter number")) != OPTIC_OK) break;
+    if ((st = index_path(P, a->param_path, &a->param_len)) != OPTIC_OK) break;
+    if (L->tok.kind == HLO_COMMA) {
+      hlo_lex_next(L);
+      if (hlo_tok_is(&L->tok, "must-alias")) a->must = true;
+      else if (!hlo_tok_is(&L->tok, "may-alias")) return hlo_expected(L, "may-alias or must-alias");
+      hlo_lex_next(L);
+    }
+    if ((st = expect(P, HLO_RPAREN, "')' closing the aliased parameter")) != OPTIC_OK) break;
+    if (L->tok.kind != HLO_COMMA) break;
+    hlo_lex_next(L);
+  }
+  if (st == OPTIC_OK) st = expect(P, HLO_RBRACE, "'}' closing input_output_alias");
+  P->aliases = v.data;
+  P->n_aliases = v.n;
+  return st;
+}
+
+/* entry_computation_layout={(shapes)->shape} and input_output_alias are
+ * kept; everything else skipped. */
 optic_status hlo_parse_module_attribute(hlo_parser *P) {
   hlo_lexer *L = &P->L;
   hlo_token name = L->tok;
@@ -489,6 +545,12 @@ optic_status hlo_parse_module_attribute(hlo_parser *P) {
   hlo_lex_next(L);
   optic_status st = expect(P, HLO_EQ, "'=' after the attribute name");
   if (st != OPTIC_OK) return st;
+  if (hlo_tok_is(&name, "input_output_alias")) {
+    if (P->aliases_pos.line != 0)
+      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, name.line, name.col, "input_output_alias is given twice");
+    P->aliases_pos.line = name.line, P->aliases_pos.col = name.col;
+    return io_aliases(P);
+  }
   if (!hlo_tok_is(&name, "entry_computation_layout")) return hlo_skip_value(P, &name);
   if (P->has_entry_layout) {
     return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, name.line, name.col, "entry_computation_layout is given twice");

@@ -443,8 +443,9 @@ static optic_status build_computation(hlo_builder *B, int32_t ci, int32_t *level
   if (is_entry) { /* layout nodes a folded convolution made unnecessary */
     for (int32_t k = B->n_made - 1; k >= 0; k--) {
       optic_node_id id = B->made[k];
-      if (optic_node_user_count(B->m, id) == 0 && id != r && (st = optic_node_remove(B->m, id)) != OPTIC_OK) return st;
+      if (optic_node_user_count(B->m, id) == 0 && id != r && (st = graph_node_remove(B->m, id)) != OPTIC_OK) return st;
     }
+    graph_compact(B->m, c->id);
   }
   return OPTIC_OK;
 }
@@ -496,6 +497,11 @@ optic_status hlo_build_module(hlo_parser *P, optic_module_t **out) {
   if (st == OPTIC_OK) st = optic_module_create(P->module_name, &B.m);
   if (st == OPTIC_OK) st = build_computations(&B);
   if (st == OPTIC_OK) st = optic_module_set_entry(B.m, P->comps[B.entry]->id);
+  if (st == OPTIC_OK && P->n_aliases > 0 && graph_set_io_aliases(B.m, P->aliases, P->n_aliases) != OPTIC_OK) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", optic_last_error());
+    st = hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, P->aliases_pos.line, P->aliases_pos.col, "%s", why);
+  }
   hlo_map_free(&B.map);
   free(B.made);
   if (st != OPTIC_OK) {

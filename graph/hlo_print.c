@@ -425,7 +425,9 @@ optic_status graph_module_print(const optic_module_t *m, const graph_print_hooks
   optic_strbuf s = {0};
   unsigned char *state = calloc((size_t)m->n_comps + 1, 1);
   if (state == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "to_hlo_text: out of memory");
-  optic_strbuf_printf(&s, "HloModule %s\n", m->name);
+  optic_strbuf_printf(&s, "HloModule %s", m->name);
+  graph_print_io_aliases(m, &s);
+  optic_strbuf_printf(&s, "\n");
   if (h && h->after_header) h->after_header(h->ctx, &s);
   for (optic_comp_id c = 0; c < m->n_comps; c++) print_computation(&s, m, c, state, h);
   if (m->entry >= 0) {

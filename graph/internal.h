@@ -70,6 +70,10 @@ typedef struct optic_computation {
   char *name;
   optic_node_id *instrs; /* creation order; may hold removed ids until compacted */
   int32_t n_instrs, cap_instrs;
+  /* instrs starts `head` ids into its allocation (optic_node_remove drops an
+   * id near the front by moving the list's start): free instrs - head; the
+   * capacity counts from there. */
+  int32_t head;
   bool has_removed;
   optic_node_id *params; /* by parameter number; OPTIC_NO_NODE for gaps */
   int32_t n_params, cap_params;
@@ -81,8 +85,19 @@ typedef struct optic_name_set {
   size_t cap, count;
 } optic_name_set;
 
+/* One entry of HLO's input_output_alias: output leaf out_path of the entry's
+ * root may reuse (donate) the buffer of parameter `param` at param_path. */
+typedef struct graph_io_alias {
+  int32_t out_path[OPTIC_MAX_RANK], out_len;
+  int32_t param;
+  int32_t param_path[OPTIC_MAX_RANK], param_len;
+  bool must; /* must-alias (else may-alias) */
+} graph_io_alias;
+
 struct optic_module {
   char *name;
+  graph_io_alias *aliases; /* graph/io_alias.c; checked against the entry when set */
+  int32_t n_aliases;
   optic_instr *instrs;
   int32_t n_instrs, cap_instrs;
   optic_computation *comps;
@@ -145,6 +160,17 @@ optic_status graph_array_operand(const optic_module_t *m, optic_comp_id comp, op
 const optic_instr *graph_instr(const optic_module_t *m, optic_node_id id);
 /* Drops removed ids from a computation's instruction list. */
 void graph_compact(optic_module_t *m, optic_comp_id comp);
+/* graph_compact of every computation. Every public call that removes
+ * instructions ends with its computations compact, so the const accessor
+ * optic_computation_instructions never has to compact on read. */
+void graph_compact_all(optic_module_t *m);
+/* For passes: comp's instruction list after compacting it (NULL and 0 for a
+ * bad comp). Valid until the module changes, graph_node_remove aside. */
+const optic_node_id *graph_instructions(optic_module_t *m, optic_comp_id comp, int32_t *count);
+/* optic_node_remove without the compaction: O(operands); the id stays in
+ * its computation's list, marked removed, until graph_compact (or
+ * graph_instructions) runs. Passes remove many instructions this way. */
+optic_status graph_node_remove(optic_module_t *m, optic_node_id id);
 
 /* Checks callee's existence, that it is not comp, has a root and takes
  * exactly the n parameter types given (shared by call-like builders). */
@@ -209,5 +235,15 @@ void graph_names_free(optic_name_set *s);
 #define TYPE_BUF 160
 /* Formats a shape-typed message operand: "f32[2,3]". */
 const char *graph_type_str(const optic_type *t, char *buf, size_t size);
+
+
+/* graph/io_alias.c: sets m's input_output_alias table (copied) after
+ * checking every entry against the entry computation (paths lead to array
+ * leaves of equal type, parameter numbers exist, no output twice);
+ * INVALID_ARGUMENT naming the entry otherwise. */
+optic_status graph_set_io_aliases(optic_module_t *m, const graph_io_alias *a, int32_t n);
+/* " input_output_alias={ {0}: (0, {}, may-alias) }" when m has any. */
+struct optic_strbuf;
+void graph_print_io_aliases(const optic_module_t *m, struct optic_strbuf *s);
 
 #endif

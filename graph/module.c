@@ -66,9 +66,10 @@ void optic_module_destroy(optic_module_t *m) {
     free(in->calls);
     free(in->data);
   }
+  free(m->aliases);
   for (int32_t c = 0; c < m->n_comps; c++) {
     free(m->comps[c].name);
-    free(m->comps[c].instrs);
+    free(m->comps[c].instrs ? m->comps[c].instrs - m->comps[c].head : NULL);
     free(m->comps[c].params);
   }
   free(m->instrs);
@@ -222,19 +223,32 @@ static void remove_user_at(optic_module_t *m, optic_instr *of, int32_t at) {
   m->instrs[of->users[at]].user_pos[of->user_slot[at]] = at;
 }
 
+/* A name the module already has becomes unique as XLA's NameUniquer makes
+ * it: a numeric suffix ".N" (a '.' that is neither first nor last, digits
+ * after it) is split off, and the stem gets ".k" for the smallest k >= 1 that
+ * is free ("b" -> "b.1", "b.1" -> "b.2" when b.1 exists). */
+static void uniquify(const optic_module_t *m, const char *want, char *buf, size_t size) {
+  size_t n = strlen(want), stem = n;
+  const char *dot = strrchr(want, '.');
+  if (dot != NULL && dot > want && dot[1] != '\0' && strspn(dot + 1, "0123456789") == strlen(dot + 1))
+    stem = (size_t)(dot - want);
+  if (stem + 21 >= size) stem = size - 22; /* room for ".<k>" (names are at most size - 1 anyway) */
+  for (int64_t k = 1;; k++) {
+    snprintf(buf, size, "%.*s.%lld", (int)stem, want, (long long)k);
+    if (!graph_names_contains(&m->names, buf)) return;
+  }
+}
+
 /* Picks the instruction's name without changing the module: the caller's
- * (validated, must be new) or "<opcode>.<k>" for the first free k. */
+ * (validated; made unique when taken) or "<opcode>.<k>" for the first free k. */
 static optic_status choose_name(const optic_module_t *m, const char *want, optic_opcode op, char *buf, size_t size) {
   if (want != NULL) {
     if (want[0] == '\0' || strlen(want) >= size) {
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: instruction names must have 1 to %zu characters",
                         optic_opcode_name(op), size - 1);
     }
-    if (graph_names_contains(&m->names, want)) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: an instruction named '%.64s' exists", optic_opcode_name(op),
-                        want);
-    }
-    snprintf(buf, size, "%s", want);
+    if (graph_names_contains(&m->names, want)) uniquify(m, want, buf, size);
+    else snprintf(buf, size, "%s", want);
     return OPTIC_OK;
   }
   for (int64_t k = m->n_instrs;; k++) {
@@ -262,12 +276,19 @@ optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_
     m->instrs = in;
     m->cap_instrs = cap;
   }
-  if (c->n_instrs == c->cap_instrs) {
-    int32_t cap = c->cap_instrs ? c->cap_instrs * 2 : 16;
-    optic_node_id *ids = realloc(c->instrs, (size_t)cap * sizeof *ids);
-    if (ids == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: cannot grow a computation", op);
-    c->instrs = ids;
-    c->cap_instrs = cap;
+  if (c->head + c->n_instrs == c->cap_instrs) {
+    if (c->head > 0) { /* room at the front: slide the list back to the start */
+      optic_node_id *base = c->instrs - c->head;
+      memmove(base, c->instrs, (size_t)c->n_instrs * sizeof *base);
+      c->instrs = base;
+      c->head = 0;
+    } else {
+      int32_t cap = c->cap_instrs ? c->cap_instrs * 2 : 16;
+      optic_node_id *ids = realloc(c->instrs, (size_t)cap * sizeof *ids);
+      if (ids == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: cannot grow a computation", op);
+      c->instrs = ids;
+      c->cap_instrs = cap;
+    }
   }
   if (p->op == OPTIC_OP_PARAMETER && p->param_number >= c->cap_params) {
     /* Only capacity grows here; n_params changes when the instruction is committed. */
@@ -401,10 +422,22 @@ const void *optic_node_constant_data(const optic_module_t *m, optic_node_id id, 
 
 /* ------------------------------------------------------------ mutation */
 
-const optic_node_id *optic_computation_instructions(optic_module_t *m, optic_comp_id comp, int32_t *count) {
+void graph_compact_all(optic_module_t *m) {
+  for (optic_comp_id c = 0; m && c < m->n_comps; c++) graph_compact(m, c);
+}
+
+const optic_node_id *graph_instructions(optic_module_t *m, optic_comp_id comp, int32_t *count) {
   if (count) *count = 0;
   if (m == NULL || comp < 0 || comp >= m->n_comps) return NULL;
   graph_compact(m, comp);
+  if (count) *count = m->comps[comp].n_instrs;
+  return m->comps[comp].instrs;
+}
+
+/* Reads only: public calls leave every computation compact (graph_compact_all). */
+const optic_node_id *optic_computation_instructions(const optic_module_t *m, optic_comp_id comp, int32_t *count) {
+  if (count) *count = 0;
+  if (m == NULL || comp < 0 || comp >= m->n_comps) return NULL;
   if (count) *count = m->comps[comp].n_instrs;
   return m->comps[comp].instrs;
 }
@@ -454,7 +487,38 @@ optic_status optic_node_replace_all_uses(optic_module_t *m, optic_node_id old_id
   return OPTIC_OK;
 }
 
+/* Drops id from its computation's list, looking from both ends and closing
+ * the gap from the nearer one: O(min(position, ids after it)), so removing
+ * oldest first or newest first costs O(1) per id. */
+static void list_drop(optic_computation *c, optic_node_id id) {
+  int32_t n = c->n_instrs, pos = -1;
+  for (int32_t i = 0, j = n - 1; i <= j; i++, j--) {
+    if (c->instrs[i] == id) pos = i;
+    else if (c->instrs[j] == id) pos = j;
+    if (pos >= 0) break;
+  }
+  if (pos < 0) return;
+  if (pos < n - 1 - pos) {
+    memmove(c->instrs + 1, c->instrs, (size_t)pos * sizeof *c->instrs);
+    c->instrs++;
+    c->head++;
+  } else {
+    memmove(c->instrs + pos, c->instrs + pos + 1, (size_t)(n - 1 - pos) * sizeof *c->instrs);
+  }
+  c->n_instrs--;
+}
+
 optic_status optic_node_remove(optic_module_t *m, optic_node_id id) {
+  if (m != NULL && id >= 0 && id < m->n_instrs) graph_compact(m, m->instrs[id].comp);
+  optic_status st = graph_node_remove(m, id);
+  if (st != OPTIC_OK) return st;
+  optic_computation *c = &m->comps[m->instrs[id].comp];
+  list_drop(c, id);
+  c->has_removed = false;
+  return OPTIC_OK;
+}
+
+optic_status graph_node_remove(optic_module_t *m, optic_node_id id) {
   const optic_instr *in = graph_instr(m, id);
   if (in == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "remove: instruction %d does not exist", (int)id);
   if (in->n_users > 0) {

@@ -156,6 +156,12 @@ optic_status optic_module_clone(const optic_module_t *m, optic_module_t **out) {
       dst->n_params = dst->cap_params = src->n_params;
     }
   }
+  if (m->n_aliases > 0) {
+    c->aliases = malloc(sizeof *c->aliases * (size_t)m->n_aliases);
+    if (c->aliases == NULL) goto oom;
+    memcpy(c->aliases, m->aliases, sizeof *c->aliases * (size_t)m->n_aliases);
+    c->n_aliases = m->n_aliases;
+  }
   free(map);
   *out = c;
   return OPTIC_OK;

@@ -26,6 +26,14 @@ struct optic_program {
   optic_cost *comp_cost;        /* per sequence computation (indexed by computation id): scheduled sums */
   double *comp_est_ns;
   optic_program_summary summary;
+  /* graph/program_signature.c: optic_program_run's inputs and outputs
+   * (names and index strings owned) */
+  optic_program_io *inputs, *outputs;
+  int32_t n_inputs, n_outputs;
+  char **sig_owned_in, **sig_owned_out; /* the strings they point at, 2 per leaf */
 };
+
+optic_status program_signature_build(struct optic_program *p, const optic_module_t *m);
+void program_signature_free(struct optic_program *p);
 
 #endif

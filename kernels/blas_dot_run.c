@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "kernels/blas_threads.h"
 #include "kernels/dot.h"
+#include "kernels/dot_bf16.h"
 
 /* Slices of M or N start at multiples of this many elements (64 bytes of a
  * row of the output), so threads splitting N never share a cache line of
@@ -54,11 +55,15 @@ static optic_status check_args(const char *fn, const struct optic_dot_plan *p, c
   return OPTIC_OK;
 }
 
-/* Copies thread's share of the runs of one operand into its packed layout. */
-static void pack_operand(const optic_dot_operand *op, const float *src, float *dst, int thread, int nthreads) {
+/* Copies thread's share of the runs of one operand into its packed layout
+ * (elements of elem_size bytes: 4 for f32, 2 for bf16). */
+void optic_dot_pack_operand(const optic_dot_operand *op, const void *src_v, void *dst_v, size_t es, int thread,
+                            int nthreads) {
+  const char *src = src_v;
+  char *dst = dst_v;
   int32_t r = op->pack_rank;
   if (r == 0) { /* a single element */
-    if (thread == 0) dst[0] = src[0];
+    if (thread == 0) memcpy(dst, src, es);
     return;
   }
   int64_t run = op->pack_sizes[r - 1], run_stride = op->pack_strides[r - 1], runs = 1;
@@ -71,13 +76,15 @@ static void pack_operand(const optic_dot_operand *op, const float *src, float *d
     rest /= op->pack_sizes[i];
     off += idx[i] * op->pack_strides[i];
   }
-  float *d = dst + begin * run;
-  for (int64_t o = begin; o < end; o++, d += run) {
-    const float *s = src + off;
+  char *d = dst + (size_t)(begin * run) * es;
+  for (int64_t o = begin; o < end; o++, d += (size_t)run * es) {
+    const char *s = src + (size_t)off * es;
     if (run_stride == 1) {
-      memcpy(d, s, (size_t)run * sizeof(float));
+      memcpy(d, s, (size_t)run * es);
+    } else if (es == 4) {
+      for (int64_t j = 0; j < run; j++) memcpy(d + j * 4, s + j * run_stride * 4, 4);
     } else {
-      for (int64_t j = 0; j < run; j++) d[j] = s[j * run_stride];
+      for (int64_t j = 0; j < run; j++) memcpy(d + (size_t)j * es, s + (size_t)(j * run_stride) * es, es);
     }
     for (int32_t i = r - 2; i >= 0; i--) { /* odometer over the outer dims */
       off += op->pack_strides[i];
@@ -93,8 +100,8 @@ optic_status optic_dot_pack(const struct optic_dot_plan *plan, const float *lhs,
   optic_status st = check_args("dot_pack", plan, lhs, rhs, false, NULL, scratch, thread, nthreads);
   if (st != OPTIC_OK || plan->scratch_bytes == 0) return st;
   char *base = scratch;
-  if (plan->lhs.packed) pack_operand(&plan->lhs, lhs, (float *)(base + plan->lhs.scratch_offset), thread, nthreads);
-  if (plan->rhs.packed) pack_operand(&plan->rhs, rhs, (float *)(base + plan->rhs.scratch_offset), thread, nthreads);
+  if (plan->lhs.packed) optic_dot_pack_operand(&plan->lhs, lhs, base + plan->lhs.scratch_offset, 4, thread, nthreads);
+  if (plan->rhs.packed) optic_dot_pack_operand(&plan->rhs, rhs, base + plan->rhs.scratch_offset, 4, thread, nthreads);
   return OPTIC_OK;
 }
 

@@ -148,6 +148,16 @@ const optic_optim_kernels *optic_optim_kernels_for(optic_isa isa);
 /* The table for optic_isa_selected(). */
 const optic_optim_kernels *optic_optim_kernels_get(void);
 
+/* Mixed precision (kernels/optim_mixed.c): Adam/AdamW on bf16 parameters
+ * and gradients with f32 master weights `master` and f32 state m, v, vmax
+ * (vmax NULL unless amsgrad). The master and state get exactly what the
+ * selected f32 Adam kernel gives for the exactly widened gradient; param[i]
+ * becomes master[i] rounded once to bf16 (nearest even). Thread shares:
+ * disjoint [lo, hi) ranges, as for the f32 kernels. No buffer may overlap
+ * another. */
+void optic_mixed_adam_bf16(size_t n, uint16_t *param, float *master, const uint16_t *grad, float *m, float *v,
+                           float *vmax, const optic_adam_params *p);
+
 /* Step scalars the caller precomputes (kernels/optim_step.c). */
 /* 1 − β^t for step t >= 1, computed in double as −expm1(t·log β) and rounded
  * once (no cancellation for β near 1). */

@@ -101,6 +101,100 @@ static optic_status check_range(const char *what, const char *kind, const char *
                     hi_open ? ')' : ']');
 }
 
+/* Fields each kind reads (besides lr, weight_decay and the schedule). */
+enum {
+  F_MOMENTUM = 1 << 0, F_DAMPENING = 1 << 1, F_NESTEROV = 1 << 2, F_BETAS = 1 << 3, F_AMSGRAD = 1 << 4,
+  F_EPS = 1 << 5, F_ALPHA = 1 << 6, F_CENTERED = 1 << 7, F_LR_DECAY = 1 << 8, F_INIT_ACC = 1 << 9
+};
+
+static unsigned used_fields(optic_optim_kind k) {
+  switch (k) {
+    case OPTIC_OPTIM_KIND_SGD: return F_MOMENTUM | F_DAMPENING | F_NESTEROV;
+    case OPTIC_OPTIM_KIND_ADAM:
+    case OPTIC_OPTIM_KIND_ADAMW: return F_BETAS | F_AMSGRAD | F_EPS;
+    case OPTIC_OPTIM_KIND_RMSPROP: return F_ALPHA | F_EPS | F_MOMENTUM | F_CENTERED | F_INIT_ACC;
+    case OPTIC_OPTIM_KIND_ADAGRAD: return F_EPS | F_LR_DECAY | F_INIT_ACC;
+    case OPTIC_OPTIM_KIND_LAMB: return F_BETAS | F_EPS;
+    case OPTIC_OPTIM_KIND_LION: return F_BETAS;
+    default: return 0;
+  }
+}
+
+/* A field the kind does not read must hold the kind's default (as
+ * optic_optim_hparams_default gives it), so a setting that would do nothing
+ * (Adam with nesterov, SGD with eps) is an error, not silently ignored. */
+static optic_status check_unused(const optic_optim_hparams *h, const char *what) {
+  optic_optim_hparams d;
+  if (optic_optim_hparams_default(h->kind, h->convention, &d) != OPTIC_OK) return OPTIC_OK; /* reported elsewhere */
+  const unsigned used = used_fields(h->kind);
+  const char *k = optic_optim_kind_name(h->kind);
+#define UNUSED_D_(flag, field)                                                                                  \
+  if (!(used & (flag)) && memcmp(&h->field, &d.field, sizeof(double)) != 0)                                     \
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,                                                               \
+                      "%s: %s does not use " #field " (set to %g); leave it at the default %g", what, k, h->field, \
+                      d.field);
+#define UNUSED_B_(flag, field)                                                                                   \
+  if (!(used & (flag)) && h->field != d.field)                                                                   \
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: %s does not use " #field " (set to %s); leave it %s", what, \
+                      k, h->field ? "true" : "false", d.field ? "true" : "false");
+  UNUSED_D_(F_MOMENTUM, momentum)
+  UNUSED_D_(F_DAMPENING, dampening)
+  UNUSED_B_(F_NESTEROV, nesterov)
+  UNUSED_D_(F_BETAS, beta1)
+  UNUSED_D_(F_BETAS, beta2)
+  UNUSED_B_(F_AMSGRAD, amsgrad)
+  UNUSED_D_(F_EPS, eps)
+  UNUSED_D_(F_EPS, eps_root)
+  UNUSED_D_(F_ALPHA, alpha)
+  UNUSED_B_(F_CENTERED, centered)
+  UNUSED_D_(F_LR_DECAY, lr_decay)
+  UNUSED_D_(F_INIT_ACC, initial_accumulator_value)
+#undef UNUSED_D_
+#undef UNUSED_B_
+  return OPTIC_OK;
+}
+
+optic_status optic_optim_hparams_clear_unused(optic_optim_hparams *hp) {
+  if (hp == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optim_hparams_clear_unused: NULL hparams");
+  optic_optim_hparams d;
+  optic_status st = optic_optim_hparams_default(hp->kind, hp->convention, &d);
+  if (st != OPTIC_OK) return st;
+  const unsigned used = used_fields(hp->kind);
+#define CLEAR_(flag, field) \
+  if (!(used & (flag))) hp->field = d.field;
+  CLEAR_(F_MOMENTUM, momentum) CLEAR_(F_DAMPENING, dampening) CLEAR_(F_NESTEROV, nesterov) CLEAR_(F_BETAS, beta1)
+  CLEAR_(F_BETAS, beta2) CLEAR_(F_AMSGRAD, amsgrad) CLEAR_(F_EPS, eps) CLEAR_(F_EPS, eps_root) CLEAR_(F_ALPHA, alpha)
+  CLEAR_(F_CENTERED, centered) CLEAR_(F_LR_DECAY, lr_decay) CLEAR_(F_INIT_ACC, initial_accumulator_value)
+#undef CLEAR_
+  return OPTIC_OK;
+}
+
+optic_status optic_optim_kind_from_name(const char *name, optic_optim_kind *out) {
+  if (name == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optim_kind_from_name: NULL argument");
+  for (int k = 0; k < OPTIC_OPTIM_KIND_COUNT_; k++) {
+    if (strcmp(name, optic_optim_kind_name((optic_optim_kind)k)) == 0) {
+      *out = (optic_optim_kind)k;
+      return OPTIC_OK;
+    }
+  }
+  return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                    "optim_kind_from_name: '%.64s' is not an optimizer (sgd, adam, adamw, rmsprop, adagrad, lamb, lion)",
+                    name);
+}
+
+optic_status optic_optim_convention_from_name(const char *name, optic_optim_convention *out) {
+  if (name == NULL || out == NULL)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optim_convention_from_name: NULL argument");
+  for (int c = 0; c < OPTIC_OPTIM_CONVENTION_COUNT_; c++) {
+    if (strcmp(name, optic_optim_convention_name((optic_optim_convention)c)) == 0) {
+      *out = (optic_optim_convention)c;
+      return OPTIC_OK;
+    }
+  }
+  return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                    "optim_convention_from_name: '%.64s' is not a convention (default, pytorch, optax, keras)", name);
+}
+
 optic_status optim_hparams_check(const optic_optim_hparams *hp, const char *what, optic_optim_hparams *out) {
   if (hp == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: hparams is NULL", what);
   if (hp->size != sizeof *hp) {
@@ -164,6 +258,7 @@ optic_status optim_hparams_check(const optic_optim_hparams *hp, const char *what
     }
     if ((st = check_range(what, k, "eps_root", h.eps_root, 0.0, inf, true)) != OPTIC_OK) return st;
   }
+  if ((st = check_unused(&h, what)) != OPTIC_OK) return st;
   if ((st = optim_schedule_check(&h.schedule, h.lr, what)) != OPTIC_OK) return st;
   /* The values must survive the rounding to float the kernels work in. */
   if ((double)(float)h.lr == inf || (double)(float)h.eps == inf || (double)(float)h.weight_decay == inf) {

@@ -24,6 +24,11 @@ static optic_status grow(const optic_allocator *a, void **arr, size_t *cap, size
   return OPTIC_OK;
 }
 
+optic_optim_options optic_optim_options_default(void) {
+  optic_optim_options o = {.size = sizeof o};
+  return o;
+}
+
 optic_status optic_optim_create(const optic_optim_options *options, optic_optim **out) {
   const char *what = "optim_create";
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);

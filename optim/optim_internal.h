@@ -83,4 +83,39 @@ optic_status optim_hparams_check(const optic_optim_hparams *hp, const char *what
 double optim_schedule_rate(const optic_lr_schedule *s, double base_lr, uint64_t t);
 optic_status optim_schedule_check(const optic_lr_schedule *s, double base_lr, const char *what);
 
+/* ------------------------------------------------ checkpoints (optim_ckpt.c) */
+
+/* Writes opt's hyperparameters with `state` (opt's or the engine's export),
+ * the caller's extra entries and metadata and `more` metadata (the engine's)
+ * to path (when not NULL, optic_ckpt_save_file) or to dirs as step. */
+optic_status optim_ckpt_save(const optic_optim *opt, const optic_optim_state *state, const char *path,
+                             const char *const *dirs, size_t ndirs, uint64_t step, const optic_named_tensor *extra,
+                             size_t nextra, const optic_ckpt_meta *meta, size_t nmeta, const optic_ckpt_meta *more,
+                             size_t nmore, const optic_ckpt_save_options *opts, const char *op);
+
+/* An optimizer state read from a checkpoint into library buffers. */
+typedef struct optim_ckpt_loaded {
+  optic_optim_state state; /* views of the arrays below */
+  optic_named_tensor *tensors;
+  optic_named_scalar *scalars;
+  char *names;
+  size_t ntensors, nscalars;
+} optim_ckpt_loaded;
+
+void optim_ckpt_loaded_free(optim_ckpt_loaded *l);
+/* Name check, optimizer state checked against opt (format, groups,
+ * hyperparameters per ro) and read verified into *l, then the targets
+ * restored. On OK the caller imports l->state and frees *l; on error nothing
+ * is left allocated (targets unspecified). */
+optic_status optim_ckpt_restore_one(const optic_optim *opt, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
+                                    size_t n, const optic_optim_restore_options *ro, optim_ckpt_loaded *l,
+                                    const char *op);
+typedef optic_status (*optim_ckpt_restore_fn)(void *user, optic_ckpt_reader_t *r,
+                                              const optic_optim_restore_options *ro);
+/* Rollback across dirs (newest step first, replicas in order) with fn
+ * restoring from each candidate until one succeeds. */
+optic_status optim_ckpt_restore_latest(const char *const *dirs, size_t ndirs, const optic_optim_restore_options *ro,
+                                       optic_ckpt_restore_report *report, optim_ckpt_restore_fn fn, void *user,
+                                       const char *op);
+
 #endif

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <omp.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "optim/step_engine_internal.h"
@@ -48,8 +50,7 @@ optic_step_engine_options optic_step_engine_options_default(void) {
   return (optic_step_engine_options){.size = sizeof(optic_step_engine_options),
                                      .cores = 0,
                                      .average_gradients = true,
-                                     .level = OPTIC_OPT_FULL,
-                                     .state_mode = OPTIC_STEP_STATE_IN_PLACE};
+                                     .level = OPTIC_OPT_FULL};
 }
 
 static void *grow(const optic_allocator *a, void *old, size_t old_bytes, size_t new_bytes, optic_status *st) {
@@ -76,13 +77,6 @@ optic_status optic_step_engine_create(optic_optim *opt, const optic_step_engine_
                         sizeof(optic_step_engine_options));
     memcpy(&o, options, options->size);
   }
-  if (o.state_mode == OPTIC_STEP_STATE_OUT_OF_PLACE)
-    return optic_fail(OPTIC_ERR_UNSUPPORTED,
-                      "%s: state_mode OUT_OF_PLACE is not supported: the fused kernels update parameters and state in "
-                      "place (docs/optim.md)",
-                      what);
-  if (o.state_mode != OPTIC_STEP_STATE_IN_PLACE)
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: state_mode %d", what, (int)o.state_mode);
   if (o.level != OPTIC_OPT_NONE && o.level != OPTIC_OPT_BASIC && o.level != OPTIC_OPT_FULL)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: level %d", what, (int)o.level);
   int32_t cores = o.cores;
@@ -550,4 +544,80 @@ optic_status optic_step_engine_state_import(optic_step_engine *e, const optic_op
   for (int32_t c = 1; c < e->cores && st == OPTIC_OK && e->replicas_built; c++)
     st = optic_optim_state_import(e->replicas[c], state);
   return st;
+}
+
+/* ------------------------------------------------------------ checkpoints */
+
+optic_status optic_step_engine_save(const optic_step_engine *e, const char *const *dirs, size_t ndirs, uint64_t step,
+                                    const optic_named_tensor *extra, size_t nextra, const optic_ckpt_meta *meta,
+                                    size_t nmeta, const optic_ckpt_save_options *opts) {
+  const char *op = "step_engine_save";
+  if (e == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL engine", op);
+  char steps[24], skipped[24];
+  snprintf(steps, sizeof steps, "%llu", (unsigned long long)e->steps);
+  snprintf(skipped, sizeof skipped, "%llu", (unsigned long long)e->skipped);
+  const optic_ckpt_meta more[2] = {optic_ckpt_meta_str("engine/steps", steps),
+                                   optic_ckpt_meta_str("engine/skipped_steps", skipped)};
+  optic_optim_state *state = NULL;
+  optic_status st = optic_optim_state_export(e->opt, &state);
+  if (st == OPTIC_OK)
+    st = optim_ckpt_save(e->opt, state, NULL, dirs, ndirs, step, extra, nextra, meta, nmeta, more, 2, opts, op);
+  optic_optim_state_destroy(state);
+  return st;
+}
+
+static bool meta_u64(optic_ckpt_reader_t *r, const char *key, uint64_t *out, bool *bad) {
+  const void *v = NULL;
+  size_t len = 0;
+  if (optic_ckpt_meta_get(r, key, &v, &len) != OPTIC_OK) return false;
+  char buf[24];
+  char *end = NULL;
+  if (len == 0 || len >= sizeof buf) return *bad = true, false;
+  memcpy(buf, v, len);
+  buf[len] = '\0';
+  *out = strtoull(buf, &end, 10);
+  if (*end != '\0' || buf[0] == '-') return *bad = true, false;
+  return true;
+}
+
+optic_status optic_step_engine_restore(optic_step_engine *e, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
+                                       size_t n, const optic_optim_restore_options *ro) {
+  const char *op = "step_engine_restore";
+  if (e == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL engine", op);
+  optim_ckpt_loaded l;
+  optic_status st = optim_ckpt_restore_one(e->opt, r, targets, n, ro, &l, op);
+  if (st != OPTIC_OK) return st;
+  uint64_t steps = e->steps, skipped = e->skipped;
+  bool bad = false, has = meta_u64(r, "engine/steps", &steps, &bad);
+  has = meta_u64(r, "engine/skipped_steps", &skipped, &bad) && has;
+  if (bad || (has && skipped > steps)) {
+    st = optic_fail(OPTIC_ERR_CORRUPT, "%s: \"engine/steps\" or \"engine/skipped_steps\" is not a valid count", op);
+  } else {
+    /* Validated on the wrapped optimizer first (nothing changes on error);
+     * the replicas then take the same state. */
+    st = optic_step_engine_state_import(e, &l.state);
+  }
+  optim_ckpt_loaded_free(&l);
+  if (st == OPTIC_OK && has) e->steps = steps, e->skipped = skipped;
+  return st;
+}
+
+typedef struct engine_latest {
+  optic_step_engine *e;
+  const optic_named_tensor *targets;
+  size_t n;
+} engine_latest;
+
+static optic_status engine_latest_fn(void *user, optic_ckpt_reader_t *r, const optic_optim_restore_options *ro) {
+  engine_latest *el = user;
+  return optic_step_engine_restore(el->e, r, el->targets, el->n, ro);
+}
+
+optic_status optic_step_engine_restore_latest(optic_step_engine *e, const char *const *dirs, size_t ndirs,
+                                              const optic_named_tensor *targets, size_t n,
+                                              const optic_optim_restore_options *ro,
+                                              optic_ckpt_restore_report *report) {
+  if (e == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "step_engine_restore_latest: NULL engine");
+  engine_latest el = {e, targets, n};
+  return optim_ckpt_restore_latest(dirs, ndirs, ro, report, engine_latest_fn, &el, "step_engine_restore_latest");
 }

@@ -111,6 +111,11 @@ static int request_ready(const optic_pod_t *pod, const void *ctx) {
   return waiting_on < 0 ? -1 : waiting_on;
 }
 
+optic_pod_clock_options optic_pod_clock_options_default(void) {
+  optic_pod_clock_options o = {.size = sizeof o, .root = 0, .rounds = 8};
+  return o;
+}
+
 optic_status optic_pod_clock_sync(optic_pod_core *c, const optic_pod_clock_options *options, optic_clock_filter *out) {
   if (c == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "clock_sync: NULL core or out");
   optic_pod_clock_options o = {.size = sizeof o};

@@ -554,3 +554,9 @@ optic_status optic_pod_mpi_all_reduce_mean(optic_pod_mpi_t *m, optic_tensor *t) 
   return no_mpi("all_reduce_mean");
 }
 #endif
+
+/* Built with or without MPI: the figures optic_pod_mpi_create uses for 0. */
+optic_pod_mpi_options optic_pod_mpi_options_default(void) {
+  optic_pod_mpi_options o = {.size = sizeof o, .timeout_ns = 60000000000ull, .chunk_bytes = (size_t)4 << 20};
+  return o;
+}

@@ -28,6 +28,14 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+optic_pod_options optic_pod_options_default(void) {
+  optic_pod_options o = {.size = sizeof o,
+                         .heartbeat_timeout_ns = DEFAULT_HEARTBEAT_NS,
+                         .timeout_ns = DEFAULT_TIMEOUT_NS,
+                         .chunk_bytes = DEFAULT_CHUNK_BYTES};
+  return o;
+}
+
 optic_status optic_pod_create(const optic_pod_options *options, optic_pod_t **out) {
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pod_create: out is NULL");
   *out = NULL;

@@ -305,7 +305,7 @@ int optic_cmd_compile(int argc, char **argv) {
       fputs(text, stdout);
       printf("// compile_seconds=%.6f\n", s.compile_seconds);
     }
-    free(text);
+    optic_string_free(text);
   }
   optic_program_destroy(p);
   if (rc == OPTIC_EXIT_OK && fflush(stdout) != 0) {

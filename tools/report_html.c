@@ -556,12 +556,12 @@ optic_status report_write_html(const report *r, const char *path) {
   if (st != OPTIC_OK) return st;
   FILE *f = fopen(path, "w");
   if (!f) {
-    free(text);
+    optic_string_free(text);
     return optic_fail(OPTIC_ERR_IO, "report: cannot write %s", path);
   }
   size_t len = strlen(text);
   bool ok = fwrite(text, 1, len, f) == len;
   if (fclose(f) != 0 || !ok) st = optic_fail(OPTIC_ERR_IO, "report: error writing %s", path);
-  free(text);
+  optic_string_free(text);
   return st;
 }

@@ -28,6 +28,8 @@ void bench_register_optim_kernels(void);
  * bench/conv_layers.h, "kernel/conv/<layer>/threads:T/real_time". */
 void bench_register_conv_kernels(void);
 void bench_register_dot_kernels(void);
+/* bf16 GEMM per bf16 kernel, "kernel/dot_bf16/<kernel>/m:M/n:N/k:K/threads:T/real_time". */
+void bench_register_dot_bf16_kernels(void);
 
 /* Registers every entry of an elementwise table under "kernel/<family>". */
 void bench_register_elementwise_table(const char *family, const bench_elementwise *entries, size_t count);

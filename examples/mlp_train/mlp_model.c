@@ -1,6 +1,9 @@
 /* mlp_model: the MLP's training and forward graphs (see mlp_model.h). The
- * backward pass is spelled out op by op: dot contractions for the transposed
- * products, compare/select for the ReLU masks, softmax minus one-hot. */
+ * forward pass and the loss are built once, by one function each; the
+ * gradients come from optic's reverse-mode autodiff of the loss computation
+ * (autodiff_gradients), or, for comparison, from a backward pass spelled out
+ * op by op (hand_gradients: dot contractions for the transposed products,
+ * compare/select for the ReLU masks, softmax minus one-hot). */
 #include "mlp_model.h"
 
 #include <math.h>
@@ -159,66 +162,113 @@ fail:
   return optic_last_error_status();
 }
 
-optic_status mlp_build_train(const mlp_dims *d, int64_t batch, float grad_scale, optic_module_t **out) {
-  builder b;
+/* The loss on top of the forward pass: log-softmax with the row max
+ * subtracted; loss_sum = -sum(y * logp). Keeps softmax for the hand-written
+ * backward pass. */
+typedef struct loss_nodes {
   forward_nodes f;
-  const int64_t widths[MLP_LAYERS + 1] = {d->in, d->hidden1, d->hidden2, d->classes};
+  optic_node_id y, softmax, loss;
+} loss_nodes;
+
+static optic_status build_loss(builder *b, const mlp_dims *d, int64_t batch, loss_nodes *l) {
+  optic_module_t *m = b->m;
+  optic_comp_id c = b->comp;
   const int64_t C = d->classes;
-  optic_module_t *m;
-  optic_comp_id c;
-  *out = NULL;
-  TRY(make_builder("mlp_train_step", &b));
-  m = b.m;
-  c = b.comp;
-  TRY(build_forward(&b, d, batch, &f));
+  TRY(build_forward(b, d, batch, &l->f));
   int64_t yd[2] = {batch, C};
   optic_shape ys;
   optic_shape_make(2, yd, &ys);
-  optic_node_id y;
-  TRY(param(&b, MLP_PARAMS + 1, &ys, "y", &y));
-
-  /* Log-softmax with the row max subtracted; loss = -sum(y * logp). */
-  optic_node_id mx, mxb, zs, e, se, seb, lse, lseb, logp, p, ylogp, rows, loss_neg, loss;
-  TRY(reduce(&b, f.logits, 1, true, "row_max", &mx));
-  TRY(bcast(&b, mx, batch, C, 0, &mxb));
-  TRY(optic_graph_binary(m, c, OPTIC_OP_SUBTRACT, f.logits, mxb, "shifted", &zs));
+  TRY(param(b, MLP_PARAMS + 1, &ys, "y", &l->y));
+  optic_node_id mx, mxb, zs, e, se, seb, lse, lseb, logp, ylogp, rows, loss_neg;
+  TRY(reduce(b, l->f.logits, 1, true, "row_max", &mx));
+  TRY(bcast(b, mx, batch, C, 0, &mxb));
+  TRY(optic_graph_binary(m, c, OPTIC_OP_SUBTRACT, l->f.logits, mxb, "shifted", &zs));
   TRY(optic_graph_unary(m, c, OPTIC_OP_EXPONENTIAL, zs, NULL, &e));
-  TRY(reduce(&b, e, 1, false, "row_sum", &se));
-  TRY(bcast(&b, se, batch, C, 0, &seb));
+  TRY(reduce(b, e, 1, false, "row_sum", &se));
+  TRY(bcast(b, se, batch, C, 0, &seb));
   TRY(optic_graph_unary(m, c, OPTIC_OP_LOG, se, NULL, &lse));
-  TRY(bcast(&b, lse, batch, C, 0, &lseb));
+  TRY(bcast(b, lse, batch, C, 0, &lseb));
   TRY(optic_graph_binary(m, c, OPTIC_OP_SUBTRACT, zs, lseb, "log_softmax", &logp));
-  TRY(optic_graph_binary(m, c, OPTIC_OP_DIVIDE, e, seb, "softmax", &p));
-  TRY(optic_graph_binary(m, c, OPTIC_OP_MULTIPLY, y, logp, NULL, &ylogp));
-  TRY(reduce(&b, ylogp, 1, false, NULL, &rows));
-  TRY(reduce(&b, rows, 0, false, NULL, &loss_neg));
-  TRY(optic_graph_unary(m, c, OPTIC_OP_NEGATE, loss_neg, "loss_sum", &loss));
+  TRY(optic_graph_binary(m, c, OPTIC_OP_DIVIDE, e, seb, "softmax", &l->softmax));
+  TRY(optic_graph_binary(m, c, OPTIC_OP_MULTIPLY, l->y, logp, NULL, &ylogp));
+  TRY(reduce(b, ylogp, 1, false, NULL, &rows));
+  TRY(reduce(b, rows, 0, false, NULL, &loss_neg));
+  TRY(optic_graph_unary(m, c, OPTIC_OP_NEGATE, loss_neg, "loss_sum", &l->loss));
+  return OPTIC_OK;
+fail:
+  return optic_last_error_status();
+}
 
+/* The gradients written by hand (--hand-gradients, for comparison):
+ * d(loss_sum)/d(every parameter) times the seed parameter grad_scale. */
+static optic_status hand_gradients(builder *b, const mlp_dims *d, int64_t batch, const loss_nodes *l,
+                                   optic_node_id grad[MLP_PARAMS]) {
+  optic_module_t *m = b->m;
+  optic_comp_id c = b->comp;
+  const int64_t widths[MLP_LAYERS + 1] = {d->in, d->hidden1, d->hidden2, d->classes};
   /* d(loss * scale)/dlogits = (softmax - y) * scale. */
-  optic_node_id diff, scale, grad[MLP_PARAMS], dpre;
-  TRY(optic_graph_binary(m, c, OPTIC_OP_SUBTRACT, p, y, NULL, &diff));
-  TRY(filled(&b, grad_scale, batch, C, &scale));
+  optic_node_id diff, seed, scale, dpre;
+  optic_shape scalar, ds;
+  int64_t dd[2] = {batch, d->classes};
+  optic_shape_make(0, NULL, &scalar);
+  optic_shape_make(2, dd, &ds);
+  TRY(optic_graph_binary(m, c, OPTIC_OP_SUBTRACT, l->softmax, l->y, NULL, &diff));
+  TRY(param(b, MLP_PARAMS + 2, &scalar, "grad_scale", &seed));
+  TRY(optic_graph_broadcast(m, c, seed, &ds, NULL, 0, NULL, &scale));
   TRY(optic_graph_binary(m, c, OPTIC_OP_MULTIPLY, diff, scale, "dlogits", &dpre));
-  for (int l = MLP_LAYERS - 1; l >= 0; l--) {
-    optic_node_id in = l == 0 ? f.x : f.act[l - 1];
+  for (int k = MLP_LAYERS - 1; k >= 0; k--) {
+    optic_node_id in = k == 0 ? l->f.x : l->f.act[k - 1];
     /* dW = in^T . dpre, db = column sums of dpre. */
-    TRY(matmul(&b, in, 0, dpre, 0, NULL, &grad[2 * l]));
-    TRY(reduce(&b, dpre, 0, false, NULL, &grad[2 * l + 1]));
-    if (l == 0) break;
+    TRY(matmul(b, in, 0, dpre, 0, NULL, &grad[2 * k]));
+    TRY(reduce(b, dpre, 0, false, NULL, &grad[2 * k + 1]));
+    if (k == 0) break;
     /* d(in) = dpre . W^T, masked where the ReLU's input was <= 0. */
     optic_node_id din, zero, mask, dmasked;
-    TRY(matmul(&b, dpre, 1, f.p[2 * l], 1, NULL, &din));
-    TRY(filled(&b, 0.0f, batch, widths[l], &zero));
-    TRY(optic_graph_compare(m, c, OPTIC_CMP_GT, f.pre[l - 1], zero, NULL, &mask));
+    TRY(matmul(b, dpre, 1, l->f.p[2 * k], 1, NULL, &din));
+    TRY(filled(b, 0.0f, batch, widths[k], &zero));
+    TRY(optic_graph_compare(m, c, OPTIC_CMP_GT, l->f.pre[k - 1], zero, NULL, &mask));
     TRY(optic_graph_select(m, c, mask, din, zero, NULL, &dmasked));
     dpre = dmasked;
   }
+  return OPTIC_OK;
+fail:
+  return optic_last_error_status();
+}
+
+/* The gradients by reverse-mode autodiff of the loss computation, seeded
+ * with grad_scale: optic builds the value_and_grad computation (loss_sum,
+ * dW1, ..., db3) in the module, and it becomes the entry. */
+static optic_status autodiff_gradients(builder *b, const loss_nodes *l) {
+  int32_t wrt[MLP_PARAMS];
+  for (int i = 0; i < MLP_PARAMS; i++) wrt[i] = i;
+  optic_grad_options go = optic_grad_options_default();
+  go.seeded = true; /* parameter MLP_PARAMS + 2: the cotangent of loss_sum, i.e. grad_scale */
+  go.name = "mlp_train_step";
+  optic_comp_id g;
+  TRY(optic_computation_set_root(b->m, b->comp, l->loss));
+  TRY(optic_autodiff_value_and_grad(b->m, b->comp, wrt, MLP_PARAMS, &go, &g));
+  TRY(optic_module_set_entry(b->m, g));
+  return OPTIC_OK;
+fail:
+  return optic_last_error_status();
+}
+
+optic_status mlp_build_train(const mlp_dims *d, int64_t batch, bool hand_written, optic_module_t **out) {
+  builder b;
+  loss_nodes l;
   optic_node_id outs[1 + MLP_PARAMS], root;
-  outs[0] = loss;
-  for (int i = 0; i < MLP_PARAMS; i++) outs[1 + i] = grad[i];
-  TRY(optic_graph_tuple(m, c, outs, 1 + MLP_PARAMS, "results", &root));
-  TRY(optic_computation_set_root(m, c, root));
-  *out = m;
+  *out = NULL;
+  TRY(make_builder(hand_written ? "mlp_train_step" : "mlp_loss", &b));
+  TRY(build_loss(&b, d, batch, &l));
+  if (!hand_written) {
+    TRY(autodiff_gradients(&b, &l));
+  } else {
+    TRY(hand_gradients(&b, d, batch, &l, outs + 1));
+    outs[0] = l.loss;
+    TRY(optic_graph_tuple(b.m, b.comp, outs, 1 + MLP_PARAMS, "results", &root));
+    TRY(optic_computation_set_root(b.m, b.comp, root));
+  }
+  *out = b.m;
   return OPTIC_OK;
 fail:
   optic_module_destroy(b.m);

@@ -107,7 +107,7 @@ optic_status pass_cse(optic_module_t *m, const pass_liveness *l, pass_counts *co
     optic_comp_id comp = l->comps[q];
     int32_t n;
     /* replace_all_uses never edits the list, so the pointer stays valid. */
-    const optic_node_id *list = optic_computation_instructions(m, comp, &n);
+    const optic_node_id *list = graph_instructions(m, comp, &n);
     cse_table t = {0};
     optic_status st = table_init(&t, n);
     if (st != OPTIC_OK) return st;

@@ -10,7 +10,7 @@ optic_status pass_dce(optic_module_t *m, const pass_liveness *l, pass_counts *co
   for (int32_t q = 0; q < l->n_comps; q++) {
     optic_comp_id comp = l->comps[q];
     int32_t n;
-    const optic_node_id *list = optic_computation_instructions(m, comp, &n);
+    const optic_node_id *list = graph_instructions(m, comp, &n);
     /* Backwards: users come after their operands, and every user of a dead
      * instruction is dead, so each is gone before its operands are reached.
      * Removing only marks ids, so the list stays valid during the loop. */
@@ -18,7 +18,7 @@ optic_status pass_dce(optic_module_t *m, const pass_liveness *l, pass_counts *co
       optic_node_id id = list[i];
       counts->work++;
       if (l->live[id] || m->instrs[id].op == OPTIC_OP_PARAMETER) continue;
-      optic_status st = optic_node_remove(m, id);
+      optic_status st = graph_node_remove(m, id);
       if (st != OPTIC_OK) {
         char why[256];
         snprintf(why, sizeof why, "%s", optic_last_error());

@@ -268,7 +268,7 @@ optic_status pass_fold(optic_module_t *m, const pass_liveness *l, const optic_op
     optic_comp_id comp = l->comps[q];
     cx.added = false;
     int32_t n;
-    const optic_node_id *list = optic_computation_instructions(m, comp, &n);
+    const optic_node_id *list = graph_instructions(m, comp, &n);
     /* New constants are appended (and may move the list): walk a copy. */
     optic_node_id *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
     if (ids == NULL) {

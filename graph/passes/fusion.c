@@ -218,7 +218,7 @@ static optic_status drop_leftovers(fusion_ctx *cx) {
     prev = id;
     const optic_instr *in = graph_instr(cx->m, id);
     if (in == NULL || in->n_users > 0 || in->op == OPTIC_OP_PARAMETER || cx->m->comps[in->comp].root == id) continue;
-    optic_status st = optic_node_remove(cx->m, id);
+    optic_status st = graph_node_remove(cx->m, id);
     if (st != OPTIC_OK) return st;
     cx->counts->removed++;
   }
@@ -229,7 +229,7 @@ static optic_status drop_leftovers(fusion_ctx *cx) {
 static optic_status fuse_computation(fusion_ctx *cx, bool *changed) {
   optic_module_t *m = cx->m;
   int32_t n;
-  const optic_node_id *list = optic_computation_instructions(m, cx->comp, &n);
+  const optic_node_id *list = graph_instructions(m, cx->comp, &n);
   optic_node_id *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
   if (ids == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "fusion: out of memory");
   memcpy(ids, list, (size_t)n * sizeof *ids);

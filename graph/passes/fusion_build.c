@@ -219,7 +219,7 @@ optic_status fusion_build_group(fusion_ctx *cx, const fusion_group *g, bool *fus
   reset_entries(cx, st == OPTIC_OK);
   if (st != OPTIC_OK) return st;
   /* Users before producers: the root is last in list order. */
-  for (int32_t k = g->size - 1; k >= 0 && st == OPTIC_OK; k--) st = optic_node_remove(m, mem[k]);
+  for (int32_t k = g->size - 1; k >= 0 && st == OPTIC_OK; k--) st = graph_node_remove(m, mem[k]);
   if (st != OPTIC_OK) return st;
   cx->counts->added++;
   cx->counts->replaced++;

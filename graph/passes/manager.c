@@ -100,7 +100,7 @@ static int64_t count_instructions(optic_module_t *m, const pass_liveness *l) {
   int64_t total = 0;
   for (int32_t q = 0; q < l->n_comps; q++) {
     int32_t n;
-    optic_computation_instructions(m, l->comps[q], &n);
+    graph_instructions(m, l->comps[q], &n);
     total += n;
   }
   return total;
@@ -209,6 +209,7 @@ optic_status optic_graph_optimize(optic_module_t *m, const optic_optimize_option
     full.instructions_after = count_instructions(m, &lc.l);
   }
   invalidate(&lc);
+  graph_compact_all(m); /* removals leave marks; readers of the module only read */
   full.seconds = (double)(optic_now_ns() - t0) * 1e-9;
   write_stats(stats, &full);
   return st;

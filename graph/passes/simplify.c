@@ -210,7 +210,7 @@ optic_status pass_simplify(optic_module_t *m, const pass_liveness *l, pass_count
     cx.comp = l->comps[q];
     cx.added = false;
     int32_t n;
-    const optic_node_id *list = optic_computation_instructions(m, cx.comp, &n);
+    const optic_node_id *list = graph_instructions(m, cx.comp, &n);
     /* Builders append to (and may move) the list: walk a copy. Instructions
      * added here are already in simplest form and need no visit. */
     optic_node_id *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);

@@ -6,6 +6,10 @@
  * then optimizes, fuses, schedules and costs them like any other.
  * Rules per opcode and their limits: docs/autodiff.md.
  *
+ * Contents, in order:
+ *   1. options (optic_grad_options) and their defaults
+ *   2. optic_autodiff_value_and_grad
+ *
  * Thread safety: it mutates the module (adds computations); like every
  * other builder it must not run concurrently with any other use of it. */
 #ifndef OPTIC_AUTODIFF_H

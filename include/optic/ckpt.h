@@ -2,7 +2,14 @@
  * with SHA-256 (OpenSSL EVP) integrity, atomic crash-safe saves, verified
  * restore by name, rollback to the newest valid checkpoint, replicas with
  * repair. Never trusts a size read from a file; never uses a name as a path;
- * never prints. */
+ * never prints.
+ *
+ * Contents, in order:
+ *   1. limits of the format
+ *   2. the I/O layer (replaceable system calls)
+ *   3. saving: entries, metadata, options, optic_ckpt_save_file / _save
+ *   4. reading: the reader, entry and metadata access, restore, verify
+ *   5. directories, rollback across replicas, repair, migration */
 #ifndef OPTIC_CKPT_H
 #define OPTIC_CKPT_H
 
@@ -64,10 +71,7 @@ OPTIC_API const optic_ckpt_io *optic_ckpt_io_posix(void);
 /* One tensor to save or to restore, by name. Names are 1..255 bytes of UTF-8
  * without control characters ('/' and '.' are fine: names are never used as
  * paths), unique within a checkpoint. */
-typedef struct optic_ckpt_entry {
-  const char *name;
-  optic_tensor tensor;
-} optic_ckpt_entry;
+typedef optic_named_tensor optic_ckpt_entry; /* the same struct as the optimizer's state uses */
 
 /* One user metadata item: key (same rules as entry names, unique) and value
  * bytes (value_len <= OPTIC_CKPT_MAX_META_VALUE; any bytes, e.g. RNG state).
@@ -87,7 +91,7 @@ static inline optic_ckpt_meta optic_ckpt_meta_str(const char *key, const char *v
 
 typedef struct optic_ckpt_save_options {
   size_t size;          /* sizeof(optic_ckpt_save_options) */
-  int threads;          /* hashing threads (OpenMP); 0: omp_get_max_threads(), at most 64 */
+  int32_t threads;      /* hashing threads (OpenMP); 0: omp_get_max_threads(), at most 64 */
   uint32_t chunk_log2;  /* hash chunk 2^k bytes, 16..28; 0: 20 (1 MiB) */
   uint32_t keep;        /* optic_ckpt_save*: keep the newest `keep` checkpoints per directory; 0: all */
   const optic_ckpt_io *io; /* NULL: optic_ckpt_io_posix() */
@@ -96,6 +100,10 @@ typedef struct optic_ckpt_save_options {
   bool record_step;
   uint64_t step;
 } optic_ckpt_save_options;
+
+/* size set, threads 0, chunk_log2 20 (1 MiB), keep 0 (all), io NULL
+ * (POSIX), record_step false, step 0: what NULL options mean. */
+OPTIC_API optic_ckpt_save_options optic_ckpt_save_options_default(void);
 
 /* Writes entries[0..n) and meta[0..nmeta) to `path` atomically: a temporary
  * file in path's directory, written and hashed in one pass (hashing on
@@ -127,9 +135,12 @@ OPTIC_API optic_status optic_ckpt_save(const char *const *dirs, size_t ndirs, ui
 
 typedef struct optic_ckpt_read_options {
   size_t size; /* sizeof(optic_ckpt_read_options) */
-  int threads; /* hashing threads; 0: omp_get_max_threads(), at most 64 */
+  int32_t threads; /* hashing threads; 0: omp_get_max_threads(), at most 64 */
   const optic_ckpt_io *io; /* NULL: POSIX */
 } optic_ckpt_read_options;
+
+/* size set, threads 0, io NULL (POSIX). */
+OPTIC_API optic_ckpt_read_options optic_ckpt_read_options_default(void);
 
 /* An opened checkpoint whose index (header, entry table, metadata) has been
  * checked against the footer's SHA-256 and validated; entry data is verified

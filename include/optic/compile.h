@@ -1,13 +1,19 @@
-/* optic graph layer, second header: machine models, time estimates and the
+/* optic graph layer, compiler: machine models, time estimates and the
  * compiler entry point. optic_compile copies a module, optimizes the copy,
  * schedules and plans buffers for every computation that runs as a sequence
  * of instructions, and attaches each instruction's cost and estimated time.
  * The result, an optic_program_t, is what the runtime (exec/) executes.
- * docs/compile.md describes the machine models and the annotated dump. */
+ * docs/compile.md describes the machine models and the annotated dump.
+ *
+ * Contents, in order:
+ *   1. machine models: presets, the host model and its file, per-thread
+ *      models, roofline estimates
+ *   2. compile: options, optic_compile, the program's module, schedules,
+ *      buffers, estimates, summary and annotated text */
 #ifndef OPTIC_COMPILE_H
 #define OPTIC_COMPILE_H
 
-#include <optic/graph.h>
+#include <optic/passes.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -216,11 +222,53 @@ typedef struct optic_program_summary {
 } optic_program_summary;
 OPTIC_API optic_status optic_program_summary_get(const optic_program_t *p, optic_program_summary *out);
 
+/* ------------------------------------------------------------ signature
+ * What optic_program_run takes and gives, read from the program: inputs are
+ * the array leaves of the entry's parameters in parameter number order
+ * (tuple parameters depth first), outputs the array leaves of its result.
+ * Described from the module given to optic_compile, so the names are the
+ * caller's (not the optimized module's). */
+
+/* HLO input_output_alias (JAX's donated arguments): an output may (or must)
+ * reuse the buffer of an input. The runtime does not run in place: it reads
+ * the inputs and writes separate outputs (optic_program_run), so this only
+ * says which parameter an output belongs to, e.g. for a trainer that feeds
+ * the outputs back as the next step's inputs. */
+typedef enum optic_io_alias_kind {
+  OPTIC_IO_ALIAS_NONE = 0,
+  OPTIC_IO_ALIAS_MAY,  /* may-alias */
+  OPTIC_IO_ALIAS_MUST  /* must-alias */
+} optic_io_alias_kind;
+
+typedef struct optic_program_io {
+  /* Input: the parameter instruction's name. Output: the instruction that
+   * makes the leaf (the root, or the operand of the root tuple at the leaf's
+   * index). Owned by the program. */
+  const char *name;
+  const char *index; /* the leaf's shape index in its parameter or in the result: "{}" for an array, "{1,0}" */
+  optic_dtype dtype;
+  optic_shape shape;
+  /* Input: its parameter number. Output: the parameter whose buffer it is
+   * declared to reuse (input_output_alias), -1 when none. */
+  int32_t parameter;
+  /* Input: the output it is donated to; output: the input (index in
+   * optic_program_run's order) it aliases; -1 when none. */
+  int32_t alias;
+  optic_io_alias_kind alias_kind;
+} optic_program_io;
+
+/* Leaf counts (0 for NULL): n_in and n_out of optic_program_run. */
+OPTIC_API int32_t optic_program_input_count(const optic_program_t *p);
+OPTIC_API int32_t optic_program_output_count(const optic_program_t *p);
+/* Input or output i. INVALID_ARGUMENT for NULL or i out of range. */
+OPTIC_API optic_status optic_program_input(const optic_program_t *p, int32_t i, optic_program_io *out);
+OPTIC_API optic_status optic_program_output(const optic_program_t *p, int32_t i, optic_program_io *out);
+
 /* The optimized module in HLO syntax, every scheduled instruction followed by
  * a comment with its flops, transcendentals, bytes, estimated time and buffer
  * (arena offset and size, or parameter/constant/output), then the totals
  * (costs, estimated time, arena, peak memory, machine). Newly allocated
- * string; caller frees with free(). */
+ * string; the caller frees it with optic_string_free. */
 OPTIC_API optic_status optic_program_to_text(const optic_program_t *p, char **out);
 
 #ifdef __cplusplus

@@ -1,6 +1,14 @@
-/* optic core layer: status codes and error messages, dtypes, shapes, .npy files, aligned
- * allocation with a pluggable allocator, CPU feature detection and ISA choice,
- * a monotonic clock. Depends on nothing but libc; never prints, never aborts. */
+/* optic core layer. Depends on nothing but libc; never prints, never aborts.
+ *
+ * Contents, in order:
+ *   1. status codes and the thread's last error message
+ *   2. dtypes: sizes, classes, names, XLA's convert semantics, f16/bf16
+ *   3. shapes: validated row-major dims, element and byte counts
+ *   4. tensor views (optic_tensor)
+ *   5. allocation: the pluggable allocator, optic_alloc / optic_free
+ *   6. NumPy .npy files: read, write, encode, decode
+ *   7. CPU features and the kernels' ISA choice
+ *   8. time, version and build information */
 #ifndef OPTIC_CORE_H
 #define OPTIC_CORE_H
 
@@ -169,6 +177,14 @@ typedef struct optic_tensor {
   void *data; /* may be NULL only when the tensor has 0 bytes */
 } optic_tensor;
 
+/* A tensor view with a name: a checkpoint entry (optic_ckpt_entry is this
+ * type), a piece of optimizer state (optic_optim_state), a named input. The
+ * name is borrowed, like the data. */
+typedef struct optic_named_tensor {
+  const char *name;
+  optic_tensor tensor;
+} optic_named_tensor;
+
 /* Builds a view; validates dtype and shape (INVALID_ARGUMENT), and that data
  * is non-NULL unless the array is empty. */
 OPTIC_API optic_status optic_tensor_make(optic_dtype dtype, const optic_shape *shape, void *data,
@@ -206,6 +222,15 @@ OPTIC_API optic_status optic_alloc(const optic_allocator *allocator, size_t size
                                    void **out);
 /* NULL-safe. */
 OPTIC_API void optic_free(const optic_allocator *allocator, void *ptr, size_t size, size_t alignment);
+
+/* Frees a string or byte buffer that an optic call returned for the caller
+ * to free (optic_module_to_hlo_text, optic_program_to_text,
+ * optic_profiler_trace_json, optic_profile_summary_to_text,
+ * optic_npy_encode). Such a buffer comes from optic_default_allocator() and
+ * records its own size and allocator just before the bytes, so this hands it
+ * back to that allocator's free. NULL-safe. Only for those buffers: never
+ * for memory from malloc or optic_alloc, and never free() them. */
+OPTIC_API void optic_string_free(void *s);
 
 /* ------------------------------------------------------------------- npy */
 
@@ -256,7 +281,8 @@ OPTIC_API void optic_npy_free(const optic_allocator *allocator, optic_tensor *t)
  * header padded so the data starts at a multiple of 64 bytes, as NumPy does).
  * Replaces an existing file. */
 OPTIC_API optic_status optic_npy_write(const char *path, const optic_tensor *t);
-/* The same bytes into a new malloc'ed buffer (*out, *size; caller free()s). */
+/* The same bytes into a new buffer (*out, *size); the caller frees it with
+ * optic_string_free. */
 OPTIC_API optic_status optic_npy_encode(const optic_tensor *t, void **out, size_t *size);
 
 /* --------------------------------------------------------- CPU and ISA */
@@ -280,6 +306,8 @@ OPTIC_API optic_status optic_npy_encode(const optic_tensor *t, void **out, size_
   X(AVX512CD, "avx512cd")         \
   X(AVX512VNNI, "avx512_vnni")    \
   X(AVX512BF16, "avx512_bf16")    \
+  X(AMX_TILE, "amx_tile")         \
+  X(AMX_BF16, "amx_bf16")         \
   X(SHA, "sha_ni")                \
   X(NEON, "asimd")
 
@@ -296,7 +324,7 @@ typedef struct optic_cpu_info {
   char vendor[16];  /* "AuthenticAMD", "GenuineIntel", "" on aarch64 */
   char model[64];   /* brand string, e.g. "AMD EPYC 9B45" ("" if unknown) */
   uint64_t features; /* OPTIC_CPU_BIT_* */
-  int logical_cpus; /* online logical CPUs */
+  int32_t logical_cpus; /* online logical CPUs */
   /* Per-core L2 and last-level (largest) data or unified cache of CPU 0, in
    * bytes, from /sys/devices/system/cpu/cpu0/cache (Linux); 0 when unknown. */
   int64_t l2_bytes, llc_bytes;

@@ -1,7 +1,13 @@
 /* optic runtime layer (exec/): devices, memory pools, the profiler, and the
  * execution context that runs compiled programs. Nothing here blocks without
  * a bound, prints, or aborts; every fallible call returns an optic_status.
- * docs/runtime-memory-profiler.md describes pools, retry and the profiler. */
+ * docs/runtime-memory-profiler.md describes pools, retry and the profiler.
+ *
+ * Contents, in order:
+ *   1. devices
+ *   2. memory pools: options, retry policy, statistics
+ *   3. profiler: events, Chrome trace JSON, measured-vs-estimated summary
+ *   4. execution context and optic_program_run */
 #ifndef OPTIC_EXEC_H
 #define OPTIC_EXEC_H
 
@@ -180,8 +186,8 @@ OPTIC_API uint64_t optic_profiler_dropped(const optic_profiler_t *p);
  * "M" (metadata) event naming each device and each thread that has events.
  * ts and dur in microseconds (fractional), ts relative to the earliest event;
  * pid is the device + 1, tid the thread + 1 (some viewers treat 0 as the
- * idle task); args hold detail, node, run, flops, bytes and est_us. *out is newly allocated (free with free()); *len may be
- * NULL. */
+ * idle task); args hold detail, node, run, flops, bytes and est_us. *out is newly allocated (free it with
+ * optic_string_free); *len may be NULL. */
 OPTIC_API optic_status optic_profiler_trace_json(const optic_profiler_t *p, char **out, size_t *len);
 /* Writes that JSON to path (IO error naming the path on failure). */
 OPTIC_API optic_status optic_profiler_write_trace(const optic_profiler_t *p, const char *path);
@@ -219,7 +225,8 @@ OPTIC_API optic_status optic_profiler_summary(const optic_profiler_t *p, const o
 /* NULL-safe; leaves *s empty. */
 OPTIC_API void optic_profile_summary_free(optic_profile_summary *s);
 /* A table, one line per op: name, detail, executions, measured us, estimated
- * us, measured/estimated; then the totals. *out newly allocated (free()). */
+ * us, measured/estimated; then the totals. *out newly allocated (free it with
+ * optic_string_free). */
 OPTIC_API optic_status optic_profile_summary_to_text(const optic_profile_summary *s, char **out);
 
 /* ====================================================== execution context and run
@@ -291,7 +298,9 @@ OPTIC_API optic_status optic_exec_ctx_pool_stats(const optic_exec_ctx_t *ctx, op
  *    the program (checked before anything runs: INVALID_ARGUMENT naming
  *    both; empty buffers never overlap). Inputs may share memory with each
  *    other. The runtime does not run in place: HLO input_output_alias
- *    (donated inputs) is not imported, so no aliasing form is legal.
+ *    (donated inputs) is kept only as a description (optic_program_output
+ *    says which parameter an output belongs to), so no aliasing form is
+ *    legal.
  *  - data == NULL: the context provides the buffer and writes dtype, shape
  *    and data into outputs[j]; that memory belongs to the context and stays
  *    valid until the next run on this context or its destruction. It may be

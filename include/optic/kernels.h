@@ -1,6 +1,10 @@
 /* optic kernels layer: SIMD microkernels with run-time ISA dispatch and the
  * OpenBLAS-backed dot and convolution. This header grows with the kernel
- * families; today it describes the BLAS library optic runs on. */
+ * families; today it describes the BLAS library optic runs on.
+ *
+ * Contents, in order:
+ *   1. OpenBLAS information (optic_blas_get_info)
+ *   2. dot dimension numbers (optic_dot_dims), shared with the graph layer */
 #ifndef OPTIC_KERNELS_H
 #define OPTIC_KERNELS_H
 
@@ -16,7 +20,7 @@ typedef struct optic_blas_info {
   const char *corename; /* openblas_get_corename(): the kernel set chosen at load,
                            e.g. "Haswell" (OPENBLAS_CORETYPE may force it) */
   const char *parallel; /* "sequential", "pthreads" or "openmp" */
-  int threads;          /* openblas_get_num_threads() */
+  int32_t threads;      /* openblas_get_num_threads() */
   /* The ISA level of corename's kernels, and whether it is weaker than what
    * this CPU supports (optic_isa_best): then GEMM runs below the machine's peak. */
   optic_isa core_isa;

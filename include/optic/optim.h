@@ -3,10 +3,19 @@
  * groups, with PyTorch, optax or Keras semantics, learning-rate schedules,
  * global-norm gradient clipping, non-finite gradient detection and state
  * export/import as named tensors. Updates run the fused kernels of the
- * kernels layer (kernels/optim.h). Semantics: docs/optim.md. */
+ * kernels layer (kernels/optim.h). Semantics: docs/optim.md.
+ *
+ * Contents, in order:
+ *   1. kinds and conventions
+ *   2. learning-rate schedules
+ *   3. hyperparameters (optic_optim_hparams)
+ *   4. the optimizer: options, groups, steps, queries
+ *   5. state export and import
+ *   6. the step engine: compile, all-reduce, update, profile */
 #ifndef OPTIC_OPTIM_H
 #define OPTIC_OPTIM_H
 
+#include <optic/ckpt.h>
 #include <optic/core.h>
 #include <optic/exec.h>
 #include <optic/pod.h>
@@ -58,6 +67,11 @@ typedef enum optic_optim_convention {
 
 OPTIC_API const char *optic_optim_kind_name(optic_optim_kind kind);           /* "adamw"; "invalid" */
 OPTIC_API const char *optic_optim_convention_name(optic_optim_convention c); /* "pytorch"; "invalid" */
+/* The inverses: "adamw" -> OPTIC_OPTIM_KIND_ADAMW, "keras" -> ..._KERAS
+ * ("default" too). Exact lower-case names; INVALID_ARGUMENT (message lists
+ * the names) for anything else or NULL. */
+OPTIC_API optic_status optic_optim_kind_from_name(const char *name, optic_optim_kind *out);
+OPTIC_API optic_status optic_optim_convention_from_name(const char *name, optic_optim_convention *out);
 
 /* -------------------------------------------------------- schedules */
 
@@ -99,7 +113,9 @@ OPTIC_API optic_status optic_lr_schedule_value(const optic_lr_schedule *schedule
 
 /* One parameter group's hyperparameters. Fill with optic_optim_hparams_default
  * (which sets size and the convention's defaults), then change fields. The
- * fields a kind does not use are ignored. Values are doubles here and are
+ * fields a kind does not use must keep the defaults optic_optim_hparams_default
+ * gives them: optic_optim_add_group fails (INVALID_ARGUMENT naming the field)
+ * for, e.g., Adam with nesterov or SGD with an eps. Values are doubles here and are
  * rounded to float (the kernels' precision) when a step runs. */
 typedef struct optic_optim_hparams {
   size_t size; /* sizeof(optic_optim_hparams) */
@@ -136,6 +152,12 @@ typedef struct optic_optim_hparams {
 OPTIC_API optic_status optic_optim_hparams_default(optic_optim_kind kind, optic_optim_convention convention,
                                                    optic_optim_hparams *out);
 
+/* Sets every field hp->kind does not use back to the default of its kind
+ * and convention (for code that fills hyperparameters generically, e.g.
+ * from a config). INVALID_ARGUMENT / UNSUPPORTED as
+ * optic_optim_hparams_default. */
+OPTIC_API optic_status optic_optim_hparams_clear_unused(optic_optim_hparams *hp);
+
 /* ------------------------------------------------------ the optimizer */
 
 typedef struct optic_optim optic_optim;
@@ -144,7 +166,7 @@ typedef struct optic_optim_options {
   size_t size; /* sizeof(optic_optim_options) */
   /* OpenMP threads for a step (0: omp_get_max_threads()). Results are
    * bitwise the same for every thread count. */
-  int threads;
+  int32_t threads;
   /* > 0: before the update, scale all gradients (every group) by
    * max_norm/(‖g‖ + 1e-6) when that is < 1, ‖g‖ the L2 norm over all of them
    * (torch.nn.utils.clip_grad_norm_). The gradient arrays are scaled in
@@ -161,6 +183,10 @@ typedef struct optic_optim_options {
    * update_wall_ns, update_cpu_ns); costs two clock reads per thread. */
   bool profile;
 } optic_optim_options;
+
+/* size set, every other field zero (threads 0, no clipping, no non-finite
+ * skip, the default allocator, no profiling): what NULL options mean. */
+OPTIC_API optic_optim_options optic_optim_options_default(void);
 
 /* Creates an optimizer with no groups. options may be NULL (defaults: all
  * zero). The caller owns *out and frees it with optic_optim_destroy. Errors:
@@ -223,11 +249,8 @@ OPTIC_API uint64_t optic_optim_skipped_steps(const optic_optim *opt);
 
 #define OPTIC_OPTIM_STATE_VERSION 1
 
-typedef struct optic_named_tensor {
-  const char *name;
-  optic_tensor tensor;
-} optic_named_tensor;
-
+/* optic_named_tensor (core.h) is also optic_ckpt_entry: export's tensors are
+ * checkpoint entries as they are. */
 typedef struct optic_named_scalar {
   const char *name;
   int64_t value;
@@ -263,6 +286,64 @@ OPTIC_API void optic_optim_state_destroy(optic_optim_state *state);
  * count mismatch), SHAPE_MISMATCH. */
 OPTIC_API optic_status optic_optim_state_import(optic_optim *opt, const optic_optim_state *state);
 
+/* ------------------------------------------------------- checkpoints
+ * The whole optimizer state in a checkpoint, beside the caller's own
+ * entries, with no conversion by the caller: export's tensors are entries
+ * "optim/<name>"; its scalars (step counts, kinds, tensor counts, skipped
+ * steps) and every group's hyperparameters (kind, convention, every field
+ * and the schedule, doubles bit-exact) are metadata under "optim/". A
+ * restore followed by the same steps gives bitwise the same parameters and
+ * state as a run that never stopped. */
+
+/* What a restore does with the hyperparameters in the checkpoint. CHECK
+ * (default): each group's must equal the optimizer's, else INVALID_ARGUMENT
+ * naming the group and the field with both values. KEEP: the optimizer's
+ * own are kept (e.g. a new learning rate after a resume); kinds, slots and
+ * shapes are still checked. */
+typedef enum optic_optim_hparams_policy {
+  OPTIC_OPTIM_HPARAMS_CHECK = 0,
+  OPTIC_OPTIM_HPARAMS_KEEP = 1
+} optic_optim_hparams_policy;
+
+typedef struct optic_optim_restore_options {
+  size_t size; /* sizeof(optic_optim_restore_options) */
+  optic_optim_hparams_policy hparams;
+  optic_ckpt_read_options read; /* read.size 0: the checkpoint reader's defaults */
+} optic_optim_restore_options;
+
+/* Saves opt's state and extra[0..nextra) (the caller's tensors: parameters,
+ * RNG state ...; names must not start with "optim/") and meta[0..nmeta) as
+ * step `step` in every directory of dirs, exactly as optic_ckpt_save (atomic,
+ * replicas, keep-K). Not concurrent with a step of opt. Errors: those of
+ * optic_ckpt_save; INVALID_ARGUMENT for a name or key under "optim/". */
+OPTIC_API optic_status optic_optim_save(const optic_optim *opt, const char *const *dirs, size_t ndirs, uint64_t step,
+                                        const optic_named_tensor *extra, size_t nextra, const optic_ckpt_meta *meta,
+                                        size_t nmeta, const optic_ckpt_save_options *opts);
+/* The same into one file, as optic_ckpt_save_file. */
+OPTIC_API optic_status optic_optim_save_file(const optic_optim *opt, const char *path, const optic_named_tensor *extra,
+                                             size_t nextra, const optic_ckpt_meta *meta, size_t nmeta,
+                                             const optic_ckpt_save_options *opts);
+/* Restores opt's state from an opened checkpoint, and targets[0..n) as
+ * optic_ckpt_restore. opt must have the groups it was saved with (same
+ * kinds, tensor counts, shapes; hyperparameters per ro->hparams). Every byte
+ * read is verified against its SHA-256 before opt is touched: on any error
+ * opt is unchanged (the targets are then unspecified). ro may be NULL
+ * (CHECK). Errors: NOT_FOUND (the file holds no optimizer state),
+ * INVALID_ARGUMENT (format version, group count, kind, hyperparameter,
+ * tensor count or name mismatch: the message says which), SHAPE_MISMATCH,
+ * CORRUPT, IO; and those of optic_ckpt_check_name. */
+OPTIC_API optic_status optic_optim_restore(optic_optim *opt, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
+                                           size_t n, const optic_optim_restore_options *ro);
+/* Rollback across replicas as optic_ckpt_restore_latest: the newest step
+ * whose file restores (optic_optim_restore) wins; files that do not (corrupt,
+ * unreadable, mismatched) are skipped and counted in report (may be NULL).
+ * NOT_FOUND when no directory holds a checkpoint; CORRUPT when all were
+ * rejected (message: the newest one's path and problem). */
+OPTIC_API optic_status optic_optim_restore_latest(optic_optim *opt, const char *const *dirs, size_t ndirs,
+                                                  const optic_named_tensor *targets, size_t n,
+                                                  const optic_optim_restore_options *ro,
+                                                  optic_ckpt_restore_report *report);
+
 /* Thread safety: an optimizer is not thread-safe (one step at a time; a step
  * uses OpenMP threads itself). Distinct optimizers are independent. */
 
@@ -287,15 +368,9 @@ OPTIC_API optic_status optic_optim_state_import(optic_optim *opt, const optic_op
 
 typedef struct optic_step_engine optic_step_engine;
 
-/* Where updated parameters and state go. IN_PLACE: the caller's parameter
- * arrays and the optimizer's state buffers are updated in place (the fused
- * kernels' read-modify-write). OUT_OF_PLACE is OPTIC_ERR_UNSUPPORTED at
- * create (docs/optim.md: with the kernels executing in place it would only
- * add a copy of every buffer). */
-typedef enum optic_step_state_mode {
-  OPTIC_STEP_STATE_IN_PLACE = 0,
-  OPTIC_STEP_STATE_OUT_OF_PLACE = 1
-} optic_step_state_mode;
+/* Updated parameters and state: the caller's parameter arrays and the
+ * optimizer's state buffers are updated in place (the fused kernels'
+ * read-modify-write); there is no out-of-place mode. */
 
 typedef struct optic_step_engine_options {
   size_t size; /* sizeof(optic_step_engine_options); fields beyond it take defaults */
@@ -319,7 +394,6 @@ typedef struct optic_step_engine_options {
    * optic_compile_options.threads. */
   const optic_machine *machine;
   optic_opt_level level;          /* optic_compile level (default OPTIC_OPT_FULL) */
-  optic_step_state_mode state_mode; /* default IN_PLACE */
   /* Events go to this profiler when it is enabled (caller-owned, outlives the
    * engine). NULL and profile: the engine creates its own, enabled. */
   optic_profiler_t *profiler;
@@ -334,7 +408,7 @@ OPTIC_API optic_step_engine_options optic_step_engine_options_default(void);
  * cores - 1 replica optimizers (same groups, hyperparameters and options,
  * state copied from opt) when a step first needs them. Errors:
  * INVALID_ARGUMENT (NULL, bad size, cores, level, pod core count),
- * UNSUPPORTED (OUT_OF_PLACE), the errors of optic_machine_host and
+ * the errors of optic_machine_host and
  * optic_pod_create. */
 OPTIC_API optic_status optic_step_engine_create(optic_optim *opt, const optic_step_engine_options *options,
                                                 optic_step_engine **out);
@@ -399,6 +473,24 @@ OPTIC_API optic_status optic_step_engine_state_export(const optic_step_engine *e
 /* Imports into the wrapped optimizer and every replica (all-or-nothing per
  * optimizer; validated on the wrapped one first). */
 OPTIC_API optic_status optic_step_engine_state_import(optic_step_engine *e, const optic_optim_state *state);
+
+/* The engine's state through a checkpoint: the wrapped optimizer's (as
+ * optic_optim_save) plus the engine's step counters (metadata
+ * "engine/steps", "engine/skipped_steps"). Restore imports into the wrapped
+ * optimizer and every replica (all or none) and sets the counters; a file
+ * written by optic_optim_save restores too (counters then unchanged). Same
+ * arguments, errors and guarantees as the optimizer's calls. */
+OPTIC_API optic_status optic_step_engine_save(const optic_step_engine *e, const char *const *dirs, size_t ndirs,
+                                              uint64_t step, const optic_named_tensor *extra, size_t nextra,
+                                              const optic_ckpt_meta *meta, size_t nmeta,
+                                              const optic_ckpt_save_options *opts);
+OPTIC_API optic_status optic_step_engine_restore(optic_step_engine *e, optic_ckpt_reader_t *r,
+                                                 const optic_named_tensor *targets, size_t n,
+                                                 const optic_optim_restore_options *ro);
+OPTIC_API optic_status optic_step_engine_restore_latest(optic_step_engine *e, const char *const *dirs, size_t ndirs,
+                                                        const optic_named_tensor *targets, size_t n,
+                                                        const optic_optim_restore_options *ro,
+                                                        optic_ckpt_restore_report *report);
 
 /* Thread safety: an engine is used by one thread at a time, except
  * optic_step_engine_step_core, which every core thread of one optic_pod_run

@@ -2,7 +2,15 @@
  * a coordinator (barrier with timeout, heartbeats, fault detection, load
  * balancing), deterministic ring/torus collectives, RFC 5905 clock sync, and
  * the same collectives over MPI processes and hosts. docs/pod.md explains the
- * algorithms, the failure model and what each call guarantees. */
+ * algorithms, the failure model and what each call guarantees.
+ *
+ * Contents, in order:
+ *   1. topology: rings, tori, presets, neighbours, hops, ring order
+ *   2. emulated pod: create, run an SPMD function, fault injection
+ *   3. calls made by a core: heartbeat, barrier, collectives
+ *   4. load balancing
+ *   5. clock sync (RFC 5905 on-wire exchange and clock filter)
+ *   6. MPI: the collectives over a communicator, hierarchical all-reduce */
 #ifndef OPTIC_POD_H
 #define OPTIC_POD_H
 
@@ -28,10 +36,10 @@ extern "C" {
  * holding false or true; link figures finite and >= 0; name NUL-terminated.
  * dims and wrap past ndims are never read. */
 typedef struct optic_topology {
-  int ndims;
-  int dims[OPTIC_TOPOLOGY_MAX_DIMS];
+  int32_t ndims;
+  int32_t dims[OPTIC_TOPOLOGY_MAX_DIMS];
   bool wrap[OPTIC_TOPOLOGY_MAX_DIMS];
-  int cores;
+  int32_t cores;
   double link_bytes_per_s;
   double hop_latency_s;
   char name[32];
@@ -42,27 +50,27 @@ OPTIC_API optic_status optic_topology_single(optic_topology *out);
  * a message naming the first bad field. */
 OPTIC_API optic_status optic_topology_validate(const optic_topology *t);
 /* n cores on one ring (wrap) or line (no wrap). INVALID_ARGUMENT for n < 1. */
-OPTIC_API optic_status optic_topology_ring(int n, bool wrap, optic_topology *out);
+OPTIC_API optic_status optic_topology_ring(int32_t n, bool wrap, optic_topology *out);
 /* A 1-, 2- or 3-D torus/mesh. INVALID_ARGUMENT for a zero or negative dim,
  * ndims outside 1..3, or more than 2^20 cores. wrap may be NULL (all wrap). */
-OPTIC_API optic_status optic_topology_torus(int ndims, const int *dims, const bool *wrap,
+OPTIC_API optic_status optic_topology_torus(int32_t ndims, const int32_t *dims, const bool *wrap,
                                             optic_topology *out);
 /* Published slice shapes with their link figures (docs/pod.md cites the
  * sources): "v4-4x4x4", "v4-4x4x8", "v5e-16x16", "v5p-4x4x4", "v6e-16x16",
  * "v5e-2x2", "v6e-4x4". NOT_FOUND for another name. */
 OPTIC_API optic_status optic_topology_preset(const char *name, optic_topology *out);
 /* Coordinates of core (ndims entries) and back. INVALID_ARGUMENT out of range. */
-OPTIC_API optic_status optic_topology_coords(const optic_topology *t, int core, int *coords);
-OPTIC_API optic_status optic_topology_core_at(const optic_topology *t, const int *coords, int *core);
+OPTIC_API optic_status optic_topology_coords(const optic_topology *t, int32_t core, int32_t *coords);
+OPTIC_API optic_status optic_topology_core_at(const optic_topology *t, const int32_t *coords, int32_t *core);
 /* Distinct direct neighbours of core (at most 2*ndims), ascending; *count set. */
-OPTIC_API optic_status optic_topology_neighbors(const optic_topology *t, int core, int *out, int *count);
+OPTIC_API optic_status optic_topology_neighbors(const optic_topology *t, int32_t core, int32_t *out, int32_t *count);
 /* Minimum number of link hops between two cores (wraparound used where present). */
-OPTIC_API optic_status optic_topology_hops(const optic_topology *t, int a, int b, int *hops);
+OPTIC_API optic_status optic_topology_hops(const optic_topology *t, int32_t a, int32_t b, int32_t *hops);
 /* A ring order (t->cores entries) in which consecutive cores are direct
  * neighbours wherever the shape allows it: boustrophedon (snake) order through
  * the dims. On a torus whose closing hop is not a link, the last hop is the
  * shortest path back. */
-OPTIC_API optic_status optic_topology_ring_order(const optic_topology *t, int *order);
+OPTIC_API optic_status optic_topology_ring_order(const optic_topology *t, int32_t *order);
 /* Estimated seconds of a bandwidth-optimal all-reduce of `bytes` per core:
  * per axis, 2(k-1)/k * bytes / (link_bytes_per_s * (wrap ? 2 : 1)) plus
  * 2(k-1) hops of latency (docs/pod.md). UNSUPPORTED if the link figures are 0. */
@@ -81,7 +89,7 @@ typedef struct optic_pod_core optic_pod_core;
 
 typedef struct optic_pod_options {
   size_t size;                     /* sizeof(optic_pod_options) */
-  int cores;                       /* 1..64 (0: topology's, or 1); must equal topology->cores */
+  int32_t cores;                       /* 1..64 (0: topology's, or 1); must equal topology->cores */
   const optic_topology *topology;  /* NULL: a ring of `cores`; copied */
   uint64_t heartbeat_timeout_ns;   /* a core silent this long is failed; 0: 2 s */
   uint64_t timeout_ns;             /* barrier/collective timeout; 0: 60 s */
@@ -89,11 +97,15 @@ typedef struct optic_pod_options {
   const optic_allocator *allocator; /* scratch buffers; NULL: default */
 } optic_pod_options;
 
+/* size set, cores 0, topology NULL, heartbeat_timeout_ns 2 s, timeout_ns
+ * 60 s, chunk_bytes 64 KiB, allocator NULL: what NULL options mean. */
+OPTIC_API optic_pod_options optic_pod_options_default(void);
+
 /* Creates a pod (no threads start until optic_pod_run). The caller owns *out
  * and frees it with optic_pod_destroy. */
 OPTIC_API optic_status optic_pod_create(const optic_pod_options *options, optic_pod_t **out);
 OPTIC_API void optic_pod_destroy(optic_pod_t *pod);
-OPTIC_API int optic_pod_cores(const optic_pod_t *pod);
+OPTIC_API int32_t optic_pod_cores(const optic_pod_t *pod);
 
 /* The per-core SPMD function: returns that core's status. */
 typedef optic_status (*optic_pod_fn)(optic_pod_core *core, void *user);
@@ -108,7 +120,7 @@ typedef optic_status (*optic_pod_fn)(optic_pod_core *core, void *user);
 OPTIC_API optic_status optic_pod_run(optic_pod_t *pod, optic_pod_fn fn, void *user, optic_status *statuses);
 /* The message core k left with its failing status in the last run ("" if OK).
  * Valid until the next run. */
-OPTIC_API const char *optic_pod_core_message(const optic_pod_t *pod, int core);
+OPTIC_API const char *optic_pod_core_message(const optic_pod_t *pod, int32_t core);
 
 typedef enum optic_pod_fault {
   OPTIC_POD_FAULT_NONE = 0,
@@ -128,13 +140,13 @@ typedef enum optic_pod_fault {
  * loaded machine) looks dead and may be declared failed before its fault
  * point; its call then returns PEER_FAILED like every other core's.
  * OPTIC_POD_FAULT_NONE clears the core's fault. Not during a run. */
-OPTIC_API optic_status optic_pod_inject_fault(optic_pod_t *pod, int core, uint64_t at_call,
+OPTIC_API optic_status optic_pod_inject_fault(optic_pod_t *pod, int32_t core, uint64_t at_call,
                                               optic_pod_fault fault);
 
 /* --------------------------------------------- calls made by a core */
 
-OPTIC_API int optic_pod_core_index(const optic_pod_core *core);
-OPTIC_API int optic_pod_core_count(const optic_pod_core *core);
+OPTIC_API int32_t optic_pod_core_index(const optic_pod_core *core);
+OPTIC_API int32_t optic_pod_core_count(const optic_pod_core *core);
 OPTIC_API optic_pod_t *optic_pod_core_pod(optic_pod_core *core);
 
 /* Tells the pod this core is alive. Collectives and barriers heartbeat while
@@ -171,7 +183,7 @@ OPTIC_API const char *optic_pod_op_name(optic_pod_op op);
  *
  * Shards: reduce-scatter and all-gather split count elements over N cores as
  * optic_pod_shard does (core k gets `len` elements from `offset`). */
-OPTIC_API void optic_pod_shard(size_t count, int cores, int core, size_t *offset, size_t *len);
+OPTIC_API void optic_pod_shard(size_t count, int32_t cores, int32_t core, size_t *offset, size_t *len);
 
 /* recv[i] = op over cores of send[i], count elements. send == recv allowed.
  * Ring topology: ring reduce-scatter then all-gather along the ring order;
@@ -189,7 +201,7 @@ OPTIC_API optic_status optic_pod_all_gather(optic_pod_core *core, const void *se
 /* buf (count elements) on every core = root's buf; chunked and pipelined
  * along the ring order starting at root. */
 OPTIC_API optic_status optic_pod_broadcast(optic_pod_core *core, void *buf, size_t count, optic_dtype dtype,
-                                           int root);
+                                           int32_t root);
 /* The gradient path (step engine, trainers): in-place mean over cores of an
  * f32 tensor. Same as optic_pod_all_reduce(core, t, t, n, F32, MEAN). */
 OPTIC_API optic_status optic_pod_all_reduce_mean(optic_pod_core *core, optic_tensor *t);
@@ -203,21 +215,21 @@ typedef struct optic_pod_balancer optic_pod_balancer_t;
 
 /* alpha in (0, 1]: weight of the newest measurement (0: 0.3). Cores with no
  * measurement yet count as the mean of the measured ones (or all equal). */
-OPTIC_API optic_status optic_pod_balancer_create(int cores, double alpha, optic_pod_balancer_t **out);
+OPTIC_API optic_status optic_pod_balancer_create(int32_t cores, double alpha, optic_pod_balancer_t **out);
 OPTIC_API void optic_pod_balancer_destroy(optic_pod_balancer_t *b);
 /* core processed `items` in `ns` nanoseconds: updates its throughput EWMA. */
-OPTIC_API optic_status optic_pod_balancer_record(optic_pod_balancer_t *b, int core, uint64_t items, uint64_t ns);
+OPTIC_API optic_status optic_pod_balancer_record(optic_pod_balancer_t *b, int32_t core, uint64_t items, uint64_t ns);
 /* The current throughput estimate of core (items/s; 0 if never measured). */
-OPTIC_API double optic_pod_balancer_rate(optic_pod_balancer_t *b, int core);
+OPTIC_API double optic_pod_balancer_rate(optic_pod_balancer_t *b, int32_t core);
 /* Splits [0, total) into cores contiguous ranges: core k gets
  * [offsets[k], offsets[k+1]) (offsets has cores+1 entries), sizes
  * proportional to throughput, rounded by largest remainder (sum exact). */
 OPTIC_API optic_status optic_pod_balancer_split(optic_pod_balancer_t *b, uint64_t total, uint64_t *offsets);
 /* The core whose queued work (assigned minus done) would finish first at its
  * throughput, ties to the lowest index; adds `items` to its queue. */
-OPTIC_API optic_status optic_pod_balancer_pick(optic_pod_balancer_t *b, uint64_t items, int *core);
+OPTIC_API optic_status optic_pod_balancer_pick(optic_pod_balancer_t *b, uint64_t items, int32_t *core);
 /* core finished `items` of its queue taking ns (records the throughput too). */
-OPTIC_API optic_status optic_pod_balancer_done(optic_pod_balancer_t *b, int core, uint64_t items, uint64_t ns);
+OPTIC_API optic_status optic_pod_balancer_done(optic_pod_balancer_t *b, int32_t core, uint64_t items, uint64_t ns);
 
 /* ------------------------------------------------------- clock sync */
 
@@ -244,7 +256,7 @@ OPTIC_API void optic_clock_on_wire(int64_t t1, int64_t t2, int64_t t3, int64_t t
 #define OPTIC_CLOCK_FILTER_STAGES 8
 typedef struct optic_clock_filter {
   optic_clock_sample stage[OPTIC_CLOCK_FILTER_STAGES]; /* stage[0] newest */
-  int count;
+  int32_t count;
   double offset_ns, delay_ns, dispersion_ns, jitter_ns; /* read-only results */
 } optic_clock_filter;
 
@@ -255,15 +267,18 @@ OPTIC_API void optic_clock_filter_add(optic_clock_filter *f, const optic_clock_s
 
 typedef struct optic_pod_clock_options {
   size_t size;   /* sizeof(optic_pod_clock_options) */
-  int root;      /* the reference core (server) */
-  int rounds;    /* exchanges per core; 0: 8 */
+  int32_t root;      /* the reference core (server) */
+  int32_t rounds;    /* exchanges per core; 0: 8 */
   /* Core `core`'s clock in ns (NULL: optic_now_ns for all). Tests inject skew. */
-  int64_t (*clock_ns)(void *user, int core);
+  int64_t (*clock_ns)(void *user, int32_t core);
   /* Extra one-way delay in ns for the message from `from` to `to` (NULL: none);
    * tests inject jitter and asymmetry. Called by the sending side. */
-  uint64_t (*delay_ns)(void *user, int from, int to);
+  uint64_t (*delay_ns)(void *user, int32_t from, int32_t to);
   void *user;
 } optic_pod_clock_options;
+
+/* size set, root 0, rounds 8, clock_ns, delay_ns and user NULL. */
+OPTIC_API optic_pod_clock_options optic_pod_clock_options_default(void);
 
 /* Collective: every core exchanges `rounds` on-wire samples with root and
  * filters them; *out is this core's filtered estimate of root's clock minus
@@ -308,6 +323,10 @@ typedef struct optic_pod_mpi_options {
   size_t shm_bytes;
 } optic_pod_mpi_options;
 
+/* size set, comm NULL (MPI_COMM_WORLD), timeout_ns 60 s, chunk_bytes 4 MiB,
+ * max_bytes 0, shm_bytes 0 (off). Available without MPI too. */
+OPTIC_API optic_pod_mpi_options optic_pod_mpi_options_default(void);
+
 /* Collective over the communicator (MPI_Comm_dup): every rank creates its
  * handle together. The caller owns *out; destroy (MPI_Comm_free, so also
  * every rank, before MPI_Finalize) is NULL-safe. */
@@ -317,8 +336,8 @@ OPTIC_API void optic_pod_mpi_destroy(optic_pod_mpi_t *m);
  * the handle, valid until destroy) or NULL when off. An all-reduce whose recv
  * is this buffer (in place) needs no copy in or out: keep gradients there. */
 OPTIC_API void *optic_pod_mpi_window(optic_pod_mpi_t *m, size_t *bytes);
-OPTIC_API int optic_pod_mpi_rank(const optic_pod_mpi_t *m);
-OPTIC_API int optic_pod_mpi_size(const optic_pod_mpi_t *m);
+OPTIC_API int32_t optic_pod_mpi_rank(const optic_pod_mpi_t *m);
+OPTIC_API int32_t optic_pod_mpi_size(const optic_pod_mpi_t *m);
 OPTIC_API optic_status optic_pod_mpi_barrier(optic_pod_mpi_t *m);
 OPTIC_API optic_status optic_pod_mpi_all_reduce(optic_pod_mpi_t *m, const void *send, void *recv, size_t count,
                                                 optic_dtype dtype, optic_pod_op op);
@@ -327,7 +346,7 @@ OPTIC_API optic_status optic_pod_mpi_reduce_scatter(optic_pod_mpi_t *m, const vo
 OPTIC_API optic_status optic_pod_mpi_all_gather(optic_pod_mpi_t *m, const void *send, void *recv, size_t count,
                                                 optic_dtype dtype);
 OPTIC_API optic_status optic_pod_mpi_broadcast(optic_pod_mpi_t *m, void *buf, size_t count, optic_dtype dtype,
-                                               int root);
+                                               int32_t root);
 /* In-place f32 mean over ranks (the gradient path). */
 OPTIC_API optic_status optic_pod_mpi_all_reduce_mean(optic_pod_mpi_t *m, optic_tensor *t);
 

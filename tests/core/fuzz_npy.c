@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       (info.data_bytes && memcmp(back.data, t.data, info.data_bytes) != 0)) {
     abort();
   }
-  free(enc);
+  optic_string_free(enc);
   optic_npy_free(NULL, &back);
   optic_npy_free(NULL, &t);
   return 0;

@@ -173,7 +173,7 @@ static void encoder_matches_numpy(void) {
     OT_EXPECT_OK(optic_npy_encode(&t, &got, &got_len));
     OT_CHECK(got_len == len && memcmp(got, want, len) == 0, "%s: encoded %zu bytes, NumPy wrote %zu", names[i],
              got_len, len);
-    free(got);
+    optic_string_free(got);
     optic_npy_free(NULL, &t);
     free(want);
   }
@@ -222,7 +222,7 @@ static void round_trips(void) {
       OT_EXPECT_OK(optic_npy_encode(&t, &enc, &enc_len));
       OT_EXPECT_OK(optic_npy_parse_header(enc, enc_len, &info));
       OT_CHECK(info.data_offset % 64 == 0 && info.data_bytes == bytes && info.version_major == 1);
-      free(enc);
+      optic_string_free(enc);
       free(into);
       free(data);
     }
@@ -410,7 +410,40 @@ static void fifo_is_refused(void) {
   rmdir(dir);
 }
 
+/* Encoded buffers come from optic_string_alloc and go back through
+ * optic_string_free: sizes from an empty array to past the default
+ * allocator's huge-page threshold (a mapping, unmapped by the recorded
+ * size), 16-byte aligned, every byte as decoded back; NULL is a no-op. */
+static void encoded_buffers_free_through_optic(void) {
+  static const int64_t sizes[] = {0, 1, 15, 16, 17, 4095, (int64_t)(OPTIC_HUGE_ALLOC_THRESHOLD / 4) + 3};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    optic_shape sh;
+    OT_EXPECT_OK(optic_shape_make(1, &sizes[i], &sh));
+    float *data = malloc((size_t)(sizes[i] ? sizes[i] : 1) * sizeof *data);
+    if (data == NULL) exit(2);
+    for (int64_t k = 0; k < sizes[i]; k++) data[k] = (float)k * 0.5f - 3.0f;
+    optic_tensor t, back;
+    OT_EXPECT_OK(optic_tensor_make(OPTIC_F32, &sh, data, &t));
+    void *enc = NULL;
+    size_t len = 0;
+    OT_EXPECT_OK(optic_npy_encode(&t, &enc, &len));
+    OT_CHECK(enc != NULL && ((uintptr_t)enc & 15) == 0, "%lld elements: buffer %p", (long long)sizes[i], enc);
+    if (enc && optic_npy_decode(enc, len, NULL, &back) == OPTIC_OK) {
+      OT_CHECK(optic_shape_equal(&back.shape, &sh) &&
+                   (sizes[i] == 0 || memcmp(back.data, data, (size_t)sizes[i] * sizeof *data) == 0),
+               "%lld elements do not decode back", (long long)sizes[i]);
+      optic_npy_free(NULL, &back);
+    } else {
+      OT_CHECK(false, "%lld elements: %s", (long long)sizes[i], optic_last_error());
+    }
+    optic_string_free(enc);
+    free(data);
+  }
+  optic_string_free(NULL);
+}
+
 static const ot_case cases[] = {
+    {"encoded_buffers_free_through_optic", encoded_buffers_free_through_optic},
     {"numpy_files", numpy_files},
     {"numpy_refusals", numpy_refusals},
     {"encoder_matches_numpy", encoder_matches_numpy},

@@ -4,7 +4,9 @@
 # from it with find_package(optic CONFIG), then checks:
 #   hlo_cost prints costs for the host model (host-default with no machine
 #     file, the file's model with $OPTIC_MACHINE), tpu-v4 and tpu-v5e;
-#   mlp_train's backward graph matches finite differences (--gradcheck);
+#   mlp_train's gradient graph (autodiff) matches finite differences (--gradcheck),
+#     so does the hand-written one (--hand-gradients), and both give the same
+#     loss curve within 1%;
 #   training reaches >= 90% held-out accuracy in 3000 steps and the loss falls
 #     (a backward pass without the ReLU masks reaches 88.3%, a flipped sign
 #     12%, a frozen first layer 59%; see examples/README.md);
@@ -12,7 +14,8 @@
 #   a run SIGKILLed at step 1234, resumed from its step-1000 checkpoint, ends
 #     bitwise identical to the uninterrupted run; so does a run killed with
 #     kill -9 from outside right after its first checkpoint (every 50 steps,
-#     so the kill may land inside a save);
+#     so the kill may land inside a save); resuming with another optimizer
+#     (--optimizer adamw) fails naming the mismatched hyperparameter;
 #   mpirun -np 2 --mpi gives the same loss curve and parameters, also with a
 #     2-core pod per rank (when MPI and mpirun exist; otherwise that step says
 #     it was skipped).
@@ -91,6 +94,14 @@ awk '/^epoch/ {if (first == "") first = $6; last = $6; acc = $8}
           exit !(last < first && acc >= 0.90)}' "$work/c4.log" ||
   die "the loss did not fall or the held-out accuracy stayed below 0.90"
 
+step "the hand-written backward pass agrees (gradient check, and the loss curve within 1%)"
+out=$(run "$train" --hidden 64 --gradcheck --hand-gradients)
+grep -q "gradcheck: passed" <<<"$out" || { echo "$out"; die "the hand-written backward graph disagrees with finite differences"; }
+run "$train" "${common[@]}" --cores 4 --hand-gradients >"$work/hand.log"
+paste <(grep '^epoch' "$work/c4.log") <(grep '^epoch' "$work/hand.log") |
+  awk '{d = $6 - $16; if (d < 0) d = -d; if (d > 0.01 * $16) {print "epoch " $2 ": autodiff loss " $6 ", hand-written " $16; bad = 1}}
+       END {exit bad}' || die "autodiff and hand-written gradients train differently"
+
 step "1 core: same parameters bitwise"
 run "$train" "${common[@]}" --cores 1 >"$work/c1.log"
 [ "$(final_hash "$work/c1.log")" = "$h4" ] || die "1-core parameters differ from 4-core ($(final_hash "$work/c1.log") vs $h4)"
@@ -107,6 +118,12 @@ run "$train" "${common[@]}" --cores 4 --ckpt-dir "$ck" --ckpt-every 500 --resume
 cat "$work/resumed.log"
 grep -q "resume: continuing from step 1000" "$work/resumed.log" || die "did not resume from step 1000"
 [ "$(final_hash "$work/resumed.log")" = "$h4" ] || die "resumed run ends with different parameters"
+
+step "a checkpoint of another optimizer is refused with the reason"
+rc=0
+out=$(run "$train" "${common[@]}" --cores 4 --ckpt-dir "$ck" --resume --optimizer adamw 2>&1) || rc=$?
+[ "$rc" = 1 ] && grep -q "hyperparameter kind: the checkpoint has adam, this optimizer adamw" <<<"$out" ||
+  { echo "$out"; die "resuming an adam checkpoint as adamw did not fail with the reason (exit $rc)"; }
 
 step "SIGKILL from outside at an arbitrary point (checkpoints every 50 steps), then --resume"
 ck2=$work/ckpt-external

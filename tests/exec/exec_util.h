@@ -31,8 +31,8 @@ static inline void ex_round_trips(const optic_module_t *m) {
   if (t1) OT_EXPECT_OK(optic_module_from_hlo_text(t1, strlen(t1), &m2));
   if (m2) OT_EXPECT_OK(optic_module_to_hlo_text(m2, &t2));
   OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1 ? t1 : "", t2 ? t2 : "");
-  free(t1);
-  free(t2);
+  optic_string_free(t1);
+  optic_string_free(t2);
   optic_module_destroy(m2);
 }
 

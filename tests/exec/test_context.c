@@ -286,7 +286,7 @@ static void profiler_events(void) {
   OT_EXPECT_OK(optic_profiler_trace_json(prof, &json, NULL));
   OT_CHECK(json && strncmp(json, "{\"traceEvents\":[", 16) == 0 && strstr(json, "\"ph\":\"X\"") &&
            strstr(json, "\"name\":\"run\""));
-  free(json);
+  optic_string_free(json);
   /* profiling off: nothing recorded */
   optic_profiler_enable(prof, false);
   optic_profiler_clear(prof);

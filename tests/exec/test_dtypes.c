@@ -711,8 +711,8 @@ static void hlo_round_trip(void) {
   optic_program_destroy(p);
   optic_literal_destroy(res);
   optic_literal_destroy(tokarg);
-  free(printed);
-  free(again);
+  optic_string_free(printed);
+  optic_string_free(again);
   optic_module_destroy(m);
   optic_module_destroy(m2);
 }

@@ -253,7 +253,7 @@ static void summary_merges_and_sums(void) {
   OT_CHECK(text && strstr(text, "fusion.7") && strstr(text, "add.9") && strstr(text, "total (per run)") &&
                !strstr(text, "mul.3"),
            "%s", text ? text : "");
-  free(text);
+  optic_string_free(text);
   optic_profile_summary_free(&s);
   OT_CHECK(s.ops == NULL && s.op_count == 0);
   /* No filter: the other program's op is in. */
@@ -321,12 +321,12 @@ static void trace_json_structure(void) {
            "track names");
   OT_CHECK(json && strstr(json, "fusion.\\\"q\\\"") != NULL, "names are escaped");
   OT_CHECK(json && strstr(json, "\"displayTimeUnit\":\"ns\"") && strstr(json, "\"dropped\":0"));
-  free(json);
+  optic_string_free(json);
   /* An empty profiler still writes a valid document. */
   optic_profiler_clear(p);
   OT_EXPECT_OK(optic_profiler_trace_json(p, &json, NULL));
   OT_CHECK(json && strncmp(json, "{\"traceEvents\":[],", 18) == 0, "%s", json ? json : "");
-  free(json);
+  optic_string_free(json);
   OT_EXPECT_STATUS(optic_profiler_write_trace(p, "/nonexistent-dir/x.json"), OPTIC_ERR_IO);
   OT_CHECK(strstr(optic_last_error(), "/nonexistent-dir/x.json") != NULL);
   optic_profiler_destroy(p);

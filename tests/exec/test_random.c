@@ -54,7 +54,7 @@ static void random_graphs(void) {
         char *text = NULL;
         optic_module_to_hlo_text(g.m, &text);
         fprintf(stderr, "%s\n", text ? text : "");
-        free(text);
+        optic_string_free(text);
       }
     }
     optic_literal_destroy(want);

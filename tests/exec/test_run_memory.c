@@ -364,7 +364,7 @@ static void write_run_trace_file(void) {
   char *text = NULL;
   OT_EXPECT_OK(optic_profile_summary_to_text(&s, &text));
   if (text) printf("%s", text);
-  free(text);
+  optic_string_free(text);
   optic_profile_summary_free(&s);
   optic_exec_ctx_destroy(ctx);
   optic_profiler_destroy(prof);

@@ -56,7 +56,7 @@ static void compile_at(const optic_module_t *m, const optic_machine *machine, op
   census(copy, &bytes, &instructions);
   if (bytes > max_bytes) abort(); /* optimizing grew the program's constants */
   optic_module_destroy(copy);
-  free(text);
+  optic_string_free(text);
   optic_program_destroy(p);
 }
 

@@ -20,8 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (optic_module_to_hlo_text(m2, &t2) != OPTIC_OK || strcmp(t, t2) != 0) abort();
   optic_cost c;
   optic_computation_cost(m, optic_module_entry(m), &c);
-  free(t);
-  free(t2);
+  optic_string_free(t);
+  optic_string_free(t2);
   optic_module_destroy(m2);
   optic_module_destroy(m);
   return 0;

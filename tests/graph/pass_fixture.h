@@ -123,7 +123,7 @@ static inline optic_status fx_run(fixture *f, unsigned mask, optic_pass_stats *s
   return optic_graph_optimize(f->m, &o, stats);
 }
 
-/* The module as HLO text (caller frees). */
+/* The module as HLO text (caller frees with optic_string_free). */
 static inline char *fx_hlo(const optic_module_t *m) {
   char *s = NULL;
   BUILD(optic_module_to_hlo_text(m, &s));

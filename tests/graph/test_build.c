@@ -136,8 +136,6 @@ static void leaves(void) {
   OT_EXPECT_OK(optic_graph_parameter(f.m, f.main, 0, &t, "p0", &p0));
   OT_EXPECT_STATUS(optic_graph_parameter(f.m, f.main, 0, &t, "p0b", &x), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(msg_has("already has parameter 0"));
-  OT_EXPECT_STATUS(optic_graph_parameter(f.m, f.main, 1, &t, "p0", &x), OPTIC_ERR_INVALID_ARGUMENT);
-  OT_CHECK(msg_has("named 'p0' exists"));
   OT_CHECK(optic_computation_parameter_count(f.m, f.main) == 1 && optic_computation_parameter(f.m, f.main, 0) == p0);
   /* an auto name never collides with a user's name */
   optic_node_id n1, n2;
@@ -283,7 +281,7 @@ static void hlo_text(void) {
       "  mul = f32[2,2] multiply(x, k)\n  zero = f32[] constant(0)\n"
       "  ROOT r = f32[2] reduce(mul, zero), dimensions={0}, to_apply=sum\n}\n";
   OT_CHECK(text && strcmp(text, want) == 0, "got:\n%s", text ? text : "(null)");
-  free(text);
+  optic_string_free(text);
   optic_module_destroy(m);
 }
 
@@ -322,7 +320,7 @@ static void mutation(void) {
   char *text = NULL;
   OT_EXPECT_OK(optic_module_to_hlo_text(f.m, &text));
   OT_CHECK(text && strstr(text, "n2") == NULL && strstr(text, "ROOT mul = f32[4] multiply(n1, parameter.1)"), "%s", text);
-  free(text);
+  optic_string_free(text);
   optic_module_destroy(f.m);
 }
 

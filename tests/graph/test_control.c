@@ -65,7 +65,7 @@ static void while_loop(void) {
   char *text = NULL;
   OT_EXPECT_OK(optic_module_to_hlo_text(m, &text));
   OT_CHECK(text && strstr(text, "ROOT w = f32[] while(p), condition=cond, body=body\n"), "%s", text);
-  free(text);
+  optic_string_free(text);
   optic_module_destroy(m);
 }
 
@@ -95,7 +95,7 @@ static void conditional(void) {
   OT_CHECK(text && strstr(text, "c2 = f32[] conditional(pr, x, x), true_computation=neg, false_computation=ident\n") &&
                strstr(text, "ROOT c3 = f32[] conditional(ix, x, x, x), branch_computations={neg, ident, neg}\n"),
            "%s", text);
-  free(text);
+  optic_string_free(text);
   optic_module_destroy(m);
 }
 
@@ -123,7 +123,7 @@ static void fusion_and_all_reduce(void) {
   OT_CHECK(text && strstr(text, "f = f32[] fusion(x), kind=kLoop, calls=fused\n") &&
                strstr(text, "ROOT ar = f32[] all-reduce(f), replica_groups={{0,1},{2,3}}, to_apply=add\n"),
            "%s", text);
-  free(text);
+  optic_string_free(text);
   optic_module_destroy(m);
 }
 
@@ -155,7 +155,7 @@ static void reduce_window(void) {
   OT_EXPECT_OK(optic_module_to_hlo_text(m, &text));
   OT_CHECK(text && strstr(text, "window={size=2x3 stride=2x3 pad=0_0x1_1 lhs_dilate=1x2 rhs_dilate=1x2}, to_apply=add"),
            "%s", text);
-  free(text);
+  optic_string_free(text);
   optic_module_destroy(m);
 }
 

@@ -51,7 +51,7 @@ static void resnet_layer(void) {
   OT_CHECK(text && strstr(text, "ROOT y = f32[8,56,56,64] convolution(parameter.0, parameter.1), "
                                 "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n"),
            "%s", text);
-  free(text);
+  optic_string_free(text);
 }
 
 static void errors(void) {
@@ -124,7 +124,7 @@ static void groups(void) {
   char *text = NULL;
   OT_EXPECT_OK(optic_module_to_hlo_text(m, &text));
   OT_CHECK(text && strstr(text, "window={size=2}, dim_labels=b0f_0io->b0f, feature_group_count=2\n"), "%s", text);
-  free(text);
+  optic_string_free(text);
 }
 
 static const ot_case cases[] = {

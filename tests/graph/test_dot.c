@@ -33,7 +33,7 @@ static void matmul(void) {
   OT_CHECK(text && strstr(text, "ROOT y = f32[10,30] dot(parameter.0, parameter.1), lhs_contracting_dims={1}, "
                                 "rhs_contracting_dims={0}\n"),
            "%s", text);
-  free(text);
+  optic_string_free(text);
   optic_module_destroy(m);
 }
 
@@ -68,7 +68,7 @@ static void batch_and_errors(void) {
   OT_CHECK(text && strstr(text, "dot(parameter.0, parameter.1), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
                                 "rhs_batch_dims={1}, rhs_contracting_dims={0}\n"),
            "%s", text);
-  free(text);
+  optic_string_free(text);
   optic_module_destroy(m);
 }
 

@@ -194,7 +194,7 @@ static char *results_text(const optic_module_t *m) {
       }
       memcpy(all + len, s, n + 1);
       len += n;
-      free(parts[k]);
+      optic_string_free(parts[k]);
     }
   }
   return all;

@@ -87,7 +87,7 @@ static void shape_errors_and_text(void) {
   char *t1 = NULL;
   if (m) OT_EXPECT_OK(optic_module_to_hlo_text(m, &t1));
   OT_CHECK(t1 && strstr(t1, "epsilon=0.00100000005, feature_index=1"), "%s", t1 ? t1 : "");
-  free(t1);
+  optic_string_free(t1);
   optic_module_destroy(m);
 }
 

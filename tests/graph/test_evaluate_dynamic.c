@@ -149,8 +149,8 @@ static void hlo_text_and_layout_bitcast(void) {
   optic_literal_destroy(got);
   optic_literal_destroy(args[0]);
   optic_literal_destroy(args[1]);
-  free(t1);
-  free(t2);
+  optic_string_free(t1);
+  optic_string_free(t2);
   optic_module_destroy(m);
   optic_module_destroy(m2);
 }

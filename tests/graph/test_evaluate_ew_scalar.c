@@ -358,8 +358,8 @@ static void hlo_round_trip_and_cost(void) {
          + 2 * 64.0       /* popcnt, clz */
          + 16.0;          /* the tuple's pointer table */
   OT_CHECK(c.bytes_accessed == want, "bytes %g, want %g", c.bytes_accessed, want);
-  free(t1);
-  free(t2);
+  optic_string_free(t1);
+  optic_string_free(t2);
   optic_module_destroy(m);
   optic_module_destroy(m2);
 }

@@ -208,15 +208,15 @@ static void hlo_text(void) {
     char *tb = NULL;
     OT_EXPECT_OK(optic_module_to_hlo_text(mb, &tb));
     OT_CHECK(tb && strstr(tb, "operand_batching_dims={0}, start_indices_batching_dims={0}"), "%s", tb ? tb : "");
-    free(tb);
+    optic_string_free(tb);
     optic_literal_destroy(got);
     optic_literal_destroy(want);
     optic_literal_destroy(args[0]);
     optic_literal_destroy(args[1]);
     optic_module_destroy(mb);
   }
-  free(t1);
-  free(t2);
+  optic_string_free(t1);
+  optic_string_free(t2);
   optic_module_destroy(m);
   optic_module_destroy(m2);
 }

@@ -96,8 +96,8 @@ static void hlo_text(void) {
   if (m2) OT_EXPECT_OK(optic_module_to_hlo_text(m2, &t2));
   OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1 ? t1 : "", t2 ? t2 : "");
   OT_CHECK(t1 && strstr(t1, "dimensions={1}, is_stable=true, to_apply=cmp"), "%s", t1 ? t1 : "");
-  free(t1);
-  free(t2);
+  optic_string_free(t1);
+  optic_string_free(t2);
   optic_module_destroy(m);
   optic_module_destroy(m2);
 }
@@ -146,7 +146,7 @@ static void topk_cases(void) {
   char *t1 = NULL;
   if (m) OT_EXPECT_OK(optic_module_to_hlo_text(m, &t1));
   OT_CHECK(t1 && strstr(t1, "topk(x), k=3, largest=true"), "%s", t1 ? t1 : "");
-  free(t1);
+  optic_string_free(t1);
   optic_module_destroy(m);
 }
 

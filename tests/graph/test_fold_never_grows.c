@@ -87,7 +87,7 @@ static bool compile_figures(const optic_module_t *m, const optic_optimize_option
       }
     }
   }
-  free(text);
+  optic_string_free(text);
   optic_module_destroy(copy);
   optic_program_destroy(p);
   return ok;

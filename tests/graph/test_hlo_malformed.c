@@ -157,7 +157,7 @@ static void nesting_limits(void) {
     OT_EXPECT_OK(optic_module_from_hlo_text(s, k, &m));
     char *text = NULL;
     if (m) OT_EXPECT_OK(optic_module_to_hlo_text(m, &text));
-    free(text);
+    optic_string_free(text);
     optic_module_destroy(m);
     free(s);
   }
@@ -186,11 +186,11 @@ static void unknown_attributes(void) {
       first = printed;
     } else {
       OT_CHECK(strcmp(first, printed) == 0, "value %s changes the module:\n%s\nvs\n%s", values[i], printed, first);
-      free(printed);
+      optic_string_free(printed);
     }
     optic_module_destroy(m);
   }
-  free(first);
+  optic_string_free(first);
   /* ...but a malformed value is still an error at its position */
   EXPECT_ERROR(HEAD "  ROOT r = f32[2] negate(p), foo=\"never closed\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
                "line 4:34: unterminated string");

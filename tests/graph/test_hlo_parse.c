@@ -156,8 +156,8 @@ static void round_trip(void) {
     /* and once more, through the file's text itself printed back */
     m3 = t2 ? parse(t2) : NULL;
     OT_CHECK(m3 && optic_module_computation_count(m3) == optic_module_computation_count(m1));
-    free(t1);
-    free(t2);
+    optic_string_free(t1);
+    optic_string_free(t2);
     optic_module_destroy(m1);
     optic_module_destroy(m2);
     optic_module_destroy(m3);
@@ -230,7 +230,7 @@ static void entry_and_root_detection(void) {
     char *t = export(m);
     OT_CHECK(t && strstr(t, "\ntwice {\n  x = f32[] parameter(0)\n  ROOT y = f32[] add(x, x)\n}\n\nENTRY main {\n"),
              "%s", S(t));
-    free(t);
+    optic_string_free(t);
   }
   optic_module_destroy(m);
   /* no ENTRY: the last computation; no ROOT: the last instruction; '%' names */
@@ -254,7 +254,7 @@ static void entry_and_root_detection(void) {
     OT_CHECK(strcmp(optic_module_name(m), "_") == 0, "module name '%s'", optic_module_name(m));
     char *t = export(m);
     OT_CHECK(t && strncmp(t, "HloModule _", 11) == 0 && strstr(t, "kind=kCustom, calls=f"), "%s", S(t));
-    free(t);
+    optic_string_free(t);
   }
   optic_module_destroy(m);
 }
@@ -355,7 +355,7 @@ static void layouts(void) {
                          "ROOT convolution.167 = f32[28,28,16,128] convolution(parameter.0, parameter.1), "
                          "window={size=3x3 pad=1_1x1_1}, dim_labels=01bf_01oi->01bf\n"),
              "%s", S(t));
-    free(t);
+    optic_string_free(t);
   }
   optic_module_destroy(m);
 }
@@ -431,8 +431,8 @@ static void skipped_attributes(void) {
           "}, execution_thread=\"main\"\n");
   char *t0 = m0 ? export(m0) : NULL, *t1 = m1 ? export(m1) : NULL;
   OT_CHECK(t0 && t1 && strcmp(t0, t1) == 0, "%s\n---\n%s", S(t0), S(t1));
-  free(t0);
-  free(t1);
+  optic_string_free(t0);
+  optic_string_free(t1);
   optic_module_destroy(m0);
   optic_module_destroy(m1);
 }
@@ -537,7 +537,7 @@ static void every_opcode(void) {
   optic_module_t *m = parse(all_ops);
   char *t = m ? export(m) : NULL;
   OT_CHECK(t && strcmp(t, all_ops) == 0, "printed back differently:\n%s", S(t));
-  free(t);
+  optic_string_free(t);
   optic_module_destroy(m);
   /* defaults written out are printed away, as XLA does */
   m = parse(
@@ -548,7 +548,7 @@ static void every_opcode(void) {
   t = m ? export(m) : NULL;
   OT_CHECK(t && strstr(t, "window={size=2x2 stride=2x1 pad=0_0x1_0 rhs_reversal=0x1}, dim_labels=b01f_01io->bf01\n"),
            "%s", S(t));
-  free(t);
+  optic_string_free(t);
   optic_module_destroy(m);
 }
 

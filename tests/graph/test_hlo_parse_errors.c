@@ -290,7 +290,7 @@ static void mutations(void) {
         parsed++;
         char *t = NULL; /* what parses must print and cost */
         OT_EXPECT_OK(optic_module_to_hlo_text(m, &t));
-        free(t);
+        optic_string_free(t);
         optic_cost c;
         optic_computation_cost(m, optic_module_entry(m), &c);
         optic_module_destroy(m);

@@ -80,7 +80,7 @@ static void check_graph(uint64_t gseed, int32_t n_ops, int32_t n_consts, sem_tot
         char *text = fx_hlo(g.m);
         ot_fail_(__FILE__, __LINE__, "graph seed %#llx (%d ops, %d constants) level %d changed the result: %s\n%s",
                  (unsigned long long)gseed, n_ops, n_consts, level, why, text);
-        free(text);
+        optic_string_free(text);
       }
       tot->evaluated++;
     }

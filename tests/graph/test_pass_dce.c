@@ -101,8 +101,8 @@ static void rootless_entry_is_an_error(void) {
   OT_EXPECT_STATUS(optic_graph_optimize(f.m, &o, NULL), OPTIC_ERR_INVALID_ARGUMENT);
   char *after = fx_hlo(f.m);
   OT_CHECK(strcmp(before, after) == 0 && fx_count(f.m, f.main) == 3, "nothing was removed");
-  free(before);
-  free(after);
+  optic_string_free(before);
+  optic_string_free(after);
   optic_module_destroy(f.m);
 }
 
@@ -129,8 +129,8 @@ static void rootless_called_computation_is_an_error(void) {
   OT_CHECK(msg_has("computation 'body' has no root") && msg_has("the_call in 'main'"));
   char *after = fx_hlo(f.m);
   OT_CHECK(strcmp(before, after) == 0, "the module is untouched:\n%s", after);
-  free(before);
-  free(after);
+  optic_string_free(before);
+  optic_string_free(after);
   /* a rootless computation that only a dead instruction calls is not needed */
   f.m->comps[body].root = optic_node_user(f.m, bp, 0);
   f.m->comps[spare].root = OPTIC_NO_NODE;

@@ -398,8 +398,8 @@ static void deterministic(void) {
   OT_EXPECT_OK(optic_graph_optimize(b, NULL, NULL));
   char *ta = fx_hlo(a), *tb = fx_hlo(b);
   OT_CHECK(strcmp(ta, tb) == 0 && strstr(ta, "tanh") == NULL && strstr(ta, "abs") != NULL, "%s\n---\n%s", ta, tb);
-  free(ta);
-  free(tb);
+  optic_string_free(ta);
+  optic_string_free(tb);
   optic_module_destroy(a);
   optic_module_destroy(b);
 }

@@ -110,7 +110,7 @@ static int count_in_hlo(const optic_module_t *m, const char *needle) {
   if (optic_module_to_hlo_text(m, &text) != OPTIC_OK) exit(2);
   int k = 0;
   for (size_t at = 0; strstr(text + at, needle) != NULL; k++) at = (size_t)(strstr(text + at, needle) - text) + 1;
-  free(text);
+  optic_string_free(text);
   return k;
 }
 
@@ -161,7 +161,7 @@ static void loop_fusion_xla_example(void) {
   OT_CHECK(strstr(text, "fusion(") && strstr(text, "kind=kLoop") && strstr(text, "calls=fused_computation.0") &&
                strstr(text, "fused_computation.0 {") != NULL,
            "%s", text);
-  free(text);
+  optic_string_free(text);
   const optic_pass_stat *fs = &st.pass[OPTIC_PASS_FUSION];
   OT_CHECK(fs->added == 1 && fs->removed == 5 && st.rounds == 2, "added %lld removed %lld rounds %d",
            (long long)fs->added, (long long)fs->removed, st.rounds);
@@ -308,7 +308,7 @@ static void input_fusion_reduce(void) {
   OT_CHECK(fuse_and_compare(&f, 0, 0, NULL));
   char *text = fx_hlo(f.m);
   OT_CHECK(strstr(text, "kind=kInput") != NULL, "%s", text);
-  free(text);
+  optic_string_free(text);
   optic_node_id root = optic_computation_root(f.m, f.main);
   OT_CHECK(optic_node_opcode(f.m, root) == OPTIC_OP_NEGATE, "the negate after the reduce is not fused into it");
   optic_node_id fu = optic_node_operand(f.m, root, 0);
@@ -421,13 +421,13 @@ static void deterministic_fixed_point(void) {
            "rounds %d", st.rounds);
   char *ta = fx_hlo(a.m), *tb = fx_hlo(b.m);
   OT_CHECK(strcmp(ta, tb) == 0);
-  free(tb);
+  optic_string_free(tb);
   OT_EXPECT_OK(optic_graph_optimize(a.m, NULL, &st));
   OT_CHECK(st.rounds == 1, "already optimized: %d rounds", st.rounds);
   tb = fx_hlo(a.m);
   OT_CHECK(strcmp(ta, tb) == 0);
-  free(ta);
-  free(tb);
+  optic_string_free(ta);
+  optic_string_free(tb);
   OT_CHECK(fx_well_formed(a.m));
   /* semantics through the whole manager */
   fixture c = fx_setup();

@@ -117,8 +117,8 @@ static void bad_options(void) {
   OT_CHECK(msg_has("stats.size"));
   char *after = fx_hlo(f.m);
   OT_CHECK(strcmp(before, after) == 0, "rejected options change nothing");
-  free(before);
-  free(after);
+  optic_string_free(before);
+  optic_string_free(after);
   optic_module_destroy(f.m);
 }
 
@@ -204,7 +204,7 @@ static void passes_cooperate(void) {
   OT_CHECK(strstr(text, "tanh") && !strstr(text, "multiply") && !strstr(text, "reshape") && !strstr(text, "transpose") &&
                !strstr(text, "exponential"),
            "%s", text);
-  free(text);
+  optic_string_free(text);
   OT_CHECK(fx_well_formed(f.m));
   optic_module_destroy(f.m);
 }
@@ -234,7 +234,7 @@ static void fold_feeds_simplify_and_cse(void) {
   OT_CHECK(strstr(text, "f32[4,8] broadcast(") && !strstr(text, "negate") && !strstr(text, "multiply") &&
                !strstr(text, "f32[4,8] constant("),
            "%s", text);
-  free(text);
+  optic_string_free(text);
   OT_CHECK(fx_well_formed(f.m));
   optic_module_destroy(f.m);
 
@@ -299,8 +299,8 @@ static void deterministic(void) {
   OT_CHECK(strcmp(ta, tb) == 0, "two builds optimize to different text:\n%s\n---\n%s", ta, tb);
   OT_CHECK(strstr(ta, "ROOT reshape") != NULL && strstr(ta, "call(") != NULL, "%s", ta);
   OT_CHECK(fx_well_formed(a));
-  free(ta);
-  free(tb);
+  optic_string_free(ta);
+  optic_string_free(tb);
   optic_module_destroy(a);
   optic_module_destroy(b);
 }

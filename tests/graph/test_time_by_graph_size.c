@@ -205,8 +205,8 @@ static void empty_constants_print_short(void) {
   if (text) OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &back));
   if (back) OT_EXPECT_OK(optic_module_to_hlo_text(back, &again));
   OT_CHECK(text && again && strcmp(text, again) == 0, "round trip:\n%s\n---\n%s", text ? text : "", again ? again : "");
-  free(text);
-  free(again);
+  optic_string_free(text);
+  optic_string_free(again);
   optic_module_destroy(back);
   optic_program_destroy(p);
   optic_module_destroy(m);

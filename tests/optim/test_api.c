@@ -313,6 +313,7 @@ static optic_optim_hparams resume_hparams(size_t k) {
   h.centered = true;
   h.lr_decay = 0.01;
   h.schedule = (optic_lr_schedule){.kind = OPTIC_LR_WARMUP_COSINE, .warmup_steps = 2, .decay_steps = 8, .min_lr = 1e-3};
+  OT_EXPECT_OK(optic_optim_hparams_clear_unused(&h)); /* a kind takes only the fields it uses */
   return h;
 }
 
@@ -626,7 +627,101 @@ static void groups_edges(void) {
   optic_optim_destroy(opt);
 }
 
+/* A field the kind does not use must keep its default: each kind with each
+ * field it ignores set is rejected with the field named; with every used
+ * field changed it is accepted; clear_unused puts the ignored ones back. */
+static void unused_fields_must_stay_default(void) {
+  const optic_optim_convention PT = OPTIC_OPTIM_CONVENTION_PYTORCH, OX = OPTIC_OPTIM_CONVENTION_OPTAX;
+  optic_optim_hparams h = defaults(OPTIC_OPTIM_KIND_ADAM, PT);
+  h.nesterov = true; /* the two examples */
+  expect_group_error(h, OPTIC_ERR_INVALID_ARGUMENT, "adam does not use nesterov");
+  h = defaults(OPTIC_OPTIM_KIND_SGD, PT);
+  h.eps = -1;
+  expect_group_error(h, OPTIC_ERR_INVALID_ARGUMENT, "sgd does not use eps (set to -1)");
+  static const struct {
+    optic_optim_kind kind;
+    const char *unused; /* space-separated */
+  } table[] = {
+      {OPTIC_OPTIM_KIND_SGD, "beta1 beta2 amsgrad eps eps_root alpha centered lr_decay initial_accumulator_value"},
+      {OPTIC_OPTIM_KIND_ADAM, "momentum dampening nesterov alpha centered lr_decay initial_accumulator_value"},
+      {OPTIC_OPTIM_KIND_ADAMW, "momentum dampening nesterov alpha centered lr_decay initial_accumulator_value"},
+      {OPTIC_OPTIM_KIND_RMSPROP, "dampening nesterov beta1 beta2 amsgrad lr_decay"},
+      {OPTIC_OPTIM_KIND_ADAGRAD, "momentum dampening nesterov beta1 beta2 amsgrad alpha centered"},
+      {OPTIC_OPTIM_KIND_LAMB, "momentum dampening nesterov amsgrad alpha centered lr_decay initial_accumulator_value"},
+      {OPTIC_OPTIM_KIND_LION,
+       "momentum dampening nesterov amsgrad eps eps_root alpha centered lr_decay initial_accumulator_value"},
+  };
+  for (size_t k = 0; k < sizeof table / sizeof table[0]; k++) {
+    optic_optim_convention c = table[k].kind >= OPTIC_OPTIM_KIND_LAMB ? OX : PT;
+    char list[160], *save = NULL;
+    snprintf(list, sizeof list, "%s", table[k].unused);
+    for (char *f = strtok_r(list, " ", &save); f; f = strtok_r(NULL, " ", &save)) {
+      h = defaults(table[k].kind, c);
+#define SET_(name, value) \
+  if (strcmp(f, #name) == 0) h.name = value;
+      SET_(momentum, 0.5) SET_(dampening, 0.5) SET_(nesterov, true) SET_(beta1, 0.5) SET_(beta2, 0.5)
+      SET_(amsgrad, true) SET_(eps, 0.5) SET_(eps_root, 0.5) SET_(alpha, 0.5) SET_(centered, true)
+      SET_(lr_decay, 0.5) SET_(initial_accumulator_value, 0.5)
+#undef SET_
+      char want[64];
+      snprintf(want, sizeof want, "does not use %s ", f);
+      expect_group_error(h, OPTIC_ERR_INVALID_ARGUMENT, want);
+      optic_optim_hparams cleared = h;
+      OT_EXPECT_OK(optic_optim_hparams_clear_unused(&cleared));
+      optic_optim_hparams d = defaults(table[k].kind, c);
+      OT_CHECK(memcmp(&cleared, &d, sizeof d) == 0, "%s: clear_unused left %s changed",
+               optic_optim_kind_name(table[k].kind), f);
+    }
+  }
+  /* Every used field changed: accepted, and clear_unused keeps them. */
+  optic_optim *opt = NULL;
+  OT_EXPECT_OK(optic_optim_create(NULL, &opt));
+  optic_shape s;
+  int64_t d4 = 4;
+  optic_shape_make(1, &d4, &s);
+  h = defaults(OPTIC_OPTIM_KIND_RMSPROP, PT);
+  h.alpha = 0.5, h.eps = 1e-3, h.eps_root = 1e-4, h.momentum = 0.3, h.centered = true, h.initial_accumulator_value = 0.2;
+  optic_optim_hparams kept = h;
+  OT_EXPECT_OK(optic_optim_hparams_clear_unused(&kept));
+  OT_CHECK(memcmp(&kept, &h, sizeof h) == 0, "clear_unused changed a field rmsprop uses");
+  OT_EXPECT_OK(optic_optim_add_group(opt, &h, 1, &s, NULL));
+  h = defaults(OPTIC_OPTIM_KIND_SGD, PT);
+  h.momentum = 0.9, h.nesterov = true;
+  OT_EXPECT_OK(optic_optim_add_group(opt, &h, 1, &s, NULL));
+  optic_optim_destroy(opt);
+  OT_EXPECT_STATUS(optic_optim_hparams_clear_unused(NULL), OPTIC_ERR_INVALID_ARGUMENT);
+}
+
+static void names_to_enums(void) {
+  for (int k = 0; k < OPTIC_OPTIM_KIND_COUNT_; k++) {
+    optic_optim_kind got = OPTIC_OPTIM_KIND_COUNT_;
+    OT_EXPECT_OK(optic_optim_kind_from_name(optic_optim_kind_name((optic_optim_kind)k), &got));
+    OT_CHECK(got == (optic_optim_kind)k, "kind %d", k);
+  }
+  optic_optim_kind kind;
+  OT_EXPECT_OK(optic_optim_kind_from_name("adamw", &kind));
+  OT_CHECK(kind == OPTIC_OPTIM_KIND_ADAMW);
+  const char *bad[] = {"Adam", "adam ", "", "invalid", "sgdm"};
+  for (size_t i = 0; i < 5; i++) {
+    OT_EXPECT_STATUS(optic_optim_kind_from_name(bad[i], &kind), OPTIC_ERR_INVALID_ARGUMENT);
+    OT_CHECK(strstr(optic_last_error(), "lamb, lion") != NULL, "%s", optic_last_error());
+  }
+  OT_EXPECT_STATUS(optic_optim_kind_from_name(NULL, &kind), OPTIC_ERR_INVALID_ARGUMENT);
+  for (int c = 0; c < OPTIC_OPTIM_CONVENTION_COUNT_; c++) {
+    optic_optim_convention got = OPTIC_OPTIM_CONVENTION_COUNT_;
+    OT_EXPECT_OK(optic_optim_convention_from_name(optic_optim_convention_name((optic_optim_convention)c), &got));
+    OT_CHECK(got == (optic_optim_convention)c, "convention %d", c);
+  }
+  optic_optim_convention conv;
+  OT_EXPECT_OK(optic_optim_convention_from_name("keras", &conv));
+  OT_CHECK(conv == OPTIC_OPTIM_CONVENTION_KERAS);
+  OT_EXPECT_STATUS(optic_optim_convention_from_name("torch", &conv), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_CHECK(strstr(optic_last_error(), "pytorch, optax, keras") != NULL, "%s", optic_last_error());
+}
+
 static const ot_case cases[] = {
+    {"unused_fields_must_stay_default", unused_fields_must_stay_default},
+    {"names_to_enums", names_to_enums},
     {"groups_edges", groups_edges},
     {"invalid_hyperparameters_are_rejected", invalid_hyperparameters_are_rejected},
     {"invalid_calls_are_rejected", invalid_calls_are_rejected},

@@ -116,6 +116,7 @@ static optic_optim_hparams hparams_for(const ref_case *c) {
   h.lr_decay = c->lr_decay;
   h.initial_accumulator_value = c->init_acc;
   h.schedule = schedule_for(c->sched, c->lr);
+  OT_EXPECT_OK(optic_optim_hparams_clear_unused(&h)); /* the table sets every field; a kind takes only its own */
   return h;
 }
 
