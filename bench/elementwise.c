@@ -9,6 +9,7 @@
 
 #include "bench/cpu_path.h"
 #include "bench/estimate.h"
+#include "core/unconst.h"
 
 static const float scalar_operand = 0.5f;
 
@@ -89,7 +90,7 @@ void bench_register_elementwise(const char *prefix, const bench_elementwise *e) 
             e->function, e->inputs + e->outputs, BENCH_ELEMENTWISE_MAX_ARRAYS);
     return;
   }
-  optic_bench *b = optic_bench_register(bench_name("%s/%s", prefix, e->function), run_elementwise, (void *)e);
+  optic_bench *b = optic_bench_register(bench_name("%s/%s", prefix, e->function), run_elementwise, OPTIC_UNCONST(void *, e));
   const int64_t sizes[] = {(int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
     for (int64_t threads = 1; threads <= 2; threads++) OPTIC_BENCH_ARGS(b, sizes[i], threads);

@@ -1,8 +1,12 @@
-/* Model benchmark (issue 11): one training step of the example trainer's MLP
- * (examples/mlp_train: 64-256-256-10, ReLU, softmax cross-entropy, the
- * hand-written backward graph of examples/mlp_train/mlp_model.c (its
- * --hand-gradients path; the grad_scale seed is an input), compiled
- * into the suite so the bench measures exactly what the example runs):
+/* Model benchmark: one training step of the example trainer's MLP
+ * (examples/mlp_train: 64-256-256-10, ReLU, softmax cross-entropy; the
+ * grad_scale seed is an input), compiled into the suite so the bench measures
+ * exactly what the example runs, in two forms:
+ *  - model/mlp_train_step: the hand-written backward graph of
+ *    examples/mlp_train/mlp_model.c (the example's --hand-gradients path);
+ *  - model/mlp_train_step_autodiff: the same loss with its gradients from
+ *    optic_autodiff_value_and_grad (the example's default), so the report can
+ *    compare the two in one run.
  *  - model/mlp_train_step/batch:256/threads:T: optic_program_run of the
  *    training graph on a batch of 256 (one context of T threads) plus the
  *    Adam update through the step engine. Counters: samples_per_s, and the
@@ -46,7 +50,7 @@ static void mlp_case_free(mlp_case *c) {
   free(c->y);
 }
 
-static bool mlp_case_init(mlp_case *c, const mlp_dims *d, int threads) {
+static bool mlp_case_init(mlp_case *c, const mlp_dims *d, int threads, bool hand_written) {
   size_t total = 0, off = 0;
   for (int i = 0; i < MLP_PARAMS; i++) total += mlp_param_count(d, i);
   c->params = calloc(total, sizeof(float));
@@ -85,7 +89,7 @@ static bool mlp_case_init(mlp_case *c, const mlp_dims *d, int threads) {
   /* Estimates for the context's threads (the engine compiles for the optimizer's). */
   optic_compile_options co = optic_compile_options_default();
   co.threads = threads;
-  return mlp_build_train(d, MODEL_MLP_BATCH, true /* the hand-written backward pass */, &c->m) == OPTIC_OK &&
+  return mlp_build_train(d, MODEL_MLP_BATCH, hand_written, &c->m) == OPTIC_OK &&
          optic_compile(c->m, &co, &c->p) == OPTIC_OK && optic_exec_ctx_create(&eo, &c->ctx) == OPTIC_OK &&
          optic_optim_create(&oo, &c->opt) == OPTIC_OK &&
          optic_optim_hparams_default(OPTIC_OPTIM_KIND_ADAM, OPTIC_OPTIM_CONVENTION_PYTORCH, &hp) == OPTIC_OK &&
@@ -118,13 +122,14 @@ static void per_op_counters(optic_bench_state *st, mlp_case *c) {
   optic_profile_summary_free(&sum);
 }
 
+/* user: non-NULL for the hand-written backward pass. */
 static void run_mlp_train_step(optic_bench_state *st, void *user) {
-  (void)user;
+  const bool hand_written = user != NULL;
   const int threads = (int)optic_bench_range(st, 1);
   const mlp_dims d = {64, 256, 256, 10};
   mlp_case c = {0};
   const double rss0 = bench_maxrss_bytes();
-  if (!mlp_case_init(&c, &d, threads) || !mlp_step(&c)) { /* the first step binds and compiles: untimed */
+  if (!mlp_case_init(&c, &d, threads, hand_written) || !mlp_step(&c)) { /* the first step binds and compiles: untimed */
     optic_bench_skip_with_error(st, optic_last_error());
     mlp_case_free(&c);
     return;
@@ -161,9 +166,13 @@ static void run_mlp_train_step(optic_bench_state *st, void *user) {
 }
 
 void bench_register_model_mlp(void) {
-  optic_bench *b = optic_bench_register("model/mlp_train_step", run_mlp_train_step, NULL);
-  for (int64_t t = 1; t <= 2; t++) OPTIC_BENCH_ARGS(b, MODEL_MLP_BATCH, t);
-  OPTIC_BENCH_ARG_NAMES(b, "batch", "threads");
-  optic_bench_use_real_time(b);
-  optic_bench_set_unit(b, OPTIC_BENCH_US);
+  static char hand = 1;
+  const char *names[2] = {"model/mlp_train_step", "model/mlp_train_step_autodiff"};
+  for (int k = 0; k < 2; k++) {
+    optic_bench *b = optic_bench_register(names[k], run_mlp_train_step, k == 0 ? &hand : NULL);
+    for (int64_t t = 1; t <= 2; t++) OPTIC_BENCH_ARGS(b, MODEL_MLP_BATCH, t);
+    OPTIC_BENCH_ARG_NAMES(b, "batch", "threads");
+    optic_bench_use_real_time(b);
+    optic_bench_set_unit(b, OPTIC_BENCH_US);
+  }
 }

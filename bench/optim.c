@@ -15,6 +15,7 @@
 #include "bench/elementwise.h"
 #include "bench/estimate.h"
 #include "bench/parallel.h"
+#include "core/unconst.h"
 
 typedef struct step_case {
   const char *name;
@@ -154,11 +155,11 @@ static void run_engine_step(optic_bench_state *st, void *user) {
 
 void bench_register_optim_steps(void) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    bench_register_n_threads(bench_name("optim/step_engine/%s", cases[i].name), run_engine_step, (void *)&cases[i],
+    bench_register_n_threads(bench_name("optim/step_engine/%s", cases[i].name), run_engine_step, OPTIC_UNCONST(void *, &cases[i]),
                              (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
   }
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    bench_register_n_threads(bench_name("optim/step/%s", cases[i].name), run_step, (void *)&cases[i],
+    bench_register_n_threads(bench_name("optim/step/%s", cases[i].name), run_step, OPTIC_UNCONST(void *, &cases[i]),
                              (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
   }
 }

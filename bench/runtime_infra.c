@@ -12,6 +12,7 @@
 #include "bench/bench_util.h"
 #include "exec/pool.h"
 #include "exec/profile.h"
+#include "core/unconst.h"
 
 /* One byte per 4 KiB page: what the first use of an arena costs is the
  * mapping and the faults, not the bytes. */
@@ -286,7 +287,7 @@ void bench_register_runtime_infra(void) {
   optic_bench_use_real_time(c);
   optic_bench_set_unit(c, OPTIC_BENCH_US);
   static const int no_profiler = 1;
-  c = optic_bench_register("peer/chain100_no_profiler/threads:1", bm_chain_profiled, (void *)&no_profiler);
+  c = optic_bench_register("peer/chain100_no_profiler/threads:1", bm_chain_profiled, OPTIC_UNCONST(void *, &no_profiler));
   optic_bench_use_real_time(c);
   optic_bench_set_unit(c, OPTIC_BENCH_US);
   c = optic_bench_register("runtime/chain100_profiler_pair/threads:1", bm_chain_profiler_pair, NULL);

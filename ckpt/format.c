@@ -263,117 +263,117 @@ static int cmp_meta_keys(const void *a, const void *b) {
   return strcmp(x->key, y->key);
 }
 
-optic_status ckpt_parse_index(const char *what, const uint8_t *index, ckpt_layout *l, ckpt_entry *entries,
-                              ckpt_meta_item *meta, char *names, const ckpt_entry **sorted) {
-  const uint64_t end = l->index_bytes;
-  l->total_chunks = 0;
-  uint64_t at = CKPT_HEADER_BYTES, expect = l->payload_offset;
-  for (uint32_t i = 0; i < l->entry_count; i++) {
-    if (end - at < CKPT_ENTRY_FIXED)
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry table truncated at entry %u (index has %llu bytes)", what, i,
-                        (unsigned long long)end);
-    const uint8_t *p = index + at;
-    ckpt_entry *e = &entries[i];
-    uint32_t name_len = get_u16(p);
-    if (end - at - CKPT_ENTRY_FIXED < pad8(name_len))
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u's name (%u bytes) runs past the index", what, i, name_len);
-    const uint8_t *name = p + CKPT_ENTRY_FIXED;
-    const char *why = ckpt_name_problem(name, name_len);
-    if (why != NULL) return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u's name %s", what, i, why);
-    if (!all_zero(name + name_len, pad8(name_len) - name_len) || !all_zero(p + 4, 4))
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u has nonzero padding", what, i);
-    memcpy(names, name, name_len);
-    names[name_len] = '\0';
-    e->name = names;
-    e->name_len = name_len;
-    names += name_len + 1;
-    e->dtype = ckpt_dtype_from_code(p[2]);
-    if (e->dtype == OPTIC_DTYPE_INVALID)
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' has unknown dtype code %u", what, i, e->name, p[2]);
-    int32_t rank = p[3];
-    if (rank > OPTIC_MAX_RANK)
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' has rank %d (limit %d)", what, i, e->name, (int)rank,
-                        OPTIC_MAX_RANK);
-    int64_t dims[OPTIC_MAX_RANK];
-    for (int32_t d = 0; d < OPTIC_MAX_RANK; d++) {
-      uint64_t v = get_u64(p + 8 + 8 * d);
-      if (d >= rank && v != 0)
-        return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' dim %d is %llu beyond its rank %d (must be 0)", what,
-                          i, e->name, (int)d, (unsigned long long)v, (int)rank);
-      if (v > (uint64_t)INT64_MAX)
-        return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' dim %d is %llu (more than 2^63-1)", what, i, e->name,
-                          (int)d, (unsigned long long)v);
-      if (d < rank) dims[d] = (int64_t)v;
-    }
-    size_t want = 0;
-    if (optic_shape_make(rank, dims, &e->shape) != OPTIC_OK || optic_shape_bytes(&e->shape, e->dtype, &want) != OPTIC_OK)
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' has an absurd shape (size overflows)", what, i, e->name);
-    e->offset = get_u64(p + 72);
-    e->bytes = get_u64(p + 80);
-    if (e->bytes != (uint64_t)want)
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' declares %llu bytes, its shape needs %llu", what, i,
-                        e->name, (unsigned long long)e->bytes, (unsigned long long)want);
-    expect = ckpt_align_up(expect);
-    if (e->offset != expect) {
-      if (i > 0 && e->offset < entries[i - 1].offset + entries[i - 1].bytes)
-        return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' at byte %llu overlaps entry %u", what, i, e->name,
-                          (unsigned long long)e->offset, i - 1);
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' at byte %llu, expected %llu", what, i, e->name,
-                        (unsigned long long)e->offset, (unsigned long long)expect);
-    }
-    if (e->bytes > l->payload_end - e->offset)
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' (bytes %llu..%llu) ends outside the payload (ends at %llu)",
-                        what, i, e->name, (unsigned long long)e->offset,
-                        (unsigned long long)(e->offset + e->bytes), (unsigned long long)l->payload_end);
-    expect = e->offset + e->bytes;
-    e->first_chunk = l->total_chunks;
-    l->total_chunks += ckpt_chunks_of(e->bytes, l->chunk_log2); /* bytes < file size: no overflow */
-    memcpy(e->sha256, p + 88, OPTIC_CKPT_DIGEST_BYTES);
-    at += CKPT_ENTRY_FIXED + pad8(name_len);
+/* Entry i of the index at byte *at (advanced past it); its name is copied
+ * to *names (advanced), *expect is where its payload must start. */
+static optic_status parse_entry(const char *what, const uint8_t *index, uint64_t *at_io, uint32_t i, ckpt_layout *l,
+                                ckpt_entry *entries, char **names_io, uint64_t *expect_io) {
+  const uint64_t end = l->index_bytes, at = *at_io;
+  uint64_t expect = *expect_io;
+  char *names = *names_io;
+  if (end - at < CKPT_ENTRY_FIXED)
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry table truncated at entry %u (index has %llu bytes)", what, i,
+                      (unsigned long long)end);
+  const uint8_t *p = index + at;
+  ckpt_entry *e = &entries[i];
+  uint32_t name_len = get_u16(p);
+  if (end - at - CKPT_ENTRY_FIXED < pad8(name_len))
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u's name (%u bytes) runs past the index", what, i, name_len);
+  const uint8_t *name = p + CKPT_ENTRY_FIXED;
+  const char *why = ckpt_name_problem(name, name_len);
+  if (why != NULL) return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u's name %s", what, i, why);
+  if (!all_zero(name + name_len, pad8(name_len) - name_len) || !all_zero(p + 4, 4))
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u has nonzero padding", what, i);
+  memcpy(names, name, name_len);
+  names[name_len] = '\0';
+  e->name = names;
+  e->name_len = name_len;
+  names += name_len + 1;
+  e->dtype = ckpt_dtype_from_code(p[2]);
+  if (e->dtype == OPTIC_DTYPE_INVALID)
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' has unknown dtype code %u", what, i, e->name, p[2]);
+  int32_t rank = p[3];
+  if (rank > OPTIC_MAX_RANK)
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' has rank %d (limit %d)", what, i, e->name, (int)rank,
+                      OPTIC_MAX_RANK);
+  int64_t dims[OPTIC_MAX_RANK];
+  for (int32_t d = 0; d < OPTIC_MAX_RANK; d++) {
+    uint64_t v = get_u64(p + 8 + 8 * d);
+    if (d >= rank && v != 0)
+      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' dim %d is %llu beyond its rank %d (must be 0)", what,
+                        i, e->name, (int)d, (unsigned long long)v, (int)rank);
+    if (v > (uint64_t)INT64_MAX)
+      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' dim %d is %llu (more than 2^63-1)", what, i, e->name,
+                        (int)d, (unsigned long long)v);
+    if (d < rank) dims[d] = (int64_t)v;
   }
-  if (ckpt_align_up(expect) != l->payload_end)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: payload ends at byte %llu, the entries end at %llu", what,
-                      (unsigned long long)l->payload_end, (unsigned long long)expect);
-  for (uint32_t i = 0; i < l->meta_count; i++) {
-    if (end - at < CKPT_META_FIXED)
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata truncated at item %u", what, i);
-    const uint8_t *p = index + at;
-    uint32_t key_len = get_u16(p), value_len = get_u32(p + 4);
-    if (get_u16(p + 2) != 0) return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata item %u has nonzero padding", what, i);
-    if (value_len > OPTIC_CKPT_MAX_META_VALUE || end - at - CKPT_META_FIXED < pad8((uint64_t)key_len + value_len))
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata item %u (key %u bytes, value %u bytes) runs past the index",
-                        what, i, key_len, value_len);
-    const uint8_t *key = p + CKPT_META_FIXED;
-    const char *why = ckpt_name_problem(key, key_len);
-    if (why != NULL) return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata item %u's key %s", what, i, why);
-    uint64_t used = (uint64_t)key_len + value_len;
-    if (!all_zero(key + used, pad8(used) - used))
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata item %u has nonzero padding", what, i);
-    memcpy(names, key, key_len);
-    names[key_len] = '\0';
-    meta[i].key = names;
-    meta[i].key_len = key_len;
-    names += key_len + 1;
-    if (value_len > 0) memcpy(names, key + key_len, value_len);
-    names[value_len] = '\0';
-    meta[i].value = (const uint8_t *)names;
-    meta[i].value_len = value_len;
-    names += value_len + 1;
-    at += CKPT_META_FIXED + pad8(used);
+  size_t want = 0;
+  if (optic_shape_make(rank, dims, &e->shape) != OPTIC_OK || optic_shape_bytes(&e->shape, e->dtype, &want) != OPTIC_OK)
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' has an absurd shape (size overflows)", what, i, e->name);
+  e->offset = get_u64(p + 72);
+  e->bytes = get_u64(p + 80);
+  if (e->bytes != (uint64_t)want)
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' declares %llu bytes, its shape needs %llu", what, i,
+                      e->name, (unsigned long long)e->bytes, (unsigned long long)want);
+  expect = ckpt_align_up(expect);
+  if (e->offset != expect) {
+    if (i > 0 && e->offset < entries[i - 1].offset + entries[i - 1].bytes)
+      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' at byte %llu overlaps entry %u", what, i, e->name,
+                        (unsigned long long)e->offset, i - 1);
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' at byte %llu, expected %llu", what, i, e->name,
+                      (unsigned long long)e->offset, (unsigned long long)expect);
   }
-  l->chunk_table_at = 0;
-  if (l->version >= 2) {
-    if ((end - at) / OPTIC_CKPT_DIGEST_BYTES != l->total_chunks || (end - at) % OPTIC_CKPT_DIGEST_BYTES != 0)
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: the chunk hash table has %llu bytes, the entries' %llu chunks need "
-                        "%llu", what, (unsigned long long)(end - at), (unsigned long long)l->total_chunks,
-                        (unsigned long long)(l->total_chunks * OPTIC_CKPT_DIGEST_BYTES));
-    l->chunk_table_at = at;
-    at = end;
-  }
-  if (at != end)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: %llu unexplained bytes at the end of the index", what,
-                      (unsigned long long)(end - at));
-  /* Names and keys unique: sort pointers, compare neighbours. */
+  if (e->bytes > l->payload_end - e->offset)
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' (bytes %llu..%llu) ends outside the payload (ends at %llu)",
+                      what, i, e->name, (unsigned long long)e->offset,
+                      (unsigned long long)(e->offset + e->bytes), (unsigned long long)l->payload_end);
+  expect = e->offset + e->bytes;
+  e->first_chunk = l->total_chunks;
+  l->total_chunks += ckpt_chunks_of(e->bytes, l->chunk_log2); /* bytes < file size: no overflow */
+  memcpy(e->sha256, p + 88, OPTIC_CKPT_DIGEST_BYTES);
+  *at_io = at + CKPT_ENTRY_FIXED + pad8(name_len);
+  *names_io = names;
+  *expect_io = expect;
+  return OPTIC_OK;
+}
+
+/* Metadata item i at byte *at (advanced past it); key and value are
+ * copied to *names (advanced), each NUL-terminated. */
+static optic_status parse_meta(const char *what, const uint8_t *index, uint64_t *at_io, uint64_t end, uint32_t i,
+                               ckpt_meta_item *meta, char **names_io) {
+  const uint64_t at = *at_io;
+  char *names = *names_io;
+  if (end - at < CKPT_META_FIXED)
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata truncated at item %u", what, i);
+  const uint8_t *p = index + at;
+  uint32_t key_len = get_u16(p), value_len = get_u32(p + 4);
+  if (get_u16(p + 2) != 0) return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata item %u has nonzero padding", what, i);
+  if (value_len > OPTIC_CKPT_MAX_META_VALUE || end - at - CKPT_META_FIXED < pad8((uint64_t)key_len + value_len))
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata item %u (key %u bytes, value %u bytes) runs past the index",
+                      what, i, key_len, value_len);
+  const uint8_t *key = p + CKPT_META_FIXED;
+  const char *why = ckpt_name_problem(key, key_len);
+  if (why != NULL) return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata item %u's key %s", what, i, why);
+  uint64_t used = (uint64_t)key_len + value_len;
+  if (!all_zero(key + used, pad8(used) - used))
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata item %u has nonzero padding", what, i);
+  memcpy(names, key, key_len);
+  names[key_len] = '\0';
+  meta[i].key = names;
+  meta[i].key_len = key_len;
+  names += key_len + 1;
+  if (value_len > 0) memcpy(names, key + key_len, value_len);
+  names[value_len] = '\0';
+  meta[i].value = (const uint8_t *)names;
+  meta[i].value_len = value_len;
+  names += value_len + 1;
+  *at_io = at + CKPT_META_FIXED + pad8(used);
+  *names_io = names;
+  return OPTIC_OK;
+}
+
+/* Names and keys unique: sort pointers, compare neighbours. */
+static optic_status check_unique(const char *what, const ckpt_layout *l, const ckpt_entry *entries,
+                                 const ckpt_meta_item *meta, const ckpt_entry **sorted) {
   for (uint32_t i = 0; i < l->entry_count; i++) sorted[i] = &entries[i];
   if (l->entry_count > 1) qsort(sorted, l->entry_count, sizeof *sorted, cmp_entry_names);
   for (uint32_t i = 1; i < l->entry_count; i++)
@@ -394,4 +394,35 @@ optic_status ckpt_parse_index(const char *what, const uint8_t *index, ckpt_layou
     free(ms);
   }
   return OPTIC_OK;
+}
+
+optic_status ckpt_parse_index(const char *what, const uint8_t *index, ckpt_layout *l, ckpt_entry *entries,
+                              ckpt_meta_item *meta, char *names, const ckpt_entry **sorted) {
+  const uint64_t end = l->index_bytes;
+  l->total_chunks = 0;
+  uint64_t at = CKPT_HEADER_BYTES, expect = l->payload_offset;
+  for (uint32_t i = 0; i < l->entry_count; i++) {
+    optic_status st = parse_entry(what, index, &at, i, l, entries, &names, &expect);
+    if (st != OPTIC_OK) return st;
+  }
+  if (ckpt_align_up(expect) != l->payload_end)
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: payload ends at byte %llu, the entries end at %llu", what,
+                      (unsigned long long)l->payload_end, (unsigned long long)expect);
+  for (uint32_t i = 0; i < l->meta_count; i++) {
+    optic_status st = parse_meta(what, index, &at, end, i, meta, &names);
+    if (st != OPTIC_OK) return st;
+  }
+  l->chunk_table_at = 0;
+  if (l->version >= 2) {
+    if ((end - at) / OPTIC_CKPT_DIGEST_BYTES != l->total_chunks || (end - at) % OPTIC_CKPT_DIGEST_BYTES != 0)
+      return optic_fail(OPTIC_ERR_CORRUPT, "%s: the chunk hash table has %llu bytes, the entries' %llu chunks need "
+                        "%llu", what, (unsigned long long)(end - at), (unsigned long long)l->total_chunks,
+                        (unsigned long long)(l->total_chunks * OPTIC_CKPT_DIGEST_BYTES));
+    l->chunk_table_at = at;
+    at = end;
+  }
+  if (at != end)
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: %llu unexplained bytes at the end of the index", what,
+                      (unsigned long long)(end - at));
+  return check_unique(what, l, entries, meta, sorted);
 }

@@ -98,9 +98,9 @@ static optic_status gather(const optic_ckpt_entry *entries, size_t n, const opti
                         (int)e->tensor.dtype);
     optic_status st = optic_tensor_bytes(&e->tensor, &bytes);
     if (st != OPTIC_OK) {
-      char why[512];
-      snprintf(why, sizeof why, "%s", optic_last_error());
-      return optic_fail(st, "%s: entry '%s' has an invalid tensor: %s", OP, e->name, why);
+      char cause[512];
+      snprintf(cause, sizeof cause, "%s", optic_last_error());
+      return optic_fail(st, "%s: entry '%s' has an invalid tensor: %s", OP, e->name, cause);
     }
     if (bytes > 0 && e->tensor.data == NULL)
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: entry '%s' has %zu bytes and no data", OP, e->name, bytes);

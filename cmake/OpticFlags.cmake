@@ -5,6 +5,11 @@
 add_library(optic_build_flags INTERFACE)
 target_compile_options(optic_build_flags INTERFACE
   -Wall -Wextra -Werror
+  -Wshadow -Wformat=2 -Wundef
+  # Not on targets marked OPTIC_RELAXED_WARNINGS (tests, examples: see
+  # optic_relax_warnings below), whose float checks and const test fixtures
+  # would need casts at hundreds of places without catching library bugs.
+  "$<$<NOT:$<BOOL:$<TARGET_PROPERTY:OPTIC_RELAXED_WARNINGS>>>:-Wcast-qual;-Wdouble-promotion>"
   $<$<COMPILE_LANGUAGE:C>:-Wstrict-prototypes -Wmissing-prototypes>
   -fno-math-errno
   -fvisibility=hidden)
@@ -18,6 +23,19 @@ if(OPTIC_SANITIZE)
   add_compile_options(-fsanitize=${OPTIC_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${OPTIC_SANITIZE})
 endif()
+
+# optic_relax_warnings(DIR): every target defined in DIR and its
+# subdirectories builds without -Wcast-qual and -Wdouble-promotion.
+function(optic_relax_warnings dir)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(t IN LISTS targets)
+    set_property(TARGET ${t} PROPERTY OPTIC_RELAXED_WARNINGS ON)
+  endforeach()
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(d IN LISTS subdirs)
+    optic_relax_warnings(${d})
+  endforeach()
+endfunction()
 
 # optic_add_objects(NAME SOURCES...): one object library of the library, with
 # our flags and the given extra compile options (see kernels/ for per-ISA use).

@@ -71,10 +71,10 @@ typedef struct cvt_value {
 static cvt_value load_value(optic_dtype dt, const unsigned char *p) {
   cvt_value v = {.is_float = optic_dtype_is_float(dt), .is_signed = optic_dtype_is_signed_int(dt)};
   switch (dt) {
-    case OPTIC_F32: { float x; memcpy(&x, p, 4); v.f = x; break; }
+    case OPTIC_F32: { float x; memcpy(&x, p, 4); v.f = (double)x; break; }
     case OPTIC_F64: memcpy(&v.f, p, 8); break;
-    case OPTIC_F16: { uint16_t h; memcpy(&h, p, 2); v.f = optic_f16_to_f32(h); break; }
-    case OPTIC_BF16: { uint16_t h; memcpy(&h, p, 2); v.f = optic_bf16_to_f32(h); break; }
+    case OPTIC_F16: { uint16_t h; memcpy(&h, p, 2); v.f = (double)optic_f16_to_f32(h); break; }
+    case OPTIC_BF16: { uint16_t h; memcpy(&h, p, 2); v.f = (double)optic_bf16_to_f32(h); break; }
     case OPTIC_S8: v.u = (uint64_t)(int64_t)(int8_t)p[0]; break;
     case OPTIC_S16: { int16_t x; memcpy(&x, p, 2); v.u = (uint64_t)(int64_t)x; break; }
     case OPTIC_S32: { int32_t x; memcpy(&x, p, 4); v.u = (uint64_t)(int64_t)x; break; }

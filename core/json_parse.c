@@ -155,6 +155,7 @@ static bool hex4(parser *ps, uint32_t *out) {
 }
 
 /* At the opening quote. On success *out is a malloc'ed NUL-terminated string. */
+/* long: one scanner: escapes, \u surrogate pairs and UTF-8 checks share the cursor and the output buffer */
 static optic_status parse_string(parser *ps, char **out, size_t *len) {
   sbuf s = {NULL, 0, 0};
   ps->p++; /* the quote */
@@ -257,13 +258,13 @@ static optic_status parse_number(parser *ps, optic_jv *v) {
   if (ps->p < ps->end && *ps->p == '-') ps->p++;
   if (ps->allow_nonfinite && literal(ps, "Infinity")) {
     v->kind = OPTIC_JV_NUMBER;
-    v->number = (*begin == '-') ? -INFINITY : INFINITY;
+    v->number = (*begin == '-') ? -(double)INFINITY : (double)INFINITY;
     return OPTIC_OK;
   }
   /* Google Benchmark writes a negative NaN as -NaN. */
   if (ps->allow_nonfinite && *begin == '-' && literal(ps, "NaN")) {
     v->kind = OPTIC_JV_NUMBER;
-    v->number = NAN;
+    v->number = (double)NAN;
     return OPTIC_OK;
   }
   if (ps->p >= ps->end || !is_digit(*ps->p)) return fail_at(ps, "bad number: expected a digit");
@@ -416,7 +417,7 @@ static optic_status parse_value(parser *ps, optic_jv *v) {
     case 'N':
       if (!ps->allow_nonfinite || !literal(ps, "NaN")) break;
       v->kind = OPTIC_JV_NUMBER;
-      v->number = NAN;
+      v->number = (double)NAN;
       return OPTIC_OK;
     default:
       if (*ps->p == '-' || is_digit(*ps->p) || (ps->allow_nonfinite && *ps->p == 'I')) return parse_number(ps, v);

@@ -164,6 +164,7 @@ static optic_status dtype_from_descr(const char *descr, const char *what, optic_
                     what, descr);
 }
 
+/* long: the .npy header checked field by field in file order, each check with its own message */
 static optic_status parse_header(const void *bytes, size_t size, const char *what, optic_npy_info *out) {
   const unsigned char *b = bytes;
   if (size < NPY_MAGIC_LEN + 2 || memcmp(b, NPY_MAGIC, NPY_MAGIC_LEN) != 0) {

@@ -20,6 +20,7 @@
  * generation's arrivals only start after they read g + 1 (acquire), which
  * is ordered after the reset. */
 #include "exec/barrier.h"
+#include "core/unconst.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -49,7 +50,7 @@ static uint64_t mono_ns(void) {
 
 static void sleep_while(atomic_uint *word, unsigned expected) {
 #if defined(__linux__)
-  syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+  syscall(SYS_futex, OPTIC_UNCONST(unsigned *, word), FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
 #else
   (void)word, (void)expected;
   sched_yield();
@@ -58,7 +59,7 @@ static void sleep_while(atomic_uint *word, unsigned expected) {
 
 static void wake_all(atomic_uint *word) {
 #if defined(__linux__)
-  syscall(SYS_futex, (unsigned *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+  syscall(SYS_futex, OPTIC_UNCONST(unsigned *, word), FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 #else
   (void)word;
 #endif

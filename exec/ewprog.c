@@ -152,6 +152,7 @@ static optic_status decline(const optic_module_t *m, optic_node_id id, const cha
                     optic_node_name(m, id), why);
 }
 
+/* long: one switch over the opcodes a fused loop lowers */
 static optic_status lower_node(lower_ctx *c, optic_node_id id, ew_value *vals, size_t N, bool params_full) {
   const optic_module_t *m = c->m;
   const optic_type *t = optic_node_type(m, id);
@@ -279,6 +280,98 @@ optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t N, 
   return ew_lower_full(m, comp, N, params_full, OPTIC_NO_NODE, OPTIC_NO_NODE, out);
 }
 
+/* needed[x] for root and every node it depends on (stack: n + 1 slots). */
+static void mark_needed(const optic_module_t *m, optic_node_id root, int32_t n, bool *needed, optic_node_id *stack) {
+  int32_t top = 0;
+  stack[top++] = root;
+  needed[root] = true;
+  while (top > 0) {
+    optic_node_id x = stack[--top];
+    for (int32_t k = 0; k < optic_node_operand_count(m, x); k++) {
+      optic_node_id o = optic_node_operand(m, x, k);
+      if (!needed[o] && top < n) needed[o] = true, stack[top++] = o;
+    }
+  }
+}
+
+/* Root leaves are outputs: never released. *n_out: how many. */
+static optic_status mark_outputs(const optic_module_t *m, optic_node_id root, ew_value *vals, int32_t *n_out) {
+  const optic_type *rt = optic_node_type(m, root);
+  *n_out = optic_type_is_tuple(rt) ? rt->tuple_size : 1;
+  if (!optic_type_is_tuple(rt)) {
+    vals[root].is_output = true;
+    return OPTIC_OK;
+  }
+  if (optic_node_opcode(m, root) != OPTIC_OP_TUPLE) {
+    return decline(m, root, "is a tuple root that is not a tuple instruction");
+  }
+  for (int32_t k = 0; k < *n_out; k++) {
+    if (optic_type_is_tuple(&rt->elements[k])) return decline(m, root, "returns nested tuples");
+    vals[optic_node_operand(m, root, k)].is_output = true;
+  }
+  return OPTIC_OK;
+}
+
+/* Lowers instruction id at position i of the order, then releases the
+ * operands it was the last reader of (views keep theirs alive). */
+static optic_status lower_at(lower_ctx *c, optic_node_id id, int32_t i, ew_value *vals, size_t N, bool params_full,
+                             optic_node_id as_input) {
+  const optic_module_t *m = c->m;
+  if (id == as_input) { /* computed outside the program (an output fusion's dot): one more input */
+    int32_t k;
+    optic_status st = add_input(c, optic_node_type(m, id)->dtype, NULL, &k);
+    c->p->extra_input = k;
+    vals[id] = (ew_value){.kind = V_INPUT, .index = k, .gathered = -1, .last_use = vals[id].last_use,
+                          .is_output = vals[id].is_output};
+    if (optic_type_is_tuple(optic_node_type(m, id)) || shape_elems(&optic_node_type(m, id)->shape) != N) {
+      st = decline(m, id, "does not span the fusion's elements");
+    }
+    return st;
+  }
+  optic_status st = lower_node(c, id, vals, N, params_full);
+  optic_opcode op = optic_node_opcode(m, id);
+  bool view = op == OPTIC_OP_RESHAPE || op == OPTIC_OP_BITCAST || op == OPTIC_OP_BROADCAST ||
+              op == OPTIC_OP_TRANSPOSE || op == OPTIC_OP_TUPLE;
+  int32_t no = optic_node_operand_count(m, id);
+  for (int32_t k = 0; k < no && st == OPTIC_OK; k++) {
+    optic_node_id o = optic_node_operand(m, id, k);
+    bool again = false; /* an operand listed twice is released once */
+    for (int32_t j = 0; j < k; j++) again |= optic_node_operand(m, id, j) == o;
+    if (!again && vals[o].last_use == i && !view) st = release_value(c, &vals[o]);
+  }
+  return st;
+}
+
+/* Outputs: the last instruction writes output 0 directly when it computes
+ * the only output; otherwise each output is moved (copied, filled or
+ * gathered) from where its value is. */
+static optic_status emit_outputs(lower_ctx *c, optic_node_id root, int32_t n_out, ew_value *vals) {
+  const optic_module_t *m = c->m;
+  ew_prog *p = c->p;
+  bool tuple = optic_type_is_tuple(optic_node_type(m, root));
+  optic_status st = OPTIC_OK;
+  for (int32_t k = 0; k < n_out && st == OPTIC_OK; k++) {
+    optic_node_id o = tuple ? optic_node_operand(m, root, k) : root;
+    ew_value *v = &vals[o];
+    optic_dtype dt = optic_node_type(m, o)->dtype;
+    p->output_dtype[k] = dt;
+    if (n_out == 1 && v->kind == V_REG && p->n_instr > 0 && p->ins[p->n_instr - 1].kind == EW_OP &&
+        p->ins[p->n_instr - 1].dst == v->index) {
+      p->ins[p->n_instr - 1].dst = -1;
+      continue;
+    }
+    if (v->kind == V_LEAF && v->gathered < 0) {
+      ew_instr g = {.kind = EW_GATHER, .in_dt = dt, .out_dt = dt, .n_src = 1, .dst = -1 - k, .walk = v->walk};
+      g.src[0] = (ew_src){EW_INPUT, v->index, NULL};
+      st = add_instr(c, &g);
+      continue;
+    }
+    ew_instr mv = {.kind = EW_MOVE, .op = OPTIC_OP_COPY, .in_dt = dt, .out_dt = dt, .n_src = 1, .dst = -1 - k};
+    if ((st = use_value(c, v, dt, &mv.src[0])) == OPTIC_OK) st = add_instr(c, &mv);
+  }
+  return st;
+}
+
 static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, size_t N, bool params_full,
                                   optic_node_id as_input, optic_node_id root_override, ew_prog **out) {
   *out = NULL;
@@ -300,18 +393,7 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
     st = oom();
     goto done;
   }
-  {
-    int32_t top = 0;
-    stack[top++] = root;
-    needed[root] = true;
-    while (top > 0) {
-      optic_node_id x = stack[--top];
-      for (int32_t k = 0; k < optic_node_operand_count(m, x); k++) {
-        optic_node_id o = optic_node_operand(m, x, k);
-        if (!needed[o] && top < n) needed[o] = true, stack[top++] = o;
-      }
-    }
-  }
+  mark_needed(m, root, n, needed, stack);
   p->extra_input = -1;
   int32_t np = optic_computation_parameter_count(m, comp);
   for (int32_t k = 0; k < np && st == OPTIC_OK; k++) {
@@ -323,23 +405,11 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
   for (int32_t i = 0; i < n; i++) {
     if (needed[order[i]]) note_uses(m, order[i], i, vals);
   }
-  /* Root leaves are outputs: never released. */
-  const optic_type *rt = optic_node_type(m, root);
-  int32_t n_out = optic_type_is_tuple(rt) ? rt->tuple_size : 1;
-  if (optic_type_is_tuple(rt)) {
-    if (optic_node_opcode(m, root) != OPTIC_OP_TUPLE) {
-      st = decline(m, root, "is a tuple root that is not a tuple instruction");
-      goto done;
-    }
-    for (int32_t k = 0; k < n_out; k++) {
-      if (optic_type_is_tuple(&rt->elements[k])) {
-        st = decline(m, root, "returns nested tuples");
-        goto done;
-      }
-      vals[optic_node_operand(m, root, k)].is_output = true;
-    }
-  } else {
-    vals[root].is_output = true;
+  int32_t n_out;
+  optic_status mo = mark_outputs(m, root, vals, &n_out);
+  if (mo != OPTIC_OK) {
+    st = mo;
+    goto done;
   }
   p->n_outputs = n_out;
   p->output_dtype = calloc((size_t)n_out + 1, sizeof *p->output_dtype);
@@ -351,54 +421,9 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
       st = decline(m, id, "is a tuple inside the computation");
       break;
     }
-    if (id == as_input) { /* computed outside the program (an output fusion's dot): one more input */
-      int32_t k;
-      st = add_input(&c, optic_node_type(m, id)->dtype, NULL, &k);
-      p->extra_input = k;
-      vals[id] = (ew_value){.kind = V_INPUT, .index = k, .gathered = -1, .last_use = vals[id].last_use,
-                            .is_output = vals[id].is_output};
-      if (optic_type_is_tuple(optic_node_type(m, id)) || shape_elems(&optic_node_type(m, id)->shape) != N) {
-        st = decline(m, id, "does not span the fusion's elements");
-      }
-      continue;
-    }
-    st = lower_node(&c, id, vals, N, params_full);
-    int32_t no = optic_node_operand_count(m, id);
-    for (int32_t k = 0; k < no && st == OPTIC_OK; k++) {
-      optic_node_id o = optic_node_operand(m, id, k);
-      bool again = false; /* an operand listed twice is released once */
-      for (int32_t j = 0; j < k; j++) again |= optic_node_operand(m, id, j) == o;
-      if (!again && vals[o].last_use == i && !(optic_node_opcode(m, id) == OPTIC_OP_RESHAPE ||
-                                                 optic_node_opcode(m, id) == OPTIC_OP_BITCAST ||
-                                                 optic_node_opcode(m, id) == OPTIC_OP_BROADCAST ||
-                                                 optic_node_opcode(m, id) == OPTIC_OP_TRANSPOSE ||
-                                                 optic_node_opcode(m, id) == OPTIC_OP_TUPLE)) {
-        st = release_value(&c, &vals[o]);
-      }
-    }
+    st = lower_at(&c, id, i, vals, N, params_full, as_input);
   }
-  /* Outputs: the last instruction writes output 0 directly when it computes
-   * the only output; otherwise each output is moved (copied, filled or
-   * gathered) from where its value is. */
-  for (int32_t k = 0; k < n_out && st == OPTIC_OK; k++) {
-    optic_node_id o = optic_type_is_tuple(rt) ? optic_node_operand(m, root, k) : root;
-    ew_value *v = &vals[o];
-    optic_dtype dt = optic_node_type(m, o)->dtype;
-    p->output_dtype[k] = dt;
-    if (n_out == 1 && v->kind == V_REG && p->n_instr > 0 && p->ins[p->n_instr - 1].kind == EW_OP &&
-        p->ins[p->n_instr - 1].dst == v->index) {
-      p->ins[p->n_instr - 1].dst = -1;
-      continue;
-    }
-    if (v->kind == V_LEAF && v->gathered < 0) {
-      ew_instr g = {.kind = EW_GATHER, .in_dt = dt, .out_dt = dt, .n_src = 1, .dst = -1 - k, .walk = v->walk};
-      g.src[0] = (ew_src){EW_INPUT, v->index, NULL};
-      st = add_instr(&c, &g);
-      continue;
-    }
-    ew_instr mv = {.kind = EW_MOVE, .op = OPTIC_OP_COPY, .in_dt = dt, .out_dt = dt, .n_src = 1, .dst = -1 - k};
-    if ((st = use_value(&c, v, dt, &mv.src[0])) == OPTIC_OK) st = add_instr(&c, &mv);
-  }
+  if (st == OPTIC_OK) st = emit_outputs(&c, root, n_out, vals);
 done:
   free(c.free_regs);
   free(needed);

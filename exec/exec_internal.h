@@ -29,16 +29,6 @@
  * and the DRAM streams did not overlap. The next block's inputs are
  * prefetched while a block runs (without it: 31 ms). */
 #define EXEC_BLOCK 512
-/* Fused loops whose result is at least this large store it with streaming
- * (non-temporal) stores: it cannot stay in cache, so reading its lines
- * before overwriting them would only add DRAM traffic. */
-#define EXEC_STREAM_BYTES ((size_t)16 << 20)
-/* dst[0, bytes) = src[0, bytes) with non-temporal stores where the ISA has
- * them (SSE2 on x86-64, always there), plain memcpy elsewhere; stream_fence
- * orders them before later loads and stores of other threads (call it before
- * the barrier that publishes the data). */
-void stream_copy(void *dst, const void *src, size_t bytes);
-void stream_fence(void);
 
 /* Whether a step is split across a run's threads. With a program (its
  * estimates) and no split_min_elements set, by cost: split when the time
@@ -59,7 +49,7 @@ void stream_fence(void);
  * dtype of the data operands (operand 1 for select and clamp, whose operand 0
  * is the predicate or lower bound), out_dt the result's. cmp is compare's
  * direction, and for reduce-precision its packed attributes
- * (graph_ew_reduce_precision_param). Bit k of
+ * (optic_elem_reduce_precision_param). Bit k of
  * scalar_mask marks src[k] as one element repeated. y may equal an unmasked
  * source of the same dtype (in place) except for compare and convert. */
 void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in_dt, optic_dtype out_dt, size_t n,
@@ -323,6 +313,12 @@ optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_
 /* dynamic-slice, dynamic-update-slice, gather, scatter (exec/ops_dynamic.c). */
 optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_thread *th);
+/* A loop fusion's footprint: the bytes it reads (every operand leaf) plus
+ * the bytes it writes. Its result is written with streaming stores when the
+ * kernels' policy says so for that footprint (kernels/stream.h: the
+ * last-level cache size, or OPTIC_STREAM_STORES). */
+size_t exec_fused_footprint(const exec_step *s);
+bool exec_fused_streams(const exec_step *s);
 /* An output fusion: the dot/convolution into the result, a barrier, then the
  * epilogue's block program over the result in place. */
 optic_status exec_op_output_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th);

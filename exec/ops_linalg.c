@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "exec/exec_internal.h"
+#include "kernels/stream.h"
 
 static optic_status run_contraction(const exec_step *s, const float *a, const float *b, float *y,
                                     const exec_thread *th);
@@ -79,6 +80,15 @@ static void prefetch_block(const exec_step *s, const void *const *inputs, size_t
   }
 }
 
+size_t exec_fused_footprint(const exec_step *s) {
+  size_t bytes = optic_dtype_size(s->type->dtype);
+  for (int32_t d = 0; d < s->type->shape.rank; d++) bytes *= (size_t)s->type->shape.dims[d];
+  for (int32_t i = s->in_first[0]; i < s->in_first[s->n_operands]; i++) bytes += s->in[i].size;
+  return bytes;
+}
+
+bool exec_fused_streams(const exec_step *s) { return optic_stream_use(exec_fused_footprint(s)); }
+
 static void run_blocks(const exec_step *s, const void *const *inputs, unsigned char *y, const exec_thread *th);
 
 optic_status exec_op_output_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th) {
@@ -105,16 +115,17 @@ static void run_blocks(const exec_step *s, const void *const *inputs, unsigned c
   size_t es = optic_dtype_size(s->type->dtype);
   size_t blocks = (n + EXEC_BLOCK - 1) / EXEC_BLOCK, blo, bhi;
   exec_share(blocks, th->t, th->nt, &blo, &bhi);
-  /* A result far larger than the caches is written with streaming stores
-   * from a register: no read-for-ownership of output lines it overwrites. */
-  bool stream = n * es >= EXEC_STREAM_BYTES;
+  /* A call whose footprint outgrows the caches writes its result with
+   * streaming stores from a register: no read-for-ownership of output lines
+   * it overwrites (the kernels' policy, kernels/stream.h). */
+  bool stream = exec_fused_streams(s);
   unsigned char *tmp = th->regs + (size_t)s->prog->n_regs * EXEC_BLOCK * 8;
   for (size_t k = blo; k < bhi; k++) {
     size_t lo = k * EXEC_BLOCK, len = n - lo < EXEC_BLOCK ? n - lo : EXEC_BLOCK;
     if (k + 1 < bhi) prefetch_block(s, inputs, lo + EXEC_BLOCK, n);
     void *outs[1] = {stream ? (void *)tmp : (void *)(y + lo * es)};
     ew_run_block(s->prog, inputs, s->prog->scalar_inputs, outs, lo, len, th->regs);
-    if (stream) stream_copy(y + lo * es, tmp, len * es);
+    if (stream) optic_stream_copy(y + lo * es, tmp, len * es);
   }
-  if (stream) stream_fence();
+  if (stream) optic_stream_fence();
 }

@@ -143,6 +143,7 @@ static void arena_hand_out(exec_arena *out, void *ptr, size_t bytes, size_t cap)
   out->capacity = cap;
 }
 
+/* long: best fit, then reserve with a bounded retry, under one lock */
 optic_status exec_pool_acquire(exec_pool *p, size_t bytes, optic_profiler_t *profiler, int32_t thread,
                                exec_arena *out) {
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pool_acquire: out is NULL");

@@ -10,6 +10,7 @@
 #include "core/json.h"
 #include "core/strbuf.h"
 #include "exec/profile.h"
+#include "core/unconst.h"
 
 #define DEFAULT_CAPACITY ((size_t)65536)
 
@@ -75,7 +76,7 @@ void optic_profiler_enable(optic_profiler_t *p, bool on) {
 }
 
 bool optic_profiler_enabled(const optic_profiler_t *p) {
-  return p != NULL && atomic_load_explicit(&((optic_profiler_t *)p)->enabled, memory_order_relaxed);
+  return p != NULL && atomic_load_explicit(&OPTIC_UNCONST(optic_profiler_t *, p)->enabled, memory_order_relaxed);
 }
 
 void optic_profiler_clear(optic_profiler_t *p) {
@@ -178,7 +179,7 @@ optic_status optic_profiler_record_compile(optic_profiler_t *p, const optic_pass
 }
 
 static size_t event_count(const optic_profiler_t *p) {
-  size_t n = atomic_load(&((optic_profiler_t *)p)->next);
+  size_t n = atomic_load(&OPTIC_UNCONST(optic_profiler_t *, p)->next);
   return n < p->capacity ? n : p->capacity;
 }
 
@@ -188,7 +189,7 @@ const optic_profile_event *optic_profiler_events(const optic_profiler_t *p, size
 }
 
 uint64_t optic_profiler_dropped(const optic_profiler_t *p) {
-  return p ? atomic_load(&((optic_profiler_t *)p)->dropped) : 0;
+  return p ? atomic_load(&OPTIC_UNCONST(optic_profiler_t *, p)->dropped) : 0;
 }
 
 /* ------------------------------------------------------------ Chrome trace */

@@ -56,6 +56,7 @@ void optic_profile_summary_free(optic_profile_summary *s) {
   memset(s, 0, sizeof *s);
 }
 
+/* long: one pass building the summary's arrays, freed together on any failure */
 optic_status optic_profiler_summary(const optic_profiler_t *p, const optic_program_t *program,
                                     optic_profile_summary *out) {
   if (out == NULL || p == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "profiler_summary: NULL argument");
@@ -138,11 +139,11 @@ optic_status optic_profiler_summary(const optic_profiler_t *p, const optic_progr
       }
       for (size_t e = 0; e < execs; e++) span_start[e] = UINT64_MAX, span_end[e] = 0, span_est[e] = -1.0;
       for (size_t q = 0; q < parts; q++) {
-        const optic_profile_event *ev = by_thread[q];
+        const optic_profile_event *pe = by_thread[q];
         size_t e = ordinal[q];
-        if (ev->start_ns < span_start[e]) span_start[e] = ev->start_ns;
-        if (ev->end_ns > span_end[e]) span_end[e] = ev->end_ns;
-        if (span_est[e] < 0.0) span_est[e] = ev->est_ns;
+        if (pe->start_ns < span_start[e]) span_start[e] = pe->start_ns;
+        if (pe->end_ns > span_end[e]) span_end[e] = pe->end_ns;
+        if (span_est[e] < 0.0) span_est[e] = pe->est_ns;
       }
       for (size_t e = 0; e < execs; e++) {
         measured += (double)(span_end[e] - span_start[e]);

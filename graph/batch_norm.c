@@ -117,17 +117,17 @@ void graph_batch_norm_run(optic_opcode op, optic_dtype dt, const optic_shape *s,
     EACH({
       double g = ld(dt, dy, i);
       s1[c] += g;
-      s2[c] += g * (ld(dt, x, i) - mean[c]) / sqrt(var[c] + eps);
+      s2[c] += g * (ld(dt, x, i) - mean[c]) / sqrt(var[c] + (double)eps);
     });
     EACH({
-      double sig = sqrt(var[c] + eps), xh = (ld(dt, x, i) - mean[c]) / sig;
+      double sig = sqrt(var[c] + (double)eps), xh = (ld(dt, x, i) - mean[c]) / sig;
       st(dt, out[0], i, ld(dt, scale, c) / (sig * N) * (N * ld(dt, dy, i) - s1[c] - xh * s2[c]));
     });
     for (size_t c = 0; c < F; c++) st(dt, out[1], c, s2[c]), st(dt, out[2], c, s1[c]);
     return;
   }
   const void *offset = in[2];
-  EACH(st(dt, out[0], i, (ld(dt, x, i) - mean[c]) / sqrt(var[c] + eps) * ld(dt, scale, c) + ld(dt, offset, c)));
+  EACH(st(dt, out[0], i, (ld(dt, x, i) - mean[c]) / sqrt(var[c] + (double)eps) * ld(dt, scale, c) + ld(dt, offset, c)));
   if (op == OPTIC_OP_BATCH_NORM_TRAINING) {
     for (size_t c = 0; c < F; c++) st(dt, out[1], c, mean[c]), st(dt, out[2], c, var[c]);
   }

@@ -4,9 +4,9 @@
  * operand dimension, or XLA's older single rank-1 index array). */
 #include <string.h>
 
-#include "graph/ew_scalar.h"
 #include "graph/gather_scatter.h"
 #include "graph/internal.h"
+#include "kernels/elem.h"
 
 /* The start-index operands: n scalars of one integer dtype (n = rank), or
  * one integer array of shape [rank]. */
@@ -19,7 +19,7 @@ static optic_status check_starts(const optic_module_t *m, optic_comp_id comp, co
     const optic_type *t;
     optic_status st = graph_array_operand(m, comp, starts[i], op, first + i, &t);
     if (st != OPTIC_OK) return st;
-    if (!graph_dtype_int_info(t->dtype, &bits, &sg)) {
+    if (!optic_elem_dtype_int_info(t->dtype, &bits, &sg)) {
       return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: start index operand %d has dtype %s; an integer is needed", op,
                         (int)(first + i), optic_dtype_name(t->dtype));
     }
@@ -122,7 +122,7 @@ void graph_dynamic_starts(const void *const *index, int32_t n_index, optic_dtype
                           const int64_t *operand_dims, const int64_t *window_dims, int64_t *start) {
   int bits = 0;
   bool is_signed = false;
-  graph_dtype_int_info(dt, &bits, &is_signed);
+  optic_elem_dtype_int_info(dt, &bits, &is_signed);
   size_t es = optic_dtype_size(dt);
   for (int32_t d = 0; d < rank; d++) {
     /* one array of [rank] (or rank 1 either way): element d; else scalar d */

@@ -4,8 +4,8 @@
  * scalar bounds in clamp and a scalar predicate in select). */
 #include <string.h>
 
-#include "graph/ew_scalar.h"
 #include "graph/internal.h"
+#include "graph/opcode_kernels.h"
 
 
 static bool is_float(optic_dtype d) { return optic_dtype_is_float(d); }

@@ -304,6 +304,105 @@ static double reduce_window_count(const optic_instr *in) {
   return (window - 1) * outs;
 }
 
+/* The elementwise ops and the others whose cost needs no called
+ * computation (XLA's rules, named per case); false for the rest. */
+static bool plain_cost(const optic_module_t *m, const optic_instr *in, optic_cost *out) {
+  double out_elems = elements(&in->type);
+  const optic_type *op0 = in->n_operands ? optic_node_type(m, in->operands[0]) : NULL;
+  if (graph_opcode_is_elementwise(in->op)) {
+    if (is_transcendental(in->op)) {
+      out->transcendentals = out_elems;
+    } else {
+      out->flops = out_elems;
+    }
+    out->bytes_accessed = default_bytes(m, in);
+    return true;
+  }
+  switch (in->op) {
+    case OPTIC_OP_PARAMETER:
+    case OPTIC_OP_CONSTANT:
+    case OPTIC_OP_GET_TUPLE_ELEMENT:
+    case OPTIC_OP_AFTER_ALL: /* XLA HandleAfterAll: ordering only, nothing touched */
+    case OPTIC_OP_BITCAST: return true;
+    case OPTIC_OP_INFEED: /* XLA HandleInfeed: every leaf of the result (the token's is 0 bytes) */
+      out->bytes_accessed = leaf_bytes(&in->type);
+      return true;
+    case OPTIC_OP_OUTFEED: /* XLA HandleOutfeed: every leaf of every operand, nothing for the result */
+      for (int32_t i = 0; i < in->n_operands; i++) out->bytes_accessed += leaf_bytes(optic_node_type(m, in->operands[i]));
+      return true;
+    case OPTIC_OP_RNG_BIT_GENERATOR: /* XLA: one transcendental per element of the state and the bits */
+      out->transcendentals = elements(&in->type.elements[0]) + elements(&in->type.elements[1]);
+      out->bytes_accessed = default_bytes(m, in);
+      return true;
+    case OPTIC_OP_TRANSPOSE:
+      if (!transpose_is_bitcast(in, op0)) out->bytes_accessed = default_bytes(m, in);
+      return true;
+    case OPTIC_OP_SLICE: out->bytes_accessed = 2 * size_of(&in->type); return true;
+    case OPTIC_OP_CUSTOM_CALL: /* XLA HandleCustomCall: unknown, -1 */
+      out->flops = -1;
+      out->bytes_accessed = -1;
+      return true;
+    case OPTIC_OP_SORT: { /* XLA: n * ceil(log2 n) flops, n the elements of operand 0 */
+      double n = elements(op0), lg = 0;
+      while (lg < 64 && (double)((uint64_t)1 << (int)lg) < n) lg++;
+      out->flops = n * lg;
+      out->bytes_accessed = default_bytes(m, in);
+      return true;
+    }
+    case OPTIC_OP_GATHER: /* XLA: the result twice and the indices */
+      out->bytes_accessed = 2 * size_of(&in->type) + size_of(optic_node_type(m, in->operands[1]));
+      return true;
+    case OPTIC_OP_DYNAMIC_SLICE: /* XLA: the window twice and operand 1 (the first start index) */
+      out->bytes_accessed = 2 * size_of(&in->type) + size_of(optic_node_type(m, in->operands[1]));
+      return true;
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE: /* XLA: the update twice and operand 2; operand 0 is updated in place */
+      out->bytes_accessed = 2 * size_of(optic_node_type(m, in->operands[1])) +
+                            size_of(optic_node_type(m, in->operands[2]));
+      return true;
+    case OPTIC_OP_TUPLE: out->bytes_accessed = size_of(&in->type); return true;
+    case OPTIC_OP_ALL_REDUCE: {
+      double outs = 0;
+      if (optic_type_is_tuple(&in->type)) {
+        for (int32_t i = 0; i < in->type.tuple_size; i++) outs += elements(&in->type.elements[i]);
+      } else {
+        outs = out_elems;
+      }
+      out->flops = outs;
+      out->bytes_accessed = leaf_bytes(&in->type);
+      for (int32_t i = 0; i < in->n_operands; i++) out->bytes_accessed += size_of(optic_node_type(m, in->operands[i]));
+      return true;
+    }
+    case OPTIC_OP_DOT: {
+      double k = 1;
+      for (int64_t i = 0; i < in->ints[1]; i++) k *= (double)op0->shape.dims[in->ints[2 + 2 * in->ints[0] + i]];
+      out->flops = 2.0 * out_elems * k;
+      out->bytes_accessed = default_bytes(m, in);
+      return true;
+    }
+    default: return false;
+  }
+}
+
+/* while: condition plus body, once; conditional: the costliest branch. */
+static optic_status control_cost(cost_ctx *cx, const optic_instr *in, int depth, optic_cost *out) {
+  optic_cost sub = {0};
+  optic_status st = OPTIC_OK;
+  if (in->op == OPTIC_OP_WHILE) {
+    for (int32_t k = 0; k < 2; k++) {
+      if ((st = computation_cost(cx, in->calls[k], depth + 1, &sub)) != OPTIC_OK) return st;
+      out->flops += sub.flops, out->transcendentals += sub.transcendentals, out->bytes_accessed += sub.bytes_accessed;
+    }
+    return OPTIC_OK;
+  }
+  for (int32_t k = 0; k < in->n_calls; k++) {
+    if ((st = computation_cost(cx, in->calls[k], depth + 1, &sub)) != OPTIC_OK) return st;
+    if (sub.flops > out->flops) out->flops = sub.flops;
+    if (sub.transcendentals > out->transcendentals) out->transcendentals = sub.transcendentals;
+    if (sub.bytes_accessed > out->bytes_accessed) out->bytes_accessed = sub.bytes_accessed;
+  }
+  return OPTIC_OK;
+}
+
 static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, optic_cost *out) {
   const optic_module_t *m = cx->m;
   memset(out, 0, sizeof *out);
@@ -316,50 +415,9 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
   if (in->n_calls > 0 && in->op != OPTIC_OP_CONDITIONAL && in->op != OPTIC_OP_WHILE) {
     if ((st = computation_cost(cx, in->calls[0], depth + 1, &sub)) != OPTIC_OK) return st;
   }
-  if (graph_opcode_is_elementwise(in->op)) {
-    if (is_transcendental(in->op)) {
-      out->transcendentals = out_elems;
-    } else {
-      out->flops = out_elems;
-    }
-    out->bytes_accessed = default_bytes(m, in);
-    return OPTIC_OK;
-  }
+  if (plain_cost(m, in, out)) return OPTIC_OK;
   const optic_type *op0 = in->n_operands ? optic_node_type(m, in->operands[0]) : NULL;
   switch (in->op) {
-    case OPTIC_OP_PARAMETER:
-    case OPTIC_OP_CONSTANT:
-    case OPTIC_OP_GET_TUPLE_ELEMENT:
-    case OPTIC_OP_AFTER_ALL: /* XLA HandleAfterAll: ordering only, nothing touched */
-    case OPTIC_OP_BITCAST: return OPTIC_OK;
-    case OPTIC_OP_INFEED: /* XLA HandleInfeed: every leaf of the result (the token's is 0 bytes) */
-      out->bytes_accessed = leaf_bytes(&in->type);
-      return OPTIC_OK;
-    case OPTIC_OP_OUTFEED: /* XLA HandleOutfeed: every leaf of every operand, nothing for the result */
-      for (int32_t i = 0; i < in->n_operands; i++) out->bytes_accessed += leaf_bytes(optic_node_type(m, in->operands[i]));
-      return OPTIC_OK;
-    case OPTIC_OP_RNG_BIT_GENERATOR: /* XLA: one transcendental per element of the state and the bits */
-      out->transcendentals = elements(&in->type.elements[0]) + elements(&in->type.elements[1]);
-      out->bytes_accessed = default_bytes(m, in);
-      return OPTIC_OK;
-    case OPTIC_OP_TRANSPOSE:
-      if (!transpose_is_bitcast(in, op0)) out->bytes_accessed = default_bytes(m, in);
-      return OPTIC_OK;
-    case OPTIC_OP_SLICE: out->bytes_accessed = 2 * size_of(&in->type); return OPTIC_OK;
-    case OPTIC_OP_CUSTOM_CALL: /* XLA HandleCustomCall: unknown, -1 */
-      out->flops = -1;
-      out->bytes_accessed = -1;
-      return OPTIC_OK;
-    case OPTIC_OP_SORT: { /* XLA: n * ceil(log2 n) flops, n the elements of operand 0 */
-      double n = elements(op0), lg = 0;
-      while (lg < 64 && (double)((uint64_t)1 << (int)lg) < n) lg++;
-      out->flops = n * lg;
-      out->bytes_accessed = default_bytes(m, in);
-      return OPTIC_OK;
-    }
-    case OPTIC_OP_GATHER: /* XLA: the result twice and the indices */
-      out->bytes_accessed = 2 * size_of(&in->type) + size_of(optic_node_type(m, in->operands[1]));
-      return OPTIC_OK;
     case OPTIC_OP_SCATTER: { /* XLA: the updates three times and the indices; to_apply once per update */
       double nu = elements(optic_node_type(m, in->operands[2]));
       out->flops = sub.flops * nu;
@@ -368,14 +426,6 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
                             size_of(optic_node_type(m, in->operands[1]));
       return OPTIC_OK;
     }
-    case OPTIC_OP_DYNAMIC_SLICE: /* XLA: the window twice and operand 1 (the first start index) */
-      out->bytes_accessed = 2 * size_of(&in->type) + size_of(optic_node_type(m, in->operands[1]));
-      return OPTIC_OK;
-    case OPTIC_OP_DYNAMIC_UPDATE_SLICE: /* XLA: the update twice and operand 2; operand 0 is updated in place */
-      out->bytes_accessed = 2 * size_of(optic_node_type(m, in->operands[1])) +
-                            size_of(optic_node_type(m, in->operands[2]));
-      return OPTIC_OK;
-    case OPTIC_OP_TUPLE: out->bytes_accessed = size_of(&in->type); return OPTIC_OK;
     case OPTIC_OP_REDUCE: {
       double reduced = elements(op0) - (optic_type_is_tuple(&in->type) ? elements(&in->type.elements[0]) : out_elems);
       out->flops = sub.flops * reduced;
@@ -395,26 +445,7 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
       out->transcendentals = sub.transcendentals * out_elems;
       out->bytes_accessed = default_bytes(m, in);
       return OPTIC_OK;
-    case OPTIC_OP_ALL_REDUCE: {
-      double outs = 0;
-      if (optic_type_is_tuple(&in->type)) {
-        for (int32_t i = 0; i < in->type.tuple_size; i++) outs += elements(&in->type.elements[i]);
-      } else {
-        outs = out_elems;
-      }
-      out->flops = outs;
-      out->bytes_accessed = leaf_bytes(&in->type);
-      for (int32_t i = 0; i < in->n_operands; i++) out->bytes_accessed += size_of(optic_node_type(m, in->operands[i]));
-      return OPTIC_OK;
-    }
     case OPTIC_OP_CALL: *out = sub; return OPTIC_OK;
-    case OPTIC_OP_DOT: {
-      double k = 1;
-      for (int64_t i = 0; i < in->ints[1]; i++) k *= (double)op0->shape.dims[in->ints[2 + 2 * in->ints[0] + i]];
-      out->flops = 2.0 * out_elems * k;
-      out->bytes_accessed = default_bytes(m, in);
-      return OPTIC_OK;
-    }
     case OPTIC_OP_CONVOLUTION:
       out->bytes_accessed = default_bytes(m, in);
       return conv_flops(m, in, &out->flops);
@@ -423,19 +454,7 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
       out->transcendentals = sub.transcendentals;
       return fusion_bytes(cx, in, &out->bytes_accessed);
     case OPTIC_OP_WHILE:
-      for (int32_t k = 0; k < 2; k++) {
-        if ((st = computation_cost(cx, in->calls[k], depth + 1, &sub)) != OPTIC_OK) return st;
-        out->flops += sub.flops, out->transcendentals += sub.transcendentals, out->bytes_accessed += sub.bytes_accessed;
-      }
-      return OPTIC_OK;
-    case OPTIC_OP_CONDITIONAL:
-      for (int32_t k = 0; k < in->n_calls; k++) {
-        if ((st = computation_cost(cx, in->calls[k], depth + 1, &sub)) != OPTIC_OK) return st;
-        if (sub.flops > out->flops) out->flops = sub.flops;
-        if (sub.transcendentals > out->transcendentals) out->transcendentals = sub.transcendentals;
-        if (sub.bytes_accessed > out->bytes_accessed) out->bytes_accessed = sub.bytes_accessed;
-      }
-      return OPTIC_OK;
+    case OPTIC_OP_CONDITIONAL: return control_cost(cx, in, depth, out);
     case OPTIC_OP_BROADCAST:
     case OPTIC_OP_RESHAPE:
     case OPTIC_OP_COPY:

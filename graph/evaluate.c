@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "graph/evaluate_internal.h"
+#include "core/unconst.h"
 
 #define DEFAULT_MAX_WHILE_ITERATIONS 1000000
 
@@ -248,7 +249,7 @@ optic_status eval_computation(eval_ctx *ctx, optic_comp_id c, const optic_litera
                         m->comps[c].name, (long long)number, (int)nargs);
         break;
       }
-      vals[i].lit = (optic_literal *)args[number]; /* borrowed: never freed or written here */
+      vals[i].lit = OPTIC_UNCONST(optic_literal *, args[number]); /* borrowed: never freed or written here */
       continue;
     }
     const optic_literal **ops = stack_ops;

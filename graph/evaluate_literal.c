@@ -308,7 +308,7 @@ static double element_as_double(optic_dtype dt, const unsigned char *p) {
     case OPTIC_F32: {
       float v;
       memcpy(&v, p, sizeof v);
-      return v;
+      return (double)v;
     }
     case OPTIC_F64: {
       double v;

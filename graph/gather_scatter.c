@@ -8,13 +8,13 @@
 
 #include <string.h>
 
-#include "graph/ew_scalar.h"
 #include "graph/internal.h"
+#include "kernels/elem.h"
 
 int64_t graph_load_index(optic_dtype dt, const void *p) {
   int bits = 0;
   bool is_signed = false;
-  graph_dtype_int_info(dt, &bits, &is_signed);
+  optic_elem_dtype_int_info(dt, &bits, &is_signed);
   uint64_t raw = 0;
   memcpy(&raw, p, optic_dtype_size(dt));
   if (is_signed) {
@@ -57,7 +57,7 @@ static bool in_list(const int64_t *d, int32_t n, int64_t v) {
 static optic_status check_indices(const char *op, const optic_type *it, int64_t ivd, int32_t n_map) {
   int bits;
   bool sg;
-  if (!graph_dtype_int_info(it->dtype, &bits, &sg)) {
+  if (!optic_elem_dtype_int_info(it->dtype, &bits, &sg)) {
     return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: indices have dtype %s; an integer is needed", op,
                       optic_dtype_name(it->dtype));
   }
@@ -70,6 +70,7 @@ static optic_status check_indices(const char *op, const optic_type *it, int64_t 
   return OPTIC_OK;
 }
 
+/* long: XLA's gather shape rules checked in order, each failure with its own message */
 optic_status optic_graph_gather(optic_module_t *m, optic_comp_id comp, optic_node_id operand, optic_node_id indices,
                                 const optic_gather_dims *g, const char *name, optic_node_id *out) {
   const optic_type *xt, *it;

@@ -276,9 +276,9 @@ static optic_status literal_value(hlo_parser *P, literal_ctx *c) {
   } else { /* f16, bf16, f32, f64 */
     double v;
     if (hlo_tok_is(&t, "inf")) {
-      v = INFINITY;
+      v = (double)INFINITY;
     } else if (hlo_tok_is(&t, "nan")) {
-      v = NAN;
+      v = (double)NAN;
     } else if (t.kind == HLO_NUMBER && !neg) {
       char num[80];
       if (t.n >= sizeof num)
@@ -288,14 +288,14 @@ static optic_status literal_value(hlo_parser *P, literal_ctx *c) {
       char *end;
       if (dt == OPTIC_F32) {
         float f = strtof(num, &end);
-        v = f;
+        v = (double)f;
       } else {
         v = strtod(num, &end);
       }
       if (*end != '\0')
         return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "malformed number %s", hlo_tok_describe(&t, b, sizeof b));
-      if (dt == OPTIC_F16) v = optic_f16_to_f32(optic_f64_to_f16(v));
-      if (dt == OPTIC_BF16) v = optic_bf16_to_f32(optic_f64_to_bf16(v));
+      if (dt == OPTIC_F16) v = (double)optic_f16_to_f32(optic_f64_to_f16(v));
+      if (dt == OPTIC_BF16) v = (double)optic_bf16_to_f32(optic_f64_to_bf16(v));
       if (isinf(v)) {
         return hlo_fail_tok(L, OPTIC_ERR_OVERFLOW, "literal %s is out of range for %s",
                             hlo_tok_describe(&t, b, sizeof b), optic_dtype_name(dt));

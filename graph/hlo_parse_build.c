@@ -120,6 +120,7 @@ const char *hlo_unique_name(hlo_builder *B, const char *base, const char *suffix
 
 /* Computation and instruction names, roots, final names, operand and callee
  * references: every lookup the build needs, with errors in text order. */
+/* long: every name lookup of the build in one pass, so errors come in text order */
 static optic_status index_names(hlo_builder *B) {
   hlo_parser *P = B->P;
   hlo_map *map = &B->map;

@@ -303,6 +303,7 @@ static size_t lex_ident_end(const hlo_lexer *L, size_t i) {
   }
 }
 
+/* long: the lexer's one switch over a token's first character */
 void hlo_lex_next(hlo_lexer *L) {
   hlo_token *t = &L->tok;
   if (t->kind == HLO_ERROR) return; /* sticky */

@@ -530,6 +530,7 @@ static bool is_unary(optic_opcode op) { return graph_opcode_kind_of(op) == GRAPH
 
 static bool is_binary(optic_opcode op) { return graph_opcode_kind_of(op) == GRAPH_OPCODE_BINARY; }
 
+/* long: one dispatch switch over every opcode the importer builds */
 optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const optic_node_id *ops, optic_node_id *out) {
   op_ctx x = {.B = B, .c = c, .in = in, .ops = ops};
   optic_module_t *m = B->m;

@@ -41,7 +41,7 @@ static void print_int_list(optic_strbuf *s, const int64_t *v, int32_t n) {
 static void print_half(optic_strbuf *s, optic_dtype dt, const unsigned char *p) {
   uint16_t h;
   memcpy(&h, p, 2);
-  double v = dt == OPTIC_F16 ? optic_f16_to_f32(h) : optic_bf16_to_f32(h);
+  double v = (double)(dt == OPTIC_F16 ? optic_f16_to_f32(h) : optic_bf16_to_f32(h));
   if (isnan(v)) {
     optic_strbuf_printf(s, "nan");
     return;
@@ -85,7 +85,7 @@ static void print_element(optic_strbuf *s, optic_dtype dt, const unsigned char *
       if (dt == OPTIC_F32) {
         float f;
         memcpy(&f, p, 4);
-        v = f;
+        v = (double)f;
       } else {
         memcpy(&v, p, 8);
       }
@@ -212,6 +212,7 @@ static void print_calls(optic_strbuf *s, const optic_module_t *m, const optic_in
   }
 }
 
+/* long: one switch over the opcodes, each printing its attributes in XLA's order */
 static void print_attributes(optic_strbuf *s, const optic_module_t *m, const optic_instr *in) {
   int32_t r = in->n_operands ? optic_node_type(m, in->operands[0])->shape.rank : 0;
   switch (in->op) {

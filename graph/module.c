@@ -257,6 +257,7 @@ static optic_status choose_name(const optic_module_t *m, const char *want, optic
   }
 }
 
+/* long: all room is reserved before anything is linked, so a failure leaves the module unchanged */
 optic_status graph_add_instr(optic_module_t *m, optic_comp_id comp, const optic_instr_proto *p, const char *name,
                              optic_node_id *out) {
   const char *op = optic_opcode_name(p->op);

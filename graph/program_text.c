@@ -11,6 +11,7 @@
 #include "graph/hlo_print.h"
 #include "graph/internal.h"
 #include "graph/program_internal.h"
+#include "core/unconst.h"
 
 static const char *const level_names[] = {"none", "basic", "full"};
 
@@ -103,7 +104,7 @@ static void module_hook(void *ctx, optic_strbuf *s) {
 optic_status optic_program_to_text(const optic_program_t *p, char **out) {
   if (p == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "program_to_text: NULL argument");
   graph_print_hooks h = {
-      .ctx = (void *)p,
+      .ctx = OPTIC_UNCONST(void *, p),
       .order = order_hook,
       .after_instruction = instruction_hook,
       .after_computation = computation_hook,

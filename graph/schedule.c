@@ -108,6 +108,7 @@ static int cmp_child_local(const void *a, const void *b) {
  * (an exchange argument; optimal for trees under whole-subtree evaluation).
  * On DAGs shared operands are counted in every user: a heuristic, and the
  * reported peak is measured on the order actually produced. */
+/* long: one iterative post-order walk whose stack and visit state are shared by every step */
 static optic_status dfs_order(const gs_values *v, int32_t *order_local) {
   int32_t n = v->n, ne = v->operand_start[n];
   uint64_t *need = malloc(((size_t)n + 1) * sizeof *need), *out = malloc(((size_t)n + 1) * sizeof *out);

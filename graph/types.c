@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "graph/internal.h"
+#include "core/unconst.h"
 
 optic_type optic_type_array(optic_dtype dtype, const optic_shape *shape) {
   optic_type t = {.dtype = dtype};
@@ -75,7 +76,7 @@ optic_status graph_type_clone(const optic_type *src, optic_type *dst) {
 
 void graph_type_release(optic_type *t) {
   if (t == NULL || !optic_type_is_tuple(t) || t->elements == NULL) return;
-  optic_type *els = (optic_type *)t->elements;
+  optic_type *els = OPTIC_UNCONST(optic_type *, t->elements);
   for (int32_t i = 0; i < t->tuple_size; i++) graph_type_release(&els[i]);
   free(els);
   t->elements = NULL;

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "kernels/blas_conv_engine.h"
 #include "kernels/conv_direct.h"
+#include "core/unconst.h"
 
 /* [lo, hi) of n items for slice t of count: sizes differ by at most one. */
 static void split(int64_t n, int32_t t, int32_t count, int64_t *lo, int64_t *hi) {
@@ -60,7 +61,7 @@ static void forward_slice(const optic_conv_plan *p, const float *in, const float
     if (len > f1 - f) len = f1 - f;
     conv_mat b;
     if (p->kernel_direct) {
-      b = (conv_mat){(float *)kernel + g * G->k_sg, p->k_row_stride, G->k_so};
+      b = (conv_mat){OPTIC_UNCONST(float *, kernel) + g * G->k_sg, p->k_row_stride, G->k_so};
     } else {
       if (packed != g) conv_kernel_to_dense(p, kernel, g, 0, p->kc, pack);
       packed = g;
@@ -68,7 +69,7 @@ static void forward_slice(const optic_conv_plan *p, const float *in, const float
     }
     conv_mat a;
     if (p->strategy == OPTIC_CONV_STRATEGY_GEMM) {
-      a = (conv_mat){(float *)in + g * G->in_sg + conv_pos_offset(p, q, ist), p->in_run_stride, G->in_sc};
+      a = (conv_mat){OPTIC_UNCONST(float *, in) + g * G->in_sg + conv_pos_offset(p, q, ist), p->in_run_stride, G->in_sc};
     } else if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK) {
       conv_gather_mk(p, in, g, q, len, 0, p->kc, col);
       a = (conv_mat){col, p->kc, 1};
@@ -110,14 +111,14 @@ static void backward_kernel_slice(const optic_conv_plan *p, const float *in, con
       if (len > p->positions - q) len = p->positions - q;
       conv_mat b;
       if (p->output_direct) {
-        b = (conv_mat){(float *)gout + g * G->out_sg + conv_pos_offset(p, q, ost), p->out_run_stride, G->out_so};
+        b = (conv_mat){OPTIC_UNCONST(float *, gout) + g * G->out_sg + conv_pos_offset(p, q, ost), p->out_run_stride, G->out_so};
       } else {
         conv_tile_from_output(p, gout, g, q, len, tile);
         b = (conv_mat){tile, G->cout, 1};
       }
       conv_mat at; /* (rows k0..k1) x positions: the transposed im2col block */
       if (p->strategy == OPTIC_CONV_STRATEGY_GEMM) {
-        at = (conv_mat){(float *)in + g * G->in_sg + conv_pos_offset(p, q, ist) + k0 * G->in_sc, G->in_sc,
+        at = (conv_mat){OPTIC_UNCONST(float *, in) + g * G->in_sg + conv_pos_offset(p, q, ist) + k0 * G->in_sc, G->in_sc,
                         p->in_run_stride};
       } else if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK) {
         conv_gather_mk(p, in, g, q, len, k0, k1, col);

@@ -204,6 +204,7 @@ static optic_status check_shape(const char *what, const optic_shape *s) {
   return OPTIC_OK;
 }
 
+/* long: XLA's convolution shape rules checked in order, each failure with its own message */
 optic_status optic_conv_infer_shape(const optic_conv_desc *d, optic_shape *out) {
   if (d == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: NULL descriptor or out");
   const optic_conv_dnums *dn = &d->dn;

@@ -52,6 +52,7 @@ static optic_status check_common(const char *op, const optic_layout_kernels **ke
 }
 
 /* Plans y (dense, dims n[0..rank)) = x gathered with element strides xs. */
+/* long: one plan built in stages (drop unit dims, merge, pick the kernel) over the same dim arrays */
 static optic_status plan_gather(const char *op, const optic_layout_kernels *k, optic_layout_width width,
                                 size_t elem_size, const optic_shape *out_shape, const size_t *xs_in,
                                 optic_layout_plan *p) {

@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #include <optic/core.h>
 
@@ -47,4 +50,28 @@ size_t optic_stream_threshold_set(size_t bytes) {
   optic_stream_init();
   if (bytes == OPTIC_STREAM_UNSET_) bytes = SIZE_MAX;
   return atomic_exchange(&optic_stream_min_bytes_, bytes);
+}
+
+void optic_stream_copy(void *dst, const void *src, size_t bytes) {
+#if defined(__x86_64__)
+  unsigned char *d = dst;
+  const unsigned char *sp = src;
+  size_t head = (16 - ((uintptr_t)d & 15)) & 15;
+  if (head > bytes) head = bytes;
+  memcpy(d, sp, head);
+  d += head, sp += head, bytes -= head;
+  size_t i = 0;
+  for (; i + 16 <= bytes; i += 16) {
+    _mm_stream_si128((__m128i *)(void *)(d + i), _mm_loadu_si128((const __m128i *)(const void *)(sp + i)));
+  }
+  memcpy(d + i, sp + i, bytes - i);
+#else
+  memcpy(dst, src, bytes);
+#endif
+}
+
+void optic_stream_fence(void) {
+#if defined(__x86_64__)
+  _mm_sfence();
+#endif
 }

@@ -13,7 +13,8 @@
  * kernel called directly before that, by its first call).
  *
  * Which kernels stream: binary (vv, vs) and unary, AVX2 and AVX-512. Scalar
- * and NEON kernels never do. A streaming call ends with SFENCE, so its stores
+ * and NEON kernels never do. The runtime's loop fusions follow the same rule
+ * for their footprint (optic_stream_copy below). A streaming call ends with SFENCE, so its stores
  * are ordered before whatever synchronisation the caller does next. */
 #ifndef OPTIC_KERNELS_STREAM_H
 #define OPTIC_KERNELS_STREAM_H
@@ -50,5 +51,13 @@ size_t optic_stream_threshold(const char **source);
 /* Replaces the threshold (tests, benchmarks); returns the previous one.
  * Kernels running concurrently see either value. */
 size_t optic_stream_threshold_set(size_t bytes);
+
+/* dst[0, bytes) = src[0, bytes) with streaming stores where the ISA has
+ * them (SSE2 on x86-64, always there; plain memcpy elsewhere), for callers
+ * that decided with optic_stream_use; optic_stream_fence orders them before
+ * later loads and stores of other threads (call it before the barrier that
+ * publishes the data). */
+void optic_stream_copy(void *dst, const void *src, size_t bytes);
+void optic_stream_fence(void);
 
 #endif

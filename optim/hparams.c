@@ -208,7 +208,7 @@ optic_status optim_hparams_check(const optic_optim_hparams *hp, const char *what
   optic_status st = resolve_convention(h.kind, h.convention, what, &h.convention);
   if (st != OPTIC_OK) return st;
   const char *k = optic_optim_kind_name(h.kind);
-  const double inf = INFINITY;
+  const double inf = (double)INFINITY;
   if (!(h.lr >= 0.0) || !isfinite(h.lr)) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: %s lr = %g; the learning rate must be finite and >= 0", what, k, h.lr);
   }

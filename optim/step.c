@@ -40,6 +40,7 @@ static double sum_squares(const float *g, size_t n) {
   return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
+/* long: one case per optimizer: its hyperparameters as per-step constants */
 static group_step prepare_group(const optim_group *g) {
   const optic_optim_hparams *h = &g->hp;
   const uint64_t t = g->step + 1; /* this step, 1-based */
@@ -338,7 +339,7 @@ optic_status optic_optim_step(optic_optim *opt, const optic_tensor *params, cons
                               optic_optim_step_report *report) {
   optic_status st = check_args(opt, params, grads, count);
   if (st != OPTIC_OK) return st;
-  optic_optim_step_report r = {.skipped = false, .grad_norm = NAN, .clip_scale = 1.0};
+  optic_optim_step_report r = {.skipped = false, .grad_norm = (double)NAN, .clip_scale = 1.0};
   const int threads = opt->opts.threads > 0 ? opt->opts.threads : omp_get_max_threads();
   step_job j = {.opt = opt, .k = optic_optim_kernels_get(),
                 .mul = optic_binary_kernels_get()->vs[OPTIC_BINARY_MUL], .params = params, .grads = grads, .grad_scale = 1.0f};

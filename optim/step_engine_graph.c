@@ -87,6 +87,7 @@ static optic_node_id g_den(gb *b, optic_node_id x, double outside, double inside
 
 /* Builds the group's update into b; outs receives (θ', state'...) in slot
  * order; returns how many. */
+/* long: one case per optimizer: the graph of its update */
 static int32_t build_update(gb *b, const optic_optim_hparams *h, optic_node_id *outs) {
   int32_t n = 0;
   optic_node_id p = g_param(b, "param", false), g = g_param(b, "grad", false);
@@ -206,11 +207,11 @@ optic_status step_engine_build_graph(const optic_optim_hparams *h, int64_t eleme
   optic_node_id args[16];
   for (int32_t i = 0; i < np && i < 16 && b.st == OPTIC_OK; i++) {
     const optic_node_id fp = optic_computation_parameter(m, b.c, i);
-    char name[64];
-    snprintf(name, sizeof name, "%s", optic_node_name(m, fp));
-    char *dot = strrchr(name, '.');
+    char pname[64];
+    snprintf(pname, sizeof pname, "%s", optic_node_name(m, fp));
+    char *dot = strrchr(pname, '.');
     if (dot != NULL) *dot = '\0'; /* "grad.in" -> "grad" */
-    b.st = optic_graph_parameter(m, entry, i, optic_node_type(m, fp), name, &args[i]);
+    b.st = optic_graph_parameter(m, entry, i, optic_node_type(m, fp), pname, &args[i]);
   }
   optic_node_id fusion = -1;
   if (b.st == OPTIC_OK) b.st = optic_graph_fusion(m, entry, OPTIC_FUSION_LOOP, args, np, b.c, "update", &fusion);

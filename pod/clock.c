@@ -47,9 +47,9 @@ void optic_clock_filter_add(optic_clock_filter *f, const optic_clock_sample *s) 
   memcpy(sorted, f->stage, sizeof sorted);
   for (int i = 1; i < OPTIC_CLOCK_FILTER_STAGES; i++) {
     optic_clock_sample x = sorted[i];
-    double kx = x.dispersion_ns >= MAXDISP_NS ? INFINITY : x.delay_ns;
+    double kx = x.dispersion_ns >= MAXDISP_NS ? (double)INFINITY : x.delay_ns;
     int j = i - 1;
-    while (j >= 0 && (sorted[j].dispersion_ns >= MAXDISP_NS ? INFINITY : sorted[j].delay_ns) > kx) {
+    while (j >= 0 && (sorted[j].dispersion_ns >= MAXDISP_NS ? (double)INFINITY : sorted[j].delay_ns) > kx) {
       sorted[j + 1] = sorted[j];
       j--;
     }

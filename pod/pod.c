@@ -153,7 +153,7 @@ void pod_wake(optic_pod_t *pod) {
  * whatever it publishes next (failed_mask, aborted) never lets a peer read
  * "(reason being recorded)": an ASan CI run once saw that when two cores
  * noticed the same crash together. */
-static void set_reason(optic_pod_t *pod, const char *fmt, va_list ap) {
+__attribute__((format(printf, 2, 0))) static void set_reason(optic_pod_t *pod, const char *fmt, va_list ap) {
   int expected = 0;
   if (atomic_compare_exchange_strong(&pod->reason_set, &expected, 1)) {
     vsnprintf(pod->reason, sizeof pod->reason, fmt, ap);

@@ -3,6 +3,7 @@
  * paths (ckpt.h). Exit codes: 0 everything valid, 1 a file is corrupt or
  * unreadable (one message per file on stderr), 2 usage. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,9 +158,12 @@ static int cmd_repair(int n, char **dirs) {
   return OPTIC_EXIT_OK;
 }
 
-static int bad_usage(const char *fmt, const char *arg) {
+__attribute__((format(printf, 1, 2))) static int bad_usage(const char *fmt, ...) {
   fprintf(stderr, "optic ckpt: ");
-  fprintf(stderr, fmt, arg);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
   fprintf(stderr, "\n");
   usage(stderr);
   return OPTIC_EXIT_USAGE;

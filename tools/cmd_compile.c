@@ -213,6 +213,7 @@ static int pick_machine(const char *name, optic_machine *out) {
   return OPTIC_EXIT_ERROR;
 }
 
+/* long: the command's options, then its steps in order, with one exit path */
 int optic_cmd_compile(int argc, char **argv) {
   const char *path = NULL, *machine_name = "host", *level_name = "full";
   bool json = false, no_fusion = false;

@@ -40,6 +40,7 @@ static void json_cost(optic_json *j, const optic_cost *c) {
   json_count(j, "bytes_accessed", c->bytes_accessed);
 }
 
+/* long: the command's options, then its steps in order, with one exit path */
 int optic_cmd_cost(int argc, char **argv) {
   const char *path = NULL;
   bool json = false;

@@ -22,6 +22,7 @@
 #include "tools/calibrate_measure.h"
 #include "tools/cli.h"
 #include "tools/report.h"
+#include "core/unconst.h"
 
 /* Suites that carry the compiler's estimates (est_* counters) by convention:
  * every benchmark under these prefixes is in the default and quick runs. */
@@ -321,7 +322,7 @@ static optic_status run_bench(const opts *o, const char *bench, const char *filt
   snprintf(out, sizeof out, "--benchmark_out=%s", out_json);
   char *argv[16];
   int a = 0;
-  argv[a++] = (char *)bench;
+  argv[a++] = OPTIC_UNCONST(char *, bench);
   argv[a++] = farg;
   argv[a++] = rep;
   argv[a++] = out;
@@ -475,6 +476,7 @@ static int stopped_exit(optic_jv *spec, const char *log_path) {
   return 128 + sig;
 }
 
+/* long: the command's options, then its steps in order, with one exit path */
 int optic_cmd_report(int argc, char **argv) {
   opts o;
   int prc = parse_opts(argc, argv, &o);

@@ -6,6 +6,7 @@
  * does not fit the module). docs/hlo-text.md "optic run" is the contract. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,9 +60,12 @@ typedef struct run_args {
   const char *engine; /* NULL: $OPTIC_RUN_ENGINE, else the runtime */
 } run_args;
 
-static int usage_error(const char *fmt, const char *a, const char *b) {
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...) {
   fputs("optic run: ", stderr);
-  fprintf(stderr, fmt, a, b);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
   fputc('\n', stderr);
   usage(stderr);
   return OPTIC_EXIT_USAGE;
@@ -330,6 +334,7 @@ static void print_timing(const run_engine *engine, void *state, uint64_t prep_ns
   }
 }
 
+/* long: the command's options, then its steps in order, with one exit path */
 int optic_cmd_run(int argc, char **argv) {
   run_args a;
   int rc = parse_args(argc, argv, &a);
@@ -403,7 +408,7 @@ int optic_cmd_run(int argc, char **argv) {
     } else {
       fprintf(a.json ? stderr : stdout, "profile per op (measured vs estimated, per run):\n%s", table);
     }
-    free(table);
+    optic_string_free(table);
   }
   if (rc < 0 && fflush(stdout) != 0) {
     fprintf(stderr, "optic run: cannot write the output\n");

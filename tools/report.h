@@ -174,7 +174,7 @@ void report_proc_finish(void);
 /* In the forked child of report (its pid) before exec: own process group,
  * default SIGINT/SIGTERM, SIGTERM when the report dies (Linux), stdin from
  * /dev/null. */
-void report_proc_child(pid_t report);
+void report_proc_child(pid_t report_pid);
 /* Ends the run led by leader: sig 0 when it ended by itself (waits for the
  * leader, then SIGKILLs anything it left), else sends sig to its group,
  * waits up to 10 s, then SIGKILLs the group and every descendant. Drains fd

@@ -32,7 +32,7 @@ static bool value_of(const optic_jv *entry, const char *metric, double *out) {
                    : strcmp(unit, "us") == 0 ? 1e3
                    : strcmp(unit, "ms") == 0 ? 1e6
                    : strcmp(unit, "s") == 0  ? 1e9
-                                             : NAN;
+                                             : (double)NAN;
     *out *= scale;
   }
   return !isnan(*out) || !is_time_metric(metric);
@@ -44,7 +44,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 static double median(double *v, size_t n) {
-  if (n == 0) return NAN;
+  if (n == 0) return (double)NAN;
   qsort(v, n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
@@ -67,7 +67,7 @@ typedef struct groups {
 static double figure(const group *g, const char *metric, char *taken, size_t taken_size) {
   double v;
   if (taken) snprintf(taken, taken_size, "-");
-  if (!g) return NAN;
+  if (!g) return (double)NAN;
   for (size_t i = 0; i < g->n; i++) {
     const optic_jv *e = g->entries[i];
     if (strcmp(optic_jv_get_str(e, "run_type", ""), "aggregate") == 0 &&
@@ -77,7 +77,7 @@ static double figure(const group *g, const char *metric, char *taken, size_t tak
     }
   }
   double *vals = malloc((g->n ? g->n : 1) * sizeof *vals);
-  if (!vals) return NAN;
+  if (!vals) return (double)NAN;
   size_t k = 0;
   for (size_t i = 0; i < g->n; i++) {
     const optic_jv *e = g->entries[i];
@@ -121,7 +121,7 @@ static optic_status group_runs(const optic_jv *benchmarks, groups *gs) {
       g = &gs->g[gs->n++];
       memset(g, 0, sizeof *g);
       g->run_name = name;
-      g->family = g->instance = INFINITY;
+      g->family = g->instance = (double)INFINITY;
       optic_jv_get_num(e, "family_index", &g->family);
       optic_jv_get_num(e, "per_family_instance_index", &g->instance);
     }
@@ -332,7 +332,7 @@ static optic_status compute_ratios(report *r, const optic_jv *spec, const groups
   for (size_t i = 0; i < list->length && st == OPTIC_OK; i++) {
     const optic_jv *spec_r = &list->items[i];
     report_ratio *q = &r->ratios[r->n_ratios++];
-    q->ours_value = q->peer_value = q->ratio = NAN;
+    q->ours_value = q->peer_value = q->ratio = (double)NAN;
     q->status = REPORT_MISSING;
     q->name = dup_str(optic_jv_get_str(spec_r, "name", "?"));
     q->description = dup_str(optic_jv_get_str(spec_r, "description", ""));
@@ -404,7 +404,7 @@ static optic_machine scaled_machine(const optic_machine *m, double threads) {
 static void case_bound(report_case *c, const optic_machine *device) {
   const optic_machine scaled = scaled_machine(device, c->threads), *m = &scaled;
   c->bound = REPORT_BOUND_NONE;
-  c->bound_pct = c->intensity = c->achieved_flops = NAN;
+  c->bound_pct = c->intensity = c->achieved_flops = (double)NAN;
   if (isnan(c->time_ns) || c->time_ns <= 0) return;
   double t = c->time_ns * 1e-9;
   if (!isnan(c->est_flops) || !isnan(c->est_bytes)) {
@@ -419,7 +419,7 @@ static void case_bound(report_case *c, const optic_machine *device) {
     c->bound = REPORT_BOUND_FLOPS;
     if (tt > bound) bound = tt, c->bound = REPORT_BOUND_TRANSCENDENTALS;
     if (tb > bound) bound = tb, c->bound = cached ? REPORT_BOUND_CACHE : REPORT_BOUND_DRAM;
-    c->bound_pct = bound > 0 ? 100.0 * bound / t : NAN;
+    c->bound_pct = bound > 0 ? 100.0 * bound / t : (double)NAN;
     if (bound <= 0) c->bound = REPORT_BOUND_NONE;
     if (flops > 0 && bytes > 0) {
       c->intensity = flops / bytes;
@@ -495,7 +495,7 @@ static optic_status build_case(report_case *c, const group *g, const optic_machi
   c->repeats = figure(g, "repeats", NULL, 0);
   c->threads = figure(g, "omp_threads", NULL, 0);
   if (isnan(c->repeats) || c->repeats < 1) c->repeats = 1;
-  c->ratio = (!isnan(c->est_time_ns) && c->est_time_ns > 0) ? c->time_ns / c->est_time_ns : NAN;
+  c->ratio = (!isnan(c->est_time_ns) && c->est_time_ns > 0) ? c->time_ns / c->est_time_ns : (double)NAN;
   c->peer_ratio = -1;
   case_bound(c, m);
   return case_ops(c, g);
@@ -504,7 +504,7 @@ static optic_status build_case(report_case *c, const group *g, const optic_machi
 /* Fidelity over the cases whose name starts with REPORT_REAL_MODULE_PREFIX
  * (which 1), the others (which 0) or all (which -1). */
 static report_fidelity fidelity(const report *r, int which) {
-  report_fidelity f = {0, NAN, NAN};
+  report_fidelity f = {0, (double)NAN, (double)NAN};
   double *logs = malloc((r->n_cases ? r->n_cases : 1) * sizeof *logs);
   size_t n = 0, within = 0;
   const size_t plen = strlen(REPORT_REAL_MODULE_PREFIX);
@@ -519,7 +519,7 @@ static report_fidelity fidelity(const report *r, int which) {
   }
   f.estimated = n;
   f.median_abs_log = median(logs, n);
-  f.within_2x = n ? (double)within / (double)n : NAN;
+  f.within_2x = n ? (double)within / (double)n : (double)NAN;
   free(logs);
   return f;
 }

@@ -76,9 +76,9 @@ bool report_ratio_higher_better(const report_ratio *q) {
 }
 
 double report_ratio_oriented(const report_ratio *q) {
-  if (isnan(q->ratio)) return NAN;
+  if (isnan(q->ratio)) return (double)NAN;
   if (report_ratio_higher_better(q)) return q->ratio;
-  return q->ratio > 0 ? 1.0 / q->ratio : INFINITY;
+  return q->ratio > 0 ? 1.0 / q->ratio : (double)INFINITY;
 }
 
 void report_fmt_oriented_bar(char *buf, size_t size, const report_ratio *q) {

@@ -141,7 +141,7 @@ static void plot_end(plot *p) { optic_strbuf_printf(p->s, "</svg>\n"); }
 /* ----------------------------------------------------------- the plots */
 
 static void plot_estimates(optic_strbuf *s, const report *r) {
-  double lo = INFINITY, hi = 0;
+  double lo = (double)INFINITY, hi = 0;
   size_t n = 0;
   for (size_t i = 0; i < r->n_cases; i++) {
     const report_case *c = &r->cases[i];
@@ -174,10 +174,10 @@ static void plot_estimates(optic_strbuf *s, const report *r) {
   for (size_t i = 0; i < r->n_cases; i++) {
     const report_case *c = &r->cases[i];
     if (isnan(c->ratio) || c->time_ns <= 0 || c->est_time_ns <= 0) continue;
-    char tip[1200], a[32], b[32];
-    report_fmt_time(a, sizeof a, c->time_ns);
-    report_fmt_time(b, sizeof b, c->est_time_ns);
-    snprintf(tip, sizeof tip, "%s: measured %s, estimated %s (%.2fx)", c->name, a, b, c->ratio);
+    char tip[1200], measured[32], estimated[32];
+    report_fmt_time(measured, sizeof measured, c->time_ns);
+    report_fmt_time(estimated, sizeof estimated, c->est_time_ns);
+    snprintf(tip, sizeof tip, "%s: measured %s, estimated %s (%.2fx)", c->name, measured, estimated, c->ratio);
     plot_point(&p, c->est_time_ns, c->time_ns, fabs(log(c->ratio)) <= log(1.25) ? "#1a7f37" : "#cf222e", tip);
   }
   plot_end(&p);
@@ -185,7 +185,7 @@ static void plot_estimates(optic_strbuf *s, const report *r) {
 
 static void plot_roofline(optic_strbuf *s, const report *r) {
   const optic_machine *m = &r->machine;
-  double lo = INFINITY, hi = 0, ylo = INFINITY;
+  double lo = (double)INFINITY, hi = 0, ylo = (double)INFINITY;
   size_t n = 0;
   for (size_t i = 0; i < r->n_cases; i++) {
     const report_case *c = &r->cases[i];

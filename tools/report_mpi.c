@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "tools/report.h"
+#include "core/unconst.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -109,12 +110,12 @@ optic_status report_run_pod_mpi(const char *bench, const char *filter, int reps,
   argv[a++] = "2";
   argv[a++] = exe;
   argv[a++] = "--out";
-  argv[a++] = (char *)out_json;
+  argv[a++] = OPTIC_UNCONST(char *, out_json);
   argv[a++] = "--reps";
   argv[a++] = reps_s;
   if (filter) {
     argv[a++] = "--filter";
-    argv[a++] = (char *)filter;
+    argv[a++] = OPTIC_UNCONST(char *, filter);
   }
   argv[a] = NULL;
   char n[N_NAMES][96];
@@ -193,7 +194,7 @@ static void renumber_families(const optic_jv *b, optic_jv *xb) {
     if (optic_jv_get_num(&b->items[i], "family_index", &v) && v > top) top = v;
   }
   for (size_t i = 0; i < xb->length; i++) {
-    optic_jv *f = (optic_jv *)optic_jv_get(&xb->items[i], "family_index");
+    optic_jv *f = OPTIC_UNCONST(optic_jv *, optic_jv_get(&xb->items[i], "family_index"));
     if (!f || f->kind != OPTIC_JV_NUMBER) continue;
     f->number += top + 1;
     f->is_integer = f->number == (double)(int64_t)f->number;
@@ -202,7 +203,8 @@ static void renumber_families(const optic_jv *b, optic_jv *xb) {
 }
 
 optic_status report_merge_run(optic_jv *run, optic_jv *extra) {
-  optic_jv *b = (optic_jv *)optic_jv_get(run, "benchmarks"), *xb = (optic_jv *)optic_jv_get(extra, "benchmarks");
+  optic_jv *b = OPTIC_UNCONST(optic_jv *, optic_jv_get(run, "benchmarks"));
+  optic_jv *xb = OPTIC_UNCONST(optic_jv *, optic_jv_get(extra, "benchmarks"));
   if (!b || b->kind != OPTIC_JV_ARRAY || !xb || xb->kind != OPTIC_JV_ARRAY)
     return optic_fail(OPTIC_ERR_CORRUPT, "report: merging runs: a run has no \"benchmarks\" array");
   for (size_t i = 0; i < xb->length; i++) {
@@ -214,7 +216,8 @@ optic_status report_merge_run(optic_jv *run, optic_jv *extra) {
   if (!take) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "report: out of memory");
   for (size_t i = 0; i < xb->length; i++) take[i] = true;
   bool ok = append_items(b, xb, take);
-  optic_jv *c = (optic_jv *)optic_jv_get(run, "context"), *xc = (optic_jv *)optic_jv_get(extra, "context");
+  optic_jv *c = OPTIC_UNCONST(optic_jv *, optic_jv_get(run, "context"));
+  optic_jv *xc = OPTIC_UNCONST(optic_jv *, optic_jv_get(extra, "context"));
   if (ok && c && xc && c->kind == OPTIC_JV_OBJECT && xc->kind == OPTIC_JV_OBJECT) {
     bool *tk = realloc(take, (xc->length + 1) * sizeof *tk);
     if (!tk) {

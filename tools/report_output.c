@@ -37,6 +37,7 @@ static void write_machine(optic_json *j, const optic_machine *m) {
   optic_json_end_object(j);
 }
 
+/* long: the report's optic section written field by field in the schema's order */
 static void write_optic(optic_json *j, const report *r) {
   optic_json_begin_object(j);
   key_str(j, "version", optic_version());

@@ -54,14 +54,14 @@ void report_proc_finish(void) {
   }
 }
 
-void report_proc_child(pid_t report) {
+void report_proc_child(pid_t report_pid) {
   setpgid(0, 0);
 #ifdef PR_SET_PDEATHSIG
   /* Should the report die without ending the run (SIGKILL), the run gets SIGTERM. */
   prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
-  if (getppid() != report) _exit(128 + SIGTERM); /* it died before that took effect */
+  if (getppid() != report_pid) _exit(128 + SIGTERM); /* it died before that took effect */
 #endif
-  (void)report;
+  (void)report_pid;
   for (int i = 0; i < 2; i++) {
     if (handled[i]) signal(STOP_SIGNALS[i], SIG_DFL);
   }

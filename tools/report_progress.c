@@ -63,7 +63,7 @@ static void timing(const report_progress *p, char *buf, size_t size) {
   double el = (double)(optic_now_ns() - p->t0) * 1e-9, f = fraction(p);
   char e[32], eta[32];
   fmt_duration(e, sizeof e, el);
-  fmt_duration(eta, sizeof eta, f > 0 ? el * (1 - f) / f : NAN);
+  fmt_duration(eta, sizeof eta, f > 0 ? el * (1 - f) / f : (double)NAN);
   snprintf(buf, size, "%s elapsed, ETA %s", e, eta);
 }
 

@@ -36,7 +36,7 @@ typedef struct run_engine {
   void (*memory)(void *state, double *measured_peak, double *estimated_peak);
   /* The profile's per-op table (optic_profile_summary_to_text: measured vs
    * estimated per op) of the runs so far; NULL when the engine cannot
-   * profile. *text newly allocated (free()). */
+   * profile. *text newly allocated (optic_string_free). */
   optic_status (*profile_table)(void *state, char **text);
   void (*destroy)(void *state); /* NULL-safe */
 } run_engine;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "tools/run_engine.h"
+#include "core/unconst.h"
 
 typedef struct runtime_state {
   optic_program_t *program;
@@ -91,7 +92,7 @@ static int32_t leaf_views(optic_literal *lit, optic_tensor *views) {
   }
   int32_t n = 0;
   for (int32_t i = 0; i < optic_literal_tuple_size(lit); i++) {
-    n += leaf_views((optic_literal *)optic_literal_element(lit, i), views + n);
+    n += leaf_views(OPTIC_UNCONST(optic_literal *, optic_literal_element(lit, i)), views + n);
   }
   return n;
 }
@@ -100,7 +101,7 @@ static optic_status runtime_run(void *state, const optic_literal *const *args, i
   runtime_state *s = state;
   *result = NULL;
   int32_t k = 0;
-  for (int32_t i = 0; i < nargs; i++) k += leaf_views((optic_literal *)args[i], s->in + k); /* only read */
+  for (int32_t i = 0; i < nargs; i++) k += leaf_views(OPTIC_UNCONST(optic_literal *, args[i]), s->in + k); /* only read */
   optic_literal *out = NULL;
   optic_status st = optic_literal_create(&s->root_type, &out);
   if (st == OPTIC_OK) leaf_views(out, s->out);

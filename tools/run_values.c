@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "tools/run_values.h"
+#include "core/unconst.h"
 
 #define GOLDEN 0x9E3779B97F4A7C15ull
 
@@ -59,7 +60,7 @@ static void fill_tree(optic_literal *lit, uint64_t *state) {
     fill_leaf(lit, state);
     return;
   }
-  for (int32_t i = 0; i < k; i++) fill_tree((optic_literal *)optic_literal_element(lit, i), state);
+  for (int32_t i = 0; i < k; i++) fill_tree(OPTIC_UNCONST(optic_literal *, optic_literal_element(lit, i)), state);
 }
 
 optic_status run_random_literal(const optic_type *type, uint64_t seed, int32_t index, optic_literal **out) {
@@ -115,7 +116,7 @@ int32_t run_literal_leaves(const optic_literal *lit, const optic_literal **leave
 
 optic_status run_write_npy(const optic_literal *leaf, const char *path) {
   const optic_type *t = optic_literal_type(leaf);
-  optic_tensor view = {.dtype = t->dtype, .shape = t->shape, .data = (void *)optic_literal_data(leaf, NULL)};
+  optic_tensor view = {.dtype = t->dtype, .shape = t->shape, .data = OPTIC_UNCONST(void *, optic_literal_data(leaf, NULL))};
   return optic_npy_write(path, &view);
 }
 
@@ -133,7 +134,7 @@ static void json_float(FILE *out, double v, int digits) {
 
 static void json_element(FILE *out, optic_dtype dt, const void *data, size_t i) {
   switch (dt) {
-    case OPTIC_F32: json_float(out, ((const float *)data)[i], 9); break;
+    case OPTIC_F32: json_float(out, (double)((const float *)data)[i], 9); break;
     case OPTIC_F64: json_float(out, ((const double *)data)[i], 17); break;
     case OPTIC_S32: fprintf(out, "%" PRId32, ((const int32_t *)data)[i]); break;
     case OPTIC_U8: fprintf(out, "%u", (unsigned)((const uint8_t *)data)[i]); break;
@@ -143,7 +144,7 @@ static void json_element(FILE *out, optic_dtype dt, const void *data, size_t i) 
       if (optic_dtype_is_float(dt)) { /* f16, bf16: 5 and 4 digits read back exactly */
         float f;
         optic_convert_elements(dt, p, OPTIC_F32, &f, 1);
-        json_float(out, f, dt == OPTIC_F16 ? 5 : 4);
+        json_float(out, (double)f, dt == OPTIC_F16 ? 5 : 4);
       } else if (optic_dtype_is_signed_int(dt)) {
         int64_t v;
         optic_convert_elements(dt, p, OPTIC_S64, &v, 1);
@@ -182,7 +183,7 @@ bool run_print_json(FILE *out, const optic_literal *const *leaves, int32_t n) {
 
 static double element_value(optic_dtype dt, const void *data, size_t i) {
   switch (dt) {
-    case OPTIC_F32: return ((const float *)data)[i];
+    case OPTIC_F32: return (double)((const float *)data)[i];
     case OPTIC_F64: return ((const double *)data)[i];
     case OPTIC_S32: return ((const int32_t *)data)[i];
     case OPTIC_U8: case OPTIC_PRED: return ((const uint8_t *)data)[i];
@@ -202,7 +203,7 @@ void run_print_summary(FILE *out, const optic_literal *const *leaves, int32_t n)
     size_t bytes = 0;
     const void *data = optic_literal_data(leaves[k], &bytes);
     size_t es = optic_dtype_size(t->dtype), count = es ? bytes / es : 0, nans = 0;
-    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    double lo = (double)INFINITY, hi = -(double)INFINITY, sum = 0;
     for (size_t i = 0; i < count; i++) {
       double v = element_value(t->dtype, data, i);
       if (isnan(v)) {

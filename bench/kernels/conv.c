@@ -16,6 +16,7 @@
 #include "bench/kernels/kernel_families.h"
 #include "bench/parallel.h"
 #include "kernels/conv.h"
+#include "core/unconst.h"
 
 typedef struct conv_job {
   const optic_conv_plan *plan;
@@ -91,7 +92,7 @@ static void run_conv(optic_bench_state *st, void *user) {
 void bench_register_conv_kernels(void) {
   for (size_t i = 0; i < BENCH_CONV_LAYER_COUNT; i++) {
     optic_bench *b = optic_bench_register(bench_name("kernel/conv/%s", bench_conv_layers[i].name), run_conv,
-                                          (void *)&bench_conv_layers[i]);
+                                          OPTIC_UNCONST(void *, &bench_conv_layers[i]));
     OPTIC_BENCH_ARGS(b, 1);
     OPTIC_BENCH_ARGS(b, 2);
     OPTIC_BENCH_ARG_NAMES(b, "threads");

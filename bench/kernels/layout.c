@@ -82,6 +82,7 @@ static const strided_entry strided_entries[] = {
 #define X_COPY2D(op_, isa_, fn_) {#fn_, OPTIC_ISA_##isa_, fn_, NULL, BENCH_F32},
 #define X_TRANSPOSE(width_, isa_, fn_) {#fn_, OPTIC_ISA_##isa_, NULL, fn_, WIDTH_TYPE_##width_},
 #include "kernels/list/layout.inc"
+#include "core/unconst.h"
 #undef X_COPY
 #undef X_FILL
 #undef X_COPY2D
@@ -156,6 +157,6 @@ void bench_register_layout_kernels(void) {
   for (size_t i = 0; i < sizeof strided_entries / sizeof *strided_entries; i++) {
     if (!optic_isa_supported(strided_entries[i].isa)) continue;
     bench_register_n_threads(bench_name("kernel/layout/%s", strided_entries[i].function), run_strided,
-                             (void *)&strided_entries[i], (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
+                             OPTIC_UNCONST(void *, &strided_entries[i]), (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
   }
 }

@@ -93,6 +93,7 @@ static const optim_case cases[] = {
 #define X_LAMB_MOMENTS(op_, isa_, fn_) CASE(LAMB_MOMENTS, isa_, fn_, NULL, &lamb, 2, 24.0, STATE_SIGNED, STATE_POSITIVE),
 #define X_LAMB_APPLY(op_, isa_, fn_) CASE(LAMB_APPLY, isa_, fn_, NULL, &lamb, 2, 16.0, STATE_SIGNED, STATE_POSITIVE),
 #include "kernels/list/optim.inc"
+#include "core/unconst.h"
 #undef X_SGD
 #undef X_ADAM
 #undef X_RMSPROP
@@ -190,6 +191,6 @@ void bench_register_optim_kernels(void) {
     if (!optic_isa_supported(c->isa)) continue;
     const char *name = c->config == NULL ? bench_name("kernel/optim/%s", c->function)
                                          : bench_name("kernel/optim/%s/%s", c->function, c->config);
-    bench_register_n_threads(name, run_optim, (void *)c, (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
+    bench_register_n_threads(name, run_optim, OPTIC_UNCONST(void *, c), (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
   }
 }

@@ -26,6 +26,7 @@ static const reduce_entry entries[] = {
 #define X_R(op_, isa_, fn_) {#fn_, OPTIC_ISA_##isa_, OPTIC_REDUCE_##op_, fn_, NULL},
 #define X_RD(op_, isa_, fn_) {#fn_, OPTIC_ISA_##isa_, OPTIC_REDUCE_##op_, NULL, fn_},
 #include "kernels/list/reduce.inc"
+#include "core/unconst.h"
 #undef X_R
 #undef X_RD
 };
@@ -111,7 +112,7 @@ static void run_reduce(optic_bench_state *st, void *user) {
 void bench_register_reduce_kernels(void) {
   for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
     if (!optic_isa_supported(entries[i].isa)) continue;
-    bench_register_n_threads(bench_name("kernel/reduce/%s", entries[i].function), run_reduce, (void *)&entries[i],
+    bench_register_n_threads(bench_name("kernel/reduce/%s", entries[i].function), run_reduce, OPTIC_UNCONST(void *, &entries[i]),
                              (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
   }
 }

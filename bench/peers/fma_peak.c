@@ -8,6 +8,7 @@
 #include "bench/cpu_path.h"
 #include "kernels/common.h"
 #include "kernels/fma_peak.h"
+#include "core/unconst.h"
 
 /* Rounds per thread per iteration: about 0.1-0.5 ms, long against the
  * parallel region's fork/join, short enough for many iterations. */
@@ -44,7 +45,7 @@ void bench_register_fma_peak(void) {
     /* The scalar loop is calibrate's fallback, not a bound worth a peer. */
     if (loops[i].isa == OPTIC_ISA_SCALAR || !optic_isa_supported(loops[i].isa)) continue;
     optic_bench *b = optic_bench_register(bench_name("peer/fma_peak/%s", optic_isa_name(loops[i].isa)),
-                                          run_fma_peak, (void *)&loops[i]);
+                                          run_fma_peak, OPTIC_UNCONST(void *, &loops[i]));
     OPTIC_BENCH_ARGS(b, 1);
     OPTIC_BENCH_ARGS(b, 2);
     OPTIC_BENCH_ARG_NAMES(b, "threads");

@@ -10,6 +10,7 @@
 
 #include "bench/bench_util.h"
 #include "bench/conv_layers.h"
+#include "core/unconst.h"
 
 typedef struct conv_run {
   dnnl_engine_t engine;
@@ -107,7 +108,7 @@ static void run_conv(optic_bench_state *st, void *user) {
 void bench_register_onednn_conv(void) {
   for (size_t i = 0; i < BENCH_CONV_LAYER_COUNT; i++) {
     optic_bench *b = optic_bench_register(bench_name("peer/onednn_conv/%s", bench_conv_layers[i].name), run_conv,
-                                          (void *)&bench_conv_layers[i]);
+                                          OPTIC_UNCONST(void *, &bench_conv_layers[i]));
     OPTIC_BENCH_ARGS(b, 1);
     OPTIC_BENCH_ARGS(b, 2);
     OPTIC_BENCH_ARG_NAMES(b, "threads");

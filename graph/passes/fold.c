@@ -146,12 +146,12 @@ static double evaluation_work(fold_ctx *cx, const optic_instr *in, const optic_c
   /* XLA counts a while loop's body once; the evaluator may run it up to
    * FOLD_MAX_WHILE_ITERATIONS times, per level of loop nesting */
   int loops = loop_depth(cx, in, 0);
-  if (loops < 0) return INFINITY;
+  if (loops < 0) return (double)INFINITY;
   for (int i = 0; i < loops; i++) work *= FOLD_MAX_WHILE_ITERATIONS;
   size_t n = 0;
   if (in->op == OPTIC_OP_REDUCE_WINDOW) {
     optic_cost sub;
-    if (optic_computation_cost(cx->m, in->calls[0], &sub) != OPTIC_OK) return INFINITY;
+    if (optic_computation_cost(cx->m, in->calls[0], &sub) != OPTIC_OK) return (double)INFINITY;
     double calls = 1;
     for (int32_t d = 0; d < in->n_ints / 7; d++) calls *= (double)in->ints[7 * d];
     const optic_type *t = optic_type_is_tuple(&in->type) ? &in->type.elements[0] : &in->type;

@@ -19,10 +19,10 @@ static double decayed_grad(optic_optim_decay mode, double lr, double wd, double 
 static double sign_nan(double c) { return c > 0 ? 1.0 : c < 0 ? -1.0 : c == 0 ? 0.0 : c; }
 
 void optic_ref_sgd(size_t n, double *param, const double *grad, double *momentum_buf, const optic_sgd_params *p) {
-  const double lr = p->lr, mu = p->momentum, tau = p->dampening;
+  const double lr = (double)p->lr, mu = (double)p->momentum, tau = (double)p->dampening;
   for (size_t i = 0; i < n; i++) {
     double th = param[i];
-    double g = decayed_grad(p->decay, lr, p->weight_decay, &th, grad[i]);
+    double g = decayed_grad(p->decay, lr, (double)p->weight_decay, &th, grad[i]);
     if (mu == 0.0) {
       param[i] = th - lr * g;
       continue;
@@ -41,10 +41,11 @@ void optic_ref_sgd(size_t n, double *param, const double *grad, double *momentum
 
 void optic_ref_adam(size_t n, double *param, const double *grad, double *m, double *v, double *vmax,
                     const optic_adam_params *p) {
-  const double b1 = p->beta1, b2 = p->beta2, bc1 = p->bias_correction1, bc2 = p->bias_correction2;
+  const double b1 = (double)p->beta1, b2 = (double)p->beta2;
+  const double bc1 = (double)p->bias_correction1, bc2 = (double)p->bias_correction2;
   for (size_t i = 0; i < n; i++) {
     double th = param[i];
-    double g = decayed_grad(p->decay, p->lr, p->weight_decay, &th, grad[i]);
+    double g = decayed_grad(p->decay, (double)p->lr, (double)p->weight_decay, &th, grad[i]);
     m[i] = b1 * m[i] + (1.0 - b1) * g;
     v[i] = b2 * v[i] + (1.0 - b2) * g * g;
     double w = v[i];
@@ -53,23 +54,23 @@ void optic_ref_adam(size_t n, double *param, const double *grad, double *m, doub
       w = vmax[i];
     }
     double m_hat = m[i] / bc1, v_hat = w / bc2;
-    param[i] = th - (double)p->lr * m_hat / (sqrt(v_hat + p->eps_root) + p->eps);
+    param[i] = th - (double)p->lr * m_hat / (sqrt(v_hat + (double)p->eps_root) + (double)p->eps);
   }
 }
 
 void optic_ref_rmsprop(size_t n, double *param, const double *grad, double *square_avg, double *grad_avg,
                        double *momentum_buf, const optic_rmsprop_params *p) {
-  const double a = p->alpha, lr = p->lr, mu = p->momentum;
+  const double a = (double)p->alpha, lr = (double)p->lr, mu = (double)p->momentum;
   for (size_t i = 0; i < n; i++) {
     double th = param[i];
-    double g = decayed_grad(p->decay, lr, p->weight_decay, &th, grad[i]);
+    double g = decayed_grad(p->decay, lr, (double)p->weight_decay, &th, grad[i]);
     square_avg[i] = a * square_avg[i] + (1.0 - a) * g * g;
     double w = square_avg[i];
     if (p->centered) {
       grad_avg[i] = a * grad_avg[i] + (1.0 - a) * g;
       w -= grad_avg[i] * grad_avg[i];
     }
-    double den = sqrt(w + p->eps_root) + p->eps;
+    double den = sqrt(w + (double)p->eps_root) + (double)p->eps;
     if (mu != 0.0 && p->lr_in_momentum) { /* Keras, optax: the trace holds γ-scaled steps */
       momentum_buf[i] = mu * momentum_buf[i] + lr * g / den;
       param[i] = th - momentum_buf[i];
@@ -85,14 +86,14 @@ void optic_ref_rmsprop(size_t n, double *param, const double *grad, double *squa
 void optic_ref_adagrad(size_t n, double *param, const double *grad, double *sum, const optic_adagrad_params *p) {
   for (size_t i = 0; i < n; i++) {
     double th = param[i];
-    double g = decayed_grad(p->decay, p->lr, p->weight_decay, &th, grad[i]);
+    double g = decayed_grad(p->decay, (double)p->lr, (double)p->weight_decay, &th, grad[i]);
     sum[i] += g * g;
-    param[i] = th - (double)p->lr * g / (sqrt(sum[i] + p->eps_root) + p->eps);
+    param[i] = th - (double)p->lr * g / (sqrt(sum[i] + (double)p->eps_root) + (double)p->eps);
   }
 }
 
 void optic_ref_lion(size_t n, double *param, const double *grad, double *m, const optic_lion_params *p) {
-  const double b1 = p->beta1, b2 = p->beta2;
+  const double b1 = (double)p->beta1, b2 = (double)p->beta2;
   for (size_t i = 0; i < n; i++) {
     double c = b1 * m[i] + (1.0 - b1) * grad[i];
     double u = sign_nan(c);
@@ -103,13 +104,14 @@ void optic_ref_lion(size_t n, double *param, const double *grad, double *m, cons
 }
 
 static double lamb_u(const optic_lamb_params *p, double th, double m, double v) {
-  double u = (m / p->bias_correction1) / (sqrt(v / p->bias_correction2 + p->eps_root) + p->eps);
+  double u = (m / (double)p->bias_correction1) /
+             (sqrt(v / (double)p->bias_correction2 + (double)p->eps_root) + (double)p->eps);
   return p->weight_decay != 0.0f ? u + (double)p->weight_decay * th : u;
 }
 
 void optic_ref_lamb(size_t n, double *param, const double *grad, double *m, double *v, const optic_lamb_params *p,
                     optic_lamb_norms *norms) {
-  const double b1 = p->beta1, b2 = p->beta2;
+  const double b1 = (double)p->beta1, b2 = (double)p->beta2;
   double ps = 0.0, us = 0.0;
   for (size_t i = 0; i < n; i++) {
     m[i] = b1 * m[i] + (1.0 - b1) * grad[i];

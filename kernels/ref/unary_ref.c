@@ -6,7 +6,7 @@
 #include "kernels/unary.h"
 
 static float apply(optic_unary_op op, float xf) {
-  const double x = xf;
+  const double x = (double)xf;
   switch (op) {
     case OPTIC_UNARY_NEG: return -xf;
     case OPTIC_UNARY_ABS: return fabsf(xf);

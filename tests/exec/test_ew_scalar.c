@@ -1,5 +1,5 @@
 /* The runtime against the evaluator for the one-element-at-a-time
- * elementwise ops (graph/ew_scalar.h): transcendental, rounding, integer
+ * elementwise ops (kernels/elem.h, scalar family): transcendental, rounding, integer
  * bit ops, is-finite, reduce-precision, bitcast-convert, alone and chained
  * with kernel ops (so level FULL fuses them into block loops), at sizes 0,
  * 1, 15, 16, 17, 513, 70001, with inputs one element off alignment, at

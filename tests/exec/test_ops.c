@@ -4,6 +4,7 @@
  * arithmetic is exact: tolerance 1e-6 absolute/relative (transcendentals:
  * the kernels' documented 2 ULP, well inside 1e-6 relative). */
 #include "exec/exec_internal.h"
+#include "kernels/stream.h"
 #include "tests/exec/exec_util.h"
 
 static optic_module_t *M;
@@ -395,7 +396,8 @@ static void control(void) {
 
 static void fused_loop(void) {
   /* y = relu(a * x + b) * s - c with scalars a, s and arrays x, b, c: a loop fusion at FULL;
-   * 5000 elements (blocks and a tail), and 4Mi + 3 (a 16 MiB result: streaming stores, odd tail) */
+   * 5000 elements (blocks and a tail), and 4Mi + 3 (a 16 MiB result, 64 MiB footprint: streaming
+   * stores where the last-level cache is at most that, odd tail; fused_stream_policy forces both paths) */
   for (int big = 0; big < 2; big++) {
   fresh();
   const int64_t n[] = {big ? (4 << 20) + 3 : 5000};
@@ -515,6 +517,62 @@ static void fused_paths_taken(void) {
   }
 }
 
+/* y = x * b + c over n f32: one loop fusion at FULL, bound on 2 threads;
+ * its step (or NULL) in *out, the binding in *bound (caller destroys). */
+static const exec_step *fused_step(int64_t n, optic_program_t **prog, exec_bound **bound) {
+  fresh();
+  const int64_t d[] = {n};
+  optic_node_id x = param(C, 0, OPTIC_F32, 1, d), b = param(C, 1, OPTIC_F32, 1, d), c = param(C, 2, OPTIC_F32, 1, d);
+  optic_node_id xb, y;
+  optic_graph_binary(M, C, OPTIC_OP_MULTIPLY, x, b, NULL, &xb);
+  optic_graph_binary(M, C, OPTIC_OP_ADD, xb, c, NULL, &y);
+  OT_EXPECT_OK(optic_computation_set_root(M, C, y));
+  optic_module_set_entry(M, C);
+  *prog = NULL, *bound = NULL;
+  OT_EXPECT_OK(optic_compile(M, NULL, prog));
+  OT_EXPECT_OK(exec_bind(optic_program_module(*prog), *prog, 2, 0, bound));
+  for (int32_t k = 0; *bound && k < (*bound)->n_comps; k++) {
+    for (int32_t i = 0; (*bound)->seqs[k] && i < (*bound)->seqs[k]->n_steps; i++) {
+      const exec_step *st = &(*bound)->seqs[k]->steps[i];
+      if (st->op == OPTIC_OP_FUSION && st->prog && !st->dot && !st->conv && !st->input_fusion) return st;
+    }
+  }
+  return NULL;
+}
+
+/* Loop fusions stream their result by the kernels' policy (kernels/stream.h),
+ * not a threshold of their own: the footprint (3 inputs + 1 output of n f32)
+ * against optic_stream_threshold, flipping exactly at it; the results match
+ * the evaluator with streaming forced on and off, n = 1, 17, 5000 (unaligned
+ * tails, one thread's share shorter than a block). */
+static void fused_stream_policy(void) {
+  size_t saved = optic_stream_threshold_set(SIZE_MAX);
+  const int64_t sizes[] = {1, 17, 5000};
+  for (int k = 0; k < 3; k++) {
+    optic_program_t *p;
+    exec_bound *b;
+    const exec_step *st = fused_step(sizes[k], &p, &b);
+    OT_CHECK(st != NULL, "n=%lld: no loop fusion bound", (long long)sizes[k]);
+    if (st != NULL) {
+      size_t want = 4 * (size_t)sizes[k] * sizeof(float), got = exec_fused_footprint(st);
+      OT_CHECK(got == want, "n=%lld: footprint %zu, want %zu", (long long)sizes[k], got, want);
+      optic_stream_threshold_set(got);
+      OT_CHECK(exec_fused_streams(st), "n=%lld: threshold = footprint %zu does not stream", (long long)sizes[k], got);
+      optic_stream_threshold_set(got + 1);
+      OT_CHECK(!exec_fused_streams(st), "n=%lld: threshold %zu > footprint streams", (long long)sizes[k], got + 1);
+      optic_stream_threshold_set(0);
+      OT_CHECK(exec_fused_streams(st), "n=%lld: threshold 0 does not stream", (long long)sizes[k]);
+    }
+    exec_bound_destroy(b);
+    optic_program_destroy(p);
+    optic_stream_threshold_set(0);
+    ex_check_module(M, 42, 1e-6, 1e-6, "fused x*b+c, streaming stores");
+    optic_stream_threshold_set(SIZE_MAX);
+    ex_check_module(M, 42, 1e-6, 1e-6, "fused x*b+c, plain stores");
+  }
+  optic_stream_threshold_set(saved);
+}
+
 static void cleanup(void) {
   optic_module_destroy(M);
   M = NULL;
@@ -525,6 +583,7 @@ static const ot_case cases[] = {
     {"layout", layout},           {"reductions", reductions},
     {"linalg", linalg},           {"control", control},
     {"fused_loop", fused_loop},   {"fused_paths_taken", fused_paths_taken},
+    {"fused_stream_policy", fused_stream_policy},
     {"cleanup", cleanup},
 };
 OT_MAIN(cases)

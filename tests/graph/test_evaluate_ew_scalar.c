@@ -1,4 +1,4 @@
-/* The one-element-at-a-time elementwise ops (graph/ew_scalar.h) in the
+/* The one-element-at-a-time elementwise ops (kernels/elem.h, scalar family) in the
  * evaluator: transcendental ops against libm in higher precision (f32
  * within 2 ulp of the double result; f64 within 2 ulp of the long double
  * one), rounding, integer bit ops, is-finite, reduce-precision and

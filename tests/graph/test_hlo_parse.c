@@ -320,14 +320,15 @@ static void layouts(void) {
   }
   optic_module_destroy(m);
   /* entry_computation_layout decides the convolution's physical operand and result orders */
-  const char *conv =
-      "HloModule m%s\nENTRY e {\n  x = f32[1,4,4,2] parameter(0)\n  k = f32[2,2,2,3] parameter(1)\n"
-      "  ROOT y = f32[1,3,3,3] convolution(x, k), window={size=2x2}, dim_labels=b01f_01io->b01f\n}\n";
+#define CONV_TEXT                                                                                    \
+  "HloModule m%s\nENTRY e {\n  x = f32[1,4,4,2] parameter(0)\n  k = f32[2,2,2,3] parameter(1)\n" \
+  "  ROOT y = f32[1,3,3,3] convolution(x, k), window={size=2x2}, dim_labels=b01f_01io->b01f\n}\n"
   char text[512];
-  snprintf(text, sizeof text, conv,
+  snprintf(text, sizeof text, CONV_TEXT,
            ", entry_computation_layout={(f32[1,4,4,2]{0,3,2,1}, f32[2,2,2,3]{3,2,1,0})->f32[1,3,3,3]{2,1,0,3}}");
   m = parse(text);
-  snprintf(text, sizeof text, conv, "");
+  snprintf(text, sizeof text, CONV_TEXT, "");
+#undef CONV_TEXT
   optic_module_t *plain = parse(text);
   if (m && plain) {
     optic_comp_id e = optic_module_entry(m);

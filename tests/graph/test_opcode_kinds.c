@@ -2,11 +2,17 @@
  * opcode classes, so every consumer must agree with it: the unary and binary
  * builders accept exactly the UNARY (and copy) and BINARY opcodes, the HLO
  * importer builds each of them from text, the elementwise test is "kind is
- * not OTHER", and buffer reuse in place follows the kinds (with the kernels'
- * stated exceptions). */
+ * not OTHER", buffer reuse in place follows the kinds (with the kernels'
+ * stated exceptions), and the element ops of kernels/elem.h (the semantics
+ * table the evaluator and the runtime share) are exactly the elementwise
+ * opcodes and copy, with the same names and kinds. */
+#include <string.h>
+
 #include <optic/optic.h>
 
 #include "graph/buffer_internal.h"
+#include "graph/opcode_kernels.h"
+#include "kernels/elem.h"
 #include "tests/harness.h"
 
 static const optic_dtype dtypes[] = {OPTIC_F32, OPTIC_S32, OPTIC_PRED};
@@ -131,7 +137,38 @@ static void in_place_follows_the_kinds(void) {
   optic_module_destroy(f.m);
 }
 
+/* Every elementwise opcode (kind not OTHER) and copy maps to the element op
+ * of its name, UNARY to UNARY, BINARY to BINARY, ELEMENTWISE to OTHER; no
+ * other opcode maps; every element op has an opcode. */
+static void element_ops_follow_the_kinds(void) {
+  int mapped = 0;
+  bool hit[OPTIC_ELEM_OP_COUNT_] = {false};
+  for (int i = 0; i < OPTIC_OPCODE_COUNT_; i++) {
+    optic_opcode op = (optic_opcode)i;
+    graph_opcode_kind k = graph_opcode_kind_of(op);
+    optic_elem_op e = OPTIC_ELEM_OP_COUNT_;
+    bool is_elem = graph_opcode_elem(op, &e);
+    OT_CHECK(is_elem == (k != GRAPH_OPCODE_OTHER || op == OPTIC_OP_COPY), "%s: element op %s", optic_opcode_name(op),
+             is_elem ? "exists" : "missing");
+    if (!is_elem) continue;
+    mapped++;
+    hit[e] = true;
+    OT_CHECK(strcmp(optic_elem_op_name(e), optic_opcode_name(op)) == 0, "%s maps to %s", optic_opcode_name(op),
+             optic_elem_op_name(e));
+    optic_elem_kind want = k == GRAPH_OPCODE_UNARY    ? OPTIC_ELEM_KIND_UNARY
+                           : k == GRAPH_OPCODE_BINARY ? OPTIC_ELEM_KIND_BINARY
+                                                      : OPTIC_ELEM_KIND_OTHER;
+    OT_CHECK(optic_elem_kind_of(e) == want, "%s: element kind %d, opcode kind %d", optic_opcode_name(op),
+             (int)optic_elem_kind_of(e), (int)k);
+  }
+  OT_CHECK(mapped == OPTIC_ELEM_OP_COUNT_, "%d opcodes map, %d element ops", mapped, (int)OPTIC_ELEM_OP_COUNT_);
+  for (int e = 0; e < OPTIC_ELEM_OP_COUNT_; e++) OT_CHECK(hit[e], "element op %s has no opcode", optic_elem_op_name(e));
+  OT_CHECK(strcmp(optic_elem_op_name(OPTIC_ELEM_OP_COUNT_), "invalid") == 0);
+  OT_CHECK(optic_elem_kind_of(OPTIC_ELEM_OP_COUNT_) == OPTIC_ELEM_KIND_OTHER);
+}
+
 static const ot_case cases[] = {
+    {"element_ops_follow_the_kinds", element_ops_follow_the_kinds},
     {"builders_follow_the_kinds", builders_follow_the_kinds},
     {"hlo_import_follows_the_kinds", hlo_import_follows_the_kinds},
     {"in_place_follows_the_kinds", in_place_follows_the_kinds},

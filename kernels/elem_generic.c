@@ -1,35 +1,34 @@
-/* Elementwise semantics for integers of every width and for the halves
- * (graph/ew_generic.h). Integers: values sign- or zero-extended to 64 bits,
+/* The generic family: elementwise semantics for integers of every width and
+ * for the halves (kernels/elem.h). Integers: values sign- or zero-extended to 64 bits,
  * arithmetic modulo 2^64, results keep the low bits; division by zero gives
  * all ones (-1, or the unsigned maximum), MIN / -1 gives MIN (XLA's rules).
  * Halves: chunks converted to f32 exactly, the caller's f32 routine, one
  * rounding back to nearest even. */
-#include "graph/ew_generic.h"
+#include "kernels/elem.h"
 
 #include <string.h>
 
 #include "core/half.h"
-#include "graph/opcode_kernels.h"
 
-bool graph_ew_is_half(optic_dtype dt) { return dt == OPTIC_F16 || dt == OPTIC_BF16; }
+bool optic_elem_is_half(optic_dtype dt) { return dt == OPTIC_F16 || dt == OPTIC_BF16; }
 
-static bool is_binary(optic_opcode op) {
+static bool is_binary(optic_elem_op op) {
   optic_binary_op k;
-  return graph_opcode_binary_kernel(op, &k) || op == OPTIC_OP_AND || op == OPTIC_OP_OR;
+  return optic_elem_binary_kernel(op, &k) || op == OPTIC_ELEM_AND || op == OPTIC_ELEM_OR;
 }
 
-bool graph_ew_generic_supported(optic_opcode op, optic_dtype in, optic_dtype out) {
-  if (op == OPTIC_OP_CONVERT) return optic_dtype_has_values(in) && optic_dtype_has_values(out);
-  if (op == OPTIC_OP_COPY || op == OPTIC_OP_SELECT) return optic_dtype_has_values(in);
-  bool half = graph_ew_is_half(in), integer = optic_dtype_is_int(in);
+bool optic_elem_generic_supported(optic_elem_op op, optic_dtype in, optic_dtype out) {
+  if (op == OPTIC_ELEM_CONVERT) return optic_dtype_has_values(in) && optic_dtype_has_values(out);
+  if (op == OPTIC_ELEM_COPY || op == OPTIC_ELEM_SELECT) return optic_dtype_has_values(in);
+  bool half = optic_elem_is_half(in), integer = optic_dtype_is_int(in);
   if (!half && !integer) return false;
-  if (op == OPTIC_OP_COMPARE || op == OPTIC_OP_CLAMP) return true;
+  if (op == OPTIC_ELEM_COMPARE || op == OPTIC_ELEM_CLAMP) return true;
   optic_unary_op u;
   optic_binary_op b;
-  if (half) return graph_opcode_unary_kernel(op, &u) || graph_opcode_binary_kernel(op, &b);
+  if (half) return optic_elem_unary_kernel(op, &u) || optic_elem_binary_kernel(op, &b);
   switch (op) {
-    case OPTIC_OP_NEGATE: case OPTIC_OP_ABS: case OPTIC_OP_NOT: return true;
-    case OPTIC_OP_SIGN: return optic_dtype_is_signed_int(in);
+    case OPTIC_ELEM_NEGATE: case OPTIC_ELEM_ABS: case OPTIC_ELEM_NOT: return true;
+    case OPTIC_ELEM_SIGN: return optic_dtype_is_signed_int(in);
     default: return is_binary(op);
   }
 }
@@ -62,56 +61,56 @@ static int int_order(bool sg, uint64_t a, uint64_t b) {
   return (a > b) - (a < b);
 }
 
-static uint64_t int_unary(optic_opcode op, bool sg, uint64_t v) {
+static uint64_t int_unary(optic_elem_op op, bool sg, uint64_t v) {
   switch (op) {
-    case OPTIC_OP_NEGATE: return 0u - v;
-    case OPTIC_OP_ABS: return sg && (int64_t)v < 0 ? 0u - v : v;
-    case OPTIC_OP_SIGN: return (uint64_t)(int64_t)int_order(true, v, 0);
+    case OPTIC_ELEM_NEGATE: return 0u - v;
+    case OPTIC_ELEM_ABS: return sg && (int64_t)v < 0 ? 0u - v : v;
+    case OPTIC_ELEM_SIGN: return (uint64_t)(int64_t)int_order(true, v, 0);
     default: return ~v; /* not */
   }
 }
 
-static uint64_t int_binary(optic_opcode op, bool sg, uint64_t a, uint64_t b) {
+static uint64_t int_binary(optic_elem_op op, bool sg, uint64_t a, uint64_t b) {
   switch (op) {
-    case OPTIC_OP_ADD: return a + b;
-    case OPTIC_OP_SUBTRACT: return a - b;
-    case OPTIC_OP_MULTIPLY: return a * b;
-    case OPTIC_OP_DIVIDE:
+    case OPTIC_ELEM_ADD: return a + b;
+    case OPTIC_ELEM_SUBTRACT: return a - b;
+    case OPTIC_ELEM_MULTIPLY: return a * b;
+    case OPTIC_ELEM_DIVIDE:
       if (b == 0) return ~0ull; /* x / 0 = -1 (all ones) */
       if (!sg) return a / b;
       if ((int64_t)b == -1) return 0u - a; /* MIN / -1 wraps to MIN */
       return (uint64_t)((int64_t)a / (int64_t)b);
-    case OPTIC_OP_POWER: return sg && (int64_t)b < 0 ? (uint64_t)((int64_t)a == 1) : ipow64(a, b);
-    case OPTIC_OP_MAXIMUM: return int_order(sg, a, b) >= 0 ? a : b;
-    case OPTIC_OP_MINIMUM: return int_order(sg, a, b) <= 0 ? a : b;
-    case OPTIC_OP_AND: return a & b;
+    case OPTIC_ELEM_POWER: return sg && (int64_t)b < 0 ? (uint64_t)((int64_t)a == 1) : ipow64(a, b);
+    case OPTIC_ELEM_MAXIMUM: return int_order(sg, a, b) >= 0 ? a : b;
+    case OPTIC_ELEM_MINIMUM: return int_order(sg, a, b) <= 0 ? a : b;
+    case OPTIC_ELEM_AND: return a & b;
     default: return a | b; /* or */
   }
 }
 
-static uint8_t cmp_of(optic_compare_dir dir, int order) {
+static uint8_t cmp_of(optic_compare_op dir, int order) {
   switch (dir) {
-    case OPTIC_CMP_EQ: return order == 0;
-    case OPTIC_CMP_NE: return order != 0;
-    case OPTIC_CMP_LT: return order < 0;
-    case OPTIC_CMP_LE: return order <= 0;
-    case OPTIC_CMP_GT: return order > 0;
+    case OPTIC_COMPARE_EQ: return order == 0;
+    case OPTIC_COMPARE_NE: return order != 0;
+    case OPTIC_COMPARE_LT: return order < 0;
+    case OPTIC_COMPARE_LE: return order <= 0;
+    case OPTIC_COMPARE_GT: return order > 0;
     default: return order >= 0;
   }
 }
 
 #define AT(k, i, es) ((const unsigned char *)src[k] + (((scalar_mask >> (k)) & 1u) ? 0 : (i) * (es)))
 
-static void int_loop(optic_opcode op, optic_compare_dir cmp, optic_dtype in, size_t n, const void *const *src,
+static void int_loop(optic_elem_op op, optic_compare_op cmp, optic_dtype in, size_t n, const void *const *src,
                      unsigned scalar_mask, void *y) {
   size_t es = optic_dtype_size(in);
   bool sg = optic_dtype_is_signed_int(in);
   unsigned char *yb = y;
   for (size_t i = 0; i < n; i++) {
     uint64_t a = load_int(in, AT(0, i, es));
-    if (op == OPTIC_OP_COMPARE) {
+    if (op == OPTIC_ELEM_COMPARE) {
       yb[i] = cmp_of(cmp, int_order(sg, a, load_int(in, AT(1, i, es))));
-    } else if (op == OPTIC_OP_CLAMP) { /* clamp(lo, x, hi) = min(max(x, lo), hi) */
+    } else if (op == OPTIC_ELEM_CLAMP) { /* clamp(lo, x, hi) = min(max(x, lo), hi) */
       uint64_t x = load_int(in, AT(1, i, es)), hi = load_int(in, AT(2, i, es));
       uint64_t t = int_order(sg, x, a) >= 0 ? x : a;
       store_int(in, int_order(sg, t, hi) <= 0 ? t : hi, yb + i * es);
@@ -162,9 +161,9 @@ static void f32_to_half(optic_dtype dt, const float *r, size_t len, unsigned cha
   }
 }
 
-static void half_loop(optic_opcode op, optic_compare_dir cmp, optic_dtype in, size_t n, const void *const *src,
-                      unsigned scalar_mask, void *y, graph_f32_ew_fn f32, void *f32_ctx) {
-  int nsrc = op == OPTIC_OP_CLAMP ? 3 : (op == OPTIC_OP_COMPARE || is_binary(op)) ? 2 : 1;
+static void half_loop(optic_elem_op op, optic_compare_op cmp, optic_dtype in, size_t n, const void *const *src,
+                      unsigned scalar_mask, void *y, optic_elem_f32_fn f32, void *f32_ctx) {
+  int nsrc = op == OPTIC_ELEM_CLAMP ? 3 : (op == OPTIC_ELEM_COMPARE || is_binary(op)) ? 2 : 1;
   float a[3][CHUNK], r[CHUNK];
   unsigned char *yb = y;
   for (size_t lo = 0; lo < n; lo += CHUNK) {
@@ -175,7 +174,7 @@ static void half_loop(optic_opcode op, optic_compare_dir cmp, optic_dtype in, si
       half_to_f32(in, (const unsigned char *)src[k] + (scalar ? 0 : 2 * lo), scalar, len, a[k]);
       s[k] = a[k];
     }
-    if (op == OPTIC_OP_COMPARE) {
+    if (op == OPTIC_ELEM_COMPARE) {
       f32(f32_ctx, op, cmp, len, s, yb + lo);
       continue;
     }
@@ -186,19 +185,19 @@ static void half_loop(optic_opcode op, optic_compare_dir cmp, optic_dtype in, si
 
 /* ------------------------------------------------------------ dispatch */
 
-void graph_ew_generic(optic_opcode op, optic_compare_dir cmp, optic_dtype in, optic_dtype out, size_t n,
-                      const void *const *src, unsigned scalar_mask, void *y, graph_f32_ew_fn f32, void *f32_ctx) {
+void optic_elem_generic(optic_elem_op op, optic_compare_op cmp, optic_dtype in, optic_dtype out, size_t n,
+                      const void *const *src, unsigned scalar_mask, void *y, optic_elem_f32_fn f32, void *f32_ctx) {
   if (n == 0) return;
   size_t es = optic_dtype_size(in), oes = optic_dtype_size(out);
   unsigned char *yb = y;
   switch (op) {
-    case OPTIC_OP_COPY:
+    case OPTIC_ELEM_COPY:
       for (size_t i = 0; i < n; i++) memmove(yb + i * es, AT(0, i, es), es);
       return;
-    case OPTIC_OP_SELECT:
+    case OPTIC_ELEM_SELECT:
       for (size_t i = 0; i < n; i++) memmove(yb + i * es, *AT(0, i, 1) ? AT(1, i, es) : AT(2, i, es), es);
       return;
-    case OPTIC_OP_CONVERT:
+    case OPTIC_ELEM_CONVERT:
       if (scalar_mask & 1u) {
         for (size_t i = 0; i < n; i++) optic_convert_elements(in, src[0], out, yb + i * oes, 1);
       } else {
@@ -207,7 +206,7 @@ void graph_ew_generic(optic_opcode op, optic_compare_dir cmp, optic_dtype in, op
       return;
     default: break;
   }
-  if (graph_ew_is_half(in)) {
+  if (optic_elem_is_half(in)) {
     half_loop(op, cmp, in, n, src, scalar_mask, y, f32, f32_ctx);
   } else {
     int_loop(op, cmp, in, n, src, scalar_mask, y);

@@ -1,58 +1,48 @@
-/* One-element-at-a-time elementwise ops with XLA's semantics (see
- * graph/ew_scalar.h). Floating ops compute in the operand's precision (f32
+/* The scalar family: one-element-at-a-time elementwise ops with XLA's
+ * semantics (kernels/elem.h). Floating ops compute in the operand's precision (f32
  * through the float functions of libm, f64 through the double ones).
  * Integer ops work on the raw bits widened to 64, so no C undefined
  * behaviour is reachable (shift counts, INT_MIN % -1, division by zero). */
-#include "graph/ew_scalar.h"
-
-#include "graph/internal.h"
+#include "kernels/elem.h"
 
 #include <math.h>
 #include <string.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "graph/ew_scalar.c loads integers of any width by their low-order bytes: little-endian only"
+#error "kernels/elem_scalar.c loads integers of any width by their low-order bytes: little-endian only"
 #endif
-
-bool graph_dtype_int_info(optic_dtype dt, int *bits, bool *is_signed) {
-  if (!optic_dtype_is_int(dt)) return false;
-  *bits = optic_dtype_int_bits(dt), *is_signed = optic_dtype_is_signed_int(dt);
-  return true;
-}
-
-bool graph_dtype_is_float(optic_dtype dt) { return optic_dtype_is_float(dt); }
 
 static bool is_int(optic_dtype dt) {
   int bits;
   bool s;
-  return graph_dtype_int_info(dt, &bits, &s);
+  return optic_elem_dtype_int_info(dt, &bits, &s);
 }
 
-bool graph_ew_scalar_op(optic_opcode op) {
+bool optic_elem_scalar_op(optic_elem_op op) {
   switch (op) {
-    case OPTIC_OP_ERF: case OPTIC_OP_LOG_PLUS_ONE: case OPTIC_OP_EXPONENTIAL_MINUS_ONE: case OPTIC_OP_SINE:
-    case OPTIC_OP_COSINE: case OPTIC_OP_TAN: case OPTIC_OP_CBRT: case OPTIC_OP_ROUND_NEAREST_AFZ:
-    case OPTIC_OP_ROUND_NEAREST_EVEN: case OPTIC_OP_ATAN2: case OPTIC_OP_REMAINDER: case OPTIC_OP_IS_FINITE:
-    case OPTIC_OP_REDUCE_PRECISION: case OPTIC_OP_BITCAST_CONVERT: case OPTIC_OP_XOR: case OPTIC_OP_SHIFT_LEFT:
-    case OPTIC_OP_SHIFT_RIGHT_LOGICAL: case OPTIC_OP_SHIFT_RIGHT_ARITHMETIC: case OPTIC_OP_POPCNT:
-    case OPTIC_OP_COUNT_LEADING_ZEROS: return true;
+    case OPTIC_ELEM_ERF: case OPTIC_ELEM_LOG_PLUS_ONE: case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE: case OPTIC_ELEM_SINE:
+    case OPTIC_ELEM_COSINE: case OPTIC_ELEM_TAN: case OPTIC_ELEM_CBRT: case OPTIC_ELEM_ROUND_NEAREST_AFZ:
+    case OPTIC_ELEM_ROUND_NEAREST_EVEN: case OPTIC_ELEM_ATAN2: case OPTIC_ELEM_REMAINDER: case OPTIC_ELEM_IS_FINITE:
+    case OPTIC_ELEM_REDUCE_PRECISION: case OPTIC_ELEM_BITCAST_CONVERT: case OPTIC_ELEM_XOR: case OPTIC_ELEM_SHIFT_LEFT:
+    case OPTIC_ELEM_SHIFT_RIGHT_LOGICAL: case OPTIC_ELEM_SHIFT_RIGHT_ARITHMETIC: case OPTIC_ELEM_POPCNT:
+    case OPTIC_ELEM_COUNT_LEADING_ZEROS: return true;
     default: return false;
   }
 }
 
-bool graph_ew_scalar_defines(optic_opcode op, optic_dtype in, optic_dtype out) {
+bool optic_elem_scalar_defines(optic_elem_op op, optic_dtype in, optic_dtype out) {
   switch (op) {
-    case OPTIC_OP_ERF: case OPTIC_OP_LOG_PLUS_ONE: case OPTIC_OP_EXPONENTIAL_MINUS_ONE: case OPTIC_OP_SINE:
-    case OPTIC_OP_COSINE: case OPTIC_OP_TAN: case OPTIC_OP_CBRT: case OPTIC_OP_ROUND_NEAREST_AFZ:
-    case OPTIC_OP_ROUND_NEAREST_EVEN: case OPTIC_OP_ATAN2: case OPTIC_OP_REDUCE_PRECISION:
-      return graph_dtype_is_float(in) && out == in;
-    case OPTIC_OP_REMAINDER: return (graph_dtype_is_float(in) || is_int(in)) && out == in;
-    case OPTIC_OP_IS_FINITE: return graph_dtype_is_float(in) && out == OPTIC_PRED;
-    case OPTIC_OP_BITCAST_CONVERT:
+    case OPTIC_ELEM_ERF: case OPTIC_ELEM_LOG_PLUS_ONE: case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE: case OPTIC_ELEM_SINE:
+    case OPTIC_ELEM_COSINE: case OPTIC_ELEM_TAN: case OPTIC_ELEM_CBRT: case OPTIC_ELEM_ROUND_NEAREST_AFZ:
+    case OPTIC_ELEM_ROUND_NEAREST_EVEN: case OPTIC_ELEM_ATAN2: case OPTIC_ELEM_REDUCE_PRECISION:
+      return optic_dtype_is_float(in) && out == in;
+    case OPTIC_ELEM_REMAINDER: return (optic_dtype_is_float(in) || is_int(in)) && out == in;
+    case OPTIC_ELEM_IS_FINITE: return optic_dtype_is_float(in) && out == OPTIC_PRED;
+    case OPTIC_ELEM_BITCAST_CONVERT:
       return optic_dtype_size(in) != 0 && optic_dtype_size(in) == optic_dtype_size(out);
-    case OPTIC_OP_XOR: return (is_int(in) || in == OPTIC_PRED) && out == in;
-    case OPTIC_OP_SHIFT_LEFT: case OPTIC_OP_SHIFT_RIGHT_LOGICAL: case OPTIC_OP_SHIFT_RIGHT_ARITHMETIC:
-    case OPTIC_OP_POPCNT: case OPTIC_OP_COUNT_LEADING_ZEROS: return is_int(in) && out == in;
+    case OPTIC_ELEM_XOR: return (is_int(in) || in == OPTIC_PRED) && out == in;
+    case OPTIC_ELEM_SHIFT_LEFT: case OPTIC_ELEM_SHIFT_RIGHT_LOGICAL: case OPTIC_ELEM_SHIFT_RIGHT_ARITHMETIC:
+    case OPTIC_ELEM_POPCNT: case OPTIC_ELEM_COUNT_LEADING_ZEROS: return is_int(in) && out == in;
     default: return false;
   }
 }
@@ -70,34 +60,34 @@ static double round_even_f64(double x) {
   return fabs(x - trunc(x)) == 0.5 ? 2.0 * round(x * 0.5) : r;
 }
 
-static float f32_op(optic_opcode op, float a, float b) {
+static float f32_op(optic_elem_op op, float a, float b) {
   switch (op) {
-    case OPTIC_OP_ERF: return erff(a);
-    case OPTIC_OP_LOG_PLUS_ONE: return log1pf(a);
-    case OPTIC_OP_EXPONENTIAL_MINUS_ONE: return expm1f(a);
-    case OPTIC_OP_SINE: return sinf(a);
-    case OPTIC_OP_COSINE: return cosf(a);
-    case OPTIC_OP_TAN: return tanf(a);
-    case OPTIC_OP_CBRT: return cbrtf(a);
-    case OPTIC_OP_ROUND_NEAREST_AFZ: return roundf(a);
-    case OPTIC_OP_ROUND_NEAREST_EVEN: return round_even_f32(a);
-    case OPTIC_OP_ATAN2: return atan2f(a, b);
+    case OPTIC_ELEM_ERF: return erff(a);
+    case OPTIC_ELEM_LOG_PLUS_ONE: return log1pf(a);
+    case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE: return expm1f(a);
+    case OPTIC_ELEM_SINE: return sinf(a);
+    case OPTIC_ELEM_COSINE: return cosf(a);
+    case OPTIC_ELEM_TAN: return tanf(a);
+    case OPTIC_ELEM_CBRT: return cbrtf(a);
+    case OPTIC_ELEM_ROUND_NEAREST_AFZ: return roundf(a);
+    case OPTIC_ELEM_ROUND_NEAREST_EVEN: return round_even_f32(a);
+    case OPTIC_ELEM_ATAN2: return atan2f(a, b);
     default: return fmodf(a, b); /* remainder: the sign of the dividend, as C's fmod */
   }
 }
 
-static double f64_op(optic_opcode op, double a, double b) {
+static double f64_op(optic_elem_op op, double a, double b) {
   switch (op) {
-    case OPTIC_OP_ERF: return erf(a);
-    case OPTIC_OP_LOG_PLUS_ONE: return log1p(a);
-    case OPTIC_OP_EXPONENTIAL_MINUS_ONE: return expm1(a);
-    case OPTIC_OP_SINE: return sin(a);
-    case OPTIC_OP_COSINE: return cos(a);
-    case OPTIC_OP_TAN: return tan(a);
-    case OPTIC_OP_CBRT: return cbrt(a);
-    case OPTIC_OP_ROUND_NEAREST_AFZ: return round(a);
-    case OPTIC_OP_ROUND_NEAREST_EVEN: return round_even_f64(a);
-    case OPTIC_OP_ATAN2: return atan2(a, b);
+    case OPTIC_ELEM_ERF: return erf(a);
+    case OPTIC_ELEM_LOG_PLUS_ONE: return log1p(a);
+    case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE: return expm1(a);
+    case OPTIC_ELEM_SINE: return sin(a);
+    case OPTIC_ELEM_COSINE: return cos(a);
+    case OPTIC_ELEM_TAN: return tan(a);
+    case OPTIC_ELEM_CBRT: return cbrt(a);
+    case OPTIC_ELEM_ROUND_NEAREST_AFZ: return round(a);
+    case OPTIC_ELEM_ROUND_NEAREST_EVEN: return round_even_f64(a);
+    case OPTIC_ELEM_ATAN2: return atan2(a, b);
     default: return fmod(a, b);
   }
 }
@@ -145,15 +135,15 @@ static void reduce_precision(optic_dtype dt, int32_t param, const unsigned char 
   }
 }
 
-static void float_one(optic_opcode op, int32_t param, optic_dtype dt, const unsigned char *a, const unsigned char *b,
+static void float_one(optic_elem_op op, int32_t param, optic_dtype dt, const unsigned char *a, const unsigned char *b,
                       unsigned char *d) {
-  if (op == OPTIC_OP_REDUCE_PRECISION) {
+  if (op == OPTIC_ELEM_REDUCE_PRECISION) {
     reduce_precision(dt, param, a, d);
   } else if (dt == OPTIC_F32) {
     float u, v = 0;
     memcpy(&u, a, 4);
     if (b) memcpy(&v, b, 4);
-    if (op == OPTIC_OP_IS_FINITE) {
+    if (op == OPTIC_ELEM_IS_FINITE) {
       *d = isfinite(u) ? 1 : 0;
       return;
     }
@@ -163,7 +153,7 @@ static void float_one(optic_opcode op, int32_t param, optic_dtype dt, const unsi
     double u, v = 0;
     memcpy(&u, a, 8);
     if (b) memcpy(&v, b, 8);
-    if (op == OPTIC_OP_IS_FINITE) {
+    if (op == OPTIC_ELEM_IS_FINITE) {
       *d = isfinite(u) ? 1 : 0;
       return;
     }
@@ -201,18 +191,18 @@ static int popcount64(uint64_t v) {
 
 /* XLA: shift amounts are unsigned, and one of the width or more shifts
  * every bit out (arithmetic right shifts fill with the sign). */
-static uint64_t int_op(optic_opcode op, int bits, bool is_signed, uint64_t a, uint64_t b) {
+static uint64_t int_op(optic_elem_op op, int bits, bool is_signed, uint64_t a, uint64_t b) {
   uint64_t mask = width_mask(bits);
   a &= mask, b &= mask;
   int64_t sa = sign_extend(a, bits), sb = sign_extend(b, bits);
   switch (op) {
-    case OPTIC_OP_XOR: return a ^ b;
-    case OPTIC_OP_SHIFT_LEFT: return b >= (uint64_t)bits ? 0 : a << b;
-    case OPTIC_OP_SHIFT_RIGHT_LOGICAL: return b >= (uint64_t)bits ? 0 : a >> b;
-    case OPTIC_OP_SHIFT_RIGHT_ARITHMETIC:
+    case OPTIC_ELEM_XOR: return a ^ b;
+    case OPTIC_ELEM_SHIFT_LEFT: return b >= (uint64_t)bits ? 0 : a << b;
+    case OPTIC_ELEM_SHIFT_RIGHT_LOGICAL: return b >= (uint64_t)bits ? 0 : a >> b;
+    case OPTIC_ELEM_SHIFT_RIGHT_ARITHMETIC:
       return shift_right_arith(sa, b >= (uint64_t)bits ? (unsigned)bits - 1 : (unsigned)b);
-    case OPTIC_OP_POPCNT: return (uint64_t)popcount64(a);
-    case OPTIC_OP_COUNT_LEADING_ZEROS: return (uint64_t)(clz64(a) - (64 - bits));
+    case OPTIC_ELEM_POPCNT: return (uint64_t)popcount64(a);
+    case OPTIC_ELEM_COUNT_LEADING_ZEROS: return (uint64_t)(clz64(a) - (64 - bits));
     default: /* remainder: x % 0 = x; INT_MIN % -1 = 0; else C's truncated remainder */
       if (b == 0) return a;
       if (!is_signed) return a % b;
@@ -225,10 +215,10 @@ static uint64_t int_op(optic_opcode op, int bits, bool is_signed, uint64_t a, ui
 
 /* f16/bf16: each chunk widened to f32 exactly, the f32 op, one rounding
  * back (is-finite writes pred directly); as XLA's CPU backend computes them. */
-static void half_apply(optic_opcode op, int32_t param, optic_dtype in, optic_dtype out, size_t n,
+static void half_apply(optic_elem_op op, int32_t param, optic_dtype in, optic_dtype out, size_t n,
                        const void *const *src, unsigned scalar_mask, void *y) {
   enum { CHUNK = 256 };
-  bool binary = graph_opcode_kind_of(op) == GRAPH_OPCODE_BINARY;
+  bool binary = optic_elem_kind_of(op) == OPTIC_ELEM_KIND_BINARY;
   float a[2][CHUNK], r[CHUNK];
   unsigned char *d = y;
   for (size_t lo = 0; lo < n; lo += CHUNK) {
@@ -241,30 +231,30 @@ static void half_apply(optic_opcode op, int32_t param, optic_dtype in, optic_dty
       s[k] = a[k];
     }
     if (out == OPTIC_PRED) {
-      graph_ew_scalar_apply(op, param, OPTIC_F32, OPTIC_PRED, len, s, 0, d + lo);
+      optic_elem_scalar_apply(op, param, OPTIC_F32, OPTIC_PRED, len, s, 0, d + lo);
     } else {
-      graph_ew_scalar_apply(op, param, OPTIC_F32, OPTIC_F32, len, s, 0, r);
+      optic_elem_scalar_apply(op, param, OPTIC_F32, OPTIC_F32, len, s, 0, r);
       optic_convert_elements(OPTIC_F32, r, out, d + 2 * lo, len);
     }
   }
 }
 
-void graph_ew_scalar_apply(optic_opcode op, int32_t param, optic_dtype in, optic_dtype out, size_t n,
+void optic_elem_scalar_apply(optic_elem_op op, int32_t param, optic_dtype in, optic_dtype out, size_t n,
                            const void *const *src, unsigned scalar_mask, void *y) {
-  if ((in == OPTIC_F16 || in == OPTIC_BF16) && op != OPTIC_OP_BITCAST_CONVERT) {
+  if ((in == OPTIC_F16 || in == OPTIC_BF16) && op != OPTIC_ELEM_BITCAST_CONVERT) {
     half_apply(op, param, in, out, n, src, scalar_mask, y);
     return;
   }
   size_t ies = optic_dtype_size(in), oes = optic_dtype_size(out);
-  bool binary = graph_opcode_kind_of(op) == GRAPH_OPCODE_BINARY;
+  bool binary = optic_elem_kind_of(op) == OPTIC_ELEM_KIND_BINARY;
   const unsigned char *s0 = src[0], *s1 = binary ? src[1] : NULL;
   size_t st0 = (scalar_mask & 1u) ? 0 : ies, st1 = (scalar_mask & 2u) ? 0 : ies;
   unsigned char *d = y;
   int bits = 0;
   bool is_signed = false;
-  if (op == OPTIC_OP_BITCAST_CONVERT) {
+  if (op == OPTIC_ELEM_BITCAST_CONVERT) {
     for (size_t i = 0; i < n; i++) memmove(d + i * oes, s0 + i * st0, oes);
-  } else if (graph_dtype_int_info(in, &bits, &is_signed)) {
+  } else if (optic_elem_dtype_int_info(in, &bits, &is_signed)) {
     for (size_t i = 0; i < n; i++) {
       uint64_t a = 0, b = 0;
       memcpy(&a, s0 + i * st0, ies);
