@@ -197,6 +197,10 @@ static optic_status check_failed(optic_pod_core *c, const char *what) {
   return OPTIC_OK;
 }
 
+void pod_heartbeat_excuse(optic_pod_core *c) {
+  if (!c->crashed) atomic_store_explicit(&c->pod->slot[c->index].heartbeat_ns, UINT64_MAX, memory_order_relaxed);
+}
+
 void pod_heartbeat_now(optic_pod_core *c) {
   if (!c->crashed) atomic_store_explicit(&c->pod->slot[c->index].heartbeat_ns, optic_now_ns(), memory_order_relaxed);
 }

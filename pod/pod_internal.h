@@ -92,5 +92,9 @@ optic_status pod_enter(optic_pod_core *c, const char *what);
 /* Marks the pod aborted (first reason wins) and wakes everyone. */
 void pod_abort(optic_pod_t *pod, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void pod_heartbeat_now(optic_pod_core *c);
+/* Core c is about to wait in a call bounded by its own timeout (an MPI
+ * collective): its peers stop judging it by its heartbeat until the next
+ * pod_heartbeat_now (its heartbeat reads as "in the future"). */
+void pod_heartbeat_excuse(optic_pod_core *c);
 
 #endif
