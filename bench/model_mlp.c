@@ -31,8 +31,8 @@ typedef struct mlp_case {
   optic_program_t *p;
   optic_exec_ctx_t *ctx;
   optic_profiler_t *prof;
-  optic_optim *opt;
-  optic_step_engine *engine;
+  optic_optim_t *opt;
+  optic_step_engine_t *engine;
   float *params, *grads, *x, *y, loss, grad_scale;
   optic_tensor in[MLP_PARAMS + 3], out[1 + MLP_PARAMS], pt[MLP_PARAMS];
 } mlp_case;

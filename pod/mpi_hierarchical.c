@@ -12,7 +12,7 @@
 #include <mpi.h>
 #endif
 
-optic_status optic_pod_hier_all_reduce(optic_pod_core *c, optic_pod_mpi_t *m, const void *send, void *recv,
+optic_status optic_pod_hier_all_reduce(optic_pod_core_t *c, optic_pod_mpi_t *m, const void *send, void *recv,
                                        size_t count, optic_dtype dtype, optic_pod_op op) {
   if (c == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "hier_all_reduce: core is NULL");
 #if !OPTIC_HAVE_MPI

@@ -120,7 +120,7 @@ static float rnd(int r, size_t i) {
   return (float)((double)(x % 2000001) / 1000000.0 - 1.0) * (float)(1 + (x >> 40) % 100);
 }
 
-static optic_status emu_body(optic_pod_core *c, void *user) {
+static optic_status emu_body(optic_pod_core_t *c, void *user) {
   emu *e = user;
   int me = optic_pod_core_index(c);
   float *buf = malloc(RLEN * sizeof(float));
@@ -208,7 +208,7 @@ typedef struct hier {
   pod_test_notes notes;
 } hier;
 
-static optic_status hier_body(optic_pod_core *c, void *user) {
+static optic_status hier_body(optic_pod_core_t *c, void *user) {
   hier *h = user;
   const int me = optic_pod_core_index(c), P = optic_pod_core_count(c), R = size_;
   const size_t lens[4] = {0, 1, 1000, 65537};
@@ -262,7 +262,7 @@ static void test_hierarchical(void) {
  * machine does to a descheduled rank): core 0 of the others waits inside
  * the MPI all-reduce meanwhile, and its pod peers must not take that
  * silence for a failure. Every core gets the right sum. */
-static optic_status late_body(optic_pod_core *c, void *user) {
+static optic_status late_body(optic_pod_core_t *c, void *user) {
   int *bad = user;
   const int me = optic_pod_core_index(c), P = optic_pod_core_count(c);
   float x[3] = {1, (float)(rank_ * P + me), 2}, y[3];
