@@ -1,6 +1,7 @@
 /* Measured memory counters (contract in memory.h). */
 #include "bench/memory.h"
 
+#include <stdio.h>
 #include <sys/resource.h>
 
 double bench_maxrss_bytes(void) {
@@ -30,4 +31,17 @@ void bench_report_memory(optic_bench_state *st, const optic_exec_ctx_t *ctx, con
   }
   double now = bench_maxrss_bytes();
   optic_bench_counter(st, "maxrss_delta_bytes", now > rss0 ? now - rss0 : 0, OPTIC_BENCH_COUNTER_PLAIN);
+}
+
+void bench_report_op_times(optic_bench_state *st, const optic_profiler_t *prof, const optic_program_t *p, size_t top) {
+  optic_profile_summary sum;
+  if (optic_profiler_summary(prof, p, &sum) != OPTIC_OK) return;
+  for (size_t i = 0; i < sum.op_count && i < top; i++) {
+    char key[96];
+    snprintf(key, sizeof key, "op_ns:%s", sum.ops[i].name);
+    optic_bench_counter(st, key, sum.ops[i].measured_ns, OPTIC_BENCH_COUNTER_PLAIN);
+    snprintf(key, sizeof key, "op_est_ns:%s", sum.ops[i].name);
+    optic_bench_counter(st, key, sum.ops[i].est_ns, OPTIC_BENCH_COUNTER_PLAIN);
+  }
+  optic_profile_summary_free(&sum);
 }

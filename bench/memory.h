@@ -25,4 +25,9 @@ double bench_tensor_bytes(const optic_tensor *t, int32_t n);
 void bench_report_memory(optic_bench_state *st, const optic_exec_ctx_t *ctx, const optic_program_t *p,
                          double io_bytes, double rss0);
 
+/* Per-op truth from profiled runs already recorded in prof: counters
+ * op_ns:<op> and op_est_ns:<op> (measured and estimated ns per run) for the
+ * program's `top` slowest instructions (optic report's per-op plot). */
+void bench_report_op_times(optic_bench_state *st, const optic_profiler_t *prof, const optic_program_t *p, size_t top);
+
 #endif

@@ -33,12 +33,12 @@ typedef struct hlo_case {
   optic_program_t *p;
   optic_exec_ctx_t *ctx;
   optic_profiler_t *prof;
-  optic_literal *args[MAX_LEAVES], *result;
+  optic_literal_t *args[MAX_LEAVES], *result;
   optic_tensor in[MAX_LEAVES], out[MAX_LEAVES];
   int32_t n_args, n_in, n_out;
 } hlo_case;
 
-static int32_t leaf_views(optic_literal *lit, optic_tensor *views, int32_t cap) {
+static int32_t leaf_views(optic_literal_t *lit, optic_tensor *views, int32_t cap) {
   const optic_type *t = optic_literal_type(lit);
   if (!optic_type_is_tuple(t)) {
     if (cap < 1) return 0;
@@ -49,7 +49,7 @@ static int32_t leaf_views(optic_literal *lit, optic_tensor *views, int32_t cap) 
   /* the elements belong to lit, which this case owns and may write: the
    * accessor is const only because most callers just read */
   for (int32_t i = 0; i < optic_literal_tuple_size(lit); i++)
-    n += leaf_views((optic_literal *)(uintptr_t)optic_literal_element(lit, i), views + n, cap - n);
+    n += leaf_views((optic_literal_t *)(uintptr_t)optic_literal_element(lit, i), views + n, cap - n);
   return n;
 }
 
@@ -93,16 +93,7 @@ static void per_op_counters(optic_bench_state *st, hlo_case *c) {
   bool ok = true;
   for (int i = 0; ok && i < PROFILED_RUNS; i++) ok = run_once(c);
   optic_profiler_enable(c->prof, false);
-  optic_profile_summary sum;
-  if (!ok || optic_profiler_summary(c->prof, c->p, &sum) != OPTIC_OK) return;
-  for (size_t i = 0; i < sum.op_count && i < TOP_OPS; i++) {
-    char key[96];
-    snprintf(key, sizeof key, "op_ns:%s", sum.ops[i].name);
-    optic_bench_counter(st, key, sum.ops[i].measured_ns, OPTIC_BENCH_COUNTER_PLAIN);
-    snprintf(key, sizeof key, "op_est_ns:%s", sum.ops[i].name);
-    optic_bench_counter(st, key, sum.ops[i].est_ns, OPTIC_BENCH_COUNTER_PLAIN);
-  }
-  optic_profile_summary_free(&sum);
+  if (ok) bench_report_op_times(st, c->prof, c->p, TOP_OPS);
 }
 
 static void run_hlo(optic_bench_state *st, void *user) {

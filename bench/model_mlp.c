@@ -31,8 +31,8 @@ typedef struct mlp_case {
   optic_program_t *p;
   optic_exec_ctx_t *ctx;
   optic_profiler_t *prof;
-  optic_optim *opt;
-  optic_step_engine *engine;
+  optic_optim_t *opt;
+  optic_step_engine_t *engine;
   float *params, *grads, *x, *y, loss, grad_scale;
   optic_tensor in[MLP_PARAMS + 3], out[1 + MLP_PARAMS], pt[MLP_PARAMS];
 } mlp_case;
@@ -110,16 +110,7 @@ static void per_op_counters(optic_bench_state *st, mlp_case *c) {
   bool ok = true;
   for (int i = 0; ok && i < STEPS; i++) ok = mlp_step(c);
   optic_profiler_enable(c->prof, false);
-  optic_profile_summary sum;
-  if (!ok || optic_profiler_summary(c->prof, c->p, &sum) != OPTIC_OK) return;
-  for (size_t i = 0; i < sum.op_count && i < TOP; i++) {
-    char key[96];
-    snprintf(key, sizeof key, "op_ns:%s", sum.ops[i].name);
-    optic_bench_counter(st, key, sum.ops[i].measured_ns, OPTIC_BENCH_COUNTER_PLAIN);
-    snprintf(key, sizeof key, "op_est_ns:%s", sum.ops[i].name);
-    optic_bench_counter(st, key, sum.ops[i].est_ns, OPTIC_BENCH_COUNTER_PLAIN);
-  }
-  optic_profile_summary_free(&sum);
+  if (ok) bench_report_op_times(st, c->prof, c->p, TOP);
 }
 
 /* user: non-NULL for the hand-written backward pass. */

@@ -45,7 +45,7 @@ static void run_step(optic_bench_state *st, void *user) {
   /* profile: the step reports its update's critical-path CPU time (the
    * largest per-thread CPU time of its share), the kernel harness's clock. */
   optic_optim_options o = {.size = sizeof o, .threads = threads, .profile = true};
-  optic_optim *opt = NULL;
+  optic_optim_t *opt = NULL;
   int64_t dim = (int64_t)n;
   optic_shape shape;
   optic_tensor p, g;
@@ -103,8 +103,8 @@ static void run_engine_step(optic_bench_state *st, void *user) {
   bench_fill_f32(param, n, 1.0f, 2.0f);
   optic_optim_hparams h;
   optic_optim_options o = {.size = sizeof o, .threads = threads, .profile = true};
-  optic_optim *opt = NULL;
-  optic_step_engine *e = NULL;
+  optic_optim_t *opt = NULL;
+  optic_step_engine_t *e = NULL;
   int64_t dim = (int64_t)n;
   optic_shape shape;
   optic_tensor p, g;

@@ -68,7 +68,7 @@ static void report(optic_bench_state *st, const bufs *b) {
 
 /* --------------------------------------------------------------- ours */
 
-static optic_status ring_body(optic_pod_core *c, void *user) {
+static optic_status ring_body(optic_pod_core_t *c, void *user) {
   bufs *b = user;
   const int me = optic_pod_core_index(c);
   float *x = b->own[me];
@@ -255,7 +255,7 @@ static void bm_naive(optic_bench_state *st, void *user) {
 
 #define BARRIERS 2000
 
-static optic_status barrier_body(optic_pod_core *c, void *user) {
+static optic_status barrier_body(optic_pod_core_t *c, void *user) {
   (void)user;
   for (int i = 0; i < BARRIERS; i++) {
     optic_status st = optic_pod_barrier(c);

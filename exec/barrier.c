@@ -7,6 +7,9 @@
  * instruction, time-bounded), then registering in `sleepers` and sleeping
  * on the futex word `gen` with expected value g, so a wake that happened
  * before it sleeps is never lost (the kernel compares gen with g).
+ * Before spinning, a waiter looks at the CPUs the team's other threads last
+ * arrived on (each publishes its own, relaxed: a hint); if one is its own
+ * CPU it sleeps at once, since spinning could only delay that thread.
  * The seq_cst pair (waiter: sleepers++ then load gen; last arriver: store
  * gen then load sleepers) guarantees that either the waiter sees the new
  * generation or the last arriver sees the sleeper and wakes it.
@@ -20,6 +23,7 @@
 #include "core/unconst.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,6 +85,35 @@ void exec_barrier_init(exec_barrier *b, unsigned n) {
   b->spin_max = (long)b->n <= online_cpus() ? EXEC_BARRIER_SPIN_NS : 0;
   b->spin_min = b->spin_max < EXEC_BARRIER_SPIN_MIN_NS ? b->spin_max : EXEC_BARRIER_SPIN_MIN_NS;
   atomic_init(&b->spin_ns, b->spin_max);
+  atomic_init(&b->spins_skipped, 0);
+  for (unsigned i = 0; i < EXEC_BARRIER_SLOTS; i++) atomic_init(&b->cpu[i], -1);
+}
+
+static int current_cpu(void) {
+#if defined(__linux__)
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+/* Publishes thread t's CPU; returns it (-1: not known). */
+static int note_cpu(exec_barrier *b, unsigned t) {
+  int cpu = current_cpu();
+  if (t < EXEC_BARRIER_SLOTS && atomic_load_explicit(&b->cpu[t], memory_order_relaxed) != cpu) {
+    atomic_store_explicit(&b->cpu[t], cpu, memory_order_relaxed);
+  }
+  return cpu;
+}
+
+/* Whether another thread of the team last arrived on `cpu`. */
+static bool cpu_shared(exec_barrier *b, unsigned t, int cpu) {
+  if (cpu < 0) return false;
+  unsigned n = b->n < EXEC_BARRIER_SLOTS ? b->n : EXEC_BARRIER_SLOTS;
+  for (unsigned u = 0; u < n; u++) {
+    if (u != t && atomic_load_explicit(&b->cpu[u], memory_order_relaxed) == cpu) return true;
+  }
+  return false;
 }
 
 void exec_barrier_set_spin(exec_barrier *b, unsigned spin_ns) {
@@ -88,8 +121,9 @@ void exec_barrier_set_spin(exec_barrier *b, unsigned spin_ns) {
   atomic_store_explicit(&b->spin_ns, spin_ns, memory_order_relaxed);
 }
 
-void exec_barrier_wait(exec_barrier *b) {
+void exec_barrier_wait(exec_barrier *b, unsigned t) {
   if (b->n <= 1) return;
+  const int cpu = note_cpu(b, t);
   unsigned g = atomic_load_explicit(&b->gen, memory_order_relaxed);
   if (atomic_fetch_add_explicit(&b->count, 1, memory_order_acq_rel) == b->n - 1) {
     atomic_store_explicit(&b->count, 0, memory_order_relaxed);
@@ -99,6 +133,10 @@ void exec_barrier_wait(exec_barrier *b) {
   }
   /* Spin (the clock is read every 8 pauses), adapting the budget. */
   unsigned budget = atomic_load_explicit(&b->spin_ns, memory_order_relaxed);
+  if (budget && cpu_shared(b, t, cpu)) {
+    budget = 0;
+    atomic_fetch_add_explicit(&b->spins_skipped, 1, memory_order_relaxed);
+  }
   if (budget) {
     uint64_t deadline = 0;
     for (unsigned i = 1;; i++) {

@@ -6,7 +6,10 @@
  * waits for is descheduled (2-thread runs were up to 18x slower than 1-thread
  * runs at load average 6). This one spins for a short, time-bounded while
  * (EXEC_BARRIER_SPIN_NS, with a pause instruction), then sleeps on a futex
- * (Linux; sched_yield elsewhere).
+ * (Linux; sched_yield elsewhere). As the pod layer's waits do, it does not
+ * spin at all when another thread of the team last arrived on the waiter's
+ * own CPU (Linux: sched_getcpu): that thread cannot run while this one
+ * spins, so the waiter sleeps at once.
  *
  * Memory ordering: every write a thread made before exec_barrier_wait is
  * visible to every thread of the same barrier after its exec_barrier_wait
@@ -35,6 +38,9 @@
 #ifndef EXEC_BARRIER_SPIN_MIN_NS
 #define EXEC_BARRIER_SPIN_MIN_NS 1000
 #endif
+/* Threads whose CPU the barrier tracks (thread indexes at or above it still
+ * synchronise; they only do not publish their CPU). */
+#define EXEC_BARRIER_SLOTS 64
 
 typedef struct exec_barrier {
   _Alignas(64) atomic_uint count; /* arrivals in the current generation */
@@ -43,6 +49,8 @@ typedef struct exec_barrier {
   atomic_uint spin_ns;            /* current adaptive spin budget (a hint: races only change timing) */
   unsigned n;                     /* threads per generation */
   unsigned spin_max, spin_min;    /* the budget's bounds */
+  atomic_uint spins_skipped;      /* waits that slept at once: a team thread shared the CPU (tests) */
+  atomic_int cpu[EXEC_BARRIER_SLOTS]; /* the CPU thread t last arrived on; -1: not known */
 } exec_barrier;
 
 /* Prepares `b` for `n` >= 1 threads (0 counts as 1). The spin budget's
@@ -53,7 +61,8 @@ void exec_barrier_init(exec_barrier *b, unsigned n);
 /* Fixes the spin budget at spin_ns (no adaptation; 0: always sleep). Tests. */
 void exec_barrier_set_spin(exec_barrier *b, unsigned spin_ns);
 
-/* Waits until all n threads have arrived (n == 1: returns at once). */
-void exec_barrier_wait(exec_barrier *b);
+/* Waits until all n threads have arrived (n == 1: returns at once). t is the
+ * caller's index in the team (0 .. n-1), used only to publish its CPU. */
+void exec_barrier_wait(exec_barrier *b, unsigned t);
 
 #endif

@@ -328,8 +328,10 @@ static optic_status bind_operands(bind_ctx *c, const optic_buffer_plan_t *plan, 
   for (int32_t l = 0; l < s->n_out && st == OPTIC_OK; l++) st = slot_ref(b, plan, id, l, &s->out[l]);
   if (st != OPTIC_OK) return st;
   optic_node_estimate est;
+  s->t1_ns = -1;
   if (b->program && optic_program_node_estimate(b->program, id, &est) == OPTIC_OK) {
     s->est_ns = est.est_ns, s->flops = est.cost.flops, s->bytes = est.cost.bytes_accessed;
+    if (b->split_by_cost) s->t1_ns = optic_machine_estimate_ns(&b->machine1, &est.cost) - b->machine1.op_overhead_ns;
   } else {
     optic_cost cost;
     if (optic_node_cost(m, id, &cost) == OPTIC_OK) s->flops = cost.flops, s->bytes = cost.bytes_accessed;
@@ -647,7 +649,11 @@ static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
       size_t touched = optic_type_is_tuple(s->type) ? 0 : type_elems(s->type);
       for (int32_t k = 0; k < s->n_operands; k++) touched += s->operand_elems[k];
       if (s->op == OPTIC_OP_REDUCE_WINDOW) touched *= 4; /* windows revisit elements */
-      s->solo = touched < (size_t)b->split_min;
+      if (b->split_by_cost && s->t1_ns >= 0) {
+        s->solo = b->threads <= 1 || s->t1_ns * (1.0 - 1.0 / b->threads) <= b->barrier_ns;
+      } else {
+        s->solo = touched < (size_t)b->split_min;
+      }
     }
     if (!s->noop && !s->solo && !s->sync) b->any_split = true;
   }
@@ -680,6 +686,13 @@ optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, 
   b->program = program;
   b->threads = threads;
   b->split_min = split_min_elements > 0 ? split_min_elements : EXEC_SOLO_ELEMENTS;
+  const optic_machine *pm = program ? optic_program_machine(program) : NULL;
+  if (split_min_elements <= 0 && pm != NULL && optic_machine_for_threads(pm, 1, &b->machine1) == OPTIC_OK) {
+    b->split_by_cost = true;
+    optic_machine r;
+    optic_machine_resolve(pm, &r);
+    b->barrier_ns = r.sync_ns > 0 ? r.sync_ns : EXEC_BARRIER_COST_NS;
+  }
   b->entry = program ? optic_program_entry(program) : optic_module_entry(m);
   b->n_comps = optic_module_computation_count(m);
   b->seqs = calloc((size_t)b->n_comps + 1, sizeof *b->seqs);

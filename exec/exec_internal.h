@@ -30,9 +30,19 @@
  * prefetched while a block runs (without it: 31 ms). */
 #define EXEC_BLOCK 512
 
-/* A step touching fewer elements than this (operands + result) runs on one
- * thread: splitting it would cost more in barriers than it saves. */
+/* Whether a step is split across a run's threads. With a program (its
+ * estimates) and no split_min_elements set, by cost: split when the time
+ * splitting saves, t1 * (1 - 1/threads) with t1 the step's roofline
+ * estimate on one thread (optic_machine_for_threads(machine, 1), without
+ * the per-op overhead), exceeds one barrier: the program machine's sync_ns
+ * (optic_machine_resolve: calibrated, or 2 x op_overhead_ns), or
+ * EXEC_BARRIER_COST_NS when that is still 0. Without estimates (a
+ * module bound directly) or with split_min_elements set: by size, a step
+ * touching fewer elements than that (default EXEC_SOLO_ELEMENTS; operands +
+ * result) runs on one thread. Dots and convolutions always split (their
+ * plans size themselves). */
 #define EXEC_SOLO_ELEMENTS 32768
+#define EXEC_BARRIER_COST_NS 2000.0
 
 /* y[i] = op(src[0][i], src[1][i], src[2][i]) for i < n, with XLA's and the
  * evaluator's semantics per dtype (f32 through the kernels). in_dt is the
@@ -183,6 +193,7 @@ typedef struct exec_step {
   size_t sort_scratch;        /* sort: scratch bytes per thread (thread t's at scratch_offset + t * this) */
   int32_t sort_threads;       /* sort: threads the scratch was sized for */
   double est_ns, flops, bytes;
+  double t1_ns;               /* roofline estimate on one thread without per-op overhead; < 0: none */
   const char *name;
   /* row group (exec/rowgroup.c): the member steps, run a tile of rows at a time */
   struct exec_step *members;
@@ -220,7 +231,10 @@ typedef struct exec_bound {
   size_t scratch_total;  /* per-step scratch (dot packing, conv columns, root scratch) */
   int32_t *param_leaf_base; /* by parameter node id: its first flat leaf in its computation */
   int32_t threads;       /* what conv plans were made for */
-  int64_t split_min;     /* steps touching fewer elements are solo */
+  int64_t split_min;     /* steps touching fewer elements are solo (by size) */
+  bool split_by_cost;    /* the program's estimates decide (see EXEC_SOLO_ELEMENTS) */
+  double barrier_ns;     /* by cost: a split must save more than this */
+  optic_machine machine1; /* by cost: the program's machine on one thread */
   double est_ns;         /* the program's estimate of a run (0 without a program) */
   bool has_blas;         /* some step calls OpenBLAS (dot, convolution) */
   bool any_split;        /* some step is split across threads; if none, a run uses one thread */

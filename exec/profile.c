@@ -260,6 +260,41 @@ static optic_status write_track_names(optic_json *j, const optic_profile_event *
   return OPTIC_OK;
 }
 
+/* One complete ("X") trace event; ts relative to t0. */
+static void write_event(optic_json *j, const optic_profile_event *e, uint64_t t0) {
+  optic_json_begin_object(j);
+  optic_json_key(j, "name");
+  optic_json_string(j, e->name);
+  optic_json_key(j, "cat");
+  optic_json_string(j, optic_profile_kind_name(e->kind));
+  optic_json_key(j, "ph");
+  optic_json_string(j, "X");
+  optic_json_key(j, "ts");
+  optic_json_double(j, (double)(e->start_ns - t0) / 1000.0);
+  optic_json_key(j, "dur");
+  optic_json_double(j, (double)(e->end_ns - e->start_ns) / 1000.0);
+  optic_json_key(j, "pid");
+  optic_json_int(j, (int64_t)e->device + 1);
+  optic_json_key(j, "tid");
+  optic_json_int(j, (int64_t)e->thread + 1);
+  optic_json_key(j, "args");
+  optic_json_begin_object(j);
+  optic_json_key(j, "detail");
+  optic_json_string(j, e->detail);
+  optic_json_key(j, "node");
+  optic_json_int(j, e->node);
+  optic_json_key(j, "run");
+  optic_json_uint(j, e->run);
+  optic_json_key(j, "flops");
+  optic_json_double(j, e->flops);
+  optic_json_key(j, "bytes");
+  optic_json_double(j, e->bytes);
+  optic_json_key(j, "est_us");
+  optic_json_double(j, e->est_ns / 1000.0);
+  optic_json_end_object(j);
+  optic_json_end_object(j);
+}
+
 optic_status optic_profiler_trace_json(const optic_profiler_t *p, char **out, size_t *len) {
   if (out == NULL || p == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "profiler_trace_json: NULL argument");
   *out = NULL;
@@ -274,40 +309,7 @@ optic_status optic_profiler_trace_json(const optic_profiler_t *p, char **out, si
   optic_json_begin_object(&j);
   optic_json_key(&j, "traceEvents");
   optic_json_begin_array(&j);
-  for (size_t i = 0; i < n; i++) {
-    const optic_profile_event *e = &p->events[i];
-    optic_json_begin_object(&j);
-    optic_json_key(&j, "name");
-    optic_json_string(&j, e->name);
-    optic_json_key(&j, "cat");
-    optic_json_string(&j, optic_profile_kind_name(e->kind));
-    optic_json_key(&j, "ph");
-    optic_json_string(&j, "X");
-    optic_json_key(&j, "ts");
-    optic_json_double(&j, (double)(e->start_ns - t0) / 1000.0);
-    optic_json_key(&j, "dur");
-    optic_json_double(&j, (double)(e->end_ns - e->start_ns) / 1000.0);
-    optic_json_key(&j, "pid");
-    optic_json_int(&j, (int64_t)e->device + 1);
-    optic_json_key(&j, "tid");
-    optic_json_int(&j, (int64_t)e->thread + 1);
-    optic_json_key(&j, "args");
-    optic_json_begin_object(&j);
-    optic_json_key(&j, "detail");
-    optic_json_string(&j, e->detail);
-    optic_json_key(&j, "node");
-    optic_json_int(&j, e->node);
-    optic_json_key(&j, "run");
-    optic_json_uint(&j, e->run);
-    optic_json_key(&j, "flops");
-    optic_json_double(&j, e->flops);
-    optic_json_key(&j, "bytes");
-    optic_json_double(&j, e->bytes);
-    optic_json_key(&j, "est_us");
-    optic_json_double(&j, e->est_ns / 1000.0);
-    optic_json_end_object(&j);
-    optic_json_end_object(&j);
-  }
+  for (size_t i = 0; i < n; i++) write_event(&j, &p->events[i], t0);
   st = write_track_names(&j, p->events, n);
   optic_json_end_array(&j);
   optic_json_key(&j, "displayTimeUnit");

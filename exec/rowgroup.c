@@ -160,6 +160,37 @@ static size_t member_regs(const exec_step *s) {
   return work > bytes ? work : bytes;
 }
 
+/* Values only the group's members [a, b) of q touch move to the tile
+ * buffer of g; the widest row sets the tile height. */
+static void tile_private_values(const exec_seq *q, int32_t a, int32_t b, exec_step *g, size_t R, const exec_ref *root,
+                                int32_t n_root) {
+  int32_t n = b - a;
+  size_t widest = 1;
+  for (int32_t i = 0; i < n; i++) {
+    exec_step *s = &g->members[i];
+    if (s->noop) continue;
+    size_t row = s->out[0].size / R;
+    widest = row > widest ? row : widest;
+    s->rg_per_row = type_elems(s->type) / R;
+  }
+  g->rg_tile = RG_TILE_TARGET_BYTES / widest;
+  g->rg_tile = g->rg_tile < 1 ? 1 : g->rg_tile > R ? R : g->rg_tile;
+  for (int32_t i = 0; i < n; i++) {
+    exec_step *s = &g->members[i];
+    if (s->noop || s->out[0].kind == REF_TILE || !private_to(q, a, b, &s->out[0], root, n_root)) continue;
+    const exec_ref v = s->out[0];
+    exec_ref t = {.kind = REF_TILE, .index = (int32_t)(v.size / R), .offset = g->rg_tile_bytes, .size = v.size};
+    g->rg_tile_bytes += ALIGN64(g->rg_tile * (v.size / R));
+    for (int32_t j = i; j < n; j++) {
+      exec_step *u = &g->members[j];
+      for (int32_t k = 0; k < u->in_first[u->n_operands]; k++) {
+        if (same_ref(&u->in[k], &v)) u->in[k] = t;
+      }
+      if (same_ref(&u->out[0], &v)) u->out[0] = t;
+    }
+  }
+}
+
 /* Moves steps [a, b) of q into one row-group step at a; the others shift down. */
 static optic_status make_group(exec_seq *q, int32_t a, int32_t b, size_t R, int64_t split_min, const exec_ref *root,
                                int32_t n_root) {
@@ -176,31 +207,8 @@ static optic_status make_group(exec_seq *q, int32_t a, int32_t b, size_t R, int6
   memcpy(g.members, &q->steps[a], (size_t)n * sizeof *g.members);
   g.n_members = n;
   g.rg_rows = R;
-  /* Values only the group touches move to the tile buffer; the widest row sets the tile height. */
-  size_t widest = 1, n_in = 0, n_out = 0, touched = 0, at = 0;
-  for (int32_t i = 0; i < n; i++) {
-    exec_step *s = &g.members[i];
-    if (s->noop) continue;
-    size_t row = s->out[0].size / R;
-    widest = row > widest ? row : widest;
-    s->rg_per_row = type_elems(s->type) / R;
-  }
-  g.rg_tile = RG_TILE_TARGET_BYTES / widest;
-  g.rg_tile = g.rg_tile < 1 ? 1 : g.rg_tile > R ? R : g.rg_tile;
-  for (int32_t i = 0; i < n; i++) {
-    exec_step *s = &g.members[i];
-    if (s->noop || s->out[0].kind == REF_TILE || !private_to(q, a, b, &s->out[0], root, n_root)) continue;
-    const exec_ref v = s->out[0];
-    exec_ref t = {.kind = REF_TILE, .index = (int32_t)(v.size / R), .offset = g.rg_tile_bytes, .size = v.size};
-    g.rg_tile_bytes += ALIGN64(g.rg_tile * (v.size / R));
-    for (int32_t j = i; j < n; j++) {
-      exec_step *u = &g.members[j];
-      for (int32_t k = 0; k < u->in_first[u->n_operands]; k++) {
-        if (same_ref(&u->in[k], &v)) u->in[k] = t;
-      }
-      if (same_ref(&u->out[0], &v)) u->out[0] = t;
-    }
-  }
+  tile_private_values(q, a, b, &g, R, root, n_root);
+  size_t n_in = 0, n_out = 0, touched = 0, at = 0;
   for (int32_t i = 0; i < n; i++) {
     const exec_step *s = &g.members[i];
     if (s->noop) continue;

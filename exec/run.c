@@ -257,7 +257,7 @@ static void record_error(run_ctx *rc, optic_status st) {
 void exec_sync(const exec_thread *th) {
   if (th->nt <= 1) return;
   if (th->bar) {
-    exec_barrier_wait(th->bar);
+    exec_barrier_wait(th->bar, (unsigned)th->t);
   } else {
 #pragma omp barrier
   }
@@ -424,30 +424,6 @@ static optic_status run_seq(run_ctx *rc, const exec_seq *q, void **params, void 
   return OPTIC_OK;
 }
 
-/* ------------------------------------------------------------ OpenBLAS on one thread */
-
-/* A 1-thread team is not an active parallel region, so OpenBLAS would start
- * its own threads inside it. Runs of 1-thread contexts hold OpenBLAS to one
- * thread; the setting is process-wide, so holds are counted: the first saves
- * and sets it, the last restores it. */
-static pthread_mutex_t g_blas_mu = PTHREAD_MUTEX_INITIALIZER;
-static int g_blas_holds, g_blas_saved;
-
-static void blas_hold(void) {
-  pthread_mutex_lock(&g_blas_mu);
-  if (g_blas_holds++ == 0) {
-    g_blas_saved = openblas_get_num_threads();
-    openblas_set_num_threads(1);
-  }
-  pthread_mutex_unlock(&g_blas_mu);
-}
-
-static void blas_release(void) {
-  pthread_mutex_lock(&g_blas_mu);
-  if (--g_blas_holds == 0) openblas_set_num_threads(g_blas_saved);
-  pthread_mutex_unlock(&g_blas_mu);
-}
-
 /* ------------------------------------------------------------ checks and entry */
 
 static void flatten(const optic_type *t, const optic_type **out, int32_t *n, int32_t cap) {
@@ -560,8 +536,6 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
   int nt = b->any_split ? c->threads : 1;
   unsigned char *scratch = c->scratch.data, *regs = c->regs.data;
   size_t regs_per = exec_regs_bytes(b);
-  bool blas_held = nt == 1 && b->has_blas;
-  if (blas_held) blas_hold();
   /* The between-step barrier is exec/barrier.h's (short spin, then futex),
    * not libgomp's, which spins for GOMP_SPINCOUNT before sleeping and so
    * burns whole time slices when a peer thread is descheduled. */
@@ -569,13 +543,19 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
   exec_barrier_init(&bar, (unsigned)nt);
 #pragma omp parallel num_threads(nt)
   {
+    /* OpenBLAS (OpenMP build) sizes its team by omp_get_max_threads() of
+     * the calling task unless it is inside an active region. A 1-thread team
+     * is not active, so without this a 1-thread context's GEMM would start
+     * OpenBLAS's own threads (and re-set its process-wide thread count).
+     * The setting is this implicit task's alone: it ends with the region and
+     * touches no other thread or context. Steps never open nested regions. */
+    omp_set_num_threads(1);
     exec_thread th = {.t = omp_get_thread_num(), .nt = omp_get_num_threads(), .scratch = scratch};
     th.bar = th.nt == nt ? &bar : NULL;
     th.regs = regs + regs_per * (size_t)th.t;
     optic_status ts = run_seq(&rc, entry, params, outs, &th);
     if (ts != OPTIC_OK) record_error(&rc, ts);
   }
-  if (blas_held) blas_release();
   if (rc.prof) {
     exec_profiler_record_span(rc.prof, OPTIC_PROFILE_RUN, "run", optic_computation_name(m, b->entry), b->program,
                               rc.device, 0, -1, rc.run, run_start, optic_now_ns(), 0.0, 0.0, b->est_ns);

@@ -169,8 +169,8 @@ optic_status eval_get_plan(eval_ctx *ctx, optic_comp_id c, const eval_plan **out
 }
 
 /* Evaluates one non-parameter instruction on its operands' values. */
-static optic_status eval_instr(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
-                               optic_literal **out) {
+static optic_status eval_instr(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                               optic_literal_t **out) {
   if (graph_opcode_is_elementwise(in->op)) return eval_elementwise(ctx, in, ops, out);
   switch (in->op) {
     case OPTIC_OP_PARAMETER:
@@ -218,14 +218,14 @@ static optic_status name_failure(eval_ctx *ctx, const optic_instr *in, optic_sta
 }
 
 typedef struct eval_value {
-  optic_literal *lit;
+  optic_literal_t *lit;
   bool owned;
 } eval_value;
 
 #define STACK_OPERANDS 16
 
-optic_status eval_computation(eval_ctx *ctx, optic_comp_id c, const optic_literal *const *args, int32_t nargs,
-                              optic_literal **out) {
+optic_status eval_computation(eval_ctx *ctx, optic_comp_id c, const optic_literal_t *const *args, int32_t nargs,
+                              optic_literal_t **out) {
   *out = NULL;
   const optic_module_t *m = ctx->m;
   optic_status st = ctx_tables(ctx);
@@ -239,7 +239,7 @@ optic_status eval_computation(eval_ctx *ctx, optic_comp_id c, const optic_litera
   eval_value *vals = calloc((size_t)p->n, sizeof *vals);
   if (vals == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "evaluate: out of memory running '%s'", m->comps[c].name);
   ctx->active[c] = true;
-  const optic_literal *stack_ops[STACK_OPERANDS];
+  const optic_literal_t *stack_ops[STACK_OPERANDS];
   for (int32_t i = 0; i < p->n && st == OPTIC_OK; i++) {
     const optic_instr *in = &m->instrs[p->order[i]];
     if (in->op == OPTIC_OP_PARAMETER) {
@@ -249,10 +249,10 @@ optic_status eval_computation(eval_ctx *ctx, optic_comp_id c, const optic_litera
                         m->comps[c].name, (long long)number, (int)nargs);
         break;
       }
-      vals[i].lit = OPTIC_UNCONST(optic_literal *, args[number]); /* borrowed: never freed or written here */
+      vals[i].lit = OPTIC_UNCONST(optic_literal_t *, args[number]); /* borrowed: never freed or written here */
       continue;
     }
-    const optic_literal **ops = stack_ops;
+    const optic_literal_t **ops = stack_ops;
     if (in->n_operands > STACK_OPERANDS) {
       ops = malloc((size_t)in->n_operands * sizeof *ops);
       if (ops == NULL) {
@@ -297,7 +297,7 @@ optic_status eval_computation(eval_ctx *ctx, optic_comp_id c, const optic_litera
 /* ------------------------------------------------------------ public API */
 
 static optic_status check_values(const optic_module_t *m, const char *what, const char *owner,
-                                 const optic_literal *const *vals, int32_t n, const optic_node_id *ids) {
+                                 const optic_literal_t *const *vals, int32_t n, const optic_node_id *ids) {
   for (int32_t i = 0; i < n; i++) {
     if (vals[i] == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "evaluate: %s %d of %s is NULL", what, (int)i, owner);
     const optic_type *want = &m->instrs[ids[i]].type;
@@ -310,8 +310,8 @@ static optic_status check_values(const optic_module_t *m, const char *what, cons
   return OPTIC_OK;
 }
 
-optic_status optic_evaluate(const optic_module_t *m, optic_comp_id comp, const optic_literal *const *args, int32_t nargs,
-                            const optic_evaluate_options *options, optic_literal **result) {
+optic_status optic_evaluate(const optic_module_t *m, optic_comp_id comp, const optic_literal_t *const *args, int32_t nargs,
+                            const optic_evaluate_options *options, optic_literal_t **result) {
   if (result) *result = NULL;
   optic_status st = graph_check_comp(m, comp, "evaluate");
   if (st != OPTIC_OK) return st;
@@ -339,8 +339,8 @@ optic_status optic_evaluate(const optic_module_t *m, optic_comp_id comp, const o
   return st;
 }
 
-optic_status optic_evaluate_node(const optic_module_t *m, optic_node_id id, const optic_literal *const *operands,
-                                 int32_t n, const optic_evaluate_options *options, optic_literal **result) {
+optic_status optic_evaluate_node(const optic_module_t *m, optic_node_id id, const optic_literal_t *const *operands,
+                                 int32_t n, const optic_evaluate_options *options, optic_literal_t **result) {
   if (result) *result = NULL;
   if (m == NULL || result == NULL || n < 0 || (n > 0 && operands == NULL)) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "evaluate_node: NULL argument");

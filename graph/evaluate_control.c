@@ -6,13 +6,13 @@
 
 #include "graph/evaluate_internal.h"
 
-static optic_status eval_while(eval_ctx *ctx, const optic_instr *in, const optic_literal *init, optic_literal **out) {
+static optic_status eval_while(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *init, optic_literal_t **out) {
   optic_comp_id cond = in->calls[0], body = in->calls[1];
-  optic_literal *state;
+  optic_literal_t *state;
   optic_status st = lit_clone(init, &state);
   for (int64_t iter = 0; st == OPTIC_OK; iter++) {
-    optic_literal *p;
-    const optic_literal *arg = state;
+    optic_literal_t *p;
+    const optic_literal_t *arg = state;
     if ((st = eval_computation(ctx, cond, &arg, 1, &p)) != OPTIC_OK) break;
     bool go = ((const uint8_t *)p->data)[0] != 0;
     lit_free(p);
@@ -25,7 +25,7 @@ static optic_status eval_while(eval_ctx *ctx, const optic_instr *in, const optic
                       (long long)ctx->opts.max_while_iterations);
       break;
     }
-    optic_literal *next;
+    optic_literal_t *next;
     if ((st = eval_computation(ctx, body, &arg, 1, &next)) != OPTIC_OK) break;
     lit_free(state);
     state = next;
@@ -40,8 +40,8 @@ static optic_status eval_while(eval_ctx *ctx, const optic_instr *in, const optic
 
 /* XLA: a pred selector runs branch 0 when true and branch 1 when false; an
  * s32 selector runs branch i, and the last branch when i is out of range. */
-static optic_status eval_conditional(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
-                                     optic_literal **out) {
+static optic_status eval_conditional(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                                     optic_literal_t **out) {
   int32_t n = in->n_calls, branch;
   if (in->ints[0]) {
     branch = ((const uint8_t *)ops[0]->data)[0] != 0 ? 0 : 1;
@@ -52,7 +52,7 @@ static optic_status eval_conditional(eval_ctx *ctx, const optic_instr *in, const
   return eval_computation(ctx, in->calls[branch], &ops[1 + branch], 1, out);
 }
 
-optic_status eval_control(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
+optic_status eval_control(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
   switch (in->op) {
     case OPTIC_OP_TUPLE: return lit_tuple_of(ops, in->n_operands, out);
     case OPTIC_OP_GET_TUPLE_ELEMENT: return lit_clone(ops[0]->elements[in->ints[0]], out);

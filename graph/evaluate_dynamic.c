@@ -8,7 +8,7 @@
 #include "graph/gather_scatter.h"
 
 /* Clamped starts of in's window (shape `window`) from its index operands. */
-static void starts_of(const optic_instr *in, const optic_literal *const *ops, int32_t first, const int64_t *window,
+static void starts_of(const optic_instr *in, const optic_literal_t *const *ops, int32_t first, const int64_t *window,
                       int64_t *start) {
   const void *idx[OPTIC_MAX_RANK];
   int32_t n = in->n_operands - first;
@@ -42,7 +42,7 @@ static void copy_window(size_t es, int32_t rank, const int64_t *big_dims, const 
 
 /* Single-replica collectives (see optic_graph_all_gather): the identity, or
  * zeros for a collective-permute nobody sends to replica 0. */
-static optic_status eval_collective(const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
+static optic_status eval_collective(const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
   const char *why = NULL;
   if (graph_opcode_is_host_transfer(in->op)) {
     return optic_fail(OPTIC_ERR_UNSUPPORTED, "%s '%s': optic has no host transfer queue to %s", optic_opcode_name(in->op),
@@ -71,7 +71,7 @@ static optic_status eval_collective(const optic_instr *in, const optic_literal *
   return lit_clone(ops[0], out);
 }
 
-optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
+optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
   if (in->op == OPTIC_OP_OPT_BARRIER) return lit_clone(ops[0], out);
   if (in->op == OPTIC_OP_AFTER_ALL || in->op == OPTIC_OP_REPLICA_ID || in->op == OPTIC_OP_PARTITION_ID) {
     return lit_new(&in->type, out); /* an empty token; replica and partition 0 */
@@ -81,7 +81,7 @@ optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_lite
                       in->name, in->ints[0] == OPTIC_RNG_THREE_FRY ? "three-fry" : "philox");
   }
   if (graph_opcode_has_effect(in->op)) return eval_collective(in, ops, out);
-  optic_literal *y;
+  optic_literal_t *y;
   optic_status st = lit_new(&in->type, &y);
   if (st != OPTIC_OK) return st;
   if (in->op == OPTIC_OP_BATCH_NORM_TRAINING || in->op == OPTIC_OP_BATCH_NORM_INFERENCE ||
@@ -132,7 +132,7 @@ optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_lite
     *out = y;
     return OPTIC_OK;
   }
-  const optic_literal *x = ops[0];
+  const optic_literal_t *x = ops[0];
   int32_t r = x->type.shape.rank;
   size_t es = optic_dtype_size(x->type.dtype);
   int64_t start[OPTIC_MAX_RANK];
@@ -140,7 +140,7 @@ optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_lite
     starts_of(in, ops, 1, in->type.shape.dims, start);
     copy_window(es, r, x->type.shape.dims, start, in->type.shape.dims, x->data, y->data, true);
   } else {
-    const optic_literal *u = ops[1];
+    const optic_literal_t *u = ops[1];
     if (x->bytes) memcpy(y->data, x->data, x->bytes);
     starts_of(in, ops, 2, u->type.shape.dims, start);
     copy_window(es, r, x->type.shape.dims, start, u->type.shape.dims, y->data, u->data, false);

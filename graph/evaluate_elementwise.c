@@ -111,8 +111,8 @@ optic_status eval_binary_raw(optic_opcode op, optic_dtype dt, size_t n, const vo
 
 /* ------------------------------------------------------------ compare */
 
-static optic_status eval_compare(const optic_instr *in, const optic_literal *a, const optic_literal *b,
-                                 optic_literal *out) {
+static optic_status eval_compare(const optic_instr *in, const optic_literal_t *a, const optic_literal_t *b,
+                                 optic_literal_t *out) {
   size_t n = lit_elements(a);
   uint8_t *y = out->data;
   switch (a->type.dtype) {
@@ -136,7 +136,7 @@ static optic_status eval_compare(const optic_instr *in, const optic_literal *a, 
 
 /* ------------------------------------------------------------ select, clamp */
 
-static void eval_select(const optic_literal *p, const optic_literal *t, const optic_literal *f, optic_literal *out) {
+static void eval_select(const optic_literal_t *p, const optic_literal_t *t, const optic_literal_t *f, optic_literal_t *out) {
   size_t n = lit_elements(t), es = optic_dtype_size(t->type.dtype);
   const uint8_t *pb = p->data;
   bool scalar = p->type.shape.rank == 0;
@@ -155,7 +155,7 @@ static void eval_select(const optic_literal *p, const optic_literal *t, const op
 
 /* A bound as n elements: an array bound as is, a scalar one repeated into
  * *tmp (the caller frees it). */
-static optic_status bound_array(const optic_literal *b, size_t n, void **tmp, const void **out) {
+static optic_status bound_array(const optic_literal_t *b, size_t n, void **tmp, const void **out) {
   *tmp = NULL;
   if (b->type.shape.rank != 0 || n <= 1) {
     *out = b->data;
@@ -170,8 +170,8 @@ static optic_status bound_array(const optic_literal *b, size_t n, void **tmp, co
   return OPTIC_OK;
 }
 
-static optic_status eval_clamp(const optic_literal *lo, const optic_literal *x, const optic_literal *hi,
-                               optic_literal *out) {
+static optic_status eval_clamp(const optic_literal_t *lo, const optic_literal_t *x, const optic_literal_t *hi,
+                               optic_literal_t *out) {
   size_t n = lit_elements(x);
   optic_dtype dt = x->type.dtype;
   if (dt == OPTIC_F32 && lo->type.shape.rank == 0 && hi->type.shape.rank == 0) {
@@ -201,7 +201,7 @@ static optic_status eval_clamp(const optic_literal *lo, const optic_literal *x, 
 
 /* ------------------------------------------------------------ convert */
 
-static void eval_convert(const optic_literal *x, optic_literal *out) {
+static void eval_convert(const optic_literal_t *x, optic_literal_t *out) {
   optic_dtype s = x->type.dtype, d = out->type.dtype;
   size_t n = lit_elements(x);
   const void *xv = x->data;
@@ -236,13 +236,13 @@ static void eval_convert(const optic_literal *x, optic_literal *out) {
 
 /* ------------------------------------------------------------ dispatch */
 
-optic_status eval_elementwise(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
-                              optic_literal **out) {
+optic_status eval_elementwise(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                              optic_literal_t **out) {
   (void)ctx;
-  optic_literal *y;
+  optic_literal_t *y;
   optic_status st = lit_new(&in->type, &y);
   if (st != OPTIC_OK) return st;
-  const optic_literal *a = ops[0];
+  const optic_literal_t *a = ops[0];
   switch (in->op) {
     case OPTIC_OP_IS_FINITE:
     case OPTIC_OP_BITCAST_CONVERT:

@@ -25,13 +25,13 @@ struct optic_literal {
 };
 
 /* A zero-filled literal of type t (deep). */
-optic_status lit_new(const optic_type *t, optic_literal **out);
-optic_status lit_clone(const optic_literal *src, optic_literal **out);
+optic_status lit_new(const optic_type *t, optic_literal_t **out);
+optic_status lit_clone(const optic_literal_t *src, optic_literal_t **out);
 /* A tuple literal made of deep copies of els. */
-optic_status lit_tuple_of(const optic_literal *const *els, int32_t n, optic_literal **out);
-void lit_free(optic_literal *lit);
+optic_status lit_tuple_of(const optic_literal_t *const *els, int32_t n, optic_literal_t **out);
+void lit_free(optic_literal_t *lit);
 /* Elements of an array literal. */
-size_t lit_elements(const optic_literal *lit);
+size_t lit_elements(const optic_literal_t *lit);
 
 /* How one computation runs: the root's dependencies in an order where
  * operands come first (iterative DFS post-order from the root, so removed or
@@ -61,8 +61,8 @@ typedef struct eval_ctx {
 
 /* Runs computation c on args (types already checked by the caller or the
  * builders); *out gets an owned root value. */
-optic_status eval_computation(eval_ctx *ctx, optic_comp_id c, const optic_literal *const *args, int32_t nargs,
-                              optic_literal **out);
+optic_status eval_computation(eval_ctx *ctx, optic_comp_id c, const optic_literal_t *const *args, int32_t nargs,
+                              optic_literal_t **out);
 /* The plan of c (built on first use). */
 optic_status eval_get_plan(eval_ctx *ctx, optic_comp_id c, const eval_plan **out);
 
@@ -74,22 +74,22 @@ bool eval_is_binary(optic_opcode op);
 
 /* Op families. ops holds the instruction's operand values in order; *out
  * gets a new owned literal of the instruction's type. */
-optic_status eval_elementwise(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
-                              optic_literal **out);
-optic_status eval_layout(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
-optic_status eval_reduce(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
-optic_status eval_reduce_window(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
-                                optic_literal **out);
-optic_status eval_map(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
-optic_status eval_control(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
-optic_status eval_convolution(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
-                              optic_literal **out);
+optic_status eval_elementwise(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                              optic_literal_t **out);
+optic_status eval_layout(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
+optic_status eval_reduce(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
+optic_status eval_reduce_window(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                                optic_literal_t **out);
+optic_status eval_map(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
+optic_status eval_control(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
+optic_status eval_convolution(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                              optic_literal_t **out);
 /* dynamic-slice, dynamic-update-slice, opt-barrier, gather (graph/evaluate_dynamic.c). */
-optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
+optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
 /* scatter and sort (graph/evaluate_reduce.c: they apply a computation to scalars). */
-optic_status eval_sort(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
-optic_status eval_scatter(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
-optic_status eval_dot(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out);
+optic_status eval_sort(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
+optic_status eval_scatter(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
+optic_status eval_dot(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
 
 /* Advances a row-major multi-index over dims (last fastest); false after the
  * last index (and at once when rank is 0). */

@@ -26,7 +26,7 @@ static void gather_affine(size_t es, const optic_shape *out, const unsigned char
   }
 }
 
-static optic_status eval_iota(const optic_instr *in, optic_literal *y) {
+static optic_status eval_iota(const optic_instr *in, optic_literal_t *y) {
   const optic_shape *s = &y->type.shape;
   int32_t dim = (int32_t)in->ints[0];
   size_t n = lit_elements(y);
@@ -50,7 +50,7 @@ static optic_status eval_iota(const optic_instr *in, optic_literal *y) {
   return OPTIC_OK;
 }
 
-static void eval_concatenate(const optic_instr *in, const optic_literal *const *ops, optic_literal *y) {
+static void eval_concatenate(const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t *y) {
   int32_t dim = (int32_t)in->ints[0];
   const optic_shape *s = &y->type.shape;
   size_t es = optic_dtype_size(y->type.dtype), outer = 1;
@@ -71,7 +71,7 @@ static void eval_concatenate(const optic_instr *in, const optic_literal *const *
 /* Output position p of a padded dim reads input element (p - low) / (interior + 1)
  * when that divides exactly and lands inside the input; else the pad value.
  * Negative low/high simply crop, since p starts at 0 and stops at the output size. */
-static void eval_pad(const optic_instr *in, const optic_literal *x, const optic_literal *value, optic_literal *y) {
+static void eval_pad(const optic_instr *in, const optic_literal_t *x, const optic_literal_t *value, optic_literal_t *y) {
   const optic_shape *s = &y->type.shape;
   size_t es = optic_dtype_size(y->type.dtype), n = lit_elements(y);
   int64_t xst[OPTIC_MAX_RANK], idx[OPTIC_MAX_RANK] = {0};
@@ -90,12 +90,12 @@ static void eval_pad(const optic_instr *in, const optic_literal *x, const optic_
   }
 }
 
-optic_status eval_layout(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
+optic_status eval_layout(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
   (void)ctx;
-  optic_literal *y;
+  optic_literal_t *y;
   optic_status st = lit_new(&in->type, &y);
   if (st != OPTIC_OK) return st;
-  const optic_literal *x = in->n_operands ? ops[0] : NULL;
+  const optic_literal_t *x = in->n_operands ? ops[0] : NULL;
   const optic_shape *os = &y->type.shape;
   size_t es = optic_dtype_size(y->type.dtype);
   int64_t xst[OPTIC_MAX_RANK] = {0}, stride[OPTIC_MAX_RANK] = {0}, base = 0;

@@ -10,7 +10,7 @@
 #include "kernels/dot.h"
 
 /* x as f32: its own data, or a new widened copy in *tmp (caller frees). */
-static optic_status as_f32(const optic_literal *x, void **tmp, const float **out) {
+static optic_status as_f32(const optic_literal_t *x, void **tmp, const float **out) {
   *tmp = NULL;
   if (x->type.dtype == OPTIC_F32) {
     *out = x->data;
@@ -29,10 +29,10 @@ static optic_status as_f32(const optic_literal *x, void **tmp, const float **out
   return OPTIC_OK;
 }
 
-typedef optic_status (*contraction_fn)(const optic_module_t *m, const optic_instr *in, const optic_literal *const *ops,
+typedef optic_status (*contraction_fn)(const optic_module_t *m, const optic_instr *in, const optic_literal_t *const *ops,
                                        const float *a, const float *b, float *y);
 
-static optic_status run_dot(const optic_module_t *m, const optic_instr *in, const optic_literal *const *ops,
+static optic_status run_dot(const optic_module_t *m, const optic_instr *in, const optic_literal_t *const *ops,
                             const float *a, const float *b, float *y) {
   (void)m;
   optic_dot_dims d;
@@ -40,7 +40,7 @@ static optic_status run_dot(const optic_module_t *m, const optic_instr *in, cons
   return optic_ref_f32_dot(&ops[0]->type.shape, &ops[1]->type.shape, &d, a, b, y);
 }
 
-static optic_status run_conv(const optic_module_t *m, const optic_instr *in, const optic_literal *const *ops,
+static optic_status run_conv(const optic_module_t *m, const optic_instr *in, const optic_literal_t *const *ops,
                              const float *a, const float *b, float *y) {
   (void)ops;
   optic_conv_desc d;
@@ -48,9 +48,9 @@ static optic_status run_conv(const optic_module_t *m, const optic_instr *in, con
   return optic_ref_f32_conv(&d, a, b, y);
 }
 
-static optic_status contraction(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
-                                contraction_fn fn, optic_literal **out) {
-  optic_literal *y;
+static optic_status contraction(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                                contraction_fn fn, optic_literal_t **out) {
+  optic_literal_t *y;
   optic_status st = lit_new(&in->type, &y);
   if (st != OPTIC_OK) return st;
   void *ta = NULL, *tb = NULL, *ty = NULL;
@@ -75,11 +75,11 @@ static optic_status contraction(eval_ctx *ctx, const optic_instr *in, const opti
   return OPTIC_OK;
 }
 
-optic_status eval_convolution(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
-                              optic_literal **out) {
+optic_status eval_convolution(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                              optic_literal_t **out) {
   return contraction(ctx, in, ops, run_conv, out);
 }
 
-optic_status eval_dot(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
+optic_status eval_dot(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
   return contraction(ctx, in, ops, run_dot, out);
 }

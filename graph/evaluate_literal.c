@@ -10,10 +10,10 @@
 
 #include "graph/evaluate_internal.h"
 
-static optic_literal *lit_shell(void) { return calloc(1, sizeof(optic_literal)); }
+static optic_literal_t *lit_shell(void) { return calloc(1, sizeof(optic_literal_t)); }
 
 /* Gives an array shell its zeroed storage. */
-static optic_status lit_storage(optic_literal *lit, const char *op) {
+static optic_status lit_storage(optic_literal_t *lit, const char *op) {
   size_t bytes;
   optic_status st = optic_shape_bytes(&lit->type.shape, lit->type.dtype, &bytes);
   if (st != OPTIC_OK) return st;
@@ -28,7 +28,7 @@ static optic_status lit_storage(optic_literal *lit, const char *op) {
   return OPTIC_OK;
 }
 
-void lit_free(optic_literal *lit) {
+void lit_free(optic_literal_t *lit) {
   if (lit == NULL) return;
   if (lit->elements) {
     for (int32_t i = 0; i < lit->type.tuple_size; i++) lit_free(lit->elements[i]);
@@ -60,9 +60,9 @@ static optic_status check_type(const optic_type *t, int depth) {
 }
 
 /* Builds a zeroed literal of a type already checked. */
-static optic_status lit_new_checked(const optic_type *t, optic_literal **out) {
+static optic_status lit_new_checked(const optic_type *t, optic_literal_t **out) {
   *out = NULL;
-  optic_literal *lit = lit_shell();
+  optic_literal_t *lit = lit_shell();
   if (lit == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "literal: out of memory");
   optic_status st = graph_type_clone(t, &lit->type);
   if (st != OPTIC_OK) {
@@ -84,19 +84,19 @@ static optic_status lit_new_checked(const optic_type *t, optic_literal **out) {
   return OPTIC_OK;
 }
 
-optic_status lit_new(const optic_type *t, optic_literal **out) { return lit_new_checked(t, out); }
+optic_status lit_new(const optic_type *t, optic_literal_t **out) { return lit_new_checked(t, out); }
 
-size_t lit_elements(const optic_literal *lit) {
+size_t lit_elements(const optic_literal_t *lit) {
   size_t es = optic_dtype_size(lit->type.dtype);
   return es ? lit->bytes / es : 0;
 }
 
-optic_status lit_clone(const optic_literal *src, optic_literal **out) {
+optic_status lit_clone(const optic_literal_t *src, optic_literal_t **out) {
   optic_status st = lit_new_checked(&src->type, out);
   if (st != OPTIC_OK) return st;
   if (src->bytes) memcpy((*out)->data, src->data, src->bytes);
   for (int32_t i = 0; src->elements && i < src->type.tuple_size; i++) {
-    optic_literal *e;
+    optic_literal_t *e;
     if ((st = lit_clone(src->elements[i], &e)) != OPTIC_OK) {
       lit_free(*out);
       *out = NULL;
@@ -108,13 +108,13 @@ optic_status lit_clone(const optic_literal *src, optic_literal **out) {
   return OPTIC_OK;
 }
 
-optic_status lit_tuple_of(const optic_literal *const *els, int32_t n, optic_literal **out) {
+optic_status lit_tuple_of(const optic_literal_t *const *els, int32_t n, optic_literal_t **out) {
   *out = NULL;
   optic_type *types = n ? malloc((size_t)n * sizeof *types) : NULL;
   if (n && types == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "tuple: out of memory");
   for (int32_t i = 0; i < n; i++) types[i] = els[i]->type; /* shallow: the literal copies deeply */
   optic_type t = {.dtype = OPTIC_DTYPE_INVALID, .tuple_size = n, .elements = types};
-  optic_literal *lit = lit_shell();
+  optic_literal_t *lit = lit_shell();
   optic_status st = lit ? graph_type_clone(&t, &lit->type) : optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "tuple: out of memory");
   free(types);
   if (st != OPTIC_OK) {
@@ -136,7 +136,7 @@ optic_status lit_tuple_of(const optic_literal *const *els, int32_t n, optic_lite
 
 /* ------------------------------------------------------------ public API */
 
-optic_status optic_literal_create(const optic_type *type, optic_literal **out) {
+optic_status optic_literal_create(const optic_type *type, optic_literal_t **out) {
   if (out) *out = NULL;
   if (type == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "literal_create: NULL argument");
   optic_status st = check_type(type, 0);
@@ -144,7 +144,7 @@ optic_status optic_literal_create(const optic_type *type, optic_literal **out) {
 }
 
 optic_status optic_literal_create_array(optic_dtype dtype, const optic_shape *shape, const void *data, size_t bytes,
-                                        optic_literal **out) {
+                                        optic_literal_t **out) {
   if (out) *out = NULL;
   if (shape == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "literal_create_array: NULL argument");
   optic_type t = optic_type_array(dtype, shape);
@@ -162,7 +162,7 @@ optic_status optic_literal_create_array(optic_dtype dtype, const optic_shape *sh
   return OPTIC_OK;
 }
 
-optic_status optic_literal_create_tuple(const optic_literal *const *elements, int32_t n, optic_literal **out) {
+optic_status optic_literal_create_tuple(const optic_literal_t *const *elements, int32_t n, optic_literal_t **out) {
   if (out) *out = NULL;
   if (out == NULL || n < 0 || (n > 0 && elements == NULL)) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "literal_create_tuple: NULL argument or negative count");
@@ -173,31 +173,31 @@ optic_status optic_literal_create_tuple(const optic_literal *const *elements, in
   return lit_tuple_of(elements, n, out);
 }
 
-optic_status optic_literal_clone(const optic_literal *lit, optic_literal **out) {
+optic_status optic_literal_clone(const optic_literal_t *lit, optic_literal_t **out) {
   if (out) *out = NULL;
   if (lit == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "literal_clone: NULL argument");
   return lit_clone(lit, out);
 }
 
-void optic_literal_destroy(optic_literal *lit) { lit_free(lit); }
+void optic_literal_destroy(optic_literal_t *lit) { lit_free(lit); }
 
-const optic_type *optic_literal_type(const optic_literal *lit) { return lit ? &lit->type : NULL; }
+const optic_type *optic_literal_type(const optic_literal_t *lit) { return lit ? &lit->type : NULL; }
 
-const void *optic_literal_data(const optic_literal *lit, size_t *bytes) {
+const void *optic_literal_data(const optic_literal_t *lit, size_t *bytes) {
   if (bytes) *bytes = lit ? lit->bytes : 0;
   return lit ? lit->data : NULL;
 }
 
-void *optic_literal_mutable_data(optic_literal *lit, size_t *bytes) {
+void *optic_literal_mutable_data(optic_literal_t *lit, size_t *bytes) {
   if (bytes) *bytes = lit ? lit->bytes : 0;
   return lit ? lit->data : NULL;
 }
 
-int32_t optic_literal_tuple_size(const optic_literal *lit) {
+int32_t optic_literal_tuple_size(const optic_literal_t *lit) {
   return lit && optic_type_is_tuple(&lit->type) ? lit->type.tuple_size : 0;
 }
 
-const optic_literal *optic_literal_element(const optic_literal *lit, int32_t i) {
+const optic_literal_t *optic_literal_element(const optic_literal_t *lit, int32_t i) {
   if (lit == NULL || !optic_type_is_tuple(&lit->type) || i < 0 || i >= lit->type.tuple_size) return NULL;
   return lit->elements[i];
 }
@@ -259,7 +259,7 @@ static void put_element(char *buf, size_t size, int *n, optic_dtype dt, const un
   }
 }
 
-static void format_lit(const optic_literal *lit, char *buf, size_t size, int *n) {
+static void format_lit(const optic_literal_t *lit, char *buf, size_t size, int *n) {
   if (optic_type_is_tuple(&lit->type)) {
     put(buf, size, n, "(");
     for (int32_t i = 0; i < lit->type.tuple_size; i++) {
@@ -293,7 +293,7 @@ static void format_lit(const optic_literal *lit, char *buf, size_t size, int *n)
   for (int32_t d = 0; d < s->rank; d++) put(buf, size, n, "}");
 }
 
-int optic_literal_format(const optic_literal *lit, char *buf, size_t size) {
+int optic_literal_format(const optic_literal_t *lit, char *buf, size_t size) {
   if (buf && size) buf[0] = '\0';
   if (lit == NULL) return snprintf(buf, size, "(null)");
   int n = 0;
@@ -342,7 +342,7 @@ static bool element_matches(optic_dtype dt, const unsigned char *e, const unsign
   return fabs(y - x) <= abs_tol + rel_tol * fabs(x);
 }
 
-static bool match_lit(const optic_literal *e, const optic_literal *a, optic_literal_match_mode mode, double abs_tol,
+static bool match_lit(const optic_literal_t *e, const optic_literal_t *a, optic_literal_match_mode mode, double abs_tol,
                       double rel_tol, char *why, size_t why_size, const char *path) {
   char tb1[TYPE_BUF], tb2[TYPE_BUF];
   if (!optic_type_equal(&e->type, &a->type)) {
@@ -388,7 +388,7 @@ static bool match_lit(const optic_literal *e, const optic_literal *a, optic_lite
   return true;
 }
 
-bool optic_literal_match(const optic_literal *expected, const optic_literal *actual, optic_literal_match_mode mode,
+bool optic_literal_match(const optic_literal_t *expected, const optic_literal_t *actual, optic_literal_match_mode mode,
                          double abs_tol, double rel_tol, char *why, size_t why_size) {
   if (why && why_size) why[0] = '\0';
   if (why_size == 0) why = NULL;

@@ -17,7 +17,7 @@ typedef struct scalar_fn {
   optic_comp_id comp;
   const eval_plan *plan;
   int32_t nparams;
-  optic_literal **args;
+  optic_literal_t **args;
 } scalar_fn;
 
 static void scalar_fn_free(scalar_fn *f) {
@@ -51,11 +51,11 @@ static optic_status scalar_fn_call(scalar_fn *f, const void *const *inputs, void
     return eval_binary_raw(f->plan->fast_op, f->args[0]->type.dtype, 1, a, b, outputs[0]);
   }
   for (int32_t i = 0; i < f->nparams; i++) memcpy(f->args[i]->data, inputs[i], f->args[i]->bytes);
-  optic_literal *r;
-  optic_status st = eval_computation(f->ctx, f->comp, (const optic_literal *const *)f->args, f->nparams, &r);
+  optic_literal_t *r;
+  optic_status st = eval_computation(f->ctx, f->comp, (const optic_literal_t *const *)f->args, f->nparams, &r);
   if (st != OPTIC_OK) return st;
   for (int32_t i = 0; i < nout; i++) {
-    const optic_literal *e = optic_type_is_tuple(&r->type) ? r->elements[i] : r;
+    const optic_literal_t *e = optic_type_is_tuple(&r->type) ? r->elements[i] : r;
     memcpy(outputs[i], e->data, e->bytes);
   }
   lit_free(r);
@@ -63,7 +63,7 @@ static optic_status scalar_fn_call(scalar_fn *f, const void *const *inputs, void
 }
 
 /* The n output arrays of a reduce-like instruction (y itself when n == 1). */
-static optic_literal *output_array(optic_literal *y, int32_t i) {
+static optic_literal_t *output_array(optic_literal_t *y, int32_t i) {
   return optic_type_is_tuple(&y->type) ? y->elements[i] : y;
 }
 
@@ -72,7 +72,7 @@ static optic_literal *output_array(optic_literal *y, int32_t i) {
 /* Whether reduce `in` folds in the fixed order of the reduction kernels: one
  * f32 input whose combiner is add(p0, p1) or multiply(p0, p1) (the runtime's
  * fast reducers, exec/bind.c). */
-static bool kernel_ordered(const scalar_fn *f, const optic_instr *in, const optic_literal *const *ops) {
+static bool kernel_ordered(const scalar_fn *f, const optic_instr *in, const optic_literal_t *const *ops) {
   return in->n_operands == 2 && f->plan->fast && !f->plan->fast_swapped && ops[0]->type.dtype == OPTIC_F32 &&
          (f->plan->fast_op == OPTIC_OP_ADD || f->plan->fast_op == OPTIC_OP_MULTIPLY);
 }
@@ -80,10 +80,10 @@ static bool kernel_ordered(const scalar_fn *f, const optic_instr *in, const opti
 /* y[j] = init op R(x_j): x_j the output's reduced elements in row-major order
  * of the reduced dims, R the contiguous kernels' evaluation order
  * (kernels/reduce.h; the scalar kernel, bitwise every ISA's). */
-static optic_status reduce_kernel_ordered(const scalar_fn *f, const optic_literal *x, const optic_literal *init,
+static optic_status reduce_kernel_ordered(const scalar_fn *f, const optic_literal_t *x, const optic_literal_t *init,
                                           int32_t nk, const int64_t *kdims, const int64_t *kst, int32_t nr,
                                           const int64_t *rdims, const int64_t *rst, size_t red_count,
-                                          optic_literal *y) {
+                                          optic_literal_t *y) {
   const bool add = f->plan->fast_op == OPTIC_OP_ADD;
   optic_f32_reduce_fn fn = optic_reduce_kernels_for(OPTIC_ISA_SCALAR)->r[add ? OPTIC_REDUCE_SUM : OPTIC_REDUCE_PROD];
   float *seq = malloc((red_count ? red_count : 1) * sizeof *seq);
@@ -109,7 +109,7 @@ static optic_status reduce_kernel_ordered(const scalar_fn *f, const optic_litera
   return OPTIC_OK;
 }
 
-optic_status eval_reduce(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
+optic_status eval_reduce(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
   int32_t n = in->n_operands / 2;
   const optic_shape *s = &ops[0]->type.shape;
   bool reduced[OPTIC_MAX_RANK] = {false};
@@ -127,7 +127,7 @@ optic_status eval_reduce(eval_ctx *ctx, const optic_instr *in, const optic_liter
       kdims[nk] = s->dims[d], kst[nk++] = st_in[d];
     }
   }
-  optic_literal *y;
+  optic_literal_t *y;
   optic_status st = lit_new(&in->type, &y);
   if (st != OPTIC_OK) return st;
   scalar_fn f;
@@ -181,8 +181,8 @@ typedef struct window_dim {
   bool reversal;
 } window_dim;
 
-optic_status eval_reduce_window(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
-                                optic_literal **out) {
+optic_status eval_reduce_window(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                                optic_literal_t **out) {
   int32_t n = in->n_operands / 2;
   const optic_shape *s = &ops[0]->type.shape;
   int32_t rank = s->rank;
@@ -207,7 +207,7 @@ optic_status eval_reduce_window(eval_ctx *ctx, const optic_instr *in, const opti
     }
     if (s->dims[d] > 0) w[d].dilated_in += 1;
   }
-  optic_literal *y;
+  optic_literal_t *y;
   optic_status st = lit_new(&in->type, &y);
   if (st != OPTIC_OK) return st;
   scalar_fn f;
@@ -254,9 +254,9 @@ optic_status eval_reduce_window(eval_ctx *ctx, const optic_instr *in, const opti
   return OPTIC_OK;
 }
 
-optic_status eval_map(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
+optic_status eval_map(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
   int32_t n = in->n_operands;
-  optic_literal *y;
+  optic_literal_t *y;
   optic_status st = lit_new(&in->type, &y);
   if (st != OPTIC_OK) return st;
   scalar_fn f;
@@ -267,7 +267,7 @@ optic_status eval_map(eval_ctx *ctx, const optic_instr *in, const optic_literal 
   size_t count = lit_elements(y), es_out = optic_dtype_size(y->type.dtype), es[MAX_REDUCE_INPUTS];
   if (f.plan->fast && n == 2) {
     /* The whole arrays at once: the same elementwise code, in the same order. */
-    const optic_literal *a = ops[f.plan->fast_swapped ? 1 : 0], *b = ops[f.plan->fast_swapped ? 0 : 1];
+    const optic_literal_t *a = ops[f.plan->fast_swapped ? 1 : 0], *b = ops[f.plan->fast_swapped ? 0 : 1];
     st = eval_binary_raw(f.plan->fast_op, a->type.dtype, count, a->data, b->data, y->data);
   } else {
     for (int32_t k = 0; k < n; k++) es[k] = optic_dtype_size(ops[k]->type.dtype);
@@ -295,11 +295,11 @@ static optic_status scatter_combine(void *ctx, void *dst, const void *update) {
   return scalar_fn_call(ctx, in, out, 1);
 }
 
-optic_status eval_scatter(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops,
-                          optic_literal **out) {
+optic_status eval_scatter(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                          optic_literal_t **out) {
   optic_scatter_dims g;
   optic_node_scatter_dims(ctx->m, (optic_node_id)(in - ctx->m->instrs), &g);
-  optic_literal *y;
+  optic_literal_t *y;
   optic_status st = lit_clone(ops[0], &y);
   if (st != OPTIC_OK) return st;
   scalar_fn f;
@@ -329,9 +329,9 @@ static optic_status sort_less(void *ctx, const void *const *args, bool *before) 
   return st;
 }
 
-optic_status eval_sort(eval_ctx *ctx, const optic_instr *in, const optic_literal *const *ops, optic_literal **out) {
+optic_status eval_sort(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
   int32_t n = in->n_operands, dim = (int32_t)in->ints[0];
-  optic_literal *y;
+  optic_literal_t *y;
   optic_status st = lit_new(&in->type, &y);
   if (st != OPTIC_OK) return st;
   const optic_shape *s = &ops[0]->type.shape;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels/blas_conv_engine.h"
+#include "kernels/blas_threads.h"
 
 static bool blas_view(int64_t rows, int64_t cols, int64_t rs, int64_t cs, CBLAS_TRANSPOSE *t, blasint *ld) {
   if (cols <= 1) cs = 1;
@@ -43,6 +44,7 @@ void conv_gemm(int64_t m, int64_t n, int64_t k, conv_mat a, conv_mat b, conv_mat
   }
   CBLAS_TRANSPOSE ta = CblasNoTrans, tb = CblasNoTrans, tc = CblasNoTrans;
   blasint lda = 1, ldb = 1, ldc = 1;
+  kernel_blas_note_call();
   if (blas_view(m, n, c.rs, c.cs, &tc, &ldc) && tc == CblasNoTrans) {
     blas_view(m, k, a.rs, a.cs, &ta, &lda);
     blas_view(k, n, b.rs, b.cs, &tb, &ldb);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "kernels/blas_threads.h"
 #include "kernels/dot.h"
 #include "kernels/dot_bf16.h"
 
@@ -112,6 +113,7 @@ static void compute_slice(const struct optic_dot_plan *p, const float *a, const 
                           int64_t x1) {
   const optic_dot_operand *l = &p->lhs, *r = &p->rhs;
   blasint len = (blasint)(x1 - x0), k = (blasint)p->k, lda = (blasint)l->ld, ldb = (blasint)r->ld;
+  kernel_blas_note_call();
   if (p->path == OPTIC_DOT_PATH_GEMV && l->vector) { /* M == 1: y[N] = x[K] . B[K, N] */
     const float *bs = b + (r->trans ? x0 * r->ld : x0);
     if (r->trans) {

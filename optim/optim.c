@@ -29,7 +29,7 @@ optic_optim_options optic_optim_options_default(void) {
   return o;
 }
 
-optic_status optic_optim_create(const optic_optim_options *options, optic_optim **out) {
+optic_status optic_optim_create(const optic_optim_options *options, optic_optim_t **out) {
   const char *what = "optim_create";
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
   *out = NULL;
@@ -47,7 +47,7 @@ optic_status optic_optim_create(const optic_optim_options *options, optic_optim 
                       o.clip_global_norm);
   }
   const optic_allocator *a = o.allocator ? o.allocator : optic_default_allocator();
-  optic_optim *opt = NULL;
+  optic_optim_t *opt = NULL;
   optic_status st = optic_alloc(a, sizeof *opt, 0, (void **)&opt);
   if (st != OPTIC_OK) return st;
   memset(opt, 0, sizeof *opt);
@@ -64,7 +64,7 @@ static void free_group_tensors(const optic_allocator *a, optim_tensor *ts, size_
   optic_free(a, ts, count * sizeof *ts, 0);
 }
 
-void optic_optim_destroy(optic_optim *opt) {
+void optic_optim_destroy(optic_optim_t *opt) {
   if (opt == NULL) return;
   const optic_allocator *a = opt->alloc;
   for (size_t g = 0; g < opt->group_count; g++) free_group_tensors(a, opt->groups[g].tensors, opt->groups[g].count);
@@ -75,7 +75,7 @@ void optic_optim_destroy(optic_optim *opt) {
   optic_free(a, opt, sizeof *opt, 0);
 }
 
-optic_status optic_optim_add_group(optic_optim *opt, const optic_optim_hparams *hparams, size_t count,
+optic_status optic_optim_add_group(optic_optim_t *opt, const optic_optim_hparams *hparams, size_t count,
                                    const optic_shape *shapes, size_t *group_index) {
   const char *what = "optim_add_group";
   if (opt == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: optimizer is NULL", what);
@@ -138,11 +138,11 @@ optic_status optic_optim_add_group(optic_optim *opt, const optic_optim_hparams *
   return OPTIC_OK;
 }
 
-size_t optic_optim_group_count(const optic_optim *opt) { return opt ? opt->group_count : 0; }
-size_t optic_optim_tensor_count(const optic_optim *opt) { return opt ? opt->tensor_count : 0; }
-uint64_t optic_optim_skipped_steps(const optic_optim *opt) { return opt ? opt->skipped_steps : 0; }
+size_t optic_optim_group_count(const optic_optim_t *opt) { return opt ? opt->group_count : 0; }
+size_t optic_optim_tensor_count(const optic_optim_t *opt) { return opt ? opt->tensor_count : 0; }
+uint64_t optic_optim_skipped_steps(const optic_optim_t *opt) { return opt ? opt->skipped_steps : 0; }
 
-static optic_status check_group(const optic_optim *opt, size_t g, const void *out, const char *what) {
+static optic_status check_group(const optic_optim_t *opt, size_t g, const void *out, const char *what) {
   if (opt == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
   if (g >= opt->group_count) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: group %zu does not exist (%zu groups)", what, g, opt->group_count);
@@ -150,13 +150,13 @@ static optic_status check_group(const optic_optim *opt, size_t g, const void *ou
   return OPTIC_OK;
 }
 
-optic_status optic_optim_group_step(const optic_optim *opt, size_t g, uint64_t *out) {
+optic_status optic_optim_group_step(const optic_optim_t *opt, size_t g, uint64_t *out) {
   optic_status st = check_group(opt, g, out, "optim_group_step");
   if (st == OPTIC_OK) *out = opt->groups[g].step;
   return st;
 }
 
-optic_status optic_optim_group_lr(const optic_optim *opt, size_t g, double *out) {
+optic_status optic_optim_group_lr(const optic_optim_t *opt, size_t g, double *out) {
   optic_status st = check_group(opt, g, out, "optim_group_lr");
   if (st == OPTIC_OK) {
     const optim_group *gr = &opt->groups[g];
@@ -165,7 +165,7 @@ optic_status optic_optim_group_lr(const optic_optim *opt, size_t g, double *out)
   return st;
 }
 
-optic_status optic_optim_group_hparams(const optic_optim *opt, size_t g, optic_optim_hparams *out) {
+optic_status optic_optim_group_hparams(const optic_optim_t *opt, size_t g, optic_optim_hparams *out) {
   optic_status st = check_group(opt, g, out, "optim_group_hparams");
   if (st == OPTIC_OK) *out = opt->groups[g].hp;
   return st;

@@ -97,7 +97,7 @@ static void payload_free(payload *p) {
   memset(p, 0, sizeof *p);
 }
 
-static optic_status payload_build(const optic_optim *opt, const optic_optim_state *state,
+static optic_status payload_build(const optic_optim_t *opt, const optic_optim_state *state,
                                   const optic_named_tensor *extra, size_t nextra, const optic_ckpt_meta *meta,
                                   size_t nmeta, const optic_ckpt_meta *more, size_t nmore, payload *p,
                                   const char *op) {
@@ -152,7 +152,7 @@ static optic_status payload_build(const optic_optim *opt, const optic_optim_stat
   return OPTIC_OK;
 }
 
-optic_status optim_ckpt_save(const optic_optim *opt, const optic_optim_state *state, const char *path,
+optic_status optim_ckpt_save(const optic_optim_t *opt, const optic_optim_state *state, const char *path,
                              const char *const *dirs, size_t ndirs, uint64_t step, const optic_named_tensor *extra,
                              size_t nextra, const optic_ckpt_meta *meta, size_t nmeta, const optic_ckpt_meta *more,
                              size_t nmore, const optic_ckpt_save_options *opts, const char *op) {
@@ -167,7 +167,7 @@ optic_status optim_ckpt_save(const optic_optim *opt, const optic_optim_state *st
   return st;
 }
 
-optic_status optic_optim_save(const optic_optim *opt, const char *const *dirs, size_t ndirs, uint64_t step,
+optic_status optic_optim_save(const optic_optim_t *opt, const char *const *dirs, size_t ndirs, uint64_t step,
                               const optic_named_tensor *extra, size_t nextra, const optic_ckpt_meta *meta,
                               size_t nmeta, const optic_ckpt_save_options *opts) {
   const char *op = "optim_save";
@@ -180,7 +180,7 @@ optic_status optic_optim_save(const optic_optim *opt, const char *const *dirs, s
   return st;
 }
 
-optic_status optic_optim_save_file(const optic_optim *opt, const char *path, const optic_named_tensor *extra,
+optic_status optic_optim_save_file(const optic_optim_t *opt, const char *path, const optic_named_tensor *extra,
                                    size_t nextra, const optic_ckpt_meta *meta, size_t nmeta,
                                    const optic_ckpt_save_options *opts) {
   const char *op = "optim_save_file";
@@ -227,7 +227,7 @@ static bool is_hparams_key(const char *key) {
 
 /* Checks the format, group count and hyperparameters (unless KEEP), then
  * reads every "optim/" scalar and tensor (verified) into *l. */
-static optic_status optim_ckpt_load(const optic_optim *opt, optic_ckpt_reader_t *r, optic_optim_hparams_policy policy,
+static optic_status optim_ckpt_load(const optic_optim_t *opt, optic_ckpt_reader_t *r, optic_optim_hparams_policy policy,
                              optim_ckpt_loaded *l, const char *op) {
   memset(l, 0, sizeof *l);
   const void *v = NULL;
@@ -318,7 +318,7 @@ static optic_status restore_options(const optic_optim_restore_options *ro, optic
   return OPTIC_OK;
 }
 
-optic_status optim_ckpt_restore_one(const optic_optim *opt, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
+optic_status optim_ckpt_restore_one(const optic_optim_t *opt, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
                                     size_t n, const optic_optim_restore_options *ro, optim_ckpt_loaded *l,
                                     const char *op) {
   optic_optim_restore_options o = {0};
@@ -333,7 +333,7 @@ optic_status optim_ckpt_restore_one(const optic_optim *opt, optic_ckpt_reader_t 
   return st;
 }
 
-optic_status optic_optim_restore(optic_optim *opt, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
+optic_status optic_optim_restore(optic_optim_t *opt, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
                                  size_t n, const optic_optim_restore_options *ro) {
   const char *op = "optim_restore";
   if (opt == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL optimizer", op);
@@ -414,7 +414,7 @@ optic_status optim_ckpt_restore_latest(const char *const *dirs, size_t ndirs, co
 }
 
 typedef struct optim_latest {
-  optic_optim *opt;
+  optic_optim_t *opt;
   const optic_named_tensor *targets;
   size_t n;
 } optim_latest;
@@ -424,7 +424,7 @@ static optic_status optim_latest_fn(void *user, optic_ckpt_reader_t *r, const op
   return optic_optim_restore(ol->opt, r, ol->targets, ol->n, ro);
 }
 
-optic_status optic_optim_restore_latest(optic_optim *opt, const char *const *dirs, size_t ndirs,
+optic_status optic_optim_restore_latest(optic_optim_t *opt, const char *const *dirs, size_t ndirs,
                                         const optic_named_tensor *targets, size_t n,
                                         const optic_optim_restore_options *ro, optic_ckpt_restore_report *report) {
   if (opt == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optim_restore_latest: NULL optimizer");

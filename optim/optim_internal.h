@@ -36,7 +36,7 @@ typedef struct optim_tensor {
   optic_shape shape;
   size_t n;
   float *state[OPTIM_SLOT_COUNT]; /* NULL for slots the group does not use */
-  size_t first_block, block_count; /* its blocks in optic_optim.blocks */
+  size_t first_block, block_count; /* its blocks in optic_optim_t.blocks */
 } optim_tensor;
 
 typedef struct optim_group {
@@ -88,7 +88,7 @@ optic_status optim_schedule_check(const optic_lr_schedule *s, double base_lr, co
 /* Writes opt's hyperparameters with `state` (opt's or the engine's export),
  * the caller's extra entries and metadata and `more` metadata (the engine's)
  * to path (when not NULL, optic_ckpt_save_file) or to dirs as step. */
-optic_status optim_ckpt_save(const optic_optim *opt, const optic_optim_state *state, const char *path,
+optic_status optim_ckpt_save(const optic_optim_t *opt, const optic_optim_state *state, const char *path,
                              const char *const *dirs, size_t ndirs, uint64_t step, const optic_named_tensor *extra,
                              size_t nextra, const optic_ckpt_meta *meta, size_t nmeta, const optic_ckpt_meta *more,
                              size_t nmore, const optic_ckpt_save_options *opts, const char *op);
@@ -107,7 +107,7 @@ void optim_ckpt_loaded_free(optim_ckpt_loaded *l);
  * hyperparameters per ro) and read verified into *l, then the targets
  * restored. On OK the caller imports l->state and frees *l; on error nothing
  * is left allocated (targets unspecified). */
-optic_status optim_ckpt_restore_one(const optic_optim *opt, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
+optic_status optim_ckpt_restore_one(const optic_optim_t *opt, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
                                     size_t n, const optic_optim_restore_options *ro, optim_ckpt_loaded *l,
                                     const char *op);
 typedef optic_status (*optim_ckpt_restore_fn)(void *user, optic_ckpt_reader_t *r,

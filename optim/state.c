@@ -16,7 +16,7 @@ typedef struct state_blob {
   const optic_allocator *alloc;
 } state_blob;
 
-static size_t state_tensor_count(const optic_optim *opt) {
+static size_t state_tensor_count(const optic_optim_t *opt) {
   size_t c = 0;
   for (size_t g = 0; g < opt->group_count; g++) {
     const optim_group *gr = &opt->groups[g];
@@ -25,9 +25,9 @@ static size_t state_tensor_count(const optic_optim *opt) {
   return c;
 }
 
-static size_t state_scalar_count(const optic_optim *opt) { return 3 * opt->group_count + 1; }
+static size_t state_scalar_count(const optic_optim_t *opt) { return 3 * opt->group_count + 1; }
 
-optic_status optic_optim_state_export(const optic_optim *opt, optic_optim_state **out) {
+optic_status optic_optim_state_export(const optic_optim_t *opt, optic_optim_state **out) {
   const char *what = "optim_state_export";
   if (opt == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
   *out = NULL;
@@ -115,7 +115,7 @@ static optic_status need_scalar(const optic_optim_state *s, const char *name, in
 }
 
 /* Checks every expected entry (and copies it in when `copy`). */
-static optic_status walk(optic_optim *opt, const optic_optim_state *s, bool copy, const char *what) {
+static optic_status walk(optic_optim_t *opt, const optic_optim_state *s, bool copy, const char *what) {
   char name[NAME_MAX_LEN];
   optic_status st;
   for (size_t g = 0; g < opt->group_count; g++) {
@@ -165,7 +165,7 @@ static optic_status walk(optic_optim *opt, const optic_optim_state *s, bool copy
   return OPTIC_OK;
 }
 
-optic_status optic_optim_state_import(optic_optim *opt, const optic_optim_state *state) {
+optic_status optic_optim_state_import(optic_optim_t *opt, const optic_optim_state *state) {
   const char *what = "optim_state_import";
   if (opt == NULL || state == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
   if (state->version != OPTIC_OPTIM_STATE_VERSION) {

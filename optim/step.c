@@ -133,7 +133,7 @@ static group_step prepare_group(const optim_group *g) {
 
 /* Everything one region needs. */
 typedef struct step_job {
-  optic_optim *opt;
+  optic_optim_t *opt;
   const optic_optim_kernels *k;
   optic_f32_vbinaryc_fn mul; /* y = a·s, in place: clipping and Keras LAMB's decay */
   const optic_tensor *params, *grads;
@@ -186,7 +186,7 @@ static uint64_t thread_cpu_ns(void) {
 /* Returns the largest per-thread CPU time of the region's work when
  * profiling (0 otherwise). */
 static uint64_t run_region(step_job *j, int threads, bool profile) {
-  optic_optim *opt = j->opt;
+  optic_optim_t *opt = j->opt;
   const long nb = (long)opt->block_count;
   uint64_t worst = 0;
 #pragma omp parallel num_threads(threads) if (threads > 1 && nb > 1) reduction(max : worst)
@@ -234,7 +234,7 @@ static uint64_t run_region(step_job *j, int threads, bool profile) {
 }
 
 /* Global Σg² over every block (parallel), summed in block order. */
-static double global_grad_sq(optic_optim *opt, const optic_tensor *grads, int threads) {
+static double global_grad_sq(optic_optim_t *opt, const optic_tensor *grads, int threads) {
   const long nb = (long)opt->block_count;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && nb > 1)
   for (long i = 0; i < nb; i++) {
@@ -250,7 +250,7 @@ static double global_grad_sq(optic_optim *opt, const optic_tensor *grads, int th
  * parameter or any gradient; gradients are written only by clipping (in
  * place, block by block), so they may share memory with each other unless
  * clipping is on. One sort over all 2n buffers (core/ranges.h). */
-static optic_status check_overlap(const optic_optim *opt, const optic_tensor *params, const optic_tensor *grads) {
+static optic_status check_overlap(const optic_optim_t *opt, const optic_tensor *params, const optic_tensor *grads) {
   const bool grads_written = opt->opts.clip_global_norm > 0.0;
   optic_range *r = opt->ranges;
   size_t n = 0;
@@ -280,7 +280,7 @@ static optic_status check_overlap(const optic_optim *opt, const optic_tensor *pa
                     grads_written ? "; with clipping on, gradients are written too" : "");
 }
 
-static optic_status check_args(const optic_optim *opt, const optic_tensor *params, const optic_tensor *grads,
+static optic_status check_args(const optic_optim_t *opt, const optic_tensor *params, const optic_tensor *grads,
                                size_t count) {
   const char *what = "optim_step";
   if (opt == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: optimizer is NULL", what);
@@ -320,7 +320,7 @@ static optic_status check_args(const optic_optim *opt, const optic_tensor *param
 }
 
 /* First non-finite gradient element, scanning blocks in order. */
-static void find_nonfinite(const optic_optim *opt, const optic_tensor *grads, optic_optim_step_report *r) {
+static void find_nonfinite(const optic_optim_t *opt, const optic_tensor *grads, optic_optim_step_report *r) {
   for (size_t i = 0; i < opt->block_count; i++) {
     const optim_block *b = &opt->blocks[i];
     if (isfinite(b->grad_sq)) continue;
@@ -335,7 +335,7 @@ static void find_nonfinite(const optic_optim *opt, const optic_tensor *grads, op
   }
 }
 
-optic_status optic_optim_step(optic_optim *opt, const optic_tensor *params, const optic_tensor *grads, size_t count,
+optic_status optic_optim_step(optic_optim_t *opt, const optic_tensor *params, const optic_tensor *grads, size_t count,
                               optic_optim_step_report *report) {
   optic_status st = check_args(opt, params, grads, count);
   if (st != OPTIC_OK) return st;

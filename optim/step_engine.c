@@ -23,9 +23,9 @@ struct optic_step_engine {
   optic_step_engine_options o;
   optic_machine machine;
   const optic_allocator *alloc;
-  optic_optim *opt;
+  optic_optim_t *opt;
   int32_t cores;
-  optic_optim **replicas;     /* [cores]; [0] is opt; others built by ensure_replicas */
+  optic_optim_t **replicas;     /* [cores]; [0] is opt; others built by ensure_replicas */
   size_t replica_groups, replica_tensors; /* opt's layout when the replicas were built */
   bool replicas_built;
   optic_pod_t *pod;
@@ -64,8 +64,8 @@ static void *grow(const optic_allocator *a, void *old, size_t old_bytes, size_t 
   return p;
 }
 
-optic_status optic_step_engine_create(optic_optim *opt, const optic_step_engine_options *options,
-                                      optic_step_engine **out) {
+optic_status optic_step_engine_create(optic_optim_t *opt, const optic_step_engine_options *options,
+                                      optic_step_engine_t **out) {
   const char *what = "step_engine_create";
   if (out == NULL || opt == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL %s", what, out ? "opt" : "out");
   *out = NULL;
@@ -91,7 +91,7 @@ optic_status optic_step_engine_create(optic_optim *opt, const optic_step_engine_
   if (o.machine != NULL) machine = *o.machine;
 
   const optic_allocator *a = opt->alloc;
-  optic_step_engine *e = NULL;
+  optic_step_engine_t *e = NULL;
   st = optic_alloc(a, sizeof *e, 0, (void **)&e);
   if (st != OPTIC_OK) return st;
   memset(e, 0, sizeof *e);
@@ -101,9 +101,9 @@ optic_status optic_step_engine_create(optic_optim *opt, const optic_step_engine_
   e->alloc = a;
   e->opt = opt;
   e->cores = cores;
-  st = optic_alloc(a, sizeof(optic_optim *) * (size_t)cores, 0, (void **)&e->replicas);
+  st = optic_alloc(a, sizeof(optic_optim_t *) * (size_t)cores, 0, (void **)&e->replicas);
   if (st == OPTIC_OK) {
-    memset(e->replicas, 0, sizeof(optic_optim *) * (size_t)cores);
+    memset(e->replicas, 0, sizeof(optic_optim_t *) * (size_t)cores);
     e->replicas[0] = opt;
   }
   if (st == OPTIC_OK && cores > 1 && o.pod == NULL) {
@@ -129,7 +129,7 @@ optic_status optic_step_engine_create(optic_optim *opt, const optic_step_engine_
   return OPTIC_OK;
 }
 
-static void destroy_replicas(optic_step_engine *e) {
+static void destroy_replicas(optic_step_engine_t *e) {
   for (int32_t c = 1; c < e->cores; c++) {
     optic_optim_destroy(e->replicas[c]);
     e->replicas[c] = NULL;
@@ -137,12 +137,12 @@ static void destroy_replicas(optic_step_engine *e) {
   e->replicas_built = false;
 }
 
-void optic_step_engine_destroy(optic_step_engine *e) {
+void optic_step_engine_destroy(optic_step_engine_t *e) {
   if (e == NULL) return;
   const optic_allocator *a = e->alloc;
   if (e->replicas != NULL) {
     destroy_replicas(e);
-    optic_free(a, e->replicas, sizeof(optic_optim *) * (size_t)e->cores, 0);
+    optic_free(a, e->replicas, sizeof(optic_optim_t *) * (size_t)e->cores, 0);
   }
   for (size_t i = 0; i < e->ncache; i++) {
     optic_program_destroy(e->cache[i].program);
@@ -158,7 +158,7 @@ void optic_step_engine_destroy(optic_step_engine *e) {
 
 /* ------------------------------------------------------------ preparing */
 
-static void record(optic_step_engine *e, const char *name, const char *detail, int32_t core, uint64_t t0,
+static void record(optic_step_engine_t *e, const char *name, const char *detail, int32_t core, uint64_t t0,
                    uint64_t t1, double est_ns, double bytes) {
   if (e->prof == NULL) return;
   optic_profile_event ev;
@@ -178,7 +178,7 @@ static void record(optic_step_engine *e, const char *name, const char *detail, i
   (void)optic_profiler_record(e->prof, &ev); /* only fails on bad arguments, which these are not */
 }
 
-static optic_status compile_group(optic_step_engine *e, const optim_group *gr, cache_entry *ce) {
+static optic_status compile_group(optic_step_engine_t *e, const optim_group *gr, cache_entry *ce) {
   int64_t elements = 0;
   for (size_t i = 0; i < gr->count; i++) elements += (int64_t)gr->tensors[i].n;
   optic_module_t *m = NULL;
@@ -217,8 +217,8 @@ static double bytes_per_element(const optic_optim_hparams *h) {
   return 4.0 * (3.0 + 2.0 * slots);
 }
 
-static optic_status ensure_replicas(optic_step_engine *e) {
-  const optic_optim *opt = e->opt;
+static optic_status ensure_replicas(optic_step_engine_t *e) {
+  const optic_optim_t *opt = e->opt;
   if (e->cores == 1) return OPTIC_OK;
   if (e->replicas_built && e->replica_groups == opt->group_count && e->replica_tensors == opt->tensor_count)
     return OPTIC_OK;
@@ -252,8 +252,8 @@ static optic_status ensure_replicas(optic_step_engine *e) {
 
 /* Looks every group's program up (compiling on a miss), builds replicas
  * when the layout changed, and refreshes the per-step estimates. */
-static optic_status prepare(optic_step_engine *e) {
-  const optic_optim *opt = e->opt;
+static optic_status prepare(optic_step_engine_t *e) {
+  const optic_optim_t *opt = e->opt;
   optic_status st = OPTIC_OK;
   if (opt->group_count > e->capgroups) {
     size_t cap = opt->group_count * 2;
@@ -333,7 +333,7 @@ static optic_status prepare(optic_step_engine *e) {
 /* Checks count, dtype and shapes against the optimizer before any
  * collective, so a bad call fails on its own core instead of mismatching
  * the all-reduce. */
-static optic_status check_tensors(const optic_optim *opt, const optic_tensor *params, const optic_tensor *grads,
+static optic_status check_tensors(const optic_optim_t *opt, const optic_tensor *params, const optic_tensor *grads,
                                   size_t count) {
   const char *what = "step_engine_step";
   if (params == NULL || grads == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL params or grads", what);
@@ -363,9 +363,9 @@ typedef struct core_times {
   optic_optim_step_report report;
 } core_times;
 
-static optic_status core_step(optic_step_engine *e, int32_t c, optic_pod_core *core, const optic_tensor *params,
+static optic_status core_step(optic_step_engine_t *e, int32_t c, optic_pod_core_t *core, const optic_tensor *params,
                               const optic_tensor *grads, size_t count, core_times *times) {
-  optic_optim *opt = e->replicas[c];
+  optic_optim_t *opt = e->replicas[c];
   optic_status st = check_tensors(opt, params, grads, count);
   if (st != OPTIC_OK) return st;
   const uint64_t t0 = optic_now_ns();
@@ -396,7 +396,7 @@ static optic_status core_step(optic_step_engine *e, int32_t c, optic_pod_core *c
   return OPTIC_OK;
 }
 
-static void finish_step(optic_step_engine *e, uint64_t t0, const core_times *t) {
+static void finish_step(optic_step_engine_t *e, uint64_t t0, const core_times *t) {
   const uint64_t t1 = optic_now_ns();
   record(e, "step_engine/step", "", 0, t0, t1, e->est_update_ns + e->est_allreduce_ns,
          e->update_bytes + e->allreduce_bytes);
@@ -410,7 +410,7 @@ static void finish_step(optic_step_engine *e, uint64_t t0, const core_times *t) 
   e->last_report = t->report;
 }
 
-optic_status optic_step_engine_step(optic_step_engine *e, const optic_tensor *params, const optic_tensor *grads,
+optic_status optic_step_engine_step(optic_step_engine_t *e, const optic_tensor *params, const optic_tensor *grads,
                                     size_t count) {
   if (e == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "step_engine_step: NULL engine");
   if (e->cores != 1)
@@ -428,14 +428,14 @@ optic_status optic_step_engine_step(optic_step_engine *e, const optic_tensor *pa
 }
 
 typedef struct replicas_call {
-  optic_step_engine *e;
+  optic_step_engine_t *e;
   const optic_tensor *const *params;
   const optic_tensor *const *grads;
   size_t count;
   core_times t0; /* core 0's */
 } replicas_call;
 
-static optic_status replicas_fn(optic_pod_core *core, void *user) {
+static optic_status replicas_fn(optic_pod_core_t *core, void *user) {
   replicas_call *rc = user;
   const int c = optic_pod_core_index(core);
   core_times t;
@@ -445,7 +445,7 @@ static optic_status replicas_fn(optic_pod_core *core, void *user) {
   return st;
 }
 
-optic_status optic_step_engine_step_replicas(optic_step_engine *e, const optic_tensor *const *params,
+optic_status optic_step_engine_step_replicas(optic_step_engine_t *e, const optic_tensor *const *params,
                                              const optic_tensor *const *grads, size_t count) {
   const char *what = "step_engine_step_replicas";
   if (e == NULL || params == NULL || grads == NULL)
@@ -467,7 +467,7 @@ optic_status optic_step_engine_step_replicas(optic_step_engine *e, const optic_t
   return st;
 }
 
-optic_status optic_step_engine_step_core(optic_step_engine *e, optic_pod_core *core, const optic_tensor *params,
+optic_status optic_step_engine_step_core(optic_step_engine_t *e, optic_pod_core_t *core, const optic_tensor *params,
                                          const optic_tensor *grads, size_t count) {
   const char *what = "step_engine_step_core";
   if (e == NULL || core == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
@@ -497,7 +497,7 @@ optic_status optic_step_engine_step_core(optic_step_engine *e, optic_pod_core *c
 
 /* ------------------------------------------------------------ inspection */
 
-optic_status optic_step_engine_metrics_get(const optic_step_engine *e, optic_step_engine_metrics *out) {
+optic_status optic_step_engine_metrics_get(const optic_step_engine_t *e, optic_step_engine_metrics *out) {
   if (e == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "step_engine_metrics_get: NULL argument");
   memset(out, 0, sizeof *out);
   out->steps = e->steps;
@@ -523,7 +523,7 @@ optic_status optic_step_engine_metrics_get(const optic_step_engine *e, optic_ste
   return OPTIC_OK;
 }
 
-optic_status optic_step_engine_program(const optic_step_engine *e, size_t g, const optic_program_t **out) {
+optic_status optic_step_engine_program(const optic_step_engine_t *e, size_t g, const optic_program_t **out) {
   if (e == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "step_engine_program: NULL argument");
   if (g >= e->ngroups)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "step_engine_program: group %zu of %zu prepared", g, e->ngroups);
@@ -531,14 +531,14 @@ optic_status optic_step_engine_program(const optic_step_engine *e, size_t g, con
   return OPTIC_OK;
 }
 
-optic_profiler_t *optic_step_engine_profiler(const optic_step_engine *e) { return e != NULL ? e->prof : NULL; }
+optic_profiler_t *optic_step_engine_profiler(const optic_step_engine_t *e) { return e != NULL ? e->prof : NULL; }
 
-optic_status optic_step_engine_state_export(const optic_step_engine *e, optic_optim_state **out) {
+optic_status optic_step_engine_state_export(const optic_step_engine_t *e, optic_optim_state **out) {
   if (e == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "step_engine_state_export: NULL engine");
   return optic_optim_state_export(e->opt, out);
 }
 
-optic_status optic_step_engine_state_import(optic_step_engine *e, const optic_optim_state *state) {
+optic_status optic_step_engine_state_import(optic_step_engine_t *e, const optic_optim_state *state) {
   if (e == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "step_engine_state_import: NULL engine");
   optic_status st = optic_optim_state_import(e->opt, state);
   for (int32_t c = 1; c < e->cores && st == OPTIC_OK && e->replicas_built; c++)
@@ -548,7 +548,7 @@ optic_status optic_step_engine_state_import(optic_step_engine *e, const optic_op
 
 /* ------------------------------------------------------------ checkpoints */
 
-optic_status optic_step_engine_save(const optic_step_engine *e, const char *const *dirs, size_t ndirs, uint64_t step,
+optic_status optic_step_engine_save(const optic_step_engine_t *e, const char *const *dirs, size_t ndirs, uint64_t step,
                                     const optic_named_tensor *extra, size_t nextra, const optic_ckpt_meta *meta,
                                     size_t nmeta, const optic_ckpt_save_options *opts) {
   const char *op = "step_engine_save";
@@ -580,7 +580,7 @@ static bool meta_u64(optic_ckpt_reader_t *r, const char *key, uint64_t *out, boo
   return true;
 }
 
-optic_status optic_step_engine_restore(optic_step_engine *e, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
+optic_status optic_step_engine_restore(optic_step_engine_t *e, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
                                        size_t n, const optic_optim_restore_options *ro) {
   const char *op = "step_engine_restore";
   if (e == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL engine", op);
@@ -603,7 +603,7 @@ optic_status optic_step_engine_restore(optic_step_engine *e, optic_ckpt_reader_t
 }
 
 typedef struct engine_latest {
-  optic_step_engine *e;
+  optic_step_engine_t *e;
   const optic_named_tensor *targets;
   size_t n;
 } engine_latest;
@@ -613,7 +613,7 @@ static optic_status engine_latest_fn(void *user, optic_ckpt_reader_t *r, const o
   return optic_step_engine_restore(el->e, r, el->targets, el->n, ro);
 }
 
-optic_status optic_step_engine_restore_latest(optic_step_engine *e, const char *const *dirs, size_t ndirs,
+optic_status optic_step_engine_restore_latest(optic_step_engine_t *e, const char *const *dirs, size_t ndirs,
                                               const optic_named_tensor *targets, size_t n,
                                               const optic_optim_restore_options *ro,
                                               optic_ckpt_restore_report *report) {

@@ -116,7 +116,7 @@ optic_pod_clock_options optic_pod_clock_options_default(void) {
   return o;
 }
 
-optic_status optic_pod_clock_sync(optic_pod_core *c, const optic_pod_clock_options *options, optic_clock_filter *out) {
+optic_status optic_pod_clock_sync(optic_pod_core_t *c, const optic_pod_clock_options *options, optic_clock_filter *out) {
   if (c == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "clock_sync: NULL core or out");
   optic_pod_clock_options o = {.size = sizeof o};
   if (options != NULL) {

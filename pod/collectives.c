@@ -45,7 +45,7 @@ typedef struct ring {
 } ring;
 
 typedef struct coll {
-  optic_pod_core *c;
+  optic_pod_core_t *c;
   int kind;
   optic_dtype dtype;
   size_t esize;
@@ -255,7 +255,7 @@ static void axis_ring(const optic_pod_t *pod, int me, int a, ring *r) {
 
 /* ------------------------------------------------------------- entry points */
 
-static optic_status begin(coll *k, optic_pod_core *c, int kind, const void *a, const void *b, size_t count,
+static optic_status begin(coll *k, optic_pod_core_t *c, int kind, const void *a, const void *b, size_t count,
                           optic_dtype dtype, optic_pod_op op, int root, bool has_op) {
   const char *what = KIND_NAME[kind];
   if (c == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: core is NULL", what);
@@ -287,7 +287,7 @@ static optic_status begin(coll *k, optic_pod_core *c, int kind, const void *a, c
 }
 
 /* memmove in pieces with heartbeats, so a huge copy never looks like death. */
-static void copy_in(optic_pod_core *c, void *dst, const void *src, size_t bytes) {
+static void copy_in(optic_pod_core_t *c, void *dst, const void *src, size_t bytes) {
   const size_t piece = (size_t)4 << 20;
   for (size_t at = 0; at < bytes; at += piece) {
     memmove((char *)dst + at, (const char *)src + at, bytes - at < piece ? bytes - at : piece);
@@ -300,7 +300,7 @@ static void publish(coll *k, void *work) {
   atomic_store(&k->c->pod->slot[k->c->index].work, work);
 }
 
-optic_status optic_pod_all_reduce(optic_pod_core *c, const void *send, void *recv, size_t count, optic_dtype dtype,
+optic_status optic_pod_all_reduce(optic_pod_core_t *c, const void *send, void *recv, size_t count, optic_dtype dtype,
                                   optic_pod_op op) {
   coll k;
   optic_status st = begin(&k, c, KIND_ALL_REDUCE, send, recv, count, dtype, op, 0, true);
@@ -339,7 +339,7 @@ optic_status optic_pod_all_reduce(optic_pod_core *c, const void *send, void *rec
   return OPTIC_OK;
 }
 
-optic_status optic_pod_all_reduce_mean(optic_pod_core *c, optic_tensor *t) {
+optic_status optic_pod_all_reduce_mean(optic_pod_core_t *c, optic_tensor *t) {
   if (t == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "all_reduce_mean: tensor is NULL");
   size_t n = 0;
   optic_status st = optic_shape_elements(&t->shape, &n);
@@ -351,7 +351,7 @@ optic_status optic_pod_all_reduce_mean(optic_pod_core *c, optic_tensor *t) {
   return optic_pod_all_reduce(c, t->data, t->data, n, t->dtype, OPTIC_POD_MEAN);
 }
 
-static optic_status scratch(optic_pod_core *c, size_t bytes, char **out) {
+static optic_status scratch(optic_pod_core_t *c, size_t bytes, char **out) {
   if (bytes > c->scratch_bytes) {
     optic_free(&c->pod->allocator, c->scratch, c->scratch_bytes, 64);
     c->scratch = NULL;
@@ -364,7 +364,7 @@ static optic_status scratch(optic_pod_core *c, size_t bytes, char **out) {
   return OPTIC_OK;
 }
 
-optic_status optic_pod_reduce_scatter(optic_pod_core *c, const void *send, void *recv, size_t count,
+optic_status optic_pod_reduce_scatter(optic_pod_core_t *c, const void *send, void *recv, size_t count,
                                       optic_dtype dtype, optic_pod_op op) {
   coll k;
   size_t off = 0, len = 0;
@@ -388,7 +388,7 @@ optic_status optic_pod_reduce_scatter(optic_pod_core *c, const void *send, void 
   return OPTIC_OK;
 }
 
-optic_status optic_pod_all_gather(optic_pod_core *c, const void *send, void *recv, size_t count, optic_dtype dtype) {
+optic_status optic_pod_all_gather(optic_pod_core_t *c, const void *send, void *recv, size_t count, optic_dtype dtype) {
   coll k;
   size_t off = 0, len = 0;
   if (c != NULL) optic_pod_shard(count, c->pod->n, c->index, &off, &len);
@@ -403,7 +403,7 @@ optic_status optic_pod_all_gather(optic_pod_core *c, const void *send, void *rec
   return ring_all_gather(&k, &r, 0, count);
 }
 
-optic_status optic_pod_broadcast(optic_pod_core *c, void *buf, size_t count, optic_dtype dtype, int root) {
+optic_status optic_pod_broadcast(optic_pod_core_t *c, void *buf, size_t count, optic_dtype dtype, int root) {
   coll k;
   if (c != NULL && (root < 0 || root >= c->pod->n)) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "broadcast: root %d outside 0..%d", root, c->pod->n - 1);

@@ -12,7 +12,7 @@
 #include <mpi.h>
 #endif
 
-optic_status optic_pod_hier_all_reduce(optic_pod_core *c, optic_pod_mpi_t *m, const void *send, void *recv,
+optic_status optic_pod_hier_all_reduce(optic_pod_core_t *c, optic_pod_mpi_t *m, const void *send, void *recv,
                                        size_t count, optic_dtype dtype, optic_pod_op op) {
   if (c == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "hier_all_reduce: core is NULL");
 #if !OPTIC_HAVE_MPI
@@ -34,7 +34,13 @@ optic_status optic_pod_hier_all_reduce(optic_pod_core *c, optic_pod_mpi_t *m, co
                         "hier_all_reduce: core 0 runs on a thread other than the one that initialized MPI, and "
                         "the thread level is below MPI_THREAD_SERIALIZED");
     }
+    /* The other ranks may be late by far more than the heartbeat timeout (a
+     * loaded machine deschedules them); the MPI handle's own timeout bounds
+     * this wait, so the pod's cores do not take core 0's silence in it for a
+     * failure. */
+    pod_heartbeat_excuse(c);
     st = optic_pod_mpi_all_reduce(m, recv, recv, count, dtype, inner);
+    pod_heartbeat_now(c);
     if (st != OPTIC_OK) {
       pod_abort(c->pod, "hier_all_reduce: the MPI all-reduce on core 0 failed: %s", optic_last_error());
       return st;

@@ -114,9 +114,9 @@ void optic_pod_destroy(optic_pod_t *pod) {
 }
 
 int optic_pod_cores(const optic_pod_t *pod) { return pod ? pod->n : 0; }
-int optic_pod_core_index(const optic_pod_core *core) { return core->index; }
-int optic_pod_core_count(const optic_pod_core *core) { return core->pod->n; }
-optic_pod_t *optic_pod_core_pod(optic_pod_core *core) { return core->pod; }
+int optic_pod_core_index(const optic_pod_core_t *core) { return core->index; }
+int optic_pod_core_count(const optic_pod_core_t *core) { return core->pod->n; }
+optic_pod_t *optic_pod_core_pod(optic_pod_core_t *core) { return core->pod; }
 
 const char *optic_pod_core_message(const optic_pod_t *pod, int core) {
   if (pod == NULL || core < 0 || core >= pod->n) return "";
@@ -188,7 +188,7 @@ static const char *reason_of(optic_pod_t *pod) {
 }
 
 /* PEER_FAILED if the pod has a failed core or was aborted. */
-static optic_status check_failed(optic_pod_core *c, const char *what) {
+static optic_status check_failed(optic_pod_core_t *c, const char *what) {
   optic_pod_t *pod = c->pod;
   uint64_t mask = atomic_load(&pod->failed_mask);
   if (mask != 0 || atomic_load(&pod->aborted)) {
@@ -197,7 +197,11 @@ static optic_status check_failed(optic_pod_core *c, const char *what) {
   return OPTIC_OK;
 }
 
-void pod_heartbeat_now(optic_pod_core *c) {
+void pod_heartbeat_excuse(optic_pod_core_t *c) {
+  if (!c->crashed) atomic_store_explicit(&c->pod->slot[c->index].heartbeat_ns, UINT64_MAX, memory_order_relaxed);
+}
+
+void pod_heartbeat_now(optic_pod_core_t *c) {
   if (!c->crashed) atomic_store_explicit(&c->pod->slot[c->index].heartbeat_ns, optic_now_ns(), memory_order_relaxed);
 }
 
@@ -207,7 +211,7 @@ static void sleep_ns(uint64_t ns) {
   }
 }
 
-optic_status pod_enter(optic_pod_core *c, const char *what) {
+optic_status pod_enter(optic_pod_core_t *c, const char *what) {
   optic_pod_t *pod = c->pod;
   if (c->crashed) {
     return optic_fail(OPTIC_ERR_INTERNAL, "%s: core %d is dead (injected fault)", what, c->index);
@@ -239,7 +243,7 @@ optic_status pod_enter(optic_pod_core *c, const char *what) {
 
 /* One poll while waiting on core w: heartbeat, failure state, w's liveness,
  * the timeout. */
-static optic_status poll_peer(optic_pod_core *c, int w, uint64_t now, uint64_t start, const char *what,
+static optic_status poll_peer(optic_pod_core_t *c, int w, uint64_t now, uint64_t start, const char *what,
                               pod_ready_fn ready, const void *ctx) {
   optic_pod_t *pod = c->pod;
   pod_heartbeat_now(c);
@@ -278,14 +282,14 @@ static int current_cpu(void) {
 }
 
 /* Publishes the CPU this core runs on, for peers deciding whether to spin. */
-static int note_cpu(optic_pod_core *c) {
+static int note_cpu(optic_pod_core_t *c) {
   int cpu = current_cpu();
   pod_slot *s = &c->pod->slot[c->index];
   if (atomic_load_explicit(&s->cpu, memory_order_relaxed) != cpu) atomic_store_explicit(&s->cpu, cpu, memory_order_relaxed);
   return cpu;
 }
 
-optic_status pod_wait(optic_pod_core *c, pod_ready_fn ready, const void *ctx, const char *what) {
+optic_status pod_wait(optic_pod_core_t *c, pod_ready_fn ready, const void *ctx, const char *what) {
   optic_pod_t *pod = c->pod;
   /* Spin while the awaited core last ran on another CPU: it is making progress
    * while we poll, and a yield could hand our CPU to another process for a
@@ -346,13 +350,13 @@ static int progress_ready(const optic_pod_t *pod, const void *ctx) {
   return atomic_load_explicit(&pod->slot[w->peer].progress, memory_order_acquire) >= w->target ? -1 : w->peer;
 }
 
-optic_status pod_wait_progress(optic_pod_core *c, int peer, uint64_t target, const char *what) {
+optic_status pod_wait_progress(optic_pod_core_t *c, int peer, uint64_t target, const char *what) {
   if (atomic_load_explicit(&c->pod->slot[peer].progress, memory_order_acquire) >= target) return OPTIC_OK;
   progress_wait w = {peer, target};
   return pod_wait(c, progress_ready, &w, what);
 }
 
-void pod_set_progress(optic_pod_core *c, uint64_t value) {
+void pod_set_progress(optic_pod_core_t *c, uint64_t value) {
   note_cpu(c);
   atomic_store(&c->pod->slot[c->index].progress, value);
   pod_wake(c->pod);
@@ -372,7 +376,7 @@ static int barrier_ready(const optic_pod_t *pod, const void *ctx) {
   return -1;
 }
 
-optic_status optic_pod_barrier(optic_pod_core *c) {
+optic_status optic_pod_barrier(optic_pod_core_t *c) {
   if (c == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pod_barrier: core is NULL");
   optic_status st = pod_enter(c, "barrier");
   if (st != OPTIC_OK) return st;
@@ -382,7 +386,7 @@ optic_status optic_pod_barrier(optic_pod_core *c) {
   return pod_wait(c, barrier_ready, &b, "barrier");
 }
 
-optic_status optic_pod_heartbeat(optic_pod_core *c) {
+optic_status optic_pod_heartbeat(optic_pod_core_t *c) {
   if (c == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pod_heartbeat: core is NULL");
   if (c->crashed) return optic_fail(OPTIC_ERR_INTERNAL, "heartbeat: core %d is dead (injected fault)", c->index);
   pod_heartbeat_now(c);
@@ -407,7 +411,7 @@ optic_status optic_pod_run(optic_pod_t *pod, optic_pod_fn fn, void *user, optic_
     atomic_store(&s->clk_req, 0);
     atomic_store(&s->clk_rep, 0);
     atomic_store(&s->clk_done, 0);
-    optic_pod_core *c = &pod->core[k];
+    optic_pod_core_t *c = &pod->core[k];
     c->calls = c->seq = c->barrier_seq = 0;
     c->crashed = false;
     pod->message[k][0] = '\0';
@@ -429,7 +433,7 @@ optic_status optic_pod_run(optic_pod_t *pod, optic_pod_fn fn, void *user, optic_
     if (k == 0) got = omp_get_num_threads();
     (void)atomic_load(&started);
     if (omp_get_num_threads() == n) {
-      optic_pod_core *c = &pod->core[k];
+      optic_pod_core_t *c = &pod->core[k];
       optic_clear_error();
       optic_status st = fn(c, user);
       if (st != OPTIC_OK) snprintf(pod->message[k], sizeof pod->message[k], "%s", optic_last_error());

@@ -59,7 +59,7 @@ struct optic_pod {
   optic_allocator allocator;
   const optic_binary_kernels *kernels;
   pod_slot *slot;
-  optic_pod_core core[OPTIC_POD_MAX_CORES];
+  optic_pod_core_t core[OPTIC_POD_MAX_CORES];
   optic_pod_fault fault[OPTIC_POD_MAX_CORES];
   uint64_t fault_at[OPTIC_POD_MAX_CORES];
   /* failure state of the current run */
@@ -81,16 +81,20 @@ typedef int (*pod_ready_fn)(const optic_pod_t *pod, const void *ctx);
 
 /* Waits until ready says so, heartbeating; PEER_FAILED / TIMEOUT / INTERNAL as
  * the header describes, with a message starting with `what`. */
-optic_status pod_wait(optic_pod_core *c, pod_ready_fn ready, const void *ctx, const char *what);
+optic_status pod_wait(optic_pod_core_t *c, pod_ready_fn ready, const void *ctx, const char *what);
 /* Waits until core peer's progress >= target. */
-optic_status pod_wait_progress(optic_pod_core *c, int peer, uint64_t target, const char *what);
+optic_status pod_wait_progress(optic_pod_core_t *c, int peer, uint64_t target, const char *what);
 /* Publishes this core's progress and wakes sleepers. */
-void pod_set_progress(optic_pod_core *c, uint64_t value);
+void pod_set_progress(optic_pod_core_t *c, uint64_t value);
 void pod_wake(optic_pod_t *pod);
 /* Entry of every synchronizing call: failure state and fault injection. */
-optic_status pod_enter(optic_pod_core *c, const char *what);
+optic_status pod_enter(optic_pod_core_t *c, const char *what);
 /* Marks the pod aborted (first reason wins) and wakes everyone. */
 void pod_abort(optic_pod_t *pod, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void pod_heartbeat_now(optic_pod_core *c);
+void pod_heartbeat_now(optic_pod_core_t *c);
+/* Core c is about to wait in a call bounded by its own timeout (an MPI
+ * collective): its peers stop judging it by its heartbeat until the next
+ * pod_heartbeat_now (its heartbeat reads as "in the future"). */
+void pod_heartbeat_excuse(optic_pod_core_t *c);
 
 #endif

@@ -200,7 +200,7 @@ static void list_parameters(const optic_module_t *m, optic_comp_id entry, int32_
 
 /* Builds every argument; returns -1 on success, else the exit code. */
 static int make_arguments(const run_args *a, const optic_module_t *m, optic_comp_id entry, int32_t nparams,
-                          optic_literal **args) {
+                          optic_literal_t **args) {
   const char **file_of = calloc((size_t)nparams + 1, sizeof *file_of);
   if (file_of == NULL) return OPTIC_EXIT_ERROR;
   int rc = -1;
@@ -239,7 +239,7 @@ static int make_arguments(const run_args *a, const optic_module_t *m, optic_comp
   return rc;
 }
 
-static int write_outputs(const run_args *a, const optic_literal *const *leaves, int32_t n) {
+static int write_outputs(const run_args *a, const optic_literal_t *const *leaves, int32_t n) {
   if (a->output) {
     if (n != 1) {
       fprintf(stderr, "optic run: the result has %d outputs; --output writes one array, use --output-dir DIR\n",
@@ -362,11 +362,11 @@ int optic_cmd_run(int argc, char **argv) {
   if (optic_cli_load_hlo(a.path, &m) != OPTIC_OK) return runtime_error(NULL);
   optic_comp_id entry = optic_module_entry(m);
   int32_t nparams = optic_computation_parameter_count(m, entry);
-  optic_literal **args = calloc((size_t)nparams + 1, sizeof *args);
+  optic_literal_t **args = calloc((size_t)nparams + 1, sizeof *args);
   uint64_t *times = calloc((size_t)a.repeat, sizeof *times);
   void *state = NULL;
-  optic_literal *result = NULL;
-  const optic_literal **leaves = NULL;
+  optic_literal_t *result = NULL;
+  const optic_literal_t **leaves = NULL;
   rc = args && times ? make_arguments(&a, m, entry, nparams, args) : OPTIC_EXIT_ERROR;
   uint64_t prep0 = optic_now_ns();
   const run_engine_options eo = {.profile = a.profile != NULL, .threads = a.threads};
@@ -376,7 +376,7 @@ int optic_cmd_run(int argc, char **argv) {
     optic_literal_destroy(result);
     result = NULL;
     uint64_t t0 = optic_now_ns();
-    if (engine->run(state, (const optic_literal *const *)args, nparams, &result) != OPTIC_OK) {
+    if (engine->run(state, (const optic_literal_t *const *)args, nparams, &result) != OPTIC_OK) {
       rc = runtime_error(NULL);
     }
     times[r] = optic_now_ns() - t0;

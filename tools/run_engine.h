@@ -20,7 +20,7 @@ typedef struct run_engine {
   /* Builds the engine's state for module m (which outlives it). */
   optic_status (*prepare)(const optic_module_t *m, const run_engine_options *o, void **state);
   /* One execution of the entry computation; *result is new (caller destroys). */
-  optic_status (*run)(void *state, const optic_literal *const *args, int32_t nargs, optic_literal **result);
+  optic_status (*run)(void *state, const optic_literal_t *const *args, int32_t nargs, optic_literal_t **result);
   /* Writes a Chrome trace of the runs so far to path; NULL when the engine
    * cannot profile (then --profile is refused before anything runs). */
   optic_status (*write_profile)(void *state, const char *path);

@@ -17,7 +17,7 @@ static optic_status eval_prepare(const optic_module_t *m, const run_engine_optio
   return OPTIC_OK;
 }
 
-static optic_status eval_run(void *state, const optic_literal *const *args, int32_t nargs, optic_literal **result) {
+static optic_status eval_run(void *state, const optic_literal_t *const *args, int32_t nargs, optic_literal_t **result) {
   eval_state *s = state;
   return optic_evaluate(s->m, optic_module_entry(s->m), args, nargs, NULL, result);
 }

@@ -84,7 +84,7 @@ static optic_status runtime_prepare(const optic_module_t *m, const run_engine_op
 
 /* Views of a literal's array leaves, depth first, as tensors (writable: the
  * result literal's leaves are the runtime's caller-provided outputs). */
-static int32_t leaf_views(optic_literal *lit, optic_tensor *views) {
+static int32_t leaf_views(optic_literal_t *lit, optic_tensor *views) {
   const optic_type *t = optic_literal_type(lit);
   if (!optic_type_is_tuple(t)) {
     views[0] = (optic_tensor){.dtype = t->dtype, .shape = t->shape, .data = optic_literal_mutable_data(lit, NULL)};
@@ -92,17 +92,17 @@ static int32_t leaf_views(optic_literal *lit, optic_tensor *views) {
   }
   int32_t n = 0;
   for (int32_t i = 0; i < optic_literal_tuple_size(lit); i++) {
-    n += leaf_views(OPTIC_UNCONST(optic_literal *, optic_literal_element(lit, i)), views + n);
+    n += leaf_views(OPTIC_UNCONST(optic_literal_t *, optic_literal_element(lit, i)), views + n);
   }
   return n;
 }
 
-static optic_status runtime_run(void *state, const optic_literal *const *args, int32_t nargs, optic_literal **result) {
+static optic_status runtime_run(void *state, const optic_literal_t *const *args, int32_t nargs, optic_literal_t **result) {
   runtime_state *s = state;
   *result = NULL;
   int32_t k = 0;
-  for (int32_t i = 0; i < nargs; i++) k += leaf_views(OPTIC_UNCONST(optic_literal *, args[i]), s->in + k); /* only read */
-  optic_literal *out = NULL;
+  for (int32_t i = 0; i < nargs; i++) k += leaf_views(OPTIC_UNCONST(optic_literal_t *, args[i]), s->in + k); /* only read */
+  optic_literal_t *out = NULL;
   optic_status st = optic_literal_create(&s->root_type, &out);
   if (st == OPTIC_OK) leaf_views(out, s->out);
   if (st == OPTIC_OK) st = optic_program_run(s->program, s->ctx, s->in, k, s->out, s->n_out);

@@ -21,7 +21,7 @@ static uint64_t splitmix64(uint64_t *state) {
 
 /* One element from 64 random bits: floats uniform in [-1, 1) on a grid exact
  * in the dtype, s32 in [-8, 8], u8 in [0, 255], pred 0/1. */
-static void fill_leaf(optic_literal *leaf, uint64_t *state) {
+static void fill_leaf(optic_literal_t *leaf, uint64_t *state) {
   size_t bytes = 0;
   void *data = optic_literal_mutable_data(leaf, &bytes);
   optic_dtype dt = optic_literal_type(leaf)->dtype;
@@ -54,16 +54,16 @@ static void fill_leaf(optic_literal *leaf, uint64_t *state) {
   }
 }
 
-static void fill_tree(optic_literal *lit, uint64_t *state) {
+static void fill_tree(optic_literal_t *lit, uint64_t *state) {
   int32_t k = optic_literal_tuple_size(lit);
   if (!optic_type_is_tuple(optic_literal_type(lit))) {
     fill_leaf(lit, state);
     return;
   }
-  for (int32_t i = 0; i < k; i++) fill_tree(OPTIC_UNCONST(optic_literal *, optic_literal_element(lit, i)), state);
+  for (int32_t i = 0; i < k; i++) fill_tree(OPTIC_UNCONST(optic_literal_t *, optic_literal_element(lit, i)), state);
 }
 
-optic_status run_random_literal(const optic_type *type, uint64_t seed, int32_t index, optic_literal **out) {
+optic_status run_random_literal(const optic_type *type, uint64_t seed, int32_t index, optic_literal_t **out) {
   optic_status st = optic_literal_create(type, out);
   if (st != OPTIC_OK) return st;
   uint64_t state = seed + (uint64_t)(index + 1) * GOLDEN; /* an independent stream per parameter */
@@ -71,7 +71,7 @@ optic_status run_random_literal(const optic_type *type, uint64_t seed, int32_t i
   return OPTIC_OK;
 }
 
-optic_status run_npy_literal(const char *path, const optic_type *type, const char *param, optic_literal **out) {
+optic_status run_npy_literal(const char *path, const optic_type *type, const char *param, optic_literal_t **out) {
   *out = NULL;
   char want[256];
   optic_type_format(type, want, sizeof want);
@@ -102,7 +102,7 @@ optic_status run_npy_literal(const char *path, const optic_type *type, const cha
   return st;
 }
 
-int32_t run_literal_leaves(const optic_literal *lit, const optic_literal **leaves, int32_t cap) {
+int32_t run_literal_leaves(const optic_literal_t *lit, const optic_literal_t **leaves, int32_t cap) {
   if (!optic_type_is_tuple(optic_literal_type(lit))) {
     if (cap > 0) leaves[0] = lit;
     return 1;
@@ -114,7 +114,7 @@ int32_t run_literal_leaves(const optic_literal *lit, const optic_literal **leave
   return n;
 }
 
-optic_status run_write_npy(const optic_literal *leaf, const char *path) {
+optic_status run_write_npy(const optic_literal_t *leaf, const char *path) {
   const optic_type *t = optic_literal_type(leaf);
   optic_tensor view = {.dtype = t->dtype, .shape = t->shape, .data = OPTIC_UNCONST(void *, optic_literal_data(leaf, NULL))};
   return optic_npy_write(path, &view);
@@ -159,7 +159,7 @@ static void json_element(FILE *out, optic_dtype dt, const void *data, size_t i) 
   }
 }
 
-bool run_print_json(FILE *out, const optic_literal *const *leaves, int32_t n) {
+bool run_print_json(FILE *out, const optic_literal_t *const *leaves, int32_t n) {
   fputs("{\"outputs\":[", out);
   for (int32_t k = 0; k < n; k++) {
     const optic_type *t = optic_literal_type(leaves[k]);
@@ -195,7 +195,7 @@ static double element_value(optic_dtype dt, const void *data, size_t i) {
   }
 }
 
-void run_print_summary(FILE *out, const optic_literal *const *leaves, int32_t n) {
+void run_print_summary(FILE *out, const optic_literal_t *const *leaves, int32_t n) {
   for (int32_t k = 0; k < n; k++) {
     const optic_type *t = optic_literal_type(leaves[k]);
     char type[256];

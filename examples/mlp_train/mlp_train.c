@@ -84,7 +84,7 @@ optic_status shard_gradients(trainer *t, optic_exec_ctx_t *ctx, int shard, float
 
 /* Emulated pod: core c computes its share of this process's shards into its
  * own gathered buffer, then the pod's all-gather gives every core all of them. */
-static optic_status pod_core_fn(optic_pod_core *core, void *user) {
+static optic_status pod_core_fn(optic_pod_core_t *core, void *user) {
   trainer *t = user;
   int c = optic_pod_core_index(core), n = optic_pod_core_count(core), per = t->local_shards / n;
   const size_t P = t->md.total;

@@ -38,8 +38,8 @@ typedef struct trainer {
   optic_exec_ctx_t *ctx[SHARDS]; /* one per pod core (or one) */
   optic_pod_t *pod;              /* NULL with one core */
   optic_pod_mpi_t *mpi;          /* --mpi */
-  optic_optim *opt;
-  optic_step_engine *engine;
+  optic_optim_t *opt;
+  optic_step_engine_t *engine;
   int64_t shard_batch;
   float grad_scale; /* 1 / global batch: the gradient program's seed input */
   float *xb, *yb;     /* the global batch: batch x in, batch x classes (one-hot) */

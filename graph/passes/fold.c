@@ -31,7 +31,7 @@ typedef struct fold_ctx {
   pass_counts *counts;
   int64_t max_bytes;
   optic_evaluate_options eval;
-  optic_literal **args; /* operand literals of the instruction being folded */
+  optic_literal_t **args; /* operand literals of the instruction being folded */
   int32_t cap_args;
   int32_t *readers; /* by node id: see reader_count */
   int32_t cap_readers;
@@ -205,12 +205,12 @@ static void free_args(fold_ctx *cx, int32_t n) {
 
 /* Evaluates id on its constant operands; *value is NULL when the evaluator
  * declines (any error but out of memory while preparing the operands). */
-static optic_status evaluate(fold_ctx *cx, optic_node_id id, optic_literal **value) {
+static optic_status evaluate(fold_ctx *cx, optic_node_id id, optic_literal_t **value) {
   *value = NULL;
   const optic_instr *in = graph_instr(cx->m, id);
   int32_t n = in->n_operands;
   if (n > cx->cap_args) {
-    optic_literal **grown = realloc(cx->args, (size_t)n * sizeof *grown);
+    optic_literal_t **grown = realloc(cx->args, (size_t)n * sizeof *grown);
     if (grown == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "fold: out of memory");
     for (int32_t k = cx->cap_args; k < n; k++) grown[k] = NULL;
     cx->args = grown;
@@ -226,7 +226,7 @@ static optic_status evaluate(fold_ctx *cx, optic_node_id id, optic_literal **val
   }
   /* An evaluation error (unsupported op/dtype, loop limit, ...) only means
    * that this instruction stays as it is. */
-  (void)optic_evaluate_node(cx->m, id, (const optic_literal *const *)cx->args, n, &cx->eval, value);
+  (void)optic_evaluate_node(cx->m, id, (const optic_literal_t *const *)cx->args, n, &cx->eval, value);
   free_args(cx, n);
   return OPTIC_OK;
 }
@@ -235,7 +235,7 @@ static optic_status fold_instr(fold_ctx *cx, optic_comp_id comp, optic_node_id i
   cx->counts->work++;
   optic_status st = OPTIC_OK;
   if (!foldable(cx, id, &st)) return st;
-  optic_literal *value;
+  optic_literal_t *value;
   st = evaluate(cx, id, &value);
   if (st != OPTIC_OK || value == NULL) return st;
   const optic_type *t = optic_literal_type(value);

@@ -258,9 +258,13 @@ typedef struct optic_exec_options {
   optic_profiler_t *profiler;       /* events go here when it is enabled; caller-owned, outlives the
                                        context; NULL: the context's own (see profile) or none */
   bool profile;                     /* no profiler given: create one, enabled, owned by the context */
-  int64_t split_min_elements;       /* an op touching fewer elements (operands + result) runs on one
-                                       thread, with no barriers between such ops; 0: default 32768;
-                                       1: split every op (tests of the threaded paths) */
+  int64_t split_min_elements;       /* 0 (default): an op is split across the threads only when the
+                                       program's estimate of the time that saves (roofline on one
+                                       thread x (1 - 1/threads)) beats one barrier (the machine's
+                                       sync_ns, as optic_machine_resolve gives it); ops kept on one thread need no
+                                       barriers between them. > 0: by size instead, an op touching
+                                       fewer elements (operands + result) runs on one thread
+                                       (1: split every op, for tests of the threaded paths) */
 } optic_exec_options;
 
 OPTIC_API optic_exec_options optic_exec_options_default(void);

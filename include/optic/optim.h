@@ -160,7 +160,7 @@ OPTIC_API optic_status optic_optim_hparams_clear_unused(optic_optim_hparams *hp)
 
 /* ------------------------------------------------------ the optimizer */
 
-typedef struct optic_optim optic_optim;
+typedef struct optic_optim optic_optim_t;
 
 typedef struct optic_optim_options {
   size_t size; /* sizeof(optic_optim_options) */
@@ -191,9 +191,9 @@ OPTIC_API optic_optim_options optic_optim_options_default(void);
 /* Creates an optimizer with no groups. options may be NULL (defaults: all
  * zero). The caller owns *out and frees it with optic_optim_destroy. Errors:
  * INVALID_ARGUMENT (NULL out, bad size, negative threads or norm). */
-OPTIC_API optic_status optic_optim_create(const optic_optim_options *options, optic_optim **out);
+OPTIC_API optic_status optic_optim_create(const optic_optim_options *options, optic_optim_t **out);
 /* NULL-safe. Frees all state. */
-OPTIC_API void optic_optim_destroy(optic_optim *opt);
+OPTIC_API void optic_optim_destroy(optic_optim_t *opt);
 
 /* Adds a parameter group of `count` f32 tensors with the given shapes and
  * hyperparameters (validated: negative lr, betas outside [0,1), eps <= 0, ...
@@ -202,7 +202,7 @@ OPTIC_API void optic_optim_destroy(optic_optim *opt);
  * step count starts at 0. Tensors are numbered across groups in the order
  * they were added: the step's params[i] and grads[i] are tensor i.
  * *group_index (may be NULL) receives the group's index. */
-OPTIC_API optic_status optic_optim_add_group(optic_optim *opt, const optic_optim_hparams *hparams, size_t count,
+OPTIC_API optic_status optic_optim_add_group(optic_optim_t *opt, const optic_optim_hparams *hparams, size_t count,
                                              const optic_shape *shapes, size_t *group_index);
 
 /* What a step did. */
@@ -230,20 +230,20 @@ typedef struct optic_optim_step_report {
  * them. report may be NULL. Errors (nothing is changed): INVALID_ARGUMENT
  * (NULL, count, dtype, overlap), SHAPE_MISMATCH (a shape differs from the
  * registered one). A skipped step returns OK with report->skipped set. */
-OPTIC_API optic_status optic_optim_step(optic_optim *opt, const optic_tensor *params, const optic_tensor *grads,
+OPTIC_API optic_status optic_optim_step(optic_optim_t *opt, const optic_tensor *params, const optic_tensor *grads,
                                         size_t count, optic_optim_step_report *report);
 
 /* Number of groups and of tensors (all groups). */
-OPTIC_API size_t optic_optim_group_count(const optic_optim *opt);
-OPTIC_API size_t optic_optim_tensor_count(const optic_optim *opt);
+OPTIC_API size_t optic_optim_group_count(const optic_optim_t *opt);
+OPTIC_API size_t optic_optim_tensor_count(const optic_optim_t *opt);
 /* Steps group g has taken; the learning rate its next step will use (the
  * schedule's value, before Adagrad's lr_decay); its hyperparameters (with
  * the convention resolved). Errors: INVALID_ARGUMENT (NULL, g out of range). */
-OPTIC_API optic_status optic_optim_group_step(const optic_optim *opt, size_t g, uint64_t *out);
-OPTIC_API optic_status optic_optim_group_lr(const optic_optim *opt, size_t g, double *out);
-OPTIC_API optic_status optic_optim_group_hparams(const optic_optim *opt, size_t g, optic_optim_hparams *out);
+OPTIC_API optic_status optic_optim_group_step(const optic_optim_t *opt, size_t g, uint64_t *out);
+OPTIC_API optic_status optic_optim_group_lr(const optic_optim_t *opt, size_t g, double *out);
+OPTIC_API optic_status optic_optim_group_hparams(const optic_optim_t *opt, size_t g, optic_optim_hparams *out);
 /* Steps skipped for non-finite gradients since creation (or import). */
-OPTIC_API uint64_t optic_optim_skipped_steps(const optic_optim *opt);
+OPTIC_API uint64_t optic_optim_skipped_steps(const optic_optim_t *opt);
 
 /* ------------------------------------------------- state export/import */
 
@@ -274,7 +274,7 @@ typedef struct optic_optim_state {
  * optic_optim_state_destroy. The tensors are views of the optimizer's own
  * buffers (no copy): valid until the next step, import or destroy of opt.
  * Not thread-safe with a concurrent step. */
-OPTIC_API optic_status optic_optim_state_export(const optic_optim *opt, optic_optim_state **out);
+OPTIC_API optic_status optic_optim_state_export(const optic_optim_t *opt, optic_optim_state **out);
 /* NULL-safe. Frees what export allocated (never the optimizer's buffers). */
 OPTIC_API void optic_optim_state_destroy(optic_optim_state *state);
 /* Copies a state (from export, or built by the caller from a checkpoint) into
@@ -284,7 +284,7 @@ OPTIC_API void optic_optim_state_destroy(optic_optim_state *state);
  * error. All-or-nothing: on any error opt is unchanged. Errors:
  * INVALID_ARGUMENT (NULL, version, missing/unknown/duplicate name, kind or
  * count mismatch), SHAPE_MISMATCH. */
-OPTIC_API optic_status optic_optim_state_import(optic_optim *opt, const optic_optim_state *state);
+OPTIC_API optic_status optic_optim_state_import(optic_optim_t *opt, const optic_optim_state *state);
 
 /* ------------------------------------------------------- checkpoints
  * The whole optimizer state in a checkpoint, beside the caller's own
@@ -316,11 +316,11 @@ typedef struct optic_optim_restore_options {
  * step `step` in every directory of dirs, exactly as optic_ckpt_save (atomic,
  * replicas, keep-K). Not concurrent with a step of opt. Errors: those of
  * optic_ckpt_save; INVALID_ARGUMENT for a name or key under "optim/". */
-OPTIC_API optic_status optic_optim_save(const optic_optim *opt, const char *const *dirs, size_t ndirs, uint64_t step,
+OPTIC_API optic_status optic_optim_save(const optic_optim_t *opt, const char *const *dirs, size_t ndirs, uint64_t step,
                                         const optic_named_tensor *extra, size_t nextra, const optic_ckpt_meta *meta,
                                         size_t nmeta, const optic_ckpt_save_options *opts);
 /* The same into one file, as optic_ckpt_save_file. */
-OPTIC_API optic_status optic_optim_save_file(const optic_optim *opt, const char *path, const optic_named_tensor *extra,
+OPTIC_API optic_status optic_optim_save_file(const optic_optim_t *opt, const char *path, const optic_named_tensor *extra,
                                              size_t nextra, const optic_ckpt_meta *meta, size_t nmeta,
                                              const optic_ckpt_save_options *opts);
 /* Restores opt's state from an opened checkpoint, and targets[0..n) as
@@ -332,14 +332,14 @@ OPTIC_API optic_status optic_optim_save_file(const optic_optim *opt, const char 
  * INVALID_ARGUMENT (format version, group count, kind, hyperparameter,
  * tensor count or name mismatch: the message says which), SHAPE_MISMATCH,
  * CORRUPT, IO; and those of optic_ckpt_check_name. */
-OPTIC_API optic_status optic_optim_restore(optic_optim *opt, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
+OPTIC_API optic_status optic_optim_restore(optic_optim_t *opt, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
                                            size_t n, const optic_optim_restore_options *ro);
 /* Rollback across replicas as optic_ckpt_restore_latest: the newest step
  * whose file restores (optic_optim_restore) wins; files that do not (corrupt,
  * unreadable, mismatched) are skipped and counted in report (may be NULL).
  * NOT_FOUND when no directory holds a checkpoint; CORRUPT when all were
  * rejected (message: the newest one's path and problem). */
-OPTIC_API optic_status optic_optim_restore_latest(optic_optim *opt, const char *const *dirs, size_t ndirs,
+OPTIC_API optic_status optic_optim_restore_latest(optic_optim_t *opt, const char *const *dirs, size_t ndirs,
                                                   const optic_named_tensor *targets, size_t n,
                                                   const optic_optim_restore_options *ro,
                                                   optic_ckpt_restore_report *report);
@@ -366,7 +366,7 @@ OPTIC_API optic_status optic_optim_restore_latest(optic_optim *opt, const char *
  * estimates and the profile's "estimated" column. Results are therefore
  * bitwise those of calling the optimizer directly. docs/optim.md says why. */
 
-typedef struct optic_step_engine optic_step_engine;
+typedef struct optic_step_engine optic_step_engine_t;
 
 /* Updated parameters and state: the caller's parameter arrays and the
  * optimizer's state buffers are updated in place (the fused kernels'
@@ -410,10 +410,10 @@ OPTIC_API optic_step_engine_options optic_step_engine_options_default(void);
  * INVALID_ARGUMENT (NULL, bad size, cores, level, pod core count),
  * the errors of optic_machine_host and
  * optic_pod_create. */
-OPTIC_API optic_status optic_step_engine_create(optic_optim *opt, const optic_step_engine_options *options,
-                                                optic_step_engine **out);
+OPTIC_API optic_status optic_step_engine_create(optic_optim_t *opt, const optic_step_engine_options *options,
+                                                optic_step_engine_t **out);
 /* NULL-safe. Frees programs, replicas, the engine's own pod and profiler. */
-OPTIC_API void optic_step_engine_destroy(optic_step_engine *e);
+OPTIC_API void optic_step_engine_destroy(optic_step_engine_t *e);
 
 /* One step on one replica (an engine of 1 core): params[i], grads[i] as for
  * optic_optim_step (count == optic_optim_tensor_count). With an MPI handle
@@ -421,19 +421,19 @@ OPTIC_API void optic_step_engine_destroy(optic_step_engine *e);
  * the grads' data is overwritten; also when clipping scales them). Errors:
  * those of optic_optim_step, of compiling, and of the all-reduce;
  * INVALID_ARGUMENT for an engine of more than one core. */
-OPTIC_API optic_status optic_step_engine_step(optic_step_engine *e, const optic_tensor *params,
+OPTIC_API optic_status optic_step_engine_step(optic_step_engine_t *e, const optic_tensor *params,
                                               const optic_tensor *grads, size_t count);
 /* One step of every core: params[c] and grads[c] are core c's arrays of
  * count tensors (replicas). Runs the engine's pod: every core all-reduces
  * (mean) its gradients in place, then updates its replica. With equal
  * starting parameters every core ends with bitwise identical parameters.
  * Returns the lowest failing core's status. */
-OPTIC_API optic_status optic_step_engine_step_replicas(optic_step_engine *e, const optic_tensor *const *params,
+OPTIC_API optic_status optic_step_engine_step_replicas(optic_step_engine_t *e, const optic_tensor *const *params,
                                                        const optic_tensor *const *grads, size_t count);
 /* The same from inside the caller's own optic_pod_run on the engine's pod
  * (options.pod): every core calls it once per step with its own arrays.
  * Core 0 compiles (the others wait at a pod barrier). */
-OPTIC_API optic_status optic_step_engine_step_core(optic_step_engine *e, optic_pod_core *core,
+OPTIC_API optic_status optic_step_engine_step_core(optic_step_engine_t *e, optic_pod_core_t *core,
                                                    const optic_tensor *params, const optic_tensor *grads,
                                                    size_t count);
 
@@ -460,19 +460,19 @@ typedef struct optic_step_engine_metrics {
 } optic_step_engine_metrics;
 
 /* Snapshot of the metrics. INVALID_ARGUMENT for NULL. Not concurrent with a step. */
-OPTIC_API optic_status optic_step_engine_metrics_get(const optic_step_engine *e, optic_step_engine_metrics *out);
+OPTIC_API optic_status optic_step_engine_metrics_get(const optic_step_engine_t *e, optic_step_engine_metrics *out);
 /* The compiled program group g ran with in the last step (owned by the
  * engine's cache, valid until destroy); INVALID_ARGUMENT before the first
  * step or for g out of range. */
-OPTIC_API optic_status optic_step_engine_program(const optic_step_engine *e, size_t g, const optic_program_t **out);
+OPTIC_API optic_status optic_step_engine_program(const optic_step_engine_t *e, size_t g, const optic_program_t **out);
 /* The profiler events go to (caller's, the engine's own, or NULL). */
-OPTIC_API optic_profiler_t *optic_step_engine_profiler(const optic_step_engine *e);
+OPTIC_API optic_profiler_t *optic_step_engine_profiler(const optic_step_engine_t *e);
 /* The wrapped optimizer's state (core 0's: every replica holds the same),
  * as optic_optim_state_export: views valid until the next step. */
-OPTIC_API optic_status optic_step_engine_state_export(const optic_step_engine *e, optic_optim_state **out);
+OPTIC_API optic_status optic_step_engine_state_export(const optic_step_engine_t *e, optic_optim_state **out);
 /* Imports into the wrapped optimizer and every replica (all-or-nothing per
  * optimizer; validated on the wrapped one first). */
-OPTIC_API optic_status optic_step_engine_state_import(optic_step_engine *e, const optic_optim_state *state);
+OPTIC_API optic_status optic_step_engine_state_import(optic_step_engine_t *e, const optic_optim_state *state);
 
 /* The engine's state through a checkpoint: the wrapped optimizer's (as
  * optic_optim_save) plus the engine's step counters (metadata
@@ -480,14 +480,14 @@ OPTIC_API optic_status optic_step_engine_state_import(optic_step_engine *e, cons
  * optimizer and every replica (all or none) and sets the counters; a file
  * written by optic_optim_save restores too (counters then unchanged). Same
  * arguments, errors and guarantees as the optimizer's calls. */
-OPTIC_API optic_status optic_step_engine_save(const optic_step_engine *e, const char *const *dirs, size_t ndirs,
+OPTIC_API optic_status optic_step_engine_save(const optic_step_engine_t *e, const char *const *dirs, size_t ndirs,
                                               uint64_t step, const optic_named_tensor *extra, size_t nextra,
                                               const optic_ckpt_meta *meta, size_t nmeta,
                                               const optic_ckpt_save_options *opts);
-OPTIC_API optic_status optic_step_engine_restore(optic_step_engine *e, optic_ckpt_reader_t *r,
+OPTIC_API optic_status optic_step_engine_restore(optic_step_engine_t *e, optic_ckpt_reader_t *r,
                                                  const optic_named_tensor *targets, size_t n,
                                                  const optic_optim_restore_options *ro);
-OPTIC_API optic_status optic_step_engine_restore_latest(optic_step_engine *e, const char *const *dirs, size_t ndirs,
+OPTIC_API optic_status optic_step_engine_restore_latest(optic_step_engine_t *e, const char *const *dirs, size_t ndirs,
                                                         const optic_named_tensor *targets, size_t n,
                                                         const optic_optim_restore_options *ro,
                                                         optic_ckpt_restore_report *report);

@@ -81,11 +81,11 @@ OPTIC_API optic_status optic_topology_allreduce_seconds(const optic_topology *t,
 
 /* An emulated pod: N cores, each one OpenMP thread while optic_pod_run runs.
  * Thread safety: create/destroy/inject/run are called from one thread and not
- * concurrently with each other; the optic_pod_core calls below are made only
+ * concurrently with each other; the optic_pod_core_t calls below are made only
  * by the core thread they belong to, from inside the SPMD function. */
 typedef struct optic_pod optic_pod_t;
 /* One core's handle, valid only inside the SPMD function on its own thread. */
-typedef struct optic_pod_core optic_pod_core;
+typedef struct optic_pod_core optic_pod_core_t;
 
 typedef struct optic_pod_options {
   size_t size;                     /* sizeof(optic_pod_options) */
@@ -108,7 +108,7 @@ OPTIC_API void optic_pod_destroy(optic_pod_t *pod);
 OPTIC_API int32_t optic_pod_cores(const optic_pod_t *pod);
 
 /* The per-core SPMD function: returns that core's status. */
-typedef optic_status (*optic_pod_fn)(optic_pod_core *core, void *user);
+typedef optic_status (*optic_pod_fn)(optic_pod_core_t *core, void *user);
 
 /* Runs fn on every core at once (one OpenMP thread each, any number of
  * physical CPUs) and returns when all have returned. statuses (may be NULL)
@@ -145,15 +145,15 @@ OPTIC_API optic_status optic_pod_inject_fault(optic_pod_t *pod, int32_t core, ui
 
 /* --------------------------------------------- calls made by a core */
 
-OPTIC_API int32_t optic_pod_core_index(const optic_pod_core *core);
-OPTIC_API int32_t optic_pod_core_count(const optic_pod_core *core);
-OPTIC_API optic_pod_t *optic_pod_core_pod(optic_pod_core *core);
+OPTIC_API int32_t optic_pod_core_index(const optic_pod_core_t *core);
+OPTIC_API int32_t optic_pod_core_count(const optic_pod_core_t *core);
+OPTIC_API optic_pod_t *optic_pod_core_pod(optic_pod_core_t *core);
 
 /* Tells the pod this core is alive. Collectives and barriers heartbeat while
  * they wait; a core computing for longer than the heartbeat timeout between
  * calls must call this. Returns PEER_FAILED if a core is known dead (so long
  * work can stop early), else OK. */
-OPTIC_API optic_status optic_pod_heartbeat(optic_pod_core *core);
+OPTIC_API optic_status optic_pod_heartbeat(optic_pod_core_t *core);
 
 /* Returns OK once every core has arrived. TIMEOUT after the pod's timeout
  * (the pod is then aborted: every other core's current and later calls return
@@ -161,7 +161,7 @@ OPTIC_API optic_status optic_pod_heartbeat(optic_pod_core *core);
  * past the heartbeat timeout, or returned from the SPMD function). Silence is
  * all a peer can see: a live core kept off its CPU past the heartbeat timeout
  * is declared failed too, and then gets PEER_FAILED itself. */
-OPTIC_API optic_status optic_pod_barrier(optic_pod_core *core);
+OPTIC_API optic_status optic_pod_barrier(optic_pod_core_t *core);
 
 typedef enum optic_pod_op {
   OPTIC_POD_SUM = 0,
@@ -188,23 +188,23 @@ OPTIC_API void optic_pod_shard(size_t count, int32_t cores, int32_t core, size_t
 /* recv[i] = op over cores of send[i], count elements. send == recv allowed.
  * Ring topology: ring reduce-scatter then all-gather along the ring order;
  * 2-D/3-D torus: one ring phase per axis. */
-OPTIC_API optic_status optic_pod_all_reduce(optic_pod_core *core, const void *send, void *recv,
+OPTIC_API optic_status optic_pod_all_reduce(optic_pod_core_t *core, const void *send, void *recv,
                                             size_t count, optic_dtype dtype, optic_pod_op op);
 /* recv (this core's shard, `len` elements) = op over cores of send[offset ..
  * offset+len) where send has count elements. recv may alias send + offset. */
-OPTIC_API optic_status optic_pod_reduce_scatter(optic_pod_core *core, const void *send, void *recv,
+OPTIC_API optic_status optic_pod_reduce_scatter(optic_pod_core_t *core, const void *send, void *recv,
                                                 size_t count, optic_dtype dtype, optic_pod_op op);
 /* recv (count elements) = every core's shard concatenated; send holds this
  * core's shard (`len` elements) and may alias recv + offset. */
-OPTIC_API optic_status optic_pod_all_gather(optic_pod_core *core, const void *send, void *recv,
+OPTIC_API optic_status optic_pod_all_gather(optic_pod_core_t *core, const void *send, void *recv,
                                             size_t count, optic_dtype dtype);
 /* buf (count elements) on every core = root's buf; chunked and pipelined
  * along the ring order starting at root. */
-OPTIC_API optic_status optic_pod_broadcast(optic_pod_core *core, void *buf, size_t count, optic_dtype dtype,
+OPTIC_API optic_status optic_pod_broadcast(optic_pod_core_t *core, void *buf, size_t count, optic_dtype dtype,
                                            int32_t root);
 /* The gradient path (step engine, trainers): in-place mean over cores of an
  * f32 tensor. Same as optic_pod_all_reduce(core, t, t, n, F32, MEAN). */
-OPTIC_API optic_status optic_pod_all_reduce_mean(optic_pod_core *core, optic_tensor *t);
+OPTIC_API optic_status optic_pod_all_reduce_mean(optic_pod_core_t *core, optic_tensor *t);
 
 /* ------------------------------------------------------- load balancing */
 
@@ -283,7 +283,7 @@ OPTIC_API optic_pod_clock_options optic_pod_clock_options_default(void);
 /* Collective: every core exchanges `rounds` on-wire samples with root and
  * filters them; *out is this core's filtered estimate of root's clock minus
  * its own (root gets offset 0, delay 0). */
-OPTIC_API optic_status optic_pod_clock_sync(optic_pod_core *core, const optic_pod_clock_options *options,
+OPTIC_API optic_status optic_pod_clock_sync(optic_pod_core_t *core, const optic_pod_clock_options *options,
                                             optic_clock_filter *out);
 
 /* ------------------------------------------------------------- MPI */
@@ -359,7 +359,7 @@ OPTIC_API optic_status optic_pod_mpi_all_reduce_mean(optic_pod_mpi_t *m, optic_t
  * only MPI_THREAD_FUNNELED when that thread initialized MPI (else
  * UNSUPPORTED below MPI_THREAD_SERIALIZED). An MPI failure on core 0 aborts
  * the pod, so the other cores return PEER_FAILED instead of waiting. */
-OPTIC_API optic_status optic_pod_hier_all_reduce(optic_pod_core *core, optic_pod_mpi_t *m, const void *send,
+OPTIC_API optic_status optic_pod_hier_all_reduce(optic_pod_core_t *core, optic_pod_mpi_t *m, const void *send,
                                                  void *recv, size_t count, optic_dtype dtype, optic_pod_op op);
 
 #ifdef __cplusplus

@@ -11,8 +11,8 @@
 enum { TENSORS = 3 };
 static const int64_t dims[TENSORS][2] = {{64, 33}, {33, 1}, {7, 5}};
 
-static optic_optim *make_optim(optic_optim_kind kind) {
-  optic_optim *opt = NULL;
+static optic_optim_t *make_optim(optic_optim_kind kind) {
+  optic_optim_t *opt = NULL;
   optic_optim_hparams hp;
   OT_EXPECT_OK(optic_optim_hparams_default(kind, OPTIC_OPTIM_CONVENTION_DEFAULT, &hp));
   hp.lr = 0.01;
@@ -55,7 +55,7 @@ static void run_kind(optic_optim_kind kind) {
   const char *dirs[1] = {dir};
   model a;
   model_make(&a, 1);
-  optic_optim *opt = make_optim(kind);
+  optic_optim_t *opt = make_optim(kind);
   for (int s = 0; s < 5; s++) {
     grads_for_step(&a, s);
     OT_EXPECT_OK(optic_optim_step(opt, a.pt, a.gt, TENSORS, NULL));
@@ -84,7 +84,7 @@ static void run_kind(optic_optim_kind kind) {
   /* Restore into a fresh model and optimizer. */
   model b;
   model_make(&b, 99);
-  optic_optim *opt2 = make_optim(kind);
+  optic_optim_t *opt2 = make_optim(kind);
   optic_ckpt_entry targets[TENSORS];
   for (int i = 0; i < TENSORS; i++) targets[i] = (optic_ckpt_entry){pname[i], b.pt[i]};
   optic_ckpt_restore_report rep = {.size = sizeof rep};

@@ -53,7 +53,7 @@ static inline void ex_leaves(const optic_type *t, const optic_type **out, int32_
 
 /* Fills an array literal with values exact in every dtype (small integers
  * and halves), so differences come from the ops, not the inputs. */
-static inline void ex_fill(optic_literal *lit, ex_rng *r) {
+static inline void ex_fill(optic_literal_t *lit, ex_rng *r) {
   size_t bytes;
   void *d = optic_literal_mutable_data(lit, &bytes);
   const optic_type *t = optic_literal_type(lit);
@@ -78,16 +78,16 @@ static inline void ex_fill(optic_literal *lit, ex_rng *r) {
   }
 }
 
-static inline void ex_fill_tree(optic_literal *lit, ex_rng *r) {
+static inline void ex_fill_tree(optic_literal_t *lit, ex_rng *r) {
   int32_t n = optic_literal_tuple_size(lit);
   if (!optic_type_is_tuple(optic_literal_type(lit))) {
     ex_fill(lit, r);
     return;
   }
-  for (int32_t i = 0; i < n; i++) ex_fill_tree((optic_literal *)optic_literal_element(lit, i), r);
+  for (int32_t i = 0; i < n; i++) ex_fill_tree((optic_literal_t *)optic_literal_element(lit, i), r);
 }
 
-static inline void ex_lit_leaves(const optic_literal *lit, const optic_literal **out, int32_t *n) {
+static inline void ex_lit_leaves(const optic_literal_t *lit, const optic_literal_t **out, int32_t *n) {
   if (!optic_type_is_tuple(optic_literal_type(lit))) {
     out[(*n)++] = lit;
     return;
@@ -100,7 +100,7 @@ static inline void ex_lit_leaves(const optic_literal *lit, const optic_literal *
 /* Runs m through the runtime at `level` on `threads` threads and compares
  * with expected. Returns false (after printing why) on a mismatch. */
 static inline bool ex_run_compare(const optic_module_t *m, optic_opt_level level, int32_t threads,
-                                  const optic_literal *const *args, int32_t nargs, const optic_literal *expected,
+                                  const optic_literal_t *const *args, int32_t nargs, const optic_literal_t *expected,
                                   double abs_tol, double rel_tol, bool context_outputs, const char *label) {
   optic_compile_options co = optic_compile_options_default();
   co.level = level;
@@ -117,7 +117,7 @@ static inline bool ex_run_compare(const optic_module_t *m, optic_opt_level level
   optic_exec_ctx_t *ctx = NULL;
   OT_EXPECT_OK(optic_exec_ctx_create(&eo, &ctx));
   optic_tensor in[EX_MAX_LEAVES], out[EX_MAX_LEAVES];
-  const optic_literal *ileaves[EX_MAX_LEAVES], *eleaves[EX_MAX_LEAVES];
+  const optic_literal_t *ileaves[EX_MAX_LEAVES], *eleaves[EX_MAX_LEAVES];
   int32_t n_in = 0, n_out = 0;
   for (int32_t i = 0; i < nargs; i++) ex_lit_leaves(args[i], ileaves, &n_in);
   for (int32_t i = 0; i < n_in; i++) {
@@ -125,7 +125,7 @@ static inline bool ex_run_compare(const optic_module_t *m, optic_opt_level level
     in[i] = (optic_tensor){t->dtype, t->shape, (void *)optic_literal_data(ileaves[i], NULL)};
   }
   ex_lit_leaves(expected, eleaves, &n_out);
-  optic_literal *got[EX_MAX_LEAVES] = {NULL};
+  optic_literal_t *got[EX_MAX_LEAVES] = {NULL};
   for (int32_t i = 0; i < n_out; i++) {
     const optic_type *t = optic_literal_type(eleaves[i]);
     optic_literal_create_array(t->dtype, &t->shape, NULL, 0, &got[i]);
@@ -158,8 +158,8 @@ static inline bool ex_run_compare(const optic_module_t *m, optic_opt_level level
 
 /* Runs m once (level NONE, 1 thread) to produce a reference: for modules
  * too large for the naive evaluator within a test's time budget. */
-static inline optic_status ex_runtime_reference(const optic_module_t *m, const optic_literal *const *args,
-                                                int32_t nargs, optic_literal **out) {
+static inline optic_status ex_runtime_reference(const optic_module_t *m, const optic_literal_t *const *args,
+                                                int32_t nargs, optic_literal_t **out) {
   optic_compile_options co = optic_compile_options_default();
   co.level = OPTIC_OPT_NONE;
   optic_program_t *p = NULL;
@@ -173,10 +173,10 @@ static inline optic_status ex_runtime_reference(const optic_module_t *m, const o
     return st;
   }
   optic_comp_id e = optic_module_entry(m);
-  optic_literal *res = NULL;
+  optic_literal_t *res = NULL;
   st = optic_literal_create(optic_node_type(m, optic_computation_root(m, e)), &res);
   optic_tensor in[EX_MAX_LEAVES], outs[EX_MAX_LEAVES];
-  const optic_literal *il[EX_MAX_LEAVES], *ol[EX_MAX_LEAVES];
+  const optic_literal_t *il[EX_MAX_LEAVES], *ol[EX_MAX_LEAVES];
   int32_t n_in = 0, n_out = 0;
   for (int32_t i = 0; i < nargs; i++) ex_lit_leaves(args[i], il, &n_in);
   for (int32_t i = 0; i < n_in; i++) {
@@ -187,7 +187,7 @@ static inline optic_status ex_runtime_reference(const optic_module_t *m, const o
     ex_lit_leaves(res, ol, &n_out);
     for (int32_t i = 0; i < n_out; i++) {
       const optic_type *t = optic_literal_type(ol[i]);
-      outs[i] = (optic_tensor){t->dtype, t->shape, optic_literal_mutable_data((optic_literal *)ol[i], NULL)};
+      outs[i] = (optic_tensor){t->dtype, t->shape, optic_literal_mutable_data((optic_literal_t *)ol[i], NULL)};
     }
     st = optic_program_run(p, ctx, in, n_in, outs, n_out);
   }
@@ -209,17 +209,17 @@ static inline bool ex_check_module_ex(const optic_module_t *m, uint64_t seed, do
   ex_rng r = {seed};
   optic_comp_id e = optic_module_entry(m);
   int32_t np = optic_computation_parameter_count(m, e);
-  optic_literal *args[32] = {NULL};
+  optic_literal_t *args[32] = {NULL};
   for (int32_t i = 0; i < np && i < 32; i++) {
     optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, i)), &args[i]);
     ex_fill_tree(args[i], &r);
   }
-  optic_literal *expected = NULL;
+  optic_literal_t *expected = NULL;
   optic_cost cost = {0};
   optic_computation_cost(m, e, &cost);
   optic_status st = cost.flops > max_eval_flops
-                        ? ex_runtime_reference(m, (const optic_literal *const *)args, np, &expected)
-                        : optic_evaluate(m, e, (const optic_literal *const *)args, np, NULL, &expected);
+                        ? ex_runtime_reference(m, (const optic_literal_t *const *)args, np, &expected)
+                        : optic_evaluate(m, e, (const optic_literal_t *const *)args, np, NULL, &expected);
   if (cost.flops > max_eval_flops) printf("  %s: %.3g flops: reference is the runtime at NONE, 1 thread\n", label, cost.flops);
   bool ok = true;
   if (st != OPTIC_OK) {
@@ -228,7 +228,7 @@ static inline bool ex_check_module_ex(const optic_module_t *m, uint64_t seed, do
   }
   for (int level = 0; level <= 2 && ok; level += 2) {
     for (int32_t t = 1; t <= 2 && ok; t++) {
-      ok = ex_run_compare(m, (optic_opt_level)level, t, (const optic_literal *const *)args, np, expected, abs_tol,
+      ok = ex_run_compare(m, (optic_opt_level)level, t, (const optic_literal_t *const *)args, np, expected, abs_tol,
                           rel_tol, t == 2, label);
     }
   }

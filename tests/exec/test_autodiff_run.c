@@ -88,16 +88,16 @@ static void test_jax_attention_bf16(void) {
   o.seeded = true;
   OT_EXPECT_OK(optic_autodiff_value_and_grad(m, e, (int32_t[]){0, 1, 2}, 3, &o, &g));
   ex_rng r = {5};
-  optic_literal *args[6] = {NULL}, *ours = NULL, *theirs = NULL;
+  optic_literal_t *args[6] = {NULL}, *ours = NULL, *theirs = NULL;
   for (int32_t i = 0; i < 5; i++) {
     OT_EXPECT_OK(optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, i)), &args[i]));
     ex_fill_tree(args[i], &r);
   }
   OT_EXPECT_OK(optic_literal_clone(args[3], &args[5]));
   OT_EXPECT_OK(optic_module_set_entry(m, g));
-  OT_EXPECT_OK(ex_runtime_reference(m, (const optic_literal *const *)args, 6, &ours));
+  OT_EXPECT_OK(ex_runtime_reference(m, (const optic_literal_t *const *)args, 6, &ours));
   OT_EXPECT_OK(optic_module_set_entry(m, e));
-  OT_EXPECT_OK(ex_runtime_reference(m, (const optic_literal *const *)args, 5, &theirs));
+  OT_EXPECT_OK(ex_runtime_reference(m, (const optic_literal_t *const *)args, 5, &theirs));
   for (int32_t k = 0; ours && theirs && k < 3; k++) {
     size_t bytes;
     const uint16_t *a = optic_literal_data(optic_literal_element(ours, k + 1), &bytes);

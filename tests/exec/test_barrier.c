@@ -5,11 +5,13 @@
  * spin budget and with no spin (every waiter sleeps on the futex), plus a
  * straggler case in which one thread always arrives late so the others
  * reach the sleeping path. A SIGALRM watchdog ends the process if a
- * barrier ever hangs. Plain pthreads and C11 atomics: also run under TSan,
+ * barrier ever hangs. Two threads pinned to one CPU never spin (each
+ * waits for a thread that cannot run meanwhile); pinned to two, they do. Plain pthreads and C11 atomics: also run under TSan,
  * which checks the ordering claim (writes before the barrier are visible
  * after it) on every round: with the arrive/leave orderings weakened to
  * relaxed, TSan reports the handoff as a data race on the first case. */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -34,6 +36,8 @@ typedef struct team {
   double deadline;     /* thread 0 ends the run early past this (monotonic seconds) */
   atomic_long limit;   /* rounds to run: set by thread 0 before a barrier, read by all after it */
   int straggler; /* thread index that does extra work before arriving, or -1 */
+  int pin;       /* -1: no pinning; 0: every thread on cpus[0]; 1: thread t on cpus[t] */
+  int cpus[MAX_T];
   uint64_t slot[2][MAX_T]; /* plain memory: the barrier must order it */
   atomic_long bad;
   atomic_long arrivals;
@@ -56,6 +60,12 @@ static void *worker(void *p) {
   arg *a = p;
   team *tm = a->tm;
   long bad = 0;
+  if (tm->pin >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(tm->cpus[tm->pin ? a->t : 0], &set);
+    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0) atomic_fetch_add(&tm->bad, 1000000);
+  }
   for (long r = 0; r < tm->rounds; r++) {
     uint64_t *buf = tm->slot[r & 1];
     buf[a->t] = (uint64_t)r * MAX_T + (uint64_t)a->t + 1;
@@ -70,7 +80,7 @@ static void *worker(void *p) {
       atomic_store_explicit(&tm->limit, r + 1, memory_order_relaxed);
     }
     atomic_fetch_add_explicit(&tm->arrivals, 1, memory_order_relaxed);
-    exec_barrier_wait(&tm->bar);
+    exec_barrier_wait(&tm->bar, (unsigned)a->t);
     for (int u = 0; u < tm->n; u++) {
       if (buf[u] != (uint64_t)r * MAX_T + (uint64_t)u + 1) bad++;
     }
@@ -82,9 +92,12 @@ static void *worker(void *p) {
   return NULL;
 }
 
-static void run_team(int n, long rounds, int64_t spin_ns, int straggler) {
-  static team tm; /* one team at a time; large enough to keep off the stack */
+static team tm; /* one team at a time; large enough to keep off the stack */
+
+static void run_team_pinned(int n, long rounds, int64_t spin_ns, int straggler, int pin, const int *cpus) {
   memset(&tm, 0, sizeof tm);
+  tm.pin = pin;
+  for (int t = 0; pin >= 0 && t < n; t++) tm.cpus[t] = cpus[t];
   exec_barrier_init(&tm.bar, (unsigned)n);
   if (spin_ns >= 0) exec_barrier_set_spin(&tm.bar, (unsigned)spin_ns);
   tm.n = n;
@@ -113,8 +126,38 @@ static void run_team(int n, long rounds, int64_t spin_ns, int straggler) {
   OT_CHECK(atomic_load(&tm.bar.gen) == (unsigned)rounds, "%d threads: generation %u after %ld rounds", n,
            atomic_load(&tm.bar.gen), rounds);
   OT_CHECK(rounds >= 256, "%d threads: only %ld rounds", n, rounds);
-  printf("  %d threads, spin %lld ns, straggler %d: %ld rounds in %.3f s (%.2f us/round)\n", n,
-         (long long)spin_ns, straggler, rounds, dt, dt * 1e6 / (double)rounds);
+  printf("  %d threads, spin %lld ns, straggler %d, pin %d: %ld rounds in %.3f s (%.2f us/round), %u spins skipped\n",
+         n, (long long)spin_ns, straggler, pin, rounds, dt, dt * 1e6 / (double)rounds,
+         atomic_load(&tm.bar.spins_skipped));
+}
+
+static void run_team(int n, long rounds, int64_t spin_ns, int straggler) {
+  run_team_pinned(n, rounds, spin_ns, straggler, -1, NULL);
+}
+
+/* Two threads pinned to one CPU: a waiter never spins (its peer cannot run
+ * meanwhile), so every wait but the first few sleeps at once; pinned to two
+ * CPUs, no wait skips its spin. Needs sched_getaffinity (Linux). */
+static void shared_cpu_sleeps(void) {
+  cpu_set_t set;
+  OT_CHECK(sched_getaffinity(0, sizeof set, &set) == 0, "sched_getaffinity failed");
+  int cpus[MAX_T], n_cpus = 0;
+  for (int c = 0; c < CPU_SETSIZE && n_cpus < MAX_T; c++) {
+    if (CPU_ISSET(c, &set)) cpus[n_cpus++] = c;
+  }
+  if (n_cpus < 2 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+    printf("  skipped: fewer than 2 CPUs (a 2-thread team would not spin at all)\n");
+    return;
+  }
+  const long rounds = 20000;
+  run_team_pinned(2, rounds, -1, -1, 0, cpus);
+  long done = atomic_load(&tm.limit);
+  unsigned skipped = atomic_load(&tm.bar.spins_skipped);
+  /* each round has one waiter; only rounds before both CPUs are known may spin */
+  OT_CHECK(skipped + 2 >= (unsigned)done, "one CPU: %u of %ld waits skipped the spin (want all but 2)", skipped, done);
+  run_team_pinned(2, rounds, -1, -1, 1, cpus);
+  skipped = atomic_load(&tm.bar.spins_skipped);
+  OT_CHECK(skipped == 0, "two CPUs: %u waits skipped the spin (want 0)", skipped);
 }
 
 #define ROUNDS 100000
@@ -137,9 +180,9 @@ static void straggler_sleeps(void) {
 static void single_thread_and_reuse(void) {
   exec_barrier b;
   exec_barrier_init(&b, 1);
-  for (int i = 0; i < 10; i++) exec_barrier_wait(&b); /* n == 1: returns at once */
-  exec_barrier_init(&b, 0);                          /* 0 is treated as 1 */
-  exec_barrier_wait(&b);
+  for (int i = 0; i < 10; i++) exec_barrier_wait(&b, 0); /* n == 1: returns at once */
+  exec_barrier_init(&b, 0);                             /* 0 is treated as 1 */
+  exec_barrier_wait(&b, 0);
   OT_CHECK(b.n == 1);
   /* Re-initialised for a new team after the old one finished. */
   run_team(3, 1000, -1, -1);
@@ -165,6 +208,7 @@ static const ot_case cases[] = {
     {"handoff_default_spin", handoff_default_spin},
     {"handoff_no_spin", handoff_no_spin},
     {"straggler_sleeps", straggler_sleeps},
+    {"shared_cpu_sleeps", shared_cpu_sleeps},
 };
 
 

@@ -22,11 +22,11 @@ static void single_replica_runs(void) {
   ex_round_trips(m);
   /* the identity and zeros, whatever the inputs: check the evaluator directly */
   optic_comp_id e = optic_module_entry(m);
-  optic_literal *x = NULL, *got = NULL;
+  optic_literal_t *x = NULL, *got = NULL;
   optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, 0)), &x);
   ex_rng r = {9};
   ex_fill(x, &r);
-  OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal *const *)&x, 1, NULL, &got));
+  OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal_t *const *)&x, 1, NULL, &got));
   if (got) {
     size_t b1, b2;
     const void *xv = optic_literal_data(x, &b1), *pv = optic_literal_data(optic_literal_element(got, 0), &b2);
@@ -57,9 +57,9 @@ static void refused(const char *text, const char *what, double want_flops, doubl
   OT_EXPECT_OK(optic_computation_cost(m, e, &c));
   OT_CHECK(c.flops == want_flops && c.bytes_accessed == want_bytes, "%s: cost %g flops %g bytes, want %g %g", what,
            c.flops, c.bytes_accessed, want_flops, want_bytes);
-  optic_literal *x = NULL, *got = NULL;
+  optic_literal_t *x = NULL, *got = NULL;
   optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, 0)), &x);
-  OT_EXPECT_STATUS(optic_evaluate(m, e, (const optic_literal *const *)&x, 1, NULL, &got), OPTIC_ERR_UNSUPPORTED);
+  OT_EXPECT_STATUS(optic_evaluate(m, e, (const optic_literal_t *const *)&x, 1, NULL, &got), OPTIC_ERR_UNSUPPORTED);
   OT_CHECK(strstr(optic_last_error(), what) != NULL, "%s", optic_last_error());
   optic_compile_options co = optic_compile_options_default();
   optic_program_t *p = NULL;
@@ -70,7 +70,7 @@ static void refused(const char *text, const char *what, double want_flops, doubl
   const optic_type *it = optic_literal_type(x);
   optic_tensor in = {it->dtype, it->shape, (void *)optic_literal_data(x, NULL)};
   const optic_type *rt = optic_node_type(m, optic_computation_root(m, e));
-  optic_literal *y = NULL;
+  optic_literal_t *y = NULL;
   optic_literal_create(rt, &y);
   optic_tensor out = {rt->dtype, rt->shape, optic_literal_mutable_data(y, NULL)};
   if (p && ctx) {

@@ -4,15 +4,17 @@
  * state, allocation failures injected through the pluggable allocator
  * (retried, then OUT_OF_MEMORY), and profiler events plus a Chrome trace of
  * a real run. The 4096-element programs here run each op on thread 0 alone
- * by default; the 2-thread cases also run with split_min_elements = 1, so
+ * with split_min_elements = 32768; the 2-thread cases also run with 1, so
  * both threads work on every op (what the tsan-omp race check needs). */
 #include <cblas.h>
+#include <dirent.h>
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 
+#include "kernels/blas_threads.h"
 #include "tests/exec/exec_util.h"
 
 static optic_module_t *M;
@@ -257,6 +259,8 @@ static void profiler_events(void) {
   optic_exec_options o = optic_exec_options_default();
   o.threads = 2;
   o.profile = true;
+  /* by size, not by this host's cost model: every op here stays on thread 0 */
+  o.split_min_elements = 32768;
   optic_exec_ctx_t *ctx = NULL;
   OT_EXPECT_OK(optic_exec_ctx_create(&o, &ctx));
   optic_shape s = {.rank = 1, .dims = {4096}}, s0 = {.rank = 0};
@@ -388,6 +392,25 @@ static void concurrent_contexts(void) {
   optic_program_destroy(p);
 }
 
+/* Oversubscribed: four 2-thread contexts (8 threads on this 2-core machine)
+ * splitting every op, so every step ends in a barrier whose peers are
+ * often descheduled; each context checks every result (the barrier's
+ * sleep-at-once path under contention). */
+static void oversubscribed_contexts(void) {
+  optic_program_t *p = small_program(OPTIC_OPT_FULL);
+  pthread_t th[4];
+  conc_job jobs[4];
+  for (int i = 0; i < 4; i++) {
+    jobs[i] = (conc_job){p, 2, 1, 0};
+    OT_CHECK(pthread_create(&th[i], NULL, conc_main, &jobs[i]) == 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(th[i], NULL);
+    OT_CHECK(jobs[i].bad == 0, "job %d failed (%d)", i, jobs[i].bad);
+  }
+  optic_program_destroy(p);
+}
+
 /* y = a . b through OpenBLAS: a[64x96], b[96x80]. */
 enum { DOT_M = 64, DOT_K = 96, DOT_N = 80 };
 static optic_program_t *dot_program(void) {
@@ -428,9 +451,9 @@ static void *conc_dot_main(void *arg) {
   return NULL;
 }
 
-/* A dot program on four contexts at once: 1-thread runs hold OpenBLAS to one
- * thread (a counted, process-wide hold) while 2-thread teams call it inside
- * their region; afterwards the OpenBLAS thread count is what it was. */
+/* A dot program on four contexts at once: 1-thread runs keep OpenBLAS on
+ * their thread while 2-thread teams call it inside their region; afterwards
+ * the OpenBLAS thread count is what it was. */
 static void concurrent_contexts_dot(void) {
   optic_program_t *p = dot_program();
   const int blas_threads = openblas_get_num_threads();
@@ -449,6 +472,117 @@ static void concurrent_contexts_dot(void) {
   optic_program_destroy(p);
 }
 
+/* OS threads of this process (Linux: entries of /proc/self/task); -1 where
+ * that is not readable. */
+static int os_threads(void) {
+  DIR *d = opendir("/proc/self/task");
+  if (d == NULL) return -1;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) n += e->d_name[0] != '.';
+  closedir(d);
+  return n;
+}
+
+/* y = a . b, 256^3: large enough that OpenBLAS, called outside an active
+ * OpenMP region with omp_get_max_threads() > 1, runs it on its own threads. */
+enum { BIG = 256, BIG_JOBS = 4 };
+typedef struct big_job {
+  const optic_program_t *p;
+  pthread_barrier_t *done; /* every job waits here after its runs, so the main thread counts threads */
+  float *y;
+  int bad;
+} big_job;
+
+static void big_inputs(float *a, float *b) {
+  for (int i = 0; i < BIG * BIG; i++) a[i] = (float)((i * 7) % 13) - 6.0f, b[i] = (float)((i * 5) % 11) - 5.0f;
+}
+
+static void *big_main(void *arg) {
+  big_job *j = arg;
+  optic_exec_options o = optic_exec_options_default();
+  o.threads = 1;
+  optic_exec_ctx_t *ctx = NULL;
+  float *a = malloc(sizeof(float) * BIG * BIG * 2);
+  if (a == NULL || optic_exec_ctx_create(&o, &ctx) != OPTIC_OK) j->bad = 1;
+  if (!j->bad) {
+    big_inputs(a, a + BIG * BIG);
+    optic_shape s = {.rank = 2, .dims = {BIG, BIG}};
+    optic_tensor ti[2] = {{OPTIC_F32, s, a}, {OPTIC_F32, s, a + BIG * BIG}}, to = {OPTIC_F32, s, j->y};
+    for (int r = 0; r < 3 && !j->bad; r++) {
+      if (optic_program_run(j->p, ctx, ti, 2, &to, 1) != OPTIC_OK) j->bad = 2;
+    }
+  }
+  pthread_barrier_wait(j->done);
+  pthread_barrier_wait(j->done); /* released once the main thread has counted */
+  optic_exec_ctx_destroy(ctx);
+  free(a);
+  return NULL;
+}
+
+/* Four 1-thread contexts on four threads running a 256^3 dot: no BLAS call
+ * is made where OpenBLAS may start a team of its own (kernels/blas_threads.h
+ * counts them), the process gains exactly the four job threads, and every
+ * result equals the naive product bit for bit (small integers: exact in
+ * float). Before each run set its region's OpenMP thread count to one, three
+ * of the four jobs called OpenBLAS with omp_get_max_threads() = 2 (the
+ * process-wide openblas_set_num_threads(1) of the first does not reach their
+ * OpenMP setting), and those calls contended in OpenBLAS's exec_blas. */
+static void contexts_start_no_blas_threads(void) {
+  fresh();
+  const int64_t d2[] = {BIG, BIG};
+  optic_dot_dims d = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
+                      .rhs_contracting = {0}};
+  optic_node_id a = param(C, 0, OPTIC_F32, 2, d2), b = param(C, 1, OPTIC_F32, 2, d2), y;
+  OT_EXPECT_OK(optic_graph_dot(M, C, a, b, &d, NULL, &y));
+  OT_EXPECT_OK(optic_computation_set_root(M, C, y));
+  optic_program_t *p = compile(OPTIC_OPT_FULL);
+  float *res = malloc(sizeof(float) * BIG * BIG * BIG_JOBS), *in = malloc(sizeof(float) * BIG * BIG * 2);
+  OT_CHECK(res != NULL && in != NULL);
+  pthread_barrier_t done;
+  pthread_barrier_init(&done, NULL, BIG_JOBS + 1);
+  const int before = os_threads();
+  const uint64_t threaded0 = kernel_blas_threaded_calls();
+  pthread_t th[BIG_JOBS];
+  big_job jobs[BIG_JOBS];
+  for (int i = 0; i < BIG_JOBS; i++) {
+    jobs[i] = (big_job){p, &done, res + (size_t)i * BIG * BIG, 0};
+    OT_CHECK(pthread_create(&th[i], NULL, big_main, &jobs[i]) == 0);
+  }
+  pthread_barrier_wait(&done);
+  const int during = os_threads();
+  pthread_barrier_wait(&done);
+  for (int i = 0; i < BIG_JOBS; i++) pthread_join(th[i], NULL);
+  pthread_barrier_destroy(&done);
+  const uint64_t threaded = kernel_blas_threaded_calls() - threaded0;
+  OT_CHECK(threaded == 0, "%llu BLAS calls of 1-thread contexts could start OpenBLAS threads (want 0)",
+           (unsigned long long)threaded);
+  if (before >= 0) {
+    OT_CHECK(during == before + BIG_JOBS, "process threads %d with %d 1-thread jobs running, %d before (want +%d)",
+             during, BIG_JOBS, before, BIG_JOBS);
+  }
+  big_inputs(in, in + BIG * BIG);
+  double *want = calloc((size_t)BIG * BIG, sizeof *want);
+  OT_CHECK(want != NULL);
+  for (int i = 0; i < BIG; i++) {
+    for (int k = 0; k < BIG; k++) {
+      for (int n = 0; n < BIG; n++) want[i * BIG + n] += (double)in[i * BIG + k] * (double)in[BIG * BIG + k * BIG + n];
+    }
+  }
+  for (int j = 0; j < BIG_JOBS; j++) {
+    OT_CHECK(jobs[j].bad == 0, "job %d failed (%d)", j, jobs[j].bad);
+    for (int i = 0; i < BIG * BIG; i++) {
+      if (res[(size_t)j * BIG * BIG + i] != (float)want[i]) {
+        OT_CHECK(false, "job %d: y[%d] = %g, want %g", j, i, (double)res[(size_t)j * BIG * BIG + i], want[i]);
+        break;
+      }
+    }
+  }
+  free(want);
+  free(res);
+  free(in);
+  optic_program_destroy(p);
+}
+
 static void cleanup(void) {
   optic_module_destroy(M);
   M = NULL;
@@ -459,6 +593,8 @@ static const ot_case cases[] = {
     {"injected_failures", injected_failures}, {"profiler_events", profiler_events},
     {"profiler_events_split", profiler_events_split}, {"concurrent_contexts", concurrent_contexts},
     {"concurrent_contexts_dot", concurrent_contexts_dot},
+    {"oversubscribed_contexts", oversubscribed_contexts},
+    {"contexts_start_no_blas_threads", contexts_start_no_blas_threads},
     {"cleanup", cleanup},
 };
 OT_MAIN(cases)

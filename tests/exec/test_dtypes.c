@@ -146,10 +146,10 @@ static void fill_any(optic_dtype d, void *p, size_t n, int which) {
 
 /* ------------------------------------------------------------ running */
 
-static optic_literal *new_array(optic_dtype d, size_t n) {
+static optic_literal_t *new_array(optic_dtype d, size_t n) {
   int64_t dim = (int64_t)n;
   optic_shape s;
-  optic_literal *l = NULL;
+  optic_literal_t *l = NULL;
   if (optic_shape_make(1, &dim, &s) || optic_literal_create_array(d, &s, NULL, 0, &l)) {
     fprintf(stderr, "setup: %s\n", optic_last_error());
     exit(2);
@@ -157,18 +157,18 @@ static optic_literal *new_array(optic_dtype d, size_t n) {
   return l;
 }
 
-static void *data_of(optic_literal *l) { return optic_literal_mutable_data(l, NULL); }
+static void *data_of(optic_literal_t *l) { return optic_literal_mutable_data(l, NULL); }
 
 /* Parses text, evaluates it and runs it (NONE and FULL, 1 and 2 threads),
  * both against expected (exact, NaN equal to NaN, -0 equal to +0). */
-static void check_text(const char *text, optic_literal *const *args, int32_t nargs, const optic_literal *expected,
+static void check_text(const char *text, optic_literal_t *const *args, int32_t nargs, const optic_literal_t *expected,
                        const char *label) {
   optic_module_t *m = NULL;
   optic_status st = optic_module_from_hlo_text(text, strlen(text), &m);
   OT_CHECK(st == OPTIC_OK, "%s: parse: %s\n%s", label, optic_last_error(), text);
   if (st != OPTIC_OK) return;
-  optic_literal *got = NULL;
-  st = optic_evaluate(m, optic_module_entry(m), (const optic_literal *const *)args, nargs, NULL, &got);
+  optic_literal_t *got = NULL;
+  st = optic_evaluate(m, optic_module_entry(m), (const optic_literal_t *const *)args, nargs, NULL, &got);
   OT_CHECK(st == OPTIC_OK, "%s: evaluate: %s", label, optic_last_error());
   char why[256] = "";
   if (st == OPTIC_OK) {
@@ -178,7 +178,7 @@ static void check_text(const char *text, optic_literal *const *args, int32_t nar
   optic_literal_destroy(got);
   for (int level = 0; level <= 2; level += 2) {
     for (int32_t t = 1; t <= 2; t++) {
-      ex_run_compare(m, (optic_opt_level)level, t, (const optic_literal *const *)args, nargs, expected, 0, 0, t == 2,
+      ex_run_compare(m, (optic_opt_level)level, t, (const optic_literal_t *const *)args, nargs, expected, 0, 0, t == 2,
                      label);
     }
   }
@@ -222,12 +222,12 @@ static const char *const dirs[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
 static void int_case(optic_dtype d, const char *op, kind k, const char *dir, size_t n) {
   const char *dn = optic_dtype_name(d);
   int nin = k == K_UN ? 1 : k == K_CLAMP ? 3 : 2;
-  optic_literal *in[3] = {NULL};
+  optic_literal_t *in[3] = {NULL};
   for (int j = 0; j < nin; j++) {
     in[j] = new_array(d, n);
     fill_int(d, data_of(in[j]), n, j);
   }
-  optic_literal *want = new_array(k == K_CMP ? OPTIC_PRED : d, n);
+  optic_literal_t *want = new_array(k == K_CMP ? OPTIC_PRED : d, n);
   for (size_t i = 0; i < n; i++) {
     i128 a = get_int(d, data_of(in[0]), i), b = nin > 1 ? get_int(d, data_of(in[1]), i) : 0;
     if (k == K_CMP) {
@@ -294,12 +294,12 @@ static double f32_op(const char *op, float a, float b) {
 static void half_case(optic_dtype d, const char *op, kind k, const char *dir, size_t n) {
   const char *dn = optic_dtype_name(d);
   int nin = k == K_UN ? 1 : k == K_CLAMP ? 3 : 2;
-  optic_literal *in[3] = {NULL};
+  optic_literal_t *in[3] = {NULL};
   for (int j = 0; j < nin; j++) {
     in[j] = new_array(d, n);
     fill_half(d, data_of(in[j]), n, j);
   }
-  optic_literal *want = new_array(k == K_CMP ? OPTIC_PRED : d, n);
+  optic_literal_t *want = new_array(k == K_CMP ? OPTIC_PRED : d, n);
   for (size_t i = 0; i < n; i++) {
     float a = (float)hdecode(d, ((uint16_t *)data_of(in[0]))[i]);
     float b = nin > 1 ? (float)hdecode(d, ((uint16_t *)data_of(in[1]))[i]) : 0;
@@ -360,7 +360,7 @@ static void convert_pairs(void) {
       bool legacy = (from == OPTIC_F32 || from == OPTIC_F64 || from == OPTIC_S32 || from == OPTIC_U8 || from == OPTIC_PRED) &&
                     (to == OPTIC_F32 || to == OPTIC_F64 || to == OPTIC_S32 || to == OPTIC_U8 || to == OPTIC_PRED);
       if (legacy) continue; /* tests/graph and tests/kernels cover those */
-      optic_literal *x = new_array(from, n), *want = new_array(to, n);
+      optic_literal_t *x = new_array(from, n), *want = new_array(to, n);
       fill_any(from, data_of(x), n, 0);
       OT_EXPECT_OK(optic_convert_elements(from, data_of(x), to, data_of(want), n));
       char text[512], label[64];
@@ -447,7 +447,7 @@ static void reductions(void) {
     optic_dtype d = cases[c].d;
     const char *dn = optic_dtype_name(d), *op = cases[c].op;
     bool half = d == OPTIC_F16 || d == OPTIC_BF16, sum = !strcmp(op, "add");
-    optic_literal *x = NULL, *want = new_array(d, rows);
+    optic_literal_t *x = NULL, *want = new_array(d, rows);
     int64_t dims[2] = {(int64_t)rows, (int64_t)cols};
     optic_shape s;
     optic_shape_make(2, dims, &s);
@@ -505,7 +505,7 @@ static void iotas(void) {
   const size_t n = 3000;
   for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
     optic_dtype d = ds[i];
-    optic_literal *want = new_array(d, n);
+    optic_literal_t *want = new_array(d, n);
     for (size_t k = 0; k < n; k++) {
       if (d == OPTIC_F16 || d == OPTIC_BF16) ((uint16_t *)data_of(want))[k] = hround(d, (double)k);
       else put_int(d, data_of(want), k, wrap(d, (i128)k));
@@ -542,7 +542,7 @@ static void contractions(void) {
     optic_dtype d = pairs[c].in, o = pairs[c].out;
     const char *dn = optic_dtype_name(d), *on = optic_dtype_name(o);
     /* dot: [M,K] x [K,N] */
-    optic_literal *a = NULL, *b = NULL, *want = NULL;
+    optic_literal_t *a = NULL, *b = NULL, *want = NULL;
     optic_literal_create_array(d, &(optic_shape){2, {M, K}}, NULL, 0, &a);
     optic_literal_create_array(d, &(optic_shape){2, {K, N}}, NULL, 0, &b);
     optic_literal_create_array(o, &(optic_shape){2, {M, N}}, NULL, 0, &want);
@@ -562,7 +562,7 @@ static void contractions(void) {
              "  ROOT d = %s[%d,%d] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
              dn, M, K, dn, K, N, on, M, N);
     snprintf(label, sizeof label, "dot %s -> %s", dn, on);
-    optic_literal *args[2] = {a, b};
+    optic_literal_t *args[2] = {a, b};
     check_text(text, args, 2, want, label);
     optic_literal_destroy(a);
     optic_literal_destroy(b);
@@ -670,10 +670,10 @@ static void hlo_round_trip(void) {
                strstr(printed, "{0, 18446744073709551615}") && strstr(printed, "token[] parameter(0)"),
            "%s", printed);
   /* Bits of the parsed constants, worked by hand. */
-  optic_literal *tokarg = NULL, *res = NULL;
+  optic_literal_t *tokarg = NULL, *res = NULL;
   optic_type tt = optic_type_array(OPTIC_TOKEN, &(optic_shape){0});
   OT_EXPECT_OK(optic_literal_create(&tt, &tokarg));
-  OT_EXPECT_OK(optic_evaluate(m, optic_module_entry(m), (const optic_literal *const *)&tokarg, 1, NULL, &res));
+  OT_EXPECT_OK(optic_evaluate(m, optic_module_entry(m), (const optic_literal_t *const *)&tokarg, 1, NULL, &res));
   if (res) {
     const uint16_t *g = optic_literal_data(optic_literal_element(res, 7), NULL);
     const uint16_t *h = optic_literal_data(optic_literal_element(res, 8), NULL);

@@ -45,7 +45,7 @@ static void shapes_and_starts(void) {
     if (m == NULL) continue;
     optic_comp_id e = optic_module_entry(m);
     for (size_t q = 0; q < sizeof starts / sizeof starts[0]; q++) {
-      optic_literal *args[4];
+      optic_literal_t *args[4];
       ex_rng r = {k * 31 + q};
       for (int i = 0; i < 2; i++) {
         optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, i)), &args[i]);
@@ -54,14 +54,14 @@ static void shapes_and_starts(void) {
       const optic_shape sc = {.rank = 0};
       optic_literal_create_array(OPTIC_S32, &sc, &starts[q][0], 4, &args[2]);
       optic_literal_create_array(OPTIC_S32, &sc, &starts[q][1], 4, &args[3]);
-      optic_literal *want = NULL;
-      OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal *const *)args, 4, NULL, &want));
+      optic_literal_t *want = NULL;
+      OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal_t *const *)args, 4, NULL, &want));
       char label[96];
       snprintf(label, sizeof label, "x[%lld,%lld] window [%lld,%lld] at (%d,%d)", (long long)sh[0], (long long)sh[1],
                (long long)sh[2], (long long)sh[3], starts[q][0], starts[q][1]);
       for (int level = 0; want && level <= 2; level += 2) {
         for (int t = 1; t <= 2; t++) {
-          if (!ex_run_compare(m, (optic_opt_level)level, t, (const optic_literal *const *)args, 4, want, 0, 0, t == 2,
+          if (!ex_run_compare(m, (optic_opt_level)level, t, (const optic_literal_t *const *)args, 4, want, 0, 0, t == 2,
                               label)) {
             printf("  reproduce: %s shapes_and_starts\n", ot_prog_);
           }

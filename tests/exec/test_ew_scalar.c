@@ -64,7 +64,7 @@ static optic_module_t *build(int64_t n) {
   return m;
 }
 
-static void fill(optic_literal *lit, ex_rng *r) {
+static void fill(optic_literal_t *lit, ex_rng *r) {
   size_t bytes;
   void *d = optic_literal_mutable_data(lit, &bytes);
   const optic_type *t = optic_literal_type(lit);
@@ -85,8 +85,8 @@ static void fill(optic_literal *lit, ex_rng *r) {
 }
 
 /* Runs the program on inputs placed one element past an aligned address. */
-static bool run_misaligned(const optic_module_t *m, optic_opt_level level, int threads, optic_literal *const *args,
-                           int nargs, const optic_literal *want, const char *label) {
+static bool run_misaligned(const optic_module_t *m, optic_opt_level level, int threads, optic_literal_t *const *args,
+                           int nargs, const optic_literal_t *want, const char *label) {
   optic_compile_options co = optic_compile_options_default();
   co.level = level;
   optic_program_t *p = NULL;
@@ -110,8 +110,8 @@ static bool run_misaligned(const optic_module_t *m, optic_opt_level level, int t
     if (bytes) memcpy(bufs[a] + es, src, bytes);
     in[a] = (optic_tensor){t->dtype, t->shape, bufs[a] + es};
   }
-  const optic_literal *wl[EX_MAX_LEAVES];
-  optic_literal *got[EX_MAX_LEAVES] = {NULL};
+  const optic_literal_t *wl[EX_MAX_LEAVES];
+  optic_literal_t *got[EX_MAX_LEAVES] = {NULL};
   int32_t n_out = 0;
   ex_lit_leaves(want, wl, &n_out);
   for (int32_t o = 0; o < n_out; o++) {
@@ -141,14 +141,14 @@ static void runtime_matches_evaluator(void) {
     OT_CHECK(m != NULL);
     if (m == NULL) continue;
     optic_comp_id e = optic_module_entry(m);
-    optic_literal *args[NARGS];
+    optic_literal_t *args[NARGS];
     ex_rng r = {(uint64_t)sizes[s] + 1};
     for (int a = 0; a < NARGS; a++) {
       optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, a)), &args[a]);
       fill(args[a], &r);
     }
-    optic_literal *want = NULL;
-    OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal *const *)args, NARGS, NULL, &want));
+    optic_literal_t *want = NULL;
+    OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal_t *const *)args, NARGS, NULL, &want));
     char label[64];
     snprintf(label, sizeof label, "n=%lld", (long long)sizes[s]);
     for (int level = 0; want && level <= 2; level += 2) {

@@ -28,24 +28,24 @@ static void random_graphs(void) {
     }
     rg_rng ar = {gseed ^ 0x5eed0fa65ull};
     int32_t np = optic_computation_parameter_count(g.m, g.main);
-    optic_literal *args[8] = {NULL};
+    optic_literal_t *args[8] = {NULL};
     for (int32_t i = 0; i < np; i++) {
       optic_literal_create(optic_node_type(g.m, optic_computation_parameter(g.m, g.main, i)), &args[i]);
       size_t bytes;
       float *v = optic_literal_mutable_data(args[i], &bytes);
       for (size_t k = 0; k < bytes / sizeof *v; k++) v[k] = rg_float(&ar);
     }
-    optic_literal *want = NULL;
-    OT_EXPECT_OK(optic_evaluate(g.m, g.main, (const optic_literal *const *)args, np, NULL, &want));
+    optic_literal_t *want = NULL;
+    OT_EXPECT_OK(optic_evaluate(g.m, g.main, (const optic_literal_t *const *)args, np, NULL, &want));
     char label[64];
     snprintf(label, sizeof label, "graph seed %#llx", (unsigned long long)gseed);
     if (want) {
-      bool ok = ex_run_compare(g.m, OPTIC_OPT_NONE, 1, (const optic_literal *const *)args, np, want, 1e-5, 1e-5,
+      bool ok = ex_run_compare(g.m, OPTIC_OPT_NONE, 1, (const optic_literal_t *const *)args, np, want, 1e-5, 1e-5,
                                false, label);
-      ok = ok && ex_run_compare(g.m, OPTIC_OPT_FULL, 2, (const optic_literal *const *)args, np, want, 1e-5, 1e-5,
+      ok = ok && ex_run_compare(g.m, OPTIC_OPT_FULL, 2, (const optic_literal_t *const *)args, np, want, 1e-5, 1e-5,
                                 true, label);
       if (ok && it % 4 == 0) {
-        ok = ex_run_compare(g.m, OPTIC_OPT_FULL, 1, (const optic_literal *const *)args, np, want, 1e-5, 1e-5, false,
+        ok = ex_run_compare(g.m, OPTIC_OPT_FULL, 1, (const optic_literal_t *const *)args, np, want, 1e-5, 1e-5, false,
                             label);
       }
       runs += 2 + (it % 4 == 0);

@@ -162,12 +162,12 @@ static void check_case(const red_case *c, uint64_t seed) {
   OT_CHECK(m != NULL, "%s: parse", label);
   if (m == NULL) return;
   size_t n = count(c);
-  optic_literal *arg = NULL, *want = NULL;
+  optic_literal_t *arg = NULL, *want = NULL;
   optic_type xt = *optic_node_type(m, optic_computation_parameter(m, optic_module_entry(m), 0));
   OT_EXPECT_OK(optic_literal_create(&xt, &arg));
   float *x = optic_literal_mutable_data(arg, NULL);
   fill(x, n, c->op, seed);
-  OT_EXPECT_OK(optic_evaluate(m, optic_module_entry(m), (const optic_literal *const *)&arg, 1, NULL, &want));
+  OT_EXPECT_OK(optic_evaluate(m, optic_module_entry(m), (const optic_literal_t *const *)&arg, 1, NULL, &want));
   const optic_type *yt = optic_literal_type(want);
   size_t ny = 1;
   for (int32_t d = 0; d < yt->shape.rank; d++) ny *= (size_t)yt->shape.dims[d];
@@ -321,22 +321,22 @@ static void row_group_case(const char *tmpl, bool ln, long r, long c) {
   }
   optic_comp_id e = optic_module_entry(m);
   int32_t np = optic_computation_parameter_count(m, e);
-  optic_literal *args[3] = {NULL};
+  optic_literal_t *args[3] = {NULL};
   for (int32_t i = 0; i < np; i++) {
     OT_EXPECT_OK(optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, i)), &args[i]));
     size_t bytes;
     float *v = optic_literal_mutable_data(args[i], &bytes);
     fill(v, bytes / sizeof *v, 0, (uint64_t)(r * 131 + c * 7 + i));
   }
-  optic_literal *ref = NULL, *want = NULL;
-  OT_EXPECT_OK(ex_runtime_reference(m, (const optic_literal *const *)args, np, &ref));
+  optic_literal_t *ref = NULL, *want = NULL;
+  OT_EXPECT_OK(ex_runtime_reference(m, (const optic_literal_t *const *)args, np, &ref));
   if (ref) {
     for (int32_t threads = 1; threads <= 2; threads++) {
-      ex_run_compare(m, OPTIC_OPT_FULL, threads, (const optic_literal *const *)args, np, ref, 0, 0, threads == 2,
+      ex_run_compare(m, OPTIC_OPT_FULL, threads, (const optic_literal_t *const *)args, np, ref, 0, 0, threads == 2,
                      label);
     }
     if ((size_t)r * (size_t)c <= 100000) {
-      OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal *const *)args, np, NULL, &want));
+      OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal_t *const *)args, np, NULL, &want));
       char why[200];
       OT_CHECK(optic_literal_match(want, ref, OPTIC_MATCH_TOLERANCE, 1e-6, 1e-5, why, sizeof why), "%s: vs evaluator: %s",
                label, why);

@@ -45,11 +45,11 @@ static void replica_ids_run(void) {
   ex_round_trips(m);
   OT_CHECK(cost_is(m, 4, 0, 4 + 4 + 20 + 48 + 16));
   optic_comp_id e = optic_module_entry(m);
-  optic_literal *x = NULL, *got = NULL;
+  optic_literal_t *x = NULL, *got = NULL;
   optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, 0)), &x);
   uint32_t *xv = optic_literal_mutable_data(x, NULL);
   for (int i = 0; xv && i < 4; i++) xv[i] = 0xfffffff0u + (uint32_t)i;
-  OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal *const *)&x, 1, NULL, &got));
+  OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal_t *const *)&x, 1, NULL, &got));
   if (got) {
     const uint32_t *yv = optic_literal_data(optic_literal_element(got, 0), NULL);
     const uint32_t *qv = optic_literal_data(optic_literal_element(got, 1), NULL);
@@ -69,9 +69,9 @@ static void refused(const char *text, const char *what, double flops, double tra
   ex_round_trips(m);
   OT_CHECK(cost_is(m, flops, trans, bytes), "%s", what);
   optic_comp_id e = optic_module_entry(m);
-  optic_literal *x = NULL, *got = NULL;
+  optic_literal_t *x = NULL, *got = NULL;
   optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, 0)), &x);
-  OT_EXPECT_STATUS(optic_evaluate(m, e, (const optic_literal *const *)&x, 1, NULL, &got), OPTIC_ERR_UNSUPPORTED);
+  OT_EXPECT_STATUS(optic_evaluate(m, e, (const optic_literal_t *const *)&x, 1, NULL, &got), OPTIC_ERR_UNSUPPORTED);
   OT_CHECK(strstr(optic_last_error(), what) != NULL, "evaluate: %s", optic_last_error());
   optic_literal_destroy(got);
   for (int level = 0; level <= 2; level += 2) {
@@ -85,7 +85,7 @@ static void refused(const char *text, const char *what, double flops, double tra
     const optic_type *it = optic_literal_type(x);
     optic_tensor in = {it->dtype, it->shape, (void *)optic_literal_data(x, NULL)};
     const optic_type *rt = optic_node_type(m, optic_computation_root(m, e));
-    optic_literal *y = NULL;
+    optic_literal_t *y = NULL;
     optic_literal_create(rt, &y);
     optic_tensor out = {rt->dtype, rt->shape, optic_literal_mutable_data(y, NULL)};
     if (p && ctx) {

@@ -8,10 +8,10 @@
 
 static const char *out_dir;
 
-static void save(const char *model, const char *name, const optic_literal *l) {
+static void save(const char *model, const char *name, const optic_literal_t *l) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s_%s.npy", out_dir, model, name);
-  optic_literal *copy; /* a tensor view needs mutable data */
+  optic_literal_t *copy; /* a tensor view needs mutable data */
   if (optic_literal_clone(l, &copy)) ev_die("clone");
   const optic_type *t = optic_literal_type(copy);
   optic_tensor v;
@@ -58,7 +58,7 @@ static optic_node_id sum_all(optic_node_id x) {
 
 /* Evaluates value_and_grad w.r.t. every parameter and saves everything. */
 static void run_and_save(const char *model, const char *const *names, int32_t np) {
-  optic_literal *args[8];
+  optic_literal_t *args[8];
   int32_t wrt[8];
   for (int32_t i = 0; i < np; i++) {
     args[i] = adf_random(optic_node_type(ev_m, optic_computation_parameter(ev_m, ev_main, i)), -1, 1);
@@ -67,7 +67,7 @@ static void run_and_save(const char *model, const char *const *names, int32_t np
   }
   optic_comp_id g;
   if (optic_autodiff_value_and_grad(ev_m, ev_main, wrt, np, NULL, &g)) ev_die("autodiff");
-  optic_literal *r = ev_run(g, (const optic_literal *const *)args, np);
+  optic_literal_t *r = ev_run(g, (const optic_literal_t *const *)args, np);
   if (r == NULL) ev_die("evaluate");
   save(model, "loss", optic_literal_element(r, 0));
   for (int32_t i = 0; i < np; i++) {

@@ -17,26 +17,26 @@ static inline double adf_uniform(double lo, double hi) {
   return lo + (hi - lo) * (double)(adf_rng >> 11) / 9007199254740992.0;
 }
 
-static inline int64_t adf_count(const optic_literal *l) {
+static inline int64_t adf_count(const optic_literal_t *l) {
   int64_t n = 1;
   const optic_type *t = optic_literal_type(l);
   for (int32_t d = 0; d < t->shape.rank; d++) n *= t->shape.dims[d];
   return n;
 }
 
-static inline double adf_get(const optic_literal *l, int64_t i) {
+static inline double adf_get(const optic_literal_t *l, int64_t i) {
   const void *p = optic_literal_data(l, NULL);
   return optic_literal_type(l)->dtype == OPTIC_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
 }
 
-static inline void adf_set(optic_literal *l, int64_t i, double v) {
+static inline void adf_set(optic_literal_t *l, int64_t i, double v) {
   void *p = optic_literal_mutable_data(l, NULL);
   if (optic_literal_type(l)->dtype == OPTIC_F64) ((double *)p)[i] = v;
   else ((float *)p)[i] = (float)v;
 }
 
-static inline optic_literal *adf_random(const optic_type *t, double lo, double hi) {
-  optic_literal *l;
+static inline optic_literal_t *adf_random(const optic_type *t, double lo, double hi) {
+  optic_literal_t *l;
   if (optic_literal_create(t, &l)) ev_die("literal");
   if (!optic_dtype_is_float(t->dtype)) return l;
   for (int64_t i = 0; i < adf_count(l); i++) adf_set(l, i, adf_uniform(lo, hi));
@@ -44,9 +44,9 @@ static inline optic_literal *adf_random(const optic_type *t, double lo, double h
 }
 
 /* <seed, c(args)> in double (seed NULL: the scalar output itself). */
-static inline bool adf_loss(optic_comp_id c, const optic_literal *const *args, int32_t n, const optic_literal *seed,
+static inline bool adf_loss(optic_comp_id c, const optic_literal_t *const *args, int32_t n, const optic_literal_t *seed,
                             double *out) {
-  optic_literal *y = ev_run(c, args, n);
+  optic_literal_t *y = ev_run(c, args, n);
   if (y == NULL) return false;
   double s = 0;
   for (int64_t i = 0; i < adf_count(y); i++) s += (seed ? adf_get(seed, i) : 1.0) * adf_get(y, i);
@@ -63,7 +63,7 @@ static inline bool adf_loss(optic_comp_id c, const optic_literal *const *args, i
  * gradient has its parameter's type. */
 static inline bool adf_check(const char *what, optic_comp_id c, double lo, double hi, double tol) {
   int32_t np = optic_computation_parameter_count(ev_m, c), nw = 0, wrt[16];
-  optic_literal *args[17] = {0};
+  optic_literal_t *args[17] = {0};
   for (int32_t i = 0; i < np; i++) {
     const optic_type *t = optic_node_type(ev_m, optic_computation_parameter(ev_m, c, i));
     args[i] = adf_random(t, lo, hi);
@@ -72,7 +72,7 @@ static inline bool adf_check(const char *what, optic_comp_id c, double lo, doubl
   const optic_type *yt = optic_node_type(ev_m, optic_computation_root(ev_m, c));
   optic_grad_options o = optic_grad_options_default();
   o.seeded = yt->shape.rank > 0;
-  optic_literal *seed = o.seeded ? adf_random(yt, -1, 1) : NULL;
+  optic_literal_t *seed = o.seeded ? adf_random(yt, -1, 1) : NULL;
   args[np] = seed;
   optic_comp_id gc;
   bool ok = true;
@@ -81,12 +81,12 @@ static inline bool adf_check(const char *what, optic_comp_id c, double lo, doubl
     fprintf(stderr, "  %s: autodiff failed: %s: %s\n", what, optic_status_name(st), optic_last_error());
     ok = false;
   }
-  optic_literal *res = ok ? ev_run(gc, (const optic_literal *const *)args, np + (seed != NULL)) : NULL;
-  optic_literal *y0 = ok ? ev_run(c, (const optic_literal *const *)args, np) : NULL;
+  optic_literal_t *res = ok ? ev_run(gc, (const optic_literal_t *const *)args, np + (seed != NULL)) : NULL;
+  optic_literal_t *y0 = ok ? ev_run(c, (const optic_literal_t *const *)args, np) : NULL;
   ok = ok && res && y0 && ev_same(y0, optic_literal_element(res, 0), OPTIC_MATCH_BITWISE);
   for (int32_t k = 0; ok && k < nw; k++) {
-    optic_literal *x = args[wrt[k]];
-    const optic_literal *gr = optic_literal_element(res, k + 1);
+    optic_literal_t *x = args[wrt[k]];
+    const optic_literal_t *gr = optic_literal_element(res, k + 1);
     if (!optic_type_equal(optic_literal_type(gr), optic_literal_type(x))) {
       fprintf(stderr, "  %s: gradient %d does not have its parameter's type\n", what, (int)k);
       ok = false;
@@ -98,9 +98,9 @@ static inline bool adf_check(const char *what, optic_comp_id c, double lo, doubl
     for (int64_t i = 0; ok && i < n; i++) {
       double v = adf_get(x, i), h = (f64 ? 1e-6 : 1e-3) * (fabs(v) > 1 ? fabs(v) : 1), lp = 0, lm = 0;
       adf_set(x, i, v + h);
-      ok = adf_loss(c, (const optic_literal *const *)args, np, seed, &lp);
+      ok = adf_loss(c, (const optic_literal_t *const *)args, np, seed, &lp);
       adf_set(x, i, v - h);
-      ok = ok && adf_loss(c, (const optic_literal *const *)args, np, seed, &lm);
+      ok = ok && adf_loss(c, (const optic_literal_t *const *)args, np, seed, &lm);
       adf_set(x, i, v);
       fd[i] = (lp - lm) / (2 * h);
       if (fabs(fd[i]) > big) big = fabs(fd[i]);

@@ -75,10 +75,10 @@ static inline void ev_root(optic_comp_id c, optic_node_id root) {
 }
 
 /* A literal from a C array (data NULL: zeros). The caller destroys it. */
-static inline optic_literal *ev_lit(optic_dtype dt, int32_t rank, const int64_t *dims, const void *data) {
+static inline optic_literal_t *ev_lit(optic_dtype dt, int32_t rank, const int64_t *dims, const void *data) {
   optic_shape s = ev_shape(rank, dims);
   size_t bytes;
-  optic_literal *l;
+  optic_literal_t *l;
   if (optic_shape_bytes(&s, dt, &bytes) || optic_literal_create_array(dt, &s, data, bytes, &l)) ev_die("literal");
   return l;
 }
@@ -93,7 +93,7 @@ static inline optic_comp_id ev_binary_comp(const char *name, optic_opcode op, op
 }
 
 /* True if got matches want under mode; prints both and the difference if not. */
-static inline bool ev_same(const optic_literal *want, const optic_literal *got, optic_literal_match_mode mode) {
+static inline bool ev_same(const optic_literal_t *want, const optic_literal_t *got, optic_literal_match_mode mode) {
   char why[256];
   if (optic_literal_match(want, got, mode, 0, 0, why, sizeof why)) return true;
   char b1[1024], b2[1024];
@@ -104,8 +104,8 @@ static inline bool ev_same(const optic_literal *want, const optic_literal *got, 
 }
 
 /* Evaluates c on args; NULL (with the error printed) on failure. */
-static inline optic_literal *ev_run(optic_comp_id c, const optic_literal *const *args, int32_t n) {
-  optic_literal *r = NULL;
+static inline optic_literal_t *ev_run(optic_comp_id c, const optic_literal_t *const *args, int32_t n) {
+  optic_literal_t *r = NULL;
   optic_status st = optic_evaluate(ev_m, c, args, n, NULL, &r);
   if (st != OPTIC_OK) fprintf(stderr, "  evaluate failed: %s: %s\n", optic_status_name(st), optic_last_error());
   return r;
@@ -113,11 +113,11 @@ static inline optic_literal *ev_run(optic_comp_id c, const optic_literal *const 
 
 /* Evaluates c on args and compares the result bitwise with an array of
  * dtype dt and shape dims holding `want`. */
-static inline bool ev_check(optic_comp_id c, const optic_literal *const *args, int32_t n, optic_dtype dt, int32_t rank,
+static inline bool ev_check(optic_comp_id c, const optic_literal_t *const *args, int32_t n, optic_dtype dt, int32_t rank,
                             const int64_t *dims, const void *want) {
-  optic_literal *got = ev_run(c, args, n);
+  optic_literal_t *got = ev_run(c, args, n);
   if (got == NULL) return false;
-  optic_literal *w = ev_lit(dt, rank, dims, want);
+  optic_literal_t *w = ev_lit(dt, rank, dims, want);
   bool ok = ev_same(w, got, OPTIC_MATCH_BITWISE);
   optic_literal_destroy(w);
   optic_literal_destroy(got);

@@ -54,10 +54,10 @@ static bool small_module(optic_module_t *m) {
   return true;
 }
 
-static void fill(optic_literal *lit, uint32_t *seed) {
+static void fill(optic_literal_t *lit, uint32_t *seed) {
   const optic_type *t = optic_literal_type(lit);
   if (optic_type_is_tuple(t)) {
-    for (int32_t i = 0; i < optic_literal_tuple_size(lit); i++) fill((optic_literal *)optic_literal_element(lit, i), seed);
+    for (int32_t i = 0; i < optic_literal_tuple_size(lit); i++) fill((optic_literal_t *)optic_literal_element(lit, i), seed);
     return;
   }
   size_t bytes = 0;
@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   int32_t np = optic_computation_parameter_count(m, entry);
-  optic_literal **args = calloc((size_t)np + 1, sizeof *args);
+  optic_literal_t **args = calloc((size_t)np + 1, sizeof *args);
   uint32_t seed = 12345;
   bool ok = args != NULL;
   for (int32_t i = 0; ok && i < np; i++) {
@@ -101,8 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (ok) {
     optic_evaluate_options o = optic_evaluate_options_default();
     o.max_while_iterations = 1000;
-    optic_literal *result = NULL;
-    if (optic_evaluate(m, entry, (const optic_literal *const *)args, np, &o, &result) == OPTIC_OK) {
+    optic_literal_t *result = NULL;
+    if (optic_evaluate(m, entry, (const optic_literal_t *const *)args, np, &o, &result) == OPTIC_OK) {
       const optic_type *want = optic_node_type(m, optic_computation_root(m, entry));
       if (result == NULL || !optic_type_equal(optic_literal_type(result), want)) abort();
     }

@@ -28,14 +28,14 @@ static void test_shape_of_result(void) {
   const optic_type *rt = optic_node_type(ev_m, optic_computation_root(ev_m, g));
   OT_CHECK(rt->tuple_size == 3);
   /* b does not reach the output: zeros; a: 2 a seed */
-  optic_literal *av = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, (float[]){1, 2, 3});
-  optic_literal *nv = ev_lit(OPTIC_S32, 0, NULL, (int32_t[]){7});
-  optic_literal *bv = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, (float[]){5, 5, 5});
-  optic_literal *sv = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, (float[]){1, 10, 100});
-  optic_literal *r = ev_run(g, (const optic_literal *const[]){av, nv, bv, sv}, 4);
+  optic_literal_t *av = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, (float[]){1, 2, 3});
+  optic_literal_t *nv = ev_lit(OPTIC_S32, 0, NULL, (int32_t[]){7});
+  optic_literal_t *bv = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, (float[]){5, 5, 5});
+  optic_literal_t *sv = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, (float[]){1, 10, 100});
+  optic_literal_t *r = ev_run(g, (const optic_literal_t *const[]){av, nv, bv, sv}, 4);
   if (r != NULL) {
-    optic_literal *zeros = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, NULL);
-    optic_literal *ga = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, (float[]){2, 40, 600});
+    optic_literal_t *zeros = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, NULL);
+    optic_literal_t *ga = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, (float[]){2, 40, 600});
     OT_CHECK(ev_same(zeros, optic_literal_element(r, 1), OPTIC_MATCH_BITWISE), "d/db");
     OT_CHECK(ev_same(ga, optic_literal_element(r, 2), OPTIC_MATCH_BITWISE), "d/da");
     optic_literal_destroy(zeros);
@@ -134,8 +134,8 @@ static void test_output_choice(void) {
   o.output = e;
   optic_comp_id g;
   OT_EXPECT_OK(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0}, 1, &o, &g));
-  optic_literal *xv = ev_lit(OPTIC_F32, 0, NULL, (float[]){1});
-  optic_literal *r = ev_run(g, (const optic_literal *const[]){xv}, 1);
+  optic_literal_t *xv = ev_lit(OPTIC_F32, 0, NULL, (float[]){1});
+  optic_literal_t *r = ev_run(g, (const optic_literal_t *const[]){xv}, 1);
   if (r) {
     float v = *(const float *)optic_literal_data(optic_literal_element(r, 1), NULL);
     OT_CHECK(fabsf(v - 2.7182817f) < 1e-6f, "d exp(x) / dx at 1 = %g", (double)v);
@@ -143,7 +143,7 @@ static void test_output_choice(void) {
   optic_literal_destroy(r);
   o.output = x; /* d x / d x = 1 */
   OT_EXPECT_OK(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0}, 1, &o, &g));
-  r = ev_run(g, (const optic_literal *const[]){xv}, 1);
+  r = ev_run(g, (const optic_literal_t *const[]){xv}, 1);
   if (r) OT_CHECK(*(const float *)optic_literal_data(optic_literal_element(r, 1), NULL) == 1.0f);
   optic_literal_destroy(r);
   optic_literal_destroy(xv);

@@ -89,11 +89,11 @@ static void test_reduce_max_tie(void) {
   ev_root(ev_main, y);
   optic_comp_id g;
   OT_EXPECT_OK(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0}, 1, NULL, &g));
-  optic_literal *in = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, (float[]){2, 2, 1});
-  optic_literal *r = ev_run(g, (const optic_literal *const[]){in}, 1);
+  optic_literal_t *in = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, (float[]){2, 2, 1});
+  optic_literal_t *r = ev_run(g, (const optic_literal_t *const[]){in}, 1);
   OT_CHECK(r != NULL);
   if (r) {
-    optic_literal *want = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, (float[]){0.5f, 0.5f, 0});
+    optic_literal_t *want = ev_lit(OPTIC_F32, 1, (int64_t[]){3}, (float[]){0.5f, 0.5f, 0});
     OT_CHECK(ev_same(want, optic_literal_element(r, 1), OPTIC_MATCH_BITWISE));
     optic_literal_destroy(want);
   }

@@ -156,8 +156,8 @@ static void test_power_at_zero(void) {
   ev_root(ev_main, y);
   optic_comp_id g;
   OT_EXPECT_OK(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0, 1}, 2, NULL, &g));
-  optic_literal *av = ev_lit(OPTIC_F64, 0, NULL, (double[]){0}), *bv = ev_lit(OPTIC_F64, 0, NULL, (double[]){2});
-  optic_literal *r = ev_run(g, (const optic_literal *const[]){av, bv}, 2);
+  optic_literal_t *av = ev_lit(OPTIC_F64, 0, NULL, (double[]){0}), *bv = ev_lit(OPTIC_F64, 0, NULL, (double[]){2});
+  optic_literal_t *r = ev_run(g, (const optic_literal_t *const[]){av, bv}, 2);
   if (r) {
     double da = *(const double *)optic_literal_data(optic_literal_element(r, 1), NULL);
     double db = *(const double *)optic_literal_data(optic_literal_element(r, 2), NULL);

@@ -45,22 +45,22 @@ static void run_case(const jax_case *jc) {
   o.seeded = jc->seed_param >= 0;
   OT_CHECK(o.output != OPTIC_NO_NODE, "%s: no instruction %s", jc->file, jc->output);
   int32_t np = optic_computation_parameter_count(m, entry);
-  optic_literal *args[9] = {0};
+  optic_literal_t *args[9] = {0};
   for (int32_t i = 0; i < np && i < 8; i++) {
     args[i] = adf_random(optic_node_type(m, optic_computation_parameter(m, entry, i)), -1, 1);
   }
   if (o.seeded) OT_EXPECT_OK(optic_literal_clone(args[jc->seed_param], &args[np]));
   optic_comp_id g = -1;
   OT_EXPECT_OK(optic_autodiff_value_and_grad(m, entry, jc->wrt, jc->n_wrt, &o, &g));
-  optic_literal *ours = NULL;
-  if (g >= 0) OT_EXPECT_OK(optic_evaluate(m, g, (const optic_literal *const *)args, np + o.seeded, NULL, &ours));
+  optic_literal_t *ours = NULL;
+  if (g >= 0) OT_EXPECT_OK(optic_evaluate(m, g, (const optic_literal_t *const *)args, np + o.seeded, NULL, &ours));
   for (int32_t k = 0; ours && k < jc->n_wrt; k++) {
     optic_node_id jg = find(m, entry, jc->jax_grad[k]);
-    optic_literal *theirs = NULL;
+    optic_literal_t *theirs = NULL;
     OT_CHECK(jg != OPTIC_NO_NODE, "%s: no instruction %s", jc->file, jc->jax_grad[k]);
     if (jg == OPTIC_NO_NODE) continue;
     OT_EXPECT_OK(optic_computation_set_root(m, entry, jg)); /* evaluate the module's own gradient */
-    OT_EXPECT_OK(optic_evaluate(m, entry, (const optic_literal *const *)args, np, NULL, &theirs));
+    OT_EXPECT_OK(optic_evaluate(m, entry, (const optic_literal_t *const *)args, np, NULL, &theirs));
     char why[256] = "";
     bool same = theirs && optic_literal_match(theirs, optic_literal_element(ours, k + 1), OPTIC_MATCH_TOLERANCE,
                                               jc->abs_tol, jc->rel_tol, why, sizeof why);

@@ -66,10 +66,10 @@ static void test_max_pool_ties(void) {
   ev_root(ev_main, s);
   optic_comp_id g;
   OT_EXPECT_OK(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0}, 1, NULL, &g));
-  optic_literal *in = ev_lit(OPTIC_F32, 2, (int64_t[]){2, 3}, (float[]){1, 3, 3, 3, 0, 2});
-  optic_literal *r = ev_run(g, (const optic_literal *const[]){in}, 1);
+  optic_literal_t *in = ev_lit(OPTIC_F32, 2, (int64_t[]){2, 3}, (float[]){1, 3, 3, 3, 0, 2});
+  optic_literal_t *r = ev_run(g, (const optic_literal_t *const[]){in}, 1);
   if (r) {
-    optic_literal *want = ev_lit(OPTIC_F32, 2, (int64_t[]){2, 3}, (float[]){0, 2, 0, 0, 0, 0});
+    optic_literal_t *want = ev_lit(OPTIC_F32, 2, (int64_t[]){2, 3}, (float[]){0, 2, 0, 0, 0, 0});
     OT_CHECK(ev_same(want, optic_literal_element(r, 1), OPTIC_MATCH_BITWISE));
     optic_literal_destroy(want);
   }

@@ -559,11 +559,11 @@ static void control_flow_sequences(void) {
     /* the program computes what the module computes */
     float xs[4] = {1, 2, 3, 4};
     unsigned char t = 1;
-    optic_literal *args[2] = {NULL, NULL}, *want = NULL, *got = NULL;
+    optic_literal_t *args[2] = {NULL, NULL}, *want = NULL, *got = NULL;
     BUILD(optic_literal_create_array(OPTIC_F32, &(optic_shape){.rank = 1, .dims = {4}}, xs, sizeof xs, &args[0]));
     BUILD(optic_literal_create_array(OPTIC_PRED, &(optic_shape){.rank = 0}, &t, 1, &args[1]));
-    OT_EXPECT_OK(optic_evaluate(f.m, f.main, (const optic_literal *const *)args, 2, NULL, &want));
-    OT_EXPECT_OK(optic_evaluate(pm, optic_program_entry(p), (const optic_literal *const *)args, 2, NULL, &got));
+    OT_EXPECT_OK(optic_evaluate(f.m, f.main, (const optic_literal_t *const *)args, 2, NULL, &want));
+    OT_EXPECT_OK(optic_evaluate(pm, optic_program_entry(p), (const optic_literal_t *const *)args, 2, NULL, &got));
     char why[256] = "";
     OT_CHECK(want && got && optic_literal_match(want, got, OPTIC_MATCH_BITWISE, 0, 0, why, sizeof why), "%s", why);
     const float *v = got ? optic_literal_data(got, NULL) : NULL;
@@ -626,7 +626,7 @@ static void concurrent_compiles(void) {
   optic_module_destroy(g.m);
 }
 
-static int32_t random_args(rg_rng *r, const optic_module_t *m, optic_comp_id comp, optic_literal **args) {
+static int32_t random_args(rg_rng *r, const optic_module_t *m, optic_comp_id comp, optic_literal_t **args) {
   int32_t n = optic_computation_parameter_count(m, comp);
   for (int32_t i = 0; i < n; i++) {
     BUILD(optic_literal_create(optic_node_type(m, optic_computation_parameter(m, comp, i)), &args[i]));
@@ -657,10 +657,10 @@ static void random_graphs_compile(void) {
       continue;
     }
     rg_rng ar = {gseed ^ 0x5eed0fa65ull};
-    optic_literal *args[4] = {NULL};
+    optic_literal_t *args[4] = {NULL};
     int32_t nargs = random_args(&ar, g.m, g.main, args);
-    optic_literal *want = NULL;
-    optic_status est = optic_evaluate(g.m, g.main, (const optic_literal *const *)args, nargs, NULL, &want);
+    optic_literal_t *want = NULL;
+    optic_status est = optic_evaluate(g.m, g.main, (const optic_literal_t *const *)args, nargs, NULL, &want);
     OT_CHECK(est == OPTIC_OK, "graph seed %#llx: does not evaluate: %s", (unsigned long long)gseed,
              optic_last_error());
     for (int level = OPTIC_OPT_NONE; level <= OPTIC_OPT_FULL; level++) {
@@ -688,9 +688,9 @@ static void random_graphs_compile(void) {
       OT_CHECK(total.flops == s.cost.flops && total.bytes_accessed == s.cost.bytes_accessed &&
                total.transcendentals == s.cost.transcendentals && isfinite(s.est_ns) && s.est_ns >= 0);
       if (want) {
-        optic_literal *got = NULL;
+        optic_literal_t *got = NULL;
         optic_status gst =
-            optic_evaluate(pm, optic_program_entry(p), (const optic_literal *const *)args, nargs, NULL, &got);
+            optic_evaluate(pm, optic_program_entry(p), (const optic_literal_t *const *)args, nargs, NULL, &got);
         char why[512] = "";
         bool same = gst == OPTIC_OK && optic_literal_match(want, got, OPTIC_MATCH_NAN_AWARE, 0, 0, why, sizeof why);
         if (!same) {

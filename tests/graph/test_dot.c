@@ -85,13 +85,13 @@ static void evaluate(void) {
                       .rhs_contracting = {1}};
   OT_EXPECT_OK(optic_graph_dot(m, c, x, w, &d, "y", &y));
   OT_EXPECT_OK(optic_computation_set_root(m, c, y));
-  optic_literal *la, *lb, *out = NULL;
+  optic_literal_t *la, *lb, *out = NULL;
   OT_EXPECT_OK(optic_literal_create(optic_node_type(m, x), &la));
   OT_EXPECT_OK(optic_literal_create(optic_node_type(m, w), &lb));
   float *pa = optic_literal_mutable_data(la, NULL), *pb = optic_literal_mutable_data(lb, NULL);
   for (int i = 0; i < 24; i++) pa[i] = (float)(i % 7) - 3;
   for (int i = 0; i < 40; i++) pb[i] = (float)(i % 5) * 0.5f;
-  const optic_literal *args[] = {la, lb};
+  const optic_literal_t *args[] = {la, lb};
   OT_EXPECT_OK(optic_evaluate(m, c, args, 2, NULL, &out));
   const float *py = out ? optic_literal_data(out, NULL) : NULL;
   for (int bi = 0; py && bi < 2; bi++) {

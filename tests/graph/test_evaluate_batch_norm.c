@@ -3,7 +3,7 @@
  * gradient formula), shape errors, XLA's byte count and the HLO text. */
 #include "tests/graph/evaluate_util.h"
 
-static optic_literal *eval_bn(optic_opcode op, int32_t n, const optic_literal *const *args) {
+static optic_literal_t *eval_bn(optic_opcode op, int32_t n, const optic_literal_t *const *args) {
   ev_fresh();
   optic_node_id p[5], r;
   for (int32_t i = 0; i < n; i++) p[i] = ev_param_type(ev_main, i, optic_literal_type(args[i]));
@@ -26,14 +26,14 @@ static bool near(const float *got, const double *want, int n) {
  * epsilon 3, sigma = 3 and x_hat = (-1, 0, 1). */
 static void hand_cases(void) {
   const int64_t d31[2] = {3, 1}, one = 1;
-  optic_literal *x = ev_lit(OPTIC_F32, 2, d31, (const float[]){0, 3, 6});
-  optic_literal *scale = ev_lit(OPTIC_F32, 1, &one, (const float[]){2});
-  optic_literal *offset = ev_lit(OPTIC_F32, 1, &one, (const float[]){10});
-  optic_literal *mean = ev_lit(OPTIC_F32, 1, &one, (const float[]){3});
-  optic_literal *var = ev_lit(OPTIC_F32, 1, &one, (const float[]){6});
-  optic_literal *dy = ev_lit(OPTIC_F32, 2, d31, (const float[]){1, 0, 0});
-  const optic_literal *tr[3] = {x, scale, offset};
-  optic_literal *t = eval_bn(OPTIC_OP_BATCH_NORM_TRAINING, 3, tr);
+  optic_literal_t *x = ev_lit(OPTIC_F32, 2, d31, (const float[]){0, 3, 6});
+  optic_literal_t *scale = ev_lit(OPTIC_F32, 1, &one, (const float[]){2});
+  optic_literal_t *offset = ev_lit(OPTIC_F32, 1, &one, (const float[]){10});
+  optic_literal_t *mean = ev_lit(OPTIC_F32, 1, &one, (const float[]){3});
+  optic_literal_t *var = ev_lit(OPTIC_F32, 1, &one, (const float[]){6});
+  optic_literal_t *dy = ev_lit(OPTIC_F32, 2, d31, (const float[]){1, 0, 0});
+  const optic_literal_t *tr[3] = {x, scale, offset};
+  optic_literal_t *t = eval_bn(OPTIC_OP_BATCH_NORM_TRAINING, 3, tr);
   OT_CHECK(t != NULL);
   if (t) {
     OT_CHECK(near(optic_literal_data(optic_literal_element(t, 0), NULL), (const double[]){8, 10, 12}, 3), "y");
@@ -41,13 +41,13 @@ static void hand_cases(void) {
     OT_CHECK(near(optic_literal_data(optic_literal_element(t, 2), NULL), (const double[]){6}, 1), "biased variance");
   }
   optic_literal_destroy(t);
-  const optic_literal *inf[5] = {x, scale, offset, mean, var};
-  optic_literal *y = eval_bn(OPTIC_OP_BATCH_NORM_INFERENCE, 5, inf);
+  const optic_literal_t *inf[5] = {x, scale, offset, mean, var};
+  optic_literal_t *y = eval_bn(OPTIC_OP_BATCH_NORM_INFERENCE, 5, inf);
   OT_CHECK(y && near(optic_literal_data(y, NULL), (const double[]){8, 10, 12}, 3), "inference");
   optic_literal_destroy(y);
   /* grad: sum dy = 1, sum dy * x_hat = -1; grad_x = scale / (sigma N) (N dy - 1 + x_hat) */
-  const optic_literal *gr[5] = {x, scale, mean, var, dy};
-  optic_literal *g = eval_bn(OPTIC_OP_BATCH_NORM_GRAD, 5, gr);
+  const optic_literal_t *gr[5] = {x, scale, mean, var, dy};
+  optic_literal_t *g = eval_bn(OPTIC_OP_BATCH_NORM_GRAD, 5, gr);
   OT_CHECK(g != NULL);
   if (g) {
     OT_CHECK(near(optic_literal_data(optic_literal_element(g, 0), NULL),
@@ -60,7 +60,7 @@ static void hand_cases(void) {
   OT_EXPECT_OK(optic_node_cost(ev_m, optic_computation_root(ev_m, ev_main), &c));
   OT_CHECK(c.flops == 0 && c.bytes_accessed == 24 + 12 + 4 + 4 + 4 + 12, "grad cost %g %g (XLA: default bytes)", c.flops,
            c.bytes_accessed);
-  optic_literal *lits[6] = {x, scale, offset, mean, var, dy};
+  optic_literal_t *lits[6] = {x, scale, offset, mean, var, dy};
   for (int i = 0; i < 6; i++) optic_literal_destroy(lits[i]);
 }
 

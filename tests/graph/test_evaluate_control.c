@@ -33,9 +33,9 @@ static void tuple_and_call(void) {
   OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, (optic_node_id[]){g0, g, nest}, 3, NULL, &root));
   ev_root(ev_main, root);
   int32_t seven = 7;
-  optic_literal *lx = ev_lit(OPTIC_F32, 1, d2, (float[]){2, 3}), *ly = ev_lit(OPTIC_S32, 0, NULL, &seven);
-  const optic_literal *args[] = {lx, ly};
-  optic_literal *got = ev_run(ev_main, args, 2);
+  optic_literal_t *lx = ev_lit(OPTIC_F32, 1, d2, (float[]){2, 3}), *ly = ev_lit(OPTIC_S32, 0, NULL, &seven);
+  const optic_literal_t *args[] = {lx, ly};
+  optic_literal_t *got = ev_run(ev_main, args, 2);
   char buf[256];
   optic_literal_format(got, buf, sizeof buf);
   OT_CHECK(strcmp(buf, "(f32[2] {6, 12}, (f32[2] {6, 12}, s32[] 7), (s32[] 7, (f32[2] {6, 12}, s32[] 7)))") == 0, "%s",
@@ -80,7 +80,7 @@ static void while_sums_to_ten(void) {
   optic_node_id z = ev_const(ev_main, OPTIC_S32, 0, NULL, &zero), init;
   OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, (optic_node_id[]){z, z}, 2, NULL, &init));
   ev_root(ev_main, build_sum_loop(5, init));
-  optic_literal *got = ev_run(ev_main, NULL, 0);
+  optic_literal_t *got = ev_run(ev_main, NULL, 0);
   char buf[64];
   optic_literal_format(got, buf, sizeof buf);
   OT_CHECK(strcmp(buf, "(s32[] 5, s32[] 10)") == 0, "%s", buf);
@@ -108,15 +108,15 @@ static optic_comp_id branch(const char *name, optic_opcode op) {
 }
 
 static int32_t run_conditional(optic_dtype sel_dt, int32_t sel, int32_t x0, int32_t x1, int32_t x2) {
-  optic_literal *ls = sel_dt == OPTIC_PRED ? ev_lit(OPTIC_PRED, 0, NULL, (uint8_t[]){(uint8_t)sel})
+  optic_literal_t *ls = sel_dt == OPTIC_PRED ? ev_lit(OPTIC_PRED, 0, NULL, (uint8_t[]){(uint8_t)sel})
                                            : ev_lit(OPTIC_S32, 0, NULL, &sel);
-  optic_literal *a = ev_lit(OPTIC_S32, 0, NULL, &x0), *b = ev_lit(OPTIC_S32, 0, NULL, &x1);
-  optic_literal *c = ev_lit(OPTIC_S32, 0, NULL, &x2);
-  const optic_literal *args[] = {ls, a, b, c};
-  optic_literal *got = ev_run(ev_main, args, sel_dt == OPTIC_PRED ? 3 : 4);
+  optic_literal_t *a = ev_lit(OPTIC_S32, 0, NULL, &x0), *b = ev_lit(OPTIC_S32, 0, NULL, &x1);
+  optic_literal_t *c = ev_lit(OPTIC_S32, 0, NULL, &x2);
+  const optic_literal_t *args[] = {ls, a, b, c};
+  optic_literal_t *got = ev_run(ev_main, args, sel_dt == OPTIC_PRED ? 3 : 4);
   int32_t v = got ? *(const int32_t *)optic_literal_data(got, NULL) : INT32_MIN;
   optic_literal_destroy(got);
-  optic_literal *ls_[] = {ls, a, b, c};
+  optic_literal_t *ls_[] = {ls, a, b, c};
   for (int i = 0; i < 4; i++) optic_literal_destroy(ls_[i]);
   return v;
 }
@@ -175,9 +175,9 @@ static void fusion_equals_unfused(void) {
   ev_root(u, loop_fusion_ops(u, ev_param(u, 0, OPTIC_F32, 2, d), ev_param(u, 1, OPTIC_F32, 2, d),
                              ev_param(u, 2, OPTIC_F32, 2, d)));
   float a[] = {0.5f, -1.25f, 3.0f, NAN}, b[] = {0.25f, 2.0f, -7.5f, 1.0f}, c[] = {1.5f, -2.0f, 0.125f, 4.0f};
-  optic_literal *la = ev_lit(OPTIC_F32, 2, d, a), *lb = ev_lit(OPTIC_F32, 2, d, b), *lc = ev_lit(OPTIC_F32, 2, d, c);
-  const optic_literal *args[] = {la, lb, lc};
-  optic_literal *fused = ev_run(ev_main, args, 3), *unfused = ev_run(u, args, 3);
+  optic_literal_t *la = ev_lit(OPTIC_F32, 2, d, a), *lb = ev_lit(OPTIC_F32, 2, d, b), *lc = ev_lit(OPTIC_F32, 2, d, c);
+  const optic_literal_t *args[] = {la, lb, lc};
+  optic_literal_t *fused = ev_run(ev_main, args, 3), *unfused = ev_run(u, args, 3);
   OT_CHECK(fused && unfused && ev_same(unfused, fused, OPTIC_MATCH_BITWISE));
   /* And both are the kernels' semantics written out: exp in double, rounded once. */
   float want[4];
@@ -188,9 +188,9 @@ static void fusion_equals_unfused(void) {
     float m = e * c[i];
     want[i] = m - cl;
   }
-  optic_literal *lw = ev_lit(OPTIC_F32, 2, d, want);
+  optic_literal_t *lw = ev_lit(OPTIC_F32, 2, d, want);
   OT_CHECK(fused && ev_same(lw, fused, OPTIC_MATCH_NAN_AWARE));
-  optic_literal *ls[] = {la, lb, lc, fused, unfused, lw};
+  optic_literal_t *ls[] = {la, lb, lc, fused, unfused, lw};
   for (int i = 0; i < 6; i++) optic_literal_destroy(ls[i]);
 }
 
@@ -205,9 +205,9 @@ static void all_reduce_one_replica(void) {
   OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, (optic_node_id[]){r1, r2}, 2, NULL, &t));
   ev_root(ev_main, t);
   float yv = 4;
-  optic_literal *lx = ev_lit(OPTIC_F32, 1, d3, (float[]){1, 2, 3}), *ly = ev_lit(OPTIC_F32, 0, NULL, &yv);
-  const optic_literal *args[] = {lx, ly};
-  optic_literal *got = ev_run(ev_main, args, 2);
+  optic_literal_t *lx = ev_lit(OPTIC_F32, 1, d3, (float[]){1, 2, 3}), *ly = ev_lit(OPTIC_F32, 0, NULL, &yv);
+  const optic_literal_t *args[] = {lx, ly};
+  optic_literal_t *got = ev_run(ev_main, args, 2);
   char buf[128];
   optic_literal_format(got, buf, sizeof buf);
   OT_CHECK(strcmp(buf, "(f32[3] {1, 2, 3}, (f32[3] {1, 2, 3}, f32[] 4))") == 0, "%s", buf);
@@ -229,13 +229,13 @@ static void convolution(void) {
   OT_EXPECT_OK(optic_graph_convolution(ev_m, ev_main, x, k, "b0f_0io->b0f", &w, 1, 1, NULL, &c2));
   OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, (optic_node_id[]){c1, c2}, 2, NULL, &t));
   ev_root(ev_main, t);
-  optic_literal *lx = ev_lit(OPTIC_F32, 3, din, (float[]){1, 2, 3, 4}), *lk = ev_lit(OPTIC_F32, 3, dk, (float[]){1, 1});
-  const optic_literal *args[] = {lx, lk};
-  optic_literal *got = ev_run(ev_main, args, 2);
-  optic_literal *w1 = ev_lit(OPTIC_F32, 3, dout, (float[]){3, 5, 7}), *w2 = ev_lit(OPTIC_F32, 3, dpad, (float[]){1, 3, 5, 7, 4});
+  optic_literal_t *lx = ev_lit(OPTIC_F32, 3, din, (float[]){1, 2, 3, 4}), *lk = ev_lit(OPTIC_F32, 3, dk, (float[]){1, 1});
+  const optic_literal_t *args[] = {lx, lk};
+  optic_literal_t *got = ev_run(ev_main, args, 2);
+  optic_literal_t *w1 = ev_lit(OPTIC_F32, 3, dout, (float[]){3, 5, 7}), *w2 = ev_lit(OPTIC_F32, 3, dpad, (float[]){1, 3, 5, 7, 4});
   OT_CHECK(got && ev_same(w1, optic_literal_element(got, 0), OPTIC_MATCH_BITWISE) &&
            ev_same(w2, optic_literal_element(got, 1), OPTIC_MATCH_BITWISE));
-  optic_literal *ls[] = {lx, lk, got, w1, w2};
+  optic_literal_t *ls[] = {lx, lk, got, w1, w2};
   for (int i = 0; i < 5; i++) optic_literal_destroy(ls[i]);
 
   ev_fresh();
@@ -247,7 +247,7 @@ static void convolution(void) {
   /* pixel p: out[p, o] = sum_i x[p, i] * k[i, o] */
   lx = ev_lit(OPTIC_F32, 3, d2in, (float[]){1, 2, 3, 4});
   lk = ev_lit(OPTIC_F32, 3, d2k, (float[]){1, 0, 2, 0, 1, 3});
-  const optic_literal *args2[] = {lx, lk};
+  const optic_literal_t *args2[] = {lx, lk};
   OT_CHECK(ev_check(ev_main, args2, 2, OPTIC_F32, 3, d2out, (float[]){1, 2, 8, 3, 4, 18}));
   optic_literal_destroy(lx);
   optic_literal_destroy(lk);
@@ -263,17 +263,17 @@ static void single_instruction(void) {
   z = ev_const(ev_main, OPTIC_F32, 0, NULL, &zero);
   optic_comp_id add = ev_binary_comp("add", OPTIC_OP_ADD, OPTIC_F32);
   OT_EXPECT_OK(optic_graph_reduce(ev_m, ev_main, &s, &z, 1, (int64_t[]){0}, 1, add, NULL, &r));
-  optic_literal *lc, *ls, *lz, *lr;
+  optic_literal_t *lc, *ls, *lz, *lr;
   OT_EXPECT_OK(optic_evaluate_node(ev_m, c, NULL, 0, NULL, &lc));
   OT_EXPECT_OK(optic_evaluate_node(ev_m, z, NULL, 0, NULL, &lz));
-  const optic_literal *ops[] = {lc, lc};
+  const optic_literal_t *ops[] = {lc, lc};
   OT_EXPECT_OK(optic_evaluate_node(ev_m, s, ops, 2, NULL, &ls));
-  const optic_literal *rops[] = {ls, lz};
+  const optic_literal_t *rops[] = {ls, lz};
   OT_EXPECT_OK(optic_evaluate_node(ev_m, r, rops, 2, NULL, &lr));
   OT_CHECK(lr && *(const float *)optic_literal_data(lr, NULL) == 14.0f);
-  optic_literal *w = ev_lit(OPTIC_F32, 1, d3, (float[]){1, 4, 9});
+  optic_literal_t *w = ev_lit(OPTIC_F32, 1, d3, (float[]){1, 4, 9});
   OT_CHECK(ls && ev_same(w, ls, OPTIC_MATCH_BITWISE));
-  optic_literal *all[] = {lc, ls, lz, lr, w};
+  optic_literal_t *all[] = {lc, ls, lz, lr, w};
   for (int i = 0; i < 5; i++) optic_literal_destroy(all[i]);
 }
 
@@ -290,8 +290,8 @@ static void after_mutation(void) {
   ev_root(ev_main, b);
   OT_EXPECT_OK(optic_node_replace_all_uses(ev_m, a, c));
   OT_EXPECT_OK(optic_node_remove(ev_m, a));
-  optic_literal *lx = ev_lit(OPTIC_F32, 1, d2, (float[]){-3, 0.5f});
-  const optic_literal *args[] = {lx};
+  optic_literal_t *lx = ev_lit(OPTIC_F32, 1, d2, (float[]){-3, 0.5f});
+  const optic_literal_t *args[] = {lx};
   OT_CHECK(ev_check(ev_main, args, 1, OPTIC_F32, 1, d2, (float[]){9, 0.25f}));
   optic_literal_destroy(lx);
 }
@@ -307,8 +307,8 @@ static void long_chain(void) {
   }
   ev_root(ev_main, y);
   float v[] = {1, -2, 0.5f, -0.0f};
-  optic_literal *lx = ev_lit(OPTIC_F32, 1, d4, v);
-  const optic_literal *args[] = {lx};
+  optic_literal_t *lx = ev_lit(OPTIC_F32, 1, d4, v);
+  const optic_literal_t *args[] = {lx};
   uint64_t t0 = optic_now_ns();
   OT_CHECK(ev_check(ev_main, args, 1, OPTIC_F32, 1, d4, v));
   double ms = (double)(optic_now_ns() - t0) / 1e6;

@@ -135,9 +135,9 @@ static void hlo_text_and_layout_bitcast(void) {
   const float pv[6] = {1, 2, 3, 4, 5, 6};
   const int32_t iv = 7;
   const int64_t d23[2] = {2, 3};
-  optic_literal *args[2] = {ev_lit(OPTIC_F32, 2, d23, pv), ev_lit(OPTIC_S32, 0, NULL, &iv)};
-  optic_literal *got = NULL;
-  OT_EXPECT_OK(optic_evaluate(m, optic_module_entry(m), (const optic_literal *const *)args, 2, NULL, &got));
+  optic_literal_t *args[2] = {ev_lit(OPTIC_F32, 2, d23, pv), ev_lit(OPTIC_S32, 0, NULL, &iv)};
+  optic_literal_t *got = NULL;
+  OT_EXPECT_OK(optic_evaluate(m, optic_module_entry(m), (const optic_literal_t *const *)args, 2, NULL, &got));
   if (got) {
     const float *ds = optic_literal_data(optic_literal_element(got, 0), NULL);
     const float *dus = optic_literal_data(optic_literal_element(got, 1), NULL);

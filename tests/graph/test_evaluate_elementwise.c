@@ -26,8 +26,8 @@ static bool run_elementwise(optic_opcode op, optic_dtype dt, optic_dtype out_dt,
   }
   if (st != OPTIC_OK) ev_die(optic_opcode_name(op));
   ev_root(ev_main, r);
-  optic_literal *la = ev_lit(dt, 1, d, a), *lb = b ? ev_lit(dt, 1, d, b) : NULL;
-  const optic_literal *args[] = {la, lb};
+  optic_literal_t *la = ev_lit(dt, 1, d, a), *lb = b ? ev_lit(dt, 1, d, b) : NULL;
+  const optic_literal_t *args[] = {la, lb};
   bool ok = ev_check(ev_main, args, b ? 2 : 1, out_dt, 1, d, want);
   optic_literal_destroy(la);
   optic_literal_destroy(lb);
@@ -147,8 +147,8 @@ static bool run_compare(optic_compare_dir dir, optic_dtype dt, int64_t n, const 
   optic_node_id x = ev_param(ev_main, 0, dt, 1, d), y = ev_param(ev_main, 1, dt, 1, d), r;
   if (optic_graph_compare(ev_m, ev_main, dir, x, y, NULL, &r)) ev_die("compare");
   ev_root(ev_main, r);
-  optic_literal *la = ev_lit(dt, 1, d, a), *lb = ev_lit(dt, 1, d, b);
-  const optic_literal *args[] = {la, lb};
+  optic_literal_t *la = ev_lit(dt, 1, d, a), *lb = ev_lit(dt, 1, d, b);
+  const optic_literal_t *args[] = {la, lb};
   bool ok = ev_check(ev_main, args, 2, OPTIC_PRED, 1, d, want);
   optic_literal_destroy(la);
   optic_literal_destroy(lb);
@@ -188,9 +188,9 @@ static void select_and_clamp(void) {
   uint8_t pv[] = {1, 0, 0, 1}, psv = 0;
   float tv[] = {1, 2, 3, 4}, fv[] = {-1, -2, -3, -4};
   int32_t tiv[] = {10, 20, 30, 40}, fiv[] = {-10, -20, -30, -40};
-  optic_literal *args[] = {ev_lit(OPTIC_PRED, 1, d, pv), ev_lit(OPTIC_PRED, 0, NULL, &psv), ev_lit(OPTIC_F32, 1, d, tv),
+  optic_literal_t *args[] = {ev_lit(OPTIC_PRED, 1, d, pv), ev_lit(OPTIC_PRED, 0, NULL, &psv), ev_lit(OPTIC_F32, 1, d, tv),
                            ev_lit(OPTIC_F32, 1, d, fv),  ev_lit(OPTIC_S32, 1, d, tiv),      ev_lit(OPTIC_S32, 1, d, fiv)};
-  optic_literal *r = ev_run(ev_main, (const optic_literal *const *)args, 6);
+  optic_literal_t *r = ev_run(ev_main, (const optic_literal_t *const *)args, 6);
   if (r) {
     const float *a = optic_literal_data(optic_literal_element(r, 0), NULL);
     const float *b = optic_literal_data(optic_literal_element(r, 1), NULL);
@@ -218,10 +218,10 @@ static void select_and_clamp(void) {
   ev_root(ev_main, tup);
   float lov = 0, xv[] = {-1, 0.5f, 2, NAN}, hiv = 1, hiav[] = {0.25f, 0.25f, 5, 1};
   int32_t xiv[] = {-3, 0, 3, 9}, loiv = 1;
-  optic_literal *cargs[] = {ev_lit(OPTIC_F32, 0, NULL, &lov), ev_lit(OPTIC_F32, 1, d, xv),
+  optic_literal_t *cargs[] = {ev_lit(OPTIC_F32, 0, NULL, &lov), ev_lit(OPTIC_F32, 1, d, xv),
                             ev_lit(OPTIC_F32, 0, NULL, &hiv), ev_lit(OPTIC_F32, 1, d, hiav),
                             ev_lit(OPTIC_S32, 1, d, xiv),     ev_lit(OPTIC_S32, 0, NULL, &loiv)};
-  r = ev_run(ev_main, (const optic_literal *const *)cargs, 6);
+  r = ev_run(ev_main, (const optic_literal_t *const *)cargs, 6);
   if (r) {
     const float *a = optic_literal_data(optic_literal_element(r, 0), NULL);
     const float *b = optic_literal_data(optic_literal_element(r, 1), NULL);

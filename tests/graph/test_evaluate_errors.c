@@ -18,9 +18,9 @@ static void arguments(void) {
   OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, (optic_node_id[]){x, y}, 2, NULL, &t));
   ev_root(ev_main, t);
   int32_t one = 1;
-  optic_literal *a = ev_lit(OPTIC_F32, 1, d2, NULL), *b = ev_lit(OPTIC_S32, 0, NULL, &one);
-  optic_literal *wrong = ev_lit(OPTIC_F32, 1, d3, NULL), *r = (optic_literal *)&r;
-  const optic_literal *good[] = {a, b}, *bad_type[] = {wrong, b}, *bad_dtype[] = {a, a}, *null_arg[] = {a, NULL};
+  optic_literal_t *a = ev_lit(OPTIC_F32, 1, d2, NULL), *b = ev_lit(OPTIC_S32, 0, NULL, &one);
+  optic_literal_t *wrong = ev_lit(OPTIC_F32, 1, d3, NULL), *r = (optic_literal_t *)&r;
+  const optic_literal_t *good[] = {a, b}, *bad_type[] = {wrong, b}, *bad_dtype[] = {a, a}, *null_arg[] = {a, NULL};
   OT_EXPECT_STATUS(optic_evaluate(ev_m, ev_main, good, 1, NULL, &r), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(r == NULL && message_has("takes 2 arguments, 1 given"));
   OT_EXPECT_STATUS(optic_evaluate(ev_m, ev_main, bad_type, 2, NULL, &r), OPTIC_ERR_SHAPE_MISMATCH);
@@ -33,14 +33,14 @@ static void arguments(void) {
   OT_EXPECT_STATUS(optic_evaluate(ev_m, 42, good, 2, NULL, &r), OPTIC_ERR_INVALID_ARGUMENT);
   OT_EXPECT_STATUS(optic_evaluate(NULL, ev_main, good, 2, NULL, &r), OPTIC_ERR_INVALID_ARGUMENT);
   /* A tuple argument is checked element by element. */
-  optic_literal *tl;
+  optic_literal_t *tl;
   OT_EXPECT_OK(optic_literal_create_tuple(good, 2, &tl));
-  const optic_literal *tuple_arg[] = {tl, b};
+  const optic_literal_t *tuple_arg[] = {tl, b};
   OT_EXPECT_STATUS(optic_evaluate(ev_m, ev_main, tuple_arg, 2, NULL, &r), OPTIC_ERR_SHAPE_MISMATCH);
   OT_CHECK(message_has("has type (f32[2], s32[]) but f32[2] is expected"));
   OT_EXPECT_OK(optic_evaluate(ev_m, ev_main, good, 2, NULL, &r));
   optic_literal_destroy(r);
-  optic_literal *ls[] = {a, b, wrong, tl};
+  optic_literal_t *ls[] = {a, b, wrong, tl};
   for (int i = 0; i < 4; i++) optic_literal_destroy(ls[i]);
 }
 
@@ -48,8 +48,8 @@ static void rootless_and_options(void) {
   ev_fresh();
   optic_node_id x = ev_param(ev_main, 0, OPTIC_F32, 0, NULL);
   float v = 1;
-  optic_literal *a = ev_lit(OPTIC_F32, 0, NULL, &v), *r = (optic_literal *)&r;
-  const optic_literal *args[] = {a};
+  optic_literal_t *a = ev_lit(OPTIC_F32, 0, NULL, &v), *r = (optic_literal_t *)&r;
+  const optic_literal_t *args[] = {a};
   OT_EXPECT_STATUS(optic_evaluate(ev_m, ev_main, args, 1, NULL, &r), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(r == NULL && message_has("computation 'main' has no root"));
   ev_root(ev_main, x);
@@ -92,8 +92,8 @@ static void while_cap(void) {
   OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, (optic_node_id[]){big, c}, 2, NULL, &t));
   ev_root(ev_main, t);
   int32_t zero = 0;
-  optic_literal *a = ev_lit(OPTIC_S32, 0, NULL, &zero), *r = (optic_literal *)&r;
-  const optic_literal *args[] = {a};
+  optic_literal_t *a = ev_lit(OPTIC_S32, 0, NULL, &zero), *r = (optic_literal_t *)&r;
+  const optic_literal_t *args[] = {a};
   optic_evaluate_options o = optic_evaluate_options_default();
   o.max_while_iterations = 100;
   OT_EXPECT_STATUS(optic_evaluate(ev_m, ev_main, args, 1, &o, &r), OPTIC_ERR_TIMEOUT);
@@ -121,8 +121,8 @@ static void recursion(void) {
   OT_EXPECT_OK(optic_graph_call(ev_m, a, b, &ax, 1, NULL, &ac));
   ev_root(a, ac);
   float v = 1;
-  optic_literal *lv = ev_lit(OPTIC_F32, 0, NULL, &v), *r = (optic_literal *)&r;
-  const optic_literal *args[] = {lv};
+  optic_literal_t *lv = ev_lit(OPTIC_F32, 0, NULL, &v), *r = (optic_literal_t *)&r;
+  const optic_literal_t *args[] = {lv};
   OT_EXPECT_STATUS(optic_evaluate(ev_m, a, args, 1, NULL, &r), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(r == NULL && message_has("computation 'a' calls itself"));
   optic_literal_destroy(lv);
@@ -132,14 +132,14 @@ static void single_instruction_misuse(void) {
   ev_fresh();
   optic_node_id x = ev_param(ev_main, 0, OPTIC_F32, 0, NULL), n;
   OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_NEGATE, x, NULL, &n));
-  optic_literal *r = (optic_literal *)&r;
+  optic_literal_t *r = (optic_literal_t *)&r;
   OT_EXPECT_STATUS(optic_evaluate_node(ev_m, x, NULL, 0, NULL, &r), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(r == NULL && message_has("parameter: has no value outside its computation"));
   OT_EXPECT_STATUS(optic_evaluate_node(ev_m, n, NULL, 0, NULL, &r), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(message_has("has 1 operands, 0 values given"));
   int32_t i = 3;
-  optic_literal *li = ev_lit(OPTIC_S32, 0, NULL, &i);
-  const optic_literal *ops[] = {li};
+  optic_literal_t *li = ev_lit(OPTIC_S32, 0, NULL, &i);
+  const optic_literal_t *ops[] = {li};
   OT_EXPECT_STATUS(optic_evaluate_node(ev_m, n, ops, 1, NULL, &r), OPTIC_ERR_SHAPE_MISMATCH);
   OT_CHECK(message_has("operand 0 of negate"));
   OT_EXPECT_STATUS(optic_evaluate_node(ev_m, 999, NULL, 0, NULL, &r), OPTIC_ERR_INVALID_ARGUMENT);

@@ -33,7 +33,7 @@ static int64_t ulp_f64(double a, double b) {
 }
 
 /* y = op(x) (or op(x, z)) over n elements of dt, evaluated. */
-static optic_literal *eval_ew(optic_opcode op, optic_dtype dt, int64_t n, const void *x, const void *z) {
+static optic_literal_t *eval_ew(optic_opcode op, optic_dtype dt, int64_t n, const void *x, const void *z) {
   ev_fresh();
   int64_t dims[1] = {n};
   optic_node_id a = ev_param(ev_main, 0, dt, 1, dims), r;
@@ -41,9 +41,9 @@ static optic_literal *eval_ew(optic_opcode op, optic_dtype dt, int64_t n, const 
   optic_status st = z ? optic_graph_binary(ev_m, ev_main, op, a, b, NULL, &r) : optic_graph_unary(ev_m, ev_main, op, a, NULL, &r);
   if (st != OPTIC_OK) ev_die(optic_opcode_name(op));
   ev_root(ev_main, r);
-  optic_literal *la = ev_lit(dt, 1, dims, x), *lb = z ? ev_lit(dt, 1, dims, z) : NULL;
-  const optic_literal *args[2] = {la, lb};
-  optic_literal *got = ev_run(ev_main, args, z ? 2 : 1);
+  optic_literal_t *la = ev_lit(dt, 1, dims, x), *lb = z ? ev_lit(dt, 1, dims, z) : NULL;
+  const optic_literal_t *args[2] = {la, lb};
+  optic_literal_t *got = ev_run(ev_main, args, z ? 2 : 1);
   optic_literal_destroy(la);
   optic_literal_destroy(lb);
   return got;
@@ -97,7 +97,7 @@ static void transcendental_f32_vs_libm(void) {
   for (size_t k = 0; k < sizeof transcendental / sizeof transcendental[0]; k++) {
     optic_opcode op = transcendental[k];
     bool binary = op == OPTIC_OP_ATAN2 || op == OPTIC_OP_REMAINDER;
-    optic_literal *got = eval_ew(op, OPTIC_F32, NF, x, binary ? z : NULL);
+    optic_literal_t *got = eval_ew(op, OPTIC_F32, NF, x, binary ? z : NULL);
     OT_CHECK(got != NULL, "%s", optic_opcode_name(op));
     if (!got) continue;
     const float *y = optic_literal_data(got, NULL);
@@ -119,7 +119,7 @@ static void transcendental_f64_vs_long_double(void) {
   for (size_t k = 0; k < sizeof transcendental / sizeof transcendental[0]; k++) {
     optic_opcode op = transcendental[k];
     bool binary = op == OPTIC_OP_ATAN2 || op == OPTIC_OP_REMAINDER;
-    optic_literal *got = eval_ew(op, OPTIC_F64, NF, x, binary ? z : NULL);
+    optic_literal_t *got = eval_ew(op, OPTIC_F64, NF, x, binary ? z : NULL);
     OT_CHECK(got != NULL, "%s", optic_opcode_name(op));
     if (!got) continue;
     const double *y = optic_literal_data(got, NULL);
@@ -138,8 +138,8 @@ static void rounding(void) {
   static const float afz[] = {1.0f, 2.0f, 3.0f, -1.0f, -2.0f, -3.0f, 2.0f, 3.0f, -0.0f, 8388609.0f, INFINITY, 3.0f};
   static const float even[] = {0.0f, 2.0f, 2.0f, -0.0f, -2.0f, -2.0f, 2.0f, 3.0f, -0.0f, 8388609.0f, INFINITY, 3.0f};
   int64_t n = 12;
-  optic_literal *a = eval_ew(OPTIC_OP_ROUND_NEAREST_AFZ, OPTIC_F32, n, x, NULL);
-  optic_literal *e = eval_ew(OPTIC_OP_ROUND_NEAREST_EVEN, OPTIC_F32, n, x, NULL);
+  optic_literal_t *a = eval_ew(OPTIC_OP_ROUND_NEAREST_AFZ, OPTIC_F32, n, x, NULL);
+  optic_literal_t *e = eval_ew(OPTIC_OP_ROUND_NEAREST_EVEN, OPTIC_F32, n, x, NULL);
   OT_CHECK(a && e);
   if (a && e) {
     OT_CHECK(memcmp(optic_literal_data(a, NULL), afz, sizeof afz) == 0, "round-nearest-afz");
@@ -149,7 +149,7 @@ static void rounding(void) {
   optic_literal_destroy(e);
   static const double xd[] = {2.5, -3.5, 4503599627370497.0, 0.49999999999999994};
   static const double evd[] = {2.0, -4.0, 4503599627370497.0, 0.0};
-  optic_literal *d = eval_ew(OPTIC_OP_ROUND_NEAREST_EVEN, OPTIC_F64, 4, xd, NULL);
+  optic_literal_t *d = eval_ew(OPTIC_OP_ROUND_NEAREST_EVEN, OPTIC_F64, 4, xd, NULL);
   OT_CHECK(d && memcmp(optic_literal_data(d, NULL), evd, sizeof evd) == 0, "round-nearest-even f64");
   optic_literal_destroy(d);
 }
@@ -169,7 +169,7 @@ static void integer_binary_s32(void) {
       {OPTIC_OP_REMAINDER, {1, 0, 0, -1, 1, -1, 0, 5, 3, 0}},
   };
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    optic_literal *got = eval_ew(cases[k].op, OPTIC_S32, 10, a, b);
+    optic_literal_t *got = eval_ew(cases[k].op, OPTIC_S32, 10, a, b);
     OT_CHECK(got != NULL);
     if (!got) continue;
     const int32_t *y = optic_literal_data(got, NULL);
@@ -194,26 +194,26 @@ static void integer_u8_and_pred(void) {
                {OPTIC_OP_SHIFT_RIGHT_ARITHMETIC, sra, true}, {OPTIC_OP_REMAINDER, rem, true},
                {OPTIC_OP_POPCNT, pop, false},         {OPTIC_OP_COUNT_LEADING_ZEROS, clz, false}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    optic_literal *got = eval_ew(cases[k].op, OPTIC_U8, 5, a, cases[k].binary ? b : NULL);
+    optic_literal_t *got = eval_ew(cases[k].op, OPTIC_U8, 5, a, cases[k].binary ? b : NULL);
     OT_CHECK(got && memcmp(optic_literal_data(got, NULL), cases[k].want, 5) == 0, "u8 %s",
              optic_opcode_name(cases[k].op));
     optic_literal_destroy(got);
   }
   static const int32_t s[] = {0, 1, -1, INT32_MIN, 0x00010000};
   static const int32_t spop[] = {0, 1, 32, 1, 1}, sclz[] = {32, 31, 0, 0, 15};
-  optic_literal *p = eval_ew(OPTIC_OP_POPCNT, OPTIC_S32, 5, s, NULL), *c = eval_ew(OPTIC_OP_COUNT_LEADING_ZEROS, OPTIC_S32, 5, s, NULL);
+  optic_literal_t *p = eval_ew(OPTIC_OP_POPCNT, OPTIC_S32, 5, s, NULL), *c = eval_ew(OPTIC_OP_COUNT_LEADING_ZEROS, OPTIC_S32, 5, s, NULL);
   OT_CHECK(p && memcmp(optic_literal_data(p, NULL), spop, sizeof spop) == 0, "s32 popcnt");
   OT_CHECK(c && memcmp(optic_literal_data(c, NULL), sclz, sizeof sclz) == 0, "s32 count-leading-zeros");
   optic_literal_destroy(p);
   optic_literal_destroy(c);
   static const uint8_t pa[] = {0, 0, 1, 1}, pb[] = {0, 1, 0, 1}, px[] = {0, 1, 1, 0};
-  optic_literal *x = eval_ew(OPTIC_OP_XOR, OPTIC_PRED, 4, pa, pb);
+  optic_literal_t *x = eval_ew(OPTIC_OP_XOR, OPTIC_PRED, 4, pa, pb);
   OT_CHECK(x && memcmp(optic_literal_data(x, NULL), px, 4) == 0, "pred xor");
   optic_literal_destroy(x);
 }
 
 /* One-operand ops with their own builders: is-finite, reduce-precision, bitcast-convert. */
-static optic_literal *eval_special(optic_opcode op, optic_dtype dt, int64_t n, const void *x, int32_t e, int32_t m,
+static optic_literal_t *eval_special(optic_opcode op, optic_dtype dt, int64_t n, const void *x, int32_t e, int32_t m,
                                    optic_dtype to) {
   ev_fresh();
   int64_t dims[1] = {n};
@@ -223,9 +223,9 @@ static optic_literal *eval_special(optic_opcode op, optic_dtype dt, int64_t n, c
                                                       : optic_graph_bitcast_convert(ev_m, ev_main, a, to, NULL, &r);
   if (st != OPTIC_OK) ev_die(optic_opcode_name(op));
   ev_root(ev_main, r);
-  optic_literal *la = ev_lit(dt, 1, dims, x);
-  const optic_literal *args[1] = {la};
-  optic_literal *got = ev_run(ev_main, args, 1);
+  optic_literal_t *la = ev_lit(dt, 1, dims, x);
+  const optic_literal_t *args[1] = {la};
+  optic_literal_t *got = ev_run(ev_main, args, 1);
   optic_literal_destroy(la);
   return got;
 }
@@ -239,14 +239,14 @@ static float from_bits(uint32_t u) {
 static void is_finite_reduce_precision_bitcast(void) {
   static const float x[] = {1.0f, INFINITY, -INFINITY, NAN, -0.0f, FLT_MAX, FLT_TRUE_MIN};
   static const uint8_t fin[] = {1, 0, 0, 0, 1, 1, 1};
-  optic_literal *f = eval_special(OPTIC_OP_IS_FINITE, OPTIC_F32, 7, x, 0, 0, OPTIC_PRED);
+  optic_literal_t *f = eval_special(OPTIC_OP_IS_FINITE, OPTIC_F32, 7, x, 0, 0, OPTIC_PRED);
   OT_CHECK(f && memcmp(optic_literal_data(f, NULL), fin, 7) == 0, "is-finite");
   optic_literal_destroy(f);
   /* bf16 (8 exponent, 7 mantissa bits): 1 + 2^-8 is a tie -> 1 (even);
    * 1 + 3 * 2^-8 -> 1 + 2^-6 (tie, rounds up to even); 1 + 2^-8 + 2^-20 -> 1 + 2^-7. */
   const float bf_in[] = {1.0f + 0x1p-8f, 1.0f + 0x3p-8f, 1.0f + 0x1p-8f + 0x1p-20f, NAN, -3.0f};
   const float bf_want[] = {1.0f, 1.0f + 0x1p-6f, 1.0f + 0x1p-7f, NAN, -3.0f};
-  optic_literal *b = eval_special(OPTIC_OP_REDUCE_PRECISION, OPTIC_F32, 5, bf_in, 8, 7, OPTIC_F32);
+  optic_literal_t *b = eval_special(OPTIC_OP_REDUCE_PRECISION, OPTIC_F32, 5, bf_in, 8, 7, OPTIC_F32);
   OT_CHECK(b != NULL);
   if (b) {
     const float *y = optic_literal_data(b, NULL);
@@ -261,7 +261,7 @@ static void is_finite_reduce_precision_bitcast(void) {
    * to signed zero, as XLA does); -1e9 -> -inf. */
   const float h_in[] = {65504.0f, 65520.0f, 0x1p-14f, -0x1p-15f, -1e9f, 0.1f};
   const float h_want[] = {65504.0f, INFINITY, 0x1p-14f, -0.0f, -INFINITY, from_bits(0x3dccc000u)};
-  optic_literal *h = eval_special(OPTIC_OP_REDUCE_PRECISION, OPTIC_F32, 6, h_in, 5, 10, OPTIC_F32);
+  optic_literal_t *h = eval_special(OPTIC_OP_REDUCE_PRECISION, OPTIC_F32, 6, h_in, 5, 10, OPTIC_F32);
   OT_CHECK(h != NULL);
   if (h) {
     const float *y = optic_literal_data(h, NULL);
@@ -273,7 +273,7 @@ static void is_finite_reduce_precision_bitcast(void) {
   optic_literal_destroy(h);
   static const float bc[] = {1.0f, -2.0f, 0.0f};
   static const int32_t bc_want[] = {0x3f800000, (int32_t)0xc0000000u, 0};
-  optic_literal *c = eval_special(OPTIC_OP_BITCAST_CONVERT, OPTIC_F32, 3, bc, 0, 0, OPTIC_S32);
+  optic_literal_t *c = eval_special(OPTIC_OP_BITCAST_CONVERT, OPTIC_F32, 3, bc, 0, 0, OPTIC_S32);
   OT_CHECK(c && memcmp(optic_literal_data(c, NULL), bc_want, sizeof bc_want) == 0, "bitcast-convert f32 -> s32");
   optic_literal_destroy(c);
 }

@@ -200,10 +200,10 @@ static void hlo_text(void) {
   OT_EXPECT_OK(optic_module_from_hlo_text(batching, strlen(batching), &mb));
   if (mb) {
     const int64_t d23[2] = {2, 3}, d221[3] = {2, 2, 1}, d22[2] = {2, 2};
-    optic_literal *args[2] = {ev_lit(OPTIC_S32, 2, d23, (const int32_t[]){1, 2, 3, 4, 5, 6}),
+    optic_literal_t *args[2] = {ev_lit(OPTIC_S32, 2, d23, (const int32_t[]){1, 2, 3, 4, 5, 6}),
                               ev_lit(OPTIC_S32, 3, d221, (const int32_t[]){2, 0, 1, 5})};
-    optic_literal *got = NULL, *want = ev_lit(OPTIC_S32, 2, d22, (const int32_t[]){3, 1, 5, 6});
-    OT_EXPECT_OK(optic_evaluate(mb, optic_module_entry(mb), (const optic_literal *const *)args, 2, NULL, &got));
+    optic_literal_t *got = NULL, *want = ev_lit(OPTIC_S32, 2, d22, (const int32_t[]){3, 1, 5, 6});
+    OT_EXPECT_OK(optic_evaluate(mb, optic_module_entry(mb), (const optic_literal_t *const *)args, 2, NULL, &got));
     OT_CHECK(got && ev_same(want, got, OPTIC_MATCH_BITWISE), "batching dims");
     char *tb = NULL;
     OT_EXPECT_OK(optic_module_to_hlo_text(mb, &tb));

@@ -12,8 +12,8 @@ static bool run_one(build_fn build, optic_dtype dt, int32_t rank, const int64_t 
   optic_node_id x = ev_param(ev_main, 0, dt, rank, dims), r;
   if (build(x, &r)) ev_die("build");
   ev_root(ev_main, r);
-  optic_literal *lx = ev_lit(dt, rank, dims, xdata);
-  const optic_literal *args[] = {lx};
+  optic_literal_t *lx = ev_lit(dt, rank, dims, xdata);
+  const optic_literal_t *args[] = {lx};
   bool ok = ev_check(ev_main, args, 1, out_dt, out_rank, out_dims, want);
   optic_literal_destroy(lx);
   return ok;
@@ -119,17 +119,17 @@ static void concatenate(void) {
   optic_node_id both[] = {r, r0};
   OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, both, 2, NULL, &t));
   ev_root(ev_main, t);
-  optic_literal *la = ev_lit(OPTIC_S32, 2, d21, (int32_t[]){1, 2}), *lb = ev_lit(OPTIC_S32, 2, d22, (int32_t[]){3, 4, 5, 6});
-  optic_literal *lc = ev_lit(OPTIC_S32, 2, d20, NULL);
-  const optic_literal *args[] = {la, lb, lc};
-  optic_literal *got = ev_run(ev_main, args, 3);
-  optic_literal *w1 = ev_lit(OPTIC_S32, 2, d23, (int32_t[]){1, 3, 4, 2, 5, 6});
-  optic_literal *w2 = ev_lit(OPTIC_S32, 2, (int64_t[]){4, 2}, (int32_t[]){3, 4, 5, 6, 3, 4, 5, 6});
-  const optic_literal *ws[] = {w1, w2};
-  optic_literal *want;
+  optic_literal_t *la = ev_lit(OPTIC_S32, 2, d21, (int32_t[]){1, 2}), *lb = ev_lit(OPTIC_S32, 2, d22, (int32_t[]){3, 4, 5, 6});
+  optic_literal_t *lc = ev_lit(OPTIC_S32, 2, d20, NULL);
+  const optic_literal_t *args[] = {la, lb, lc};
+  optic_literal_t *got = ev_run(ev_main, args, 3);
+  optic_literal_t *w1 = ev_lit(OPTIC_S32, 2, d23, (int32_t[]){1, 3, 4, 2, 5, 6});
+  optic_literal_t *w2 = ev_lit(OPTIC_S32, 2, (int64_t[]){4, 2}, (int32_t[]){3, 4, 5, 6, 3, 4, 5, 6});
+  const optic_literal_t *ws[] = {w1, w2};
+  optic_literal_t *want;
   OT_EXPECT_OK(optic_literal_create_tuple(ws, 2, &want));
   OT_CHECK(got && ev_same(want, got, OPTIC_MATCH_BITWISE));
-  optic_literal *ls[] = {la, lb, lc, got, w1, w2, want};
+  optic_literal_t *ls[] = {la, lb, lc, got, w1, w2, want};
   for (int i = 0; i < 7; i++) optic_literal_destroy(ls[i]);
 }
 
@@ -143,8 +143,8 @@ static void pad(void) {
   OT_EXPECT_OK(optic_graph_pad(ev_m, ev_main, x, v, cfg, NULL, &r));
   ev_root(ev_main, r);
   float nine = 9;
-  optic_literal *lx = ev_lit(OPTIC_F32, 1, d4, (float[]){1, 2, 3, 4}), *lv = ev_lit(OPTIC_F32, 0, NULL, &nine);
-  const optic_literal *args[] = {lx, lv};
+  optic_literal_t *lx = ev_lit(OPTIC_F32, 1, d4, (float[]){1, 2, 3, 4}), *lv = ev_lit(OPTIC_F32, 0, NULL, &nine);
+  const optic_literal_t *args[] = {lx, lv};
   OT_CHECK(ev_check(ev_main, args, 2, OPTIC_F32, 1, d8, (float[]){9, 2, 9, 3, 9, 4, 9, 9}));
   optic_literal_destroy(lx);
   optic_literal_destroy(lv);
@@ -159,7 +159,7 @@ static void pad(void) {
   ev_root(ev_main, r);
   int32_t p9 = 9;
   lx = ev_lit(OPTIC_S32, 2, d22, (int32_t[]){1, 2, 3, 4}), lv = ev_lit(OPTIC_S32, 0, NULL, &p9);
-  const optic_literal *args2[] = {lx, lv};
+  const optic_literal_t *args2[] = {lx, lv};
   OT_CHECK(ev_check(ev_main, args2, 2, OPTIC_S32, 2, d25, (int32_t[]){9, 9, 9, 9, 9, 1, 9, 9, 2, 9}));
   optic_literal_destroy(lx);
   optic_literal_destroy(lv);
@@ -173,7 +173,7 @@ static void pad(void) {
   OT_EXPECT_OK(optic_graph_pad(ev_m, ev_main, x, v, cfg3, NULL, &r));
   ev_root(ev_main, r);
   lx = ev_lit(OPTIC_F32, 1, d3, (float[]){1, 2, 3}), lv = ev_lit(OPTIC_F32, 0, NULL, &nine);
-  const optic_literal *args3[] = {lx, lv};
+  const optic_literal_t *args3[] = {lx, lv};
   OT_CHECK(ev_check(ev_main, args3, 2, OPTIC_F32, 1, d2, (float[]){9, 2}));
   optic_literal_destroy(lx);
   optic_literal_destroy(lv);
@@ -191,7 +191,7 @@ static void iota(void) {
   optic_node_id xs[] = {a, b, c, d};
   OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, xs, 4, NULL, &t));
   ev_root(ev_main, t);
-  optic_literal *r = ev_run(ev_main, NULL, 0);
+  optic_literal_t *r = ev_run(ev_main, NULL, 0);
   if (r) {
     const float *fa = optic_literal_data(optic_literal_element(r, 0), NULL);
     const int32_t *ib = optic_literal_data(optic_literal_element(r, 1), NULL);

@@ -8,7 +8,7 @@ static void create_and_access(void) {
   optic_literal_destroy(NULL);
   int64_t d[] = {2, 2};
   float v[] = {1, 2, 3, 4};
-  optic_literal *a = ev_lit(OPTIC_F32, 2, d, v);
+  optic_literal_t *a = ev_lit(OPTIC_F32, 2, d, v);
   size_t bytes = 0;
   const float *p = optic_literal_data(a, &bytes);
   OT_CHECK(bytes == 16 && p[3] == 4.0f);
@@ -18,9 +18,9 @@ static void create_and_access(void) {
   w[0] = 9;
   /* Tuples copy their elements deeply. */
   int32_t k = 7;
-  optic_literal *s = ev_lit(OPTIC_S32, 0, NULL, &k);
-  const optic_literal *els[] = {a, s};
-  optic_literal *t, *c;
+  optic_literal_t *s = ev_lit(OPTIC_S32, 0, NULL, &k);
+  const optic_literal_t *els[] = {a, s};
+  optic_literal_t *t, *c;
   OT_EXPECT_OK(optic_literal_create_tuple(els, 2, &t));
   w[0] = 10;
   OT_CHECK(optic_literal_tuple_size(t) == 2);
@@ -41,10 +41,10 @@ static void zero_filled_from_type(void) {
   optic_type nested[] = {optic_type_array(OPTIC_U8, &s0),
                          {.dtype = OPTIC_DTYPE_INVALID, .tuple_size = 2, .elements = inner}};
   optic_type t = {.dtype = OPTIC_DTYPE_INVALID, .tuple_size = 2, .elements = nested};
-  optic_literal *l;
+  optic_literal_t *l;
   OT_EXPECT_OK(optic_literal_create(&t, &l));
   OT_CHECK(optic_type_equal(optic_literal_type(l), &t));
-  const optic_literal *in = optic_literal_element(l, 1);
+  const optic_literal_t *in = optic_literal_element(l, 1);
   const double *z = optic_literal_data(optic_literal_element(in, 0), NULL);
   OT_CHECK(z[0] == 0 && z[2] == 0);
   char buf[128];
@@ -67,7 +67,7 @@ static void zero_filled_from_type(void) {
 static void format_text(void) {
   int64_t d[] = {2, 2}, d3[] = {2, 1, 2};
   float v[] = {1, 2.5f, -3, 4};
-  optic_literal *a = ev_lit(OPTIC_F32, 2, d, v), *b = ev_lit(OPTIC_F32, 3, d3, v);
+  optic_literal_t *a = ev_lit(OPTIC_F32, 2, d, v), *b = ev_lit(OPTIC_F32, 3, d3, v);
   char buf[128];
   int n = optic_literal_format(a, buf, sizeof buf);
   OT_CHECK(strcmp(buf, "f32[2,2] {{1, 2.5}, {-3, 4}}") == 0 && n == (int)strlen(buf), "%s", buf);
@@ -78,7 +78,7 @@ static void format_text(void) {
   OT_CHECK(n == (int)strlen("f32[2,2] {{1, 2.5}, {-3, 4}}") && strlen(tiny) == 7, "%d '%s'", n, tiny);
   OT_CHECK(optic_literal_format(a, NULL, 0) == n);
   double x = 0.1;
-  optic_literal *s = ev_lit(OPTIC_F64, 0, NULL, &x);
+  optic_literal_t *s = ev_lit(OPTIC_F64, 0, NULL, &x);
   optic_literal_format(s, buf, sizeof buf);
   OT_CHECK(strcmp(buf, "f64[] 0.10000000000000001") == 0, "%s", buf);
   optic_literal_destroy(a);
@@ -91,7 +91,7 @@ static void match_modes(void) {
   float x[] = {1.0f, NAN, -0.0f, INFINITY};
   float y[] = {1.0000001f, -NAN, 0.0f, INFINITY};
   float z[] = {1.0f, NAN, -0.0f, INFINITY};
-  optic_literal *a = ev_lit(OPTIC_F32, 1, d, x), *b = ev_lit(OPTIC_F32, 1, d, y), *c = ev_lit(OPTIC_F32, 1, d, z);
+  optic_literal_t *a = ev_lit(OPTIC_F32, 1, d, x), *b = ev_lit(OPTIC_F32, 1, d, y), *c = ev_lit(OPTIC_F32, 1, d, z);
   char why[160];
   OT_CHECK(optic_literal_match(a, c, OPTIC_MATCH_BITWISE, 0, 0, why, sizeof why));
   OT_CHECK(!optic_literal_match(a, b, OPTIC_MATCH_BITWISE, 0, 0, why, sizeof why));
@@ -99,7 +99,7 @@ static void match_modes(void) {
   /* NaN-aware: the NaNs match, but 1 vs 1.0000001 and -0 vs +0 do not. */
   OT_CHECK(!optic_literal_match(a, b, OPTIC_MATCH_NAN_AWARE, 0, 0, NULL, 0));
   float x2[] = {1.0f, NAN, -0.0f, INFINITY}, y2[] = {1.0f, -NAN, -0.0f, INFINITY};
-  optic_literal *a2 = ev_lit(OPTIC_F32, 1, d, x2), *b2 = ev_lit(OPTIC_F32, 1, d, y2);
+  optic_literal_t *a2 = ev_lit(OPTIC_F32, 1, d, x2), *b2 = ev_lit(OPTIC_F32, 1, d, y2);
   OT_CHECK(optic_literal_match(a2, b2, OPTIC_MATCH_NAN_AWARE, 0, 0, NULL, 0));
   OT_CHECK(!optic_literal_match(a2, b2, OPTIC_MATCH_BITWISE, 0, 0, NULL, 0));
   /* Tolerance: -0 == +0, NaN with NaN, 1e-7 relative. */
@@ -108,25 +108,25 @@ static void match_modes(void) {
   OT_CHECK(!optic_literal_match(a, b, OPTIC_MATCH_TOLERANCE, -1, 0, why, sizeof why));
   /* Integers are exact in every mode; types must be equal. */
   int32_t i1[] = {1, 2, 3, 4}, i2[] = {1, 2, 3, 5};
-  optic_literal *s1 = ev_lit(OPTIC_S32, 1, d, i1), *s2 = ev_lit(OPTIC_S32, 1, d, i2);
+  optic_literal_t *s1 = ev_lit(OPTIC_S32, 1, d, i1), *s2 = ev_lit(OPTIC_S32, 1, d, i2);
   OT_CHECK(!optic_literal_match(s1, s2, OPTIC_MATCH_TOLERANCE, 10, 10, why, sizeof why));
   OT_CHECK(strstr(why, "index [3]): expected 4, got 5") != NULL, "%s", why);
   OT_CHECK(!optic_literal_match(s1, a, OPTIC_MATCH_TOLERANCE, 10, 10, why, sizeof why));
   OT_CHECK(strstr(why, "type: expected s32[4], got f32[4]") != NULL, "%s", why);
   OT_CHECK(!optic_literal_match(NULL, a, OPTIC_MATCH_BITWISE, 0, 0, why, sizeof why));
   /* Inside tuples the path is named. */
-  const optic_literal *e1[] = {s1, a}, *e2[] = {s2, a};
-  optic_literal *t1, *t2;
+  const optic_literal_t *e1[] = {s1, a}, *e2[] = {s2, a};
+  optic_literal_t *t1, *t2;
   OT_EXPECT_OK(optic_literal_create_tuple(e1, 2, &t1));
   OT_EXPECT_OK(optic_literal_create_tuple(e2, 2, &t2));
   OT_CHECK(!optic_literal_match(t1, t2, OPTIC_MATCH_BITWISE, 0, 0, why, sizeof why));
   OT_CHECK(strncmp(why, "tuple element 0: element 3", 26) == 0, "%s", why);
-  optic_literal *ls[] = {a, b, c, a2, b2, s1, s2, t1, t2};
+  optic_literal_t *ls[] = {a, b, c, a2, b2, s1, s2, t1, t2};
   for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++) optic_literal_destroy(ls[i]);
 }
 
 static void errors(void) {
-  optic_literal *l = (optic_literal *)&l;
+  optic_literal_t *l = (optic_literal_t *)&l;
   optic_shape s = {.rank = 1, .dims = {3}};
   float v[3] = {0};
   OT_EXPECT_STATUS(optic_literal_create_array(OPTIC_F32, &s, v, 8, &l), OPTIC_ERR_SHAPE_MISMATCH);
@@ -140,7 +140,7 @@ static void errors(void) {
   optic_type bad = {.dtype = OPTIC_DTYPE_INVALID, .tuple_size = 2, .elements = NULL};
   OT_EXPECT_STATUS(optic_literal_create(&bad, &l), OPTIC_ERR_INVALID_ARGUMENT);
   OT_EXPECT_STATUS(optic_literal_create(NULL, &l), OPTIC_ERR_INVALID_ARGUMENT);
-  const optic_literal *none[] = {NULL};
+  const optic_literal_t *none[] = {NULL};
   OT_EXPECT_STATUS(optic_literal_create_tuple(none, 1, &l), OPTIC_ERR_INVALID_ARGUMENT);
   OT_EXPECT_STATUS(optic_literal_clone(NULL, &l), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(optic_literal_type(NULL) == NULL && optic_literal_data(NULL, NULL) == NULL);

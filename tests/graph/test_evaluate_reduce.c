@@ -10,8 +10,8 @@
  * comparing with want (f32, out dims). */
 static bool run_f32(const float *x, int32_t rank, const int64_t *dims, float init, int32_t out_rank,
                     const int64_t *out_dims, const float *want) {
-  optic_literal *lx = ev_lit(OPTIC_F32, rank, dims, x), *li = ev_lit(OPTIC_F32, 0, NULL, &init);
-  const optic_literal *args[] = {lx, li};
+  optic_literal_t *lx = ev_lit(OPTIC_F32, rank, dims, x), *li = ev_lit(OPTIC_F32, 0, NULL, &init);
+  const optic_literal_t *args[] = {lx, li};
   bool ok = ev_check(ev_main, args, 2, OPTIC_F32, out_rank, out_dims, want);
   optic_literal_destroy(lx);
   optic_literal_destroy(li);
@@ -129,15 +129,15 @@ static void reduce_variadic_argmax(void) {
   optic_node_id ins[] = {x, idx}, inits[] = {iv, ii};
   OT_EXPECT_OK(optic_graph_reduce(ev_m, ev_main, ins, inits, 2, (int64_t[]){1}, 1, am, NULL, &r));
   ev_root(ev_main, r);
-  optic_literal *lx = ev_lit(OPTIC_F32, 2, d23, (float[]){3, 7, 7, -1, -5, -2});
-  const optic_literal *args[] = {lx};
-  optic_literal *got = ev_run(ev_main, args, 1);
-  optic_literal *w0 = ev_lit(OPTIC_F32, 1, d2, (float[]){7, -1}), *w1 = ev_lit(OPTIC_S32, 1, d2, (int32_t[]){1, 0});
-  const optic_literal *ws[] = {w0, w1};
-  optic_literal *want;
+  optic_literal_t *lx = ev_lit(OPTIC_F32, 2, d23, (float[]){3, 7, 7, -1, -5, -2});
+  const optic_literal_t *args[] = {lx};
+  optic_literal_t *got = ev_run(ev_main, args, 1);
+  optic_literal_t *w0 = ev_lit(OPTIC_F32, 1, d2, (float[]){7, -1}), *w1 = ev_lit(OPTIC_S32, 1, d2, (int32_t[]){1, 0});
+  const optic_literal_t *ws[] = {w0, w1};
+  optic_literal_t *want;
   OT_EXPECT_OK(optic_literal_create_tuple(ws, 2, &want));
   OT_CHECK(got && ev_same(want, got, OPTIC_MATCH_BITWISE));
-  optic_literal *ls[] = {lx, got, w0, w1, want};
+  optic_literal_t *ls[] = {lx, got, w0, w1, want};
   for (int i = 0; i < 5; i++) optic_literal_destroy(ls[i]);
 }
 
@@ -219,9 +219,9 @@ static void reduce_window_variadic(void) {
   optic_window_dim w = win(2, 1, 0, 0, 1, 1);
   OT_EXPECT_OK(optic_graph_reduce_window(ev_m, ev_main, (optic_node_id[]){x, y}, inits, 2, &w, c, NULL, &r));
   ev_root(ev_main, r);
-  optic_literal *lx = ev_lit(OPTIC_F32, 1, d4, (float[]){1, 2, 3, 4}), *ly = ev_lit(OPTIC_S32, 1, d4, (int32_t[]){4, 3, 2, 1});
-  const optic_literal *args[] = {lx, ly};
-  optic_literal *got = ev_run(ev_main, args, 2);
+  optic_literal_t *lx = ev_lit(OPTIC_F32, 1, d4, (float[]){1, 2, 3, 4}), *ly = ev_lit(OPTIC_S32, 1, d4, (int32_t[]){4, 3, 2, 1});
+  const optic_literal_t *args[] = {lx, ly};
+  optic_literal_t *got = ev_run(ev_main, args, 2);
   if (got) {
     const float *sv = optic_literal_data(optic_literal_element(got, 0), NULL);
     const int32_t *mv = optic_literal_data(optic_literal_element(got, 1), NULL);
@@ -263,10 +263,10 @@ static void map(void) {
   OT_EXPECT_OK(optic_graph_map(ev_m, ev_main, (optic_node_id[]){pm, a, b}, 3, h, NULL, &r4));
   OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, (optic_node_id[]){r1, r2, r3, r4}, 4, NULL, &t));
   ev_root(ev_main, t);
-  optic_literal *lx = ev_lit(OPTIC_F32, 1, d3, x), *ly = ev_lit(OPTIC_F32, 1, d3, y);
-  optic_literal *lp = ev_lit(OPTIC_PRED, 1, d3, (uint8_t[]){1, 0, 1});
-  const optic_literal *args[] = {lx, ly, lp};
-  optic_literal *got = ev_run(ev_main, args, 3);
+  optic_literal_t *lx = ev_lit(OPTIC_F32, 1, d3, x), *ly = ev_lit(OPTIC_F32, 1, d3, y);
+  optic_literal_t *lp = ev_lit(OPTIC_PRED, 1, d3, (uint8_t[]){1, 0, 1});
+  const optic_literal_t *args[] = {lx, ly, lp};
+  optic_literal_t *got = ev_run(ev_main, args, 3);
   if (got) {
     const float *s = optic_literal_data(optic_literal_element(got, 0), NULL);
     const float *d = optic_literal_data(optic_literal_element(got, 1), NULL);

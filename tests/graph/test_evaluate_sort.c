@@ -121,7 +121,7 @@ static void topk_cases(void) {
     optic_node_id both[2] = {v, i}, t;
     OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, both, 2, NULL, &t));
     ev_root(ev_main, t);
-    optic_literal *got = ev_run(ev_main, NULL, 0);
+    optic_literal_t *got = ev_run(ev_main, NULL, 0);
     OT_CHECK(got != NULL);
     if (got == NULL) continue;
     const float *gv = optic_literal_data(optic_literal_element(got, 0), NULL);

@@ -20,7 +20,7 @@ typedef struct sem_totals {
 } sem_totals;
 
 /* Random arguments for the entry's parameters (the caller destroys them). */
-static int32_t random_args(rg_rng *r, optic_module_t *m, optic_comp_id comp, optic_literal **args) {
+static int32_t random_args(rg_rng *r, optic_module_t *m, optic_comp_id comp, optic_literal_t **args) {
   int32_t n = optic_computation_parameter_count(m, comp);
   for (int32_t i = 0; i < n; i++) {
     const optic_type *t = optic_node_type(m, optic_computation_parameter(m, comp, i));
@@ -44,10 +44,10 @@ static void check_graph(uint64_t gseed, int32_t n_ops, int32_t n_consts, sem_tot
   rg_graph ref;
   if (!build(gseed, n_ops, n_consts, &ref)) return;
   rg_rng ar = {gseed ^ 0x5eed0fa65ull};
-  optic_literal *args[4] = {NULL};
+  optic_literal_t *args[4] = {NULL};
   int32_t nargs = random_args(&ar, ref.m, ref.main, args);
-  optic_literal *expected = NULL;
-  optic_status est = optic_evaluate(ref.m, ref.main, (const optic_literal *const *)args, nargs, NULL, &expected);
+  optic_literal_t *expected = NULL;
+  optic_status est = optic_evaluate(ref.m, ref.main, (const optic_literal_t *const *)args, nargs, NULL, &expected);
   tot->graphs++;
   if (est != OPTIC_OK) {
     /* The generator only builds ops the evaluator defines: a failure here is
@@ -67,9 +67,9 @@ static void check_graph(uint64_t gseed, int32_t n_ops, int32_t n_consts, sem_tot
              optic_last_error());
     OT_CHECK(fx_well_formed(g.m), "graph seed %#llx level %d: malformed after optimization", (unsigned long long)gseed,
              level);
-    optic_literal *actual = NULL;
+    optic_literal_t *actual = NULL;
     if (ost == OPTIC_OK) {
-      optic_status ast = optic_evaluate(g.m, g.main, (const optic_literal *const *)args, nargs, NULL, &actual);
+      optic_status ast = optic_evaluate(g.m, g.main, (const optic_literal_t *const *)args, nargs, NULL, &actual);
       OT_CHECK(ast == OPTIC_OK, "graph seed %#llx level %d: the optimized graph does not evaluate: %s",
                (unsigned long long)gseed, level, optic_last_error());
     }

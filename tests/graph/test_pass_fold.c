@@ -17,13 +17,13 @@ static optic_optimize_options fold_opts(unsigned mask, int64_t max_bytes) {
 }
 
 /* The entry's value for the given arguments (caller destroys). */
-static optic_literal *eval(fixture *f, const optic_literal *const *args, int32_t n) {
-  optic_literal *out = NULL;
+static optic_literal_t *eval(fixture *f, const optic_literal_t *const *args, int32_t n) {
+  optic_literal_t *out = NULL;
   BUILD(optic_evaluate(f->m, f->main, args, n, NULL, &out));
   return out;
 }
 
-static bool same(const optic_literal *a, const optic_literal *b) {
+static bool same(const optic_literal_t *a, const optic_literal_t *b) {
   char why[256];
   if (optic_literal_match(a, b, OPTIC_MATCH_BITWISE, 0, 0, why, sizeof why)) return true;
   fprintf(stderr, "  before/after differ: %s\n", why);
@@ -48,7 +48,7 @@ static void chain_folds_to_one_constant(void) {
   optic_node_id e = fx_un(&f, f.main, OPTIC_OP_EXPONENTIAL, fx_un(&f, f.main, OPTIC_OP_NEGATE, fx_bin(&f, f.main, OPTIC_OP_ADD, a, b)));
   optic_node_id q = fx_bin(&f, f.main, OPTIC_OP_DIVIDE, e, fx_bin(&f, f.main, OPTIC_OP_SUBTRACT, a, a));
   BUILD(optic_computation_set_root(f.m, f.main, q));
-  optic_literal *before = eval(&f, NULL, 0);
+  optic_literal_t *before = eval(&f, NULL, 0);
   optic_pass_stats st;
   OT_EXPECT_OK(fx_run(&f, ONLY(FOLD) | ONLY(DCE), &st));
   optic_node_id root = optic_computation_root(f.m, f.main);
@@ -57,7 +57,7 @@ static void chain_folds_to_one_constant(void) {
   /* add, negate, exp, subtract, divide */
   OT_CHECK(st.pass[OPTIC_PASS_FOLD].replaced == 5 && st.pass[OPTIC_PASS_FOLD].added == 5 && st.rounds == 2,
            "replaced %lld rounds %d", (long long)st.pass[OPTIC_PASS_FOLD].replaced, st.rounds);
-  optic_literal *after = eval(&f, NULL, 0);
+  optic_literal_t *after = eval(&f, NULL, 0);
   OT_CHECK(same(before, after));
   const float *v = optic_literal_data(after, NULL);
   /* a + b overflows to inf in the last lane: exp(-inf) / 0 is 0/0 */
@@ -79,18 +79,18 @@ static void partial_and_dead(void) {
   optic_node_id dead = fx_un(&f, f.main, OPTIC_OP_TANH, c);
   optic_node_id s = fx_bin(&f, f.main, OPTIC_OP_ADD, p, e);
   BUILD(optic_computation_set_root(f.m, f.main, s));
-  optic_literal *arg;
+  optic_literal_t *arg;
   const float pv[] = {1.0f, 2.0f, -3.0f};
   optic_shape sh = fx_shape(1, d);
   BUILD(optic_literal_create_array(OPTIC_F32, &sh, pv, sizeof pv, &arg));
-  const optic_literal *args[] = {arg};
-  optic_literal *before = eval(&f, args, 1);
+  const optic_literal_t *args[] = {arg};
+  optic_literal_t *before = eval(&f, args, 1);
   OT_EXPECT_OK(fx_run(&f, ONLY(FOLD), NULL));
   optic_node_id folded = optic_node_operand(f.m, s, 1);
   OT_CHECK(optic_computation_root(f.m, f.main) == s && optic_node_operand(f.m, s, 0) == p &&
            optic_node_opcode(f.m, folded) == OPTIC_OP_CONSTANT);
   OT_CHECK(fx_exists(f.m, dead) && optic_node_user_count(f.m, e) == 0, "dead tanh untouched, exp left for dce");
-  optic_literal *after = eval(&f, args, 1);
+  optic_literal_t *after = eval(&f, args, 1);
   OT_CHECK(same(before, after));
   OT_CHECK(fx_well_formed(f.m));
   optic_literal_destroy(arg);
@@ -234,12 +234,12 @@ static void work_budget(void) {
   optic_node_id els[] = {small, big};
   BUILD(optic_graph_tuple(f.m, f.main, els, 2, NULL, &t));
   BUILD(optic_computation_set_root(f.m, f.main, t));
-  optic_literal *before = eval(&f, NULL, 0);
+  optic_literal_t *before = eval(&f, NULL, 0);
   optic_optimize_options o = fold_opts(ONLY(FOLD) | ONLY(DCE), 1024);
   OT_EXPECT_OK(optic_graph_optimize(f.m, &o, NULL));
   OT_CHECK(optic_node_opcode(f.m, optic_node_operand(f.m, t, 0)) == OPTIC_OP_CONSTANT);
   OT_CHECK(optic_node_operand(f.m, t, 1) == big, "over budget: kept");
-  optic_literal *after = eval(&f, NULL, 0);
+  optic_literal_t *after = eval(&f, NULL, 0);
   OT_CHECK(same(before, after));
   optic_literal_destroy(before);
   optic_literal_destroy(after);
@@ -344,14 +344,14 @@ static void integers_and_pred(void) {
   optic_node_id els[] = {q, w, lt, sel};
   BUILD(optic_graph_tuple(f.m, f.main, els, 4, NULL, &t));
   BUILD(optic_computation_set_root(f.m, f.main, t));
-  optic_literal *before = eval(&f, NULL, 0);
+  optic_literal_t *before = eval(&f, NULL, 0);
   OT_EXPECT_OK(fx_run(&f, ONLY(FOLD) | ONLY(DCE), NULL));
   int32_t vq = *(const int32_t *)optic_node_constant_data(f.m, optic_node_operand(f.m, t, 0), NULL);
   int32_t vw = *(const int32_t *)optic_node_constant_data(f.m, optic_node_operand(f.m, t, 1), NULL);
   unsigned char vl = *(const unsigned char *)optic_node_constant_data(f.m, optic_node_operand(f.m, t, 2), NULL);
   int32_t vs = *(const int32_t *)optic_node_constant_data(f.m, optic_node_operand(f.m, t, 3), NULL);
   OT_CHECK(vq == -1 && vw == INT32_MIN + 6 && vl == 1 && vs == INT32_MIN + 6, "%d %d %d %d", vq, vw, vl, vs);
-  optic_literal *after = eval(&f, NULL, 0);
+  optic_literal_t *after = eval(&f, NULL, 0);
   OT_CHECK(same(before, after));
   OT_CHECK(fx_count(f.m, f.main) == 5, "four constants and the tuple: %d", fx_count(f.m, f.main));
   optic_literal_destroy(before);

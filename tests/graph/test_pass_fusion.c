@@ -12,10 +12,10 @@
 
 /* Deterministic arguments for comp's parameters (floats in [-3, 3] with a
  * few special values; other dtypes random bytes, pred 0/1). */
-static optic_literal **make_args(optic_module_t *m, optic_comp_id c, uint64_t seed, int32_t *n) {
+static optic_literal_t **make_args(optic_module_t *m, optic_comp_id c, uint64_t seed, int32_t *n) {
   rg_rng r = {seed};
   *n = optic_computation_parameter_count(m, c);
-  optic_literal **args = calloc((size_t)(*n ? *n : 1), sizeof *args);
+  optic_literal_t **args = calloc((size_t)(*n ? *n : 1), sizeof *args);
   if (args == NULL) exit(2);
   for (int32_t i = 0; i < *n; i++) {
     const optic_type *t = optic_node_type(m, optic_computation_parameter(m, c, i));
@@ -39,14 +39,14 @@ static optic_literal **make_args(optic_module_t *m, optic_comp_id c, uint64_t se
   return args;
 }
 
-static void free_args(optic_literal **args, int32_t n) {
+static void free_args(optic_literal_t **args, int32_t n) {
   for (int32_t i = 0; i < n; i++) optic_literal_destroy(args[i]);
   free(args);
 }
 
-static optic_literal *eval(optic_module_t *m, optic_literal **args, int32_t n) {
-  optic_literal *out = NULL;
-  optic_status st = optic_evaluate(m, optic_module_entry(m), (const optic_literal *const *)args, n, NULL, &out);
+static optic_literal_t *eval(optic_module_t *m, optic_literal_t **args, int32_t n) {
+  optic_literal_t *out = NULL;
+  optic_status st = optic_evaluate(m, optic_module_entry(m), (const optic_literal_t *const *)args, n, NULL, &out);
   if (st != OPTIC_OK) {
     fprintf(stderr, "  evaluate failed: %s\n", optic_last_error());
     return NULL;
@@ -54,7 +54,7 @@ static optic_literal *eval(optic_module_t *m, optic_literal **args, int32_t n) {
   return out;
 }
 
-static bool same_bits(const optic_literal *want, const optic_literal *got) {
+static bool same_bits(const optic_literal_t *want, const optic_literal_t *got) {
   char why[256] = "";
   if (want == NULL || got == NULL) return false;
   bool ok = optic_literal_match(want, got, OPTIC_MATCH_BITWISE, 0, 0, why, sizeof why);
@@ -66,8 +66,8 @@ static bool same_bits(const optic_literal *want, const optic_literal *got) {
  * computes bit-identical results on two argument sets. */
 static bool fuse_and_compare(fixture *f, unsigned mask, int32_t max_size, optic_pass_stats *stats) {
   int32_t n;
-  optic_literal **a1 = make_args(f->m, f->main, 1, &n), **a2 = make_args(f->m, f->main, 2, &n);
-  optic_literal *before1 = eval(f->m, a1, n), *before2 = eval(f->m, a2, n);
+  optic_literal_t **a1 = make_args(f->m, f->main, 1, &n), **a2 = make_args(f->m, f->main, 2, &n);
+  optic_literal_t *before1 = eval(f->m, a1, n), *before2 = eval(f->m, a2, n);
   optic_optimize_options o = fx_only(mask | ONLY(FUSION));
   o.max_fusion_size = max_size;
   optic_pass_stats local = {.size = sizeof local};
@@ -75,7 +75,7 @@ static bool fuse_and_compare(fixture *f, unsigned mask, int32_t max_size, optic_
   stats->size = sizeof *stats;
   bool ok = optic_graph_optimize(f->m, &o, stats) == OPTIC_OK;
   if (!ok) fprintf(stderr, "  optimize failed: %s\n", optic_last_error());
-  optic_literal *after1 = eval(f->m, a1, n), *after2 = eval(f->m, a2, n);
+  optic_literal_t *after1 = eval(f->m, a1, n), *after2 = eval(f->m, a2, n);
   ok = ok && same_bits(before1, after1) && same_bits(before2, after2) && fx_well_formed(f->m);
   optic_literal_destroy(before1);
   optic_literal_destroy(before2);
@@ -454,8 +454,8 @@ static void random_graphs_keep_results(void) {
       continue;
     }
     int32_t n;
-    optic_literal **args = make_args(g.m, g.main, seed0 + s, &n);
-    optic_literal *before = eval(g.m, args, n);
+    optic_literal_t **args = make_args(g.m, g.main, seed0 + s, &n);
+    optic_literal_t *before = eval(g.m, args, n);
     optic_pass_stats st = {.size = sizeof st};
     optic_optimize_options o = optic_optimize_options_default();
     if (s % 2) o.max_fusion_size = 2 + (int32_t)(s % 5); /* small caps: split groups, fewer copies */
@@ -465,7 +465,7 @@ static void random_graphs_keep_results(void) {
     o.passes[OPTIC_PASS_FOLD] = OPTIC_PASS_DISABLE;
     optic_status rc = optic_graph_optimize(g.m, &o, &st);
     OT_CHECK(rc == OPTIC_OK, "seed %llu: %s", (unsigned long long)(seed0 + s), optic_last_error());
-    optic_literal *after = eval(g.m, args, n);
+    optic_literal_t *after = eval(g.m, args, n);
     OT_CHECK(same_bits(before, after), "seed %llu", (unsigned long long)(seed0 + s));
     OT_CHECK(fx_well_formed(g.m), "seed %llu", (unsigned long long)(seed0 + s));
     fusions += st.pass[OPTIC_PASS_FUSION].added;

@@ -44,8 +44,8 @@ static void model_free(model *m) {
   for (int i = 0; i < NT; i++) free(m->p[i]), free(m->g[i]);
 }
 
-static optic_optim *make_opt(const model *m) {
-  optic_optim *opt = NULL;
+static optic_optim_t *make_opt(const model *m) {
+  optic_optim_t *opt = NULL;
   OT_EXPECT_OK(optic_optim_create(NULL, &opt));
   optic_optim_hparams h;
   OT_EXPECT_OK(optic_optim_hparams_default(OPTIC_OPTIM_KIND_ADAMW, OPTIC_OPTIM_CONVENTION_PYTORCH, &h));
@@ -62,14 +62,14 @@ static void run(int cores) {
     tp[c] = rep[c].tp, tg[c] = rep[c].tg;
   }
   model_make(&ref);
-  optic_optim *opt = make_opt(&rep[0]), *oref = make_opt(&ref);
+  optic_optim_t *opt = make_opt(&rep[0]), *oref = make_opt(&ref);
   optic_step_engine_options o = optic_step_engine_options_default();
   o.mpi = m_;
   o.cores = cores;
   optic_machine mach;
   OT_EXPECT_OK(optic_machine_preset("host-default", &mach));
   o.machine = &mach;
-  optic_step_engine *e = NULL, *eref = NULL;
+  optic_step_engine_t *e = NULL, *eref = NULL;
   OT_EXPECT_OK(optic_step_engine_create(opt, &o, &e));
   optic_step_engine_options lo = optic_step_engine_options_default();
   lo.machine = &mach;

@@ -16,7 +16,7 @@ static optic_optim_hparams defaults(optic_optim_kind k, optic_optim_convention c
 
 /* add_group on a fresh optimizer with h fails with `want`, naming `field`. */
 static void expect_group_error(optic_optim_hparams h, optic_status want, const char *field) {
-  optic_optim *opt = NULL;
+  optic_optim_t *opt = NULL;
   OT_EXPECT_OK(optic_optim_create(NULL, &opt));
   optic_shape s;
   int64_t d = 4;
@@ -96,7 +96,7 @@ static void invalid_hyperparameters_are_rejected(void) {
 }
 
 static void invalid_calls_are_rejected(void) {
-  optic_optim *opt = NULL;
+  optic_optim_t *opt = NULL;
   OT_EXPECT_STATUS(optic_optim_create(NULL, NULL), OPTIC_ERR_INVALID_ARGUMENT);
   optic_optim_options o = {.size = sizeof o, .threads = -1};
   OT_EXPECT_STATUS(optic_optim_create(&o, &opt), OPTIC_ERR_INVALID_ARGUMENT);
@@ -143,7 +143,7 @@ static void invalid_calls_are_rejected(void) {
 /* A bad shape in add_group: the message says which tensor and what is wrong,
  * once (the call wraps the shape check's reason with its own context). */
 static void bad_shapes_are_named_once(void) {
-  optic_optim *opt = NULL;
+  optic_optim_t *opt = NULL;
   OT_EXPECT_OK(optic_optim_create(NULL, &opt));
   optic_optim_hparams h = defaults(OPTIC_OPTIM_KIND_SGD, OPTIC_OPTIM_CONVENTION_DEFAULT);
   optic_shape shapes[2] = {{.rank = 1, .dims = {4}}, {.rank = 2, .dims = {2, -3}}};
@@ -169,7 +169,7 @@ static void bad_shapes_are_named_once(void) {
 static void overlap_across_tensors(void) {
   for (int clip = 0; clip < 2; clip++) {
     optic_optim_options o = {.size = sizeof o, .clip_global_norm = clip ? 1e-3 : 0.0};
-    optic_optim *opt = NULL;
+    optic_optim_t *opt = NULL;
     OT_EXPECT_OK(optic_optim_create(&o, &opt));
     optic_optim_hparams h = defaults(OPTIC_OPTIM_KIND_SGD, OPTIC_OPTIM_CONVENTION_DEFAULT);
     optic_shape shapes[3] = {{.rank = 1, .dims = {16}}, {.rank = 1, .dims = {16}}, {.rank = 1, .dims = {16}}};
@@ -222,7 +222,7 @@ typedef struct snapshot {
   size_t bytes[64];
 } snapshot;
 
-static void snap(snapshot *s, const optic_optim *opt, const ot_tensors *t) {
+static void snap(snapshot *s, const optic_optim_t *opt, const ot_tensors *t) {
   s->count = 0;
   for (size_t i = 0; i < t->count; i++) {
     s->bytes[s->count] = t->n[i] * sizeof(float);
@@ -257,7 +257,7 @@ static void nonfinite_gradients_skip_the_step(void) {
   const float bad_values[] = {NAN, INFINITY, -INFINITY};
   for (size_t b = 0; b < 3; b++) {
     optic_optim_options o = {.size = sizeof o, .skip_nonfinite = true, .clip_global_norm = b == 2 ? 1.0 : 0.0};
-    optic_optim *opt = NULL;
+    optic_optim_t *opt = NULL;
     OT_EXPECT_OK(optic_optim_create(&o, &opt));
     ot_tensors t;
     ot_tensors_make(&t, OT_NTENSORS);
@@ -318,16 +318,16 @@ static optic_optim_hparams resume_hparams(size_t k) {
 }
 
 /* Runs `steps` steps from `from` (1-based step numbers of the gradients). */
-static void run_steps(optic_optim *opt, ot_tensors *t, int from, int steps) {
+static void run_steps(optic_optim_t *opt, ot_tensors *t, int from, int steps) {
   for (int s = from; s < from + steps; s++) {
     for (size_t i = 0; i < t->count; i++) ot_grad(21, (uint64_t)s, i, t->g[i], t->n[i]);
     OT_EXPECT_OK(optic_optim_step(opt, t->tp, t->tg, t->count, NULL));
   }
 }
 
-static optic_optim *make_two_groups(size_t k, ot_tensors *t) {
+static optic_optim_t *make_two_groups(size_t k, ot_tensors *t) {
   optic_optim_options o = {.size = sizeof o, .threads = 2, .clip_global_norm = 50};
-  optic_optim *opt = NULL;
+  optic_optim_t *opt = NULL;
   OT_EXPECT_OK(optic_optim_create(&o, &opt));
   optic_optim_hparams h0 = resume_hparams(k), h1 = resume_hparams(k + 3);
   OT_EXPECT_OK(optic_optim_add_group(opt, &h0, 2, t->shapes, NULL));
@@ -345,10 +345,10 @@ static void export_import_continue_is_bitwise(void) {
       kt_fill(&r, a.p[i], a.n[i], -1, 1, 0);
       memcpy(b.p[i], a.p[i], a.n[i] * sizeof(float));
     }
-    optic_optim *whole = make_two_groups(k, &a);
+    optic_optim_t *whole = make_two_groups(k, &a);
     run_steps(whole, &a, 1, 10);
     /* Interrupted: 4 steps, export, copy out (the checkpoint), new optimizer, import, 6 more. */
-    optic_optim *first = make_two_groups(k, &b);
+    optic_optim_t *first = make_two_groups(k, &b);
     run_steps(first, &b, 1, 4);
     optic_optim_state *st = NULL;
     OT_EXPECT_OK(optic_optim_state_export(first, &st));
@@ -374,7 +374,7 @@ static void export_import_continue_is_bitwise(void) {
                               .scalar_count = st->scalar_count, .scalars = scalars};
     optic_optim_state_destroy(st);
     optic_optim_destroy(first);
-    optic_optim *second = make_two_groups(k, &b);
+    optic_optim_t *second = make_two_groups(k, &b);
     OT_EXPECT_OK(optic_optim_state_import(second, &copy));
     run_steps(second, &b, 5, 6);
     for (size_t i = 0; i < OT_NTENSORS; i++) {
@@ -465,7 +465,7 @@ static void clipping_scales_by_global_norm(void) {
   const double norms[] = {0.5, 3.0, 1e9};
   for (size_t c = 0; c < 3; c++) {
     optic_optim_options o = {.size = sizeof o, .clip_global_norm = norms[c]};
-    optic_optim *opt = NULL;
+    optic_optim_t *opt = NULL;
     OT_EXPECT_OK(optic_optim_create(&o, &opt));
     ot_tensors t;
     ot_tensors_make(&t, 3);
@@ -552,7 +552,7 @@ static void optax_doctests_through_the_api(void) {
   for (size_t c = 0; c < sizeof cs / sizeof *cs; c++) {
     char want[5][16];
     OT_CHECK(expected_values(json, cs[c].key, want), "no values for %s", cs[c].key);
-    optic_optim *opt = NULL;
+    optic_optim_t *opt = NULL;
     OT_EXPECT_OK(optic_optim_create(NULL, &opt));
     optic_optim_hparams h = defaults(cs[c].kind, OPTIC_OPTIM_CONVENTION_OPTAX);
     h.lr = cs[c].lr;
@@ -581,7 +581,7 @@ static void optax_doctests_through_the_api(void) {
  * group added after others have stepped (its count starts at 0, PyTorch
  * SGD's first-step rule applies to it alone). */
 static void groups_edges(void) {
-  optic_optim *opt = NULL;
+  optic_optim_t *opt = NULL;
   optic_optim_options o = {.size = sizeof o, .profile = true};
   OT_EXPECT_OK(optic_optim_create(&o, &opt));
   enum { NG = 11 };
@@ -674,7 +674,7 @@ static void unused_fields_must_stay_default(void) {
     }
   }
   /* Every used field changed: accepted, and clear_unused keeps them. */
-  optic_optim *opt = NULL;
+  optic_optim_t *opt = NULL;
   OT_EXPECT_OK(optic_optim_create(NULL, &opt));
   optic_shape s;
   int64_t d4 = 4;

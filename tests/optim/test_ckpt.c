@@ -51,17 +51,17 @@ static optic_optim_hparams hparams_of(const variant *v) {
   return hp;
 }
 
-static optic_optim *make_optim_hp(const optic_optim_hparams *hp, optic_optim_options *oo) {
+static optic_optim_t *make_optim_hp(const optic_optim_hparams *hp, optic_optim_options *oo) {
   optic_shape shapes[TENSORS];
   for (int i = 0; i < TENSORS; i++) OT_EXPECT_OK(optic_shape_make(2, dims[i], &shapes[i]));
-  optic_optim *opt = NULL;
+  optic_optim_t *opt = NULL;
   OT_EXPECT_OK(optic_optim_create(oo, &opt));
   OT_EXPECT_OK(optic_optim_add_group(opt, hp, 2, shapes, NULL));
   OT_EXPECT_OK(optic_optim_add_group(opt, hp, 1, shapes + 2, NULL));
   return opt;
 }
 
-static optic_optim *make_optim(const variant *v) {
+static optic_optim_t *make_optim(const variant *v) {
   optic_optim_hparams hp = hparams_of(v);
   optic_optim_options oo = {.size = sizeof oo, .skip_nonfinite = true};
   return make_optim_hp(&hp, &oo);
@@ -101,7 +101,7 @@ static void grads_for_step(model *m, int step) {
 }
 
 /* Same parameters, same state tensors (bitwise), same step counts. */
-static void expect_same(const char *what, optic_optim *a, optic_optim *b, const model *ma, const model *mb) {
+static void expect_same(const char *what, optic_optim_t *a, optic_optim_t *b, const model *ma, const model *mb) {
   for (int i = 0; i < TENSORS; i++)
     OT_CHECK(memcmp(ma->p[i], mb->p[i], numel(i) * 4) == 0, "%s: parameter %d differs", what, i);
   optic_optim_state *sa = NULL, *sb = NULL;
@@ -129,7 +129,7 @@ static void run_variant(const variant *v) {
   model a, b;
   model_make(&a, 1);
   model_make(&b, 77); /* other contents: the restore must overwrite them */
-  optic_optim *opt = make_optim(v), *opt2 = make_optim(v);
+  optic_optim_t *opt = make_optim(v), *opt2 = make_optim(v);
   uint64_t rng = 0x1234567890abcdefull, rng2 = 0;
   optic_shape one;
   int64_t d1 = 1;
@@ -179,7 +179,7 @@ static void every_kind(void) {
 static bool last_error_has(const char *needle) { return strstr(optic_last_error(), needle) != NULL; }
 
 /* The state exported before and after a failed restore is the same. */
-static void expect_unchanged(optic_optim *opt, const optic_optim_state *before_copy_src, float *copy) {
+static void expect_unchanged(optic_optim_t *opt, const optic_optim_state *before_copy_src, float *copy) {
   optic_optim_state *s = NULL;
   OT_EXPECT_OK(optic_optim_state_export(opt, &s));
   size_t off = 0;
@@ -194,7 +194,7 @@ static void expect_unchanged(optic_optim *opt, const optic_optim_state *before_c
   optic_optim_state_destroy(s);
 }
 
-static float *state_copy(optic_optim *opt) {
+static float *state_copy(optic_optim_t *opt) {
   optic_optim_state *s = NULL;
   OT_EXPECT_OK(optic_optim_state_export(opt, &s));
   size_t total = 0;
@@ -214,7 +214,7 @@ static float *state_copy(optic_optim *opt) {
   return c;
 }
 
-static optic_status restore_file(optic_optim *opt, const char *path, optic_optim_hparams_policy policy) {
+static optic_status restore_file(optic_optim_t *opt, const char *path, optic_optim_hparams_policy policy) {
   optic_ckpt_reader_t *r = NULL;
   optic_status st = optic_ckpt_reader_create(path, NULL, &r);
   optic_optim_restore_options ro = {.size = sizeof ro, .hparams = policy};
@@ -228,7 +228,7 @@ static void mismatches(void) {
   OT_CHECK(ct_mkdtemp(dir, sizeof dir));
   snprintf(path, sizeof path, "%s/adam.optic", dir);
   const variant *adam = &variants[2];
-  optic_optim *saved = make_optim(adam);
+  optic_optim_t *saved = make_optim(adam);
   model m;
   model_make(&m, 3);
   for (int s = 0; s < 3; s++) {
@@ -240,7 +240,7 @@ static void mismatches(void) {
   /* Another learning rate: CHECK names the field; KEEP restores. */
   optic_optim_hparams hp = hparams_of(adam);
   hp.lr = 0.02;
-  optic_optim *other = make_optim_hp(&hp, NULL);
+  optic_optim_t *other = make_optim_hp(&hp, NULL);
   float *before = state_copy(other);
   OT_EXPECT_STATUS(restore_file(other, path, OPTIC_OPTIM_HPARAMS_CHECK), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(last_error_has("group 0 hyperparameter lr") && last_error_has("0.01") && last_error_has("0.02"), "%s",
@@ -321,7 +321,7 @@ static void corrupt_rolls_back(void) {
   OT_CHECK(ct_mkdtemp(dir, sizeof dir));
   const char *dirs[1] = {dir};
   const variant *v = &variants[4];
-  optic_optim *opt = make_optim(v);
+  optic_optim_t *opt = make_optim(v);
   model m;
   model_make(&m, 5);
   for (int s = 1; s <= 2; s++) {
@@ -347,7 +347,7 @@ static void corrupt_rolls_back(void) {
     fputc(c ^ 0x40, f);
     fclose(f);
   }
-  optic_optim *fresh = make_optim(v);
+  optic_optim_t *fresh = make_optim(v);
   float *before = state_copy(fresh);
   OT_EXPECT_STATUS(restore_file(fresh, path, OPTIC_OPTIM_HPARAMS_CHECK), OPTIC_ERR_CORRUPT);
   OT_CHECK(last_error_has("exp_avg_sq"), "%s", optic_last_error());
@@ -366,7 +366,7 @@ static void corrupt_rolls_back(void) {
   /* An empty directory: NOT_FOUND. */
   ct_rmdir(dir);
   OT_CHECK(ct_mkdtemp(dir, sizeof dir));
-  optic_optim *o3 = make_optim(v);
+  optic_optim_t *o3 = make_optim(v);
   OT_EXPECT_STATUS(optic_optim_restore_latest(o3, dirs, 1, NULL, 0, NULL, NULL), OPTIC_ERR_NOT_FOUND);
   optic_optim_destroy(o3);
   ct_rmdir(dir);
@@ -383,10 +383,10 @@ static void engine_round_trip(void) {
   const variant *v = &variants[2];
   model a[2], b[2];
   for (int c = 0; c < 2; c++) model_make(&a[c], 1), model_make(&b[c], 50 + (uint64_t)c);
-  optic_optim *oa = make_optim(v), *ob = make_optim(v);
+  optic_optim_t *oa = make_optim(v), *ob = make_optim(v);
   optic_step_engine_options so = optic_step_engine_options_default();
   so.cores = 2;
-  optic_step_engine *ea = NULL, *eb = NULL;
+  optic_step_engine_t *ea = NULL, *eb = NULL;
   OT_EXPECT_OK(optic_step_engine_create(oa, &so, &ea));
   OT_EXPECT_OK(optic_step_engine_create(ob, &so, &eb));
   const optic_tensor *pa[2] = {a[0].pt, a[1].pt}, *ga[2] = {a[0].gt, a[1].gt};

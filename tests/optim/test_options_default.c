@@ -44,7 +44,7 @@ static void optim_defaults(void) {
   optic_optim_options o = optic_optim_options_default();
   OT_CHECK(o.size == sizeof o && o.threads == 0 && o.clip_global_norm == 0.0 && !o.skip_nonfinite &&
            o.allocator == NULL && !o.profile);
-  optic_optim *opt = NULL;
+  optic_optim_t *opt = NULL;
   OT_EXPECT_OK(optic_optim_create(&o, &opt));
   optic_optim_destroy(opt);
   optic_step_engine_options se = optic_step_engine_options_default();
@@ -73,7 +73,7 @@ static void pod_defaults(void) {
 
 /* One core syncs with itself: root 0 gets offset 0 and delay 0, with the
  * defaults and with NULL alike. */
-static optic_status clock_fn(optic_pod_core *core, void *user) {
+static optic_status clock_fn(optic_pod_core_t *core, void *user) {
   optic_clock_filter *f = user;
   optic_pod_clock_options co = optic_pod_clock_options_default();
   optic_status st = optic_pod_clock_sync(core, &co, &f[0]);

@@ -311,7 +311,7 @@ static const double *ref_slot(const ref_case *c, ref_tensor *r, const char *slot
  * final parameters in t. */
 static void run_case(const ref_case *c, int threads, ot_tensors *t, bool check, uint64_t seed, int steps) {
   optic_optim_options o = {.size = sizeof o, .threads = threads, .clip_global_norm = c->clip};
-  optic_optim *opt = NULL;
+  optic_optim_t *opt = NULL;
   OT_EXPECT_OK(optic_optim_create(&o, &opt));
   optic_optim_hparams h = hparams_for(c);
   OT_EXPECT_OK(optic_optim_add_group(opt, &h, t->count, t->shapes, NULL));
@@ -427,7 +427,7 @@ static void groups_have_their_own_hyperparameters(void) {
   ot_tensors_make(&a, 3);
   ot_tensors_make(&b, OT_NTENSORS);
   ot_tensors_make(&both, OT_NTENSORS);
-  optic_optim *o1 = NULL, *o2 = NULL, *o3 = NULL;
+  optic_optim_t *o1 = NULL, *o2 = NULL, *o3 = NULL;
   OT_EXPECT_OK(optic_optim_create(NULL, &o1));
   OT_EXPECT_OK(optic_optim_create(NULL, &o2));
   OT_EXPECT_OK(optic_optim_create(NULL, &o3));

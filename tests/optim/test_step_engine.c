@@ -1,4 +1,4 @@
-/* The step engine (optic_step_engine, docs/optim.md "Step engine"): its
+/* The step engine (optic_step_engine_t, docs/optim.md "Step engine"): its
  * results are bitwise those of calling the optimizer directly (several
  * optimizers and groups); the compile cache counts hits and misses per group
  * per step; an engine of 2 or 4 emulated pod cores, each core with its own
@@ -24,8 +24,8 @@ static optic_optim_hparams hp_for(optic_optim_kind k) {
 
 /* An optimizer with two groups: kind k over tensors 0..2, SGD momentum over
  * tensors 3..4 (so every engine test has two programs of different shapes). */
-static optic_optim *make_opt(optic_optim_kind k, const ot_tensors *t) {
-  optic_optim *opt = NULL;
+static optic_optim_t *make_opt(optic_optim_kind k, const ot_tensors *t) {
+  optic_optim_t *opt = NULL;
   optic_optim_options o = {.size = sizeof o, .threads = 2};
   OT_EXPECT_OK(optic_optim_create(&o, &opt));
   optic_optim_hparams h = hp_for(k);
@@ -46,14 +46,14 @@ static bool same_params(const ot_tensors *a, const ot_tensors *b) {
   return true;
 }
 
-static optic_step_engine *make_engine(optic_optim *opt, int32_t cores, bool profile) {
+static optic_step_engine_t *make_engine(optic_optim_t *opt, int32_t cores, bool profile) {
   optic_step_engine_options o = optic_step_engine_options_default();
   o.cores = cores;
   o.profile = profile;
   optic_machine m;
   OT_EXPECT_OK(optic_machine_preset("host-default", &m));
   o.machine = &m;
-  optic_step_engine *e = NULL;
+  optic_step_engine_t *e = NULL;
   OT_EXPECT_OK(optic_step_engine_create(opt, &o, &e));
   return e;
 }
@@ -68,8 +68,8 @@ static void engine_equals_direct(void) {
     ot_tensors_make(&b, OT_NTENSORS);
     fill_params(&a, k);
     fill_params(&b, k);
-    optic_optim *oa = make_opt(kinds[k], &a), *ob = make_opt(kinds[k], &b);
-    optic_step_engine *e = make_engine(oa, 1, false);
+    optic_optim_t *oa = make_opt(kinds[k], &a), *ob = make_opt(kinds[k], &b);
+    optic_step_engine_t *e = make_engine(oa, 1, false);
     for (uint64_t s = 0; s < 6; s++) {
       for (size_t i = 0; i < a.count; i++) {
         ot_grad(k, s, i, a.g[i], a.n[i]);
@@ -103,8 +103,8 @@ static void cache_hits_and_misses(void) {
   ot_tensors t;
   ot_tensors_make(&t, OT_NTENSORS);
   fill_params(&t, 1);
-  optic_optim *opt = make_opt(OPTIC_OPTIM_KIND_ADAM, &t);
-  optic_step_engine *e = make_engine(opt, 1, false);
+  optic_optim_t *opt = make_opt(OPTIC_OPTIM_KIND_ADAM, &t);
+  optic_step_engine_t *e = make_engine(opt, 1, false);
   optic_step_engine_metrics m;
   OT_EXPECT_OK(optic_step_engine_metrics_get(e, &m));
   OT_CHECK(m.cache_hits == 0 && m.cache_misses == 0 && m.cache_hit_rate == 0.0 && m.programs == 0);
@@ -196,8 +196,8 @@ static void multicore_equals_single_on_mean(int32_t cores) {
   }
   ot_tensors_make(&ref, OT_NTENSORS);
   fill_params(&ref, 5);
-  optic_optim *opt = make_opt(OPTIC_OPTIM_KIND_ADAMW, &rep[0]), *oref = make_opt(OPTIC_OPTIM_KIND_ADAMW, &ref);
-  optic_step_engine *e = make_engine(opt, cores, true), *eref = make_engine(oref, 1, false);
+  optic_optim_t *opt = make_opt(OPTIC_OPTIM_KIND_ADAMW, &rep[0]), *oref = make_opt(OPTIC_OPTIM_KIND_ADAMW, &ref);
+  optic_step_engine_t *e = make_engine(opt, cores, true), *eref = make_engine(oref, 1, false);
   for (uint64_t s = 0; s < 5; s++) {
     for (size_t i = 0; i < ref.count; i++) {
       for (size_t k = 0; k < ref.n[i]; k++) ref.g[i][k] = 0.0f;
@@ -246,12 +246,12 @@ static void multicore_4(void) { multicore_equals_single_on_mean(4); }
 
 /* The caller's own pod run: each core calls optic_step_engine_step_core. */
 typedef struct spmd {
-  optic_step_engine *e;
+  optic_step_engine_t *e;
   ot_tensors *rep;
   uint64_t step;
 } spmd;
 
-static optic_status spmd_fn(optic_pod_core *core, void *user) {
+static optic_status spmd_fn(optic_pod_core_t *core, void *user) {
   spmd *s = user;
   int c = optic_pod_core_index(core);
   ot_tensors *t = &s->rep[c];
@@ -268,10 +268,10 @@ static void step_core_in_callers_pod(void) {
     ot_tensors_make(&rep[c], OT_NTENSORS);
     fill_params(&rep[c], 9);
   }
-  optic_optim *opt = make_opt(OPTIC_OPTIM_KIND_LAMB, &rep[0]);
+  optic_optim_t *opt = make_opt(OPTIC_OPTIM_KIND_LAMB, &rep[0]);
   optic_step_engine_options o = optic_step_engine_options_default();
   o.pod = pod;
-  optic_step_engine *e = NULL;
+  optic_step_engine_t *e = NULL;
   OT_EXPECT_OK(optic_step_engine_create(opt, &o, &e));
   spmd s = {.e = e, .rep = rep};
   for (s.step = 0; s.step < 3; s.step++) OT_EXPECT_OK(optic_pod_run(pod, spmd_fn, &s, NULL));
@@ -295,8 +295,8 @@ static void checkpoint_resume_is_bitwise(void) {
   ot_tensors_make(&b, OT_NTENSORS);
   fill_params(&a, 11);
   fill_params(&b, 12); /* different: the checkpoint must restore them */
-  optic_optim *oa = make_opt(OPTIC_OPTIM_KIND_ADAM, &a), *ob = make_opt(OPTIC_OPTIM_KIND_ADAM, &b);
-  optic_step_engine *ea = make_engine(oa, 1, false), *eb = make_engine(ob, 1, false);
+  optic_optim_t *oa = make_opt(OPTIC_OPTIM_KIND_ADAM, &a), *ob = make_opt(OPTIC_OPTIM_KIND_ADAM, &b);
+  optic_step_engine_t *ea = make_engine(oa, 1, false), *eb = make_engine(ob, 1, false);
   for (uint64_t s = 0; s < 4; s++) {
     for (size_t i = 0; i < a.count; i++) ot_grad(13, s, i, a.g[i], a.n[i]);
     OT_EXPECT_OK(optic_step_engine_step(ea, a.tp, a.tg, a.count));
@@ -376,8 +376,8 @@ static void profile_events_have_estimates(void) {
   ot_tensors t;
   ot_tensors_make(&t, OT_NTENSORS);
   fill_params(&t, 2);
-  optic_optim *opt = make_opt(OPTIC_OPTIM_KIND_ADAM, &t);
-  optic_step_engine *e = make_engine(opt, 1, true);
+  optic_optim_t *opt = make_opt(OPTIC_OPTIM_KIND_ADAM, &t);
+  optic_step_engine_t *e = make_engine(opt, 1, true);
   for (uint64_t s = 0; s < 3; s++) {
     for (size_t i = 0; i < t.count; i++) ot_grad(4, s, i, t.g[i], t.n[i]);
     OT_EXPECT_OK(optic_step_engine_step(e, t.tp, t.tg, t.count));
@@ -416,8 +416,8 @@ static void profile_events_have_estimates(void) {
 static void error_paths(void) {
   ot_tensors t;
   ot_tensors_make(&t, OT_NTENSORS);
-  optic_optim *opt = make_opt(OPTIC_OPTIM_KIND_ADAM, &t);
-  optic_step_engine *e = NULL;
+  optic_optim_t *opt = make_opt(OPTIC_OPTIM_KIND_ADAM, &t);
+  optic_step_engine_t *e = NULL;
   OT_EXPECT_STATUS(optic_step_engine_create(NULL, NULL, &e), OPTIC_ERR_INVALID_ARGUMENT);
   OT_EXPECT_STATUS(optic_step_engine_create(opt, NULL, NULL), OPTIC_ERR_INVALID_ARGUMENT);
   optic_step_engine_options o = optic_step_engine_options_default();
@@ -484,13 +484,13 @@ static void graph_computes_the_update(void) {
     ot_grad(1, 0, 0, p, n);
     ot_grad(2, 0, 0, g, n);
     memcpy(p0, p, n * 4);
-    optic_optim *opt = NULL;
+    optic_optim_t *opt = NULL;
     OT_EXPECT_OK(optic_optim_create(NULL, &opt));
     optic_optim_hparams h = hp_for(kinds[k]);
     h.weight_decay = 0.0;
     h.nesterov = false;
     OT_EXPECT_OK(optic_optim_add_group(opt, &h, 1, &s, NULL));
-    optic_step_engine *e = make_engine(opt, 1, false);
+    optic_step_engine_t *e = make_engine(opt, 1, false);
     optic_tensor tp, tg;
     optic_tensor_make(OPTIC_F32, &s, p, &tp);
     optic_tensor_make(OPTIC_F32, &s, g, &tg);
@@ -551,7 +551,7 @@ static void graph_computes_the_update(void) {
 static void no_averaging_steps_each_core_alone(void) {
   ot_tensors rep[2], ref[2];
   const optic_tensor *tp[2], *tg[2];
-  optic_optim *direct[2];
+  optic_optim_t *direct[2];
   for (int c = 0; c < 2; c++) {
     ot_tensors_make(&rep[c], OT_NTENSORS);
     ot_tensors_make(&ref[c], OT_NTENSORS);
@@ -560,12 +560,12 @@ static void no_averaging_steps_each_core_alone(void) {
     tp[c] = rep[c].tp, tg[c] = rep[c].tg;
     direct[c] = make_opt(OPTIC_OPTIM_KIND_RMSPROP, &ref[c]);
   }
-  optic_optim *opt = make_opt(OPTIC_OPTIM_KIND_RMSPROP, &rep[0]);
+  optic_optim_t *opt = make_opt(OPTIC_OPTIM_KIND_RMSPROP, &rep[0]);
   optic_step_engine_options o = optic_step_engine_options_default();
   o.cores = 2;
   o.average_gradients = false;
   o.profile = true;
-  optic_step_engine *e = NULL;
+  optic_step_engine_t *e = NULL;
   OT_EXPECT_OK(optic_step_engine_create(opt, &o, &e));
   for (uint64_t s = 0; s < 3; s++) {
     for (int c = 0; c < 2; c++)
@@ -599,7 +599,7 @@ static void cache_key_is_shapes_and_baked_hyperparameters(void) {
   optic_shape s37, s38;
   optic_shape_make(1, &d37, &s37);
   optic_shape_make(1, &d38, &s38);
-  optic_optim *opt = NULL;
+  optic_optim_t *opt = NULL;
   OT_EXPECT_OK(optic_optim_create(NULL, &opt));
   optic_optim_hparams a = hp_for(OPTIC_OPTIM_KIND_SGD), b = a, c = a;
   b.lr = 0.5;
@@ -615,7 +615,7 @@ static void cache_key_is_shapes_and_baked_hyperparameters(void) {
     optic_tensor_make(OPTIC_F32, i == 3 ? &s38 : &s37, buf[2 * i], &tp[i]);
     optic_tensor_make(OPTIC_F32, i == 3 ? &s38 : &s37, buf[2 * i + 1], &tg[i]);
   }
-  optic_step_engine *e = make_engine(opt, 1, false);
+  optic_step_engine_t *e = make_engine(opt, 1, false);
   OT_EXPECT_OK(optic_step_engine_step(e, tp, tg, 4));
   optic_step_engine_metrics m;
   OT_EXPECT_OK(optic_step_engine_metrics_get(e, &m));
@@ -638,12 +638,12 @@ static void estimates_for_optimizer_threads(void) {
   ot_tensors_make(&t, OT_NTENSORS);
   double est[2] = {0, 0};
   for (int threads = 1; threads <= 2; threads++) {
-    optic_optim *opt = NULL;
+    optic_optim_t *opt = NULL;
     optic_optim_options oo = {.size = sizeof oo, .threads = threads};
     OT_EXPECT_OK(optic_optim_create(&oo, &opt));
     optic_optim_hparams h = hp_for(OPTIC_OPTIM_KIND_ADAM);
     OT_EXPECT_OK(optic_optim_add_group(opt, &h, t.count, t.shapes, NULL));
-    optic_step_engine *e = make_engine(opt, 1, false);
+    optic_step_engine_t *e = make_engine(opt, 1, false);
     OT_EXPECT_OK(optic_step_engine_step(e, t.tp, t.tg, t.count));
     const optic_program_t *p = NULL;
     OT_EXPECT_OK(optic_step_engine_program(e, 0, &p));

@@ -83,7 +83,7 @@ static void work_item(balance_job *j, int core, int reps) {
   j->sink[core] += x;
 }
 
-static optic_status balance_body(optic_pod_core *c, void *user) {
+static optic_status balance_body(optic_pod_core_t *c, void *user) {
   balance_job *j = user;
   const int me = optic_pod_core_index(c);
   for (int round = 0; round < ROUNDS; round++) {

@@ -119,7 +119,7 @@ static double true_offset(const clocks *c, int core, double local) {
   return (c->offset_ns[0] + c->skew[0] * t) - (c->offset_ns[core] + c->skew[core] * t);
 }
 
-static optic_status sync_body(optic_pod_core *core, void *user) {
+static optic_status sync_body(optic_pod_core_t *core, void *user) {
   clocks *c = user;
   optic_pod_clock_options o = {.size = sizeof o, .root = 0, .rounds = 8, .clock_ns = fake_clock,
                                .delay_ns = fake_delay, .user = c};
@@ -172,7 +172,7 @@ static void test_pod_sync_twice(void) {
   run_sync(2, 100000);
 }
 
-static optic_status bad_root(optic_pod_core *core, void *user) {
+static optic_status bad_root(optic_pod_core_t *core, void *user) {
   (void)user;
   optic_pod_clock_options o = {.size = sizeof o, .root = 9};
   optic_clock_filter f;

@@ -63,7 +63,7 @@ static void check_guard(job *j, int me, const char *what, const void *buf, optic
   }
 }
 
-static optic_status body(optic_pod_core *c, void *user) {
+static optic_status body(optic_pod_core_t *c, void *user) {
   job *j = user;
   const int me = optic_pod_core_index(c), n = optic_pod_core_count(c);
   char *a = malloc((MAXLEN + GUARD) * 8), *b = malloc((MAXLEN + GUARD) * 8);
@@ -261,7 +261,7 @@ static void test_default_chunk_ring_4(void) {
 }
 
 /* zero elements with NULL buffers; bad dtype, op and root */
-static optic_status edge_body(optic_pod_core *c, void *user) {
+static optic_status edge_body(optic_pod_core_t *c, void *user) {
   (void)user;
   optic_status st;
   if ((st = optic_pod_all_reduce(c, NULL, NULL, 0, OPTIC_F32, OPTIC_POD_SUM)) != OPTIC_OK) return st;
@@ -290,7 +290,7 @@ typedef struct big_job {
   pod_test_notes notes;
 } big_job;
 
-static optic_status big_body(optic_pod_core *c, void *user) {
+static optic_status big_body(optic_pod_core_t *c, void *user) {
   big_job *j = user;
   const int me = optic_pod_core_index(c), n = optic_pod_core_count(c);
   float x[1001];

@@ -28,7 +28,7 @@ typedef struct counting {
   pod_test_notes notes;
 } counting;
 
-static optic_status count_body(optic_pod_core *c, void *user) {
+static optic_status count_body(optic_pod_core_t *c, void *user) {
   counting *j = user;
   const int n = optic_pod_core_count(c), me = optic_pod_core_index(c);
   for (int r = 0; r < 200; r++) {
@@ -61,7 +61,7 @@ typedef struct timed {
   optic_status barrier_status[4];
 } timed;
 
-static optic_status late_body(optic_pod_core *c, void *user) {
+static optic_status late_body(optic_pod_core_t *c, void *user) {
   timed *j = user;
   const int me = optic_pod_core_index(c);
   uint64_t t0 = optic_now_ns();
@@ -100,7 +100,7 @@ static void test_barrier_timeout(void) {
 }
 
 /* --- PEER_FAILED at once when a core leaves the SPMD function. */
-static optic_status leaver_body(optic_pod_core *c, void *user) {
+static optic_status leaver_body(optic_pod_core_t *c, void *user) {
   timed *j = user;
   const int me = optic_pod_core_index(c);
   if (me == 1) return OPTIC_OK;
@@ -126,7 +126,7 @@ static void test_barrier_peer_left(void) {
 }
 
 /* --- a core computing for 3 heartbeat timeouts while heartbeating stays alive */
-static optic_status busy_body(optic_pod_core *c, void *user) {
+static optic_status busy_body(optic_pod_core_t *c, void *user) {
   (void)user;
   if (optic_pod_core_index(c) == 0) {
     uint64_t t0 = optic_now_ns();
@@ -147,7 +147,7 @@ static void test_heartbeat_keeps_alive(void) {
 }
 
 /* --- cores disagreeing on the count */
-static optic_status mismatch_body(optic_pod_core *c, void *user) {
+static optic_status mismatch_body(optic_pod_core_t *c, void *user) {
   (void)user;
   float x[16] = {0};
   size_t n = optic_pod_core_index(c) == 1 ? 11 : 10;
@@ -213,7 +213,7 @@ typedef struct faulty {
   bool victim_finished_early;
 } faulty;
 
-static optic_status faulty_body(optic_pod_core *c, void *user) {
+static optic_status faulty_body(optic_pod_core_t *c, void *user) {
   faulty *j = user;
   const int me = optic_pod_core_index(c), n = optic_pod_core_count(c);
   double buf[257];
@@ -322,7 +322,7 @@ typedef struct stall_other {
   optic_status st[3];
 } stall_other;
 
-static optic_status stall_other_body(optic_pod_core *c, void *user) {
+static optic_status stall_other_body(optic_pod_core_t *c, void *user) {
   stall_other *j = user;
   const int me = optic_pod_core_index(c);
   if (me == 1) sleep_ms(150);
@@ -350,7 +350,7 @@ static void test_stall_ends_with_run(void) {
 }
 
 /* --- a crashed core stays dead for later calls, and the next run is clean */
-static optic_status two_calls(optic_pod_core *c, void *user) {
+static optic_status two_calls(optic_pod_core_t *c, void *user) {
   (void)user;
   optic_status st = optic_pod_barrier(c);
   if (st != OPTIC_OK) return st;
@@ -395,7 +395,7 @@ static void test_bad_arguments(void) {
 enum { EXIT_RACE_COUNT = 4 * 1024 };
 static float exit_race_buf[4][EXIT_RACE_COUNT];
 
-static optic_status exit_race_body(optic_pod_core *c, void *user) {
+static optic_status exit_race_body(optic_pod_core_t *c, void *user) {
   (void)user;
   const int me = optic_pod_core_index(c), n = optic_pod_core_count(c);
   size_t off, len;

@@ -22,7 +22,7 @@ typedef struct det_job {
   pod_test_notes notes;
 } det_job;
 
-static optic_status det_body(optic_pod_core *c, void *user) {
+static optic_status det_body(optic_pod_core_t *c, void *user) {
   det_job *j = user;
   const int me = optic_pod_core_index(c);
   const size_t es = optic_dtype_size(j->dt);
@@ -48,7 +48,7 @@ static optic_status det_body(optic_pod_core *c, void *user) {
   return OPTIC_OK;
 }
 
-static optic_status first_body(optic_pod_core *c, void *user) {
+static optic_status first_body(optic_pod_core_t *c, void *user) {
   det_job *j = user;
   const int me = optic_pod_core_index(c);
   const size_t es = optic_dtype_size(j->dt);

@@ -28,7 +28,7 @@ static void dawdle(unsigned iters) {
   for (unsigned i = 0; i < iters; i++) __asm__ __volatile__("" ::: "memory");
 }
 
-static optic_status pipe_body(optic_pod_core *c, void *user) {
+static optic_status pipe_body(optic_pod_core_t *c, void *user) {
   pipe_job *j = user;
   const int me = optic_pod_core_index(c);
   float *x = j->buf[me];
