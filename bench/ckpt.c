@@ -68,8 +68,7 @@ static void fail(optic_bench_state *st, const char *what, const char *dir) {
   char msg[1024];
   snprintf(msg, sizeof msg, "ckpt %s: %s", what, optic_last_error());
   optic_bench_skip_with_error(st, msg);
-  while (optic_bench_keep_running(st)) {
-  }
+  while (optic_bench_keep_running(st)) {}
   if (dir != NULL) rmdir(dir);
 }
 
@@ -147,7 +146,8 @@ static void run_restore(optic_bench_state *st, void *user) {
   rmdir(dir);
   if (!ok) return;
   bench_report_rates(st, (double)bytes, 0.0);
-  bench_report_estimate(st, bench_ckpt_restore_ns(omp_max_threads(), (double)bytes), &(optic_cost){0, 0, (double)bytes});
+  bench_report_estimate(st, bench_ckpt_restore_ns(omp_max_threads(), (double)bytes),
+                        &(optic_cost){0, 0, (double)bytes});
 }
 
 void bench_register_ckpt(void) {

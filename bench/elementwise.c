@@ -26,8 +26,8 @@ static size_t split_align(const bench_elementwise *e) {
 
 /* This thread's piece, `repeats` calls: every array advanced to element lo
  * in its own type. */
-static void call_piece(const bench_elementwise *e, unsigned char *const *base, size_t n, size_t align,
-                       size_t repeats, int t, int nt) {
+static void call_piece(const bench_elementwise *e, unsigned char *const *base, size_t n, size_t align, size_t repeats,
+                       int t, int nt) {
   size_t lo, hi;
   bench_split_aligned(n, align, t, nt, &lo, &hi);
   void *p[BENCH_ELEMENTWISE_MAX_ARRAYS];
@@ -86,11 +86,12 @@ static void run_elementwise(optic_bench_state *st, void *user) {
 void bench_register_elementwise(const char *prefix, const bench_elementwise *e) {
   if (!optic_isa_supported(e->isa)) return;
   if (e->inputs + e->outputs > BENCH_ELEMENTWISE_MAX_ARRAYS) {
-    fprintf(stderr, "bench: %s/%s uses %d arrays, more than the harness's %d; not registered\n", prefix,
-            e->function, e->inputs + e->outputs, BENCH_ELEMENTWISE_MAX_ARRAYS);
+    fprintf(stderr, "bench: %s/%s uses %d arrays, more than the harness's %d; not registered\n", prefix, e->function,
+            e->inputs + e->outputs, BENCH_ELEMENTWISE_MAX_ARRAYS);
     return;
   }
-  optic_bench *b = optic_bench_register(bench_name("%s/%s", prefix, e->function), run_elementwise, OPTIC_UNCONST(void *, e));
+  optic_bench *b =
+      optic_bench_register(bench_name("%s/%s", prefix, e->function), run_elementwise, OPTIC_UNCONST(void *, e));
   const int64_t sizes[] = {(int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
     for (int64_t threads = 1; threads <= 2; threads++) OPTIC_BENCH_ARGS(b, sizes[i], threads);

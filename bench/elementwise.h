@@ -22,12 +22,12 @@ typedef void (*bench_elementwise_call)(void (*fn)(void), size_t n, void *const *
 enum { BENCH_ELEMENTWISE_MAX_ARRAYS = 8 };
 
 typedef struct bench_elementwise {
-  const char *function;        /* name as in the kernel list, or the peer's name */
-  optic_isa isa;               /* registered only if this CPU supports it */
+  const char *function; /* name as in the kernel list, or the peer's name */
+  optic_isa isa;        /* registered only if this CPU supports it */
   void (*fn)(void);
   bench_elementwise_call call;
-  int inputs;                  /* read-only arrays, from input slots */
-  int outputs;                 /* written (or read-modify-written) arrays, from output slots */
+  int inputs;  /* read-only arrays, from input slots */
+  int outputs; /* written (or read-modify-written) arrays, from output slots */
   /* Real bytes moved per element: what the function must read plus what it
    * writes (STREAM's counting; write-allocate traffic is not counted). */
   double bytes_per_element;

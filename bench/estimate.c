@@ -22,4 +22,3 @@ void bench_report_kernel_estimate(optic_bench_state *st, int threads, double cal
   optic_cost total = {per_call->flops * calls, per_call->transcendentals * calls, per_call->bytes_accessed * calls};
   bench_report_estimate(st, one * calls, &total);
 }
-

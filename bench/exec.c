@@ -243,8 +243,8 @@ static void run_relu_affine(optic_bench_state *st, void *user) {
 enum { MLP_B = 256, MLP_IN = 1024, MLP_H = 4096, MLP_OUT = 1024 };
 
 static optic_node_id dot2(exec_case *c, optic_comp_id e, optic_node_id l, optic_node_id r, int32_t lc, int32_t rc) {
-  optic_dot_dims d = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {lc},
-                      .rhs_contracting = {rc}};
+  optic_dot_dims d = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {lc}, .rhs_contracting = {rc}};
   optic_node_id y = OPTIC_NO_NODE;
   optic_graph_dot(c->m, e, l, r, &d, NULL, &y);
   return y;
@@ -280,13 +280,13 @@ static void run_mlp(optic_bench_state *st, void *user) {
   optic_graph_binary(c.m, e, OPTIC_OP_MAXIMUM, pre, zb, NULL, &h);
   y = bias(&c, e, dot2(&c, e, h, w2, 1, 0), b2, MLP_B, MLP_OUT);
   /* backward from dy (the loss gradient, given) */
-  optic_node_id dw2 = dot2(&c, e, h, dy, 0, 0);   /* [H, OUT] = h^T dy */
-  dh = dot2(&c, e, dy, w2, 1, 1);                   /* [B, H] = dy W2^T */
+  optic_node_id dw2 = dot2(&c, e, h, dy, 0, 0); /* [H, OUT] = h^T dy */
+  dh = dot2(&c, e, dy, w2, 1, 1);               /* [B, H] = dy W2^T */
   optic_graph_compare(c.m, e, OPTIC_CMP_GT, pre, zb, NULL, &mask);
   optic_graph_broadcast(c.m, e, zero, &hs, NULL, 0, NULL, &zeros_b);
   optic_graph_select(c.m, e, mask, dh, zeros_b, NULL, &dhm);
-  optic_node_id dw1 = dot2(&c, e, x, dhm, 0, 0);  /* [IN, H] = x^T dh */
-  optic_node_id dx = dot2(&c, e, dhm, w1, 1, 1);  /* [B, IN] = dh W1^T */
+  optic_node_id dw1 = dot2(&c, e, x, dhm, 0, 0); /* [IN, H] = x^T dh */
+  optic_node_id dx = dot2(&c, e, dhm, w1, 1, 1); /* [B, IN] = dh W1^T */
   optic_node_id els[4] = {y, dw1, dw2, dx}, root;
   optic_graph_tuple(c.m, e, els, 4, NULL, &root);
   optic_computation_set_root(c.m, e, root);

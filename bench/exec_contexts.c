@@ -37,13 +37,14 @@ static optic_program_t *dot_program(int threads) {
   optic_program_t *p = NULL;
   optic_shape s = {.rank = 2, .dims = {CTX_N, CTX_N}};
   optic_type t = optic_type_array(OPTIC_F32, &s);
-  optic_dot_dims d = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                      .rhs_contracting = {0}};
+  optic_dot_dims d = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   optic_node_id a, b, y;
   optic_compile_options co = optic_compile_options_default();
   co.threads = threads;
   if (optic_module_create("ctx_dot", &m) == OPTIC_OK && optic_module_add_computation(m, "main", &e) == OPTIC_OK &&
-      optic_graph_parameter(m, e, 0, &t, NULL, &a) == OPTIC_OK && optic_graph_parameter(m, e, 1, &t, NULL, &b) == OPTIC_OK &&
+      optic_graph_parameter(m, e, 0, &t, NULL, &a) == OPTIC_OK &&
+      optic_graph_parameter(m, e, 1, &t, NULL, &b) == OPTIC_OK &&
       optic_graph_dot(m, e, a, b, &d, NULL, &y) == OPTIC_OK && optic_computation_set_root(m, e, y) == OPTIC_OK) {
     if (optic_compile(m, &co, &p) != OPTIC_OK) p = NULL;
   }
@@ -75,9 +76,11 @@ static void run_contexts(optic_bench_state *st, void *user) {
   for (int c = 0; ok && c < n_ctx; c++) {
     ctx_job *j = &jobs[c];
     float *base = buf + (size_t)c * 3 * CTX_N * CTX_N;
-    for (int i = 0; i < CTX_N * CTX_N; i++) base[i] = (float)((i * 7) % 13) - 6, base[CTX_N * CTX_N + i] = (float)((i * 5) % 11) - 5;
-    *j = (ctx_job){p, NULL, {{OPTIC_F32, s, base}, {OPTIC_F32, s, base + CTX_N * CTX_N}}, {OPTIC_F32, s, base + 2 * CTX_N * CTX_N},
-                   1, 0};
+    for (int i = 0; i < CTX_N * CTX_N; i++)
+      base[i] = (float)((i * 7) % 13) - 6, base[CTX_N * CTX_N + i] = (float)((i * 5) % 11) - 5;
+    *j = (ctx_job){
+        p, NULL, {{OPTIC_F32, s, base}, {OPTIC_F32, s, base + CTX_N * CTX_N}}, {OPTIC_F32, s, base + 2 * CTX_N * CTX_N},
+        1, 0};
     optic_exec_options eo = optic_exec_options_default();
     eo.threads = threads;
     ok = optic_exec_ctx_create(&eo, &j->ctx) == OPTIC_OK;

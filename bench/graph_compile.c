@@ -62,8 +62,7 @@ static void run_compile(optic_bench_state *st, void *user) {
   optic_bench_counter(st, "cpu_ns_per_instruction", iters > 0 ? cpu_s * 1e9 / iters / (double)n : 0,
                       OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "cpu_ms_per_compile", iters > 0 ? cpu_s * 1e3 / iters : 0, OPTIC_BENCH_COUNTER_PLAIN);
-  optic_bench_counter(st, "ms_per_compile", iters > 0 ? (double)total_ns / iters * 1e-6 : 0,
-                      OPTIC_BENCH_COUNTER_PLAIN);
+  optic_bench_counter(st, "ms_per_compile", iters > 0 ? (double)total_ns / iters * 1e-6 : 0, OPTIC_BENCH_COUNTER_PLAIN);
 }
 
 void bench_register_graph_compile(void) {

@@ -23,8 +23,8 @@ static inline optic_module_t *graph_mlp_build(int64_t n, int64_t *instructions) 
   optic_shape bsh = {.rank = 1, .dims = {GRAPH_MLP_WIDTH}}, scalar = {.rank = 0};
   optic_type ta = optic_type_array(OPTIC_F32, &act), tw = optic_type_array(OPTIC_F32, &wsh);
   optic_type tb = optic_type_array(OPTIC_F32, &bsh);
-  optic_dot_dims dd = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                       .rhs_contracting = {0}};
+  optic_dot_dims dd = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   const int64_t bias_dims[] = {1};
   float zero = 0.0f;
   optic_node_id x, z, zeros;

@@ -20,8 +20,8 @@ double bench_tensor_bytes(const optic_tensor *t, int32_t n) {
   return b;
 }
 
-void bench_report_memory(optic_bench_state *st, const optic_exec_ctx_t *ctx, const optic_program_t *p,
-                         double io_bytes, double rss0) {
+void bench_report_memory(optic_bench_state *st, const optic_exec_ctx_t *ctx, const optic_program_t *p, double io_bytes,
+                         double rss0) {
   optic_pool_stats ps;
   optic_program_summary s;
   double constants = p != NULL && optic_program_summary_get(p, &s) == OPTIC_OK ? (double)s.memory.constant_bytes : 0;

@@ -22,8 +22,8 @@ double bench_tensor_bytes(const optic_tensor *t, int32_t n);
  * maxrss_delta_bytes (peak RSS now minus rss0, from bench_maxrss_bytes
  * before the case allocated anything; 0 when the case stayed under an
  * earlier peak). p NULL: no constants. */
-void bench_report_memory(optic_bench_state *st, const optic_exec_ctx_t *ctx, const optic_program_t *p,
-                         double io_bytes, double rss0);
+void bench_report_memory(optic_bench_state *st, const optic_exec_ctx_t *ctx, const optic_program_t *p, double io_bytes,
+                         double rss0);
 
 /* Per-op truth from profiled runs already recorded in prof: counters
  * op_ns:<op> and op_est_ns:<op> (measured and estimated ns per run) for the

@@ -75,18 +75,23 @@ static bool case_init(hlo_case *c, const char *path) {
   if (optic_exec_ctx_create(&eo, &c->ctx) != OPTIC_OK || optic_compile(c->m, &co, &c->p) != OPTIC_OK) return false;
   optic_comp_id e = optic_module_entry(c->m);
   c->n_args = optic_computation_parameter_count(c->m, e);
-  if (c->n_args > MAX_LEAVES) return optic_fail(OPTIC_ERR_UNSUPPORTED, "model/hlo: more than %d parameters", MAX_LEAVES), false;
+  if (c->n_args > MAX_LEAVES)
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "model/hlo: more than %d parameters", MAX_LEAVES), false;
   for (int32_t i = 0; i < c->n_args; i++) {
-    if (run_random_literal(optic_node_type(c->m, optic_computation_parameter(c->m, e, i)), 1, i, &c->args[i]) != OPTIC_OK)
+    if (run_random_literal(optic_node_type(c->m, optic_computation_parameter(c->m, e, i)), 1, i, &c->args[i]) !=
+        OPTIC_OK)
       return false;
     c->n_in += leaf_views(c->args[i], c->in + c->n_in, MAX_LEAVES - c->n_in);
   }
-  if (optic_literal_create(optic_node_type(c->m, optic_computation_root(c->m, e)), &c->result) != OPTIC_OK) return false;
+  if (optic_literal_create(optic_node_type(c->m, optic_computation_root(c->m, e)), &c->result) != OPTIC_OK)
+    return false;
   c->n_out = leaf_views(c->result, c->out, MAX_LEAVES);
   return optic_program_run(c->p, c->ctx, c->in, c->n_in, c->out, c->n_out) == OPTIC_OK;
 }
 
-static bool run_once(hlo_case *c) { return optic_program_run(c->p, c->ctx, c->in, c->n_in, c->out, c->n_out) == OPTIC_OK; }
+static bool run_once(hlo_case *c) {
+  return optic_program_run(c->p, c->ctx, c->in, c->n_in, c->out, c->n_out) == OPTIC_OK;
+}
 
 static void per_op_counters(optic_bench_state *st, hlo_case *c) {
   optic_profiler_enable(c->prof, true);
@@ -160,7 +165,8 @@ void bench_register_model_hlo(void) {
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     size_t n = strlen(e->d_name);
-    if (n > 4 && strcmp(e->d_name + n - 4, ".hlo") == 0 && strstr(e->d_name, "parse_only") == NULL) add_path(dir, e->d_name);
+    if (n > 4 && strcmp(e->d_name + n - 4, ".hlo") == 0 && strstr(e->d_name, "parse_only") == NULL)
+      add_path(dir, e->d_name);
   }
   closedir(d);
   qsort(paths, (size_t)n_paths, sizeof paths[0], cmp_str);

@@ -51,7 +51,8 @@ static void run_step(optic_bench_state *st, void *user) {
   optic_tensor p, g;
   bool ok = optic_optim_hparams_default(c->kind, OPTIC_OPTIM_CONVENTION_PYTORCH, &h) == OPTIC_OK;
   if (c->kind == OPTIC_OPTIM_KIND_SGD) h.lr = 0.1, h.momentum = 0.9, h.weight_decay = 1e-4;
-  ok = ok && optic_shape_make(1, &dim, &shape) == OPTIC_OK && optic_tensor_make(OPTIC_F32, &shape, param, &p) == OPTIC_OK &&
+  ok = ok && optic_shape_make(1, &dim, &shape) == OPTIC_OK &&
+       optic_tensor_make(OPTIC_F32, &shape, param, &p) == OPTIC_OK &&
        optic_tensor_make(OPTIC_F32, &shape, grad, &g) == OPTIC_OK && optic_optim_create(&o, &opt) == OPTIC_OK &&
        optic_optim_add_group(opt, &h, 1, &shape, NULL) == OPTIC_OK;
   /* One untimed step faults the state in and starts the threads. */
@@ -110,9 +111,11 @@ static void run_engine_step(optic_bench_state *st, void *user) {
   optic_tensor p, g;
   bool ok = optic_optim_hparams_default(c->kind, OPTIC_OPTIM_CONVENTION_PYTORCH, &h) == OPTIC_OK;
   if (c->kind == OPTIC_OPTIM_KIND_SGD) h.lr = 0.1, h.momentum = 0.9, h.weight_decay = 1e-4;
-  ok = ok && optic_shape_make(1, &dim, &shape) == OPTIC_OK && optic_tensor_make(OPTIC_F32, &shape, param, &p) == OPTIC_OK &&
+  ok = ok && optic_shape_make(1, &dim, &shape) == OPTIC_OK &&
+       optic_tensor_make(OPTIC_F32, &shape, param, &p) == OPTIC_OK &&
        optic_tensor_make(OPTIC_F32, &shape, grad, &g) == OPTIC_OK && optic_optim_create(&o, &opt) == OPTIC_OK &&
-       optic_optim_add_group(opt, &h, 1, &shape, NULL) == OPTIC_OK && optic_step_engine_create(opt, NULL, &e) == OPTIC_OK;
+       optic_optim_add_group(opt, &h, 1, &shape, NULL) == OPTIC_OK &&
+       optic_step_engine_create(opt, NULL, &e) == OPTIC_OK;
   /* One untimed step compiles, faults the state in and starts the threads. */
   ok = ok && optic_step_engine_step(e, &p, &g, 1) == OPTIC_OK;
   if (!ok) {
@@ -155,8 +158,8 @@ static void run_engine_step(optic_bench_state *st, void *user) {
 
 void bench_register_optim_steps(void) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-    bench_register_n_threads(bench_name("optim/step_engine/%s", cases[i].name), run_engine_step, OPTIC_UNCONST(void *, &cases[i]),
-                             (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
+    bench_register_n_threads(bench_name("optim/step_engine/%s", cases[i].name), run_engine_step,
+                             OPTIC_UNCONST(void *, &cases[i]), (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
   }
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     bench_register_n_threads(bench_name("optim/step/%s", cases[i].name), run_step, OPTIC_UNCONST(void *, &cases[i]),

@@ -23,12 +23,12 @@ typedef struct bench_parallel {
    * once); bench_repeats(n) for in-cache sizes. finish still runs once. */
   size_t repeats;
   /* Per slice round (all threads' slices once): */
-  double bytes_per_iteration;  /* real bytes moved (0: no GB/s counter) */
-  double flops_per_iteration;  /* floating-point operations (0: no GFLOP/s counter) */
-  int64_t items_per_iteration; /* elements (0: no items_per_second) */
+  double bytes_per_iteration;           /* real bytes moved (0: no GB/s counter) */
+  double flops_per_iteration;           /* floating-point operations (0: no GFLOP/s counter) */
+  int64_t items_per_iteration;          /* elements (0: no items_per_second) */
   double transcendentals_per_iteration; /* XLA's count, for the estimate only */
-  double est_bytes_per_iteration;       /* bytes the estimate counts when no GB/s is reported (0: bytes_per_iteration) */
-  bool gemm; /* the estimate's flops bound is the GEMM one (dot, convolution) */
+  double est_bytes_per_iteration; /* bytes the estimate counts when no GB/s is reported (0: bytes_per_iteration) */
+  bool gemm;                      /* the estimate's flops bound is the GEMM one (dot, convolution) */
 } bench_parallel;
 
 /* One untimed iteration (faults pages in, warms caches, starts OpenMP's

@@ -25,8 +25,8 @@
 
 typedef struct bufs {
   int cores;
-  size_t n;         /* floats per core */
-  size_t repeats;   /* all-reduces per iteration */
+  size_t n;       /* floats per core */
+  size_t repeats; /* all-reduces per iteration */
   float *own[MAX_CORES], *shared;
   bench_cpu_path cpu; /* critical-path CPU time (cpu_path.h) */
 } bufs;

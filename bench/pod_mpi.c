@@ -113,8 +113,9 @@ static double cv_of(const double *v, int n) {
 }
 
 static void put_common(FILE *f, const result *r, const char *suffix, const char *run_type, int reps) {
-  fprintf(f, "    {\"name\": \"%s%s\", \"family_index\": %d, \"per_family_instance_index\": %d, \"run_name\": \"%s\", "
-             "\"run_type\": \"%s\", \"repetitions\": %d, ",
+  fprintf(f,
+          "    {\"name\": \"%s%s\", \"family_index\": %d, \"per_family_instance_index\": %d, \"run_name\": \"%s\", "
+          "\"run_type\": \"%s\", \"repetitions\": %d, ",
           r->name, suffix, r->family, r->instance, r->name, run_type, reps);
 }
 
@@ -123,8 +124,9 @@ static void write_entries(FILE *f, const result *r, int reps, bool *first) {
     fputs(*first ? "" : ",\n", f);
     *first = false;
     put_common(f, r, "", "iteration", reps);
-    fprintf(f, "\"repetition_index\": %d, \"threads\": 1, \"iterations\": %d, \"real_time\": %.17g, "
-               "\"cpu_time\": %.17g, \"time_unit\": \"ns\", \"GB/s\": %.17g",
+    fprintf(f,
+            "\"repetition_index\": %d, \"threads\": 1, \"iterations\": %d, \"real_time\": %.17g, "
+            "\"cpu_time\": %.17g, \"time_unit\": \"ns\", \"GB/s\": %.17g",
             i, r->iters, r->ns[i], r->cpu_ns[i], r->gbps[i]);
     if (r->est_ns > 0) fprintf(f, ", \"est_time_ns\": %.17g", r->est_ns);
     fputs("}", f);
@@ -137,8 +139,9 @@ static void write_entries(FILE *f, const result *r, int reps, bool *first) {
     snprintf(suffix, sizeof suffix, "_%s", AGG[a]);
     fputs(",\n", f);
     put_common(f, r, suffix, "aggregate", reps);
-    fprintf(f, "\"threads\": 1, \"aggregate_name\": \"%s\", \"aggregate_unit\": \"%s\", \"iterations\": %d, "
-               "\"real_time\": %.17g, \"cpu_time\": %.17g, \"time_unit\": \"ns\", \"GB/s\": %.17g",
+    fprintf(f,
+            "\"threads\": 1, \"aggregate_name\": \"%s\", \"aggregate_unit\": \"%s\", \"iterations\": %d, "
+            "\"real_time\": %.17g, \"cpu_time\": %.17g, \"time_unit\": \"ns\", \"GB/s\": %.17g",
             AGG[a], a == 3 ? "percentage" : "time", reps, fn[a](r->ns, reps), fn[a](r->cpu_ns, reps),
             fn[a](r->gbps, reps));
     if (r->est_ns > 0 && a < 3) fprintf(f, ", \"est_time_ns\": %.17g", r->est_ns);

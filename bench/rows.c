@@ -41,8 +41,10 @@ static const char LAYER_NORM[] =
     "  c = f32[%ld,%ld] subtract(x, mb)\n  sq = f32[%ld,%ld] multiply(c, c)\n"
     "  s2 = f32[%ld] reduce(sq, zero), dimensions={1}, to_apply=add\n  var = f32[%ld] divide(s2, nb)\n"
     "  eps = f32[] constant(1e-05)\n  eb = f32[%ld] broadcast(eps), dimensions={}\n  ve = f32[%ld] add(var, eb)\n"
-    "  rs = f32[%ld] rsqrt(ve)\n  rb = f32[%ld,%ld] broadcast(rs), dimensions={0}\n  xn = f32[%ld,%ld] multiply(c, rb)\n"
-    "  g = f32[%ld] parameter(1)\n  gb = f32[%ld,%ld] broadcast(g), dimensions={1}\n  xg = f32[%ld,%ld] multiply(xn, gb)\n"
+    "  rs = f32[%ld] rsqrt(ve)\n  rb = f32[%ld,%ld] broadcast(rs), dimensions={0}\n  xn = f32[%ld,%ld] multiply(c, "
+    "rb)\n"
+    "  g = f32[%ld] parameter(1)\n  gb = f32[%ld,%ld] broadcast(g), dimensions={1}\n  xg = f32[%ld,%ld] multiply(xn, "
+    "gb)\n"
     "  b = f32[%ld] parameter(2)\n  bb = f32[%ld,%ld] broadcast(b), dimensions={1}\n"
     "  ROOT y = f32[%ld,%ld] add(xg, bb)\n}\n";
 
@@ -56,8 +58,8 @@ static optic_status module_for(int kind, long m, long n, optic_module_t **out) {
   switch (kind) {
     case ROW_SOFTMAX: snprintf(text, sizeof text, SOFTMAX, m, n, m, m, n, m, n, m, n, m, m, n, m, n); break;
     case ROW_LAYER_NORM:
-      snprintf(text, sizeof text, LAYER_NORM, m, n, m, n, m, m, m, n, m, n, m, n, m, m, m, m, m, m, n, m, n, n, m, n,
-               m, n, n, m, n, m, n);
+      snprintf(text, sizeof text, LAYER_NORM, m, n, m, n, m, m, m, n, m, n, m, n, m, m, m, m, m, m, n, m, n, n, m, n, m,
+               n, n, m, n, m, n);
       break;
     default: snprintf(text, sizeof text, SUM, m, n, kind == ROW_SUM_ROWS ? m : n, kind == ROW_SUM_ROWS ? 1 : 0); break;
   }

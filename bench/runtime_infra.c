@@ -127,14 +127,16 @@ static bool chain_build(chain_case *c) {
   optic_compile_options co = optic_compile_options_default();
   co.fusion = 0;
   co.threads = 1;
-  bool ok = optic_module_create("chain", &c->m) == OPTIC_OK && optic_module_add_computation(c->m, "main", &e) == OPTIC_OK &&
+  bool ok = optic_module_create("chain", &c->m) == OPTIC_OK &&
+            optic_module_add_computation(c->m, "main", &e) == OPTIC_OK &&
             optic_graph_parameter(c->m, e, 0, &t, NULL, &x) == OPTIC_OK &&
             optic_graph_parameter(c->m, e, 1, &t, NULL, &w) == OPTIC_OK;
   y = x;
   for (int i = 0; ok && i < CHAIN; i++)
     ok = optic_graph_binary(c->m, e, i % 2 ? OPTIC_OP_MULTIPLY : OPTIC_OP_ADD, y, w, NULL, &y) == OPTIC_OK;
   ok = ok && optic_computation_set_root(c->m, e, y) == OPTIC_OK && optic_compile(c->m, &co, &c->p) == OPTIC_OK;
-  for (int i = 0; i < CHAIN_N; i++) c->xs[i] = 0.5f + 0.125f * (float)(i % 7), c->ws[i] = 0.25f + 0.125f * (float)(i % 5);
+  for (int i = 0; i < CHAIN_N; i++)
+    c->xs[i] = 0.5f + 0.125f * (float)(i % 7), c->ws[i] = 0.25f + 0.125f * (float)(i % 5);
   c->in[0] = (optic_tensor){OPTIC_F32, c->s, c->xs};
   c->in[1] = (optic_tensor){OPTIC_F32, c->s, c->ws};
   c->out = (optic_tensor){OPTIC_F32, c->s, c->ys};
@@ -152,8 +154,7 @@ static bool chain_ctx(chain_case *c, optic_profiler_t *prof, optic_exec_ctx_t **
   optic_exec_options eo = optic_exec_options_default();
   eo.threads = 1;
   eo.profiler = prof;
-  return optic_exec_ctx_create(&eo, ctx) == OPTIC_OK &&
-         optic_program_run(c->p, *ctx, c->in, 2, &c->out, 1) == OPTIC_OK;
+  return optic_exec_ctx_create(&eo, ctx) == OPTIC_OK && optic_program_run(c->p, *ctx, c->in, 2, &c->out, 1) == OPTIC_OK;
 }
 
 static bool chain_run(chain_case *c, optic_exec_ctx_t *ctx) {
@@ -287,7 +288,8 @@ void bench_register_runtime_infra(void) {
   optic_bench_use_real_time(c);
   optic_bench_set_unit(c, OPTIC_BENCH_US);
   static const int no_profiler = 1;
-  c = optic_bench_register("peer/chain100_no_profiler/threads:1", bm_chain_profiled, OPTIC_UNCONST(void *, &no_profiler));
+  c = optic_bench_register("peer/chain100_no_profiler/threads:1", bm_chain_profiled,
+                           OPTIC_UNCONST(void *, &no_profiler));
   optic_bench_use_real_time(c);
   optic_bench_set_unit(c, OPTIC_BENCH_US);
   c = optic_bench_register("runtime/chain100_profiler_pair/threads:1", bm_chain_profiler_pair, NULL);

@@ -220,9 +220,8 @@ static dir_steps *list_all(const char *const *dirs, size_t ndirs) {
   return ds;
 }
 
-optic_status optic_ckpt_restore_latest(const char *const *dirs, size_t ndirs, const optic_ckpt_entry *targets,
-                                       size_t n, const optic_ckpt_read_options *opts,
-                                       optic_ckpt_restore_report *report) {
+optic_status optic_ckpt_restore_latest(const char *const *dirs, size_t ndirs, const optic_ckpt_entry *targets, size_t n,
+                                       const optic_ckpt_read_options *opts, optic_ckpt_restore_report *report) {
   const char *op = "ckpt restore_latest";
   if (dirs == NULL || ndirs == 0) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: no directory given", op);
   if (report != NULL && report->size < sizeof *report)
@@ -232,8 +231,8 @@ optic_status optic_ckpt_restore_latest(const char *const *dirs, size_t ndirs, co
   dir_steps *ds = list_all(dirs, ndirs);
   uint64_t *steps = NULL;
   size_t nsteps = 0;
-  optic_status st = ds == NULL ? optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: no memory", op)
-                               : union_steps(ds, ndirs, &steps, &nsteps);
+  optic_status st =
+      ds == NULL ? optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: no memory", op) : union_steps(ds, ndirs, &steps, &nsteps);
   bool done = false;
   for (size_t s = 0; s < nsteps && st == OPTIC_OK && !done; s++) {
     for (size_t d = 0; d < ndirs && !done; d++) {
@@ -256,10 +255,11 @@ optic_status optic_ckpt_restore_latest(const char *const *dirs, size_t ndirs, co
   }
   if (st == OPTIC_OK && !done) {
     if (rep.skipped == 0)
-      st = optic_fail(OPTIC_ERR_NOT_FOUND, "%s: no checkpoint in %s%s", op, dirs[0], ndirs > 1 ? " or its replicas" : "");
+      st = optic_fail(OPTIC_ERR_NOT_FOUND, "%s: no checkpoint in %s%s", op, dirs[0],
+                      ndirs > 1 ? " or its replicas" : "");
     else
-      st = optic_fail(OPTIC_ERR_CORRUPT, "%s: all %zu checkpoint files were rejected; the newest: %s", op,
-                      rep.skipped, rep.first_skipped);
+      st = optic_fail(OPTIC_ERR_CORRUPT, "%s: all %zu checkpoint files were rejected; the newest: %s", op, rep.skipped,
+                      rep.first_skipped);
   }
   if (report != NULL) *report = rep;
   free(steps);

@@ -44,8 +44,8 @@ static uint64_t pad8(uint64_t x) { return (x + 7) & ~(uint64_t)7; }
 static const struct {
   optic_dtype dtype;
   uint8_t code;
-} dtype_codes[] = {{OPTIC_F32, 1}, {OPTIC_F64, 2}, {OPTIC_S32, 3},  {OPTIC_U8, 4},  {OPTIC_PRED, 5},
-                   {OPTIC_S8, 6},  {OPTIC_S16, 7}, {OPTIC_S64, 8},  {OPTIC_U16, 9}, {OPTIC_U32, 10},
+} dtype_codes[] = {{OPTIC_F32, 1},  {OPTIC_F64, 2},  {OPTIC_S32, 3},  {OPTIC_U8, 4},  {OPTIC_PRED, 5},
+                   {OPTIC_S8, 6},   {OPTIC_S16, 7},  {OPTIC_S64, 8},  {OPTIC_U16, 9}, {OPTIC_U32, 10},
                    {OPTIC_U64, 11}, {OPTIC_F16, 12}, {OPTIC_BF16, 13}}; /* a token holds no values: none */
 
 uint8_t ckpt_dtype_code(optic_dtype d) {
@@ -107,9 +107,10 @@ optic_status ckpt_plan_layout(ckpt_entry *entries, size_t n, const ckpt_meta_ite
     if (chunks > CKPT_MAX_INDEX_BYTES / OPTIC_CKPT_DIGEST_BYTES) break; /* reported below, before any overflow */
   }
   if (chunks > CKPT_MAX_INDEX_BYTES / OPTIC_CKPT_DIGEST_BYTES)
-    return optic_fail(OPTIC_ERR_OVERFLOW, "ckpt save: %llu hash chunks of 2^%u bytes do not fit in an index of at most "
-                      "%llu bytes (use a larger chunk_log2)", (unsigned long long)chunks, chunk_log2,
-                      (unsigned long long)CKPT_MAX_INDEX_BYTES);
+    return optic_fail(OPTIC_ERR_OVERFLOW,
+                      "ckpt save: %llu hash chunks of 2^%u bytes do not fit in an index of at most "
+                      "%llu bytes (use a larger chunk_log2)",
+                      (unsigned long long)chunks, chunk_log2, (unsigned long long)CKPT_MAX_INDEX_BYTES);
   uint64_t table_bytes = chunks * OPTIC_CKPT_DIGEST_BYTES;
   for (size_t i = 0; i < nmeta; i++) {
     index += CKPT_META_FIXED + pad8((uint64_t)meta[i].key_len + meta[i].value_len);
@@ -118,8 +119,10 @@ optic_status ckpt_plan_layout(ckpt_entry *entries, size_t n, const ckpt_meta_ite
                         (unsigned long long)CKPT_MAX_INDEX_BYTES);
   }
   if (index > CKPT_MAX_INDEX_BYTES - table_bytes)
-    return optic_fail(OPTIC_ERR_OVERFLOW, "ckpt save: the index (names, metadata and %llu chunk hashes) exceeds %llu "
-                      "bytes", (unsigned long long)chunks, (unsigned long long)CKPT_MAX_INDEX_BYTES);
+    return optic_fail(OPTIC_ERR_OVERFLOW,
+                      "ckpt save: the index (names, metadata and %llu chunk hashes) exceeds %llu "
+                      "bytes",
+                      (unsigned long long)chunks, (unsigned long long)CKPT_MAX_INDEX_BYTES);
   layout->version = OPTIC_CKPT_FORMAT_VERSION;
   layout->chunk_table_at = index;
   layout->total_chunks = chunks;
@@ -223,21 +226,22 @@ optic_status ckpt_parse_header(const char *what, const uint8_t *h, uint64_t file
                       (unsigned long long)l->index_bytes, CKPT_HEADER_BYTES, (unsigned long long)CKPT_MAX_INDEX_BYTES);
   uint64_t room = l->index_bytes - CKPT_HEADER_BYTES;
   if ((uint64_t)l->entry_count * CKPT_ENTRY_FIXED + (uint64_t)l->meta_count * CKPT_META_FIXED > room)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: absurd counts: %u entries and %u metadata items cannot fit in an "
-                      "index of %llu bytes", what, l->entry_count, l->meta_count,
-                      (unsigned long long)l->index_bytes);
+    return optic_fail(OPTIC_ERR_CORRUPT,
+                      "%s: absurd counts: %u entries and %u metadata items cannot fit in an "
+                      "index of %llu bytes",
+                      what, l->entry_count, l->meta_count, (unsigned long long)l->index_bytes);
   if (l->payload_offset != ckpt_align_up(l->index_bytes))
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: payload offset %llu, expected %llu (index end aligned to 64)", what,
                       (unsigned long long)l->payload_offset, (unsigned long long)ckpt_align_up(l->index_bytes));
   if (l->payload_end < l->payload_offset || l->payload_end % CKPT_ALIGN != 0)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: payload end %llu is before the payload start %llu or unaligned",
-                      what, (unsigned long long)l->payload_end, (unsigned long long)l->payload_offset);
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: payload end %llu is before the payload start %llu or unaligned", what,
+                      (unsigned long long)l->payload_end, (unsigned long long)l->payload_offset);
   if (file_bytes < CKPT_HEADER_BYTES + CKPT_FOOTER_BYTES || l->payload_end > file_bytes - CKPT_FOOTER_BYTES)
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: truncated at byte %llu (the header says the footer is at byte %llu)",
                       what, (unsigned long long)file_bytes, (unsigned long long)l->payload_end);
   if (l->payload_end + CKPT_FOOTER_BYTES != file_bytes)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: %llu bytes after the footer at byte %llu (file has %llu bytes)",
-                      what, (unsigned long long)(file_bytes - l->payload_end - CKPT_FOOTER_BYTES),
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: %llu bytes after the footer at byte %llu (file has %llu bytes)", what,
+                      (unsigned long long)(file_bytes - l->payload_end - CKPT_FOOTER_BYTES),
                       (unsigned long long)l->payload_end, (unsigned long long)file_bytes);
   return OPTIC_OK;
 }
@@ -299,8 +303,8 @@ static optic_status parse_entry(const char *what, const uint8_t *index, uint64_t
   for (int32_t d = 0; d < OPTIC_MAX_RANK; d++) {
     uint64_t v = get_u64(p + 8 + 8 * d);
     if (d >= rank && v != 0)
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' dim %d is %llu beyond its rank %d (must be 0)", what,
-                        i, e->name, (int)d, (unsigned long long)v, (int)rank);
+      return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' dim %d is %llu beyond its rank %d (must be 0)", what, i,
+                        e->name, (int)d, (unsigned long long)v, (int)rank);
     if (v > (uint64_t)INT64_MAX)
       return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' dim %d is %llu (more than 2^63-1)", what, i, e->name,
                         (int)d, (unsigned long long)v);
@@ -324,8 +328,8 @@ static optic_status parse_entry(const char *what, const uint8_t *index, uint64_t
   }
   if (e->bytes > l->payload_end - e->offset)
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s' (bytes %llu..%llu) ends outside the payload (ends at %llu)",
-                      what, i, e->name, (unsigned long long)e->offset,
-                      (unsigned long long)(e->offset + e->bytes), (unsigned long long)l->payload_end);
+                      what, i, e->name, (unsigned long long)e->offset, (unsigned long long)(e->offset + e->bytes),
+                      (unsigned long long)l->payload_end);
   expect = e->offset + e->bytes;
   e->first_chunk = l->total_chunks;
   l->total_chunks += ckpt_chunks_of(e->bytes, l->chunk_log2); /* bytes < file size: no overflow */
@@ -342,8 +346,7 @@ static optic_status parse_meta(const char *what, const uint8_t *index, uint64_t 
                                ckpt_meta_item *meta, char **names_io) {
   const uint64_t at = *at_io;
   char *names = *names_io;
-  if (end - at < CKPT_META_FIXED)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata truncated at item %u", what, i);
+  if (end - at < CKPT_META_FIXED) return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata truncated at item %u", what, i);
   const uint8_t *p = index + at;
   uint32_t key_len = get_u16(p), value_len = get_u32(p + 4);
   if (get_u16(p + 2) != 0) return optic_fail(OPTIC_ERR_CORRUPT, "%s: metadata item %u has nonzero padding", what, i);
@@ -415,8 +418,10 @@ optic_status ckpt_parse_index(const char *what, const uint8_t *index, ckpt_layou
   l->chunk_table_at = 0;
   if (l->version >= 2) {
     if ((end - at) / OPTIC_CKPT_DIGEST_BYTES != l->total_chunks || (end - at) % OPTIC_CKPT_DIGEST_BYTES != 0)
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: the chunk hash table has %llu bytes, the entries' %llu chunks need "
-                        "%llu", what, (unsigned long long)(end - at), (unsigned long long)l->total_chunks,
+      return optic_fail(OPTIC_ERR_CORRUPT,
+                        "%s: the chunk hash table has %llu bytes, the entries' %llu chunks need "
+                        "%llu",
+                        what, (unsigned long long)(end - at), (unsigned long long)l->total_chunks,
                         (unsigned long long)(l->total_chunks * OPTIC_CKPT_DIGEST_BYTES));
     l->chunk_table_at = at;
     at = end;

@@ -50,8 +50,8 @@ typedef struct ckpt_layout {
   bool has_step; /* version 2 with CKPT_FLAG_STEP */
   uint64_t step;
   uint64_t index_bytes, payload_offset, payload_end, file_bytes;
-  uint64_t total_chunks;    /* hash chunks of all entries */
-  uint64_t chunk_table_at;  /* version 2: offset in the index of the chunk hash table; 0 in version 1 */
+  uint64_t total_chunks;   /* hash chunks of all entries */
+  uint64_t chunk_table_at; /* version 2: offset in the index of the chunk hash table; 0 in version 1 */
   uint8_t root[OPTIC_CKPT_DIGEST_BYTES];
 } ckpt_layout;
 
@@ -94,8 +94,8 @@ optic_status ckpt_parse_footer(const char *what, const uint8_t *ftr, ckpt_layout
  * sorted[entry_count] receives the entries ordered by name (for lookups).
  * CORRUPT with the entry or item and the reason (bad dtype, shape, sizes,
  * offsets outside the payload, overlaps, invalid or duplicate names). */
-optic_status ckpt_parse_index(const char *what, const uint8_t *index, ckpt_layout *layout,
-                              ckpt_entry *entries, ckpt_meta_item *meta, char *names, const ckpt_entry **sorted);
+optic_status ckpt_parse_index(const char *what, const uint8_t *index, ckpt_layout *layout, ckpt_entry *entries,
+                              ckpt_meta_item *meta, char *names, const ckpt_entry **sorted);
 
 /* Number of hash chunks of an entry of `bytes` bytes. */
 static inline uint64_t ckpt_chunks_of(uint64_t bytes, uint32_t chunk_log2) {

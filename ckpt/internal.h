@@ -16,8 +16,8 @@
 /* opts->io or the POSIX table. */
 const optic_ckpt_io *ckpt_io_or_default(const optic_ckpt_io *io);
 /* Writes all n bytes at off; IO error "<op>: writing PATH at byte X: <errno text>". */
-optic_status ckpt_write_full(const optic_ckpt_io *io, int fd, const void *buf, size_t n, uint64_t off,
-                             const char *op, const char *path);
+optic_status ckpt_write_full(const optic_ckpt_io *io, int fd, const void *buf, size_t n, uint64_t off, const char *op,
+                             const char *path);
 /* Reads up to n bytes at off into buf, stopping early only at end of file;
  * *got receives the count. IO error on a failing read. */
 optic_status ckpt_read_full(const optic_ckpt_io *io, int fd, void *buf, size_t n, uint64_t off, size_t *got,

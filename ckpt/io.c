@@ -104,8 +104,8 @@ optic_status ckpt_io_fail(int err, const char *op, const char *what, const char 
   return optic_fail(OPTIC_ERR_IO, "%s: %s %s: %s", op, what, path, strerror(err < 0 ? -err : err));
 }
 
-optic_status ckpt_write_full(const optic_ckpt_io *io, int fd, const void *buf, size_t n, uint64_t off,
-                             const char *op, const char *path) {
+optic_status ckpt_write_full(const optic_ckpt_io *io, int fd, const void *buf, size_t n, uint64_t off, const char *op,
+                             const char *path) {
   const uint8_t *p = buf;
   while (n > 0) {
     int64_t got = io->pwrite(io->user, fd, p, n, off);
@@ -113,9 +113,12 @@ optic_status ckpt_write_full(const optic_ckpt_io *io, int fd, const void *buf, s
       return optic_fail(OPTIC_ERR_IO, "%s: writing %s at byte %llu: %s", op, path, (unsigned long long)off,
                         strerror((int)-got));
     if (got == 0)
-      return optic_fail(OPTIC_ERR_IO, "%s: writing %s at byte %llu: the write made no progress (0 of %zu bytes "
-                        "written, no error reported)", op, path, (unsigned long long)off, n);
-    if ((uint64_t)got > n) return optic_fail(OPTIC_ERR_IO, "%s: writing %s: the I/O layer wrote more than asked", op, path);
+      return optic_fail(OPTIC_ERR_IO,
+                        "%s: writing %s at byte %llu: the write made no progress (0 of %zu bytes "
+                        "written, no error reported)",
+                        op, path, (unsigned long long)off, n);
+    if ((uint64_t)got > n)
+      return optic_fail(OPTIC_ERR_IO, "%s: writing %s: the I/O layer wrote more than asked", op, path);
     p += got, n -= (size_t)got, off += (uint64_t)got;
   }
   return OPTIC_OK;
@@ -128,8 +131,8 @@ optic_status ckpt_read_full(const optic_ckpt_io *io, int fd, void *buf, size_t n
   while (done < n) {
     int64_t got = io->pread(io->user, fd, p + done, n - done, off + done);
     if (got < 0)
-      return optic_fail(OPTIC_ERR_IO, "%s: reading %s at byte %llu: %s", op, path,
-                        (unsigned long long)(off + done), strerror((int)-got));
+      return optic_fail(OPTIC_ERR_IO, "%s: reading %s at byte %llu: %s", op, path, (unsigned long long)(off + done),
+                        strerror((int)-got));
     if (got == 0) break;
     if ((uint64_t)got > n - done)
       return optic_fail(OPTIC_ERR_IO, "%s: reading %s: the I/O layer read more than asked", op, path);

@@ -69,7 +69,8 @@ static optic_status hash_chunk(pass_state *s, EVP_MD_CTX *ctx, uint8_t *scratch,
   uint64_t start = (c - s->first_chunk[si]) << p->chunk_log2;
   uint64_t len = sp->bytes - start;
   if (len > ((uint64_t)1 << p->chunk_log2)) len = (uint64_t)1 << p->chunk_log2;
-  if (EVP_DigestInit_ex(ctx, s->md, NULL) != 1) return optic_fail(OPTIC_ERR_INTERNAL, "%s: EVP_DigestInit failed", p->op);
+  if (EVP_DigestInit_ex(ctx, s->md, NULL) != 1)
+    return optic_fail(OPTIC_ERR_INTERNAL, "%s: EVP_DigestInit failed", p->op);
   if (p->mode == CKPT_PASS_SAVE) {
     if (EVP_DigestUpdate(ctx, sp->mem + start, (size_t)len) != 1)
       return optic_fail(OPTIC_ERR_INTERNAL, "%s: EVP_DigestUpdate failed", p->op);
@@ -83,9 +84,10 @@ static optic_status hash_chunk(pass_state *s, EVP_MD_CTX *ctx, uint8_t *scratch,
       optic_status st = ckpt_read_full(p->io, p->fd, dst, n, off, &got, p->op, p->path);
       if (st != OPTIC_OK) return st;
       if (got < n)
-        return optic_fail(OPTIC_ERR_CORRUPT, "%s: %s: truncated at byte %llu (inside entry %zu's data)", p->op,
-                          p->path, (unsigned long long)(off + got), sp->entry);
-      if (EVP_DigestUpdate(ctx, dst, n) != 1) return optic_fail(OPTIC_ERR_INTERNAL, "%s: EVP_DigestUpdate failed", p->op);
+        return optic_fail(OPTIC_ERR_CORRUPT, "%s: %s: truncated at byte %llu (inside entry %zu's data)", p->op, p->path,
+                          (unsigned long long)(off + got), sp->entry);
+      if (EVP_DigestUpdate(ctx, dst, n) != 1)
+        return optic_fail(OPTIC_ERR_INTERNAL, "%s: EVP_DigestUpdate failed", p->op);
       if (p->mode == CKPT_PASS_COPY) {
         st = ckpt_write_full(p->io, p->out_fd, dst, n, off, p->op, p->out_path);
         if (st != OPTIC_OK) return st;

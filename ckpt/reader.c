@@ -46,8 +46,8 @@ static optic_status read_options(const optic_ckpt_read_options *opts, int *threa
   optic_ckpt_read_options o = {.size = sizeof o};
   if (opts != NULL) {
     if (opts->size < sizeof(size_t) || opts->size > 4096)
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: options size %zu is not a sizeof(optic_ckpt_read_options)",
-                        OP, opts->size);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: options size %zu is not a sizeof(optic_ckpt_read_options)", OP,
+                        opts->size);
     memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
   }
   if (o.threads < 0) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: threads is %d", OP, o.threads);
@@ -68,8 +68,8 @@ static optic_status check_chunk_table(const optic_ckpt_reader_t *r) {
     const ckpt_entry *e = &r->entries[i];
     uint8_t root[OPTIC_CKPT_DIGEST_BYTES];
     uint64_t chunks = ckpt_chunks_of(e->bytes, r->layout.chunk_log2);
-    optic_status st = ckpt_sha256(table + e->first_chunk * OPTIC_CKPT_DIGEST_BYTES,
-                                  (size_t)chunks * OPTIC_CKPT_DIGEST_BYTES, root);
+    optic_status st =
+        ckpt_sha256(table + e->first_chunk * OPTIC_CKPT_DIGEST_BYTES, (size_t)chunks * OPTIC_CKPT_DIGEST_BYTES, root);
     if (st != OPTIC_OK) return st;
     if (memcmp(root, e->sha256, sizeof root) != 0)
       return optic_fail(OPTIC_ERR_CORRUPT, "%s: entry %u '%s': its %llu chunk hashes do not hash to its SHA-256",
@@ -86,8 +86,8 @@ static optic_status open_checked(optic_ckpt_reader_t *r) {
   int64_t size = r->io->file_size(r->io->user, fd);
   if (size == -EISDIR) return optic_fail(OPTIC_ERR_IO, "%s: %s is a directory, not a checkpoint file", OP, p);
   if (size == -EINVAL)
-    return optic_fail(OPTIC_ERR_IO, "%s: %s is not a regular file (a FIFO, socket or device), so not a checkpoint",
-                      OP, p);
+    return optic_fail(OPTIC_ERR_IO, "%s: %s is not a regular file (a FIFO, socket or device), so not a checkpoint", OP,
+                      p);
   if (size < 0) return ckpt_io_fail((int)size, OP, "cannot read the size of", p);
   uint64_t file_bytes = (uint64_t)size;
   if (file_bytes < CKPT_HEADER_BYTES + CKPT_FOOTER_BYTES) {
@@ -123,8 +123,10 @@ static optic_status open_checked(optic_ckpt_reader_t *r) {
   st = ckpt_sha256(r->index, l->index_bytes, digest);
   if (st != OPTIC_OK) return st;
   if (memcmp(digest, l->root, sizeof digest) != 0)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: index SHA-256 mismatch (header, entry table, metadata or chunk "
-                      "hashes damaged: bytes 0..%llu)", p, (unsigned long long)l->index_bytes);
+    return optic_fail(OPTIC_ERR_CORRUPT,
+                      "%s: index SHA-256 mismatch (header, entry table, metadata or chunk "
+                      "hashes damaged: bytes 0..%llu)",
+                      p, (unsigned long long)l->index_bytes);
   st = ckpt_parse_index(p, r->index, &r->layout, r->entries, r->meta, r->names, r->sorted);
   return st == OPTIC_OK ? check_chunk_table(r) : st;
 }
@@ -162,8 +164,8 @@ uint32_t optic_ckpt_format_version(const optic_ckpt_reader_t *r) { return r != N
 optic_status optic_ckpt_step(const optic_ckpt_reader_t *r, uint64_t *step) {
   if (r == NULL || step == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "ckpt step: NULL reader or step");
   if (!r->layout.has_step)
-    return optic_fail(OPTIC_ERR_NOT_FOUND, "ckpt: %s records no step (format version %u%s)", r->path,
-                      r->layout.version, r->layout.version < 2 ? ", which has no step field" : "");
+    return optic_fail(OPTIC_ERR_NOT_FOUND, "ckpt: %s records no step (format version %u%s)", r->path, r->layout.version,
+                      r->layout.version < 2 ? ", which has no step field" : "");
   *step = r->layout.step;
   return OPTIC_OK;
 }
@@ -172,9 +174,10 @@ optic_status optic_ckpt_check_name(const optic_ckpt_reader_t *r) {
   if (r == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "ckpt check_name: NULL reader");
   uint64_t named;
   if (!r->layout.has_step || !ckpt_step_from_name(r->path, &named) || named == r->layout.step) return OPTIC_OK;
-  return optic_fail(OPTIC_ERR_CORRUPT, "%s: named as step %llu but the checkpoint records step %llu (renamed or "
-                    "copied from another step's file?)", r->path, (unsigned long long)named,
-                    (unsigned long long)r->layout.step);
+  return optic_fail(OPTIC_ERR_CORRUPT,
+                    "%s: named as step %llu but the checkpoint records step %llu (renamed or "
+                    "copied from another step's file?)",
+                    r->path, (unsigned long long)named, (unsigned long long)r->layout.step);
 }
 
 optic_status optic_ckpt_entry_at(const optic_ckpt_reader_t *r, size_t i, optic_ckpt_entry_info *out) {
@@ -214,8 +217,8 @@ optic_status optic_ckpt_meta_at(const optic_ckpt_reader_t *r, size_t i, const ch
   if (r == NULL || key == NULL || value == NULL || len == NULL)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "ckpt meta_at: NULL argument");
   if (i >= r->layout.meta_count)
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "ckpt meta_at: index %zu, the checkpoint has %u metadata items",
-                      i, r->layout.meta_count);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "ckpt meta_at: index %zu, the checkpoint has %u metadata items", i,
+                      r->layout.meta_count);
   *key = r->meta[i].key;
   *value = r->meta[i].value;
   *len = r->meta[i].value_len;
@@ -244,9 +247,11 @@ static optic_status entry_mismatch(const optic_ckpt_reader_t *r, const char *op,
   const ckpt_entry *e = &r->entries[i];
   const uint64_t chunks = ckpt_chunks_of(e->bytes, r->layout.chunk_log2), size = (uint64_t)1 << r->layout.chunk_log2;
   if (r->layout.version < 2)
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: %s: entry %zu '%s' SHA-256 mismatch%s (somewhere in data bytes "
-                      "%llu..%llu: a version-1 file records no per-chunk hashes)", op, r->path, i, e->name, what,
-                      (unsigned long long)e->offset, (unsigned long long)(e->offset + e->bytes));
+    return optic_fail(OPTIC_ERR_CORRUPT,
+                      "%s: %s: entry %zu '%s' SHA-256 mismatch%s (somewhere in data bytes "
+                      "%llu..%llu: a version-1 file records no per-chunk hashes)",
+                      op, r->path, i, e->name, what, (unsigned long long)e->offset,
+                      (unsigned long long)(e->offset + e->bytes));
   const uint8_t *saved = r->index + r->layout.chunk_table_at + e->first_chunk * OPTIC_CKPT_DIGEST_BYTES;
   uint64_t first = chunks, bad = 0;
   for (uint64_t k = 0; k < chunks; k++) {
@@ -259,9 +264,11 @@ static optic_status entry_mismatch(const optic_ckpt_reader_t *r, const char *op,
   char more[64] = "";
   if (bad > 1)
     snprintf(more, sizeof more, ", and %llu more chunk%s", (unsigned long long)(bad - 1), bad > 2 ? "s" : "");
-  return optic_fail(OPTIC_ERR_CORRUPT, "%s: %s: entry %zu '%s' SHA-256 mismatch in chunk %llu of %llu (data bytes "
-                    "%llu..%llu damaged%s)%s", op, r->path, i, e->name, (unsigned long long)first,
-                    (unsigned long long)chunks, (unsigned long long)from, (unsigned long long)to, more, what);
+  return optic_fail(OPTIC_ERR_CORRUPT,
+                    "%s: %s: entry %zu '%s' SHA-256 mismatch in chunk %llu of %llu (data bytes "
+                    "%llu..%llu damaged%s)%s",
+                    op, r->path, i, e->name, (unsigned long long)first, (unsigned long long)chunks,
+                    (unsigned long long)from, (unsigned long long)to, more, what);
 }
 
 /* Total hash chunks of spans[0..n). */
@@ -292,12 +299,22 @@ static optic_status read_entries(optic_ckpt_reader_t *r, ckpt_span *spans, size_
   optic_status st = OPTIC_OK;
   if (digests == NULL || chunks == NULL)
     st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: no memory for %zu hashes", op, n);
-  ckpt_pass pass = {.mode = CKPT_PASS_READ, .io = r->io, .fd = r->fd, .out_fd = -1, .op = op, .path = r->path,
-                    .chunk_log2 = r->layout.chunk_log2, .threads = r->threads, .nspans = n, .spans = spans,
-                    .digests = digests, .chunk_digests = chunks};
+  ckpt_pass pass = {.mode = CKPT_PASS_READ,
+                    .io = r->io,
+                    .fd = r->fd,
+                    .out_fd = -1,
+                    .op = op,
+                    .path = r->path,
+                    .chunk_log2 = r->layout.chunk_log2,
+                    .threads = r->threads,
+                    .nspans = n,
+                    .spans = spans,
+                    .digests = digests,
+                    .chunk_digests = chunks};
   if (st == OPTIC_OK) st = ckpt_run_pass(&pass);
-  if (st == OPTIC_OK) st = compare_spans(r, op, spans, n, (const uint8_t(*)[OPTIC_CKPT_DIGEST_BYTES])digests,
-                                         (const uint8_t(*)[OPTIC_CKPT_DIGEST_BYTES])chunks, "");
+  if (st == OPTIC_OK)
+    st = compare_spans(r, op, spans, n, (const uint8_t(*)[OPTIC_CKPT_DIGEST_BYTES])digests,
+                       (const uint8_t(*)[OPTIC_CKPT_DIGEST_BYTES])chunks, "");
   free(chunks);
   free(digests);
   return st;
@@ -428,9 +445,19 @@ optic_status ckpt_copy_verified(optic_ckpt_reader_t *r, int out_fd, const char *
   for (size_t i = 0; i < n && st == OPTIC_OK; i++)
     spans[i] = (ckpt_span){.offset = r->entries[i].offset, .bytes = r->entries[i].bytes, .mem = NULL, .entry = i};
   if (st == OPTIC_OK) {
-    ckpt_pass pass = {.mode = CKPT_PASS_COPY, .io = r->io, .fd = r->fd, .out_fd = out_fd, .op = op,
-                      .path = r->path, .out_path = out_path, .chunk_log2 = l->chunk_log2, .threads = r->threads,
-                      .nspans = n, .spans = spans, .digests = digests, .chunk_digests = chunks};
+    ckpt_pass pass = {.mode = CKPT_PASS_COPY,
+                      .io = r->io,
+                      .fd = r->fd,
+                      .out_fd = out_fd,
+                      .op = op,
+                      .path = r->path,
+                      .out_path = out_path,
+                      .chunk_log2 = l->chunk_log2,
+                      .threads = r->threads,
+                      .nspans = n,
+                      .spans = spans,
+                      .digests = digests,
+                      .chunk_digests = chunks};
     st = ckpt_run_pass(&pass);
   }
   if (st == OPTIC_OK)

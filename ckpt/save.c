@@ -24,15 +24,15 @@ optic_status ckpt_save_config_from(const optic_ckpt_save_options *opts, ckpt_sav
   optic_ckpt_save_options o = {.size = sizeof o};
   if (opts != NULL) {
     if (opts->size < sizeof(size_t) || opts->size > 4096)
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: options size %zu is not a sizeof(optic_ckpt_save_options)",
-                        OP, opts->size);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: options size %zu is not a sizeof(optic_ckpt_save_options)", OP,
+                        opts->size);
     memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
   }
   if (o.threads < 0) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: threads is %d", OP, o.threads);
   uint32_t chunk = o.chunk_log2 == 0 ? CKPT_DEFAULT_CHUNK_LOG2 : o.chunk_log2;
   if (chunk < CKPT_MIN_CHUNK_LOG2 || chunk > CKPT_MAX_CHUNK_LOG2)
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: chunk_log2 %u is outside %u..%u", OP, chunk,
-                      CKPT_MIN_CHUNK_LOG2, CKPT_MAX_CHUNK_LOG2);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: chunk_log2 %u is outside %u..%u", OP, chunk, CKPT_MIN_CHUNK_LOG2,
+                      CKPT_MAX_CHUNK_LOG2);
   if (o.io != NULL && o.io->size < sizeof(optic_ckpt_io))
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: I/O table size %zu, expected %zu", OP, o.io->size,
                       sizeof(optic_ckpt_io));
@@ -51,8 +51,7 @@ optic_status ckpt_temp_path(const char *path, char *buf, size_t size) {
   int dir_len = slash != NULL ? (int)(slash - path) + 1 : 0;
   const char *base = path + dir_len;
   if (*base == '\0') return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: path '%s' names a directory", OP, path);
-  int n = snprintf(buf, size, "%.*s.%s.tmp-%ld-%u", dir_len, path, base, (long)getpid(),
-                   atomic_fetch_add(&counter, 1));
+  int n = snprintf(buf, size, "%.*s.%s.tmp-%ld-%u", dir_len, path, base, (long)getpid(), atomic_fetch_add(&counter, 1));
   if (n < 0 || (size_t)n >= size) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: path '%s' is too long", OP, path);
   return OPTIC_OK;
 }
@@ -104,8 +103,8 @@ static optic_status gather(const optic_ckpt_entry *entries, size_t n, const opti
     }
     if (bytes > 0 && e->tensor.data == NULL)
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: entry '%s' has %zu bytes and no data", OP, e->name, bytes);
-    es[i] = (ckpt_entry){.name = e->name, .name_len = (uint32_t)len, .dtype = e->tensor.dtype,
-                         .shape = e->tensor.shape, .bytes = bytes};
+    es[i] = (ckpt_entry){
+        .name = e->name, .name_len = (uint32_t)len, .dtype = e->tensor.dtype, .shape = e->tensor.shape, .bytes = bytes};
     spans[i].bytes = bytes;
     spans[i].mem = e->tensor.data;
     spans[i].entry = i;
@@ -119,8 +118,8 @@ static optic_status gather(const optic_ckpt_entry *entries, size_t n, const opti
     if (m->value_len > OPTIC_CKPT_MAX_META_VALUE || (m->value_len > 0 && m->value == NULL))
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: metadata '%s' has a value of %zu bytes%s (limit %zu)", OP,
                         m->key, m->value_len, m->value == NULL ? " and no pointer" : "", OPTIC_CKPT_MAX_META_VALUE);
-    ms[i] = (ckpt_meta_item){.key = m->key, .key_len = (uint32_t)len, .value = m->value,
-                             .value_len = (uint32_t)m->value_len};
+    ms[i] = (ckpt_meta_item){
+        .key = m->key, .key_len = (uint32_t)len, .value = m->value, .value_len = (uint32_t)m->value_len};
   }
   /* Unique names and keys: sort pointers, compare neighbours. */
   optic_status st = OPTIC_OK;
@@ -155,9 +154,18 @@ static optic_status write_body(int fd, const char *tmp, ckpt_entry *es, size_t n
     st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: no memory for an index of %llu bytes", OP,
                     (unsigned long long)layout.index_bytes);
   } else {
-    ckpt_pass pass = {.mode = CKPT_PASS_SAVE, .io = cfg->io, .fd = fd, .out_fd = -1, .op = OP, .path = tmp,
-                      .chunk_log2 = cfg->chunk_log2, .threads = cfg->threads, .nspans = n, .spans = spans,
-                      .digests = digests, .chunk_digests = chunks};
+    ckpt_pass pass = {.mode = CKPT_PASS_SAVE,
+                      .io = cfg->io,
+                      .fd = fd,
+                      .out_fd = -1,
+                      .op = OP,
+                      .path = tmp,
+                      .chunk_log2 = cfg->chunk_log2,
+                      .threads = cfg->threads,
+                      .nspans = n,
+                      .spans = spans,
+                      .digests = digests,
+                      .chunk_digests = chunks};
     st = ckpt_run_pass(&pass);
   }
   if (st == OPTIC_OK) {

@@ -56,8 +56,8 @@ optic_status optic_alloc(const optic_allocator *allocator, size_t size, size_t a
   *out = NULL;
   if (alignment == 0) alignment = OPTIC_DEFAULT_ALIGNMENT;
   if (!is_pow2(alignment) || alignment < sizeof(void *)) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
-                      "alloc: alignment %zu is not a power of two >= %zu", alignment, sizeof(void *));
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "alloc: alignment %zu is not a power of two >= %zu", alignment,
+                      sizeof(void *));
   }
   if (allocator == NULL) allocator = &default_allocator;
   if (allocator->alloc == NULL || allocator->free == NULL) {
@@ -66,8 +66,7 @@ optic_status optic_alloc(const optic_allocator *allocator, size_t size, size_t a
   if (size == 0) return OPTIC_OK;
   void *p = allocator->alloc(allocator->user, size, alignment);
   if (p == NULL) {
-    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "alloc: could not allocate %zu bytes (alignment %zu)", size,
-                      alignment);
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "alloc: could not allocate %zu bytes (alignment %zu)", size, alignment);
   }
   if (((uintptr_t)p & (alignment - 1)) != 0) {
     allocator->free(allocator->user, p, size, alignment);

@@ -65,7 +65,7 @@ static void detect_x86(void) {
   unsigned c1 = c, d1 = d;
   bool osxsave = (c1 >> 27) & 1;
   uint64_t xcr0 = osxsave ? read_xcr0() : 0;
-  bool ymm_os = (xcr0 & 0x6) == 0x6;          /* SSE + AVX state */
+  bool ymm_os = (xcr0 & 0x6) == 0x6;             /* SSE + AVX state */
   bool zmm_os = ymm_os && (xcr0 & 0xe0) == 0xe0; /* opmask, ZMM_Hi256, Hi16_ZMM */
 
   SET(SSE2, (d1 >> 26) & 1);

@@ -71,16 +71,51 @@ typedef struct cvt_value {
 static cvt_value load_value(optic_dtype dt, const unsigned char *p) {
   cvt_value v = {.is_float = optic_dtype_is_float(dt), .is_signed = optic_dtype_is_signed_int(dt)};
   switch (dt) {
-    case OPTIC_F32: { float x; memcpy(&x, p, 4); v.f = (double)x; break; }
+    case OPTIC_F32: {
+      float x;
+      memcpy(&x, p, 4);
+      v.f = (double)x;
+      break;
+    }
     case OPTIC_F64: memcpy(&v.f, p, 8); break;
-    case OPTIC_F16: { uint16_t h; memcpy(&h, p, 2); v.f = (double)optic_f16_to_f32(h); break; }
-    case OPTIC_BF16: { uint16_t h; memcpy(&h, p, 2); v.f = (double)optic_bf16_to_f32(h); break; }
+    case OPTIC_F16: {
+      uint16_t h;
+      memcpy(&h, p, 2);
+      v.f = (double)optic_f16_to_f32(h);
+      break;
+    }
+    case OPTIC_BF16: {
+      uint16_t h;
+      memcpy(&h, p, 2);
+      v.f = (double)optic_bf16_to_f32(h);
+      break;
+    }
     case OPTIC_S8: v.u = (uint64_t)(int64_t)(int8_t)p[0]; break;
-    case OPTIC_S16: { int16_t x; memcpy(&x, p, 2); v.u = (uint64_t)(int64_t)x; break; }
-    case OPTIC_S32: { int32_t x; memcpy(&x, p, 4); v.u = (uint64_t)(int64_t)x; break; }
+    case OPTIC_S16: {
+      int16_t x;
+      memcpy(&x, p, 2);
+      v.u = (uint64_t)(int64_t)x;
+      break;
+    }
+    case OPTIC_S32: {
+      int32_t x;
+      memcpy(&x, p, 4);
+      v.u = (uint64_t)(int64_t)x;
+      break;
+    }
     case OPTIC_S64: memcpy(&v.u, p, 8); break;
-    case OPTIC_U16: { uint16_t x; memcpy(&x, p, 2); v.u = x; break; }
-    case OPTIC_U32: { uint32_t x; memcpy(&x, p, 4); v.u = x; break; }
+    case OPTIC_U16: {
+      uint16_t x;
+      memcpy(&x, p, 2);
+      v.u = x;
+      break;
+    }
+    case OPTIC_U32: {
+      uint32_t x;
+      memcpy(&x, p, 4);
+      v.u = x;
+      break;
+    }
     case OPTIC_U64: memcpy(&v.u, p, 8); break;
     case OPTIC_PRED: v.u = p[0] != 0; break;
     default: v.u = p[0]; break; /* u8 */
@@ -112,7 +147,7 @@ static uint64_t float_to_int(double f, optic_dtype to) {
   int bits = optic_dtype_int_bits(to);
   double t = trunc(f);
   if (optic_dtype_is_signed_int(to)) {
-    double lim = ldexp(1.0, bits - 1); /* 2^(bits-1) */
+    double lim = ldexp(1.0, bits - 1);               /* 2^(bits-1) */
     if (t <= -lim) return 0u - (1ull << (bits - 1)); /* the minimum, sign-extended */
     if (t >= lim) return (bits == 64 ? (uint64_t)INT64_MAX : (1ull << (bits - 1)) - 1u);
     return (uint64_t)(int64_t)t;

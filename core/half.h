@@ -36,9 +36,9 @@ static inline uint16_t optic_half_from_f32_f16(float x) {
   uint32_t b = optic_half_f32_bits(x), a = b & 0x7FFFFFFFu;
   uint16_t sign = (uint16_t)((b >> 16) & 0x8000u);
   if (a > 0x7F800000u) return (uint16_t)(sign | 0x7E00u | ((a >> 13) & 0x1FFu)); /* NaN */
-  if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);                        /* >= 65520 rounds to inf */
-  if (a >= 0x38800000u) {                                                         /* normal: >= 2^-14 */
-    a -= 0x38000000u;                                                             /* rebias 127 -> 15 */
+  if (a >= 0x477FF000u) return (uint16_t)(sign | 0x7C00u);                       /* >= 65520 rounds to inf */
+  if (a >= 0x38800000u) {                                                        /* normal: >= 2^-14 */
+    a -= 0x38000000u;                                                            /* rebias 127 -> 15 */
     return (uint16_t)(sign | ((a + 0x0FFFu + ((a >> 13) & 1u)) >> 13));
   }
   /* Subnormal (or zero): the quantum is 2^-24; scaling by 2^24 is exact and

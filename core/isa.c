@@ -29,24 +29,20 @@ static bool parse_isa(const char *name, optic_isa *out) {
 optic_status optic_isa_from_name(const char *name, optic_isa *out) {
   if (name == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "isa_from_name: NULL argument");
   if (parse_isa(name, out)) return OPTIC_OK;
-  return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "isa_from_name: unknown ISA '%.32s' (known: scalar, avx2, avx512, neon)",
-                    name);
+  return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                    "isa_from_name: unknown ISA '%.32s' (known: scalar, avx2, avx512, neon)", name);
 }
 
 bool optic_isa_supported(optic_isa isa) {
   const optic_cpu_info *c = optic_cpu_info_get();
   switch (isa) {
-    case OPTIC_ISA_SCALAR:
-      return true;
-    case OPTIC_ISA_AVX2:
-      return OPTIC_CPU_HAS(c, AVX2) && OPTIC_CPU_HAS(c, FMA);
+    case OPTIC_ISA_SCALAR: return true;
+    case OPTIC_ISA_AVX2: return OPTIC_CPU_HAS(c, AVX2) && OPTIC_CPU_HAS(c, FMA);
     case OPTIC_ISA_AVX512:
       return OPTIC_CPU_HAS(c, AVX2) && OPTIC_CPU_HAS(c, FMA) && OPTIC_CPU_HAS(c, AVX512F) &&
              OPTIC_CPU_HAS(c, AVX512BW) && OPTIC_CPU_HAS(c, AVX512VL) && OPTIC_CPU_HAS(c, AVX512DQ);
-    case OPTIC_ISA_NEON:
-      return OPTIC_CPU_HAS(c, NEON);
-    default:
-      return false;
+    case OPTIC_ISA_NEON: return OPTIC_CPU_HAS(c, NEON);
+    default: return false;
   }
 }
 

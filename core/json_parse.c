@@ -398,9 +398,7 @@ static optic_status parse_value(parser *ps, optic_jv *v) {
       ps->depth--;
       return s;
     }
-    case '"':
-      v->kind = OPTIC_JV_STRING;
-      return parse_string(ps, &v->string, &v->length);
+    case '"': v->kind = OPTIC_JV_STRING; return parse_string(ps, &v->string, &v->length);
     case 't':
       if (!literal(ps, "true")) break;
       v->kind = OPTIC_JV_BOOL;
@@ -446,8 +444,7 @@ void optic_jv_free(optic_jv *v) {
   free(v);
 }
 
-optic_status optic_json_parse(const char *text, size_t len, const optic_json_parse_options *options,
-                              optic_jv **out) {
+optic_status optic_json_parse(const char *text, size_t len, const optic_json_parse_options *options, optic_jv **out) {
   if (!out) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_json_parse: out is NULL");
   *out = NULL;
   if (!text && len > 0) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_json_parse: text is NULL");
@@ -461,9 +458,10 @@ optic_status optic_json_parse(const char *text, size_t len, const optic_json_par
   skip_ws(&ps);
   if (parse_value(&ps, root) == OPTIC_OK) {
     skip_ws(&ps);
-    if (ps.p != ps.end) fail_at(&ps, root->kind == OPTIC_JV_OBJECT  ? "text after the object"
-                                     : root->kind == OPTIC_JV_ARRAY ? "text after the array"
-                                                                    : "text after the value");
+    if (ps.p != ps.end)
+      fail_at(&ps, root->kind == OPTIC_JV_OBJECT  ? "text after the object"
+                   : root->kind == OPTIC_JV_ARRAY ? "text after the array"
+                                                  : "text after the value");
   }
   if (ps.err != OPTIC_OK) {
     optic_jv_free(root);

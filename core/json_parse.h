@@ -27,15 +27,15 @@ typedef enum optic_jv_kind {
 typedef struct optic_jv optic_jv;
 struct optic_jv {
   optic_jv_kind kind;
-  bool boolean;       /* BOOL */
-  double number;      /* NUMBER (NaN/infinities only with allow_nonfinite) */
-  bool is_integer;    /* NUMBER written without fraction or exponent that fits int64 */
-  int64_t integer;    /* its value when is_integer */
-  char *string;       /* STRING: UTF-8, NUL-terminated; may hold NUL (\u0000): see length */
-  size_t length;      /* STRING: bytes; ARRAY/OBJECT: number of items */
-  optic_jv *items;    /* ARRAY: the items; OBJECT: the values, in file order */
-  char **keys;        /* OBJECT: the keys (NUL-terminated UTF-8), in file order */
-  size_t offset;      /* byte offset of the value's first character in the parsed text */
+  bool boolean;    /* BOOL */
+  double number;   /* NUMBER (NaN/infinities only with allow_nonfinite) */
+  bool is_integer; /* NUMBER written without fraction or exponent that fits int64 */
+  int64_t integer; /* its value when is_integer */
+  char *string;    /* STRING: UTF-8, NUL-terminated; may hold NUL (\u0000): see length */
+  size_t length;   /* STRING: bytes; ARRAY/OBJECT: number of items */
+  optic_jv *items; /* ARRAY: the items; OBJECT: the values, in file order */
+  char **keys;     /* OBJECT: the keys (NUL-terminated UTF-8), in file order */
+  size_t offset;   /* byte offset of the value's first character in the parsed text */
 };
 
 typedef struct optic_json_parse_options {
@@ -47,8 +47,7 @@ typedef struct optic_json_parse_options {
  * new tree; the caller frees it with optic_jv_free. options may be NULL
  * (strict). Errors: CORRUPT with the line, column and what was expected;
  * OUT_OF_MEMORY; INVALID_ARGUMENT for NULL text or out. On error *out is NULL. */
-optic_status optic_json_parse(const char *text, size_t len, const optic_json_parse_options *options,
-                              optic_jv **out);
+optic_status optic_json_parse(const char *text, size_t len, const optic_json_parse_options *options, optic_jv **out);
 /* Reads and parses a whole file (IO naming the file if it cannot be read;
  * CORRUPT messages start with the path). */
 optic_status optic_json_parse_file(const char *path, const optic_json_parse_options *options, optic_jv **out);

@@ -37,8 +37,8 @@ static optic_status expect_char(npy_cursor *c, char ch, const char *where) {
   skip_blank(c);
   if (c->p >= c->end || *c->p != ch) {
     if (c->p >= c->end) {
-      return optic_fail(OPTIC_ERR_CORRUPT, "%s: npy header: expected '%c' %s, found the end of the header", c->what,
-                        ch, where);
+      return optic_fail(OPTIC_ERR_CORRUPT, "%s: npy header: expected '%c' %s, found the end of the header", c->what, ch,
+                        where);
     }
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: npy header: expected '%c' %s, found '%c'", c->what, ch, where, *c->p);
   }
@@ -140,9 +140,9 @@ static optic_status dtype_from_descr(const char *descr, const char *what, optic_
   static const struct {
     const char *type;
     optic_dtype dtype;
-  } known[] = {{"f4", OPTIC_F32}, {"f8", OPTIC_F64}, {"i4", OPTIC_S32}, {"b1", OPTIC_PRED}, {"u1", OPTIC_U8},
-               {"f2", OPTIC_F16}, {"i1", OPTIC_S8},  {"i2", OPTIC_S16}, {"i8", OPTIC_S64},  {"u2", OPTIC_U16},
-               {"u4", OPTIC_U32}, {"u8", OPTIC_U64}};
+  } known[] = {{"f4", OPTIC_F32}, {"f8", OPTIC_F64}, {"i4", OPTIC_S32}, {"b1", OPTIC_PRED},
+               {"u1", OPTIC_U8},  {"f2", OPTIC_F16}, {"i1", OPTIC_S8},  {"i2", OPTIC_S16},
+               {"i8", OPTIC_S64}, {"u2", OPTIC_U16}, {"u4", OPTIC_U32}, {"u8", OPTIC_U64}};
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
     if (strcmp(type, known[i].type) != 0) continue;
     bool one_byte = optic_dtype_size(known[i].dtype) == 1;
@@ -168,7 +168,8 @@ static optic_status dtype_from_descr(const char *descr, const char *what, optic_
 static optic_status parse_header(const void *bytes, size_t size, const char *what, optic_npy_info *out) {
   const unsigned char *b = bytes;
   if (size < NPY_MAGIC_LEN + 2 || memcmp(b, NPY_MAGIC, NPY_MAGIC_LEN) != 0) {
-    if (size >= NPY_MAGIC_LEN + 2 || (size > 0 && memcmp(b, NPY_MAGIC, size < NPY_MAGIC_LEN ? size : NPY_MAGIC_LEN) != 0)) {
+    if (size >= NPY_MAGIC_LEN + 2 ||
+        (size > 0 && memcmp(b, NPY_MAGIC, size < NPY_MAGIC_LEN ? size : NPY_MAGIC_LEN) != 0)) {
       return optic_fail(OPTIC_ERR_CORRUPT, "%s: not a .npy file (no \\x93NUMPY magic)", what);
     }
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: npy: truncated in the magic (%zu bytes)", what, size);
@@ -176,8 +177,8 @@ static optic_status parse_header(const void *bytes, size_t size, const char *wha
   int major = b[6], minor = b[7];
   size_t len_bytes = major == 1 ? 2 : 4;
   if (major < 1 || major > 3 || minor != 0) {
-    return optic_fail(OPTIC_ERR_UNSUPPORTED, "%s: npy: format version %d.%d is not supported (1.0, 2.0, 3.0 are)",
-                      what, major, minor);
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "%s: npy: format version %d.%d is not supported (1.0, 2.0, 3.0 are)", what,
+                      major, minor);
   }
   size_t pre = NPY_MAGIC_LEN + 2 + len_bytes;
   if (size < pre) return optic_fail(OPTIC_ERR_CORRUPT, "%s: npy: truncated in the header length", what);
@@ -188,8 +189,8 @@ static optic_status parse_header(const void *bytes, size_t size, const char *wha
                       NPY_MAX_HEADER);
   }
   if (size - pre < hlen) {
-    return optic_fail(OPTIC_ERR_CORRUPT, "%s: npy: truncated: the header says %zu header bytes, %zu are there",
-                      what, hlen, size - pre);
+    return optic_fail(OPTIC_ERR_CORRUPT, "%s: npy: truncated: the header says %zu header bytes, %zu are there", what,
+                      hlen, size - pre);
   }
   npy_cursor c = {(const char *)b + pre, (const char *)b + pre + hlen, what};
   optic_status st = expect_char(&c, '{', "to open the header dict");
@@ -233,7 +234,9 @@ static optic_status parse_header(const void *bytes, size_t size, const char *wha
   if (c.p != c.end) return optic_fail(OPTIC_ERR_CORRUPT, "%s: npy header: text after the closing '}'", what);
   if (!have_descr || !have_fortran || !have_shape) {
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: npy header: missing key '%s'", what,
-                      !have_descr ? "descr" : !have_fortran ? "fortran_order" : "shape");
+                      !have_descr     ? "descr"
+                      : !have_fortran ? "fortran_order"
+                                      : "shape");
   }
   optic_dtype dtype = OPTIC_DTYPE_INVALID;
   if ((st = dtype_from_descr(descr, what, &dtype)) != OPTIC_OK) return st;

@@ -17,16 +17,14 @@ static uint64_t max_elements(void) {
 static optic_status check_shape(const char *op, const optic_shape *s, uint64_t *count) {
   if (s == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: shape is NULL", op);
   if (s->rank < 0 || s->rank > OPTIC_MAX_RANK) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: rank %d is outside [0, %d]", op, (int)s->rank,
-                      OPTIC_MAX_RANK);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: rank %d is outside [0, %d]", op, (int)s->rank, OPTIC_MAX_RANK);
   }
   uint64_t n = 1;
   bool overflow = false;
   for (int i = 0; i < s->rank; i++) {
     int64_t d = s->dims[i];
     if (d < 0) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: dim %d is %lld; dims must be >= 0", op, i,
-                        (long long)d);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: dim %d is %lld; dims must be >= 0", op, i, (long long)d);
     }
     /* Keep scanning after an overflow: a later 0 dim makes the count 0, and a
      * later negative dim is still reported as such. */
@@ -59,8 +57,7 @@ optic_status optic_shape_check(const char *context, const optic_shape *shape, si
 optic_status optic_shape_make(int32_t rank, const int64_t *dims, optic_shape *out) {
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "shape_make: out is NULL");
   if (rank < 0 || rank > OPTIC_MAX_RANK) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "shape_make: rank %d is outside [0, %d]", (int)rank,
-                      OPTIC_MAX_RANK);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "shape_make: rank %d is outside [0, %d]", (int)rank, OPTIC_MAX_RANK);
   }
   if (rank > 0 && dims == NULL) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "shape_make: dims is NULL for rank %d", (int)rank);
@@ -86,7 +83,8 @@ optic_status optic_shape_elements(const optic_shape *shape, size_t *out) {
 optic_status optic_shape_bytes(const optic_shape *shape, optic_dtype dtype, size_t *out) {
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "shape_bytes: out is NULL");
   size_t esize = optic_dtype_size(dtype); /* 0 for token: no bytes */
-  if (!optic_dtype_valid(dtype)) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "shape_bytes: invalid dtype %d", (int)dtype);
+  if (!optic_dtype_valid(dtype))
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "shape_bytes: invalid dtype %d", (int)dtype);
   uint64_t count;
   optic_status st = check_shape("shape_bytes", shape, &count);
   if (st != OPTIC_OK) return st;

@@ -14,24 +14,20 @@ static _Thread_local optic_status last_status;
 const char *optic_status_name(optic_status code) {
   switch (code) {
 #define NAME_CASE(name, desc) \
-  case OPTIC_##name:          \
-    return "OPTIC_" #name;
+  case OPTIC_##name: return "OPTIC_" #name;
     OPTIC_STATUS_LIST(NAME_CASE)
 #undef NAME_CASE
-    default:
-      return "OPTIC_STATUS_UNKNOWN";
+    default: return "OPTIC_STATUS_UNKNOWN";
   }
 }
 
 const char *optic_status_str(optic_status code) {
   switch (code) {
 #define DESC_CASE(name, desc) \
-  case OPTIC_##name:          \
-    return desc;
+  case OPTIC_##name: return desc;
     OPTIC_STATUS_LIST(DESC_CASE)
 #undef DESC_CASE
-    default:
-      return "unknown status";
+    default: return "unknown status";
   }
 }
 
@@ -64,4 +60,3 @@ void optic_clear_error(void) {
   last_message[0] = '\0';
   last_status = OPTIC_OK;
 }
-

@@ -26,8 +26,8 @@ optic_status exec_bind_constants(exec_bound *b) {
       const void *data = optic_node_constant_data(m, id, &bytes);
       if (data == NULL || bytes == 0) continue;
       if (pass == 1) {
-        b->consts[n] = (optic_range){.lo = (uintptr_t)data, .hi = (uintptr_t)data + bytes,
-                                     .kind = ALIAS_CONSTANT, .index = id};
+        b->consts[n] =
+            (optic_range){.lo = (uintptr_t)data, .hi = (uintptr_t)data + bytes, .kind = ALIAS_CONSTANT, .index = id};
       }
       n++;
     }
@@ -62,8 +62,8 @@ static optic_status conflict(const optic_range *a, const optic_range *b) {
   uintptr_t lo = o->lo > other->lo ? o->lo : other->lo, hi = o->hi < other->hi ? o->hi : other->hi;
   return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
                     "optic_program_run: output %d (%p, %zu bytes) overlaps %s %d (%p, %zu bytes) in %zu bytes; %s",
-                    (int)o->index, (void *)o->lo, o_bytes, kind_name(other->kind), (int)other->index,
-                    (void *)other->lo, other_bytes, (size_t)(hi - lo), rule);
+                    (int)o->index, (void *)o->lo, o_bytes, kind_name(other->kind), (int)other->index, (void *)other->lo,
+                    other_bytes, (size_t)(hi - lo), rule);
 }
 
 static optic_status add_range(exec_run_ranges *tab, const optic_tensor *x, int32_t kind, int32_t index) {
@@ -73,8 +73,8 @@ static optic_status add_range(exec_run_ranges *tab, const optic_tensor *x, int32
   if (st != OPTIC_OK) return st;
   if (bytes == 0) return OPTIC_OK; /* an empty buffer holds no byte to share */
   uintptr_t lo = (uintptr_t)x->data;
-  tab->r[tab->n++] = (optic_range){.lo = lo, .hi = lo + bytes, .kind = kind, .index = index,
-                                   .written = kind == ALIAS_OUTPUT};
+  tab->r[tab->n++] =
+      (optic_range){.lo = lo, .hi = lo + bytes, .kind = kind, .index = index, .written = kind == ALIAS_OUTPUT};
   return OPTIC_OK;
 }
 

@@ -43,13 +43,13 @@
 #define EXEC_BARRIER_SLOTS 64
 
 typedef struct exec_barrier {
-  _Alignas(64) atomic_uint count; /* arrivals in the current generation */
-  _Alignas(64) atomic_uint gen;   /* the generation; the futex word */
-  atomic_uint sleepers;           /* waiters that may be in (or about to enter) futex wait */
-  atomic_uint spin_ns;            /* current adaptive spin budget (a hint: races only change timing) */
-  unsigned n;                     /* threads per generation */
-  unsigned spin_max, spin_min;    /* the budget's bounds */
-  atomic_uint spins_skipped;      /* waits that slept at once: a team thread shared the CPU (tests) */
+  _Alignas(64) atomic_uint count;     /* arrivals in the current generation */
+  _Alignas(64) atomic_uint gen;       /* the generation; the futex word */
+  atomic_uint sleepers;               /* waiters that may be in (or about to enter) futex wait */
+  atomic_uint spin_ns;                /* current adaptive spin budget (a hint: races only change timing) */
+  unsigned n;                         /* threads per generation */
+  unsigned spin_max, spin_min;        /* the budget's bounds */
+  atomic_uint spins_skipped;          /* waits that slept at once: a team thread shared the CPU (tests) */
   atomic_int cpu[EXEC_BARRIER_SLOTS]; /* the CPU thread t last arrived on; -1: not known */
 } exec_barrier;
 

@@ -74,8 +74,12 @@ static optic_status slot_ref(const exec_bound *b, const optic_buffer_plan_t *pla
   *out = (exec_ref){.size = s.size};
   switch (s.kind) {
     case OPTIC_BUFFER_ARENA: out->kind = REF_ARENA, out->offset = s.offset; break;
-    case OPTIC_BUFFER_PARAMETER: out->kind = REF_PARAM, out->index = b->param_leaf_base[s.source] + s.source_leaf; break;
-    case OPTIC_BUFFER_CONSTANT: out->kind = REF_CONST, out->data = optic_node_constant_data(b->m, s.source, NULL); break;
+    case OPTIC_BUFFER_PARAMETER:
+      out->kind = REF_PARAM, out->index = b->param_leaf_base[s.source] + s.source_leaf;
+      break;
+    case OPTIC_BUFFER_CONSTANT:
+      out->kind = REF_CONST, out->data = optic_node_constant_data(b->m, s.source, NULL);
+      break;
     default: out->kind = REF_OUTPUT, out->index = s.output_leaf; break;
   }
   return OPTIC_OK;
@@ -116,10 +120,9 @@ static optic_status unsupported(const optic_module_t *m, optic_node_id id, const
 static optic_status lowering_declined(const optic_module_t *m, optic_node_id id, optic_comp_id comp) {
   const char *reason = optic_last_error();
   if (strncmp(reason, EW_DECLINE_PREFIX, strlen(EW_DECLINE_PREFIX)) == 0) reason += strlen(EW_DECLINE_PREFIX);
-  return optic_fail(OPTIC_ERR_UNSUPPORTED,
-                    "runtime: %s %s: its computation '%s' does not run as an elementwise loop: %s",
-                    optic_opcode_name(optic_node_opcode(m, id)), optic_node_name(m, id),
-                    optic_computation_name(m, comp), reason);
+  return optic_fail(
+      OPTIC_ERR_UNSUPPORTED, "runtime: %s %s: its computation '%s' does not run as an elementwise loop: %s",
+      optic_opcode_name(optic_node_opcode(m, id)), optic_node_name(m, id), optic_computation_name(m, comp), reason);
 }
 
 /* The f32 binary opcode of a reducer that is exactly op(p0, p1), else 0. */
@@ -592,8 +595,7 @@ static optic_status place_barriers(exec_seq *q) {
       }
     }
     for (int32_t k = 0; k < s->n_out; k++) {
-      w[n_w++] = (touch){s->out[k].kind, s->solo, s->out[k].index, s->out[k].offset,
-                         s->out[k].offset + s->out[k].size};
+      w[n_w++] = (touch){s->out[k].kind, s->solo, s->out[k].index, s->out[k].offset, s->out[k].offset + s->out[k].size};
     }
     force = s->sync;
   }
@@ -605,7 +607,8 @@ static optic_status place_barriers(exec_seq *q) {
 static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
   exec_bound *b = c->b;
   const optic_module_t *m = b->m;
-  if (comp < 0 || comp >= b->n_comps) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "runtime: bad computation %d", comp);
+  if (comp < 0 || comp >= b->n_comps)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "runtime: bad computation %d", comp);
   if (b->seqs[comp]) {
     if (b->seqs[comp]->busy) {
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "runtime: computation %s calls itself",

@@ -20,7 +20,8 @@ static optic_device host_device(void) {
 
 optic_status optic_device_list(optic_device *out, size_t cap, size_t *count) {
   if (count == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "device_list: count is NULL");
-  if (out == NULL && cap > 0) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "device_list: out is NULL but cap is %zu", cap);
+  if (out == NULL && cap > 0)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "device_list: out is NULL but cap is %zu", cap);
   *count = 1;
   if (cap >= 1) out[0] = host_device();
   return OPTIC_OK;

@@ -95,8 +95,7 @@ static bool legacy_dtype(optic_dtype dt) {
 }
 
 /* The halves' f32 step: the dispatched f32 kernels, once per op. */
-static void kernel_f32(void *ctx, optic_elem_op op, optic_compare_op cmp, size_t n, const float *const *src,
-                       void *y);
+static void kernel_f32(void *ctx, optic_elem_op op, optic_compare_op cmp, size_t n, const float *const *src, void *y);
 
 /* ------------------------------------------------------------ f32 through the kernels */
 
@@ -211,15 +210,17 @@ static bool f32_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype out, s
         case OPTIC_F64: t->cvt->f32_f64(n, src[0], y); return true;
         case OPTIC_S32: t->cvt->f32_s32(n, src[0], y); return true;
         case OPTIC_PRED: t->cvt->f32_pred(n, src[0], y); return true;
-        case OPTIC_F32: if (y != src[0]) memcpy(y, src[0], n * 4); return true;
+        case OPTIC_F32:
+          if (y != src[0]) memcpy(y, src[0], n * 4);
+          return true;
         default: return false;
       }
     default: return false;
   }
 }
 
-void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in, optic_dtype out, size_t n,
-              const void *const *src, unsigned scalar_mask, void *y) {
+void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in, optic_dtype out, size_t n, const void *const *src,
+              unsigned scalar_mask, void *y) {
   if (n == 0) return;
   if (scalar_op(op)) {
     optic_elem_scalar_apply(elem_of(op), (int32_t)cmp, in, out, n, src, scalar_mask, y);
@@ -257,8 +258,7 @@ void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in, optic_dtyp
   optic_elem_basic(elem_of(op), (optic_compare_op)cmp, in, out, n, src, scalar_mask, y);
 }
 
-static void kernel_f32(void *ctx, optic_elem_op op, optic_compare_op cmp, size_t n, const float *const *src,
-                       void *y) {
+static void kernel_f32(void *ctx, optic_elem_op op, optic_compare_op cmp, size_t n, const float *const *src, void *y) {
   (void)ctx;
   optic_opcode o = (optic_opcode)elem_opcode[op];
   ew_apply(o, (optic_compare_dir)cmp, OPTIC_F32, o == OPTIC_OP_COMPARE ? OPTIC_PRED : OPTIC_F32, n,
@@ -279,28 +279,28 @@ static int64_t walk_offset(const exec_walk *w, size_t i, int64_t *idx) {
 }
 
 /* Calls body(dst_index, src_offset, run) for maximal runs along the last dim. */
-#define WALK_RUNS(w, lo, len, BODY)                                                        \
-  do {                                                                                     \
-    int64_t idx_[OPTIC_MAX_RANK];                                                          \
-    int64_t off_ = walk_offset(w, lo, idx_);                                               \
-    int32_t last_ = (w)->rank - 1;                                                         \
-    size_t k_ = 0;                                                                         \
-    while (k_ < (len)) {                                                                   \
-      size_t run_ = last_ < 0 ? 1 : (size_t)((w)->dims[last_] - idx_[last_]);              \
-      if (run_ > (len) - k_) run_ = (len) - k_;                                            \
-      int64_t st_ = last_ < 0 ? 0 : (w)->strides[last_];                                   \
-      BODY;                                                                                \
-      k_ += run_;                                                                          \
-      if (last_ < 0) break;                                                                \
-      idx_[last_] += (int64_t)run_;                                                        \
-      off_ += (int64_t)run_ * st_;                                                         \
-      for (int32_t d_ = last_; d_ > 0 && idx_[d_] >= (w)->dims[d_]; d_--) {                \
-        off_ -= idx_[d_] * (w)->strides[d_];                                               \
-        idx_[d_] = 0;                                                                      \
-        idx_[d_ - 1]++;                                                                    \
-        off_ += (w)->strides[d_ - 1];                                                      \
-      }                                                                                    \
-    }                                                                                      \
+#define WALK_RUNS(w, lo, len, BODY)                                           \
+  do {                                                                        \
+    int64_t idx_[OPTIC_MAX_RANK];                                             \
+    int64_t off_ = walk_offset(w, lo, idx_);                                  \
+    int32_t last_ = (w)->rank - 1;                                            \
+    size_t k_ = 0;                                                            \
+    while (k_ < (len)) {                                                      \
+      size_t run_ = last_ < 0 ? 1 : (size_t)((w)->dims[last_] - idx_[last_]); \
+      if (run_ > (len)-k_) run_ = (len)-k_;                                   \
+      int64_t st_ = last_ < 0 ? 0 : (w)->strides[last_];                      \
+      BODY;                                                                   \
+      k_ += run_;                                                             \
+      if (last_ < 0) break;                                                   \
+      idx_[last_] += (int64_t)run_;                                           \
+      off_ += (int64_t)run_ * st_;                                            \
+      for (int32_t d_ = last_; d_ > 0 && idx_[d_] >= (w)->dims[d_]; d_--) {   \
+        off_ -= idx_[d_] * (w)->strides[d_];                                  \
+        idx_[d_] = 0;                                                         \
+        idx_[d_ - 1]++;                                                       \
+        off_ += (w)->strides[d_ - 1];                                         \
+      }                                                                       \
+    }                                                                         \
   } while (0)
 
 static void copy_run(size_t es, const unsigned char *s, int64_t sst, unsigned char *d, int64_t dst_st, size_t run) {
@@ -333,8 +333,7 @@ static void copy_run(size_t es, const unsigned char *s, int64_t sst, unsigned ch
     case 1:
       for (size_t j = 0; j < run; j++) d[(int64_t)j * dst_st] = s[(int64_t)j * sst];
       break;
-    default: /* token: no bytes */
-      break;
+    default: /* token: no bytes */ break;
   }
 }
 

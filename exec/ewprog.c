@@ -14,11 +14,11 @@ enum { V_NONE, V_REG, V_INPUT, V_SCALAR, V_LEAF };
 
 typedef struct ew_value {
   uint8_t kind;
-  int32_t index;      /* V_REG: register; V_INPUT / V_LEAF / scalar input: input number */
-  const void *value;  /* V_SCALAR of a constant */
-  exec_walk walk;     /* V_LEAF: how the node's elements are read from the input */
-  int32_t gathered;   /* V_LEAF materialized into this register (-1: not yet) */
-  int32_t last_use;   /* position of the last reader in the order */
+  int32_t index;     /* V_REG: register; V_INPUT / V_LEAF / scalar input: input number */
+  const void *value; /* V_SCALAR of a constant */
+  exec_walk walk;    /* V_LEAF: how the node's elements are read from the input */
+  int32_t gathered;  /* V_LEAF materialized into this register (-1: not yet) */
+  int32_t last_use;  /* position of the last reader in the order */
   bool is_output;
 } ew_value;
 
@@ -273,7 +273,7 @@ static void note_uses(const optic_module_t *m, optic_node_id id, int32_t pos, ew
 }
 
 optic_status ew_lower_epilogue(const optic_module_t *m, optic_comp_id comp, size_t N, optic_node_id as_input,
-                              ew_prog **out) {
+                               ew_prog **out) {
   return ew_lower_full(m, comp, N, false, as_input, OPTIC_NO_NODE, out);
 }
 
@@ -327,8 +327,8 @@ static optic_status lower_at(lower_ctx *c, optic_node_id id, int32_t i, ew_value
     int32_t k;
     optic_status st = add_input(c, optic_node_type(m, id)->dtype, NULL, &k);
     c->p->extra_input = k;
-    vals[id] = (ew_value){.kind = V_INPUT, .index = k, .gathered = -1, .last_use = vals[id].last_use,
-                          .is_output = vals[id].is_output};
+    vals[id] = (ew_value){
+        .kind = V_INPUT, .index = k, .gathered = -1, .last_use = vals[id].last_use, .is_output = vals[id].is_output};
     if (optic_type_is_tuple(optic_node_type(m, id)) || shape_elems(&optic_node_type(m, id)->shape) != N) {
       st = decline(m, id, "does not span the fusion's elements");
     }
@@ -454,8 +454,8 @@ optic_status ew_lower(const optic_module_t *m, optic_comp_id comp, size_t elemen
   return ew_lower_ex(m, comp, elements, false, out);
 }
 
-void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
-                  size_t lo, size_t len, void *regs) {
+void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs, size_t lo,
+                  size_t len, void *regs) {
   unsigned char *rb = regs;
   for (int32_t i = 0; i < p->n_instr; i++) {
     const ew_instr *in = &p->ins[i];

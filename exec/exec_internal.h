@@ -91,8 +91,8 @@ typedef struct ew_instr {
   optic_dtype in_dt, out_dt;
   int32_t n_src;
   ew_src src[3];
-  int32_t dst;       /* register, or -1 - k for output k */
-  exec_walk walk;    /* EW_GATHER: reads input src[0].index through this walk */
+  int32_t dst;    /* register, or -1 - k for output k */
+  exec_walk walk; /* EW_GATHER: reads input src[0].index through this walk */
 } ew_instr;
 
 typedef struct ew_prog {
@@ -119,13 +119,12 @@ optic_status ew_lower(const optic_module_t *m, optic_comp_id comp, size_t elemen
 #define EW_DECLINE_PREFIX "fused loop: "
 /* params_full: every parameter spans the domain (map and reducer
  * computations, whose scalar parameters become lanes of a block). */
-optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t elements, bool params_full,
-                         ew_prog **out);
+optic_status ew_lower_ex(const optic_module_t *m, optic_comp_id comp, size_t elements, bool params_full, ew_prog **out);
 /* An output fusion's epilogue: node as_input (the fused dot or
  * convolution) becomes an input (prog->extra_input), computed by the caller
  * into the fusion's output, which the program then rewrites in place. */
 optic_status ew_lower_epilogue(const optic_module_t *m, optic_comp_id comp, size_t elements, optic_node_id as_input,
-                              ew_prog **out);
+                               ew_prog **out);
 /* The subtree of comp rooted at `root` (an input fusion's reduced input),
  * over root's `elements`. */
 optic_status ew_lower_subtree(const optic_module_t *m, optic_comp_id comp, optic_node_id root, size_t elements,
@@ -135,18 +134,18 @@ void ew_prog_destroy(ew_prog *p);
  * EXEC_BLOCK. inputs[i] points at input i's element 0 (scalar inputs: their
  * one element, with bit i of scalar_inputs set); outputs[k] at output k's
  * element lo. regs holds n_regs * EXEC_BLOCK * 8 bytes. */
-void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
-                  size_t lo, size_t len, void *regs);
+void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs, size_t lo,
+                  size_t len, void *regs);
 
 /* ------------------------------------------------------------ bound program */
 
 enum { REF_NONE, REF_ARENA, REF_PARAM, REF_CONST, REF_OUTPUT, REF_TILE };
 typedef struct exec_ref {
   uint8_t kind;
-  int32_t index;     /* REF_PARAM: flat parameter leaf; REF_OUTPUT: root leaf; REF_TILE: bytes per row */
-  size_t offset;     /* REF_ARENA; REF_TILE: offset in the thread's tile buffer */
-  size_t size;       /* bytes */
-  const void *data;  /* REF_CONST */
+  int32_t index;    /* REF_PARAM: flat parameter leaf; REF_OUTPUT: root leaf; REF_TILE: bytes per row */
+  size_t offset;    /* REF_ARENA; REF_TILE: offset in the thread's tile buffer */
+  size_t size;      /* bytes */
+  const void *data; /* REF_CONST */
 } exec_ref;
 
 struct exec_seq;
@@ -156,7 +155,7 @@ typedef struct exec_step {
   optic_opcode op;
   const optic_type *type;
   int32_t n_operands;
-  int32_t *in_first;     /* operand i's leaves are in[in_first[i] .. in_first[i+1]) */
+  int32_t *in_first; /* operand i's leaves are in[in_first[i] .. in_first[i+1]) */
   exec_ref *in;
   int32_t n_out;
   exec_ref *out;
@@ -165,23 +164,23 @@ typedef struct exec_step {
   optic_shape *operand_shape; /* array operands' shapes, dtypes and element counts */
   optic_dtype *operand_dtype;
   size_t *operand_elems;
-  bool noop;             /* parameter, constant, tuple, get-tuple-element, reshape (aliases) */
+  bool noop; /* parameter, constant, tuple, get-tuple-element, reshape (aliases) */
   bool barrier_before;
-  bool sync;             /* runs nested sequences or has inner barriers: full barriers around it */
-  bool solo;             /* too small to split: thread 0 runs it alone, and two solo steps
+  bool sync; /* runs nested sequences or has inner barriers: full barriers around it */
+  bool solo; /* too small to split: thread 0 runs it alone, and two solo steps
                             never need a barrier between them */
   /* op-specific */
   struct exec_seq *callee[2]; /* call, fusion fallback, while {cond, body} */
   struct exec_seq **branches; /* conditional */
   int32_t n_branches;
-  ew_prog *prog;              /* loop fusion, map, general reduce / reduce-window */
-  int reduce_fast;            /* 0, or the binary opcode of an f32 fast-path reducer */
+  ew_prog *prog;   /* loop fusion, map, general reduce / reduce-window */
+  int reduce_fast; /* 0, or the binary opcode of an f32 fast-path reducer */
   struct optic_dot_plan *dot;
-  int32_t epi_lhs, epi_rhs;   /* output fusion: the fusion operands the dot/convolution reads */
-  bool input_fusion;          /* prog computes the reduced input; reduce_fast folds it */
-  int32_t in_init;            /* input fusion: the fusion operand holding the init value, -1: in_init_value */
-  float in_init_value;        /* input fusion: the init value when it is a constant of the fused computation */
-  size_t in_rows, in_len;     /* input fusion: outputs, and reduced elements per output (trailing dims) */
+  int32_t epi_lhs, epi_rhs; /* output fusion: the fusion operands the dot/convolution reads */
+  bool input_fusion;        /* prog computes the reduced input; reduce_fast folds it */
+  int32_t in_init;          /* input fusion: the fusion operand holding the init value, -1: in_init_value */
+  float in_init_value;      /* input fusion: the init value when it is a constant of the fused computation */
+  size_t in_rows, in_len;   /* input fusion: outputs, and reduced elements per output (trailing dims) */
   optic_conv_plan *conv;
   /* dot/convolution on f16/bf16: lhs, rhs and result widened to f32 in
    * scratch at these offsets (SIZE_MAX: that one is f32 already) */
@@ -190,18 +189,18 @@ typedef struct exec_step {
   optic_dtype widen_dt[3];
   size_t widen_offset[3], widen_elems[3];
   size_t scratch_offset, scratch_bytes; /* in the context's scratch area */
-  size_t sort_scratch;        /* sort: scratch bytes per thread (thread t's at scratch_offset + t * this) */
-  int32_t sort_threads;       /* sort: threads the scratch was sized for */
+  size_t sort_scratch;                  /* sort: scratch bytes per thread (thread t's at scratch_offset + t * this) */
+  int32_t sort_threads;                 /* sort: threads the scratch was sized for */
   double est_ns, flops, bytes;
-  double t1_ns;               /* roofline estimate on one thread without per-op overhead; < 0: none */
+  double t1_ns; /* roofline estimate on one thread without per-op overhead; < 0: none */
   const char *name;
   /* row group (exec/rowgroup.c): the member steps, run a tile of rows at a time */
   struct exec_step *members;
   int32_t n_members;
-  size_t rg_rows, rg_tile;    /* rows R, rows per tile */
-  size_t rg_regs;             /* register bytes the members need; the tile buffer follows them */
-  size_t rg_tile_bytes;       /* the tile buffer: every value kept in it, rg_tile rows each */
-  size_t rg_per_row;          /* a member: domain elements per row (its output's elements / R) */
+  size_t rg_rows, rg_tile; /* rows R, rows per tile */
+  size_t rg_regs;          /* register bytes the members need; the tile buffer follows them */
+  size_t rg_tile_bytes;    /* the tile buffer: every value kept in it, rg_tile rows each */
+  size_t rg_per_row;       /* a member: domain elements per row (its output's elements / R) */
   char *owned_name;
 } exec_step;
 
@@ -212,33 +211,33 @@ typedef struct exec_seq {
   int32_t n_steps;
   exec_step *steps;
   size_t arena_bytes;
-  size_t arena_offset;   /* in the context's arena area */
+  size_t arena_offset; /* in the context's arena area */
   int32_t n_param_leaves;
   int32_t n_root_leaves;
-  exec_ref *root;        /* where each root leaf's value is after the steps */
+  exec_ref *root; /* where each root leaf's value is after the steps */
   size_t *root_bytes;
   size_t root_scratch_offset; /* while bodies/conditions: a place for the root leaves */
-  bool busy;             /* binding: recursion guard */
+  bool busy;                  /* binding: recursion guard */
 } exec_seq;
 
 typedef struct exec_bound {
   const optic_module_t *m;
   const optic_program_t *program; /* NULL when bound from a module directly */
   optic_comp_id entry;
-  exec_seq **seqs;       /* by computation id; NULL when the computation never runs as a sequence */
+  exec_seq **seqs; /* by computation id; NULL when the computation never runs as a sequence */
   int32_t n_comps;
-  size_t arena_total;    /* arenas of every sequence, laid out one after another */
-  size_t scratch_total;  /* per-step scratch (dot packing, conv columns, root scratch) */
+  size_t arena_total;       /* arenas of every sequence, laid out one after another */
+  size_t scratch_total;     /* per-step scratch (dot packing, conv columns, root scratch) */
   int32_t *param_leaf_base; /* by parameter node id: its first flat leaf in its computation */
-  int32_t threads;       /* what conv plans were made for */
-  int64_t split_min;     /* steps touching fewer elements are solo (by size) */
-  bool split_by_cost;    /* the program's estimates decide (see EXEC_SOLO_ELEMENTS) */
-  double barrier_ns;     /* by cost: a split must save more than this */
-  optic_machine machine1; /* by cost: the program's machine on one thread */
-  double est_ns;         /* the program's estimate of a run (0 without a program) */
-  bool has_blas;         /* some step calls OpenBLAS (dot, convolution) */
-  bool any_split;        /* some step is split across threads; if none, a run uses one thread */
-  optic_range *consts;   /* the module's non-empty constants (index: node id), sorted by address */
+  int32_t threads;          /* what conv plans were made for */
+  int64_t split_min;        /* steps touching fewer elements are solo (by size) */
+  bool split_by_cost;       /* the program's estimates decide (see EXEC_SOLO_ELEMENTS) */
+  double barrier_ns;        /* by cost: a split must save more than this */
+  optic_machine machine1;   /* by cost: the program's machine on one thread */
+  double est_ns;            /* the program's estimate of a run (0 without a program) */
+  bool has_blas;            /* some step calls OpenBLAS (dot, convolution) */
+  bool any_split;           /* some step is split across threads; if none, a run uses one thread */
+  optic_range *consts;      /* the module's non-empty constants (index: node id), sorted by address */
   uintptr_t *consts_max_hi; /* optic_ranges_index of consts */
   size_t n_consts;
 } exec_bound;
@@ -280,8 +279,8 @@ optic_status exec_run_bound(optic_exec_ctx_t *ctx, exec_bound *b, const optic_te
 /* Per-thread view of one running sequence. */
 typedef struct exec_frame {
   unsigned char *arena;
-  void **params; /* by flat parameter leaf */
-  void **outs;   /* by root leaf */
+  void **params;       /* by flat parameter leaf */
+  void **outs;         /* by root leaf */
   unsigned char *tile; /* row groups: this thread's tile buffer, holding rows from tile_row0 */
   size_t tile_row0;
 } exec_frame;

@@ -85,8 +85,8 @@ static optic_status run_scatter(const exec_step *s, const exec_frame *f, const e
   if (y != x && s->out[0].size) memcpy(y, x, s->out[0].size);
   graph_index_array ix = {s->operand_dtype[1], &s->operand_shape[1], ref_ptr(f, &s->in[s->in_first[1]])};
   scatter_ctx c = {s->prog, th->regs, es};
-  return graph_scatter_run(&s->attrs.scatter, es, &s->type->shape, y, &ix, &s->operand_shape[2], ref_ptr(f, &s->in[s->in_first[2]]),
-                           scatter_combine, &c);
+  return graph_scatter_run(&s->attrs.scatter, es, &s->type->shape, y, &ix, &s->operand_shape[2],
+                           ref_ptr(f, &s->in[s->in_first[2]]), scatter_combine, &c);
 }
 
 typedef struct sort_ctx {
@@ -137,8 +137,8 @@ static optic_status run_topk(const exec_step *s, const exec_frame *f, const exec
   exec_share(rows, th->t, th->nt, &lo, &hi);
   if (lo >= hi) return OPTIC_OK;
   int64_t *scratch = (int64_t *)(void *)(th->scratch + s->scratch_offset + (size_t)th->t * s->sort_scratch);
-  return graph_topk_run(s->operand_dtype[0], xs, ref_ptr(f, &s->in[s->in_first[0]]), s->attrs.topk.k, s->attrs.topk.largest,
-                        ref_ptr(f, &s->out[0]), ref_ptr(f, &s->out[1]), lo, hi, scratch);
+  return graph_topk_run(s->operand_dtype[0], xs, ref_ptr(f, &s->in[s->in_first[0]]), s->attrs.topk.k,
+                        s->attrs.topk.largest, ref_ptr(f, &s->out[0]), ref_ptr(f, &s->out[1]), lo, hi, scratch);
 }
 
 optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec_thread *th) {

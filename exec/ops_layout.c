@@ -10,10 +10,21 @@
 
 bool exec_is_layout_op(optic_opcode op) {
   switch (op) {
-    case OPTIC_OP_BROADCAST: case OPTIC_OP_TRANSPOSE: case OPTIC_OP_SLICE: case OPTIC_OP_REVERSE:
-    case OPTIC_OP_RESHAPE: case OPTIC_OP_BITCAST: case OPTIC_OP_PAD: case OPTIC_OP_CONCATENATE: case OPTIC_OP_IOTA:
-    case OPTIC_OP_ALL_REDUCE: case OPTIC_OP_ALL_GATHER: case OPTIC_OP_REDUCE_SCATTER:
-    case OPTIC_OP_COLLECTIVE_PERMUTE: case OPTIC_OP_REPLICA_ID: case OPTIC_OP_PARTITION_ID: return true;
+    case OPTIC_OP_BROADCAST:
+    case OPTIC_OP_TRANSPOSE:
+    case OPTIC_OP_SLICE:
+    case OPTIC_OP_REVERSE:
+    case OPTIC_OP_RESHAPE:
+    case OPTIC_OP_BITCAST:
+    case OPTIC_OP_PAD:
+    case OPTIC_OP_CONCATENATE:
+    case OPTIC_OP_IOTA:
+    case OPTIC_OP_ALL_REDUCE:
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
+    case OPTIC_OP_REPLICA_ID:
+    case OPTIC_OP_PARTITION_ID: return true;
     default: return false;
   }
 }
@@ -34,9 +45,21 @@ static void strides_of(const optic_shape *s, int64_t *st) {
 
 static void store_index(optic_dtype dt, int64_t v, unsigned char *p) {
   switch (dt) {
-    case OPTIC_F32: { float x = (float)v; memcpy(p, &x, 4); break; }
-    case OPTIC_F64: { double x = (double)v; memcpy(p, &x, 8); break; }
-    case OPTIC_S32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
+    case OPTIC_F32: {
+      float x = (float)v;
+      memcpy(p, &x, 4);
+      break;
+    }
+    case OPTIC_F64: {
+      double x = (double)v;
+      memcpy(p, &x, 8);
+      break;
+    }
+    case OPTIC_S32: {
+      int32_t x = (int32_t)v;
+      memcpy(p, &x, 4);
+      break;
+    }
     case OPTIC_PRED: *p = v != 0; break;
     case OPTIC_U8: *p = (uint8_t)v; break;
     default: { /* the index as an unsigned integer, converted (XLA: IntCast / UIToFP) */
@@ -96,7 +119,9 @@ static bool layout_direct(const exec_step *s, const exec_frame *f, const exec_th
       for (int32_t l = 0; l < s->n_out; l++) {
         size_t bytes = s->out[l].size, blo, bhi;
         exec_share(bytes, th->t, th->nt, &blo, &bhi);
-        if (blo < bhi) memcpy((unsigned char *)ref_ptr(f, &s->out[l]) + blo, (const unsigned char *)ref_ptr(f, &s->in[l]) + blo, bhi - blo);
+        if (blo < bhi)
+          memcpy((unsigned char *)ref_ptr(f, &s->out[l]) + blo, (const unsigned char *)ref_ptr(f, &s->in[l]) + blo,
+                 bhi - blo);
       }
       return true;
     case OPTIC_OP_REPLICA_ID: /* one replica, one partition: 0 */
@@ -205,7 +230,8 @@ static bool layout_walk(const exec_step *s, const int64_t *ist, exec_walk *w) {
 
 optic_status exec_op_layout(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   size_t n = optic_type_is_tuple(s->type) ? 0 : elems(&s->type->shape);
-  layout_share sh = {.es = optic_dtype_size(s->type->dtype), .y = ref_ptr(f, &s->out[0]),
+  layout_share sh = {.es = optic_dtype_size(s->type->dtype),
+                     .y = ref_ptr(f, &s->out[0]),
                      .x = s->n_operands > 0 ? ref_ptr(f, &s->in[0]) : NULL};
   exec_share(n, th->t, th->nt, &sh.lo, &sh.hi);
   optic_status st;

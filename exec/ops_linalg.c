@@ -11,7 +11,8 @@ static optic_status run_contraction(const exec_step *s, const float *a, const fl
                                     const exec_thread *th);
 
 /* This thread's share of converting n elements (all threads call it). */
-static void convert_share(optic_dtype from, const void *src, optic_dtype to, void *dst, size_t n, const exec_thread *th) {
+static void convert_share(optic_dtype from, const void *src, optic_dtype to, void *dst, size_t n,
+                          const exec_thread *th) {
   size_t lo, hi;
   exec_share(n, th->t, th->nt, &lo, &hi);
   if (lo < hi) {
@@ -40,7 +41,8 @@ optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_
   float *w[3];
   for (int k = 0; k < 3; k++) {
     w[k] = s->widen_offset[k] == SIZE_MAX ? p[k] : (float *)(void *)(th->scratch + s->widen_offset[k]);
-    if (k < 2 && s->widen_offset[k] != SIZE_MAX) convert_share(s->widen_dt[k], p[k], OPTIC_F32, w[k], s->widen_elems[k], th);
+    if (k < 2 && s->widen_offset[k] != SIZE_MAX)
+      convert_share(s->widen_dt[k], p[k], OPTIC_F32, w[k], s->widen_elems[k], th);
   }
   exec_sync(th);
   optic_status st = s->bf16_dot ? run_bf16_dot(s, p[0], p[1], w[2], th) : run_contraction(s, w[0], w[1], w[2], th);

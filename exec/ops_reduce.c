@@ -76,8 +76,8 @@ static void combine(const exec_step *s, int32_t n, void **acc, void **vals, void
 
 /* The n reduced inputs, their init values and the n outputs of a reduce or
  * reduce-window step (operands: inputs first, then inits), with element sizes. */
-static void reduce_operands(const exec_step *s, const exec_frame *f, int32_t n, size_t *es,
-                            const unsigned char **in, const void **init, unsigned char **out) {
+static void reduce_operands(const exec_step *s, const exec_frame *f, int32_t n, size_t *es, const unsigned char **in,
+                            const void **init, unsigned char **out) {
   for (int32_t i = 0; i < n; i++) {
     es[i] = optic_dtype_size(s->operand_dtype[i]);
     in[i] = ref_ptr(f, &s->in[s->in_first[i]]);
@@ -364,7 +364,8 @@ void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, 
   else init = s->in_init_value;
   size_t len = s->in_len;
   if (len == 0) {
-    for (size_t j = lo; j < hi; j++) y[j] = fold_f32(s->reduce_fast, init, optic_reduce_identity(kernel_op(s->reduce_fast)));
+    for (size_t j = lo; j < hi; j++)
+      y[j] = fold_f32(s->reduce_fast, init, optic_reduce_identity(kernel_op(s->reduce_fast)));
     return;
   }
   /* The reduced input of rows [lo, hi) is the range [lo * len, hi * len) of

@@ -59,8 +59,8 @@ optic_status exec_pool_create(const optic_pool_options *options, exec_pool **out
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pool_create: out is NULL");
   *out = NULL;
   if (options != NULL && options->size < sizeof(size_t)) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pool_create: options.size is %zu; set it to sizeof(optic_pool_options)",
-                      options->size);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "pool_create: options.size is %zu; set it to sizeof(optic_pool_options)", options->size);
   }
   optic_pool_options o = options_from(options);
   if (o.alignment == 0) o.alignment = OPTIC_DEFAULT_ALIGNMENT;
@@ -69,15 +69,15 @@ optic_status exec_pool_create(const optic_pool_options *options, exec_pool **out
                       o.alignment, sizeof(void *));
   }
   if (o.max_retries < 0) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pool_create: max_retries is %d; must be >= 0",
-                      (int)o.max_retries);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pool_create: max_retries is %d; must be >= 0", (int)o.max_retries);
   }
   const optic_allocator *a = o.allocator ? o.allocator : optic_default_allocator();
   if (a->alloc == NULL || a->free == NULL) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pool_create: allocator has a NULL alloc or free function");
   }
   exec_pool *p = calloc(1, sizeof *p);
-  if (p == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "pool_create: no memory for the pool (%zu bytes)", sizeof *p);
+  if (p == NULL)
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "pool_create: no memory for the pool (%zu bytes)", sizeof *p);
   if (pthread_mutex_init(&p->mu, NULL) != 0) {
     free(p);
     return optic_fail(OPTIC_ERR_INTERNAL, "pool_create: pthread_mutex_init failed");
@@ -90,7 +90,8 @@ optic_status exec_pool_create(const optic_pool_options *options, exec_pool **out
 
 void exec_pool_destroy(exec_pool *p) {
   if (p == NULL) return;
-  for (size_t i = 0; i < p->nslots; i++) p->alloc->free(p->alloc->user, p->slots[i].ptr, p->slots[i].capacity, p->opts.alignment);
+  for (size_t i = 0; i < p->nslots; i++)
+    p->alloc->free(p->alloc->user, p->slots[i].ptr, p->slots[i].capacity, p->opts.alignment);
   free(p->slots);
   pthread_mutex_destroy(&p->mu);
   free(p);
@@ -133,8 +134,7 @@ static size_t free_cached_locked(exec_pool *p) {
 static void backoff_wait(uint64_t ns) {
   if (ns == 0) return;
   struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 static void arena_hand_out(exec_arena *out, void *ptr, size_t bytes, size_t cap) {
@@ -215,8 +215,8 @@ optic_status exec_pool_acquire(exec_pool *p, size_t bytes, optic_profiler_t *pro
       p->stats.failures++;
       pthread_mutex_unlock(&p->mu);
       p->alloc->free(p->alloc->user, ptr, cap, p->opts.alignment);
-      return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "pool_acquire: no memory to track a %zu-byte arena (%zu arenas)",
-                        cap, p->nslots + 1);
+      return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "pool_acquire: no memory to track a %zu-byte arena (%zu arenas)", cap,
+                        p->nslots + 1);
     }
     p->slots = grown;
     p->slot_cap = ncap;
@@ -233,8 +233,8 @@ optic_status exec_pool_acquire(exec_pool *p, size_t bytes, optic_profiler_t *pro
 
   optic_profiler_t *prof = exec_profiler_active(profiler);
   if (prof) {
-    exec_profiler_record_span(prof, OPTIC_PROFILE_RESERVE, "reserve", attempts > 1 ? "retried" : "", NULL, 0,
-                              thread, -1, 0, t0, optic_now_ns(), 0.0, (double)cap, 0.0);
+    exec_profiler_record_span(prof, OPTIC_PROFILE_RESERVE, "reserve", attempts > 1 ? "retried" : "", NULL, 0, thread,
+                              -1, 0, t0, optic_now_ns(), 0.0, (double)cap, 0.0);
   }
   return OPTIC_OK;
 }

@@ -39,8 +39,7 @@ void exec_pool_destroy(exec_pool *p);
  * (message: bytes asked, attempts, bytes the pool still holds), OVERFLOW when
  * rounding bytes up overflows, INVALID_ARGUMENT for NULL arguments. On error
  * *out is zeroed. */
-optic_status exec_pool_acquire(exec_pool *p, size_t bytes, optic_profiler_t *profiler, int32_t thread,
-                               exec_arena *out);
+optic_status exec_pool_acquire(exec_pool *p, size_t bytes, optic_profiler_t *profiler, int32_t thread, exec_arena *out);
 /* Returns an arena to the cache (or frees it past max_cached_bytes) and
  * zeroes *a. A zeroed arena is ignored. An arena not lent by this pool is
  * ignored too (returns false; true when it was released). */

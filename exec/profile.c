@@ -38,7 +38,8 @@ optic_status optic_profiler_create(const optic_profiler_options *options, optic_
   if (options != NULL) {
     if (options->size < sizeof(size_t)) {
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
-                        "profiler_create: options.size is %zu; set it to sizeof(optic_profiler_options)", options->size);
+                        "profiler_create: options.size is %zu; set it to sizeof(optic_profiler_options)",
+                        options->size);
     }
     size_t n = options->size < sizeof o ? options->size : sizeof o;
     memcpy((char *)&o + sizeof(size_t), (const char *)options + sizeof(size_t), n - sizeof(size_t));
@@ -104,10 +105,9 @@ static optic_profile_event *claim_slot(optic_profiler_t *p) {
   return &p->events[i];
 }
 
-void exec_profiler_record_span(optic_profiler_t *p, optic_profile_kind kind, const char *name,
-                               const char *detail, const void *program, int32_t device, int32_t thread,
-                               int64_t node, uint64_t run, uint64_t start_ns, uint64_t end_ns, double flops,
-                               double bytes, double est_ns) {
+void exec_profiler_record_span(optic_profiler_t *p, optic_profile_kind kind, const char *name, const char *detail,
+                               const void *program, int32_t device, int32_t thread, int64_t node, uint64_t run,
+                               uint64_t start_ns, uint64_t end_ns, double flops, double bytes, double est_ns) {
   optic_profile_event *e = claim_slot(p);
   if (e == NULL) return;
   copy_name(e->name, sizeof e->name, name);
@@ -132,8 +132,9 @@ optic_status optic_profiler_record(optic_profiler_t *p, const optic_profile_even
                       (int)e->kind);
   }
   if (e->end_ns < e->start_ns) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "profiler_record: event '%.64s' ends (%llu ns) before it starts (%llu ns)",
-                      e->name, (unsigned long long)e->end_ns, (unsigned long long)e->start_ns);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "profiler_record: event '%.64s' ends (%llu ns) before it starts (%llu ns)", e->name,
+                      (unsigned long long)e->end_ns, (unsigned long long)e->start_ns);
   }
   if (!optic_profiler_enabled(p)) return OPTIC_OK;
   optic_profile_event *slot = claim_slot(p);
@@ -144,12 +145,13 @@ optic_status optic_profiler_record(optic_profiler_t *p, const optic_profile_even
   return OPTIC_OK;
 }
 
-optic_status optic_profiler_record_compile(optic_profiler_t *p, const optic_pass_stats *passes,
-                                           double compile_seconds, const void *program, uint64_t start_ns) {
-  if (p == NULL || passes == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "profiler_record_compile: NULL argument");
+optic_status optic_profiler_record_compile(optic_profiler_t *p, const optic_pass_stats *passes, double compile_seconds,
+                                           const void *program, uint64_t start_ns) {
+  if (p == NULL || passes == NULL)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "profiler_record_compile: NULL argument");
   if (!(compile_seconds >= 0.0) || !isfinite(compile_seconds)) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "profiler_record_compile: compile_seconds is %g; must be finite and >= 0",
-                      compile_seconds);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "profiler_record_compile: compile_seconds is %g; must be finite and >= 0", compile_seconds);
   }
   if (!optic_profiler_enabled(p)) return OPTIC_OK;
   uint64_t dur = (uint64_t)llround(compile_seconds * 1e9);

@@ -11,7 +11,7 @@
 struct optic_profiler {
   atomic_bool enabled;
   size_t capacity;
-  atomic_size_t next;      /* slots handed out; may pass capacity (those are dropped) */
+  atomic_size_t next; /* slots handed out; may pass capacity (those are dropped) */
   atomic_uint_fast64_t dropped;
   atomic_uint_fast64_t runs; /* run numbers handed out by exec_profiler_next_run */
   optic_profile_event *events;
@@ -31,9 +31,8 @@ uint64_t exec_profiler_next_run(optic_profiler_t *p);
 /* Records one event without checking the enabled flag (the caller did);
  * name/detail may be NULL (""), are copied and truncated. Thread-safe,
  * lock-free, never allocates; a full profiler counts a drop. */
-void exec_profiler_record_span(optic_profiler_t *p, optic_profile_kind kind, const char *name,
-                               const char *detail, const void *program, int32_t device, int32_t thread,
-                               int64_t node, uint64_t run, uint64_t start_ns, uint64_t end_ns, double flops,
-                               double bytes, double est_ns);
+void exec_profiler_record_span(optic_profiler_t *p, optic_profile_kind kind, const char *name, const char *detail,
+                               const void *program, int32_t device, int32_t thread, int64_t node, uint64_t run,
+                               uint64_t start_ns, uint64_t end_ns, double flops, double bytes, double est_ns);
 
 #endif

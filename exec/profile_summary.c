@@ -174,17 +174,13 @@ optic_status optic_profile_summary_to_text(const optic_profile_summary *s, char 
     const optic_profile_op_stat *o = &s->ops[i];
     optic_strbuf_printf(&b, "%-40.40s %-16.16s %10lld %12.3f %12.3f ", o->name, o->detail, (long long)o->executions,
                         o->measured_ns / 1000.0, o->est_ns / 1000.0);
-    if (o->est_ns > 0.0)
-      optic_strbuf_printf(&b, "%9.2f\n", o->measured_ns / o->est_ns);
-    else
-      optic_strbuf_printf(&b, "%9s\n", "-");
+    if (o->est_ns > 0.0) optic_strbuf_printf(&b, "%9.2f\n", o->measured_ns / o->est_ns);
+    else optic_strbuf_printf(&b, "%9s\n", "-");
   }
   optic_strbuf_printf(&b, "%-40s %-16s %10lld %12.3f %12.3f ", "total (per run)", "", (long long)s->runs,
                       s->measured_ns / 1000.0, s->est_ns / 1000.0);
-  if (s->est_ns > 0.0)
-    optic_strbuf_printf(&b, "%9.2f\n", s->measured_ns / s->est_ns);
-  else
-    optic_strbuf_printf(&b, "%9s\n", "-");
+  if (s->est_ns > 0.0) optic_strbuf_printf(&b, "%9.2f\n", s->measured_ns / s->est_ns);
+  else optic_strbuf_printf(&b, "%9s\n", "-");
   if (s->run_ns > 0.0) optic_strbuf_printf(&b, "run wall time (mean): %.3f us\n", s->run_ns / 1000.0);
   return optic_strbuf_take(&b, out);
 }

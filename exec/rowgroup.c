@@ -64,7 +64,8 @@ static bool same_ref(const exec_ref *a, const exec_ref *b) {
 
 static bool overlaps(const exec_ref *a, const exec_ref *b) {
   if (a->kind != b->kind) return false;
-  if (a->kind == REF_ARENA) return a->size && b->size && a->offset < b->offset + b->size && b->offset < a->offset + a->size;
+  if (a->kind == REF_ARENA)
+    return a->size && b->size && a->offset < b->offset + b->size && b->offset < a->offset + a->size;
   return (a->kind == REF_OUTPUT || a->kind == REF_PARAM) && a->index == b->index;
 }
 
@@ -300,8 +301,7 @@ optic_status exec_op_row_group(const exec_step *s, const exec_frame *f, const ex
         const void *inputs[64];
         for (int32_t j = 0; j < m->n_operands; j++) inputs[j] = ref_ptr(&tf, &m->in[m->in_first[j]]);
         bool stream = m->out[0].kind != REF_TILE && exec_fused_streams(m);
-        exec_fused_range(m, inputs, ref_ptr(&tf, &m->out[0]), r0 * m->rg_per_row, r1 * m->rg_per_row, stream,
-                         th->regs);
+        exec_fused_range(m, inputs, ref_ptr(&tf, &m->out[0]), r0 * m->rg_per_row, r1 * m->rg_per_row, stream, th->regs);
         streamed |= stream;
       }
     }

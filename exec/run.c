@@ -36,14 +36,14 @@ struct optic_exec_ctx {
   /* binding cache */
   exec_bound *bound;
   const void *bound_key;
-  double bound_stamp;    /* the program's compile_seconds: tells a new program at a reused address apart */
-  void ***frames;        /* [thread] -> pointer block for every sequence's params and outs */
-  size_t *frame_off;     /* by computation id: offset of its params in a thread's block */
+  double bound_stamp; /* the program's compile_seconds: tells a new program at a reused address apart */
+  void ***frames;     /* [thread] -> pointer block for every sequence's params and outs */
+  size_t *frame_off;  /* by computation id: offset of its params in a thread's block */
   size_t frame_total;
   /* memory reused across runs */
   ctx_buf arena, scratch, regs;
-  ctx_buf *outputs;      /* context-allocated outputs */
-  ctx_buf *spare;        /* [n_outputs]: output i's other buffer, lent when a run reads the held one (lend_output) */
+  ctx_buf *outputs; /* context-allocated outputs */
+  ctx_buf *spare;   /* [n_outputs]: output i's other buffer, lent when a run reads the held one (lend_output) */
   int32_t n_outputs;
   /* per-run tables, sized at bind time: a run itself never allocates */
   const optic_type **run_leaves;
@@ -55,8 +55,11 @@ struct optic_exec_ctx {
 };
 
 optic_exec_options optic_exec_options_default(void) {
-  return (optic_exec_options){.size = sizeof(optic_exec_options), .threads = 0, .device = 0,
-                              .max_while_iterations = 1000000, .allocator = NULL};
+  return (optic_exec_options){.size = sizeof(optic_exec_options),
+                              .threads = 0,
+                              .device = 0,
+                              .max_while_iterations = 1000000,
+                              .allocator = NULL};
 }
 
 optic_status optic_exec_ctx_create(const optic_exec_options *options, optic_exec_ctx_t **out) {
@@ -73,8 +76,7 @@ optic_status optic_exec_ctx_create(const optic_exec_options *options, optic_exec
     o.size = sizeof o;
   }
   if (o.threads < 0) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_exec_ctx_create: threads is %d; must be >= 0",
-                      (int)o.threads);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_exec_ctx_create: threads is %d; must be >= 0", (int)o.threads);
   }
   if (o.split_min_elements < 0) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_exec_ctx_create: split_min_elements is %lld; must be >= 0",
@@ -177,7 +179,8 @@ int32_t optic_exec_ctx_threads(const optic_exec_ctx_t *c) { return c ? c->thread
 optic_profiler_t *optic_exec_ctx_profiler(const optic_exec_ctx_t *c) { return c ? c->profiler : NULL; }
 
 optic_status optic_exec_ctx_pool_stats(const optic_exec_ctx_t *c, optic_pool_stats *out) {
-  if (c == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_exec_ctx_pool_stats: NULL argument");
+  if (c == NULL || out == NULL)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_exec_ctx_pool_stats: NULL argument");
   exec_pool_stats(c->pool, out);
   return OPTIC_OK;
 }
@@ -403,9 +406,8 @@ static optic_status run_seq(run_ctx *rc, const exec_seq *q, void **params, void 
     if (rc->prof) {
       bool fusion = s->op == OPTIC_OP_FUSION;
       exec_profiler_record_span(rc->prof, fusion ? OPTIC_PROFILE_FUSION : OPTIC_PROFILE_OP, s->name,
-                                fusion ? fusion_kind_name(s) : optic_opcode_name(s->op), rc->b->program,
-                                rc->device, th->t, s->id, rc->run, t0, optic_now_ns(), s->flops, s->bytes,
-                                s->est_ns);
+                                fusion ? fusion_kind_name(s) : optic_opcode_name(s->op), rc->b->program, rc->device,
+                                th->t, s->id, rc->run, t0, optic_now_ns(), s->flops, s->bytes, s->est_ns);
     }
     if (st != OPTIC_OK) {
       if (uniform_error(s)) return st;
@@ -440,8 +442,8 @@ static optic_status check_tensor(const char *what, int32_t i, const optic_tensor
     char want[96], got[96];
     optic_shape_format(&t->shape, t->dtype, want, sizeof want);
     optic_shape_format(&x->shape, x->dtype, got, sizeof got);
-    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "optic_program_run: %s %d is %s; the program expects %s", what,
-                      (int)i, got, want);
+    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "optic_program_run: %s %d is %s; the program expects %s", what, (int)i,
+                      got, want);
   }
   size_t bytes;
   optic_status st = optic_shape_bytes(&t->shape, t->dtype, &bytes);

@@ -213,7 +213,8 @@ optic_status gs_arena_free(gs_arena *a, size_t offset, size_t size) {
   size_t end = offset + size;
   int32_t p = before(a, offset + 1);
   if (end > a->high_water || (p >= 0 && a->off[p] + a->size[p] > offset)) {
-    return optic_fail(OPTIC_ERR_INTERNAL, "buffer_assign: block [%zu, %zu) freed twice or never allocated", offset, end);
+    return optic_fail(OPTIC_ERR_INTERNAL, "buffer_assign: block [%zu, %zu) freed twice or never allocated", offset,
+                      end);
   }
   int32_t s = lower_bound(a, BY_OFFSET, offset, 0);
   if (s >= 0 && a->off[s] < end) {

@@ -57,8 +57,13 @@ static void take_dims(const optic_instr *in, optic_attrs_dims *d) {
 /* One window dim packed as 7 entries (size, stride, pad_low, pad_high,
  * base_dilation, window_dilation, reversal). */
 static optic_window_dim take_window(const int64_t *e) {
-  return (optic_window_dim){.size = e[0], .stride = e[1], .pad_low = e[2], .pad_high = e[3],
-                            .base_dilation = e[4], .window_dilation = e[5], .reversal = e[6] != 0};
+  return (optic_window_dim){.size = e[0],
+                            .stride = e[1],
+                            .pad_low = e[2],
+                            .pad_high = e[3],
+                            .base_dilation = e[4],
+                            .window_dilation = e[5],
+                            .reversal = e[6] != 0};
 }
 
 void graph_conv_attrs(const optic_instr *in, optic_attrs_convolution *c) {
@@ -128,9 +133,7 @@ static void take_scalars(const optic_module_t *m, optic_node_id id, const optic_
   const int64_t *v = in->ints;
   switch (out->kind) {
     case OPTIC_ATTRS_PARAMETER: out->parameter.number = v[0]; break;
-    case OPTIC_ATTRS_CONSTANT:
-      out->constant.data = optic_node_constant_data(m, id, &out->constant.bytes);
-      break;
+    case OPTIC_ATTRS_CONSTANT: out->constant.data = optic_node_constant_data(m, id, &out->constant.bytes); break;
     case OPTIC_ATTRS_IOTA: out->iota.dimension = v[0]; break;
     case OPTIC_ATTRS_COMPARE: out->compare.direction = in->cmp; break;
     case OPTIC_ATTRS_REDUCE_PRECISION:
@@ -158,12 +161,25 @@ static void take_scalars(const optic_module_t *m, optic_node_id id, const optic_
  * exactly the documented layout; a shorter array is corrupt storage). */
 static int32_t min_ints(optic_opcode op) {
   switch (op) {
-    case OPTIC_OP_PARAMETER: case OPTIC_OP_IOTA: case OPTIC_OP_CONCATENATE: case OPTIC_OP_GET_TUPLE_ELEMENT:
-    case OPTIC_OP_FUSION: case OPTIC_OP_RNG_BIT_GENERATOR: case OPTIC_OP_CONDITIONAL: case OPTIC_OP_ALL_REDUCE: return 1;
-    case OPTIC_OP_REDUCE_PRECISION: case OPTIC_OP_SORT: case OPTIC_OP_ALL_GATHER: case OPTIC_OP_REDUCE_SCATTER:
-    case OPTIC_OP_TOPK: case OPTIC_OP_BATCH_NORM_TRAINING: case OPTIC_OP_BATCH_NORM_INFERENCE:
-    case OPTIC_OP_BATCH_NORM_GRAD: case OPTIC_OP_DOT: return 2;
-    case OPTIC_OP_GATHER: case OPTIC_OP_SCATTER: return 4;
+    case OPTIC_OP_PARAMETER:
+    case OPTIC_OP_IOTA:
+    case OPTIC_OP_CONCATENATE:
+    case OPTIC_OP_GET_TUPLE_ELEMENT:
+    case OPTIC_OP_FUSION:
+    case OPTIC_OP_RNG_BIT_GENERATOR:
+    case OPTIC_OP_CONDITIONAL:
+    case OPTIC_OP_ALL_REDUCE: return 1;
+    case OPTIC_OP_REDUCE_PRECISION:
+    case OPTIC_OP_SORT:
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+    case OPTIC_OP_TOPK:
+    case OPTIC_OP_BATCH_NORM_TRAINING:
+    case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD:
+    case OPTIC_OP_DOT: return 2;
+    case OPTIC_OP_GATHER:
+    case OPTIC_OP_SCATTER: return 4;
     case OPTIC_OP_CONVOLUTION: return 9;
     default: return 0;
   }
@@ -178,7 +194,8 @@ optic_status optic_node_attrs(const optic_module_t *m, optic_node_id id, optic_n
                       (int)id, m->name, id >= 0 && id < m->n_instrs ? " (it was removed)" : "");
   }
   if (in->n_ints < min_ints(in->op)) {
-    return optic_fail(OPTIC_ERR_INTERNAL, "optic_node_attrs: %s %s holds %d attribute entries, fewer than its form needs",
+    return optic_fail(OPTIC_ERR_INTERNAL,
+                      "optic_node_attrs: %s %s holds %d attribute entries, fewer than its form needs",
                       optic_opcode_name(in->op), in->name, (int)in->n_ints);
   }
   out->op = in->op;

@@ -20,42 +20,43 @@ ad_rule_fn ad_rule_for(const ad_ctx *c, optic_node_id y, const char **why) {
   optic_opcode op = optic_node_opcode(c->m, y);
   *why = NULL;
   switch (graph_opcode_kind_of(op)) {
-  case GRAPH_OPCODE_UNARY: return ad_rule_unary;
-  case GRAPH_OPCODE_BINARY: return ad_rule_binary;
-  default: break;
+    case GRAPH_OPCODE_UNARY: return ad_rule_unary;
+    case GRAPH_OPCODE_BINARY: return ad_rule_binary;
+    default: break;
   }
   switch (op) {
-  case OPTIC_OP_SELECT: return ad_rule_select;
-  case OPTIC_OP_CLAMP: return ad_rule_clamp;
-  case OPTIC_OP_CONVERT: return ad_rule_convert;
-  case OPTIC_OP_COPY:
-  case OPTIC_OP_OPT_BARRIER:
-  case OPTIC_OP_REDUCE_PRECISION: return ad_rule_identity;
-  case OPTIC_OP_BROADCAST: return ad_rule_broadcast;
-  case OPTIC_OP_RESHAPE:
-  case OPTIC_OP_BITCAST: return ad_rule_reshape;
-  case OPTIC_OP_TRANSPOSE: return ad_rule_transpose;
-  case OPTIC_OP_SLICE: return ad_rule_slice;
-  case OPTIC_OP_PAD: return ad_rule_pad;
-  case OPTIC_OP_CONCATENATE: return ad_rule_concatenate;
-  case OPTIC_OP_REVERSE: return ad_rule_reverse;
-  case OPTIC_OP_DYNAMIC_SLICE: return ad_rule_dynamic_slice;
-  case OPTIC_OP_DYNAMIC_UPDATE_SLICE: return ad_rule_dynamic_update_slice;
-  case OPTIC_OP_DOT: return ad_rule_dot;
-  case OPTIC_OP_CONVOLUTION: return (*why = ad_convolution_unsupported(c->m, y)) ? NULL : ad_rule_convolution;
-  case OPTIC_OP_REDUCE:
-    if (optic_node_operand_count(c->m, y) != 2) *why = "variadic reduce (several inputs) has no rule";
-    else if (ad_combiner_op(c->m, optic_node_called(c->m, y, 0)) == OPTIC_OP_PARAMETER)
-      *why = "only add, multiply, maximum and minimum combiners have rules";
-    return *why ? NULL : ad_rule_reduce;
-  case OPTIC_OP_GATHER: return (*why = ad_gather_unsupported(c->m, y)) ? NULL : ad_rule_gather;
-  case OPTIC_OP_REDUCE_WINDOW: return (*why = ad_reduce_window_unsupported(c->m, y)) ? NULL : ad_rule_reduce_window;
-  case OPTIC_OP_WHILE:
-    *why = "only loops with a counter fixed at build time (JAX's scan and fori_loop shape) and at most 1024 "
-           "iterations are differentiated (unrolled)";
-    return NULL;
-  case OPTIC_OP_SCATTER: return (*why = ad_scatter_unsupported(c->m, y)) ? NULL : ad_rule_scatter;
-  default: *why = "no rule for this opcode"; return NULL;
+    case OPTIC_OP_SELECT: return ad_rule_select;
+    case OPTIC_OP_CLAMP: return ad_rule_clamp;
+    case OPTIC_OP_CONVERT: return ad_rule_convert;
+    case OPTIC_OP_COPY:
+    case OPTIC_OP_OPT_BARRIER:
+    case OPTIC_OP_REDUCE_PRECISION: return ad_rule_identity;
+    case OPTIC_OP_BROADCAST: return ad_rule_broadcast;
+    case OPTIC_OP_RESHAPE:
+    case OPTIC_OP_BITCAST: return ad_rule_reshape;
+    case OPTIC_OP_TRANSPOSE: return ad_rule_transpose;
+    case OPTIC_OP_SLICE: return ad_rule_slice;
+    case OPTIC_OP_PAD: return ad_rule_pad;
+    case OPTIC_OP_CONCATENATE: return ad_rule_concatenate;
+    case OPTIC_OP_REVERSE: return ad_rule_reverse;
+    case OPTIC_OP_DYNAMIC_SLICE: return ad_rule_dynamic_slice;
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE: return ad_rule_dynamic_update_slice;
+    case OPTIC_OP_DOT: return ad_rule_dot;
+    case OPTIC_OP_CONVOLUTION: return (*why = ad_convolution_unsupported(c->m, y)) ? NULL : ad_rule_convolution;
+    case OPTIC_OP_REDUCE:
+      if (optic_node_operand_count(c->m, y) != 2) *why = "variadic reduce (several inputs) has no rule";
+      else if (ad_combiner_op(c->m, optic_node_called(c->m, y, 0)) == OPTIC_OP_PARAMETER)
+        *why = "only add, multiply, maximum and minimum combiners have rules";
+      return *why ? NULL : ad_rule_reduce;
+    case OPTIC_OP_GATHER: return (*why = ad_gather_unsupported(c->m, y)) ? NULL : ad_rule_gather;
+    case OPTIC_OP_REDUCE_WINDOW: return (*why = ad_reduce_window_unsupported(c->m, y)) ? NULL : ad_rule_reduce_window;
+    case OPTIC_OP_WHILE:
+      *why =
+          "only loops with a counter fixed at build time (JAX's scan and fori_loop shape) and at most 1024 "
+          "iterations are differentiated (unrolled)";
+      return NULL;
+    case OPTIC_OP_SCATTER: return (*why = ad_scatter_unsupported(c->m, y)) ? NULL : ad_rule_scatter;
+    default: *why = "no rule for this opcode"; return NULL;
   }
 }
 
@@ -119,7 +120,7 @@ static optic_status clone_one(ad_build *b, optic_node_id id, optic_node_id *map)
   } else if (in->op == OPTIC_OP_CALL || in->op == OPTIC_OP_FUSION) {
     st = inline_comp(b, in->calls[0], o, in->n_operands, &map[id]);
   } else if (in->op == OPTIC_OP_WHILE && ad_while_trip_count(m, id, AD_MAX_UNROLL, &trips)) {
-    optic_node_id v = o[0]; /* unrolled: the body applied trips times */
+    optic_node_id v = o[0];            /* unrolled: the body applied trips times */
     optic_comp_id body = in->calls[1]; /* in moves when the module grows */
     st = OPTIC_OK;
     for (int64_t t = 0; t < trips && st == OPTIC_OK; t++) st = inline_comp(b, body, &v, 1, &v);
@@ -301,7 +302,8 @@ static optic_status check_args(const optic_module_t *m, optic_comp_id comp, cons
   if (n_wrt < 0 || (n_wrt > 0 && wrt == NULL)) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "autodiff: bad wrt list");
   *output = o->output == OPTIC_NO_NODE ? optic_computation_root(m, comp) : o->output;
   if (*output == OPTIC_NO_NODE || optic_node_computation(m, *output) != comp) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "autodiff: the output is not an instruction of '%s' (or it has no root)",
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "autodiff: the output is not an instruction of '%s' (or it has no root)",
                       optic_computation_name(m, comp));
   }
   const optic_type *t = optic_node_type(m, *output);
@@ -315,10 +317,12 @@ static optic_status check_args(const optic_module_t *m, optic_comp_id comp, cons
     if (p == OPTIC_NO_NODE) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "autodiff: no parameter %d", (int)wrt[i]);
     const optic_type *pt = optic_node_type(m, p);
     if (optic_type_is_tuple(pt) || !optic_dtype_is_float(pt->dtype)) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "autodiff: parameter %d is not a floating-point array", (int)wrt[i]);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "autodiff: parameter %d is not a floating-point array",
+                        (int)wrt[i]);
     }
     for (int32_t j = 0; j < i; j++) {
-      if (wrt[j] == wrt[i]) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "autodiff: parameter %d listed twice", (int)wrt[i]);
+      if (wrt[j] == wrt[i])
+        return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "autodiff: parameter %d listed twice", (int)wrt[i]);
     }
   }
   return OPTIC_OK;

@@ -12,7 +12,8 @@ static optic_status element_adjoint(ad_ctx *c, optic_node_id y, int64_t index, o
   *out = OPTIC_NO_NODE;
   for (int32_t i = 0; i < optic_node_user_count(c->m, y); i++) {
     optic_node_id u = optic_node_user(c->m, y, i);
-    if (u >= c->n_fwd || optic_node_opcode(c->m, u) != OPTIC_OP_GET_TUPLE_ELEMENT || c->adj[u] == OPTIC_NO_NODE) continue;
+    if (u >= c->n_fwd || optic_node_opcode(c->m, u) != OPTIC_OP_GET_TUPLE_ELEMENT || c->adj[u] == OPTIC_NO_NODE)
+      continue;
     optic_node_attrs_t a;
     ad_attrs(c->m, u, &a);
     if (a.get_tuple_element.index != index) continue;
@@ -44,7 +45,8 @@ optic_status ad_rule_batch_norm_training(ad_ctx *c, optic_node_id y, optic_node_
   AD_TRY(optic_graph_batch_norm(c->m, c->dst, OPTIC_OP_BATCH_NORM_GRAD, xs, 5, a.batch_norm.epsilon,
                                 a.batch_norm.feature_index, NULL, &r));
   for (int32_t i = 0; i < 3; i++) {
-    if (ad_wants(c, optic_node_operand(c->m, y, i))) AD_TRY(optic_graph_get_tuple_element(c->m, c->dst, r, i, NULL, &gx[i]));
+    if (ad_wants(c, optic_node_operand(c->m, y, i)))
+      AD_TRY(optic_graph_get_tuple_element(c->m, c->dst, r, i, NULL, &gx[i]));
   }
   return OPTIC_OK;
 }

@@ -31,8 +31,8 @@ typedef struct dot_parts {
 static optic_status dot_lhs(ad_ctx *c, const dot_parts *p, optic_node_id g, optic_node_id lhs, optic_node_id rhs,
                             optic_node_id *out) {
   int32_t nb = p->d.lhs_batch_count, nc = p->d.lhs_contracting_count;
-  optic_dot_dims d = {.lhs_batch_count = nb, .rhs_batch_count = nb, .lhs_contracting_count = p->nrf,
-                      .rhs_contracting_count = p->nrf};
+  optic_dot_dims d = {
+      .lhs_batch_count = nb, .rhs_batch_count = nb, .lhs_contracting_count = p->nrf, .rhs_contracting_count = p->nrf};
   for (int32_t i = 0; i < nb; i++) d.lhs_batch[i] = i, d.rhs_batch[i] = p->d.rhs_batch[i];
   for (int32_t j = 0; j < p->nrf; j++) d.lhs_contracting[j] = nb + p->nlf + j, d.rhs_contracting[j] = p->rfree[j];
   optic_node_id t;
@@ -40,7 +40,8 @@ static optic_status dot_lhs(ad_ctx *c, const dot_parts *p, optic_node_id g, opti
   int64_t perm[OPTIC_MAX_RANK];
   for (int32_t i = 0; i < nb; i++) perm[p->d.lhs_batch[i]] = i;
   for (int32_t j = 0; j < p->nlf; j++) perm[p->lfree[j]] = nb + j;
-  for (int32_t k = 0; k < nc; k++) perm[p->d.lhs_contracting[k]] = nb + p->nlf + rank_among(p->d.rhs_contracting, nc, k);
+  for (int32_t k = 0; k < nc; k++)
+    perm[p->d.lhs_contracting[k]] = nb + p->nlf + rank_among(p->d.rhs_contracting, nc, k);
   return ad_transpose(c, t, perm, out);
 }
 
@@ -48,8 +49,8 @@ static optic_status dot_lhs(ad_ctx *c, const dot_parts *p, optic_node_id g, opti
 static optic_status dot_rhs(ad_ctx *c, const dot_parts *p, optic_node_id g, optic_node_id lhs, optic_node_id rhs,
                             optic_node_id *out) {
   int32_t nb = p->d.lhs_batch_count, nc = p->d.lhs_contracting_count;
-  optic_dot_dims d = {.lhs_batch_count = nb, .rhs_batch_count = nb, .lhs_contracting_count = p->nlf,
-                      .rhs_contracting_count = p->nlf};
+  optic_dot_dims d = {
+      .lhs_batch_count = nb, .rhs_batch_count = nb, .lhs_contracting_count = p->nlf, .rhs_contracting_count = p->nlf};
   for (int32_t i = 0; i < nb; i++) d.lhs_batch[i] = p->d.lhs_batch[i], d.rhs_batch[i] = i;
   for (int32_t j = 0; j < p->nlf; j++) d.lhs_contracting[j] = p->lfree[j], d.rhs_contracting[j] = nb + j;
   optic_node_id t;
@@ -125,26 +126,26 @@ optic_status ad_rule_reduce(ad_ctx *c, optic_node_id y, optic_node_id g, optic_n
   optic_opcode op = ad_combiner_op(c->m, optic_node_called(c->m, y, 0));
   gx[0] = gx[1] = OPTIC_NO_NODE;
   switch (op) {
-  case OPTIC_OP_ADD:
-    if (ad_wants(c, x)) AD_TRY(reduce_back(c, y, g, &gx[0]));
-    if (ad_wants(c, init)) AD_TRY(ad_sum_all(c, g, &gx[1]));
-    return OPTIC_OK;
-  case OPTIC_OP_MAXIMUM:
-  case OPTIC_OP_MINIMUM:
-    if (ad_wants(c, x)) AD_TRY(reduce_chooser(c, y, g, gx));
-    return OPTIC_OK;
-  case OPTIC_OP_MULTIPLY: /* d x_i = g y / x_i, d init = sum(g y) / init: defined where nothing is 0 */
-    AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, g, y, &t));
-    if (ad_wants(c, x)) {
-      optic_node_id b;
-      AD_TRY(reduce_back(c, y, t, &b));
-      AD_TRY(ad_bin(c, OPTIC_OP_DIVIDE, b, x, &gx[0]));
-    }
-    if (ad_wants(c, init)) {
-      AD_TRY(ad_sum_all(c, t, &t));
-      AD_TRY(ad_bin(c, OPTIC_OP_DIVIDE, t, init, &gx[1]));
-    }
-    return OPTIC_OK;
-  default: return optic_fail(OPTIC_ERR_INTERNAL, "autodiff: reduce with an unknown combiner");
+    case OPTIC_OP_ADD:
+      if (ad_wants(c, x)) AD_TRY(reduce_back(c, y, g, &gx[0]));
+      if (ad_wants(c, init)) AD_TRY(ad_sum_all(c, g, &gx[1]));
+      return OPTIC_OK;
+    case OPTIC_OP_MAXIMUM:
+    case OPTIC_OP_MINIMUM:
+      if (ad_wants(c, x)) AD_TRY(reduce_chooser(c, y, g, gx));
+      return OPTIC_OK;
+    case OPTIC_OP_MULTIPLY: /* d x_i = g y / x_i, d init = sum(g y) / init: defined where nothing is 0 */
+      AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, g, y, &t));
+      if (ad_wants(c, x)) {
+        optic_node_id b;
+        AD_TRY(reduce_back(c, y, t, &b));
+        AD_TRY(ad_bin(c, OPTIC_OP_DIVIDE, b, x, &gx[0]));
+      }
+      if (ad_wants(c, init)) {
+        AD_TRY(ad_sum_all(c, t, &t));
+        AD_TRY(ad_bin(c, OPTIC_OP_DIVIDE, t, init, &gx[1]));
+      }
+      return OPTIC_OK;
+    default: return optic_fail(OPTIC_ERR_INTERNAL, "autodiff: reduce with an unknown combiner");
   }
 }

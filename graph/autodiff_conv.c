@@ -110,8 +110,11 @@ static optic_status conv_lhs(ad_ctx *c, const conv_fwd *f, optic_node_id g, opti
     rev[s] = f->k.sp[s];
     int64_t kd = dilated(f->k_sp[s], w0->window_dilation), id = dilated(f->in_sp[s], w0->base_dilation);
     int64_t od = dilated(f->out_sp[s], w0->stride), before = kd - w0->pad_low - 1;
-    win[s] = (optic_window_dim){.size = f->k_sp[s], .stride = w0->base_dilation, .pad_low = before,
-                                .pad_high = id + kd - 1 - od - before, .base_dilation = w0->stride,
+    win[s] = (optic_window_dim){.size = f->k_sp[s],
+                                .stride = w0->base_dilation,
+                                .pad_low = before,
+                                .pad_high = id + kd - 1 - od - before,
+                                .base_dilation = w0->stride,
                                 .window_dilation = w0->window_dilation};
   }
   if (f->ns > 0) AD_TRY(optic_graph_reverse(c->m, c->dst, k, rev, f->ns, NULL, &k));
@@ -140,8 +143,11 @@ static optic_status conv_rhs(ad_ctx *c, const conv_fwd *f, optic_node_id g, opti
     const optic_window_dim *w0 = &f->w[s];
     int64_t kd = dilated(f->k_sp[s], w0->window_dilation), id = dilated(f->in_sp[s], w0->base_dilation);
     int64_t od = dilated(f->out_sp[s], w0->stride), lo = w0->pad_low;
-    win[s] = (optic_window_dim){.size = f->out_sp[s], .stride = w0->window_dilation, .pad_low = lo,
-                                .pad_high = (od - id) + (kd - lo - 1), .base_dilation = w0->base_dilation,
+    win[s] = (optic_window_dim){.size = f->out_sp[s],
+                                .stride = w0->window_dilation,
+                                .pad_low = lo,
+                                .pad_high = (od - id) + (kd - lo - 1),
+                                .base_dilation = w0->base_dilation,
                                 .window_dilation = w0->stride};
   }
   conv_spec lt = {.a = f->in.b, .b = f->in.a}, gt = {.a = f->out.b, .b = f->out.a}, ot = {.a = f->k.b, .b = f->k.a};

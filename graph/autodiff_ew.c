@@ -10,56 +10,56 @@ static optic_status unary_derivative(ad_ctx *c, optic_opcode op, optic_node_id x
                                      optic_node_id *out) {
   optic_node_id t, u;
   switch (op) {
-  case OPTIC_OP_NEGATE: return ad_un(c, OPTIC_OP_NEGATE, g, out);
-  case OPTIC_OP_ABS: AD_TRY(ad_un(c, OPTIC_OP_SIGN, x, &t)); break;
-  case OPTIC_OP_EXPONENTIAL: t = y; break;
-  case OPTIC_OP_LOG: return ad_bin(c, OPTIC_OP_DIVIDE, g, x, out);
-  case OPTIC_OP_SQRT: /* g / (2 sqrt x) */
-    AD_TRY(ad_scale(c, y, 2.0, &u));
-    return ad_bin(c, OPTIC_OP_DIVIDE, g, u, out);
-  case OPTIC_OP_RSQRT: /* -y / (2x) */
-    AD_TRY(ad_bin(c, OPTIC_OP_DIVIDE, y, x, &u));
-    AD_TRY(ad_scale(c, u, -0.5, &t));
-    break;
-  case OPTIC_OP_TANH: /* 1 - y^2 */
-    AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, y, y, &u));
-    AD_TRY(ad_const(c, 1.0, ad_type(c, y)->dtype, &ad_type(c, y)->shape, &t));
-    AD_TRY(ad_bin(c, OPTIC_OP_SUBTRACT, t, u, &t));
-    break;
-  case OPTIC_OP_LOGISTIC: /* y (1 - y) */
-    AD_TRY(ad_const(c, 1.0, ad_type(c, y)->dtype, &ad_type(c, y)->shape, &u));
-    AD_TRY(ad_bin(c, OPTIC_OP_SUBTRACT, u, y, &u));
-    AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, y, u, &t));
-    break;
-  case OPTIC_OP_ERF: /* 2/sqrt(pi) exp(-x^2) */
-    AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, x, x, &u));
-    AD_TRY(ad_un(c, OPTIC_OP_NEGATE, u, &u));
-    AD_TRY(ad_un(c, OPTIC_OP_EXPONENTIAL, u, &u));
-    AD_TRY(ad_scale(c, u, 1.1283791670955126, &t));
-    break;
-  case OPTIC_OP_LOG_PLUS_ONE: /* g / (1 + x) */
-    AD_TRY(ad_const(c, 1.0, ad_type(c, x)->dtype, &ad_type(c, x)->shape, &u));
-    AD_TRY(ad_bin(c, OPTIC_OP_ADD, u, x, &u));
-    return ad_bin(c, OPTIC_OP_DIVIDE, g, u, out);
-  case OPTIC_OP_EXPONENTIAL_MINUS_ONE: /* y + 1 */
-    AD_TRY(ad_const(c, 1.0, ad_type(c, y)->dtype, &ad_type(c, y)->shape, &u));
-    AD_TRY(ad_bin(c, OPTIC_OP_ADD, y, u, &t));
-    break;
-  case OPTIC_OP_SINE: AD_TRY(ad_un(c, OPTIC_OP_COSINE, x, &t)); break;
-  case OPTIC_OP_COSINE:
-    AD_TRY(ad_un(c, OPTIC_OP_SINE, x, &u));
-    AD_TRY(ad_un(c, OPTIC_OP_NEGATE, u, &t));
-    break;
-  case OPTIC_OP_TAN: /* 1 + y^2 */
-    AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, y, y, &u));
-    AD_TRY(ad_const(c, 1.0, ad_type(c, y)->dtype, &ad_type(c, y)->shape, &t));
-    AD_TRY(ad_bin(c, OPTIC_OP_ADD, t, u, &t));
-    break;
-  case OPTIC_OP_CBRT: /* g / (3 y^2) */
-    AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, y, y, &u));
-    AD_TRY(ad_scale(c, u, 3.0, &u));
-    return ad_bin(c, OPTIC_OP_DIVIDE, g, u, out);
-  default: return optic_fail(OPTIC_ERR_INTERNAL, "autodiff: no rule for %s", optic_opcode_name(op));
+    case OPTIC_OP_NEGATE: return ad_un(c, OPTIC_OP_NEGATE, g, out);
+    case OPTIC_OP_ABS: AD_TRY(ad_un(c, OPTIC_OP_SIGN, x, &t)); break;
+    case OPTIC_OP_EXPONENTIAL: t = y; break;
+    case OPTIC_OP_LOG: return ad_bin(c, OPTIC_OP_DIVIDE, g, x, out);
+    case OPTIC_OP_SQRT: /* g / (2 sqrt x) */
+      AD_TRY(ad_scale(c, y, 2.0, &u));
+      return ad_bin(c, OPTIC_OP_DIVIDE, g, u, out);
+    case OPTIC_OP_RSQRT: /* -y / (2x) */
+      AD_TRY(ad_bin(c, OPTIC_OP_DIVIDE, y, x, &u));
+      AD_TRY(ad_scale(c, u, -0.5, &t));
+      break;
+    case OPTIC_OP_TANH: /* 1 - y^2 */
+      AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, y, y, &u));
+      AD_TRY(ad_const(c, 1.0, ad_type(c, y)->dtype, &ad_type(c, y)->shape, &t));
+      AD_TRY(ad_bin(c, OPTIC_OP_SUBTRACT, t, u, &t));
+      break;
+    case OPTIC_OP_LOGISTIC: /* y (1 - y) */
+      AD_TRY(ad_const(c, 1.0, ad_type(c, y)->dtype, &ad_type(c, y)->shape, &u));
+      AD_TRY(ad_bin(c, OPTIC_OP_SUBTRACT, u, y, &u));
+      AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, y, u, &t));
+      break;
+    case OPTIC_OP_ERF: /* 2/sqrt(pi) exp(-x^2) */
+      AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, x, x, &u));
+      AD_TRY(ad_un(c, OPTIC_OP_NEGATE, u, &u));
+      AD_TRY(ad_un(c, OPTIC_OP_EXPONENTIAL, u, &u));
+      AD_TRY(ad_scale(c, u, 1.1283791670955126, &t));
+      break;
+    case OPTIC_OP_LOG_PLUS_ONE: /* g / (1 + x) */
+      AD_TRY(ad_const(c, 1.0, ad_type(c, x)->dtype, &ad_type(c, x)->shape, &u));
+      AD_TRY(ad_bin(c, OPTIC_OP_ADD, u, x, &u));
+      return ad_bin(c, OPTIC_OP_DIVIDE, g, u, out);
+    case OPTIC_OP_EXPONENTIAL_MINUS_ONE: /* y + 1 */
+      AD_TRY(ad_const(c, 1.0, ad_type(c, y)->dtype, &ad_type(c, y)->shape, &u));
+      AD_TRY(ad_bin(c, OPTIC_OP_ADD, y, u, &t));
+      break;
+    case OPTIC_OP_SINE: AD_TRY(ad_un(c, OPTIC_OP_COSINE, x, &t)); break;
+    case OPTIC_OP_COSINE:
+      AD_TRY(ad_un(c, OPTIC_OP_SINE, x, &u));
+      AD_TRY(ad_un(c, OPTIC_OP_NEGATE, u, &t));
+      break;
+    case OPTIC_OP_TAN: /* 1 + y^2 */
+      AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, y, y, &u));
+      AD_TRY(ad_const(c, 1.0, ad_type(c, y)->dtype, &ad_type(c, y)->shape, &t));
+      AD_TRY(ad_bin(c, OPTIC_OP_ADD, t, u, &t));
+      break;
+    case OPTIC_OP_CBRT: /* g / (3 y^2) */
+      AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, y, y, &u));
+      AD_TRY(ad_scale(c, u, 3.0, &u));
+      return ad_bin(c, OPTIC_OP_DIVIDE, g, u, out);
+    default: return optic_fail(OPTIC_ERR_INTERNAL, "autodiff: no rule for %s", optic_opcode_name(op));
   }
   return ad_bin(c, OPTIC_OP_MULTIPLY, g, t, out);
 }
@@ -149,8 +149,7 @@ static optic_status atan2_rule(ad_ctx *c, optic_node_id a, optic_node_id b, opti
 }
 
 /* remainder(a, b) = a - trunc(a / b) b: da = g, db = -g trunc(a / b). */
-static optic_status remainder_rule(ad_ctx *c, optic_node_id a, optic_node_id b, optic_node_id g,
-                                   optic_node_id *gx) {
+static optic_status remainder_rule(ad_ctx *c, optic_node_id a, optic_node_id b, optic_node_id g, optic_node_id *gx) {
   if (ad_wants(c, a)) gx[0] = g;
   if (!ad_wants(c, b)) return OPTIC_OK;
   optic_node_id q, s, t;
@@ -168,25 +167,25 @@ optic_status ad_rule_binary(ad_ctx *c, optic_node_id y, optic_node_id g, optic_n
   optic_node_id a = optic_node_operand(c->m, y, 0), b = optic_node_operand(c->m, y, 1);
   gx[0] = gx[1] = OPTIC_NO_NODE;
   switch (op) {
-  case OPTIC_OP_ADD:
-    if (ad_wants(c, a)) gx[0] = g;
-    if (ad_wants(c, b)) gx[1] = g;
-    return OPTIC_OK;
-  case OPTIC_OP_SUBTRACT:
-    if (ad_wants(c, a)) gx[0] = g;
-    if (ad_wants(c, b)) AD_TRY(ad_un(c, OPTIC_OP_NEGATE, g, &gx[1]));
-    return OPTIC_OK;
-  case OPTIC_OP_MULTIPLY:
-    if (ad_wants(c, a)) AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, g, b, &gx[0]));
-    if (ad_wants(c, b)) AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, a, g, &gx[1]));
-    return OPTIC_OK;
-  case OPTIC_OP_DIVIDE: return divide(c, y, a, b, g, gx);
-  case OPTIC_OP_POWER: return power(c, y, a, b, g, gx);
-  case OPTIC_OP_MAXIMUM: return minmax(c, true, a, b, g, gx);
-  case OPTIC_OP_MINIMUM: return minmax(c, false, a, b, g, gx);
-  case OPTIC_OP_ATAN2: return atan2_rule(c, a, b, g, gx);
-  case OPTIC_OP_REMAINDER: return remainder_rule(c, a, b, g, gx);
-  default: return optic_fail(OPTIC_ERR_INTERNAL, "autodiff: no rule for %s", optic_opcode_name(op));
+    case OPTIC_OP_ADD:
+      if (ad_wants(c, a)) gx[0] = g;
+      if (ad_wants(c, b)) gx[1] = g;
+      return OPTIC_OK;
+    case OPTIC_OP_SUBTRACT:
+      if (ad_wants(c, a)) gx[0] = g;
+      if (ad_wants(c, b)) AD_TRY(ad_un(c, OPTIC_OP_NEGATE, g, &gx[1]));
+      return OPTIC_OK;
+    case OPTIC_OP_MULTIPLY:
+      if (ad_wants(c, a)) AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, g, b, &gx[0]));
+      if (ad_wants(c, b)) AD_TRY(ad_bin(c, OPTIC_OP_MULTIPLY, a, g, &gx[1]));
+      return OPTIC_OK;
+    case OPTIC_OP_DIVIDE: return divide(c, y, a, b, g, gx);
+    case OPTIC_OP_POWER: return power(c, y, a, b, g, gx);
+    case OPTIC_OP_MAXIMUM: return minmax(c, true, a, b, g, gx);
+    case OPTIC_OP_MINIMUM: return minmax(c, false, a, b, g, gx);
+    case OPTIC_OP_ATAN2: return atan2_rule(c, a, b, g, gx);
+    case OPTIC_OP_REMAINDER: return remainder_rule(c, a, b, g, gx);
+    default: return optic_fail(OPTIC_ERR_INTERNAL, "autodiff: no rule for %s", optic_opcode_name(op));
   }
 }
 

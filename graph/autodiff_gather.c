@@ -48,9 +48,11 @@ static optic_status clamp_indices(ad_ctx *c, const optic_gather_dims *d, optic_n
 /* The gather that reads back the windows scatter s writes (x: its operand,
  * u: its updates). */
 static optic_gather_dims gather_of_scatter(const ad_ctx *c, const optic_scatter_dims *s, optic_node_id x,
-                                          optic_node_id u) {
-  optic_gather_dims d = {.n_offset_dims = s->n_update_window_dims, .n_collapsed = s->n_inserted,
-                         .n_start_index_map = s->n_scatter_dims_to_operand_dims, .index_vector_dim = s->index_vector_dim};
+                                           optic_node_id u) {
+  optic_gather_dims d = {.n_offset_dims = s->n_update_window_dims,
+                         .n_collapsed = s->n_inserted,
+                         .n_start_index_map = s->n_scatter_dims_to_operand_dims,
+                         .index_vector_dim = s->index_vector_dim};
   for (int32_t i = 0; i < s->n_update_window_dims; i++) d.offset_dims[i] = s->update_window_dims[i];
   for (int32_t i = 0; i < s->n_inserted; i++) d.collapsed_slice_dims[i] = s->inserted_window_dims[i];
   for (int32_t i = 0; i < d.n_start_index_map; i++) d.start_index_map[i] = s->scatter_dims_to_operand_dims[i];
@@ -117,8 +119,10 @@ optic_status ad_rule_gather(ad_ctx *c, optic_node_id y, optic_node_id g, optic_n
   optic_node_attrs_t a;
   ad_attrs(c->m, y, &a);
   const optic_gather_dims *d = &a.gather;
-  optic_scatter_dims s = {.n_update_window_dims = d->n_offset_dims, .n_inserted = d->n_collapsed,
-                          .n_scatter_dims_to_operand_dims = d->n_start_index_map, .index_vector_dim = d->index_vector_dim};
+  optic_scatter_dims s = {.n_update_window_dims = d->n_offset_dims,
+                          .n_inserted = d->n_collapsed,
+                          .n_scatter_dims_to_operand_dims = d->n_start_index_map,
+                          .index_vector_dim = d->index_vector_dim};
   for (int32_t i = 0; i < d->n_offset_dims; i++) s.update_window_dims[i] = d->offset_dims[i];
   for (int32_t i = 0; i < d->n_collapsed; i++) s.inserted_window_dims[i] = d->collapsed_slice_dims[i];
   for (int32_t i = 0; i < d->n_start_index_map; i++) s.scatter_dims_to_operand_dims[i] = d->start_index_map[i];

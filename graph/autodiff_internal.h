@@ -13,10 +13,10 @@
 
 typedef struct ad_ctx {
   optic_module_t *m;
-  optic_comp_id dst;        /* the computation being built */
-  int32_t n_fwd;            /* ids below this may be forward copies */
-  optic_node_id *adj;       /* per id < n_fwd: its adjoint (cotangent) so far, or OPTIC_NO_NODE */
-  bool *needs;              /* per id < n_fwd: depends on a parameter differentiated */
+  optic_comp_id dst;                          /* the computation being built */
+  int32_t n_fwd;                              /* ids below this may be forward copies */
+  optic_node_id *adj;                         /* per id < n_fwd: its adjoint (cotangent) so far, or OPTIC_NO_NODE */
+  bool *needs;                                /* per id < n_fwd: depends on a parameter differentiated */
   optic_comp_id add_comp[OPTIC_DTYPE_COUNT_]; /* scalar add computations, made on first use */
 } ad_ctx;
 
@@ -64,7 +64,7 @@ optic_status ad_rule_batch_norm_training(ad_ctx *c, optic_node_id y, optic_node_
  * the pad's config): negative edges undone with zeros, then a
  * strided slice (graph/autodiff_shape.c). */
 optic_status ad_pad_operand_grad(ad_ctx *c, optic_node_id x, optic_node_id g, const optic_pad_dim *cfg,
-                                  optic_node_id *out);
+                                 optic_node_id *out);
 const char *ad_reduce_window_unsupported(const optic_module_t *m, optic_node_id y);
 
 /* Loops unrolled when differentiated: at most this many iterations. */

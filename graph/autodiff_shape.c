@@ -3,7 +3,6 @@
  * (docs/autodiff.md, table). */
 #include "graph/autodiff_internal.h"
 
-
 /* broadcast: the sum of g over the dims the broadcast added. */
 optic_status ad_rule_broadcast(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx) {
   optic_node_attrs_t a;
@@ -56,7 +55,7 @@ optic_status ad_rule_slice(ad_ctx *c, optic_node_id y, optic_node_id g, optic_no
 }
 
 optic_status ad_pad_operand_grad(ad_ctx *c, optic_node_id x, optic_node_id g, const optic_pad_dim *cfg,
-                                  optic_node_id *out) {
+                                 optic_node_id *out) {
   const optic_shape *xs = &ad_type(c, x)->shape;
   int32_t r = xs->rank;
   optic_pad_dim undo[OPTIC_MAX_RANK];

@@ -14,10 +14,10 @@ static bool int_constant(const optic_module_t *m, optic_node_id id, int64_t *v) 
   const void *p = optic_node_constant_data(m, id, &bytes);
   if (p == NULL || t->shape.rank != 0) return false;
   switch (t->dtype) {
-  case OPTIC_S32: *v = *(const int32_t *)p; return true;
-  case OPTIC_S64: *v = *(const int64_t *)p; return true;
-  case OPTIC_U32: *v = *(const uint32_t *)p; return true;
-  default: return false;
+    case OPTIC_S32: *v = *(const int32_t *)p; return true;
+    case OPTIC_S64: *v = *(const int64_t *)p; return true;
+    case OPTIC_U32: *v = *(const uint32_t *)p; return true;
+    default: return false;
   }
 }
 
@@ -32,12 +32,12 @@ static bool element_of(const optic_module_t *m, optic_node_id id, optic_node_id 
 
 static bool compare_holds(optic_compare_dir dir, int64_t a, int64_t b) {
   switch (dir) {
-  case OPTIC_CMP_EQ: return a == b;
-  case OPTIC_CMP_NE: return a != b;
-  case OPTIC_CMP_LT: return a < b;
-  case OPTIC_CMP_LE: return a <= b;
-  case OPTIC_CMP_GT: return a > b;
-  default: return a >= b;
+    case OPTIC_CMP_EQ: return a == b;
+    case OPTIC_CMP_NE: return a != b;
+    case OPTIC_CMP_LT: return a < b;
+    case OPTIC_CMP_LE: return a <= b;
+    case OPTIC_CMP_GT: return a > b;
+    default: return a >= b;
   }
 }
 

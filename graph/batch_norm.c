@@ -29,9 +29,10 @@ optic_status optic_graph_batch_norm(optic_module_t *m, optic_comp_id comp, optic
                                     int32_t n, float epsilon, int64_t feature_index, const char *name,
                                     optic_node_id *out) {
   const char *opn = optic_opcode_name(op);
-  int32_t want = op == OPTIC_OP_BATCH_NORM_TRAINING ? 3 : op == OPTIC_OP_BATCH_NORM_INFERENCE ? 5
-                 : op == OPTIC_OP_BATCH_NORM_GRAD    ? 5
-                                                     : -1;
+  int32_t want = op == OPTIC_OP_BATCH_NORM_TRAINING    ? 3
+                 : op == OPTIC_OP_BATCH_NORM_INFERENCE ? 5
+                 : op == OPTIC_OP_BATCH_NORM_GRAD      ? 5
+                                                       : -1;
   if (want < 0) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "batch_norm: %s is not a batch-norm opcode", opn);
   if (xs == NULL || out == NULL || n != want) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: takes %d operands, %d given", opn, (int)want, (int)n);
@@ -52,7 +53,8 @@ optic_status optic_graph_batch_norm(optic_module_t *m, optic_comp_id comp, optic
     if (array) {
       const optic_type *g;
       if ((st = graph_array_operand(m, comp, xs[i], opn, i, &g)) != OPTIC_OK) return st;
-      if (!optic_type_equal(g, x)) return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: grad_output must have the operand's type", opn);
+      if (!optic_type_equal(g, x))
+        return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: grad_output must have the operand's type", opn);
     } else if ((st = feature_vector(m, comp, opn, xs[i], i, x, feature_index)) != OPTIC_OK) {
       return st;
     }
@@ -94,18 +96,21 @@ void graph_batch_norm_run(optic_opcode op, optic_dtype dt, const optic_shape *s,
   double N = (double)(outer * inner);
   double *mean = acc, *var = acc + F, *s1 = acc + 2 * F, *s2 = acc + 3 * F;
   const void *x = in[0];
-#define EACH(...)                                         \
-  for (size_t o = 0; o < outer; o++)                      \
-    for (size_t c = 0; c < F; c++)                        \
-      for (size_t q = 0; q < inner; q++) {                \
-        size_t i = (o * F + c) * inner + q;               \
-        __VA_ARGS__;                                      \
+#define EACH(...)                           \
+  for (size_t o = 0; o < outer; o++)        \
+    for (size_t c = 0; c < F; c++)          \
+      for (size_t q = 0; q < inner; q++) {  \
+        size_t i = (o * F + c) * inner + q; \
+        __VA_ARGS__;                        \
       }
   for (size_t c = 0; c < F; c++) mean[c] = var[c] = s1[c] = s2[c] = 0;
   if (op == OPTIC_OP_BATCH_NORM_TRAINING) {
     EACH(mean[c] += ld(dt, x, i));
     for (size_t c = 0; c < F; c++) mean[c] = N > 0 ? mean[c] / N : 0;
-    EACH({ double d = ld(dt, x, i) - mean[c]; var[c] += d * d; });
+    EACH({
+      double d = ld(dt, x, i) - mean[c];
+      var[c] += d * d;
+    });
     for (size_t c = 0; c < F; c++) var[c] = N > 0 ? var[c] / N : 0;
   } else {
     for (size_t c = 0; c < F; c++) mean[c] = ld(dt, in[op == OPTIC_OP_BATCH_NORM_GRAD ? 2 : 3], c);

@@ -57,8 +57,11 @@ static optic_status place(const gs_values *v, const optic_schedule_t *s, const i
     for (int32_t l = v->leaf_start[x]; l < v->leaf_start[x + 1]; l++) {
       if (v->value_of[l] != l) continue;
       optic_buffer_slot *sl = &slots[l];
-      *sl = (optic_buffer_slot){.kind = (optic_buffer_kind)v->kind[l], .size = v->size[l], .source = v->ids[x],
-                                .source_leaf = l - v->leaf_start[x], .output_leaf = v->output_leaf[l],
+      *sl = (optic_buffer_slot){.kind = (optic_buffer_kind)v->kind[l],
+                                .size = v->size[l],
+                                .source = v->ids[x],
+                                .source_leaf = l - v->leaf_start[x],
+                                .output_leaf = v->output_leaf[l],
                                 .in_place_of = OPTIC_NO_NODE};
       if (sl->kind != OPTIC_BUFFER_ARENA || sl->size == 0) continue;
       int32_t u = in_place[x];
@@ -190,8 +193,10 @@ optic_status optic_buffer_plan_slot(const optic_buffer_plan_t *p, optic_node_id 
 
 optic_status optic_buffer_plan_memory(const optic_buffer_plan_t *p, optic_memory_estimate *out) {
   if (p == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "buffer_plan_memory: NULL argument");
-  optic_memory_estimate e = {.arena_bytes = p->arena_bytes, .parameter_bytes = p->parameter_bytes,
-                             .output_bytes = p->output_bytes, .constant_bytes = p->constant_bytes};
+  optic_memory_estimate e = {.arena_bytes = p->arena_bytes,
+                             .parameter_bytes = p->parameter_bytes,
+                             .output_bytes = p->output_bytes,
+                             .constant_bytes = p->constant_bytes};
   e.total_bytes = e.arena_bytes;
   if (!add_ok(&e.total_bytes, e.parameter_bytes) || !add_ok(&e.total_bytes, e.output_bytes)) {
     return optic_fail(OPTIC_ERR_OVERFLOW, "buffer_plan_memory: total overflows size_t");

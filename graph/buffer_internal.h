@@ -53,20 +53,20 @@ static inline int32_t gs_index_of(const gs_index *x, optic_node_id id) {
  * number, so value_of[l] == l exactly for defining leaves. */
 typedef struct gs_values {
   int32_t n;
-  optic_node_id *ids;          /* ascending */
-  gs_index index;              /* id -> local */
-  const optic_instr **instr;   /* local -> instruction */
-  int32_t *operand_start;      /* CSR of operands as local indexes, n + 1 */
+  optic_node_id *ids;        /* ascending */
+  gs_index index;            /* id -> local */
+  const optic_instr **instr; /* local -> instruction */
+  int32_t *operand_start;    /* CSR of operands as local indexes, n + 1 */
   int32_t *operands;
-  int32_t *topo;               /* the locals, operands before users (ids need not be) */
-  int32_t *leaf_start;         /* n + 1 */
+  int32_t *topo;       /* the locals, operands before users (ids need not be) */
+  int32_t *leaf_start; /* n + 1 */
   int32_t n_leaves;
-  int32_t *value_of;           /* leaf -> value (the defining leaf) */
-  int32_t *owner;              /* leaf -> local instruction holding it */
-  size_t *size;                /* leaf -> exact bytes of its array */
-  uint8_t *kind;               /* defining leaf -> optic_buffer_kind */
-  int32_t *output_leaf;        /* defining leaf -> first root leaf, or -1 */
-  int32_t root;                /* local index of the root */
+  int32_t *value_of;    /* leaf -> value (the defining leaf) */
+  int32_t *owner;       /* leaf -> local instruction holding it */
+  size_t *size;         /* leaf -> exact bytes of its array */
+  uint8_t *kind;        /* defining leaf -> optic_buffer_kind */
+  int32_t *output_leaf; /* defining leaf -> first root leaf, or -1 */
+  int32_t root;         /* local index of the root */
 } gs_values;
 
 /* Tuple, get-tuple-element and reshape define no bytes: their leaves alias

@@ -40,8 +40,8 @@ void gs_index_free(gs_index *x) {
 }
 
 bool gs_is_alias(optic_opcode op) {
-  return op == OPTIC_OP_TUPLE || op == OPTIC_OP_GET_TUPLE_ELEMENT || op == OPTIC_OP_RESHAPE ||
-         op == OPTIC_OP_BITCAST || op == OPTIC_OP_OPT_BARRIER;
+  return op == OPTIC_OP_TUPLE || op == OPTIC_OP_GET_TUPLE_ELEMENT || op == OPTIC_OP_RESHAPE || op == OPTIC_OP_BITCAST ||
+         op == OPTIC_OP_OPT_BARRIER;
 }
 
 bool gs_in_place_operand(const optic_instr *in, int32_t index, const optic_type *operand_type) {

@@ -21,8 +21,8 @@ typedef struct verifier {
   const char *comp_name;
   gs_index index;
   const optic_instr **instr; /* local -> the module's instruction */
-  int32_t *last;     /* defining leaf -> last step its bytes are used (arena values) */
-  int32_t *takes;    /* defining leaf -> the operand value whose block it legally took, or -1 */
+  int32_t *last;             /* defining leaf -> last step its bytes are used (arena values) */
+  int32_t *takes;            /* defining leaf -> the operand value whose block it legally took, or -1 */
 } verifier;
 
 static int32_t local_of(const verifier *v, optic_node_id id) { return gs_index_of(&v->index, id); }
@@ -92,7 +92,8 @@ static optic_status check_schedule(verifier *v) {
   }
   for (int32_t t = 0; t < s->n; t++) {
     int32_t i = local_of(v, s->order[t]);
-    if (i < 0 || s->pos[i] != t) return FAIL("schedule entry %d (id %d) is not a permutation entry", (int)t, (int)s->order[t]);
+    if (i < 0 || s->pos[i] != t)
+      return FAIL("schedule entry %d (id %d) is not a permutation entry", (int)t, (int)s->order[t]);
   }
   for (int32_t i = 0; i < s->n; i++) {
     const optic_instr *in = v->instr[i];
@@ -117,14 +118,15 @@ static optic_status check_slot(const verifier *v, const optic_instr *in, int32_t
     return FAIL("%s leaf %d: slot names source %d leaf %d with %zu bytes, expected itself with %zu", in->name, (int)k,
                 (int)sl->source, (int)sl->source_leaf, sl->size, bytes);
   }
-  optic_buffer_kind want = in->op == OPTIC_OP_PARAMETER ? OPTIC_BUFFER_PARAMETER
+  optic_buffer_kind want = in->op == OPTIC_OP_PARAMETER  ? OPTIC_BUFFER_PARAMETER
                            : in->op == OPTIC_OP_CONSTANT ? OPTIC_BUFFER_CONSTANT
                                                          : OPTIC_BUFFER_ARENA;
   bool kind_ok = sl->kind == want || (want == OPTIC_BUFFER_ARENA && sl->kind == OPTIC_BUFFER_OUTPUT);
   if (!kind_ok) return FAIL("%s leaf %d: slot kind %d, expected %d", in->name, (int)k, (int)sl->kind, (int)want);
   if (sl->kind == OPTIC_BUFFER_ARENA) {
     if (sl->offset % OPTIC_BUFFER_ALIGNMENT != 0) {
-      return FAIL("%s leaf %d: offset %zu is not %d-byte aligned", in->name, (int)k, sl->offset, OPTIC_BUFFER_ALIGNMENT);
+      return FAIL("%s leaf %d: offset %zu is not %d-byte aligned", in->name, (int)k, sl->offset,
+                  OPTIC_BUFFER_ALIGNMENT);
     }
     if (sl->offset > p->arena_bytes || sl->size > p->arena_bytes - sl->offset) {
       return FAIL("%s leaf %d: bytes [%zu, %zu + %zu) run past the arena's %zu", in->name, (int)k, sl->offset,
@@ -133,8 +135,10 @@ static optic_status check_slot(const verifier *v, const optic_instr *in, int32_t
     if (sl->output_leaf != -1) return FAIL("%s leaf %d: arena slot with an output leaf", in->name, (int)k);
     return OPTIC_OK;
   }
-  if (sl->offset != 0 || sl->in_place_of != OPTIC_NO_NODE || (sl->kind != OPTIC_BUFFER_OUTPUT && sl->output_leaf != -1)) {
-    return FAIL("%s leaf %d: a slot outside the arena with an offset, output leaf or in-place source", in->name, (int)k);
+  if (sl->offset != 0 || sl->in_place_of != OPTIC_NO_NODE ||
+      (sl->kind != OPTIC_BUFFER_OUTPUT && sl->output_leaf != -1)) {
+    return FAIL("%s leaf %d: a slot outside the arena with an offset, output leaf or in-place source", in->name,
+                (int)k);
   }
   return OPTIC_OK;
 }
@@ -208,9 +212,9 @@ static optic_status check_outputs(const verifier *v) {
     const optic_buffer_slot *sl = &p->slots[first + k];
     out_bytes += sl->size;
     if (sl->kind == OPTIC_BUFFER_ARENA) st = FAIL("output leaf %d of the root lives in the arena", (int)k);
-    else if (sl->kind == OPTIC_BUFFER_OUTPUT && (sl->output_leaf < 0 || sl->output_leaf > k ||
-                                                 p->slots[first + sl->output_leaf].source != sl->source ||
-                                                 p->slots[first + sl->output_leaf].source_leaf != sl->source_leaf)) {
+    else if (sl->kind == OPTIC_BUFFER_OUTPUT &&
+             (sl->output_leaf < 0 || sl->output_leaf > k || p->slots[first + sl->output_leaf].source != sl->source ||
+              p->slots[first + sl->output_leaf].source_leaf != sl->source_leaf)) {
       st = FAIL("root leaf %d names output leaf %d, which holds something else", (int)k, (int)sl->output_leaf);
     }
     if (st == OPTIC_OK && sl->kind == OPTIC_BUFFER_OUTPUT) is_out[defining_leaf(v, sl)] = 1;
@@ -229,10 +233,11 @@ static optic_status check_outputs(const verifier *v) {
   free(is_out);
   if (st == OPTIC_OK && (out_bytes != p->output_bytes || param_bytes != p->parameter_bytes ||
                          const_bytes != p->constant_bytes || p->arena_bytes % OPTIC_BUFFER_ALIGNMENT != 0)) {
-    st = FAIL("totals (arena %zu, parameters %zu, outputs %zu, constants %zu) disagree with the slots (parameters "
-              "%zu, outputs %zu, constants %zu) or the arena is not a multiple of %d",
-              p->arena_bytes, p->parameter_bytes, p->output_bytes, p->constant_bytes, param_bytes, out_bytes,
-              const_bytes, OPTIC_BUFFER_ALIGNMENT);
+    st = FAIL(
+        "totals (arena %zu, parameters %zu, outputs %zu, constants %zu) disagree with the slots (parameters "
+        "%zu, outputs %zu, constants %zu) or the arena is not a multiple of %d",
+        p->arena_bytes, p->parameter_bytes, p->output_bytes, p->constant_bytes, param_bytes, out_bytes, const_bytes,
+        OPTIC_BUFFER_ALIGNMENT);
   }
   return st;
 }
@@ -313,7 +318,8 @@ static int32_t occ_near(const occupancy *o, int32_t r, int dir) {
     int32_t sib = x ^ 1;
     if ((dir < 0 ? (x & 1) : !(x & 1)) && o->count[sib] > 0) {
       x = sib;
-      while (x < o->size) x = dir < 0 ? (o->count[2 * x + 1] > 0 ? 2 * x + 1 : 2 * x) : (o->count[2 * x] > 0 ? 2 * x : 2 * x + 1);
+      while (x < o->size)
+        x = dir < 0 ? (o->count[2 * x + 1] > 0 ? 2 * x + 1 : 2 * x) : (o->count[2 * x] > 0 ? 2 * x : 2 * x + 1);
       return x - o->size;
     }
     x /= 2;
@@ -403,7 +409,8 @@ static optic_status sweep(const verifier *v) {
         const optic_buffer_slot *b = &p->slots[o.who[below]];
         if (b->offset + b->size > sl->offset) st = overlap_error(v, l, o.who[below], t);
       }
-      if (st == OPTIC_OK && above >= 0 && offs[above] < sl->offset + sl->size) st = overlap_error(v, l, o.who[above], t);
+      if (st == OPTIC_OK && above >= 0 && offs[above] < sl->offset + sl->size)
+        st = overlap_error(v, l, o.who[above], t);
       if (st == OPTIC_OK) occ_set(&o, r, l);
     }
     for (int32_t d = death_start[t]; d < death_start[t + 1]; d++) {

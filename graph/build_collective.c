@@ -11,9 +11,13 @@
 
 bool graph_opcode_has_effect(optic_opcode op) {
   switch (op) {
-    case OPTIC_OP_ALL_REDUCE: case OPTIC_OP_ALL_GATHER: case OPTIC_OP_REDUCE_SCATTER:
-    case OPTIC_OP_COLLECTIVE_PERMUTE: case OPTIC_OP_CUSTOM_CALL: case OPTIC_OP_INFEED: case OPTIC_OP_OUTFEED:
-      return true;
+    case OPTIC_OP_ALL_REDUCE:
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
+    case OPTIC_OP_CUSTOM_CALL:
+    case OPTIC_OP_INFEED:
+    case OPTIC_OP_OUTFEED: return true;
     default: return false;
   }
 }

@@ -10,8 +10,8 @@ optic_status graph_window_output_size(const char *op, int32_t dim, int64_t in, c
                                       int64_t *out) {
   const int64_t lim = INT64_C(1) << 40;
   if (w->size < 1 || w->stride < 1 || w->base_dilation < 1 || w->window_dilation < 1 || w->size > lim ||
-      w->stride > lim || w->base_dilation > lim || w->window_dilation > lim || w->pad_low < -lim ||
-      w->pad_low > lim || w->pad_high < -lim || w->pad_high > lim || in > lim) {
+      w->stride > lim || w->base_dilation > lim || w->window_dilation > lim || w->pad_low < -lim || w->pad_low > lim ||
+      w->pad_high < -lim || w->pad_high > lim || in > lim) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
                       "%s: window dim %d has size %lld stride %lld pad %lld_%lld dilations %lld/%lld; sizes, strides "
                       "and dilations must be in [1, 2^40], pads in [-2^40, 2^40]",
@@ -42,7 +42,8 @@ optic_status optic_graph_while(optic_module_t *m, optic_comp_id comp, optic_node
   }
   if (!optic_type_equal(bt, t)) {
     return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "while: body '%s' returns %s but the loop state is %s",
-                      optic_computation_name(m, body), graph_type_str(bt, b1, sizeof b1), graph_type_str(t, b2, sizeof b2));
+                      optic_computation_name(m, body), graph_type_str(bt, b1, sizeof b1),
+                      graph_type_str(t, b2, sizeof b2));
   }
   optic_comp_id calls[2] = {condition, body};
   optic_instr_proto p = graph_proto(OPTIC_OP_WHILE);
@@ -76,7 +77,8 @@ optic_status optic_graph_conditional(optic_module_t *m, optic_comp_id comp, opti
   for (int32_t i = 0; i < n; i++) {
     if ((st = graph_check_operand(m, comp, operands[i], "conditional", i + 1)) != OPTIC_OK) return st;
     ops[i + 1] = operands[i];
-    if ((st = graph_check_callee(m, comp, branches[i], "conditional", optic_node_type(m, operands[i]), 1)) != OPTIC_OK) {
+    if ((st = graph_check_callee(m, comp, branches[i], "conditional", optic_node_type(m, operands[i]), 1)) !=
+        OPTIC_OK) {
       return st;
     }
     const optic_type *rt = graph_root_type(m, branches[i]);
@@ -148,7 +150,8 @@ optic_status optic_graph_all_reduce(optic_module_t *m, optic_comp_id comp, const
   int64_t total = 0;
   for (int32_t g = 0; g < n_groups; g++) {
     if (group_sizes[g] < 1 || total + group_sizes[g] > 65536) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "all-reduce: replica group %d has size %d", (int)g, (int)group_sizes[g]);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "all-reduce: replica group %d has size %d", (int)g,
+                        (int)group_sizes[g]);
     }
     total += group_sizes[g];
   }

@@ -34,8 +34,9 @@ optic_status graph_convolution_typed(optic_module_t *m, optic_comp_id comp, opti
   int32_t ns = d.dn.nspatial;
   if (ns > 0 && window == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: window is NULL");
   if (tl->shape.rank != ns + 2 || tr->shape.rank != ns + 2) {
-    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "convolution: dim labels '%s' need rank %d operands; they have rank %d and %d",
-                      dim_labels, (int)(ns + 2), (int)tl->shape.rank, (int)tr->shape.rank);
+    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,
+                      "convolution: dim labels '%s' need rank %d operands; they have rank %d and %d", dim_labels,
+                      (int)(ns + 2), (int)tl->shape.rank, (int)tr->shape.rank);
   }
   d.input = tl->shape;
   d.kernel = tr->shape;
@@ -46,8 +47,9 @@ optic_status graph_convolution_typed(optic_module_t *m, optic_comp_id comp, opti
     const optic_window_dim *w = &window[s];
     int64_t ksize = tr->shape.dims[d.dn.k_spatial[s]];
     if (w->size != ksize) {
-      return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "convolution: window dim %d has size %lld but the kernel's spatial dim %d has %lld",
-                        (int)s, (long long)w->size, (int)s, (long long)ksize);
+      return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,
+                        "convolution: window dim %d has size %lld but the kernel's spatial dim %d has %lld", (int)s,
+                        (long long)w->size, (int)s, (long long)ksize);
     }
     d.stride[s] = w->stride, d.pad_lo[s] = w->pad_low, d.pad_hi[s] = w->pad_high;
     d.lhs_dilation[s] = w->base_dilation, d.rhs_dilation[s] = w->window_dilation, d.reverse[s] = w->reversal;
@@ -59,8 +61,8 @@ optic_status graph_convolution_typed(optic_module_t *m, optic_comp_id comp, opti
   }
   optic_shape shape;
   if ((st = optic_conv_infer_shape(&d, &shape)) != OPTIC_OK) return st;
-  int64_t header[CONV_HEADER] = {ns, feature_group_count, batch_group_count, d.dn.in_batch, d.dn.in_feature,
-                                 d.dn.k_in, d.dn.k_out, d.dn.out_batch, d.dn.out_feature};
+  int64_t header[CONV_HEADER] = {ns,        feature_group_count, batch_group_count, d.dn.in_batch,   d.dn.in_feature,
+                                 d.dn.k_in, d.dn.k_out,          d.dn.out_batch,    d.dn.out_feature};
   memcpy(ints, header, sizeof header);
   optic_node_id ops[2] = {lhs, rhs};
   optic_instr_proto p = graph_proto(OPTIC_OP_CONVOLUTION);

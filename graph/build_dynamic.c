@@ -36,7 +36,8 @@ static optic_status check_starts(const optic_module_t *m, optic_comp_id comp, co
     if (vector_form) return OPTIC_OK;
   }
   if (n != rank) {
-    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: %d start indices for an operand of rank %d", op, (int)n, (int)rank);
+    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: %d start indices for an operand of rank %d", op, (int)n,
+                      (int)rank);
   }
   return OPTIC_OK;
 }

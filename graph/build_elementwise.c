@@ -7,7 +7,6 @@
 #include "graph/internal.h"
 #include "graph/opcode_kernels.h"
 
-
 static bool is_float(optic_dtype d) { return optic_dtype_is_float(d); }
 static bool is_int(optic_dtype d) { return optic_dtype_is_int(d); }
 
@@ -102,15 +101,15 @@ optic_status optic_graph_iota(optic_module_t *m, optic_comp_id comp, optic_dtype
 }
 
 optic_status graph_array_operand(const optic_module_t *m, optic_comp_id comp, optic_node_id id, const char *op,
-                                  int32_t index, const optic_type **t) {
+                                 int32_t index, const optic_type **t) {
   optic_status st = graph_check_comp(m, comp, op);
   if (st == OPTIC_OK) st = graph_check_operand(m, comp, id, op, index);
   if (st != OPTIC_OK) return st;
   *t = optic_node_type(m, id);
   if (optic_type_is_tuple(*t) || (*t)->dtype == OPTIC_TOKEN) {
     char buf[TYPE_BUF];
-    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: operand %d (%s) is a %s %s; an array is needed", op,
-                      (int)index, optic_node_name(m, id), optic_type_is_tuple(*t) ? "tuple" : "token",
+    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: operand %d (%s) is a %s %s; an array is needed", op, (int)index,
+                      optic_node_name(m, id), optic_type_is_tuple(*t) ? "tuple" : "token",
                       graph_type_str(*t, buf, sizeof buf));
   }
   return OPTIC_OK;
@@ -120,8 +119,8 @@ static optic_status same_type(const optic_module_t *m, const char *op, optic_nod
                               int32_t ib, optic_node_id b, const optic_type *tb) {
   if (optic_type_equal(ta, tb)) return OPTIC_OK;
   char ba[TYPE_BUF], bb[TYPE_BUF];
-  return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: operand %d (%s) has type %s but operand 0 (%s) has %s", op,
-                    (int)ib, optic_node_name(m, b), graph_type_str(tb, bb, sizeof bb), optic_node_name(m, a),
+  return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: operand %d (%s) has type %s but operand 0 (%s) has %s", op, (int)ib,
+                    optic_node_name(m, b), graph_type_str(tb, bb, sizeof bb), optic_node_name(m, a),
                     graph_type_str(ta, ba, sizeof ba));
 }
 
@@ -157,8 +156,7 @@ optic_status optic_graph_unary(optic_module_t *m, optic_comp_id comp, optic_opco
     case OPTIC_OP_POPCNT:
     case OPTIC_OP_COUNT_LEADING_ZEROS: ok = graph_ew_scalar_defines(op, t->dtype, t->dtype); break;
     case OPTIC_OP_COPY: ok = true; break;
-    default:
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "unary: %s is not an elementwise unary opcode", opn);
+    default: return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "unary: %s is not an elementwise unary opcode", opn);
   }
   if (!ok) {
     return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: operand 0 (%s) has dtype %s, which %s does not take", opn,
@@ -195,8 +193,7 @@ optic_status optic_graph_binary(optic_module_t *m, optic_comp_id comp, optic_opc
     case OPTIC_OP_SHIFT_LEFT:
     case OPTIC_OP_SHIFT_RIGHT_LOGICAL:
     case OPTIC_OP_SHIFT_RIGHT_ARITHMETIC: ok = graph_ew_scalar_defines(op, ta->dtype, ta->dtype); break;
-    default:
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "binary: %s is not an elementwise binary opcode", opn);
+    default: return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "binary: %s is not an elementwise binary opcode", opn);
   }
   if ((st = same_type(m, opn, a, ta, 1, b, tb)) != OPTIC_OK) return st;
   if (!ok) {
@@ -285,7 +282,8 @@ optic_status optic_graph_convert(optic_module_t *m, optic_comp_id comp, optic_no
   if (st != OPTIC_OK) return st;
   if (!optic_dtype_has_values(dtype)) {
     return optic_fail(dtype == OPTIC_TOKEN ? OPTIC_ERR_SHAPE_MISMATCH : OPTIC_ERR_INVALID_ARGUMENT,
-                      "convert: %s is not a convertible dtype", optic_dtype_valid(dtype) ? optic_dtype_name(dtype) : "invalid");
+                      "convert: %s is not a convertible dtype",
+                      optic_dtype_valid(dtype) ? optic_dtype_name(dtype) : "invalid");
   }
   optic_instr_proto p = graph_proto(OPTIC_OP_CONVERT);
   p.type = optic_type_array(dtype, &t->shape);
@@ -337,9 +335,8 @@ optic_status optic_graph_bitcast_convert(optic_module_t *m, optic_comp_id comp, 
   return add_elementwise1(m, comp, OPTIC_OP_BITCAST_CONVERT, x, dtype, NULL, 0, name, out);
 }
 
-optic_status optic_graph_reduce_precision(optic_module_t *m, optic_comp_id comp, optic_node_id x,
-                                          int32_t exponent_bits, int32_t mantissa_bits, const char *name,
-                                          optic_node_id *out) {
+optic_status optic_graph_reduce_precision(optic_module_t *m, optic_comp_id comp, optic_node_id x, int32_t exponent_bits,
+                                          int32_t mantissa_bits, const char *name, optic_node_id *out) {
   /* XLA's shape inference: exponent_bits >= 1, mantissa_bits >= 0; wider
    * than the operand's format changes nothing. */
   if (exponent_bits < 1 || mantissa_bits < 0 || exponent_bits > 64 || mantissa_bits > 255) {

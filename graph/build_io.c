@@ -65,7 +65,8 @@ optic_status optic_graph_infeed(optic_module_t *m, optic_comp_id comp, optic_nod
   if (out == NULL || data == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "infeed: NULL argument");
   if ((st = token_operand(m, comp, token, "infeed", 0)) != OPTIC_OK) return st;
   if (holds_token(data)) {
-    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "infeed: the data shape holds a token; XLA's infeed result is "
+    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,
+                      "infeed: the data shape holds a token; XLA's infeed result is "
                       "(data, token[]) with the data free of tokens");
   }
   optic_type els[2] = {*data, token_type()};
@@ -117,10 +118,13 @@ optic_status optic_graph_rng_bit_generator(optic_module_t *m, optic_comp_id comp
   int64_t n = s->shape.dims[0];
   bool ok = algorithm == OPTIC_RNG_THREE_FRY ? n == 2 : algorithm == OPTIC_RNG_PHILOX ? (n == 2 || n == 3) : n >= 1;
   if (!ok) {
-    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: a state of %lld u64 values does not suit %s (three-fry takes 2, "
-                      "philox 2 or 3)", op, (long long)n,
-                      algorithm == OPTIC_RNG_THREE_FRY ? "three-fry" : algorithm == OPTIC_RNG_PHILOX ? "philox"
-                                                                                                  : "the default");
+    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,
+                      "%s: a state of %lld u64 values does not suit %s (three-fry takes 2, "
+                      "philox 2 or 3)",
+                      op, (long long)n,
+                      algorithm == OPTIC_RNG_THREE_FRY ? "three-fry"
+                      : algorithm == OPTIC_RNG_PHILOX  ? "philox"
+                                                       : "the default");
   }
   if (optic_type_is_tuple(bits) || !optic_dtype_is_int(bits->dtype)) {
     return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: the bits must be an integer array, not %s", op,

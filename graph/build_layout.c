@@ -6,8 +6,8 @@
 #include "graph/internal.h"
 
 static optic_status add_unary_layout(optic_module_t *m, optic_comp_id comp, optic_opcode op, optic_node_id x,
-                                     optic_dtype dtype, const optic_shape *shape, const int64_t *ints,
-                                     int32_t n_ints, const char *name, optic_node_id *out) {
+                                     optic_dtype dtype, const optic_shape *shape, const int64_t *ints, int32_t n_ints,
+                                     const char *name, optic_node_id *out) {
   optic_instr_proto p = graph_proto(op);
   p.type = optic_type_array(dtype, shape);
   p.operands = &x;
@@ -37,8 +37,9 @@ optic_status optic_graph_broadcast(optic_module_t *m, optic_comp_id comp, optic_
                         (int)i, (long long)dims[i], (int)s.rank);
     }
     if (i > 0 && dims[i] <= dims[i - 1]) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "broadcast: dimensions must be strictly increasing (%lld after %lld)",
-                        (long long)dims[i], (long long)dims[i - 1]);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "broadcast: dimensions must be strictly increasing (%lld after %lld)", (long long)dims[i],
+                        (long long)dims[i - 1]);
     }
     if (s.dims[dims[i]] != t->shape.dims[i]) {
       return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,
@@ -102,7 +103,8 @@ optic_status optic_graph_transpose(optic_module_t *m, optic_comp_id comp, optic_
   optic_status st = graph_array_operand(m, comp, x, "transpose", 0, &t);
   if (st != OPTIC_OK) return st;
   int32_t rank = t->shape.rank;
-  if (out == NULL || (rank > 0 && perm == NULL)) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "transpose: NULL argument");
+  if (out == NULL || (rank > 0 && perm == NULL))
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "transpose: NULL argument");
   if ((st = check_dim_set("transpose", "permutation", perm, rank, rank)) != OPTIC_OK) return st;
   optic_shape s = {.rank = rank};
   for (int32_t i = 0; i < rank; i++) s.dims[i] = t->shape.dims[perm[i]];
@@ -190,12 +192,14 @@ optic_status optic_graph_pad(optic_module_t *m, optic_comp_id comp, optic_node_i
   for (int32_t i = 0; i < rank; i++) {
     int64_t d = t->shape.dims[i], lo = config[i].low, hi = config[i].high, in = config[i].interior;
     if (in < 0) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pad: dim %d has low %lld, high %lld, interior %lld (interior must be >= 0)",
-                        (int)i, (long long)lo, (long long)hi, (long long)in);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "pad: dim %d has low %lld, high %lld, interior %lld (interior must be >= 0)", (int)i,
+                        (long long)lo, (long long)hi, (long long)in);
     }
     if (in > lim || lo < -lim || lo > lim || hi < -lim || hi > lim) {
-      return optic_fail(OPTIC_ERR_OVERFLOW, "pad: dim %d has low %lld, high %lld, interior %lld (each must be within +-2^60)",
-                        (int)i, (long long)lo, (long long)hi, (long long)in);
+      return optic_fail(OPTIC_ERR_OVERFLOW,
+                        "pad: dim %d has low %lld, high %lld, interior %lld (each must be within +-2^60)", (int)i,
+                        (long long)lo, (long long)hi, (long long)in);
     }
     /* Interior padding first: d + (d-1)*interior, then the edges. */
     int64_t inner = d == 0 ? 0 : d;
@@ -205,8 +209,9 @@ optic_status optic_graph_pad(optic_module_t *m, optic_comp_id comp, optic_node_i
     }
     int64_t size = inner + lo + hi;
     if (size < 0) {
-      return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "pad: dim %d of size %lld padded by %lld/%lld (interior %lld) is negative",
-                        (int)i, (long long)d, (long long)lo, (long long)hi, (long long)in);
+      return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,
+                        "pad: dim %d of size %lld padded by %lld/%lld (interior %lld) is negative", (int)i,
+                        (long long)d, (long long)lo, (long long)hi, (long long)in);
     }
     s.dims[i] = size;
     ints[3 * i] = lo, ints[3 * i + 1] = hi, ints[3 * i + 2] = in;

@@ -11,7 +11,8 @@ optic_status optic_graph_tuple(optic_module_t *m, optic_comp_id comp, const opti
                                const char *name, optic_node_id *out) {
   optic_status st = graph_check_comp(m, comp, "tuple");
   if (st != OPTIC_OK) return st;
-  if (out == NULL || n < 0 || (n > 0 && xs == NULL)) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "tuple: NULL argument");
+  if (out == NULL || n < 0 || (n > 0 && xs == NULL))
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "tuple: NULL argument");
   optic_type *els = n ? malloc((size_t)n * sizeof *els) : NULL;
   if (n && els == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "tuple: out of memory");
   for (int32_t i = 0; i < n; i++) {
@@ -56,7 +57,7 @@ optic_status optic_graph_get_tuple_element(optic_module_t *m, optic_comp_id comp
 }
 
 optic_status graph_check_callee(const optic_module_t *m, optic_comp_id comp, optic_comp_id callee, const char *op,
-                                 const optic_type *params, int32_t n) {
+                                const optic_type *params, int32_t n) {
   optic_status st = graph_check_comp(m, callee, op);
   if (st != OPTIC_OK) return st;
   const char *cname = optic_computation_name(m, callee);
@@ -92,7 +93,8 @@ optic_status optic_graph_call(optic_module_t *m, optic_comp_id comp, optic_comp_
                               int32_t n, const char *name, optic_node_id *out) {
   optic_status st = graph_check_comp(m, comp, "call");
   if (st != OPTIC_OK) return st;
-  if (out == NULL || n < 0 || (n > 0 && xs == NULL)) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "call: NULL argument");
+  if (out == NULL || n < 0 || (n > 0 && xs == NULL))
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "call: NULL argument");
   optic_type *ts = n ? malloc((size_t)n * sizeof *ts) : NULL;
   if (n && ts == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "call: out of memory");
   for (int32_t i = 0; i < n && st == OPTIC_OK; i++) {
@@ -112,7 +114,7 @@ optic_status optic_graph_call(optic_module_t *m, optic_comp_id comp, optic_comp_
 }
 
 optic_status graph_check_scalar_root(const optic_module_t *m, optic_comp_id callee, const char *op,
-                                      const optic_dtype *dtypes, int32_t n) {
+                                     const optic_dtype *dtypes, int32_t n) {
   const optic_type *rt = optic_node_type(m, optic_computation_root(m, callee));
   bool ok;
   if (n == 1) {
@@ -120,7 +122,8 @@ optic_status graph_check_scalar_root(const optic_module_t *m, optic_comp_id call
   } else {
     ok = optic_type_is_tuple(rt) && rt->tuple_size == n;
     for (int32_t i = 0; ok && i < n; i++) {
-      ok = !optic_type_is_tuple(&rt->elements[i]) && rt->elements[i].shape.rank == 0 && rt->elements[i].dtype == dtypes[i];
+      ok = !optic_type_is_tuple(&rt->elements[i]) && rt->elements[i].shape.rank == 0 &&
+           rt->elements[i].dtype == dtypes[i];
     }
   }
   if (!ok) {
@@ -166,10 +169,10 @@ static optic_status check_reduction(const optic_module_t *m, optic_comp_id comp,
 }
 
 /* Adds a reduce or reduce-window whose every output has shape s. */
-static optic_status add_reduction(optic_module_t *m, optic_comp_id comp, optic_opcode opc,
-                                  const optic_node_id *inputs, const optic_node_id *inits, int32_t n,
-                                  const optic_dtype *dtypes, const optic_shape *s, const int64_t *ints,
-                                  int32_t n_ints, optic_comp_id to_apply, const char *name, optic_node_id *out) {
+static optic_status add_reduction(optic_module_t *m, optic_comp_id comp, optic_opcode opc, const optic_node_id *inputs,
+                                  const optic_node_id *inits, int32_t n, const optic_dtype *dtypes,
+                                  const optic_shape *s, const int64_t *ints, int32_t n_ints, optic_comp_id to_apply,
+                                  const char *name, optic_node_id *out) {
   optic_type outs[64];
   for (int32_t i = 0; i < n; i++) outs[i] = optic_type_array(dtypes[i], s);
   optic_node_id ops[128];
@@ -199,8 +202,9 @@ optic_status optic_graph_reduce(optic_module_t *m, optic_comp_id comp, const opt
   bool reduced[OPTIC_MAX_RANK] = {false};
   for (int32_t i = 0; i < ndims; i++) {
     if (dims[i] < 0 || dims[i] >= t0->shape.rank || reduced[dims[i]]) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "reduce: dimensions[%d] = %lld is out of range or repeated (rank %d)",
-                        (int)i, (long long)dims[i], (int)t0->shape.rank);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "reduce: dimensions[%d] = %lld is out of range or repeated (rank %d)", (int)i,
+                        (long long)dims[i], (int)t0->shape.rank);
     }
     reduced[dims[i]] = true;
   }
@@ -240,7 +244,8 @@ optic_status optic_graph_map(optic_module_t *m, optic_comp_id comp, const optic_
                              optic_comp_id to_apply, const char *name, optic_node_id *out) {
   optic_status st = graph_check_comp(m, comp, "map");
   if (st != OPTIC_OK) return st;
-  if (out == NULL || xs == NULL || n < 1 || n > 64) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "map: needs 1 to 64 operands");
+  if (out == NULL || xs == NULL || n < 1 || n > 64)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "map: needs 1 to 64 operands");
   const optic_type *t0;
   if ((st = graph_array_operand(m, comp, xs[0], "map", 0, &t0)) != OPTIC_OK) return st;
   optic_type params[64];

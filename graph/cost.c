@@ -57,14 +57,12 @@ static memo_entry *memo_get(memo_map *mm, int32_t key) {
  * size once, not once per path to it: a query is linear in what it visits. */
 typedef struct cost_ctx {
   const optic_module_t *m;
-  memo_map comps;  /* by computation id: totals */
-  memo_map reads;  /* by node id: a fused parameter's read bytes (in value.bytes_accessed) */
-  bool oom;        /* a memo insert failed: the query fails with OUT_OF_MEMORY */
+  memo_map comps; /* by computation id: totals */
+  memo_map reads; /* by node id: a fused parameter's read bytes (in value.bytes_accessed) */
+  bool oom;       /* a memo insert failed: the query fails with OUT_OF_MEMORY */
 } cost_ctx;
 
-static void ctx_free(cost_ctx *cx) {
-  free(cx->comps.e), free(cx->reads.e);
-}
+static void ctx_free(cost_ctx *cx) { free(cx->comps.e), free(cx->reads.e); }
 
 static double elements(const optic_type *t) {
   size_t n = 0;
@@ -297,7 +295,8 @@ static double reduce_window_count(const optic_instr *in) {
   }
   bool array = !optic_type_is_tuple(&in->type);
   double outs = elements(array ? &in->type : &in->type.elements[0]);
-  if (reducing == 1 && padded == 1 && array && found >= 0 && in->ints[7 * found + 2] == in->type.shape.dims[found] - 1) {
+  if (reducing == 1 && padded == 1 && array && found >= 0 &&
+      in->ints[7 * found + 2] == in->type.shape.dims[found] - 1) {
     double n = (double)in->type.shape.dims[found];
     return outs / n + (n - 1);
   }
@@ -328,7 +327,8 @@ static bool plain_cost(const optic_module_t *m, const optic_instr *in, optic_cos
       out->bytes_accessed = leaf_bytes(&in->type);
       return true;
     case OPTIC_OP_OUTFEED: /* XLA HandleOutfeed: every leaf of every operand, nothing for the result */
-      for (int32_t i = 0; i < in->n_operands; i++) out->bytes_accessed += leaf_bytes(optic_node_type(m, in->operands[i]));
+      for (int32_t i = 0; i < in->n_operands; i++)
+        out->bytes_accessed += leaf_bytes(optic_node_type(m, in->operands[i]));
       return true;
     case OPTIC_OP_RNG_BIT_GENERATOR: /* XLA: one transcendental per element of the state and the bits */
       out->transcendentals = elements(&in->type.elements[0]) + elements(&in->type.elements[1]);
@@ -356,8 +356,8 @@ static bool plain_cost(const optic_module_t *m, const optic_instr *in, optic_cos
       out->bytes_accessed = 2 * size_of(&in->type) + size_of(optic_node_type(m, in->operands[1]));
       return true;
     case OPTIC_OP_DYNAMIC_UPDATE_SLICE: /* XLA: the update twice and operand 2; operand 0 is updated in place */
-      out->bytes_accessed = 2 * size_of(optic_node_type(m, in->operands[1])) +
-                            size_of(optic_node_type(m, in->operands[2]));
+      out->bytes_accessed =
+          2 * size_of(optic_node_type(m, in->operands[1])) + size_of(optic_node_type(m, in->operands[2]));
       return true;
     case OPTIC_OP_TUPLE: out->bytes_accessed = size_of(&in->type); return true;
     case OPTIC_OP_ALL_REDUCE: {
@@ -407,7 +407,8 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
   const optic_module_t *m = cx->m;
   memset(out, 0, sizeof *out);
   if (depth > MAX_CALL_DEPTH) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "cost: computations nest deeper than %d (a call cycle?)", MAX_CALL_DEPTH);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "cost: computations nest deeper than %d (a call cycle?)",
+                      MAX_CALL_DEPTH);
   }
   double out_elems = elements(&in->type);
   optic_cost sub = {0};
@@ -422,8 +423,8 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
       double nu = elements(optic_node_type(m, in->operands[2]));
       out->flops = sub.flops * nu;
       out->transcendentals = sub.transcendentals * nu;
-      out->bytes_accessed = 3 * size_of(optic_node_type(m, in->operands[2])) +
-                            size_of(optic_node_type(m, in->operands[1]));
+      out->bytes_accessed =
+          3 * size_of(optic_node_type(m, in->operands[2])) + size_of(optic_node_type(m, in->operands[1]));
       return OPTIC_OK;
     }
     case OPTIC_OP_REDUCE: {
@@ -446,9 +447,7 @@ static optic_status node_cost(cost_ctx *cx, const optic_instr *in, int depth, op
       out->bytes_accessed = default_bytes(m, in);
       return OPTIC_OK;
     case OPTIC_OP_CALL: *out = sub; return OPTIC_OK;
-    case OPTIC_OP_CONVOLUTION:
-      out->bytes_accessed = default_bytes(m, in);
-      return conv_flops(m, in, &out->flops);
+    case OPTIC_OP_CONVOLUTION: out->bytes_accessed = default_bytes(m, in); return conv_flops(m, in, &out->flops);
     case OPTIC_OP_FUSION:
       out->flops = sub.flops;
       out->transcendentals = sub.transcendentals;
@@ -486,8 +485,10 @@ static optic_status computation_cost(cost_ctx *cx, optic_comp_id c, int depth, o
     return OPTIC_OK;
   }
   if (memo->state == 1 || depth > MAX_CALL_DEPTH) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "cost: computation '%s' calls itself, or computations nest deeper "
-                      "than %d", cx->m->comps[c].name, MAX_CALL_DEPTH);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "cost: computation '%s' calls itself, or computations nest deeper "
+                      "than %d",
+                      cx->m->comps[c].name, MAX_CALL_DEPTH);
   }
   memo->state = 1;
   const optic_computation *comp = &cx->m->comps[c];

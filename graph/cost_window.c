@@ -158,8 +158,8 @@ static bool solve_classes(window_problem *w, i128 ldil) {
   return true;
 }
 
-optic_status graph_conv_valid_pairs(int64_t in, int64_t k_size, int64_t out, int64_t stride, int64_t pad_lo, int64_t ldil,
-                                    int64_t rdil, double *count) {
+optic_status graph_conv_valid_pairs(int64_t in, int64_t k_size, int64_t out, int64_t stride, int64_t pad_lo,
+                                    int64_t ldil, int64_t rdil, double *count) {
   *count = 0;
   if (in <= 0 || k_size <= 0 || out <= 0) return OPTIC_OK;
   if (stride < 1 || ldil < 1 || rdil < 1) {
@@ -172,7 +172,7 @@ optic_status graph_conv_valid_pairs(int64_t in, int64_t k_size, int64_t out, int
   i128 ka = max128(0, -fdiv(-(w.pad - w.out * w.stride), w.rdil));
   i128 kb = min128(k_size - 1, fdiv(w.last + w.pad + w.stride, w.rdil));
   if (kb < ka) return OPTIC_OK;
-  i128 kl = -fdiv(-w.pad, w.rdil);                                     /* k >= kl: lo(k) = 0 */
+  i128 kl = -fdiv(-w.pad, w.rdil);                                 /* k >= kl: lo(k) = 0 */
   i128 kh = fdiv(w.last + w.pad - (w.out - 1) * w.stride, w.rdil); /* k <= kh: hi(k) = out - 1 */
   checked c = {false};
   i128 total = 0;

@@ -23,8 +23,8 @@ static optic_status ctx_init(eval_ctx *ctx, const optic_module_t *m, const optic
   ctx->opts = optic_evaluate_options_default();
   if (opts != NULL) {
     if (opts->size < sizeof(size_t) || opts->size > 4096) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "evaluate: options.size is %zu; set it to sizeof(optic_evaluate_options)",
-                        opts->size);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "evaluate: options.size is %zu; set it to sizeof(optic_evaluate_options)", opts->size);
     }
     memcpy(&ctx->opts, opts, opts->size < sizeof ctx->opts ? opts->size : sizeof ctx->opts);
     ctx->opts.size = sizeof ctx->opts;
@@ -180,30 +180,49 @@ static optic_status eval_instr(eval_ctx *ctx, const optic_instr *in, const optic
       if (st == OPTIC_OK && in->data_bytes) memcpy((*out)->data, in->data, in->data_bytes);
       return st;
     }
-    case OPTIC_OP_COPY:
-      return eval_elementwise(ctx, in, ops, out);
-    case OPTIC_OP_IOTA: case OPTIC_OP_BROADCAST: case OPTIC_OP_RESHAPE: case OPTIC_OP_TRANSPOSE: case OPTIC_OP_SLICE:
-    case OPTIC_OP_CONCATENATE: case OPTIC_OP_PAD: case OPTIC_OP_REVERSE: case OPTIC_OP_BITCAST:
-      return eval_layout(ctx, in, ops, out);
-    case OPTIC_OP_DYNAMIC_SLICE: case OPTIC_OP_DYNAMIC_UPDATE_SLICE: case OPTIC_OP_OPT_BARRIER: case OPTIC_OP_GATHER:
-    case OPTIC_OP_TOPK: case OPTIC_OP_BATCH_NORM_TRAINING: case OPTIC_OP_BATCH_NORM_INFERENCE:
-    case OPTIC_OP_BATCH_NORM_GRAD:
-      return eval_dynamic(ctx, in, ops, out);
+    case OPTIC_OP_COPY: return eval_elementwise(ctx, in, ops, out);
+    case OPTIC_OP_IOTA:
+    case OPTIC_OP_BROADCAST:
+    case OPTIC_OP_RESHAPE:
+    case OPTIC_OP_TRANSPOSE:
+    case OPTIC_OP_SLICE:
+    case OPTIC_OP_CONCATENATE:
+    case OPTIC_OP_PAD:
+    case OPTIC_OP_REVERSE:
+    case OPTIC_OP_BITCAST: return eval_layout(ctx, in, ops, out);
+    case OPTIC_OP_DYNAMIC_SLICE:
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE:
+    case OPTIC_OP_OPT_BARRIER:
+    case OPTIC_OP_GATHER:
+    case OPTIC_OP_TOPK:
+    case OPTIC_OP_BATCH_NORM_TRAINING:
+    case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD: return eval_dynamic(ctx, in, ops, out);
     case OPTIC_OP_SCATTER: return eval_scatter(ctx, in, ops, out);
-    case OPTIC_OP_ALL_GATHER: case OPTIC_OP_REDUCE_SCATTER: case OPTIC_OP_COLLECTIVE_PERMUTE: case OPTIC_OP_CUSTOM_CALL:
-    case OPTIC_OP_AFTER_ALL: case OPTIC_OP_REPLICA_ID: case OPTIC_OP_PARTITION_ID: case OPTIC_OP_INFEED: case OPTIC_OP_OUTFEED: case OPTIC_OP_RNG_BIT_GENERATOR:
-      return eval_dynamic(ctx, in, ops, out);
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+    case OPTIC_OP_COLLECTIVE_PERMUTE:
+    case OPTIC_OP_CUSTOM_CALL:
+    case OPTIC_OP_AFTER_ALL:
+    case OPTIC_OP_REPLICA_ID:
+    case OPTIC_OP_PARTITION_ID:
+    case OPTIC_OP_INFEED:
+    case OPTIC_OP_OUTFEED:
+    case OPTIC_OP_RNG_BIT_GENERATOR: return eval_dynamic(ctx, in, ops, out);
     case OPTIC_OP_SORT: return eval_sort(ctx, in, ops, out);
     case OPTIC_OP_REDUCE: return eval_reduce(ctx, in, ops, out);
     case OPTIC_OP_REDUCE_WINDOW: return eval_reduce_window(ctx, in, ops, out);
     case OPTIC_OP_MAP: return eval_map(ctx, in, ops, out);
     case OPTIC_OP_DOT: return eval_dot(ctx, in, ops, out);
     case OPTIC_OP_CONVOLUTION: return eval_convolution(ctx, in, ops, out);
-    case OPTIC_OP_TUPLE: case OPTIC_OP_GET_TUPLE_ELEMENT: case OPTIC_OP_CALL: case OPTIC_OP_WHILE:
-    case OPTIC_OP_CONDITIONAL: case OPTIC_OP_FUSION: case OPTIC_OP_ALL_REDUCE:
-      return eval_control(ctx, in, ops, out);
-    default:
-      return optic_fail(OPTIC_ERR_UNSUPPORTED, "evaluate: opcode %d is not known", (int)in->op);
+    case OPTIC_OP_TUPLE:
+    case OPTIC_OP_GET_TUPLE_ELEMENT:
+    case OPTIC_OP_CALL:
+    case OPTIC_OP_WHILE:
+    case OPTIC_OP_CONDITIONAL:
+    case OPTIC_OP_FUSION:
+    case OPTIC_OP_ALL_REDUCE: return eval_control(ctx, in, ops, out);
+    default: return optic_fail(OPTIC_ERR_UNSUPPORTED, "evaluate: opcode %d is not known", (int)in->op);
   }
 }
 
@@ -231,13 +250,14 @@ optic_status eval_computation(eval_ctx *ctx, optic_comp_id c, const optic_litera
   optic_status st = ctx_tables(ctx);
   if (st != OPTIC_OK) return st;
   if (ctx->active[c]) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "evaluate: computation '%s' calls itself (directly or through others)",
-                      m->comps[c].name);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "evaluate: computation '%s' calls itself (directly or through others)", m->comps[c].name);
   }
   const eval_plan *p;
   if ((st = eval_get_plan(ctx, c, &p)) != OPTIC_OK) return st;
   eval_value *vals = calloc((size_t)p->n, sizeof *vals);
-  if (vals == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "evaluate: out of memory running '%s'", m->comps[c].name);
+  if (vals == NULL)
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "evaluate: out of memory running '%s'", m->comps[c].name);
   ctx->active[c] = true;
   const optic_literal_t *stack_ops[STACK_OPERANDS];
   for (int32_t i = 0; i < p->n && st == OPTIC_OK; i++) {
@@ -299,7 +319,8 @@ optic_status eval_computation(eval_ctx *ctx, optic_comp_id c, const optic_litera
 static optic_status check_values(const optic_module_t *m, const char *what, const char *owner,
                                  const optic_literal_t *const *vals, int32_t n, const optic_node_id *ids) {
   for (int32_t i = 0; i < n; i++) {
-    if (vals[i] == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "evaluate: %s %d of %s is NULL", what, (int)i, owner);
+    if (vals[i] == NULL)
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "evaluate: %s %d of %s is NULL", what, (int)i, owner);
     const optic_type *want = &m->instrs[ids[i]].type;
     if (!optic_type_equal(&vals[i]->type, want)) {
       char b1[TYPE_BUF], b2[TYPE_BUF];
@@ -310,8 +331,8 @@ static optic_status check_values(const optic_module_t *m, const char *what, cons
   return OPTIC_OK;
 }
 
-optic_status optic_evaluate(const optic_module_t *m, optic_comp_id comp, const optic_literal_t *const *args, int32_t nargs,
-                            const optic_evaluate_options *options, optic_literal_t **result) {
+optic_status optic_evaluate(const optic_module_t *m, optic_comp_id comp, const optic_literal_t *const *args,
+                            int32_t nargs, const optic_evaluate_options *options, optic_literal_t **result) {
   if (result) *result = NULL;
   optic_status st = graph_check_comp(m, comp, "evaluate");
   if (st != OPTIC_OK) return st;
@@ -346,7 +367,8 @@ optic_status optic_evaluate_node(const optic_module_t *m, optic_node_id id, cons
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "evaluate_node: NULL argument");
   }
   const optic_instr *in = graph_instr(m, id);
-  if (in == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "evaluate_node: instruction %d does not exist", (int)id);
+  if (in == NULL)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "evaluate_node: instruction %d does not exist", (int)id);
   if (n != in->n_operands) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "evaluate_node: %s has %d operands, %d values given", in->name,
                       (int)in->n_operands, (int)n);

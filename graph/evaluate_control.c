@@ -6,7 +6,8 @@
 
 #include "graph/evaluate_internal.h"
 
-static optic_status eval_while(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *init, optic_literal_t **out) {
+static optic_status eval_while(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *init,
+                               optic_literal_t **out) {
   optic_comp_id cond = in->calls[0], body = in->calls[1];
   optic_literal_t *state;
   optic_status st = lit_clone(init, &state);
@@ -52,7 +53,8 @@ static optic_status eval_conditional(eval_ctx *ctx, const optic_instr *in, const
   return eval_computation(ctx, in->calls[branch], &ops[1 + branch], 1, out);
 }
 
-optic_status eval_control(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
+optic_status eval_control(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                          optic_literal_t **out) {
   switch (in->op) {
     case OPTIC_OP_TUPLE: return lit_tuple_of(ops, in->n_operands, out);
     case OPTIC_OP_GET_TUPLE_ELEMENT: return lit_clone(ops[0]->elements[in->ints[0]], out);

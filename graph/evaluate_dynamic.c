@@ -45,8 +45,8 @@ static void copy_window(size_t es, int32_t rank, const int64_t *big_dims, const 
 static optic_status eval_collective(const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
   const char *why = NULL;
   if (graph_opcode_is_host_transfer(in->op)) {
-    return optic_fail(OPTIC_ERR_UNSUPPORTED, "%s '%s': optic has no host transfer queue to %s", optic_opcode_name(in->op),
-                      in->name, in->op == OPTIC_OP_INFEED ? "read from" : "write to");
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "%s '%s': optic has no host transfer queue to %s",
+                      optic_opcode_name(in->op), in->name, in->op == OPTIC_OP_INFEED ? "read from" : "write to");
   }
   if (in->op == OPTIC_OP_CUSTOM_CALL) {
     return optic_fail(OPTIC_ERR_UNSUPPORTED, "custom-call: target '%.64s' is not known to optic",
@@ -71,7 +71,8 @@ static optic_status eval_collective(const optic_instr *in, const optic_literal_t
   return lit_clone(ops[0], out);
 }
 
-optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
+optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                          optic_literal_t **out) {
   if (in->op == OPTIC_OP_OPT_BARRIER) return lit_clone(ops[0], out);
   if (in->op == OPTIC_OP_AFTER_ALL || in->op == OPTIC_OP_REPLICA_ID || in->op == OPTIC_OP_PARTITION_ID) {
     return lit_new(&in->type, out); /* an empty token; replica and partition 0 */
@@ -95,7 +96,8 @@ optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_lite
     const void *ins[5];
     void *outs[3];
     for (int32_t k = 0; k < in->n_operands; k++) ins[k] = ops[k]->data;
-    for (int32_t k = 0; k < 3; k++) outs[k] = optic_type_is_tuple(&y->type) ? y->elements[k]->data : (k ? NULL : y->data);
+    for (int32_t k = 0; k < 3; k++)
+      outs[k] = optic_type_is_tuple(&y->type) ? y->elements[k]->data : (k ? NULL : y->data);
     uint32_t eb = (uint32_t)in->ints[1];
     float eps;
     memcpy(&eps, &eb, 4);

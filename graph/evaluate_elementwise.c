@@ -116,9 +116,7 @@ static optic_status eval_compare(const optic_instr *in, const optic_literal_t *a
   size_t n = lit_elements(a);
   uint8_t *y = out->data;
   switch (a->type.dtype) {
-    case OPTIC_F32:
-      optic_ref_f32_compare((optic_compare_op)in->cmp, n, a->data, b->data, y);
-      return OPTIC_OK;
+    case OPTIC_F32: optic_ref_f32_compare((optic_compare_op)in->cmp, n, a->data, b->data, y); return OPTIC_OK;
     case OPTIC_F64:
     case OPTIC_S32:
     case OPTIC_U8:
@@ -136,7 +134,8 @@ static optic_status eval_compare(const optic_instr *in, const optic_literal_t *a
 
 /* ------------------------------------------------------------ select, clamp */
 
-static void eval_select(const optic_literal_t *p, const optic_literal_t *t, const optic_literal_t *f, optic_literal_t *out) {
+static void eval_select(const optic_literal_t *p, const optic_literal_t *t, const optic_literal_t *f,
+                        optic_literal_t *out) {
   size_t n = lit_elements(t), es = optic_dtype_size(t->type.dtype);
   const uint8_t *pb = p->data;
   bool scalar = p->type.shape.rank == 0;
@@ -184,8 +183,14 @@ static optic_status eval_clamp(const optic_literal_t *lo, const optic_literal_t 
   if (st == OPTIC_OK && (st = bound_array(hi, n, &th, &h)) != OPTIC_OK) free(tl);
   if (st != OPTIC_OK) return st;
   switch (dt) {
-    case OPTIC_S8: case OPTIC_S16: case OPTIC_S64: case OPTIC_U16: case OPTIC_U32: case OPTIC_U64:
-    case OPTIC_F16: case OPTIC_BF16:
+    case OPTIC_S8:
+    case OPTIC_S16:
+    case OPTIC_S64:
+    case OPTIC_U16:
+    case OPTIC_U32:
+    case OPTIC_U64:
+    case OPTIC_F16:
+    case OPTIC_BF16:
       generic(OPTIC_OP_CLAMP, OPTIC_CMP_EQ, dt, dt, n, (const void *const[]){l, x->data, h}, out->data);
       break;
     case OPTIC_F32: optic_ref_f32_clamp(n, x->data, l, h, out->data); break;
@@ -247,7 +252,8 @@ optic_status eval_elementwise(eval_ctx *ctx, const optic_instr *in, const optic_
     case OPTIC_OP_IS_FINITE:
     case OPTIC_OP_BITCAST_CONVERT:
     case OPTIC_OP_REDUCE_PRECISION: {
-      int32_t param = in->op == OPTIC_OP_REDUCE_PRECISION ? optic_elem_reduce_precision_param(in->ints[0], in->ints[1]) : 0;
+      int32_t param =
+          in->op == OPTIC_OP_REDUCE_PRECISION ? optic_elem_reduce_precision_param(in->ints[0], in->ints[1]) : 0;
       st = scalar_family(in->op, param, a->type.dtype, y->type.dtype, lit_elements(a), a->data, NULL, y->data);
       break;
     }

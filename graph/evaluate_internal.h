@@ -76,19 +76,24 @@ bool eval_is_binary(optic_opcode op);
  * gets a new owned literal of the instruction's type. */
 optic_status eval_elementwise(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
                               optic_literal_t **out);
-optic_status eval_layout(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
-optic_status eval_reduce(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
+optic_status eval_layout(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                         optic_literal_t **out);
+optic_status eval_reduce(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                         optic_literal_t **out);
 optic_status eval_reduce_window(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
                                 optic_literal_t **out);
 optic_status eval_map(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
-optic_status eval_control(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
+optic_status eval_control(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                          optic_literal_t **out);
 optic_status eval_convolution(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
                               optic_literal_t **out);
 /* dynamic-slice, dynamic-update-slice, opt-barrier, gather (graph/evaluate_dynamic.c). */
-optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
+optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                          optic_literal_t **out);
 /* scatter and sort (graph/evaluate_reduce.c: they apply a computation to scalars). */
 optic_status eval_sort(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
-optic_status eval_scatter(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
+optic_status eval_scatter(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                          optic_literal_t **out);
 optic_status eval_dot(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out);
 
 /* Advances a row-major multi-index over dims (last fastest); false after the

@@ -37,7 +37,7 @@ static optic_status eval_iota(const optic_instr *in, optic_literal_t *y) {
       case OPTIC_F32: ((float *)y->data)[i] = (float)v; break;
       case OPTIC_F64: ((double *)y->data)[i] = (double)v; break;
       case OPTIC_S32: ((int32_t *)y->data)[i] = (int32_t)(uint32_t)v; break; /* wraps past 2^31, as XLA's s32 iota */
-      case OPTIC_U8: ((uint8_t *)y->data)[i] = (uint8_t)v; break;           /* wraps past 255 */
+      case OPTIC_U8: ((uint8_t *)y->data)[i] = (uint8_t)v; break;            /* wraps past 255 */
       default: { /* the index as an unsigned integer, converted (XLA: IntCast / UIToFP) */
         uint64_t u = (uint64_t)v;
         optic_status st = optic_convert_elements(OPTIC_U64, &u, y->type.dtype,
@@ -71,7 +71,8 @@ static void eval_concatenate(const optic_instr *in, const optic_literal_t *const
 /* Output position p of a padded dim reads input element (p - low) / (interior + 1)
  * when that divides exactly and lands inside the input; else the pad value.
  * Negative low/high simply crop, since p starts at 0 and stops at the output size. */
-static void eval_pad(const optic_instr *in, const optic_literal_t *x, const optic_literal_t *value, optic_literal_t *y) {
+static void eval_pad(const optic_instr *in, const optic_literal_t *x, const optic_literal_t *value,
+                     optic_literal_t *y) {
   const optic_shape *s = &y->type.shape;
   size_t es = optic_dtype_size(y->type.dtype), n = lit_elements(y);
   int64_t xst[OPTIC_MAX_RANK], idx[OPTIC_MAX_RANK] = {0};
@@ -90,7 +91,8 @@ static void eval_pad(const optic_instr *in, const optic_literal_t *x, const opti
   }
 }
 
-optic_status eval_layout(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
+optic_status eval_layout(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                         optic_literal_t **out) {
   (void)ctx;
   optic_literal_t *y;
   optic_status st = lit_new(&in->type, &y);

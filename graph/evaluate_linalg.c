@@ -29,8 +29,8 @@ static optic_status as_f32(const optic_literal_t *x, void **tmp, const float **o
   return OPTIC_OK;
 }
 
-typedef optic_status (*contraction_fn)(const optic_module_t *m, const optic_instr *in, const optic_literal_t *const *ops,
-                                       const float *a, const float *b, float *y);
+typedef optic_status (*contraction_fn)(const optic_module_t *m, const optic_instr *in,
+                                       const optic_literal_t *const *ops, const float *a, const float *b, float *y);
 
 static optic_status run_dot(const optic_module_t *m, const optic_instr *in, const optic_literal_t *const *ops,
                             const float *a, const float *b, float *y) {
@@ -60,7 +60,8 @@ static optic_status contraction(eval_ctx *ctx, const optic_instr *in, const opti
   st = as_f32(ops[0], &ta, &a);
   if (st == OPTIC_OK) st = as_f32(ops[1], &tb, &b);
   if (st == OPTIC_OK && y->type.dtype != OPTIC_F32) {
-    if ((ty = yf = malloc(n ? n * sizeof *yf : 1)) == NULL) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "evaluate: out of memory");
+    if ((ty = yf = malloc(n ? n * sizeof *yf : 1)) == NULL)
+      st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "evaluate: out of memory");
   }
   if (st == OPTIC_OK) st = fn(ctx->m, in, ops, a, b, yf);
   if (st == OPTIC_OK && ty != NULL) st = optic_convert_elements(OPTIC_F32, yf, y->type.dtype, y->data, n);

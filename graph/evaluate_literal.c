@@ -74,7 +74,8 @@ static optic_status lit_new_checked(const optic_type *t, optic_literal_t **out) 
   } else if (t->tuple_size > 0) {
     lit->elements = calloc((size_t)t->tuple_size, sizeof *lit->elements);
     if (lit->elements == NULL) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "literal: out of memory");
-    for (int32_t i = 0; st == OPTIC_OK && i < t->tuple_size; i++) st = lit_new_checked(&t->elements[i], &lit->elements[i]);
+    for (int32_t i = 0; st == OPTIC_OK && i < t->tuple_size; i++)
+      st = lit_new_checked(&t->elements[i], &lit->elements[i]);
   }
   if (st != OPTIC_OK) {
     lit_free(lit);
@@ -115,7 +116,8 @@ optic_status lit_tuple_of(const optic_literal_t *const *els, int32_t n, optic_li
   for (int32_t i = 0; i < n; i++) types[i] = els[i]->type; /* shallow: the literal copies deeply */
   optic_type t = {.dtype = OPTIC_DTYPE_INVALID, .tuple_size = n, .elements = types};
   optic_literal_t *lit = lit_shell();
-  optic_status st = lit ? graph_type_clone(&t, &lit->type) : optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "tuple: out of memory");
+  optic_status st =
+      lit ? graph_type_clone(&t, &lit->type) : optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "tuple: out of memory");
   free(types);
   if (st != OPTIC_OK) {
     free(lit);
@@ -146,7 +148,8 @@ optic_status optic_literal_create(const optic_type *type, optic_literal_t **out)
 optic_status optic_literal_create_array(optic_dtype dtype, const optic_shape *shape, const void *data, size_t bytes,
                                         optic_literal_t **out) {
   if (out) *out = NULL;
-  if (shape == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "literal_create_array: NULL argument");
+  if (shape == NULL || out == NULL)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "literal_create_array: NULL argument");
   optic_type t = optic_type_array(dtype, shape);
   optic_status st = check_type(&t, 0);
   if (st != OPTIC_OK) return st;
@@ -168,7 +171,8 @@ optic_status optic_literal_create_tuple(const optic_literal_t *const *elements, 
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "literal_create_tuple: NULL argument or negative count");
   }
   for (int32_t i = 0; i < n; i++) {
-    if (elements[i] == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "literal_create_tuple: element %d is NULL", (int)i);
+    if (elements[i] == NULL)
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "literal_create_tuple: element %d is NULL", (int)i);
   }
   return lit_tuple_of(elements, n, out);
 }
@@ -243,13 +247,17 @@ static void put_element(char *buf, size_t size, int *n, optic_dtype dt, const un
       put(buf, size, n, "%.5g", (double)v);
       break;
     }
-    case OPTIC_S8: case OPTIC_S16: case OPTIC_S64: {
+    case OPTIC_S8:
+    case OPTIC_S16:
+    case OPTIC_S64: {
       int64_t v;
       optic_convert_elements(dt, p, OPTIC_S64, &v, 1);
       put(buf, size, n, "%lld", (long long)v);
       break;
     }
-    case OPTIC_U16: case OPTIC_U32: case OPTIC_U64: {
+    case OPTIC_U16:
+    case OPTIC_U32:
+    case OPTIC_U64: {
       uint64_t v;
       optic_convert_elements(dt, p, OPTIC_U64, &v, 1);
       put(buf, size, n, "%llu", (unsigned long long)v);
@@ -375,7 +383,8 @@ static bool match_lit(const optic_literal_t *e, const optic_literal_t *a, optic_
       char ib[160], vb1[40], vb2[40];
       int n = 0;
       put(ib, sizeof ib, &n, "[");
-      for (int32_t d = 0; d < e->type.shape.rank; d++) put(ib, sizeof ib, &n, "%s%lld", d ? "," : "", (long long)idx[d]);
+      for (int32_t d = 0; d < e->type.shape.rank; d++)
+        put(ib, sizeof ib, &n, "%s%lld", d ? "," : "", (long long)idx[d]);
       put(ib, sizeof ib, &n, "]");
       n = 0;
       put_element(vb1, sizeof vb1, &n, dt, pe + i * es);

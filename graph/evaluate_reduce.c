@@ -109,7 +109,8 @@ static optic_status reduce_kernel_ordered(const scalar_fn *f, const optic_litera
   return OPTIC_OK;
 }
 
-optic_status eval_reduce(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops, optic_literal_t **out) {
+optic_status eval_reduce(eval_ctx *ctx, const optic_instr *in, const optic_literal_t *const *ops,
+                         optic_literal_t **out) {
   int32_t n = in->n_operands / 2;
   const optic_shape *s = &ops[0]->type.shape;
   bool reduced[OPTIC_MAX_RANK] = {false};
@@ -192,8 +193,12 @@ optic_status eval_reduce_window(eval_ctx *ctx, const optic_instr *in, const opti
   const optic_shape *os = optic_type_is_tuple(&in->type) ? &in->type.elements[0].shape : &in->type.shape;
   for (int32_t d = 0; d < rank; d++) {
     const int64_t *e = &in->ints[7 * d];
-    w[d] = (window_dim){.size = e[0], .stride = e[1], .pad_low = e[2], .base_dilation = e[4],
-                        .window_dilation = e[5], .reversal = e[6] != 0};
+    w[d] = (window_dim){.size = e[0],
+                        .stride = e[1],
+                        .pad_low = e[2],
+                        .base_dilation = e[4],
+                        .window_dilation = e[5],
+                        .reversal = e[6] != 0};
     wsize[d] = e[0];
     /* Positions reached: (out - 1) * stride + (size - 1) * dilation - pad_low,
      * and the dilated input; both must fit in int64 (the builder bounds each

@@ -38,7 +38,8 @@ static optic_status check_dims(const char *op, const char *name, const int64_t *
                         (long long)d[i], (long long)bound);
     }
     for (int32_t j = 0; j < i; j++) {
-      if (d[j] == d[i]) return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: %s repeats dim %lld", op, name, (long long)d[i]);
+      if (d[j] == d[i])
+        return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: %s repeats dim %lld", op, name, (long long)d[i]);
       if (sorted && d[j] > d[i]) return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: %s must be sorted", op, name);
     }
   }
@@ -100,8 +101,8 @@ optic_status optic_graph_gather(optic_module_t *m, optic_comp_id comp, optic_nod
     }
   }
   for (int32_t d = 0; d < r; d++) {
-    bool squeezed = in_list(g->collapsed_slice_dims, g->n_collapsed, d) ||
-                    in_list(g->operand_batching_dims, g->n_batching, d);
+    bool squeezed =
+        in_list(g->collapsed_slice_dims, g->n_collapsed, d) || in_list(g->operand_batching_dims, g->n_batching, d);
     if (g->slice_sizes[d] < 0 || g->slice_sizes[d] > xt->shape.dims[d]) {
       return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "gather: slice_sizes[%d] = %lld is outside [0, %lld]", (int)d,
                         (long long)g->slice_sizes[d], (long long)xt->shape.dims[d]);
@@ -118,7 +119,8 @@ optic_status optic_graph_gather(optic_module_t *m, optic_comp_id comp, optic_nod
   int32_t n_batch = it->shape.rank - (g->index_vector_dim < it->shape.rank ? 1 : 0);
   int32_t out_rank = n_batch + g->n_offset_dims;
   if (out_rank > OPTIC_MAX_RANK) return bad("gather", "the result's rank is above the maximum", out_rank);
-  if ((st = check_dims("gather", "offset_dims", g->offset_dims, g->n_offset_dims, out_rank, true)) != OPTIC_OK) return st;
+  if ((st = check_dims("gather", "offset_dims", g->offset_dims, g->n_offset_dims, out_rank, true)) != OPTIC_OK)
+    return st;
   optic_shape s = {.rank = out_rank};
   int32_t k_off = 0, k_batch = 0, d_op = 0;
   for (int32_t i = 0; i < out_rank; i++) {
@@ -171,8 +173,8 @@ optic_status optic_graph_scatter(optic_module_t *m, optic_comp_id comp, optic_no
                       optic_dtype_name(ut->dtype), optic_dtype_name(xt->dtype));
   }
   if ((st = check_indices("scatter", it, g->index_vector_dim, g->n_scatter_dims_to_operand_dims)) != OPTIC_OK ||
-      (st = check_dims("scatter", "update_window_dims", g->update_window_dims, g->n_update_window_dims,
-                       ut->shape.rank, true)) ||
+      (st = check_dims("scatter", "update_window_dims", g->update_window_dims, g->n_update_window_dims, ut->shape.rank,
+                       true)) ||
       (st = check_dims("scatter", "inserted_window_dims", g->inserted_window_dims, g->n_inserted, r, true)) ||
       (st = check_dims("scatter", "scatter_dims_to_operand_dims", g->scatter_dims_to_operand_dims,
                        g->n_scatter_dims_to_operand_dims, r, false))) {
@@ -192,15 +194,17 @@ optic_status optic_graph_scatter(optic_module_t *m, optic_comp_id comp, optic_no
     if (in_list(g->update_window_dims, g->n_update_window_dims, i)) {
       while (in_list(g->inserted_window_dims, g->n_inserted, k)) k++;
       if (ut->shape.dims[i] > xt->shape.dims[k]) {
-        return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "scatter: update window dim %d (%lld) is larger than operand dim %d",
-                          (int)i, (long long)ut->shape.dims[i], (int)k);
+        return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,
+                          "scatter: update window dim %d (%lld) is larger than operand dim %d", (int)i,
+                          (long long)ut->shape.dims[i], (int)k);
       }
       k++;
     } else {
       if (ks == g->index_vector_dim) ks++;
       if (ut->shape.dims[i] != it->shape.dims[ks]) {
-        return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "scatter: update scatter dim %d has size %lld but indices dim %d %lld",
-                          (int)i, (long long)ut->shape.dims[i], (int)ks, (long long)it->shape.dims[ks]);
+        return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,
+                          "scatter: update scatter dim %d has size %lld but indices dim %d %lld", (int)i,
+                          (long long)ut->shape.dims[i], (int)ks, (long long)it->shape.dims[ks]);
       }
       ks++;
     }
@@ -276,7 +280,8 @@ static size_t offset_of(const optic_shape *s, const int64_t *idx) {
 static int64_t index_entry(const graph_index_array *ix, int64_t ivd, const int64_t *batch, int32_t k) {
   int64_t at[OPTIC_MAX_RANK];
   for (int32_t d = 0, b = 0; d < ix->shape->rank; d++) at[d] = d == ivd ? k : batch[b++];
-  return graph_load_index(ix->dtype, (const unsigned char *)ix->data + offset_of(ix->shape, at) * optic_dtype_size(ix->dtype));
+  return graph_load_index(ix->dtype,
+                          (const unsigned char *)ix->data + offset_of(ix->shape, at) * optic_dtype_size(ix->dtype));
 }
 
 static void unflatten(const optic_shape *s, size_t i, int64_t *idx) {

@@ -59,8 +59,8 @@ optic_status graph_sort_run(const graph_sort_io *io, size_t lo, size_t hi, int64
  * total order (floats: -NaN < -inf < ... < -0 < 0 < ... < NaN), descending
  * when largest, stably (ties keep the lower index first); the first k
  * values and their s32 indices per row. scratch: 2 x last-dim positions. */
-optic_status graph_topk_run(optic_dtype dt, const optic_shape *xs, const void *x, int64_t k, bool largest,
-                            void *values, int32_t *indices, size_t lo, size_t hi, int64_t *scratch);
+optic_status graph_topk_run(optic_dtype dt, const optic_shape *xs, const void *x, int64_t k, bool largest, void *values,
+                            int32_t *indices, size_t lo, size_t hi, int64_t *scratch);
 
 /* batch-norm-training/-inference/-grad (graph/batch_norm.c) over x of shape
  * s with features along dim f: in = the instruction's operands' data, out =

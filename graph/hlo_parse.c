@@ -13,9 +13,10 @@
 #include "graph/internal.h"
 
 /* XLA element types optic does not have (a written one is UNSUPPORTED). */
-static const char *const other_dtypes[] = {
-    "s2",     "s4",     "u2",     "u4",          "c64",        "c128",       "f8e5m2",   "f8e4m3",   "f8e4m3fn",
-    "f8e4m3b11fnuz", "f8e5m2fnuz", "f8e4m3fnuz", "f8e3m4", "f8e8m0fnu", "f4e2m1fn", "opaque"};
+static const char *const other_dtypes[] = {"s2",         "s4",         "u2",     "u4",        "c64",
+                                           "c128",       "f8e5m2",     "f8e4m3", "f8e4m3fn",  "f8e4m3b11fnuz",
+                                           "f8e5m2fnuz", "f8e4m3fnuz", "f8e3m4", "f8e8m0fnu", "f4e2m1fn",
+                                           "opaque"};
 
 /* A token that spells one of optic's dtypes (core's table). */
 static bool tok_dtype(const hlo_token *t, optic_dtype *out) {
@@ -34,14 +35,55 @@ static bool tok_dtype(const hlo_token *t, optic_dtype *out) {
 
 /* XLA opcodes optic's IR does not have (a written one is UNSUPPORTED). */
 static const char *const other_opcodes[] = {
-    "acos", "acosh", "add-dependency", "all-gather-done", "all-gather-start", "all-reduce-done",
-    "all-reduce-start", "all-to-all", "asin", "asinh", "async-done", "async-start", "async-update", "atan", "atanh",
-    "cholesky", "collective-broadcast", "collective-permute-done", "collective-permute-start", "collective-reduce",
-    "complex", "copy-done", "copy-start", "cosh", "domain", "dynamic-reshape", "fft", "get-dimension-size", "imag",
-    "mulhi", "ragged-all-to-all", "ragged-dot", "real", "recv", "recv-done",
-    "rng", "rng-get-and-update-state", "scaled-dot", "scan",
-    "select-and-scatter", "send", "send-done", "set-dimension-size", "shuffle", "sinh", "stochastic-convert",
-    "trace", "triangular-solve", "tuple-select",
+    "acos",
+    "acosh",
+    "add-dependency",
+    "all-gather-done",
+    "all-gather-start",
+    "all-reduce-done",
+    "all-reduce-start",
+    "all-to-all",
+    "asin",
+    "asinh",
+    "async-done",
+    "async-start",
+    "async-update",
+    "atan",
+    "atanh",
+    "cholesky",
+    "collective-broadcast",
+    "collective-permute-done",
+    "collective-permute-start",
+    "collective-reduce",
+    "complex",
+    "copy-done",
+    "copy-start",
+    "cosh",
+    "domain",
+    "dynamic-reshape",
+    "fft",
+    "get-dimension-size",
+    "imag",
+    "mulhi",
+    "ragged-all-to-all",
+    "ragged-dot",
+    "real",
+    "recv",
+    "recv-done",
+    "rng",
+    "rng-get-and-update-state",
+    "scaled-dot",
+    "scan",
+    "select-and-scatter",
+    "send",
+    "send-done",
+    "set-dimension-size",
+    "shuffle",
+    "sinh",
+    "stochastic-convert",
+    "trace",
+    "triangular-solve",
+    "tuple-select",
 };
 
 static bool in_list(const hlo_token *t, const char *const *list, size_t n) {
@@ -224,10 +266,12 @@ static optic_status int_literal(hlo_lexer *L, const hlo_token *t, optic_dtype dt
     u = 0;
     for (size_t i = 0; i < t->n; i++) {
       unsigned d = (unsigned)(t->p[i] - '0');
-      if (d > 9) return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "expected an integer, found %s",
-                                     hlo_tok_describe(t, b, sizeof b));
+      if (d > 9)
+        return hlo_fail_tok(L, OPTIC_ERR_INVALID_ARGUMENT, "expected an integer, found %s",
+                            hlo_tok_describe(t, b, sizeof b));
       if (u > (UINT64_MAX - d) / 10) {
-        return hlo_fail_tok(L, OPTIC_ERR_OVERFLOW, "literal %s is out of range for u64", hlo_tok_describe(t, b, sizeof b));
+        return hlo_fail_tok(L, OPTIC_ERR_OVERFLOW, "literal %s is out of range for u64",
+                            hlo_tok_describe(t, b, sizeof b));
       }
       u = u * 10 + d;
     }
@@ -591,10 +635,8 @@ optic_status optic_module_from_hlo_file(const char *path, optic_module_t **out) 
     text = t;
     cap *= 2;
   }
-  if (text == NULL)
-    st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
-  else if (st == OPTIC_OK && ferror(f))
-    st = optic_fail(OPTIC_ERR_IO, "%s: read error", path);
+  if (text == NULL) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: out of memory reading the file", path);
+  else if (st == OPTIC_OK && ferror(f)) st = optic_fail(OPTIC_ERR_IO, "%s: read error", path);
   fclose(f);
   if (st == OPTIC_OK) {
     st = optic_module_from_hlo_text(text, len, out);

@@ -156,52 +156,52 @@ typedef struct hlo_shape {
 } hlo_shape;
 
 /* The attributes the importer uses; all others are parsed and skipped. */
-#define HLO_ATTR_LIST(X)                        \
-  X(DIMENSIONS, "dimensions")                   \
-  X(TO_APPLY, "to_apply")                       \
-  X(CALLS, "calls")                             \
-  X(CONDITION, "condition")                     \
-  X(BODY, "body")                               \
-  X(INDEX, "index")                             \
-  X(DIRECTION, "direction")                     \
-  X(LHS_BATCH, "lhs_batch_dims")                \
-  X(RHS_BATCH, "rhs_batch_dims")                \
-  X(LHS_CONTRACTING, "lhs_contracting_dims")    \
-  X(RHS_CONTRACTING, "rhs_contracting_dims")    \
-  X(WINDOW, "window")                           \
-  X(DIM_LABELS, "dim_labels")                   \
-  X(FEATURE_GROUP_COUNT, "feature_group_count") \
-  X(BATCH_GROUP_COUNT, "batch_group_count")     \
-  X(SLICE, "slice")                             \
-  X(PADDING, "padding")                         \
-  X(IOTA_DIMENSION, "iota_dimension")           \
-  X(EXPONENT_BITS, "exponent_bits")             \
-  X(DYNAMIC_SLICE_SIZES, "dynamic_slice_sizes") \
-  X(OFFSET_DIMS, "offset_dims")                 \
-  X(SOURCE_TARGET_PAIRS, "source_target_pairs") \
-  X(CUSTOM_CALL_TARGET, "custom_call_target")   \
-  X(ALGORITHM, "algorithm")                     \
-  X(IS_STABLE, "is_stable")                     \
-  X(K, "k")                                     \
-  X(EPSILON, "epsilon")                         \
-  X(FEATURE_INDEX, "feature_index")             \
-  X(LARGEST, "largest")                         \
-  X(COLLAPSED_SLICE_DIMS, "collapsed_slice_dims") \
-  X(START_INDEX_MAP, "start_index_map")         \
-  X(INDEX_VECTOR_DIM, "index_vector_dim")       \
-  X(SLICE_SIZES, "slice_sizes")                 \
-  X(UPDATE_WINDOW_DIMS, "update_window_dims")   \
-  X(INSERTED_WINDOW_DIMS, "inserted_window_dims") \
-  X(SCATTER_DIMS_TO_OPERAND_DIMS, "scatter_dims_to_operand_dims") \
-  X(OPERAND_BATCHING_DIMS, "operand_batching_dims") \
-  X(START_INDICES_BATCHING_DIMS, "start_indices_batching_dims") \
-  X(INPUT_BATCHING_DIMS, "input_batching_dims") \
+#define HLO_ATTR_LIST(X)                                            \
+  X(DIMENSIONS, "dimensions")                                       \
+  X(TO_APPLY, "to_apply")                                           \
+  X(CALLS, "calls")                                                 \
+  X(CONDITION, "condition")                                         \
+  X(BODY, "body")                                                   \
+  X(INDEX, "index")                                                 \
+  X(DIRECTION, "direction")                                         \
+  X(LHS_BATCH, "lhs_batch_dims")                                    \
+  X(RHS_BATCH, "rhs_batch_dims")                                    \
+  X(LHS_CONTRACTING, "lhs_contracting_dims")                        \
+  X(RHS_CONTRACTING, "rhs_contracting_dims")                        \
+  X(WINDOW, "window")                                               \
+  X(DIM_LABELS, "dim_labels")                                       \
+  X(FEATURE_GROUP_COUNT, "feature_group_count")                     \
+  X(BATCH_GROUP_COUNT, "batch_group_count")                         \
+  X(SLICE, "slice")                                                 \
+  X(PADDING, "padding")                                             \
+  X(IOTA_DIMENSION, "iota_dimension")                               \
+  X(EXPONENT_BITS, "exponent_bits")                                 \
+  X(DYNAMIC_SLICE_SIZES, "dynamic_slice_sizes")                     \
+  X(OFFSET_DIMS, "offset_dims")                                     \
+  X(SOURCE_TARGET_PAIRS, "source_target_pairs")                     \
+  X(CUSTOM_CALL_TARGET, "custom_call_target")                       \
+  X(ALGORITHM, "algorithm")                                         \
+  X(IS_STABLE, "is_stable")                                         \
+  X(K, "k")                                                         \
+  X(EPSILON, "epsilon")                                             \
+  X(FEATURE_INDEX, "feature_index")                                 \
+  X(LARGEST, "largest")                                             \
+  X(COLLAPSED_SLICE_DIMS, "collapsed_slice_dims")                   \
+  X(START_INDEX_MAP, "start_index_map")                             \
+  X(INDEX_VECTOR_DIM, "index_vector_dim")                           \
+  X(SLICE_SIZES, "slice_sizes")                                     \
+  X(UPDATE_WINDOW_DIMS, "update_window_dims")                       \
+  X(INSERTED_WINDOW_DIMS, "inserted_window_dims")                   \
+  X(SCATTER_DIMS_TO_OPERAND_DIMS, "scatter_dims_to_operand_dims")   \
+  X(OPERAND_BATCHING_DIMS, "operand_batching_dims")                 \
+  X(START_INDICES_BATCHING_DIMS, "start_indices_batching_dims")     \
+  X(INPUT_BATCHING_DIMS, "input_batching_dims")                     \
   X(SCATTER_INDICES_BATCHING_DIMS, "scatter_indices_batching_dims") \
-  X(MANTISSA_BITS, "mantissa_bits")             \
-  X(KIND, "kind")                               \
-  X(REPLICA_GROUPS, "replica_groups")           \
-  X(TRUE_COMPUTATION, "true_computation")       \
-  X(FALSE_COMPUTATION, "false_computation")     \
+  X(MANTISSA_BITS, "mantissa_bits")                                 \
+  X(KIND, "kind")                                                   \
+  X(REPLICA_GROUPS, "replica_groups")                               \
+  X(TRUE_COMPUTATION, "true_computation")                           \
+  X(FALSE_COMPUTATION, "false_computation")                         \
   X(BRANCH_COMPUTATIONS, "branch_computations")
 
 typedef enum hlo_attr_kind {

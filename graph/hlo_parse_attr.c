@@ -146,8 +146,7 @@ static optic_status x_groups(const hlo_token *w, int32_t min_per, int32_t max_pe
     for (const char *q = p; q <= gend;) {
       const char *qend = q;
       while (qend < gend && *qend != '_') qend++;
-      if (k == max_per)
-        k++; /* too many: reported below */
+      if (k == max_per) k++; /* too many: reported below */
       else {
         optic_status st = sub_int(w, q, (size_t)(qend - q), &g[k++]);
         if (st != OPTIC_OK) return st;
@@ -516,7 +515,8 @@ static optic_status io_aliases(hlo_parser *P) {
     if ((st = expect(P, HLO_LPAREN, "'(' opening the aliased parameter")) != OPTIC_OK) break;
     if ((st = take_int(P, &param)) != OPTIC_OK) break;
     if (param < 0 || param > INT32_MAX)
-      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, L->tok.line, L->tok.col, "parameter number %lld", (long long)param);
+      return hlo_fail_at(OPTIC_ERR_INVALID_ARGUMENT, L->tok.line, L->tok.col, "parameter number %lld",
+                         (long long)param);
     a->param = (int32_t)param;
     if ((st = expect(P, HLO_COMMA, "',' after the parameter number")) != OPTIC_OK) break;
     if ((st = index_path(P, a->param_path, &a->param_len)) != OPTIC_OK) break;

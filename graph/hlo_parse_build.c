@@ -240,10 +240,8 @@ static optic_status relayout(hlo_builder *B, optic_comp_id comp, optic_node_id n
     int64_t perm[OPTIC_MAX_RANK];
     hlo_physical_positions(s, pos);
     for (int32_t i = 0; i < s->shape.rank; i++) {
-      if (to_logical)
-        perm[i] = pos[i];
-      else
-        perm[pos[i]] = i;
+      if (to_logical) perm[i] = pos[i];
+      else perm[pos[i]] = i;
     }
     const char *name = hlo_unique_name(B, base, suffix);
     if (name == NULL) return oom_at(at);

@@ -161,10 +161,8 @@ const char *hlo_tok_describe(const hlo_token *t, char *buf, size_t size) {
     buf[k++] = '\'';
     for (size_t i = 0; i < t->n && k + 6 < size; i++) {
       unsigned char c = (unsigned char)t->p[i];
-      if (c < 32 || c >= 127)
-        k += (size_t)snprintf(buf + k, size - k, "\\x%02x", c);
-      else
-        buf[k++] = (char)c;
+      if (c < 32 || c >= 127) k += (size_t)snprintf(buf + k, size - k, "\\x%02x", c);
+      else buf[k++] = (char)c;
     }
     if (k + 2 <= size) buf[k++] = '\'';
     buf[k < size ? k : size - 1] = '\0';

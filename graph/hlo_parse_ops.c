@@ -132,8 +132,8 @@ static optic_status build_dot(const op_ctx *x, optic_node_id *out) {
     }
     *counts[k] = a->n_ints;
   }
-  return wrap(x, graph_dot_typed(x->B->m, x->c->id, x->ops[0], x->ops[1], &d, written_dtype(x), x->in->final_name,
-                                 out));
+  return wrap(x,
+              graph_dot_typed(x->B->m, x->c->id, x->ops[0], x->ops[1], &d, written_dtype(x), x->in->final_name, out));
 }
 
 /* Rewrites part `part` (0 lhs, 1 rhs, 2 out) of dim labels so it names the
@@ -184,9 +184,9 @@ static optic_status build_convolution(op_ctx *x, optic_node_id *out) {
       x->in->node_is_physical = true;
     }
   }
-  return wrap(x, graph_convolution_typed(x->B->m, x->c->id, lhs, rhs, labels, w ? w->window : NULL,
-                                         fg ? fg->ints[0] : 1, bg ? bg->ints[0] : 1, written_dtype(x),
-                                         x->in->final_name, out));
+  return wrap(x,
+              graph_convolution_typed(x->B->m, x->c->id, lhs, rhs, labels, w ? w->window : NULL, fg ? fg->ints[0] : 1,
+                                      bg ? bg->ints[0] : 1, written_dtype(x), x->in->final_name, out));
 }
 
 static optic_status build_conditional(const op_ctx *x, optic_node_id *out) {
@@ -281,7 +281,8 @@ static optic_status build_reduction(const op_ctx *x, optic_node_id *out) {
 static optic_status dims_into(const op_ctx *x, hlo_attr_kind k, int64_t *out, int32_t *n) {
   const hlo_attr *a = hlo_find_attr(x->in, k);
   *n = a ? a->n_ints : 0;
-  if (*n > OPTIC_MAX_RANK) return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "%s lists more than %d dims", hlo_attr_name(k), OPTIC_MAX_RANK);
+  if (*n > OPTIC_MAX_RANK)
+    return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "%s lists more than %d dims", hlo_attr_name(k), OPTIC_MAX_RANK);
   for (int32_t i = 0; i < *n; i++) out[i] = a->ints[i];
   return OPTIC_OK;
 }
@@ -290,7 +291,8 @@ static optic_status dims_into(const op_ctx *x, hlo_attr_kind k, int64_t *out, in
 static optic_status no_batching(const op_ctx *x, hlo_attr_kind a, hlo_attr_kind b) {
   const hlo_attr *p = hlo_find_attr(x->in, a), *q = hlo_find_attr(x->in, b);
   if ((p && p->n_ints) || (q && q->n_ints)) {
-    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "%s/%s (batching dims) are not supported", hlo_attr_name(a), hlo_attr_name(b));
+    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "%s/%s (batching dims) are not supported", hlo_attr_name(a),
+                   hlo_attr_name(b));
   }
   return OPTIC_OK;
 }
@@ -344,7 +346,8 @@ static optic_status build_scatter(const op_ctx *x, optic_node_id *out) {
   }
   if (st != OPTIC_OK) return st;
   g.index_vector_dim = ivd->ints[0];
-  return wrap(x, optic_graph_scatter(x->B->m, x->c->id, x->ops[0], x->ops[1], x->ops[2], &g, f, x->in->final_name, out));
+  return wrap(x,
+              optic_graph_scatter(x->B->m, x->c->id, x->ops[0], x->ops[1], x->ops[2], &g, f, x->in->final_name, out));
 }
 
 /* The shards of an all-gather / reduce-scatter: the written result's size
@@ -394,7 +397,8 @@ static optic_status build_collective(const op_ctx *x, optic_node_id *out) {
       if ((st = count_is(x, 1, 1)) != OPTIC_OK) return st;
       a = hlo_find_attr(x->in, HLO_A_SOURCE_TARGET_PAIRS);
       for (int32_t i = 0; a && i < a->n_sizes; i++) {
-        if (a->sizes[i] != 2) return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "source_target_pairs entry %d is not a pair", (int)i);
+        if (a->sizes[i] != 2)
+          return fail_in(x, OPTIC_ERR_INVALID_ARGUMENT, "source_target_pairs entry %d is not a pair", (int)i);
       }
       return wrap(x, optic_graph_collective_permute(m, comp, x->ops[0], a ? a->ints : NULL, a ? a->n_ints / 2 : 0,
                                                     x->in->final_name, out));
@@ -459,7 +463,8 @@ static optic_status build_bitcast(const op_ctx *x, optic_node_id *out) {
   const hlo_shape *rs = &x->in->shape, *os = &x->c->instrs[x->in->operand_index[0]]->shape;
   const optic_type *ot = optic_node_type(m, x->ops[0]);
   if (rs->dtype == OPTIC_DTYPE_INVALID || ot->dtype != rs->dtype) {
-    return fail_in(x, OPTIC_ERR_UNSUPPORTED, "bitcast changes the element type or is a tuple; only array reshapes are supported");
+    return fail_in(x, OPTIC_ERR_UNSUPPORTED,
+                   "bitcast changes the element type or is a tuple; only array reshapes are supported");
   }
   optic_node_id node = x->ops[0];
   int32_t pos[OPTIC_MAX_RANK];
@@ -583,8 +588,8 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
       if (e->ints[0] < INT32_MIN || e->ints[0] > INT32_MAX || a->ints[0] < INT32_MIN || a->ints[0] > INT32_MAX) {
         return fail_in(&x, OPTIC_ERR_INVALID_ARGUMENT, "exponent_bits or mantissa_bits out of range");
       }
-      return wrap(&x, optic_graph_reduce_precision(m, comp, ops[0], (int32_t)e->ints[0], (int32_t)a->ints[0], name,
-                                                   out));
+      return wrap(&x,
+                  optic_graph_reduce_precision(m, comp, ops[0], (int32_t)e->ints[0], (int32_t)a->ints[0], name, out));
     }
     case OPTIC_OP_BROADCAST:
     case OPTIC_OP_RESHAPE:
@@ -607,7 +612,8 @@ optic_status hlo_build_op(hlo_builder *B, hlo_comp *c, hlo_instr *in, const opti
       return wrap(&x, optic_graph_dynamic_slice(m, comp, ops[0], ops + 1, in->n_operands - 1, a->ints, name, out));
     case OPTIC_OP_DYNAMIC_UPDATE_SLICE:
       if ((st = count_is(&x, 3, 2 + OPTIC_MAX_RANK)) != OPTIC_OK) return st;
-      return wrap(&x, optic_graph_dynamic_update_slice(m, comp, ops[0], ops[1], ops + 2, in->n_operands - 2, name, out));
+      return wrap(&x,
+                  optic_graph_dynamic_update_slice(m, comp, ops[0], ops[1], ops + 2, in->n_operands - 2, name, out));
     case OPTIC_OP_SORT: {
       if ((st = count_is(&x, 1, 32)) != OPTIC_OK || (st = list_of(&x, HLO_A_DIMENSIONS, 1, 1, &a)) != OPTIC_OK ||
           (st = need_comp(&x, HLO_A_TO_APPLY, &f)) != OPTIC_OK) {

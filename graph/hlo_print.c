@@ -120,8 +120,7 @@ static bool empty_literal_is_long(const optic_shape *sh) {
 }
 
 /* Nested braces by dimension, in row-major order. */
-static void print_literal(optic_strbuf *s, const optic_type *t, const unsigned char *data, int32_t dim,
-                          size_t *index) {
+static void print_literal(optic_strbuf *s, const optic_type *t, const unsigned char *data, int32_t dim, size_t *index) {
   size_t esize = optic_dtype_size(t->dtype);
   if (dim == t->shape.rank) {
     print_element(s, t->dtype, data + *index * esize);
@@ -204,7 +203,8 @@ static void print_calls(optic_strbuf *s, const optic_module_t *m, const optic_in
         break;
       }
       optic_strbuf_printf(s, ", branch_computations={");
-      for (int32_t k = 0; k < in->n_calls; k++) optic_strbuf_printf(s, "%s%s", k ? ", " : "", m->comps[in->calls[k]].name);
+      for (int32_t k = 0; k < in->n_calls; k++)
+        optic_strbuf_printf(s, "%s%s", k ? ", " : "", m->comps[in->calls[k]].name);
       optic_strbuf_printf(s, "}");
       break;
     case OPTIC_OP_FUSION: optic_strbuf_printf(s, ", calls=%s", m->comps[in->calls[0]].name); break;
@@ -331,7 +331,8 @@ static void print_attributes(optic_strbuf *s, const optic_module_t *m, const opt
       optic_strbuf_printf(s, ", replica_groups={");
       for (int64_t g = 0; g < groups; g++) {
         optic_strbuf_printf(s, g ? ",{" : "{");
-        for (int64_t k = 0; k < in->ints[1 + g]; k++) optic_strbuf_printf(s, k ? ",%lld" : "%lld", (long long)in->ints[next++]);
+        for (int64_t k = 0; k < in->ints[1 + g]; k++)
+          optic_strbuf_printf(s, k ? ",%lld" : "%lld", (long long)in->ints[next++]);
         optic_strbuf_printf(s, "}");
       }
       optic_strbuf_printf(s, "}");
@@ -417,9 +418,7 @@ static void print_computation(optic_strbuf *s, const optic_module_t *m, optic_co
   state[cid] = 2;
 }
 
-optic_status optic_module_to_hlo_text(const optic_module_t *m, char **out) {
-  return graph_module_print(m, NULL, out);
-}
+optic_status optic_module_to_hlo_text(const optic_module_t *m, char **out) { return graph_module_print(m, NULL, out); }
 
 optic_status graph_module_print(const optic_module_t *m, const graph_print_hooks *h, char **out) {
   if (m == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "to_hlo_text: NULL argument");

@@ -62,7 +62,7 @@ typedef struct optic_instr {
    * fusion: {fused computation}. */
   optic_comp_id *calls; /* malloc'd, n_calls entries (NULL when 0): kept out of line so records stay small */
   int32_t n_calls;
-  void *data;           /* constant bytes */
+  void *data; /* constant bytes */
   size_t data_bytes;
 } optic_instr;
 
@@ -103,7 +103,7 @@ struct optic_module {
   optic_computation *comps;
   int32_t n_comps, cap_comps;
   optic_comp_id entry;
-  optic_name_set names; /* instruction names, unique in the module */
+  optic_name_set names;      /* instruction names, unique in the module */
   optic_name_set comp_names; /* computation names: O(1) uniqueness check (fusion adds many) */
 };
 
@@ -206,8 +206,8 @@ void graph_conv_attrs(const optic_instr *in, struct optic_attrs_convolution *c);
 /* XLA's convolution valid(d) for one spatial dim (graph/cost_window.c): the
  * (kernel index, output index) pairs whose input position is a real input
  * element, counted in closed form (O(log) time for any window size). */
-optic_status graph_conv_valid_pairs(int64_t in, int64_t k_size, int64_t out, int64_t stride, int64_t pad_lo, int64_t ldil,
-                                    int64_t rdil, double *count);
+optic_status graph_conv_valid_pairs(int64_t in, int64_t k_size, int64_t out, int64_t stride, int64_t pad_lo,
+                                    int64_t ldil, int64_t rdil, double *count);
 const optic_type *graph_root_type(const optic_module_t *m, optic_comp_id c);
 /* Instructions passes must keep even without users and never fold:
  * collectives and custom-call (graph/build_collective.c). */
@@ -235,7 +235,6 @@ void graph_names_free(optic_name_set *s);
 #define TYPE_BUF 160
 /* Formats a shape-typed message operand: "f32[2,3]". */
 const char *graph_type_str(const optic_type *t, char *buf, size_t size);
-
 
 /* graph/io_alias.c: sets m's input_output_alias table (copied) after
  * checking every entry against the entry computation (paths lead to array

@@ -11,7 +11,8 @@
 
 static int path_text(const int32_t *p, int32_t n, char *buf, size_t size) {
   int k = snprintf(buf, size, "{");
-  for (int32_t i = 0; i < n; i++) k += snprintf(buf + k, size > (size_t)k ? size - (size_t)k : 0, "%s%d", i ? "," : "", p[i]);
+  for (int32_t i = 0; i < n; i++)
+    k += snprintf(buf + k, size > (size_t)k ? size - (size_t)k : 0, "%s%d", i ? "," : "", p[i]);
   return k + snprintf(buf + k, size > (size_t)k ? size - (size_t)k : 0, "}");
 }
 
@@ -26,7 +27,8 @@ static const optic_type *leaf_at(const optic_type *t, const int32_t *path, int32
 
 optic_status graph_set_io_aliases(optic_module_t *m, const graph_io_alias *a, int32_t n) {
   const char *op = "input_output_alias";
-  if (n > 0 && m->entry < 0) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: the module has no entry computation", op);
+  if (n > 0 && m->entry < 0)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: the module has no entry computation", op);
   const optic_computation *e = n > 0 ? &m->comps[m->entry] : NULL;
   for (int32_t i = 0; i < n; i++) {
     char out[96], par[96];
@@ -35,10 +37,11 @@ optic_status graph_set_io_aliases(optic_module_t *m, const graph_io_alias *a, in
     if (e->root < 0) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: the entry computation has no root", op);
     const optic_type *o = leaf_at(&m->instrs[e->root].type, a[i].out_path, a[i].out_len);
     if (o == NULL)
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: output %s is not an array leaf of the entry's result", op, out);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: output %s is not an array leaf of the entry's result", op,
+                        out);
     if (a[i].param < 0 || a[i].param >= e->n_params || e->params[a[i].param] < 0)
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: output %s: the entry has no parameter %d (it has %d)", op,
-                        out, a[i].param, e->n_params);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: output %s: the entry has no parameter %d (it has %d)", op, out,
+                        a[i].param, e->n_params);
     const optic_type *p = leaf_at(&m->instrs[e->params[a[i].param]].type, a[i].param_path, a[i].param_len);
     if (p == NULL)
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: output %s: %s is not an array leaf of parameter %d", op, out,
@@ -51,7 +54,8 @@ optic_status graph_set_io_aliases(optic_module_t *m, const graph_io_alias *a, in
                         a[i].param, par, tp);
     }
     for (int32_t j = 0; j < i; j++)
-      if (a[j].out_len == a[i].out_len && memcmp(a[j].out_path, a[i].out_path, sizeof(int32_t) * (size_t)a[i].out_len) == 0)
+      if (a[j].out_len == a[i].out_len &&
+          memcmp(a[j].out_path, a[i].out_path, sizeof(int32_t) * (size_t)a[i].out_len) == 0)
         return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: output %s is aliased twice", op, out);
   }
   graph_io_alias *copy = NULL;
@@ -72,7 +76,8 @@ void graph_print_io_aliases(const optic_module_t *m, struct optic_strbuf *s) {
     char out[96], par[96];
     path_text(a->out_path, a->out_len, out, sizeof out);
     path_text(a->param_path, a->param_len, par, sizeof par);
-    optic_strbuf_printf(s, "%s%s: (%d, %s, %s)", i ? ", " : "", out, a->param, par, a->must ? "must-alias" : "may-alias");
+    optic_strbuf_printf(s, "%s%s: (%d, %s, %s)", i ? ", " : "", out, a->param, par,
+                        a->must ? "must-alias" : "may-alias");
   }
   optic_strbuf_printf(s, " }");
 }

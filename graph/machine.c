@@ -37,9 +37,9 @@
 
 typedef struct preset {
   const char *name;
-  double bf16_flops;     /* published peak, FLOP/s per chip */
-  double hbm_bandwidth;  /* bytes/s per chip, GBps read as 1e9 */
-  int32_t tensor_cores;  /* per chip; core_dram_bandwidth = HBM / TensorCores */
+  double bf16_flops;    /* published peak, FLOP/s per chip */
+  double hbm_bandwidth; /* bytes/s per chip, GBps read as 1e9 */
+  int32_t tensor_cores; /* per chip; core_dram_bandwidth = HBM / TensorCores */
   const char *source;
 } preset;
 
@@ -53,28 +53,32 @@ static const preset tpu_presets[] = {
      * al., "The Design Process for Google's Training Chips: TPUv2 and TPUv3"
      * (IEEE Micro 2021). Two TensorCores per chip (v2-8 = 4 chips, 8 cores). */
     {"tpu-v2", 45e12, 700e9, 2,
-     "TPU v2 per chip: bf16 45 TFLOPS (secondary), HBM 700 GB/s (Norrie et al. 2021); f32 = bf16/3, per-core HBM = HBM/cores, assumed"},
+     "TPU v2 per chip: bf16 45 TFLOPS (secondary), HBM 700 GB/s (Norrie et al. 2021); f32 = bf16/3, per-core HBM = "
+     "HBM/cores, assumed"},
     /* v3: Cloud doc 123 TFLOPS (the scaling book says 1.4e14), 900 GBps. */
     {"tpu-v3", 123e12, 900e9, 2,
-     "cloud.google.com/tpu/docs/v3 per chip: bf16 123 TFLOPS, HBM 900 GBps; f32 = bf16/3, per-core HBM = HBM/cores, assumed"},
+     "cloud.google.com/tpu/docs/v3 per chip: bf16 123 TFLOPS, HBM 900 GBps; f32 = bf16/3, per-core HBM = HBM/cores, "
+     "assumed"},
     /* v4: 275 TFLOPS bf16, 1200 GBps HBM2; two TensorCores (megacore). */
     {"tpu-v4", 275e12, 1200e9, 2,
-     "docs.cloud.google.com/tpu/docs/v4 per chip: bf16 275 TFLOPS, HBM 1200 GBps; f32 = bf16/3, per-core HBM = HBM/cores, assumed"},
+     "docs.cloud.google.com/tpu/docs/v4 per chip: bf16 275 TFLOPS, HBM 1200 GBps; f32 = bf16/3, per-core HBM = "
+     "HBM/cores, assumed"},
     /* v5e: 197 TFLOPS bf16, 819 GBps (another revision says 800 GiBps); one TensorCore. */
     {"tpu-v5e", 197e12, 819e9, 1,
-     "docs.cloud.google.com/tpu/docs/v5e per chip: bf16 197 TFLOPS, HBM 819 GBps; f32 = bf16/3, per-core HBM = HBM/cores, assumed"},
+     "docs.cloud.google.com/tpu/docs/v5e per chip: bf16 197 TFLOPS, HBM 819 GBps; f32 = bf16/3, per-core HBM = "
+     "HBM/cores, assumed"},
     /* v5p: 459 TFLOPS bf16, 2765 GBps (newer revision 2575 GiBps); 2 TensorCores. */
     {"tpu-v5p", 459e12, 2765e9, 2,
-     "docs.cloud.google.com/tpu/docs/v5p per chip: bf16 459 TFLOPS, HBM 2765 GBps; f32 = bf16/3, per-core HBM = HBM/cores, assumed"},
+     "docs.cloud.google.com/tpu/docs/v5p per chip: bf16 459 TFLOPS, HBM 2765 GBps; f32 = bf16/3, per-core HBM = "
+     "HBM/cores, assumed"},
     /* v6e (Trillium): 918 TFLOPS bf16, 1638 GBps; 1 TensorCore per chip. */
     {"tpu-v6e", 918e12, 1638e9, 1,
-     "docs.cloud.google.com/tpu/docs/v6e per chip: bf16 918 TFLOPS, HBM 1638 GBps; f32 = bf16/3, per-core HBM = HBM/cores, assumed"},
+     "docs.cloud.google.com/tpu/docs/v6e per chip: bf16 918 TFLOPS, HBM 1638 GBps; f32 = bf16/3, per-core HBM = "
+     "HBM/cores, assumed"},
 };
 #define N_TPU ((int32_t)(sizeof tpu_presets / sizeof tpu_presets[0]))
 
-static void set_name(char *dst, size_t size, const char *src) {
-  snprintf(dst, size, "%s", src);
-}
+static void set_name(char *dst, size_t size, const char *src) { snprintf(dst, size, "%s", src); }
 
 /* Conservative figures for a 2-core x86-64 with AVX2 and FMA at ~2.5 GHz that
  * was never calibrated: half the FMA peak (2 cores x 2 FMA units x 8 lanes x
@@ -181,8 +185,9 @@ optic_status optic_machine_validate(const optic_machine *m) {
     memcpy(&v, (const char *)m + figures[i].offset, sizeof v);
     bool ok = figures[i].zero_ok ? isfinite(v) && v >= 0 : positive(v);
     if (!ok)
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: machine '%s': %s is %g (must be finite and %s)",
-                        m->name, figures[i].field, v, figures[i].zero_ok ? ">= 0" : "> 0");
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "optic_machine_validate: machine '%s': %s is %g (must be finite and %s)", m->name,
+                        figures[i].field, v, figures[i].zero_ok ? ">= 0" : "> 0");
   }
   if (!(isfinite(m->core_dram_bandwidth) && m->core_dram_bandwidth >= 0))
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
@@ -190,10 +195,11 @@ optic_status optic_machine_validate(const optic_machine *m) {
                       "0: dram_bandwidth / cores)",
                       m->name, m->core_dram_bandwidth);
   if (m->core_dram_bandwidth > m->dram_bandwidth)
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
-                      "optic_machine_validate: machine '%s': core_dram_bandwidth %g exceeds dram_bandwidth %g (one core "
-                      "cannot reach more than all of them)",
-                      m->name, m->core_dram_bandwidth, m->dram_bandwidth);
+    return optic_fail(
+        OPTIC_ERR_INVALID_ARGUMENT,
+        "optic_machine_validate: machine '%s': core_dram_bandwidth %g exceeds dram_bandwidth %g (one core "
+        "cannot reach more than all of them)",
+        m->name, m->core_dram_bandwidth, m->dram_bandwidth);
   if (m->gemm_efficiency > 1)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
                       "optic_machine_validate: machine '%s': gemm_efficiency is %g (a fraction of peak_flops: (0, 1], "
@@ -210,7 +216,6 @@ double optic_machine_core_dram_bandwidth(const optic_machine *m) {
   if (m->core_dram_bandwidth > 0) return m->core_dram_bandwidth;
   return m->cores >= 1 ? m->dram_bandwidth / m->cores : m->dram_bandwidth;
 }
-
 
 void optic_machine_resolve(const optic_machine *m, optic_machine *out) {
   if (!m || !out) return;

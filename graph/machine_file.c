@@ -206,7 +206,7 @@ static optic_status make_parent(const char *path) {
   char *slash = strrchr(dir, '/');
   if (!slash || slash == dir) return OPTIC_OK;
   *slash = 0;
-  for (char *q = dir + 1; ; q++) {
+  for (char *q = dir + 1;; q++) {
     if (*q == '/' || *q == 0) {
       char c = *q;
       *q = 0;

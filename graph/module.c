@@ -85,8 +85,8 @@ const char *optic_module_name(const optic_module_t *m) { return m ? m->name : ""
 optic_status graph_check_comp(const optic_module_t *m, optic_comp_id comp, const char *op) {
   if (m == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: module is NULL", op);
   if (comp < 0 || comp >= m->n_comps) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: computation id %d does not exist (module has %d)", op,
-                      (int)comp, (int)m->n_comps);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: computation id %d does not exist (module has %d)", op, (int)comp,
+                      (int)m->n_comps);
   }
   return OPTIC_OK;
 }

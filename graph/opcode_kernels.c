@@ -10,8 +10,10 @@ static const unsigned char elem_of[OPTIC_OPCODE_COUNT_] = {
 };
 
 /* compare directions travel to the kernels as their own enum. */
-#define SAME_DIR_(d) _Static_assert((int)OPTIC_CMP_##d == (int)OPTIC_COMPARE_##d, "compare direction " #d);
-SAME_DIR_(EQ) SAME_DIR_(NE) SAME_DIR_(LT) SAME_DIR_(LE) SAME_DIR_(GT) SAME_DIR_(GE)
+#define SAME_DIR_(d) _Static_assert((int)OPTIC_CMP_##d == (int)OPTIC_COMPARE_##d, "compare direction " #d)
+// clang-format off
+SAME_DIR_(EQ); SAME_DIR_(NE); SAME_DIR_(LT); SAME_DIR_(LE); SAME_DIR_(GT); SAME_DIR_(GE);
+// clang-format on
 #undef SAME_DIR_
 
 bool graph_opcode_elem(optic_opcode op, optic_elem_op *e) {

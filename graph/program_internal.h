@@ -13,17 +13,17 @@ typedef struct program_node {
 } program_node;
 
 struct optic_program {
-  optic_module_t *module;       /* the optimized copy, owned; computations compacted */
+  optic_module_t *module; /* the optimized copy, owned; computations compacted */
   optic_comp_id entry;
   optic_machine machine;
   optic_compile_options options; /* as resolved (defaults filled in; machine points at `machine`) */
   int32_t n_comps;
-  optic_buffer_plan_t **plans;  /* per computation: non-NULL for sequences (each owns its schedule) */
-  optic_comp_id *sequences;     /* the sequences, entry first, then in discovery order */
+  optic_buffer_plan_t **plans; /* per computation: non-NULL for sequences (each owns its schedule) */
+  optic_comp_id *sequences;    /* the sequences, entry first, then in discovery order */
   int32_t n_sequences;
   int32_t n_nodes;
-  program_node *nodes;          /* indexed by node id */
-  optic_cost *comp_cost;        /* per sequence computation (indexed by computation id): scheduled sums */
+  program_node *nodes;   /* indexed by node id */
+  optic_cost *comp_cost; /* per sequence computation (indexed by computation id): scheduled sums */
   double *comp_est_ns;
   optic_program_summary summary;
   /* graph/program_signature.c: optic_program_run's inputs and outputs

@@ -70,7 +70,8 @@ static void add_leaves(sig_builder *b, const optic_module_t *m, optic_node_id id
   b->paths[b->n][0] = depth;
   memcpy(&b->paths[b->n][1], path, sizeof(int32_t) * (size_t)depth);
   b->n++;
-  if (o->name == NULL || o->index == NULL) b->st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "compile: out of memory (signature)");
+  if (o->name == NULL || o->index == NULL)
+    b->st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "compile: out of memory (signature)");
 }
 
 static int32_t find_leaf(const sig_builder *b, int32_t parameter, const int32_t *path, int32_t n) {

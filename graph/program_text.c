@@ -64,8 +64,8 @@ static void computation_hook(void *ctx, optic_strbuf *s, optic_comp_id comp) {
                       "// totals %s: flops=%.0f transcendentals=%.0f bytes=%.0f est_ns=%.4g arena_bytes=%zu "
                       "parameter_bytes=%zu output_bytes=%zu constant_bytes=%zu schedule_peak_bytes=%zu\n",
                       optic_computation_name(p->module, comp), c->flops, c->transcendentals, c->bytes_accessed,
-                      p->comp_est_ns[comp], mem.arena_bytes, mem.parameter_bytes, mem.output_bytes,
-                      mem.constant_bytes, optic_schedule_peak_bytes(optic_buffer_plan_schedule(plan)));
+                      p->comp_est_ns[comp], mem.arena_bytes, mem.parameter_bytes, mem.output_bytes, mem.constant_bytes,
+                      optic_schedule_peak_bytes(optic_buffer_plan_schedule(plan)));
 }
 
 static void header_hook(void *ctx, optic_strbuf *s) {
@@ -90,9 +90,9 @@ static void module_hook(void *ctx, optic_strbuf *s) {
   optic_strbuf_printf(s,
                       "// program: entry=%s instructions=%lld fusions=%lld flops=%.0f transcendentals=%.0f "
                       "bytes=%.0f est_ns=%.4g arena_bytes=%zu peak_bytes=%zu\n",
-                      optic_computation_name(p->module, p->entry), (long long)u->instructions,
-                      (long long)u->fusions, u->cost.flops, u->cost.transcendentals, u->cost.bytes_accessed,
-                      u->est_ns, u->memory.arena_bytes, u->peak_bytes);
+                      optic_computation_name(p->module, p->entry), (long long)u->instructions, (long long)u->fusions,
+                      u->cost.flops, u->cost.transcendentals, u->cost.bytes_accessed, u->est_ns, u->memory.arena_bytes,
+                      u->peak_bytes);
   optic_strbuf_printf(s,
                       "// machine: %s peak_flops=%.4g peak_transcendentals=%.4g dram_bandwidth=%.4g "
                       "core_dram_bandwidth=%.4g cache_bandwidth=%.4g cache_bytes=%.4g op_overhead_ns=%.4g "

@@ -45,8 +45,9 @@ optic_status gs_schedule_matches(const gs_values *v, const optic_schedule_t *s, 
     for (int32_t e = v->operand_start[i]; e < v->operand_start[i + 1]; e++) {
       int32_t o = v->operands[e];
       if (s->pos[o] >= s->pos[i]) {
-        return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: the schedule runs %s (position %d) before its operand %s (%d)",
-                          op, v->instr[i]->name, (int)s->pos[i], v->instr[o]->name, (int)s->pos[o]);
+        return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                          "%s: the schedule runs %s (position %d) before its operand %s (%d)", op, v->instr[i]->name,
+                          (int)s->pos[i], v->instr[o]->name, (int)s->pos[o]);
       }
     }
   }
@@ -113,7 +114,8 @@ static optic_status dfs_order(const gs_values *v, int32_t *order_local) {
   int32_t n = v->n, ne = v->operand_start[n];
   uint64_t *need = malloc(((size_t)n + 1) * sizeof *need), *out = malloc(((size_t)n + 1) * sizeof *out);
   child_key *kids = malloc(((size_t)ne + 1) * sizeof *kids);
-  int32_t *kid_start = malloc(((size_t)n + 1) * sizeof *kid_start), *kid_end = malloc(((size_t)n + 1) * sizeof *kid_end);
+  int32_t *kid_start = malloc(((size_t)n + 1) * sizeof *kid_start),
+          *kid_end = malloc(((size_t)n + 1) * sizeof *kid_end);
   int32_t *stack = malloc(((size_t)n + 1) * sizeof *stack), *next = malloc(((size_t)n + 1) * sizeof *next);
   uint8_t *state = calloc((size_t)n + 1, 1), *has_user = calloc((size_t)n + 1, 1);
   optic_status st = OPTIC_OK;
@@ -244,8 +246,9 @@ optic_status optic_schedule_from_order(const optic_module_t *m, optic_comp_id co
   for (int32_t t = 0; t < n; t++) {
     int32_t i = gs_index_of(&v.index, order[t]);
     if (i < 0) {
-      st = optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "schedule_from_order: entry %d (id %d) is not a live instruction of '%s'",
-                      (int)t, (int)order[t], m->comps[comp].name);
+      st = optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "schedule_from_order: entry %d (id %d) is not a live instruction of '%s'", (int)t, (int)order[t],
+                      m->comps[comp].name);
       goto done;
     }
     if (pos[i] >= 0) {
@@ -261,8 +264,9 @@ optic_status optic_schedule_from_order(const optic_module_t *m, optic_comp_id co
     for (int32_t e = v.operand_start[i]; e < v.operand_start[i + 1]; e++) {
       int32_t o = v.operands[e];
       if (pos[o] > t) {
-        st = optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "schedule_from_order: %s (at %d) comes before its operand %s (at %d)",
-                        v.instr[i]->name, (int)t, v.instr[o]->name, (int)pos[o]);
+        st = optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "schedule_from_order: %s (at %d) comes before its operand %s (at %d)", v.instr[i]->name, (int)t,
+                        v.instr[o]->name, (int)pos[o]);
         goto done;
       }
     }

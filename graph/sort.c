@@ -114,8 +114,8 @@ static optic_status topk_less(void *ctx, const void *const *args, bool *before) 
   return OPTIC_OK;
 }
 
-optic_status graph_topk_run(optic_dtype dt, const optic_shape *xs, const void *x, int64_t k, bool largest,
-                            void *values, int32_t *indices, size_t lo, size_t hi, int64_t *scratch) {
+optic_status graph_topk_run(optic_dtype dt, const optic_shape *xs, const void *x, int64_t k, bool largest, void *values,
+                            int32_t *indices, size_t lo, size_t hi, int64_t *scratch) {
   int32_t last = xs->rank - 1;
   int64_t len = xs->dims[last];
   size_t es = optic_dtype_size(dt);
@@ -128,7 +128,8 @@ optic_status graph_topk_run(optic_dtype dt, const optic_shape *xs, const void *x
     optic_status st = merge_sort(&v, len, perm, tmp);
     if (st != OPTIC_OK) return st;
     for (int64_t i = 0; i < k; i++) {
-      memcpy((unsigned char *)values + (q * (size_t)k + (size_t)i) * es, (const unsigned char *)x + (v.base + (size_t)perm[i]) * es, es);
+      memcpy((unsigned char *)values + (q * (size_t)k + (size_t)i) * es,
+             (const unsigned char *)x + (v.base + (size_t)perm[i]) * es, es);
       indices[q * (size_t)k + (size_t)i] = (int32_t)perm[i];
     }
   }

@@ -27,7 +27,7 @@ typedef enum optic_binary_op {
 #define OPTIC_BINARY_OP_ENUM_(op, name) OPTIC_BINARY_##op,
   OPTIC_BINARY_OP_LIST(OPTIC_BINARY_OP_ENUM_)
 #undef OPTIC_BINARY_OP_ENUM_
-  OPTIC_BINARY_OP_COUNT
+      OPTIC_BINARY_OP_COUNT
 } optic_binary_op;
 
 typedef void (*optic_f32_vbinary_fn)(size_t n, const float *a, const float *b, float *y);

@@ -22,14 +22,14 @@ const char *optic_binary_op_name(optic_binary_op op) {
 static void build_tables(void) {
   optic_stream_init(); /* here, so the kernels' first call never reads the environment or sysfs */
   optic_binary_kernels *scalar = &tables[OPTIC_ISA_SCALAR];
-#define X_VV(op, isa, fn)                                 \
-  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {              \
-    scalar->vv[OPTIC_BINARY_##op] = fn;                   \
+#define X_VV(op, isa, fn)                                    \
+  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {                 \
+    scalar->vv[OPTIC_BINARY_##op] = fn;                      \
     scalar->isa_of_vv[OPTIC_BINARY_##op] = OPTIC_ISA_SCALAR; \
   }
-#define X_VS(op, isa, fn)                                 \
-  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {              \
-    scalar->vs[OPTIC_BINARY_##op] = fn;                   \
+#define X_VS(op, isa, fn)                                    \
+  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {                 \
+    scalar->vs[OPTIC_BINARY_##op] = fn;                      \
     scalar->isa_of_vs[OPTIC_BINARY_##op] = OPTIC_ISA_SCALAR; \
   }
 #include "kernels/list/binary.inc"
@@ -38,14 +38,14 @@ static void build_tables(void) {
   for (int isa = 1; isa < OPTIC_ISA_COUNT_; isa++) {
     if (optic_isa_built((optic_isa)isa)) tables[isa] = *scalar;
   }
-#define X_VV(op, isa, fn)                                  \
-  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {               \
-    tables[OPTIC_ISA_##isa].vv[OPTIC_BINARY_##op] = fn;    \
+#define X_VV(op, isa, fn)                                                   \
+  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                                \
+    tables[OPTIC_ISA_##isa].vv[OPTIC_BINARY_##op] = fn;                     \
     tables[OPTIC_ISA_##isa].isa_of_vv[OPTIC_BINARY_##op] = OPTIC_ISA_##isa; \
   }
-#define X_VS(op, isa, fn)                                  \
-  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {               \
-    tables[OPTIC_ISA_##isa].vs[OPTIC_BINARY_##op] = fn;    \
+#define X_VS(op, isa, fn)                                                   \
+  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                                \
+    tables[OPTIC_ISA_##isa].vs[OPTIC_BINARY_##op] = fn;                     \
     tables[OPTIC_ISA_##isa].isa_of_vs[OPTIC_BINARY_##op] = OPTIC_ISA_##isa; \
   }
 #include "kernels/list/binary.inc"

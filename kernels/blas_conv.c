@@ -25,8 +25,8 @@ static optic_status check_run(const optic_conv_plan *p, optic_conv_pass pass, co
   }
   if (threads < 1 || threads > p->threads || thread < 0 || thread >= threads) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
-                      "convolution: %s: slice %d of %d is invalid (the plan allows 1..%d slices)", name, thread, threads,
-                      p->threads);
+                      "convolution: %s: slice %d of %d is invalid (the plan allows 1..%d slices)", name, thread,
+                      threads, p->threads);
   }
   const void *ptrs[3] = {a, b, out};
   for (int i = 0; i < 3; i++) {
@@ -36,8 +36,8 @@ static optic_status check_run(const optic_conv_plan *p, optic_conv_pass pass, co
     }
   }
   if (scratch == NULL && p->scratch_bytes != 0) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: %s: scratch is NULL but the plan needs %zu bytes",
-                      name, p->scratch_bytes);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: %s: scratch is NULL but the plan needs %zu bytes", name,
+                      p->scratch_bytes);
   }
   return OPTIC_OK;
 }
@@ -70,7 +70,8 @@ static void forward_slice(const optic_conv_plan *p, const float *in, const float
     }
     conv_mat a;
     if (p->strategy == OPTIC_CONV_STRATEGY_GEMM) {
-      a = (conv_mat){OPTIC_UNCONST(float *, in) + g * G->in_sg + conv_pos_offset(p, q, ist), p->in_run_stride, G->in_sc};
+      a = (conv_mat){OPTIC_UNCONST(float *, in) + g * G->in_sg + conv_pos_offset(p, q, ist), p->in_run_stride,
+                     G->in_sc};
     } else if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK || p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK_TAP) {
       if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK) {
         conv_gather_mk(p, in, g, q, len, 0, p->kc, col);
@@ -82,8 +83,9 @@ static void forward_slice(const optic_conv_plan *p, const float *in, const float
       conv_gather_km(p, in, g, q, len, 0, p->kc, col);
       a = (conv_mat){col, 1, len};
     }
-    conv_mat c = p->output_direct ? (conv_mat){out + g * G->out_sg + conv_pos_offset(p, q, ost), p->out_run_stride, G->out_so}
-                                  : (conv_mat){tile, G->cout, 1};
+    conv_mat c = p->output_direct
+                     ? (conv_mat){out + g * G->out_sg + conv_pos_offset(p, q, ost), p->out_run_stride, G->out_so}
+                     : (conv_mat){tile, G->cout, 1};
     conv_gemm(len, G->cout, p->kc, a, b, c, 0.0f);
     if (!p->output_direct) conv_tile_to_output(p, tile, g, q, len, out);
     f += len;
@@ -116,15 +118,16 @@ static void backward_kernel_slice(const optic_conv_plan *p, const float *in, con
       if (len > p->positions - q) len = p->positions - q;
       conv_mat b;
       if (p->output_direct) {
-        b = (conv_mat){OPTIC_UNCONST(float *, gout) + g * G->out_sg + conv_pos_offset(p, q, ost), p->out_run_stride, G->out_so};
+        b = (conv_mat){OPTIC_UNCONST(float *, gout) + g * G->out_sg + conv_pos_offset(p, q, ost), p->out_run_stride,
+                       G->out_so};
       } else {
         conv_tile_from_output(p, gout, g, q, len, tile);
         b = (conv_mat){tile, G->cout, 1};
       }
       conv_mat at; /* (rows k0..k1) x positions: the transposed im2col block */
       if (p->strategy == OPTIC_CONV_STRATEGY_GEMM) {
-        at = (conv_mat){OPTIC_UNCONST(float *, in) + g * G->in_sg + conv_pos_offset(p, q, ist) + k0 * G->in_sc, G->in_sc,
-                        p->in_run_stride};
+        at = (conv_mat){OPTIC_UNCONST(float *, in) + g * G->in_sg + conv_pos_offset(p, q, ist) + k0 * G->in_sc,
+                        G->in_sc, p->in_run_stride};
       } else if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK || p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK_TAP) {
         if (p->strategy == OPTIC_CONV_STRATEGY_IM2COL_MK) {
           conv_gather_mk(p, in, g, q, len, k0, k1, col);
@@ -184,15 +187,17 @@ optic_status optic_conv_run_backward_input(const optic_conv_plan *p, const float
   optic_status st = check_run(p, OPTIC_CONV_BACKWARD_INPUT, "backward_input", grad_output, kernel, grad_input, scratch,
                               thread, threads);
   if (st != OPTIC_OK) return st;
-  forward_slice(p, operand(grad_output), operand(kernel), result(grad_input), slice_scratch(p, scratch, thread), thread, threads);
+  forward_slice(p, operand(grad_output), operand(kernel), result(grad_input), slice_scratch(p, scratch, thread), thread,
+                threads);
   return OPTIC_OK;
 }
 
 optic_status optic_conv_run_backward_kernel(const optic_conv_plan *p, const float *input, const float *grad_output,
                                             float *grad_kernel, void *scratch, int32_t thread, int32_t threads) {
-  optic_status st = check_run(p, OPTIC_CONV_BACKWARD_KERNEL, "backward_kernel", input, grad_output, grad_kernel, scratch,
-                              thread, threads);
+  optic_status st = check_run(p, OPTIC_CONV_BACKWARD_KERNEL, "backward_kernel", input, grad_output, grad_kernel,
+                              scratch, thread, threads);
   if (st != OPTIC_OK) return st;
-  backward_kernel_slice(p, operand(input), operand(grad_output), result(grad_kernel), slice_scratch(p, scratch, thread), thread, threads);
+  backward_kernel_slice(p, operand(input), operand(grad_output), result(grad_kernel), slice_scratch(p, scratch, thread),
+                        thread, threads);
   return OPTIC_OK;
 }

@@ -51,8 +51,7 @@ void conv_kernel_from_dense(const optic_conv_plan *pl, const float *dense, int64
 
 /* Output positions [p, p+len) of group g to or from a dense len x cout tile. */
 void conv_tile_to_output(const optic_conv_plan *pl, const float *tile, int64_t g, int64_t p, int64_t len, float *out);
-void conv_tile_from_output(const optic_conv_plan *pl, const float *out, int64_t g, int64_t p, int64_t len,
-                           float *tile);
+void conv_tile_from_output(const optic_conv_plan *pl, const float *out, int64_t g, int64_t p, int64_t len, float *tile);
 
 /* Row stride of the kernel as a kc x cout matrix (valid when kernel_direct). */
 int64_t conv_kernel_row_stride(const optic_conv_plan *pl);

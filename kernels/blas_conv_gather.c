@@ -181,8 +181,8 @@ void conv_gather_mk(const optic_conv_plan *pl, const float *in, int64_t g, int64
 
 /* Fills dst[0..n) with the input along spatial dim s for positions y0..y0+n-1
  * and window tap k, starting from offset base (other dims already applied). */
-static void gather_run_spatial(const optic_conv_geom *G, int32_t s, const float *base, int64_t y0, int64_t n,
-                               int64_t k, float *dst) {
+static void gather_run_spatial(const optic_conv_geom *G, int32_t s, const float *base, int64_t y0, int64_t n, int64_t k,
+                               float *dst) {
   int64_t keff = G->rev[s] ? G->k_size[s] - 1 - k : k;
   int64_t a = keff * G->rhs_dil[s] - G->pad_lo[s]; /* X = y*stride + a */
   int64_t st = G->stride[s], ld = G->lhs_dil[s], ss = G->in_ss[s];

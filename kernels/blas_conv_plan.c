@@ -278,7 +278,8 @@ optic_status optic_conv_plan_make_strategy(const optic_conv_desc *d, optic_conv_
   if (pass != OPTIC_CONV_FORWARD && pass != OPTIC_CONV_BACKWARD_INPUT && pass != OPTIC_CONV_BACKWARD_KERNEL) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: plan: unknown pass %d", (int)pass);
   }
-  if (threads < 1) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: plan: threads is %d, must be >= 1", threads);
+  if (threads < 1)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: plan: threads is %d, must be >= 1", threads);
   optic_conv_plan p;
   memset(&p, 0, sizeof p);
   optic_shape oshape;
@@ -321,7 +322,8 @@ optic_status optic_conv_plan_make_strategy(const optic_conv_desc *d, optic_conv_
     const char *unfit = pass != OPTIC_CONV_FORWARD ? "it runs the forward pass only"
                                                    : optic_conv_direct_unfit(&p.g, optic_isa_selected());
     if (strategy == OPTIC_CONV_STRATEGY_DIRECT && unfit != NULL) {
-      return optic_fail(OPTIC_ERR_UNSUPPORTED, "convolution: plan: the direct strategy cannot run this pass: %s", unfit);
+      return optic_fail(OPTIC_ERR_UNSUPPORTED, "convolution: plan: the direct strategy cannot run this pass: %s",
+                        unfit);
     }
     if (unfit == NULL && (strategy == OPTIC_CONV_STRATEGY_DIRECT || optic_conv_direct_preferred(&p.g))) plan_direct(&p);
   }

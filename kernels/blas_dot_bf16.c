@@ -52,8 +52,8 @@ static void choose_kernels(void) {
   const char *cap = getenv("OPTIC_ISA");
   optic_isa ignored;
   bool capped = cap != NULL && cap[0] != '\0' && optic_isa_from_name(cap, &ignored) == OPTIC_OK;
-  amx_usable = avx512_usable && !capped && OPTIC_CPU_HAS(c, AMX_TILE) && OPTIC_CPU_HAS(c, AMX_BF16) &&
-               request_tile_data();
+  amx_usable =
+      avx512_usable && !capped && OPTIC_CPU_HAS(c, AMX_TILE) && OPTIC_CPU_HAS(c, AMX_BF16) && request_tile_data();
 #else
   (void)request_tile_data;
 #endif
@@ -80,7 +80,7 @@ bool optic_dot_bf16_available(void) { return optic_dot_bf16_kernel() != OPTIC_BF
 static size_t align64(size_t n) { return (n + 63) / 64 * 64; }
 
 typedef struct layout {
-  int64_t mr, kpairs, mp, np; /* panel rows, pairs of k (padded), A and B panels per batch item */
+  int64_t mr, kpairs, mp, np;          /* panel rows, pairs of k (padded), A and B panels per batch item */
   size_t a_off, b_off, a_item, b_item; /* offsets; per-item panel sizes in words */
 } layout;
 
@@ -131,11 +131,11 @@ static optic_status check(const char *fn, optic_bf16_kernel kernel, const struct
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: thread %d is outside [0, %d)", fn, thread, nthreads);
   }
   if (!optic_dot_bf16_kernel_usable(kernel)) {
-    return optic_fail(OPTIC_ERR_UNSUPPORTED, "%s: the %s kernel cannot run here (needs %s and the avx512 ISA; selected: %s)",
-                      fn, optic_dot_bf16_kernel_name(kernel),
-                      kernel == OPTIC_BF16_AMX ? "AMX-TILE, AMX-BF16, tile data granted by the OS, OPTIC_ISA unset"
-                                               : "AVX512_BF16",
-                      optic_isa_name(optic_isa_selected()));
+    return optic_fail(
+        OPTIC_ERR_UNSUPPORTED, "%s: the %s kernel cannot run here (needs %s and the avx512 ISA; selected: %s)", fn,
+        optic_dot_bf16_kernel_name(kernel),
+        kernel == OPTIC_BF16_AMX ? "AMX-TILE, AMX-BF16, tile data granted by the OS, OPTIC_ISA unset" : "AVX512_BF16",
+        optic_isa_name(optic_isa_selected()));
   }
   if (p->path == OPTIC_DOT_PATH_EMPTY || p->path == OPTIC_DOT_PATH_ZEROS) return OPTIC_OK;
   if (need_in && (lhs == NULL || rhs == NULL)) {
@@ -161,7 +161,8 @@ optic_status optic_dot_bf16_pack_dense(const struct optic_dot_plan *p, const uin
 /* Batch item b of an operand (after step 1) as a matrix. */
 static optic_bf16_matrix matrix_of(const struct optic_dot_plan *p, const optic_dot_operand *op, const uint16_t *src,
                                    const void *scratch, int64_t b, int64_t rows, int64_t cols) {
-  const uint16_t *base = op->packed ? (const uint16_t *)(const void *)((const char *)scratch + op->scratch_offset) : src;
+  const uint16_t *base =
+      op->packed ? (const uint16_t *)(const void *)((const char *)scratch + op->scratch_offset) : src;
   optic_bf16_matrix m = {base + batch_offset(p, op->batch_strides, b), rows, cols, op->ld, op->trans, op->vector};
   return m;
 }
@@ -214,8 +215,13 @@ optic_status optic_dot_bf16_compute_with(optic_bf16_kernel kernel, const struct 
   share(p->batch * per, thread, nthreads, &lo, &hi);
   while (lo < hi) {
     int64_t item = lo / per, x0 = lo % per, x1 = x0 + (hi - lo) < per ? x0 + (hi - lo) : per;
-    optic_bf16_gemm_args g = {a + item * l.a_item, b + item * l.b_item, out + item * p->m * p->n, p->m, p->n,
-                              amx ? 2 * l.kpairs : p->k, p->n};
+    optic_bf16_gemm_args g = {a + item * l.a_item,
+                              b + item * l.b_item,
+                              out + item * p->m * p->n,
+                              p->m,
+                              p->n,
+                              amx ? 2 * l.kpairs : p->k,
+                              p->n};
     int64_t pa0 = split_m ? x0 : 0, pa1 = split_m ? x1 : l.mp, pb0 = split_m ? 0 : x0, pb1 = split_m ? l.np : x1;
     if (amx) {
       optic_bf16_gemm__amx(&g, pa0, pa1, pb0, pb1);

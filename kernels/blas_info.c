@@ -12,8 +12,8 @@
 static optic_isa isa_of_core(const char *core) {
   static const char *const avx512_cores[] = {"SkylakeX", "Cooperlake", "SapphireRapids", "Zen4", "Zen5"};
   static const char *const avx2_cores[] = {"Haswell", "Zen", "SkylakeX_avx2", "Excavator"};
-  static const char *const neon_cores[] = {"ARMV8", "CortexA", "NeoverseN", "NeoverseV", "ThunderX", "Falkor",
-                                           "TSV110", "EMAG", "A64FX", "VORTEX"};
+  static const char *const neon_cores[] = {"ARMV8",  "CortexA", "NeoverseN", "NeoverseV", "ThunderX",
+                                           "Falkor", "TSV110",  "EMAG",      "A64FX",     "VORTEX"};
   if (core == NULL) return OPTIC_ISA_SCALAR;
   for (size_t i = 0; i < sizeof avx512_cores / sizeof *avx512_cores; i++) {
     if (strcasecmp(core, avx512_cores[i]) == 0) return OPTIC_ISA_AVX512;

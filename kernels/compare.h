@@ -25,7 +25,7 @@ typedef enum optic_compare_op {
 #define OPTIC_COMPARE_OP_ENUM_(op, name) OPTIC_COMPARE_##op,
   OPTIC_COMPARE_OP_LIST(OPTIC_COMPARE_OP_ENUM_)
 #undef OPTIC_COMPARE_OP_ENUM_
-  OPTIC_COMPARE_OP_COUNT
+      OPTIC_COMPARE_OP_COUNT
 } optic_compare_op;
 
 typedef void (*optic_f32_vcompare_fn)(size_t n, const float *a, const float *b, uint8_t *y);

@@ -67,6 +67,4 @@ const optic_compare_kernels *optic_compare_kernels_for(optic_isa isa) {
   return &tables[isa];
 }
 
-const optic_compare_kernels *optic_compare_kernels_get(void) {
-  return optic_compare_kernels_for(optic_isa_selected());
-}
+const optic_compare_kernels *optic_compare_kernels_get(void) { return optic_compare_kernels_for(optic_isa_selected()); }

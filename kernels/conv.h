@@ -128,33 +128,33 @@ typedef struct optic_conv_plan {
   int32_t strategy;         /* OPTIC_CONV_STRATEGY_* (what the plan chose; for docs and tests) */
   /* private */
   optic_conv_geom g;
-  size_t operand_elems[3];      /* elements of the pass's two operands and its result */
-  int64_t kc;                   /* contraction length: cin * window elements */
-  int64_t positions;            /* output positions per group: batch * prod(out_size) */
-  int32_t npos, nrow;           /* walk dims: positions (outer to inner) and contraction rows */
+  size_t operand_elems[3]; /* elements of the pass's two operands and its result */
+  int64_t kc;              /* contraction length: cin * window elements */
+  int64_t positions;       /* output positions per group: batch * prod(out_size) */
+  int32_t npos, nrow;      /* walk dims: positions (outer to inner) and contraction rows */
   optic_conv_walk_dim pos[OPTIC_CONV_MAX_SPATIAL + 1], row[OPTIC_CONV_MAX_SPATIAL + 1];
-  int64_t run;                  /* positions in one output run: blocks never cross a run */
-  int64_t out_run_stride;       /* output stride between consecutive positions of a run */
-  int64_t in_run_stride;        /* input stride likewise (GEMM strategy) */
-  int64_t k_row_stride;         /* kernel stride between contraction rows (kernel_direct) */
-  int64_t block;                /* positions per GEMM block */
-  int64_t units;                /* work units split across threads */
-  int64_t kchunk;               /* backward kernel: contraction rows per unit */
-  int64_t direct_cin_block;     /* DIRECT: input features per pass over a slice's rows */
-  bool grouped_rows;            /* GROUPED: loops along output rows, not across adjacent groups */
-  bool kernel_direct;           /* the kernel (or grad kernel) is used in place as a matrix */
-  bool output_direct;           /* output blocks are written (read) in place */
-  size_t per_thread_floats;     /* scratch floats per slice */
+  int64_t run;                    /* positions in one output run: blocks never cross a run */
+  int64_t out_run_stride;         /* output stride between consecutive positions of a run */
+  int64_t in_run_stride;          /* input stride likewise (GEMM strategy) */
+  int64_t k_row_stride;           /* kernel stride between contraction rows (kernel_direct) */
+  int64_t block;                  /* positions per GEMM block */
+  int64_t units;                  /* work units split across threads */
+  int64_t kchunk;                 /* backward kernel: contraction rows per unit */
+  int64_t direct_cin_block;       /* DIRECT: input features per pass over a slice's rows */
+  bool grouped_rows;              /* GROUPED: loops along output rows, not across adjacent groups */
+  bool kernel_direct;             /* the kernel (or grad kernel) is used in place as a matrix */
+  bool output_direct;             /* output blocks are written (read) in place */
+  size_t per_thread_floats;       /* scratch floats per slice */
   size_t col_floats, pack_floats; /* a slice holds the col block, then the kernel pack, then the tile */
 } optic_conv_plan;
 
 enum {
-  OPTIC_CONV_STRATEGY_GEMM = 1,      /* 1x1-like window: the input is the GEMM operand, no im2col */
-  OPTIC_CONV_STRATEGY_IM2COL_MK = 2, /* blocked im2col, rows = positions (feature-contiguous input) */
-  OPTIC_CONV_STRATEGY_IM2COL_KM = 3, /* blocked im2col, rows = contraction (spatial-contiguous input) */
-  OPTIC_CONV_STRATEGY_DIRECT = 4,    /* forward only, AVX-512: register-blocked direct loops, no BLAS
+  OPTIC_CONV_STRATEGY_GEMM = 1,          /* 1x1-like window: the input is the GEMM operand, no im2col */
+  OPTIC_CONV_STRATEGY_IM2COL_MK = 2,     /* blocked im2col, rows = positions (feature-contiguous input) */
+  OPTIC_CONV_STRATEGY_IM2COL_KM = 3,     /* blocked im2col, rows = contraction (spatial-contiguous input) */
+  OPTIC_CONV_STRATEGY_DIRECT = 4,        /* forward only, AVX-512: register-blocked direct loops, no BLAS
                                         (kernels/conv_direct.c, kernels/x86/avx512/conv_direct_avx512.c) */
-  OPTIC_CONV_STRATEGY_GROUPED = 5,   /* forward only: many one-feature groups (depthwise, its kernel gradient),
+  OPTIC_CONV_STRATEGY_GROUPED = 5,       /* forward only: many one-feature groups (depthwise, its kernel gradient),
                                         loops vectorised across groups, no BLAS (kernels/conv_grouped.c) */
   OPTIC_CONV_STRATEGY_IM2COL_MK_TAP = 6, /* blocked im2col, rows = positions, copies along the last window dim
                                             (a feature-strided input whose window runs outlast its output runs:

@@ -55,13 +55,13 @@ static optic_status parse_part(const char *s, size_t n, char a, char b, const ch
       count++;
     } else {
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
-                        "convolution: dim labels: %s part '%.*s' has '%c'; expected '%c', '%c' or a spatial digit", what,
-                        (int)n, s, ch, a, b);
+                        "convolution: dim labels: %s part '%.*s' has '%c'; expected '%c', '%c' or a spatial digit",
+                        what, (int)n, s, ch, a, b);
     }
   }
   if (*pos_a < 0 || *pos_b < 0) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: dim labels: %s part '%.*s' lacks '%c'", what, (int)n,
-                      s, *pos_a < 0 ? a : b);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: dim labels: %s part '%.*s' lacks '%c'", what, (int)n, s,
+                      *pos_a < 0 ? a : b);
   }
   for (int32_t k = 0; k < count; k++) {
     if (!seen_digit[k]) {
@@ -87,8 +87,8 @@ optic_status optic_conv_parse_dim_labels(const char *labels, optic_conv_dnums *o
   optic_conv_dnums dn;
   memset(&dn, 0, sizeof dn);
   int32_t ns_in = 0, ns_k = 0, ns_out = 0;
-  optic_status st = parse_part(labels, (size_t)(us - labels), 'b', 'f', "input", &dn.in_batch, &dn.in_feature,
-                               dn.in_spatial, &ns_in);
+  optic_status st =
+      parse_part(labels, (size_t)(us - labels), 'b', 'f', "input", &dn.in_batch, &dn.in_feature, dn.in_spatial, &ns_in);
   if (st != OPTIC_OK) return st;
   st = parse_part(us + 1, (size_t)(arrow - us - 1), 'i', 'o', "kernel", &dn.k_in, &dn.k_out, dn.k_spatial, &ns_k);
   if (st != OPTIC_OK) return st;
@@ -144,7 +144,8 @@ optic_status optic_conv_apply_layouts(const optic_conv_desc *logical, const int6
   int32_t n = 0;
   all[n++] = a->in_batch, all[n++] = a->in_feature, all[n++] = a->k_in, all[n++] = a->k_out;
   all[n++] = a->out_batch, all[n++] = a->out_feature;
-  for (int32_t s = 0; s < a->nspatial; s++) all[n++] = a->in_spatial[s], all[n++] = a->k_spatial[s], all[n++] = a->out_spatial[s];
+  for (int32_t s = 0; s < a->nspatial; s++)
+    all[n++] = a->in_spatial[s], all[n++] = a->k_spatial[s], all[n++] = a->out_spatial[s];
   for (int32_t i = 0; i < n; i++) {
     if (all[i] < 0 || all[i] >= rank) {
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "convolution: apply_layouts: dim number %d outside rank %d", all[i],
@@ -219,12 +220,14 @@ optic_status optic_conv_infer_shape(const optic_conv_desc *d, optic_shape *out) 
   if (st != OPTIC_OK) return st;
   if (d->input.rank != rank || d->kernel.rank != rank) {
     return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,
-                      "convolution: %d spatial dims need rank-%d operands; input has rank %d, kernel rank %d", nsp, rank,
-                      d->input.rank, d->kernel.rank);
+                      "convolution: %d spatial dims need rank-%d operands; input has rank %d, kernel rank %d", nsp,
+                      rank, d->input.rank, d->kernel.rank);
   }
   st = check_roles("input", rank, dn->in_batch, "batch", dn->in_feature, "feature", dn->in_spatial, nsp);
-  if (st == OPTIC_OK) st = check_roles("kernel", rank, dn->k_in, "input feature", dn->k_out, "output feature", dn->k_spatial, nsp);
-  if (st == OPTIC_OK) st = check_roles("output", rank, dn->out_batch, "batch", dn->out_feature, "feature", dn->out_spatial, nsp);
+  if (st == OPTIC_OK)
+    st = check_roles("kernel", rank, dn->k_in, "input feature", dn->k_out, "output feature", dn->k_spatial, nsp);
+  if (st == OPTIC_OK)
+    st = check_roles("output", rank, dn->out_batch, "batch", dn->out_feature, "feature", dn->out_spatial, nsp);
   if (st != OPTIC_OK) return st;
 
   int64_t fgc = d->feature_group_count, bgc = d->batch_group_count;
@@ -248,9 +251,10 @@ optic_status optic_conv_infer_shape(const optic_conv_desc *d, optic_shape *out) 
                       (long long)in_f, (long long)k_i, (long long)fgc);
   }
   if (k_o % fgc != 0) {
-    return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,
-                      "convolution: kernel output feature dim has size %lld, not a multiple of feature_group_count %lld",
-                      (long long)k_o, (long long)fgc);
+    return optic_fail(
+        OPTIC_ERR_SHAPE_MISMATCH,
+        "convolution: kernel output feature dim has size %lld, not a multiple of feature_group_count %lld",
+        (long long)k_o, (long long)fgc);
   }
   if (k_o % bgc != 0) {
     return optic_fail(OPTIC_ERR_SHAPE_MISMATCH,

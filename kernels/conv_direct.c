@@ -47,8 +47,8 @@ int64_t optic_conv_direct_units(const optic_conv_geom *g) {
   return g->groups * g->batch * rows;
 }
 
-void optic_conv_direct_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
-                           int64_t u0, int64_t u1) {
+void optic_conv_direct_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output, int64_t u0,
+                           int64_t u1) {
 #if OPTIC_ARCH_X86_64
   optic_conv_direct_rows_avx512(p, input, kernel, output, u0, u1);
 #else

@@ -32,8 +32,8 @@ int64_t optic_conv_direct_cin_block(const optic_conv_geom *g);
 int64_t optic_conv_direct_units(const optic_conv_geom *g);
 
 /* Runs units [u0, u1) of a DIRECT plan (called by optic_conv_run_forward). */
-void optic_conv_direct_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
-                           int64_t u0, int64_t u1);
+void optic_conv_direct_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output, int64_t u0,
+                           int64_t u1);
 
 #if OPTIC_ARCH_X86_64
 void optic_conv_direct_rows_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,

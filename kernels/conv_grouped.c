@@ -14,9 +14,7 @@ bool optic_conv_grouped_preferred(const optic_conv_geom *g) {
   return g->groups >= 8 && g->cin * g->cout <= 16 && g->in_sg == 1 && g->k_sg == 1 && g->out_sg == 1;
 }
 
-bool optic_conv_grouped_strided_preferred(const optic_conv_geom *g) {
-  return g->groups >= 8 && g->cin * g->cout <= 16;
-}
+bool optic_conv_grouped_strided_preferred(const optic_conv_geom *g) { return g->groups >= 8 && g->cin * g->cout <= 16; }
 
 bool optic_conv_grouped_rows_preferred(const optic_conv_geom *g) {
   if (g->nsp < 1 || g->groups < 2 || g->cin * g->cout > 16) return false;

@@ -35,6 +35,4 @@ const optic_convert_kernels *optic_convert_kernels_for(optic_isa isa) {
   return &tables[isa];
 }
 
-const optic_convert_kernels *optic_convert_kernels_get(void) {
-  return optic_convert_kernels_for(optic_isa_selected());
-}
+const optic_convert_kernels *optic_convert_kernels_get(void) { return optic_convert_kernels_for(optic_isa_selected()); }

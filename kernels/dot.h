@@ -53,10 +53,10 @@ typedef enum optic_dot_path {
 
 /* How one operand reaches BLAS. Read-only for callers; set by optic_dot_plan. */
 typedef struct optic_dot_operand {
-  bool packed;  /* copied into scratch (dense, batch-major) before compute */
-  bool trans;   /* the matrix is stored transposed: lhs as K x M, rhs as N x K */
-  bool vector;  /* the vector of a GEMV (M == 1 for lhs, N == 1 for rhs) */
-  int64_t ld;   /* leading dimension of the matrix, or the vector's increment */
+  bool packed; /* copied into scratch (dense, batch-major) before compute */
+  bool trans;  /* the matrix is stored transposed: lhs as K x M, rhs as N x K */
+  bool vector; /* the vector of a GEMV (M == 1 for lhs, N == 1 for rhs) */
+  int64_t ld;  /* leading dimension of the matrix, or the vector's increment */
   /* Element stride of each batch dim (in output batch order), in the
    * operand's memory or, when packed, in the packed copy. */
   int64_t batch_strides[OPTIC_MAX_RANK];
@@ -83,8 +83,8 @@ struct optic_dot_plan {
   bool split_n;         /* threads split N (else M) within a batch item */
   size_t scratch_bytes; /* what run/pack/compute need; 0 when copy-free */
   optic_dot_operand lhs, rhs;
-  int32_t batch_rank;                   /* number of batch dims */
-  int64_t batch_sizes[OPTIC_MAX_RANK];  /* their sizes, in lhs_batch order */
+  int32_t batch_rank;                  /* number of batch dims */
+  int64_t batch_sizes[OPTIC_MAX_RANK]; /* their sizes, in lhs_batch order */
 };
 
 /* Validates (as optic_dot_infer_shape) and decides the mapping onto BLAS:

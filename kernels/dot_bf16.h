@@ -75,8 +75,8 @@ optic_status optic_dot_bf16_pack_panels(const struct optic_dot_plan *plan, const
 optic_status optic_dot_bf16_compute(const struct optic_dot_plan *plan, float *out, const void *scratch, int thread,
                                     int nthreads);
 /* All steps from one thread. */
-optic_status optic_dot_bf16_run(const struct optic_dot_plan *plan, const uint16_t *lhs, const uint16_t *rhs,
-                                float *out, void *scratch);
+optic_status optic_dot_bf16_run(const struct optic_dot_plan *plan, const uint16_t *lhs, const uint16_t *rhs, float *out,
+                                void *scratch);
 /* The same four calls with an explicit kernel (tests run every usable one);
  * UNSUPPORTED when !optic_dot_bf16_kernel_usable(kernel). */
 optic_status optic_dot_bf16_pack_panels_with(optic_bf16_kernel kernel, const struct optic_dot_plan *plan,

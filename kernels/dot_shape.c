@@ -48,8 +48,8 @@ static optic_status check_lists(const char *side, int32_t rank, const int32_t *b
     int32_t d = is_batch ? batch[i] : contracting[i - nbatch];
     const char *role = is_batch ? "batch" : "contracting";
     if (d < 0 || d >= rank) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "dot: %s %s dim %d is out of range for rank %d", side, role,
-                        (int)d, (int)rank);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "dot: %s %s dim %d is out of range for rank %d", side, role, (int)d,
+                        (int)rank);
     }
     if (role_of[d] != NULL) {
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "dot: %s dim %d is listed twice (as %s and as %s)", side, (int)d,

@@ -27,7 +27,9 @@ bool optic_elem_generic_supported(optic_elem_op op, optic_dtype in, optic_dtype 
   optic_binary_op b;
   if (half) return optic_elem_unary_kernel(op, &u) || optic_elem_binary_kernel(op, &b);
   switch (op) {
-    case OPTIC_ELEM_NEGATE: case OPTIC_ELEM_ABS: case OPTIC_ELEM_NOT: return true;
+    case OPTIC_ELEM_NEGATE:
+    case OPTIC_ELEM_ABS:
+    case OPTIC_ELEM_NOT: return true;
     case OPTIC_ELEM_SIGN: return optic_dtype_is_signed_int(in);
     default: return is_binary(op);
   }
@@ -186,7 +188,7 @@ static void half_loop(optic_elem_op op, optic_compare_op cmp, optic_dtype in, si
 /* ------------------------------------------------------------ dispatch */
 
 void optic_elem_generic(optic_elem_op op, optic_compare_op cmp, optic_dtype in, optic_dtype out, size_t n,
-                      const void *const *src, unsigned scalar_mask, void *y, optic_elem_f32_fn f32, void *f32_ctx) {
+                        const void *const *src, unsigned scalar_mask, void *y, optic_elem_f32_fn f32, void *f32_ctx) {
   if (n == 0) return;
   size_t es = optic_dtype_size(in), oes = optic_dtype_size(out);
   unsigned char *yb = y;

@@ -20,11 +20,25 @@ static bool is_int(optic_dtype dt) {
 
 bool optic_elem_scalar_op(optic_elem_op op) {
   switch (op) {
-    case OPTIC_ELEM_ERF: case OPTIC_ELEM_LOG_PLUS_ONE: case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE: case OPTIC_ELEM_SINE:
-    case OPTIC_ELEM_COSINE: case OPTIC_ELEM_TAN: case OPTIC_ELEM_CBRT: case OPTIC_ELEM_ROUND_NEAREST_AFZ:
-    case OPTIC_ELEM_ROUND_NEAREST_EVEN: case OPTIC_ELEM_ATAN2: case OPTIC_ELEM_REMAINDER: case OPTIC_ELEM_IS_FINITE:
-    case OPTIC_ELEM_REDUCE_PRECISION: case OPTIC_ELEM_BITCAST_CONVERT: case OPTIC_ELEM_XOR: case OPTIC_ELEM_SHIFT_LEFT:
-    case OPTIC_ELEM_SHIFT_RIGHT_LOGICAL: case OPTIC_ELEM_SHIFT_RIGHT_ARITHMETIC: case OPTIC_ELEM_POPCNT:
+    case OPTIC_ELEM_ERF:
+    case OPTIC_ELEM_LOG_PLUS_ONE:
+    case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE:
+    case OPTIC_ELEM_SINE:
+    case OPTIC_ELEM_COSINE:
+    case OPTIC_ELEM_TAN:
+    case OPTIC_ELEM_CBRT:
+    case OPTIC_ELEM_ROUND_NEAREST_AFZ:
+    case OPTIC_ELEM_ROUND_NEAREST_EVEN:
+    case OPTIC_ELEM_ATAN2:
+    case OPTIC_ELEM_REMAINDER:
+    case OPTIC_ELEM_IS_FINITE:
+    case OPTIC_ELEM_REDUCE_PRECISION:
+    case OPTIC_ELEM_BITCAST_CONVERT:
+    case OPTIC_ELEM_XOR:
+    case OPTIC_ELEM_SHIFT_LEFT:
+    case OPTIC_ELEM_SHIFT_RIGHT_LOGICAL:
+    case OPTIC_ELEM_SHIFT_RIGHT_ARITHMETIC:
+    case OPTIC_ELEM_POPCNT:
     case OPTIC_ELEM_COUNT_LEADING_ZEROS: return true;
     default: return false;
   }
@@ -32,17 +46,26 @@ bool optic_elem_scalar_op(optic_elem_op op) {
 
 bool optic_elem_scalar_defines(optic_elem_op op, optic_dtype in, optic_dtype out) {
   switch (op) {
-    case OPTIC_ELEM_ERF: case OPTIC_ELEM_LOG_PLUS_ONE: case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE: case OPTIC_ELEM_SINE:
-    case OPTIC_ELEM_COSINE: case OPTIC_ELEM_TAN: case OPTIC_ELEM_CBRT: case OPTIC_ELEM_ROUND_NEAREST_AFZ:
-    case OPTIC_ELEM_ROUND_NEAREST_EVEN: case OPTIC_ELEM_ATAN2: case OPTIC_ELEM_REDUCE_PRECISION:
-      return optic_dtype_is_float(in) && out == in;
+    case OPTIC_ELEM_ERF:
+    case OPTIC_ELEM_LOG_PLUS_ONE:
+    case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE:
+    case OPTIC_ELEM_SINE:
+    case OPTIC_ELEM_COSINE:
+    case OPTIC_ELEM_TAN:
+    case OPTIC_ELEM_CBRT:
+    case OPTIC_ELEM_ROUND_NEAREST_AFZ:
+    case OPTIC_ELEM_ROUND_NEAREST_EVEN:
+    case OPTIC_ELEM_ATAN2:
+    case OPTIC_ELEM_REDUCE_PRECISION: return optic_dtype_is_float(in) && out == in;
     case OPTIC_ELEM_REMAINDER: return (optic_dtype_is_float(in) || is_int(in)) && out == in;
     case OPTIC_ELEM_IS_FINITE: return optic_dtype_is_float(in) && out == OPTIC_PRED;
-    case OPTIC_ELEM_BITCAST_CONVERT:
-      return optic_dtype_size(in) != 0 && optic_dtype_size(in) == optic_dtype_size(out);
+    case OPTIC_ELEM_BITCAST_CONVERT: return optic_dtype_size(in) != 0 && optic_dtype_size(in) == optic_dtype_size(out);
     case OPTIC_ELEM_XOR: return (is_int(in) || in == OPTIC_PRED) && out == in;
-    case OPTIC_ELEM_SHIFT_LEFT: case OPTIC_ELEM_SHIFT_RIGHT_LOGICAL: case OPTIC_ELEM_SHIFT_RIGHT_ARITHMETIC:
-    case OPTIC_ELEM_POPCNT: case OPTIC_ELEM_COUNT_LEADING_ZEROS: return is_int(in) && out == in;
+    case OPTIC_ELEM_SHIFT_LEFT:
+    case OPTIC_ELEM_SHIFT_RIGHT_LOGICAL:
+    case OPTIC_ELEM_SHIFT_RIGHT_ARITHMETIC:
+    case OPTIC_ELEM_POPCNT:
+    case OPTIC_ELEM_COUNT_LEADING_ZEROS: return is_int(in) && out == in;
     default: return false;
   }
 }
@@ -240,7 +263,7 @@ static void half_apply(optic_elem_op op, int32_t param, optic_dtype in, optic_dt
 }
 
 void optic_elem_scalar_apply(optic_elem_op op, int32_t param, optic_dtype in, optic_dtype out, size_t n,
-                           const void *const *src, unsigned scalar_mask, void *y) {
+                             const void *const *src, unsigned scalar_mask, void *y) {
   if ((in == OPTIC_F16 || in == OPTIC_BF16) && op != OPTIC_ELEM_BITCAST_CONVERT) {
     half_apply(op, param, in, out, n, src, scalar_mask, y);
     return;

@@ -22,7 +22,7 @@ typedef enum optic_layout_width {
 #define OPTIC_LAYOUT_WIDTH_ENUM_(name, bytes) OPTIC_LAYOUT_##name,
   OPTIC_LAYOUT_WIDTH_LIST(OPTIC_LAYOUT_WIDTH_ENUM_)
 #undef OPTIC_LAYOUT_WIDTH_ENUM_
-  OPTIC_LAYOUT_WIDTH_COUNT
+      OPTIC_LAYOUT_WIDTH_COUNT
 } optic_layout_width;
 
 /* Bytes of one element of width w (0 outside the enum). */
@@ -129,8 +129,7 @@ optic_status optic_layout_plan_broadcast(const optic_layout_kernels *kernels, co
 /* Runs units [unit_begin, unit_end) of plan (clamped to plan->units): an
  * executor gives each thread its own range; run(plan, x, y, 0, plan->units)
  * does everything. x and y must not overlap. Never allocates or fails. */
-void optic_layout_run(const optic_layout_plan *plan, const void *x, void *y, size_t unit_begin,
-                      size_t unit_end);
+void optic_layout_run(const optic_layout_plan *plan, const void *x, void *y, size_t unit_begin, size_t unit_end);
 
 /* ------------------------------------------------------ naive references */
 
@@ -138,21 +137,17 @@ void optic_layout_run(const optic_layout_plan *plan, const void *x, void *y, siz
  * (the XLA ones expect arguments the planners would accept). */
 void optic_ref_copy(size_t nbytes, const void *x, void *y);
 void optic_ref_copy2d(size_t rows, size_t row_bytes, const void *x, size_t ldx, void *y, size_t ldy);
-void optic_ref_transpose2d(size_t elem_size, size_t rows, size_t cols, const void *x, size_t ldx, void *y,
-                           size_t ldy);
+void optic_ref_transpose2d(size_t elem_size, size_t rows, size_t cols, const void *x, size_t ldx, void *y, size_t ldy);
 void optic_ref_fill(size_t elem_size, size_t n, const void *value, void *y);
 /* Naive index mapping over every output element. */
-void optic_ref_permute(size_t elem_size, const optic_shape *in, const int64_t *permutation, const void *x,
-                       void *y);
+void optic_ref_permute(size_t elem_size, const optic_shape *in, const int64_t *permutation, const void *x, void *y);
 void optic_ref_broadcast(size_t elem_size, const optic_shape *operand, const optic_shape *out,
                          const int64_t *dimensions, const void *x, void *y);
 
 /* Every kernel in kernels/list/layout.inc is declared here. */
 #define X_COPY(op, isa, fn) void fn(size_t nbytes, const void *x, void *y);
-#define X_COPY2D(op, isa, fn) \
-  void fn(size_t rows, size_t row_bytes, const void *x, size_t ldx, void *y, size_t ldy);
-#define X_TRANSPOSE(width, isa, fn) \
-  void fn(size_t rows, size_t cols, const void *x, size_t ldx, void *y, size_t ldy);
+#define X_COPY2D(op, isa, fn) void fn(size_t rows, size_t row_bytes, const void *x, size_t ldx, void *y, size_t ldy);
+#define X_TRANSPOSE(width, isa, fn) void fn(size_t rows, size_t cols, const void *x, size_t ldx, void *y, size_t ldy);
 #define X_FILL(width, isa, fn) void fn(size_t n, const void *value, void *y);
 #include "kernels/list/layout.inc"
 #undef X_COPY

@@ -58,10 +58,10 @@ static void build_tables(void) {
   if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) SET_COPY(&tables[OPTIC_ISA_##isa], OPTIC_ISA_##isa, fn);
 #define X_COPY2D(op, isa, fn) \
   if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) SET_COPY2D(&tables[OPTIC_ISA_##isa], OPTIC_ISA_##isa, fn);
-#define X_TRANSPOSE(width, isa, fn)       \
+#define X_TRANSPOSE(width, isa, fn)        \
   if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) \
     SET_TRANSPOSE(&tables[OPTIC_ISA_##isa], OPTIC_ISA_##isa, OPTIC_LAYOUT_##width, fn);
-#define X_FILL(width, isa, fn)            \
+#define X_FILL(width, isa, fn)             \
   if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) \
     SET_FILL(&tables[OPTIC_ISA_##isa], OPTIC_ISA_##isa, OPTIC_LAYOUT_##width, fn);
 #include "kernels/list/layout.inc"
@@ -77,6 +77,4 @@ const optic_layout_kernels *optic_layout_kernels_for(optic_isa isa) {
   return &tables[isa];
 }
 
-const optic_layout_kernels *optic_layout_kernels_get(void) {
-  return optic_layout_kernels_for(optic_isa_selected());
-}
+const optic_layout_kernels *optic_layout_kernels_get(void) { return optic_layout_kernels_for(optic_isa_selected()); }

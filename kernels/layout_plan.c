@@ -212,8 +212,7 @@ optic_status optic_layout_plan_broadcast(const optic_layout_kernels *kernels, co
                       ndims, (int)operand->rank);
   }
   if (ndims > 0 && dimensions == NULL) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: dimensions is NULL for operand rank %d", op,
-                      (int)operand->rank);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: dimensions is NULL for operand rank %d", op, (int)operand->rank);
   }
   if (operand->rank > out->rank) {
     return optic_fail(OPTIC_ERR_SHAPE_MISMATCH, "%s: operand rank %d is larger than output rank %d", op,

@@ -34,8 +34,7 @@ static void run_chunk(const optic_layout_plan *p, const unsigned char *x, unsign
       p->transpose(p->rows, nc, x + lo * es, p->ldx, y + lo * p->ldy * es, p->ldy);
       break;
     }
-    case OPTIC_LAYOUT_PLAN_EMPTY:
-      break;
+    case OPTIC_LAYOUT_PLAN_EMPTY: break;
   }
 }
 

@@ -13,20 +13,20 @@
 #include "kernels/common.h"
 
 /* X(OP, name) */
-#define OPTIC_OPTIM_OP_LIST(X)     \
-  X(SGD, "sgd")                    \
-  X(ADAM, "adam")                  \
-  X(RMSPROP, "rmsprop")            \
-  X(ADAGRAD, "adagrad")            \
-  X(LION, "lion")                  \
-  X(LAMB_MOMENTS, "lamb_moments")  \
+#define OPTIC_OPTIM_OP_LIST(X)    \
+  X(SGD, "sgd")                   \
+  X(ADAM, "adam")                 \
+  X(RMSPROP, "rmsprop")           \
+  X(ADAGRAD, "adagrad")           \
+  X(LION, "lion")                 \
+  X(LAMB_MOMENTS, "lamb_moments") \
   X(LAMB_APPLY, "lamb_apply")
 
 typedef enum optic_optim_op {
 #define OPTIC_OPTIM_OP_ENUM_(op, name) OPTIC_OPTIM_##op,
   OPTIC_OPTIM_OP_LIST(OPTIC_OPTIM_OP_ENUM_)
 #undef OPTIC_OPTIM_OP_ENUM_
-  OPTIC_OPTIM_OP_COUNT
+      OPTIC_OPTIM_OP_COUNT
 } optic_optim_op;
 
 /* How weight_decay λ enters an update (SGD, Adam, RMSprop, Adagrad). With
@@ -187,20 +187,18 @@ void optic_ref_lamb(size_t n, double *param, const double *grad, double *m, doub
 /* Every kernel in kernels/list/optim.inc is declared here. */
 #define X_SGD(op, isa, fn) \
   void fn(size_t n, float *param, const float *grad, float *momentum_buf, const optic_sgd_params *p);
-#define X_ADAM(op, isa, fn)                                                                       \
-  void fn(size_t n, float *param, const float *grad, float *m, float *v, float *vmax,             \
-          const optic_adam_params *p);
-#define X_RMSPROP(op, isa, fn)                                                                    \
-  void fn(size_t n, float *param, const float *grad, float *square_avg, float *grad_avg,          \
-          float *momentum_buf, const optic_rmsprop_params *p);
+#define X_ADAM(op, isa, fn) \
+  void fn(size_t n, float *param, const float *grad, float *m, float *v, float *vmax, const optic_adam_params *p);
+#define X_RMSPROP(op, isa, fn)                                                                                \
+  void fn(size_t n, float *param, const float *grad, float *square_avg, float *grad_avg, float *momentum_buf, \
+          const optic_rmsprop_params *p);
 #define X_ADAGRAD(op, isa, fn) \
   void fn(size_t n, float *param, const float *grad, float *sum, const optic_adagrad_params *p);
-#define X_LION(op, isa, fn) \
-  void fn(size_t n, float *param, const float *grad, float *m, const optic_lion_params *p);
-#define X_LAMB_MOMENTS(op, isa, fn)                                                               \
+#define X_LION(op, isa, fn) void fn(size_t n, float *param, const float *grad, float *m, const optic_lion_params *p);
+#define X_LAMB_MOMENTS(op, isa, fn)                                                                        \
   void fn(size_t n, const float *param, const float *grad, float *m, float *v, const optic_lamb_params *p, \
           optic_lamb_norms *norms);
-#define X_LAMB_APPLY(op, isa, fn)                                                                 \
+#define X_LAMB_APPLY(op, isa, fn) \
   void fn(size_t n, float *param, const float *m, const float *v, const optic_lamb_params *p, float trust_ratio);
 #include "kernels/list/optim.inc"
 #undef X_SGD

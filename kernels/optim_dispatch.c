@@ -27,10 +27,10 @@ static void build_tables(void) {
         if (optic_isa_built((optic_isa)isa)) tables[isa] = tables[OPTIC_ISA_SCALAR];
       }
     }
-#define ENTRY(member, op, isa, fn)                                       \
-  if ((OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) == (pass == 0)) {            \
-    tables[OPTIC_ISA_##isa].member = fn;                                 \
-    tables[OPTIC_ISA_##isa].isa_of[OPTIC_OPTIM_##op] = OPTIC_ISA_##isa;  \
+#define ENTRY(member, op, isa, fn)                                      \
+  if ((OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) == (pass == 0)) {           \
+    tables[OPTIC_ISA_##isa].member = fn;                                \
+    tables[OPTIC_ISA_##isa].isa_of[OPTIC_OPTIM_##op] = OPTIC_ISA_##isa; \
   }
 #define X_SGD(op, isa, fn) ENTRY(sgd, op, isa, fn)
 #define X_ADAM(op, isa, fn) ENTRY(adam, op, isa, fn)

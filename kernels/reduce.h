@@ -69,7 +69,7 @@ typedef enum optic_reduce_op {
 #define OPTIC_REDUCE_OP_ENUM_(op, name) OPTIC_REDUCE_##op,
   OPTIC_REDUCE_OP_LIST(OPTIC_REDUCE_OP_ENUM_)
 #undef OPTIC_REDUCE_OP_ENUM_
-  OPTIC_REDUCE_OP_COUNT
+      OPTIC_REDUCE_OP_COUNT
 } optic_reduce_op;
 
 /* The fixed evaluation order above, in numbers. */
@@ -86,9 +86,9 @@ typedef float (*optic_f32_reduce_fn)(size_t n, const float *x);
 typedef void (*optic_f32_reduce_axis_fn)(size_t outer, size_t r, size_t inner, const float *x, float *y);
 
 typedef struct optic_reduce_kernels {
-  optic_f32_reduce_fn r[OPTIC_REDUCE_OP_COUNT];         /* contiguous */
-  optic_f32_reduce_axis_fn rd[OPTIC_REDUCE_OP_COUNT];   /* axis (discontiguous) */
-  optic_isa isa_of_r[OPTIC_REDUCE_OP_COUNT]; /* which ISA each entry really is */
+  optic_f32_reduce_fn r[OPTIC_REDUCE_OP_COUNT];       /* contiguous */
+  optic_f32_reduce_axis_fn rd[OPTIC_REDUCE_OP_COUNT]; /* axis (discontiguous) */
+  optic_isa isa_of_r[OPTIC_REDUCE_OP_COUNT];          /* which ISA each entry really is */
   optic_isa isa_of_rd[OPTIC_REDUCE_OP_COUNT];
 } optic_reduce_kernels;
 

@@ -9,8 +9,8 @@
 
 #include "kernels/reduce_tree.h"
 
-#define COLS 32 /* columns per stack block: 64 lanes + 64 tree levels of 32 floats = 16 KiB */
-#define PREFETCH_ROWS 16     /* rows ahead that a block's next row segments are fetched */
+#define COLS 32               /* columns per stack block: 64 lanes + 64 tree levels of 32 floats = 16 KiB */
+#define PREFETCH_ROWS 16      /* rows ahead that a block's next row segments are fetched */
 #define PREFETCH_MAX_COLS 128 /* blocks this wide (512 B per row) stream without it */
 
 OPTIC_REDUCE_INLINE float step_op(optic_reduce_op op, float acc, float v) {
@@ -81,7 +81,8 @@ OPTIC_REDUCE_INLINE void tree_block(optic_reduce_op op, size_t r, size_t w, cons
 /* w columns, max/min folded in k order (exact, as the kernels). */
 OPTIC_REDUCE_INLINE void fold_block(bool is_max, size_t r, size_t w, const float *x, size_t stride, float *y) {
   if (w > COLS) {
-    for (size_t c0 = 0; c0 < w; c0 += COLS) fold_block(is_max, r, w - c0 < COLS ? w - c0 : COLS, x + c0, stride, y + c0);
+    for (size_t c0 = 0; c0 < w; c0 += COLS)
+      fold_block(is_max, r, w - c0 < COLS ? w - c0 : COLS, x + c0, stride, y + c0);
     return;
   }
   float acc[COLS];

@@ -30,14 +30,14 @@ float optic_reduce_identity(optic_reduce_op op) {
 
 static void build_tables(void) {
   optic_reduce_kernels *scalar = &tables[OPTIC_ISA_SCALAR];
-#define X_R(op, isa, fn)                                   \
-  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {               \
-    scalar->r[OPTIC_REDUCE_##op] = fn;                     \
+#define X_R(op, isa, fn)                                    \
+  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {                \
+    scalar->r[OPTIC_REDUCE_##op] = fn;                      \
     scalar->isa_of_r[OPTIC_REDUCE_##op] = OPTIC_ISA_SCALAR; \
   }
-#define X_RD(op, isa, fn)                                   \
-  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {                \
-    scalar->rd[OPTIC_REDUCE_##op] = fn;                     \
+#define X_RD(op, isa, fn)                                    \
+  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {                 \
+    scalar->rd[OPTIC_REDUCE_##op] = fn;                      \
     scalar->isa_of_rd[OPTIC_REDUCE_##op] = OPTIC_ISA_SCALAR; \
   }
 #include "kernels/list/reduce.inc"
@@ -46,15 +46,15 @@ static void build_tables(void) {
   for (int isa = 1; isa < OPTIC_ISA_COUNT_; isa++) {
     if (optic_isa_built((optic_isa)isa)) tables[isa] = *scalar;
   }
-#define X_R(op, isa, fn)                                                     \
-  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                                 \
-    tables[OPTIC_ISA_##isa].r[OPTIC_REDUCE_##op] = fn;                       \
-    tables[OPTIC_ISA_##isa].isa_of_r[OPTIC_REDUCE_##op] = OPTIC_ISA_##isa;   \
+#define X_R(op, isa, fn)                                                   \
+  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                               \
+    tables[OPTIC_ISA_##isa].r[OPTIC_REDUCE_##op] = fn;                     \
+    tables[OPTIC_ISA_##isa].isa_of_r[OPTIC_REDUCE_##op] = OPTIC_ISA_##isa; \
   }
-#define X_RD(op, isa, fn)                                                    \
-  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                                 \
-    tables[OPTIC_ISA_##isa].rd[OPTIC_REDUCE_##op] = fn;                      \
-    tables[OPTIC_ISA_##isa].isa_of_rd[OPTIC_REDUCE_##op] = OPTIC_ISA_##isa;  \
+#define X_RD(op, isa, fn)                                                   \
+  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                                \
+    tables[OPTIC_ISA_##isa].rd[OPTIC_REDUCE_##op] = fn;                     \
+    tables[OPTIC_ISA_##isa].isa_of_rd[OPTIC_REDUCE_##op] = OPTIC_ISA_##isa; \
   }
 #include "kernels/list/reduce.inc"
 #undef X_R

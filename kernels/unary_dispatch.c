@@ -30,19 +30,19 @@ unsigned optic_unary_max_ulp(optic_unary_op op) { return (unsigned)op < OPTIC_UN
 static void build_tables(void) {
   optic_stream_init(); /* here, so the kernels' first call never reads the environment or sysfs */
   optic_unary_kernels *scalar = &tables[OPTIC_ISA_SCALAR];
-#define X(op, isa, fn)                                                 \
-  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {                           \
-    scalar->kernel[OPTIC_UNARY_##op] = fn;                             \
-    scalar->isa_of[OPTIC_UNARY_##op] = OPTIC_ISA_SCALAR;               \
+#define X(op, isa, fn)                                   \
+  if (OPTIC_ISA_##isa == OPTIC_ISA_SCALAR) {             \
+    scalar->kernel[OPTIC_UNARY_##op] = fn;               \
+    scalar->isa_of[OPTIC_UNARY_##op] = OPTIC_ISA_SCALAR; \
   }
 #include "kernels/list/unary.inc"
 #undef X
   for (int isa = 1; isa < OPTIC_ISA_COUNT_; isa++) {
     if (optic_isa_built((optic_isa)isa)) tables[isa] = *scalar;
   }
-#define X(op, isa, fn)                                                 \
-  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                           \
-    tables[OPTIC_ISA_##isa].kernel[OPTIC_UNARY_##op] = fn;             \
+#define X(op, isa, fn)                                                  \
+  if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                            \
+    tables[OPTIC_ISA_##isa].kernel[OPTIC_UNARY_##op] = fn;              \
     tables[OPTIC_ISA_##isa].isa_of[OPTIC_UNARY_##op] = OPTIC_ISA_##isa; \
   }
 #include "kernels/list/unary.inc"

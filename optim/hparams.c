@@ -35,11 +35,12 @@ static optic_status resolve_convention(optic_optim_kind kind, optic_optim_conven
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: convention %d is not a known convention", what, (int)c);
   }
   bool torchless = kind == OPTIC_OPTIM_KIND_LAMB || kind == OPTIC_OPTIM_KIND_LION;
-  if (c == OPTIC_OPTIM_CONVENTION_DEFAULT) c = torchless ? OPTIC_OPTIM_CONVENTION_OPTAX : OPTIC_OPTIM_CONVENTION_PYTORCH;
+  if (c == OPTIC_OPTIM_CONVENTION_DEFAULT)
+    c = torchless ? OPTIC_OPTIM_CONVENTION_OPTAX : OPTIC_OPTIM_CONVENTION_PYTORCH;
   if (c == OPTIC_OPTIM_CONVENTION_PYTORCH && torchless) {
     return optic_fail(OPTIC_ERR_UNSUPPORTED,
-                      "%s: torch.optim has no %s, so there is no pytorch convention for it (use optax or keras)",
-                      what, optic_optim_kind_name(kind));
+                      "%s: torch.optim has no %s, so there is no pytorch convention for it (use optax or keras)", what,
+                      optic_optim_kind_name(kind));
   }
   *out = c;
   return OPTIC_OK;
@@ -49,7 +50,8 @@ optic_status optic_optim_hparams_default(optic_optim_kind kind, optic_optim_conv
                                          optic_optim_hparams *out) {
   const char *what = "optim_hparams_default";
   if (out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: out is NULL", what);
-  if (!kind_valid(kind)) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: kind %d is not a known optimizer", what, (int)kind);
+  if (!kind_valid(kind))
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: kind %d is not a known optimizer", what, (int)kind);
   optic_optim_convention c;
   optic_status st = resolve_convention(kind, convention, what, &c);
   if (st != OPTIC_OK) return st;
@@ -103,8 +105,16 @@ static optic_status check_range(const char *what, const char *kind, const char *
 
 /* Fields each kind reads (besides lr, weight_decay and the schedule). */
 enum {
-  F_MOMENTUM = 1 << 0, F_DAMPENING = 1 << 1, F_NESTEROV = 1 << 2, F_BETAS = 1 << 3, F_AMSGRAD = 1 << 4,
-  F_EPS = 1 << 5, F_ALPHA = 1 << 6, F_CENTERED = 1 << 7, F_LR_DECAY = 1 << 8, F_INIT_ACC = 1 << 9
+  F_MOMENTUM = 1 << 0,
+  F_DAMPENING = 1 << 1,
+  F_NESTEROV = 1 << 2,
+  F_BETAS = 1 << 3,
+  F_AMSGRAD = 1 << 4,
+  F_EPS = 1 << 5,
+  F_ALPHA = 1 << 6,
+  F_CENTERED = 1 << 7,
+  F_LR_DECAY = 1 << 8,
+  F_INIT_ACC = 1 << 9
 };
 
 static unsigned used_fields(optic_optim_kind k) {
@@ -128,15 +138,15 @@ static optic_status check_unused(const optic_optim_hparams *h, const char *what)
   if (optic_optim_hparams_default(h->kind, h->convention, &d) != OPTIC_OK) return OPTIC_OK; /* reported elsewhere */
   const unsigned used = used_fields(h->kind);
   const char *k = optic_optim_kind_name(h->kind);
-#define UNUSED_D_(flag, field)                                                                                  \
-  if (!(used & (flag)) && memcmp(&h->field, &d.field, sizeof(double)) != 0)                                     \
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,                                                               \
+#define UNUSED_D_(flag, field)                                                                                     \
+  if (!(used & (flag)) && memcmp(&h->field, &d.field, sizeof(double)) != 0)                                        \
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,                                                                  \
                       "%s: %s does not use " #field " (set to %g); leave it at the default %g", what, k, h->field, \
                       d.field);
-#define UNUSED_B_(flag, field)                                                                                   \
-  if (!(used & (flag)) && h->field != d.field)                                                                   \
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: %s does not use " #field " (set to %s); leave it %s", what, \
-                      k, h->field ? "true" : "false", d.field ? "true" : "false");
+#define UNUSED_B_(flag, field)                                                                                        \
+  if (!(used & (flag)) && h->field != d.field)                                                                        \
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: %s does not use " #field " (set to %s); leave it %s", what, k, \
+                      h->field ? "true" : "false", d.field ? "true" : "false");
   UNUSED_D_(F_MOMENTUM, momentum)
   UNUSED_D_(F_DAMPENING, dampening)
   UNUSED_B_(F_NESTEROV, nesterov)
@@ -160,11 +170,14 @@ optic_status optic_optim_hparams_clear_unused(optic_optim_hparams *hp) {
   optic_status st = optic_optim_hparams_default(hp->kind, hp->convention, &d);
   if (st != OPTIC_OK) return st;
   const unsigned used = used_fields(hp->kind);
-#define CLEAR_(flag, field) \
-  if (!(used & (flag))) hp->field = d.field;
-  CLEAR_(F_MOMENTUM, momentum) CLEAR_(F_DAMPENING, dampening) CLEAR_(F_NESTEROV, nesterov) CLEAR_(F_BETAS, beta1)
-  CLEAR_(F_BETAS, beta2) CLEAR_(F_AMSGRAD, amsgrad) CLEAR_(F_EPS, eps) CLEAR_(F_EPS, eps_root) CLEAR_(F_ALPHA, alpha)
-  CLEAR_(F_CENTERED, centered) CLEAR_(F_LR_DECAY, lr_decay) CLEAR_(F_INIT_ACC, initial_accumulator_value)
+#define CLEAR_(flag, field)                  \
+  if (!(used & (flag))) hp->field = d.field; \
+  else (void)0
+  // clang-format off
+  CLEAR_(F_MOMENTUM, momentum); CLEAR_(F_DAMPENING, dampening); CLEAR_(F_NESTEROV, nesterov); CLEAR_(F_BETAS, beta1);
+  CLEAR_(F_BETAS, beta2); CLEAR_(F_AMSGRAD, amsgrad); CLEAR_(F_EPS, eps); CLEAR_(F_EPS, eps_root); CLEAR_(F_ALPHA, alpha);
+  CLEAR_(F_CENTERED, centered); CLEAR_(F_LR_DECAY, lr_decay); CLEAR_(F_INIT_ACC, initial_accumulator_value);
+  // clang-format on
 #undef CLEAR_
   return OPTIC_OK;
 }
@@ -177,9 +190,9 @@ optic_status optic_optim_kind_from_name(const char *name, optic_optim_kind *out)
       return OPTIC_OK;
     }
   }
-  return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
-                    "optim_kind_from_name: '%.64s' is not an optimizer (sgd, adam, adamw, rmsprop, adagrad, lamb, lion)",
-                    name);
+  return optic_fail(
+      OPTIC_ERR_INVALID_ARGUMENT,
+      "optim_kind_from_name: '%.64s' is not an optimizer (sgd, adam, adamw, rmsprop, adagrad, lamb, lion)", name);
 }
 
 optic_status optic_optim_convention_from_name(const char *name, optic_optim_convention *out) {
@@ -198,8 +211,9 @@ optic_status optic_optim_convention_from_name(const char *name, optic_optim_conv
 optic_status optim_hparams_check(const optic_optim_hparams *hp, const char *what, optic_optim_hparams *out) {
   if (hp == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: hparams is NULL", what);
   if (hp->size != sizeof *hp) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: hparams.size is %zu, expected %zu (use optic_optim_hparams_default)",
-                      what, hp->size, sizeof *hp);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "%s: hparams.size is %zu, expected %zu (use optic_optim_hparams_default)", what, hp->size,
+                      sizeof *hp);
   }
   if (!kind_valid(hp->kind)) {
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: kind %d is not a known optimizer", what, (int)hp->kind);
@@ -210,7 +224,8 @@ optic_status optim_hparams_check(const optic_optim_hparams *hp, const char *what
   const char *k = optic_optim_kind_name(h.kind);
   const double inf = (double)INFINITY;
   if (!(h.lr >= 0.0) || !isfinite(h.lr)) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: %s lr = %g; the learning rate must be finite and >= 0", what, k, h.lr);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: %s lr = %g; the learning rate must be finite and >= 0", what, k,
+                      h.lr);
   }
   if ((st = check_range(what, k, "weight_decay", h.weight_decay, 0.0, inf, true)) != OPTIC_OK) return st;
   switch (h.kind) {

@@ -9,7 +9,8 @@
 #include "optim/optim_internal.h"
 
 /* Grows *arr (elements of elem bytes, *cap of them) to hold need. */
-static optic_status grow(const optic_allocator *a, void **arr, size_t *cap, size_t need, size_t elem, const char *what) {
+static optic_status grow(const optic_allocator *a, void **arr, size_t *cap, size_t need, size_t elem,
+                         const char *what) {
   if (need <= *cap) return OPTIC_OK;
   size_t cap2 = *cap ? *cap : 4;
   while (cap2 < need) cap2 *= 2;
@@ -125,7 +126,8 @@ optic_status optic_optim_add_group(optic_optim_t *opt, const optic_optim_hparams
     }
     for (size_t lo = 0; lo < t->n; lo += OPTIM_BLOCK_ELEMENTS) {
       size_t hi = t->n - lo > OPTIM_BLOCK_ELEMENTS ? lo + OPTIM_BLOCK_ELEMENTS : t->n;
-      opt->blocks[block++] = (optim_block){.group = opt->group_count, .tensor = opt->tensor_count + i, .lo = lo, .hi = hi};
+      opt->blocks[block++] =
+          (optim_block){.group = opt->group_count, .tensor = opt->tensor_count + i, .lo = lo, .hi = hi};
     }
     t->block_count = block - t->first_block;
   }
@@ -145,7 +147,8 @@ uint64_t optic_optim_skipped_steps(const optic_optim_t *opt) { return opt ? opt-
 static optic_status check_group(const optic_optim_t *opt, size_t g, const void *out, const char *what) {
   if (opt == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
   if (g >= opt->group_count) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: group %zu does not exist (%zu groups)", what, g, opt->group_count);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: group %zu does not exist (%zu groups)", what, g,
+                      opt->group_count);
   }
   return OPTIC_OK;
 }

@@ -21,13 +21,15 @@ enum { PREFIX_LEN = sizeof PREFIX - 1, KEY_LEN = 128, HP_TEXT = 1024, NUM_TEXT =
 static void hparams_text(const optic_optim_hparams *h, char *buf, size_t size) {
   int n = snprintf(buf, size, "kind=%s convention=%s", optic_optim_kind_name(h->kind),
                    optic_optim_convention_name(h->convention));
-#define D_(field) n += snprintf(buf + n, size - (size_t)n, " " #field "=%a", h->field);
-#define B_(field) n += snprintf(buf + n, size - (size_t)n, " " #field "=%d", h->field ? 1 : 0);
-#define U_(field) n += snprintf(buf + n, size - (size_t)n, " " #field "=%" PRIu64, h->field);
-  D_(lr) D_(weight_decay) D_(momentum) D_(dampening) B_(nesterov) D_(beta1) D_(beta2) B_(amsgrad) D_(eps)
-  D_(eps_root) D_(alpha) B_(centered) D_(lr_decay) D_(initial_accumulator_value)
+#define D_(field) n += snprintf(buf + n, size - (size_t)n, " " #field "=%a", h->field)
+#define B_(field) n += snprintf(buf + n, size - (size_t)n, " " #field "=%d", h->field ? 1 : 0)
+#define U_(field) n += snprintf(buf + n, size - (size_t)n, " " #field "=%" PRIu64, h->field)
+  // clang-format off
+  D_(lr); D_(weight_decay); D_(momentum); D_(dampening); B_(nesterov); D_(beta1); D_(beta2); B_(amsgrad); D_(eps);
+  D_(eps_root); D_(alpha); B_(centered); D_(lr_decay); D_(initial_accumulator_value);
   n += snprintf(buf + n, size - (size_t)n, " schedule.kind=%d", (int)h->schedule.kind);
-  U_(schedule.step_size) D_(schedule.gamma) U_(schedule.decay_steps) U_(schedule.warmup_steps) D_(schedule.min_lr)
+  U_(schedule.step_size); D_(schedule.gamma); U_(schedule.decay_steps); U_(schedule.warmup_steps); D_(schedule.min_lr);
+  // clang-format on
 #undef D_
 #undef B_
 #undef U_
@@ -83,7 +85,7 @@ typedef struct payload {
   optic_optim_state *state;
   optic_named_tensor *entries;
   optic_ckpt_meta *meta;
-  char *names; /* KEY_LEN per entry or key we made */
+  char *names;  /* KEY_LEN per entry or key we made */
   char *values; /* HP_TEXT per meta value we made */
   size_t nentries, nmeta;
 } payload;
@@ -99,18 +101,19 @@ static void payload_free(payload *p) {
 
 static optic_status payload_build(const optic_optim_t *opt, const optic_optim_state *state,
                                   const optic_named_tensor *extra, size_t nextra, const optic_ckpt_meta *meta,
-                                  size_t nmeta, const optic_ckpt_meta *more, size_t nmore, payload *p,
-                                  const char *op) {
+                                  size_t nmeta, const optic_ckpt_meta *more, size_t nmore, payload *p, const char *op) {
   if ((nextra > 0 && extra == NULL) || (nmeta > 0 && meta == NULL))
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: entries or metadata NULL with a count > 0", op);
   for (size_t i = 0; i < nextra; i++)
     if (extra[i].name && strncmp(extra[i].name, PREFIX, PREFIX_LEN) == 0)
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: entry \"%s\": names starting with \"" PREFIX
-                        "\" hold the optimizer's state", op, extra[i].name);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "%s: entry \"%s\": names starting with \"" PREFIX "\" hold the optimizer's state", op,
+                        extra[i].name);
   for (size_t i = 0; i < nmeta; i++)
     if (meta[i].key && strncmp(meta[i].key, PREFIX, PREFIX_LEN) == 0)
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: metadata key \"%s\": keys starting with \"" PREFIX
-                        "\" hold the optimizer's state", op, meta[i].key);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "%s: metadata key \"%s\": keys starting with \"" PREFIX "\" hold the optimizer's state", op,
+                        meta[i].key);
   const size_t ng = opt->group_count, nt = state->tensor_count, ns = state->scalar_count;
   const size_t own_meta = 2 + ns + ng; /* format, groups, scalars, hparams */
   p->nentries = nextra + nt;
@@ -132,12 +135,12 @@ static optic_status payload_build(const optic_optim_t *opt, const optic_optim_st
   for (size_t i = 0; i < nmeta; i++) p->meta[m++] = meta[i];
   for (size_t i = 0; i < nmore; i++) p->meta[m++] = more[i];
   size_t v = 0;
-#define OWN_META(key_fmt, key_arg, ...)                                                     \
-  do {                                                                                      \
-    char *key_ = p->names + k++ * KEY_LEN, *val_ = p->values + v++ * HP_TEXT;               \
-    snprintf(key_, KEY_LEN, PREFIX key_fmt, key_arg);                                       \
-    snprintf(val_, HP_TEXT, __VA_ARGS__);                                                   \
-    p->meta[m++] = optic_ckpt_meta_str(key_, val_);                                         \
+#define OWN_META(key_fmt, key_arg, ...)                                       \
+  do {                                                                        \
+    char *key_ = p->names + k++ * KEY_LEN, *val_ = p->values + v++ * HP_TEXT; \
+    snprintf(key_, KEY_LEN, PREFIX key_fmt, key_arg);                         \
+    snprintf(val_, HP_TEXT, __VA_ARGS__);                                     \
+    p->meta[m++] = optic_ckpt_meta_str(key_, val_);                           \
   } while (0)
   OWN_META("%s", "format", "%d", OPTIC_OPTIM_STATE_VERSION);
   OWN_META("%s", "groups", "%zu", ng);
@@ -158,18 +161,16 @@ optic_status optim_ckpt_save(const optic_optim_t *opt, const optic_optim_state *
                              size_t nmore, const optic_ckpt_save_options *opts, const char *op) {
   payload p = {0};
   optic_status st = payload_build(opt, state, extra, nextra, meta, nmeta, more, nmore, &p, op);
-  if (st == OPTIC_OK && path != NULL)
-    st = optic_ckpt_save_file(path, p.entries, p.nentries, p.meta, p.nmeta, opts);
-  else if (st == OPTIC_OK)
-    st = optic_ckpt_save(dirs, ndirs, step, p.entries, p.nentries, p.meta, p.nmeta, opts);
+  if (st == OPTIC_OK && path != NULL) st = optic_ckpt_save_file(path, p.entries, p.nentries, p.meta, p.nmeta, opts);
+  else if (st == OPTIC_OK) st = optic_ckpt_save(dirs, ndirs, step, p.entries, p.nentries, p.meta, p.nmeta, opts);
   p.state = NULL; /* the caller's */
   payload_free(&p);
   return st;
 }
 
 optic_status optic_optim_save(const optic_optim_t *opt, const char *const *dirs, size_t ndirs, uint64_t step,
-                              const optic_named_tensor *extra, size_t nextra, const optic_ckpt_meta *meta,
-                              size_t nmeta, const optic_ckpt_save_options *opts) {
+                              const optic_named_tensor *extra, size_t nextra, const optic_ckpt_meta *meta, size_t nmeta,
+                              const optic_ckpt_save_options *opts) {
   const char *op = "optim_save";
   if (opt == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL optimizer", op);
   optic_optim_state *state = NULL;
@@ -187,8 +188,7 @@ optic_status optic_optim_save_file(const optic_optim_t *opt, const char *path, c
   if (opt == NULL || path == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL argument", op);
   optic_optim_state *state = NULL;
   optic_status st = optic_optim_state_export(opt, &state);
-  if (st == OPTIC_OK)
-    st = optim_ckpt_save(opt, state, path, NULL, 0, 0, extra, nextra, meta, nmeta, NULL, 0, opts, op);
+  if (st == OPTIC_OK) st = optim_ckpt_save(opt, state, path, NULL, 0, 0, extra, nextra, meta, nmeta, NULL, 0, opts, op);
   optic_optim_state_destroy(state);
   return st;
 }
@@ -228,22 +228,25 @@ static bool is_hparams_key(const char *key) {
 /* Checks the format, group count and hyperparameters (unless KEEP), then
  * reads every "optim/" scalar and tensor (verified) into *l. */
 static optic_status optim_ckpt_load(const optic_optim_t *opt, optic_ckpt_reader_t *r, optic_optim_hparams_policy policy,
-                             optim_ckpt_loaded *l, const char *op) {
+                                    optim_ckpt_loaded *l, const char *op) {
   memset(l, 0, sizeof *l);
   const void *v = NULL;
   size_t len = 0;
   int64_t format = 0, groups = 0;
   if (optic_ckpt_meta_get(r, PREFIX "format", &v, &len) != OPTIC_OK)
-    return optic_fail(OPTIC_ERR_NOT_FOUND, "%s: the checkpoint holds no optimizer state (no \"" PREFIX
-                      "format\" metadata: not written by optic_optim_save or optic_step_engine_save)", op);
+    return optic_fail(OPTIC_ERR_NOT_FOUND,
+                      "%s: the checkpoint holds no optimizer state (no \"" PREFIX
+                      "format\" metadata: not written by optic_optim_save or optic_step_engine_save)",
+                      op);
   if (!parse_i64(v, len, &format) || format != OPTIC_OPTIM_STATE_VERSION)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: optimizer state format \"%.*s\", this library reads %d", op,
                       (int)(len < 32 ? len : 32), (const char *)v, OPTIC_OPTIM_STATE_VERSION);
   if (optic_ckpt_meta_get(r, PREFIX "groups", &v, &len) != OPTIC_OK || !parse_i64(v, len, &groups) || groups < 0)
     return optic_fail(OPTIC_ERR_CORRUPT, "%s: \"" PREFIX "groups\" is missing or not a count", op);
   if ((size_t)groups != opt->group_count)
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: the checkpoint's optimizer has %" PRId64
-                      " parameter groups, this optimizer %zu", op, groups, opt->group_count);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "%s: the checkpoint's optimizer has %" PRId64 " parameter groups, this optimizer %zu", op, groups,
+                      opt->group_count);
   for (size_t g = 0; g < opt->group_count; g++) {
     char key[KEY_LEN];
     snprintf(key, sizeof key, PREFIX "group.%zu/hparams", g);
@@ -254,8 +257,8 @@ static optic_status optim_ckpt_load(const optic_optim_t *opt, optic_ckpt_reader_
     snprintf(want_kind, sizeof want_kind, "kind=%s", optic_optim_kind_name(opt->groups[g].hp.kind));
     if (policy == OPTIC_OPTIM_HPARAMS_CHECK) st = hparams_compare(v, &opt->groups[g].hp, g, op);
     else if (!token(v, 0, saved_kind, sizeof saved_kind) || strcmp(saved_kind, want_kind) != 0)
-      st = optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: group %zu: the checkpoint's optimizer is %s, this one %s", op,
-                      g, saved_kind[0] ? saved_kind + 5 : "(none)", want_kind + 5);
+      st = optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: group %zu: the checkpoint's optimizer is %s, this one %s", op, g,
+                      saved_kind[0] ? saved_kind + 5 : "(none)", want_kind + 5);
     if (st != OPTIC_OK) return st;
   }
   const size_t nm = optic_ckpt_meta_count(r), ne = optic_ckpt_entry_count(r);
@@ -408,7 +411,8 @@ optic_status optim_ckpt_restore_latest(const char *const *dirs, size_t ndirs, co
   if (report != NULL) *report = rep;
   if (done) return OPTIC_OK;
   if (!any)
-    return optic_fail(OPTIC_ERR_NOT_FOUND, "%s: no checkpoint in %s%s", op, dirs[0], ndirs > 1 ? " or its replicas" : "");
+    return optic_fail(OPTIC_ERR_NOT_FOUND, "%s: no checkpoint in %s%s", op, dirs[0],
+                      ndirs > 1 ? " or its replicas" : "");
   return optic_fail(OPTIC_ERR_CORRUPT, "%s: all %zu checkpoint files were rejected; the newest: %s", op, rep.skipped,
                     rep.first_skipped);
 }

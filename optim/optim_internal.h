@@ -35,7 +35,7 @@ const char *optim_slot_name(optim_slot s);
 typedef struct optim_tensor {
   optic_shape shape;
   size_t n;
-  float *state[OPTIM_SLOT_COUNT]; /* NULL for slots the group does not use */
+  float *state[OPTIM_SLOT_COUNT];  /* NULL for slots the group does not use */
   size_t first_block, block_count; /* its blocks in optic_optim_t.blocks */
 } optim_tensor;
 

@@ -32,8 +32,8 @@ optic_status optic_optim_state_export(const optic_optim_t *opt, optic_optim_stat
   if (opt == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
   *out = NULL;
   const size_t nt = state_tensor_count(opt), ns = state_scalar_count(opt);
-  const size_t bytes = sizeof(state_blob) + nt * sizeof(optic_named_tensor) + ns * sizeof(optic_named_scalar) +
-                       (nt + ns) * NAME_MAX_LEN;
+  const size_t bytes =
+      sizeof(state_blob) + nt * sizeof(optic_named_tensor) + ns * sizeof(optic_named_scalar) + (nt + ns) * NAME_MAX_LEN;
   state_blob *blob = NULL;
   optic_status st = optic_alloc(opt->alloc, bytes, 0, (void **)&blob);
   if (st != OPTIC_OK) return st;
@@ -60,7 +60,8 @@ optic_status optic_optim_state_export(const optic_optim_t *opt, optic_optim_stat
         if (!optim_group_has_slot(&gr->hp, (optim_slot)s)) continue;
         char *name = NEXT_NAME();
         snprintf(name, NAME_MAX_LEN, "group.%zu/tensor.%zu/%s", g, i, optim_slot_name((optim_slot)s));
-        ts[ti++] = (optic_named_tensor){.name = name, .tensor = {.dtype = OPTIC_F32, .shape = t->shape, .data = t->state[s]}};
+        ts[ti++] =
+            (optic_named_tensor){.name = name, .tensor = {.dtype = OPTIC_F32, .shape = t->shape, .data = t->state[s]}};
       }
     }
   }
@@ -108,7 +109,8 @@ static optic_status need_scalar(const optic_optim_state *s, const char *name, in
   size_t hits;
   const optic_named_scalar *e = find_scalar(s, name, &hits);
   if (hits != 1) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: scalar \"%s\" appears %zu times (expected once)", what, name, hits);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: scalar \"%s\" appears %zu times (expected once)", what, name,
+                      hits);
   }
   *value = e->value;
   return OPTIC_OK;
@@ -132,8 +134,8 @@ static optic_status walk(optic_optim_t *opt, const optic_optim_state *s, bool co
                         optic_optim_kind_name(gr->hp.kind), (long long)kind);
     }
     if (count != (int64_t)gr->count || step < 0) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: group %zu has %zu tensors, the state %lld (step %lld)", what, g,
-                        gr->count, (long long)count, (long long)step);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: group %zu has %zu tensors, the state %lld (step %lld)", what,
+                        g, gr->count, (long long)count, (long long)step);
     }
     for (size_t i = 0; i < gr->count; i++) {
       const optim_tensor *t = &gr->tensors[i];

@@ -24,7 +24,7 @@ typedef struct group_step {
     optic_lion_params lion;
     optic_lamb_params lamb;
   } p;
-  bool prescale;    /* Keras LAMB: θ ← keep·θ before the step (decay outside the trust ratio) */
+  bool prescale; /* Keras LAMB: θ ← keep·θ before the step (decay outside the trust ratio) */
   float keep;
 } group_step;
 
@@ -105,10 +105,8 @@ static group_step prepare_group(const optim_group *g) {
                                            .decay = decay};
       break;
     case OPTIC_OPTIM_KIND_LION:
-      s.p.lion = (optic_lion_params){.lr = (float)lr,
-                                     .beta1 = (float)h->beta1,
-                                     .beta2 = (float)h->beta2,
-                                     .weight_decay = (float)h->weight_decay};
+      s.p.lion = (optic_lion_params){
+          .lr = (float)lr, .beta1 = (float)h->beta1, .beta2 = (float)h->beta2, .weight_decay = (float)h->weight_decay};
       break;
     case OPTIC_OPTIM_KIND_LAMB: {
       optic_lamb_params *p = &s.p.lamb;
@@ -170,8 +168,8 @@ static void run_block(const step_job *j, optim_block *b) {
     case OPTIC_OPTIM_KIND_LION: k->lion(n, p, gr, state_at(t, OPTIM_SLOT_EXP_AVG, lo), &s->p.lion); break;
     case OPTIC_OPTIM_KIND_LAMB:
       if (s->prescale) j->mul(n, p, s->keep, p);
-      k->lamb_moments(n, p, gr, state_at(t, OPTIM_SLOT_EXP_AVG, lo), state_at(t, OPTIM_SLOT_EXP_AVG_SQ, lo),
-                      &s->p.lamb, &b->norms);
+      k->lamb_moments(n, p, gr, state_at(t, OPTIM_SLOT_EXP_AVG, lo), state_at(t, OPTIM_SLOT_EXP_AVG_SQ, lo), &s->p.lamb,
+                      &b->norms);
       break;
     default: break;
   }
@@ -341,8 +339,12 @@ optic_status optic_optim_step(optic_optim_t *opt, const optic_tensor *params, co
   if (st != OPTIC_OK) return st;
   optic_optim_step_report r = {.skipped = false, .grad_norm = (double)NAN, .clip_scale = 1.0};
   const int threads = opt->opts.threads > 0 ? opt->opts.threads : omp_get_max_threads();
-  step_job j = {.opt = opt, .k = optic_optim_kernels_get(),
-                .mul = optic_binary_kernels_get()->vs[OPTIC_BINARY_MUL], .params = params, .grads = grads, .grad_scale = 1.0f};
+  step_job j = {.opt = opt,
+                .k = optic_optim_kernels_get(),
+                .mul = optic_binary_kernels_get()->vs[OPTIC_BINARY_MUL],
+                .params = params,
+                .grads = grads,
+                .grad_scale = 1.0f};
   const double clip = opt->opts.clip_global_norm;
   if (clip > 0.0 || opt->opts.skip_nonfinite) {
     const double sq = global_grad_sq(opt, grads, threads);

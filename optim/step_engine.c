@@ -25,7 +25,7 @@ struct optic_step_engine {
   const optic_allocator *alloc;
   optic_optim_t *opt;
   int32_t cores;
-  optic_optim_t **replicas;     /* [cores]; [0] is opt; others built by ensure_replicas */
+  optic_optim_t **replicas;               /* [cores]; [0] is opt; others built by ensure_replicas */
   size_t replica_groups, replica_tensors; /* opt's layout when the replicas were built */
   bool replicas_built;
   optic_pod_t *pod;
@@ -47,10 +47,8 @@ struct optic_step_engine {
 };
 
 optic_step_engine_options optic_step_engine_options_default(void) {
-  return (optic_step_engine_options){.size = sizeof(optic_step_engine_options),
-                                     .cores = 0,
-                                     .average_gradients = true,
-                                     .level = OPTIC_OPT_FULL};
+  return (optic_step_engine_options){
+      .size = sizeof(optic_step_engine_options), .cores = 0, .average_gradients = true, .level = OPTIC_OPT_FULL};
 }
 
 static void *grow(const optic_allocator *a, void *old, size_t old_bytes, size_t new_bytes, optic_status *st) {
@@ -67,7 +65,8 @@ static void *grow(const optic_allocator *a, void *old, size_t old_bytes, size_t 
 optic_status optic_step_engine_create(optic_optim_t *opt, const optic_step_engine_options *options,
                                       optic_step_engine_t **out) {
   const char *what = "step_engine_create";
-  if (out == NULL || opt == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL %s", what, out ? "opt" : "out");
+  if (out == NULL || opt == NULL)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL %s", what, out ? "opt" : "out");
   *out = NULL;
   optic_step_engine_options o = optic_step_engine_options_default();
   if (options != NULL) {
@@ -81,7 +80,8 @@ optic_status optic_step_engine_create(optic_optim_t *opt, const optic_step_engin
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: level %d", what, (int)o.level);
   int32_t cores = o.cores;
   if (cores == 0) cores = o.pod != NULL ? optic_pod_cores(o.pod) : 1;
-  if (cores < 1 || cores > 64) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: cores %d (1..64)", what, (int)o.cores);
+  if (cores < 1 || cores > 64)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: cores %d (1..64)", what, (int)o.cores);
   if (o.pod != NULL && optic_pod_cores(o.pod) != cores)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: cores %d but the pod has %d", what, (int)cores,
                       optic_pod_cores(o.pod));
@@ -158,8 +158,8 @@ void optic_step_engine_destroy(optic_step_engine_t *e) {
 
 /* ------------------------------------------------------------ preparing */
 
-static void record(optic_step_engine_t *e, const char *name, const char *detail, int32_t core, uint64_t t0,
-                   uint64_t t1, double est_ns, double bytes) {
+static void record(optic_step_engine_t *e, const char *name, const char *detail, int32_t core, uint64_t t0, uint64_t t1,
+                   double est_ns, double bytes) {
   if (e->prof == NULL) return;
   optic_profile_event ev;
   memset(&ev, 0, sizeof ev);
@@ -376,10 +376,8 @@ static optic_status core_step(optic_step_engine_t *e, int32_t c, optic_pod_core_
     optic_shape_elements(&t.shape, &n);
     if (core != NULL && e->o.mpi != NULL)
       st = optic_pod_hier_all_reduce(core, e->o.mpi, t.data, t.data, n, OPTIC_F32, OPTIC_POD_MEAN);
-    else if (core != NULL)
-      st = optic_pod_all_reduce_mean(core, &t);
-    else
-      st = optic_pod_mpi_all_reduce_mean(e->o.mpi, &t);
+    else if (core != NULL) st = optic_pod_all_reduce_mean(core, &t);
+    else st = optic_pod_mpi_all_reduce_mean(e->o.mpi, &t);
   }
   if (st != OPTIC_OK) return st;
   const uint64_t t1 = optic_now_ns();
@@ -580,8 +578,9 @@ static bool meta_u64(optic_ckpt_reader_t *r, const char *key, uint64_t *out, boo
   return true;
 }
 
-optic_status optic_step_engine_restore(optic_step_engine_t *e, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
-                                       size_t n, const optic_optim_restore_options *ro) {
+optic_status optic_step_engine_restore(optic_step_engine_t *e, optic_ckpt_reader_t *r,
+                                       const optic_named_tensor *targets, size_t n,
+                                       const optic_optim_restore_options *ro) {
   const char *op = "step_engine_restore";
   if (e == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL engine", op);
   optim_ckpt_loaded l;

@@ -177,7 +177,8 @@ static int32_t build_update(gb *b, const optic_optim_hparams *h, optic_node_id *
       break;
     }
     default:
-      if (b->st == OPTIC_OK) b->st = optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "step_engine: bad optimizer kind %d", (int)h->kind);
+      if (b->st == OPTIC_OK)
+        b->st = optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "step_engine: bad optimizer kind %d", (int)h->kind);
   }
   return n;
 }

@@ -47,7 +47,8 @@ void optic_pod_balancer_destroy(optic_pod_balancer_t *b) {
 
 static optic_status check(const optic_pod_balancer_t *b, int core, const char *fn) {
   if (b == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: balancer is NULL", fn);
-  if (core < 0 || core >= b->n) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: core %d outside 0..%d", fn, core, b->n - 1);
+  if (core < 0 || core >= b->n)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: core %d outside 0..%d", fn, core, b->n - 1);
   return OPTIC_OK;
 }
 

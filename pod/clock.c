@@ -13,8 +13,7 @@
 #define MAXDISP_NS 16e9        /* maximum dispersion, 16 s */
 #define CLOCK_PRECISION_NS 1.0 /* our clocks read in ns */
 
-void optic_clock_on_wire(int64_t t1, int64_t t2, int64_t t3, int64_t t4, double precision_ns,
-                         optic_clock_sample *out) {
+void optic_clock_on_wire(int64_t t1, int64_t t2, int64_t t3, int64_t t4, double precision_ns, optic_clock_sample *out) {
   /* differences first, in integers, so large clock values lose no precision */
   int64_t a = t2 - t1, b = t3 - t4;
   out->offset_ns = ((double)a + (double)b) / 2.0;
@@ -81,8 +80,7 @@ static int64_t default_clock(void *user, int core) {
 static void spin_for(uint64_t ns) {
   if (ns == 0) return;
   uint64_t t0 = optic_now_ns();
-  while (optic_now_ns() - t0 < ns) {
-  }
+  while (optic_now_ns() - t0 < ns) {}
 }
 
 typedef struct client_wait {
@@ -116,7 +114,8 @@ optic_pod_clock_options optic_pod_clock_options_default(void) {
   return o;
 }
 
-optic_status optic_pod_clock_sync(optic_pod_core_t *c, const optic_pod_clock_options *options, optic_clock_filter *out) {
+optic_status optic_pod_clock_sync(optic_pod_core_t *c, const optic_pod_clock_options *options,
+                                  optic_clock_filter *out) {
   if (c == NULL || out == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "clock_sync: NULL core or out");
   optic_pod_clock_options o = {.size = sizeof o};
   if (options != NULL) {

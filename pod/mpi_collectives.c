@@ -80,8 +80,8 @@ static void shm_setup(optic_pod_mpi_t *m, size_t bytes) {
     fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     /* posix_fallocate, not just ftruncate: a too-small /dev/shm (containers
      * default to 64 MiB) must fail here, not raise SIGBUS on first touch */
-    if (fd >= 0 && (ftruncate(fd, (off_t)m->shm_map_bytes) != 0 ||
-                    posix_fallocate(fd, 0, (off_t)m->shm_map_bytes) != 0)) {
+    if (fd >= 0 &&
+        (ftruncate(fd, (off_t)m->shm_map_bytes) != 0 || posix_fallocate(fd, 0, (off_t)m->shm_map_bytes) != 0)) {
       close(fd);
       shm_unlink(name);
       fd = -1;
@@ -135,8 +135,8 @@ optic_status optic_pod_mpi_create(const optic_pod_mpi_options *options, optic_po
   optic_pod_mpi_options o = {.size = sizeof o};
   if (options != NULL) {
     if (options->size < sizeof(size_t) || options->size > sizeof o) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pod_mpi_create: options.size is %zu; expected %zu",
-                        options->size, sizeof o);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pod_mpi_create: options.size is %zu; expected %zu", options->size,
+                        sizeof o);
     }
     memcpy(&o, options, options->size);
   }
@@ -396,8 +396,8 @@ static optic_status shm_all_reduce(optic_pod_mpi_t *m, const void *send, void *r
   return OPTIC_OK;
 }
 
-optic_status optic_pod_mpi_all_reduce(optic_pod_mpi_t *m, const void *send, void *recv, size_t count,
-                                      optic_dtype dtype, optic_pod_op op) {
+optic_status optic_pod_mpi_all_reduce(optic_pod_mpi_t *m, const void *send, void *recv, size_t count, optic_dtype dtype,
+                                      optic_pod_op op) {
   const char *what = "all_reduce";
   optic_status st = enter(m, what, dtype, true, op, count, send, recv);
   if (st == OPTIC_OK) st = check_int_bytes(m, count, dtype, what);
@@ -515,8 +515,8 @@ optic_status optic_pod_mpi_barrier(optic_pod_mpi_t *m) {
 #else /* !OPTIC_HAVE_MPI */
 
 static optic_status no_mpi(const char *what) {
-  return optic_fail(OPTIC_ERR_UNSUPPORTED, "pod_mpi %s: optic was built without MPI (install libopenmpi-dev and reconfigure)",
-                    what);
+  return optic_fail(OPTIC_ERR_UNSUPPORTED,
+                    "pod_mpi %s: optic was built without MPI (install libopenmpi-dev and reconfigure)", what);
 }
 optic_status optic_pod_mpi_create(const optic_pod_mpi_options *o, optic_pod_mpi_t **out) {
   (void)o;
@@ -529,10 +529,20 @@ void *optic_pod_mpi_window(optic_pod_mpi_t *m, size_t *bytes) {
   if (bytes) *bytes = 0;
   return NULL;
 }
-int optic_pod_mpi_rank(const optic_pod_mpi_t *m) { (void)m; return -1; }
-int optic_pod_mpi_size(const optic_pod_mpi_t *m) { (void)m; return 0; }
-optic_status optic_pod_mpi_barrier(optic_pod_mpi_t *m) { (void)m; return no_mpi("barrier"); }
-optic_status optic_pod_mpi_all_reduce(optic_pod_mpi_t *m, const void *s, void *r, size_t n, optic_dtype d, optic_pod_op op) {
+int optic_pod_mpi_rank(const optic_pod_mpi_t *m) {
+  (void)m;
+  return -1;
+}
+int optic_pod_mpi_size(const optic_pod_mpi_t *m) {
+  (void)m;
+  return 0;
+}
+optic_status optic_pod_mpi_barrier(optic_pod_mpi_t *m) {
+  (void)m;
+  return no_mpi("barrier");
+}
+optic_status optic_pod_mpi_all_reduce(optic_pod_mpi_t *m, const void *s, void *r, size_t n, optic_dtype d,
+                                      optic_pod_op op) {
   (void)m, (void)s, (void)r, (void)n, (void)d, (void)op;
   return no_mpi("all_reduce");
 }

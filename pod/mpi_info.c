@@ -28,7 +28,6 @@ optic_status optic_pod_mpi_library_version(char *buf, size_t size) {
   return OPTIC_OK;
 #else
   buf[0] = '\0';
-  return optic_fail(OPTIC_ERR_UNSUPPORTED,
-                    "pod: optic was built without MPI (install libopenmpi-dev and reconfigure)");
+  return optic_fail(OPTIC_ERR_UNSUPPORTED, "pod: optic was built without MPI (install libopenmpi-dev and reconfigure)");
 #endif
 }

@@ -16,9 +16,9 @@
 #define DEFAULT_HEARTBEAT_NS 2000000000ull
 #define DEFAULT_TIMEOUT_NS 60000000000ull
 #define DEFAULT_CHUNK_BYTES ((size_t)64 << 10)
-#define SPIN_NS 50000ull     /* longest spin while the awaited core runs elsewhere */
-#define YIELD_NS 200000ull   /* then sleep on the condition variable */
-#define SLEEP_NS 1000000ull  /* longest sleep between polls */
+#define SPIN_NS 50000ull    /* longest spin while the awaited core runs elsewhere */
+#define YIELD_NS 200000ull  /* then sleep on the condition variable */
+#define SLEEP_NS 1000000ull /* longest sleep between polls */
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -42,8 +42,8 @@ optic_status optic_pod_create(const optic_pod_options *options, optic_pod_t **ou
   optic_pod_options o = {.size = sizeof o};
   if (options != NULL) {
     if (options->size < sizeof(size_t) || options->size > sizeof o) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pod_create: options.size is %zu; expected %zu",
-                        options->size, sizeof o);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pod_create: options.size is %zu; expected %zu", options->size,
+                        sizeof o);
     }
     memcpy(&o, options, options->size);
   }
@@ -58,8 +58,8 @@ optic_status optic_pod_create(const optic_pod_options *options, optic_pod_t **ou
     }
   } else {
     int n = o.cores == 0 ? 1 : o.cores;
-    if (n < 1) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pod_create: cores is %d; must be 1..%d", n,
-                                 OPTIC_POD_MAX_CORES);
+    if (n < 1)
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "pod_create: cores is %d; must be 1..%d", n, OPTIC_POD_MAX_CORES);
     optic_status st = n == 1 ? optic_topology_single(&topo) : optic_topology_ring(n, true, &topo);
     if (st != OPTIC_OK) return st;
   }
@@ -207,8 +207,7 @@ void pod_heartbeat_now(optic_pod_core_t *c) {
 
 static void sleep_ns(uint64_t ns) {
   struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull), .tv_nsec = (long)(ns % 1000000000ull)};
-  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-  }
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
 optic_status pod_enter(optic_pod_core_t *c, const char *what) {
@@ -234,8 +233,8 @@ optic_status pod_enter(optic_pod_core_t *c, const char *what) {
     while (!atomic_load(&pod->failed_mask) && !atomic_load(&pod->aborted) && optic_now_ns() - start < cap) {
       sleep_ns(SLEEP_NS);
     }
-    return optic_fail(OPTIC_ERR_PEER_FAILED, "%s: core %d stalled (injected fault at call %llu): %s", what,
-                      c->index, (unsigned long long)c->calls, reason_of(pod));
+    return optic_fail(OPTIC_ERR_PEER_FAILED, "%s: core %d stalled (injected fault at call %llu): %s", what, c->index,
+                      (unsigned long long)c->calls, reason_of(pod));
   }
   pod_heartbeat_now(c);
   return check_failed(c, what);
@@ -285,7 +284,8 @@ static int current_cpu(void) {
 static int note_cpu(optic_pod_core_t *c) {
   int cpu = current_cpu();
   pod_slot *s = &c->pod->slot[c->index];
-  if (atomic_load_explicit(&s->cpu, memory_order_relaxed) != cpu) atomic_store_explicit(&s->cpu, cpu, memory_order_relaxed);
+  if (atomic_load_explicit(&s->cpu, memory_order_relaxed) != cpu)
+    atomic_store_explicit(&s->cpu, cpu, memory_order_relaxed);
   return cpu;
 }
 
@@ -445,9 +445,10 @@ optic_status optic_pod_run(optic_pod_t *pod, optic_pod_fn fn, void *user, optic_
   }
   (void)atomic_load(&finished);
   if (got != n) {
-    return optic_fail(OPTIC_ERR_UNSUPPORTED, "pod_run: OpenMP gave %d threads for %d cores (OMP_THREAD_LIMIT, or "
-                      "called inside a parallel region without nested parallelism?)", got,
-                      n);
+    return optic_fail(OPTIC_ERR_UNSUPPORTED,
+                      "pod_run: OpenMP gave %d threads for %d cores (OMP_THREAD_LIMIT, or "
+                      "called inside a parallel region without nested parallelism?)",
+                      got, n);
   }
   int first = -1;
   for (int k = 0; k < n; k++) {

@@ -41,10 +41,10 @@ typedef struct pod_slot {
 struct optic_pod_core {
   optic_pod_t *pod;
   int index;
-  uint64_t calls;       /* synchronizing calls made this run (fault injection) */
-  uint64_t seq;         /* collectives started this run */
+  uint64_t calls; /* synchronizing calls made this run (fault injection) */
+  uint64_t seq;   /* collectives started this run */
   uint64_t barrier_seq;
-  bool crashed;         /* injected crash/stall happened: silent from now on */
+  bool crashed; /* injected crash/stall happened: silent from now on */
   void *scratch;
   size_t scratch_bytes;
 };

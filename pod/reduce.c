@@ -5,8 +5,9 @@ void pod_reduce_into(const optic_binary_kernels *kernels, optic_dtype dt, optic_
                      void *y) {
   if (n == 0) return;
   if (dt == OPTIC_F32) {
-    optic_binary_op b = op == OPTIC_POD_MAX ? OPTIC_BINARY_MAX : op == OPTIC_POD_MIN ? OPTIC_BINARY_MIN
-                                                                                           : OPTIC_BINARY_ADD;
+    optic_binary_op b = op == OPTIC_POD_MAX   ? OPTIC_BINARY_MAX
+                        : op == OPTIC_POD_MIN ? OPTIC_BINARY_MIN
+                                              : OPTIC_BINARY_ADD;
     kernels->vv[b](n, a, y, y);
     return;
   }

@@ -46,8 +46,8 @@ optic_status optic_topology_torus(int ndims, const int *dims, const bool *wrap, 
   t.cores = (int)cores;
   int len = 0;
   for (int a = 0; a < ndims && len < (int)sizeof t.name; a++) {
-    len += snprintf(t.name + len, sizeof t.name - (size_t)len, "%s%d", a ? "x" : (ndims == 1 ? "ring" : "torus"),
-                    dims[a]);
+    len +=
+        snprintf(t.name + len, sizeof t.name - (size_t)len, "%s%d", a ? "x" : (ndims == 1 ? "ring" : "torus"), dims[a]);
   }
   *out = t;
   return OPTIC_OK;
@@ -107,13 +107,13 @@ optic_status optic_topology_preset(const char *name, optic_topology *out) {
 optic_status topology_check(const optic_topology *t, const char *fn) {
   if (t == NULL) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology is NULL", fn);
   if (memchr(t->name, '\0', sizeof t->name) == NULL) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology name is not NUL-terminated within its %zu bytes",
-                      fn, sizeof t->name);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology name is not NUL-terminated within its %zu bytes", fn,
+                      sizeof t->name);
   }
   const char *nm = t->name;
   if (t->ndims < 0 || t->ndims > OPTIC_TOPOLOGY_MAX_DIMS) {
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology '%s': ndims is %d; must be 0..%d (0: one core)", fn,
-                      nm, t->ndims, OPTIC_TOPOLOGY_MAX_DIMS);
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology '%s': ndims is %d; must be 0..%d (0: one core)", fn, nm,
+                      t->ndims, OPTIC_TOPOLOGY_MAX_DIMS);
   }
   long long cores = 1;
   for (int a = 0; a < t->ndims; a++) {
@@ -123,8 +123,8 @@ optic_status topology_check(const optic_topology *t, const char *fn) {
     }
     cores *= t->dims[a]; /* <= 2^20 * (2^31 - 1): no overflow before the check */
     if (cores > TOPOLOGY_MAX_CORES) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology '%s': dims[0..%d] give more than %d cores", fn, nm,
-                        a, TOPOLOGY_MAX_CORES);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: topology '%s': dims[0..%d] give more than %d cores", fn, nm, a,
+                        TOPOLOGY_MAX_CORES);
     }
     unsigned char w;
     _Static_assert(sizeof t->wrap[a] == 1, "bool is one byte");
@@ -193,8 +193,8 @@ optic_status optic_topology_core_at(const optic_topology *t, const int *coords, 
   }
   for (int a = 0; a < t->ndims; a++) {
     if (coords[a] < 0 || coords[a] >= t->dims[a]) {
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_core_at: coordinate %d is %d; axis has %d", a,
-                        coords[a], t->dims[a]);
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "topology_core_at: coordinate %d is %d; axis has %d", a, coords[a],
+                        t->dims[a]);
     }
   }
   *core = topology_core_of(t, coords);
@@ -276,8 +276,7 @@ optic_status optic_topology_allreduce_seconds(const optic_topology *t, double by
                       bytes);
   }
   if (t->cores > 1 && t->link_bytes_per_s == 0) { /* validated: finite, >= 0 */
-    return optic_fail(OPTIC_ERR_UNSUPPORTED, "topology_allreduce_seconds: topology '%s' has no link figures",
-                      t->name);
+    return optic_fail(OPTIC_ERR_UNSUPPORTED, "topology_allreduce_seconds: topology '%s' has no link figures", t->name);
   }
   double s = 0, v = bytes;
   for (int a = 0; a < t->ndims; a++) {

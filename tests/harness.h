@@ -24,18 +24,18 @@ void ot_check_failed_(const char *file, int line, const char *cond, const char *
 int ot_main_(int argc, char **argv, const ot_case *cases, size_t ncases);
 
 /* Checks cond; on failure prints the message (printf-style) and goes on. */
-#define OT_CHECK(cond, ...)                                                  \
-  do {                                                                       \
+#define OT_CHECK(cond, ...)                                                   \
+  do {                                                                        \
     if (!(cond)) ot_check_failed_(__FILE__, __LINE__, #cond, "" __VA_ARGS__); \
   } while (0)
 
 /* Checks that an optic call returns the expected status. */
-#define OT_EXPECT_STATUS(call, expected)                                                         \
-  do {                                                                                           \
-    optic_status ot_st_ = (call);                                                                \
-    if (ot_st_ != (expected))                                                                    \
-      ot_fail_(__FILE__, __LINE__, "%s returned %s, expected %s (last error: %s)", #call,        \
-               optic_status_name(ot_st_), optic_status_name(expected), optic_last_error());     \
+#define OT_EXPECT_STATUS(call, expected)                                                                             \
+  do {                                                                                                               \
+    optic_status ot_st_ = (call);                                                                                    \
+    if (ot_st_ != (expected))                                                                                        \
+      ot_fail_(__FILE__, __LINE__, "%s returned %s, expected %s (last error: %s)", #call, optic_status_name(ot_st_), \
+               optic_status_name(expected), optic_last_error());                                                     \
   } while (0)
 #define OT_EXPECT_OK(call) OT_EXPECT_STATUS(call, OPTIC_OK)
 

@@ -274,6 +274,6 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   time_t now = time(NULL);
   struct tm tm;
   if (gmtime_r(&now, &tm)) strftime(when, sizeof when, "%Y-%m-%dT%H:%MZ", &tm);
-  snprintf(m->source, sizeof m->source, "optic calibrate %s: %s FMA loop, vexp, in-place vadd, %d threads, %s",
-           when, optic_isa_name(isa), r->threads, optic_cpu_info_get()->model);
+  snprintf(m->source, sizeof m->source, "optic calibrate %s: %s FMA loop, vexp, in-place vadd, %d threads, %s", when,
+           optic_isa_name(isa), r->threads, optic_cpu_info_get()->model);
 }

@@ -17,10 +17,10 @@ typedef struct calib_pair {
 
 /* Figures beyond the roofline (tools/calibrate_beyond.c). */
 typedef struct calib_beyond {
-  calib_pair gemm;    /* FLOP/s of 256x512x512 sgemm, one per thread (1-thread OpenBLAS) */
-  double hash_bw;     /* SHA-256 bytes/s, one thread */
-  double disk_bw;     /* write + fsync bytes/s of a new file in $TMPDIR (else /tmp) */
-  double barrier_ns;  /* one OpenMP barrier among all threads (0 on one thread) */
+  calib_pair gemm;   /* FLOP/s of 256x512x512 sgemm, one per thread (1-thread OpenBLAS) */
+  double hash_bw;    /* SHA-256 bytes/s, one thread */
+  double disk_bw;    /* write + fsync bytes/s of a new file in $TMPDIR (else /tmp) */
+  double barrier_ns; /* one OpenMP barrier among all threads (0 on one thread) */
 } calib_beyond;
 
 /* Op classes (tools/calibrate_classes.c), one thread. */
@@ -32,16 +32,16 @@ typedef struct calib_classes {
 } calib_classes;
 
 typedef struct calib_result {
-  int threads;                        /* "all": omp_get_max_threads() */
-  calib_pair fma[OPTIC_ISA_COUNT_];   /* FLOP/s per ISA (0: not supported/built) */
-  calib_pair exp_rate;                /* exp evaluations/s, the selected ISA's vexp */
-  calib_pair l1_bw, l2_bw, dram_bw;   /* bytes/s (read + write) of x += y in place */
-  size_t l1_set, l2_set, dram_set;    /* working set per thread, bytes */
-  size_t l2_bytes;                    /* per-core L2 size used (sysconf, or 1 MiB) */
-  calib_pair op_overhead_ns;          /* ns per op of optic_program_run on a chain of tiny ops */
-  calib_beyond beyond;                /* GEMM efficiency, hash, disk, barrier */
-  calib_classes classes;              /* run overhead and op classes */
-  double seconds;                     /* wall time of the whole calibration */
+  int threads;                      /* "all": omp_get_max_threads() */
+  calib_pair fma[OPTIC_ISA_COUNT_]; /* FLOP/s per ISA (0: not supported/built) */
+  calib_pair exp_rate;              /* exp evaluations/s, the selected ISA's vexp */
+  calib_pair l1_bw, l2_bw, dram_bw; /* bytes/s (read + write) of x += y in place */
+  size_t l1_set, l2_set, dram_set;  /* working set per thread, bytes */
+  size_t l2_bytes;                  /* per-core L2 size used (sysconf, or 1 MiB) */
+  calib_pair op_overhead_ns;        /* ns per op of optic_program_run on a chain of tiny ops */
+  calib_beyond beyond;              /* GEMM efficiency, hash, disk, barrier */
+  calib_classes classes;            /* run overhead and op classes */
+  double seconds;                   /* wall time of the whole calibration */
 } calib_result;
 
 /* quick: fewer, shorter trials (about 1 s on a quiet machine) and a

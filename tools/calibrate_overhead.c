@@ -52,8 +52,7 @@ static int cmp_double(const void *a, const void *b) {
 
 /* Median ns per op of `trials` trials of about target_ns each, on a context
  * of `threads` threads. */
-static optic_status chain_ns_per_op(const optic_program_t *p, int threads, int trials, double target_ns,
-                                    double *out) {
+static optic_status chain_ns_per_op(const optic_program_t *p, int threads, int trials, double target_ns, double *out) {
   optic_exec_options eo = optic_exec_options_default();
   eo.threads = threads;
   optic_exec_ctx_t *ctx = NULL;

@@ -59,7 +59,8 @@ static void print_result(FILE *out, const calib_result *r) {
   fprintf(out, "  %-34s %10s %10.0f  ns\n", "OpenMP barrier", "-", r->beyond.barrier_ns);
   fprintf(out, "  %-34s %10.0f %10s  ns\n", "program run overhead (1 tiny op)", r->classes.run_overhead_ns, "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 1", r->classes.reduce_bandwidth / 1e9, "-");
-  fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 0", r->classes.reduce_strided_bandwidth / 1e9, "-");
+  fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 0", r->classes.reduce_strided_bandwidth / 1e9,
+          "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "fused loop exp(x-y)*y+x", r->classes.loop_bandwidth / 1e9, "-");
   fprintf(out, "  (%.1f s)\n", r->seconds);
 }

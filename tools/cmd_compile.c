@@ -201,8 +201,7 @@ static int print_json(const optic_program_t *p, const char *level, const char *f
 static int pick_machine(const char *name, optic_machine *out) {
   if (strcmp(name, "host") == 0) {
     if (optic_machine_host(out) == OPTIC_OK) return OPTIC_EXIT_OK;
-  } else if (strchr(name, '/') != NULL ||
-             (strlen(name) > 5 && strcmp(name + strlen(name) - 5, ".json") == 0)) {
+  } else if (strchr(name, '/') != NULL || (strlen(name) > 5 && strcmp(name + strlen(name) - 5, ".json") == 0)) {
     if (optic_machine_load(name, out) == OPTIC_OK) return OPTIC_EXIT_OK;
   } else {
     if (optic_machine_preset(name, out) == OPTIC_OK) return OPTIC_EXIT_OK;

@@ -28,10 +28,8 @@ static void usage(FILE *out) {
 /* Counts are whole numbers below 2^53 in practice: print them as integers. */
 static void json_count(optic_json *j, const char *key, double v) {
   optic_json_key(j, key);
-  if (v == floor(v) && fabs(v) < 9007199254740992.0)
-    optic_json_int(j, (int64_t)v);
-  else
-    optic_json_double(j, v);
+  if (v == floor(v) && fabs(v) < 9007199254740992.0) optic_json_int(j, (int64_t)v);
+  else optic_json_double(j, v);
 }
 
 static void json_cost(optic_json *j, const optic_cost *c) {

@@ -48,10 +48,9 @@ static void gather(info *in) {
 static void blas_warning(const info *in, char *buf, size_t n) {
   buf[0] = '\0';
   if (!in->blas.core_weaker_than_cpu) return;
-  snprintf(buf, n, "OpenBLAS runs its %s core (%s kernels) although this CPU supports %s%s%s%s",
-           in->blas.corename, optic_isa_name(in->blas.core_isa), optic_isa_name(in->best),
-           in->coretype_env ? "; OPENBLAS_CORETYPE=" : "", in->coretype_env ? in->coretype_env : "",
-           in->coretype_env ? " is set" : "");
+  snprintf(buf, n, "OpenBLAS runs its %s core (%s kernels) although this CPU supports %s%s%s%s", in->blas.corename,
+           optic_isa_name(in->blas.core_isa), optic_isa_name(in->best), in->coretype_env ? "; OPENBLAS_CORETYPE=" : "",
+           in->coretype_env ? in->coretype_env : "", in->coretype_env ? " is set" : "");
 }
 
 /* Each (family, op, variant) appears once with a scalar entry: those are the keys. */

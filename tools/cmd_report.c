@@ -307,7 +307,7 @@ static optic_status drop_names(const char *skip, char **names, size_t *n, char *
 
 static optic_status run_bench(const opts *o, const char *bench, const char *filter, const char *skip,
                               const char *out_json, const char *log_path) {
-  static char farg[sizeof ((report *)0)->filter + 32];
+  static char farg[sizeof((report *)0)->filter + 32];
   char rep[64], mt[64], out[PATH_MAX + 32];
   snprintf(farg, sizeof farg, "--benchmark_filter=%s", filter);
   char **names = NULL;
@@ -346,10 +346,10 @@ static optic_status run_bench(const opts *o, const char *bench, const char *filt
   report_progress_free(&prog);
   free_names(names, n);
   if (report_stop_signal()) return optic_fail(OPTIC_ERR_IO, "report: stopped by signal %d", report_stop_signal());
-  if (timed_out) return optic_fail(OPTIC_ERR_TIMEOUT, "report: optic_bench ran past --timeout %g s (log: %s)", o->timeout, log_path);
+  if (timed_out)
+    return optic_fail(OPTIC_ERR_TIMEOUT, "report: optic_bench ran past --timeout %g s (log: %s)", o->timeout, log_path);
   /* optic_bench: 0 ok, 3 some benchmark errored (the report shows which). */
-  if (rc != 0 && rc != 3)
-    return optic_fail(OPTIC_ERR_IO, "report: optic_bench exited with %d (log: %s)", rc, log_path);
+  if (rc != 0 && rc != 3) return optic_fail(OPTIC_ERR_IO, "report: optic_bench exited with %d (log: %s)", rc, log_path);
   return OPTIC_OK;
 }
 
@@ -472,7 +472,10 @@ static int stopped_exit(optic_jv *spec, const char *log_path) {
   int sig = report_stop_signal();
   optic_jv_free(spec);
   fprintf(stderr, "optic report: stopped by %s; every benchmark process it started has ended (log: %s)\n",
-          sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal", log_path);
+          sig == SIGINT    ? "SIGINT"
+          : sig == SIGTERM ? "SIGTERM"
+                           : "a signal",
+          log_path);
   return 128 + sig;
 }
 
@@ -507,8 +510,9 @@ int optic_cmd_report(int argc, char **argv) {
 
   bool have_bench = locate_bench(&o, r.bench, sizeof r.bench);
   if (!o.input && !have_bench) {
-    fprintf(stderr, "optic report: optic_bench not found (tried --bench, $OPTIC_BENCH, next to this executable, "
-                    "../bench/, ../libexec/optic/); build it (cmake --build build/release) or set OPTIC_BENCH\n");
+    fprintf(stderr,
+            "optic report: optic_bench not found (tried --bench, $OPTIC_BENCH, next to this executable, "
+            "../bench/, ../libexec/optic/); build it (cmake --build build/release) or set OPTIC_BENCH\n");
     return OPTIC_EXIT_ERROR;
   }
   if (!have_bench) r.bench[0] = '\0';
@@ -564,7 +568,9 @@ int optic_cmd_report(int argc, char **argv) {
         return OPTIC_EXIT_ERROR;
       }
     }
-    const char *skip = o.filter || strcmp(o.mode, "full") == 0 ? NULL : strcmp(o.mode, "quick") == 0 ? QUICK_SKIPS : FULL_ONLY;
+    const char *skip = o.filter || strcmp(o.mode, "full") == 0 ? NULL
+                       : strcmp(o.mode, "quick") == 0          ? QUICK_SKIPS
+                                                               : FULL_ONLY;
     st = run_bench(&o, r.bench, r.filter, skip, run_path, log_path);
     if (report_stop_signal()) return stopped_exit(spec, log_path);
     if (st != OPTIC_OK) {

@@ -86,8 +86,8 @@ static bool parse_u64(const char *s, uint64_t *out) {
 static int parse_args(int argc, char **argv, run_args *a) {
   memset(a, 0, sizeof *a);
   a->repeat = 1;
-  static const char *const with_value[] = {"--input", "--random-inputs", "--output", "--output-dir", "--profile",
-                                           "--repeat", "--threads", "--engine"};
+  static const char *const with_value[] = {"--input",   "--random-inputs", "--output",  "--output-dir",
+                                           "--profile", "--repeat",        "--threads", "--engine"};
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *value = NULL;
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
@@ -128,7 +128,8 @@ static int parse_args(int argc, char **argv, run_args *a) {
         break;
       }
       case 1:
-        if (!parse_u64(value, &a->seed)) return usage_error("--random-inputs '%s': expected an unsigned integer%s", value, "");
+        if (!parse_u64(value, &a->seed))
+          return usage_error("--random-inputs '%s': expected an unsigned integer%s", value, "");
         a->random = true;
         break;
       case 2: a->output = value; break;
@@ -188,8 +189,8 @@ static int32_t find_parameter(const optic_module_t *m, optic_comp_id entry, int3
 }
 
 static void list_parameters(const optic_module_t *m, optic_comp_id entry, int32_t nparams) {
-  fprintf(stderr, "  the entry computation '%s' has %d parameter%s:\n", optic_computation_name(m, entry),
-          (int)nparams, nparams == 1 ? "" : "s");
+  fprintf(stderr, "  the entry computation '%s' has %d parameter%s:\n", optic_computation_name(m, entry), (int)nparams,
+          nparams == 1 ? "" : "s");
   for (int32_t i = 0; i < nparams; i++) {
     optic_node_id p = optic_computation_parameter(m, entry, i);
     char type[256];
@@ -228,8 +229,7 @@ static int make_arguments(const run_args *a, const optic_module_t *m, optic_comp
     } else if (a->random) {
       if (run_random_literal(type, a->seed, i, &args[i]) != OPTIC_OK) rc = runtime_error("random input");
     } else {
-      fprintf(stderr,
-              "optic run: parameter %d '%s' has no value: give --input %s=FILE.npy or --random-inputs SEED\n",
+      fprintf(stderr, "optic run: parameter %d '%s' has no value: give --input %s=FILE.npy or --random-inputs SEED\n",
               (int)i, optic_node_name(m, p), optic_node_name(m, p));
       list_parameters(m, entry, nparams);
       rc = OPTIC_EXIT_USAGE;

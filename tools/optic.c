@@ -10,7 +10,8 @@
 static const optic_cli_command commands[] = {
     {"info", "print the library, CPU, ISA, OpenMP, OpenBLAS, OpenSSL and MPI facts", optic_cmd_info},
     {"cost", "count an HLO text module's flops, transcendentals and bytes (XLA's rules)", optic_cmd_cost},
-    {"ckpt", "list, verify, show and repair checkpoints (ls DIR | verify FILE... | show FILE | repair DIR...)", optic_cmd_ckpt},
+    {"ckpt", "list, verify, show and repair checkpoints (ls DIR | verify FILE... | show FILE | repair DIR...)",
+     optic_cmd_ckpt},
     {"compile", "optimize an HLO text module; print it with costs, buffers, peak memory and time", optic_cmd_compile},
     {"calibrate", "measure this host and write the machine model time estimates use", optic_cmd_calibrate},
     {"report", "run the benchmarks; table, JSON and HTML against estimates, bounds and peers", optic_cmd_report},

@@ -39,20 +39,20 @@ typedef struct report_op_time {
  * Every double is NaN when the run does not have it. */
 typedef struct report_case {
   char *name;
-  char *error;          /* non-NULL: every run errored (the message) */
-  double time_ns;       /* real_time per iteration, ns */
+  char *error;    /* non-NULL: every run errored (the message) */
+  double time_ns; /* real_time per iteration, ns */
   double est_time_ns, est_flops, est_bytes, est_peak_bytes, est_transcendentals;
   double peak_bytes, maxrss_delta_bytes; /* measured memory: pool peak, ru_maxrss delta */
   double mem_peak_bytes;                 /* measured memory: a suite's own peak counter */
-  double gflops, gbs;   /* the GFLOP/s and GB/s counters */
-  double repeats;       /* calls per iteration (the in-cache kernels' repeats counter), else 1 */
-  double threads;       /* the omp_threads counter (threads the case ran on), NaN if absent */
-  double ratio;         /* time_ns / est_time_ns */
-  double bound_pct;     /* share of the machine bound reached, % */
+  double gflops, gbs;                    /* the GFLOP/s and GB/s counters */
+  double repeats;                        /* calls per iteration (the in-cache kernels' repeats counter), else 1 */
+  double threads;                        /* the omp_threads counter (threads the case ran on), NaN if absent */
+  double ratio;                          /* time_ns / est_time_ns */
+  double bound_pct;                      /* share of the machine bound reached, % */
   report_bound bound;
-  double intensity;     /* flops per byte (roofline x), NaN if unknown */
+  double intensity;      /* flops per byte (roofline x), NaN if unknown */
   double achieved_flops; /* FLOP/s (roofline y) */
-  int peer_ratio;       /* index into report.ratios of the first ratio naming this case as ours, -1 */
+  int peer_ratio;        /* index into report.ratios of the first ratio naming this case as ours, -1 */
   report_op_time *ops;
   size_t n_ops;
 } report_case;
@@ -73,25 +73,25 @@ typedef struct report_ratio {
 
 /* Fidelity of the estimates over a set of cases. */
 typedef struct report_fidelity {
-  size_t estimated;       /* cases with a measured time and an estimate */
-  double median_abs_log;  /* median |ln(measured / estimated)|, NaN if none */
-  double within_2x;       /* share of estimated cases within 2x, NaN if none */
+  size_t estimated;      /* cases with a measured time and an estimate */
+  double median_abs_log; /* median |ln(measured / estimated)|, NaN if none */
+  double within_2x;      /* share of estimated cases within 2x, NaN if none */
 } report_fidelity;
 
 /* Cases of the model suite: real HLO modules (bench/model_hlo.c). */
 #define REPORT_REAL_MODULE_PREFIX "model/hlo/"
 
 typedef struct report_summary {
-  size_t estimated;       /* cases with a measured time and an estimate */
-  double median_abs_log;  /* median |ln(measured / estimated)|, NaN if none */
-  double within_2x;       /* share of estimated cases within 2x, NaN if none */
+  size_t estimated;                         /* cases with a measured time and an estimate */
+  double median_abs_log;                    /* median |ln(measured / estimated)|, NaN if none */
+  double within_2x;                         /* share of estimated cases within 2x, NaN if none */
   report_fidelity benchmarks, real_modules; /* the same split: real modules vs every other case */
   size_t pass, fail, info, na, missing;
   size_t not_run; /* with --filter: bars whose benchmarks the run did not select (not listed, not MISSING) */
 } report_summary;
 
 typedef struct report {
-  optic_jv *run;          /* the Google Benchmark document (owned) */
+  optic_jv *run; /* the Google Benchmark document (owned) */
   const optic_jv *context;
   optic_machine machine;
   char machine_file[1024];
@@ -101,7 +101,8 @@ typedef struct report {
   size_t n_ratios;
   report_summary summary;
   /* How the run was made (for the JSON and HTML). */
-  char mode[16], filter[32768], bench[1024], ratios_file[1024]; /* filter: the default set names every bar's benchmarks */
+  char mode[16], filter[32768], bench[1024],
+      ratios_file[1024]; /* filter: the default set names every bar's benchmarks */
   int repetitions;
   double seconds;
   bool cpu_clock; /* set before report_analyze: ratios on the critical-path CPU-time counters */
@@ -134,16 +135,16 @@ optic_status report_spec_filter(const optic_jv *spec, const char *const *keys, c
  * done, 1:05 elapsed, ETA 0:40, now NAME (rep 3/5)"), fitted to its width; otherwise
  * one line per finished case ("report: case 12/100 NAME done (...)"). */
 typedef struct report_progress {
-  char **names;    /* the listed cases, in order (not owned) */
+  char **names; /* the listed cases, in order (not owned) */
   size_t n_names;
-  int reps;        /* repetitions per case */
-  bool *done;      /* per case */
-  int *started;    /* per case: repetitions started (start events) */
+  int reps;                      /* repetitions per case */
+  bool *done;                    /* per case */
+  int *started;                  /* per case: repetitions started (start events) */
   size_t n_done, units, current; /* current: index of the running case, n_names if unknown */
-  bool events;     /* start events arrived */
+  bool events;                   /* start events arrived */
   uint64_t t0, last_draw;
   bool tty;
-  int width;       /* terminal columns */
+  int width; /* terminal columns */
 } report_progress;
 
 /* names: the listed cases (borrowed until report_progress_free). */
@@ -188,8 +189,8 @@ int report_proc_end(pid_t leader, int sig, int fd);
  * Writes out_json; *ran is false (and *why says why) when MPI was not built
  * or no launcher is found: not an error. Errors: IO when the run fails,
  * TIMEOUT past timeout_s. */
-optic_status report_run_pod_mpi(const char *bench, const char *filter, int reps, double timeout_s,
-                                const char *out_json, const char *log_path, bool *ran, char *why, size_t why_size);
+optic_status report_run_pod_mpi(const char *bench, const char *filter, int reps, double timeout_s, const char *out_json,
+                                const char *log_path, bool *ran, char *why, size_t why_size);
 /* True when the --benchmark_filter regex (POSIX extended) selects one of the
  * pod MPI benchmarks. */
 bool report_filter_selects_pod_mpi(const char *filter);

@@ -173,8 +173,9 @@ static optic_status expand(const char *ratio, const char *name, const char *cons
       }
       if (!val) {
         free(s);
-        return optic_fail(OPTIC_ERR_CORRUPT, "ratio %s: benchmark name %s needs context key %.*s, which the run does not have",
-                          ratio, name, (int)klen, p + 1);
+        return optic_fail(OPTIC_ERR_CORRUPT,
+                          "ratio %s: benchmark name %s needs context key %.*s, which the run does not have", ratio,
+                          name, (int)klen, p + 1);
       }
       skip = klen + 2;
     }
@@ -300,8 +301,9 @@ static void cpu_clock_metric(report_ratio *q) {
     if (strcmp(q->metric, map[i][0]) == 0) to = map[i][1];
   }
   if (to) {
-    note = "CPU-time counters come from optic_bench's own harnesses; peers that thread themselves (oneDNN, "
-           "OpenBLAS) have none";
+    note =
+        "CPU-time counters come from optic_bench's own harnesses; peers that thread themselves (oneDNN, "
+        "OpenBLAS) have none";
     snprintf(buf, sizeof buf, "%s", to);
   } else {
     snprintf(buf, sizeof buf, "no CPU-time counterpart of %s", q->metric);

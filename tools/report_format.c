@@ -97,7 +97,9 @@ void report_fmt_oriented_bar(char *buf, size_t size, const report_ratio *q) {
   }
 }
 
-bool report_ratio_listed(const report *r, const report_ratio *q) { return !r->filtered || (q->ran_ours && q->ran_peer); }
+bool report_ratio_listed(const report *r, const report_ratio *q) {
+  return !r->filtered || (q->ran_ours && q->ran_peer);
+}
 
 double report_case_measured_mem(const report_case *c) {
   if (!isnan(c->mem_peak_bytes)) return c->mem_peak_bytes;

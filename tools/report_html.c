@@ -90,16 +90,17 @@ static void plot_begin(plot *p, optic_strbuf *s, double xlo, double xhi, double 
   p->s = s;
   range(xlo, xhi, &p->x0, &p->x1);
   range(ylo, yhi, &p->y0, &p->y1);
-  optic_strbuf_printf(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-                      W, H, W, H);
+  optic_strbuf_printf(
+      s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", W, H, W, H);
   optic_strbuf_printf(s, "<title>");
   esc(s, title);
   p->id = plot_count++;
-  optic_strbuf_printf(s, "</title>\n<defs><clipPath id=\"optic-frame-%d\"><rect x=\"%d\" y=\"%d\" width=\"%d\" "
-                         "height=\"%d\"/></clipPath></defs>\n",
+  optic_strbuf_printf(s,
+                      "</title>\n<defs><clipPath id=\"optic-frame-%d\"><rect x=\"%d\" y=\"%d\" width=\"%d\" "
+                      "height=\"%d\"/></clipPath></defs>\n",
                       p->id, ML, MT, W - ML - MR, H - MT - MB);
-  optic_strbuf_printf(s, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"white\" stroke=\"#444\"/>\n",
-                      ML, MT, W - ML - MR, H - MT - MB);
+  optic_strbuf_printf(s, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"white\" stroke=\"#444\"/>\n", ML,
+                      MT, W - ML - MR, H - MT - MB);
   for (double d = p->x0; d <= p->x1 + 1e-9; d++) {
     double x = px(p, pow(10, d));
     optic_strbuf_printf(s, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", x, MT, x, H - MB);
@@ -111,13 +112,15 @@ static void plot_begin(plot *p, optic_strbuf *s, double xlo, double xhi, double 
     double y = py(p, pow(10, d));
     optic_strbuf_printf(s, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", ML, y, W - MR, y);
     decade_label(lab, sizeof lab, d, yk);
-    optic_strbuf_printf(s, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>\n", ML - 4,
-                        y + 4, lab);
+    optic_strbuf_printf(s, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>\n", ML - 4, y + 4,
+                        lab);
   }
   optic_strbuf_printf(s, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">", (W + ML - MR) / 2, H - 12);
   esc(s, xlabel);
-  optic_strbuf_printf(s, "</text>\n<text x=\"14\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" "
-                         "transform=\"rotate(-90 14 %d)\">", (H - MB + MT) / 2, (H - MB + MT) / 2);
+  optic_strbuf_printf(s,
+                      "</text>\n<text x=\"14\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\" "
+                      "transform=\"rotate(-90 14 %d)\">",
+                      (H - MB + MT) / 2, (H - MB + MT) / 2);
   esc(s, ylabel);
   optic_strbuf_printf(s, "</text>\n");
 }
@@ -152,21 +155,24 @@ static void plot_estimates(optic_strbuf *s, const report *r) {
   }
   optic_strbuf_printf(s, "<h2 id=\"estimates\">Estimated vs measured time</h2>\n");
   if (n == 0) {
-    optic_strbuf_printf(s, "<p>No case in this run carries the compiler's estimate (<code>est_time_ns</code>): "
-                           "the graph-backed suites (compile + run through the runtime) set it, with "
-                           "<code>est_flops</code>, <code>est_bytes</code> and <code>est_peak_bytes</code>; "
-                           "this plot appears when a run has them.</p>\n");
+    optic_strbuf_printf(s,
+                        "<p>No case in this run carries the compiler's estimate (<code>est_time_ns</code>): "
+                        "the graph-backed suites (compile + run through the runtime) set it, with "
+                        "<code>est_flops</code>, <code>est_bytes</code> and <code>est_peak_bytes</code>; "
+                        "this plot appears when a run has them.</p>\n");
     return;
   }
-  optic_strbuf_printf(s, "<p>Each point is a case: x the compiler's estimate, y the measured time per iteration "
-                         "(log-log). The line is y = x; the band is &#177;25%% (green points inside it, red "
-                         "outside; above the line: slower than estimated).</p>\n");
+  optic_strbuf_printf(s,
+                      "<p>Each point is a case: x the compiler's estimate, y the measured time per iteration "
+                      "(log-log). The line is y = x; the band is &#177;25%% (green points inside it, red "
+                      "outside; above the line: slower than estimated).</p>\n");
   plot p;
   plot_begin(&p, s, lo / 1.3, hi * 1.3, lo / 1.3, hi * 1.3, "estimated vs measured time", "estimated time",
              AXIS_TIME_NS, "measured time", AXIS_TIME_NS);
   double a = pow(10, p.x0), b = pow(10, p.x1);
-  optic_strbuf_printf(s, "<polygon fill=\"#cce5ff\" fill-opacity=\"0.6\" clip-path=\"url(#optic-frame-%d)\" "
-                         "points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
+  optic_strbuf_printf(s,
+                      "<polygon fill=\"#cce5ff\" fill-opacity=\"0.6\" clip-path=\"url(#optic-frame-%d)\" "
+                      "points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
                       p.id, px(&p, a), py(&p, a * 0.75), px(&p, b), py(&p, b * 0.75), px(&p, b), py(&p, b * 1.25),
                       px(&p, a), py(&p, a * 1.25));
   double xs[2] = {a, b}, ys[2] = {a, b};
@@ -195,18 +201,20 @@ static void plot_roofline(optic_strbuf *s, const report *r) {
   }
   optic_strbuf_printf(s, "<h2 id=\"roofline\">Roofline</h2>\n");
   if (n == 0) {
-    optic_strbuf_printf(s, "<p>No case in this run has both a flop and a byte figure (<code>est_flops</code> and "
-                           "<code>est_bytes</code>, or the <code>GFLOP/s</code> and <code>GB/s</code> counters, "
-                           "e.g. the exp kernels): the graph-backed suites and <code>kernel/unary/*vexp*</code> "
-                           "produce them.</p>\n");
+    optic_strbuf_printf(s,
+                        "<p>No case in this run has both a flop and a byte figure (<code>est_flops</code> and "
+                        "<code>est_bytes</code>, or the <code>GFLOP/s</code> and <code>GB/s</code> counters, "
+                        "e.g. the exp kernels): the graph-backed suites and <code>kernel/unary/*vexp*</code> "
+                        "produce them.</p>\n");
     return;
   }
   /* Ridge points: where the bandwidth roofs meet the compute roof. */
   double ridge_dram = m->peak_flops / m->dram_bandwidth, ridge_cache = m->peak_flops / m->cache_bandwidth;
   lo = fmin(lo, ridge_cache) / 4, hi = fmax(hi, ridge_dram) * 4;
-  optic_strbuf_printf(s, "<p>Each point is a case at its arithmetic intensity (flops per byte) and achieved "
-                         "FLOP/s; the roofs are the machine model's compute peak (%.4g GFLOP/s) and its DRAM "
-                         "(%.4g GB/s, solid) and cache (%.4g GB/s, dashed) bandwidths, device-wide.</p>\n",
+  optic_strbuf_printf(s,
+                      "<p>Each point is a case at its arithmetic intensity (flops per byte) and achieved "
+                      "FLOP/s; the roofs are the machine model's compute peak (%.4g GFLOP/s) and its DRAM "
+                      "(%.4g GB/s, solid) and cache (%.4g GB/s, dashed) bandwidths, device-wide.</p>\n",
                       m->peak_flops * 1e-9, m->dram_bandwidth * 1e-9, m->cache_bandwidth * 1e-9);
   plot p;
   plot_begin(&p, s, lo, hi, fmin(ylo, lo * m->dram_bandwidth) / 2, m->peak_flops * 2, "roofline",
@@ -252,8 +260,8 @@ static void plot_ops(optic_strbuf *s, const report *r) {
     optic_strbuf_printf(s, "<p>");
     esc(s, c->name);
     optic_strbuf_printf(s, ": time per op and iteration, measured (filled) and estimated (outline).</p>\n");
-    optic_strbuf_printf(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
-                        w, h, w, h);
+    optic_strbuf_printf(
+        s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n", w, h, w, h);
     for (size_t k = 0; k < c->n_ops; k++) {
       const report_op_time *o = &c->ops[k];
       int y = MT + row * (int)k;
@@ -262,13 +270,16 @@ static void plot_ops(optic_strbuf *s, const report *r) {
       optic_strbuf_printf(s, "</text>\n");
       if (!isnan(o->measured_ns)) {
         report_fmt_time(t, sizeof t, o->measured_ns);
-        optic_strbuf_printf(s, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"#0969da\"><title>%s "
-                               "measured</title></rect>\n", left, y + 2, width * o->measured_ns / maxv, t);
+        optic_strbuf_printf(s,
+                            "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"#0969da\"><title>%s "
+                            "measured</title></rect>\n",
+                            left, y + 2, width * o->measured_ns / maxv, t);
       }
       if (!isnan(o->estimated_ns)) {
         report_fmt_time(t, sizeof t, o->estimated_ns);
-        optic_strbuf_printf(s, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"none\" stroke=\"#cf222e\" "
-                               "stroke-width=\"2\"><title>%s estimated</title></rect>\n",
+        optic_strbuf_printf(s,
+                            "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"none\" stroke=\"#cf222e\" "
+                            "stroke-width=\"2\"><title>%s estimated</title></rect>\n",
                             left, y + 2, width * o->estimated_ns / maxv, t);
       }
     }
@@ -276,10 +287,11 @@ static void plot_ops(optic_strbuf *s, const report *r) {
                         full);
   }
   if (shown == 0)
-    optic_strbuf_printf(s, "<p>No case in this run reports per-op times: a benchmark that runs a program under "
-                           "the runtime's profiler (the model suite's MLP training step) produces them as "
-                           "<code>op_ns:&lt;op&gt;</code> and <code>op_est_ns:&lt;op&gt;</code> counters; this "
-                           "plot appears when a run has them.</p>\n");
+    optic_strbuf_printf(s,
+                        "<p>No case in this run reports per-op times: a benchmark that runs a program under "
+                        "the runtime's profiler (the model suite's MLP training step) produces them as "
+                        "<code>op_ns:&lt;op&gt;</code> and <code>op_est_ns:&lt;op&gt;</code> counters; this "
+                        "plot appears when a run has them.</p>\n");
 }
 
 /* One row per computed ratio the report lists: a bar from 1 to the ratio
@@ -296,20 +308,24 @@ static void plot_ratios(optic_strbuf *s, const report *r) {
   }
   optic_strbuf_printf(s, "<h2 id=\"peer-ratios\">Peer ratios</h2>\n");
   if (n == 0) {
-    optic_strbuf_printf(s, "<p>No ratio of <code>bench/ratios.json</code> could be computed: neither side of "
-                           "any pair ran (the default and full runs include them).</p>\n");
+    optic_strbuf_printf(s,
+                        "<p>No ratio of <code>bench/ratios.json</code> could be computed: neither side of "
+                        "any pair ran (the default and full runs include them).</p>\n");
     return;
   }
   int row = 20, left = label_px(longest), width = 420, w = left + width + 150, h = MT + row * (int)n + 30;
   double lo = -2, hi = 2; /* log2 range */
 #define RX(v) (left + (fmin(fmax(log2(v), lo), hi) - lo) / (hi - lo) * width)
-  optic_strbuf_printf(s, "<p>One bar per ratio: optic against its peer in the same run, <strong>oriented so that "
-                         "right of 1 is better for optic</strong> (where a smaller ours/peer is better, e.g. a time, "
-                         "the bar shows peer/ours). Log scale from 1/4 to 4; a ratio beyond it ends in an arrow "
-                         "marked <em>off scale</em> with its value. Green PASS, red FAIL, grey INFO (no bar) or N/A; "
-                         "the black tick is the bar in the same orientation.</p>\n");
-  optic_strbuf_printf(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n"
-                         "<title>peer ratios, right is better for optic</title>\n", w, h, w, h);
+  optic_strbuf_printf(s,
+                      "<p>One bar per ratio: optic against its peer in the same run, <strong>oriented so that "
+                      "right of 1 is better for optic</strong> (where a smaller ours/peer is better, e.g. a time, "
+                      "the bar shows peer/ours). Log scale from 1/4 to 4; a ratio beyond it ends in an arrow "
+                      "marked <em>off scale</em> with its value. Green PASS, red FAIL, grey INFO (no bar) or N/A; "
+                      "the black tick is the bar in the same orientation.</p>\n");
+  optic_strbuf_printf(s,
+                      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n"
+                      "<title>peer ratios, right is better for optic</title>\n",
+                      w, h, w, h);
   const double ticks[] = {0.25, 0.5, 1, 2, 4};
   for (int t = 0; t < 5; t++) {
     optic_strbuf_printf(s, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"/>\n", RX(ticks[t]), MT,
@@ -317,8 +333,10 @@ static void plot_ratios(optic_strbuf *s, const report *r) {
     optic_strbuf_printf(s, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%gx</text>\n",
                         RX(ticks[t]), h - 10, ticks[t]);
   }
-  optic_strbuf_printf(s, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"start\">better for optic "
-                         "&#8594;</text>\n", RX(4.0) + 8, h - 10);
+  optic_strbuf_printf(s,
+                      "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"start\">better for optic "
+                      "&#8594;</text>\n",
+                      RX(4.0) + 8, h - 10);
   int k = 0;
   for (size_t i = 0; i < r->n_ratios; i++) {
     const report_ratio *q = &r->ratios[i];
@@ -346,12 +364,14 @@ static void plot_ratios(optic_strbuf *s, const report *r) {
     bool up = report_ratio_higher_better(q);
     if (q->has_min) {
       double b = up ? q->bar_min : 1.0 / q->bar_min;
-      optic_strbuf_printf(s, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\" stroke-width=\"2\"/>\n",
+      optic_strbuf_printf(s,
+                          "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\" stroke-width=\"2\"/>\n",
                           RX(b), y, RX(b), y + 18);
     }
     if (q->has_max) {
       double b = up ? q->bar_max : 1.0 / q->bar_max;
-      optic_strbuf_printf(s, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\" stroke-width=\"2\"/>\n",
+      optic_strbuf_printf(s,
+                          "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"black\" stroke-width=\"2\"/>\n",
                           RX(b), y, RX(b), y + 18);
     }
   }
@@ -380,11 +400,12 @@ static void cell_bytes(optic_strbuf *s, double b) {
 }
 
 static void ratio_table(optic_strbuf *s, const report *r) {
-  optic_strbuf_printf(s, "<p>From <code>bench/ratios.json</code>, both sides measured in the same run, %s clock. "
-                         "<strong>optic vs peer</strong> is oriented like the plot: above 1 is better for optic. "
-                         "<em>ours / peer</em> and its bar are the spec's own terms (as <code>bench/ratios.py</code> "
-                         "prints them).</p>\n<table>\n<tr><th>status</th><th>optic vs peer</th><th>bar</th>"
-                         "<th>ours</th><th>peer</th><th>ours / peer (bar)</th><th>what</th></tr>\n",
+  optic_strbuf_printf(s,
+                      "<p>From <code>bench/ratios.json</code>, both sides measured in the same run, %s clock. "
+                      "<strong>optic vs peer</strong> is oriented like the plot: above 1 is better for optic. "
+                      "<em>ours / peer</em> and its bar are the spec's own terms (as <code>bench/ratios.py</code> "
+                      "prints them).</p>\n<table>\n<tr><th>status</th><th>optic vs peer</th><th>bar</th>"
+                      "<th>ours</th><th>peer</th><th>ours / peer (bar)</th><th>what</th></tr>\n",
                       r->cpu_clock ? "critical-path CPU" : "wall");
   for (size_t i = 0; i < r->n_ratios; i++) {
     const report_ratio *q = &r->ratios[i];
@@ -422,21 +443,25 @@ static void ratio_table(optic_strbuf *s, const report *r) {
   }
   optic_strbuf_printf(s, "</table>\n");
   if (r->summary.not_run > 0)
-    optic_strbuf_printf(s, "<p>%zu bars are not listed: the run's <code>--filter</code> did not select both of their "
-                           "benchmarks, so they cannot be decided.</p>\n", r->summary.not_run);
+    optic_strbuf_printf(s,
+                        "<p>%zu bars are not listed: the run's <code>--filter</code> did not select both of their "
+                        "benchmarks, so they cannot be decided.</p>\n",
+                        r->summary.not_run);
 }
 
 static void case_table(optic_strbuf *s, const report *r) {
   bool mem = report_any_measured_mem(r);
-  optic_strbuf_printf(s, "<h2 id=\"cases\">Cases</h2>\n<p>Measured: Google Benchmark's real time per iteration "
-                         "(the median over repetitions). meas/est: measured over the compiler's estimate "
-                         "(above 1: slower than estimated). %% of bound: the share of the machine model's bound "
-                         "reached (the binding term after it). optic vs peer: as above, above 1 better for "
-                         "optic.%s</p>\n<table>\n<tr><th>case</th><th>measured</th><th>estimated</th><th>meas/est</th>"
-                         "<th>%% of bound</th><th>rate</th><th>est. peak memory</th>%s<th>optic vs peer</th></tr>\n",
-                      mem ? "" : " No case in this run measures its memory (a <code>mem_peak_bytes</code>, "
-                                 "<code>peak_bytes</code> or <code>maxrss_delta_bytes</code> counter), so only the "
-                                 "estimate is shown.",
+  optic_strbuf_printf(s,
+                      "<h2 id=\"cases\">Cases</h2>\n<p>Measured: Google Benchmark's real time per iteration "
+                      "(the median over repetitions). meas/est: measured over the compiler's estimate "
+                      "(above 1: slower than estimated). %% of bound: the share of the machine model's bound "
+                      "reached (the binding term after it). optic vs peer: as above, above 1 better for "
+                      "optic.%s</p>\n<table>\n<tr><th>case</th><th>measured</th><th>estimated</th><th>meas/est</th>"
+                      "<th>%% of bound</th><th>rate</th><th>est. peak memory</th>%s<th>optic vs peer</th></tr>\n",
+                      mem ? ""
+                          : " No case in this run measures its memory (a <code>mem_peak_bytes</code>, "
+                            "<code>peak_bytes</code> or <code>maxrss_delta_bytes</code> counter), so only the "
+                            "estimate is shown.",
                       mem ? "<th>measured peak memory (meas/est)</th>" : "");
   for (size_t i = 0; i < r->n_cases; i++) {
     const report_case *c = &r->cases[i];
@@ -500,26 +525,28 @@ optic_status report_write_html(const report *r, const char *path) {
   optic_strbuf s = {0};
   const optic_machine *m = &r->machine;
   const report_summary *sm = &r->summary;
-  optic_strbuf_printf(&s, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-                          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
-                          "<title>optic benchmark report</title>\n<style>\n"
-                          "body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em}\n"
-                          "table{border-collapse:collapse;font-size:12px;max-width:100%%}td,th{border:1px solid #ccc;"
-                          "padding:2px 6px;text-align:left;vertical-align:top}tr.fail td{background:#ffebe9}\n"
-                          "td.n{white-space:nowrap}td.what{min-width:14em}small{color:#444;overflow-wrap:anywhere}\n"
-                          "code{font-size:12px;overflow-wrap:anywhere;word-break:break-all}svg{max-width:100%%;"
-                          "height:auto}\ndetails code{display:block;max-height:12em;overflow-y:auto}\n</style>\n"
-                          "</head>\n<body>\n<h1>optic benchmark report</h1>\n<p><strong>Summary.</strong> ");
+  optic_strbuf_printf(&s,
+                      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+                      "<title>optic benchmark report</title>\n<style>\n"
+                      "body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em}\n"
+                      "table{border-collapse:collapse;font-size:12px;max-width:100%%}td,th{border:1px solid #ccc;"
+                      "padding:2px 6px;text-align:left;vertical-align:top}tr.fail td{background:#ffebe9}\n"
+                      "td.n{white-space:nowrap}td.what{min-width:14em}small{color:#444;overflow-wrap:anywhere}\n"
+                      "code{font-size:12px;overflow-wrap:anywhere;word-break:break-all}svg{max-width:100%%;"
+                      "height:auto}\ndetails code{display:block;max-height:12em;overflow-y:auto}\n</style>\n"
+                      "</head>\n<body>\n<h1>optic benchmark report</h1>\n<p><strong>Summary.</strong> ");
   if (sm->estimated > 0) {
     optic_strbuf_printf(&s, "Estimates: median |ln(measured/estimated)| %.3f over %zu cases, %.0f%% within 2&#215;. ",
                         sm->median_abs_log, sm->estimated, 100.0 * sm->within_2x);
   } else {
     optic_strbuf_printf(&s, "Estimates: no case in this run carries <code>est_time_ns</code>. ");
   }
-  optic_strbuf_printf(&s, "Peer bars: %zu of %zu met (PASS %zu, FAIL %zu, INFO %zu, N/A %zu, MISSING %zu).",
-                      sm->pass, sm->pass + sm->fail, sm->pass, sm->fail, sm->info, sm->na, sm->missing);
+  optic_strbuf_printf(&s, "Peer bars: %zu of %zu met (PASS %zu, FAIL %zu, INFO %zu, N/A %zu, MISSING %zu).", sm->pass,
+                      sm->pass + sm->fail, sm->pass, sm->fail, sm->info, sm->na, sm->missing);
   if (sm->not_run) optic_strbuf_printf(&s, " %zu bars not decided (the filter did not select them).", sm->not_run);
-  optic_strbuf_printf(&s, " Every ratio to a peer is shown so that <strong>above 1 is better for optic</strong>.</p>\n");
+  optic_strbuf_printf(&s,
+                      " Every ratio to a peer is shown so that <strong>above 1 is better for optic</strong>.</p>\n");
   size_t flen = strlen(r->filter);
   optic_strbuf_printf(&s, "<p>Run: mode %s, %d repetition(s); %s, CPU ", r->mode, r->repetitions,
                       optic_jv_get_str(r->context, "date", "date unknown"));
@@ -531,16 +558,18 @@ optic_status report_write_html(const report *r, const char *path) {
   const optic_jv *load = optic_jv_get(r->context, "load_avg");
   for (size_t i = 0; load && load->kind == OPTIC_JV_ARRAY && i < load->length; i++)
     optic_strbuf_printf(&s, "%s%.2f", i ? ", " : "", load->items[i].number);
-  optic_strbuf_printf(&s, " (wall-clock figures on a shared machine are noisy; ratios to a peer in the same "
-                          "run are the robust ones).</p>\n");
+  optic_strbuf_printf(&s,
+                      " (wall-clock figures on a shared machine are noisy; ratios to a peer in the same "
+                      "run are the robust ones).</p>\n");
   /* The default set's filter names every bar's benchmarks (thousands of characters): folded. */
   optic_strbuf_printf(&s, "<details><summary>Benchmark filter (%zu characters)</summary><code>", flen);
   esc(&s, r->filter);
   optic_strbuf_printf(&s, "</code></details>\n");
   optic_strbuf_printf(&s, "<h2 id=\"machine\">Machine model</h2>\n<p><code>");
   esc(&s, r->machine_file);
-  optic_strbuf_printf(&s, "</code>: %s, FMA peak %.4g GFLOP/s, exp %.4g G/s, cache %.4g GB/s up to %.4g MiB, "
-                          "DRAM %.4g GB/s, %.4g ns per op, %d cores. Source: ",
+  optic_strbuf_printf(&s,
+                      "</code>: %s, FMA peak %.4g GFLOP/s, exp %.4g G/s, cache %.4g GB/s up to %.4g MiB, "
+                      "DRAM %.4g GB/s, %.4g ns per op, %d cores. Source: ",
                       m->name, m->peak_flops * 1e-9, m->peak_transcendentals * 1e-9, m->cache_bandwidth * 1e-9,
                       m->cache_bytes / (1 << 20), m->dram_bandwidth * 1e-9, m->op_overhead_ns, (int)m->cores);
   esc(&s, m->source);

@@ -78,8 +78,8 @@ static bool find_launcher(char *out, size_t size) {
   return false;
 }
 
-optic_status report_run_pod_mpi(const char *bench, const char *filter, int reps, double timeout_s,
-                                const char *out_json, const char *log_path, bool *ran, char *why, size_t why_size) {
+optic_status report_run_pod_mpi(const char *bench, const char *filter, int reps, double timeout_s, const char *out_json,
+                                const char *log_path, bool *ran, char *why, size_t why_size) {
   *ran = false;
   char exe[PATH_MAX], launcher[PATH_MAX], reps_s[16];
   snprintf(exe, sizeof exe, "%s", bench);
@@ -132,7 +132,8 @@ optic_status report_run_pod_mpi(const char *bench, const char *filter, int reps,
   report_progress_free(&prog);
   if (timed_out)
     return optic_fail(OPTIC_ERR_TIMEOUT, "report: optic_bench_pod_mpi ran past %g s (log: %s)", timeout_s, log_path);
-  if (rc != 0) return optic_fail(OPTIC_ERR_IO, "report: %s -np 2 %s exited with %d (log: %s)", launcher, exe, rc, log_path);
+  if (rc != 0)
+    return optic_fail(OPTIC_ERR_IO, "report: %s -np 2 %s exited with %d (log: %s)", launcher, exe, rc, log_path);
   *ran = true;
   return OPTIC_OK;
 }
@@ -181,10 +182,12 @@ static optic_status check_entry(const optic_jv *e, size_t i) {
   const char *type = optic_jv_get_str(e, "run_type", "");
   if (!missing && strcmp(type, "aggregate") == 0 && !optic_jv_get_str(e, "aggregate_name", NULL))
     missing = "aggregate_name";
-  if (!missing && strcmp(type, "aggregate") != 0 && strcmp(type, "iteration") != 0) missing = "run_type iteration|aggregate";
+  if (!missing && strcmp(type, "aggregate") != 0 && strcmp(type, "iteration") != 0)
+    missing = "run_type iteration|aggregate";
   if (!missing) return OPTIC_OK;
-  return optic_fail(OPTIC_ERR_CORRUPT, "report: pod MPI run entry %zu (%s) has no %s, which Google Benchmark's readers need",
-                    i, optic_jv_get_str(e, "name", "unnamed"), missing);
+  return optic_fail(OPTIC_ERR_CORRUPT,
+                    "report: pod MPI run entry %zu (%s) has no %s, which Google Benchmark's readers need", i,
+                    optic_jv_get_str(e, "name", "unnamed"), missing);
 }
 
 /* Moves extra's family_index past run's, as if one binary had run both. */

@@ -135,8 +135,7 @@ int report_proc_end(pid_t leader, int sig, int fd) {
     /* The run ended by itself: wait for its leader to exit (left unreaped, so
      * its process group id cannot be reused yet), then end what it left. */
     siginfo_t info;
-    while (waitid(P_PID, (id_t)leader, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
-    }
+    while (waitid(P_PID, (id_t)leader, &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {}
     sig = SIGKILL;
   }
   kill(-leader, sig); /* the leader is not reaped yet: the group id is still the run's */

@@ -33,11 +33,11 @@ static void wrap(FILE *out, bool wide, const char *first, int indent, const char
 static void print_machine(const report *r, FILE *out) {
   const optic_machine *m = &r->machine;
   char line[1400];
-  snprintf(line, sizeof line, "%.4g GFLOP/s FMA, %.4g Gexp/s, cache %.4g GB/s (up to %.3g MiB), DRAM %.4g GB/s, "
-                              "%.3g ns per op, %d cores (%s; %s)",
-           m->peak_flops * 1e-9, m->peak_transcendentals * 1e-9, m->cache_bandwidth * 1e-9,
-           m->cache_bytes / (1 << 20), m->dram_bandwidth * 1e-9, m->op_overhead_ns, (int)m->cores, r->machine_file,
-           m->source);
+  snprintf(line, sizeof line,
+           "%.4g GFLOP/s FMA, %.4g Gexp/s, cache %.4g GB/s (up to %.3g MiB), DRAM %.4g GB/s, "
+           "%.3g ns per op, %d cores (%s; %s)",
+           m->peak_flops * 1e-9, m->peak_transcendentals * 1e-9, m->cache_bandwidth * 1e-9, m->cache_bytes / (1 << 20),
+           m->dram_bandwidth * 1e-9, m->op_overhead_ns, (int)m->cores, r->machine_file, m->source);
   char head[80];
   snprintf(head, sizeof head, "machine %s: ", m->name);
   wrap(out, r->wide, head, 2, line);
@@ -52,8 +52,8 @@ static int shown_len(const report *r, const char *name) {
 }
 
 typedef struct columns {
-  int name;     /* width of the case column */
-  bool mem;     /* a measured memory column */
+  int name; /* width of the case column */
+  bool mem; /* a measured memory column */
 } columns;
 
 static columns layout(const report *r) {
@@ -162,8 +162,7 @@ static void print_ratio(const report *r, const report_ratio *q, FILE *out) {
     len += (size_t)snprintf(detail, sizeof detail, "ours %s (%s), peer %s (%s); ours/peer %.4g, bar %s%s", a, q->ours,
                             b, q->peer, q->ratio, rawbar, q->note[0] ? ";" : "");
   }
-  if (q->note[0] && len < sizeof detail)
-    snprintf(detail + len, sizeof detail - len, "%s%s", len ? " " : "", q->note);
+  if (q->note[0] && len < sizeof detail) snprintf(detail + len, sizeof detail - len, "%s%s", len ? " " : "", q->note);
   if (detail[0]) wrap(out, r->wide, "            ", 12, detail);
 }
 
@@ -200,13 +199,14 @@ static void print_worst_modules(const report *r, FILE *out) {
     }
   }
   if (top[0] == NULL) return;
-  fprintf(out, "\nreal modules furthest from their estimates (meas/est; the op adding most error, measured/estimated):\n");
+  fprintf(out,
+          "\nreal modules furthest from their estimates (meas/est; the op adding most error, measured/estimated):\n");
   for (int k = 0; k < WORST && top[k]; k++) {
     const report_op_time *o = worst_op(top[k]);
     char m[32] = "-", e[32] = "-";
     if (o) report_fmt_time(m, sizeof m, o->measured_ns), report_fmt_time(e, sizeof e, o->estimated_ns);
-    fprintf(out, "  %8.2fx  %s\n            op %s: %s / %s\n", top[k]->ratio, top[k]->name + plen, o ? o->op : "(no profile)",
-            m, e);
+    fprintf(out, "  %8.2fx  %s\n            op %s: %s / %s\n", top[k]->ratio, top[k]->name + plen,
+            o ? o->op : "(no profile)", m, e);
   }
 }
 
@@ -214,21 +214,23 @@ static void print_summary(const report *r, FILE *out) {
   const report_summary *s = &r->summary;
   fprintf(out, "\nsummary: ");
   if (s->estimated > 0) {
-    fprintf(out, "estimates: median |ln(measured/estimated)| %.3f over %zu cases, %.0f%% within 2x;\n", s->median_abs_log,
-            s->estimated, 100.0 * s->within_2x);
+    fprintf(out, "estimates: median |ln(measured/estimated)| %.3f over %zu cases, %.0f%% within 2x;\n",
+            s->median_abs_log, s->estimated, 100.0 * s->within_2x);
     const report_fidelity *split[2] = {&s->benchmarks, &s->real_modules};
     const char *what[2] = {"benchmarks", "real modules"};
     for (int i = 0; i < 2; i++) {
       if (split[i]->estimated == 0) continue;
       fprintf(out, "         %s: median |ln| %.3f (%.2fx) over %zu cases, %.0f%% within 2x;\n", what[i],
-              split[i]->median_abs_log, exp(split[i]->median_abs_log), split[i]->estimated, 100.0 * split[i]->within_2x);
+              split[i]->median_abs_log, exp(split[i]->median_abs_log), split[i]->estimated,
+              100.0 * split[i]->within_2x);
     }
   } else {
     fprintf(out, "estimates: no case in this run carries est_time_ns (graph-backed suites set it);\n");
   }
   fprintf(out, "         peer bars: %zu of %zu met (PASS %zu, FAIL %zu, INFO %zu, N/A %zu, MISSING %zu)", s->pass,
           s->pass + s->fail, s->pass, s->fail, s->info, s->na, s->missing);
-  if (s->not_run > 0) fprintf(out, ";\n         %zu bars not decided: --filter did not select their benchmarks", s->not_run);
+  if (s->not_run > 0)
+    fprintf(out, ";\n         %zu bars not decided: --filter did not select their benchmarks", s->not_run);
   fputc('\n', out);
 }
 
@@ -241,9 +243,10 @@ void report_print(const report *r, FILE *out) {
   for (size_t i = 0; i < r->n_ratios; i++) listed += report_ratio_listed(r, &r->ratios[i]);
   if (listed > 0) {
     char head[256];
-    snprintf(head, sizeof head, "optic / peer in the same run (bench/ratios.json, %s clock), oriented so that above "
-                                "1 is better for optic (a ratio where lower is better is shown inverted, peer / optic); "
-                                "the bar is in the same terms.",
+    snprintf(head, sizeof head,
+             "optic / peer in the same run (bench/ratios.json, %s clock), oriented so that above "
+             "1 is better for optic (a ratio where lower is better is shown inverted, peer / optic); "
+             "the bar is in the same terms.",
              r->cpu_clock ? "critical-path CPU" : "wall");
     wrap(out, r->wide, "\npeer bars: ", 2, head);
     fprintf(out, "  %-7s %7s  %-13s  %s\n", "status", "value", "bar", "name");

@@ -15,7 +15,7 @@ typedef struct runtime_state {
   optic_type root_type; /* the entry root's type in the source module (owned by it) */
   int32_t n_in, n_out;
   optic_tensor *in, *out;
-  double est_ns; /* the program summary's estimate of one run */
+  double est_ns;         /* the program summary's estimate of one run */
   double est_peak_bytes; /* the program summary's peak_bytes */
   double constant_bytes; /* held by the program */
 } runtime_state;
@@ -97,11 +97,13 @@ static int32_t leaf_views(optic_literal_t *lit, optic_tensor *views) {
   return n;
 }
 
-static optic_status runtime_run(void *state, const optic_literal_t *const *args, int32_t nargs, optic_literal_t **result) {
+static optic_status runtime_run(void *state, const optic_literal_t *const *args, int32_t nargs,
+                                optic_literal_t **result) {
   runtime_state *s = state;
   *result = NULL;
   int32_t k = 0;
-  for (int32_t i = 0; i < nargs; i++) k += leaf_views(OPTIC_UNCONST(optic_literal_t *, args[i]), s->in + k); /* only read */
+  for (int32_t i = 0; i < nargs; i++)
+    k += leaf_views(OPTIC_UNCONST(optic_literal_t *, args[i]), s->in + k); /* only read */
   optic_literal_t *out = NULL;
   optic_status st = optic_literal_create(&s->root_type, &out);
   if (st == OPTIC_OK) leaf_views(out, s->out);
@@ -131,7 +133,8 @@ static void runtime_memory(void *state, double *measured_peak, double *estimated
     for (int32_t d = 0; d < t->shape.rank; d++) e *= (double)t->shape.dims[d];
     io += e;
   }
-  *measured_peak = optic_exec_ctx_pool_stats(s->ctx, &ps) == OPTIC_OK ? (double)ps.peak_bytes + io + s->constant_bytes : 0;
+  *measured_peak =
+      optic_exec_ctx_pool_stats(s->ctx, &ps) == OPTIC_OK ? (double)ps.peak_bytes + io + s->constant_bytes : 0;
   *estimated_peak = s->est_peak_bytes;
 }
 

@@ -35,12 +35,15 @@ static void fill_leaf(optic_literal_t *leaf, uint64_t *state) {
       case OPTIC_S32: ((int32_t *)data)[i] = (int32_t)(u % 17) - 8; break;
       case OPTIC_U8: ((uint8_t *)data)[i] = (uint8_t)(u >> 56); break;
       case OPTIC_PRED: ((uint8_t *)data)[i] = (uint8_t)(u >> 63); break;
-      case OPTIC_F16: case OPTIC_BF16: { /* [-1, 1) on the 2^-10 (f16) or 2^-7 (bf16) grid: exact */
+      case OPTIC_F16:
+      case OPTIC_BF16: { /* [-1, 1) on the 2^-10 (f16) or 2^-7 (bf16) grid: exact */
         double v = dt == OPTIC_F16 ? (double)(u >> 53) * 0x1p-10 - 1.0 : (double)(u >> 56) * 0x1p-7 - 1.0;
         optic_convert_elements(OPTIC_F64, &v, dt, p, 1);
         break;
       }
-      case OPTIC_S8: case OPTIC_S16: case OPTIC_S64: { /* [-8, 8] as s32 */
+      case OPTIC_S8:
+      case OPTIC_S16:
+      case OPTIC_S64: { /* [-8, 8] as s32 */
         int64_t v = (int64_t)(u % 17) - 8;
         optic_convert_elements(OPTIC_S64, &v, dt, p, 1);
         break;
@@ -116,7 +119,8 @@ int32_t run_literal_leaves(const optic_literal_t *lit, const optic_literal_t **l
 
 optic_status run_write_npy(const optic_literal_t *leaf, const char *path) {
   const optic_type *t = optic_literal_type(leaf);
-  optic_tensor view = {.dtype = t->dtype, .shape = t->shape, .data = OPTIC_UNCONST(void *, optic_literal_data(leaf, NULL))};
+  optic_tensor view = {
+      .dtype = t->dtype, .shape = t->shape, .data = OPTIC_UNCONST(void *, optic_literal_data(leaf, NULL))};
   return optic_npy_write(path, &view);
 }
 
@@ -186,7 +190,8 @@ static double element_value(optic_dtype dt, const void *data, size_t i) {
     case OPTIC_F32: return (double)((const float *)data)[i];
     case OPTIC_F64: return ((const double *)data)[i];
     case OPTIC_S32: return ((const int32_t *)data)[i];
-    case OPTIC_U8: case OPTIC_PRED: return ((const uint8_t *)data)[i];
+    case OPTIC_U8:
+    case OPTIC_PRED: return ((const uint8_t *)data)[i];
     default: {
       double v = 0;
       optic_convert_elements(dt, (const unsigned char *)data + i * optic_dtype_size(dt), OPTIC_F64, &v, 1);

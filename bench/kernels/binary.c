@@ -15,11 +15,21 @@ static void call_vs(void (*fn)(void), size_t n, void *const *arrays, float s) {
 }
 
 static const bench_elementwise entries[] = {
-#define X_VV(op_, isa_, fn_)                                                                                  \
-  {.function = #fn_, .isa = OPTIC_ISA_##isa_, .fn = (void (*)(void))fn_, .call = call_vv, .inputs = 2, .outputs = 1, \
+#define X_VV(op_, isa_, fn_)  \
+  {.function = #fn_,          \
+   .isa = OPTIC_ISA_##isa_,   \
+   .fn = (void (*)(void))fn_, \
+   .call = call_vv,           \
+   .inputs = 2,               \
+   .outputs = 1,              \
    .bytes_per_element = 12.0},
-#define X_VS(op_, isa_, fn_)                                                                                  \
-  {.function = #fn_, .isa = OPTIC_ISA_##isa_, .fn = (void (*)(void))fn_, .call = call_vs, .inputs = 1, .outputs = 1, \
+#define X_VS(op_, isa_, fn_)  \
+  {.function = #fn_,          \
+   .isa = OPTIC_ISA_##isa_,   \
+   .fn = (void (*)(void))fn_, \
+   .call = call_vs,           \
+   .inputs = 1,               \
+   .outputs = 1,              \
    .bytes_per_element = 8.0},
 #include "kernels/list/binary.inc"
 #undef X_VV

@@ -19,12 +19,24 @@ static void call_vs(void (*fn)(void), size_t n, void *const *arrays, float s) {
 }
 
 static const bench_elementwise entries[] = {
-#define X_VV(op_, isa_, fn_)                                                                                  \
-  {.function = #fn_, .isa = OPTIC_ISA_##isa_, .fn = (void (*)(void))fn_, .call = call_vv, .inputs = 2, .outputs = 1, \
-   .bytes_per_element = 9.0, .types = {BENCH_F32, BENCH_F32, BENCH_U8}},
-#define X_VS(op_, isa_, fn_)                                                                                  \
-  {.function = #fn_, .isa = OPTIC_ISA_##isa_, .fn = (void (*)(void))fn_, .call = call_vs, .inputs = 1, .outputs = 1, \
-   .bytes_per_element = 5.0, .types = {BENCH_F32, BENCH_U8}},
+#define X_VV(op_, isa_, fn_)  \
+  {.function = #fn_,          \
+   .isa = OPTIC_ISA_##isa_,   \
+   .fn = (void (*)(void))fn_, \
+   .call = call_vv,           \
+   .inputs = 2,               \
+   .outputs = 1,              \
+   .bytes_per_element = 9.0,  \
+   .types = {BENCH_F32, BENCH_F32, BENCH_U8}},
+#define X_VS(op_, isa_, fn_)  \
+  {.function = #fn_,          \
+   .isa = OPTIC_ISA_##isa_,   \
+   .fn = (void (*)(void))fn_, \
+   .call = call_vs,           \
+   .inputs = 1,               \
+   .outputs = 1,              \
+   .bytes_per_element = 5.0,  \
+   .types = {BENCH_F32, BENCH_U8}},
 #include "kernels/list/compare.inc"
 #undef X_VV
 #undef X_VS

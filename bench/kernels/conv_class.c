@@ -24,7 +24,8 @@ typedef struct conv_class {
 
 /* A ResNet-like layer (N 4, 64 -> 64 features, 28x28, 3x3) in each guise.
  * The gradients are the ones graph/autodiff_conv.c builds for it. */
-static conv_class conv_classes[] = { /* not const: registered as the benchmarks' user pointer */
+static conv_class conv_classes[] = {
+    /* not const: registered as the benchmarks' user pointer */
     {"fwd_nhwc_3x3", "b01f_01io->b01f", {4, 28, 28, 64}, {3, 3, 64, 64}, 1, 1, 1, 1, 1, 1, 1},
     {"fwd_nchw_3x3", "bf01_oi01->bf01", {4, 64, 28, 28}, {64, 64, 3, 3}, 1, 1, 1, 1, 1, 1, 1},
     {"fwd_nhwc_stride2", "b01f_01io->b01f", {4, 56, 56, 64}, {3, 3, 64, 64}, 2, 1, 0, 1, 1, 1, 1},
@@ -121,13 +122,13 @@ static void run_class(optic_bench_state *st, const conv_class *c, bool alone) {
                  .b = bench_f32_array(BENCH_INPUT_SLOT0 + 1, ek),
                  .c = bench_f32_array(BENCH_OUTPUT_SLOT0, eo)};
   void *scratch = NULL;
-  if (j.a == NULL || j.b == NULL || j.c == NULL ||
-      optic_alloc(NULL, plan.scratch_bytes, 64, &scratch) != OPTIC_OK) {
+  if (j.a == NULL || j.b == NULL || j.c == NULL || optic_alloc(NULL, plan.scratch_bytes, 64, &scratch) != OPTIC_OK) {
     optic_bench_skip_with_error(st, optic_last_error());
     return;
   }
   j.scratch = scratch;
-  bench_parallel p = {.slice = alone ? gemm_slice : plan_slice, .job = &j,
+  bench_parallel p = {.slice = alone ? gemm_slice : plan_slice,
+                      .job = &j,
                       .flops_per_iteration = 2.0 * (double)G * (double)m * (double)n * (double)k};
   int saved = openblas_get_num_threads();
   openblas_set_num_threads(1);

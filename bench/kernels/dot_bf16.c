@@ -55,11 +55,12 @@ static void run_dot_bf16(optic_bench_state *st, void *user) {
     return;
   }
   optic_shape ls, rs;
-  optic_dot_dims dims = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                         .rhs_contracting = {0}};
+  optic_dot_dims dims = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   struct optic_dot_plan plan;
   if (optic_shape_make(2, (const int64_t[]){m, k}, &ls) != OPTIC_OK ||
-      optic_shape_make(2, (const int64_t[]){k, n}, &rs) != OPTIC_OK || optic_dot_plan(&ls, &rs, &dims, &plan) != OPTIC_OK) {
+      optic_shape_make(2, (const int64_t[]){k, n}, &rs) != OPTIC_OK ||
+      optic_dot_plan(&ls, &rs, &dims, &plan) != OPTIC_OK) {
     optic_bench_skip_with_error(st, optic_last_error());
     return;
   }

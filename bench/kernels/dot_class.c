@@ -21,34 +21,79 @@ typedef struct dot_class {
   optic_dot_dims dims;
 } dot_class;
 
-static dot_class dot_classes[] = { /* not const: registered as the benchmarks' user pointer */
-    {"mk_kn", 2, 2, {256, 512}, {512, 512}, {.lhs_contracting_count = 1, .rhs_contracting_count = 1,
-                                              .lhs_contracting = {1}, .rhs_contracting = {0}}},
-    {"km_nk", 2, 2, {512, 256}, {512, 512}, {.lhs_contracting_count = 1, .rhs_contracting_count = 1,
-                                              .lhs_contracting = {0}, .rhs_contracting = {1}}},
+static dot_class dot_classes[] = {
+    /* not const: registered as the benchmarks' user pointer */
+    {"mk_kn",
+     2,
+     2,
+     {256, 512},
+     {512, 512},
+     {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}}},
+    {"km_nk",
+     2,
+     2,
+     {512, 256},
+     {512, 512},
+     {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {0}, .rhs_contracting = {1}}},
     /* the weight gradient x^T g: contracting dim 0 of both */
-    {"contract_dim0_both", 2, 2, {512, 256}, {512, 512}, {.lhs_contracting_count = 1, .rhs_contracting_count = 1,
-                                                            .lhs_contracting = {0}, .rhs_contracting = {0}}},
-    {"batch_first", 3, 3, {8, 128, 64}, {8, 64, 128}, {.lhs_batch_count = 1, .rhs_batch_count = 1,
-                                                         .lhs_batch = {0}, .rhs_batch = {0},
-                                                         .lhs_contracting_count = 1, .rhs_contracting_count = 1,
-                                                         .lhs_contracting = {2}, .rhs_contracting = {1}}},
+    {"contract_dim0_both",
+     2,
+     2,
+     {512, 256},
+     {512, 512},
+     {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {0}, .rhs_contracting = {0}}},
+    {"batch_first",
+     3,
+     3,
+     {8, 128, 64},
+     {8, 64, 128},
+     {.lhs_batch_count = 1,
+      .rhs_batch_count = 1,
+      .lhs_batch = {0},
+      .rhs_batch = {0},
+      .lhs_contracting_count = 1,
+      .rhs_contracting_count = 1,
+      .lhs_contracting = {2},
+      .rhs_contracting = {1}}},
     /* attention-like [b, s, h, d]: batch dims 0 and 2 (h in the middle) */
-    {"batch_middle", 4, 4, {2, 128, 4, 64}, {2, 128, 4, 64}, {.lhs_batch_count = 2, .rhs_batch_count = 2,
-                                                               .lhs_batch = {0, 2}, .rhs_batch = {0, 2},
-                                                               .lhs_contracting_count = 1,
-                                                               .rhs_contracting_count = 1,
-                                                               .lhs_contracting = {3}, .rhs_contracting = {3}}},
-    {"batch_last", 3, 3, {128, 64, 8}, {64, 128, 8}, {.lhs_batch_count = 1, .rhs_batch_count = 1,
-                                                        .lhs_batch = {2}, .rhs_batch = {2},
-                                                        .lhs_contracting_count = 1, .rhs_contracting_count = 1,
-                                                        .lhs_contracting = {1}, .rhs_contracting = {0}}},
-    {"two_contracting", 3, 3, {256, 16, 32}, {16, 32, 512}, {.lhs_contracting_count = 2, .rhs_contracting_count = 2,
-                                                               .lhs_contracting = {1, 2}, .rhs_contracting = {0, 1}}},
-    {"two_contracting_swapped", 3, 3, {256, 16, 32}, {32, 16, 512}, {.lhs_contracting_count = 2,
-                                                                       .rhs_contracting_count = 2,
-                                                                       .lhs_contracting = {1, 2},
-                                                                       .rhs_contracting = {1, 0}}},
+    {"batch_middle",
+     4,
+     4,
+     {2, 128, 4, 64},
+     {2, 128, 4, 64},
+     {.lhs_batch_count = 2,
+      .rhs_batch_count = 2,
+      .lhs_batch = {0, 2},
+      .rhs_batch = {0, 2},
+      .lhs_contracting_count = 1,
+      .rhs_contracting_count = 1,
+      .lhs_contracting = {3},
+      .rhs_contracting = {3}}},
+    {"batch_last",
+     3,
+     3,
+     {128, 64, 8},
+     {64, 128, 8},
+     {.lhs_batch_count = 1,
+      .rhs_batch_count = 1,
+      .lhs_batch = {2},
+      .rhs_batch = {2},
+      .lhs_contracting_count = 1,
+      .rhs_contracting_count = 1,
+      .lhs_contracting = {1},
+      .rhs_contracting = {0}}},
+    {"two_contracting",
+     3,
+     3,
+     {256, 16, 32},
+     {16, 32, 512},
+     {.lhs_contracting_count = 2, .rhs_contracting_count = 2, .lhs_contracting = {1, 2}, .rhs_contracting = {0, 1}}},
+    {"two_contracting_swapped",
+     3,
+     3,
+     {256, 16, 32},
+     {32, 16, 512},
+     {.lhs_contracting_count = 2, .rhs_contracting_count = 2, .lhs_contracting = {1, 2}, .rhs_contracting = {1, 0}}},
 };
 enum { DOT_CLASS_COUNT = sizeof dot_classes / sizeof dot_classes[0] };
 
@@ -89,12 +134,12 @@ static void run_class(optic_bench_state *st, const dot_class *c, bool alone) {
                   .a = bench_f32_array(BENCH_INPUT_SLOT0, (size_t)(B * m * k)),
                   .b = bench_f32_array(BENCH_INPUT_SLOT0 + 1, (size_t)(B * k * n)),
                   .c = bench_f32_array(BENCH_OUTPUT_SLOT0, (size_t)(B * m * n))};
-  if (j.a == NULL || j.b == NULL || j.c == NULL ||
-      optic_alloc(NULL, plan.scratch_bytes, 64, &j.scratch) != OPTIC_OK) {
+  if (j.a == NULL || j.b == NULL || j.c == NULL || optic_alloc(NULL, plan.scratch_bytes, 64, &j.scratch) != OPTIC_OK) {
     optic_bench_skip_with_error(st, optic_last_error());
     return;
   }
-  bench_parallel p = {.slice = alone ? gemm_slice : plan_slice, .job = &j,
+  bench_parallel p = {.slice = alone ? gemm_slice : plan_slice,
+                      .job = &j,
                       .flops_per_iteration = 2.0 * (double)B * (double)m * (double)n * (double)k};
   int saved = openblas_get_num_threads();
   openblas_set_num_threads(1);
@@ -113,9 +158,9 @@ static void run_gemm(optic_bench_state *st, void *user) { run_class(st, user, tr
 void bench_register_dot_class_kernels(void) {
   for (size_t i = 0; i < DOT_CLASS_COUNT; i++) {
     for (int alone = 0; alone < 2; alone++) {
-      optic_bench *b = optic_bench_register(
-          bench_name("kernel/dot_class/%s/%s", dot_classes[i].name, alone ? "gemm" : "plan"),
-          alone ? run_gemm : run_plan, &dot_classes[i]);
+      optic_bench *b =
+          optic_bench_register(bench_name("kernel/dot_class/%s/%s", dot_classes[i].name, alone ? "gemm" : "plan"),
+                               alone ? run_gemm : run_plan, &dot_classes[i]);
       OPTIC_BENCH_ARGS(b, 1);
       OPTIC_BENCH_ARG_NAMES(b, "threads");
       optic_bench_use_real_time(b);

@@ -46,9 +46,14 @@ static void call_fill_x64(void (*fn)(void), size_t n, void *const *arrays, float
 #define FILL_X64 .call = call_fill_x64, .types = {BENCH_F64}, .bytes_per_element = 8.0
 
 static const bench_elementwise elementwise_entries[] = {
-#define X_COPY(op_, isa_, fn_)                                                                                  \
-  {.function = #fn_, .isa = OPTIC_ISA_##isa_, .fn = (void (*)(void))fn_, .call = call_copy, .inputs = 1,         \
-   .outputs = 1, .bytes_per_element = 8.0},
+#define X_COPY(op_, isa_, fn_) \
+  {.function = #fn_,           \
+   .isa = OPTIC_ISA_##isa_,    \
+   .fn = (void (*)(void))fn_,  \
+   .call = call_copy,          \
+   .inputs = 1,                \
+   .outputs = 1,               \
+   .bytes_per_element = 8.0},
 #define X_FILL(width_, isa_, fn_) \
   {.function = #fn_, .isa = OPTIC_ISA_##isa_, .fn = (void (*)(void))fn_, .inputs = 0, .outputs = 1, FILL_##width_},
 #define X_COPY2D(op_, isa_, fn_)
@@ -67,9 +72,9 @@ enum { ROW_FLOATS = 1024, COPY_FLOATS = 1000 };
 typedef struct strided_entry {
   const char *function;
   optic_isa isa;
-  optic_copy2d_fn copy2d; /* X_COPY2D entries */
+  optic_copy2d_fn copy2d;       /* X_COPY2D entries */
   optic_transpose_fn transpose; /* X_TRANSPOSE entries */
-  bench_dtype type; /* transpose element type */
+  bench_dtype type;             /* transpose element type */
 } strided_entry;
 
 #define WIDTH_TYPE_X8 BENCH_U8
@@ -157,6 +162,7 @@ void bench_register_layout_kernels(void) {
   for (size_t i = 0; i < sizeof strided_entries / sizeof *strided_entries; i++) {
     if (!optic_isa_supported(strided_entries[i].isa)) continue;
     bench_register_n_threads(bench_name("kernel/layout/%s", strided_entries[i].function), run_strided,
-                             OPTIC_UNCONST(void *, &strided_entries[i]), (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
+                             OPTIC_UNCONST(void *, &strided_entries[i]), (int64_t)BENCH_N_IN_CACHE,
+                             (int64_t)BENCH_N_DRAM);
   }
 }

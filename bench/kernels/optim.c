@@ -75,22 +75,24 @@ typedef struct optim_case {
 
 /* Every list entry once in its default configuration, and the extra
  * configurations issues 3 and 6 name (AdamW, AMSGrad, plain SGD). */
-#define CASE(op_, isa_, fn_, config_, params_, states_, bytes_, ...)                                            \
-  {.function = #fn_, .config = config_, .isa = OPTIC_ISA_##isa_, .op = OPTIC_OPTIM_##op_,                  \
-   .fn = (void (*)(void))fn_, .params = params_, .states = states_, .kinds = {__VA_ARGS__},               \
-   .bytes_per_element = bytes_}
+#define CASE(op_, isa_, fn_, config_, params_, states_, bytes_, ...)                                                  \
+  {                                                                                                                   \
+    .function = #fn_, .config = config_, .isa = OPTIC_ISA_##isa_, .op = OPTIC_OPTIM_##op_, .fn = (void (*)(void))fn_, \
+    .params = params_, .states = states_, .kinds = {__VA_ARGS__}, .bytes_per_element = bytes_                         \
+  }
 static const optim_case cases[] = {
-#define X_SGD(op_, isa_, fn_)                                                    \
-  CASE(SGD, isa_, fn_, NULL, &sgd_momentum, 1, 20.0, STATE_SIGNED),                  \
-  CASE(SGD, isa_, fn_, "plain", &sgd_plain, 0, 12.0, STATE_SIGNED),
-#define X_ADAM(op_, isa_, fn_)                                                                   \
-  CASE(ADAM, isa_, fn_, NULL, &adam, 2, 28.0, STATE_SIGNED, STATE_POSITIVE),                         \
-  CASE(ADAM, isa_, fn_, "adamw", &adamw, 2, 28.0, STATE_SIGNED, STATE_POSITIVE),                     \
-  CASE(ADAM, isa_, fn_, "amsgrad", &adam_amsgrad, 3, 36.0, STATE_SIGNED, STATE_POSITIVE, STATE_POSITIVE),
+#define X_SGD(op_, isa_, fn_)                                       \
+  CASE(SGD, isa_, fn_, NULL, &sgd_momentum, 1, 20.0, STATE_SIGNED), \
+      CASE(SGD, isa_, fn_, "plain", &sgd_plain, 0, 12.0, STATE_SIGNED),
+#define X_ADAM(op_, isa_, fn_)                                                       \
+  CASE(ADAM, isa_, fn_, NULL, &adam, 2, 28.0, STATE_SIGNED, STATE_POSITIVE),         \
+      CASE(ADAM, isa_, fn_, "adamw", &adamw, 2, 28.0, STATE_SIGNED, STATE_POSITIVE), \
+      CASE(ADAM, isa_, fn_, "amsgrad", &adam_amsgrad, 3, 36.0, STATE_SIGNED, STATE_POSITIVE, STATE_POSITIVE),
 #define X_RMSPROP(op_, isa_, fn_) CASE(RMSPROP, isa_, fn_, NULL, &rmsprop, 1, 20.0, STATE_POSITIVE),
 #define X_ADAGRAD(op_, isa_, fn_) CASE(ADAGRAD, isa_, fn_, NULL, &adagrad, 1, 20.0, STATE_POSITIVE),
 #define X_LION(op_, isa_, fn_) CASE(LION, isa_, fn_, NULL, &lion, 1, 20.0, STATE_SIGNED),
-#define X_LAMB_MOMENTS(op_, isa_, fn_) CASE(LAMB_MOMENTS, isa_, fn_, NULL, &lamb, 2, 24.0, STATE_SIGNED, STATE_POSITIVE),
+#define X_LAMB_MOMENTS(op_, isa_, fn_) \
+  CASE(LAMB_MOMENTS, isa_, fn_, NULL, &lamb, 2, 24.0, STATE_SIGNED, STATE_POSITIVE),
 #define X_LAMB_APPLY(op_, isa_, fn_) CASE(LAMB_APPLY, isa_, fn_, NULL, &lamb, 2, 16.0, STATE_SIGNED, STATE_POSITIVE),
 #include "kernels/list/optim.inc"
 #include "core/unconst.h"
@@ -191,6 +193,7 @@ void bench_register_optim_kernels(void) {
     if (!optic_isa_supported(c->isa)) continue;
     const char *name = c->config == NULL ? bench_name("kernel/optim/%s", c->function)
                                          : bench_name("kernel/optim/%s/%s", c->function, c->config);
-    bench_register_n_threads(name, run_optim, OPTIC_UNCONST(void *, c), (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
+    bench_register_n_threads(name, run_optim, OPTIC_UNCONST(void *, c), (int64_t)BENCH_N_IN_CACHE,
+                             (int64_t)BENCH_N_DRAM);
   }
 }

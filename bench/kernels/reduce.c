@@ -18,8 +18,8 @@ typedef struct reduce_entry {
   const char *function;
   optic_isa isa;
   optic_reduce_op op;
-  optic_f32_reduce_fn contiguous;    /* X_R entries */
-  optic_f32_reduce_axis_fn axis;     /* X_RD entries */
+  optic_f32_reduce_fn contiguous; /* X_R entries */
+  optic_f32_reduce_axis_fn axis;  /* X_RD entries */
 } reduce_entry;
 
 static const reduce_entry entries[] = {
@@ -34,11 +34,11 @@ static const reduce_entry entries[] = {
 typedef struct reduce_job {
   const reduce_entry *e;
   const float *x;
-  size_t n;         /* contiguous: elements; axis: the reduced extent r */
-  size_t chunk;     /* of n, from optic_reduce_chunk_size for the threads asked */
-  float *parts;     /* contiguous: MAX_THREADS * PART_STRIDE; axis: MAX_THREADS * AXIS_INNER */
-  float *y;         /* axis: AXIS_INNER results */
-  float result;     /* contiguous result */
+  size_t n;     /* contiguous: elements; axis: the reduced extent r */
+  size_t chunk; /* of n, from optic_reduce_chunk_size for the threads asked */
+  float *parts; /* contiguous: MAX_THREADS * PART_STRIDE; axis: MAX_THREADS * AXIS_INNER */
+  float *y;     /* axis: AXIS_INNER results */
+  float result; /* contiguous result */
 } reduce_job;
 
 static size_t parts_of(const reduce_job *j) { return j->n == 0 ? 0 : (j->n - 1) / j->chunk + 1; }
@@ -112,7 +112,7 @@ static void run_reduce(optic_bench_state *st, void *user) {
 void bench_register_reduce_kernels(void) {
   for (size_t i = 0; i < sizeof entries / sizeof *entries; i++) {
     if (!optic_isa_supported(entries[i].isa)) continue;
-    bench_register_n_threads(bench_name("kernel/reduce/%s", entries[i].function), run_reduce, OPTIC_UNCONST(void *, &entries[i]),
-                             (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
+    bench_register_n_threads(bench_name("kernel/reduce/%s", entries[i].function), run_reduce,
+                             OPTIC_UNCONST(void *, &entries[i]), (int64_t)BENCH_N_IN_CACHE, (int64_t)BENCH_N_DRAM);
   }
 }

@@ -17,12 +17,23 @@ static void call_spred(void (*fn)(void), size_t n, void *const *arrays, float s)
 }
 
 static const bench_elementwise entries[] = {
-#define X_VPRED(op_, isa_, fn_)                                                                                  \
-  {.function = #fn_, .isa = OPTIC_ISA_##isa_, .fn = (void (*)(void))fn_, .call = call_vpred, .inputs = 3,         \
-   .outputs = 1, .bytes_per_element = 13.0, .types = {BENCH_U8, BENCH_F32, BENCH_F32, BENCH_F32}},
-#define X_SPRED(op_, isa_, fn_)                                                                                  \
-  {.function = #fn_, .isa = OPTIC_ISA_##isa_, .fn = (void (*)(void))fn_, .call = call_spred, .inputs = 2,         \
-   .outputs = 1, .bytes_per_element = 8.0},
+#define X_VPRED(op_, isa_, fn_) \
+  {.function = #fn_,            \
+   .isa = OPTIC_ISA_##isa_,     \
+   .fn = (void (*)(void))fn_,   \
+   .call = call_vpred,          \
+   .inputs = 3,                 \
+   .outputs = 1,                \
+   .bytes_per_element = 13.0,   \
+   .types = {BENCH_U8, BENCH_F32, BENCH_F32, BENCH_F32}},
+#define X_SPRED(op_, isa_, fn_) \
+  {.function = #fn_,            \
+   .isa = OPTIC_ISA_##isa_,     \
+   .fn = (void (*)(void))fn_,   \
+   .call = call_spred,          \
+   .inputs = 2,                 \
+   .outputs = 1,                \
+   .bytes_per_element = 8.0},
 #include "kernels/list/select.inc"
 #undef X_VPRED
 #undef X_SPRED

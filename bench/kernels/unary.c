@@ -51,9 +51,15 @@ static void call_unary(void (*fn)(void), size_t n, void *const *arrays, float s)
 #define TRANSC_RELU 0.0
 
 static const bench_elementwise entries[] = {
-#define X(op_, isa_, fn_)                                                                                        \
-  {.function = #fn_, .isa = OPTIC_ISA_##isa_, .fn = (void (*)(void))fn_, .call = call_unary, .inputs = 1,         \
-   .outputs = 1, .bytes_per_element = 8.0, .flops_per_element = FLOPS_##op_,           \
+#define X(op_, isa_, fn_)            \
+  {.function = #fn_,                 \
+   .isa = OPTIC_ISA_##isa_,          \
+   .fn = (void (*)(void))fn_,        \
+   .call = call_unary,               \
+   .inputs = 1,                      \
+   .outputs = 1,                     \
+   .bytes_per_element = 8.0,         \
+   .flops_per_element = FLOPS_##op_, \
    .transcendentals_per_element = TRANSC_##op_},
 #include "kernels/list/unary.inc"
 #undef X

@@ -44,8 +44,8 @@ void bench_register_fma_peak(void) {
   for (size_t i = 0; i < n; i++) {
     /* The scalar loop is calibrate's fallback, not a bound worth a peer. */
     if (loops[i].isa == OPTIC_ISA_SCALAR || !optic_isa_supported(loops[i].isa)) continue;
-    optic_bench *b = optic_bench_register(bench_name("peer/fma_peak/%s", optic_isa_name(loops[i].isa)),
-                                          run_fma_peak, OPTIC_UNCONST(void *, &loops[i]));
+    optic_bench *b = optic_bench_register(bench_name("peer/fma_peak/%s", optic_isa_name(loops[i].isa)), run_fma_peak,
+                                          OPTIC_UNCONST(void *, &loops[i]));
     OPTIC_BENCH_ARGS(b, 1);
     OPTIC_BENCH_ARGS(b, 2);
     OPTIC_BENCH_ARG_NAMES(b, "threads");

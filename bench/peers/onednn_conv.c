@@ -49,7 +49,8 @@ static const char *conv_run_create(conv_run *r, const bench_conv_layer *l) {
                                          &dst_md, strides, pad, pad) != dnnl_success) {
     return "dnnl_convolution_forward_desc_init";
   }
-  if (dnnl_primitive_desc_create(&r->pd, &cd, NULL, r->engine, NULL) != dnnl_success) return "dnnl_primitive_desc_create";
+  if (dnnl_primitive_desc_create(&r->pd, &cd, NULL, r->engine, NULL) != dnnl_success)
+    return "dnnl_primitive_desc_create";
   const dnnl_query_t what[3] = {dnnl_query_src_md, dnnl_query_weights_md, dnnl_query_dst_md};
   for (int i = 0; i < 3; i++) {
     const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(r->pd, what[i], 0);
@@ -57,7 +58,8 @@ static const char *conv_run_create(conv_run *r, const bench_conv_layer *l) {
       return "dnnl_memory_create";
     }
     void *data = NULL;
-    if (dnnl_memory_get_data_handle(r->mem[i], &data) != dnnl_success || data == NULL) return "dnnl_memory_get_data_handle";
+    if (dnnl_memory_get_data_handle(r->mem[i], &data) != dnnl_success || data == NULL)
+      return "dnnl_memory_get_data_handle";
     float *f = data;
     size_t count = dnnl_memory_desc_get_size(md) / sizeof(float);
     for (size_t j = 0; j < count; j++) f[j] = 1.0f + (float)(j % 1021) / 1040.0f;
@@ -78,12 +80,13 @@ static void run_conv(optic_bench_state *st, void *user) {
   dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, NULL}, {DNNL_ARG_WEIGHTS, NULL}, {DNNL_ARG_DST, NULL}};
   for (int i = 0; i < 3; i++) args[i].memory = r.mem[i];
   /* Untimed call: JIT code and scratchpad are ready before timing. */
-  if (failed == NULL &&
-      (dnnl_primitive_execute(r.prim, r.stream, 3, args) != dnnl_success || dnnl_stream_wait(r.stream) != dnnl_success)) {
+  if (failed == NULL && (dnnl_primitive_execute(r.prim, r.stream, 3, args) != dnnl_success ||
+                         dnnl_stream_wait(r.stream) != dnnl_success)) {
     failed = "dnnl_primitive_execute";
   }
   while (failed == NULL && optic_bench_keep_running(st)) {
-    if (dnnl_primitive_execute(r.prim, r.stream, 3, args) != dnnl_success || dnnl_stream_wait(r.stream) != dnnl_success) {
+    if (dnnl_primitive_execute(r.prim, r.stream, 3, args) != dnnl_success ||
+        dnnl_stream_wait(r.stream) != dnnl_success) {
       failed = "dnnl_primitive_execute";
     }
   }
@@ -97,8 +100,7 @@ static void run_conv(optic_bench_state *st, void *user) {
     char msg[160];
     snprintf(msg, sizeof msg, "onednn_conv: %s failed", failed);
     optic_bench_skip_with_error(st, msg);
-    while (optic_bench_keep_running(st)) {
-    }
+    while (optic_bench_keep_running(st)) {}
     return;
   }
   bench_report_rates(st, 0.0, bench_conv_flops(l));

@@ -24,16 +24,16 @@ static bool gemm_slice(void *job, int t, int nt) {
   /* Rows in multiples of 16, as the convolution's position blocks are. */
   bench_split((size_t)j->m, t, nt, &lo, &hi);
   if (hi > lo) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(hi - lo), j->n, j->k, 1.0f,
-                j->a + lo * (size_t)j->k, j->k, j->b, j->n, 0.0f, j->c + lo * (size_t)j->n, j->n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(hi - lo), j->n, j->k, 1.0f, j->a + lo * (size_t)j->k,
+                j->k, j->b, j->n, 0.0f, j->c + lo * (size_t)j->n, j->n);
   }
   return true;
 }
 
 static void run_sgemm_slices(optic_bench_state *st, void *user) {
   (void)user;
-  gemm_job j = {.m = (int)optic_bench_range(st, 0), .n = (int)optic_bench_range(st, 1),
-                .k = (int)optic_bench_range(st, 2)};
+  gemm_job j = {
+      .m = (int)optic_bench_range(st, 0), .n = (int)optic_bench_range(st, 1), .k = (int)optic_bench_range(st, 2)};
   int threads = (int)optic_bench_range(st, 3);
   j.a = bench_f32_array(BENCH_INPUT_SLOT0, (size_t)j.m * (size_t)j.k);
   j.b = bench_f32_array(BENCH_INPUT_SLOT0 + 1, (size_t)j.k * (size_t)j.n);

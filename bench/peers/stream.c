@@ -19,8 +19,7 @@ static void stream_add(size_t n, const float *restrict a, const float *restrict 
   for (size_t i = 0; i < n; i++) y[i] = a[i] + b[i];
 }
 
-static void stream_triad(size_t n, const float *restrict a, const float *restrict b, float s,
-                         float *restrict y) {
+static void stream_triad(size_t n, const float *restrict a, const float *restrict b, float s, float *restrict y) {
   for (size_t i = 0; i < n; i++) y[i] = a[i] + s * b[i];
 }
 
@@ -51,16 +50,41 @@ static void call_triad(void (*fn)(void), size_t n, void *const *arrays, float s)
 /* Bytes per element in STREAM's counting: copy/scale read 1 and write 1
  * array, add/triad read 2 and write 1; rmw reads b and y and writes y. */
 static const bench_elementwise peers[] = {
-    {.function = "stream_copy", .isa = OPTIC_ISA_SCALAR, .fn = (void (*)(void))stream_copy, .call = call_copy,
-     .inputs = 1, .outputs = 1, .bytes_per_element = 8.0},
-    {.function = "stream_scale", .isa = OPTIC_ISA_SCALAR, .fn = (void (*)(void))stream_scale, .call = call_scale,
-     .inputs = 1, .outputs = 1, .bytes_per_element = 8.0},
-    {.function = "stream_add", .isa = OPTIC_ISA_SCALAR, .fn = (void (*)(void))stream_add, .call = call_add,
-     .inputs = 2, .outputs = 1, .bytes_per_element = 12.0},
-    {.function = "stream_triad", .isa = OPTIC_ISA_SCALAR, .fn = (void (*)(void))stream_triad, .call = call_triad,
-     .inputs = 2, .outputs = 1, .bytes_per_element = 12.0},
-    {.function = "rmw_axpy", .isa = OPTIC_ISA_SCALAR, .fn = (void (*)(void))rmw_axpy, .call = call_scale,
-     .inputs = 1, .outputs = 1, .bytes_per_element = 12.0},
+    {.function = "stream_copy",
+     .isa = OPTIC_ISA_SCALAR,
+     .fn = (void (*)(void))stream_copy,
+     .call = call_copy,
+     .inputs = 1,
+     .outputs = 1,
+     .bytes_per_element = 8.0},
+    {.function = "stream_scale",
+     .isa = OPTIC_ISA_SCALAR,
+     .fn = (void (*)(void))stream_scale,
+     .call = call_scale,
+     .inputs = 1,
+     .outputs = 1,
+     .bytes_per_element = 8.0},
+    {.function = "stream_add",
+     .isa = OPTIC_ISA_SCALAR,
+     .fn = (void (*)(void))stream_add,
+     .call = call_add,
+     .inputs = 2,
+     .outputs = 1,
+     .bytes_per_element = 12.0},
+    {.function = "stream_triad",
+     .isa = OPTIC_ISA_SCALAR,
+     .fn = (void (*)(void))stream_triad,
+     .call = call_triad,
+     .inputs = 2,
+     .outputs = 1,
+     .bytes_per_element = 12.0},
+    {.function = "rmw_axpy",
+     .isa = OPTIC_ISA_SCALAR,
+     .fn = (void (*)(void))rmw_axpy,
+     .call = call_scale,
+     .inputs = 1,
+     .outputs = 1,
+     .bytes_per_element = 12.0},
 };
 
 void bench_register_stream(void) {

@@ -55,7 +55,8 @@ static bool worker(void) {
   char script[PATH_MAX];
   int in[2], out[2];
   if (!script_path(script, sizeof script) || access(script, R_OK) != 0 || access("/usr/bin/python3", X_OK) != 0) {
-    snprintf(py_note, sizeof py_note, "PyTorch peer skipped: /usr/bin/python3 or torch_peer.py next to optic_bench missing");
+    snprintf(py_note, sizeof py_note,
+             "PyTorch peer skipped: /usr/bin/python3 or torch_peer.py next to optic_bench missing");
     return false;
   }
   if (pipe(in) != 0 || pipe(out) != 0) {
@@ -82,7 +83,8 @@ static bool worker(void) {
   to_py = fdopen(in[1], "w");
   from_py = fdopen(out[0], "r");
   char line[256] = "";
-  if (to_py == NULL || from_py == NULL || fgets(line, sizeof line, from_py) == NULL || strncmp(line, "ready ", 6) != 0) {
+  if (to_py == NULL || from_py == NULL || fgets(line, sizeof line, from_py) == NULL ||
+      strncmp(line, "ready ", 6) != 0) {
     line[strcspn(line, "\n")] = '\0';
     snprintf(py_note, sizeof py_note, "%s", strncmp(line, "skip ", 5) == 0 ? line + 5 : "PyTorch peer did not start");
     stop_worker();

@@ -71,8 +71,7 @@ static void run_write_fsync(optic_bench_state *st, void *user) {
      * the run, which the error marks as failed. */
     snprintf(msg, sizeof msg, "write_fsync: writing %s: %s", path, strerror(err));
     optic_bench_skip_with_error(st, msg);
-    while (optic_bench_keep_running(st)) {
-    }
+    while (optic_bench_keep_running(st)) {}
   }
   unlink(path);
   rmdir(dir);

@@ -19,9 +19,7 @@ namespace {
 // The opaque C handles are the Google Benchmark objects themselves.
 benchmark::internal::Benchmark *bm(optic_bench *b) { return reinterpret_cast<benchmark::internal::Benchmark *>(b); }
 benchmark::State &state(optic_bench_state *st) { return *reinterpret_cast<benchmark::State *>(st); }
-const benchmark::State &state(const optic_bench_state *st) {
-  return *reinterpret_cast<const benchmark::State *>(st);
-}
+const benchmark::State &state(const optic_bench_state *st) { return *reinterpret_cast<const benchmark::State *>(st); }
 
 std::atomic<bool> any_error{false};
 
@@ -78,18 +76,17 @@ void note_args(optic_bench *b, std::size_t count) {
   }
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
 optic_bench *optic_bench_register(const char *name, optic_bench_fn fn, void *user) noexcept {
   std::size_t index = families().size();
   families().push_back(family{name, 0});
-  benchmark::internal::Benchmark *b =
-      benchmark::RegisterBenchmark(name, [fn, user, index](benchmark::State &st) {
-        progress_start(index, st);
-        fn(reinterpret_cast<optic_bench_state *>(&st), user);
-      });
+  benchmark::internal::Benchmark *b = benchmark::RegisterBenchmark(name, [fn, user, index](benchmark::State &st) {
+    progress_start(index, st);
+    fn(reinterpret_cast<optic_bench_state *>(&st), user);
+  });
   registered().push_back(b);
   return reinterpret_cast<optic_bench *>(b);
 }
@@ -152,9 +149,13 @@ int optic_bench_thread_count(const optic_bench_state *st) noexcept { return stat
 
 int64_t optic_bench_iterations(const optic_bench_state *st) noexcept { return state(st).iterations(); }
 
-void optic_bench_set_items_processed(optic_bench_state *st, int64_t items) noexcept { state(st).SetItemsProcessed(items); }
+void optic_bench_set_items_processed(optic_bench_state *st, int64_t items) noexcept {
+  state(st).SetItemsProcessed(items);
+}
 
-void optic_bench_set_bytes_processed(optic_bench_state *st, int64_t bytes) noexcept { state(st).SetBytesProcessed(bytes); }
+void optic_bench_set_bytes_processed(optic_bench_state *st, int64_t bytes) noexcept {
+  state(st).SetBytesProcessed(bytes);
+}
 
 void optic_bench_counter(optic_bench_state *st, const char *name, double value, unsigned flags) noexcept {
   benchmark::Counter::OneK base =
@@ -194,4 +195,4 @@ int optic_bench_main(int argc, char **argv) noexcept {
   }
 }
 
-}  // extern "C"
+} // extern "C"

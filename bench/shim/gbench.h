@@ -53,9 +53,8 @@ optic_bench *optic_bench_register(const char *name, optic_bench_fn fn, void *use
 /* One run with these argument values (Google Benchmark's Args); call again for
  * more runs. The values are read in the body with optic_bench_range(i). */
 void optic_bench_args(optic_bench *b, const int64_t *args, size_t count) OPTIC_BENCH_NOEXCEPT;
-#define OPTIC_BENCH_ARGS(b, ...)                                                  \
-  optic_bench_args((b), (const int64_t[]){__VA_ARGS__},                            \
-                   sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
+#define OPTIC_BENCH_ARGS(b, ...) \
+  optic_bench_args((b), (const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t))
 /* Runs for powers of the range multiplier (default 8) from lo to hi, both
  * included, as the single argument (Google Benchmark's Range). */
 void optic_bench_range_of(optic_bench *b, int64_t lo, int64_t hi) OPTIC_BENCH_NOEXCEPT;
@@ -63,8 +62,8 @@ void optic_bench_range_of(optic_bench *b, int64_t lo, int64_t hi) OPTIC_BENCH_NO
 void optic_bench_dense_range(optic_bench *b, int64_t lo, int64_t hi, int step) OPTIC_BENCH_NOEXCEPT;
 /* Names shown in the benchmark name, "name/n:1024/threads:2" (ArgNames). */
 void optic_bench_arg_names(optic_bench *b, const char *const *names, size_t count) OPTIC_BENCH_NOEXCEPT;
-#define OPTIC_BENCH_ARG_NAMES(b, ...)                                             \
-  optic_bench_arg_names((b), (const char *const[]){__VA_ARGS__},                  \
+#define OPTIC_BENCH_ARG_NAMES(b, ...)                            \
+  optic_bench_arg_names((b), (const char *const[]){__VA_ARGS__}, \
                         sizeof((const char *const[]){__VA_ARGS__}) / sizeof(const char *))
 /* Runs the body in `threads` Google Benchmark threads at once, each with its
  * own state ("/threads:N" in the name). Benchmarks that split work with OpenMP
@@ -81,12 +80,7 @@ void optic_bench_min_time(optic_bench *b, double seconds) OPTIC_BENCH_NOEXCEPT;
 /* Repetitions of this benchmark (overrides --benchmark_repetitions). */
 void optic_bench_repetitions(optic_bench *b, int n) OPTIC_BENCH_NOEXCEPT;
 
-typedef enum optic_bench_unit {
-  OPTIC_BENCH_NS = 0,
-  OPTIC_BENCH_US,
-  OPTIC_BENCH_MS,
-  OPTIC_BENCH_S
-} optic_bench_unit;
+typedef enum optic_bench_unit { OPTIC_BENCH_NS = 0, OPTIC_BENCH_US, OPTIC_BENCH_MS, OPTIC_BENCH_S } optic_bench_unit;
 /* Time unit of the reported times. */
 void optic_bench_set_unit(optic_bench *b, optic_bench_unit unit) OPTIC_BENCH_NOEXCEPT;
 

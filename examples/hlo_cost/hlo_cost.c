@@ -18,9 +18,10 @@ static void print_time(double ns) {
 
 int main(int argc, char **argv) {
   if (argc != 2 || strcmp(argv[1], "--help") == 0) {
-    fprintf(stderr, "usage: hlo_cost FILE.hlo\n"
-                    "prints the module's FLOPs, transcendentals, bytes and peak memory, and its\n"
-                    "estimated time on the host model and on the tpu-v4 and tpu-v5e presets\n");
+    fprintf(stderr,
+            "usage: hlo_cost FILE.hlo\n"
+            "prints the module's FLOPs, transcendentals, bytes and peak memory, and its\n"
+            "estimated time on the host model and on the tpu-v4 and tpu-v5e presets\n");
     return 2;
   }
   optic_module_t *module = NULL;
@@ -45,16 +46,15 @@ int main(int argc, char **argv) {
   printf("module %s (%s)\n", optic_module_name(module), argv[1]);
   printf("as written:  %.6g flops, %.6g transcendentals, %.6g bytes accessed\n", raw.flops, raw.transcendentals,
          raw.bytes_accessed);
-  printf("%-10s %14s %14s %14s %12s %5s %13s  %s\n", "machine", "flops", "transcend.", "bytes", "peak bytes",
-         "ops", "est. time", "model source");
+  printf("%-10s %14s %14s %14s %12s %5s %13s  %s\n", "machine", "flops", "transcend.", "bytes", "peak bytes", "ops",
+         "est. time", "model source");
   int rc = 0;
   for (int i = 0; i < 3; i++) {
     optic_compile_options opts = optic_compile_options_default();
     opts.machine = &machines[i];
     optic_program_t *program = NULL;
     optic_program_summary s;
-    if (optic_compile(module, &opts, &program) != OPTIC_OK ||
-        optic_program_summary_get(program, &s) != OPTIC_OK) {
+    if (optic_compile(module, &opts, &program) != OPTIC_OK || optic_program_summary_get(program, &s) != OPTIC_OK) {
       rc = fail(machines[i].name);
       optic_program_destroy(program);
       break;

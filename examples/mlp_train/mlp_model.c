@@ -9,10 +9,10 @@
 #include <math.h>
 #include <string.h>
 
-#define TRY(call)                         \
-  do {                                    \
-    optic_status st_ = (call);            \
-    if (st_ != OPTIC_OK) goto fail;       \
+#define TRY(call)                   \
+  do {                              \
+    optic_status st_ = (call);      \
+    if (st_ != OPTIC_OK) goto fail; \
   } while (0)
 
 void mlp_param_shape(const mlp_dims *d, int i, optic_shape *out) {
@@ -83,8 +83,8 @@ static optic_status filled(builder *b, float v, int64_t rows, int64_t cols, opti
 /* x [rows, k] contracted on x_dim with w's w_dim: dot_general with one
  * contracting pair, no batch dims. (x_dim, w_dim) = (1, 0) is x.w,
  * (0, 0) is x^T.w, (1, 1) is x.w^T. */
-static optic_status matmul(builder *b, optic_node_id x, int32_t x_dim, optic_node_id w, int32_t w_dim,
-                           const char *name, optic_node_id *out) {
+static optic_status matmul(builder *b, optic_node_id x, int32_t x_dim, optic_node_id w, int32_t w_dim, const char *name,
+                           optic_node_id *out) {
   optic_dot_dims dd;
   memset(&dd, 0, sizeof dd);
   dd.lhs_contracting_count = dd.rhs_contracting_count = 1;
@@ -94,8 +94,7 @@ static optic_status matmul(builder *b, optic_node_id x, int32_t x_dim, optic_nod
 }
 
 /* Sum (or max) of x over dimension dim. */
-static optic_status reduce(builder *b, optic_node_id x, int64_t dim, bool max, const char *name,
-                           optic_node_id *out) {
+static optic_status reduce(builder *b, optic_node_id x, int64_t dim, bool max, const char *name, optic_node_id *out) {
   optic_shape scalar;
   optic_shape_make(0, NULL, &scalar);
   float init = max ? -INFINITY : 0.0f;
@@ -107,8 +106,7 @@ static optic_status reduce(builder *b, optic_node_id x, int64_t dim, bool max, c
 
 /* v [n] broadcast along the other dimension of a [rows, cols] array: as
  * columns (v_dim 1: v has cols entries) or rows (v_dim 0: rows entries). */
-static optic_status bcast(builder *b, optic_node_id v, int64_t rows, int64_t cols, int64_t v_dim,
-                          optic_node_id *out) {
+static optic_status bcast(builder *b, optic_node_id v, int64_t rows, int64_t cols, int64_t v_dim, optic_node_id *out) {
   int64_t dims[2] = {rows, cols};
   optic_shape s;
   optic_shape_make(2, dims, &s);

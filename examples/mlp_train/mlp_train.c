@@ -25,12 +25,12 @@
 const char *const mlp_param_names[MLP_PARAMS] = {"param/W1", "param/b1", "param/W2",
                                                  "param/b2", "param/W3", "param/b3"};
 
-#define TRY(call, what)                                                   \
-  do {                                                                    \
-    if ((call) != OPTIC_OK) {                                             \
-      fprintf(stderr, "mlp_train: %s: %s\n", what, optic_last_error());  \
-      return 1;                                                           \
-    }                                                                     \
+#define TRY(call, what)                                                 \
+  do {                                                                  \
+    if ((call) != OPTIC_OK) {                                           \
+      fprintf(stderr, "mlp_train: %s: %s\n", what, optic_last_error()); \
+      return 1;                                                         \
+    }                                                                   \
   } while (0)
 
 /* ------------------------------------------------------------ model */
@@ -121,8 +121,7 @@ static optic_status global_gradients(trainer *t) {
       st = shard_gradients(t, t->ctx[0], s, t->gathered + (size_t)s * P);
   if (st == OPTIC_OK && t->mpi) {
     float losses[SHARDS];
-    st = optic_pod_mpi_all_gather(t->mpi, t->gathered + (size_t)t->first_shard * P, t->gathered, SHARDS * P,
-                                  OPTIC_F32);
+    st = optic_pod_mpi_all_gather(t->mpi, t->gathered + (size_t)t->first_shard * P, t->gathered, SHARDS * P, OPTIC_F32);
     if (st == OPTIC_OK)
       st = optic_pod_mpi_all_gather(t->mpi, t->shard_loss + t->first_shard, losses, SHARDS, OPTIC_F32);
     if (st == OPTIC_OK) memcpy(t->shard_loss, losses, sizeof losses);
@@ -194,7 +193,8 @@ static int resume(trainer *t) {
   }
   TRY(st, "restoring the newest checkpoint");
   t->step = rep.step;
-  if (t->rank == 0) printf("resume: continuing from step %" PRIu64 "%s\n", t->step, rep.skipped ? " (newer ones were damaged)" : "");
+  if (t->rank == 0)
+    printf("resume: continuing from step %" PRIu64 "%s\n", t->step, rep.skipped ? " (newer ones were damaged)" : "");
   return 0;
 }
 
@@ -235,8 +235,10 @@ static int build_optimizer(trainer *t) {
   TRY(optic_optim_hparams_default(o->optimizer, OPTIC_OPTIM_CONVENTION_DEFAULT, &hp), "hparams");
   hp.lr = o->lr;
   if (o->steps > o->warmup) /* else (a run of one step) the rate stays constant */
-    hp.schedule = (optic_lr_schedule){.kind = OPTIC_LR_WARMUP_COSINE, .warmup_steps = (uint64_t)o->warmup,
-                                      .decay_steps = (uint64_t)o->steps, .min_lr = o->min_lr};
+    hp.schedule = (optic_lr_schedule){.kind = OPTIC_LR_WARMUP_COSINE,
+                                      .warmup_steps = (uint64_t)o->warmup,
+                                      .decay_steps = (uint64_t)o->steps,
+                                      .min_lr = o->min_lr};
   optic_shape shapes[MLP_PARAMS];
   for (int i = 0; i < MLP_PARAMS; i++) mlp_param_shape(&t->md.dims, i, &shapes[i]);
   TRY(optic_optim_add_group(t->opt, &hp, MLP_PARAMS, shapes, NULL), "optimizer group");
@@ -306,11 +308,11 @@ static void print_header(const trainer *t) {
   char who[64];
   if (t->o.mpi) snprintf(who, sizeof who, "%d MPI ranks x %d pod cores", t->ranks, t->o.cores);
   else snprintf(who, sizeof who, "%d pod cores", t->o.cores);
-  printf("mlp_train: 64-%" PRId64 "-%" PRId64 "-10, %zu parameters, batch %" PRId64 " (4 shards), %s, %s, %s"
+  printf("mlp_train: 64-%" PRId64 "-%" PRId64 "-10, %zu parameters, batch %" PRId64
+         " (4 shards), %s, %s, %s"
          " gradients, %" PRId64 " steps, %" PRId64 " steps/epoch\n",
          t->md.dims.hidden1, t->md.dims.hidden2, t->md.total, t->o.batch, who, optic_optim_kind_name(t->o.optimizer),
-         t->o.hand_gradients ? "hand-written" : "autodiff",
-         t->o.steps, t->o.epoch_steps);
+         t->o.hand_gradients ? "hand-written" : "autodiff", t->o.steps, t->o.epoch_steps);
 }
 
 /* The loss curve: one line per epoch (and at the last step). */
@@ -385,25 +387,50 @@ static void usage(void) {
 }
 
 static int parse(int argc, char **argv, options *o) {
-  *o = (options){.steps = 3000, .batch = 64, .hidden = 256, .train_size = 32768, .test_size = 1024, .cores = 0,
-                 .threads = 1, .ckpt_every = 100, .keep = 3, .seed = 1, .lr = 3e-3, .warmup = -1,
-                 .kill_at_step = -1, .optimizer = OPTIC_OPTIM_KIND_ADAM};
+  *o = (options){.steps = 3000,
+                 .batch = 64,
+                 .hidden = 256,
+                 .train_size = 32768,
+                 .test_size = 1024,
+                 .cores = 0,
+                 .threads = 1,
+                 .ckpt_every = 100,
+                 .keep = 3,
+                 .seed = 1,
+                 .lr = 3e-3,
+                 .warmup = -1,
+                 .kill_at_step = -1,
+                 .optimizer = OPTIC_OPTIM_KIND_ADAM};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NUM(flag, field)                  \
-  if (strcmp(a, flag) == 0 && v) {        \
-    o->field = strtoll(v, NULL, 0);       \
-    i++;                                  \
-    continue;                             \
-  }
-    NUM("--steps", steps) NUM("--batch", batch) NUM("--hidden", hidden) NUM("--cores", cores)
-    NUM("--threads", threads) NUM("--seed", seed) NUM("--warmup", warmup) NUM("--train-size", train_size)
-    NUM("--test-size", test_size) NUM("--ckpt-every", ckpt_every) NUM("--kill-at-step", kill_at_step)
+#define NUM(flag, field)            \
+  if (strcmp(a, flag) == 0 && v) {  \
+    o->field = strtoll(v, NULL, 0); \
+    i++;                            \
+    continue;                       \
+  } else (void)0
+    // clang-format off
+    NUM("--steps", steps); NUM("--batch", batch); NUM("--hidden", hidden); NUM("--cores", cores);
+    NUM("--threads", threads); NUM("--seed", seed); NUM("--warmup", warmup); NUM("--train-size", train_size);
+    NUM("--test-size", test_size); NUM("--ckpt-every", ckpt_every); NUM("--kill-at-step", kill_at_step);
+    // clang-format on
 #undef NUM
-    if (strcmp(a, "--lr") == 0 && v) { o->lr = strtod(v, NULL); i++; continue; }
-    if (strcmp(a, "--ckpt-dir") == 0 && v) { o->ckpt_dir = v; i++; continue; }
-    if (strcmp(a, "--dump-hlo") == 0 && v) { o->dump_hlo = v; i++; continue; }
+    if (strcmp(a, "--lr") == 0 && v) {
+      o->lr = strtod(v, NULL);
+      i++;
+      continue;
+    }
+    if (strcmp(a, "--ckpt-dir") == 0 && v) {
+      o->ckpt_dir = v;
+      i++;
+      continue;
+    }
+    if (strcmp(a, "--dump-hlo") == 0 && v) {
+      o->dump_hlo = v;
+      i++;
+      continue;
+    }
     if (strcmp(a, "--optimizer") == 0 && v) {
       if (optic_optim_kind_from_name(v, &o->optimizer) != OPTIC_OK) {
         fprintf(stderr, "mlp_train: --optimizer: %s\n", optic_last_error());
@@ -412,17 +439,28 @@ static int parse(int argc, char **argv, options *o) {
       i++;
       continue;
     }
-    if (strcmp(a, "--resume") == 0) { o->resume = true; continue; }
-    if (strcmp(a, "--mpi") == 0) { o->mpi = true; continue; }
-    if (strcmp(a, "--gradcheck") == 0) { o->gradcheck = true; continue; }
-    if (strcmp(a, "--hand-gradients") == 0) { o->hand_gradients = true; continue; }
+    if (strcmp(a, "--resume") == 0) {
+      o->resume = true;
+      continue;
+    }
+    if (strcmp(a, "--mpi") == 0) {
+      o->mpi = true;
+      continue;
+    }
+    if (strcmp(a, "--gradcheck") == 0) {
+      o->gradcheck = true;
+      continue;
+    }
+    if (strcmp(a, "--hand-gradients") == 0) {
+      o->hand_gradients = true;
+      continue;
+    }
     usage();
     return 2;
   }
   if (o->cores == 0) o->cores = o->mpi ? 1 : 4;
-  if (o->batch % SHARDS || o->batch <= 0 || o->steps <= 0 || o->hidden <= 0 || o->cores <= 0 ||
-      SHARDS % o->cores || o->threads <= 0 || o->ckpt_every <= 0 || o->train_size <= 0 || o->test_size <= 0 ||
-      (o->resume && !o->ckpt_dir)) {
+  if (o->batch % SHARDS || o->batch <= 0 || o->steps <= 0 || o->hidden <= 0 || o->cores <= 0 || SHARDS % o->cores ||
+      o->threads <= 0 || o->ckpt_every <= 0 || o->train_size <= 0 || o->test_size <= 0 || (o->resume && !o->ckpt_dir)) {
     fprintf(stderr, "mlp_train: bad options (batch a multiple of 4, cores 1/2/4, --resume needs --ckpt-dir)\n");
     return 2;
   }

@@ -42,9 +42,9 @@ typedef struct trainer {
   optic_step_engine_t *engine;
   int64_t shard_batch;
   float grad_scale; /* 1 / global batch: the gradient program's seed input */
-  float *xb, *yb;     /* the global batch: batch x in, batch x classes (one-hot) */
-  float *gathered;    /* per core: SHARDS x total gradients */
-  float *grad;        /* the reduced gradient */
+  float *xb, *yb;   /* the global batch: batch x in, batch x classes (one-hot) */
+  float *gathered;  /* per core: SHARDS x total gradients */
+  float *grad;      /* the reduced gradient */
   optic_tensor gt[MLP_PARAMS];
   float shard_loss[SHARDS];
   int first_shard, local_shards; /* this process's shards (all 4 unless --mpi) */

@@ -25,8 +25,8 @@
 #include "graph/passes/fusion.h"
 
 bool fusion_is_loop_op(optic_opcode op) {
-  return graph_opcode_is_elementwise(op) || op == OPTIC_OP_COPY || op == OPTIC_OP_BROADCAST ||
-         op == OPTIC_OP_RESHAPE || op == OPTIC_OP_BITCAST || op == OPTIC_OP_TRANSPOSE;
+  return graph_opcode_is_elementwise(op) || op == OPTIC_OP_COPY || op == OPTIC_OP_BROADCAST || op == OPTIC_OP_RESHAPE ||
+         op == OPTIC_OP_BITCAST || op == OPTIC_OP_TRANSPOSE;
 }
 
 int64_t fusion_elements(const optic_type *t) {

@@ -45,7 +45,7 @@ typedef struct fusion_ctx {
   int32_t n_touched;
   fusion_group *groups;
   int32_t n_groups;
-  optic_node_id *members; /* each group's members, contiguous, in list order */
+  optic_node_id *members;   /* each group's members, contiguous, in list order */
   optic_node_id *leftovers; /* cloned or duplicated outside operands: removed if no user is left */
   int32_t n_leftovers;
   unsigned char *left_mark; /* by id < n_ids: already in leftovers */

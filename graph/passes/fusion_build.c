@@ -19,7 +19,8 @@ static bool is_scalar_constant(const optic_instr *in) {
 
 static bool is_dup_candidate(const optic_module_t *m, const optic_instr *in) {
   if (in->op != OPTIC_OP_BROADCAST && in->op != OPTIC_OP_RESHAPE && in->op != OPTIC_OP_BITCAST &&
-      in->op != OPTIC_OP_TRANSPOSE) return false;
+      in->op != OPTIC_OP_TRANSPOSE)
+    return false;
   optic_opcode q = m->instrs[in->operands[0]].op;
   return q == OPTIC_OP_PARAMETER || q == OPTIC_OP_CONSTANT;
 }

@@ -14,13 +14,13 @@
  * (see pass_instr_has_effect); a computation is needed if it is the entry or
  * a live instruction calls it. */
 typedef struct pass_liveness {
-  unsigned char *live;       /* by node id, n_ids entries */
-  int32_t n_ids;             /* m->n_instrs when computed */
+  unsigned char *live;        /* by node id, n_ids entries */
+  int32_t n_ids;              /* m->n_instrs when computed */
   unsigned char *comp_effect; /* by comp id: 1 if it contains an effect, transitively */
-  optic_comp_id *comps;      /* needed computations, entry first, in discovery order */
+  optic_comp_id *comps;       /* needed computations, entry first, in discovery order */
   int32_t n_comps;
-  int64_t n_live;            /* live instructions, parameters included */
-  int64_t work;              /* instructions visited + operand edges walked */
+  int64_t n_live; /* live instructions, parameters included */
+  int64_t work;   /* instructions visited + operand edges walked */
 } pass_liveness;
 
 /* Fails with INVALID_ARGUMENT (changing nothing) if there is no entry or a
@@ -55,8 +55,8 @@ optic_status pass_fusion(optic_module_t *m, const pass_liveness *l, const optic_
                          pass_counts *counts, bool *changed);
 
 /* Reads o->fold_max_bytes (> 0 after the manager's defaults). */
-optic_status pass_fold(optic_module_t *m, const pass_liveness *l, const optic_optimize_options *o,
-                       pass_counts *counts, bool *changed);
+optic_status pass_fold(optic_module_t *m, const pass_liveness *l, const optic_optimize_options *o, pass_counts *counts,
+                       bool *changed);
 
 /* Whether id is live. Instructions a pass creates after the analysis
  * (ids >= n_ids) are live: they take over uses of live ones. Passes rewrite

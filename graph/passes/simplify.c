@@ -41,7 +41,7 @@ typedef struct simplify_ctx {
   bool *changed;
   unsigned char *memo; /* splat class by node id, for ids below n_memo */
   int32_t n_memo;
-  bool added;          /* this computation got a new instruction */
+  bool added; /* this computation got a new instruction */
 } simplify_ctx;
 
 static splat classify_element(optic_dtype dt, const unsigned char *p) {

@@ -55,8 +55,7 @@ OPTIC_API optic_grad_options optic_grad_options_default(void);
  * differentiable path that optic cannot differentiate: the message names
  * it, its opcode and why), OVERFLOW, OUT_OF_MEMORY. */
 OPTIC_API optic_status optic_autodiff_value_and_grad(optic_module_t *m, optic_comp_id comp, const int32_t *wrt,
-                                                     int32_t n_wrt, const optic_grad_options *opts,
-                                                     optic_comp_id *out);
+                                                     int32_t n_wrt, const optic_grad_options *opts, optic_comp_id *out);
 
 #ifdef __cplusplus
 }

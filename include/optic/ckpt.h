@@ -28,7 +28,7 @@ OPTIC_API const char *optic_ckpt_crypto_version(void);
 /* The format version a save writes; readers accept versions 1 to this one
  * (docs/checkpoint-format.md: 2 added the step and per-chunk hashes). */
 #define OPTIC_CKPT_FORMAT_VERSION 2u
-#define OPTIC_CKPT_MAX_NAME 255u              /* bytes of an entry name or metadata key */
+#define OPTIC_CKPT_MAX_NAME 255u /* bytes of an entry name or metadata key */
 #define OPTIC_CKPT_MAX_ENTRIES 1000000u
 #define OPTIC_CKPT_MAX_META_VALUE ((size_t)1 << 24) /* 16 MiB per metadata value */
 #define OPTIC_CKPT_DIGEST_BYTES 32u
@@ -90,10 +90,10 @@ static inline optic_ckpt_meta optic_ckpt_meta_str(const char *key, const char *v
 }
 
 typedef struct optic_ckpt_save_options {
-  size_t size;          /* sizeof(optic_ckpt_save_options) */
-  int32_t threads;      /* hashing threads (OpenMP); 0: omp_get_max_threads(), at most 64 */
-  uint32_t chunk_log2;  /* hash chunk 2^k bytes, 16..28; 0: 20 (1 MiB) */
-  uint32_t keep;        /* optic_ckpt_save*: keep the newest `keep` checkpoints per directory; 0: all */
+  size_t size;             /* sizeof(optic_ckpt_save_options) */
+  int32_t threads;         /* hashing threads (OpenMP); 0: omp_get_max_threads(), at most 64 */
+  uint32_t chunk_log2;     /* hash chunk 2^k bytes, 16..28; 0: 20 (1 MiB) */
+  uint32_t keep;           /* optic_ckpt_save*: keep the newest `keep` checkpoints per directory; 0: all */
   const optic_ckpt_io *io; /* NULL: optic_ckpt_io_posix() */
   /* optic_ckpt_save_file: record `step` in the file when record_step is
    * true (optic_ckpt_save always records its own step argument). */
@@ -134,8 +134,8 @@ OPTIC_API optic_status optic_ckpt_save(const char *const *dirs, size_t ndirs, ui
 /* ------------------------------------------------------------- reading */
 
 typedef struct optic_ckpt_read_options {
-  size_t size; /* sizeof(optic_ckpt_read_options) */
-  int32_t threads; /* hashing threads; 0: omp_get_max_threads(), at most 64 */
+  size_t size;             /* sizeof(optic_ckpt_read_options) */
+  int32_t threads;         /* hashing threads; 0: omp_get_max_threads(), at most 64 */
   const optic_ckpt_io *io; /* NULL: POSIX */
 } optic_ckpt_read_options;
 
@@ -161,7 +161,7 @@ typedef struct optic_ckpt_entry_info {
   const char *name; /* owned by the reader */
   optic_dtype dtype;
   optic_shape shape;
-  uint64_t offset, bytes; /* where the data is in the file */
+  uint64_t offset, bytes;                  /* where the data is in the file */
   uint8_t sha256[OPTIC_CKPT_DIGEST_BYTES]; /* root of the entry's chunk hashes */
 } optic_ckpt_entry_info;
 
@@ -173,8 +173,8 @@ OPTIC_API optic_status optic_ckpt_find(const optic_ckpt_reader_t *r, const char 
 OPTIC_API size_t optic_ckpt_meta_count(const optic_ckpt_reader_t *r);
 /* Metadata item i; key and value point into the reader (value is followed by
  * a NUL byte not counted in len, so text values are C strings). */
-OPTIC_API optic_status optic_ckpt_meta_at(const optic_ckpt_reader_t *r, size_t i, const char **key,
-                                          const void **value, size_t *len);
+OPTIC_API optic_status optic_ckpt_meta_at(const optic_ckpt_reader_t *r, size_t i, const char **key, const void **value,
+                                          size_t *len);
 /* Value of key; NOT_FOUND if absent. */
 OPTIC_API optic_status optic_ckpt_meta_get(const optic_ckpt_reader_t *r, const char *key, const void **value,
                                            size_t *len);
@@ -233,10 +233,10 @@ OPTIC_API optic_status optic_ckpt_list(const char *dir, uint64_t *steps, size_t 
 OPTIC_API int optic_ckpt_path(const char *dir, uint64_t step, char *buf, size_t size);
 
 typedef struct optic_ckpt_restore_report {
-  size_t size;           /* sizeof(optic_ckpt_restore_report) */
-  uint64_t step;         /* out: the step restored */
-  size_t dir_index;      /* out: which of dirs it came from */
-  size_t skipped;        /* out: checkpoint files tried and rejected (corrupt, unreadable, mismatched) */
+  size_t size;             /* sizeof(optic_ckpt_restore_report) */
+  uint64_t step;           /* out: the step restored */
+  size_t dir_index;        /* out: which of dirs it came from */
+  size_t skipped;          /* out: checkpoint files tried and rejected (corrupt, unreadable, mismatched) */
   char first_skipped[512]; /* out: "PATH: message" of the newest rejected file ("" if none) */
 } optic_ckpt_restore_report;
 
@@ -251,16 +251,15 @@ typedef struct optic_ckpt_restore_report {
  * checkpoint, CORRUPT when every one was rejected (message: how many, and the
  * newest one's problem); the targets are then unspecified. A file whose
  * entries do not match the targets (name, dtype, shape) is skipped too. */
-OPTIC_API optic_status optic_ckpt_restore_latest(const char *const *dirs, size_t ndirs,
-                                                 const optic_ckpt_entry *targets, size_t n,
-                                                 const optic_ckpt_read_options *opts,
+OPTIC_API optic_status optic_ckpt_restore_latest(const char *const *dirs, size_t ndirs, const optic_ckpt_entry *targets,
+                                                 size_t n, const optic_ckpt_read_options *opts,
                                                  optic_ckpt_restore_report *report);
 
 typedef struct optic_ckpt_repair_report {
-  size_t size;        /* sizeof(optic_ckpt_repair_report) */
-  size_t checked;     /* out: checkpoint files verified */
-  size_t valid;       /* out: of which valid */
-  size_t repaired;    /* out: files rewritten (corrupt) or created (missing) from a valid replica */
+  size_t size;          /* sizeof(optic_ckpt_repair_report) */
+  size_t checked;       /* out: checkpoint files verified */
+  size_t valid;         /* out: of which valid */
+  size_t repaired;      /* out: files rewritten (corrupt) or created (missing) from a valid replica */
   size_t unrecoverable; /* out: steps with no valid replica in any directory */
 } optic_ckpt_repair_report;
 

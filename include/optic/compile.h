@@ -126,7 +126,8 @@ OPTIC_API void optic_machine_resolve(const optic_machine *m, optic_machine *out)
 OPTIC_API double optic_machine_estimate_gemm_ns(const optic_machine *m, const optic_cost *cost);
 /* As optic_machine_estimate_ns, with the time at least bytes / class_bandwidth
  * (class_bandwidth <= 0: no class bound): one of the op-class figures. */
-OPTIC_API double optic_machine_estimate_class_ns(const optic_machine *m, const optic_cost *cost, double class_bandwidth);
+OPTIC_API double optic_machine_estimate_class_ns(const optic_machine *m, const optic_cost *cost,
+                                                 double class_bandwidth);
 /* The model of `threads` of m's cores: what a run on that many threads (the
  * executor's, OpenMP's or OpenBLAS's) can reach. threads 0 means all cores;
  * otherwise it is clamped to [1, m->cores] (threads beyond the cores share
@@ -201,8 +202,8 @@ OPTIC_API const optic_buffer_plan_t *optic_program_buffers(const optic_program_t
 
 /* One instruction's figures in the program (scheduled instructions only). */
 typedef struct optic_node_estimate {
-  optic_cost cost;  /* optic_node_cost of the optimized instruction */
-  double est_ns;    /* optic_machine_estimate_ns(machine, cost); 0 for instructions that run
+  optic_cost cost; /* optic_node_cost of the optimized instruction */
+  double est_ns;   /* optic_machine_estimate_ns(machine, cost); 0 for instructions that run
                        no code: parameter, constant, tuple, get-tuple-element, reshape (aliases) */
 } optic_node_estimate;
 /* INVALID_ARGUMENT for an instruction that is not scheduled (fused and
@@ -211,14 +212,14 @@ OPTIC_API optic_status optic_program_node_estimate(const optic_program_t *p, opt
                                                    optic_node_estimate *out);
 
 typedef struct optic_program_summary {
-  optic_cost cost;                /* entry computation totals */
-  double est_ns;                  /* sum of the entry schedule's estimates */
-  optic_memory_estimate memory;   /* entry buffer plan totals */
-  size_t peak_bytes;              /* memory.total_bytes + arenas of called sequences + constants */
-  int64_t instructions;           /* live instructions of the entry after optimization */
-  int64_t fusions;                /* fusion instructions in the entry */
-  optic_pass_stats passes;        /* what optimization did (size set by the program) */
-  double compile_seconds;         /* wall time of optic_compile */
+  optic_cost cost;              /* entry computation totals */
+  double est_ns;                /* sum of the entry schedule's estimates */
+  optic_memory_estimate memory; /* entry buffer plan totals */
+  size_t peak_bytes;            /* memory.total_bytes + arenas of called sequences + constants */
+  int64_t instructions;         /* live instructions of the entry after optimization */
+  int64_t fusions;              /* fusion instructions in the entry */
+  optic_pass_stats passes;      /* what optimization did (size set by the program) */
+  double compile_seconds;       /* wall time of optic_compile */
 } optic_program_summary;
 OPTIC_API optic_status optic_program_summary_get(const optic_program_t *p, optic_program_summary *out);
 
@@ -236,8 +237,8 @@ OPTIC_API optic_status optic_program_summary_get(const optic_program_t *p, optic
  * the outputs back as the next step's inputs. */
 typedef enum optic_io_alias_kind {
   OPTIC_IO_ALIAS_NONE = 0,
-  OPTIC_IO_ALIAS_MAY,  /* may-alias */
-  OPTIC_IO_ALIAS_MUST  /* must-alias */
+  OPTIC_IO_ALIAS_MAY, /* may-alias */
+  OPTIC_IO_ALIAS_MUST /* must-alias */
 } optic_io_alias_kind;
 
 typedef struct optic_program_io {

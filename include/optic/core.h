@@ -32,25 +32,25 @@ extern "C" {
 
 /* X(NAME, description). OPTIC_OK is 0; every other code is an error. Codes are
  * stable: new ones are only ever appended. */
-#define OPTIC_STATUS_LIST(X)                                              \
-  X(OK, "ok")                                                             \
-  X(ERR_INVALID_ARGUMENT, "invalid argument")                             \
-  X(ERR_SHAPE_MISMATCH, "shape mismatch")                                 \
-  X(ERR_OUT_OF_MEMORY, "out of memory")                                   \
-  X(ERR_OVERFLOW, "size overflow")                                        \
-  X(ERR_IO, "i/o error")                                                  \
-  X(ERR_CORRUPT, "corrupt data")                                          \
-  X(ERR_NOT_FOUND, "not found")                                           \
-  X(ERR_UNSUPPORTED, "unsupported")                                       \
-  X(ERR_PEER_FAILED, "peer failed")                                       \
-  X(ERR_TIMEOUT, "timed out")                                             \
+#define OPTIC_STATUS_LIST(X)                  \
+  X(OK, "ok")                                 \
+  X(ERR_INVALID_ARGUMENT, "invalid argument") \
+  X(ERR_SHAPE_MISMATCH, "shape mismatch")     \
+  X(ERR_OUT_OF_MEMORY, "out of memory")       \
+  X(ERR_OVERFLOW, "size overflow")            \
+  X(ERR_IO, "i/o error")                      \
+  X(ERR_CORRUPT, "corrupt data")              \
+  X(ERR_NOT_FOUND, "not found")               \
+  X(ERR_UNSUPPORTED, "unsupported")           \
+  X(ERR_PEER_FAILED, "peer failed")           \
+  X(ERR_TIMEOUT, "timed out")                 \
   X(ERR_INTERNAL, "internal error")
 
 typedef enum optic_status {
 #define OPTIC_STATUS_ENUM_(name, desc) OPTIC_##name,
   OPTIC_STATUS_LIST(OPTIC_STATUS_ENUM_)
 #undef OPTIC_STATUS_ENUM_
-  OPTIC_STATUS_COUNT_ /* not a status: the number of codes */
+      OPTIC_STATUS_COUNT_ /* not a status: the number of codes */
 } optic_status;
 
 /* Short name of a code ("OPTIC_ERR_IO"); "OPTIC_STATUS_UNKNOWN" for values
@@ -97,7 +97,7 @@ typedef enum optic_dtype {
 #define OPTIC_DTYPE_ENUM_(name, str, size) OPTIC_##name,
   OPTIC_DTYPE_LIST(OPTIC_DTYPE_ENUM_)
 #undef OPTIC_DTYPE_ENUM_
-  OPTIC_DTYPE_COUNT_
+      OPTIC_DTYPE_COUNT_
 } optic_dtype;
 
 /* Bytes per element; 0 for token, OPTIC_DTYPE_INVALID and values outside the enum. */
@@ -187,8 +187,7 @@ typedef struct optic_named_tensor {
 
 /* Builds a view; validates dtype and shape (INVALID_ARGUMENT), and that data
  * is non-NULL unless the array is empty. */
-OPTIC_API optic_status optic_tensor_make(optic_dtype dtype, const optic_shape *shape, void *data,
-                                         optic_tensor *out);
+OPTIC_API optic_status optic_tensor_make(optic_dtype dtype, const optic_shape *shape, void *data, optic_tensor *out);
 /* Bytes of the viewed array (overflow-checked, as optic_shape_bytes). */
 OPTIC_API optic_status optic_tensor_bytes(const optic_tensor *t, size_t *out);
 
@@ -218,8 +217,7 @@ OPTIC_API const optic_allocator *optic_default_allocator(void);
  * The caller owns the block and frees it with optic_free and the same
  * allocator, size and alignment. Errors: INVALID_ARGUMENT (bad alignment, NULL
  * out), OUT_OF_MEMORY (with the size in the message). */
-OPTIC_API optic_status optic_alloc(const optic_allocator *allocator, size_t size, size_t alignment,
-                                   void **out);
+OPTIC_API optic_status optic_alloc(const optic_allocator *allocator, size_t size, size_t alignment, void **out);
 /* NULL-safe. */
 OPTIC_API void optic_free(const optic_allocator *allocator, void *ptr, size_t size, size_t alignment);
 
@@ -315,15 +313,15 @@ enum {
 #define OPTIC_CPU_FEATURE_BIT_(name, str) OPTIC_CPU_BIT_##name,
   OPTIC_CPU_FEATURE_LIST(OPTIC_CPU_FEATURE_BIT_)
 #undef OPTIC_CPU_FEATURE_BIT_
-  OPTIC_CPU_FEATURE_COUNT_
+      OPTIC_CPU_FEATURE_COUNT_
 };
 #define OPTIC_CPU_HAS(info, name) ((((info)->features) >> OPTIC_CPU_BIT_##name) & 1u)
 
 typedef struct optic_cpu_info {
-  char arch[16];    /* "x86_64" or "aarch64" */
-  char vendor[16];  /* "AuthenticAMD", "GenuineIntel", "" on aarch64 */
-  char model[64];   /* brand string, e.g. "AMD EPYC 9B45" ("" if unknown) */
-  uint64_t features; /* OPTIC_CPU_BIT_* */
+  char arch[16];        /* "x86_64" or "aarch64" */
+  char vendor[16];      /* "AuthenticAMD", "GenuineIntel", "" on aarch64 */
+  char model[64];       /* brand string, e.g. "AMD EPYC 9B45" ("" if unknown) */
+  uint64_t features;    /* OPTIC_CPU_BIT_* */
   int32_t logical_cpus; /* online logical CPUs */
   /* Per-core L2 and last-level (largest) data or unified cache of CPU 0, in
    * bytes, from /sys/devices/system/cpu/cpu0/cache (Linux); 0 when unknown. */

@@ -36,7 +36,7 @@ typedef struct optic_device {
   int32_t id;                       /* index in optic_device_list's order */
   char name[OPTIC_DEVICE_NAME_MAX]; /* "host" */
   optic_device_kind kind;
-  int32_t cores;                    /* threads a run on this device may use (>= 1) */
+  int32_t cores; /* threads a run on this device may use (>= 1) */
 } optic_device;
 
 /* Writes up to cap devices into out and the number that exist into *count
@@ -78,16 +78,16 @@ OPTIC_API optic_pool_options optic_pool_options_default(void);
 
 /* Statistics of one pool; a snapshot, read with the context's accessor. */
 typedef struct optic_pool_stats {
-  size_t bytes_reserved; /* bytes of every arena the pool holds (cached + in use) */
-  size_t bytes_in_use;   /* bytes of arenas currently acquired */
-  size_t peak_bytes;     /* highest bytes_reserved ever */
-  size_t bytes_requested;/* sum of the sizes asked for by the acquires in use */
-  int64_t arenas;        /* arenas held (cached + in use) */
-  int64_t hits;          /* acquires served from the cache */
-  int64_t misses;        /* acquires that reserved a new arena (allocator calls that succeeded) */
-  int64_t retries;       /* retry attempts after the allocator returned NULL */
-  int64_t failures;      /* acquires that ended in OUT_OF_MEMORY */
-  int64_t trims;         /* arenas given back to the allocator (trim, retry, cache cap) */
+  size_t bytes_reserved;  /* bytes of every arena the pool holds (cached + in use) */
+  size_t bytes_in_use;    /* bytes of arenas currently acquired */
+  size_t peak_bytes;      /* highest bytes_reserved ever */
+  size_t bytes_requested; /* sum of the sizes asked for by the acquires in use */
+  int64_t arenas;         /* arenas held (cached + in use) */
+  int64_t hits;           /* acquires served from the cache */
+  int64_t misses;         /* acquires that reserved a new arena (allocator calls that succeeded) */
+  int64_t retries;        /* retry attempts after the allocator returned NULL */
+  int64_t failures;       /* acquires that ended in OUT_OF_MEMORY */
+  int64_t trims;          /* arenas given back to the allocator (trim, retry, cache cap) */
 } optic_pool_stats;
 
 /* ------------------------------------------------------------ profiler
@@ -125,15 +125,15 @@ typedef struct optic_profile_event {
   char name[OPTIC_PROFILE_NAME_MAX];     /* instruction name, pass name, "run", ... */
   char detail[OPTIC_PROFILE_DETAIL_MAX]; /* opcode or fusion kind; "" if none */
   optic_profile_kind kind;
-  int32_t device;                        /* device id (Chrome trace pid - 1) */
-  int32_t thread;                        /* thread index within the run (Chrome trace tid - 1) */
-  int64_t node;                          /* instruction id, -1 if none */
-  uint64_t run;                          /* run sequence number (events of one run share it) */
-  const void *program;                   /* tag: the program it belongs to (never dereferenced) */
-  uint64_t start_ns, end_ns;             /* optic_now_ns() clock */
-  double flops;                          /* cost model figures of the instruction, 0 if none */
-  double bytes;                          /* bytes accessed (reserve: arena bytes) */
-  double est_ns;                         /* cost model estimate, 0 if none */
+  int32_t device;            /* device id (Chrome trace pid - 1) */
+  int32_t thread;            /* thread index within the run (Chrome trace tid - 1) */
+  int64_t node;              /* instruction id, -1 if none */
+  uint64_t run;              /* run sequence number (events of one run share it) */
+  const void *program;       /* tag: the program it belongs to (never dereferenced) */
+  uint64_t start_ns, end_ns; /* optic_now_ns() clock */
+  double flops;              /* cost model figures of the instruction, 0 if none */
+  double bytes;              /* bytes accessed (reserve: arena bytes) */
+  double est_ns;             /* cost model estimate, 0 if none */
 } optic_profile_event;
 
 typedef struct optic_profiler optic_profiler_t;
@@ -169,8 +169,7 @@ OPTIC_API optic_status optic_profiler_record(optic_profiler_t *p, const optic_pr
  * NULL). Honors the enabled flag. INVALID_ARGUMENT for NULL p or passes, or
  * a negative or non-finite compile_seconds. */
 OPTIC_API optic_status optic_profiler_record_compile(optic_profiler_t *p, const optic_pass_stats *passes,
-                                                     double compile_seconds, const void *program,
-                                                     uint64_t start_ns);
+                                                     double compile_seconds, const void *program, uint64_t start_ns);
 
 /* The timeline: the recorded events in recording order (per thread in time
  * order), owned by the profiler, valid until clear or destroy. */
@@ -210,10 +209,10 @@ typedef struct optic_profile_op_stat {
 } optic_profile_op_stat;
 
 typedef struct optic_profile_summary {
-  int64_t runs;              /* distinct run numbers among op events */
-  double run_ns;             /* mean duration of RUN events (0 if none) */
-  double measured_ns;        /* sum of the ops' measured_ns */
-  double est_ns;             /* sum of the ops' est_ns */
+  int64_t runs;       /* distinct run numbers among op events */
+  double run_ns;      /* mean duration of RUN events (0 if none) */
+  double measured_ns; /* sum of the ops' measured_ns */
+  double est_ns;      /* sum of the ops' est_ns */
   size_t op_count;
   optic_profile_op_stat *ops; /* by decreasing measured_ns; owned by the summary */
 } optic_profile_summary;
@@ -246,11 +245,11 @@ OPTIC_API optic_status optic_profile_summary_to_text(const optic_profile_summary
 typedef struct optic_exec_ctx optic_exec_ctx_t;
 
 typedef struct optic_exec_options {
-  size_t size;                  /* sizeof(optic_exec_options); fields beyond it take defaults */
-  int32_t threads;              /* threads of the one parallel region per run; 0 (default): the
+  size_t size;                      /* sizeof(optic_exec_options); fields beyond it take defaults */
+  int32_t threads;                  /* threads of the one parallel region per run; 0 (default): the
                                    device's cores */
-  int32_t device;               /* device id (optic_device_list); default 0, the host */
-  int64_t max_while_iterations; /* a while whose body ran this many times and whose condition is
+  int32_t device;                   /* device id (optic_device_list); default 0, the host */
+  int64_t max_while_iterations;     /* a while whose body ran this many times and whose condition is
                                    still true fails with OPTIC_ERR_TIMEOUT; default 1,000,000 */
   const optic_allocator *allocator; /* NULL: optic_default_allocator(); outlives the context.
                                        Overrides pool->allocator when both are set */

@@ -43,8 +43,8 @@ OPTIC_API optic_status optic_graph_parameter(optic_module_t *m, optic_comp_id co
 /* A constant array; data holds the elements in row-major order and is copied
  * (bytes must equal the array's byte size). */
 OPTIC_API optic_status optic_graph_constant(optic_module_t *m, optic_comp_id comp, optic_dtype dtype,
-                                            const optic_shape *shape, const void *data, size_t bytes,
-                                            const char *name, optic_node_id *out);
+                                            const optic_shape *shape, const void *data, size_t bytes, const char *name,
+                                            optic_node_id *out);
 OPTIC_API optic_status optic_graph_iota(optic_module_t *m, optic_comp_id comp, optic_dtype dtype,
                                         const optic_shape *shape, int64_t iota_dimension, const char *name,
                                         optic_node_id *out);
@@ -56,8 +56,8 @@ OPTIC_API optic_status optic_graph_iota(optic_module_t *m, optic_comp_id comp, o
  * sine, cosine, tan, cbrt, round-nearest-afz, round-nearest-even (floating
  * point; negate/abs/sign also s32), not (pred and integers), popcnt,
  * count-leading-zeros (integers), copy (any). Result type = operand type. */
-OPTIC_API optic_status optic_graph_unary(optic_module_t *m, optic_comp_id comp, optic_opcode op,
-                                         optic_node_id x, const char *name, optic_node_id *out);
+OPTIC_API optic_status optic_graph_unary(optic_module_t *m, optic_comp_id comp, optic_opcode op, optic_node_id x,
+                                         const char *name, optic_node_id *out);
 /* Elementwise binary: add, subtract, multiply, divide, power, maximum,
  * minimum, remainder (numeric), atan2 (floating point), and, or, xor (pred
  * and integers), shift-left, shift-right-logical, shift-right-arithmetic
@@ -65,8 +65,8 @@ OPTIC_API optic_status optic_graph_unary(optic_module_t *m, optic_comp_id comp, 
  * as unsigned, gives 0, or the sign in every bit for the arithmetic right
  * shift). Operands must have the same shape and dtype (XLA broadcasts
  * explicitly). */
-OPTIC_API optic_status optic_graph_binary(optic_module_t *m, optic_comp_id comp, optic_opcode op,
-                                          optic_node_id a, optic_node_id b, const char *name, optic_node_id *out);
+OPTIC_API optic_status optic_graph_binary(optic_module_t *m, optic_comp_id comp, optic_opcode op, optic_node_id a,
+                                          optic_node_id b, const char *name, optic_node_id *out);
 /* compare: same shape and dtype operands; result pred of that shape. */
 OPTIC_API optic_status optic_graph_compare(optic_module_t *m, optic_comp_id comp, optic_compare_dir dir,
                                            optic_node_id a, optic_node_id b, const char *name, optic_node_id *out);
@@ -78,12 +78,12 @@ OPTIC_API optic_status optic_graph_select(optic_module_t *m, optic_comp_id comp,
 /* clamp(lo, x, hi): lo and hi are scalars or x's shape, all of x's dtype. */
 OPTIC_API optic_status optic_graph_clamp(optic_module_t *m, optic_comp_id comp, optic_node_id lo, optic_node_id x,
                                          optic_node_id hi, const char *name, optic_node_id *out);
-OPTIC_API optic_status optic_graph_convert(optic_module_t *m, optic_comp_id comp, optic_node_id x,
-                                           optic_dtype dtype, const char *name, optic_node_id *out);
+OPTIC_API optic_status optic_graph_convert(optic_module_t *m, optic_comp_id comp, optic_node_id x, optic_dtype dtype,
+                                           const char *name, optic_node_id *out);
 /* is-finite: a floating-point operand; result pred of its shape (false for
  * infinities and NaN). */
-OPTIC_API optic_status optic_graph_is_finite(optic_module_t *m, optic_comp_id comp, optic_node_id x,
-                                             const char *name, optic_node_id *out);
+OPTIC_API optic_status optic_graph_is_finite(optic_module_t *m, optic_comp_id comp, optic_node_id x, const char *name,
+                                             optic_node_id *out);
 /* bitcast-convert: the operand's bits read as dtype, which must have the
  * operand dtype's element size (XLA also allows other sizes, adding or
  * removing a minor dimension; optic refuses those with UNSUPPORTED). */
@@ -136,17 +136,16 @@ OPTIC_API optic_status optic_graph_gather(optic_module_t *m, optic_comp_id comp,
  * inside the operand is skipped. One operand (XLA's variadic form is not
  * supported). */
 OPTIC_API optic_status optic_graph_scatter(optic_module_t *m, optic_comp_id comp, optic_node_id operand,
-                                           optic_node_id indices, optic_node_id updates,
-                                           const optic_scatter_dims *dims, optic_comp_id to_apply, const char *name,
-                                           optic_node_id *out);
+                                           optic_node_id indices, optic_node_id updates, const optic_scatter_dims *dims,
+                                           optic_comp_id to_apply, const char *name, optic_node_id *out);
 /* sort: n operands of one shape (any dtypes) sorted together along
  * `dimension`; comparator takes 2n scalars (lhs and rhs of operand 0, then of
  * operand 1, ...) and returns pred[] "lhs before rhs". The result is the
  * operand's type for n = 1, else a tuple. optic's sort is always stable (a
  * valid order for is_stable=false too). */
 OPTIC_API optic_status optic_graph_sort(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs, int32_t n,
-                                        int64_t dimension, bool is_stable, optic_comp_id comparator,
-                                        const char *name, optic_node_id *out);
+                                        int64_t dimension, bool is_stable, optic_comp_id comparator, const char *name,
+                                        optic_node_id *out);
 
 /* ------------------------------------------------------------ collectives, custom-call, tokens, rng, topk, batch norm */
 
@@ -156,9 +155,8 @@ OPTIC_API optic_status optic_graph_sort(optic_module_t *m, optic_comp_id comp, c
  * it (to_apply combines two scalars). With shard_count 1 both are the
  * identity; with more they parse, print, cost and compile, and evaluating or
  * running them is OPTIC_ERR_UNSUPPORTED naming the op. */
-OPTIC_API optic_status optic_graph_all_gather(optic_module_t *m, optic_comp_id comp, optic_node_id x,
-                                              int64_t dimension, int64_t shard_count, const char *name,
-                                              optic_node_id *out);
+OPTIC_API optic_status optic_graph_all_gather(optic_module_t *m, optic_comp_id comp, optic_node_id x, int64_t dimension,
+                                              int64_t shard_count, const char *name, optic_node_id *out);
 OPTIC_API optic_status optic_graph_reduce_scatter(optic_module_t *m, optic_comp_id comp, optic_node_id x,
                                                   int64_t dimension, int64_t shard_count, optic_comp_id to_apply,
                                                   const char *name, optic_node_id *out);
@@ -186,13 +184,13 @@ OPTIC_API optic_status optic_graph_after_all(optic_module_t *m, optic_comp_id co
                                              int32_t n, const char *name, optic_node_id *out);
 OPTIC_API optic_status optic_graph_infeed(optic_module_t *m, optic_comp_id comp, optic_node_id token,
                                           const optic_type *data, const char *name, optic_node_id *out);
-OPTIC_API optic_status optic_graph_outfeed(optic_module_t *m, optic_comp_id comp, optic_node_id x,
-                                           optic_node_id token, const char *name, optic_node_id *out);
+OPTIC_API optic_status optic_graph_outfeed(optic_module_t *m, optic_comp_id comp, optic_node_id x, optic_node_id token,
+                                           const char *name, optic_node_id *out);
 /* replica-id / partition-id (partition = true): this replica's (or
  * partition's) number as u32[]. optic runs single-replica, single-partition
  * programs: both are 0 in the evaluator and the runtime. */
-OPTIC_API optic_status optic_graph_replica_id(optic_module_t *m, optic_comp_id comp, bool partition,
-                                              const char *name, optic_node_id *out);
+OPTIC_API optic_status optic_graph_replica_id(optic_module_t *m, optic_comp_id comp, bool partition, const char *name,
+                                              optic_node_id *out);
 /* rng-bit-generator's algorithms (XLA's RandomAlgorithm). */
 typedef enum optic_rng_algorithm {
   OPTIC_RNG_DEFAULT = 0,
@@ -212,20 +210,20 @@ OPTIC_API optic_status optic_graph_rng_bit_generator(optic_module_t *m, optic_co
  * s32 indices, as the tuple (values, indices). As XLA's TopK decomposition:
  * a stable sort in the float total order (NaN above +inf, -0 below +0),
  * so ties keep the lower index first. */
-OPTIC_API optic_status optic_graph_topk(optic_module_t *m, optic_comp_id comp, optic_node_id x, int64_t k,
-                                        bool largest, const char *name, optic_node_id *out);
+OPTIC_API optic_status optic_graph_topk(optic_module_t *m, optic_comp_id comp, optic_node_id x, int64_t k, bool largest,
+                                        const char *name, optic_node_id *out);
 /* XLA's batch norm ops on f32/f64 with features along feature_index:
  * training (x, scale, offset) -> (y, mean, variance); inference (x, scale,
  * offset, mean, variance) -> y; grad (x, scale, mean, variance, grad_y) ->
  * (grad_x, grad_scale, grad_offset). Statistics in double, rounded once;
  * the variance is biased (XLA's definition). */
 OPTIC_API optic_status optic_graph_batch_norm(optic_module_t *m, optic_comp_id comp, optic_opcode op,
-                                              const optic_node_id *xs, int32_t n, float epsilon,
-                                              int64_t feature_index, const char *name, optic_node_id *out);
+                                              const optic_node_id *xs, int32_t n, float epsilon, int64_t feature_index,
+                                              const char *name, optic_node_id *out);
 /* opt-barrier: its operand (any type) unchanged; passes do not move work
  * across it in XLA. optic keeps it as an alias of the operand. */
-OPTIC_API optic_status optic_graph_opt_barrier(optic_module_t *m, optic_comp_id comp, optic_node_id x,
-                                               const char *name, optic_node_id *out);
+OPTIC_API optic_status optic_graph_opt_barrier(optic_module_t *m, optic_comp_id comp, optic_node_id x, const char *name,
+                                               optic_node_id *out);
 
 /* ------------------------------------------------------------ layout */
 
@@ -234,9 +232,9 @@ OPTIC_API optic_status optic_graph_transpose(optic_module_t *m, optic_comp_id co
                                              const int64_t *perm, const char *name, optic_node_id *out);
 /* slice: per dim 0 <= start <= limit <= size, stride >= 1; output size
  * ceil((limit - start) / stride). Arrays have operand-rank entries. */
-OPTIC_API optic_status optic_graph_slice(optic_module_t *m, optic_comp_id comp, optic_node_id x,
-                                         const int64_t *start, const int64_t *limit, const int64_t *stride,
-                                         const char *name, optic_node_id *out);
+OPTIC_API optic_status optic_graph_slice(optic_module_t *m, optic_comp_id comp, optic_node_id x, const int64_t *start,
+                                         const int64_t *limit, const int64_t *stride, const char *name,
+                                         optic_node_id *out);
 /* concatenate n >= 1 operands of one dtype and rank along dimension. */
 OPTIC_API optic_status optic_graph_concatenate(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs,
                                                int32_t n, int64_t dimension, const char *name, optic_node_id *out);
@@ -248,8 +246,8 @@ typedef struct optic_pad_dim {
 OPTIC_API optic_status optic_graph_pad(optic_module_t *m, optic_comp_id comp, optic_node_id x, optic_node_id value,
                                        const optic_pad_dim *config, const char *name, optic_node_id *out);
 /* reverse the listed dims (distinct, in range). */
-OPTIC_API optic_status optic_graph_reverse(optic_module_t *m, optic_comp_id comp, optic_node_id x,
-                                           const int64_t *dims, int32_t ndims, const char *name, optic_node_id *out);
+OPTIC_API optic_status optic_graph_reverse(optic_module_t *m, optic_comp_id comp, optic_node_id x, const int64_t *dims,
+                                           int32_t ndims, const char *name, optic_node_id *out);
 
 /* ------------------------------------------------------------ structure and control flow */
 
@@ -267,9 +265,8 @@ OPTIC_API optic_status optic_graph_call(optic_module_t *m, optic_comp_id comp, o
  * if n > 1). dims are distinct, in range; output = inputs' shape without
  * dims (a tuple if n > 1). */
 OPTIC_API optic_status optic_graph_reduce(optic_module_t *m, optic_comp_id comp, const optic_node_id *inputs,
-                                          const optic_node_id *inits, int32_t n, const int64_t *dims,
-                                          int32_t ndims, optic_comp_id to_apply, const char *name,
-                                          optic_node_id *out);
+                                          const optic_node_id *inits, int32_t n, const int64_t *dims, int32_t ndims,
+                                          optic_comp_id to_apply, const char *name, optic_node_id *out);
 /* map: n operands of one shape; to_apply takes n scalars of their dtypes and
  * returns one scalar; output = operands' shape with that dtype. */
 OPTIC_API optic_status optic_graph_map(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs, int32_t n,
@@ -284,8 +281,8 @@ OPTIC_API optic_status optic_graph_while(optic_module_t *m, optic_comp_id comp, 
  * be 2) or s32[] (branch i; out of range runs the last branch, as in XLA).
  * Branch i takes operands[i]; all branches return the same type. */
 OPTIC_API optic_status optic_graph_conditional(optic_module_t *m, optic_comp_id comp, optic_node_id selector,
-                                               const optic_node_id *operands, const optic_comp_id *branches,
-                                               int32_t n, const char *name, optic_node_id *out);
+                                               const optic_node_id *operands, const optic_comp_id *branches, int32_t n,
+                                               const char *name, optic_node_id *out);
 
 /* XLA's fusion kinds. The kind only tells a backend how to emit the fused
  * computation; optic runs every kind as a call of it (kCustom included). */
@@ -302,11 +299,10 @@ OPTIC_API optic_status optic_graph_fusion(optic_module_t *m, optic_comp_id comp,
 /* all-reduce of n arrays (a tuple result if n > 1) with the scalar combiner
  * to_apply. Replica groups: group g holds group_sizes[g] ids, listed one
  * group after another in replica_ids; n_groups 0 means one group of all. */
-OPTIC_API optic_status optic_graph_all_reduce(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs,
-                                              int32_t n, optic_comp_id to_apply, const int32_t *replica_ids,
+OPTIC_API optic_status optic_graph_all_reduce(optic_module_t *m, optic_comp_id comp, const optic_node_id *xs, int32_t n,
+                                              optic_comp_id to_apply, const int32_t *replica_ids,
                                               const int32_t *group_sizes, int32_t n_groups, const char *name,
                                               optic_node_id *out);
-
 
 /* ------------------------------------------------------------ windows, dot and convolution */
 
@@ -321,9 +317,8 @@ typedef struct optic_window_dim {
  * (in - 1) * base_dilation + 1 + pad_low + pad_high and dilated window =
  * (size - 1) * window_dilation + 1. */
 OPTIC_API optic_status optic_graph_reduce_window(optic_module_t *m, optic_comp_id comp, const optic_node_id *inputs,
-                                                 const optic_node_id *inits, int32_t n,
-                                                 const optic_window_dim *window, optic_comp_id to_apply,
-                                                 const char *name, optic_node_id *out);
+                                                 const optic_node_id *inits, int32_t n, const optic_window_dim *window,
+                                                 optic_comp_id to_apply, const char *name, optic_node_id *out);
 
 /* dot (XLA dot_general): dimension numbers pair lhs_batch[i] with
  * rhs_batch[i] and lhs_contracting[i] with rhs_contracting[i]; output =

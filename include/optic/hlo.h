@@ -55,7 +55,6 @@ OPTIC_API optic_status optic_module_from_hlo_text(const char *text, size_t len, 
  * IO for a file that cannot be read. */
 OPTIC_API optic_status optic_module_from_hlo_file(const char *path, optic_module_t **out);
 
-
 /* ============================================================ HLO text printing */
 
 /* Prints the module as XLA HLO text into a newly allocated string (the

@@ -40,7 +40,7 @@ typedef enum optic_optim_kind {
 #define OPTIC_OPTIM_KIND_ENUM_(name, str) OPTIC_OPTIM_KIND_##name,
   OPTIC_OPTIM_KIND_LIST(OPTIC_OPTIM_KIND_ENUM_)
 #undef OPTIC_OPTIM_KIND_ENUM_
-  OPTIC_OPTIM_KIND_COUNT_
+      OPTIC_OPTIM_KIND_COUNT_
 } optic_optim_kind;
 
 /* Whose update rule an optimizer follows where the libraries differ
@@ -65,7 +65,7 @@ typedef enum optic_optim_convention {
   OPTIC_OPTIM_CONVENTION_COUNT_
 } optic_optim_convention;
 
-OPTIC_API const char *optic_optim_kind_name(optic_optim_kind kind);           /* "adamw"; "invalid" */
+OPTIC_API const char *optic_optim_kind_name(optic_optim_kind kind);          /* "adamw"; "invalid" */
 OPTIC_API const char *optic_optim_convention_name(optic_optim_convention c); /* "pytorch"; "invalid" */
 /* The inverses: "adamw" -> OPTIC_OPTIM_KIND_ADAMW, "keras" -> ..._KERAS
  * ("default" too). Exact lower-case names; INVALID_ARGUMENT (message lists
@@ -207,12 +207,12 @@ OPTIC_API optic_status optic_optim_add_group(optic_optim_t *opt, const optic_opt
 
 /* What a step did. */
 typedef struct optic_optim_step_report {
-  bool skipped;        /* a non-finite gradient was found: nothing changed */
-  size_t bad_tensor;   /* skipped: the first tensor with one (global index) */
-  size_t bad_element;  /* skipped: the first such element in it */
-  double grad_norm;    /* ‖g‖ over all gradients before clipping; NaN when
+  bool skipped;       /* a non-finite gradient was found: nothing changed */
+  size_t bad_tensor;  /* skipped: the first tensor with one (global index) */
+  size_t bad_element; /* skipped: the first such element in it */
+  double grad_norm;   /* ‖g‖ over all gradients before clipping; NaN when
                           neither clipping nor skip_nonfinite computed it */
-  double clip_scale;   /* the factor the gradients were scaled by (1: none) */
+  double clip_scale;  /* the factor the gradients were scaled by (1: none) */
   /* options.profile (else 0): wall time of the update region, and the largest
    * CPU time (CLOCK_THREAD_CPUTIME_ID) a thread spent on its share of it —
    * what the update costs when threads are not descheduled. The gradient
@@ -320,8 +320,9 @@ OPTIC_API optic_status optic_optim_save(const optic_optim_t *opt, const char *co
                                         const optic_named_tensor *extra, size_t nextra, const optic_ckpt_meta *meta,
                                         size_t nmeta, const optic_ckpt_save_options *opts);
 /* The same into one file, as optic_ckpt_save_file. */
-OPTIC_API optic_status optic_optim_save_file(const optic_optim_t *opt, const char *path, const optic_named_tensor *extra,
-                                             size_t nextra, const optic_ckpt_meta *meta, size_t nmeta,
+OPTIC_API optic_status optic_optim_save_file(const optic_optim_t *opt, const char *path,
+                                             const optic_named_tensor *extra, size_t nextra,
+                                             const optic_ckpt_meta *meta, size_t nmeta,
                                              const optic_ckpt_save_options *opts);
 /* Restores opt's state from an opened checkpoint, and targets[0..n) as
  * optic_ckpt_restore. opt must have the groups it was saved with (same
@@ -332,8 +333,9 @@ OPTIC_API optic_status optic_optim_save_file(const optic_optim_t *opt, const cha
  * INVALID_ARGUMENT (format version, group count, kind, hyperparameter,
  * tensor count or name mismatch: the message says which), SHAPE_MISMATCH,
  * CORRUPT, IO; and those of optic_ckpt_check_name. */
-OPTIC_API optic_status optic_optim_restore(optic_optim_t *opt, optic_ckpt_reader_t *r, const optic_named_tensor *targets,
-                                           size_t n, const optic_optim_restore_options *ro);
+OPTIC_API optic_status optic_optim_restore(optic_optim_t *opt, optic_ckpt_reader_t *r,
+                                           const optic_named_tensor *targets, size_t n,
+                                           const optic_optim_restore_options *ro);
 /* Rollback across replicas as optic_ckpt_restore_latest: the newest step
  * whose file restores (optic_optim_restore) wins; files that do not (corrupt,
  * unreadable, mismatched) are skipped and counted in report (may be NULL).
@@ -393,7 +395,7 @@ typedef struct optic_step_engine_options {
    * (optic_optim_options.threads, 0: omp_get_max_threads()) through
    * optic_compile_options.threads. */
   const optic_machine *machine;
-  optic_opt_level level;          /* optic_compile level (default OPTIC_OPT_FULL) */
+  optic_opt_level level; /* optic_compile level (default OPTIC_OPT_FULL) */
   /* Events go to this profiler when it is enabled (caller-owned, outlives the
    * engine). NULL and profile: the engine creates its own, enabled. */
   optic_profiler_t *profiler;
@@ -434,28 +436,27 @@ OPTIC_API optic_status optic_step_engine_step_replicas(optic_step_engine_t *e, c
  * (options.pod): every core calls it once per step with its own arrays.
  * Core 0 compiles (the others wait at a pod barrier). */
 OPTIC_API optic_status optic_step_engine_step_core(optic_step_engine_t *e, optic_pod_core_t *core,
-                                                   const optic_tensor *params, const optic_tensor *grads,
-                                                   size_t count);
+                                                   const optic_tensor *params, const optic_tensor *grads, size_t count);
 
 typedef struct optic_step_engine_metrics {
-  uint64_t steps;              /* engine steps that ran (a replica step counts once) */
-  uint64_t skipped_steps;      /* of those, skipped for non-finite gradients */
-  double last_step_ns;         /* wall time of the last step (core 0) */
-  double mean_step_ns;         /* mean over the steps */
-  double last_allreduce_ns;    /* its all-reduce part (0: none) */
-  double last_update_ns;       /* its update part */
-  double est_step_ns;          /* estimate of one step: update + all-reduce */
-  double est_update_ns;        /* sum of the groups' compiled programs' estimates */
-  double est_allreduce_ns;     /* docs/optim.md: ring model on the machine's DRAM bandwidth */
-  double measured_over_estimated; /* mean_step_ns / est_step_ns (0 before the first step) */
-  double update_bytes_per_step;   /* real bytes the update moves (Adam: 28 per element) */
-  double est_bytes_per_step;      /* bytes accessed by the compiled programs (cost model) */
-  double allreduce_bytes_per_step; /* gradient bytes all-reduced per core */
-  double bytes_moved;             /* update + all-reduce bytes over all steps (core 0) */
-  uint64_t cache_hits, cache_misses; /* program lookups: one per group per step */
-  double cache_hit_rate;          /* hits / (hits + misses); 0 before any lookup */
-  uint64_t programs;              /* distinct compiled programs held */
-  double compile_ns;              /* total wall time of the compiles */
+  uint64_t steps;                      /* engine steps that ran (a replica step counts once) */
+  uint64_t skipped_steps;              /* of those, skipped for non-finite gradients */
+  double last_step_ns;                 /* wall time of the last step (core 0) */
+  double mean_step_ns;                 /* mean over the steps */
+  double last_allreduce_ns;            /* its all-reduce part (0: none) */
+  double last_update_ns;               /* its update part */
+  double est_step_ns;                  /* estimate of one step: update + all-reduce */
+  double est_update_ns;                /* sum of the groups' compiled programs' estimates */
+  double est_allreduce_ns;             /* docs/optim.md: ring model on the machine's DRAM bandwidth */
+  double measured_over_estimated;      /* mean_step_ns / est_step_ns (0 before the first step) */
+  double update_bytes_per_step;        /* real bytes the update moves (Adam: 28 per element) */
+  double est_bytes_per_step;           /* bytes accessed by the compiled programs (cost model) */
+  double allreduce_bytes_per_step;     /* gradient bytes all-reduced per core */
+  double bytes_moved;                  /* update + all-reduce bytes over all steps (core 0) */
+  uint64_t cache_hits, cache_misses;   /* program lookups: one per group per step */
+  double cache_hit_rate;               /* hits / (hits + misses); 0 before any lookup */
+  uint64_t programs;                   /* distinct compiled programs held */
+  double compile_ns;                   /* total wall time of the compiles */
   optic_optim_step_report last_report; /* core 0's optimizer report of the last step */
 } optic_step_engine_metrics;
 

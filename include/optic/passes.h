@@ -75,7 +75,7 @@ typedef enum optic_pass {
 #define OPTIC_PASS_ENUM_(name, str) OPTIC_PASS_##name,
   OPTIC_PASS_LIST(OPTIC_PASS_ENUM_)
 #undef OPTIC_PASS_ENUM_
-  OPTIC_PASS_COUNT_
+      OPTIC_PASS_COUNT_
 } optic_pass;
 
 /* Room for passes added later without changing the structs' layout. */
@@ -116,31 +116,31 @@ OPTIC_API optic_optimize_options optic_optimize_options_default(void);
 
 /* What one pass did, summed over the rounds it ran in. */
 typedef struct optic_pass_stat {
-  int32_t runs;         /* rounds it ran in */
-  int64_t removed;      /* instructions removed (dce; fusion: those moved into fused
+  int32_t runs;     /* rounds it ran in */
+  int64_t removed;  /* instructions removed (dce; fusion: those moved into fused
                          * computations and copied constants left without users) */
-  int64_t replaced;     /* instructions whose uses now go to an equal one (cse, simplify, fold;
+  int64_t replaced; /* instructions whose uses now go to an equal one (cse, simplify, fold;
                          * fusion: group roots whose uses went to their fusion) */
-  int64_t added;        /* instructions created (simplify: merged reshapes, transposes;
+  int64_t added;    /* instructions created (simplify: merged reshapes, transposes;
                          * fold: constants; fusion: fusion instructions) */
-  int64_t work;         /* pass-specific units of work: instructions visited plus
+  int64_t work;     /* pass-specific units of work: instructions visited plus
                          * operand edges walked (dce), hash-table probes (cse),
                          * constant elements inspected (simplify), instructions
                          * visited, operand edges checked and elements folded
                          * (fold), instructions visited, user edges and operands
                          * examined (fusion); linear in the
                          * module size, which the tests check */
-  double seconds;       /* wall time */
+  double seconds;   /* wall time */
 } optic_pass_stat;
 
 /* Filled by optic_graph_optimize: set size = sizeof(optic_pass_stats) (or
  * less, for an older layout: only fields that fit are written). */
 typedef struct optic_pass_stats {
   size_t size;
-  int32_t rounds;                  /* rounds run, including the final unchanged one */
-  int64_t instructions_before;     /* live instructions of the required computations */
+  int32_t rounds;              /* rounds run, including the final unchanged one */
+  int64_t instructions_before; /* live instructions of the required computations */
   int64_t instructions_after;
-  double seconds;                  /* wall time of the whole call */
+  double seconds;                         /* wall time of the whole call */
   optic_pass_stat pass[OPTIC_MAX_PASSES]; /* indexed by optic_pass */
 } optic_pass_stats;
 

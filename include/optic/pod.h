@@ -53,8 +53,7 @@ OPTIC_API optic_status optic_topology_validate(const optic_topology *t);
 OPTIC_API optic_status optic_topology_ring(int32_t n, bool wrap, optic_topology *out);
 /* A 1-, 2- or 3-D torus/mesh. INVALID_ARGUMENT for a zero or negative dim,
  * ndims outside 1..3, or more than 2^20 cores. wrap may be NULL (all wrap). */
-OPTIC_API optic_status optic_topology_torus(int32_t ndims, const int32_t *dims, const bool *wrap,
-                                            optic_topology *out);
+OPTIC_API optic_status optic_topology_torus(int32_t ndims, const int32_t *dims, const bool *wrap, optic_topology *out);
 /* Published slice shapes with their link figures (docs/pod.md cites the
  * sources): "v4-4x4x4", "v4-4x4x8", "v5e-16x16", "v5p-4x4x4", "v6e-16x16",
  * "v5e-2x2", "v6e-4x4". NOT_FOUND for another name. */
@@ -74,8 +73,7 @@ OPTIC_API optic_status optic_topology_ring_order(const optic_topology *t, int32_
 /* Estimated seconds of a bandwidth-optimal all-reduce of `bytes` per core:
  * per axis, 2(k-1)/k * bytes / (link_bytes_per_s * (wrap ? 2 : 1)) plus
  * 2(k-1) hops of latency (docs/pod.md). UNSUPPORTED if the link figures are 0. */
-OPTIC_API optic_status optic_topology_allreduce_seconds(const optic_topology *t, double bytes,
-                                                         double *seconds);
+OPTIC_API optic_status optic_topology_allreduce_seconds(const optic_topology *t, double bytes, double *seconds);
 
 /* ----------------------------------------------------------- emulated pod */
 
@@ -88,12 +86,12 @@ typedef struct optic_pod optic_pod_t;
 typedef struct optic_pod_core optic_pod_core_t;
 
 typedef struct optic_pod_options {
-  size_t size;                     /* sizeof(optic_pod_options) */
-  int32_t cores;                       /* 1..64 (0: topology's, or 1); must equal topology->cores */
-  const optic_topology *topology;  /* NULL: a ring of `cores`; copied */
-  uint64_t heartbeat_timeout_ns;   /* a core silent this long is failed; 0: 2 s */
-  uint64_t timeout_ns;             /* barrier/collective timeout; 0: 60 s */
-  size_t chunk_bytes;              /* pipeline chunk; 0: 64 KiB */
+  size_t size;                      /* sizeof(optic_pod_options) */
+  int32_t cores;                    /* 1..64 (0: topology's, or 1); must equal topology->cores */
+  const optic_topology *topology;   /* NULL: a ring of `cores`; copied */
+  uint64_t heartbeat_timeout_ns;    /* a core silent this long is failed; 0: 2 s */
+  uint64_t timeout_ns;              /* barrier/collective timeout; 0: 60 s */
+  size_t chunk_bytes;               /* pipeline chunk; 0: 64 KiB */
   const optic_allocator *allocator; /* scratch buffers; NULL: default */
 } optic_pod_options;
 
@@ -140,8 +138,7 @@ typedef enum optic_pod_fault {
  * loaded machine) looks dead and may be declared failed before its fault
  * point; its call then returns PEER_FAILED like every other core's.
  * OPTIC_POD_FAULT_NONE clears the core's fault. Not during a run. */
-OPTIC_API optic_status optic_pod_inject_fault(optic_pod_t *pod, int32_t core, uint64_t at_call,
-                                              optic_pod_fault fault);
+OPTIC_API optic_status optic_pod_inject_fault(optic_pod_t *pod, int32_t core, uint64_t at_call, optic_pod_fault fault);
 
 /* --------------------------------------------- calls made by a core */
 
@@ -188,16 +185,16 @@ OPTIC_API void optic_pod_shard(size_t count, int32_t cores, int32_t core, size_t
 /* recv[i] = op over cores of send[i], count elements. send == recv allowed.
  * Ring topology: ring reduce-scatter then all-gather along the ring order;
  * 2-D/3-D torus: one ring phase per axis. */
-OPTIC_API optic_status optic_pod_all_reduce(optic_pod_core_t *core, const void *send, void *recv,
-                                            size_t count, optic_dtype dtype, optic_pod_op op);
+OPTIC_API optic_status optic_pod_all_reduce(optic_pod_core_t *core, const void *send, void *recv, size_t count,
+                                            optic_dtype dtype, optic_pod_op op);
 /* recv (this core's shard, `len` elements) = op over cores of send[offset ..
  * offset+len) where send has count elements. recv may alias send + offset. */
-OPTIC_API optic_status optic_pod_reduce_scatter(optic_pod_core_t *core, const void *send, void *recv,
-                                                size_t count, optic_dtype dtype, optic_pod_op op);
+OPTIC_API optic_status optic_pod_reduce_scatter(optic_pod_core_t *core, const void *send, void *recv, size_t count,
+                                                optic_dtype dtype, optic_pod_op op);
 /* recv (count elements) = every core's shard concatenated; send holds this
  * core's shard (`len` elements) and may alias recv + offset. */
-OPTIC_API optic_status optic_pod_all_gather(optic_pod_core_t *core, const void *send, void *recv,
-                                            size_t count, optic_dtype dtype);
+OPTIC_API optic_status optic_pod_all_gather(optic_pod_core_t *core, const void *send, void *recv, size_t count,
+                                            optic_dtype dtype);
 /* buf (count elements) on every core = root's buf; chunked and pipelined
  * along the ring order starting at root. */
 OPTIC_API optic_status optic_pod_broadcast(optic_pod_core_t *core, void *buf, size_t count, optic_dtype dtype,
@@ -266,9 +263,9 @@ OPTIC_API void optic_clock_filter_init(optic_clock_filter *f);
 OPTIC_API void optic_clock_filter_add(optic_clock_filter *f, const optic_clock_sample *s);
 
 typedef struct optic_pod_clock_options {
-  size_t size;   /* sizeof(optic_pod_clock_options) */
-  int32_t root;      /* the reference core (server) */
-  int32_t rounds;    /* exchanges per core; 0: 8 */
+  size_t size;    /* sizeof(optic_pod_clock_options) */
+  int32_t root;   /* the reference core (server) */
+  int32_t rounds; /* exchanges per core; 0: 8 */
   /* Core `core`'s clock in ns (NULL: optic_now_ns for all). Tests inject skew. */
   int64_t (*clock_ns)(void *user, int32_t core);
   /* Extra one-way delay in ns for the message from `from` to `to` (NULL: none);
@@ -311,11 +308,11 @@ OPTIC_API optic_status optic_pod_mpi_library_version(char *buf, size_t size);
 typedef struct optic_pod_mpi optic_pod_mpi_t;
 
 typedef struct optic_pod_mpi_options {
-  size_t size;          /* sizeof(optic_pod_mpi_options) */
-  const void *comm;     /* pointer to an MPI_Comm; NULL: MPI_COMM_WORLD */
-  uint64_t timeout_ns;  /* per collective; 0: 60 s */
-  size_t chunk_bytes;   /* message size of the pipelined ring; 0: 4 MiB */
-  size_t max_bytes;     /* scratch preallocated at create (grows on demand); 0: 0 */
+  size_t size;         /* sizeof(optic_pod_mpi_options) */
+  const void *comm;    /* pointer to an MPI_Comm; NULL: MPI_COMM_WORLD */
+  uint64_t timeout_ns; /* per collective; 0: 60 s */
+  size_t chunk_bytes;  /* message size of the pipelined ring; 0: 4 MiB */
+  size_t max_bytes;    /* scratch preallocated at create (grows on demand); 0: 0 */
   /* Per-rank shared-memory segment for ranks that all share one node: an
    * all-reduce of up to shm_bytes then runs the emulated pod's ring on direct
    * loads and stores instead of messages. 0: off. If the ranks span nodes or
@@ -341,8 +338,8 @@ OPTIC_API int32_t optic_pod_mpi_size(const optic_pod_mpi_t *m);
 OPTIC_API optic_status optic_pod_mpi_barrier(optic_pod_mpi_t *m);
 OPTIC_API optic_status optic_pod_mpi_all_reduce(optic_pod_mpi_t *m, const void *send, void *recv, size_t count,
                                                 optic_dtype dtype, optic_pod_op op);
-OPTIC_API optic_status optic_pod_mpi_reduce_scatter(optic_pod_mpi_t *m, const void *send, void *recv,
-                                                    size_t count, optic_dtype dtype, optic_pod_op op);
+OPTIC_API optic_status optic_pod_mpi_reduce_scatter(optic_pod_mpi_t *m, const void *send, void *recv, size_t count,
+                                                    optic_dtype dtype, optic_pod_op op);
 OPTIC_API optic_status optic_pod_mpi_all_gather(optic_pod_mpi_t *m, const void *send, void *recv, size_t count,
                                                 optic_dtype dtype);
 OPTIC_API optic_status optic_pod_mpi_broadcast(optic_pod_mpi_t *m, void *buf, size_t count, optic_dtype dtype,

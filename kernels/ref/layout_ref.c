@@ -21,12 +21,12 @@ void optic_ref_copy2d(size_t rows, size_t row_bytes, const void *x, size_t ldx, 
   }
 }
 
-void optic_ref_transpose2d(size_t elem_size, size_t rows, size_t cols, const void *x, size_t ldx, void *y,
-                           size_t ldy) {
+void optic_ref_transpose2d(size_t elem_size, size_t rows, size_t cols, const void *x, size_t ldx, void *y, size_t ldy) {
   const unsigned char *xb = x;
   unsigned char *yb = y;
   for (size_t i = 0; i < rows; i++) {
-    for (size_t j = 0; j < cols; j++) copy_element(elem_size, xb + (i * ldx + j) * elem_size, yb + (j * ldy + i) * elem_size);
+    for (size_t j = 0; j < cols; j++)
+      copy_element(elem_size, xb + (i * ldx + j) * elem_size, yb + (j * ldy + i) * elem_size);
   }
 }
 
@@ -51,8 +51,7 @@ static bool any_zero(const optic_shape *s) {
   return false;
 }
 
-void optic_ref_permute(size_t elem_size, const optic_shape *in, const int64_t *permutation, const void *x,
-                       void *y) {
+void optic_ref_permute(size_t elem_size, const optic_shape *in, const int64_t *permutation, const void *x, void *y) {
   int rank = in->rank;
   int64_t out_dims[OPTIC_MAX_RANK], in_stride[OPTIC_MAX_RANK], idx[OPTIC_MAX_RANK] = {0};
   int64_t s = 1;

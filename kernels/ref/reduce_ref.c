@@ -12,7 +12,8 @@ static float min_nan(float a, float b) { return isnan(a) ? a : isnan(b) ? b : (a
 static double reduce_strided(optic_reduce_op op, size_t n, const float *x, size_t stride) {
   if (op == OPTIC_REDUCE_MAX || op == OPTIC_REDUCE_MIN) {
     float acc = optic_reduce_identity(op);
-    for (size_t k = 0; k < n; k++) acc = op == OPTIC_REDUCE_MAX ? max_nan(acc, x[k * stride]) : min_nan(acc, x[k * stride]);
+    for (size_t k = 0; k < n; k++)
+      acc = op == OPTIC_REDUCE_MAX ? max_nan(acc, x[k * stride]) : min_nan(acc, x[k * stride]);
     return (double)acc;
   }
   double acc = op == OPTIC_REDUCE_PROD ? 1.0 : 0.0;
@@ -32,7 +33,8 @@ double optic_ref_f32_reduce(optic_reduce_op op, size_t n, const float *x) { retu
 void optic_ref_f32_reduce_axis(optic_reduce_op op, size_t outer, size_t r, size_t inner, const float *x, double *y) {
   for (size_t o = 0; o < outer; o++) {
     for (size_t i = 0; i < inner; i++) {
-      y[o * inner + i] = r == 0 ? (double)optic_reduce_identity(op) : reduce_strided(op, r, x + o * r * inner + i, inner);
+      y[o * inner + i] =
+          r == 0 ? (double)optic_reduce_identity(op) : reduce_strided(op, r, x + o * r * inner + i, inner);
     }
   }
 }

@@ -7,8 +7,8 @@
   void fn(size_t n, const float *a, const float *b, uint8_t *y) {  \
     for (size_t i = 0; i < n; i++) y[i] = (uint8_t)(a[i] OP b[i]); \
   }
-#define SCALAR_VS(fn, OP)                                      \
-  void fn(size_t n, const float *a, float s, uint8_t *y) {     \
+#define SCALAR_VS(fn, OP)                                       \
+  void fn(size_t n, const float *a, float s, uint8_t *y) {      \
     for (size_t i = 0; i < n; i++) y[i] = (uint8_t)(a[i] OP s); \
   }
 

@@ -47,24 +47,24 @@ void optic_copy2d__scalar(size_t rows, size_t row_bytes, const void *x, size_t l
 /* Blocked transpose: BLOCK x BLOCK element blocks keep the BLOCK source rows'
  * cache lines in L1 while each destination row segment is written in order.
  * BLOCK * sizeof(T) is 128 bytes (two cache lines) for every width. */
-#define SCALAR_TRANSPOSE(fn, T, BLOCK)                                                            \
-  void fn(size_t rows, size_t cols, const void *xv, size_t ldx, void *yv, size_t ldy) {          \
-    const unsigned char *x = xv;                                                                  \
-    unsigned char *y = yv;                                                                        \
-    for (size_t i0 = 0; i0 < rows; i0 += (BLOCK)) {                                               \
-      size_t i1 = rows - i0 < (BLOCK) ? rows : i0 + (BLOCK);                                      \
-      for (size_t j0 = 0; j0 < cols; j0 += (BLOCK)) {                                             \
-        size_t j1 = cols - j0 < (BLOCK) ? cols : j0 + (BLOCK);                                    \
-        for (size_t j = j0; j < j1; j++) {                                                        \
-          unsigned char *yrow = y + j * ldy * sizeof(T);                                          \
-          for (size_t i = i0; i < i1; i++) {                                                      \
-            T v;                                                                                  \
-            memcpy(&v, x + (i * ldx + j) * sizeof(T), sizeof(T));                                 \
-            memcpy(yrow + i * sizeof(T), &v, sizeof(T));                                          \
-          }                                                                                       \
-        }                                                                                         \
-      }                                                                                           \
-    }                                                                                             \
+#define SCALAR_TRANSPOSE(fn, T, BLOCK)                                                  \
+  void fn(size_t rows, size_t cols, const void *xv, size_t ldx, void *yv, size_t ldy) { \
+    const unsigned char *x = xv;                                                        \
+    unsigned char *y = yv;                                                              \
+    for (size_t i0 = 0; i0 < rows; i0 += (BLOCK)) {                                     \
+      size_t i1 = rows - i0 < (BLOCK) ? rows : i0 + (BLOCK);                            \
+      for (size_t j0 = 0; j0 < cols; j0 += (BLOCK)) {                                   \
+        size_t j1 = cols - j0 < (BLOCK) ? cols : j0 + (BLOCK);                          \
+        for (size_t j = j0; j < j1; j++) {                                              \
+          unsigned char *yrow = y + j * ldy * sizeof(T);                                \
+          for (size_t i = i0; i < i1; i++) {                                            \
+            T v;                                                                        \
+            memcpy(&v, x + (i * ldx + j) * sizeof(T), sizeof(T));                       \
+            memcpy(yrow + i * sizeof(T), &v, sizeof(T));                                \
+          }                                                                             \
+        }                                                                               \
+      }                                                                                 \
+    }                                                                                   \
   }
 
 SCALAR_TRANSPOSE(optic_x8_transpose__scalar, uint8_t, 128)
@@ -75,11 +75,11 @@ void optic_x8_fill__scalar(size_t n, const void *value, void *y) {
   if (n > 0) memset(y, *(const unsigned char *)value, n);
 }
 
-#define SCALAR_FILL(fn, T)                                                 \
-  void fn(size_t n, const void *value, void *yv) {                        \
-    T v;                                                                   \
-    memcpy(&v, value, sizeof(T));                                          \
-    unsigned char *y = yv;                                                 \
+#define SCALAR_FILL(fn, T)                                                   \
+  void fn(size_t n, const void *value, void *yv) {                           \
+    T v;                                                                     \
+    memcpy(&v, value, sizeof(T));                                            \
+    unsigned char *y = yv;                                                   \
     for (size_t i = 0; i < n; i++) memcpy(y + i * sizeof(T), &v, sizeof(T)); \
   }
 

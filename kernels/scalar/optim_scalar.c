@@ -9,8 +9,8 @@
 /* sign(c) as optax's jnp.sign: ±1, 0 for ±0, NaN for NaN. */
 static inline float sign_nan(float c) { return c > 0.0f ? 1.0f : c < 0.0f ? -1.0f : c == 0.0f ? 0.0f : c; }
 
-void optic_f32_sgd__scalar(size_t n, float *restrict param, const float *restrict grad,
-                           float *restrict momentum_buf, const optic_sgd_params *p) {
+void optic_f32_sgd__scalar(size_t n, float *restrict param, const float *restrict grad, float *restrict momentum_buf,
+                           const optic_sgd_params *p) {
   const optic_sgd_prep k = optic_sgd_prepare(p);
   for (size_t i = 0; i < n; i++) {
     float th = param[i], g = grad[i];
@@ -48,9 +48,8 @@ void optic_f32_adam__scalar(size_t n, float *restrict param, const float *restri
   }
 }
 
-void optic_f32_rmsprop__scalar(size_t n, float *restrict param, const float *restrict grad,
-                               float *restrict square_avg, float *restrict grad_avg, float *restrict momentum_buf,
-                               const optic_rmsprop_params *p) {
+void optic_f32_rmsprop__scalar(size_t n, float *restrict param, const float *restrict grad, float *restrict square_avg,
+                               float *restrict grad_avg, float *restrict momentum_buf, const optic_rmsprop_params *p) {
   const optic_rmsprop_prep k = optic_rmsprop_prepare(p);
   for (size_t i = 0; i < n; i++) {
     float th = param[i], g = grad[i];

@@ -30,12 +30,12 @@ static inline float logistic1(float x) {
   return (x >= 0.0f ? 1.0f : e) / (1.0f + e);
 }
 
-#define SCALAR_UNARY(fn, expr)                              \
-  void fn(size_t n, const float *x, float *y) {             \
-    for (size_t i = 0; i < n; i++) {                        \
-      const float v = x[i];                                 \
-      y[i] = (expr);                                        \
-    }                                                       \
+#define SCALAR_UNARY(fn, expr)                  \
+  void fn(size_t n, const float *x, float *y) { \
+    for (size_t i = 0; i < n; i++) {            \
+      const float v = x[i];                     \
+      y[i] = (expr);                            \
+    }                                           \
   }
 
 SCALAR_UNARY(optic_f32_vneg__scalar, flip_sign(v))
@@ -49,5 +49,5 @@ SCALAR_UNARY(optic_f32_vlogistic__scalar, logistic1(v))
 SCALAR_UNARY(optic_f32_vsign__scalar, sign1(v))
 SCALAR_UNARY(optic_f32_vfloor__scalar, floorf(v))
 SCALAR_UNARY(optic_f32_vceil__scalar, ceilf(v))
-SCALAR_UNARY(optic_f32_vsquare__scalar, v * v)
+SCALAR_UNARY(optic_f32_vsquare__scalar, v *v)
 SCALAR_UNARY(optic_f32_vrelu__scalar, relu1(v))

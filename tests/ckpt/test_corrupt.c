@@ -83,9 +83,7 @@ static size_t mutate(mutation kind, uint64_t *s, uint8_t *buf) {
   memcpy(buf, image, image_size);
   size_t n = image_size;
   switch (kind) {
-    case SINGLE:
-      buf[ct_next(s) % n] ^= (uint8_t)(1 + ct_next(s) % 255);
-      break;
+    case SINGLE: buf[ct_next(s) % n] ^= (uint8_t)(1 + ct_next(s) % 255); break;
     case MULTI: {
       int k = 2 + (int)(ct_next(s) % 15);
       bool local = ct_next(s) & 1; /* a burst, or bytes anywhere */
@@ -96,9 +94,7 @@ static size_t mutate(mutation kind, uint64_t *s, uint8_t *buf) {
       }
       break;
     }
-    case TRUNCATE:
-      n = ct_next(s) % n;
-      break;
+    case TRUNCATE: n = ct_next(s) % n; break;
     case EXTEND: {
       size_t extra = 1 + ct_next(s) % 200;
       for (size_t i = 0; i < extra; i++) buf[n + i] = (uint8_t)ct_next(s);
@@ -194,7 +190,8 @@ static void messages_name_the_problem(void) {
   FRESH(), b[8] = 3, expect_message(b, image_size, "unsupported format version 3");
   FRESH(), b[8] = 0, rehash(b), expect_message(b, image_size, "unsupported format version 0");
   FRESH(), b[12] = 2, rehash(b), expect_message(b, image_size, "unknown header flags 0x2");
-  FRESH(), b[12] = 0, rehash(b), expect_message(b, image_size, "reserved header bytes are not zero"); /* a step, no flag */
+  FRESH(), b[12] = 0, rehash(b),
+           expect_message(b, image_size, "reserved header bytes are not zero"); /* a step, no flag */
   FRESH(), b[get64(b + 32) - 1] ^= 1, rehash(b),
       expect_message(b, image_size, "entry 2 'big': its 2 chunk hashes do not hash to its SHA-256");
   FRESH(), expect_message(b, image_size / 2, "truncated at byte");
@@ -215,12 +212,15 @@ static void messages_name_the_problem(void) {
   FRESH(), b[big + 3] ^= 1, b[big + 70000] ^= 1, expect_message(b, image_size, want);
   FRESH(), b[big + 3] ^= 1, b[big + 70000] ^= 1, expect_message(b, image_size, "and 1 more chunk");
   FRESH(), b[get64(b + REC1 + OFF) + 132 + 3] ^= 1, expect_message(b, image_size, "padding byte");
-  FRESH(), put64(b + REC1 + OFF, get64(b + REC0 + OFF) + 64), rehash(b), expect_message(b, image_size, "overlaps entry 0");
+  FRESH(), put64(b + REC1 + OFF, get64(b + REC0 + OFF) + 64), rehash(b),
+      expect_message(b, image_size, "overlaps entry 0");
   FRESH(), put64(b + REC2 + DIM0, 1u << 30), put64(b + REC2 + BYTES, 4ull << 30), rehash(b),
       expect_message(b, image_size, "ends outside the payload");
-  FRESH(), put64(b + REC2 + BYTES, 12), rehash(b), expect_message(b, image_size, "declares 12 bytes, its shape needs 80000");
+  FRESH(), put64(b + REC2 + BYTES, 12), rehash(b),
+      expect_message(b, image_size, "declares 12 bytes, its shape needs 80000");
   FRESH(), b[16] = 0x40, b[17] = 0x42, b[18] = 0x0f, rehash(b), expect_message(b, image_size, "absurd counts");
-  FRESH(), b[16] = 0xff, b[17] = 0xff, b[18] = 0xff, b[19] = 0x7f, rehash(b), expect_message(b, image_size, "absurd entry count");
+  FRESH(), b[16] = 0xff, b[17] = 0xff, b[18] = 0xff, b[19] = 0x7f, rehash(b),
+           expect_message(b, image_size, "absurd entry count");
   FRESH(), b[REC1 + 120] = 'w', rehash(b), expect_message(b, image_size, "entry name 'w' appears twice");
   FRESH(), b[REC1 + 120] = '\n', rehash(b), expect_message(b, image_size, "holds a control character");
   FRESH(), b[REC1 + 2] = 14, rehash(b), expect_message(b, image_size, "unknown dtype code 14");

@@ -136,8 +136,9 @@ static void kill_during_save(void) {
   }
   alarm(0);
   size_t hidden = 0, files = ct_count_files(dir, &hidden);
-  printf("  %d kills: %d before the rename (previous restored), %d after (new restored); %zu files left, %zu temporary\n",
-         KILLS, interrupted, completed, files, hidden);
+  printf(
+      "  %d kills: %d before the rename (previous restored), %d after (new restored); %zu files left, %zu temporary\n",
+      KILLS, interrupted, completed, files, hidden);
   OT_CHECK(interrupted > 0, "no kill landed inside a save (delays too long?)");
   for (int i = 0; i < TENSORS; i++) free(bufs[i]), free(got[i]), bufs[i] = NULL;
   ct_rmdir(dir);
@@ -208,8 +209,10 @@ static void kill_during_save_loop(void) {
     if (step != 0) last = step;
   }
   alarm(0);
-  printf("  %d kills of a saving loop: %d saves reported done before the kills, %d kills after a rename not yet "
-         "reported; newest step %llu\n", LOOP_KILLS, reported_total, newer, (unsigned long long)last);
+  printf(
+      "  %d kills of a saving loop: %d saves reported done before the kills, %d kills after a rename not yet "
+      "reported; newest step %llu\n",
+      LOOP_KILLS, reported_total, newer, (unsigned long long)last);
   OT_CHECK(reported_total > 0, "no save completed between kills (delays too short?)");
   for (int i = 0; i < TENSORS; i++) free(got[i]), free(bufs[i]), bufs[i] = NULL;
   ct_rmdir(dir);

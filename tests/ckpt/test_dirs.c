@@ -27,7 +27,8 @@ static uint64_t rollback(const char *const *dirs, size_t nd, size_t *skipped) {
   optic_status st = optic_ckpt_restore_latest(dirs, nd, &t, 1, NULL, &rep);
   if (st != OPTIC_OK) return UINT64_MAX;
   ct_fill(data, sizeof data, rep.step);
-  OT_CHECK(memcmp(back, data, sizeof data) == 0, "step %llu restored with different bits", (unsigned long long)rep.step);
+  OT_CHECK(memcmp(back, data, sizeof data) == 0, "step %llu restored with different bits",
+           (unsigned long long)rep.step);
   if (skipped) *skipped = rep.skipped;
   return rep.step;
 }
@@ -99,8 +100,9 @@ static void rollback_skips_corrupt(void) {
   optic_ckpt_entry t = entry(back);
   optic_ckpt_restore_report rep = {.size = sizeof rep};
   OT_EXPECT_OK(optic_ckpt_restore_latest(dirs, 1, &t, 1, NULL, &rep));
-  OT_CHECK(strstr(rep.first_skipped, "ckpt-00000000000000000003.optic") && strstr(rep.first_skipped, "SHA-256 mismatch"),
-           "%s", rep.first_skipped);
+  OT_CHECK(
+      strstr(rep.first_skipped, "ckpt-00000000000000000003.optic") && strstr(rep.first_skipped, "SHA-256 mismatch"),
+      "%s", rep.first_skipped);
   flip(dir, 2, 2);  /* header */
   flip(dir, 1, 70); /* index */
   OT_EXPECT_STATUS(optic_ckpt_restore_latest(dirs, 1, &t, 1, NULL, &rep), OPTIC_ERR_CORRUPT);

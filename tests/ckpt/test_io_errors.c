@@ -99,9 +99,8 @@ static void save_failures_keep_the_old_checkpoint(void) {
     int nth;
     const char *words; /* in the message */
   } cases[] = {
-      {OP_OPEN, 1, "cannot create"},   {OP_PWRITE, 1, "writing"},   {OP_PWRITE, 2, "writing"},
-      {OP_PWRITE, 3, "writing"},       {OP_FSYNC, 1, "fsync of"},   {OP_FSYNC, 2, "fsync of"},
-      {OP_CLOSE, 1, "close of"},       {OP_RENAME, 1, "rename"},
+      {OP_OPEN, 1, "cannot create"}, {OP_PWRITE, 1, "writing"}, {OP_PWRITE, 2, "writing"}, {OP_PWRITE, 3, "writing"},
+      {OP_FSYNC, 1, "fsync of"},     {OP_FSYNC, 2, "fsync of"}, {OP_CLOSE, 1, "close of"}, {OP_RENAME, 1, "rename"},
   };
   const int errs[] = {ENOSPC, EIO};
   int runs = 0;
@@ -115,8 +114,8 @@ static void save_failures_keep_the_old_checkpoint(void) {
                "%s #%d message: %s", op_names[cases[c].op], cases[c].nth, optic_last_error());
       OT_CHECK(f.calls[cases[c].op] >= cases[c].nth, "%s #%d was never reached", op_names[cases[c].op], cases[c].nth);
       size_t hidden = 9;
-      OT_CHECK(ct_count_files(dir, &hidden) == 1 && hidden == 0, "%s #%d: files left behind",
-               op_names[cases[c].op], cases[c].nth);
+      OT_CHECK(ct_count_files(dir, &hidden) == 1 && hidden == 0, "%s #%d: files left behind", op_names[cases[c].op],
+               cases[c].nth);
       previous_restores(dir, 1, good);
       runs++;
     }
@@ -126,8 +125,8 @@ static void save_failures_keep_the_old_checkpoint(void) {
   fault f = {.op = OP_FSYNC_DIR, .nth = 1, .err = EIO};
   optic_ckpt_io io = faulty(&f);
   OT_EXPECT_STATUS(save_with(dir, 2, other, &io), OPTIC_ERR_IO);
-  OT_CHECK(strstr(optic_last_error(), "fsync of the directory") && strstr(optic_last_error(), "is complete"),
-           "%s", optic_last_error());
+  OT_CHECK(strstr(optic_last_error(), "fsync of the directory") && strstr(optic_last_error(), "is complete"), "%s",
+           optic_last_error());
   previous_restores(dir, 2, other);
   /* Short writes are not errors. */
   fault s = {.op = OP_COUNT, .short_writes = true};
@@ -188,8 +187,8 @@ static void not_a_regular_file(void) {
   alarm(20); /* watchdog: opening a FIFO for reading must not wait for a writer */
   OT_EXPECT_STATUS(optic_ckpt_verify_file(fifo, NULL), OPTIC_ERR_IO);
   alarm(0);
-  OT_CHECK(strstr(optic_last_error(), "is not a regular file") && !strstr(optic_last_error(), "Invalid argument"),
-           "%s", optic_last_error());
+  OT_CHECK(strstr(optic_last_error(), "is not a regular file") && !strstr(optic_last_error(), "Invalid argument"), "%s",
+           optic_last_error());
   ct_rmdir(dir);
 }
 

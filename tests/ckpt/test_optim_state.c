@@ -70,9 +70,10 @@ static void run_kind(optic_optim_kind kind) {
     snprintf(pname[i], sizeof pname[i], "param.%d", i);
     e[i] = (optic_ckpt_entry){pname[i], a.pt[i]};
   }
-  for (size_t i = 0; i < st->tensor_count; i++) e[TENSORS + i] = (optic_ckpt_entry){st->tensors[i].name, st->tensors[i].tensor};
+  for (size_t i = 0; i < st->tensor_count; i++)
+    e[TENSORS + i] = (optic_ckpt_entry){st->tensors[i].name, st->tensors[i].tensor};
   optic_ckpt_meta *meta = calloc(st->scalar_count + 1, sizeof *meta);
-  char (*text)[24] = calloc(st->scalar_count + 1, sizeof *text);
+  char(*text)[24] = calloc(st->scalar_count + 1, sizeof *text);
   for (size_t i = 0; i < st->scalar_count; i++) {
     snprintf(text[i], sizeof text[i], "%" PRId64, st->scalars[i].value);
     meta[i] = optic_ckpt_meta_str(st->scalars[i].name, text[i]);

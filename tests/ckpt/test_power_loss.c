@@ -418,8 +418,8 @@ static bool all_verify(const char *dir, char *why, size_t cap) {
 /* Rollback over dirs: the step restored if it is prev or next (next if
  * must_be_next), bit-exact, with at most max_skipped files rejected;
  * else UINT64_MAX and why. */
-static uint64_t rollback_checked(const char *const *dirs, size_t ndirs, uint64_t prev, uint64_t next,
-                                 bool must_be_next, size_t max_skipped, char *why, size_t cap) {
+static uint64_t rollback_checked(const char *const *dirs, size_t ndirs, uint64_t prev, uint64_t next, bool must_be_next,
+                                 size_t max_skipped, char *why, size_t cap) {
   optic_ckpt_entry t[TENSORS];
   for (int i = 0; i < TENSORS; i++) t[i] = entry(i, got[i]);
   optic_ckpt_restore_report rep = {.size = sizeof rep};
@@ -446,8 +446,8 @@ static uint64_t rollback_checked(const char *const *dirs, size_t ndirs, uint64_t
  * rollback restores prev or next (next if must_be_next, and then from each
  * replica alone too) bit-exact with nothing rejected. Returns the step
  * restored, or UINT64_MAX with a reason in why. */
-static uint64_t check_after_loss(const char *const *dirs, size_t ndirs, uint64_t prev, uint64_t next,
-                                 bool must_be_next, char *why, size_t cap) {
+static uint64_t check_after_loss(const char *const *dirs, size_t ndirs, uint64_t prev, uint64_t next, bool must_be_next,
+                                 char *why, size_t cap) {
   why[0] = '\0';
   for (size_t d = 0; d < ndirs; d++)
     if (!all_verify(dirs[d], why, cap)) return UINT64_MAX;
@@ -485,13 +485,13 @@ static optic_status with_power_loss(const char *const *dirs, size_t ndirs, uint6
 /* One save of step `next` over durable directories whose newest step is
  * prev, the power lost at the scenario's kill point, the checks. Returns
  * the step restored (UINT64_MAX on a failed check, why says what). */
-static uint64_t run_scenario_in(const char *const *dirs, size_t ndirs, uint64_t prev, uint64_t next,
-                                const scenario *sc, long *calls, char *why, size_t cap) {
+static uint64_t run_scenario_in(const char *const *dirs, size_t ndirs, uint64_t prev, uint64_t next, const scenario *sc,
+                                long *calls, char *why, size_t cap) {
   optic_status st = with_power_loss(dirs, ndirs, next, save_to, sc, calls);
   return check_after_loss(dirs, ndirs, prev, next, st == OPTIC_OK, why, cap);
 }
-static uint64_t run_scenario(const char *dir, uint64_t prev, uint64_t next, const scenario *sc, long *calls,
-                             char *why, size_t cap) {
+static uint64_t run_scenario(const char *dir, uint64_t prev, uint64_t next, const scenario *sc, long *calls, char *why,
+                             size_t cap) {
   return run_scenario_in(&dir, 1, prev, next, sc, calls, why, cap);
 }
 

@@ -41,7 +41,8 @@ static void fixture_make(fixture *f) {
   OT_CHECK(ct_mkdtemp(f->dir, sizeof f->dir));
   snprintf(f->path, sizeof f->path, "%s/model.optic", f->dir);
   int64_t d1[] = {(int64_t)(CHUNK / 4 - 1)}, d2[] = {(int64_t)(CHUNK / 4)}, d3[] = {(int64_t)(CHUNK / 4 + 1)};
-  int64_t d4[] = {3, 5, 7}, d5[] = {0, 4}, d6[] = {37}, d7[] = {2, 2, 2, 2, 2, 2, 2, 2}, d8[] = {5 * (int64_t)CHUNK / 8 + 3};
+  int64_t d4[] = {3, 5, 7}, d5[] = {0, 4}, d6[] = {37}, d7[] = {2, 2, 2, 2, 2, 2, 2, 2},
+          d8[] = {5 * (int64_t)CHUNK / 8 + 3};
   add(f, "layer0/w", OPTIC_F32, 1, d1);
   add(f, "layer0/b", OPTIC_F32, 1, d2);
   add(f, "layer1/w", OPTIC_F32, 1, d3);
@@ -61,8 +62,10 @@ static void fixture_free(fixture *f) {
 static const uint8_t rng_state[5] = {0, 1, 2, 0xff, 0};
 
 static optic_status save(fixture *f, int threads) {
-  optic_ckpt_meta meta[] = {optic_ckpt_meta_str("optimizer", "adamw"), optic_ckpt_meta_str("step", "1200"),
-                            {"rng", rng_state, sizeof rng_state}, {"empty", NULL, 0}};
+  optic_ckpt_meta meta[] = {optic_ckpt_meta_str("optimizer", "adamw"),
+                            optic_ckpt_meta_str("step", "1200"),
+                            {"rng", rng_state, sizeof rng_state},
+                            {"empty", NULL, 0}};
   optic_ckpt_save_options o = {.size = sizeof o, .threads = threads, .chunk_log2 = CHUNK_LOG2};
   return optic_ckpt_save_file(f->path, f->e, f->n, meta, 4, &o);
 }
@@ -190,7 +193,8 @@ static void restore_subset_and_mismatches(void) {
 /* The 1-, 2- and 8-byte dtypes save and restore bit-exactly (halves with NaN
  * and subnormal patterns); a token entry is refused by name. */
 static void every_new_dtype(void) {
-  static const optic_dtype ds[] = {OPTIC_S8, OPTIC_S16, OPTIC_S64, OPTIC_U16, OPTIC_U32, OPTIC_U64, OPTIC_F16, OPTIC_BF16};
+  static const optic_dtype ds[] = {OPTIC_S8,  OPTIC_S16, OPTIC_S64, OPTIC_U16,
+                                   OPTIC_U32, OPTIC_U64, OPTIC_F16, OPTIC_BF16};
   enum { N = 8, LEN = 37 };
   fixture f;
   fixture_make(&f);

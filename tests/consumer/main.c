@@ -21,7 +21,8 @@ static int run_graph(void) {
   optic_comp_id c;
   optic_node_id a, b, sum, out;
   if (optic_module_create("consumer", &m) != OPTIC_OK || optic_module_add_computation(m, "main", &c) != OPTIC_OK ||
-      optic_graph_parameter(m, c, 0, &t, "a", &a) != OPTIC_OK || optic_graph_parameter(m, c, 1, &t, "b", &b) != OPTIC_OK ||
+      optic_graph_parameter(m, c, 0, &t, "a", &a) != OPTIC_OK ||
+      optic_graph_parameter(m, c, 1, &t, "b", &b) != OPTIC_OK ||
       optic_graph_binary(m, c, OPTIC_OP_ADD, a, b, "sum", &sum) != OPTIC_OK ||
       optic_graph_binary(m, c, OPTIC_OP_MULTIPLY, sum, a, "out", &out) != OPTIC_OK ||
       optic_computation_set_root(m, c, out) != OPTIC_OK || optic_module_set_entry(m, c) != OPTIC_OK) {
@@ -40,7 +41,8 @@ static int run_graph(void) {
   else if (optic_compile(m, &opts, &program) != OPTIC_OK) what = "compiling (a + b) * a";
   else if (optic_exec_ctx_create(NULL, &ctx) != OPTIC_OK) what = "execution context";
   else if (optic_tensor_make(OPTIC_F32, &s, av, &in[0]) != OPTIC_OK ||
-           optic_tensor_make(OPTIC_F32, &s, bv, &in[1]) != OPTIC_OK || optic_tensor_make(OPTIC_F32, &s, ov, &res) != OPTIC_OK)
+           optic_tensor_make(OPTIC_F32, &s, bv, &in[1]) != OPTIC_OK ||
+           optic_tensor_make(OPTIC_F32, &s, ov, &res) != OPTIC_OK)
     what = "tensors";
   else if (optic_program_run(program, ctx, in, 2, &res, 1) != OPTIC_OK) what = "running (a + b) * a";
   int rc = what ? fail(what) : 0;
@@ -51,7 +53,8 @@ static int run_graph(void) {
       rc = 1;
     }
   }
-  if (rc == 0) printf("consumer: (a + b) * a = [%g %g %g %g]\n", (double)ov[0], (double)ov[1], (double)ov[2], (double)ov[3]);
+  if (rc == 0)
+    printf("consumer: (a + b) * a = [%g %g %g %g]\n", (double)ov[0], (double)ov[1], (double)ov[2], (double)ov[3]);
   optic_exec_ctx_destroy(ctx);
   optic_program_destroy(program);
   optic_module_destroy(m);
@@ -82,7 +85,7 @@ int main(void) {
     return 1;
   }
   if (run_graph() != 0) return 1;
-  printf("consumer ok: optic %s, isa %s, openblas core %s, %s\n", optic_version(),
-         optic_isa_name(optic_isa_selected()), blas.corename, optic_ckpt_crypto_version());
+  printf("consumer ok: optic %s, isa %s, openblas core %s, %s\n", optic_version(), optic_isa_name(optic_isa_selected()),
+         blas.corename, optic_ckpt_crypto_version());
   return 0;
 }

@@ -26,9 +26,15 @@ static void check_tree(const optic_jv *v, const char *text, size_t size, int dep
   if (depth > OPTIC_JSON_PARSE_MAX_DEPTH + 1 || v->offset >= size) abort();
   char c = text[v->offset];
   switch (v->kind) {
-    case OPTIC_JV_NULL: if (c != 'n') abort(); break;
-    case OPTIC_JV_BOOL: if (c != (v->boolean ? 't' : 'f')) abort(); break;
-    case OPTIC_JV_NUMBER: if (!(c == '-' || digit(c) || c == 'N' || c == 'I')) abort(); break;
+    case OPTIC_JV_NULL:
+      if (c != 'n') abort();
+      break;
+    case OPTIC_JV_BOOL:
+      if (c != (v->boolean ? 't' : 'f')) abort();
+      break;
+    case OPTIC_JV_NUMBER:
+      if (!(c == '-' || digit(c) || c == 'N' || c == 'I')) abort();
+      break;
     case OPTIC_JV_STRING:
       if (c != '"' || v->string == NULL || v->string[v->length] != '\0') abort();
       break;
@@ -75,8 +81,9 @@ static bool same_after_writing(const optic_jv *a, const optic_jv *b) {
 /* The same parse of the same text (strict vs lenient). */
 static bool identical(const optic_jv *a, const optic_jv *b) {
   if (a->kind != b->kind || a->offset != b->offset || a->length != b->length) return false;
-  if (a->kind == OPTIC_JV_NUMBER) return a->is_integer == b->is_integer && a->integer == b->integer &&
-                                         memcmp(&a->number, &b->number, sizeof a->number) == 0;
+  if (a->kind == OPTIC_JV_NUMBER)
+    return a->is_integer == b->is_integer && a->integer == b->integer &&
+           memcmp(&a->number, &b->number, sizeof a->number) == 0;
   if (a->kind == OPTIC_JV_STRING) return memcmp(a->string, b->string, a->length) == 0;
   if (a->kind == OPTIC_JV_BOOL) return a->boolean == b->boolean;
   for (size_t i = 0; (a->kind == OPTIC_JV_ARRAY || a->kind == OPTIC_JV_OBJECT) && i < a->length; i++) {

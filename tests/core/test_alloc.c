@@ -8,8 +8,18 @@
 #include "tests/harness.h"
 
 static void default_alignment(void) {
-  size_t sizes[] = {1, 3, 63, 64, 65, 4095, 4096, 1 << 20, OPTIC_HUGE_ALLOC_THRESHOLD - 1,
-                    OPTIC_HUGE_ALLOC_THRESHOLD, OPTIC_HUGE_ALLOC_THRESHOLD + 12345, (size_t)9 << 20};
+  size_t sizes[] = {1,
+                    3,
+                    63,
+                    64,
+                    65,
+                    4095,
+                    4096,
+                    1 << 20,
+                    OPTIC_HUGE_ALLOC_THRESHOLD - 1,
+                    OPTIC_HUGE_ALLOC_THRESHOLD,
+                    OPTIC_HUGE_ALLOC_THRESHOLD + 12345,
+                    (size_t)9 << 20};
   size_t aligns[] = {0, 8, 64, 256, 4096};
   for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
     for (size_t k = 0; k < sizeof aligns / sizeof *aligns; k++) {

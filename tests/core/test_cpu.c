@@ -64,8 +64,9 @@ static void best_isa_is_supported(void) {
   OT_CHECK(optic_isa_supported(OPTIC_ISA_SCALAR));
   for (int i = best + 1; i < OPTIC_ISA_COUNT_; i++) {
     /* Nothing stronger on the same architecture is supported. */
-    if (i != OPTIC_ISA_NEON) OT_CHECK(!optic_isa_supported((optic_isa)i), "%s supported above best %s",
-                                      optic_isa_name((optic_isa)i), optic_isa_name(best));
+    if (i != OPTIC_ISA_NEON)
+      OT_CHECK(!optic_isa_supported((optic_isa)i), "%s supported above best %s", optic_isa_name((optic_isa)i),
+               optic_isa_name(best));
   }
   const optic_cpu_info *c = optic_cpu_info_get();
   if (OPTIC_CPU_HAS(c, AVX512F) && OPTIC_CPU_HAS(c, AVX512BW) && OPTIC_CPU_HAS(c, AVX512VL) &&
@@ -93,8 +94,7 @@ static void optic_isa_caps(void) {
   OT_CHECK(strstr(optic_isa_selection_note(), "bogus") != NULL, "note: %s", optic_isa_selection_note());
   if (best == OPTIC_ISA_AVX512) {
     OT_CHECK(select_with("avx2") == OPTIC_ISA_AVX2);
-    OT_CHECK(strstr(optic_isa_selection_note(), "caps avx512 to avx2") != NULL, "note: %s",
-             optic_isa_selection_note());
+    OT_CHECK(strstr(optic_isa_selection_note(), "caps avx512 to avx2") != NULL, "note: %s", optic_isa_selection_note());
     OT_CHECK(select_with("avx512") == OPTIC_ISA_AVX512);
     OT_CHECK(select_with("neon") == OPTIC_ISA_SCALAR, "foreign ISA caps to scalar");
   } else if (best == OPTIC_ISA_AVX2) {

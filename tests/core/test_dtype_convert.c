@@ -53,12 +53,12 @@ static void table(void) {
     size_t size;
     bool is_float, is_int, is_signed;
   } want[] = {
-      {OPTIC_F32, "f32", 4, true, false, false},   {OPTIC_F64, "f64", 8, true, false, false},
-      {OPTIC_F16, "f16", 2, true, false, false},   {OPTIC_BF16, "bf16", 2, true, false, false},
-      {OPTIC_S8, "s8", 1, false, true, true},      {OPTIC_S16, "s16", 2, false, true, true},
-      {OPTIC_S32, "s32", 4, false, true, true},    {OPTIC_S64, "s64", 8, false, true, true},
-      {OPTIC_U8, "u8", 1, false, true, false},     {OPTIC_U16, "u16", 2, false, true, false},
-      {OPTIC_U32, "u32", 4, false, true, false},   {OPTIC_U64, "u64", 8, false, true, false},
+      {OPTIC_F32, "f32", 4, true, false, false},    {OPTIC_F64, "f64", 8, true, false, false},
+      {OPTIC_F16, "f16", 2, true, false, false},    {OPTIC_BF16, "bf16", 2, true, false, false},
+      {OPTIC_S8, "s8", 1, false, true, true},       {OPTIC_S16, "s16", 2, false, true, true},
+      {OPTIC_S32, "s32", 4, false, true, true},     {OPTIC_S64, "s64", 8, false, true, true},
+      {OPTIC_U8, "u8", 1, false, true, false},      {OPTIC_U16, "u16", 2, false, true, false},
+      {OPTIC_U32, "u32", 4, false, true, false},    {OPTIC_U64, "u64", 8, false, true, false},
       {OPTIC_PRED, "pred", 1, false, false, false}, {OPTIC_TOKEN, "token", 0, false, false, false},
   };
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -147,7 +147,11 @@ static void f16_rounding(void) {
   int bad = 0;
   for (uint32_t h = 0; h < 0x7C00 && bad < 10; h++) {
     double lo = ref_f16((uint16_t)h), hi = h == 0x7BFF ? 65536.0 : ref_f16((uint16_t)(h + 1)), mid = (lo + hi) / 2;
-    double xs[] = {lo, mid, nextafterf((float)mid, 0.0f), nextafterf((float)mid, INFINITY), nextafter(mid, 0.0),
+    double xs[] = {lo,
+                   mid,
+                   nextafterf((float)mid, 0.0f),
+                   nextafterf((float)mid, INFINITY),
+                   nextafter(mid, 0.0),
                    nextafter(mid, INFINITY)};
     for (size_t k = 0; k < sizeof xs / sizeof xs[0]; k++) {
       for (int sgn = 0; sgn < 2; sgn++) {
@@ -193,9 +197,28 @@ static const optic_dtype ints[] = {OPTIC_S8, OPTIC_S16, OPTIC_S32, OPTIC_S64,
 
 /* Integer -> integer keeps the low bits of the (sign-extended) source. */
 static void int_wraparound(void) {
-  static const int64_t vals[] = {INT64_MIN, INT64_MIN + 1, -32769, -32768, -129, -128, -1, 0, 1,
-                                 127, 128, 255, 256, 32767, 32768, 65535, 65536, INT32_MAX,
-                                 (int64_t)INT32_MAX + 1, (int64_t)UINT32_MAX, (int64_t)UINT32_MAX + 1, INT64_MAX};
+  static const int64_t vals[] = {INT64_MIN,
+                                 INT64_MIN + 1,
+                                 -32769,
+                                 -32768,
+                                 -129,
+                                 -128,
+                                 -1,
+                                 0,
+                                 1,
+                                 127,
+                                 128,
+                                 255,
+                                 256,
+                                 32767,
+                                 32768,
+                                 65535,
+                                 65536,
+                                 INT32_MAX,
+                                 (int64_t)INT32_MAX + 1,
+                                 (int64_t)UINT32_MAX,
+                                 (int64_t)UINT32_MAX + 1,
+                                 INT64_MAX};
   size_t nv = sizeof vals / sizeof vals[0];
   for (size_t di = 0; di < sizeof ints / sizeof ints[0]; di++) {
     optic_dtype d = ints[di];
@@ -229,9 +252,10 @@ static void int_wraparound(void) {
 /* Float -> integer: truncate toward zero, saturate at the limits, NaN -> 0,
  * from f64, f32, f16 and bf16 sources. */
 static void float_to_int_saturation(void) {
-  static const double xs[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 0.5, -0.5, 0.99, -1.5, 2.5, 127.9, 128.0,
-                              -128.5, -129.0, 255.5, 256.0, 32767.5, -32768.5, 65535.0, 65536.0, 2147483520.0,
-                              -2147483648.0, 4294967040.0, 1e19, -1e19, 1e30, -1e30};
+  static const double xs[] = {NAN,          -NAN,          INFINITY,     -INFINITY, 0.0,      -0.0,    0.5,
+                              -0.5,         0.99,          -1.5,         2.5,       127.9,    128.0,   -128.5,
+                              -129.0,       255.5,         256.0,        32767.5,   -32768.5, 65535.0, 65536.0,
+                              2147483520.0, -2147483648.0, 4294967040.0, 1e19,      -1e19,    1e30,    -1e30};
   const optic_dtype srcs[] = {OPTIC_F64, OPTIC_F32, OPTIC_F16, OPTIC_BF16};
   for (size_t si = 0; si < 4; si++) {
     for (size_t k = 0; k < sizeof xs / sizeof xs[0]; k++) {
@@ -239,9 +263,24 @@ static void float_to_int_saturation(void) {
       double x = xs[k]; /* the value the source actually holds */
       switch (srcs[si]) {
         case OPTIC_F64: memcpy(in, &x, 8); break;
-        case OPTIC_F32: { float f = (float)x; memcpy(in, &f, 4); x = f; break; }
-        case OPTIC_F16: { uint16_t h = optic_f64_to_f16(x); memcpy(in, &h, 2); x = optic_f16_to_f32(h); break; }
-        default: { uint16_t h = optic_f64_to_bf16(x); memcpy(in, &h, 2); x = optic_bf16_to_f32(h); break; }
+        case OPTIC_F32: {
+          float f = (float)x;
+          memcpy(in, &f, 4);
+          x = f;
+          break;
+        }
+        case OPTIC_F16: {
+          uint16_t h = optic_f64_to_f16(x);
+          memcpy(in, &h, 2);
+          x = optic_f16_to_f32(h);
+          break;
+        }
+        default: {
+          uint16_t h = optic_f64_to_bf16(x);
+          memcpy(in, &h, 2);
+          x = optic_bf16_to_f32(h);
+          break;
+        }
       }
       for (size_t di = 0; di < sizeof ints / sizeof ints[0]; di++) {
         optic_dtype d = ints[di];
@@ -271,14 +310,14 @@ static void int_to_float_rounding(void) {
     int64_t v;
     double f32, bf16, f16; /* worked by hand: p = 24, 8, 11 significant bits */
   } cases[] = {
-      {257, 257, 256, 257},                           /* bf16 tie 256|258 -> 256 (even) */
-      {259, 259, 260, 259},                           /* bf16 tie 258|260 -> 260 */
-      {2049, 2049, 2048, 2048},                       /* f16 tie 2048|2050 -> 2048 */
-      {2051, 2051, 2048, 2052},                       /* f16 tie -> 2052; bf16 2048|2064 -> 2048 */
-      {16777217, 16777216, 16777216, INFINITY},        /* f32 tie 2^24|2^24+2 -> 2^24 */
-      {16777219, 16777220, 16777216, INFINITY},        /* f32 tie -> 2^24+4 */
-      {65519, 65519, 65536, 65504},                   /* f16: below the overflow midpoint */
-      {65520, 65520, 65536, INFINITY},                /* f16: the midpoint rounds to 2^16 -> inf */
+      {257, 257, 256, 257},                     /* bf16 tie 256|258 -> 256 (even) */
+      {259, 259, 260, 259},                     /* bf16 tie 258|260 -> 260 */
+      {2049, 2049, 2048, 2048},                 /* f16 tie 2048|2050 -> 2048 */
+      {2051, 2051, 2048, 2052},                 /* f16 tie -> 2052; bf16 2048|2064 -> 2048 */
+      {16777217, 16777216, 16777216, INFINITY}, /* f32 tie 2^24|2^24+2 -> 2^24 */
+      {16777219, 16777220, 16777216, INFINITY}, /* f32 tie -> 2^24+4 */
+      {65519, 65519, 65536, 65504},             /* f16: below the overflow midpoint */
+      {65520, 65520, 65536, INFINITY},          /* f16: the midpoint rounds to 2^16 -> inf */
       {-65520, -65520, -65536, -INFINITY},
       {(1ll << 40) + (1ll << 32), 1099511627776.0 + 4294967296.0, 1099511627776.0, INFINITY}, /* bf16 tie -> even */
       {(1ll << 40) + (1ll << 32) + 1, 1099511627776.0 + 4294967296.0, 1099511627776.0 + 8589934592.0, INFINITY},

@@ -22,11 +22,12 @@ static optic_status parse_exact(const char *s, bool nonfinite, optic_jv **out) {
 
 static void reads_every_kind(void) {
   optic_jv *v = NULL;
-  OT_EXPECT_OK(parse_exact(" {\"a\": [1, -2.5e3, 0, -0, 1E+2, 0.125], \"b\": {\"c\": null, \"d\": true,"
-                           " \"e\": false}, \"s\": \"x\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\","
-                           " \"empty\": [], \"eo\": {}, \"big\": 9223372036854775807,"
-                           " \"huge\": 9223372036854775808}\n",
-                           false, &v));
+  OT_EXPECT_OK(
+      parse_exact(" {\"a\": [1, -2.5e3, 0, -0, 1E+2, 0.125], \"b\": {\"c\": null, \"d\": true,"
+                  " \"e\": false}, \"s\": \"x\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\","
+                  " \"empty\": [], \"eo\": {}, \"big\": 9223372036854775807,"
+                  " \"huge\": 9223372036854775808}\n",
+                  false, &v));
   OT_CHECK(v && v->kind == OPTIC_JV_OBJECT && v->length == 7);
   const optic_jv *a = optic_jv_get(v, "a");
   OT_CHECK(a && a->kind == OPTIC_JV_ARRAY && a->length == 6);
@@ -64,12 +65,44 @@ static void reads_every_kind(void) {
 
 static void rejects_what_rfc8259_rejects(void) {
   static const char *bad[] = {
-      "",          " ",          "[1,]",        "{\"a\":1,}",   "[1 2]",       "{\"a\" 1}",    "{a:1}",
-      "01",        "1.",         ".5",          "1e",           "+1",          "-",            "--1",
-      "[",         "{",          "\"abc",       "\"\\x\"",      "\"\\u12\"",   "\"\\ud800\"",  "\"\\udc00\"",
-      "\"\\ud800\\u0041\"",      "\"a\tb\"",    "tru",          "nul",         "True",         "NaN",
-      "Infinity",  "-Infinity",  "[1]x",        "// c\n1",      "/*c*/1",      "'a'",          "\"\xc3\"",
-      "\"\xc0\xaf\"",            "\"\xed\xa0\x80\"",             "\"\xf4\x90\x80\x80\"",          "[] []",
+      "",
+      " ",
+      "[1,]",
+      "{\"a\":1,}",
+      "[1 2]",
+      "{\"a\" 1}",
+      "{a:1}",
+      "01",
+      "1.",
+      ".5",
+      "1e",
+      "+1",
+      "-",
+      "--1",
+      "[",
+      "{",
+      "\"abc",
+      "\"\\x\"",
+      "\"\\u12\"",
+      "\"\\ud800\"",
+      "\"\\udc00\"",
+      "\"\\ud800\\u0041\"",
+      "\"a\tb\"",
+      "tru",
+      "nul",
+      "True",
+      "NaN",
+      "Infinity",
+      "-Infinity",
+      "[1]x",
+      "// c\n1",
+      "/*c*/1",
+      "'a'",
+      "\"\xc3\"",
+      "\"\xc0\xaf\"",
+      "\"\xed\xa0\x80\"",
+      "\"\xf4\x90\x80\x80\"",
+      "[] []",
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     optic_jv *v = (optic_jv *)1;
@@ -135,9 +168,10 @@ static void round_trips_through_the_writer(void) {
   optic_json_write_value(&j, v);
   const char *text = NULL;
   OT_EXPECT_OK(optic_json_finish(&j, &text, NULL));
-  OT_CHECK(text && strcmp(text, "{\"context\":{\"date\":\"2026-12-01\",\"num_cpus\":2},\"benchmarks\":[{\"name\":"
-                             "\"a/b\",\"iterations\":123456789012,\"real_time\":0.0015,\"GB/s\":12.25,\"label\":"
-                             "\"\xc3\xa9\"}]}") == 0,
+  OT_CHECK(text && strcmp(text,
+                          "{\"context\":{\"date\":\"2026-12-01\",\"num_cpus\":2},\"benchmarks\":[{\"name\":"
+                          "\"a/b\",\"iterations\":123456789012,\"real_time\":0.0015,\"GB/s\":12.25,\"label\":"
+                          "\"\xc3\xa9\"}]}") == 0,
            "got %s", text ? text : "(null)");
   optic_jv *again = NULL;
   OT_EXPECT_OK(optic_json_parse(text, strlen(text), NULL, &again));

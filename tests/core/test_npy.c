@@ -50,8 +50,9 @@ static bool read_numpy(const char *name, optic_dtype dtype, int32_t rank, const 
   OT_EXPECT_OK(optic_npy_decode(bytes, len, NULL, &m));
   size_t nb = 0;
   optic_tensor_bytes(t, &nb);
-  OT_CHECK(m.dtype == t->dtype && optic_shape_equal(&m.shape, &t->shape) && (nb == 0 || memcmp(m.data, t->data, nb) == 0),
-           "%s: decode differs from read", name);
+  OT_CHECK(
+      m.dtype == t->dtype && optic_shape_equal(&m.shape, &t->shape) && (nb == 0 || memcmp(m.data, t->data, nb) == 0),
+      "%s: decode differs from read", name);
   optic_npy_free(NULL, &m);
   free(bytes);
   return ok;
@@ -123,13 +124,14 @@ static void numpy_files(void) {
     const uint16_t *h = t.data;
     float f[6];
     for (int i = 0; i < 6; i++) f[i] = optic_f16_to_f32(h[i]);
-    OT_CHECK(isinf(f[0]) && f[0] > 0 && isinf(f[1]) && f[1] < 0 && isnan(f[2]) && f[3] == 0x1p-24f && f[4] == 65504.0f &&
-             f[5] == 0 && signbit(f[5]));
+    OT_CHECK(isinf(f[0]) && f[0] > 0 && isinf(f[1]) && f[1] < 0 && isnan(f[2]) && f[3] == 0x1p-24f &&
+             f[4] == 65504.0f && f[5] == 0 && signbit(f[5]));
   }
   optic_npy_free(NULL, &t);
   if (read_numpy("f32_special.npy", OPTIC_F32, 1, (int64_t[]){5}, &t)) {
     const float *f = t.data;
-    OT_CHECK(isinf(f[0]) && f[0] > 0 && isinf(f[1]) && f[1] < 0 && isnan(f[2]) && f[3] == 1e-45f && f[4] == 3.4028235e38f);
+    OT_CHECK(isinf(f[0]) && f[0] > 0 && isinf(f[1]) && f[1] < 0 && isnan(f[2]) && f[3] == 1e-45f &&
+             f[4] == 3.4028235e38f);
   }
   optic_npy_free(NULL, &t);
 }
@@ -159,10 +161,9 @@ static void numpy_refusals(void) {
 
 /* Our encoder writes NumPy's exact bytes (same header text and padding). */
 static void encoder_matches_numpy(void) {
-  static const char *const names[] = {"f32_2x3.npy", "f64_scalar.npy", "s32_4.npy", "bool_2x2.npy",
-                                      "u8_5.npy",    "f32_0x3.npy",    "f32_special.npy", "s8_5.npy",
-                                      "s16_4.npy",   "s64_4.npy",      "u16_3.npy", "u32_3.npy",
-                                      "u64_3.npy",   "f16_6.npy"};
+  static const char *const names[] = {"f32_2x3.npy", "f64_scalar.npy",  "s32_4.npy", "bool_2x2.npy", "u8_5.npy",
+                                      "f32_0x3.npy", "f32_special.npy", "s8_5.npy",  "s16_4.npy",    "s64_4.npy",
+                                      "u16_3.npy",   "u32_3.npy",       "u64_3.npy", "f16_6.npy"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     size_t len = 0;
     unsigned char *want = slurp(names[i], &len);
@@ -171,8 +172,8 @@ static void encoder_matches_numpy(void) {
     void *got = NULL;
     size_t got_len = 0;
     OT_EXPECT_OK(optic_npy_encode(&t, &got, &got_len));
-    OT_CHECK(got_len == len && memcmp(got, want, len) == 0, "%s: encoded %zu bytes, NumPy wrote %zu", names[i],
-             got_len, len);
+    OT_CHECK(got_len == len && memcmp(got, want, len) == 0, "%s: encoded %zu bytes, NumPy wrote %zu", names[i], got_len,
+             len);
     optic_string_free(got);
     optic_npy_free(NULL, &t);
     free(want);
@@ -199,7 +200,8 @@ static void round_trips(void) {
       size_t bytes = 0;
       OT_EXPECT_OK(optic_tensor_bytes(&t, &bytes));
       unsigned char *data = malloc(bytes + 1);
-      for (size_t i = 0; i < bytes; i++) data[i] = t.dtype == OPTIC_PRED ? (unsigned char)(i % 2) : (unsigned char)(i * 37 + 11);
+      for (size_t i = 0; i < bytes; i++)
+        data[i] = t.dtype == OPTIC_PRED ? (unsigned char)(i % 2) : (unsigned char)(i * 37 + 11);
       t.data = bytes ? data : NULL;
       OT_EXPECT_OK(optic_npy_write(path, &t));
       optic_tensor back;
@@ -277,8 +279,8 @@ static void expect_decode(const unsigned char *buf, size_t len, optic_status wan
   OT_CHECK(st == want && (needle == NULL || strstr(optic_last_error(), needle) != NULL) &&
                (st == OPTIC_OK || t.data == NULL),
            "got %s \"%s\", want %s containing \"%s\" for header %.*s", optic_status_name(st),
-           st == OPTIC_OK ? "" : optic_last_error(), optic_status_name(want), needle ? needle : "", (int)(len < 120 ? len : 120),
-           (const char *)buf);
+           st == OPTIC_OK ? "" : optic_last_error(), optic_status_name(want), needle ? needle : "",
+           (int)(len < 120 ? len : 120), (const char *)buf);
   if (st == OPTIC_OK) optic_npy_free(NULL, &t);
 }
 
@@ -298,7 +300,8 @@ static void hand_made_headers(void) {
       {"{'descr': '>u1', 'fortran_order': False, 'shape': (), }", 1, OPTIC_OK, NULL},         /* 1 byte: order moot */
       {"{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", 16, OPTIC_ERR_UNSUPPORTED, "Fortran order"},
       {"{'descr': '>f8', 'fortran_order': False, 'shape': (1,), }", 8, OPTIC_ERR_UNSUPPORTED, "'>f8' is big-endian"},
-      {"{'descr': '|f4', 'fortran_order': False, 'shape': (1,), }", 4, OPTIC_ERR_UNSUPPORTED, "does not state its byte order"},
+      {"{'descr': '|f4', 'fortran_order': False, 'shape': (1,), }", 4, OPTIC_ERR_UNSUPPORTED,
+       "does not state its byte order"},
       {"{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", 8, OPTIC_ERR_UNSUPPORTED, "'<c8' is not supported"},
       {"{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", 8, OPTIC_ERR_UNSUPPORTED, "'|O' is not supported"},
       {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }", 4, OPTIC_ERR_UNSUPPORTED, "structured"},
@@ -316,9 +319,11 @@ static void hand_made_headers(void) {
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 12, OPTIC_ERR_CORRUPT, "(trailing bytes)"},
       {"{'descr': '<f4', 'fortran_order': False}", 0, OPTIC_ERR_CORRUPT, "missing key 'shape'"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (), 'shape': ()}", 4, OPTIC_ERR_CORRUPT, "appears twice"},
-      {"{'descr': '<f4', 'fortran_order': False, 'shape': (), 'extra': 1}", 4, OPTIC_ERR_CORRUPT, "unknown key 'extra'"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (), 'extra': 1}", 4, OPTIC_ERR_CORRUPT,
+       "unknown key 'extra'"},
       {"{'descr': '<f4', 'fortran_order': 0, 'shape': ()}", 4, OPTIC_ERR_CORRUPT, "True or False"},
-      {"{'descr': '<f4', 'fortran_order': False, 'shape': [2]}", 8, OPTIC_ERR_CORRUPT, "expected '(' to open the shape"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': [2]}", 8, OPTIC_ERR_CORRUPT,
+       "expected '(' to open the shape"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': (2 3)}", 8, OPTIC_ERR_CORRUPT, "expected ',' or ')'"},
       {"{'descr': '<f4' 'fortran_order': False, 'shape': ()}", 4, OPTIC_ERR_CORRUPT, "expected ',' or '}'"},
       {"{'descr': '<f4', 'fortran_order': False, 'shape': ()} x", 4, OPTIC_ERR_CORRUPT, "text after the closing"},

@@ -72,8 +72,8 @@ static void random_sets(int trials, size_t min_n, size_t max_n, uintptr_t span, 
     size_t n = min_n + rnd() % (max_n - min_n + 1);
     for (size_t i = 0; i < n; i++) {
       uintptr_t lo = 1000 + rnd() % span, len = 1 + rnd() % 24;
-      r[i] = (optic_range){.lo = lo, .hi = lo + len, .kind = (int32_t)(rnd() % 3), .index = (int32_t)i,
-                           .written = rnd() % 3 == 0};
+      r[i] = (optic_range){
+          .lo = lo, .hi = lo + len, .kind = (int32_t)(rnd() % 3), .index = (int32_t)i, .written = rnd() % 3 == 0};
     }
     bool want = false;
     for (size_t i = 0; i < n && !want; i++) {
@@ -130,7 +130,8 @@ static void never_allocates(void) {
   OT_CHECK(!conflict && h >= 0 && r[h].lo == 4096 + 64 * 500, "conflict %d, hit %td", conflict, h);
   OT_CHECK(mallocs == 0 && qsorts == 0,
            "%ld mallocs and %ld qsort calls (glibc's mallocs) sorting and searching %d ranges; core/ranges.h "
-           "promises no allocation", mallocs, qsorts, BIG);
+           "promises no allocation",
+           mallocs, qsorts, BIG);
 #endif
 }
 

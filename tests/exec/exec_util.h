@@ -30,7 +30,8 @@ static inline void ex_round_trips(const optic_module_t *m) {
   OT_EXPECT_OK(optic_module_to_hlo_text(m, &t1));
   if (t1) OT_EXPECT_OK(optic_module_from_hlo_text(t1, strlen(t1), &m2));
   if (m2) OT_EXPECT_OK(optic_module_to_hlo_text(m2, &t2));
-  OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1 ? t1 : "", t2 ? t2 : "");
+  OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1 ? t1 : "",
+           t2 ? t2 : "");
   optic_string_free(t1);
   optic_string_free(t2);
   optic_module_destroy(m2);
@@ -70,7 +71,8 @@ static inline void ex_fill(optic_literal_t *lit, ex_rng *r) {
         double f = (double)v / 4.0;
         int64_t u = (int64_t)(ex_next(r) % 7);
         if (optic_dtype_is_float(t->dtype)) optic_convert_elements(OPTIC_F64, &f, t->dtype, (char *)d + i * es, 1);
-        else if (optic_dtype_is_signed_int(t->dtype)) optic_convert_elements(OPTIC_S64, &v, t->dtype, (char *)d + i * es, 1);
+        else if (optic_dtype_is_signed_int(t->dtype))
+          optic_convert_elements(OPTIC_S64, &v, t->dtype, (char *)d + i * es, 1);
         else if (es) optic_convert_elements(OPTIC_S64, &u, t->dtype, (char *)d + i * es, 1);
         break;
       }
@@ -220,7 +222,8 @@ static inline bool ex_check_module_ex(const optic_module_t *m, uint64_t seed, do
   optic_status st = cost.flops > max_eval_flops
                         ? ex_runtime_reference(m, (const optic_literal_t *const *)args, np, &expected)
                         : optic_evaluate(m, e, (const optic_literal_t *const *)args, np, NULL, &expected);
-  if (cost.flops > max_eval_flops) printf("  %s: %.3g flops: reference is the runtime at NONE, 1 thread\n", label, cost.flops);
+  if (cost.flops > max_eval_flops)
+    printf("  %s: %.3g flops: reference is the runtime at NONE, 1 thread\n", label, cost.flops);
   bool ok = true;
   if (st != OPTIC_OK) {
     OT_CHECK(false, "%s: evaluate failed: %s", label, optic_last_error());

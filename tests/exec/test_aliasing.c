@@ -63,7 +63,9 @@ static optic_program_t *pair_program(optic_module_t **mp, int64_t len) {
   return compile_module(m);
 }
 
-static optic_tensor vec(float *data, int64_t len) { return (optic_tensor){OPTIC_F32, {.rank = 1, .dims = {len}}, data}; }
+static optic_tensor vec(float *data, int64_t len) {
+  return (optic_tensor){OPTIC_F32, {.rank = 1, .dims = {len}}, data};
+}
 
 /* The run is refused and the message names `first` and `second`. */
 static void expect_refused(optic_program_t *p, optic_exec_ctx_t *ctx, const optic_tensor *in, int32_t n_in,
@@ -237,9 +239,8 @@ static void lent_result_as_next_input(void) {
       OT_CHECK(out2.data == (round % 2 ? first : second), "round %d: a third buffer", round);
       OT_EXPECT_OK(optic_exec_ctx_pool_stats(ctx, &now));
       OT_CHECK(now.hits == warm.hits && now.misses == warm.misses,
-               "round %d: pool traffic (hits %llu -> %llu, misses %llu -> %llu)", round,
-               (unsigned long long)warm.hits, (unsigned long long)now.hits, (unsigned long long)warm.misses,
-               (unsigned long long)now.misses);
+               "round %d: pool traffic (hits %llu -> %llu, misses %llu -> %llu)", round, (unsigned long long)warm.hits,
+               (unsigned long long)now.hits, (unsigned long long)warm.misses, (unsigned long long)now.misses);
     }
     const float *y = out2.data, *w = in2.data;
     int wrong = 0;
@@ -257,10 +258,8 @@ static void lent_result_as_next_input(void) {
 }
 
 static const ot_case cases[] = {
-    {"transpose_into_its_input", transpose_into_its_input},
-    {"every_overlap_form", every_overlap_form},
-    {"constants_are_read_only", constants_are_read_only},
-    {"empty_buffers", empty_buffers},
+    {"transpose_into_its_input", transpose_into_its_input},   {"every_overlap_form", every_overlap_form},
+    {"constants_are_read_only", constants_are_read_only},     {"empty_buffers", empty_buffers},
     {"lent_result_as_next_input", lent_result_as_next_input},
 };
 OT_MAIN(cases)

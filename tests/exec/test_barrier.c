@@ -33,10 +33,10 @@ typedef struct team {
   exec_barrier bar;
   int n;
   long rounds;
-  double deadline;     /* thread 0 ends the run early past this (monotonic seconds) */
-  atomic_long limit;   /* rounds to run: set by thread 0 before a barrier, read by all after it */
-  int straggler; /* thread index that does extra work before arriving, or -1 */
-  int pin;       /* -1: no pinning; 0: every thread on cpus[0]; 1: thread t on cpus[t] */
+  double deadline;   /* thread 0 ends the run early past this (monotonic seconds) */
+  atomic_long limit; /* rounds to run: set by thread 0 before a barrier, read by all after it */
+  int straggler;     /* thread index that does extra work before arriving, or -1 */
+  int pin;           /* -1: no pinning; 0: every thread on cpus[0]; 1: thread t on cpus[t] */
   int cpus[MAX_T];
   uint64_t slot[2][MAX_T]; /* plain memory: the barrier must order it */
   atomic_long bad;
@@ -118,8 +118,8 @@ static void run_team_pinned(int n, long rounds, int64_t spin_ns, int straggler, 
   double dt = now_s() - t0;
   long bad = atomic_load(&tm.bad), arr = atomic_load(&tm.arrivals);
   rounds = atomic_load(&tm.limit); /* fewer when the time budget ran out */
-  OT_CHECK(bad == 0, "%d threads, spin %lld ns, straggler %d: %ld stale reads after the barrier", n,
-           (long long)spin_ns, straggler, bad);
+  OT_CHECK(bad == 0, "%d threads, spin %lld ns, straggler %d: %ld stale reads after the barrier", n, (long long)spin_ns,
+           straggler, bad);
   OT_CHECK(arr == (long)n * rounds, "%d threads: %ld arrivals, expected %ld", n, arr, (long)n * rounds);
   OT_CHECK(atomic_load(&tm.bar.count) == 0, "%d threads: counter %u after the last round", n,
            atomic_load(&tm.bar.count));
@@ -181,7 +181,7 @@ static void single_thread_and_reuse(void) {
   exec_barrier b;
   exec_barrier_init(&b, 1);
   for (int i = 0; i < 10; i++) exec_barrier_wait(&b, 0); /* n == 1: returns at once */
-  exec_barrier_init(&b, 0);                             /* 0 is treated as 1 */
+  exec_barrier_init(&b, 0);                              /* 0 is treated as 1 */
   exec_barrier_wait(&b, 0);
   OT_CHECK(b.n == 1);
   /* Re-initialised for a new team after the old one finished. */
@@ -202,7 +202,6 @@ static void arm(void) {
   alarm(20);
 }
 
-
 static const ot_case cases[] = {
     {"single_thread_and_reuse", single_thread_and_reuse},
     {"handoff_default_spin", handoff_default_spin},
@@ -210,7 +209,6 @@ static const ot_case cases[] = {
     {"straggler_sleeps", straggler_sleeps},
     {"shared_cpu_sleeps", shared_cpu_sleeps},
 };
-
 
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);

@@ -33,21 +33,23 @@ static void expect_message(const char *text, const char *want) {
 }
 
 static void map_declined(void) {
-  expect_message("HloModule m\n"
-                 "f {\n  a = f32[] parameter(0)\n"
-                 "  ROOT d = f32[] dot(a, a), lhs_contracting_dims={}, rhs_contracting_dims={}\n}\n"
-                 "ENTRY e {\n  x = f32[4] parameter(0)\n  ROOT r = f32[4] map(x), dimensions={0}, to_apply=f\n}\n",
-                 "runtime: map r: its computation 'f' does not run as an elementwise loop: dot d is not elementwise");
+  expect_message(
+      "HloModule m\n"
+      "f {\n  a = f32[] parameter(0)\n"
+      "  ROOT d = f32[] dot(a, a), lhs_contracting_dims={}, rhs_contracting_dims={}\n}\n"
+      "ENTRY e {\n  x = f32[4] parameter(0)\n  ROOT r = f32[4] map(x), dimensions={0}, to_apply=f\n}\n",
+      "runtime: map r: its computation 'f' does not run as an elementwise loop: dot d is not elementwise");
 }
 
 static void reduce_declined(void) {
-  expect_message("HloModule m\n"
-                 "comb {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
-                 "  ROOT d = f32[] dot(a, b), lhs_contracting_dims={}, rhs_contracting_dims={}\n}\n"
-                 "ENTRY e {\n  x = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
-                 "  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=comb\n}\n",
-                 "runtime: reduce r: its computation 'comb' does not run as an elementwise loop: dot d is not "
-                 "elementwise");
+  expect_message(
+      "HloModule m\n"
+      "comb {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT d = f32[] dot(a, b), lhs_contracting_dims={}, rhs_contracting_dims={}\n}\n"
+      "ENTRY e {\n  x = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+      "  ROOT r = f32[] reduce(x, z), dimensions={0}, to_apply=comb\n}\n",
+      "runtime: reduce r: its computation 'comb' does not run as an elementwise loop: dot d is not "
+      "elementwise");
 }
 
 static const ot_case cases[] = {

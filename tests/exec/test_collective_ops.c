@@ -85,19 +85,23 @@ static void refused(const char *text, const char *what, double want_flops, doubl
 }
 
 static void multi_replica_and_custom_call_refused(void) {
-  refused("HloModule c\n\nENTRY e {\n  x = f32[2,4] parameter(0)\n"
-          "  ROOT g = f32[4,4] all-gather(x), replica_groups={{0,1}}, dimensions={0}\n}\n",
-          "all-gather", 0, 32 + 64);
-  refused("HloModule c\n\n" ADD "ENTRY e {\n  x = f32[4,4] parameter(0)\n"
+  refused(
+      "HloModule c\n\nENTRY e {\n  x = f32[2,4] parameter(0)\n"
+      "  ROOT g = f32[4,4] all-gather(x), replica_groups={{0,1}}, dimensions={0}\n}\n",
+      "all-gather", 0, 32 + 64);
+  refused("HloModule c\n\n" ADD
+          "ENTRY e {\n  x = f32[4,4] parameter(0)\n"
           "  ROOT r = f32[2,4] reduce-scatter(x), replica_groups={{0,1}}, dimensions={0}, to_apply=add\n}\n",
           "reduce-scatter", 0, 64 + 32);
-  refused("HloModule c\n\nENTRY e {\n  x = f32[4] parameter(0)\n"
-          "  ROOT p = f32[4] collective-permute(x), source_target_pairs={{1,0},{0,1}}\n}\n",
-          "collective-permute", 0, 32);
+  refused(
+      "HloModule c\n\nENTRY e {\n  x = f32[4] parameter(0)\n"
+      "  ROOT p = f32[4] collective-permute(x), source_target_pairs={{1,0},{0,1}}\n}\n",
+      "collective-permute", 0, 32);
   /* XLA HandleCustomCall: flops and bytes are -1 (unknown) */
-  refused("HloModule c\n\nENTRY e {\n  x = f32[4] parameter(0)\n"
-          "  ROOT k = (f32[4], s32[4]) custom-call(x), custom_call_target=\"TopK\", backend_config=\"{}\"\n}\n",
-          "'TopK'", -1, -1);
+  refused(
+      "HloModule c\n\nENTRY e {\n  x = f32[4] parameter(0)\n"
+      "  ROOT k = (f32[4], s32[4]) custom-call(x), custom_call_target=\"TopK\", backend_config=\"{}\"\n}\n",
+      "'TopK'", -1, -1);
 }
 
 static const ot_case cases[] = {{"single_replica_runs", single_replica_runs},

@@ -176,7 +176,7 @@ static void steady_state(void) {
     long f1 = minor_faults();
     OT_EXPECT_OK(optic_exec_ctx_pool_stats(ctx, &after));
     OT_CHECK(out[0].data == first, "context outputs are reused across runs");
-if (strstr(optic_build_type(), "address") != NULL || strstr(optic_build_type(), "thread") != NULL) {
+    if (strstr(optic_build_type(), "address") != NULL || strstr(optic_build_type(), "thread") != NULL) {
       /* ASan's quarantine hands its own bookkeeping and libgomp's per-region
        * allocations fresh pages, TSan maps shadow and sync metadata on first
        * touch: a few faults that are not the runtime's. */
@@ -416,8 +416,8 @@ enum { DOT_M = 64, DOT_K = 96, DOT_N = 80 };
 static optic_program_t *dot_program(void) {
   fresh();
   const int64_t ma[] = {DOT_M, DOT_K}, mb[] = {DOT_K, DOT_N};
-  optic_dot_dims d = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                      .rhs_contracting = {0}};
+  optic_dot_dims d = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   optic_node_id a = param(C, 0, OPTIC_F32, 2, ma), b = param(C, 1, OPTIC_F32, 2, mb), y;
   OT_EXPECT_OK(optic_graph_dot(M, C, a, b, &d, NULL, &y));
   OT_EXPECT_OK(optic_computation_set_root(M, C, y));
@@ -530,8 +530,8 @@ static void *big_main(void *arg) {
 static void contexts_start_no_blas_threads(void) {
   fresh();
   const int64_t d2[] = {BIG, BIG};
-  optic_dot_dims d = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                      .rhs_contracting = {0}};
+  optic_dot_dims d = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   optic_node_id a = param(C, 0, OPTIC_F32, 2, d2), b = param(C, 1, OPTIC_F32, 2, d2), y;
   OT_EXPECT_OK(optic_graph_dot(M, C, a, b, &d, NULL, &y));
   OT_EXPECT_OK(optic_computation_set_root(M, C, y));
@@ -589,9 +589,13 @@ static void cleanup(void) {
 }
 
 static const ot_case cases[] = {
-    {"argument_checks", argument_checks}, {"while_cap", while_cap},   {"steady_state", steady_state},
-    {"injected_failures", injected_failures}, {"profiler_events", profiler_events},
-    {"profiler_events_split", profiler_events_split}, {"concurrent_contexts", concurrent_contexts},
+    {"argument_checks", argument_checks},
+    {"while_cap", while_cap},
+    {"steady_state", steady_state},
+    {"injected_failures", injected_failures},
+    {"profiler_events", profiler_events},
+    {"profiler_events_split", profiler_events_split},
+    {"concurrent_contexts", concurrent_contexts},
     {"concurrent_contexts_dot", concurrent_contexts_dot},
     {"oversubscribed_contexts", oversubscribed_contexts},
     {"contexts_start_no_blas_threads", contexts_start_no_blas_threads},

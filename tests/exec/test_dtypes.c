@@ -119,11 +119,19 @@ static void fill_int(optic_dtype d, void *p, size_t n, int which) {
 
 static void fill_half(optic_dtype d, uint16_t *p, size_t n, int which) {
   bool f16 = d == OPTIC_F16;
-  const uint16_t edges[] = {0x0000, 0x8000, 0x0001, 0x8001, (uint16_t)(f16 ? 0x0400 : 0x0080),
-                            (uint16_t)(f16 ? 0x7BFF : 0x7F7F), (uint16_t)(f16 ? 0xFBFF : 0xFF7F),
-                            (uint16_t)(f16 ? 0x7C00 : 0x7F80), (uint16_t)(f16 ? 0xFC00 : 0xFF80),
-                            (uint16_t)(f16 ? 0x7E00 : 0x7FC0), (uint16_t)(f16 ? 0x3C00 : 0x3F80),
-                            (uint16_t)(f16 ? 0xBC00 : 0xBF80), (uint16_t)(f16 ? 0x3801 : 0x3F01)};
+  const uint16_t edges[] = {0x0000,
+                            0x8000,
+                            0x0001,
+                            0x8001,
+                            (uint16_t)(f16 ? 0x0400 : 0x0080),
+                            (uint16_t)(f16 ? 0x7BFF : 0x7F7F),
+                            (uint16_t)(f16 ? 0xFBFF : 0xFF7F),
+                            (uint16_t)(f16 ? 0x7C00 : 0x7F80),
+                            (uint16_t)(f16 ? 0xFC00 : 0xFF80),
+                            (uint16_t)(f16 ? 0x7E00 : 0x7FC0),
+                            (uint16_t)(f16 ? 0x3C00 : 0x3F80),
+                            (uint16_t)(f16 ? 0xBC00 : 0xBF80),
+                            (uint16_t)(f16 ? 0x3801 : 0x3F01)};
   size_t ne = sizeof edges / sizeof edges[0];
   for (size_t i = 0; i < n; i++) p[i] = i < ne * ne ? edges[(which ? i / ne : i) % ne] : (uint16_t)next_u64();
 }
@@ -241,12 +249,15 @@ static void int_case(optic_dtype d, const char *op, kind k, const char *dir, siz
   }
   char text[1024], label[128];
   int len = snprintf(text, sizeof text, "HloModule t\nENTRY e {\n");
-  for (int j = 0; j < nin; j++) len += snprintf(text + len, sizeof text - (size_t)len, "  p%d = %s[%zu] parameter(%d)\n", j, dn, n, j);
+  for (int j = 0; j < nin; j++)
+    len += snprintf(text + len, sizeof text - (size_t)len, "  p%d = %s[%zu] parameter(%d)\n", j, dn, n, j);
   if (k == K_CMP) {
     snprintf(text + len, sizeof text - (size_t)len, "  ROOT r = pred[%zu] compare(p0, p1), direction=%s\n}\n", n, dir);
   } else {
     snprintf(text + len, sizeof text - (size_t)len, "  ROOT r = %s[%zu] %s(%s)\n}\n", dn, n, op,
-             nin == 1 ? "p0" : nin == 2 ? "p0, p1" : "p0, p1, p2");
+             nin == 1   ? "p0"
+             : nin == 2 ? "p0, p1"
+                        : "p0, p1, p2");
   }
   snprintf(label, sizeof label, "%s %s %s n=%zu", dn, op, dir ? dir : "", n);
   check_text(text, in, nin, want, label);
@@ -258,7 +269,8 @@ static void integer_ops(void) {
   static const char *const un[] = {"negate", "abs", "not", "sign"};
   static const char *const bin[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "and", "or"};
   /* s32 and u8 too: their own loops against the same reference */
-  static const optic_dtype ds[] = {OPTIC_S8, OPTIC_S16, OPTIC_S32, OPTIC_S64, OPTIC_U8, OPTIC_U16, OPTIC_U32, OPTIC_U64};
+  static const optic_dtype ds[] = {OPTIC_S8, OPTIC_S16, OPTIC_S32, OPTIC_S64,
+                                   OPTIC_U8, OPTIC_U16, OPTIC_U32, OPTIC_U64};
   for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++) {
     optic_dtype d = ds[di];
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si += 2) {
@@ -316,12 +328,15 @@ static void half_case(optic_dtype d, const char *op, kind k, const char *dir, si
   }
   char text[1024], label[128];
   int len = snprintf(text, sizeof text, "HloModule t\nENTRY e {\n");
-  for (int j = 0; j < nin; j++) len += snprintf(text + len, sizeof text - (size_t)len, "  p%d = %s[%zu] parameter(%d)\n", j, dn, n, j);
+  for (int j = 0; j < nin; j++)
+    len += snprintf(text + len, sizeof text - (size_t)len, "  p%d = %s[%zu] parameter(%d)\n", j, dn, n, j);
   if (k == K_CMP) {
     snprintf(text + len, sizeof text - (size_t)len, "  ROOT r = pred[%zu] compare(p0, p1), direction=%s\n}\n", n, dir);
   } else {
     snprintf(text + len, sizeof text - (size_t)len, "  ROOT r = %s[%zu] %s(%s)\n}\n", dn, n, op,
-             nin == 1 ? "p0" : nin == 2 ? "p0, p1" : "p0, p1, p2");
+             nin == 1   ? "p0"
+             : nin == 2 ? "p0, p1"
+                        : "p0, p1, p2");
   }
   snprintf(label, sizeof label, "%s %s %s n=%zu", dn, op, dir ? dir : "", n);
   check_text(text, in, nin, want, label);
@@ -351,20 +366,22 @@ static void half_ops(void) {
  * optic_convert_elements gives (itself checked from first principles in
  * tests/core/test_dtype_convert.c). */
 static void convert_pairs(void) {
-  static const optic_dtype all[] = {OPTIC_PRED, OPTIC_S8, OPTIC_S16, OPTIC_S32, OPTIC_S64, OPTIC_U8, OPTIC_U16,
+  static const optic_dtype all[] = {OPTIC_PRED, OPTIC_S8,  OPTIC_S16, OPTIC_S32,  OPTIC_S64, OPTIC_U8, OPTIC_U16,
                                     OPTIC_U32,  OPTIC_U64, OPTIC_F16, OPTIC_BF16, OPTIC_F32, OPTIC_F64};
   size_t nd = sizeof all / sizeof all[0], n = 300;
   for (size_t a = 0; a < nd; a++) {
     for (size_t b = 0; b < nd; b++) {
       optic_dtype from = all[a], to = all[b];
-      bool legacy = (from == OPTIC_F32 || from == OPTIC_F64 || from == OPTIC_S32 || from == OPTIC_U8 || from == OPTIC_PRED) &&
-                    (to == OPTIC_F32 || to == OPTIC_F64 || to == OPTIC_S32 || to == OPTIC_U8 || to == OPTIC_PRED);
+      bool legacy =
+          (from == OPTIC_F32 || from == OPTIC_F64 || from == OPTIC_S32 || from == OPTIC_U8 || from == OPTIC_PRED) &&
+          (to == OPTIC_F32 || to == OPTIC_F64 || to == OPTIC_S32 || to == OPTIC_U8 || to == OPTIC_PRED);
       if (legacy) continue; /* tests/graph and tests/kernels cover those */
       optic_literal_t *x = new_array(from, n), *want = new_array(to, n);
       fill_any(from, data_of(x), n, 0);
       OT_EXPECT_OK(optic_convert_elements(from, data_of(x), to, data_of(want), n));
       char text[512], label[64];
-      snprintf(text, sizeof text, "HloModule t\nENTRY e {\n  p0 = %s[%zu] parameter(0)\n  ROOT r = %s[%zu] convert(p0)\n}\n",
+      snprintf(text, sizeof text,
+               "HloModule t\nENTRY e {\n  p0 = %s[%zu] parameter(0)\n  ROOT r = %s[%zu] convert(p0)\n}\n",
                optic_dtype_name(from), n, optic_dtype_name(to), n);
       snprintf(label, sizeof label, "convert %s -> %s", optic_dtype_name(from), optic_dtype_name(to));
       check_text(text, &x, 1, want, label);
@@ -379,8 +396,8 @@ static void convert_pairs(void) {
 /* Layout ops and select on 2-byte and 8-byte types: the runtime against the
  * evaluator, whose layout ops copy bytes. */
 static void layout_and_select(void) {
-  static const optic_dtype ds[] = {OPTIC_BF16, OPTIC_F16, OPTIC_S16, OPTIC_U16, OPTIC_S8, OPTIC_S64, OPTIC_U64,
-                                   OPTIC_U32};
+  static const optic_dtype ds[] = {OPTIC_BF16, OPTIC_F16, OPTIC_S16, OPTIC_U16,
+                                   OPTIC_S8,   OPTIC_S64, OPTIC_U64, OPTIC_U32};
   for (size_t i = 0; i < sizeof ds / sizeof ds[0]; i++) {
     const char *dn = optic_dtype_name(ds[i]);
     char text[2048];
@@ -439,9 +456,9 @@ static void reductions(void) {
   static const struct {
     optic_dtype d;
     const char *op;
-  } cases[] = {{OPTIC_S8, "add"},      {OPTIC_U16, "add"},     {OPTIC_S64, "add"},      {OPTIC_U64, "maximum"},
-               {OPTIC_S16, "minimum"}, {OPTIC_BF16, "maximum"}, {OPTIC_F16, "minimum"}, {OPTIC_BF16, "add"},
-               {OPTIC_F16, "add"}};
+  } cases[] = {{OPTIC_S8, "add"},      {OPTIC_U16, "add"},     {OPTIC_S64, "add"},
+               {OPTIC_U64, "maximum"}, {OPTIC_S16, "minimum"}, {OPTIC_BF16, "maximum"},
+               {OPTIC_F16, "minimum"}, {OPTIC_BF16, "add"},    {OPTIC_F16, "add"}};
   const size_t rows = 3, cols = 300;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     optic_dtype d = cases[c].d;
@@ -591,10 +608,11 @@ static void contractions(void) {
         }
       }
     }
-    snprintf(text, sizeof text,
-             "HloModule t\nENTRY e {\n  a = %s[1,%d,%d,%d] parameter(0)\n  k = %s[3,3,%d,%d] parameter(1)\n"
-             "  ROOT c = %s[1,%d,%d,%d] convolution(a, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n}\n",
-             dn, H, W, CI, dn, CI, CO, on, H, W, CO);
+    snprintf(
+        text, sizeof text,
+        "HloModule t\nENTRY e {\n  a = %s[1,%d,%d,%d] parameter(0)\n  k = %s[3,3,%d,%d] parameter(1)\n"
+        "  ROOT c = %s[1,%d,%d,%d] convolution(a, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n}\n",
+        dn, H, W, CI, dn, CI, CO, on, H, W, CO);
     snprintf(label, sizeof label, "convolution %s -> %s", dn, on);
     args[0] = a, args[1] = b;
     check_text(text, args, 2, want, label);
@@ -603,8 +621,9 @@ static void contractions(void) {
     optic_literal_destroy(want);
   }
   /* an integer dot is refused with the op and the dtypes named */
-  const char *bad = "HloModule t\nENTRY e {\n  a = s8[2,2] parameter(0)\n  ROOT d = s8[2,2] dot(a, a), "
-                    "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
+  const char *bad =
+      "HloModule t\nENTRY e {\n  a = s8[2,2] parameter(0)\n  ROOT d = s8[2,2] dot(a, a), "
+      "lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n";
   optic_module_t *m = NULL;
   OT_EXPECT_STATUS(optic_module_from_hlo_text(bad, strlen(bad), &m), OPTIC_ERR_UNSUPPORTED);
   OT_CHECK(strstr(optic_last_error(), "dot: operands are s8 and s8") != NULL, "%s", optic_last_error());
@@ -661,7 +680,8 @@ static void hlo_round_trip(void) {
   optic_module_t *m2 = NULL;
   OT_EXPECT_OK(optic_module_from_hlo_text(printed, strlen(printed), &m2));
   if (m2) OT_EXPECT_OK(optic_module_to_hlo_text(m2, &again));
-  OT_CHECK(printed && again && strcmp(printed, again) == 0, "print(parse(print)) differs:\n%s\n---\n%s", printed, again);
+  OT_CHECK(printed && again && strcmp(printed, again) == 0, "print(parse(print)) differs:\n%s\n---\n%s", printed,
+           again);
   /* halves in the fewest digits: 65504, 6e-08 (the smallest f16 subnormal), 1.0005 (f16 1+2^-11 is a tie -> 1) */
   OT_CHECK(printed && strstr(printed, "{65504, -0, 6e-08, inf, -inf, nan, 1}") != NULL, "%s", printed);
   /* bf16: 3.39e38 -> 0x7F7F prints 3.39e+38; 1.00390625 = 1+2^-8 ties to 1; 1.01171875 = 1+3*2^-8 ties up to 1.016 */
@@ -718,9 +738,15 @@ static void hlo_round_trip(void) {
 }
 
 static const ot_case cases[] = {
-    {"hlo_round_trip", hlo_round_trip}, {"integer_ops", integer_ops}, {"half_ops", half_ops},
-    {"convert_pairs", convert_pairs},   {"layout_and_select", layout_and_select}, {"reductions", reductions},
-    {"iotas", iotas},                   {"contractions", contractions},
-    {"costs", costs},                   {"control_and_windows", control_and_windows},
+    {"hlo_round_trip", hlo_round_trip},
+    {"integer_ops", integer_ops},
+    {"half_ops", half_ops},
+    {"convert_pairs", convert_pairs},
+    {"layout_and_select", layout_and_select},
+    {"reductions", reductions},
+    {"iotas", iotas},
+    {"contractions", contractions},
+    {"costs", costs},
+    {"control_and_windows", control_and_windows},
 };
 OT_MAIN(cases)

@@ -35,7 +35,7 @@ static optic_module_t *build(int64_t rows, int64_t cols, int64_t h, int64_t w) {
 }
 
 static void shapes_and_starts(void) {
-  static const int64_t shapes[][4] = {{0, 3, 0, 2}, {1, 1, 1, 1}, {3, 15, 2, 15}, {16, 16, 5, 7},
+  static const int64_t shapes[][4] = {{0, 3, 0, 2},    {1, 1, 1, 1},      {3, 15, 2, 15}, {16, 16, 5, 7},
                                       {17, 17, 17, 0}, {40, 257, 9, 100}, {5, 16, 1, 1}};
   static const int32_t starts[][2] = {{0, 0}, {1, 2}, {-7, 3}, {1000, -1000}, {INT32_MAX, 4}};
   for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
@@ -160,7 +160,8 @@ static void sort_rows(void) {
              "HloModule s\n\n"
              "cmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  c = s32[] parameter(2)\n"
              "  d = s32[] parameter(3)\n  ROOT gt = pred[] compare(a, b), direction=GT\n}\n\n"
-             "lt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\n\n"
+             "lt {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT lt = pred[] compare(a, b), "
+             "direction=LT\n}\n\n"
              "ENTRY e {\n  x = f32[%lld,%lld] parameter(0)\n  i = s32[%lld,%lld] iota(), iota_dimension=1\n"
              "  s = (f32[%lld,%lld], s32[%lld,%lld]) sort(x, i), dimensions={1}, is_stable=true, to_apply=cmp\n"
              "  p = s32[%lld,%lld] get-tuple-element(s), index=1\n"
@@ -223,15 +224,18 @@ static void batch_norm(void) {
   for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
     long long A = shapes[k][0], F = shapes[k][1], B = shapes[k][2];
     char text[1536];
-    snprintf(text, sizeof text,
-             "HloModule bn\n\nENTRY e {\n  x = f32[%lld,%lld,%lld] parameter(0)\n  s = f32[%lld] parameter(1)\n"
-             "  o = f32[%lld] parameter(2)\n  dy = f32[%lld,%lld,%lld] parameter(3)\n"
-             "  t = (f32[%lld,%lld,%lld], f32[%lld], f32[%lld]) batch-norm-training(x, s, o), epsilon=0.5, feature_index=1\n"
-             "  m = f32[%lld] get-tuple-element(t), index=1\n  v = f32[%lld] get-tuple-element(t), index=2\n"
-             "  y = f32[%lld,%lld,%lld] batch-norm-inference(x, s, o, m, v), epsilon=0.5, feature_index=1\n"
-             "  g = (f32[%lld,%lld,%lld], f32[%lld], f32[%lld]) batch-norm-grad(x, s, m, v, dy), epsilon=0.5, feature_index=1\n"
-             "  ROOT r = ((f32[%lld,%lld,%lld], f32[%lld], f32[%lld]), f32[%lld,%lld,%lld], (f32[%lld,%lld,%lld], f32[%lld], f32[%lld])) tuple(t, y, g)\n}\n",
-             A, F, B, F, F, A, F, B, A, F, B, F, F, F, F, A, F, B, A, F, B, F, F, A, F, B, F, F, A, F, B, A, F, B, F, F);
+    snprintf(
+        text, sizeof text,
+        "HloModule bn\n\nENTRY e {\n  x = f32[%lld,%lld,%lld] parameter(0)\n  s = f32[%lld] parameter(1)\n"
+        "  o = f32[%lld] parameter(2)\n  dy = f32[%lld,%lld,%lld] parameter(3)\n"
+        "  t = (f32[%lld,%lld,%lld], f32[%lld], f32[%lld]) batch-norm-training(x, s, o), epsilon=0.5, feature_index=1\n"
+        "  m = f32[%lld] get-tuple-element(t), index=1\n  v = f32[%lld] get-tuple-element(t), index=2\n"
+        "  y = f32[%lld,%lld,%lld] batch-norm-inference(x, s, o, m, v), epsilon=0.5, feature_index=1\n"
+        "  g = (f32[%lld,%lld,%lld], f32[%lld], f32[%lld]) batch-norm-grad(x, s, m, v, dy), epsilon=0.5, "
+        "feature_index=1\n"
+        "  ROOT r = ((f32[%lld,%lld,%lld], f32[%lld], f32[%lld]), f32[%lld,%lld,%lld], (f32[%lld,%lld,%lld], "
+        "f32[%lld], f32[%lld])) tuple(t, y, g)\n}\n",
+        A, F, B, F, F, A, F, B, A, F, B, F, F, F, F, A, F, B, A, F, B, F, F, A, F, B, F, F, A, F, B, A, F, B, F, F);
     optic_module_t *m = NULL;
     OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
     if (m == NULL) continue;

@@ -23,14 +23,20 @@ static optic_module_t *build(int64_t n) {
   bool ok = !optic_graph_parameter(m, c, 0, &tf, "x", &x) && !optic_graph_parameter(m, c, 1, &tf, "z", &z) &&
             !optic_graph_parameter(m, c, 2, &ti, "i", &i) && !optic_graph_parameter(m, c, 3, &ti, "j", &j) &&
             !optic_graph_parameter(m, c, 4, &tu, "u", &u) && !optic_graph_parameter(m, c, 5, &tu, "v", &v);
-  static const optic_opcode fun[] = {OPTIC_OP_ERF,  OPTIC_OP_LOG_PLUS_ONE, OPTIC_OP_EXPONENTIAL_MINUS_ONE,
-                                     OPTIC_OP_SINE, OPTIC_OP_COSINE,       OPTIC_OP_TAN,
-                                     OPTIC_OP_CBRT, OPTIC_OP_ROUND_NEAREST_AFZ, OPTIC_OP_ROUND_NEAREST_EVEN};
+  static const optic_opcode fun[] = {OPTIC_OP_ERF,
+                                     OPTIC_OP_LOG_PLUS_ONE,
+                                     OPTIC_OP_EXPONENTIAL_MINUS_ONE,
+                                     OPTIC_OP_SINE,
+                                     OPTIC_OP_COSINE,
+                                     OPTIC_OP_TAN,
+                                     OPTIC_OP_CBRT,
+                                     OPTIC_OP_ROUND_NEAREST_AFZ,
+                                     OPTIC_OP_ROUND_NEAREST_EVEN};
   optic_node_id t = OPTIC_NO_NODE, w = OPTIC_NO_NODE;
   for (size_t q = 0; ok && q < sizeof fun / sizeof fun[0]; q++) {
     /* op(x * z): a kernel op feeding the scalar one, fused at FULL */
-    ok = !optic_graph_binary(m, c, OPTIC_OP_MULTIPLY, x, z, NULL, &t) && !optic_graph_unary(m, c, fun[q], t, NULL, &w) &&
-         !optic_graph_binary(m, c, OPTIC_OP_ADD, w, x, NULL, &r[k++]);
+    ok = !optic_graph_binary(m, c, OPTIC_OP_MULTIPLY, x, z, NULL, &t) &&
+         !optic_graph_unary(m, c, fun[q], t, NULL, &w) && !optic_graph_binary(m, c, OPTIC_OP_ADD, w, x, NULL, &r[k++]);
   }
   ok = ok && !optic_graph_binary(m, c, OPTIC_OP_ATAN2, x, z, NULL, &r[k++]) &&
        !optic_graph_binary(m, c, OPTIC_OP_REMAINDER, x, z, NULL, &r[k++]) &&
@@ -39,7 +45,8 @@ static optic_module_t *build(int64_t n) {
   static const optic_opcode ibin[] = {OPTIC_OP_XOR, OPTIC_OP_SHIFT_LEFT, OPTIC_OP_SHIFT_RIGHT_LOGICAL,
                                       OPTIC_OP_SHIFT_RIGHT_ARITHMETIC, OPTIC_OP_REMAINDER};
   for (size_t q = 0; ok && q < sizeof ibin / sizeof ibin[0]; q++) {
-    ok = !optic_graph_binary(m, c, ibin[q], i, j, NULL, &r[k++]) && !optic_graph_binary(m, c, ibin[q], u, v, NULL, &r[k++]);
+    ok = !optic_graph_binary(m, c, ibin[q], i, j, NULL, &r[k++]) &&
+         !optic_graph_binary(m, c, ibin[q], u, v, NULL, &r[k++]);
   }
   /* Scalar operands (broadcast scalar parameters: scalar inputs of a fused
    * loop; constants would be folded into full arrays first). */
@@ -47,7 +54,8 @@ static optic_module_t *build(int64_t n) {
   optic_type ts = optic_type_array(OPTIC_S32, &sc), tfs = optic_type_array(OPTIC_F32, &sc);
   optic_node_id k3 = OPTIC_NO_NODE, kh = k3, b3 = k3, bh = k3;
   ok = ok && !optic_graph_parameter(m, c, 6, &ts, "k3", &k3) && !optic_graph_parameter(m, c, 7, &tfs, "kh", &kh) &&
-       !optic_graph_broadcast(m, c, k3, &s, NULL, 0, NULL, &b3) && !optic_graph_broadcast(m, c, kh, &s, NULL, 0, NULL, &bh) &&
+       !optic_graph_broadcast(m, c, k3, &s, NULL, 0, NULL, &b3) &&
+       !optic_graph_broadcast(m, c, kh, &s, NULL, 0, NULL, &bh) &&
        !optic_graph_binary(m, c, OPTIC_OP_SHIFT_LEFT, i, b3, NULL, &r[k++]) &&
        !optic_graph_binary(m, c, OPTIC_OP_SHIFT_RIGHT_ARITHMETIC, b3, i, NULL, &r[k++]) &&
        !optic_graph_binary(m, c, OPTIC_OP_ATAN2, bh, x, NULL, &r[k++]) &&

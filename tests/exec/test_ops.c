@@ -44,11 +44,11 @@ static void finish(optic_node_id root, const char *label) {
 static const int64_t d23[] = {2, 3}, d37[] = {3, 7}, d1000[] = {1000};
 
 static void elementwise(void) {
-  static const optic_opcode un[] = {OPTIC_OP_NEGATE, OPTIC_OP_ABS, OPTIC_OP_EXPONENTIAL, OPTIC_OP_SQRT,
-                                    OPTIC_OP_TANH, OPTIC_OP_LOGISTIC, OPTIC_OP_SIGN, OPTIC_OP_FLOOR,
-                                    OPTIC_OP_CEIL, OPTIC_OP_COPY, OPTIC_OP_LOG, OPTIC_OP_RSQRT};
-  static const optic_opcode bin[] = {OPTIC_OP_ADD, OPTIC_OP_SUBTRACT, OPTIC_OP_MULTIPLY, OPTIC_OP_DIVIDE,
-                                     OPTIC_OP_MAXIMUM, OPTIC_OP_MINIMUM, OPTIC_OP_POWER};
+  static const optic_opcode un[] = {OPTIC_OP_NEGATE, OPTIC_OP_ABS,      OPTIC_OP_EXPONENTIAL, OPTIC_OP_SQRT,
+                                    OPTIC_OP_TANH,   OPTIC_OP_LOGISTIC, OPTIC_OP_SIGN,        OPTIC_OP_FLOOR,
+                                    OPTIC_OP_CEIL,   OPTIC_OP_COPY,     OPTIC_OP_LOG,         OPTIC_OP_RSQRT};
+  static const optic_opcode bin[] = {OPTIC_OP_ADD,     OPTIC_OP_SUBTRACT, OPTIC_OP_MULTIPLY, OPTIC_OP_DIVIDE,
+                                     OPTIC_OP_MAXIMUM, OPTIC_OP_MINIMUM,  OPTIC_OP_POWER};
   optic_dtype dts[] = {OPTIC_F32, OPTIC_F64};
   for (int d = 0; d < 2; d++) {
     for (size_t i = 0; i < sizeof un / sizeof un[0]; i++) {
@@ -65,8 +65,9 @@ static void elementwise(void) {
     }
   }
   /* integers and pred */
-  static const optic_opcode ib[] = {OPTIC_OP_ADD, OPTIC_OP_SUBTRACT, OPTIC_OP_MULTIPLY, OPTIC_OP_DIVIDE,
-                                    OPTIC_OP_MAXIMUM, OPTIC_OP_MINIMUM, OPTIC_OP_AND, OPTIC_OP_OR, OPTIC_OP_POWER};
+  static const optic_opcode ib[] = {OPTIC_OP_ADD,    OPTIC_OP_SUBTRACT, OPTIC_OP_MULTIPLY,
+                                    OPTIC_OP_DIVIDE, OPTIC_OP_MAXIMUM,  OPTIC_OP_MINIMUM,
+                                    OPTIC_OP_AND,    OPTIC_OP_OR,       OPTIC_OP_POWER};
   optic_dtype idt[] = {OPTIC_S32, OPTIC_U8};
   for (int d = 0; d < 2; d++) {
     for (size_t i = 0; i < sizeof ib / sizeof ib[0]; i++) {
@@ -274,9 +275,14 @@ static void reductions(void) {
 static void linalg(void) {
   optic_node_id a, b, y;
   const int64_t sa[] = {3, 5, 7}, sb[] = {3, 7, 4};
-  optic_dot_dims dd = {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_contracting_count = 1,
-                       .rhs_contracting_count = 1, .lhs_batch = {0}, .rhs_batch = {0},
-                       .lhs_contracting = {2}, .rhs_contracting = {1}};
+  optic_dot_dims dd = {.lhs_batch_count = 1,
+                       .rhs_batch_count = 1,
+                       .lhs_contracting_count = 1,
+                       .rhs_contracting_count = 1,
+                       .lhs_batch = {0},
+                       .rhs_batch = {0},
+                       .lhs_contracting = {2},
+                       .rhs_contracting = {1}};
   fresh();
   a = param(C, 0, OPTIC_F32, 3, sa);
   b = param(C, 1, OPTIC_F32, 3, sb);
@@ -284,8 +290,8 @@ static void linalg(void) {
   finish(y, "dot batched");
   fresh();
   const int64_t ma[] = {64, 96}, mb[] = {96, 80};
-  optic_dot_dims d2 = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                       .rhs_contracting = {0}};
+  optic_dot_dims d2 = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   a = param(C, 0, OPTIC_F32, 2, ma);
   b = param(C, 1, OPTIC_F32, 2, mb);
   OT_EXPECT_OK(optic_graph_dot(M, C, a, b, &d2, NULL, &y));
@@ -399,23 +405,23 @@ static void fused_loop(void) {
    * 5000 elements (blocks and a tail), and 4Mi + 3 (a 16 MiB result, 64 MiB footprint: streaming
    * stores where the last-level cache is at most that, odd tail; fused_stream_policy forces both paths) */
   for (int big = 0; big < 2; big++) {
-  fresh();
-  const int64_t n[] = {big ? (4 << 20) + 3 : 5000};
-  optic_node_id x = param(C, 0, OPTIC_F32, 1, n), b = param(C, 1, OPTIC_F32, 1, n), c = param(C, 2, OPTIC_F32, 1, n);
-  optic_node_id a = param(C, 3, OPTIC_F32, 0, NULL), s = param(C, 4, OPTIC_F32, 0, NULL);
-  optic_shape sh = {.rank = 1, .dims = {n[0]}};
-  optic_node_id ab, sb, ax, axb, zero, zb, r, rs, y;
-  float z = 0;
-  optic_graph_broadcast(M, C, a, &sh, NULL, 0, NULL, &ab);
-  optic_graph_broadcast(M, C, s, &sh, NULL, 0, NULL, &sb);
-  optic_graph_binary(M, C, OPTIC_OP_MULTIPLY, ab, x, NULL, &ax);
-  optic_graph_binary(M, C, OPTIC_OP_ADD, ax, b, NULL, &axb);
-  optic_graph_constant(M, C, OPTIC_F32, &(optic_shape){.rank = 0}, &z, 4, NULL, &zero);
-  optic_graph_broadcast(M, C, zero, &sh, NULL, 0, NULL, &zb);
-  optic_graph_binary(M, C, OPTIC_OP_MAXIMUM, axb, zb, NULL, &r);
-  optic_graph_binary(M, C, OPTIC_OP_MULTIPLY, r, sb, NULL, &rs);
-  optic_graph_binary(M, C, OPTIC_OP_SUBTRACT, rs, c, NULL, &y);
-  finish(y, big ? "fused relu chain, 16 MiB" : "fused relu chain");
+    fresh();
+    const int64_t n[] = {big ? (4 << 20) + 3 : 5000};
+    optic_node_id x = param(C, 0, OPTIC_F32, 1, n), b = param(C, 1, OPTIC_F32, 1, n), c = param(C, 2, OPTIC_F32, 1, n);
+    optic_node_id a = param(C, 3, OPTIC_F32, 0, NULL), s = param(C, 4, OPTIC_F32, 0, NULL);
+    optic_shape sh = {.rank = 1, .dims = {n[0]}};
+    optic_node_id ab, sb, ax, axb, zero, zb, r, rs, y;
+    float z = 0;
+    optic_graph_broadcast(M, C, a, &sh, NULL, 0, NULL, &ab);
+    optic_graph_broadcast(M, C, s, &sh, NULL, 0, NULL, &sb);
+    optic_graph_binary(M, C, OPTIC_OP_MULTIPLY, ab, x, NULL, &ax);
+    optic_graph_binary(M, C, OPTIC_OP_ADD, ax, b, NULL, &axb);
+    optic_graph_constant(M, C, OPTIC_F32, &(optic_shape){.rank = 0}, &z, 4, NULL, &zero);
+    optic_graph_broadcast(M, C, zero, &sh, NULL, 0, NULL, &zb);
+    optic_graph_binary(M, C, OPTIC_OP_MAXIMUM, axb, zb, NULL, &r);
+    optic_graph_binary(M, C, OPTIC_OP_MULTIPLY, r, sb, NULL, &rs);
+    optic_graph_binary(M, C, OPTIC_OP_SUBTRACT, rs, c, NULL, &y);
+    finish(y, big ? "fused relu chain, 16 MiB" : "fused relu chain");
   }
   /* a transposed and row-broadcast leaf inside a loop fusion */
   fresh();
@@ -463,9 +469,10 @@ static void fused_paths_taken(void) {
   /* dot + bias + relu: an output fusion run as dot then the epilogue in place */
   fresh();
   const int64_t ma[] = {64, 96}, mb[] = {96, 80}, bv[] = {80};
-  optic_dot_dims d2 = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                       .rhs_contracting = {0}};
-  optic_node_id a = param(C, 0, OPTIC_F32, 2, ma), b = param(C, 1, OPTIC_F32, 2, mb), bias = param(C, 2, OPTIC_F32, 1, bv);
+  optic_dot_dims d2 = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
+  optic_node_id a = param(C, 0, OPTIC_F32, 2, ma), b = param(C, 1, OPTIC_F32, 2, mb),
+                bias = param(C, 2, OPTIC_F32, 1, bv);
   optic_node_id y, bb, yb, zero, zb, r;
   optic_graph_dot(M, C, a, b, &d2, NULL, &y);
   optic_shape os = {.rank = 2, .dims = {64, 80}};
@@ -510,7 +517,8 @@ static void fused_paths_taken(void) {
       OT_EXPECT_OK(optic_graph_reduce(M, C, &e2, &i0, 1, rd_sets[k], rd_n[k], f, NULL, &rr));
       OT_EXPECT_OK(optic_computation_set_root(M, C, rr));
       fusion_paths(&loop, &output, &seq);
-      if (k == 2) OT_CHECK(input_native == 0 && seq == 1, "leading-dim reduce: native %d, sequences %d", input_native, seq);
+      if (k == 2)
+        OT_CHECK(input_native == 0 && seq == 1, "leading-dim reduce: native %d, sequences %d", input_native, seq);
       else OT_CHECK(input_native == 1 && seq == 0, "trailing reduce %d: native %d, sequences %d", k, input_native, seq);
       finish(rr, "input fusion");
     }
@@ -579,10 +587,14 @@ static void cleanup(void) {
 }
 
 static const ot_case cases[] = {
-    {"elementwise", elementwise}, {"compare_select_clamp_convert", compare_select_clamp_convert},
-    {"layout", layout},           {"reductions", reductions},
-    {"linalg", linalg},           {"control", control},
-    {"fused_loop", fused_loop},   {"fused_paths_taken", fused_paths_taken},
+    {"elementwise", elementwise},
+    {"compare_select_clamp_convert", compare_select_clamp_convert},
+    {"layout", layout},
+    {"reductions", reductions},
+    {"linalg", linalg},
+    {"control", control},
+    {"fused_loop", fused_loop},
+    {"fused_paths_taken", fused_paths_taken},
     {"fused_stream_policy", fused_stream_policy},
     {"cleanup", cleanup},
 };

@@ -298,8 +298,8 @@ static void retry_gives_up_with_out_of_memory(void) {
     optic_pool_stats s;
     exec_pool_stats(p, &s);
     OT_CHECK(s.retries == retries && s.failures == 1);
-    OT_CHECK(s.bytes_in_use == 8192 && s.bytes_reserved == (retries > 0 ? 8192u : 12288u),
-             "reserved %zu", s.bytes_reserved);
+    OT_CHECK(s.bytes_in_use == 8192 && s.bytes_reserved == (retries > 0 ? 8192u : 12288u), "reserved %zu",
+             s.bytes_reserved);
     OT_CHECK(((unsigned char *)held.data)[8191] == 7, "an arena in use is never freed by a retry");
     /* A cache hit needs no allocator: it still works while the allocator fails. */
     exec_pool_release(p, &held);

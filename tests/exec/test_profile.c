@@ -72,8 +72,8 @@ static void events_from_several_threads(void) {
     if (ev[i].node <= last_node[t] || ev[i].start_ns < last_start[t]) ordered = false;
     last_node[t] = ev[i].node;
     last_start[t] = ev[i].start_ns;
-    if (strcmp(ev[i].name, "add.1") != 0 || strcmp(ev[i].detail, "add") != 0 || ev[i].flops != 2.0 * (double)ev[i].node ||
-        ev[i].end_ns < ev[i].start_ns)
+    if (strcmp(ev[i].name, "add.1") != 0 || strcmp(ev[i].detail, "add") != 0 ||
+        ev[i].flops != 2.0 * (double)ev[i].node || ev[i].end_ns < ev[i].start_ns)
       figures = false;
   }
   int total = counts[0] + counts[1] + counts[2] + counts[3];
@@ -126,7 +126,8 @@ static void overflow_is_counted(void) {
   {
     region_enter();
     for (int i = 0; i < 500; i++)
-      exec_profiler_record_span(g_prof, OPTIC_PROFILE_OP, "y", NULL, NULL, 0, omp_get_thread_num(), i, 1, 1, 2, 0, 0, 0);
+      exec_profiler_record_span(g_prof, OPTIC_PROFILE_OP, "y", NULL, NULL, 0, omp_get_thread_num(), i, 1, 1, 2, 0, 0,
+                                0);
     region_end();
   }
   region_joined();
@@ -208,8 +209,8 @@ static void summary_merges_and_sums(void) {
     exec_profiler_record_span(p, OPTIC_PROFILE_RUN, "run", "main", prog, 0, 0, -1, run, b, b + 1000, 0, 0, 0);
     exec_profiler_record_span(p, OPTIC_PROFILE_FUSION, "fusion.7", "loop", prog, 0, 0, 7, run, b + 10, b + 90, 100, 64,
                               60);
-    exec_profiler_record_span(p, OPTIC_PROFILE_FUSION, "fusion.7", "loop", prog, 0, 1, 7, run, b + 20, b + 110, 100,
-                              64, 60);
+    exec_profiler_record_span(p, OPTIC_PROFILE_FUSION, "fusion.7", "loop", prog, 0, 1, 7, run, b + 20, b + 110, 100, 64,
+                              60);
     if (run == 1) {
       exec_profiler_record_span(p, OPTIC_PROFILE_OP, "add.9", "add", prog, 0, 0, 9, run, b + 200, b + 230, 1, 8, 5);
       exec_profiler_record_span(p, OPTIC_PROFILE_OP, "add.9", "add", prog, 0, 0, 9, run, b + 300, b + 350, 1, 8, 5);
@@ -246,8 +247,8 @@ static void summary_merges_and_sums(void) {
     OT_CHECK(a->node == 9 && a->executions == 3 && a->measured_ns == 60.0 && a->est_ns == 7.5,
              "add: exec %lld measured %g est %g", (long long)a->executions, a->measured_ns, a->est_ns);
   }
-  OT_CHECK(s.measured_ns == 265.0 && s.est_ns == 85.5 && s.run_ns == 1000.0, "totals %g %g %g", s.measured_ns,
-           s.est_ns, s.run_ns);
+  OT_CHECK(s.measured_ns == 265.0 && s.est_ns == 85.5 && s.run_ns == 1000.0, "totals %g %g %g", s.measured_ns, s.est_ns,
+           s.run_ns);
   char *text = NULL;
   OT_EXPECT_OK(optic_profile_summary_to_text(&s, &text));
   OT_CHECK(text && strstr(text, "fusion.7") && strstr(text, "add.9") && strstr(text, "total (per run)") &&
@@ -288,9 +289,9 @@ static optic_profiler_t *sample_profile(void) {
     int t = omp_get_thread_num();
     for (int i = 0; i < 5; i++) {
       uint64_t s = optic_now_ns();
-      exec_profiler_record_span(g_prof, i % 2 ? OPTIC_PROFILE_FUSION : OPTIC_PROFILE_OP, i % 2 ? "fusion.\"q\"" : "dot.2",
-                                i % 2 ? "loop" : "dot", NULL, 0, t, i, g_run, s, s + 1500 + (uint64_t)i, 2e6, 4096,
-                                1234.5);
+      exec_profiler_record_span(g_prof, i % 2 ? OPTIC_PROFILE_FUSION : OPTIC_PROFILE_OP,
+                                i % 2 ? "fusion.\"q\"" : "dot.2", i % 2 ? "loop" : "dot", NULL, 0, t, i, g_run, s,
+                                s + 1500 + (uint64_t)i, 2e6, 4096, 1234.5);
     }
     region_end();
   }

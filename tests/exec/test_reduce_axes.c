@@ -86,7 +86,8 @@ static bool check_f64(const red_case *c, const float *x, const float *got, char 
     int64_t ridx[4] = {0};
     for (size_t r = 0; r < R; r++) {
       int64_t off = 0;
-      for (int d = 0, ki = 0, ri = 0; d < c->rank; d++) off += (((c->mask >> d) & 1u) ? ridx[ri++] : kidx[ki++]) * st[d];
+      for (int d = 0, ki = 0, ri = 0; d < c->rank; d++)
+        off += (((c->mask >> d) & 1u) ? ridx[ri++] : kidx[ki++]) * st[d];
       double e = (double)x[off];
       switch (c->op) {
         case 0: acc += e; break;
@@ -108,7 +109,10 @@ static bool check_f64(const red_case *c, const float *x, const float *got, char 
     }
     double want, tol;
     switch (c->op) {
-      case 0: want = (double)c->init + acc, tol = 2.5 * log2((double)R + 2) * (double)FLT_EPSILON * (mag + fabs((double)c->init)); break;
+      case 0:
+        want = (double)c->init + acc,
+        tol = 2.5 * log2((double)R + 2) * (double)FLT_EPSILON * (mag + fabs((double)c->init));
+        break;
       case 1: want = (double)c->init * acc, tol = 2.0 * (double)(R + 1) * (double)FLT_EPSILON * fabs(want); break;
       case 2: want = (double)c->init > acc ? (double)c->init : acc, tol = 0; break;
       default: want = (double)c->init < acc ? (double)c->init : acc, tol = 0; break;
@@ -225,7 +229,7 @@ static void all_masks(int rank, const int64_t *dims, uint64_t seed) {
 static void axis_sets(void) {
   static const int64_t one_d[] = {0, 1, 15, 16, 17, 63, 64, 65, 1023, 1024, 1025, 5000};
   for (size_t i = 0; i < sizeof one_d / sizeof *one_d; i++) all_masks(1, &one_d[i], 100 + i);
-  static const int64_t two_d[][2] = {{0, 5}, {5, 0}, {1, 1}, {127, 125}, {3, 17}, {17, 3}, {64, 65},
+  static const int64_t two_d[][2] = {{0, 5},   {5, 0},    {1, 1},    {127, 125}, {3, 17},    {17, 3},  {64, 65},
                                      {65, 64}, {2, 1025}, {1025, 2}, {31, 1024}, {1100, 33}, {3, 3000}};
   for (size_t i = 0; i < sizeof two_d / sizeof *two_d; i++) all_masks(2, two_d[i], 200 + i);
   static const int64_t three_d[][3] = {{5, 33, 7}, {2, 130, 17}, {1, 65, 1}, {4, 1025, 3}, {33, 1, 65}};
@@ -274,8 +278,10 @@ static const char LAYERNORM[] =
     "  c = f32[%ld,%ld] subtract(x, mb)\n  sq = f32[%ld,%ld] multiply(c, c)\n"
     "  s2 = f32[%ld] reduce(sq, zero), dimensions={1}, to_apply=add\n  var = f32[%ld] divide(s2, nb)\n"
     "  eps = f32[] constant(1e-05)\n  eb = f32[%ld] broadcast(eps), dimensions={}\n  ve = f32[%ld] add(var, eb)\n"
-    "  rs = f32[%ld] rsqrt(ve)\n  rb = f32[%ld,%ld] broadcast(rs), dimensions={0}\n  xn = f32[%ld,%ld] multiply(c, rb)\n"
-    "  g = f32[%ld] parameter(1)\n  gb = f32[%ld,%ld] broadcast(g), dimensions={1}\n  xg = f32[%ld,%ld] multiply(xn, gb)\n"
+    "  rs = f32[%ld] rsqrt(ve)\n  rb = f32[%ld,%ld] broadcast(rs), dimensions={0}\n  xn = f32[%ld,%ld] multiply(c, "
+    "rb)\n"
+    "  g = f32[%ld] parameter(1)\n  gb = f32[%ld,%ld] broadcast(g), dimensions={1}\n  xg = f32[%ld,%ld] multiply(xn, "
+    "gb)\n"
     "  b = f32[%ld] parameter(2)\n  bb = f32[%ld,%ld] broadcast(b), dimensions={1}\n"
     "  ROOT y = f32[%ld,%ld] add(xg, bb)\n}\n";
 
@@ -338,8 +344,8 @@ static void row_group_case(const char *tmpl, bool ln, long r, long c) {
     if ((size_t)r * (size_t)c <= 100000) {
       OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal_t *const *)args, np, NULL, &want));
       char why[200];
-      OT_CHECK(optic_literal_match(want, ref, OPTIC_MATCH_TOLERANCE, 1e-6, 1e-5, why, sizeof why), "%s: vs evaluator: %s",
-               label, why);
+      OT_CHECK(optic_literal_match(want, ref, OPTIC_MATCH_TOLERANCE, 1e-6, 1e-5, why, sizeof why),
+               "%s: vs evaluator: %s", label, why);
     }
   }
   optic_literal_destroy(ref);

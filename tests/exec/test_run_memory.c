@@ -247,8 +247,8 @@ static void retry_through_run(void) {
   atomic_store(&inj.always, true);
   int calls0 = atomic_load(&inj.calls);
   OT_EXPECT_STATUS(optic_program_run(big, ctx, in, 3, &out, 1), OPTIC_ERR_OUT_OF_MEMORY);
-  OT_CHECK(strstr(optic_last_error(), " bytes") != NULL && strstr(optic_last_error(), "max_retries 2") != NULL,
-           "%s", optic_last_error());
+  OT_CHECK(strstr(optic_last_error(), " bytes") != NULL && strstr(optic_last_error(), "max_retries 2") != NULL, "%s",
+           optic_last_error());
   OT_CHECK(atomic_load(&inj.calls) - calls0 == 3, "%d allocator calls", atomic_load(&inj.calls) - calls0);
   optic_pool_stats s;
   OT_EXPECT_OK(optic_exec_ctx_pool_stats(ctx, &s));
@@ -316,10 +316,8 @@ static void reserve_events_on_first_run_only(void) {
     if (ev[i].kind == OPTIC_PROFILE_RESERVE) reserves++, reserved += ev[i].bytes;
   optic_pool_stats s;
   OT_EXPECT_OK(optic_exec_ctx_pool_stats(ctx, &s));
-  OT_CHECK(reserves == (int)s.misses && reserves >= 1, "%d reserve events, %lld misses", reserves,
-           (long long)s.misses);
-  OT_CHECK(reserved == (double)s.bytes_reserved, "reserve events sum %g, pool holds %zu", reserved,
-           s.bytes_reserved);
+  OT_CHECK(reserves == (int)s.misses && reserves >= 1, "%d reserve events, %lld misses", reserves, (long long)s.misses);
+  OT_CHECK(reserved == (double)s.bytes_reserved, "reserve events sum %g, pool holds %zu", reserved, s.bytes_reserved);
   optic_profiler_clear(prof);
   OT_EXPECT_OK(optic_program_run(p, ctx, in, 3, &out, 1));
   ev = optic_profiler_events(prof, &n);
@@ -359,8 +357,8 @@ static void write_run_trace_file(void) {
   OT_EXPECT_OK(optic_profiler_write_trace(prof, path));
   optic_profile_summary s;
   OT_EXPECT_OK(optic_profiler_summary(prof, p, &s));
-  OT_CHECK(s.runs == 3 && s.op_count >= 1 && s.measured_ns > 0 && s.est_ns > 0, "runs %lld ops %zu",
-           (long long)s.runs, s.op_count);
+  OT_CHECK(s.runs == 3 && s.op_count >= 1 && s.measured_ns > 0 && s.est_ns > 0, "runs %lld ops %zu", (long long)s.runs,
+           s.op_count);
   char *text = NULL;
   OT_EXPECT_OK(optic_profile_summary_to_text(&s, &text));
   if (text) printf("%s", text);

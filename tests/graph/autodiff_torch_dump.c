@@ -105,13 +105,16 @@ static void conv_block(void) {
                 k = ev_param(ev_main, 1, OPTIC_F32, 4, (int64_t[]){3, 3, 3, 4}),
                 b = ev_param(ev_main, 2, OPTIC_F32, 1, (int64_t[]){4}),
                 w = ev_param(ev_main, 3, OPTIC_F32, 2, (int64_t[]){64, 2}), y, z, p, ninf, f;
-  optic_window_dim cw[2] = {{.size = 3, .stride = 1, .pad_low = 1, .pad_high = 1, .base_dilation = 1, .window_dilation = 1},
-                            {.size = 3, .stride = 1, .pad_low = 1, .pad_high = 1, .base_dilation = 1, .window_dilation = 1}};
+  optic_window_dim cw[2] = {
+      {.size = 3, .stride = 1, .pad_low = 1, .pad_high = 1, .base_dilation = 1, .window_dilation = 1},
+      {.size = 3, .stride = 1, .pad_low = 1, .pad_high = 1, .base_dilation = 1, .window_dilation = 1}};
   OT_EXPECT_OK(optic_graph_convolution(ev_m, ev_main, x, k, "b01f_01io->b01f", cw, 1, 1, NULL, &y));
   y = bias(y, b, 3);
-  OT_EXPECT_OK(optic_graph_broadcast(ev_m, ev_main, f32_scalar(0), &optic_node_type(ev_m, y)->shape, NULL, 0, NULL, &z));
+  OT_EXPECT_OK(
+      optic_graph_broadcast(ev_m, ev_main, f32_scalar(0), &optic_node_type(ev_m, y)->shape, NULL, 0, NULL, &z));
   y = bin(OPTIC_OP_MAXIMUM, y, z);
-  optic_window_dim pw[4] = {{1, 1, 0, 0, 1, 1, false}, {2, 2, 0, 0, 1, 1, false}, {2, 2, 0, 0, 1, 1, false}, {1, 1, 0, 0, 1, 1, false}};
+  optic_window_dim pw[4] = {
+      {1, 1, 0, 0, 1, 1, false}, {2, 2, 0, 0, 1, 1, false}, {2, 2, 0, 0, 1, 1, false}, {1, 1, 0, 0, 1, 1, false}};
   ninf = f32_scalar(-INFINITY);
   OT_EXPECT_OK(optic_graph_reduce_window(ev_m, ev_main, &y, &ninf, 1, pw, mx, NULL, &p));
   OT_EXPECT_OK(optic_graph_reshape(ev_m, ev_main, p, &(optic_shape){2, {2, 64}}, NULL, &f));

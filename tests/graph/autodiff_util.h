@@ -108,8 +108,8 @@ static inline bool adf_check(const char *what, optic_comp_id c, double lo, doubl
     for (int64_t i = 0; ok && i < n; i++) {
       double ad = adf_get(gr, i);
       if (!(fabs(ad - fd[i]) <= tol * big)) {
-        fprintf(stderr, "  %s: parameter %d element %lld: autodiff %.9g, finite difference %.9g (tol %g x %g)\n",
-                what, (int)wrt[k], (long long)i, ad, fd[i], tol, big);
+        fprintf(stderr, "  %s: parameter %d element %lld: autodiff %.9g, finite difference %.9g (tol %g x %g)\n", what,
+                (int)wrt[k], (long long)i, ad, fd[i], tol, big);
         ok = false;
       }
     }

@@ -113,8 +113,8 @@ static inline optic_literal_t *ev_run(optic_comp_id c, const optic_literal_t *co
 
 /* Evaluates c on args and compares the result bitwise with an array of
  * dtype dt and shape dims holding `want`. */
-static inline bool ev_check(optic_comp_id c, const optic_literal_t *const *args, int32_t n, optic_dtype dt, int32_t rank,
-                            const int64_t *dims, const void *want) {
+static inline bool ev_check(optic_comp_id c, const optic_literal_t *const *args, int32_t n, optic_dtype dt,
+                            int32_t rank, const int64_t *dims, const void *want) {
   optic_literal_t *got = ev_run(c, args, n);
   if (got == NULL) return false;
   optic_literal_t *w = ev_lit(dt, rank, dims, want);

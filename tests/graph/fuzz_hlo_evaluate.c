@@ -57,7 +57,8 @@ static bool small_module(optic_module_t *m) {
 static void fill(optic_literal_t *lit, uint32_t *seed) {
   const optic_type *t = optic_literal_type(lit);
   if (optic_type_is_tuple(t)) {
-    for (int32_t i = 0; i < optic_literal_tuple_size(lit); i++) fill((optic_literal_t *)optic_literal_element(lit, i), seed);
+    for (int32_t i = 0; i < optic_literal_tuple_size(lit); i++)
+      fill((optic_literal_t *)optic_literal_element(lit, i), seed);
     return;
   }
   size_t bytes = 0;

@@ -176,7 +176,8 @@ static inline bool fx_well_formed(optic_module_t *m) {
         const optic_instr *o = &m->instrs[in->operands[k]];
         int32_t at = in->user_pos[k];
         if (at >= 0 && (at >= o->n_users || o->users[at] != ids[i] || o->user_slot[at] != k)) {
-          fprintf(stderr, "  %s: operand slot %d's user-list index %d does not point back\n", in->name, (int)k, (int)at);
+          fprintf(stderr, "  %s: operand slot %d's user-list index %d does not point back\n", in->name, (int)k,
+                  (int)at);
           ok = false;
         }
       }
@@ -184,7 +185,8 @@ static inline bool fx_well_formed(optic_module_t *m) {
         const optic_instr *user = &m->instrs[in->users[u]];
         int32_t s = in->user_slot[u];
         if (s < 0 || s >= user->n_operands || user->operands[s] != ids[i] || user->user_pos[s] != u) {
-          fprintf(stderr, "  %s: user entry %d (%s, slot %d) does not point back\n", in->name, (int)u, user->name, (int)s);
+          fprintf(stderr, "  %s: user entry %d (%s, slot %d) does not point back\n", in->name, (int)u, user->name,
+                  (int)s);
           ok = false;
         }
       }
@@ -195,7 +197,8 @@ static inline bool fx_well_formed(optic_module_t *m) {
       for (int32_t u = 0; u < nu; u++) {
         optic_node_id user = optic_node_user(m, ids[i], u);
         bool uses = false;
-        for (int32_t k = 0; k < optic_node_operand_count(m, user); k++) uses |= optic_node_operand(m, user, k) == ids[i];
+        for (int32_t k = 0; k < optic_node_operand_count(m, user); k++)
+          uses |= optic_node_operand(m, user, k) == ids[i];
         for (int32_t v = 0; v < u; v++) {
           if (optic_node_user(m, ids[i], v) == user) uses = false;
         }

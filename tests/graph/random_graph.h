@@ -166,7 +166,8 @@ static inline bool rg_step(rg_rng *r, rg_graph *g, rg_pool *p, optic_node_id zer
     case 10: {
       optic_node_id els[3];
       int32_t n = (int32_t)rg_int(r, 1, 3);
-      for (int32_t i = 0; i < n; i++) els[i] = (p->nt > 0 && rg_int(r, 0, 4) == 0) ? p->tup[rg_int(r, 0, p->nt - 1)] : rg_pick(r, p);
+      for (int32_t i = 0; i < n; i++)
+        els[i] = (p->nt > 0 && rg_int(r, 0, 4) == 0) ? p->tup[rg_int(r, 0, p->nt - 1)] : rg_pick(r, p);
       st = optic_graph_tuple(m, c, els, n, NULL, &out);
       to_tuples = true;
       break;
@@ -204,14 +205,16 @@ static inline float rg_float(rg_rng *r) {
 static inline void rg_add_constants(rg_rng *r, rg_graph *g, rg_pool *p, int32_t n_consts, int32_t n_params) {
   static const float splat[] = {0.0f, -0.0f, 1.0f, 0.5f};
   for (int32_t i = 0; i < n_consts && p->na < RG_POOL; i++) {
-    optic_shape sh = rg_int(r, 0, 1) ? optic_node_type(g->m, p->arr[rg_int(r, 0, n_params - 1)])->shape : rg_shape(r, 3);
+    optic_shape sh =
+        rg_int(r, 0, 1) ? optic_node_type(g->m, p->arr[rg_int(r, 0, n_params - 1)])->shape : rg_shape(r, 3);
     size_t n = rg_elements(&sh);
     float *v = malloc((n ? n : 1) * sizeof *v);
     if (v == NULL) exit(2);
     bool same = rg_int(r, 0, 3) == 0;
     float one = splat[rg_int(r, 0, 3)];
     for (size_t k = 0; k < n; k++) v[k] = same ? one : rg_float(r);
-    if (optic_graph_constant(g->m, g->main, OPTIC_F32, &sh, v, n * sizeof *v, NULL, &p->arr[p->na]) == OPTIC_OK) p->na++;
+    if (optic_graph_constant(g->m, g->main, OPTIC_F32, &sh, v, n * sizeof *v, NULL, &p->arr[p->na]) == OPTIC_OK)
+      p->na++;
     free(v);
   }
 }
@@ -255,7 +258,8 @@ static inline bool rg_build_with(uint64_t seed, int32_t n_ops, int32_t n_consts,
   if (ok && how >= 5 && how < 8) {
     optic_node_id els[3];
     int32_t n = (int32_t)rg_int(&r, 1, 3);
-    for (int32_t i = 0; i < n; i++) els[i] = (p->nt > 0 && rg_int(&r, 0, 3) == 0) ? p->tup[rg_int(&r, 0, p->nt - 1)] : rg_pick(&r, p);
+    for (int32_t i = 0; i < n; i++)
+      els[i] = (p->nt > 0 && rg_int(&r, 0, 3) == 0) ? p->tup[rg_int(&r, 0, p->nt - 1)] : rg_pick(&r, p);
     ok = optic_graph_tuple(g->m, g->main, els, n, NULL, &root) == OPTIC_OK;
   } else if (how >= 8 && p->nt > 0) {
     root = p->tup[rg_int(&r, 0, p->nt - 1)];

@@ -171,18 +171,32 @@ static void build_layout(optic_module_t *m, optic_comp_id e, const entry_params 
 static void build_compute(optic_module_t *m, optic_comp_id e, const entry_params *p, optic_comp_id add,
                           optic_comp_id lt) {
   optic_node_id id;
-  optic_dot_dims dd = {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_contracting_count = 1,
-                       .rhs_contracting_count = 1, .lhs_batch = {0}, .rhs_batch = {0},
-                       .lhs_contracting = {1}, .rhs_contracting = {1}};
+  optic_dot_dims dd = {.lhs_batch_count = 1,
+                       .rhs_batch_count = 1,
+                       .lhs_contracting_count = 1,
+                       .rhs_contracting_count = 1,
+                       .lhs_batch = {0},
+                       .rhs_batch = {0},
+                       .lhs_contracting = {1},
+                       .rhs_contracting = {1}};
   OT_EXPECT_OK(optic_graph_dot(m, e, p->b3, p->b3, &dd, "dt", &id));
   OT_EXPECT_OK(optic_graph_convolution(m, e, p->img, p->ker, "bf01_oi01->b01f", CONV_W, 2, 1, "cv", &id));
-  optic_gather_dims g = {.n_offset_dims = 1, .n_collapsed = 1, .n_start_index_map = 1, .offset_dims = {1},
-                         .collapsed_slice_dims = {0}, .start_index_map = {0}, .index_vector_dim = 1,
+  optic_gather_dims g = {.n_offset_dims = 1,
+                         .n_collapsed = 1,
+                         .n_start_index_map = 1,
+                         .offset_dims = {1},
+                         .collapsed_slice_dims = {0},
+                         .start_index_map = {0},
+                         .index_vector_dim = 1,
                          .slice_sizes = {1, 3}};
   OT_EXPECT_OK(optic_graph_gather(m, e, p->x, p->idx, &g, "ga", &id));
-  optic_scatter_dims s = {.n_update_window_dims = 1, .n_inserted = 1, .n_scatter_dims_to_operand_dims = 1,
-                          .update_window_dims = {1}, .inserted_window_dims = {0},
-                          .scatter_dims_to_operand_dims = {0}, .index_vector_dim = 1};
+  optic_scatter_dims s = {.n_update_window_dims = 1,
+                          .n_inserted = 1,
+                          .n_scatter_dims_to_operand_dims = 1,
+                          .update_window_dims = {1},
+                          .inserted_window_dims = {0},
+                          .scatter_dims_to_operand_dims = {0},
+                          .index_vector_dim = 1};
   OT_EXPECT_OK(optic_graph_scatter(m, e, p->x, p->idx, p->x, &s, add, "sc", &id));
   OT_EXPECT_OK(optic_graph_sort(m, e, &p->x, 1, 1, true, lt, "so", &id));
   OT_EXPECT_OK(optic_graph_topk(m, e, p->x, 2, false, "tk", &id));
@@ -194,8 +208,8 @@ static void build_compute(optic_module_t *m, optic_comp_id e, const entry_params
 }
 
 /* Collectives, calls and the rest. */
-static void build_other(optic_module_t *m, optic_comp_id e, const entry_params *p, optic_comp_id add,
-                        optic_comp_id neg, optic_comp_id fused) {
+static void build_other(optic_module_t *m, optic_comp_id e, const entry_params *p, optic_comp_id add, optic_comp_id neg,
+                        optic_comp_id fused) {
   optic_node_id id;
   OT_EXPECT_OK(optic_graph_all_reduce(m, e, &p->v, 1, add, AR_IDS, AR_SIZES, 2, "ar", &id));
   OT_EXPECT_OK(optic_graph_all_gather(m, e, p->x, 0, 2, "ag", &id));
@@ -331,7 +345,8 @@ static void check_layout(const optic_module_t *m) {
     OT_CHECK(a.pad.rank == 2);
     for (int32_t d = 0; d < 2; d++) {
       OT_CHECK(a.pad.dims[d].low == PD[d].low && a.pad.dims[d].high == PD[d].high &&
-               a.pad.dims[d].interior == PD[d].interior, "pd dim %d", (int)d);
+                   a.pad.dims[d].interior == PD[d].interior,
+               "pd dim %d", (int)d);
     }
   }
   if (view(m, "rw", OPTIC_ATTRS_REDUCE_WINDOW, &a)) {
@@ -434,12 +449,27 @@ static void every_kind_covered(void) {
 
 /* Opcodes whose builders take nothing but operands and types have no view. */
 static void opcodes_without_attributes(void) {
-  static const optic_opcode none[] = {OPTIC_OP_ADD, OPTIC_OP_NEGATE, OPTIC_OP_SELECT, OPTIC_OP_CLAMP,
-                                      OPTIC_OP_CONVERT, OPTIC_OP_COPY, OPTIC_OP_RESHAPE, OPTIC_OP_BITCAST,
-                                      OPTIC_OP_TUPLE, OPTIC_OP_CALL, OPTIC_OP_WHILE, OPTIC_OP_MAP,
-                                      OPTIC_OP_DYNAMIC_UPDATE_SLICE, OPTIC_OP_OPT_BARRIER, OPTIC_OP_AFTER_ALL,
-                                      OPTIC_OP_INFEED, OPTIC_OP_OUTFEED, OPTIC_OP_REPLICA_ID,
-                                      OPTIC_OP_PARTITION_ID, OPTIC_OP_BITCAST_CONVERT, OPTIC_OP_IS_FINITE};
+  static const optic_opcode none[] = {OPTIC_OP_ADD,
+                                      OPTIC_OP_NEGATE,
+                                      OPTIC_OP_SELECT,
+                                      OPTIC_OP_CLAMP,
+                                      OPTIC_OP_CONVERT,
+                                      OPTIC_OP_COPY,
+                                      OPTIC_OP_RESHAPE,
+                                      OPTIC_OP_BITCAST,
+                                      OPTIC_OP_TUPLE,
+                                      OPTIC_OP_CALL,
+                                      OPTIC_OP_WHILE,
+                                      OPTIC_OP_MAP,
+                                      OPTIC_OP_DYNAMIC_UPDATE_SLICE,
+                                      OPTIC_OP_OPT_BARRIER,
+                                      OPTIC_OP_AFTER_ALL,
+                                      OPTIC_OP_INFEED,
+                                      OPTIC_OP_OUTFEED,
+                                      OPTIC_OP_REPLICA_ID,
+                                      OPTIC_OP_PARTITION_ID,
+                                      OPTIC_OP_BITCAST_CONVERT,
+                                      OPTIC_OP_IS_FINITE};
   for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
     OT_CHECK(optic_opcode_attrs_kind(none[i]) == OPTIC_ATTRS_NONE, "%s", optic_opcode_name(none[i]));
   }

@@ -53,8 +53,10 @@ static void test_shape_of_result(void) {
   o.name = NULL;
   OT_EXPECT_OK(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0}, 1, &o, &g1));
   OT_EXPECT_OK(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0}, 1, &o, &g2));
-  OT_CHECK(strcmp(optic_computation_name(ev_m, g1), "main.value_and_grad") == 0, "%s", optic_computation_name(ev_m, g1));
-  OT_CHECK(strcmp(optic_computation_name(ev_m, g2), "main.value_and_grad.1") == 0, "%s", optic_computation_name(ev_m, g2));
+  OT_CHECK(strcmp(optic_computation_name(ev_m, g1), "main.value_and_grad") == 0, "%s",
+           optic_computation_name(ev_m, g1));
+  OT_CHECK(strcmp(optic_computation_name(ev_m, g2), "main.value_and_grad.1") == 0, "%s",
+           optic_computation_name(ev_m, g2));
 }
 
 static void test_bad_arguments(void) {
@@ -65,13 +67,15 @@ static void test_bad_arguments(void) {
   ev_root(ev_main, y);
   optic_comp_id g;
   int32_t before = optic_module_computation_count(ev_m);
-  OT_EXPECT_STATUS(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0}, 1, NULL, &g), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_EXPECT_STATUS(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0}, 1, NULL, &g),
+                   OPTIC_ERR_INVALID_ARGUMENT);
   expect_message("not a scalar");
   optic_grad_options o = optic_grad_options_default();
   o.seeded = true;
   OT_EXPECT_STATUS(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){1}, 1, &o, &g), OPTIC_ERR_INVALID_ARGUMENT);
   expect_message("not a floating-point array");
-  OT_EXPECT_STATUS(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0, 0}, 2, &o, &g), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_EXPECT_STATUS(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0, 0}, 2, &o, &g),
+                   OPTIC_ERR_INVALID_ARGUMENT);
   expect_message("listed twice");
   OT_EXPECT_STATUS(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){5}, 1, &o, &g), OPTIC_ERR_INVALID_ARGUMENT);
   expect_message("no parameter 5");
@@ -156,7 +160,8 @@ static void test_counted_loop_is_unrolled(void) {
   for (int32_t bound = 1; bound <= 5; bound += (bound == 1 ? 1 : 3)) {
     ev_fresh();
     optic_shape vs = {1, {3}}, ss = {0};
-    optic_type el[3] = {optic_type_array(OPTIC_S32, &ss), optic_type_array(OPTIC_F64, &vs), optic_type_array(OPTIC_F64, &vs)};
+    optic_type el[3] = {optic_type_array(OPTIC_S32, &ss), optic_type_array(OPTIC_F64, &vs),
+                        optic_type_array(OPTIC_F64, &vs)};
     optic_type st = {.dtype = OPTIC_DTYPE_INVALID, .tuple_size = 3, .elements = el};
     optic_comp_id cond = ev_comp("cond"), body = ev_comp("body");
     optic_node_id cp = ev_param_type(cond, 0, &st), ci, cb, cr;
@@ -175,7 +180,8 @@ static void test_counted_loop_is_unrolled(void) {
     OT_EXPECT_OK(optic_graph_binary(ev_m, body, OPTIC_OP_ADD, t, x, NULL, &t));
     OT_EXPECT_OK(optic_graph_tuple(ev_m, body, (optic_node_id[]){i, t, w}, 3, NULL, &r));
     ev_root(body, r);
-    optic_node_id x0 = ev_param(ev_main, 0, OPTIC_F64, 1, (int64_t[]){3}), w0 = ev_param(ev_main, 1, OPTIC_F64, 1, (int64_t[]){3});
+    optic_node_id x0 = ev_param(ev_main, 0, OPTIC_F64, 1, (int64_t[]){3}),
+                  w0 = ev_param(ev_main, 1, OPTIC_F64, 1, (int64_t[]){3});
     optic_node_id start, init, loop, y;
     OT_EXPECT_OK(optic_graph_constant(ev_m, ev_main, OPTIC_S32, &ss, &(int32_t){1}, 4, NULL, &start));
     OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, (optic_node_id[]){start, x0, w0}, 3, NULL, &init));
@@ -192,8 +198,8 @@ static void test_counted_loop_is_unrolled(void) {
 static void test_second_order(void) {
   ev_fresh();
   optic_comp_id add = ev_binary_comp("add", OPTIC_OP_ADD, OPTIC_F64);
-  optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 1, (int64_t[]){5}), w = ev_param(ev_main, 1, OPTIC_F64, 1, (int64_t[]){5}),
-                t, s, zero;
+  optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 1, (int64_t[]){5}),
+                w = ev_param(ev_main, 1, OPTIC_F64, 1, (int64_t[]){5}), t, s, zero;
   OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_MULTIPLY, x, w, NULL, &t));
   OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_TANH, t, NULL, &t));
   OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_MULTIPLY, t, t, NULL, &t));

@@ -22,27 +22,64 @@ typedef struct dot_case {
 
 static void test_dot_dimension_numbers(void) {
   static const dot_case cases[] = {
-      {"matmul", 2, 2, {3, 4}, {4, 5}, {.lhs_contracting_count = 1, .rhs_contracting_count = 1,
-                                          .lhs_contracting = {1}, .rhs_contracting = {0}}},
-      {"lhs transposed", 2, 2, {4, 3}, {4, 5}, {.lhs_contracting_count = 1, .rhs_contracting_count = 1,
-                                                  .lhs_contracting = {0}, .rhs_contracting = {0}}},
+      {"matmul",
+       2,
+       2,
+       {3, 4},
+       {4, 5},
+       {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}}},
+      {"lhs transposed",
+       2,
+       2,
+       {4, 3},
+       {4, 5},
+       {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {0}, .rhs_contracting = {0}}},
       {"outer product", 1, 1, {3}, {2}, {0}},
       {"vector dot", 1, 1, {6}, {6}, {.lhs_contracting_count = 1, .rhs_contracting_count = 1}},
-      {"batch reordered", 3, 3, {3, 2, 4}, {4, 5, 2},
-       {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_batch = {1}, .rhs_batch = {2},
-        .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {2}, .rhs_contracting = {0}}},
-      {"two contracting, swapped", 3, 3, {2, 3, 4}, {4, 5, 3},
+      {"batch reordered",
+       3,
+       3,
+       {3, 2, 4},
+       {4, 5, 2},
+       {.lhs_batch_count = 1,
+        .rhs_batch_count = 1,
+        .lhs_batch = {1},
+        .rhs_batch = {2},
+        .lhs_contracting_count = 1,
+        .rhs_contracting_count = 1,
+        .lhs_contracting = {2},
+        .rhs_contracting = {0}}},
+      {"two contracting, swapped",
+       3,
+       3,
+       {2, 3, 4},
+       {4, 5, 3},
        {.lhs_contracting_count = 2, .rhs_contracting_count = 2, .lhs_contracting = {1, 2}, .rhs_contracting = {2, 0}}},
-      {"two batch dims", 4, 4, {2, 3, 1, 4}, {3, 2, 4, 2},
-       {.lhs_batch_count = 2, .rhs_batch_count = 2, .lhs_batch = {1, 0}, .rhs_batch = {0, 1},
-        .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {3}, .rhs_contracting = {2}}},
-      {"size-1 contraction", 2, 2, {3, 1}, {1, 2}, {.lhs_contracting_count = 1, .rhs_contracting_count = 1,
-                                                      .lhs_contracting = {1}, .rhs_contracting = {0}}},
+      {"two batch dims",
+       4,
+       4,
+       {2, 3, 1, 4},
+       {3, 2, 4, 2},
+       {.lhs_batch_count = 2,
+        .rhs_batch_count = 2,
+        .lhs_batch = {1, 0},
+        .rhs_batch = {0, 1},
+        .lhs_contracting_count = 1,
+        .rhs_contracting_count = 1,
+        .lhs_contracting = {3},
+        .rhs_contracting = {2}}},
+      {"size-1 contraction",
+       2,
+       2,
+       {3, 1},
+       {1, 2},
+       {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}}},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const dot_case *c = &cases[i];
     ev_fresh();
-    optic_node_id a = ev_param(ev_main, 0, OPTIC_F32, c->lr, c->ld), b = ev_param(ev_main, 1, OPTIC_F32, c->rr, c->rd), y;
+    optic_node_id a = ev_param(ev_main, 0, OPTIC_F32, c->lr, c->ld), b = ev_param(ev_main, 1, OPTIC_F32, c->rr, c->rd),
+                  y;
     OT_EXPECT_OK(optic_graph_dot(ev_m, ev_main, a, b, &c->d, NULL, &y));
     ev_root(ev_main, tanh_of(y));
     OT_CHECK(adf_check(c->what, ev_main, -1, 1, F32_TOL), "dot %s", c->what);
@@ -63,7 +100,8 @@ static void reduce_case(optic_opcode op, double lo, double hi, const int64_t *rd
   OT_EXPECT_OK(optic_graph_reduce(ev_m, ev_main, &x, &init, 1, rdims, nr, f, NULL, &y));
   OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_MULTIPLY, y, y, NULL, &sq));
   ev_root(ev_main, sq);
-  OT_CHECK(adf_check(optic_opcode_name(op), ev_main, lo, hi, F64_TOL), "reduce %s over %d dims", optic_opcode_name(op), nr);
+  OT_CHECK(adf_check(optic_opcode_name(op), ev_main, lo, hi, F64_TOL), "reduce %s over %d dims", optic_opcode_name(op),
+           nr);
 }
 
 static void test_reduce(void) {

@@ -24,7 +24,8 @@ static int32_t build_mlp(const layer_spec *s) {
     optic_node_id w = ev_param(ev_main, np++, OPTIC_F32, 2, (int64_t[]){width, next}),
                   b = ev_param(ev_main, np++, OPTIC_F32, 1, (int64_t[]){next}), bb;
     OT_EXPECT_OK(optic_graph_dot(ev_m, ev_main, h, w, &mm, NULL, &h));
-    OT_EXPECT_OK(optic_graph_broadcast(ev_m, ev_main, b, &(optic_shape){2, {s->batch, next}}, (int64_t[]){1}, 1, NULL, &bb));
+    OT_EXPECT_OK(
+        optic_graph_broadcast(ev_m, ev_main, b, &(optic_shape){2, {s->batch, next}}, (int64_t[]){1}, 1, NULL, &bb));
     OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_ADD, h, bb, NULL, &h));
     OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_TANH, h, NULL, &h));
     width = next;
@@ -52,8 +53,8 @@ static void ratios(int32_t np, int32_t first_wrt, double *raw, double *opt) {
   OT_EXPECT_OK(optic_module_set_entry(ev_m, g));
   OT_EXPECT_OK(optic_graph_optimize(ev_m, NULL, NULL));
   *opt = (flops(g) - fwd) / fwd;
-  printf("    forward %.4g flops, value_and_grad %.4g raw (backward/forward %.3f), %.4g optimized (%.3f)\n", fwd,
-         total, *raw, flops(g), *opt);
+  printf("    forward %.4g flops, value_and_grad %.4g raw (backward/forward %.3f), %.4g optimized (%.3f)\n", fwd, total,
+         *raw, flops(g), *opt);
 }
 
 static void test_mlp_all_operands(void) {
@@ -89,15 +90,24 @@ static void test_batched_attention(void) {
   int64_t d[3] = {4, 128, 64};
   optic_node_id q = ev_param(ev_main, 0, OPTIC_F32, 3, d), k = ev_param(ev_main, 1, OPTIC_F32, 3, d),
                 v = ev_param(ev_main, 2, OPTIC_F32, 3, d), s, e, sum, zero, p, o, y, bs;
-  optic_dot_dims qk = {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_contracting_count = 1,
-                       .rhs_contracting_count = 1, .lhs_contracting = {2}, .rhs_contracting = {2}};
-  optic_dot_dims pv = {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_contracting_count = 1,
-                       .rhs_contracting_count = 1, .lhs_contracting = {2}, .rhs_contracting = {1}};
+  optic_dot_dims qk = {.lhs_batch_count = 1,
+                       .rhs_batch_count = 1,
+                       .lhs_contracting_count = 1,
+                       .rhs_contracting_count = 1,
+                       .lhs_contracting = {2},
+                       .rhs_contracting = {2}};
+  optic_dot_dims pv = {.lhs_batch_count = 1,
+                       .rhs_batch_count = 1,
+                       .lhs_contracting_count = 1,
+                       .rhs_contracting_count = 1,
+                       .lhs_contracting = {2},
+                       .rhs_contracting = {1}};
   OT_EXPECT_OK(optic_graph_dot(ev_m, ev_main, q, k, &qk, NULL, &s));
   OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_EXPONENTIAL, s, NULL, &e));
   OT_EXPECT_OK(optic_graph_constant(ev_m, ev_main, OPTIC_F32, &(optic_shape){0}, &(float){0}, 4, NULL, &zero));
   OT_EXPECT_OK(optic_graph_reduce(ev_m, ev_main, &e, &zero, 1, (int64_t[]){2}, 1, add, NULL, &sum));
-  OT_EXPECT_OK(optic_graph_broadcast(ev_m, ev_main, sum, &(optic_shape){3, {4, 128, 128}}, (int64_t[]){0, 1}, 2, NULL, &bs));
+  OT_EXPECT_OK(
+      optic_graph_broadcast(ev_m, ev_main, sum, &(optic_shape){3, {4, 128, 128}}, (int64_t[]){0, 1}, 2, NULL, &bs));
   OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_DIVIDE, e, bs, NULL, &p));
   OT_EXPECT_OK(optic_graph_dot(ev_m, ev_main, p, v, &pv, NULL, &o));
   OT_EXPECT_OK(optic_graph_reduce(ev_m, ev_main, &o, &zero, 1, (int64_t[]){0, 1, 2}, 3, add, NULL, &y));

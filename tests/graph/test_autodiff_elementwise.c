@@ -16,13 +16,26 @@ static void unary_case(optic_opcode op, double lo, double hi, int32_t rank, cons
 }
 
 static void test_unary_ops(void) {
-  static const struct { optic_opcode op; double lo, hi; } ops[] = {
-      {OPTIC_OP_NEGATE, -2, 2},      {OPTIC_OP_ABS, 0.1, 2},     {OPTIC_OP_EXPONENTIAL, -2, 2},
-      {OPTIC_OP_LOG, 0.2, 3},        {OPTIC_OP_SQRT, 0.2, 3},    {OPTIC_OP_RSQRT, 0.2, 3},
-      {OPTIC_OP_TANH, -2, 2},        {OPTIC_OP_LOGISTIC, -3, 3}, {OPTIC_OP_ERF, -2, 2},
-      {OPTIC_OP_LOG_PLUS_ONE, -0.5, 2}, {OPTIC_OP_EXPONENTIAL_MINUS_ONE, -2, 2},
-      {OPTIC_OP_SINE, -3, 3},        {OPTIC_OP_COSINE, -3, 3},   {OPTIC_OP_TAN, -1.2, 1.2},
-      {OPTIC_OP_CBRT, 0.2, 3},       {OPTIC_OP_COPY, -2, 2},
+  static const struct {
+    optic_opcode op;
+    double lo, hi;
+  } ops[] = {
+      {OPTIC_OP_NEGATE, -2, 2},
+      {OPTIC_OP_ABS, 0.1, 2},
+      {OPTIC_OP_EXPONENTIAL, -2, 2},
+      {OPTIC_OP_LOG, 0.2, 3},
+      {OPTIC_OP_SQRT, 0.2, 3},
+      {OPTIC_OP_RSQRT, 0.2, 3},
+      {OPTIC_OP_TANH, -2, 2},
+      {OPTIC_OP_LOGISTIC, -3, 3},
+      {OPTIC_OP_ERF, -2, 2},
+      {OPTIC_OP_LOG_PLUS_ONE, -0.5, 2},
+      {OPTIC_OP_EXPONENTIAL_MINUS_ONE, -2, 2},
+      {OPTIC_OP_SINE, -3, 3},
+      {OPTIC_OP_COSINE, -3, 3},
+      {OPTIC_OP_TAN, -1.2, 1.2},
+      {OPTIC_OP_CBRT, 0.2, 3},
+      {OPTIC_OP_COPY, -2, 2},
   };
   int64_t d[2] = {3, 5};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
@@ -42,17 +55,21 @@ static void test_piecewise_constant_ops(void) {
 
 static void binary_case(optic_opcode op, double lo, double hi, int32_t rank, const int64_t *dims, bool same) {
   ev_fresh();
-  optic_node_id a = ev_param(ev_main, 0, OPTIC_F64, rank, dims), b = same ? a : ev_param(ev_main, 1, OPTIC_F64, rank, dims), y;
+  optic_node_id a = ev_param(ev_main, 0, OPTIC_F64, rank, dims),
+                b = same ? a : ev_param(ev_main, 1, OPTIC_F64, rank, dims), y;
   OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, op, a, b, NULL, &y));
   ev_root(ev_main, y);
-  OT_CHECK(adf_check(optic_opcode_name(op), ev_main, lo, hi, F64_TOL), "binary %s same=%d", optic_opcode_name(op), same);
+  OT_CHECK(adf_check(optic_opcode_name(op), ev_main, lo, hi, F64_TOL), "binary %s same=%d", optic_opcode_name(op),
+           same);
 }
 
 static void test_binary_ops(void) {
-  static const struct { optic_opcode op; double lo, hi; } ops[] = {
-      {OPTIC_OP_ADD, -2, 2},     {OPTIC_OP_SUBTRACT, -2, 2}, {OPTIC_OP_MULTIPLY, -2, 2},
-      {OPTIC_OP_DIVIDE, 0.5, 2}, {OPTIC_OP_POWER, 0.5, 2},   {OPTIC_OP_MAXIMUM, -2, 2},
-      {OPTIC_OP_MINIMUM, -2, 2}, {OPTIC_OP_ATAN2, 0.3, 2},
+  static const struct {
+    optic_opcode op;
+    double lo, hi;
+  } ops[] = {
+      {OPTIC_OP_ADD, -2, 2},    {OPTIC_OP_SUBTRACT, -2, 2}, {OPTIC_OP_MULTIPLY, -2, 2}, {OPTIC_OP_DIVIDE, 0.5, 2},
+      {OPTIC_OP_POWER, 0.5, 2}, {OPTIC_OP_MAXIMUM, -2, 2},  {OPTIC_OP_MINIMUM, -2, 2},  {OPTIC_OP_ATAN2, 0.3, 2},
   };
   int64_t d[2] = {4, 3}, one[1] = {1};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {

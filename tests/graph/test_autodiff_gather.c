@@ -21,8 +21,14 @@ static void test_embedding_lookup(void) {
   ev_fresh();
   optic_node_id t = ev_param(ev_main, 0, OPTIC_F64, 2, (int64_t[]){5, 3});
   optic_node_id idx = s32_const(1, (int64_t[]){5}, (int32_t[]){1, 4, 1, 7, -2}), y;
-  optic_gather_dims d = {.n_offset_dims = 1, .offset_dims = {1}, .n_collapsed = 1, .collapsed_slice_dims = {0},
-                         .n_start_index_map = 1, .start_index_map = {0}, .index_vector_dim = 1, .slice_sizes = {1, 3}};
+  optic_gather_dims d = {.n_offset_dims = 1,
+                         .offset_dims = {1},
+                         .n_collapsed = 1,
+                         .collapsed_slice_dims = {0},
+                         .n_start_index_map = 1,
+                         .start_index_map = {0},
+                         .index_vector_dim = 1,
+                         .slice_sizes = {1, 3}};
   OT_EXPECT_OK(optic_graph_gather(ev_m, ev_main, t, idx, &d, NULL, &y));
   finish("embedding", y);
 }
@@ -33,8 +39,12 @@ static void test_windows(void) {
   ev_fresh();
   optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 2, (int64_t[]){4, 6});
   optic_node_id idx = s32_const(2, (int64_t[]){2, 3}, (int32_t[]){0, 3, 1, 2, 5, 1}), y;
-  optic_gather_dims d = {.n_offset_dims = 2, .offset_dims = {1, 2}, .n_start_index_map = 2, .start_index_map = {0, 1},
-                         .index_vector_dim = 0, .slice_sizes = {2, 3}};
+  optic_gather_dims d = {.n_offset_dims = 2,
+                         .offset_dims = {1, 2},
+                         .n_start_index_map = 2,
+                         .start_index_map = {0, 1},
+                         .index_vector_dim = 0,
+                         .slice_sizes = {2, 3}};
   OT_EXPECT_OK(optic_graph_gather(ev_m, ev_main, x, idx, &d, NULL, &y));
   finish("windows", y);
 }
@@ -46,8 +56,12 @@ static void test_take_along_axis(void) {
   int64_t rows[6] = {0, 0, 1, 1, 2, 2}, cols[6] = {3, 0, 2, 2, 1, 3}, both[12];
   for (int i = 0; i < 6; i++) both[2 * i] = rows[i], both[2 * i + 1] = cols[i];
   optic_node_id idx = ev_const(ev_main, OPTIC_S64, 3, (int64_t[]){3, 2, 2}, both);
-  optic_gather_dims d = {.n_collapsed = 2, .collapsed_slice_dims = {0, 1}, .n_start_index_map = 2,
-                         .start_index_map = {0, 1}, .index_vector_dim = 2, .slice_sizes = {1, 1}};
+  optic_gather_dims d = {.n_collapsed = 2,
+                         .collapsed_slice_dims = {0, 1},
+                         .n_start_index_map = 2,
+                         .start_index_map = {0, 1},
+                         .index_vector_dim = 2,
+                         .slice_sizes = {1, 1}};
   OT_EXPECT_OK(optic_graph_gather(ev_m, ev_main, x, idx, &d, NULL, &y));
   finish("take_along_axis", y);
 }
@@ -60,9 +74,13 @@ static void test_scatter_add_rows(void) {
   optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 2, (int64_t[]){5, 3}),
                 u = ev_param(ev_main, 1, OPTIC_F64, 2, (int64_t[]){4, 3}), y;
   optic_node_id idx = s32_const(1, (int64_t[]){4}, (int32_t[]){1, 4, 1, 9});
-  optic_scatter_dims d = {.n_update_window_dims = 1, .update_window_dims = {1}, .n_inserted = 1,
-                          .inserted_window_dims = {0}, .n_scatter_dims_to_operand_dims = 1,
-                          .scatter_dims_to_operand_dims = {0}, .index_vector_dim = 1};
+  optic_scatter_dims d = {.n_update_window_dims = 1,
+                          .update_window_dims = {1},
+                          .n_inserted = 1,
+                          .inserted_window_dims = {0},
+                          .n_scatter_dims_to_operand_dims = 1,
+                          .scatter_dims_to_operand_dims = {0},
+                          .index_vector_dim = 1};
   OT_EXPECT_OK(optic_graph_scatter(ev_m, ev_main, x, idx, u, &d, add, NULL, &y));
   finish("scatter rows", y);
 }
@@ -75,17 +93,18 @@ static void test_scatter_add_windows(void) {
   optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 2, (int64_t[]){4, 5}),
                 u = ev_param(ev_main, 1, OPTIC_F64, 3, (int64_t[]){3, 2, 2}), y;
   optic_node_id idx = s32_const(2, (int64_t[]){3, 2}, (int32_t[]){0, 1, 2, 3, 3, 4});
-  optic_scatter_dims d = {.n_update_window_dims = 2, .update_window_dims = {1, 2}, .n_scatter_dims_to_operand_dims = 2,
-                          .scatter_dims_to_operand_dims = {0, 1}, .index_vector_dim = 1};
+  optic_scatter_dims d = {.n_update_window_dims = 2,
+                          .update_window_dims = {1, 2},
+                          .n_scatter_dims_to_operand_dims = 2,
+                          .scatter_dims_to_operand_dims = {0, 1},
+                          .index_vector_dim = 1};
   OT_EXPECT_OK(optic_graph_scatter(ev_m, ev_main, x, idx, u, &d, add, NULL, &y));
   finish("scatter windows", y);
 }
 
 static const ot_case cases[] = {
-    {"scatter_add_rows", test_scatter_add_rows},
-    {"scatter_add_windows", test_scatter_add_windows},
-    {"embedding_lookup", test_embedding_lookup},
-    {"windows", test_windows},
+    {"scatter_add_rows", test_scatter_add_rows}, {"scatter_add_windows", test_scatter_add_windows},
+    {"embedding_lookup", test_embedding_lookup}, {"windows", test_windows},
     {"take_along_axis", test_take_along_axis},
 };
 OT_MAIN(cases)

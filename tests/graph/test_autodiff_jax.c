@@ -85,8 +85,14 @@ static void test_one_matmul_train_step(void) {
  * digits (0.041667, 0.083333), so its backward differs from the exact
  * derivative of its forward by up to ~6e-6 relative (tolerance 2e-5). */
 static void test_layer_norm_train_bwd(void) {
-  jax_case c = {"realworld/layer_norm_train_bwd_4d_axes12.hlo", "norm_scale_bias", 3, {0, 1, 2},
-                {"dinput", "dscale", "dbias"}, 3, 2e-5, 2e-5};
+  jax_case c = {"realworld/layer_norm_train_bwd_4d_axes12.hlo",
+                "norm_scale_bias",
+                3,
+                {0, 1, 2},
+                {"dinput", "dscale", "dbias"},
+                3,
+                2e-5,
+                2e-5};
   run_case(&c);
 }
 

@@ -24,7 +24,8 @@ static void test_broadcast(void) {
   int64_t d[2] = {3, 1};
   ev_fresh();
   optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 2, d), y;
-  OT_EXPECT_OK(optic_graph_broadcast(ev_m, ev_main, x, &(optic_shape){4, {2, 3, 4, 1}}, (int64_t[]){1, 3}, 2, NULL, &y));
+  OT_EXPECT_OK(
+      optic_graph_broadcast(ev_m, ev_main, x, &(optic_shape){4, {2, 3, 4, 1}}, (int64_t[]){1, 3}, 2, NULL, &y));
   ev_root(ev_main, squared(y));
   OT_CHECK(adf_check("broadcast", ev_main, -1, 1, TOL));
   ev_fresh();
@@ -47,7 +48,8 @@ static void test_reshape_transpose(void) {
 static void test_slice(void) {
   int64_t d[2] = {7, 5};
   static const int64_t cases[][6] = {
-      {1, 0, 6, 5, 2, 1}, /* start, limit, stride for dims 0 and 1 interleaved: start0 start1 limit0 limit1 stride0 stride1 */
+      {1, 0, 6, 5, 2,
+       1}, /* start, limit, stride for dims 0 and 1 interleaved: start0 start1 limit0 limit1 stride0 stride1 */
       {0, 4, 7, 5, 3, 1},
       {2, 1, 3, 4, 1, 2},
       {3, 2, 3, 5, 1, 1}, /* 0 rows */
@@ -147,8 +149,8 @@ static void test_fan_out(void) {
 static void test_empty(void) {
   ev_fresh();
   optic_comp_id add = ev_binary_comp("add", OPTIC_OP_ADD, OPTIC_F64);
-  optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 2, (int64_t[]){0, 4}), v = ev_param(ev_main, 1, OPTIC_F64, 2, (int64_t[]){3, 0}),
-                t, s, r, zero = f64_scalar(0), y;
+  optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 2, (int64_t[]){0, 4}),
+                v = ev_param(ev_main, 1, OPTIC_F64, 2, (int64_t[]){3, 0}), t, s, r, zero = f64_scalar(0), y;
   OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_TANH, x, NULL, &t));
   OT_EXPECT_OK(optic_graph_reduce(ev_m, ev_main, &t, &zero, 1, (int64_t[]){0}, 1, add, NULL, &s)); /* [4] zeros */
   OT_EXPECT_OK(optic_graph_reduce(ev_m, ev_main, &v, &zero, 1, (int64_t[]){1}, 1, add, NULL, &r)); /* [3] zeros */

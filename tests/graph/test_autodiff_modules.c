@@ -58,8 +58,8 @@ static void one_output(const char *file, const optic_module_t *orig, int32_t k) 
     OT_EXPECT_OK(optic_module_set_entry(m, g));
     OT_EXPECT_OK(optic_graph_optimize(m, NULL, NULL));
     OT_EXPECT_OK(optic_computation_cost(m, g, &after));
-    printf("  %s output %d: d/d %d parameters, %.4g flops (%.4g after optimize)\n", file, (int)k, (int)n,
-           before.flops, after.flops);
+    printf("  %s output %d: d/d %d parameters, %.4g flops (%.4g after optimize)\n", file, (int)k, (int)n, before.flops,
+           after.flops);
     OT_CHECK(isfinite(after.flops), "%s: flops %g", file, after.flops); /* custom-calls count -1, as XLA */
   }
   optic_module_destroy(m);

@@ -4,7 +4,8 @@
  * one element, and XLA's select-and-scatter tie rule for max pooling. */
 #include "tests/graph/autodiff_util.h"
 
-#define W(sz, st, lo, hi, ld, rd) {.size = sz, .stride = st, .pad_low = lo, .pad_high = hi, .base_dilation = ld, .window_dilation = rd}
+#define W(sz, st, lo, hi, ld, rd) \
+  { .size = sz, .stride = st, .pad_low = lo, .pad_high = hi, .base_dilation = ld, .window_dilation = rd }
 
 typedef struct rw_case {
   const char *what;
@@ -16,7 +17,10 @@ typedef struct rw_case {
 static const rw_case cases[] = {
     {"2x2 stride 2", 2, {4, 6}, {W(2, 2, 0, 0, 1, 1), W(2, 2, 0, 0, 1, 1)}},
     {"3x3 stride 1 overlapping, same padding", 2, {5, 4}, {W(3, 1, 1, 1, 1, 1), W(3, 1, 1, 1, 1, 1)}},
-    {"nhwc 3x3 stride 2", 4, {2, 5, 5, 2}, {W(1, 1, 0, 0, 1, 1), W(3, 2, 1, 1, 1, 1), W(3, 2, 0, 1, 1, 1), W(1, 1, 0, 0, 1, 1)}},
+    {"nhwc 3x3 stride 2",
+     4,
+     {2, 5, 5, 2},
+     {W(1, 1, 0, 0, 1, 1), W(3, 2, 1, 1, 1, 1), W(3, 2, 0, 1, 1, 1), W(1, 1, 0, 0, 1, 1)}},
     {"window dilation 2", 1, {9}, {W(3, 2, 0, 0, 1, 2)}},
     {"base dilation 2, negative pad", 2, {4, 3}, {W(2, 1, -1, 1, 2, 1), W(2, 1, 0, 0, 1, 1)}},
     {"one-element window (identity)", 2, {3, 3}, {W(1, 1, 0, 0, 1, 1), W(1, 1, 0, 0, 1, 1)}},

@@ -184,7 +184,8 @@ static void aliases(void) {
   if (plan) {
     optic_buffer_slot sa = slot(plan, a, 0), sr = slot(plan, r, 0), sg = slot(plan, g, 0), sh = slot(plan, h, 0);
     OT_CHECK(sr.source == a && sg.source == a && sr.offset == sa.offset && sg.offset == sa.offset);
-    OT_CHECK(optic_buffer_plan_leaf_count(plan, t) == 2 && slot(plan, t, 1).source == b && slot(plan, t, 0).source == a);
+    OT_CHECK(optic_buffer_plan_leaf_count(plan, t) == 2 && slot(plan, t, 1).source == b &&
+             slot(plan, t, 0).source == a);
     OT_CHECK(sh.in_place_of == a && sh.offset == sa.offset, "h in place of %d", (int)sh.in_place_of);
     OT_CHECK(slot(plan, hs, 0).source == h && slot(plan, g2, 0).source == b);
     OT_CHECK(slot(plan, b, 0).offset != sa.offset);
@@ -223,8 +224,9 @@ static void caller_buffers(void) {
     optic_memory_estimate e;
     OT_EXPECT_OK(optic_buffer_plan_memory(plan, &e));
     OT_CHECK(e.arena_bytes == 64 && e.parameter_bytes == 64 && e.output_bytes == 5 * 32 && e.constant_bytes == 32 &&
-             e.total_bytes == 64 + 64 + 160, "arena %zu params %zu outs %zu consts %zu", e.arena_bytes,
-             e.parameter_bytes, e.output_bytes, e.constant_bytes);
+                 e.total_bytes == 64 + 64 + 160,
+             "arena %zu params %zu outs %zu consts %zu", e.arena_bytes, e.parameter_bytes, e.output_bytes,
+             e.constant_bytes);
   }
   optic_buffer_plan_destroy(plan);
   optic_module_destroy(m);
@@ -460,8 +462,8 @@ static void allocator(void) {
       OT_CHECK(off[k] % ALIGN == 0 && off[k] + size[k] <= gs_arena_high_water(a));
       for (int j = 0; j < N; j++) {
         if (j != k && live[j]) {
-          OT_CHECK(off[j] + size[j] <= off[k] || off[k] + size[k] <= off[j], "round %d step %d: blocks overlap",
-                   round, step);
+          OT_CHECK(off[j] + size[j] <= off[k] || off[k] + size[k] <= off[j], "round %d step %d: blocks overlap", round,
+                   step);
         }
       }
     }
@@ -547,8 +549,8 @@ static int32_t arena_values(optic_module_t *m, optic_comp_id comp, const optic_b
       while (v < nv && !(vals[v].source == sl.source && vals[v].leaf == sl.source_leaf)) v++;
       if (v == nv) {
         if (nv == cap) return -1;
-        vals[nv++] = (value_info){.source = sl.source, .leaf = sl.source_leaf,
-                                  .def = optic_schedule_position(s, sl.source), .last = -1};
+        vals[nv++] = (value_info){
+            .source = sl.source, .leaf = sl.source_leaf, .def = optic_schedule_position(s, sl.source), .last = -1};
       }
       if (sl.source == ids[i]) vals[v].slot = sl;
       if (vals[v].last < until) vals[v].last = until;
@@ -624,8 +626,8 @@ static void check_random_plan(optic_module_t *m, optic_comp_id comp, optic_sched
  * verify, bound the arena by [peak, sum of blocks], and pass brute force. */
 static void random_graphs(void) {
   uint64_t seed = rg_seed(0x0971c5eedull);
-  printf("random_graphs: seed %#llx (repeat with OPTIC_TEST_SEED=%#llx %s random_graphs)\n",
-         (unsigned long long)seed, (unsigned long long)seed, ot_prog_);
+  printf("random_graphs: seed %#llx (repeat with OPTIC_TEST_SEED=%#llx %s random_graphs)\n", (unsigned long long)seed,
+         (unsigned long long)seed, ot_prog_);
   rg_rng r = {seed};
   random_stats stats = {0};
   for (int it = 0; it < 1000; it++) {
@@ -653,10 +655,11 @@ static void random_graphs(void) {
     optic_schedule_destroy(creation);
     optic_module_destroy(g.m);
   }
-  printf("random_graphs: %ld graphs, %ld instructions, %ld arena values, %ld in-place reuses, %ld corrupted plans "
-         "rejected; summed peak %.0f bytes (creation order %.0f)\n",
-         stats.graphs, stats.instructions, stats.arena_values, stats.in_place, stats.corrupted, stats.peak_sum,
-         stats.creation_peak_sum);
+  printf(
+      "random_graphs: %ld graphs, %ld instructions, %ld arena values, %ld in-place reuses, %ld corrupted plans "
+      "rejected; summed peak %.0f bytes (creation order %.0f)\n",
+      stats.graphs, stats.instructions, stats.arena_values, stats.in_place, stats.corrupted, stats.peak_sum,
+      stats.creation_peak_sum);
   OT_CHECK(stats.graphs == 1000 && stats.corrupted > 500 && stats.in_place > 100);
 }
 

@@ -308,7 +308,8 @@ static void mutation(void) {
   OT_EXPECT_STATUS(optic_node_remove(f.m, a), OPTIC_ERR_INVALID_ARGUMENT);   /* parameter */
   OT_EXPECT_OK(optic_node_remove(f.m, n2));
   OT_EXPECT_OK(optic_node_remove(f.m, add));
-  OT_CHECK(optic_node_user_count(f.m, n1) == 1 && optic_node_type(f.m, n2) == NULL && optic_node_name(f.m, add) == NULL);
+  OT_CHECK(optic_node_user_count(f.m, n1) == 1 && optic_node_type(f.m, n2) == NULL &&
+           optic_node_name(f.m, add) == NULL);
   OT_EXPECT_STATUS(optic_graph_unary(f.m, f.main, OPTIC_OP_NEGATE, n2, NULL, &x), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(strstr(optic_last_error(), "was removed") != NULL, "%s", optic_last_error());
   int32_t count;
@@ -319,7 +320,8 @@ static void mutation(void) {
   OT_EXPECT_STATUS(optic_node_replace_all_uses(f.m, n1, other_type), OPTIC_ERR_SHAPE_MISMATCH);
   char *text = NULL;
   OT_EXPECT_OK(optic_module_to_hlo_text(f.m, &text));
-  OT_CHECK(text && strstr(text, "n2") == NULL && strstr(text, "ROOT mul = f32[4] multiply(n1, parameter.1)"), "%s", text);
+  OT_CHECK(text && strstr(text, "n2") == NULL && strstr(text, "ROOT mul = f32[4] multiply(n1, parameter.1)"), "%s",
+           text);
   optic_string_free(text);
   optic_module_destroy(f.m);
 }

@@ -80,7 +80,8 @@ static bool estimate_is(const optic_program_t *p, optic_node_id id, double flops
 static optic_node_id matmul(fixture *f) {
   int64_t a[] = {10, 5}, b[] = {5, 30};
   optic_node_id x = fx_param(f, f->main, 0, OPTIC_F32, 2, a), y = fx_param(f, f->main, 1, OPTIC_F32, 2, b), d;
-  optic_dot_dims dims = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
+  optic_dot_dims dims = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   BUILD(optic_graph_dot(f->m, f->main, x, y, &dims, NULL, &d));
   BUILD(optic_computation_set_root(f->m, f->main, d));
   return d;
@@ -136,8 +137,8 @@ static void loop_fusion_costs(void) {
     OT_EXPECT_OK(optic_program_summary_get(p, &s));
     OT_CHECK(s.fusions == 1 && s.instructions == 4, "fusions %lld instructions %lld", (long long)s.fusions,
              (long long)s.instructions);
-    OT_CHECK(s.cost.flops == 16 && s.cost.transcendentals == 4 && s.cost.bytes_accessed == 64, "%g %g %g",
-             s.cost.flops, s.cost.transcendentals, s.cost.bytes_accessed);
+    OT_CHECK(s.cost.flops == 16 && s.cost.transcendentals == 4 && s.cost.bytes_accessed == 64, "%g %g %g", s.cost.flops,
+             s.cost.transcendentals, s.cost.bytes_accessed);
     /* the fusion: max(16 ns, 40 ns, 16 ns) + 5 */
     const optic_module_t *pm = optic_program_module(p);
     optic_node_id root = optic_computation_root(pm, optic_program_entry(p));
@@ -149,8 +150,7 @@ static void loop_fusion_costs(void) {
     optic_comp_id fused = optic_node_called(pm, root, 0);
     OT_CHECK(optic_program_schedule(p, fused) == NULL && optic_program_buffers(p, fused) == NULL);
     optic_node_estimate e;
-    OT_EXPECT_STATUS(optic_program_node_estimate(p, optic_computation_root(pm, fused), &e),
-                     OPTIC_ERR_INVALID_ARGUMENT);
+    OT_EXPECT_STATUS(optic_program_node_estimate(p, optic_computation_root(pm, fused), &e), OPTIC_ERR_INVALID_ARGUMENT);
     optic_program_destroy(p);
   }
   /* Without fusion every intermediate is read and written: 16 bytes x 15. */
@@ -226,8 +226,8 @@ static void threads_scale_estimates(void) {
       OT_EXPECT_OK(optic_program_summary_get(q, &s));
       OT_CHECK(s.est_ns == want[i].add_ns, "threads %d: summary %g", (int)want[i].threads, s.est_ns);
       const optic_machine *pm = optic_program_machine(p);
-      OT_CHECK(pm->cores == want[i].cores && strcmp(pm->name, "toy") == 0, "threads %d: cores %d",
-               (int)want[i].threads, (int)pm->cores);
+      OT_CHECK(pm->cores == want[i].cores && strcmp(pm->name, "toy") == 0, "threads %d: cores %d", (int)want[i].threads,
+               (int)pm->cores);
       char *text = NULL;
       OT_EXPECT_OK(optic_program_to_text(p, &text));
       char hdr[64];
@@ -530,8 +530,8 @@ static void control_flow_sequences(void) {
   optic_type tp = optic_type_array(OPTIC_PRED, &(optic_shape){.rank = 0});
   BUILD(optic_graph_parameter(f.m, f.main, 1, &tp, NULL, &pr));
   BUILD(optic_graph_while(f.m, f.main, x, cond, body, NULL, &w));
-  BUILD(optic_graph_conditional(f.m, f.main, pr, (optic_node_id[]){w, w}, (optic_comp_id[]){neg, call_target}, 2,
-                                NULL, &c));
+  BUILD(optic_graph_conditional(f.m, f.main, pr, (optic_node_id[]){w, w}, (optic_comp_id[]){neg, call_target}, 2, NULL,
+                                &c));
   BUILD(optic_graph_call(f.m, f.main, call_target, &c, 1, NULL, &k));
   BUILD(optic_computation_set_root(f.m, f.main, k));
   optic_machine mc = toy_machine();
@@ -617,8 +617,9 @@ static void concurrent_compiles(void) {
   }
   for (int i = 0; i < 4; i++) {
     pthread_join(th[i], NULL);
-    OT_CHECK(jobs[i].st == OPTIC_OK && want && strcmp(jobs[i].own_text, want) == 0 &&
-             strcmp(jobs[i].shared_text, want) == 0, "thread %d", i);
+    OT_CHECK(
+        jobs[i].st == OPTIC_OK && want && strcmp(jobs[i].own_text, want) == 0 && strcmp(jobs[i].shared_text, want) == 0,
+        "thread %d", i);
     optic_string_free(jobs[i].own_text), optic_string_free(jobs[i].shared_text);
   }
   optic_string_free(want);
@@ -641,9 +642,10 @@ static void random_graphs_compile(void) {
   uint64_t seed = rg_seed(0xc0391e5ull);
   const char *e = getenv("OPTIC_TEST_GRAPHS");
   long n = (e && *e) ? strtol(e, NULL, 10) : DEFAULT_GRAPHS;
-  printf("random_graphs_compile: seed %#llx, %ld graphs (repeat with OPTIC_TEST_SEED=%#llx OPTIC_TEST_GRAPHS=%ld "
-         "%s random_graphs_compile)\n",
-         (unsigned long long)seed, n, (unsigned long long)seed, n, ot_prog_);
+  printf(
+      "random_graphs_compile: seed %#llx, %ld graphs (repeat with OPTIC_TEST_SEED=%#llx OPTIC_TEST_GRAPHS=%ld "
+      "%s random_graphs_compile)\n",
+      (unsigned long long)seed, n, (unsigned long long)seed, n, ot_prog_);
   rg_rng r = {seed};
   optic_machine mc = toy_machine();
   long compiled = 0, compared = 0, plans = 0, fusions = 0;
@@ -661,8 +663,7 @@ static void random_graphs_compile(void) {
     int32_t nargs = random_args(&ar, g.m, g.main, args);
     optic_literal_t *want = NULL;
     optic_status est = optic_evaluate(g.m, g.main, (const optic_literal_t *const *)args, nargs, NULL, &want);
-    OT_CHECK(est == OPTIC_OK, "graph seed %#llx: does not evaluate: %s", (unsigned long long)gseed,
-             optic_last_error());
+    OT_CHECK(est == OPTIC_OK, "graph seed %#llx: does not evaluate: %s", (unsigned long long)gseed, optic_last_error());
     for (int level = OPTIC_OPT_NONE; level <= OPTIC_OPT_FULL; level++) {
       optic_compile_options o = options((optic_opt_level)level, &mc);
       o.verify_buffers = false; /* verified below, one by one */

@@ -21,7 +21,7 @@ static optic_comp_id unary_comp(optic_module_t *m, const char *name, optic_dtype
   float limit = 10;
   if (optic_module_add_computation(m, name, &c) || optic_graph_parameter(m, c, 0, &t, NULL, &p)) exit(2);
   if (kind == 0) {
-    r = p; /* identity */
+    r = p;                /* identity */
   } else if (kind == 1) { /* p < 10 */
     if (optic_graph_constant(m, c, OPTIC_F32, &t.shape, &limit, 4, NULL, &k) ||
         optic_graph_compare(m, c, OPTIC_CMP_LT, p, k, NULL, &r))
@@ -56,7 +56,8 @@ static void while_loop(void) {
   OT_EXPECT_OK(optic_graph_parameter(m, main, 0, &t, "p", &p));
   OT_EXPECT_OK(optic_graph_parameter(m, main, 1, &ts, "q", &q));
   OT_EXPECT_OK(optic_graph_while(m, main, p, cond, body, "w", &w));
-  OT_CHECK(optic_node_called_count(m, w) == 2 && optic_node_called(m, w, 0) == cond && optic_node_called(m, w, 1) == body);
+  OT_CHECK(optic_node_called_count(m, w) == 2 && optic_node_called(m, w, 0) == cond &&
+           optic_node_called(m, w, 1) == body);
   OT_EXPECT_STATUS(optic_graph_while(m, main, p, ident, body, NULL, &x), OPTIC_ERR_SHAPE_MISMATCH);
   OT_CHECK(msg_has("condition 'ident' returns f32[], not pred[]"));
   OT_EXPECT_STATUS(optic_graph_while(m, main, q, cond, body, NULL, &x), OPTIC_ERR_SHAPE_MISMATCH);
@@ -140,8 +141,9 @@ static void reduce_window(void) {
   OT_EXPECT_OK(optic_graph_parameter(m, main, 1, &tz, "z", &z));
   /* dim 0: size 2 stride 2 -> 2; dim 1: size 3, pad 1_1, window dilation 2 (span 5), base dilation 2
    * (11 wide + 2 = 13) stride 3 -> (13 - 5) / 3 + 1 = 3 */
-  optic_window_dim w[2] = {{.size = 2, .stride = 2, .base_dilation = 1, .window_dilation = 1},
-                           {.size = 3, .stride = 3, .pad_low = 1, .pad_high = 1, .base_dilation = 2, .window_dilation = 2}};
+  optic_window_dim w[2] = {
+      {.size = 2, .stride = 2, .base_dilation = 1, .window_dilation = 1},
+      {.size = 3, .stride = 3, .pad_low = 1, .pad_high = 1, .base_dilation = 2, .window_dilation = 2}};
   OT_EXPECT_OK(optic_graph_reduce_window(m, main, &x, &z, 1, w, add, "r", &r));
   char buf[64];
   optic_type_format(optic_node_type(m, r), buf, sizeof buf);

@@ -27,8 +27,8 @@ static optic_node_id param(int32_t n, int32_t rank, const int64_t *dims) {
 }
 
 static optic_window_dim win(int64_t size, int64_t stride, int64_t lo, int64_t hi, int64_t ldil, int64_t rdil) {
-  return (optic_window_dim){.size = size, .stride = stride, .pad_low = lo, .pad_high = hi, .base_dilation = ldil,
-                            .window_dilation = rdil};
+  return (optic_window_dim){
+      .size = size, .stride = stride, .pad_low = lo, .pad_high = hi, .base_dilation = ldil, .window_dilation = rdil};
 }
 
 static void resnet_layer(void) {
@@ -48,8 +48,9 @@ static void resnet_layer(void) {
   OT_EXPECT_OK(optic_computation_set_root(m, c, y));
   char *text = NULL;
   OT_EXPECT_OK(optic_module_to_hlo_text(m, &text));
-  OT_CHECK(text && strstr(text, "ROOT y = f32[8,56,56,64] convolution(parameter.0, parameter.1), "
-                                "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n"),
+  OT_CHECK(text && strstr(text,
+                          "ROOT y = f32[8,56,56,64] convolution(parameter.0, parameter.1), "
+                          "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f\n"),
            "%s", text);
   optic_string_free(text);
 }
@@ -59,13 +60,16 @@ static void errors(void) {
   int64_t in[] = {1, 5, 5, 3}, k[] = {3, 3, 4, 8};
   optic_node_id x = param(0, 4, in), w = param(1, 4, k), y;
   optic_window_dim wd[2] = {win(3, 1, 0, 0, 1, 1), win(3, 1, 0, 0, 1, 1)};
-  OT_EXPECT_STATUS(optic_graph_convolution(m, c, x, w, "b01f_01io->b01f", wd, 1, 1, NULL, &y), OPTIC_ERR_SHAPE_MISMATCH);
+  OT_EXPECT_STATUS(optic_graph_convolution(m, c, x, w, "b01f_01io->b01f", wd, 1, 1, NULL, &y),
+                   OPTIC_ERR_SHAPE_MISMATCH);
   OT_CHECK(strstr(optic_last_error(), "feature") != NULL, "message: %s", optic_last_error());
-  OT_EXPECT_STATUS(optic_graph_convolution(m, c, x, w, "b01x_01io->b01f", wd, 1, 1, NULL, &y), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_EXPECT_STATUS(optic_graph_convolution(m, c, x, w, "b01x_01io->b01f", wd, 1, 1, NULL, &y),
+                   OPTIC_ERR_INVALID_ARGUMENT);
   optic_window_dim wrong[2] = {win(2, 1, 0, 0, 1, 1), win(3, 1, 0, 0, 1, 1)};
   int64_t k3[] = {3, 3, 3, 8};
   optic_node_id w3 = param(2, 4, k3);
-  OT_EXPECT_STATUS(optic_graph_convolution(m, c, x, w3, "b01f_01io->b01f", wrong, 1, 1, NULL, &y), OPTIC_ERR_SHAPE_MISMATCH);
+  OT_EXPECT_STATUS(optic_graph_convolution(m, c, x, w3, "b01f_01io->b01f", wrong, 1, 1, NULL, &y),
+                   OPTIC_ERR_SHAPE_MISMATCH);
   OT_CHECK(strstr(optic_last_error(), "window dim 0 has size 2") != NULL, "message: %s", optic_last_error());
   OT_EXPECT_OK(optic_graph_convolution(m, c, x, w3, "b01f_01io->b01f", wd, 1, 1, NULL, &y));
 }

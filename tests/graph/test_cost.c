@@ -132,7 +132,7 @@ static void control_flow(void) {
   OT_EXPECT_OK(optic_graph_slice(m, cond, cx, st, li, sd, NULL, &cs)); /* 8 bytes */
   optic_node_id cr;
   OT_EXPECT_OK(optic_graph_reshape(m, cond, cs, &(optic_shape){.rank = 0}, NULL, &cr)); /* 8 bytes */
-  OT_EXPECT_OK(optic_graph_compare(m, cond, OPTIC_CMP_LT, cr, cr, NULL, &cc)); /* 1 flop, 9 bytes */
+  OT_EXPECT_OK(optic_graph_compare(m, cond, OPTIC_CMP_LT, cr, cr, NULL, &cc));          /* 1 flop, 9 bytes */
   OT_EXPECT_OK(optic_computation_set_root(m, cond, cc));
   OT_EXPECT_OK(optic_module_add_computation(m, "other", &other));
   ox = param(other, 0, 1, d4);
@@ -206,8 +206,12 @@ static optic_node_id window_of(optic_node_id w, optic_node_id z, optic_comp_id a
                                const int64_t *pad_lo, const int64_t *pad_hi) {
   optic_window_dim win[OPTIC_MAX_RANK];
   for (int32_t d = 0; d < rank; d++)
-    win[d] = (optic_window_dim){.size = size[d], .stride = 1, .pad_low = pad_lo[d], .pad_high = pad_hi[d],
-                                .base_dilation = 1, .window_dilation = 1};
+    win[d] = (optic_window_dim){.size = size[d],
+                                .stride = 1,
+                                .pad_low = pad_lo[d],
+                                .pad_high = pad_hi[d],
+                                .base_dilation = 1,
+                                .window_dilation = 1};
   optic_node_id rw;
   OT_EXPECT_OK(optic_graph_reduce_window(m, main_comp, &w, &z, 1, win, add, NULL, &rw));
   return rw;
@@ -256,9 +260,9 @@ static void reduce_window_rules(void) {
   optic_node_id sums[] = {s0, s1};
   OT_EXPECT_OK(optic_graph_tuple(m, pair_add, sums, 2, NULL, &st));
   OT_EXPECT_OK(optic_computation_set_root(m, pair_add, st));
-  optic_window_dim win[2] = {{.size = 1, .stride = 1, .base_dilation = 1, .window_dilation = 1},
-                             {.size = 9, .stride = 1, .pad_low = 4, .pad_high = 4, .base_dilation = 1,
-                              .window_dilation = 1}};
+  optic_window_dim win[2] = {
+      {.size = 1, .stride = 1, .base_dilation = 1, .window_dilation = 1},
+      {.size = 9, .stride = 1, .pad_low = 4, .pad_high = 4, .base_dilation = 1, .window_dilation = 1}};
   optic_node_id ins[] = {a, a}, inits[] = {z, z}, rw2;
   OT_EXPECT_OK(optic_graph_reduce_window(m, main_comp, ins, inits, 2, win, pair_add, NULL, &rw2));
   OT_CHECK(cost_is(rw2, 2 * 8 * 15, 0, 16 + 60 + 60 + 4 + 4));
@@ -426,94 +430,99 @@ static void fusion_dynamic_slices(void) {
   /* A dynamic-slice of fused p: p reads the window f32[4,8] = 128, not its
    * 3200; the start index i shares one read of s32[] = 4; the output 128.
    * Bytes 128 + 128 + 4 = 260, no flops. */
-  OT_CHECK(hlo_root_cost_is("HloModule m\n"
-                            "f {\n"
-                            "  p = f32[100,8] parameter(0)\n"
-                            "  i = s32[] parameter(1)\n"
-                            "  z = s32[] constant(0)\n"
-                            "  ROOT d = f32[4,8] dynamic-slice(p, i, z), dynamic_slice_sizes={4,8}\n"
-                            "}\n"
-                            "ENTRY e {\n"
-                            "  x = f32[100,8] parameter(0)\n"
-                            "  j = s32[] parameter(1)\n"
-                            "  ROOT r = f32[4,8] fusion(x, j), kind=kLoop, calls=f\n"
-                            "}\n",
-                            0, 0, 260));
+  OT_CHECK(
+      hlo_root_cost_is("HloModule m\n"
+                       "f {\n"
+                       "  p = f32[100,8] parameter(0)\n"
+                       "  i = s32[] parameter(1)\n"
+                       "  z = s32[] constant(0)\n"
+                       "  ROOT d = f32[4,8] dynamic-slice(p, i, z), dynamic_slice_sizes={4,8}\n"
+                       "}\n"
+                       "ENTRY e {\n"
+                       "  x = f32[100,8] parameter(0)\n"
+                       "  j = s32[] parameter(1)\n"
+                       "  ROOT r = f32[4,8] fusion(x, j), kind=kLoop, calls=f\n"
+                       "}\n",
+                       0, 0, 260));
   /* p f32[16] is both sliced dynamically (window f32[4] = 16) and negated
    * (a shared read of all 64): p reads 16 + 64 = 80; i 4; the tuple writes
    * 16 + 64 = 80. Bytes 80 + 4 + 80 = 164; flops: negate of 16 = 16. */
-  OT_CHECK(hlo_root_cost_is("HloModule m\n"
-                            "f {\n"
-                            "  p = f32[16] parameter(0)\n"
-                            "  i = s32[] parameter(1)\n"
-                            "  d = f32[4] dynamic-slice(p, i), dynamic_slice_sizes={4}\n"
-                            "  n = f32[16] negate(p)\n"
-                            "  ROOT t = (f32[4], f32[16]) tuple(d, n)\n"
-                            "}\n"
-                            "ENTRY e {\n"
-                            "  x = f32[16] parameter(0)\n"
-                            "  j = s32[] parameter(1)\n"
-                            "  ROOT r = (f32[4], f32[16]) fusion(x, j), kind=kLoop, calls=f\n"
-                            "}\n",
-                            16, 0, 164));
+  OT_CHECK(
+      hlo_root_cost_is("HloModule m\n"
+                       "f {\n"
+                       "  p = f32[16] parameter(0)\n"
+                       "  i = s32[] parameter(1)\n"
+                       "  d = f32[4] dynamic-slice(p, i), dynamic_slice_sizes={4}\n"
+                       "  n = f32[16] negate(p)\n"
+                       "  ROOT t = (f32[4], f32[16]) tuple(d, n)\n"
+                       "}\n"
+                       "ENTRY e {\n"
+                       "  x = f32[16] parameter(0)\n"
+                       "  j = s32[] parameter(1)\n"
+                       "  ROOT r = (f32[4], f32[16]) fusion(x, j), kind=kLoop, calls=f\n"
+                       "}\n",
+                       16, 0, 164));
   /* A dynamic-update-slice root: p (operand 0) is updated in place and
    * reads 0; the update u f32[4,8] reads 128; i 4; the fusion writes only
    * the update, 128 (not 3200). Bytes 0 + 128 + 4 + 128 = 260. */
-  OT_CHECK(hlo_root_cost_is("HloModule m\n"
-                            "g {\n"
-                            "  p = f32[100,8] parameter(0)\n"
-                            "  u = f32[4,8] parameter(1)\n"
-                            "  i = s32[] parameter(2)\n"
-                            "  z = s32[] constant(0)\n"
-                            "  ROOT d = f32[100,8] dynamic-update-slice(p, u, i, z)\n"
-                            "}\n"
-                            "ENTRY e {\n"
-                            "  x = f32[100,8] parameter(0)\n"
-                            "  v = f32[4,8] parameter(1)\n"
-                            "  j = s32[] parameter(2)\n"
-                            "  ROOT r = f32[100,8] fusion(x, v, j), kind=kLoop, calls=g\n"
-                            "}\n",
-                            0, 0, 260));
+  OT_CHECK(
+      hlo_root_cost_is("HloModule m\n"
+                       "g {\n"
+                       "  p = f32[100,8] parameter(0)\n"
+                       "  u = f32[4,8] parameter(1)\n"
+                       "  i = s32[] parameter(2)\n"
+                       "  z = s32[] constant(0)\n"
+                       "  ROOT d = f32[100,8] dynamic-update-slice(p, u, i, z)\n"
+                       "}\n"
+                       "ENTRY e {\n"
+                       "  x = f32[100,8] parameter(0)\n"
+                       "  v = f32[4,8] parameter(1)\n"
+                       "  j = s32[] parameter(2)\n"
+                       "  ROOT r = f32[100,8] fusion(x, v, j), kind=kLoop, calls=g\n"
+                       "}\n",
+                       0, 0, 260));
   /* A root tuple whose element 0 is a dynamic-update-slice: element 0
    * writes its update 128, element 1 (negate of u, f32[4,8]) 128; p reads
    * 0; u is read by the update and the negate, one shared read 128; i 4.
    * Bytes 128 + 128 + 0 + 128 + 4 = 388; flops: negate of 32 = 32. */
-  OT_CHECK(hlo_root_cost_is("HloModule m\n"
-                            "h {\n"
-                            "  p = f32[100,8] parameter(0)\n"
-                            "  u = f32[4,8] parameter(1)\n"
-                            "  i = s32[] parameter(2)\n"
-                            "  z = s32[] constant(0)\n"
-                            "  d = f32[100,8] dynamic-update-slice(p, u, i, z)\n"
-                            "  n = f32[4,8] negate(u)\n"
-                            "  ROOT t = (f32[100,8], f32[4,8]) tuple(d, n)\n"
-                            "}\n"
-                            "ENTRY e {\n"
-                            "  x = f32[100,8] parameter(0)\n"
-                            "  v = f32[4,8] parameter(1)\n"
-                            "  j = s32[] parameter(2)\n"
-                            "  ROOT r = (f32[100,8], f32[4,8]) fusion(x, v, j), kind=kLoop, calls=h\n"
-                            "}\n",
-                            32, 0, 388));
+  OT_CHECK(
+      hlo_root_cost_is("HloModule m\n"
+                       "h {\n"
+                       "  p = f32[100,8] parameter(0)\n"
+                       "  u = f32[4,8] parameter(1)\n"
+                       "  i = s32[] parameter(2)\n"
+                       "  z = s32[] constant(0)\n"
+                       "  d = f32[100,8] dynamic-update-slice(p, u, i, z)\n"
+                       "  n = f32[4,8] negate(u)\n"
+                       "  ROOT t = (f32[100,8], f32[4,8]) tuple(d, n)\n"
+                       "}\n"
+                       "ENTRY e {\n"
+                       "  x = f32[100,8] parameter(0)\n"
+                       "  v = f32[4,8] parameter(1)\n"
+                       "  j = s32[] parameter(2)\n"
+                       "  ROOT r = (f32[100,8], f32[4,8]) fusion(x, v, j), kind=kLoop, calls=h\n"
+                       "}\n",
+                       32, 0, 388));
   /* p feeds a dynamic-update-slice as its update (shared, 4 x 4 = 16) and
    * the root is a negate of the result, f32[16] = 64 written: the in-place
    * rule is only for operand 0 (q, read 0) and only the root decides the
    * output. Bytes 64 + 0 + 16 + 4 = 84; flops 16. */
-  OT_CHECK(hlo_root_cost_is("HloModule m\n"
-                            "k {\n"
-                            "  q = f32[16] parameter(0)\n"
-                            "  p = f32[4] parameter(1)\n"
-                            "  i = s32[] parameter(2)\n"
-                            "  d = f32[16] dynamic-update-slice(q, p, i)\n"
-                            "  ROOT n = f32[16] negate(d)\n"
-                            "}\n"
-                            "ENTRY e {\n"
-                            "  x = f32[16] parameter(0)\n"
-                            "  v = f32[4] parameter(1)\n"
-                            "  j = s32[] parameter(2)\n"
-                            "  ROOT r = f32[16] fusion(x, v, j), kind=kLoop, calls=k\n"
-                            "}\n",
-                            16, 0, 84));
+  OT_CHECK(
+      hlo_root_cost_is("HloModule m\n"
+                       "k {\n"
+                       "  q = f32[16] parameter(0)\n"
+                       "  p = f32[4] parameter(1)\n"
+                       "  i = s32[] parameter(2)\n"
+                       "  d = f32[16] dynamic-update-slice(q, p, i)\n"
+                       "  ROOT n = f32[16] negate(d)\n"
+                       "}\n"
+                       "ENTRY e {\n"
+                       "  x = f32[16] parameter(0)\n"
+                       "  v = f32[4] parameter(1)\n"
+                       "  j = s32[] parameter(2)\n"
+                       "  ROOT r = f32[16] fusion(x, v, j), kind=kLoop, calls=k\n"
+                       "}\n",
+                       16, 0, 84));
 }
 
 static const ot_case cases[] = {

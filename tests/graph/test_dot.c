@@ -21,7 +21,8 @@ static void matmul(void) {
   OT_EXPECT_OK(optic_module_add_computation(m, "main", &c));
   int64_t a[] = {10, 5}, b[] = {5, 30};
   optic_node_id x = param(m, c, 0, 2, a), w = param(m, c, 1, 2, b), y;
-  optic_dot_dims d = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
+  optic_dot_dims d = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   OT_EXPECT_OK(optic_graph_dot(m, c, x, w, &d, "y", &y));
   optic_cost cost;
   OT_EXPECT_OK(optic_node_cost(m, y, &cost));
@@ -30,8 +31,9 @@ static void matmul(void) {
   OT_EXPECT_OK(optic_computation_set_root(m, c, y));
   char *text = NULL;
   OT_EXPECT_OK(optic_module_to_hlo_text(m, &text));
-  OT_CHECK(text && strstr(text, "ROOT y = f32[10,30] dot(parameter.0, parameter.1), lhs_contracting_dims={1}, "
-                                "rhs_contracting_dims={0}\n"),
+  OT_CHECK(text && strstr(text,
+                          "ROOT y = f32[10,30] dot(parameter.0, parameter.1), lhs_contracting_dims={1}, "
+                          "rhs_contracting_dims={0}\n"),
            "%s", text);
   optic_string_free(text);
   optic_module_destroy(m);
@@ -45,8 +47,13 @@ static void batch_and_errors(void) {
   int64_t a[] = {4, 3, 2}, b[] = {2, 4, 7}, bad[] = {4, 4, 7};
   optic_node_id x = param(m, c, 0, 3, a), w = param(m, c, 1, 3, b), v = param(m, c, 2, 3, bad), y;
   /* batch lhs 0 with rhs 1; contract lhs 2 with rhs 0: out [4, 3, 7] */
-  optic_dot_dims d = {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_batch = {0}, .rhs_batch = {1},
-                      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {2},
+  optic_dot_dims d = {.lhs_batch_count = 1,
+                      .rhs_batch_count = 1,
+                      .lhs_batch = {0},
+                      .rhs_batch = {1},
+                      .lhs_contracting_count = 1,
+                      .rhs_contracting_count = 1,
+                      .lhs_contracting = {2},
                       .rhs_contracting = {0}};
   OT_EXPECT_OK(optic_graph_dot(m, c, x, w, &d, "y", &y));
   char buf[64];
@@ -65,8 +72,9 @@ static void batch_and_errors(void) {
   OT_EXPECT_OK(optic_computation_set_root(m, c, y));
   char *text = NULL;
   OT_EXPECT_OK(optic_module_to_hlo_text(m, &text));
-  OT_CHECK(text && strstr(text, "dot(parameter.0, parameter.1), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
-                                "rhs_batch_dims={1}, rhs_contracting_dims={0}\n"),
+  OT_CHECK(text && strstr(text,
+                          "dot(parameter.0, parameter.1), lhs_batch_dims={0}, lhs_contracting_dims={2}, "
+                          "rhs_batch_dims={1}, rhs_contracting_dims={0}\n"),
            "%s", text);
   optic_string_free(text);
   optic_module_destroy(m);
@@ -80,8 +88,13 @@ static void evaluate(void) {
   OT_EXPECT_OK(optic_module_add_computation(m, "main", &c));
   int64_t a[] = {2, 3, 4}, b[] = {2, 4, 5};
   optic_node_id x = param(m, c, 0, 3, a), w = param(m, c, 1, 3, b), y;
-  optic_dot_dims d = {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_batch = {0}, .rhs_batch = {0},
-                      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {2},
+  optic_dot_dims d = {.lhs_batch_count = 1,
+                      .rhs_batch_count = 1,
+                      .lhs_batch = {0},
+                      .rhs_batch = {0},
+                      .lhs_contracting_count = 1,
+                      .rhs_contracting_count = 1,
+                      .lhs_contracting = {2},
                       .rhs_contracting = {1}};
   OT_EXPECT_OK(optic_graph_dot(m, c, x, w, &d, "y", &y));
   OT_EXPECT_OK(optic_computation_set_root(m, c, y));

@@ -39,8 +39,8 @@ static bool edges_in_sync(const optic_module_t *m) {
       const optic_instr *user = graph_instr(m, in->users[u]);
       int32_t s = in->user_slot[u];
       if (user == NULL || s < 0 || s >= user->n_operands || user->operands[s] != id || user->user_pos[s] != u) {
-        fprintf(stderr, "  %s: user entry %d (%d, slot %d) does not point back\n", in->name, (int)u,
-                (int)in->users[u], (int)s);
+        fprintf(stderr, "  %s: user entry %d (%d, slot %d) does not point back\n", in->name, (int)u, (int)in->users[u],
+                (int)s);
         return false;
       }
     }
@@ -216,10 +216,18 @@ static bool same_results_shuffled(optic_module_t *m, uint64_t seed, const char *
 }
 
 static const char *const hlo_files[] = {
-    "add_f32_2x2.hlo",        "conv0d_as_matmul.hlo",          "conv2d_nhwc_bias_relu.hlo",
-    "conv_isolated_layout_3021.hlo", "conv_lhs_dilate_parse_only.hlo", "dot_batch_reordered_dims.hlo",
-    "dot_batch_with_metadata.hlo",   "dot_no_dnums_outer_product.hlo", "dot_reshape_divide.hlo",
-    "dot_transpose_output.hlo",      "one_matmul_train_step.hlo",      "reduce_dim1_with_copy.hlo",
+    "add_f32_2x2.hlo",
+    "conv0d_as_matmul.hlo",
+    "conv2d_nhwc_bias_relu.hlo",
+    "conv_isolated_layout_3021.hlo",
+    "conv_lhs_dilate_parse_only.hlo",
+    "dot_batch_reordered_dims.hlo",
+    "dot_batch_with_metadata.hlo",
+    "dot_no_dnums_outer_product.hlo",
+    "dot_reshape_divide.hlo",
+    "dot_transpose_output.hlo",
+    "one_matmul_train_step.hlo",
+    "reduce_dim1_with_copy.hlo",
     "softmax_f32.hlo",
 };
 

@@ -50,16 +50,17 @@ static void hand_cases(void) {
   optic_literal_t *g = eval_bn(OPTIC_OP_BATCH_NORM_GRAD, 5, gr);
   OT_CHECK(g != NULL);
   if (g) {
-    OT_CHECK(near(optic_literal_data(optic_literal_element(g, 0), NULL),
-                  (const double[]){2.0 / 9.0, -2.0 / 9.0, 0.0}, 3), "grad_x");
+    OT_CHECK(
+        near(optic_literal_data(optic_literal_element(g, 0), NULL), (const double[]){2.0 / 9.0, -2.0 / 9.0, 0.0}, 3),
+        "grad_x");
     OT_CHECK(near(optic_literal_data(optic_literal_element(g, 1), NULL), (const double[]){-1}, 1), "grad_scale");
     OT_CHECK(near(optic_literal_data(optic_literal_element(g, 2), NULL), (const double[]){1}, 1), "grad_offset");
   }
   optic_literal_destroy(g);
   optic_cost c;
   OT_EXPECT_OK(optic_node_cost(ev_m, optic_computation_root(ev_m, ev_main), &c));
-  OT_CHECK(c.flops == 0 && c.bytes_accessed == 24 + 12 + 4 + 4 + 4 + 12, "grad cost %g %g (XLA: default bytes)", c.flops,
-           c.bytes_accessed);
+  OT_CHECK(c.flops == 0 && c.bytes_accessed == 24 + 12 + 4 + 4 + 4 + 12, "grad cost %g %g (XLA: default bytes)",
+           c.flops, c.bytes_accessed);
   optic_literal_t *lits[6] = {x, scale, offset, mean, var, dy};
   for (int i = 0; i < 6; i++) optic_literal_destroy(lits[i]);
 }

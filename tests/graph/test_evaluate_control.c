@@ -23,8 +23,8 @@ static void tuple_and_call(void) {
   OT_EXPECT_OK(optic_graph_binary(ev_m, f, OPTIC_OP_ADD, ab, a, NULL, &r));
   OT_EXPECT_OK(optic_graph_tuple(ev_m, f, (optic_node_id[]){r, b}, 2, NULL, &t));
   ev_root(f, t);
-  optic_node_id x = ev_param(ev_main, 0, OPTIC_F32, 1, d2), y = ev_param(ev_main, 1, OPTIC_S32, 0, NULL), c, g0, g1, nest,
-                g, root;
+  optic_node_id x = ev_param(ev_main, 0, OPTIC_F32, 1, d2), y = ev_param(ev_main, 1, OPTIC_S32, 0, NULL), c, g0, g1,
+                nest, g, root;
   OT_EXPECT_OK(optic_graph_call(ev_m, ev_main, f, (optic_node_id[]){x, y}, 2, NULL, &c));
   OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, ev_main, c, 0, NULL, &g0));
   OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, ev_main, c, 1, NULL, &g1));
@@ -108,8 +108,8 @@ static optic_comp_id branch(const char *name, optic_opcode op) {
 }
 
 static int32_t run_conditional(optic_dtype sel_dt, int32_t sel, int32_t x0, int32_t x1, int32_t x2) {
-  optic_literal_t *ls = sel_dt == OPTIC_PRED ? ev_lit(OPTIC_PRED, 0, NULL, (uint8_t[]){(uint8_t)sel})
-                                           : ev_lit(OPTIC_S32, 0, NULL, &sel);
+  optic_literal_t *ls =
+      sel_dt == OPTIC_PRED ? ev_lit(OPTIC_PRED, 0, NULL, (uint8_t[]){(uint8_t)sel}) : ev_lit(OPTIC_S32, 0, NULL, &sel);
   optic_literal_t *a = ev_lit(OPTIC_S32, 0, NULL, &x0), *b = ev_lit(OPTIC_S32, 0, NULL, &x1);
   optic_literal_t *c = ev_lit(OPTIC_S32, 0, NULL, &x2);
   const optic_literal_t *args[] = {ls, a, b, c};
@@ -127,7 +127,8 @@ static void conditional(void) {
   optic_comp_id b0 = branch("twice", OPTIC_OP_ADD), b1 = branch("square", OPTIC_OP_MULTIPLY);
   optic_node_id p = ev_param(ev_main, 0, OPTIC_PRED, 0, NULL), x = ev_param(ev_main, 1, OPTIC_S32, 0, NULL);
   optic_node_id y = ev_param(ev_main, 2, OPTIC_S32, 0, NULL), r;
-  OT_EXPECT_OK(optic_graph_conditional(ev_m, ev_main, p, (optic_node_id[]){x, y}, (optic_comp_id[]){b0, b1}, 2, NULL, &r));
+  OT_EXPECT_OK(
+      optic_graph_conditional(ev_m, ev_main, p, (optic_node_id[]){x, y}, (optic_comp_id[]){b0, b1}, 2, NULL, &r));
   ev_root(ev_main, r);
   OT_CHECK(run_conditional(OPTIC_PRED, 1, 5, 7, 0) == 10);
   OT_CHECK(run_conditional(OPTIC_PRED, 0, 5, 7, 0) == 49);
@@ -229,10 +230,12 @@ static void convolution(void) {
   OT_EXPECT_OK(optic_graph_convolution(ev_m, ev_main, x, k, "b0f_0io->b0f", &w, 1, 1, NULL, &c2));
   OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, (optic_node_id[]){c1, c2}, 2, NULL, &t));
   ev_root(ev_main, t);
-  optic_literal_t *lx = ev_lit(OPTIC_F32, 3, din, (float[]){1, 2, 3, 4}), *lk = ev_lit(OPTIC_F32, 3, dk, (float[]){1, 1});
+  optic_literal_t *lx = ev_lit(OPTIC_F32, 3, din, (float[]){1, 2, 3, 4}),
+                  *lk = ev_lit(OPTIC_F32, 3, dk, (float[]){1, 1});
   const optic_literal_t *args[] = {lx, lk};
   optic_literal_t *got = ev_run(ev_main, args, 2);
-  optic_literal_t *w1 = ev_lit(OPTIC_F32, 3, dout, (float[]){3, 5, 7}), *w2 = ev_lit(OPTIC_F32, 3, dpad, (float[]){1, 3, 5, 7, 4});
+  optic_literal_t *w1 = ev_lit(OPTIC_F32, 3, dout, (float[]){3, 5, 7}),
+                  *w2 = ev_lit(OPTIC_F32, 3, dpad, (float[]){1, 3, 5, 7, 4});
   OT_CHECK(got && ev_same(w1, optic_literal_element(got, 0), OPTIC_MATCH_BITWISE) &&
            ev_same(w2, optic_literal_element(got, 1), OPTIC_MATCH_BITWISE));
   optic_literal_t *ls[] = {lx, lk, got, w1, w2};

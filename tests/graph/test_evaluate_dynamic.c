@@ -83,7 +83,8 @@ static void shape_errors_and_cost(void) {
   OT_EXPECT_STATUS(optic_graph_dynamic_slice(ev_m, ev_main, x, mixed, 2, w22, NULL, &r), OPTIC_ERR_SHAPE_MISMATCH);
   optic_node_id big = ev_param(ev_main, 4, OPTIC_F32, 2, w62), small = ev_param(ev_main, 5, OPTIC_S32, 2, w22);
   OT_EXPECT_STATUS(optic_graph_dynamic_update_slice(ev_m, ev_main, x, big, ii, 2, NULL, &r), OPTIC_ERR_SHAPE_MISMATCH);
-  OT_EXPECT_STATUS(optic_graph_dynamic_update_slice(ev_m, ev_main, x, small, ii, 2, NULL, &r), OPTIC_ERR_SHAPE_MISMATCH);
+  OT_EXPECT_STATUS(optic_graph_dynamic_update_slice(ev_m, ev_main, x, small, ii, 2, NULL, &r),
+                   OPTIC_ERR_SHAPE_MISMATCH);
   /* XLA: dynamic-slice bytes = 2 x window + operand 1; dynamic-update-slice
    * = 2 x update + operand 2 (the operand is updated in place). */
   optic_cost c;

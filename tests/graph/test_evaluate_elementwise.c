@@ -47,9 +47,9 @@ static void unary_f32(void) {
   OT_CHECK(run_elementwise(OPTIC_OP_CEIL, OPTIC_F32, OPTIC_F32, 7, x, NULL,
                            (float[]){0.0f, -0.0f, 4.0f, -2.0f, INFINITY, -INFINITY, 3.0f}));
   /* The transcendentals are exactly the kernels' reference. */
-  const optic_opcode ops[] = {OPTIC_OP_EXPONENTIAL, OPTIC_OP_LOG,      OPTIC_OP_SQRT, OPTIC_OP_RSQRT,
-                              OPTIC_OP_TANH,        OPTIC_OP_LOGISTIC};
-  const optic_unary_op ref[] = {OPTIC_UNARY_EXP,  OPTIC_UNARY_LOG,      OPTIC_UNARY_SQRT,
+  const optic_opcode ops[] = {OPTIC_OP_EXPONENTIAL, OPTIC_OP_LOG,  OPTIC_OP_SQRT,
+                              OPTIC_OP_RSQRT,       OPTIC_OP_TANH, OPTIC_OP_LOGISTIC};
+  const optic_unary_op ref[] = {OPTIC_UNARY_EXP,   OPTIC_UNARY_LOG,  OPTIC_UNARY_SQRT,
                                 OPTIC_UNARY_RSQRT, OPTIC_UNARY_TANH, OPTIC_UNARY_LOGISTIC};
   for (int i = 0; i < 6; i++) {
     float want[7];
@@ -58,9 +58,12 @@ static void unary_f32(void) {
   }
   OT_CHECK(run_elementwise(OPTIC_OP_EXPONENTIAL, OPTIC_F32, OPTIC_F32, 2, (float[]){0.0f, -INFINITY}, NULL,
                            (float[]){1.0f, 0.0f}));
-  OT_CHECK(run_elementwise(OPTIC_OP_LOG, OPTIC_F32, OPTIC_F32, 2, (float[]){1.0f, 0.0f}, NULL, (float[]){0.0f, -INFINITY}));
-  OT_CHECK(run_elementwise(OPTIC_OP_SQRT, OPTIC_F32, OPTIC_F32, 2, (float[]){4.0f, 2.25f}, NULL, (float[]){2.0f, 1.5f}));
-  OT_CHECK(run_elementwise(OPTIC_OP_RSQRT, OPTIC_F32, OPTIC_F32, 2, (float[]){4.0f, 0.25f}, NULL, (float[]){0.5f, 2.0f}));
+  OT_CHECK(
+      run_elementwise(OPTIC_OP_LOG, OPTIC_F32, OPTIC_F32, 2, (float[]){1.0f, 0.0f}, NULL, (float[]){0.0f, -INFINITY}));
+  OT_CHECK(
+      run_elementwise(OPTIC_OP_SQRT, OPTIC_F32, OPTIC_F32, 2, (float[]){4.0f, 2.25f}, NULL, (float[]){2.0f, 1.5f}));
+  OT_CHECK(
+      run_elementwise(OPTIC_OP_RSQRT, OPTIC_F32, OPTIC_F32, 2, (float[]){4.0f, 0.25f}, NULL, (float[]){0.5f, 2.0f}));
   OT_CHECK(run_elementwise(OPTIC_OP_TANH, OPTIC_F32, OPTIC_F32, 2, (float[]){0.0f, -INFINITY}, NULL,
                            (float[]){0.0f, -1.0f}));
   OT_CHECK(run_elementwise(OPTIC_OP_LOGISTIC, OPTIC_F32, OPTIC_F32, 2, (float[]){0.0f, -INFINITY}, NULL,
@@ -82,7 +85,8 @@ static void unary_other_dtypes(void) {
   int32_t xi[] = {INT32_MIN, -5, 0, 7, INT32_MAX};
   OT_CHECK(run_elementwise(OPTIC_OP_NEGATE, OPTIC_S32, OPTIC_S32, 5, xi, NULL,
                            (int32_t[]){INT32_MIN, 5, 0, -7, -INT32_MAX}));
-  OT_CHECK(run_elementwise(OPTIC_OP_ABS, OPTIC_S32, OPTIC_S32, 5, xi, NULL, (int32_t[]){INT32_MIN, 5, 0, 7, INT32_MAX}));
+  OT_CHECK(
+      run_elementwise(OPTIC_OP_ABS, OPTIC_S32, OPTIC_S32, 5, xi, NULL, (int32_t[]){INT32_MIN, 5, 0, 7, INT32_MAX}));
   OT_CHECK(run_elementwise(OPTIC_OP_SIGN, OPTIC_S32, OPTIC_S32, 5, xi, NULL, (int32_t[]){-1, -1, 0, 1, 1}));
   OT_CHECK(run_elementwise(OPTIC_OP_NOT, OPTIC_S32, OPTIC_S32, 2, (int32_t[]){0, 5}, NULL, (int32_t[]){-1, -6}));
   OT_CHECK(run_elementwise(OPTIC_OP_NOT, OPTIC_U8, OPTIC_U8, 2, (uint8_t[]){0, 0x0f}, NULL, (uint8_t[]){0xff, 0xf0}));
@@ -95,12 +99,12 @@ static void binary_f32_and_f64(void) {
   OT_CHECK(run_elementwise(OPTIC_OP_ADD, OPTIC_F32, OPTIC_F32, 1, a, b, (float[]){3.0f}));
   OT_CHECK(run_elementwise(OPTIC_OP_SUBTRACT, OPTIC_F32, OPTIC_F32, 1, a, b, (float[]){-1.0f}));
   /* maximum/minimum: NaN propagates (a's first), ties return b: max(-0, +0) = +0. */
-  OT_CHECK(run_elementwise(OPTIC_OP_MAXIMUM, OPTIC_F32, OPTIC_F32, 6, a, b,
-                           (float[]){2.0f, NAN, NAN, 0.0f, 3.0f, 10.0f}));
-  OT_CHECK(run_elementwise(OPTIC_OP_MINIMUM, OPTIC_F32, OPTIC_F32, 6, a, b,
-                           (float[]){1.0f, NAN, NAN, 0.0f, 0.0f, 2.0f}));
-  OT_CHECK(run_elementwise(OPTIC_OP_DIVIDE, OPTIC_F32, OPTIC_F32, 1, (float[]){1.0f}, (float[]){0.0f},
-                           (float[]){INFINITY}));
+  OT_CHECK(
+      run_elementwise(OPTIC_OP_MAXIMUM, OPTIC_F32, OPTIC_F32, 6, a, b, (float[]){2.0f, NAN, NAN, 0.0f, 3.0f, 10.0f}));
+  OT_CHECK(
+      run_elementwise(OPTIC_OP_MINIMUM, OPTIC_F32, OPTIC_F32, 6, a, b, (float[]){1.0f, NAN, NAN, 0.0f, 0.0f, 2.0f}));
+  OT_CHECK(
+      run_elementwise(OPTIC_OP_DIVIDE, OPTIC_F32, OPTIC_F32, 1, (float[]){1.0f}, (float[]){0.0f}, (float[]){INFINITY}));
   OT_CHECK(run_elementwise(OPTIC_OP_POWER, OPTIC_F32, OPTIC_F32, 3, (float[]){2.0f, 1.0f, 4.0f},
                            (float[]){10.0f, NAN, 0.5f}, (float[]){1024.0f, 1.0f, 2.0f}));
   OT_CHECK(run_elementwise(OPTIC_OP_MULTIPLY, OPTIC_F64, OPTIC_F64, 2, (double[]){0.1, 3.0}, (double[]){3.0, -0.0},
@@ -130,8 +134,8 @@ static void binary_integers(void) {
   OT_CHECK(run_elementwise(OPTIC_OP_ADD, OPTIC_U8, OPTIC_U8, 5, ua, ub, (uint8_t[]){4, 8, 10, 9, 11}));
   OT_CHECK(run_elementwise(OPTIC_OP_SUBTRACT, OPTIC_U8, OPTIC_U8, 5, ua, ub, (uint8_t[]){240, 254, 10, 5, 249}));
   OT_CHECK(run_elementwise(OPTIC_OP_DIVIDE, OPTIC_U8, OPTIC_U8, 5, ua, ub, (uint8_t[]){25, 0, 255, 3, 0}));
-  OT_CHECK(run_elementwise(OPTIC_OP_POWER, OPTIC_U8, OPTIC_U8, 2, (uint8_t[]){2, 3}, (uint8_t[]){8, 4},
-                           (uint8_t[]){0, 81}));
+  OT_CHECK(
+      run_elementwise(OPTIC_OP_POWER, OPTIC_U8, OPTIC_U8, 2, (uint8_t[]){2, 3}, (uint8_t[]){8, 4}, (uint8_t[]){0, 81}));
   OT_CHECK(run_elementwise(OPTIC_OP_MINIMUM, OPTIC_U8, OPTIC_U8, 5, ua, ub, (uint8_t[]){10, 3, 0, 2, 2}));
   uint8_t pa[] = {0, 0, 1, 1}, pb[] = {0, 1, 0, 1};
   OT_CHECK(run_elementwise(OPTIC_OP_AND, OPTIC_PRED, OPTIC_PRED, 4, pa, pb, (uint8_t[]){0, 0, 0, 1}));
@@ -188,8 +192,9 @@ static void select_and_clamp(void) {
   uint8_t pv[] = {1, 0, 0, 1}, psv = 0;
   float tv[] = {1, 2, 3, 4}, fv[] = {-1, -2, -3, -4};
   int32_t tiv[] = {10, 20, 30, 40}, fiv[] = {-10, -20, -30, -40};
-  optic_literal_t *args[] = {ev_lit(OPTIC_PRED, 1, d, pv), ev_lit(OPTIC_PRED, 0, NULL, &psv), ev_lit(OPTIC_F32, 1, d, tv),
-                           ev_lit(OPTIC_F32, 1, d, fv),  ev_lit(OPTIC_S32, 1, d, tiv),      ev_lit(OPTIC_S32, 1, d, fiv)};
+  optic_literal_t *args[] = {ev_lit(OPTIC_PRED, 1, d, pv), ev_lit(OPTIC_PRED, 0, NULL, &psv),
+                             ev_lit(OPTIC_F32, 1, d, tv),  ev_lit(OPTIC_F32, 1, d, fv),
+                             ev_lit(OPTIC_S32, 1, d, tiv), ev_lit(OPTIC_S32, 1, d, fiv)};
   optic_literal_t *r = ev_run(ev_main, (const optic_literal_t *const *)args, 6);
   if (r) {
     const float *a = optic_literal_data(optic_literal_element(r, 0), NULL);
@@ -219,8 +224,8 @@ static void select_and_clamp(void) {
   float lov = 0, xv[] = {-1, 0.5f, 2, NAN}, hiv = 1, hiav[] = {0.25f, 0.25f, 5, 1};
   int32_t xiv[] = {-3, 0, 3, 9}, loiv = 1;
   optic_literal_t *cargs[] = {ev_lit(OPTIC_F32, 0, NULL, &lov), ev_lit(OPTIC_F32, 1, d, xv),
-                            ev_lit(OPTIC_F32, 0, NULL, &hiv), ev_lit(OPTIC_F32, 1, d, hiav),
-                            ev_lit(OPTIC_S32, 1, d, xiv),     ev_lit(OPTIC_S32, 0, NULL, &loiv)};
+                              ev_lit(OPTIC_F32, 0, NULL, &hiv), ev_lit(OPTIC_F32, 1, d, hiav),
+                              ev_lit(OPTIC_S32, 1, d, xiv),     ev_lit(OPTIC_S32, 0, NULL, &loiv)};
   r = ev_run(ev_main, (const optic_literal_t *const *)cargs, 6);
   if (r) {
     const float *a = optic_literal_data(optic_literal_element(r, 0), NULL);
@@ -242,8 +247,9 @@ static void convert(void) {
   float f[] = {2147483648.0f, -2147483904.0f, NAN, 2.9f, -2.9f, -2147483648.0f, INFINITY, -INFINITY, 2147483520.0f};
   OT_CHECK(run_elementwise(OPTIC_OP_CONVERT, OPTIC_F32, OPTIC_S32, 9, f, NULL,
                            (int32_t[]){INT32_MAX, INT32_MIN, 0, 2, -2, INT32_MIN, INT32_MAX, INT32_MIN, 2147483520}));
-  OT_CHECK(run_elementwise(OPTIC_OP_CONVERT, OPTIC_F64, OPTIC_S32, 4, (double[]){-2147483648.9, -2147483649.0, 1e300, NAN},
-                           NULL, (int32_t[]){INT32_MIN, INT32_MIN, INT32_MAX, 0}));
+  OT_CHECK(run_elementwise(OPTIC_OP_CONVERT, OPTIC_F64, OPTIC_S32, 4,
+                           (double[]){-2147483648.9, -2147483649.0, 1e300, NAN}, NULL,
+                           (int32_t[]){INT32_MIN, INT32_MIN, INT32_MAX, 0}));
   OT_CHECK(run_elementwise(OPTIC_OP_CONVERT, OPTIC_S32, OPTIC_F32, 2, (int32_t[]){16777217, INT32_MAX}, NULL,
                            (float[]){16777216.0f, 2147483648.0f}));
   OT_CHECK(run_elementwise(OPTIC_OP_CONVERT, OPTIC_F64, OPTIC_F32, 2, (double[]){1e300, 0.1}, NULL,
@@ -260,8 +266,8 @@ static void convert(void) {
   OT_CHECK(run_elementwise(OPTIC_OP_CONVERT, OPTIC_U8, OPTIC_S32, 1, (uint8_t[]){200}, NULL, (int32_t[]){200}));
   OT_CHECK(run_elementwise(OPTIC_OP_CONVERT, OPTIC_PRED, OPTIC_F32, 2, (uint8_t[]){1, 0}, NULL, (float[]){1, 0}));
   OT_CHECK(run_elementwise(OPTIC_OP_CONVERT, OPTIC_PRED, OPTIC_S32, 2, (uint8_t[]){1, 0}, NULL, (int32_t[]){1, 0}));
-  OT_CHECK(run_elementwise(OPTIC_OP_CONVERT, OPTIC_S32, OPTIC_PRED, 3, (int32_t[]){0, -4, 1}, NULL,
-                           (uint8_t[]){0, 1, 1}));
+  OT_CHECK(
+      run_elementwise(OPTIC_OP_CONVERT, OPTIC_S32, OPTIC_PRED, 3, (int32_t[]){0, -4, 1}, NULL, (uint8_t[]){0, 1, 1}));
   OT_CHECK(run_elementwise(OPTIC_OP_CONVERT, OPTIC_S32, OPTIC_F64, 1, (int32_t[]){INT32_MIN}, NULL,
                            (double[]){-2147483648.0}));
   OT_CHECK(run_elementwise(OPTIC_OP_CONVERT, OPTIC_U8, OPTIC_U8, 1, (uint8_t[]){9}, NULL, (uint8_t[]){9}));

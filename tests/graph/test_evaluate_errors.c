@@ -147,10 +147,7 @@ static void single_instruction_misuse(void) {
 }
 
 static const ot_case cases[] = {
-    {"arguments", arguments},
-    {"rootless_and_options", rootless_and_options},
-    {"while_cap", while_cap},
-    {"recursion", recursion},
-    {"single_instruction_misuse", single_instruction_misuse},
+    {"arguments", arguments}, {"rootless_and_options", rootless_and_options},           {"while_cap", while_cap},
+    {"recursion", recursion}, {"single_instruction_misuse", single_instruction_misuse},
 };
 OT_MAIN(cases)

@@ -38,7 +38,8 @@ static optic_literal_t *eval_ew(optic_opcode op, optic_dtype dt, int64_t n, cons
   int64_t dims[1] = {n};
   optic_node_id a = ev_param(ev_main, 0, dt, 1, dims), r;
   optic_node_id b = z ? ev_param(ev_main, 1, dt, 1, dims) : OPTIC_NO_NODE;
-  optic_status st = z ? optic_graph_binary(ev_m, ev_main, op, a, b, NULL, &r) : optic_graph_unary(ev_m, ev_main, op, a, NULL, &r);
+  optic_status st =
+      z ? optic_graph_binary(ev_m, ev_main, op, a, b, NULL, &r) : optic_graph_unary(ev_m, ev_main, op, a, NULL, &r);
   if (st != OPTIC_OK) ev_die(optic_opcode_name(op));
   ev_root(ev_main, r);
   optic_literal_t *la = ev_lit(dt, 1, dims, x), *lb = z ? ev_lit(dt, 1, dims, z) : NULL;
@@ -51,8 +52,8 @@ static optic_literal_t *eval_ew(optic_opcode op, optic_dtype dt, int64_t n, cons
 
 #define NF 64
 static void f32_inputs(float *x, float *z) {
-  static const float special[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 1e-30f, -1e-7f, 3.14159265f, 100.0f, -88.0f,
-                                  INFINITY, -INFINITY, NAN, 1e30f, -2.5f};
+  static const float special[] = {0.0f,        -0.0f,  1.0f,   -1.0f,    0.5f,      -0.5f, 1e-30f, -1e-7f,
+                                  3.14159265f, 100.0f, -88.0f, INFINITY, -INFINITY, NAN,   1e30f,  -2.5f};
   for (int i = 0; i < NF; i++) {
     x[i] = i < 16 ? special[i] : (float)((i * 7919 % 2001) - 1000) / 97.0f;
     z[i] = (float)((i * 104729 % 1999) - 999) / 131.0f;
@@ -184,15 +185,19 @@ static void integer_binary_s32(void) {
 static void integer_u8_and_pred(void) {
   static const uint8_t a[] = {0x81, 0xff, 7, 200, 0};
   static const uint8_t b[] = {1, 8, 2, 7, 0};
-  static const uint8_t shl[] = {0x02, 0, 28, 0, 0}, srl[] = {0x40, 0, 1, 1, 0}, sra[] = {0xc0, 0xff, 1, 0xff, 0}; /* XLA: the bits read as signed */
+  static const uint8_t shl[] = {0x02, 0, 28, 0, 0}, srl[] = {0x40, 0, 1, 1, 0},
+                       sra[] = {0xc0, 0xff, 1, 0xff, 0}; /* XLA: the bits read as signed */
   static const uint8_t rem[] = {0, 7, 1, 4, 0}, pop[] = {2, 8, 3, 3, 0}, clz[] = {0, 0, 5, 0, 8};
   const struct {
     optic_opcode op;
     const uint8_t *want;
     bool binary;
-  } cases[] = {{OPTIC_OP_SHIFT_LEFT, shl, true},      {OPTIC_OP_SHIFT_RIGHT_LOGICAL, srl, true},
-               {OPTIC_OP_SHIFT_RIGHT_ARITHMETIC, sra, true}, {OPTIC_OP_REMAINDER, rem, true},
-               {OPTIC_OP_POPCNT, pop, false},         {OPTIC_OP_COUNT_LEADING_ZEROS, clz, false}};
+  } cases[] = {{OPTIC_OP_SHIFT_LEFT, shl, true},
+               {OPTIC_OP_SHIFT_RIGHT_LOGICAL, srl, true},
+               {OPTIC_OP_SHIFT_RIGHT_ARITHMETIC, sra, true},
+               {OPTIC_OP_REMAINDER, rem, true},
+               {OPTIC_OP_POPCNT, pop, false},
+               {OPTIC_OP_COUNT_LEADING_ZEROS, clz, false}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     optic_literal_t *got = eval_ew(cases[k].op, OPTIC_U8, 5, a, cases[k].binary ? b : NULL);
     OT_CHECK(got && memcmp(optic_literal_data(got, NULL), cases[k].want, 5) == 0, "u8 %s",
@@ -201,7 +206,8 @@ static void integer_u8_and_pred(void) {
   }
   static const int32_t s[] = {0, 1, -1, INT32_MIN, 0x00010000};
   static const int32_t spop[] = {0, 1, 32, 1, 1}, sclz[] = {32, 31, 0, 0, 15};
-  optic_literal_t *p = eval_ew(OPTIC_OP_POPCNT, OPTIC_S32, 5, s, NULL), *c = eval_ew(OPTIC_OP_COUNT_LEADING_ZEROS, OPTIC_S32, 5, s, NULL);
+  optic_literal_t *p = eval_ew(OPTIC_OP_POPCNT, OPTIC_S32, 5, s, NULL),
+                  *c = eval_ew(OPTIC_OP_COUNT_LEADING_ZEROS, OPTIC_S32, 5, s, NULL);
   OT_CHECK(p && memcmp(optic_literal_data(p, NULL), spop, sizeof spop) == 0, "s32 popcnt");
   OT_CHECK(c && memcmp(optic_literal_data(c, NULL), sclz, sizeof sclz) == 0, "s32 count-leading-zeros");
   optic_literal_destroy(p);
@@ -214,7 +220,7 @@ static void integer_u8_and_pred(void) {
 
 /* One-operand ops with their own builders: is-finite, reduce-precision, bitcast-convert. */
 static optic_literal_t *eval_special(optic_opcode op, optic_dtype dt, int64_t n, const void *x, int32_t e, int32_t m,
-                                   optic_dtype to) {
+                                     optic_dtype to) {
   ev_fresh();
   int64_t dims[1] = {n};
   optic_node_id a = ev_param(ev_main, 0, dt, 1, dims), r;
@@ -295,7 +301,10 @@ static void shape_errors(void) {
   const struct {
     optic_opcode op;
     optic_node_id x;
-  } bin[] = {{OPTIC_OP_XOR, f}, {OPTIC_OP_SHIFT_LEFT, f}, {OPTIC_OP_SHIFT_RIGHT_LOGICAL, p}, {OPTIC_OP_ATAN2, s},
+  } bin[] = {{OPTIC_OP_XOR, f},
+             {OPTIC_OP_SHIFT_LEFT, f},
+             {OPTIC_OP_SHIFT_RIGHT_LOGICAL, p},
+             {OPTIC_OP_ATAN2, s},
              {OPTIC_OP_REMAINDER, p}};
   for (size_t k = 0; k < sizeof bin / sizeof bin[0]; k++) {
     OT_EXPECT_STATUS(optic_graph_binary(ev_m, ev_main, bin[k].op, bin[k].x, bin[k].x, NULL, &r),
@@ -349,14 +358,14 @@ static void hlo_round_trip_and_cost(void) {
   OT_EXPECT_OK(optic_computation_cost(m, optic_module_entry(m), &c));
   OT_CHECK(c.transcendentals == 8 * 8, "transcendentals %g", c.transcendentals);
   OT_CHECK(c.flops == 8 * 12, "flops %g", c.flops);
-  double want =         9 * 64.0         /* erf, log1p, expm1, sin, cos, tan, cbrt, round-afz, round-even */
-         + 2 * 96.0       /* atan2, remainder */
-         + 64.0           /* reduce-precision */
-         + (32 + 8)       /* is-finite */
-         + 64.0           /* bitcast-convert */
-         + 4 * 96.0       /* xor and the three shifts */
-         + 2 * 64.0       /* popcnt, clz */
-         + 16.0;          /* the tuple's pointer table */
+  double want = 9 * 64.0   /* erf, log1p, expm1, sin, cos, tan, cbrt, round-afz, round-even */
+                + 2 * 96.0 /* atan2, remainder */
+                + 64.0     /* reduce-precision */
+                + (32 + 8) /* is-finite */
+                + 64.0     /* bitcast-convert */
+                + 4 * 96.0 /* xor and the three shifts */
+                + 2 * 64.0 /* popcnt, clz */
+                + 16.0;    /* the tuple's pointer table */
   OT_CHECK(c.bytes_accessed == want, "bytes %g, want %g", c.bytes_accessed, want);
   optic_string_free(t1);
   optic_string_free(t2);

@@ -16,8 +16,8 @@ static optic_node_id table53(void) {
   return ev_const(ev_main, OPTIC_S32, 2, D53, v);
 }
 
-static optic_gather_dims gdims(int64_t ivd, int32_t no, const int64_t *off, int32_t nc, const int64_t *col,
-                               int32_t nm, const int64_t *map, const int64_t *sizes, int32_t r) {
+static optic_gather_dims gdims(int64_t ivd, int32_t no, const int64_t *off, int32_t nc, const int64_t *col, int32_t nm,
+                               const int64_t *map, const int64_t *sizes, int32_t r) {
   optic_gather_dims g;
   memset(&g, 0, sizeof g);
   g.index_vector_dim = ivd;
@@ -35,8 +35,8 @@ static void gather_cases(void) {
   const int32_t rows[4] = {0, 4, -1, 7};
   const int64_t four = 4, d43[2] = {4, 3};
   optic_node_id x = table53(), i = ev_const(ev_main, OPTIC_S32, 1, &four, rows), r;
-  optic_gather_dims g = gdims(1, 1, (const int64_t[]){1}, 1, (const int64_t[]){0}, 1, (const int64_t[]){0},
-                              (const int64_t[]){1, 3}, 2);
+  optic_gather_dims g =
+      gdims(1, 1, (const int64_t[]){1}, 1, (const int64_t[]){0}, 1, (const int64_t[]){0}, (const int64_t[]){1, 3}, 2);
   OT_EXPECT_OK(optic_graph_gather(ev_m, ev_main, x, i, &g, NULL, &r));
   ev_root(ev_main, r);
   OT_CHECK(ev_check(ev_main, NULL, 0, OPTIC_S32, 2, d43, (const int32_t[]){0, 1, 2, 40, 41, 42, 0, 1, 2, 40, 41, 42}),
@@ -70,8 +70,8 @@ static void gather_cases(void) {
   OT_CHECK(c.flops == 0 && c.bytes_accessed == 2 * 60 + 12, "gather bytes %g", c.bytes_accessed);
 }
 
-static optic_scatter_dims sdims(int64_t ivd, int32_t nw, const int64_t *win, int32_t ni, const int64_t *ins,
-                                int32_t nm, const int64_t *map) {
+static optic_scatter_dims sdims(int64_t ivd, int32_t nw, const int64_t *win, int32_t ni, const int64_t *ins, int32_t nm,
+                                const int64_t *map) {
   optic_scatter_dims g;
   memset(&g, 0, sizeof g);
   g.index_vector_dim = ivd;
@@ -104,7 +104,8 @@ static void scatter_cases(void) {
   /* XLA: bytes = 3 x updates + indices; flops = to_apply's x update elements. */
   optic_cost c;
   OT_EXPECT_OK(optic_node_cost(ev_m, r, &c));
-  OT_CHECK(c.flops == 4 && c.bytes_accessed == 3 * 16 + 16, "scatter cost %g flops %g bytes", c.flops, c.bytes_accessed);
+  OT_CHECK(c.flops == 4 && c.bytes_accessed == 3 * 16 + 16, "scatter cost %g flops %g bytes", c.flops,
+           c.bytes_accessed);
   /* assignment: the later duplicate wins */
   ev_fresh();
   optic_comp_id asg = assign_comp();
@@ -147,8 +148,8 @@ static void shape_errors(void) {
   const int64_t d53[2] = {5, 3}, four = 4, d41[2] = {4, 1};
   optic_node_id x = ev_param(ev_main, 0, OPTIC_F32, 2, d53), fi = ev_param(ev_main, 1, OPTIC_F32, 1, &four);
   optic_node_id ii = ev_param(ev_main, 2, OPTIC_S32, 2, d41), r;
-  optic_gather_dims g = gdims(1, 1, (const int64_t[]){1}, 1, (const int64_t[]){0}, 1, (const int64_t[]){0},
-                              (const int64_t[]){1, 3}, 2);
+  optic_gather_dims g =
+      gdims(1, 1, (const int64_t[]){1}, 1, (const int64_t[]){0}, 1, (const int64_t[]){0}, (const int64_t[]){1, 3}, 2);
   OT_EXPECT_STATUS(optic_graph_gather(ev_m, ev_main, x, fi, &g, NULL, &r), OPTIC_ERR_SHAPE_MISMATCH);
   OT_CHECK(strstr(optic_last_error(), "an integer is needed") != NULL, "%s", optic_last_error());
   g.slice_sizes[1] = 4;
@@ -189,7 +190,8 @@ static void hlo_text(void) {
   if (m) OT_EXPECT_OK(optic_module_to_hlo_text(m, &t1));
   if (t1) OT_EXPECT_OK(optic_module_from_hlo_text(t1, strlen(t1), &m2));
   if (m2) OT_EXPECT_OK(optic_module_to_hlo_text(m2, &t2));
-  OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1 ? t1 : "", t2 ? t2 : "");
+  OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1 ? t1 : "",
+           t2 ? t2 : "");
   OT_CHECK(t1 && strstr(t1, "start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}"), "%s", t1 ? t1 : "");
   /* take_along_axis with batching dims: out[b][k] = t[b][i[b][k]] (5 clamps to 2) */
   static const char *const batching =
@@ -201,7 +203,7 @@ static void hlo_text(void) {
   if (mb) {
     const int64_t d23[2] = {2, 3}, d221[3] = {2, 2, 1}, d22[2] = {2, 2};
     optic_literal_t *args[2] = {ev_lit(OPTIC_S32, 2, d23, (const int32_t[]){1, 2, 3, 4, 5, 6}),
-                              ev_lit(OPTIC_S32, 3, d221, (const int32_t[]){2, 0, 1, 5})};
+                                ev_lit(OPTIC_S32, 3, d221, (const int32_t[]){2, 0, 1, 5})};
     optic_literal_t *got = NULL, *want = ev_lit(OPTIC_S32, 2, d22, (const int32_t[]){3, 1, 5, 6});
     OT_EXPECT_OK(optic_evaluate(mb, optic_module_entry(mb), (const optic_literal_t *const *)args, 2, NULL, &got));
     OT_CHECK(got && ev_same(want, got, OPTIC_MATCH_BITWISE), "batching dims");

@@ -78,8 +78,8 @@ static void reshape_transpose(void) {
   int64_t d4[] = {2, 2, 1, 3}, o4[] = {3, 2, 2, 1};
   int32_t xi[12];
   for (int i = 0; i < 12; i++) xi[i] = i;
-  OT_CHECK(run_one(transpose4, OPTIC_S32, 4, d4, xi, OPTIC_S32, 4, o4,
-                   (int32_t[]){0, 6, 3, 9, 1, 7, 4, 10, 2, 8, 5, 11}));
+  OT_CHECK(
+      run_one(transpose4, OPTIC_S32, 4, d4, xi, OPTIC_S32, 4, o4, (int32_t[]){0, 6, 3, 9, 1, 7, 4, 10, 2, 8, 5, 11}));
   uint8_t p[] = {1, 0, 0, 1, 1, 0};
   OT_CHECK(run_one(transpose2, OPTIC_PRED, 2, d23, p, OPTIC_PRED, 2, d32, (uint8_t[]){1, 1, 0, 1, 0, 0}));
 }
@@ -119,7 +119,8 @@ static void concatenate(void) {
   optic_node_id both[] = {r, r0};
   OT_EXPECT_OK(optic_graph_tuple(ev_m, ev_main, both, 2, NULL, &t));
   ev_root(ev_main, t);
-  optic_literal_t *la = ev_lit(OPTIC_S32, 2, d21, (int32_t[]){1, 2}), *lb = ev_lit(OPTIC_S32, 2, d22, (int32_t[]){3, 4, 5, 6});
+  optic_literal_t *la = ev_lit(OPTIC_S32, 2, d21, (int32_t[]){1, 2}),
+                  *lb = ev_lit(OPTIC_S32, 2, d22, (int32_t[]){3, 4, 5, 6});
   optic_literal_t *lc = ev_lit(OPTIC_S32, 2, d20, NULL);
   const optic_literal_t *args[] = {la, lb, lc};
   optic_literal_t *got = ev_run(ev_main, args, 3);

@@ -106,8 +106,8 @@ static optic_comp_id argmax_comp(void) {
   optic_node_id av = ev_param(c, 0, OPTIC_F32, 0, NULL), ai = ev_param(c, 1, OPTIC_S32, 0, NULL);
   optic_node_id v = ev_param(c, 2, OPTIC_F32, 0, NULL), i = ev_param(c, 3, OPTIC_S32, 0, NULL);
   optic_node_id gt, sv, si, t;
-  if (optic_graph_compare(ev_m, c, OPTIC_CMP_GT, v, av, NULL, &gt) || optic_graph_select(ev_m, c, gt, v, av, NULL, &sv) ||
-      optic_graph_select(ev_m, c, gt, i, ai, NULL, &si)) {
+  if (optic_graph_compare(ev_m, c, OPTIC_CMP_GT, v, av, NULL, &gt) ||
+      optic_graph_select(ev_m, c, gt, v, av, NULL, &sv) || optic_graph_select(ev_m, c, gt, i, ai, NULL, &si)) {
     ev_die("argmax");
   }
   optic_node_id els[] = {sv, si};
@@ -142,8 +142,8 @@ static void reduce_variadic_argmax(void) {
 }
 
 static optic_window_dim win(int64_t size, int64_t stride, int64_t lo, int64_t hi, int64_t bd, int64_t wd) {
-  return (optic_window_dim){.size = size, .stride = stride, .pad_low = lo, .pad_high = hi, .base_dilation = bd,
-                            .window_dilation = wd};
+  return (optic_window_dim){
+      .size = size, .stride = stride, .pad_low = lo, .pad_high = hi, .base_dilation = bd, .window_dilation = wd};
 }
 
 /* main(x, init) = reduce-window(x, init, window, comp) over f32. */
@@ -219,7 +219,8 @@ static void reduce_window_variadic(void) {
   optic_window_dim w = win(2, 1, 0, 0, 1, 1);
   OT_EXPECT_OK(optic_graph_reduce_window(ev_m, ev_main, (optic_node_id[]){x, y}, inits, 2, &w, c, NULL, &r));
   ev_root(ev_main, r);
-  optic_literal_t *lx = ev_lit(OPTIC_F32, 1, d4, (float[]){1, 2, 3, 4}), *ly = ev_lit(OPTIC_S32, 1, d4, (int32_t[]){4, 3, 2, 1});
+  optic_literal_t *lx = ev_lit(OPTIC_F32, 1, d4, (float[]){1, 2, 3, 4}),
+                  *ly = ev_lit(OPTIC_S32, 1, d4, (int32_t[]){4, 3, 2, 1});
   const optic_literal_t *args[] = {lx, ly};
   optic_literal_t *got = ev_run(ev_main, args, 2);
   if (got) {
@@ -239,8 +240,8 @@ static void map(void) {
   /* Binary combiners take the whole-array fast path, in parameter order. */
   ev_fresh();
   optic_node_id a = ev_param(ev_main, 0, OPTIC_F32, 1, d3), b = ev_param(ev_main, 1, OPTIC_F32, 1, d3), r1, r2, r3, t;
-  OT_EXPECT_OK(optic_graph_map(ev_m, ev_main, (optic_node_id[]){a, b}, 2, ev_binary_comp("add", OPTIC_OP_ADD, OPTIC_F32),
-                               NULL, &r1));
+  OT_EXPECT_OK(optic_graph_map(ev_m, ev_main, (optic_node_id[]){a, b}, 2,
+                               ev_binary_comp("add", OPTIC_OP_ADD, OPTIC_F32), NULL, &r1));
   OT_EXPECT_OK(optic_graph_map(ev_m, ev_main, (optic_node_id[]){a, b}, 2, swapped_sub("rsub", false), NULL, &r2));
   /* General: x * x + 1. */
   optic_comp_id g = ev_comp("sq1");

@@ -94,7 +94,8 @@ static void hlo_text(void) {
   if (m) OT_EXPECT_OK(optic_module_to_hlo_text(m, &t1));
   if (t1) OT_EXPECT_OK(optic_module_from_hlo_text(t1, strlen(t1), &m2));
   if (m2) OT_EXPECT_OK(optic_module_to_hlo_text(m2, &t2));
-  OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1 ? t1 : "", t2 ? t2 : "");
+  OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1 ? t1 : "",
+           t2 ? t2 : "");
   OT_CHECK(t1 && strstr(t1, "dimensions={1}, is_stable=true, to_apply=cmp"), "%s", t1 ? t1 : "");
   optic_string_free(t1);
   optic_string_free(t2);
@@ -127,8 +128,9 @@ static void topk_cases(void) {
     const float *gv = optic_literal_data(optic_literal_element(got, 0), NULL);
     const int32_t *gi = optic_literal_data(optic_literal_element(got, 1), NULL);
     for (int k = 0; k < 4; k++) {
-      OT_CHECK(memcmp(&gv[k], &want[c].v[k], 4) == 0 && gi[k] == want[c].i[k], "largest=%d #%d: %g at %d, want %g at %d",
-               (int)want[c].largest, k, (double)gv[k], gi[k], (double)want[c].v[k], want[c].i[k]);
+      OT_CHECK(memcmp(&gv[k], &want[c].v[k], 4) == 0 && gi[k] == want[c].i[k],
+               "largest=%d #%d: %g at %d, want %g at %d", (int)want[c].largest, k, (double)gv[k], gi[k],
+               (double)want[c].v[k], want[c].i[k]);
     }
     optic_literal_destroy(got);
     optic_cost cost;
@@ -139,8 +141,9 @@ static void topk_cases(void) {
   ev_fresh();
   optic_node_id p = ev_param(ev_main, 0, OPTIC_F32, 1, &four), r;
   OT_EXPECT_STATUS(optic_graph_topk(ev_m, ev_main, p, 5, true, NULL, &r), OPTIC_ERR_SHAPE_MISMATCH);
-  static const char *const text = "HloModule t\nENTRY e {\n  x = f32[2,9] parameter(0)\n"
-                                  "  ROOT t = (f32[2,3], s32[2,3]) topk(x), k=3, largest=true\n}\n";
+  static const char *const text =
+      "HloModule t\nENTRY e {\n  x = f32[2,9] parameter(0)\n"
+      "  ROOT t = (f32[2,3], s32[2,3]) topk(x), k=3, largest=true\n}\n";
   optic_module_t *m = NULL;
   OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
   char *t1 = NULL;

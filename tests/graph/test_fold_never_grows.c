@@ -134,8 +134,8 @@ static void check_module(const char *path) {
       OT_CHECK(i == 0 || opt[i]->text <= base[i]->text, "%s: %s: prints %zu characters, not more than %zu", path,
                what[i], opt[i]->text, base[i]->text);
       OT_CHECK(opt[i]->constants <= base[i]->constants && opt[i]->entry_constants <= base[i]->entry_constants,
-               "%s: %s: %zu constant bytes (entry plan %zu), not more than %zu (%zu)", path, what[i],
-               opt[i]->constants, opt[i]->entry_constants, base[i]->constants, base[i]->entry_constants);
+               "%s: %s: %zu constant bytes (entry plan %zu), not more than %zu (%zu)", path, what[i], opt[i]->constants,
+               opt[i]->entry_constants, base[i]->constants, base[i]->entry_constants);
     }
     OT_CHECK(f_full.entry_constants <= f_none.entry_constants, "%s: full: entry constant_bytes %zu, none %zu", path,
              f_full.entry_constants, f_none.entry_constants);

@@ -58,8 +58,9 @@ static void huge_dimensions(void) {
        "  ROOT d = f32[2147483648,2147483648] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n",
        OPTIC_ERR_OVERFLOW, "has too many elements"},
       {HEAD "  z = f32[] constant(0)\n  ROOT r = f32[2] pad(p, z), padding=4611686018427387904_0\n}\n",
-       OPTIC_ERR_OVERFLOW, "line 5:8: instruction 'r': pad: dim 0 has low 4611686018427387904, high 0, interior 0 "
-                           "(each must be within +-2^60)"},
+       OPTIC_ERR_OVERFLOW,
+       "line 5:8: instruction 'r': pad: dim 0 has low 4611686018427387904, high 0, interior 0 "
+       "(each must be within +-2^60)"},
       {HEAD "  z = f32[] constant(0)\n  ROOT r = f32[2] pad(p, z), padding=0_0_1152921504606846976\n}\n",
        OPTIC_ERR_OVERFLOW, "shape [1152921504606846978] has more than"},
       {HEAD "  z = f32[] constant(0)\n  ROOT r = f32[2] pad(p, z), padding=0_0_-1\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
@@ -72,15 +73,19 @@ static void huge_dimensions(void) {
       {"HloModule m\nsum {\n  x = f32[] parameter(0)\n  y = f32[] parameter(1)\n  ROOT s = f32[] add(x, y)\n}\n"
        "ENTRY e {\n  p = f32[2] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[2] reduce-window(p, z), "
        "window={size=9223372036854775807 pad=4611686018427387904_4611686018427387904}, to_apply=sum\n}\n",
-       OPTIC_ERR_INVALID_ARGUMENT, "line 10:8: instruction 'r': reduce-window: window dim 0 has size 9223372036854775807"},
+       OPTIC_ERR_INVALID_ARGUMENT,
+       "line 10:8: instruction 'r': reduce-window: window dim 0 has size 9223372036854775807"},
       {"HloModule m\nENTRY e {\n  c = f32[4611686018427387904] constant({1})\n}\n", OPTIC_ERR_OVERFLOW,
        "has too many elements"},
-      {HEAD "  ROOT r = f32[2] add(p, p), window={size=2x2x2x2x2x2x2x2x2}\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 4:43: more than 8 dimensions in '2x2x2x2x2x2x2x2x2'"},
+      {HEAD "  ROOT r = f32[2] add(p, p), window={size=2x2x2x2x2x2x2x2x2}\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+       "line 4:43: more than 8 dimensions in '2x2x2x2x2x2x2x2x2'"},
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) EXPECT_ERROR(cases[i].text, cases[i].status, cases[i].needle);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    EXPECT_ERROR(cases[i].text, cases[i].status, cases[i].needle);
   /* Large but representable: imports, and the cost model counts it in doubles. */
   optic_module_t *m = expect_ok(
-      "HloModule m\nENTRY e {\n  c = f32[] constant(1)\n  ROOT b = f32[100000,100000,100000] broadcast(c), dimensions={}\n}\n");
+      "HloModule m\nENTRY e {\n  c = f32[] constant(1)\n  ROOT b = f32[100000,100000,100000] broadcast(c), "
+      "dimensions={}\n}\n");
   if (m) {
     optic_cost c;
     OT_EXPECT_OK(optic_computation_cost(m, optic_module_entry(m), &c));
@@ -119,7 +124,9 @@ static void nesting_limits(void) {
   EXPECT_ERROR(t, OPTIC_ERR_INVALID_ARGUMENT, "tuple shapes nest deeper than 32");
   free(t);
   /* tuple types inside entry_computation_layout */
-  t = nest("HloModule m, entry_computation_layout={(", "(", 3000, "f32[2]", ")", ")->f32[2]}\n" "ENTRY e {\n  p = f32[2] parameter(0)\n}\n");
+  t = nest("HloModule m, entry_computation_layout={(", "(", 3000, "f32[2]", ")",
+           ")->f32[2]}\n"
+           "ENTRY e {\n  p = f32[2] parameter(0)\n}\n");
   EXPECT_ERROR(t, OPTIC_ERR_INVALID_ARGUMENT, "line 1:");
   free(t);
   /* literal braces 100,000 deep: an error, not a stack overflow */
@@ -149,8 +156,9 @@ static void nesting_limits(void) {
     char *s = malloc((size_t)n * 128 + 256);
     size_t k = (size_t)sprintf(s, "HloModule m\nENTRY e {\n  t0 = (f32[2], f32[2]) parameter(0)\n");
     for (int i = 1; i <= n; i++) {
-      k += (size_t)sprintf(s + k, "  g%d = f32[2] get-tuple-element(t%d), index=%d\n  t%d = (f32[2], f32[2]) tuple(g%d, g%d)\n",
-                           i, i - 1, i % 2, i, i, i);
+      k += (size_t)sprintf(
+          s + k, "  g%d = f32[2] get-tuple-element(t%d), index=%d\n  t%d = (f32[2], f32[2]) tuple(g%d, g%d)\n", i,
+          i - 1, i % 2, i, i, i);
     }
     k += (size_t)sprintf(s + k, "  ROOT r = f32[2] get-tuple-element(t%d), index=0\n}\n", n);
     m = NULL;
@@ -162,15 +170,18 @@ static void nesting_limits(void) {
     free(s);
   }
   /* comments do not nest: the text after the first closing is parsed */
-  EXPECT_ERROR(HEAD "  /* a /* b */ c */\n  ROOT r = f32[2] negate(p)\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 4:18: expected '=' after the instruction name, found '*'");
+  EXPECT_ERROR(HEAD "  /* a /* b */ c */\n  ROOT r = f32[2] negate(p)\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+               "line 4:18: expected '=' after the instruction name, found '*'");
 }
 
 /* Unknown attributes are parsed past (any value form) and ignored; the printer
  * does not reproduce them, and the printed module imports to the same text. */
 static void unknown_attributes(void) {
   static const char *const values[] = {
-      "bar",       "{a=1, b={c=2}}", "\"str, with } and \\\" inside\"", "[1,2,3]", "1x2x3", "{{}, {}}",
-      "-1.5e-3",   "true",           "{devices=[2,1]0,1}",              "0_1_2x3_4", "(a, (b, c))",
+      "bar",       "{a=1, b={c=2}}", "\"str, with } and \\\" inside\"",
+      "[1,2,3]",   "1x2x3",          "{{}, {}}",
+      "-1.5e-3",   "true",           "{devices=[2,1]0,1}",
+      "0_1_2x3_4", "(a, (b, c))",
   };
   char *first = NULL;
   for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
@@ -195,10 +206,12 @@ static void unknown_attributes(void) {
   EXPECT_ERROR(HEAD "  ROOT r = f32[2] negate(p), foo=\"never closed\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
                "line 4:34: unterminated string");
   EXPECT_ERROR(HEAD "  ROOT r = f32[2] negate(p), foo={a=(1}\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 6:1:");
-  EXPECT_ERROR(HEAD "  ROOT r = f32[2] negate(p), =1\n}\n", OPTIC_ERR_INVALID_ARGUMENT, "line 4:30: expected an attribute name, found '='");
+  EXPECT_ERROR(HEAD "  ROOT r = f32[2] negate(p), =1\n}\n", OPTIC_ERR_INVALID_ARGUMENT,
+               "line 4:30: expected an attribute name, found '='");
   /* module-header attributes too */
-  optic_module_t *m = expect_ok("HloModule m, is_scheduled=true, some_future_flag={x=[1]}, alias_passthrough_params=true\n"
-                                "ENTRY e {\n  p = f32[2] parameter(0)\n}\n");
+  optic_module_t *m = expect_ok(
+      "HloModule m, is_scheduled=true, some_future_flag={x=[1]}, alias_passthrough_params=true\n"
+      "ENTRY e {\n  p = f32[2] parameter(0)\n}\n");
   optic_module_destroy(m);
 }
 
@@ -207,9 +220,9 @@ static void unknown_attributes(void) {
 static void errors_have_positions(void) {
   static const char *const files[] = {"softmax_f32.hlo", "one_matmul_train_step.hlo", "conv2d_nhwc_bias_relu.hlo",
                                       "dot_batch_with_metadata.hlo", "conv_isolated_layout_3021.hlo"};
-  static const char *const tokens[] = {"(",  ")",      "{",    "}",        ",",       "=",         "ROOT",
-                                       "%x", "f32[]",  "s64[2]", "add",   "dimensions={9}", "1e400", "\"",
-                                       "/*", "index=7", "ENTRY", "-",       "[-1]",    "to_apply=x"};
+  static const char *const tokens[] = {
+      "(",     ")",  "{",  "}",       ",",     "=", "ROOT", "%x",        "f32[]", "s64[2]", "add", "dimensions={9}",
+      "1e400", "\"", "/*", "index=7", "ENTRY", "-", "[-1]", "to_apply=x"};
   uint64_t rng = 12345;
   int errors = 0;
   for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {

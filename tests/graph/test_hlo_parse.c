@@ -320,7 +320,7 @@ static void layouts(void) {
   }
   optic_module_destroy(m);
   /* entry_computation_layout decides the convolution's physical operand and result orders */
-#define CONV_TEXT                                                                                    \
+#define CONV_TEXT                                                                                \
   "HloModule m%s\nENTRY e {\n  x = f32[1,4,4,2] parameter(0)\n  k = f32[2,2,2,3] parameter(1)\n" \
   "  ROOT y = f32[1,3,3,3] convolution(x, k), window={size=2x2}, dim_labels=b01f_01io->b01f\n}\n"
   char text[512];

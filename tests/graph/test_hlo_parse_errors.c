@@ -76,8 +76,8 @@ static const bad_case corpus[] = {
      "out of range for u64"},
     {"HloModule m\nENTRY e {\n  ROOT c = f16[] constant(65520)\n}\n", OPTIC_ERR_OVERFLOW,
      "literal '65520' is out of range for f16"},
-    {"HloModule m\nENTRY e {\n  p = token[] parameter(0)\n  ROOT n = token[] negate(p)\n}\n",
-     OPTIC_ERR_SHAPE_MISMATCH, "is a token token[]; an array is needed"},
+    {"HloModule m\nENTRY e {\n  p = token[] parameter(0)\n  ROOT n = token[] negate(p)\n}\n", OPTIC_ERR_SHAPE_MISMATCH,
+     "is a token token[]; an array is needed"},
     {"HloModule m\nENTRY e {\n  p = f32[99999999999999999999] parameter(0)\n}\n", OPTIC_ERR_OVERFLOW,
      "line 3:11: integer '99999999999999999999' does not fit in 64 bits"},
     {"HloModule m\nENTRY e {\n  p = f32[4294967296,4294967296] parameter(0)\n}\n", OPTIC_ERR_OVERFLOW,
@@ -205,10 +205,8 @@ static void error_corpus(void) {
 
 /* Valid XLA that optic's IR cannot hold: UNSUPPORTED naming the op. */
 static void unsupported_ops(void) {
-  static const char *const ops[] = {
-      "send",    "recv",           "rng",           "sinh",        "asin",
-      "cosh",    "sinh",           "cholesky",      "atanh",       "domain",
-      "trace",   "real",           "acos",          "fft",         "mulhi"};
+  static const char *const ops[] = {"send",  "recv",   "rng",   "sinh", "asin", "cosh", "sinh", "cholesky",
+                                    "atanh", "domain", "trace", "real", "acos", "fft",  "mulhi"};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
     char text[256], needle[96];
     snprintf(text, sizeof text, HEAD "  ROOT r = f32[2] %s(p), custom_call_target=\"x\"\n}\n", ops[i]);

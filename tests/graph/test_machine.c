@@ -91,14 +91,12 @@ static void round_trip(void) {
   optic_machine m = sample(), back;
   OT_EXPECT_OK(optic_machine_save(&m, path));
   OT_EXPECT_OK(optic_machine_load(path, &back));
-  OT_CHECK(memcmp(&m, &back, sizeof m) == 0 || (strcmp(m.name, back.name) == 0 && m.peak_flops == back.peak_flops &&
-                                                 m.peak_transcendentals == back.peak_transcendentals &&
-                                                 m.dram_bandwidth == back.dram_bandwidth &&
-                                                 m.cache_bandwidth == back.cache_bandwidth &&
-                                                 m.cache_bytes == back.cache_bytes &&
-                                                 m.op_overhead_ns == back.op_overhead_ns && m.cores == back.cores &&
-                                                 m.core_dram_bandwidth == back.core_dram_bandwidth &&
-                                                 strcmp(m.source, back.source) == 0),
+  OT_CHECK(memcmp(&m, &back, sizeof m) == 0 ||
+               (strcmp(m.name, back.name) == 0 && m.peak_flops == back.peak_flops &&
+                m.peak_transcendentals == back.peak_transcendentals && m.dram_bandwidth == back.dram_bandwidth &&
+                m.cache_bandwidth == back.cache_bandwidth && m.cache_bytes == back.cache_bytes &&
+                m.op_overhead_ns == back.op_overhead_ns && m.cores == back.cores &&
+                m.core_dram_bandwidth == back.core_dram_bandwidth && strcmp(m.source, back.source) == 0),
            "round trip differs");
   /* Overwrite in place (atomic rename over the old file), no temporary left. */
   m.cores = 4;
@@ -124,8 +122,9 @@ static void round_trip(void) {
 static void core_dram_in_file(void) {
   char path[512];
   snprintf(path, sizeof path, "%s/core.json", tmp_dir());
-  const char *head = "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
-                     "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  const char *head =
+      "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
+      "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
   char text[1024];
   optic_machine m;
   snprintf(text, sizeof text, "%s}", head); /* as written before the field existed */
@@ -181,8 +180,8 @@ static void for_threads(void) {
                  near(t.cache_bandwidth, m.cache_bandwidth * f) && near(t.cache_bytes, m.cache_bytes * f) &&
                  t.dram_bandwidth == dram && t.core_dram_bandwidth == 8e9 && t.op_overhead_ns == m.op_overhead_ns &&
                  strcmp(t.name, m.name) == 0 && strcmp(t.source, m.source) == 0,
-             "threads %d: cores %d flops %g dram %g cache %g/%g", (int)n, (int)t.cores, t.peak_flops,
-             t.dram_bandwidth, t.cache_bandwidth, t.cache_bytes);
+             "threads %d: cores %d flops %g dram %g cache %g/%g", (int)n, (int)t.cores, t.peak_flops, t.dram_bandwidth,
+             t.cache_bandwidth, t.cache_bytes);
     OT_EXPECT_OK(optic_machine_validate(&t));
   }
   /* all cores: the machine itself */
@@ -276,8 +275,9 @@ static void corrupt_files(void) {
 /* More malformed files: each is CORRUPT with a message naming the file, the
  * problem and (for what a file means, not only its syntax) the position. */
 static void malformed_files(void) {
-#define FULL "\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":1e10," \
-             "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":0"
+#define FULL                                                                                 \
+  "\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":1e10," \
+  "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":0"
   static const bad_file bad[] = {
       {" \n\t", "expected '{'"},
       {"\"host\"", "expected '{'"},
@@ -321,7 +321,10 @@ static void malformed_files(void) {
   /* A NUL byte after the object is text after it (the file is read by length). */
   FILE *f = fopen(path, "wb");
   OT_CHECK(f != NULL);
-  fputs("{" "\"name\":\"h\"}", f);
+  fputs(
+      "{"
+      "\"name\":\"h\"}",
+      f);
   fputc(0, f);
   fclose(f);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
@@ -464,8 +467,9 @@ static void host_lookup(void) {
 static void beyond_roofline(void) {
   char path[512], text[1024];
   snprintf(path, sizeof path, "%s/v1.json", tmp_dir());
-  const char *head = "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
-                     "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  const char *head =
+      "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
+      "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
   optic_machine m, r, t;
   snprintf(text, sizeof text, "%s}", head);
   write_file(path, text);
@@ -488,7 +492,8 @@ static void beyond_roofline(void) {
            head);
   write_file(path, text);
   OT_EXPECT_OK(optic_machine_load(path, &m));
-  OT_CHECK(m.gemm_efficiency == 0.625 && m.hash_bandwidth == 1.5e9 && m.disk_write_bandwidth == 7e8 && m.sync_ns == 300);
+  OT_CHECK(m.gemm_efficiency == 0.625 && m.hash_bandwidth == 1.5e9 && m.disk_write_bandwidth == 7e8 &&
+           m.sync_ns == 300);
   OT_EXPECT_OK(optic_machine_save(&m, path));
   FILE *f = fopen(path, "rb");
   OT_CHECK(f != NULL);
@@ -513,7 +518,8 @@ static void beyond_roofline(void) {
   OT_CHECK(optic_machine_estimate_gemm_ns(&m, &c) == optic_machine_estimate_ns(&m, &c));
   /* an op class bound: at least bytes / class bandwidth + the op overhead */
   c = (optic_cost){0, 0, 4000};
-  OT_CHECK(optic_machine_estimate_class_ns(&m, &c, 1e9) == 4000 + 40, "%g", optic_machine_estimate_class_ns(&m, &c, 1e9));
+  OT_CHECK(optic_machine_estimate_class_ns(&m, &c, 1e9) == 4000 + 40, "%g",
+           optic_machine_estimate_class_ns(&m, &c, 1e9));
   OT_CHECK(optic_machine_estimate_class_ns(&m, &c, 0) == optic_machine_estimate_ns(&m, &c));
   OT_CHECK(optic_machine_estimate_class_ns(&m, &c, 1e15) == optic_machine_estimate_ns(&m, &c));
   m.loop_bandwidth = 8e9;
@@ -535,8 +541,8 @@ static void beyond_roofline(void) {
     snprintf(text, sizeof text, "%s%s", head, bad[i].tail);
     write_file(path, text);
     OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
-    OT_CHECK(strstr(optic_last_error(), bad[i].message) != NULL && strstr(optic_last_error(), path) != NULL,
-             "%s: %s", bad[i].tail, optic_last_error());
+    OT_CHECK(strstr(optic_last_error(), bad[i].message) != NULL && strstr(optic_last_error(), path) != NULL, "%s: %s",
+             bad[i].tail, optic_last_error());
   }
   /* presets: host-default assumes 0.8 of the FMA peak, TPUs the MXU peak */
   OT_EXPECT_OK(optic_machine_preset("host-default", &m));
@@ -547,10 +553,14 @@ static void beyond_roofline(void) {
 
 static const ot_case cases[] = {
     {"beyond_roofline", beyond_roofline},
-    {"presets_valid", presets_valid},     {"round_trip", round_trip},
-    {"corrupt_files", corrupt_files},     {"validate_rejects", validate_rejects},
-    {"estimate_arithmetic", estimate_arithmetic}, {"host_lookup", host_lookup},
-    {"core_dram_in_file", core_dram_in_file},     {"for_threads", for_threads},
+    {"presets_valid", presets_valid},
+    {"round_trip", round_trip},
+    {"corrupt_files", corrupt_files},
+    {"validate_rejects", validate_rejects},
+    {"estimate_arithmetic", estimate_arithmetic},
+    {"host_lookup", host_lookup},
+    {"core_dram_in_file", core_dram_in_file},
+    {"for_threads", for_threads},
     {"malformed_files", malformed_files},
 };
 OT_MAIN(cases)

@@ -80,15 +80,16 @@ static void hlo_import_follows_the_kinds(void) {
     optic_opcode op = (optic_opcode)i;
     graph_opcode_kind k = graph_opcode_kind_of(op);
     optic_node_id id;
-    int d = k == GRAPH_OPCODE_BINARY ? binary_dtype(&f, op, &id)
+    int d = k == GRAPH_OPCODE_BINARY                           ? binary_dtype(&f, op, &id)
             : (k == GRAPH_OPCODE_UNARY || op == OPTIC_OP_COPY) ? unary_dtype(&f, op, &id)
-                                                                : -1;
+                                                               : -1;
     if (d < 0) continue;
     char text[512];
     const char *t = dt_names[d];
     if (k == GRAPH_OPCODE_BINARY) {
       snprintf(text, sizeof text,
-               "HloModule m\n\nENTRY e {\n  a = %s[4] parameter(0)\n  b = %s[4] parameter(1)\n  ROOT r = %s[4] %s(a, b)\n}\n",
+               "HloModule m\n\nENTRY e {\n  a = %s[4] parameter(0)\n  b = %s[4] parameter(1)\n  ROOT r = %s[4] %s(a, "
+               "b)\n}\n",
                t, t, t, optic_opcode_name(op));
     } else {
       snprintf(text, sizeof text, "HloModule m\n\nENTRY e {\n  a = %s[4] parameter(0)\n  ROOT r = %s[4] %s(a)\n}\n", t,
@@ -115,9 +116,9 @@ static void in_place_follows_the_kinds(void) {
     optic_opcode op = (optic_opcode)i;
     graph_opcode_kind k = graph_opcode_kind_of(op);
     optic_node_id id;
-    int d = k == GRAPH_OPCODE_BINARY ? binary_dtype(&f, op, &id)
+    int d = k == GRAPH_OPCODE_BINARY                           ? binary_dtype(&f, op, &id)
             : (k == GRAPH_OPCODE_UNARY || op == OPTIC_OP_COPY) ? unary_dtype(&f, op, &id)
-                                                                : -1;
+                                                               : -1;
     if (d < 0) continue;
     const optic_instr *in = graph_instr(f.m, id);
     bool want = op != OPTIC_OP_COPY;

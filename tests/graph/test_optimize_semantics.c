@@ -103,9 +103,10 @@ static void random_graphs_keep_their_values(void) {
   uint64_t seed = rg_seed(0x5e3a471c5ull);
   const char *e = getenv("OPTIC_TEST_GRAPHS");
   long n = (e && *e) ? strtol(e, NULL, 10) : 2000;
-  printf("random_graphs_keep_their_values: seed %#llx, %ld graphs (repeat with OPTIC_TEST_SEED=%#llx "
-         "OPTIC_TEST_GRAPHS=%ld %s random_graphs_keep_their_values)\n",
-         (unsigned long long)seed, n, (unsigned long long)seed, n, ot_prog_);
+  printf(
+      "random_graphs_keep_their_values: seed %#llx, %ld graphs (repeat with OPTIC_TEST_SEED=%#llx "
+      "OPTIC_TEST_GRAPHS=%ld %s random_graphs_keep_their_values)\n",
+      (unsigned long long)seed, n, (unsigned long long)seed, n, ot_prog_);
   rg_rng r = {seed};
   sem_totals tot = {0};
   for (long it = 0; it < n; it++) {
@@ -113,10 +114,11 @@ static void random_graphs_keep_their_values(void) {
     int32_t n_ops = (int32_t)rg_int(&r, 1, 60), n_consts = (int32_t)rg_int(&r, 0, 6);
     check_graph(gseed, n_ops, n_consts, &tot);
   }
-  printf("random_graphs_keep_their_values: %ld graphs, %ld optimized results compared; at level full %ld -> %ld "
-         "instructions, %lld folded, %lld simplified, %lld merged by cse\n",
-         tot.graphs, tot.evaluated, tot.instructions_before, tot.instructions_after, (long long)tot.folded,
-         (long long)tot.simplified, (long long)tot.merged);
+  printf(
+      "random_graphs_keep_their_values: %ld graphs, %ld optimized results compared; at level full %ld -> %ld "
+      "instructions, %lld folded, %lld simplified, %lld merged by cse\n",
+      tot.graphs, tot.evaluated, tot.instructions_before, tot.instructions_after, (long long)tot.folded,
+      (long long)tot.simplified, (long long)tot.merged);
   OT_CHECK(tot.graphs == n && tot.evaluated == 3 * n && tot.unevaluable == 0);
   /* the generator must exercise the passes, or the comparison proves little */
   if (n >= 100) OT_CHECK(tot.folded > n && tot.simplified > 0 && tot.merged > 0);

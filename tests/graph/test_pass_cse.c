@@ -216,10 +216,8 @@ static void probes_grow_linearly(void) {
 }
 
 static const ot_case cases[] = {
-    {"duplicate_chains_merge", duplicate_chains_merge},
-    {"what_counts_as_equal", what_counts_as_equal},
-    {"collectives_and_calls", collectives_and_calls},
-    {"root_duplicate", root_duplicate},
+    {"duplicate_chains_merge", duplicate_chains_merge}, {"what_counts_as_equal", what_counts_as_equal},
+    {"collectives_and_calls", collectives_and_calls},   {"root_duplicate", root_duplicate},
     {"probes_grow_linearly", probes_grow_linearly},
 };
 OT_MAIN(cases)

@@ -45,7 +45,8 @@ static void chain_folds_to_one_constant(void) {
   int64_t d[] = {4};
   const float av[] = {1.5f, -0.0f, 0.0f, 3e38f}, bv[] = {2.0f, 0.0f, -0.0f, 3e38f};
   optic_node_id a = constant_f32(&f, 1, d, av), b = constant_f32(&f, 1, d, bv);
-  optic_node_id e = fx_un(&f, f.main, OPTIC_OP_EXPONENTIAL, fx_un(&f, f.main, OPTIC_OP_NEGATE, fx_bin(&f, f.main, OPTIC_OP_ADD, a, b)));
+  optic_node_id e = fx_un(&f, f.main, OPTIC_OP_EXPONENTIAL,
+                          fx_un(&f, f.main, OPTIC_OP_NEGATE, fx_bin(&f, f.main, OPTIC_OP_ADD, a, b)));
   optic_node_id q = fx_bin(&f, f.main, OPTIC_OP_DIVIDE, e, fx_bin(&f, f.main, OPTIC_OP_SUBTRACT, a, a));
   BUILD(optic_computation_set_root(f.m, f.main, q));
   optic_literal_t *before = eval(&f, NULL, 0);
@@ -142,7 +143,8 @@ static void never_grows(void) {
                  optic_node_operand(f.m, t, 2) == io_small,
              "cap %s: broadcast of a scalar and iotas stay", cap);
     optic_node_id c1 = optic_node_operand(f.m, t, 3);
-    OT_CHECK(optic_node_opcode(f.m, c1) == OPTIC_OP_CONSTANT && *(const float *)optic_node_constant_data(f.m, c1, NULL) == 3.5f,
+    OT_CHECK(optic_node_opcode(f.m, c1) == OPTIC_OP_CONSTANT &&
+                 *(const float *)optic_node_constant_data(f.m, c1, NULL) == 3.5f,
              "cap %s: a one-element broadcast folds", cap);
     OT_CHECK((optic_node_opcode(f.m, optic_node_operand(f.m, t, 4)) == OPTIC_OP_CONSTANT) == big_cap,
              "cap %s: the 1.2 MB negate folds only under the larger cap", cap);
@@ -199,8 +201,12 @@ static void window_work_is_the_evaluators(void) {
     optic_node_id x = fx_param(&f, sum, 0, OPTIC_F32, 0, NULL), y = fx_param(&f, sum, 1, OPTIC_F32, 0, NULL);
     BUILD(optic_computation_set_root(f.m, sum, fx_bin(&f, sum, OPTIC_OP_ADD, x, y)));
     optic_window_dim w[2] = {{.size = 1, .stride = 1, .base_dilation = 1, .window_dilation = 1},
-                             {.size = 2 * n - 1, .stride = 1, .pad_low = n - 1, .pad_high = n - 1,
-                              .base_dilation = 1, .window_dilation = 1}};
+                             {.size = 2 * n - 1,
+                              .stride = 1,
+                              .pad_low = n - 1,
+                              .pad_high = n - 1,
+                              .base_dilation = 1,
+                              .window_dilation = 1}};
     optic_node_id c = constant_f32(&f, 2, d, v), z = fx_scalar(&f, f.main, OPTIC_F32, 0), rw;
     BUILD(optic_graph_reduce_window(f.m, f.main, &c, &z, 1, w, sum, NULL, &rw));
     BUILD(optic_computation_set_root(f.m, f.main, rw));
@@ -287,7 +293,8 @@ static void calls_errors_and_effects(void) {
   optic_pass_stats st;
   OT_EXPECT_OK(fx_run(&f, ONLY(FOLD), &st));
   optic_node_id c0 = optic_node_operand(f.m, t, 0), c2 = optic_node_operand(f.m, t, 2);
-  OT_CHECK(optic_node_opcode(f.m, c0) == OPTIC_OP_CONSTANT && *(const int32_t *)optic_node_constant_data(f.m, c0, NULL) == 10);
+  OT_CHECK(optic_node_opcode(f.m, c0) == OPTIC_OP_CONSTANT &&
+           *(const int32_t *)optic_node_constant_data(f.m, c0, NULL) == 10);
   OT_CHECK(optic_node_operand(f.m, t, 1) == w_long, "the long loop stays");
   OT_CHECK(optic_node_opcode(f.m, c2) == OPTIC_OP_CONSTANT);
   const float *rv = optic_node_constant_data(f.m, c2, NULL);

@@ -285,7 +285,8 @@ static void size_cap_respected(void) {
   fixture f = fx_setup();
   int64_t d[] = {2};
   optic_node_id x = fx_param(&f, f.main, 0, OPTIC_F32, 1, d);
-  BUILD(optic_computation_set_root(f.m, f.main, fx_un(&f, f.main, OPTIC_OP_NEGATE, fx_un(&f, f.main, OPTIC_OP_ABS, x))));
+  BUILD(
+      optic_computation_set_root(f.m, f.main, fx_un(&f, f.main, OPTIC_OP_NEGATE, fx_un(&f, f.main, OPTIC_OP_ABS, x))));
   OT_CHECK(fuse_and_compare(&f, 0, 1, NULL));
   OT_CHECK(count_fusions(f.m, f.main, NULL) == 0);
   optic_optimize_options o = optic_optimize_options_default();
@@ -316,8 +317,8 @@ static void input_fusion_reduce(void) {
   OT_CHECK(!fx_exists(f.m, zero), "the init constant was copied in and its original removed");
   optic_cost c;
   OT_EXPECT_OK(optic_node_cost(f.m, fu, &c));
-  OT_CHECK(c.bytes_accessed == 12 + 60 + 60 && c.flops == 15 + 12 && c.transcendentals == 15, "%g %g %g",
-           c.flops, c.transcendentals, c.bytes_accessed);
+  OT_CHECK(c.bytes_accessed == 12 + 60 + 60 && c.flops == 15 + 12 && c.transcendentals == 15, "%g %g %g", c.flops,
+           c.transcendentals, c.bytes_accessed);
   optic_module_destroy(f.m);
 }
 
@@ -329,8 +330,8 @@ static void output_fusion_dot_and_conv(void) {
   int64_t da[] = {5, 4}, dw[] = {3, 5}, dout[] = {4, 3}, db[] = {3}, swap[] = {1, 0};
   optic_node_id a = fx_param(&f, f.main, 0, OPTIC_F32, 2, da), w = fx_param(&f, f.main, 1, OPTIC_F32, 2, dw);
   optic_node_id bias = fx_param(&f, f.main, 2, OPTIC_F32, 1, db), at = fx_transpose(&f, f.main, a, swap), dot, bb;
-  optic_dot_dims dd = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                       .rhs_contracting = {0}};
+  optic_dot_dims dd = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   BUILD(optic_graph_dot(f.m, f.main, at, fx_transpose(&f, f.main, w, swap), &dd, NULL, &dot));
   optic_shape so = fx_shape(2, dout);
   BUILD(optic_graph_broadcast(f.m, f.main, bias, &so, (int64_t[]){1}, 1, NULL, &bb));
@@ -340,8 +341,8 @@ static void output_fusion_dot_and_conv(void) {
   int64_t dk[] = {3, 2}, dc[] = {4, 2};
   optic_node_id k = fx_param(&f, f.main, 3, OPTIC_F32, 2, dk), conv, t;
   BUILD(optic_graph_convolution(f.m, f.main, relu, k, "bf_io->bf", NULL, 1, 1, NULL, &conv));
-  optic_node_id scaled = fx_bin(&f, f.main, OPTIC_OP_MULTIPLY, conv,
-                                fx_splat(&f, f.main, fx_scalar(&f, f.main, OPTIC_F32, 0.25), 2, dc));
+  optic_node_id scaled =
+      fx_bin(&f, f.main, OPTIC_OP_MULTIPLY, conv, fx_splat(&f, f.main, fx_scalar(&f, f.main, OPTIC_F32, 0.25), 2, dc));
   BUILD(optic_graph_tuple(f.m, f.main, (optic_node_id[]){scaled}, 1, NULL, &t));
   BUILD(optic_computation_set_root(f.m, f.main, t));
   OT_CHECK(fuse_and_compare(&f, 0, 0, NULL));
@@ -390,8 +391,8 @@ static void build_mlp(fixture *f, int layers) {
   optic_node_id h = fx_param(f, f->main, 0, OPTIC_F32, 2, d);
   optic_shape s = fx_shape(2, d);
   optic_node_id half = fx_scalar(f, f->main, OPTIC_F32, 0.5);
-  optic_dot_dims dd = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                       .rhs_contracting = {0}};
+  optic_dot_dims dd = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   for (int i = 0; i < layers; i++) {
     optic_node_id w = fx_param(f, f->main, 1 + 2 * i, OPTIC_F32, 2, dw);
     optic_node_id bias = fx_param(f, f->main, 2 + 2 * i, OPTIC_F32, 1, db);
@@ -417,8 +418,8 @@ static void deterministic_fixed_point(void) {
   optic_pass_stats st = {.size = sizeof st};
   OT_EXPECT_OK(optic_graph_optimize(a.m, NULL, &st));
   OT_EXPECT_OK(optic_graph_optimize(b.m, NULL, NULL));
-  OT_CHECK(st.pass[OPTIC_PASS_FUSION].runs > 0 && st.pass[OPTIC_PASS_FUSION].added == 6 && st.rounds == 2,
-           "rounds %d", st.rounds);
+  OT_CHECK(st.pass[OPTIC_PASS_FUSION].runs > 0 && st.pass[OPTIC_PASS_FUSION].added == 6 && st.rounds == 2, "rounds %d",
+           st.rounds);
   char *ta = fx_hlo(a.m), *tb = fx_hlo(b.m);
   OT_CHECK(strcmp(ta, tb) == 0);
   optic_string_free(tb);
@@ -458,7 +459,7 @@ static void random_graphs_keep_results(void) {
     optic_literal_t *before = eval(g.m, args, n);
     optic_pass_stats st = {.size = sizeof st};
     optic_optimize_options o = optic_optimize_options_default();
-    if (s % 2) o.max_fusion_size = 2 + (int32_t)(s % 5); /* small caps: split groups, fewer copies */
+    if (s % 2) o.max_fusion_size = 2 + (int32_t)(s % 5);           /* small caps: split groups, fewer copies */
     if (s % 3 == 0) o.passes[OPTIC_PASS_CSE] = OPTIC_PASS_DISABLE; /* duplicates left for fusion to meet */
     /* Folding would turn the generator's constant subtrees into constants and
      * leave fusion less to group; test_optimize_semantics covers all passes. */

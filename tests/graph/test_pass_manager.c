@@ -38,8 +38,9 @@ static void build_mlp(fixture *f, int32_t layers) {
 
 /* Full level without fusion: the cases below check how simplify, cse and
  * dce work together (tests/graph/test_pass_fusion.c covers fusion). */
-static const optic_optimize_options unfused = {
-    .size = sizeof(optic_optimize_options), .level = OPTIC_OPT_FULL, .passes = {[OPTIC_PASS_FUSION] = OPTIC_PASS_DISABLE}};
+static const optic_optimize_options unfused = {.size = sizeof(optic_optimize_options),
+                                               .level = OPTIC_OPT_FULL,
+                                               .passes = {[OPTIC_PASS_FUSION] = OPTIC_PASS_DISABLE}};
 /* ... and without folding either, for exact counts of the other three. */
 static const optic_optimize_options unfolded_unfused = {
     .size = sizeof(optic_optimize_options),
@@ -201,8 +202,8 @@ static void passes_cooperate(void) {
   }
   OT_CHECK(st.seconds >= st.pass[0].seconds);
   char *text = fx_hlo(f.m);
-  OT_CHECK(strstr(text, "tanh") && !strstr(text, "multiply") && !strstr(text, "reshape") && !strstr(text, "transpose") &&
-               !strstr(text, "exponential"),
+  OT_CHECK(strstr(text, "tanh") && !strstr(text, "multiply") && !strstr(text, "reshape") &&
+               !strstr(text, "transpose") && !strstr(text, "exponential"),
            "%s", text);
   optic_string_free(text);
   OT_CHECK(fx_well_formed(f.m));
@@ -241,7 +242,8 @@ static void fold_feeds_simplify_and_cse(void) {
   f = fx_setup();
   int64_t d[] = {3};
   optic_node_id p = fx_param(&f, f.main, 0, OPTIC_F32, 1, d);
-  optic_node_id one = fx_splat(&f, f.main, fx_un(&f, f.main, OPTIC_OP_NEGATE, fx_scalar(&f, f.main, OPTIC_F32, -1)), 1, d);
+  optic_node_id one =
+      fx_splat(&f, f.main, fx_un(&f, f.main, OPTIC_OP_NEGATE, fx_scalar(&f, f.main, OPTIC_F32, -1)), 1, d);
   BUILD(optic_computation_set_root(f.m, f.main, fx_bin(&f, f.main, OPTIC_OP_MULTIPLY, p, one)));
   OT_EXPECT_OK(optic_graph_optimize(f.m, &unfolded_unfused, &st));
   OT_CHECK(optic_node_opcode(f.m, optic_computation_root(f.m, f.main)) == OPTIC_OP_MULTIPLY, "unfolded: kept");
@@ -349,20 +351,16 @@ static void scales_linearly(void) {
   }
   for (int p = 0; p <= OPTIC_PASS_DCE; p++) { /* fusion: tests/graph/test_pass_fusion.c */
     double r2 = (double)work[1][p] / (double)work[0][p], r10 = (double)work[2][p] / (double)work[0][p];
-    OT_CHECK(r2 > 1.9 && r2 < 2.1 && r10 > 9.5 && r10 < 10.5, "%s work ratios %.3f (2x) %.3f (10x)",
-             optic_pass_name(p), r2, r10);
+    OT_CHECK(r2 > 1.9 && r2 < 2.1 && r10 > 9.5 && r10 < 10.5, "%s work ratios %.3f (2x) %.3f (10x)", optic_pass_name(p),
+             r2, r10);
   }
 }
 
 static const ot_case cases[] = {
-    {"levels_and_toggles", levels_and_toggles},
-    {"bad_options", bad_options},
-    {"size_field_growth", size_field_growth},
-    {"fixed_point_and_round_cap", fixed_point_and_round_cap},
-    {"passes_cooperate", passes_cooperate},
-    {"fold_feeds_simplify_and_cse", fold_feeds_simplify_and_cse},
-    {"simplify_feeds_cse", simplify_feeds_cse},
-    {"deterministic", deterministic},
+    {"levels_and_toggles", levels_and_toggles}, {"bad_options", bad_options},
+    {"size_field_growth", size_field_growth},   {"fixed_point_and_round_cap", fixed_point_and_round_cap},
+    {"passes_cooperate", passes_cooperate},     {"fold_feeds_simplify_and_cse", fold_feeds_simplify_and_cse},
+    {"simplify_feeds_cse", simplify_feeds_cse}, {"deterministic", deterministic},
     {"scales_linearly", scales_linearly},
 };
 OT_MAIN(cases)

@@ -79,8 +79,8 @@ static void transpose_of_transpose(void) {
   fixture f = fx_setup();
   int64_t d234[] = {2, 3, 4}, p1[] = {1, 2, 0}, p2[] = {1, 0, 2}, back[] = {2, 0, 1};
   optic_node_id z = fx_param(&f, f.main, 0, OPTIC_F32, 3, d234);
-  optic_node_id t1 = fx_transpose(&f, f.main, z, p1); /* [3,4,2] */
-  optic_node_id t2 = fx_transpose(&f, f.main, t1, p2); /* [4,3,2] */
+  optic_node_id t1 = fx_transpose(&f, f.main, z, p1);    /* [3,4,2] */
+  optic_node_id t2 = fx_transpose(&f, f.main, t1, p2);   /* [4,3,2] */
   optic_node_id t3 = fx_transpose(&f, f.main, t1, back); /* identity overall: [2,3,4] */
   optic_node_id a = fx_un(&f, f.main, OPTIC_OP_ABS, t2), b = fx_un(&f, f.main, OPTIC_OP_ABS, t3);
   optic_node_id tup;

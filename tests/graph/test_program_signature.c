@@ -259,9 +259,7 @@ static void train_steps(void) {
   real_module("data/hlo/softmax_f32.hlo", true);
 }
 
-static void donated_real_modules(void) {
-  real_module("data/hlo/realworld/maxtext_train_step_1n1g.hlo", true);
-}
+static void donated_real_modules(void) { real_module("data/hlo/realworld/maxtext_train_step_1n1g.hlo", true); }
 
 /* A tuple parameter and a nested tuple root, built with the graph API. */
 static void builder_tuples(void) {
@@ -336,8 +334,8 @@ static void aliases_round_trip(void) {
   OT_EXPECT_OK(optic_program_output(p, 0, &io));
   OT_CHECK(io.parameter == 1 && io.alias == 2 && io.alias_kind == OPTIC_IO_ALIAS_MAY && strcmp(io.name, "n") == 0);
   OT_EXPECT_OK(optic_program_output(p, 2, &io));
-  OT_CHECK(io.parameter == 0 && io.alias == 1 && io.alias_kind == OPTIC_IO_ALIAS_MUST && strcmp(io.index, "{1,1}") == 0 &&
-               strcmp(io.name, "b") == 0,
+  OT_CHECK(io.parameter == 0 && io.alias == 1 && io.alias_kind == OPTIC_IO_ALIAS_MUST &&
+               strcmp(io.index, "{1,1}") == 0 && strcmp(io.name, "b") == 0,
            "%d %d %s %s", io.parameter, io.alias, io.index, io.name);
   OT_EXPECT_OK(optic_program_input(p, 1, &io));
   OT_CHECK(io.alias == 2 && strcmp(io.index, "{1}") == 0);

@@ -211,7 +211,8 @@ static void random_deterministic(void) {
                    optic_schedule_peak_bytes(s1) == optic_schedule_peak_bytes(s2),
                "graph seed %#llx", (unsigned long long)gseed);
       optic_node_id root = optic_computation_root(g.m, g.main);
-      OT_CHECK(o1[n - 1] == root || optic_node_user_count(g.m, root) > 0, "graph seed %#llx", (unsigned long long)gseed);
+      OT_CHECK(o1[n - 1] == root || optic_node_user_count(g.m, root) > 0, "graph seed %#llx",
+               (unsigned long long)gseed);
       for (int32_t t = 0; t < n; t++) {
         OT_CHECK(optic_schedule_position(s1, o1[t]) == t);
         for (int32_t k = 0; k < optic_node_operand_count(g.m, o1[t]); k++) {
@@ -283,9 +284,10 @@ static char *order_names(const optic_module_t *m, const optic_schedule_t *s) {
  * a renumbered copy. */
 static void fused_module_without_renumbering(void) {
   uint64_t seed = rg_seed(0xf05ed);
-  printf("fused_module_without_renumbering: seed %#llx (repeat with OPTIC_TEST_SEED=%#llx %s "
-         "fused_module_without_renumbering)\n",
-         (unsigned long long)seed, (unsigned long long)seed, ot_prog_);
+  printf(
+      "fused_module_without_renumbering: seed %#llx (repeat with OPTIC_TEST_SEED=%#llx %s "
+      "fused_module_without_renumbering)\n",
+      (unsigned long long)seed, (unsigned long long)seed, ot_prog_);
   rg_rng r = {seed};
   long inverted = 0, fused_plans = 0;
   optic_machine mc;
@@ -308,7 +310,8 @@ static void fused_module_without_renumbering(void) {
     int32_t n = 0;
     const optic_node_id *ids = optic_computation_instructions(g.m, g.main, &n);
     for (int32_t i = 0; i < n; i++) {
-      for (int32_t k = 0; k < optic_node_operand_count(g.m, ids[i]); k++) inverted += optic_node_operand(g.m, ids[i], k) > ids[i];
+      for (int32_t k = 0; k < optic_node_operand_count(g.m, ids[i]); k++)
+        inverted += optic_node_operand(g.m, ids[i], k) > ids[i];
     }
     optic_schedule_t *s = NULL;
     optic_buffer_plan_t *p = NULL;
@@ -344,8 +347,10 @@ static void fused_module_without_renumbering(void) {
     optic_program_destroy(prog);
     optic_module_destroy(g.m);
   }
-  printf("fused_module_without_renumbering: %ld operands with a larger id than their user, %ld fused computations "
-         "planned\n", inverted, fused_plans);
+  printf(
+      "fused_module_without_renumbering: %ld operands with a larger id than their user, %ld fused computations "
+      "planned\n",
+      inverted, fused_plans);
   OT_CHECK(inverted > 0 && fused_plans > 0, "fusion must leave ids out of operand order on random graphs");
 }
 

@@ -45,7 +45,8 @@ static void random_sweep_matches_xla_loop(void) {
     OT_EXPECT_OK(graph_conv_valid_pairs(in, k, out, stride, lo, ldil, rdil, &got));
     if (got != want) {
       bad++;
-      OT_CHECK(got == want, "in %lld k %lld out %lld stride %lld pad_lo %lld ldil %lld rdil %lld: %.0f, XLA's loop %.0f",
+      OT_CHECK(got == want,
+               "in %lld k %lld out %lld stride %lld pad_lo %lld ldil %lld rdil %lld: %.0f, XLA's loop %.0f",
                (long long)in, (long long)k, (long long)out, (long long)stride, (long long)lo, (long long)ldil,
                (long long)rdil, got, want);
     }
@@ -56,9 +57,9 @@ static void random_sweep_matches_xla_loop(void) {
 static void large_parameters_match_xla_loop(void) {
   int64_t big = INT64_C(1) << 40;
   int64_t cases[][7] = {
-      {3, 5, 7, big, 0, 1, 1},           {3, 5, 7, 1, -big, 1, 1},       {3, 5, 7, 1, big, 1, 1},
-      {9, 40, 50, 3, 30, big, 1},        {9, 40, 50, big - 1, 5, 7, big}, {2, 2, 2, big, big - 1, big, big},
-      {1000, 300, 900, 7, 123, 5, 11},   {17, 1, 1, 1, 0, big, big},     {5, 800, 900, 1, 799, 1, 1},
+      {3, 5, 7, big, 0, 1, 1},         {3, 5, 7, 1, -big, 1, 1},        {3, 5, 7, 1, big, 1, 1},
+      {9, 40, 50, 3, 30, big, 1},      {9, 40, 50, big - 1, 5, 7, big}, {2, 2, 2, big, big - 1, big, big},
+      {1000, 300, 900, 7, 123, 5, 11}, {17, 1, 1, 1, 0, big, big},      {5, 800, 900, 1, 799, 1, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     int64_t *c = cases[i];
@@ -114,8 +115,8 @@ static void huge_window_conv_costs_fast(void) {
   optic_node_id x, k, y;
   OT_EXPECT_OK(optic_graph_parameter(m, c, 0, &tx, NULL, &x));
   OT_EXPECT_OK(optic_graph_parameter(m, c, 1, &tk, NULL, &k));
-  optic_window_dim wd = {.size = w, .stride = 1, .pad_low = w - 1, .pad_high = w - 1, .base_dilation = 1,
-                         .window_dilation = 1};
+  optic_window_dim wd = {
+      .size = w, .stride = 1, .pad_low = w - 1, .pad_high = w - 1, .base_dilation = 1, .window_dilation = 1};
   OT_EXPECT_OK(optic_graph_convolution(m, c, x, k, "b0f_0io->b0f", &wd, 1, 1, NULL, &y));
   double t0 = now();
   optic_cost cost;
@@ -166,8 +167,8 @@ static void shared_callees_cost_once(void) {
   optic_cost cost;
   OT_EXPECT_OK(optic_node_cost(m, r, &cost));
   double secs = now() - t0;
-  OT_CHECK(cost.flops == 8 * 0x1p40 - 4 && cost.bytes_accessed == 80 * 0x1p40 - 48, "flops %.0f bytes %.0f",
-           cost.flops, cost.bytes_accessed);
+  OT_CHECK(cost.flops == 8 * 0x1p40 - 4 && cost.bytes_accessed == 80 * 0x1p40 - 48, "flops %.0f bytes %.0f", cost.flops,
+           cost.bytes_accessed);
   OT_CHECK(secs < 0.5, "took %.3f s", secs);
   optic_module_destroy(m);
 }

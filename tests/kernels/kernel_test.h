@@ -30,7 +30,9 @@ bool kt_buf_guard_ok(const kt_buf *b);
 void kt_buf_free(kt_buf *b);
 
 /* xorshift64*: deterministic per seed. */
-typedef struct kt_rng { uint64_t s; } kt_rng;
+typedef struct kt_rng {
+  uint64_t s;
+} kt_rng;
 uint64_t kt_next(kt_rng *r);
 /* Uniform in [lo, hi). */
 float kt_uniform(kt_rng *r, float lo, float hi);

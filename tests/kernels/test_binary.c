@@ -16,20 +16,18 @@
 static uint32_t tolerance_ulp(optic_binary_op op) { return op == OPTIC_BINARY_POW ? 2 : 0; }
 
 /* C powf's special cases come from these (every pair is checked). */
-static const float special_a[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 0.5f, -0.5f, 2.0f, -2.0f,
-                                  1e-40f, -1e-40f, 3e38f, -3e38f, 1.0000001f, 0.99999994f, -7.5f};
-static const float special_b[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f, -1.0f, 2.0f, 3.0f, -3.0f,
-                                  0.5f, -0.5f, 16777215.0f, -16777215.0f, 16777216.0f, 1e10f, -1e10f, 2.5f, 127.0f,
-                                  -149.0f, 1e-10f};
+static const float special_a[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN,   1.0f,   -1.0f,      0.5f,        -0.5f,
+                                  2.0f, -2.0f, 1e-40f,   -1e-40f,   3e38f, -3e38f, 1.0000001f, 0.99999994f, -7.5f};
+static const float special_b[] = {0.0f,        -0.0f, INFINITY, -INFINITY, NAN,    1.0f,        -1.0f,
+                                  2.0f,        3.0f,  -3.0f,    0.5f,      -0.5f,  16777215.0f, -16777215.0f,
+                                  16777216.0f, 1e10f, -1e10f,   2.5f,      127.0f, -149.0f,     1e-10f};
 #define N_SPECIAL_A (sizeof special_a / sizeof special_a[0])
 #define N_SPECIAL_B (sizeof special_b / sizeof special_b[0])
 
 /* One pow operand pair from a mix of regimes. */
 static void pow_pair(kt_rng *r, float *a, float *b) {
   switch (kt_next(r) % 6) {
-    case 0: /* the original moderate range */
-      *a = kt_uniform(r, 0.0f, 8.0f), *b = kt_uniform(r, -6.0f, 6.0f);
-      break;
+    case 0: /* the original moderate range */ *a = kt_uniform(r, 0.0f, 8.0f), *b = kt_uniform(r, -6.0f, 6.0f); break;
     case 1: { /* |a| anywhere in the float range, b with overflow and underflow */
       uint32_t bits = (uint32_t)(kt_next(r) % 0x7f800000u);
       memcpy(a, &bits, 4);
@@ -63,7 +61,8 @@ static void fill_operands(kt_rng *r, optic_binary_op op, float *a, float *b, siz
 }
 
 /* Exponents for the vs kernels, cycled through the cases. */
-static const float pow_scalars[] = {0.5f, 2.0f, 3.0f, -1.0f, -2.5f, 0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-3f, 100.0f, -3.0f, 16777215.0f, 1.7f};
+static const float pow_scalars[] = {0.5f,      2.0f, 3.0f,  -1.0f,  -2.5f, 0.0f,        -0.0f, INFINITY,
+                                    -INFINITY, NAN,  1e-3f, 100.0f, -3.0f, 16777215.0f, 1.7f};
 
 static bool is_class_value(float v) { return isnan(v) || isinf(v) || v == 0.0f; }
 
@@ -88,8 +87,8 @@ static void check_pow_grid(optic_f32_vbinary_fn vv, optic_f32_vbinaryc_fn vs, co
       optic_ref_f32_binaryc(OPTIC_BINARY_POW, len, a + start, b[start], want + start);
     }
     for (size_t i = start; i < start + len; i++) {
-      OT_CHECK(close_enough(OPTIC_BINARY_POW, got[i], want[i]), "%s pow(%.9g, %.9g) = %.9g, want %.9g", fn_name,
-               a[i], b[i], got[i], want[i]);
+      OT_CHECK(close_enough(OPTIC_BINARY_POW, got[i], want[i]), "%s pow(%.9g, %.9g) = %.9g, want %.9g", fn_name, a[i],
+               b[i], got[i], want[i]);
     }
   }
 }
@@ -129,8 +128,10 @@ static void check_sweep(optic_binary_op op, optic_isa isa, optic_f32_vbinary_fn 
         }
         for (size_t i = 0; i < n; i++) {
           if (!close_enough(op, dst[i], want[i])) {
-            OT_CHECK(false, "%s n=%zu offset=%zu mode=%d stream=%d: a=%.9g b=%.9g s=%.9g: y[%zu]=%.9g want %.9g, ulp %u",
-                     fn_name, n, off, mode, stream, a_in[i], b_in[i], s, i, dst[i], want[i], kt_ulp_distance(dst[i], want[i]));
+            OT_CHECK(false,
+                     "%s n=%zu offset=%zu mode=%d stream=%d: a=%.9g b=%.9g s=%.9g: y[%zu]=%.9g want %.9g, ulp %u",
+                     fn_name, n, off, mode, stream, a_in[i], b_in[i], s, i, dst[i], want[i],
+                     kt_ulp_distance(dst[i], want[i]));
             failures++;
             break;
           }

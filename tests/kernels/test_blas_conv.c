@@ -60,7 +60,8 @@ static float *absolute(const float *x, size_t n) {
   return y;
 }
 
-static optic_status ref_pass(const optic_conv_desc *d, optic_conv_pass pass, const float *a, const float *b, float *out) {
+static optic_status ref_pass(const optic_conv_desc *d, optic_conv_pass pass, const float *a, const float *b,
+                             float *out) {
   if (pass == OPTIC_CONV_FORWARD) return optic_ref_f32_conv(d, a, b, out);
   if (pass == OPTIC_CONV_BACKWARD_INPUT) return optic_ref_f32_conv_backward_input(d, a, b, out);
   return optic_ref_f32_conv_backward_kernel(d, a, b, out);
@@ -130,7 +131,8 @@ static int check_desc(const optic_conv_desc *d, uint64_t seed, const char *ctx) 
   int bad = 0;
   for (int pass = 0; pass < 3; pass++) {
     const float *a = pass == OPTIC_CONV_BACKWARD_INPUT ? go : in, *b = pass == OPTIC_CONV_BACKWARD_KERNEL ? go : k;
-    const float *aa = pass == OPTIC_CONV_BACKWARD_INPUT ? ago : ain, *ab = pass == OPTIC_CONV_BACKWARD_KERNEL ? ago : ak;
+    const float *aa = pass == OPTIC_CONV_BACKWARD_INPUT ? ago : ain,
+                *ab = pass == OPTIC_CONV_BACKWARD_KERNEL ? ago : ak;
     size_t n = pass == OPTIC_CONV_FORWARD ? nout : pass == OPTIC_CONV_BACKWARD_INPUT ? nin : nk;
     float *want = malloc((n + 1) * sizeof(float)), *mag = malloc((n + 1) * sizeof(float));
     OT_EXPECT_OK(ref_pass(d, (optic_conv_pass)pass, a, b, want));
@@ -589,7 +591,8 @@ static void test_openmp_slices(void) {
   float *ain = absolute(in, nin), *ak = absolute(k, nk), *ago = absolute(go, nout);
   for (int pass = 0; pass < 3; pass++) {
     const float *a = pass == OPTIC_CONV_BACKWARD_INPUT ? go : in, *b = pass == OPTIC_CONV_BACKWARD_KERNEL ? go : k;
-    const float *aa = pass == OPTIC_CONV_BACKWARD_INPUT ? ago : ain, *ab = pass == OPTIC_CONV_BACKWARD_KERNEL ? ago : ak;
+    const float *aa = pass == OPTIC_CONV_BACKWARD_INPUT ? ago : ain,
+                *ab = pass == OPTIC_CONV_BACKWARD_KERNEL ? ago : ak;
     size_t n = pass == OPTIC_CONV_FORWARD ? nout : pass == OPTIC_CONV_BACKWARD_INPUT ? nin : nk;
     float *want = malloc(n * sizeof(float)), *mag = malloc(n * sizeof(float));
     OT_EXPECT_OK(ref_pass(&d, (optic_conv_pass)pass, a, b, want));
@@ -608,9 +611,10 @@ static void test_invalid_calls(void) {
   OT_EXPECT_STATUS(optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, 1, NULL), OPTIC_ERR_INVALID_ARGUMENT);
   d.kernel.dims[2] = 4;
   OT_EXPECT_STATUS(optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, 1, &p), OPTIC_ERR_SHAPE_MISMATCH);
-  OT_CHECK(strstr(optic_last_error(),
-                  "input feature dim has size 3 but kernel input feature dim has size 4 (feature_group_count 1)") != NULL,
-           "%s", optic_last_error());
+  OT_CHECK(
+      strstr(optic_last_error(),
+             "input feature dim has size 3 but kernel input feature dim has size 4 (feature_group_count 1)") != NULL,
+      "%s", optic_last_error());
   d.kernel.dims[2] = 3;
   OT_EXPECT_OK(optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, 2, &p));
   float buf[2048] = {0};
@@ -635,7 +639,8 @@ static void test_invalid_calls(void) {
     if (pass == OPTIC_CONV_BACKWARD_INPUT) OT_EXPECT_OK(optic_conv_run_backward_input(&p, NULL, buf, NULL, scr, 0, 1));
     if (pass == OPTIC_CONV_BACKWARD_KERNEL) {
       OT_EXPECT_OK(optic_conv_run_backward_kernel(&p, NULL, NULL, buf, scr, 0, 1));
-      for (int i = 0; i < 3 * 3 * 3 * 4; i++) OT_CHECK(buf[i] == 0.0f, "grad_kernel[%d] of an empty batch is %g", i, buf[i]);
+      for (int i = 0; i < 3 * 3 * 3 * 4; i++)
+        OT_CHECK(buf[i] == 0.0f, "grad_kernel[%d] of an empty batch is %g", i, buf[i]);
     }
     free(scr);
   }

@@ -22,8 +22,10 @@ typedef struct dims_spec {
 } dims_spec;
 
 static optic_dot_dims to_dims(const dims_spec *s) {
-  optic_dot_dims d = {.lhs_batch_count = s->nb, .rhs_batch_count = s->nb,
-                      .lhs_contracting_count = s->nc, .rhs_contracting_count = s->nc};
+  optic_dot_dims d = {.lhs_batch_count = s->nb,
+                      .rhs_batch_count = s->nb,
+                      .lhs_contracting_count = s->nc,
+                      .rhs_contracting_count = s->nc};
   for (int i = 0; i < s->nb; i++) d.lhs_batch[i] = s->lb[i], d.rhs_batch[i] = s->rb[i];
   for (int i = 0; i < s->nc; i++) d.lhs_contracting[i] = s->lc[i], d.rhs_contracting[i] = s->rc[i];
   return d;
@@ -71,9 +73,7 @@ static void describe(char *buf, size_t size, const optic_shape *l, const optic_s
 
 /* Tallies over all checked dots, so the sweeps can assert that both the
  * copy-free and the packed paths ran. */
-static struct {
-  int copy_free, lhs_packed, rhs_packed, paths[4];
-} tally;
+static struct { int copy_free, lhs_packed, rhs_packed, paths[4]; } tally;
 
 /* How a dot is run in check_dot: whole (optic_dot_run), or as nthreads slices
  * called in turn from this thread (pack of every thread, then compute of every
@@ -123,8 +123,10 @@ static struct optic_dot_plan check_dot(const optic_shape *ls, const optic_shape 
       if (!(err <= rel * (double)bound[i])) {
         OT_CHECK(false, "%s (%s%s%s, %s): out[%zu] = %.9g, want %.9g, bound %.3g", what, path_name(p.path),
                  p.lhs.packed ? ", lhs packed" : "", p.rhs.packed ? ", rhs packed" : "",
-                 variant == 0 ? "run" : variant == 1 ? "2 slices" : "3 slices", i, out.p[i], want[i],
-                 rel * (double)bound[i]);
+                 variant == 0   ? "run"
+                 : variant == 1 ? "2 slices"
+                                : "3 slices",
+                 i, out.p[i], want[i], rel * (double)bound[i]);
         break;
       }
     }
@@ -233,10 +235,11 @@ static void permutations(void) {
       for (int s = 0; s <= rl && s <= rr; s++) expected += (s + 1) * arrangements(rl, s) * arrangements(rr, s);
     }
   }
-  printf("  %d dimension-number cases: %d copy-free, %d with lhs packed, %d with rhs packed; "
-         "paths empty %d, zeros %d, gemv %d, gemm %d\n",
-         total, tally.copy_free, tally.lhs_packed, tally.rhs_packed, tally.paths[0], tally.paths[1], tally.paths[2],
-         tally.paths[3]);
+  printf(
+      "  %d dimension-number cases: %d copy-free, %d with lhs packed, %d with rhs packed; "
+      "paths empty %d, zeros %d, gemv %d, gemm %d\n",
+      total, tally.copy_free, tally.lhs_packed, tally.rhs_packed, tally.paths[0], tally.paths[1], tally.paths[2],
+      tally.paths[3]);
   OT_CHECK(total == expected, "%d cases, expected %d", total, expected);
   OT_CHECK(tally.copy_free > 0 && tally.lhs_packed > 0 && tally.rhs_packed > 0);
   OT_CHECK(tally.paths[OPTIC_DOT_PATH_GEMV] > 0 && tally.paths[OPTIC_DOT_PATH_GEMM] > 0);
@@ -280,30 +283,103 @@ typedef struct hlo_dot {
   expect_operand el, er;
 } hlo_dot;
 
-#define DIRECT(trans, ld) {false, trans, false, ld}
-#define VECTOR(inc) {false, false, true, inc}
-#define PACKED(trans, ld) {true, trans, false, ld}
+#define DIRECT(trans, ld) \
+  { false, trans, false, ld }
+#define VECTOR(inc) \
+  { false, false, true, inc }
+#define PACKED(trans, ld) \
+  { true, trans, false, ld }
 
 /* Shapes and dimension numbers as written in /work/shared/reference/hlo. */
 static const hlo_dot hlo_dots[] = {
-    {"dot_batch_reordered_dims.hlo %dot", 4, 5, 5, {7, 17, 10, 13}, {7, 9, 10, 13, 6}, {10, 7, 17, 9, 6},
-     {.nb = 2, .nc = 1, .lb = {2, 0}, .rb = {2, 0}, .lc = {3}, .rc = {3}}, OPTIC_DOT_PATH_GEMM, DIRECT(false, 130),
+    {"dot_batch_reordered_dims.hlo %dot",
+     4,
+     5,
+     5,
+     {7, 17, 10, 13},
+     {7, 9, 10, 13, 6},
+     {10, 7, 17, 9, 6},
+     {.nb = 2, .nc = 1, .lb = {2, 0}, .rb = {2, 0}, .lc = {3}, .rc = {3}},
+     OPTIC_DOT_PATH_GEMM,
+     DIRECT(false, 130),
      PACKED(false, 54)},
-    {"dot_batch_with_metadata.hlo dot.3", 3, 3, 3, {4, 3, 5}, {3, 5, 6}, {5, 4, 6},
-     {.nb = 1, .nc = 1, .lb = {2}, .rb = {1}, .lc = {1}, .rc = {0}}, OPTIC_DOT_PATH_GEMM, PACKED(false, 3),
+    {"dot_batch_with_metadata.hlo dot.3",
+     3,
+     3,
+     3,
+     {4, 3, 5},
+     {3, 5, 6},
+     {5, 4, 6},
+     {.nb = 1, .nc = 1, .lb = {2}, .rb = {1}, .lc = {1}, .rc = {0}},
+     OPTIC_DOT_PATH_GEMM,
+     PACKED(false, 3),
      DIRECT(false, 30)},
-    {"dot_no_dnums_outer_product.hlo %dot", 2, 2, 4, {2, 3}, {4, 5}, {2, 3, 4, 5}, {.nb = 0, .nc = 0},
-     OPTIC_DOT_PATH_GEMM, DIRECT(false, 1), DIRECT(false, 20)},
-    {"dot_reshape_divide.hlo dot_0", 2, 2, 2, {20, 40}, {40, 1}, {20, 1}, {.nc = 1, .lc = {1}, .rc = {0}},
-     OPTIC_DOT_PATH_GEMV, DIRECT(false, 40), VECTOR(1)},
-    {"dot_reshape_divide.hlo dot_1", 2, 2, 2, {1, 40}, {20, 40}, {1, 20}, {.nc = 1, .lc = {1}, .rc = {1}},
-     OPTIC_DOT_PATH_GEMV, VECTOR(1), DIRECT(true, 40)},
-    {"dot_transpose_output.hlo dot", 2, 2, 2, {32, 32}, {32, 64}, {32, 64}, {.nc = 1, .lc = {0}, .rc = {0}},
-     OPTIC_DOT_PATH_GEMM, DIRECT(true, 32), DIRECT(false, 64)},
-    {"one_matmul_train_step.hlo dot.0", 2, 2, 2, {4, 32}, {32, 128}, {4, 128}, {.nc = 1, .lc = {1}, .rc = {0}},
-     OPTIC_DOT_PATH_GEMM, DIRECT(false, 32), DIRECT(false, 128)},
-    {"one_matmul_train_step.hlo dot.2", 2, 2, 2, {4, 32}, {4, 128}, {32, 128}, {.nc = 1, .lc = {0}, .rc = {0}},
-     OPTIC_DOT_PATH_GEMM, DIRECT(true, 32), DIRECT(false, 128)},
+    {"dot_no_dnums_outer_product.hlo %dot",
+     2,
+     2,
+     4,
+     {2, 3},
+     {4, 5},
+     {2, 3, 4, 5},
+     {.nb = 0, .nc = 0},
+     OPTIC_DOT_PATH_GEMM,
+     DIRECT(false, 1),
+     DIRECT(false, 20)},
+    {"dot_reshape_divide.hlo dot_0",
+     2,
+     2,
+     2,
+     {20, 40},
+     {40, 1},
+     {20, 1},
+     {.nc = 1, .lc = {1}, .rc = {0}},
+     OPTIC_DOT_PATH_GEMV,
+     DIRECT(false, 40),
+     VECTOR(1)},
+    {"dot_reshape_divide.hlo dot_1",
+     2,
+     2,
+     2,
+     {1, 40},
+     {20, 40},
+     {1, 20},
+     {.nc = 1, .lc = {1}, .rc = {1}},
+     OPTIC_DOT_PATH_GEMV,
+     VECTOR(1),
+     DIRECT(true, 40)},
+    {"dot_transpose_output.hlo dot",
+     2,
+     2,
+     2,
+     {32, 32},
+     {32, 64},
+     {32, 64},
+     {.nc = 1, .lc = {0}, .rc = {0}},
+     OPTIC_DOT_PATH_GEMM,
+     DIRECT(true, 32),
+     DIRECT(false, 64)},
+    {"one_matmul_train_step.hlo dot.0",
+     2,
+     2,
+     2,
+     {4, 32},
+     {32, 128},
+     {4, 128},
+     {.nc = 1, .lc = {1}, .rc = {0}},
+     OPTIC_DOT_PATH_GEMM,
+     DIRECT(false, 32),
+     DIRECT(false, 128)},
+    {"one_matmul_train_step.hlo dot.2",
+     2,
+     2,
+     2,
+     {4, 32},
+     {4, 128},
+     {32, 128},
+     {.nc = 1, .lc = {0}, .rc = {0}},
+     OPTIC_DOT_PATH_GEMM,
+     DIRECT(true, 32),
+     DIRECT(false, 128)},
 };
 
 static void hlo_shapes(void) {
@@ -348,9 +424,9 @@ static void edge_sizes(void) {
             optic_dot_dims d = to_dims(&spec);
             struct optic_dot_plan p = check_dot(&ls, &rs, &d, (uint64_t)(count++));
             optic_dot_path want = (batch == 0 || m == 0 || n == 0) ? OPTIC_DOT_PATH_EMPTY
-                                  : k == 0                          ? OPTIC_DOT_PATH_ZEROS
-                                  : (m == 1 || n == 1)              ? OPTIC_DOT_PATH_GEMV
-                                                                    : OPTIC_DOT_PATH_GEMM;
+                                  : k == 0                         ? OPTIC_DOT_PATH_ZEROS
+                                  : (m == 1 || n == 1)             ? OPTIC_DOT_PATH_GEMV
+                                                                   : OPTIC_DOT_PATH_GEMM;
             char what[512];
             describe(what, sizeof what, &ls, &rs, &d);
             OT_CHECK(p.path == want, "%s: path %s, want %s", what, path_name(p.path), path_name(want));
@@ -375,44 +451,149 @@ typedef struct layout_case {
 
 static const layout_case layout_cases[] = {
     /* A batch dim between free and contracting dims: still one lda. */
-    {"batch in the middle", 3, 3, {5, 3, 4}, {3, 4, 6}, {.nb = 1, .nc = 1, .lb = {1}, .rb = {0}, .lc = {2}, .rc = {1}},
-     OPTIC_DOT_PATH_GEMM, DIRECT(false, 12), DIRECT(false, 6)},
+    {"batch in the middle",
+     3,
+     3,
+     {5, 3, 4},
+     {3, 4, 6},
+     {.nb = 1, .nc = 1, .lb = {1}, .rb = {0}, .lc = {2}, .rc = {1}},
+     OPTIC_DOT_PATH_GEMM,
+     DIRECT(false, 12),
+     DIRECT(false, 6)},
     /* Innermost batch dim: no unit stride left for the matrix. */
-    {"batch innermost", 3, 3, {5, 4, 3}, {3, 4, 6}, {.nb = 1, .nc = 1, .lb = {2}, .rb = {0}, .lc = {1}, .rc = {1}},
-     OPTIC_DOT_PATH_GEMM, PACKED(false, 4), DIRECT(false, 6)},
+    {"batch innermost",
+     3,
+     3,
+     {5, 4, 3},
+     {3, 4, 6},
+     {.nb = 1, .nc = 1, .lb = {2}, .rb = {0}, .lc = {1}, .rc = {1}},
+     OPTIC_DOT_PATH_GEMM,
+     PACKED(false, 4),
+     DIRECT(false, 6)},
     /* Contracting dims around a free dim cannot form one index. */
-    {"split contracting", 3, 3, {3, 5, 4}, {3, 4, 6}, {.nc = 2, .lc = {0, 2}, .rc = {0, 1}}, OPTIC_DOT_PATH_GEMM,
-     PACKED(false, 12), DIRECT(false, 6)},
+    {"split contracting",
+     3,
+     3,
+     {3, 5, 4},
+     {3, 4, 6},
+     {.nc = 2, .lc = {0, 2}, .rc = {0, 1}},
+     OPTIC_DOT_PATH_GEMM,
+     PACKED(false, 12),
+     DIRECT(false, 6)},
     /* Free dims around a contracting dim; the innermost is free, so the
      * packed copy is column-major (transposed). */
-    {"split free", 3, 2, {2, 4, 3}, {4, 6}, {.nc = 1, .lc = {1}, .rc = {0}}, OPTIC_DOT_PATH_GEMM, PACKED(true, 6),
+    {"split free",
+     3,
+     2,
+     {2, 4, 3},
+     {4, 6},
+     {.nc = 1, .lc = {1}, .rc = {0}},
+     OPTIC_DOT_PATH_GEMM,
+     PACKED(true, 6),
      DIRECT(false, 6)},
     /* Pairs listed against memory order in both operands: summing in memory
      * order is copy-free. */
-    {"reversed pairs", 3, 3, {5, 3, 4}, {3, 4, 6}, {.nc = 2, .lc = {2, 1}, .rc = {1, 0}}, OPTIC_DOT_PATH_GEMM,
-     DIRECT(false, 12), DIRECT(false, 6)},
+    {"reversed pairs",
+     3,
+     3,
+     {5, 3, 4},
+     {3, 4, 6},
+     {.nc = 2, .lc = {2, 1}, .rc = {1, 0}},
+     OPTIC_DOT_PATH_GEMM,
+     DIRECT(false, 12),
+     DIRECT(false, 6)},
     /* Pair orders that conflict: the smaller operand is packed. */
-    {"conflicting pairs, lhs smaller", 3, 3, {2, 3, 4}, {4, 3, 5}, {.nc = 2, .lc = {2, 1}, .rc = {0, 1}},
-     OPTIC_DOT_PATH_GEMM, PACKED(false, 12), DIRECT(false, 5)},
-    {"conflicting pairs, rhs smaller", 3, 3, {20, 3, 4}, {4, 3, 5}, {.nc = 2, .lc = {2, 1}, .rc = {0, 1}},
-     OPTIC_DOT_PATH_GEMM, DIRECT(false, 12), PACKED(false, 5)},
+    {"conflicting pairs, lhs smaller",
+     3,
+     3,
+     {2, 3, 4},
+     {4, 3, 5},
+     {.nc = 2, .lc = {2, 1}, .rc = {0, 1}},
+     OPTIC_DOT_PATH_GEMM,
+     PACKED(false, 12),
+     DIRECT(false, 5)},
+    {"conflicting pairs, rhs smaller",
+     3,
+     3,
+     {20, 3, 4},
+     {4, 3, 5},
+     {.nc = 2, .lc = {2, 1}, .rc = {0, 1}},
+     OPTIC_DOT_PATH_GEMM,
+     DIRECT(false, 12),
+     PACKED(false, 5)},
     /* GEMV whose vector's contracting dims conflict with the matrix's. */
-    {"gemv packed vector", 2, 3, {3, 4}, {4, 3, 7}, {.nc = 2, .lc = {1, 0}, .rc = {0, 1}}, OPTIC_DOT_PATH_GEMV,
-     {true, false, true, 1}, DIRECT(false, 7)},
+    {"gemv packed vector",
+     2,
+     3,
+     {3, 4},
+     {4, 3, 7},
+     {.nc = 2, .lc = {1, 0}, .rc = {0, 1}},
+     OPTIC_DOT_PATH_GEMV,
+     {true, false, true, 1},
+     DIRECT(false, 7)},
     /* GEMV vectors with a stride: BLAS takes the increment, no copy. */
-    {"matrix . strided vector", 3, 2, {2, 9, 5}, {5, 2}, {.nb = 1, .nc = 1, .lb = {0}, .rb = {1}, .lc = {2}, .rc = {0}},
-     OPTIC_DOT_PATH_GEMV, DIRECT(false, 5), VECTOR(2)},
-    {"strided vector . matrix", 2, 3, {5, 4}, {4, 5, 2}, {.nb = 1, .nc = 1, .lb = {1}, .rb = {0}, .lc = {0}, .rc = {1}},
-     OPTIC_DOT_PATH_GEMV, VECTOR(4), DIRECT(false, 2)},
-    {"column vector . matrix", 2, 2, {5, 1}, {5, 8}, {.nc = 1, .lc = {0}, .rc = {0}}, OPTIC_DOT_PATH_GEMV, VECTOR(1),
+    {"matrix . strided vector",
+     3,
+     2,
+     {2, 9, 5},
+     {5, 2},
+     {.nb = 1, .nc = 1, .lb = {0}, .rb = {1}, .lc = {2}, .rc = {0}},
+     OPTIC_DOT_PATH_GEMV,
+     DIRECT(false, 5),
+     VECTOR(2)},
+    {"strided vector . matrix",
+     2,
+     3,
+     {5, 4},
+     {4, 5, 2},
+     {.nb = 1, .nc = 1, .lb = {1}, .rb = {0}, .lc = {0}, .rc = {1}},
+     OPTIC_DOT_PATH_GEMV,
+     VECTOR(4),
+     DIRECT(false, 2)},
+    {"column vector . matrix",
+     2,
+     2,
+     {5, 1},
+     {5, 8},
+     {.nc = 1, .lc = {0}, .rc = {0}},
+     OPTIC_DOT_PATH_GEMV,
+     VECTOR(1),
      DIRECT(false, 8)},
-    {"matrix . column", 2, 2, {6, 5}, {5, 1}, {.nc = 1, .lc = {1}, .rc = {0}}, OPTIC_DOT_PATH_GEMV, DIRECT(false, 5),
+    {"matrix . column",
+     2,
+     2,
+     {6, 5},
+     {5, 1},
+     {.nc = 1, .lc = {1}, .rc = {0}},
+     OPTIC_DOT_PATH_GEMV,
+     DIRECT(false, 5),
      VECTOR(1)},
-    {"transposed matrix . vector", 2, 1, {5, 6}, {5}, {.nc = 1, .lc = {0}, .rc = {0}}, OPTIC_DOT_PATH_GEMV,
-     DIRECT(true, 6), VECTOR(1)},
-    {"batched row . matrix", 3, 3, {4, 1, 5}, {4, 5, 3}, {.nb = 1, .nc = 1, .lb = {0}, .rb = {0}, .lc = {2}, .rc = {1}},
-     OPTIC_DOT_PATH_GEMV, VECTOR(1), DIRECT(false, 3)},
-    {"vector . vector", 1, 1, {7}, {7}, {.nc = 1, .lc = {0}, .rc = {0}}, OPTIC_DOT_PATH_GEMV, VECTOR(1),
+    {"transposed matrix . vector",
+     2,
+     1,
+     {5, 6},
+     {5},
+     {.nc = 1, .lc = {0}, .rc = {0}},
+     OPTIC_DOT_PATH_GEMV,
+     DIRECT(true, 6),
+     VECTOR(1)},
+    {"batched row . matrix",
+     3,
+     3,
+     {4, 1, 5},
+     {4, 5, 3},
+     {.nb = 1, .nc = 1, .lb = {0}, .rb = {0}, .lc = {2}, .rc = {1}},
+     OPTIC_DOT_PATH_GEMV,
+     VECTOR(1),
+     DIRECT(false, 3)},
+    {"vector . vector",
+     1,
+     1,
+     {7},
+     {7},
+     {.nc = 1, .lc = {0}, .rc = {0}},
+     OPTIC_DOT_PATH_GEMV,
+     VECTOR(1),
      DIRECT(false, 1)},
 };
 
@@ -433,19 +614,60 @@ static void layouts(void) {
  * OpenBLAS runs single-threaded per call. */
 static void openmp_region(void) {
   static const layout_case shapes[] = {
-      {"mlp 96x300 . 300x200", 2, 2, {96, 300}, {300, 200}, {.nc = 1, .lc = {1}, .rc = {0}}, OPTIC_DOT_PATH_GEMM,
-       DIRECT(false, 300), DIRECT(false, 200)},
-      {"tall 300x64 . 64x40 (split M)", 2, 2, {300, 64}, {64, 40}, {.nc = 1, .lc = {1}, .rc = {0}},
-       OPTIC_DOT_PATH_GEMM, DIRECT(false, 64), DIRECT(false, 40)},
-      {"batched 7 x (33x50 . 50x29)", 3, 3, {7, 33, 50}, {7, 50, 29},
-       {.nb = 1, .nc = 1, .lb = {0}, .rb = {0}, .lc = {2}, .rc = {1}}, OPTIC_DOT_PATH_GEMM, DIRECT(false, 50),
+      {"mlp 96x300 . 300x200",
+       2,
+       2,
+       {96, 300},
+       {300, 200},
+       {.nc = 1, .lc = {1}, .rc = {0}},
+       OPTIC_DOT_PATH_GEMM,
+       DIRECT(false, 300),
+       DIRECT(false, 200)},
+      {"tall 300x64 . 64x40 (split M)",
+       2,
+       2,
+       {300, 64},
+       {64, 40},
+       {.nc = 1, .lc = {1}, .rc = {0}},
+       OPTIC_DOT_PATH_GEMM,
+       DIRECT(false, 64),
+       DIRECT(false, 40)},
+      {"batched 7 x (33x50 . 50x29)",
+       3,
+       3,
+       {7, 33, 50},
+       {7, 50, 29},
+       {.nb = 1, .nc = 1, .lb = {0}, .rb = {0}, .lc = {2}, .rc = {1}},
+       OPTIC_DOT_PATH_GEMM,
+       DIRECT(false, 50),
        DIRECT(false, 29)},
-      {"packed both", 3, 3, {9, 40, 11}, {7, 40, 13}, {.nc = 1, .lc = {1}, .rc = {1}}, OPTIC_DOT_PATH_GEMM,
-       PACKED(true, 99), PACKED(false, 91)},
-      {"gemv 1x500 . 500x300", 2, 2, {1, 500}, {500, 300}, {.nc = 1, .lc = {1}, .rc = {0}}, OPTIC_DOT_PATH_GEMV,
-       VECTOR(1), DIRECT(false, 300)},
-      {"zeros 20x0 . 0x30", 2, 2, {20, 0}, {0, 30}, {.nc = 1, .lc = {1}, .rc = {0}}, OPTIC_DOT_PATH_ZEROS,
-       DIRECT(false, 0), DIRECT(false, 0)},
+      {"packed both",
+       3,
+       3,
+       {9, 40, 11},
+       {7, 40, 13},
+       {.nc = 1, .lc = {1}, .rc = {1}},
+       OPTIC_DOT_PATH_GEMM,
+       PACKED(true, 99),
+       PACKED(false, 91)},
+      {"gemv 1x500 . 500x300",
+       2,
+       2,
+       {1, 500},
+       {500, 300},
+       {.nc = 1, .lc = {1}, .rc = {0}},
+       OPTIC_DOT_PATH_GEMV,
+       VECTOR(1),
+       DIRECT(false, 300)},
+      {"zeros 20x0 . 0x30",
+       2,
+       2,
+       {20, 0},
+       {0, 30},
+       {.nc = 1, .lc = {1}, .rc = {0}},
+       OPTIC_DOT_PATH_ZEROS,
+       DIRECT(false, 0),
+       DIRECT(false, 0)},
   };
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     const layout_case *c = &shapes[i];
@@ -497,12 +719,33 @@ static void openmp_region(void) {
  * x.W, the weight gradient x^T.dy and the input gradient dy.W^T. */
 static void mlp_shapes(void) {
   static const layout_case shapes[] = {
-      {"forward 64x256 . 256x1024", 2, 2, {64, 256}, {256, 1024}, {.nc = 1, .lc = {1}, .rc = {0}},
-       OPTIC_DOT_PATH_GEMM, DIRECT(false, 256), DIRECT(false, 1024)},
-      {"weight grad (64x256)^T . 64x1024", 2, 2, {64, 256}, {64, 1024}, {.nc = 1, .lc = {0}, .rc = {0}},
-       OPTIC_DOT_PATH_GEMM, DIRECT(true, 256), DIRECT(false, 1024)},
-      {"input grad 64x1024 . (256x1024)^T", 2, 2, {64, 1024}, {256, 1024}, {.nc = 1, .lc = {1}, .rc = {1}},
-       OPTIC_DOT_PATH_GEMM, DIRECT(false, 1024), DIRECT(true, 1024)},
+      {"forward 64x256 . 256x1024",
+       2,
+       2,
+       {64, 256},
+       {256, 1024},
+       {.nc = 1, .lc = {1}, .rc = {0}},
+       OPTIC_DOT_PATH_GEMM,
+       DIRECT(false, 256),
+       DIRECT(false, 1024)},
+      {"weight grad (64x256)^T . 64x1024",
+       2,
+       2,
+       {64, 256},
+       {64, 1024},
+       {.nc = 1, .lc = {0}, .rc = {0}},
+       OPTIC_DOT_PATH_GEMM,
+       DIRECT(true, 256),
+       DIRECT(false, 1024)},
+      {"input grad 64x1024 . (256x1024)^T",
+       2,
+       2,
+       {64, 1024},
+       {256, 1024},
+       {.nc = 1, .lc = {1}, .rc = {1}},
+       OPTIC_DOT_PATH_GEMM,
+       DIRECT(false, 1024),
+       DIRECT(true, 1024)},
   };
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     const layout_case *c = &shapes[i];
@@ -526,39 +769,116 @@ typedef struct invalid_case {
 
 static const invalid_case invalid_cases[] = {
     {"lhs rank 9", 9, 1, {1}, {1}, {0}, OPTIC_ERR_INVALID_ARGUMENT, "dot: lhs rank 9 is outside [0, 8]"},
-    {"negative size", 2, 2, {2, 3}, {3, -1}, {.lhs_contracting_count = 1, .rhs_contracting_count = 1,
-     .lhs_contracting = {1}, .rhs_contracting = {0}}, OPTIC_ERR_INVALID_ARGUMENT, "dot: rhs dim 1 has size -1"},
-    {"batch counts differ", 2, 2, {2, 3}, {2, 3}, {.lhs_batch_count = 1, .lhs_batch = {0}},
-     OPTIC_ERR_INVALID_ARGUMENT, "dot: lhs has 1 batch dims but rhs has 0"},
-    {"contracting counts differ", 2, 2, {2, 3}, {3, 2}, {.lhs_contracting_count = 1, .rhs_contracting_count = 2,
-     .lhs_contracting = {1}, .rhs_contracting = {0, 1}}, OPTIC_ERR_INVALID_ARGUMENT,
+    {"negative size",
+     2,
+     2,
+     {2, 3},
+     {3, -1},
+     {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}},
+     OPTIC_ERR_INVALID_ARGUMENT,
+     "dot: rhs dim 1 has size -1"},
+    {"batch counts differ",
+     2,
+     2,
+     {2, 3},
+     {2, 3},
+     {.lhs_batch_count = 1, .lhs_batch = {0}},
+     OPTIC_ERR_INVALID_ARGUMENT,
+     "dot: lhs has 1 batch dims but rhs has 0"},
+    {"contracting counts differ",
+     2,
+     2,
+     {2, 3},
+     {3, 2},
+     {.lhs_contracting_count = 1, .rhs_contracting_count = 2, .lhs_contracting = {1}, .rhs_contracting = {0, 1}},
+     OPTIC_ERR_INVALID_ARGUMENT,
      "dot: lhs has 1 contracting dims but rhs has 2"},
-    {"more batch dims than rank", 2, 3, {2, 3}, {2, 3, 4}, {.lhs_batch_count = 3, .rhs_batch_count = 3,
-     .lhs_batch = {0, 1, 2}, .rhs_batch = {0, 1, 2}}, OPTIC_ERR_INVALID_ARGUMENT,
+    {"more batch dims than rank",
+     2,
+     3,
+     {2, 3},
+     {2, 3, 4},
+     {.lhs_batch_count = 3, .rhs_batch_count = 3, .lhs_batch = {0, 1, 2}, .rhs_batch = {0, 1, 2}},
+     OPTIC_ERR_INVALID_ARGUMENT,
      "dot: lhs has 3 batch dims but rank 2"},
-    {"contracting dim out of range", 2, 2, {2, 3}, {3, 4}, {.lhs_contracting_count = 1, .rhs_contracting_count = 1,
-     .lhs_contracting = {2}, .rhs_contracting = {0}}, OPTIC_ERR_INVALID_ARGUMENT,
+    {"contracting dim out of range",
+     2,
+     2,
+     {2, 3},
+     {3, 4},
+     {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {2}, .rhs_contracting = {0}},
+     OPTIC_ERR_INVALID_ARGUMENT,
      "dot: lhs contracting dim 2 is out of range for rank 2"},
-    {"negative batch dim", 2, 2, {2, 3}, {2, 4}, {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_batch = {0},
-     .rhs_batch = {-1}}, OPTIC_ERR_INVALID_ARGUMENT, "dot: rhs batch dim -1 is out of range for rank 2"},
-    {"contracting dim twice", 2, 2, {3, 3}, {3, 3}, {.lhs_contracting_count = 2, .rhs_contracting_count = 2,
-     .lhs_contracting = {1, 1}, .rhs_contracting = {0, 1}}, OPTIC_ERR_INVALID_ARGUMENT,
+    {"negative batch dim",
+     2,
+     2,
+     {2, 3},
+     {2, 4},
+     {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_batch = {0}, .rhs_batch = {-1}},
+     OPTIC_ERR_INVALID_ARGUMENT,
+     "dot: rhs batch dim -1 is out of range for rank 2"},
+    {"contracting dim twice",
+     2,
+     2,
+     {3, 3},
+     {3, 3},
+     {.lhs_contracting_count = 2, .rhs_contracting_count = 2, .lhs_contracting = {1, 1}, .rhs_contracting = {0, 1}},
+     OPTIC_ERR_INVALID_ARGUMENT,
      "dot: lhs dim 1 is listed twice (as contracting and as contracting)"},
-    {"batch and contracting", 2, 2, {3, 3}, {3, 3}, {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_batch = {0},
-     .rhs_batch = {0}, .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-     .rhs_contracting = {0}}, OPTIC_ERR_INVALID_ARGUMENT,
+    {"batch and contracting",
+     2,
+     2,
+     {3, 3},
+     {3, 3},
+     {.lhs_batch_count = 1,
+      .rhs_batch_count = 1,
+      .lhs_batch = {0},
+      .rhs_batch = {0},
+      .lhs_contracting_count = 1,
+      .rhs_contracting_count = 1,
+      .lhs_contracting = {1},
+      .rhs_contracting = {0}},
+     OPTIC_ERR_INVALID_ARGUMENT,
      "dot: rhs dim 0 is listed twice (as batch and as contracting)"},
-    {"batch sizes differ", 3, 3, {2, 3, 4}, {3, 4, 5}, {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_batch = {0},
-     .rhs_batch = {0}}, OPTIC_ERR_SHAPE_MISMATCH, "dot: lhs batch dim 0 has size 2 but rhs batch dim 0 has size 3"},
-    {"contracting sizes differ", 2, 2, {2, 3}, {4, 5}, {.lhs_contracting_count = 1, .rhs_contracting_count = 1,
-     .lhs_contracting = {1}, .rhs_contracting = {0}}, OPTIC_ERR_SHAPE_MISMATCH,
+    {"batch sizes differ",
+     3,
+     3,
+     {2, 3, 4},
+     {3, 4, 5},
+     {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_batch = {0}, .rhs_batch = {0}},
+     OPTIC_ERR_SHAPE_MISMATCH,
+     "dot: lhs batch dim 0 has size 2 but rhs batch dim 0 has size 3"},
+    {"contracting sizes differ",
+     2,
+     2,
+     {2, 3},
+     {4, 5},
+     {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}},
+     OPTIC_ERR_SHAPE_MISMATCH,
      "dot: lhs contracting dim 1 has size 3 but rhs contracting dim 0 has size 4"},
-    {"second contracting pair differs", 3, 3, {2, 3, 4}, {3, 5, 4}, {.lhs_contracting_count = 2,
-     .rhs_contracting_count = 2, .lhs_contracting = {1, 2}, .rhs_contracting = {0, 1}}, OPTIC_ERR_SHAPE_MISMATCH,
+    {"second contracting pair differs",
+     3,
+     3,
+     {2, 3, 4},
+     {3, 5, 4},
+     {.lhs_contracting_count = 2, .rhs_contracting_count = 2, .lhs_contracting = {1, 2}, .rhs_contracting = {0, 1}},
+     OPTIC_ERR_SHAPE_MISMATCH,
      "dot: lhs contracting dim 2 has size 4 but rhs contracting dim 1 has size 5"},
-    {"output rank 9", 5, 4, {1, 2, 1, 2, 1}, {2, 1, 2, 1}, {0}, OPTIC_ERR_INVALID_ARGUMENT,
+    {"output rank 9",
+     5,
+     4,
+     {1, 2, 1, 2, 1},
+     {2, 1, 2, 1},
+     {0},
+     OPTIC_ERR_INVALID_ARGUMENT,
      "dot: output rank 9 (0 batch + 5 lhs free + 4 rhs free dims) exceeds 8"},
-    {"output too large", 1, 1, {(int64_t)1 << 31}, {(int64_t)1 << 31}, {0}, OPTIC_ERR_OVERFLOW,
+    {"output too large",
+     1,
+     1,
+     {(int64_t)1 << 31},
+     {(int64_t)1 << 31},
+     {0},
+     OPTIC_ERR_OVERFLOW,
      "dot: output f32[2147483648,2147483648] has too many elements"},
 };
 
@@ -588,10 +908,10 @@ static void invalid_dims(void) {
  * status; an empty dot needs no buffers at all. */
 static void invalid_run_args(void) {
   optic_shape ls = {2, {3, 4}}, rs = {2, {4, 5}}, bad_t = {3, {2, 4, 3}}, empty = {2, {0, 4}};
-  optic_dot_dims d = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                      .rhs_contracting = {0}};
-  optic_dot_dims dt = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                       .rhs_contracting = {0}};
+  optic_dot_dims d = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
+  optic_dot_dims dt = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   struct optic_dot_plan p, packed, none;
   float a[64] = {0}, b[64] = {0}, out[64];
   float scratch[64];
@@ -609,8 +929,7 @@ static void invalid_run_args(void) {
   OT_EXPECT_STATUS(optic_dot_pack(&p, a, b, NULL, 0, 0), OPTIC_ERR_INVALID_ARGUMENT);
   /* The free dims 0 and 2 of [2,4,3] are split by the contracting dim 1: packed. */
   OT_EXPECT_OK(optic_dot_plan(&bad_t, &(optic_shape){2, {4, 5}}, &dt, &packed));
-  OT_CHECK(packed.lhs.packed && packed.scratch_bytes == 2 * 4 * 3 * sizeof(float), "scratch %zu",
-           packed.scratch_bytes);
+  OT_CHECK(packed.lhs.packed && packed.scratch_bytes == 2 * 4 * 3 * sizeof(float), "scratch %zu", packed.scratch_bytes);
   OT_EXPECT_STATUS(optic_dot_run(&packed, a, b, out, NULL), OPTIC_ERR_INVALID_ARGUMENT);
   OT_CHECK(strstr(optic_last_error(), "needs 96 bytes of float-aligned scratch") != NULL, "%s", optic_last_error());
   OT_EXPECT_STATUS(optic_dot_run(&packed, a, b, out, (char *)scratch + 1), OPTIC_ERR_INVALID_ARGUMENT);
@@ -629,16 +948,21 @@ static void index_limits(void) {
     return;
   }
   struct optic_dot_plan p;
-  optic_dot_dims mid = {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_batch = {1}, .rhs_batch = {0},
-                        .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {2},
+  optic_dot_dims mid = {.lhs_batch_count = 1,
+                        .rhs_batch_count = 1,
+                        .lhs_batch = {1},
+                        .rhs_batch = {0},
+                        .lhs_contracting_count = 1,
+                        .rhs_contracting_count = 1,
+                        .lhs_contracting = {2},
                         .rhs_contracting = {1}};
   optic_shape ls = {3, {2, (int64_t)1 << 30, 4}}, rs = {3, {(int64_t)1 << 30, 4, 2}};
   OT_EXPECT_OK(optic_dot_plan(&ls, &rs, &mid, &p));
   OT_CHECK(p.lhs.packed && p.lhs.ld == 4, "lda 2^32 must be packed around (packed=%d ld=%lld)", p.lhs.packed,
            (long long)p.lhs.ld);
   OT_CHECK(!p.rhs.packed);
-  optic_dot_dims mm = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                       .rhs_contracting = {0}};
+  optic_dot_dims mm = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   optic_shape big_m = {2, {(int64_t)1 << 31, 1}}, small = {2, {1, 2}};
   OT_EXPECT_STATUS(optic_dot_plan(&big_m, &small, &mm, &p), OPTIC_ERR_UNSUPPORTED);
   OT_CHECK(strstr(optic_last_error(), "M=2147483648, N=2, K=1 exceeds the 32-bit index range") != NULL, "%s",
@@ -648,8 +972,10 @@ static void index_limits(void) {
 }
 
 static const ot_case cases[] = {
-    {"permutations", permutations},   {"hlo_shapes", hlo_shapes},         {"edge_sizes", edge_sizes},
-    {"layouts", layouts},             {"openmp_region", openmp_region},   {"mlp_shapes", mlp_shapes},
-    {"invalid_dims", invalid_dims},   {"invalid_run_args", invalid_run_args}, {"index_limits", index_limits},
+    {"permutations", permutations},   {"hlo_shapes", hlo_shapes},
+    {"edge_sizes", edge_sizes},       {"layouts", layouts},
+    {"openmp_region", openmp_region}, {"mlp_shapes", mlp_shapes},
+    {"invalid_dims", invalid_dims},   {"invalid_run_args", invalid_run_args},
+    {"index_limits", index_limits},
 };
 OT_MAIN(cases)

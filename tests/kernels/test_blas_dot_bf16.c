@@ -30,11 +30,14 @@ static size_t elements(const optic_shape *s) {
 
 static void describe(char *buf, size_t size, const optic_shape *l, const optic_shape *r, const optic_dot_dims *d) {
   int n = snprintf(buf, size, "bf16[");
-  for (int i = 0; i < l->rank; i++) n += snprintf(buf + n, size - (size_t)n, "%s%lld", i ? "," : "", (long long)l->dims[i]);
+  for (int i = 0; i < l->rank; i++)
+    n += snprintf(buf + n, size - (size_t)n, "%s%lld", i ? "," : "", (long long)l->dims[i]);
   n += snprintf(buf + n, size - (size_t)n, "] . bf16[");
-  for (int i = 0; i < r->rank; i++) n += snprintf(buf + n, size - (size_t)n, "%s%lld", i ? "," : "", (long long)r->dims[i]);
+  for (int i = 0; i < r->rank; i++)
+    n += snprintf(buf + n, size - (size_t)n, "%s%lld", i ? "," : "", (long long)r->dims[i]);
   n += snprintf(buf + n, size - (size_t)n, "] lb={");
-  for (int i = 0; i < d->lhs_batch_count; i++) n += snprintf(buf + n, size - (size_t)n, "%s%d", i ? "," : "", d->lhs_batch[i]);
+  for (int i = 0; i < d->lhs_batch_count; i++)
+    n += snprintf(buf + n, size - (size_t)n, "%s%d", i ? "," : "", d->lhs_batch[i]);
   n += snprintf(buf + n, size - (size_t)n, "} lc={");
   for (int i = 0; i < d->lhs_contracting_count; i++)
     n += snprintf(buf + n, size - (size_t)n, "%s%d", i ? "," : "", d->lhs_contracting[i]);
@@ -55,12 +58,13 @@ static void fill_bf16(kt_rng *r, uint16_t *x, float *wide, size_t n) {
   }
 }
 
-static bool within(const char *what, const char *how, const float *got, const float *want, const float *bound,
-                   size_t n, int64_t k) {
+static bool within(const char *what, const char *how, const float *got, const float *want, const float *bound, size_t n,
+                   int64_t k) {
   for (size_t i = 0; i < n; i++) {
     double tol = (double)(k + 2) * 0x1p-24 * (double)bound[i] + (double)k * 0x1p-124;
     if (!(fabs((double)got[i] - (double)want[i]) <= tol)) {
-      OT_CHECK(false, "%s (%s): out[%zu] = %.9g, want %.9g, tolerance %.3g", what, how, i, (double)got[i], (double)want[i], tol);
+      OT_CHECK(false, "%s (%s): out[%zu] = %.9g, want %.9g, tolerance %.3g", what, how, i, (double)got[i],
+               (double)want[i], tol);
       return false;
     }
   }
@@ -142,7 +146,8 @@ static void check_dot(const optic_shape *ls, const optic_shape *rs, const optic_
  * the 256-deep cache block; both operands plain and transposed; with and
  * without a batch dim. */
 static void edge_sizes(void) {
-  static const int64_t ms[] = {0, 1, 11, 12, 13, 25, 200}, ns[] = {0, 1, 31, 32, 33, 65}, ks[] = {0, 1, 2, 3, 255, 256, 257, 513};
+  static const int64_t ms[] = {0, 1, 11, 12, 13, 25, 200}, ns[] = {0, 1, 31, 32, 33, 65},
+                       ks[] = {0, 1, 2, 3, 255, 256, 257, 513};
   int count = 0;
   for (int bi = 0; bi < 2; bi++) {
     for (int layout = 0; layout < 4; layout++) {
@@ -156,9 +161,14 @@ static void edge_sizes(void) {
             int64_t l[3] = {3, 0, 0}, r[3] = {3, 0, 0};
             l[o] = lt ? k : m, l[o + 1] = lt ? m : k;
             r[o] = rt ? n : k, r[o + 1] = rt ? k : n;
-            optic_dot_dims d = {.lhs_batch_count = o, .rhs_batch_count = o, .lhs_contracting_count = 1,
-                                .rhs_contracting_count = 1, .lhs_batch = {0}, .rhs_batch = {0},
-                                .lhs_contracting = {o + !lt}, .rhs_contracting = {o + rt}};
+            optic_dot_dims d = {.lhs_batch_count = o,
+                                .rhs_batch_count = o,
+                                .lhs_contracting_count = 1,
+                                .rhs_contracting_count = 1,
+                                .lhs_batch = {0},
+                                .rhs_batch = {0},
+                                .lhs_contracting = {o + !lt},
+                                .rhs_contracting = {o + rt}};
             optic_shape ls = shape_of(2 + o, l), rs = shape_of(2 + o, r);
             check_dot(&ls, &rs, &d, (uint64_t)count, (size_t)(count % 3));
             count++;
@@ -174,8 +184,8 @@ static void edge_sizes(void) {
 static void packed_layouts(void) {
   { /* lhs [m=13, k1=5, m2=3, k2=7] contracting {1,3}; rhs [k2=7, n=33, k1=5] contracting {2,0} */
     int64_t l[4] = {13, 5, 3, 7}, r[3] = {7, 33, 5};
-    optic_dot_dims d = {.lhs_contracting_count = 2, .rhs_contracting_count = 2, .lhs_contracting = {1, 3},
-                        .rhs_contracting = {2, 0}};
+    optic_dot_dims d = {
+        .lhs_contracting_count = 2, .rhs_contracting_count = 2, .lhs_contracting = {1, 3}, .rhs_contracting = {2, 0}};
     optic_shape ls = shape_of(4, l), rs = shape_of(3, r);
     struct optic_dot_plan p;
     OT_EXPECT_OK(optic_dot_plan(&ls, &rs, &d, &p));
@@ -184,16 +194,26 @@ static void packed_layouts(void) {
   }
   { /* batch dim in the middle of both: lhs [m=14, b=2, k=9], rhs [k=9, b=2, n=40] */
     int64_t l[3] = {14, 2, 9}, r[3] = {9, 2, 40};
-    optic_dot_dims d = {.lhs_batch_count = 1, .rhs_batch_count = 1, .lhs_batch = {1}, .rhs_batch = {1},
-                        .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {2},
+    optic_dot_dims d = {.lhs_batch_count = 1,
+                        .rhs_batch_count = 1,
+                        .lhs_batch = {1},
+                        .rhs_batch = {1},
+                        .lhs_contracting_count = 1,
+                        .rhs_contracting_count = 1,
+                        .lhs_contracting = {2},
                         .rhs_contracting = {0}};
     optic_shape ls = shape_of(3, l), rs = shape_of(3, r);
     check_dot(&ls, &rs, &d, 7, 2);
   }
   { /* two batch dims, rhs transposed: [2, 3, 17, 21] . [2, 3, 35, 21] */
     int64_t l[4] = {2, 3, 17, 21}, r[4] = {2, 3, 35, 21};
-    optic_dot_dims d = {.lhs_batch_count = 2, .rhs_batch_count = 2, .lhs_batch = {0, 1}, .rhs_batch = {0, 1},
-                        .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {3},
+    optic_dot_dims d = {.lhs_batch_count = 2,
+                        .rhs_batch_count = 2,
+                        .lhs_batch = {0, 1},
+                        .rhs_batch = {0, 1},
+                        .lhs_contracting_count = 1,
+                        .rhs_contracting_count = 1,
+                        .lhs_contracting = {3},
                         .rhs_contracting = {3}};
     optic_shape ls = shape_of(4, l), rs = shape_of(4, r);
     check_dot(&ls, &rs, &d, 8, 0);
@@ -209,8 +229,8 @@ static void packed_layouts(void) {
 /* Bad arguments get a status and a message, never a crash. */
 static void invalid_args(void) {
   int64_t l[2] = {4, 6}, r[2] = {6, 5};
-  optic_dot_dims d = {.lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1},
-                      .rhs_contracting = {0}};
+  optic_dot_dims d = {
+      .lhs_contracting_count = 1, .rhs_contracting_count = 1, .lhs_contracting = {1}, .rhs_contracting = {0}};
   optic_shape ls = shape_of(2, l), rs = shape_of(2, r);
   struct optic_dot_plan p;
   OT_EXPECT_OK(optic_dot_plan(&ls, &rs, &d, &p));

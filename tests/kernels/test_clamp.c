@@ -25,8 +25,8 @@ static uint32_t bits(float f) {
  * infinities, degenerate; the last pair is two NaNs with distinct payloads
  * (set by init_bounds), so the test sees that lo's wins. */
 static float scalar_bounds[][2] = {
-    {-1.0f, 1.0f}, {1.0f, -1.0f}, {NAN, 1.0f}, {-1.0f, NAN}, {-0.0f, 0.0f}, {0.0f, -0.0f},
-    {-INFINITY, INFINITY}, {0.0f, 0.0f}, {2.0f, 2.0f}, {-FLT_MAX, 1e-40f}, {0.0f, 0.0f},
+    {-1.0f, 1.0f},         {1.0f, -1.0f}, {NAN, 1.0f},  {-1.0f, NAN},       {-0.0f, 0.0f}, {0.0f, -0.0f},
+    {-INFINITY, INFINITY}, {0.0f, 0.0f},  {2.0f, 2.0f}, {-FLT_MAX, 1e-40f}, {0.0f, 0.0f},
 };
 #define NBOUNDS (sizeof scalar_bounds / sizeof scalar_bounds[0])
 
@@ -49,7 +49,10 @@ static void fill_bounds(kt_rng *r, const float *x, float *lo, float *hi, size_t 
     lo[i] = kt_uniform(r, -4.0f, 0.0f);
     hi[i] = kt_uniform(r, 0.0f, 4.0f);
     switch (kt_next(r) & 15) {
-      case 0: { float t = lo[i]; lo[i] = hi[i], hi[i] = t; } break;
+      case 0: {
+        float t = lo[i];
+        lo[i] = hi[i], hi[i] = t;
+      } break;
       case 1: lo[i] = from_bits(0x7fc00111u); break;
       case 2: hi[i] = from_bits(0xffc00222u); break;
       case 3: lo[i] = x[i]; break;
@@ -75,8 +78,8 @@ static void mix_scalar_bounds(kt_rng *r, float *x, size_t n, float lo, float hi)
 static int compare(const char *fn_name, size_t n, size_t off, int mode, const float *got, const float *want) {
   for (size_t i = 0; i < n; i++) {
     if (bits(got[i]) != bits(want[i])) {
-      OT_CHECK(false, "%s n=%zu offset=%zu mode=%d: y[%zu]=%.9g (0x%08x) want %.9g (0x%08x)", fn_name, n, off,
-               mode, i, got[i], bits(got[i]), want[i], bits(want[i]));
+      OT_CHECK(false, "%s n=%zu offset=%zu mode=%d: y[%zu]=%.9g (0x%08x) want %.9g (0x%08x)", fn_name, n, off, mode, i,
+               got[i], bits(got[i]), want[i], bits(want[i]));
       return 1;
     }
   }
@@ -95,8 +98,8 @@ static void check_vv(optic_isa isa, optic_f32_vclamp_fn fn, const char *fn_name)
     for (size_t oi = 0; oi < kt_noffsets; oi++) {
       size_t off = kt_offsets[oi];
       for (int mode = 0; mode < 4; mode++) {
-        kt_mem x = kt_mem_make(n, 4, off), lo = kt_mem_make(n, 4, (off + 1) % 4),
-               hi = kt_mem_make(n, 4, (off + 2) % 4), y = kt_mem_make(n, 4, off);
+        kt_mem x = kt_mem_make(n, 4, off), lo = kt_mem_make(n, 4, (off + 1) % 4), hi = kt_mem_make(n, 4, (off + 2) % 4),
+               y = kt_mem_make(n, 4, off);
         fill_x(&rng, x.p, n);
         fill_bounds(&rng, x.p, lo.p, hi.p, n);
         float *want = malloc((n + 1) * sizeof(float));
@@ -160,11 +163,25 @@ static void check_vs(optic_isa isa, optic_f32_vclampc_fn fn, const char *fn_name
 /* The oracle itself against hand-written answers for the documented rules. */
 static void reference_known_answers(void) {
   const float qnan = from_bits(0x7fc00001u), lnan = from_bits(0x7fc00002u), hnan = from_bits(0x7fc00003u);
-  const struct { float lo, x, hi, want; } rows[] = {
-      {-1, 5, 1, 1},           {-1, -5, 1, -1},         {-1, 0.5f, 1, 0.5f},     {-1, qnan, 1, qnan},
-      {lnan, 0, 1, lnan},      {-1, 0, hnan, hnan},     {lnan, 0, hnan, lnan},   {lnan, qnan, hnan, qnan},
-      {2, 0, 1, 1},            {2, 3, 1, 1},            {2, 1.5f, 1, 1},         {0.0f, -0.0f, 1, 0.0f},
-      {-0.0f, 0.0f, 1, -0.0f}, {-1, 1, 1, 1},           {-1, -INFINITY, 1, -1},  {-INFINITY, 1e-40f, INFINITY, 1e-40f},
+  const struct {
+    float lo, x, hi, want;
+  } rows[] = {
+      {-1, 5, 1, 1},
+      {-1, -5, 1, -1},
+      {-1, 0.5f, 1, 0.5f},
+      {-1, qnan, 1, qnan},
+      {lnan, 0, 1, lnan},
+      {-1, 0, hnan, hnan},
+      {lnan, 0, hnan, lnan},
+      {lnan, qnan, hnan, qnan},
+      {2, 0, 1, 1},
+      {2, 3, 1, 1},
+      {2, 1.5f, 1, 1},
+      {0.0f, -0.0f, 1, 0.0f},
+      {-0.0f, 0.0f, 1, -0.0f},
+      {-1, 1, 1, 1},
+      {-1, -INFINITY, 1, -1},
+      {-INFINITY, 1e-40f, INFINITY, 1e-40f},
   };
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
     float got, gotc;
@@ -173,8 +190,8 @@ static void reference_known_answers(void) {
     OT_CHECK(bits(got) == bits(rows[r].want) && bits(gotc) == bits(rows[r].want),
              "clamp(%g, %g, %g) gave 0x%08x/0x%08x, want 0x%08x", rows[r].lo, rows[r].x, rows[r].hi, bits(got),
              bits(gotc), bits(rows[r].want));
-    OT_CHECK(bits(optic_clamp_f32(rows[r].x, rows[r].lo, rows[r].hi)) == bits(rows[r].want),
-             "optic_clamp_f32 row %zu", r);
+    OT_CHECK(bits(optic_clamp_f32(rows[r].x, rows[r].lo, rows[r].hi)) == bits(rows[r].want), "optic_clamp_f32 row %zu",
+             r);
   }
 }
 

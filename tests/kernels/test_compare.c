@@ -34,12 +34,12 @@ static void mix_scalar(kt_rng *r, float *a, size_t n, float s) {
   }
 }
 
-static int compare_bytes(const char *fn_name, size_t n, size_t off, float s, const uint8_t *got,
-                         const uint8_t *want, const float *a, const float *b) {
+static int compare_bytes(const char *fn_name, size_t n, size_t off, float s, const uint8_t *got, const uint8_t *want,
+                         const float *a, const float *b) {
   for (size_t i = 0; i < n; i++) {
     if (got[i] != want[i]) {
-      OT_CHECK(false, "%s n=%zu offset=%zu: y[%zu]=%u want %u (a=%.9g b=%.9g)", fn_name, n, off, i, got[i],
-               want[i], a[i], b ? b[i] : s);
+      OT_CHECK(false, "%s n=%zu offset=%zu: y[%zu]=%u want %u (a=%.9g b=%.9g)", fn_name, n, off, i, got[i], want[i],
+               a[i], b ? b[i] : s);
       return 1;
     }
   }
@@ -96,10 +96,14 @@ static void reference_known_answers(void) {
     float a, b;
     uint8_t want[OPTIC_COMPARE_OP_COUNT];
   } rows[] = {
-      {1.0f, 2.0f, {0, 1, 1, 1, 0, 0}},        {2.0f, 1.0f, {0, 1, 0, 0, 1, 1}},
-      {NAN, 1.0f, {0, 1, 0, 0, 0, 0}},         {1.0f, NAN, {0, 1, 0, 0, 0, 0}},
-      {NAN, NAN, {0, 1, 0, 0, 0, 0}},          {-0.0f, 0.0f, {1, 0, 0, 1, 0, 1}},
-      {INFINITY, INFINITY, {1, 0, 0, 1, 0, 1}}, {1e-40f, 0.0f, {0, 1, 0, 0, 1, 1}},
+      {1.0f, 2.0f, {0, 1, 1, 1, 0, 0}},
+      {2.0f, 1.0f, {0, 1, 0, 0, 1, 1}},
+      {NAN, 1.0f, {0, 1, 0, 0, 0, 0}},
+      {1.0f, NAN, {0, 1, 0, 0, 0, 0}},
+      {NAN, NAN, {0, 1, 0, 0, 0, 0}},
+      {-0.0f, 0.0f, {1, 0, 0, 1, 0, 1}},
+      {INFINITY, INFINITY, {1, 0, 0, 1, 0, 1}},
+      {1e-40f, 0.0f, {0, 1, 0, 0, 1, 1}},
       {-INFINITY, -FLT_MAX, {0, 1, 1, 1, 0, 0}},
   };
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
@@ -107,8 +111,8 @@ static void reference_known_answers(void) {
       uint8_t got = 9, gotc = 9;
       optic_ref_f32_compare((optic_compare_op)op, 1, &rows[r].a, &rows[r].b, &got);
       optic_ref_f32_comparec((optic_compare_op)op, 1, &rows[r].a, rows[r].b, &gotc);
-      OT_CHECK(got == rows[r].want[op] && gotc == rows[r].want[op], "%g %s %g gave %u/%u, want %u",
-               rows[r].a, optic_compare_op_name((optic_compare_op)op), rows[r].b, got, gotc, rows[r].want[op]);
+      OT_CHECK(got == rows[r].want[op] && gotc == rows[r].want[op], "%g %s %g gave %u/%u, want %u", rows[r].a,
+               optic_compare_op_name((optic_compare_op)op), rows[r].b, got, gotc, rows[r].want[op]);
     }
   }
 }

@@ -21,7 +21,8 @@ static void expect_floats(const float *got, const float *want, size_t n, const c
 static void test_parse_labels(void) {
   optic_conv_dnums dn;
   OT_EXPECT_OK(optic_conv_parse_dim_labels("b01f_01io->b01f", &dn));
-  OT_CHECK(dn.nspatial == 2 && dn.in_batch == 0 && dn.in_feature == 3 && dn.in_spatial[0] == 1 && dn.in_spatial[1] == 2);
+  OT_CHECK(dn.nspatial == 2 && dn.in_batch == 0 && dn.in_feature == 3 && dn.in_spatial[0] == 1 &&
+           dn.in_spatial[1] == 2);
   OT_CHECK(dn.k_in == 2 && dn.k_out == 3 && dn.k_spatial[0] == 0 && dn.k_spatial[1] == 1);
   OT_EXPECT_OK(optic_conv_parse_dim_labels("bf_io->bf", &dn));
   OT_CHECK(dn.nspatial == 0 && dn.in_batch == 0 && dn.in_feature == 1 && dn.k_in == 0 && dn.k_out == 1);
@@ -29,8 +30,8 @@ static void test_parse_labels(void) {
   OT_CHECK(dn.in_spatial[0] == 0 && dn.in_batch == 1 && dn.in_feature == 2 && dn.in_spatial[1] == 3);
   OT_CHECK(dn.k_out == 1 && dn.k_in == 2 && dn.out_feature == 2);
   static const char *const bad[][2] = {
-      {"b01f01io->b01f", "not of the form"},   {"b01x_01io->b01f", "has 'x'"},
-      {"b01f_01io->b0f", "spatial dims"},      {"bb1f_01io->b01f", "repeats 'b'"},
+      {"b01f01io->b01f", "not of the form"},    {"b01x_01io->b01f", "has 'x'"},
+      {"b01f_01io->b0f", "spatial dims"},       {"bb1f_01io->b01f", "repeats 'b'"},
       {"b02f_01io->b01f", "not spatial dim 1"}, {"b01_01io->b01f", "lacks 'f'"},
       {"b01f_01ii->b01f", "repeats 'i'"},
   };
@@ -83,7 +84,8 @@ static void test_apply_layouts(void) {
   optic_conv_desc d = make("b01f_01oi->b01f", 4, (int64_t[]){16, 28, 28, 128}, (int64_t[]){3, 3, 128, 128});
   d.pad_lo[0] = d.pad_hi[0] = d.pad_lo[1] = d.pad_hi[1] = 1;
   optic_conv_desc p;
-  OT_EXPECT_OK(optic_conv_apply_layouts(&d, (int64_t[]){3, 0, 2, 1}, (int64_t[]){3, 2, 1, 0}, (int64_t[]){3, 0, 2, 1}, &p));
+  OT_EXPECT_OK(
+      optic_conv_apply_layouts(&d, (int64_t[]){3, 0, 2, 1}, (int64_t[]){3, 2, 1, 0}, (int64_t[]){3, 0, 2, 1}, &p));
   OT_CHECK(p.input.dims[0] == 28 && p.input.dims[1] == 28 && p.input.dims[2] == 16 && p.input.dims[3] == 128);
   OT_CHECK(p.dn.in_batch == 2 && p.dn.in_feature == 3 && p.dn.in_spatial[0] == 0 && p.dn.in_spatial[1] == 1);
   OT_CHECK(p.dn.out_batch == 2 && p.dn.out_feature == 3 && p.dn.k_out == 2 && p.dn.k_in == 3);
@@ -133,8 +135,8 @@ static void test_invalid(void) {
     if (!strcmp(w, "overflow")) d.pad_hi[0] = INT64_MAX - 2;
     optic_shape s;
     OT_EXPECT_STATUS(optic_conv_infer_shape(&d, &s), cases[i].status);
-    OT_CHECK(strstr(optic_last_error(), cases[i].message) != NULL, "%s: message '%s' lacks '%s'", w,
-             optic_last_error(), cases[i].message);
+    OT_CHECK(strstr(optic_last_error(), cases[i].message) != NULL, "%s: message '%s' lacks '%s'", w, optic_last_error(),
+             cases[i].message);
     float x = 0;
     OT_EXPECT_STATUS(optic_ref_f32_conv(&d, &x, &x, &x), cases[i].status);
   }
@@ -203,9 +205,12 @@ static void test_ref_groups(void) {
 }
 
 static const ot_case cases[] = {
-    {"parse_labels", test_parse_labels}, {"infer_shapes", test_infer_shapes},
-    {"apply_layouts", test_apply_layouts}, {"invalid", test_invalid},
-    {"ref_spec_example", test_ref_spec_example}, {"ref_1d", test_ref_1d},
+    {"parse_labels", test_parse_labels},
+    {"infer_shapes", test_infer_shapes},
+    {"apply_layouts", test_apply_layouts},
+    {"invalid", test_invalid},
+    {"ref_spec_example", test_ref_spec_example},
+    {"ref_1d", test_ref_1d},
     {"ref_groups", test_ref_groups},
 };
 OT_MAIN(cases)

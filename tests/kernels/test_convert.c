@@ -29,11 +29,36 @@ static double uniform64(kt_rng *r, double lo, double hi) {
 /* ---- inputs: a quarter specials, the rest spread over the interesting ranges */
 
 static void fill_f32(kt_rng *r, float *x, size_t n) {
-  const float specials[] = {
-      0.0f, -0.0f, INFINITY, -INFINITY, NAN, f32_bits(0x7fc12345u), f32_bits(0xffc00001u), f32_bits(0x7f800001u),
-      1e-40f, -1e-40f, FLT_MIN, FLT_MAX, -FLT_MAX, 2147483648.0f, -2147483648.0f, 2147483520.0f, -2147483520.0f,
-      -2147483904.0f, 2147483904.0f, 0.5f, -0.5f, 1.5f, -1.5f, 2.5f, -0.99999994f, 0.99999994f, 16777216.0f,
-      8388607.5f, 4294967296.0f, -4294967296.0f};
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            INFINITY,
+                            -INFINITY,
+                            NAN,
+                            f32_bits(0x7fc12345u),
+                            f32_bits(0xffc00001u),
+                            f32_bits(0x7f800001u),
+                            1e-40f,
+                            -1e-40f,
+                            FLT_MIN,
+                            FLT_MAX,
+                            -FLT_MAX,
+                            2147483648.0f,
+                            -2147483648.0f,
+                            2147483520.0f,
+                            -2147483520.0f,
+                            -2147483904.0f,
+                            2147483904.0f,
+                            0.5f,
+                            -0.5f,
+                            1.5f,
+                            -1.5f,
+                            2.5f,
+                            -0.99999994f,
+                            0.99999994f,
+                            16777216.0f,
+                            8388607.5f,
+                            4294967296.0f,
+                            -4294967296.0f};
   for (size_t i = 0; i < n; i++) {
     switch (kt_next(r) & 3) {
       case 0: x[i] = specials[kt_next(r) % (sizeof specials / sizeof specials[0])]; break;
@@ -46,12 +71,39 @@ static void fill_f32(kt_rng *r, float *x, size_t n) {
 
 static void fill_f64(kt_rng *r, double *x, size_t n) {
   const double fmax_tie = (double)FLT_MAX + ldexp(1.0, 103); /* halfway to 2^128: rounds to inf */
-  const double specials[] = {
-      0.0, -0.0, INFINITY, -INFINITY, NAN, f64_bits(0x7ff8000000012345ull), f64_bits(0xfff8000000000001ull),
-      f64_bits(0x7ff0000000000001ull), DBL_MAX, -DBL_MAX, DBL_MIN, 4.9e-324, (double)FLT_MAX, fmax_tie,
-      fmax_tie - ldexp(1.0, 60), -fmax_tie, 1.0 + ldexp(1.0, -24), 1.0 + 3 * ldexp(1.0, -24), ldexp(1.0, -149),
-      ldexp(1.0, -150), 3 * ldexp(1.0, -150), -ldexp(1.0, -150), 2147483647.0, 2147483647.9, 2147483648.0,
-      -2147483648.0, -2147483648.9, -2147483649.0, 1e300, -1e300, 0.5, -0.5, -0.9999};
+  const double specials[] = {0.0,
+                             -0.0,
+                             INFINITY,
+                             -INFINITY,
+                             NAN,
+                             f64_bits(0x7ff8000000012345ull),
+                             f64_bits(0xfff8000000000001ull),
+                             f64_bits(0x7ff0000000000001ull),
+                             DBL_MAX,
+                             -DBL_MAX,
+                             DBL_MIN,
+                             4.9e-324,
+                             (double)FLT_MAX,
+                             fmax_tie,
+                             fmax_tie - ldexp(1.0, 60),
+                             -fmax_tie,
+                             1.0 + ldexp(1.0, -24),
+                             1.0 + 3 * ldexp(1.0, -24),
+                             ldexp(1.0, -149),
+                             ldexp(1.0, -150),
+                             3 * ldexp(1.0, -150),
+                             -ldexp(1.0, -150),
+                             2147483647.0,
+                             2147483647.9,
+                             2147483648.0,
+                             -2147483648.0,
+                             -2147483648.9,
+                             -2147483649.0,
+                             1e300,
+                             -1e300,
+                             0.5,
+                             -0.5,
+                             -0.9999};
   for (size_t i = 0; i < n; i++) {
     switch (kt_next(r) & 3) {
       case 0: x[i] = specials[kt_next(r) % (sizeof specials / sizeof specials[0])]; break;
@@ -63,8 +115,8 @@ static void fill_f64(kt_rng *r, double *x, size_t n) {
 }
 
 static void fill_s32(kt_rng *r, int32_t *x, size_t n) {
-  const int32_t specials[] = {INT32_MIN, INT32_MAX, 0, -1, 1, 16777216, 16777217, 16777219, -16777217,
-                              2147483520, 2147483584, 2147483583, -2147483584, -2147483583};
+  const int32_t specials[] = {INT32_MIN, INT32_MAX, 0,          -1,         1,          16777216,    16777217,
+                              16777219,  -16777217, 2147483520, 2147483584, 2147483583, -2147483584, -2147483583};
   for (size_t i = 0; i < n; i++) {
     switch (kt_next(r) & 3) {
       case 0: x[i] = specials[kt_next(r) % (sizeof specials / sizeof specials[0])]; break;
@@ -119,29 +171,28 @@ static int report_diff(const char *fn_name, size_t n, size_t off, const void *x,
 }
 
 /* One sweep function per op: sizes x offsets, x and y at different offsets. */
-#define CHECKER(op, src_t, dst_t, ref_fn, fill_fn, show_src, show_dst)                                       \
-  static void check_##op(optic_isa isa, optic_convert_##op##_fn *fn, const char *fn_name) {                  \
-    if (kt_skip_isa(isa)) return;                                                                            \
-    size_t sizes[32];                                                                                        \
-    size_t nsizes = kt_sizes(isa, sizes, 32);                                                                \
-    kt_rng rng = {0xC0DE5EEDull ^ (sizeof(src_t) << 8) ^ sizeof(dst_t) ^ (uint64_t)isa << 16};               \
-    int failures = 0;                                                                                        \
-    for (size_t si = 0; si < nsizes && failures < 5; si++) {                                                 \
-      for (size_t oi = 0; oi < kt_noffsets; oi++) {                                                          \
-        size_t n = sizes[si], off = kt_offsets[oi];                                                          \
-        kt_mem x = kt_mem_make(n, sizeof(src_t), off), y = kt_mem_make(n, sizeof(dst_t), (off + 1) % 4);     \
-        dst_t *want = malloc((n + 1) * sizeof(dst_t));                                                       \
-        fill_fn(&rng, (src_t *)x.p, n);                                                                      \
-        ref_fn(n, (const src_t *)x.p, want);                                                                 \
-        fn(n, (const src_t *)x.p, (dst_t *)y.p);                                                             \
-        failures += report_diff(fn_name, n, off, x.p, sizeof(src_t), show_src, y.p, want, sizeof(dst_t),     \
-                                show_dst);                                                                   \
-        OT_CHECK(kt_mem_guard_ok(&x) && kt_mem_guard_ok(&y), "%s n=%zu offset=%zu wrote outside its arrays", \
-                 fn_name, n, off);                                                                           \
-        free(want);                                                                                          \
-        kt_mem_free(&x), kt_mem_free(&y);                                                                    \
-      }                                                                                                      \
-    }                                                                                                        \
+#define CHECKER(op, src_t, dst_t, ref_fn, fill_fn, show_src, show_dst)                                                \
+  static void check_##op(optic_isa isa, optic_convert_##op##_fn *fn, const char *fn_name) {                           \
+    if (kt_skip_isa(isa)) return;                                                                                     \
+    size_t sizes[32];                                                                                                 \
+    size_t nsizes = kt_sizes(isa, sizes, 32);                                                                         \
+    kt_rng rng = {0xC0DE5EEDull ^ (sizeof(src_t) << 8) ^ sizeof(dst_t) ^ (uint64_t)isa << 16};                        \
+    int failures = 0;                                                                                                 \
+    for (size_t si = 0; si < nsizes && failures < 5; si++) {                                                          \
+      for (size_t oi = 0; oi < kt_noffsets; oi++) {                                                                   \
+        size_t n = sizes[si], off = kt_offsets[oi];                                                                   \
+        kt_mem x = kt_mem_make(n, sizeof(src_t), off), y = kt_mem_make(n, sizeof(dst_t), (off + 1) % 4);              \
+        dst_t *want = malloc((n + 1) * sizeof(dst_t));                                                                \
+        fill_fn(&rng, (src_t *)x.p, n);                                                                               \
+        ref_fn(n, (const src_t *)x.p, want);                                                                          \
+        fn(n, (const src_t *)x.p, (dst_t *)y.p);                                                                      \
+        failures += report_diff(fn_name, n, off, x.p, sizeof(src_t), show_src, y.p, want, sizeof(dst_t), show_dst);   \
+        OT_CHECK(kt_mem_guard_ok(&x) && kt_mem_guard_ok(&y), "%s n=%zu offset=%zu wrote outside its arrays", fn_name, \
+                 n, off);                                                                                             \
+        free(want);                                                                                                   \
+        kt_mem_free(&x), kt_mem_free(&y);                                                                             \
+      }                                                                                                               \
+    }                                                                                                                 \
   }
 
 CHECKER(f32_f64, float, double, optic_ref_f32_f64_cvt, fill_f32, show_f32, show_f64)
@@ -161,43 +212,80 @@ CHECKER(u8_f32, uint8_t, float, optic_ref_u8_f32_cvt, fill_u8, show_u8, show_f32
 /* ---- the oracle itself against hand-written answers at every boundary */
 
 static void reference_known_answers(void) {
-  const struct { float x; int32_t want; } f32_s32[] = {
-      {2147483648.0f, INT32_MAX}, {-2147483648.0f, INT32_MIN}, {2147483520.0f, 2147483520},
-      {-2147483520.0f, -2147483520}, {-2147483904.0f, INT32_MIN}, {2147483904.0f, INT32_MAX},
-      {NAN, 0}, {-NAN, 0}, {INFINITY, INT32_MAX}, {-INFINITY, INT32_MIN}, {1.9f, 1}, {-1.9f, -1},
-      {-0.5f, 0}, {1e-40f, 0}, {-0.0f, 0}, {16777217.0f, 16777216}};
+  const struct {
+    float x;
+    int32_t want;
+  } f32_s32[] = {{2147483648.0f, INT32_MAX},
+                 {-2147483648.0f, INT32_MIN},
+                 {2147483520.0f, 2147483520},
+                 {-2147483520.0f, -2147483520},
+                 {-2147483904.0f, INT32_MIN},
+                 {2147483904.0f, INT32_MAX},
+                 {NAN, 0},
+                 {-NAN, 0},
+                 {INFINITY, INT32_MAX},
+                 {-INFINITY, INT32_MIN},
+                 {1.9f, 1},
+                 {-1.9f, -1},
+                 {-0.5f, 0},
+                 {1e-40f, 0},
+                 {-0.0f, 0},
+                 {16777217.0f, 16777216}};
   for (size_t i = 0; i < sizeof f32_s32 / sizeof f32_s32[0]; i++) {
     int32_t got;
     optic_ref_f32_s32_cvt(1, &f32_s32[i].x, &got);
     OT_CHECK(got == f32_s32[i].want, "f32->s32 %.9g gave %d want %d", f32_s32[i].x, got, f32_s32[i].want);
     OT_CHECK(optic_convert_f32_s32_one(f32_s32[i].x) == f32_s32[i].want, "f32_s32_one %.9g", f32_s32[i].x);
   }
-  const struct { double x; int32_t want; } f64_s32[] = {
-      {2147483647.0, INT32_MAX}, {2147483647.9, INT32_MAX}, {2147483648.0, INT32_MAX}, {-2147483648.0, INT32_MIN},
-      {-2147483648.9, INT32_MIN}, {-2147483649.0, INT32_MIN}, {-2147483647.5, -2147483647}, {NAN, 0},
-      {1e300, INT32_MAX}, {-1e300, INT32_MIN}, {INFINITY, INT32_MAX}, {-INFINITY, INT32_MIN}, {-0.99, 0},
-      {4.9e-324, 0}, {123456.999, 123456}};
+  const struct {
+    double x;
+    int32_t want;
+  } f64_s32[] = {{2147483647.0, INT32_MAX},
+                 {2147483647.9, INT32_MAX},
+                 {2147483648.0, INT32_MAX},
+                 {-2147483648.0, INT32_MIN},
+                 {-2147483648.9, INT32_MIN},
+                 {-2147483649.0, INT32_MIN},
+                 {-2147483647.5, -2147483647},
+                 {NAN, 0},
+                 {1e300, INT32_MAX},
+                 {-1e300, INT32_MIN},
+                 {INFINITY, INT32_MAX},
+                 {-INFINITY, INT32_MIN},
+                 {-0.99, 0},
+                 {4.9e-324, 0},
+                 {123456.999, 123456}};
   for (size_t i = 0; i < sizeof f64_s32 / sizeof f64_s32[0]; i++) {
     int32_t got;
     optic_ref_f64_s32_cvt(1, &f64_s32[i].x, &got);
     OT_CHECK(got == f64_s32[i].want, "f64->s32 %.17g gave %d want %d", f64_s32[i].x, got, f64_s32[i].want);
     OT_CHECK(optic_convert_f64_s32_one(f64_s32[i].x) == f64_s32[i].want, "f64_s32_one %.17g", f64_s32[i].x);
   }
-  const struct { double x; float want; } f64_f32[] = {
-      {1.0 + ldexp(1.0, -24), 1.0f},                         /* tie, to even */
-      {1.0 + 3 * ldexp(1.0, -24), 1.0f + 0x1p-22f},          /* tie, to even (up) */
-      {(double)FLT_MAX + ldexp(1.0, 103), INFINITY},         /* tie at the top: to even is 2^128 */
-      {(double)FLT_MAX + ldexp(1.0, 102), FLT_MAX},
-      {ldexp(1.0, -150), 0.0f}, {3 * ldexp(1.0, -150), 0x1p-148f}, {-ldexp(1.0, -150), -0.0f},
-      {ldexp(1.0, -149), 0x1p-149f}, {1e300, INFINITY}, {-1e300, -INFINITY}, {0.1, 0.1f}};
+  const struct {
+    double x;
+    float want;
+  } f64_f32[] = {{1.0 + ldexp(1.0, -24), 1.0f},                 /* tie, to even */
+                 {1.0 + 3 * ldexp(1.0, -24), 1.0f + 0x1p-22f},  /* tie, to even (up) */
+                 {(double)FLT_MAX + ldexp(1.0, 103), INFINITY}, /* tie at the top: to even is 2^128 */
+                 {(double)FLT_MAX + ldexp(1.0, 102), FLT_MAX},
+                 {ldexp(1.0, -150), 0.0f},
+                 {3 * ldexp(1.0, -150), 0x1p-148f},
+                 {-ldexp(1.0, -150), -0.0f},
+                 {ldexp(1.0, -149), 0x1p-149f},
+                 {1e300, INFINITY},
+                 {-1e300, -INFINITY},
+                 {0.1, 0.1f}};
   for (size_t i = 0; i < sizeof f64_f32 / sizeof f64_f32[0]; i++) {
     float got;
     optic_ref_f64_f32_cvt(1, &f64_f32[i].x, &got);
     OT_CHECK(memcmp(&got, &f64_f32[i].want, 4) == 0, "f64->f32 %.17g gave %a want %a", f64_f32[i].x, got,
              f64_f32[i].want);
   }
-  const struct { int32_t x; float want; } s32_f32[] = {
-      {16777217, 16777216.0f}, {16777219, 16777220.0f}, {-16777217, -16777216.0f}, {INT32_MAX, 2147483648.0f},
+  const struct {
+    int32_t x;
+    float want;
+  } s32_f32[] = {
+      {16777217, 16777216.0f},     {16777219, 16777220.0f},     {-16777217, -16777216.0f},   {INT32_MAX, 2147483648.0f},
       {2147483584, 2147483648.0f}, {2147483583, 2147483520.0f}, {INT32_MIN, -2147483648.0f}, {0, 0.0f}};
   for (size_t i = 0; i < sizeof s32_f32 / sizeof s32_f32[0]; i++) {
     float got;

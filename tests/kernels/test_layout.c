@@ -94,8 +94,8 @@ static void check_copy2d(optic_isa isa, optic_copy2d_fn fn, const char *name) {
         fn(rows, rb, x.p, ldx, y.p, ldy);
         optic_ref_copy2d(rows, rb, x.p, ldx, want.p, ldy);
         if (!region_same(&y, &want) || !region_same(&x, &x0)) {
-          OT_CHECK(false, "%s rows=%zu row_bytes=%zu ldx=%zu ldy=%zu x+%zu y+%zu: first wrong byte at %ld", name,
-                   rows, rb, ldx, ldy, xo, yo, region_first_diff(&y, &want));
+          OT_CHECK(false, "%s rows=%zu row_bytes=%zu ldx=%zu ldy=%zu x+%zu y+%zu: first wrong byte at %ld", name, rows,
+                   rb, ldx, ldy, xo, yo, region_first_diff(&y, &want));
           failures++;
         }
         region_free(&x), region_free(&x0), region_free(&y), region_free(&want);
@@ -135,7 +135,8 @@ static void check_transpose(optic_isa isa, optic_layout_width w, optic_transpose
   if (tile == 0) tile = 1;
   size_t block = 128 / es; /* the scalar kernels' block; x86 blocks are 16-64 elements */
   size_t set[32], ns = 0;
-  size_t cand[] = {0, 1, 2, tile - 1, tile, tile + 1, 2 * tile + 3, 31, 32, 33, 63, 64, 65, block - 1, block, block + 1};
+  size_t cand[] = {0,  1,  2,  tile - 1, tile, tile + 1,  2 * tile + 3, 31,
+                   32, 33, 63, 64,       65,   block - 1, block,        block + 1};
   for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) add_unique(set, &ns, cand[i] == 0 && i != 0 ? 1 : cand[i]);
   int failures = 0;
   for (size_t a = 0; a < ns && failures < 5; a++) {
@@ -227,7 +228,8 @@ static size_t elements_of(const optic_shape *s) {
 static void format_dims(char *buf, size_t size, const int64_t *v, int n) {
   size_t len = 0;
   buf[0] = 0;
-  for (int i = 0; i < n && len < size; i++) len += (size_t)snprintf(buf + len, size - len, i ? ",%lld" : "%lld", (long long)v[i]);
+  for (int i = 0; i < n && len < size; i++)
+    len += (size_t)snprintf(buf + len, size - len, i ? ",%lld" : "%lld", (long long)v[i]);
 }
 
 /* Runs the plan in three unit ranges, the last one first and with an end
@@ -251,9 +253,8 @@ static const char *const kind_names[] = {"empty", "copy", "fill", "rows", "fill_
 static int check_plan(const optic_layout_kernels *k, optic_isa isa, size_t es, const optic_shape *in,
                       const optic_shape *out_shape, const int64_t *attr, kt_rng *rng, bool is_broadcast) {
   optic_layout_plan plan;
-  optic_status st = is_broadcast
-                        ? optic_layout_plan_broadcast(k, in, out_shape, attr, (size_t)in->rank, es, &plan)
-                        : optic_layout_plan_transpose(k, in, attr, (size_t)in->rank, es, &plan);
+  optic_status st = is_broadcast ? optic_layout_plan_broadcast(k, in, out_shape, attr, (size_t)in->rank, es, &plan)
+                                 : optic_layout_plan_transpose(k, in, attr, (size_t)in->rank, es, &plan);
   char sin[96], sattr[96];
   format_dims(sin, sizeof sin, in->dims, in->rank);
   format_dims(sattr, sizeof sattr, attr, in->rank);
@@ -273,7 +274,8 @@ static int check_plan(const optic_layout_kernels *k, optic_isa isa, size_t es, c
   size_t xo = kt_next(rng) % NOFFSETS, yo = kt_next(rng) % NOFFSETS;
   uint64_t seed = kt_next(rng);
   region x = region_make(nx * es, elem_offsets[xo] * es, seed), x0 = region_make(nx * es, elem_offsets[xo] * es, seed);
-  region y = region_make(ny * es, elem_offsets[yo] * es, ~seed), want = region_make(ny * es, elem_offsets[yo] * es, ~seed);
+  region y = region_make(ny * es, elem_offsets[yo] * es, ~seed),
+         want = region_make(ny * es, elem_offsets[yo] * es, ~seed);
   run_split(&plan, x.p, y.p, rng);
   if (is_broadcast) {
     optic_ref_broadcast(es, in, out_shape, attr, x.p, want.p);
@@ -304,11 +306,13 @@ static bool next_permutation(int64_t *a, int n) {
 static const size_t widths_es[] = {1, 4, 8};
 
 static void transpose_all_permutations(void) {
-  static const struct { int rank; int64_t dims[4]; } shapes[] = {
-      {0, {0}},           {1, {7}},          {1, {1}},           {1, {0}},           {2, {5, 9}},
-      {2, {17, 33}},      {2, {1, 5}},       {2, {0, 3}},        {3, {3, 5, 7}},     {3, {1, 5, 3}},
-      {3, {9, 1, 17}},    {3, {2, 0, 3}},    {3, {19, 3, 21}},   {4, {3, 5, 2, 7}},  {4, {2, 1, 3, 5}},
-      {4, {5, 3, 1, 1}},  {4, {17, 3, 1, 9}}, {4, {3, 7, 5, 3}},
+  static const struct {
+    int rank;
+    int64_t dims[4];
+  } shapes[] = {
+      {0, {0}},         {1, {7}},          {1, {1}},          {1, {0}},          {2, {5, 9}},        {2, {17, 33}},
+      {2, {1, 5}},      {2, {0, 3}},       {3, {3, 5, 7}},    {3, {1, 5, 3}},    {3, {9, 1, 17}},    {3, {2, 0, 3}},
+      {3, {19, 3, 21}}, {4, {3, 5, 2, 7}}, {4, {2, 1, 3, 5}}, {4, {5, 3, 1, 1}}, {4, {17, 3, 1, 9}}, {4, {3, 7, 5, 3}},
   };
   const optic_layout_kernels *tables[OPTIC_ISA_COUNT_];
   optic_isa isas[OPTIC_ISA_COUNT_];
@@ -391,7 +395,8 @@ static void transpose_plan_shapes(void) {
     OT_CHECK(plan.kind == cases[c].kind && plan.nloops == cases[c].nloops, "case %zu: kind %s nloops %d", c,
              kind_names[plan.kind], plan.nloops);
     for (size_t t = 0; t < nt; t++) {
-      for (size_t w = 0; w < 3; w++) check_plan(tables[t], isas[t], widths_es[w], &in, NULL, cases[c].perm, &rng, false);
+      for (size_t w = 0; w < 3; w++)
+        check_plan(tables[t], isas[t], widths_es[w], &in, NULL, cases[c].perm, &rng, false);
     }
   }
   /* Large enough to be cut into several units. */
@@ -431,8 +436,8 @@ static void transpose_invalid(void) {
                  OPTIC_ERR_INVALID_ARGUMENT, "element size 3 bytes is not supported", "element size");
   expect_failure(optic_layout_plan_transpose(NULL, &in, (const int64_t[]){0, 1, 2}, 3, 4, NULL),
                  OPTIC_ERR_INVALID_ARGUMENT, "plan out is NULL", "NULL out");
-  expect_failure(optic_layout_plan_transpose(NULL, NULL, (const int64_t[]){0}, 1, 4, &plan),
-                 OPTIC_ERR_INVALID_ARGUMENT, "operand shape is NULL", "NULL shape");
+  expect_failure(optic_layout_plan_transpose(NULL, NULL, (const int64_t[]){0}, 1, 4, &plan), OPTIC_ERR_INVALID_ARGUMENT,
+                 "operand shape is NULL", "NULL shape");
   optic_shape bad = in;
   bad.dims[1] = -2;
   expect_failure(optic_layout_plan_transpose(NULL, &bad, (const int64_t[]){0, 1, 2}, 3, 4, &plan),
@@ -512,7 +517,8 @@ static void broadcast_plan_shapes(void) {
     OT_EXPECT_OK(optic_layout_plan_broadcast(NULL, &operand, &out, cases[c].dims, (size_t)operand.rank, 4, &plan));
     OT_CHECK(plan.kind == cases[c].kind, "case %zu: kind %s", c, kind_names[plan.kind]);
     for (size_t t = 0; t < nt; t++) {
-      for (size_t w = 0; w < 3; w++) check_plan(tables[t], isas[t], widths_es[w], &operand, &out, cases[c].dims, &rng, true);
+      for (size_t w = 0; w < 3; w++)
+        check_plan(tables[t], isas[t], widths_es[w], &operand, &out, cases[c].dims, &rng, true);
     }
   }
 }

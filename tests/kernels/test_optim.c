@@ -153,8 +153,7 @@ static double worst_error[2]; /* largest scaled errors of the current entry (STE
 
 /* The floor is FLOOR times the buffer's scale: its largest finite reference
  * magnitude, or 1 (the inputs' scale) if that is smaller. */
-static bool check_array(const char *ctx, const char *what, const float *got, const double *want, size_t n,
-                        int r) {
+static bool check_array(const char *ctx, const char *what, const float *got, const double *want, size_t n, int r) {
   const double tol = r == STEP ? TOL_STEP : TOL_RUN;
   double scale = 1.0;
   for (size_t i = 0; i < n; i++) {
@@ -295,12 +294,8 @@ static void sweep(const op_driver *d, any_fn fn, optic_isa isa, const char *fn_n
          fn_name, worst_error[STEP], TOL_STEP, worst_error[RUN], NSTEPS, TOL_RUN);
 }
 
-static void set_used(bool used[MAX_STATE], bool a, bool b, bool c) {
-  used[0] = a, used[1] = b, used[2] = c;
-}
-static void set_range(float lo[MAX_STATE], float hi[MAX_STATE], int k, float l, float h) {
-  lo[k] = l, hi[k] = h;
-}
+static void set_used(bool used[MAX_STATE], bool a, bool b, bool c) { used[0] = a, used[1] = b, used[2] = c; }
+static void set_range(float lo[MAX_STATE], float hi[MAX_STATE], int k, float l, float h) { lo[k] = l, hi[k] = h; }
 
 /* ---------------------------------------------------------------- SGD */
 typedef struct sgd_cfg {
@@ -338,8 +333,8 @@ static void sgd_step(size_t c, int t, any_fn fn, optic_isa isa, bufset *b) {
   fn.sgd(b->n, b->th.p, b->g.p, S(b, 0), &p);
   for (int r = 0; r < 2; r++) optic_ref_sgd(b->n, b->ref[r].th, b->dg, DS(b, r, 0), &p);
 }
-static const op_driver sgd_driver = {sizeof sgd_cfgs / sizeof sgd_cfgs[0], {"momentum_buf", "", ""}, sgd_name,
-                                     sgd_layout, sgd_step, true};
+static const op_driver sgd_driver = {
+    sizeof sgd_cfgs / sizeof sgd_cfgs[0], {"momentum_buf", "", ""}, sgd_name, sgd_layout, sgd_step, true};
 
 /* --------------------------------------------------------------- Adam */
 typedef struct adam_cfg {
@@ -376,8 +371,8 @@ static void adam_step(size_t c, int t, any_fn fn, optic_isa isa, bufset *b) {
   fn.adam(b->n, b->th.p, b->g.p, S(b, 0), S(b, 1), S(b, 2), &p);
   for (int r = 0; r < 2; r++) optic_ref_adam(b->n, b->ref[r].th, b->dg, DS(b, r, 0), DS(b, r, 1), DS(b, r, 2), &p);
 }
-static const op_driver adam_driver = {sizeof adam_cfgs / sizeof adam_cfgs[0], {"m", "v", "vmax"}, adam_name,
-                                      adam_layout, adam_step, true};
+static const op_driver adam_driver = {
+    sizeof adam_cfgs / sizeof adam_cfgs[0], {"m", "v", "vmax"}, adam_name, adam_layout, adam_step, true};
 
 /* ------------------------------------------------------------ RMSprop */
 typedef struct rmsprop_cfg {
@@ -390,19 +385,30 @@ static const rmsprop_cfg rmsprop_cfgs[] = {
     {"eps inside (keras, optax)", {.lr = 0.01f, .alpha = 0.9f, .eps_root = 0.05f}},
     {"momentum L2", {.lr = 0.01f, .alpha = 0.99f, .eps = 1e-8f, .momentum = 0.9f, .weight_decay = 0.1f}},
     {"keras momentum decoupled",
-     {.lr = 0.01f, .alpha = 0.9f, .eps_root = 1e-2f, .momentum = 0.9f, .weight_decay = 0.1f, .decay = DEC,
+     {.lr = 0.01f,
+      .alpha = 0.9f,
+      .eps_root = 1e-2f,
+      .momentum = 0.9f,
+      .weight_decay = 0.1f,
+      .decay = DEC,
       .lr_in_momentum = true}},
     {"centered", {.lr = 0.01f, .alpha = 0.9f, .eps = 1e-8f, .centered = true}},
     {"centered momentum eps inside",
      {.lr = 0.01f, .alpha = 0.9f, .eps_root = 0.05f, .momentum = 0.5f, .centered = true}},
     {"keras centered momentum decoupled",
-     {.lr = 0.01f, .alpha = 0.9f, .eps = 1e-3f, .eps_root = 1e-3f, .momentum = 0.9f, .weight_decay = 0.1f,
-      .decay = DEC, .centered = true, .lr_in_momentum = true}},
+     {.lr = 0.01f,
+      .alpha = 0.9f,
+      .eps = 1e-3f,
+      .eps_root = 1e-3f,
+      .momentum = 0.9f,
+      .weight_decay = 0.1f,
+      .decay = DEC,
+      .centered = true,
+      .lr_in_momentum = true}},
 };
 
 static const char *rmsprop_name(size_t c) { return rmsprop_cfgs[c].name; }
-static void rmsprop_layout(size_t c, bool used[MAX_STATE], float lo[MAX_STATE], float hi[MAX_STATE],
-                           grad_mode *gm) {
+static void rmsprop_layout(size_t c, bool used[MAX_STATE], float lo[MAX_STATE], float hi[MAX_STATE], grad_mode *gm) {
   const optic_rmsprop_params *p = &rmsprop_cfgs[c].p;
   set_used(used, true, p->centered, p->momentum != 0.0f);
   set_range(lo, hi, 0, 0.3f, 0.6f); /* square_avg >= grad_avg² */
@@ -438,8 +444,7 @@ static const adagrad_cfg adagrad_cfgs[] = {
 };
 
 static const char *adagrad_name(size_t c) { return adagrad_cfgs[c].name; }
-static void adagrad_layout(size_t c, bool used[MAX_STATE], float lo[MAX_STATE], float hi[MAX_STATE],
-                           grad_mode *gm) {
+static void adagrad_layout(size_t c, bool used[MAX_STATE], float lo[MAX_STATE], float hi[MAX_STATE], grad_mode *gm) {
   float v = adagrad_cfgs[c].init_sum;
   set_used(used, true, false, false);
   if (v < 0.0f) {
@@ -455,8 +460,8 @@ static void adagrad_step(size_t c, int t, any_fn fn, optic_isa isa, bufset *b) {
   fn.adagrad(b->n, b->th.p, b->g.p, S(b, 0), p);
   for (int r = 0; r < 2; r++) optic_ref_adagrad(b->n, b->ref[r].th, b->dg, DS(b, r, 0), p);
 }
-static const op_driver adagrad_driver = {sizeof adagrad_cfgs / sizeof adagrad_cfgs[0], {"sum", "", ""},
-                                         adagrad_name, adagrad_layout, adagrad_step, true};
+static const op_driver adagrad_driver = {
+    sizeof adagrad_cfgs / sizeof adagrad_cfgs[0], {"sum", "", ""}, adagrad_name, adagrad_layout, adagrad_step, true};
 
 /* --------------------------------------------------------------- Lion */
 typedef struct lion_cfg {
@@ -483,8 +488,8 @@ static void lion_step(size_t c, int t, any_fn fn, optic_isa isa, bufset *b) {
   fn.lion(b->n, b->th.p, b->g.p, S(b, 0), p);
   for (int r = 0; r < 2; r++) optic_ref_lion(b->n, b->ref[r].th, b->dg, DS(b, r, 0), p);
 }
-static const op_driver lion_driver = {sizeof lion_cfgs / sizeof lion_cfgs[0], {"m", "", ""}, lion_name, lion_layout,
-                                      lion_step, true};
+static const op_driver lion_driver = {
+    sizeof lion_cfgs / sizeof lion_cfgs[0], {"m", "", ""}, lion_name, lion_layout, lion_step, true};
 
 /* --------------------------------------------------------------- LAMB */
 typedef struct lamb_cfg {
@@ -538,13 +543,13 @@ static void lamb_step(size_t c, int t, any_fn fn, optic_isa isa, bufset *b, bool
   double got_p = parts[0].param_sq + parts[1].param_sq + parts[2].param_sq;
   double got_u = parts[0].update_sq + parts[1].update_sq + parts[2].update_sq;
   if (isfinite(exact_sq)) {
-    OT_CHECK(fabs(got_p - exact_sq) <= 1e-12 * exact_sq, "param_sq %.17g, double sum of θ %.17g (n=%zu, t=%d)",
-             got_p, exact_sq, n, t);
+    OT_CHECK(fabs(got_p - exact_sq) <= 1e-12 * exact_sq, "param_sq %.17g, double sum of θ %.17g (n=%zu, t=%d)", got_p,
+             exact_sq, n, t);
   }
   if (isfinite(ref.update_sq)) { /* with the per-element floor 0.1 of the file, squared */
     double scale = ref.update_sq > 0.01 * (double)n ? ref.update_sq : 0.01 * (double)n;
-    OT_CHECK(fabs(got_u - ref.update_sq) <= TOL_STEP * scale, "update_sq %.17g, reference %.17g (n=%zu, t=%d)",
-             got_u, ref.update_sq, n, t);
+    OT_CHECK(fabs(got_u - ref.update_sq) <= TOL_STEP * scale, "update_sq %.17g, reference %.17g (n=%zu, t=%d)", got_u,
+             ref.update_sq, n, t);
   } else {
     OT_CHECK(isnan(ref.update_sq) ? isnan(got_u) : got_u == ref.update_sq, "update_sq %.17g, reference %.17g", got_u,
              ref.update_sq);
@@ -556,17 +561,17 @@ static void lamb_moments_step(size_t c, int t, any_fn fn, optic_isa isa, bufset 
 static void lamb_apply_step(size_t c, int t, any_fn fn, optic_isa isa, bufset *b) {
   lamb_step(c, t, fn, isa, b, false);
 }
-static const op_driver lamb_moments_driver = {sizeof lamb_cfgs / sizeof lamb_cfgs[0], {"m", "v", ""}, lamb_name,
-                                              lamb_layout, lamb_moments_step, false};
-static const op_driver lamb_apply_driver = {sizeof lamb_cfgs / sizeof lamb_cfgs[0], {"m", "v", ""}, lamb_name,
-                                            lamb_layout, lamb_apply_step, false};
+static const op_driver lamb_moments_driver = {
+    sizeof lamb_cfgs / sizeof lamb_cfgs[0], {"m", "v", ""}, lamb_name, lamb_layout, lamb_moments_step, false};
+static const op_driver lamb_apply_driver = {
+    sizeof lamb_cfgs / sizeof lamb_cfgs[0], {"m", "v", ""}, lamb_name, lamb_layout, lamb_apply_step, false};
 
 /* ------------------------------------------------------ list entries */
-#define ENTRY(driver, member, isa, fn)        \
-  static void test_##fn(void) {               \
-    any_fn f;                                 \
-    f.member = fn;                            \
-    sweep(&driver, f, OPTIC_ISA_##isa, #fn);  \
+#define ENTRY(driver, member, isa, fn)       \
+  static void test_##fn(void) {              \
+    any_fn f;                                \
+    f.member = fn;                           \
+    sweep(&driver, f, OPTIC_ISA_##isa, #fn); \
   }
 #define X_SGD(op, isa, fn) ENTRY(sgd_driver, sgd, isa, fn)
 #define X_ADAM(op, isa, fn) ENTRY(adam_driver, adam, isa, fn)
@@ -626,8 +631,8 @@ static void dispatch_tables(void) {
                optic_isa_name((optic_isa)i), optic_optim_op_name((optic_optim_op)op));
     }
   }
-#define IN_TABLE(member, op, isa, fn)                                                   \
-  OT_CHECK(optic_optim_kernels_for(OPTIC_ISA_##isa)->member == fn &&                    \
+#define IN_TABLE(member, op, isa, fn)                                                                 \
+  OT_CHECK(optic_optim_kernels_for(OPTIC_ISA_##isa)->member == fn &&                                  \
                optic_optim_kernels_for(OPTIC_ISA_##isa)->isa_of[OPTIC_OPTIM_##op] == OPTIC_ISA_##isa, \
            #fn " not in its table");
 #define X_SGD(op, isa, fn) IN_TABLE(sgd, op, isa, fn)

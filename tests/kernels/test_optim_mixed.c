@@ -16,10 +16,21 @@ static const struct {
   optic_adam_params p;
 } cfgs[] = {
     {"adam", {.lr = 0.01f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-3f}},
-    {"adamw", {.lr = 0.01f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f, .weight_decay = 0.1f,
-               .decay = OPTIC_OPTIM_DECAY_DECOUPLED}},
-    {"adamw amsgrad", {.lr = 0.01f, .beta1 = 0.8f, .beta2 = 0.99f, .eps = 1e-4f, .weight_decay = 0.05f,
-                       .decay = OPTIC_OPTIM_DECAY_DECOUPLED, .amsgrad = true}},
+    {"adamw",
+     {.lr = 0.01f,
+      .beta1 = 0.9f,
+      .beta2 = 0.999f,
+      .eps = 1e-8f,
+      .weight_decay = 0.1f,
+      .decay = OPTIC_OPTIM_DECAY_DECOUPLED}},
+    {"adamw amsgrad",
+     {.lr = 0.01f,
+      .beta1 = 0.8f,
+      .beta2 = 0.99f,
+      .eps = 1e-4f,
+      .weight_decay = 0.05f,
+      .decay = OPTIC_OPTIM_DECAY_DECOUPLED,
+      .amsgrad = true}},
 };
 
 static double worst;
@@ -72,8 +83,8 @@ static void run_case(size_t c, size_t n, size_t off, uint64_t seed) {
          (!p.amsgrad || close_all(cfgs[c].name, "vmax", n, off, step, vmax.p, dvx));
     for (size_t i = 0; i < n && ok; i++) {
       if (th[i] != optic_f32_to_bf16(master.p[i])) {
-        OT_CHECK(false, "%s n=%zu step %d: param[%zu] = 0x%04x, master %.9g rounds to 0x%04x", cfgs[c].name, n, step,
-                 i, th[i], (double)master.p[i], optic_f32_to_bf16(master.p[i]));
+        OT_CHECK(false, "%s n=%zu step %d: param[%zu] = 0x%04x, master %.9g rounds to 0x%04x", cfgs[c].name, n, step, i,
+                 th[i], (double)master.p[i], optic_f32_to_bf16(master.p[i]));
         ok = false;
       }
     }

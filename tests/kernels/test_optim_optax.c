@@ -20,7 +20,7 @@ static char *read_data_file(const char *name) {
   char path[1024];
   const char *src = __FILE__, *slash = strrchr(src, '/');
   size_t dir = slash ? (size_t)(slash - src) : 0; /* .../tests/kernels */
-  while (dir > 0 && src[dir - 1] != '/') dir--;     /* .../tests/ */
+  while (dir > 0 && src[dir - 1] != '/') dir--;   /* .../tests/ */
   snprintf(path, sizeof path, "%.*sdata/%s", (int)dir, src, name);
   FILE *f = fopen(path, "rb");
   OT_CHECK(f != NULL, "cannot open %s", path);
@@ -61,9 +61,9 @@ typedef struct optax_case {
 } optax_case;
 
 static const optax_case optax_cases[] = {
-    {"adam(learning_rate=0.003)", ADAM},       {"adamw(learning_rate=0.003)", ADAMW},
-    {"sgd(learning_rate=0.003)", SGD},         {"rmsprop(learning_rate=0.003)", RMSPROP},
-    {"adagrad(learning_rate=1.0)", ADAGRAD},   {"lamb(learning_rate=0.003)", LAMB},
+    {"adam(learning_rate=0.003)", ADAM},     {"adamw(learning_rate=0.003)", ADAMW},
+    {"sgd(learning_rate=0.003)", SGD},       {"rmsprop(learning_rate=0.003)", RMSPROP},
+    {"adagrad(learning_rate=1.0)", ADAGRAD}, {"lamb(learning_rate=0.003)", LAMB},
 };
 
 /* One optax update of params x with grad g at step t (1-based), through the
@@ -71,8 +71,7 @@ static const optax_case optax_cases[] = {
  * file's "_defaults") become kernel params as documented in
  * docs/kernels-optim.md: Δ = −γ·u is θ ← θ − γ·u, eps_root and ε-in-the-root
  * are eps_root, adamw's λθ inside −γ(·) is decay DECOUPLED. */
-static void optax_step(const optic_optim_kernels *k, which opt, int t, float *x, const float *g, float *s0,
-                       float *s1) {
+static void optax_step(const optic_optim_kernels *k, which opt, int t, float *x, const float *g, float *s0, float *s1) {
   switch (opt) {
     case ADAM:
     case ADAMW: { /* b1 .9, b2 .999, eps 1e-8, eps_root 0; adamw weight_decay 1e-4 */

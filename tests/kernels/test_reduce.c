@@ -157,8 +157,8 @@ static void check_contiguous(optic_reduce_op op, optic_isa isa, optic_f32_reduce
   if (kt_skip_isa(isa)) return;
   size_t sizes[48];
   size_t ns = kt_sizes(isa, sizes, 32);
-  static const size_t extra[] = {63, 64, 65, 127, 128, 129, 1023, 1024, 1025, 2047, 2048, 2049, 3077, 65537,
-                                 (1u << 20) + 3};
+  static const size_t extra[] = {63,   64,   65,   127,  128,  129,   1023,          1024,
+                                 1025, 2047, 2048, 2049, 3077, 65537, (1u << 20) + 3};
   for (size_t e = 0; e < sizeof extra / sizeof *extra; e++) sizes[ns++] = extra[e];
   const optic_f32_reduce_fn scalar = scalar_table()->r[op];
   kt_rng rng = {0x5DEECE66Dull ^ ((uint64_t)op << 32) ^ (uint64_t)isa};
@@ -296,18 +296,18 @@ static void sum_of_2pow24_ones(void) {
   printf("  naive float loop: %.1f, exact: 18874368\n", naive);
   OT_CHECK(naive == 16777216.0f, "the naive loop was expected to be wrong (%.1f)", naive);
   float y = 0;
-#define X_R(op, isa, fn)                                                                            \
-  if (!kt_skip_isa(OPTIC_ISA_##isa) && OPTIC_REDUCE_##op == OPTIC_REDUCE_SUM) {                     \
-    OT_CHECK(fn(n, x) == 18874368.0f, #fn ": %.1f", fn(n, x));                                     \
-    OT_CHECK(fn(ones + 1, x) == 16777216.0f, #fn " 2^24+1 ones: %.1f", fn(ones + 1, x));           \
-  }                                                                                                 \
-  if (!kt_skip_isa(OPTIC_ISA_##isa) && OPTIC_REDUCE_##op == OPTIC_REDUCE_SUMSQ) {                   \
-    OT_CHECK(fn(n, x) == 17825792.0f, #fn ": %.1f", fn(n, x));                                     \
+#define X_R(op, isa, fn)                                                                 \
+  if (!kt_skip_isa(OPTIC_ISA_##isa) && OPTIC_REDUCE_##op == OPTIC_REDUCE_SUM) {          \
+    OT_CHECK(fn(n, x) == 18874368.0f, #fn ": %.1f", fn(n, x));                           \
+    OT_CHECK(fn(ones + 1, x) == 16777216.0f, #fn " 2^24+1 ones: %.1f", fn(ones + 1, x)); \
+  }                                                                                      \
+  if (!kt_skip_isa(OPTIC_ISA_##isa) && OPTIC_REDUCE_##op == OPTIC_REDUCE_SUMSQ) {        \
+    OT_CHECK(fn(n, x) == 17825792.0f, #fn ": %.1f", fn(n, x));                           \
   }
-#define X_RD(op, isa, fn)                                                                           \
-  if (!kt_skip_isa(OPTIC_ISA_##isa) && OPTIC_REDUCE_##op == OPTIC_REDUCE_SUM) {                     \
-    fn(1, n, 1, x, &y);                                                                             \
-    OT_CHECK(y == 18874368.0f, #fn " over r = %zu: %.1f", n, y);                                   \
+#define X_RD(op, isa, fn)                                                       \
+  if (!kt_skip_isa(OPTIC_ISA_##isa) && OPTIC_REDUCE_##op == OPTIC_REDUCE_SUM) { \
+    fn(1, n, 1, x, &y);                                                         \
+    OT_CHECK(y == 18874368.0f, #fn " over r = %zu: %.1f", n, y);                \
   }
 #include "kernels/list/reduce.inc"
 #undef X_R
@@ -382,8 +382,8 @@ static void chunk_size(void) {
   for (size_t n = 1; n < 100000; n = n * 3 + 1) {
     for (size_t p = 1; p <= 8; p++) {
       size_t c = optic_reduce_chunk_size(n, p, 16);
-      OT_CHECK((n + c - 1) / c <= p && (c == 16 || (n + c / 2 - 1) / (c / 2) > p), "n=%zu parts=%zu chunk=%zu", n,
-               p, c);
+      OT_CHECK((n + c - 1) / c <= p && (c == 16 || (n + c / 2 - 1) / (c / 2) > p), "n=%zu parts=%zu chunk=%zu", n, p,
+               c);
     }
   }
 }

@@ -44,8 +44,8 @@ static void check(optic_isa isa, optic_f32_vselect_fn vpred, optic_f32_vselect_s
       size_t off = kt_offsets[oi];
       for (size_t pi = 0; pi < (vpred ? 1 : sizeof scalar_preds); pi++) {
         for (int mode = 0; mode < 3; mode++) {
-          kt_mem p = kt_mem_make(n, 1, (off + 2) % 4), a = kt_mem_make(n, 4, off),
-                 b = kt_mem_make(n, 4, (off + 1) % 4), y = kt_mem_make(n, 4, off);
+          kt_mem p = kt_mem_make(n, 1, (off + 2) % 4), a = kt_mem_make(n, 4, off), b = kt_mem_make(n, 4, (off + 1) % 4),
+                 y = kt_mem_make(n, 4, off);
           fill_pred(&rng, p.p, n);
           fill_values(&rng, a.p, n);
           fill_values(&rng, b.p, n);
@@ -65,8 +65,8 @@ static void check(optic_isa isa, optic_f32_vselect_fn vpred, optic_f32_vselect_s
             if (memcmp(&dst[i], &want[i], 4) != 0) {
               uint32_t g, w;
               memcpy(&g, &dst[i], 4), memcpy(&w, &want[i], 4);
-              OT_CHECK(false, "%s n=%zu offset=%zu mode=%d: y[%zu]=0x%08x want 0x%08x (p=%u)", fn_name, n, off,
-                       mode, i, g, w, vpred ? ((uint8_t *)p.p)[i] : scalar_preds[pi]);
+              OT_CHECK(false, "%s n=%zu offset=%zu mode=%d: y[%zu]=0x%08x want 0x%08x (p=%u)", fn_name, n, off, mode, i,
+                       g, w, vpred ? ((uint8_t *)p.p)[i] : scalar_preds[pi]);
               failures++;
               break;
             }

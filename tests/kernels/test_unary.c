@@ -43,28 +43,100 @@ static void op_range(optic_unary_op op, float *lo, float *hi) {
 
 /* Inputs at the edges of every op's domain and range. */
 static const float edge_inputs[] = {
-    0.0f, -0.0f, INFINITY, -INFINITY, NAN, -NAN, 1.0f, -1.0f, 0.5f, -0.5f, 2.0f, 1.5f, -1.5f, 2.5f, -2.5f,
-    FLT_MIN, -FLT_MIN, 1e-40f, -1e-40f, 1.4e-45f, -1.4e-45f, 0x1.fffffcp-127f, FLT_MAX, -FLT_MAX,
+    0.0f,
+    -0.0f,
+    INFINITY,
+    -INFINITY,
+    NAN,
+    -NAN,
+    1.0f,
+    -1.0f,
+    0.5f,
+    -0.5f,
+    2.0f,
+    1.5f,
+    -1.5f,
+    2.5f,
+    -2.5f,
+    FLT_MIN,
+    -FLT_MIN,
+    1e-40f,
+    -1e-40f,
+    1.4e-45f,
+    -1.4e-45f,
+    0x1.fffffcp-127f,
+    FLT_MAX,
+    -FLT_MAX,
     /* exp: FLT_MAX boundary (ln FLT_MAX = 88.7228), FLT_MIN boundary (-87.3365),
      * smallest subnormal (-103.279) and rounding to 0 (ln 2^-150 = -103.972) */
-    88.7228317f, 88.7228394f, 88.72284f, 88.8f, 89.0f, 100.0f, -87.3365402f, -87.34f, -100.0f, -103.27f,
-    -103.28f, -103.9720764f, -103.9721f, -103.98f, -104.0f, -150.0f,
+    88.7228317f,
+    88.7228394f,
+    88.72284f,
+    88.8f,
+    89.0f,
+    100.0f,
+    -87.3365402f,
+    -87.34f,
+    -100.0f,
+    -103.27f,
+    -103.28f,
+    -103.9720764f,
+    -103.9721f,
+    -103.98f,
+    -104.0f,
+    -150.0f,
     /* values near 1 (log's cancellation), subnormal and huge arguments */
-    0x1.000002p0f, 0x1.fffffep-1f, 0.70710677f, 1.41421354f, 1e-30f, 1e30f, 3e38f,
+    0x1.000002p0f,
+    0x1.fffffep-1f,
+    0.70710677f,
+    1.41421354f,
+    1e-30f,
+    1e30f,
+    3e38f,
     /* tanh: tiny arguments (tanh(x) ~ x), the polynomial/scale seams, saturation
      * (tanh(x) rounds to 1 from 9.011), logistic saturation */
-    1e-20f, -1e-20f, 1e-10f, 2.44e-4f, -2.44e-4f, 0.0625f, 0.17328679f, 0.34657359f, 0.55f, 0.625f,
-    -0.625f, 9.0f, 9.0109f, 9.02f, -9.02f, 10.0f, 20.0f, -20.0f, 44.0f, 16.7f, 17.0f, -16.7f, -17.0f,
-    88.0f, -88.0f, -88.8f, -95.0f, -0.9f, 0.9f, 127.5f, -127.5f, 8388607.5f, 8388608.0f, 16777215.0f,
+    1e-20f,
+    -1e-20f,
+    1e-10f,
+    2.44e-4f,
+    -2.44e-4f,
+    0.0625f,
+    0.17328679f,
+    0.34657359f,
+    0.55f,
+    0.625f,
+    -0.625f,
+    9.0f,
+    9.0109f,
+    9.02f,
+    -9.02f,
+    10.0f,
+    20.0f,
+    -20.0f,
+    44.0f,
+    16.7f,
+    17.0f,
+    -16.7f,
+    -17.0f,
+    88.0f,
+    -88.0f,
+    -88.8f,
+    -95.0f,
+    -0.9f,
+    0.9f,
+    127.5f,
+    -127.5f,
+    8388607.5f,
+    8388608.0f,
+    16777215.0f,
 };
 #define N_EDGE (sizeof edge_inputs / sizeof edge_inputs[0])
 
-static void report_mismatch(const char *fn_name, const char *what, optic_unary_op op, float x, float got,
-                            float want) {
+static void report_mismatch(const char *fn_name, const char *what, optic_unary_op op, float x, float got, float want) {
   uint32_t g, w, xb;
   memcpy(&g, &got, 4), memcpy(&w, &want, 4), memcpy(&xb, &x, 4);
-  OT_CHECK(false, "%s %s: x=%.9g (0x%08x): got %.9g (0x%08x) want %.9g (0x%08x), ulp %u > %u", fn_name, what,
-           x, xb, got, g, want, w, kt_ulp_distance(got, want), optic_unary_max_ulp(op));
+  OT_CHECK(false, "%s %s: x=%.9g (0x%08x): got %.9g (0x%08x) want %.9g (0x%08x), ulp %u > %u", fn_name, what, x, xb,
+           got, g, want, w, kt_ulp_distance(got, want), optic_unary_max_ulp(op));
 }
 
 /* Edge sizes, offsets, in place (mode 1), guards; `stream`: with the
@@ -91,14 +163,14 @@ static void check_sizes(optic_unary_op op, optic_isa isa, optic_f32_vunary_fn fn
         fn(n, x.p, dst);
         for (size_t i = 0; i < n; i++) {
           if (!close_enough(op, dst[i], want[i])) {
-            OT_CHECK(false, "%s n=%zu offset=%zu mode=%d stream=%d: y[%zu]=%.9g want %.9g, ulp %u", fn_name, n,
-                     off, mode, stream, i, dst[i], want[i], kt_ulp_distance(dst[i], want[i]));
+            OT_CHECK(false, "%s n=%zu offset=%zu mode=%d stream=%d: y[%zu]=%.9g want %.9g, ulp %u", fn_name, n, off,
+                     mode, stream, i, dst[i], want[i], kt_ulp_distance(dst[i], want[i]));
             failures++;
             break;
           }
         }
-        OT_CHECK(kt_buf_guard_ok(&x) && kt_buf_guard_ok(&y),
-                 "%s n=%zu offset=%zu mode=%d stream=%d wrote past the end", fn_name, n, off, mode, stream);
+        OT_CHECK(kt_buf_guard_ok(&x) && kt_buf_guard_ok(&y), "%s n=%zu offset=%zu mode=%d stream=%d wrote past the end",
+                 fn_name, n, off, mode, stream);
         free(want);
         kt_buf_free(&x), kt_buf_free(&y);
       }

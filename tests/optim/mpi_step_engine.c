@@ -88,16 +88,14 @@ static void run(int cores) {
       for (size_t i = 0; i < n; i++) ref.g[t][i] /= (float)total;
       free(tmp);
     }
-    if (cores == 1)
-      OT_EXPECT_OK(optic_step_engine_step(e, rep[0].tp, rep[0].tg, NT));
-    else
-      OT_EXPECT_OK(optic_step_engine_step_replicas(e, tp, tg, NT));
+    if (cores == 1) OT_EXPECT_OK(optic_step_engine_step(e, rep[0].tp, rep[0].tg, NT));
+    else OT_EXPECT_OK(optic_step_engine_step_replicas(e, tp, tg, NT));
     OT_EXPECT_OK(optic_step_engine_step(eref, ref.tp, ref.tg, NT));
   }
   for (int c = 0; c < cores; c++)
     for (int t = 0; t < NT; t++)
-      OT_CHECK(memcmp(rep[c].p[t], ref.p[t], (size_t)dims_[t] * 4) == 0, "rank %d core %d tensor %d differs from the mean reference",
-               rank_, c, t);
+      OT_CHECK(memcmp(rep[c].p[t], ref.p[t], (size_t)dims_[t] * 4) == 0,
+               "rank %d core %d tensor %d differs from the mean reference", rank_, c, t);
   optic_step_engine_metrics mm;
   OT_EXPECT_OK(optic_step_engine_metrics_get(e, &mm));
   OT_CHECK(mm.steps == 4 && mm.allreduce_bytes_per_step > 0 && mm.est_allreduce_ns > 0);

@@ -276,8 +276,8 @@ static void nonfinite_gradients_skip_the_step(void) {
         snap(&before, opt, &t);
         OT_EXPECT_OK(optic_optim_step(opt, t.tp, t.tg, OT_NTENSORS, &rep));
         snap(&after, opt, &t);
-        OT_CHECK(rep.skipped && rep.bad_tensor == 4 && rep.bad_element == 65600, "skipped %d at %zu/%zu",
-                 rep.skipped, rep.bad_tensor, rep.bad_element);
+        OT_CHECK(rep.skipped && rep.bad_tensor == 4 && rep.bad_element == 65600, "skipped %d at %zu/%zu", rep.skipped,
+                 rep.bad_tensor, rep.bad_element);
         OT_CHECK(!isfinite(rep.grad_norm));
         OT_CHECK(snap_equal(&before, &after), "a skipped step changed parameters or state");
         snap_free(&before), snap_free(&after);
@@ -370,8 +370,11 @@ static void export_import_continue_is_bitwise(void) {
       scalars[i].name = strdup(st->scalars[i].name);
       if (strcmp(scalars[i].name, "group.1/step") == 0) OT_CHECK(scalars[i].value == 4);
     }
-    optic_optim_state copy = {.version = st->version, .tensor_count = st->tensor_count, .tensors = saved,
-                              .scalar_count = st->scalar_count, .scalars = scalars};
+    optic_optim_state copy = {.version = st->version,
+                              .tensor_count = st->tensor_count,
+                              .tensors = saved,
+                              .scalar_count = st->scalar_count,
+                              .scalars = scalars};
     optic_optim_state_destroy(st);
     optic_optim_destroy(first);
     optic_optim_t *second = make_two_groups(k, &b);
@@ -379,7 +382,8 @@ static void export_import_continue_is_bitwise(void) {
     run_steps(second, &b, 5, 6);
     for (size_t i = 0; i < OT_NTENSORS; i++) {
       OT_CHECK(memcmp(a.p[i], b.p[i], a.n[i] * sizeof(float)) == 0, "case %zu (%s/%s): tensor %zu differs after resume",
-               k, optic_optim_kind_name(resume_hparams(k).kind), optic_optim_convention_name(resume_hparams(k).convention), i);
+               k, optic_optim_kind_name(resume_hparams(k).kind),
+               optic_optim_convention_name(resume_hparams(k).convention), i);
     }
     snapshot sa, sb;
     snap(&sa, whole, &a), snap(&sb, second, &b);
@@ -576,7 +580,6 @@ static void optax_doctests_through_the_api(void) {
   free(json);
 }
 
-
 /* Empty tensors, many groups (more than the step's fixed table of 8), a
  * group added after others have stepped (its count starts at 0, PyTorch
  * SGD's first-step rule applies to it alone). */
@@ -618,7 +621,8 @@ static void groups_edges(void) {
   optic_optim_state *st = NULL;
   OT_EXPECT_OK(optic_optim_state_export(opt, &st));
   OT_CHECK(st && st->tensor_count == NG + 1 && st->scalar_count == 3 * (NG + 1) + 1);
-  OT_CHECK(st && strcmp(st->tensors[3].name, "group.3/tensor.0/momentum_buffer") == 0 && st->tensors[3].tensor.data == NULL);
+  OT_CHECK(st && strcmp(st->tensors[3].name, "group.3/tensor.0/momentum_buffer") == 0 &&
+           st->tensors[3].tensor.data == NULL);
   OT_EXPECT_OK(optic_optim_state_import(opt, st)); /* its own views: a no-op */
   optic_optim_state_destroy(st);
   optic_optim_hparams got;
@@ -657,11 +661,14 @@ static void unused_fields_must_stay_default(void) {
     snprintf(list, sizeof list, "%s", table[k].unused);
     for (char *f = strtok_r(list, " ", &save); f; f = strtok_r(NULL, " ", &save)) {
       h = defaults(table[k].kind, c);
-#define SET_(name, value) \
-  if (strcmp(f, #name) == 0) h.name = value;
-      SET_(momentum, 0.5) SET_(dampening, 0.5) SET_(nesterov, true) SET_(beta1, 0.5) SET_(beta2, 0.5)
-      SET_(amsgrad, true) SET_(eps, 0.5) SET_(eps_root, 0.5) SET_(alpha, 0.5) SET_(centered, true)
-      SET_(lr_decay, 0.5) SET_(initial_accumulator_value, 0.5)
+#define SET_(name, value)                    \
+  if (strcmp(f, #name) == 0) h.name = value; \
+  else (void)0
+      // clang-format off
+      SET_(momentum, 0.5); SET_(dampening, 0.5); SET_(nesterov, true); SET_(beta1, 0.5); SET_(beta2, 0.5);
+      SET_(amsgrad, true); SET_(eps, 0.5); SET_(eps_root, 0.5); SET_(alpha, 0.5); SET_(centered, true);
+      SET_(lr_decay, 0.5); SET_(initial_accumulator_value, 0.5);
+      // clang-format on
 #undef SET_
       char want[64];
       snprintf(want, sizeof want, "does not use %s ", f);
@@ -680,7 +687,8 @@ static void unused_fields_must_stay_default(void) {
   int64_t d4 = 4;
   optic_shape_make(1, &d4, &s);
   h = defaults(OPTIC_OPTIM_KIND_RMSPROP, PT);
-  h.alpha = 0.5, h.eps = 1e-3, h.eps_root = 1e-4, h.momentum = 0.3, h.centered = true, h.initial_accumulator_value = 0.2;
+  h.alpha = 0.5, h.eps = 1e-3, h.eps_root = 1e-4, h.momentum = 0.3, h.centered = true,
+  h.initial_accumulator_value = 0.2;
   optic_optim_hparams kept = h;
   OT_EXPECT_OK(optic_optim_hparams_clear_unused(&kept));
   OT_CHECK(memcmp(&kept, &h, sizeof h) == 0, "clear_unused changed a field rmsprop uses");

@@ -46,8 +46,8 @@ static optic_optim_hparams hparams_of(const variant *v) {
   hp.centered = v->centered;
   hp.nesterov = v->nesterov;
   if (v->schedule)
-    hp.schedule = (optic_lr_schedule){.kind = OPTIC_LR_WARMUP_COSINE, .warmup_steps = 2, .decay_steps = 8,
-                                      .min_lr = 0.001};
+    hp.schedule =
+        (optic_lr_schedule){.kind = OPTIC_LR_WARMUP_COSINE, .warmup_steps = 2, .decay_steps = 8, .min_lr = 0.001};
   return hp;
 }
 
@@ -96,7 +96,8 @@ static void model_free(model *m) {
 /* Step 2 has a NaN gradient: a skipped step, so skipped_steps is 1. */
 static void grads_for_step(model *m, int step) {
   for (int i = 0; i < TENSORS; i++)
-    for (size_t k = 0; k < numel(i); k++) m->g[i][k] = (float)(((k + 3) * (size_t)(step + 5) + (size_t)i) % 23) / 11.0f - 1.0f;
+    for (size_t k = 0; k < numel(i); k++)
+      m->g[i][k] = (float)(((k + 3) * (size_t)(step + 5) + (size_t)i) % 23) / 11.0f - 1.0f;
   if (step == 2) m->g[1][3] = NAN;
 }
 
@@ -394,7 +395,8 @@ static void engine_round_trip(void) {
   for (int s = 0; s < TOTAL; s++) {
     for (int c = 0; c < 2; c++) grads_for_step(&a[c], s + 3 * c); /* cores see different gradients */
     OT_EXPECT_OK(optic_step_engine_step_replicas(ea, pa, ga, TENSORS));
-    if (s + 1 == SAVE_AT) OT_EXPECT_OK(optic_step_engine_save(ea, dirs, 1, SAVE_AT, a[0].named, TENSORS, NULL, 0, NULL));
+    if (s + 1 == SAVE_AT)
+      OT_EXPECT_OK(optic_step_engine_save(ea, dirs, 1, SAVE_AT, a[0].named, TENSORS, NULL, 0, NULL));
   }
   OT_EXPECT_OK(optic_step_engine_restore_latest(eb, dirs, 1, b[0].named, TENSORS, NULL, NULL));
   for (int i = 0; i < TENSORS; i++) memcpy(b[1].p[i], b[0].p[i], numel(i) * 4);

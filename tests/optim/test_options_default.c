@@ -36,8 +36,7 @@ static void exec_defaults(void) {
   OT_CHECK(pr.size == sizeof pr && pr.capacity == 65536 && !pr.enabled);
   optic_exec_options eo = optic_exec_options_default();
   OT_CHECK(eo.size == sizeof eo && eo.threads == 0 && eo.device == 0 && eo.max_while_iterations == 1000000 &&
-           eo.allocator == NULL && eo.pool == NULL && eo.profiler == NULL && !eo.profile &&
-           eo.split_min_elements == 0);
+           eo.allocator == NULL && eo.pool == NULL && eo.profiler == NULL && !eo.profile && eo.split_min_elements == 0);
 }
 
 static void optim_defaults(void) {
@@ -54,9 +53,8 @@ static void optim_defaults(void) {
 
 static void pod_defaults(void) {
   optic_pod_options po = optic_pod_options_default();
-  OT_CHECK(po.size == sizeof po && po.cores == 0 && po.topology == NULL &&
-           po.heartbeat_timeout_ns == 2000000000ull && po.timeout_ns == 60000000000ull &&
-           po.chunk_bytes == ((size_t)64 << 10) && po.allocator == NULL);
+  OT_CHECK(po.size == sizeof po && po.cores == 0 && po.topology == NULL && po.heartbeat_timeout_ns == 2000000000ull &&
+           po.timeout_ns == 60000000000ull && po.chunk_bytes == ((size_t)64 << 10) && po.allocator == NULL);
   optic_pod_t *a = NULL, *b = NULL;
   OT_EXPECT_OK(optic_pod_create(&po, &a));
   OT_EXPECT_OK(optic_pod_create(NULL, &b));

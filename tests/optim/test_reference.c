@@ -61,8 +61,8 @@ static const ref_case cases_table[] = {
     {"rmsprop_pytorch", K(RMSPROP), PT, .lr = 0.01, .alpha = 0.9, .eps = 0.05, .wd = 0.1, .sched = S(COSINE)},
     {"rmsprop_centered_momentum_pytorch", K(RMSPROP), PT, .lr = 0.01, .alpha = 0.8, .eps = 0.05, .momentum = 0.9,
      .centered = true, .sched = S(WARMUP_COSINE)},
-    {"rmsprop_momentum_optax", K(RMSPROP), OX, .lr = 0.01, .alpha = 0.9, .eps = 0.05, .momentum = 0.8,
-     .init_acc = 0.5, .sched = S(EXPONENTIAL)},
+    {"rmsprop_momentum_optax", K(RMSPROP), OX, .lr = 0.01, .alpha = 0.9, .eps = 0.05, .momentum = 0.8, .init_acc = 0.5,
+     .sched = S(EXPONENTIAL)},
     {"rmsprop_centered_keras", K(RMSPROP), KR, .lr = 0.01, .alpha = 0.8, .eps = 0.05, .centered = true, .wd = 0.1,
      .sched = S(STEP)},
     {"rmsprop_momentum_keras", K(RMSPROP), KR, .lr = 0.01, .alpha = 0.9, .eps = 0.05, .momentum = 0.9,
@@ -197,7 +197,7 @@ static void ref_step(const ref_case *c, const rh *h, int t, ref_tensor *r, const
         }
         double gi = g[i] + wd * p[i]; /* PyTorch weight_decay; optax chain(add_decayed_weights, sgd) */
         if (h->mu != 0) {
-          if (torch && t == 1) r->b[i] = gi; /* PyTorch b_1 = g */
+          if (torch && t == 1) r->b[i] = gi;                  /* PyTorch b_1 = g */
           else r->b[i] = h->mu * r->b[i] + (1 - h->tau) * gi; /* optax trace T = g + μT */
           gi = c->nesterov ? gi + h->mu * r->b[i] : r->b[i];
         }
@@ -467,12 +467,11 @@ static void groups_have_their_own_hyperparameters(void) {
   ot_tensors_free(&a), ot_tensors_free(&b), ot_tensors_free(&both);
 }
 
-
 /* The optimizer dispatches to optic_isa_selected(): a few cases under every
  * ISA this CPU runs (OPTIC_ISA caps the choice; restored after). */
 static void every_isa_matches_on_a_subset(void) {
   static const char *const names[] = {"sgd_nesterov_pytorch", "adam_keras", "rmsprop_centered_momentum_pytorch",
-                                      "adagrad_pytorch", "lamb_keras", "lion_optax"};
+                                      "adagrad_pytorch",      "lamb_keras", "lion_optax"};
   const char *saved = getenv("OPTIC_ISA");
   char *saved_copy = saved ? strdup(saved) : NULL;
   for (int isa = 0; isa < OPTIC_ISA_COUNT_; isa++) {

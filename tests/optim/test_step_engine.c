@@ -211,11 +211,12 @@ static void multicore_equals_single_on_mean(int32_t cores) {
     OT_EXPECT_OK(optic_step_engine_step(eref, ref.tp, ref.tg, ref.count));
     for (int32_t c = 0; c < cores; c++)
       for (size_t i = 0; i < ref.count; i++)
-        OT_CHECK(memcmp(rep[c].g[i], ref.g[i], ref.n[i] * 4) == 0, "cores %d step %" PRIu64 ": core %d grad %zu is not the mean",
-                 (int)cores, s, (int)c, i);
+        OT_CHECK(memcmp(rep[c].g[i], ref.g[i], ref.n[i] * 4) == 0,
+                 "cores %d step %" PRIu64 ": core %d grad %zu is not the mean", (int)cores, s, (int)c, i);
   }
   for (int32_t c = 0; c < cores; c++)
-    OT_CHECK(same_params(&rep[c], &ref), "cores %d: core %d differs from the 1-core engine on the mean", (int)cores, (int)c);
+    OT_CHECK(same_params(&rep[c], &ref), "cores %d: core %d differs from the 1-core engine on the mean", (int)cores,
+             (int)c);
   /* Random (inexact) gradients: cores still agree bitwise with each other. */
   for (uint64_t s = 5; s < 8; s++) {
     for (int32_t c = 0; c < cores; c++)
@@ -310,7 +311,8 @@ static void checkpoint_resume_is_bitwise(void) {
     snprintf(pname[i], sizeof pname[i], "param.%zu", i);
     ent[i] = (optic_ckpt_entry){pname[i], a.tp[i]};
   }
-  for (size_t i = 0; i < st->tensor_count; i++) ent[a.count + i] = (optic_ckpt_entry){st->tensors[i].name, st->tensors[i].tensor};
+  for (size_t i = 0; i < st->tensor_count; i++)
+    ent[a.count + i] = (optic_ckpt_entry){st->tensors[i].name, st->tensors[i].tensor};
   optic_ckpt_meta *meta = calloc(st->scalar_count, sizeof *meta);
   char(*text)[24] = calloc(st->scalar_count, sizeof *text);
   for (size_t i = 0; i < st->scalar_count; i++) {
@@ -468,7 +470,6 @@ static void error_paths(void) {
   ot_tensors_free(&t);
   ot_tensors_free(&u);
 }
-
 
 /* The compiled graph is a real update: run through optic_program_run on the
  * first step's inputs, it matches what the fused kernels computed within

@@ -293,12 +293,9 @@ static void test_late_rank(void) {
 }
 
 static const ot_case cases[] = {
-    {"hierarchical", test_hierarchical},
-    {"late_rank", test_late_rank},
-    {"sweep_shm", test_sweep_shm},
-    {"sweep_messages", test_sweep_messages},
-    {"bitwise", test_bitwise},
-    {"barrier_and_errors", test_barrier_and_errors},
+    {"hierarchical", test_hierarchical}, {"late_rank", test_late_rank},
+    {"sweep_shm", test_sweep_shm},       {"sweep_messages", test_sweep_messages},
+    {"bitwise", test_bitwise},           {"barrier_and_errors", test_barrier_and_errors},
     {"timeout", test_timeout},
 };
 
@@ -307,8 +304,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  optic_pod_mpi_options o = {.size = sizeof o, .chunk_bytes = 4096, .timeout_ns = 60000000000ull,
-                             .shm_bytes = 65538 * 8};
+  optic_pod_mpi_options o = {
+      .size = sizeof o, .chunk_bytes = 4096, .timeout_ns = 60000000000ull, .shm_bytes = 65538 * 8};
   optic_pod_mpi_options mo = {.size = sizeof mo, .chunk_bytes = 4096, .timeout_ns = 60000000000ull};
   if (optic_pod_mpi_create(&o, &m_) != OPTIC_OK || optic_pod_mpi_create(&mo, &msg_) != OPTIC_OK) {
     fprintf(stderr, "rank %d: %s\n", rank_, optic_last_error());

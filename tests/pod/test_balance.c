@@ -57,8 +57,8 @@ static void test_pick_least_loaded(void) {
     counts[k]++;
   }
   /* finish times equalize: 100 : 300 : 300 */
-  OT_CHECK(abs(counts[0] - 100) <= 1 && abs(counts[1] - 300) <= 1 && abs(counts[2] - 300) <= 1, "%d %d %d",
-           counts[0], counts[1], counts[2]);
+  OT_CHECK(abs(counts[0] - 100) <= 1 && abs(counts[1] - 300) <= 1 && abs(counts[2] - 300) <= 1, "%d %d %d", counts[0],
+           counts[1], counts[2]);
   OT_EXPECT_OK(optic_pod_balancer_done(b, 1, 300, 1000000000));
   int k;
   OT_EXPECT_OK(optic_pod_balancer_pick(b, 1, &k));
@@ -112,8 +112,10 @@ static void test_pod_slow_core(void) {
   OT_CHECK(share1 < ITEMS / 2, "slow core still gets %llu of %d items", (unsigned long long)share1, ITEMS);
   double r0 = optic_pod_balancer_rate(j->b, 0), r1 = optic_pod_balancer_rate(j->b, 1);
   OT_CHECK(r0 > r1 * 1.5, "measured rates %.0f and %.0f items/s", r0, r1);
-  printf("  slow core share %llu/%d (ideal %d at 1:3 speeds), rounds took %.2f then %.2f ms (loaded machine), rates %.0f/%.0f\n",
-         (unsigned long long)share1, ITEMS, ITEMS / 4, j->step_ns[0] * 1e-6, j->step_ns[ROUNDS - 1] * 1e-6, r0, r1);
+  printf(
+      "  slow core share %llu/%d (ideal %d at 1:3 speeds), rounds took %.2f then %.2f ms (loaded machine), rates "
+      "%.0f/%.0f\n",
+      (unsigned long long)share1, ITEMS, ITEMS / 4, j->step_ns[0] * 1e-6, j->step_ns[ROUNDS - 1] * 1e-6, r0, r1);
   optic_pod_destroy(pod);
   optic_pod_balancer_destroy(j->b);
   free(j);

@@ -121,8 +121,8 @@ static double true_offset(const clocks *c, int core, double local) {
 
 static optic_status sync_body(optic_pod_core_t *core, void *user) {
   clocks *c = user;
-  optic_pod_clock_options o = {.size = sizeof o, .root = 0, .rounds = 8, .clock_ns = fake_clock,
-                               .delay_ns = fake_delay, .user = c};
+  optic_pod_clock_options o = {
+      .size = sizeof o, .root = 0, .rounds = 8, .clock_ns = fake_clock, .delay_ns = fake_delay, .user = c};
   return optic_pod_clock_sync(core, &o, &c->result[optic_pod_core_index(core)]);
 }
 
@@ -155,8 +155,9 @@ static void run_sync(int n, uint64_t jitter_ns) {
     double truth = true_offset(c, k, local), err = fabs(f->offset_ns - truth);
     /* RFC bound delta/2, plus the drift of the offset during the exchange */
     double drift = fabs(c->skew[0] - c->skew[k]) * 2 * f->delay_ns + 2;
-    OT_CHECK(err <= f->delay_ns / 2 + drift, "core %d: error %.1f ns > delay/2 %.1f + drift %.1f (offset %.0f skew %.0f ppm)",
-             k, err, f->delay_ns / 2, drift, c->offset_ns[k], c->skew[k] * 1e6);
+    OT_CHECK(err <= f->delay_ns / 2 + drift,
+             "core %d: error %.1f ns > delay/2 %.1f + drift %.1f (offset %.0f skew %.0f ppm)", k, err, f->delay_ns / 2,
+             drift, c->offset_ns[k], c->skew[k] * 1e6);
     /* convergence: the chosen delay is the minimum of the eight */
     for (int i = 0; i < f->count; i++) OT_CHECK(f->delay_ns <= f->stage[i].delay_ns);
     OT_CHECK(f->dispersion_ns > 0 && f->jitter_ns >= 1);
@@ -188,12 +189,9 @@ static void test_pod_sync_bad_root(void) {
 }
 
 static const ot_case cases[] = {
-    {"on_wire_bound", test_on_wire_bound},
-    {"filter_picks_min_delay", test_filter_picks_min_delay},
-    {"filter_converges", test_filter_converges},
-    {"pod_sync_no_jitter", test_pod_sync_no_jitter},
-    {"pod_sync_jitter", test_pod_sync_jitter},
-    {"pod_sync_twice", test_pod_sync_twice},
+    {"on_wire_bound", test_on_wire_bound},         {"filter_picks_min_delay", test_filter_picks_min_delay},
+    {"filter_converges", test_filter_converges},   {"pod_sync_no_jitter", test_pod_sync_no_jitter},
+    {"pod_sync_jitter", test_pod_sync_jitter},     {"pod_sync_twice", test_pod_sync_twice},
     {"pod_sync_bad_root", test_pod_sync_bad_root},
 };
 

@@ -96,7 +96,8 @@ static optic_status body(optic_pod_core_t *c, void *user) {
           }
           for (size_t i = 0; i < len; i++) {
             if (!same(get(out, dt, i), expect(j, op, dt, i))) {
-              pod_note(&j->notes, me, "%s: [%zu] = %.17g, expected %.17g", what, i, get(out, dt, i), expect(j, op, dt, i));
+              pod_note(&j->notes, me, "%s: [%zu] = %.17g, expected %.17g", what, i, get(out, dt, i),
+                       expect(j, op, dt, i));
               break;
             }
           }
@@ -269,10 +270,13 @@ static optic_status edge_body(optic_pod_core_t *c, void *user) {
   if ((st = optic_pod_all_gather(c, NULL, NULL, 0, OPTIC_F32)) != OPTIC_OK) return st;
   if ((st = optic_pod_broadcast(c, NULL, 0, OPTIC_F64, 1)) != OPTIC_OK) return st;
   float x[4] = {0};
-  if (optic_pod_all_reduce(c, x, x, 4, OPTIC_S32, OPTIC_POD_SUM) != OPTIC_ERR_INVALID_ARGUMENT) return OPTIC_ERR_INTERNAL;
-  if (optic_pod_all_reduce(c, x, x, 4, OPTIC_F32, (optic_pod_op)9) != OPTIC_ERR_INVALID_ARGUMENT) return OPTIC_ERR_INTERNAL;
+  if (optic_pod_all_reduce(c, x, x, 4, OPTIC_S32, OPTIC_POD_SUM) != OPTIC_ERR_INVALID_ARGUMENT)
+    return OPTIC_ERR_INTERNAL;
+  if (optic_pod_all_reduce(c, x, x, 4, OPTIC_F32, (optic_pod_op)9) != OPTIC_ERR_INVALID_ARGUMENT)
+    return OPTIC_ERR_INTERNAL;
   if (optic_pod_broadcast(c, x, 4, OPTIC_F32, 3) != OPTIC_ERR_INVALID_ARGUMENT) return OPTIC_ERR_INTERNAL;
-  if (optic_pod_all_reduce(c, NULL, x, 4, OPTIC_F32, OPTIC_POD_SUM) != OPTIC_ERR_INVALID_ARGUMENT) return OPTIC_ERR_INTERNAL;
+  if (optic_pod_all_reduce(c, NULL, x, 4, OPTIC_F32, OPTIC_POD_SUM) != OPTIC_ERR_INVALID_ARGUMENT)
+    return OPTIC_ERR_INTERNAL;
   /* the rejected calls took no part in the protocol: the pod still works */
   return optic_pod_all_reduce(c, x, x, 4, OPTIC_F32, OPTIC_POD_MAX);
 }
@@ -326,12 +330,18 @@ static void test_v4_4x4x4_64_cores(void) {
 static const ot_case cases[] = {
     {"edges", test_edges},
     {"v4_4x4x4_64_cores", test_v4_4x4x4_64_cores},
-    {"ring_1", test_ring_1},           {"ring_2", test_ring_2},
-    {"ring_3", test_ring_3},           {"ring_4", test_ring_4},
-    {"ring_7", test_ring_7},           {"ring_8", test_ring_8},
-    {"ring_16", test_ring_16},         {"torus_2x2", test_torus_2x2},
-    {"torus_2x3", test_torus_2x3},     {"mesh_3x3", test_mesh_3x3},
-    {"torus_2x2x2", test_torus_2x2x2}, {"torus_2x1x4", test_torus_2x1x4},
+    {"ring_1", test_ring_1},
+    {"ring_2", test_ring_2},
+    {"ring_3", test_ring_3},
+    {"ring_4", test_ring_4},
+    {"ring_7", test_ring_7},
+    {"ring_8", test_ring_8},
+    {"ring_16", test_ring_16},
+    {"torus_2x2", test_torus_2x2},
+    {"torus_2x3", test_torus_2x3},
+    {"mesh_3x3", test_mesh_3x3},
+    {"torus_2x2x2", test_torus_2x2x2},
+    {"torus_2x1x4", test_torus_2x1x4},
     {"default_chunk_ring_4", test_default_chunk_ring_4},
 };
 

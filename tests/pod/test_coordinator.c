@@ -15,8 +15,8 @@ static void sleep_ms(int ms) {
 }
 
 static optic_pod_t *make_pod(int n, uint64_t hb_ms, uint64_t timeout_ms) {
-  optic_pod_options o = {.size = sizeof o, .cores = n, .heartbeat_timeout_ns = hb_ms * 1000000ull,
-                         .timeout_ns = timeout_ms * 1000000ull};
+  optic_pod_options o = {
+      .size = sizeof o, .cores = n, .heartbeat_timeout_ns = hb_ms * 1000000ull, .timeout_ns = timeout_ms * 1000000ull};
   optic_pod_t *pod = NULL;
   OT_EXPECT_OK(optic_pod_create(&o, &pod));
   return pod;
@@ -85,8 +85,7 @@ static void test_barrier_timeout(void) {
   OT_CHECK(optic_pod_run(pod, late_body, &j, st) != OPTIC_OK);
   int timeouts = 0;
   for (int k = 0; k < 2; k++) {
-    OT_CHECK(st[k] == OPTIC_ERR_TIMEOUT || st[k] == OPTIC_ERR_PEER_FAILED, "core %d: %s", k,
-             optic_status_name(st[k]));
+    OT_CHECK(st[k] == OPTIC_ERR_TIMEOUT || st[k] == OPTIC_ERR_PEER_FAILED, "core %d: %s", k, optic_status_name(st[k]));
     timeouts += st[k] == OPTIC_ERR_TIMEOUT;
     /* a TIMEOUT comes after the timeout; a PEER_FAILED (another core timed out first) may come a little earlier */
     OT_CHECK(st[k] != OPTIC_ERR_TIMEOUT || j.elapsed_ns[k] >= 100000000ull, "core %d timed out after %.1f ms", k,
@@ -267,8 +266,9 @@ static bool check_fault_run(optic_pod_t *pod, const faulty *j, int it, int n, ui
   const uint64_t bound = t_fault + 2 * hb_ns + late_ns;
   for (int k = 0; k < n; k++) {
     if (k == v) continue;
-    OT_CHECK(j->status[k] == OPTIC_ERR_PEER_FAILED, "iteration %d (n=%d victim %d at %llu, %s): core %d returned %s: %s",
-             it, n, v, (unsigned long long)at, how, k, optic_status_name(j->status[k]), optic_pod_core_message(pod, k));
+    OT_CHECK(j->status[k] == OPTIC_ERR_PEER_FAILED,
+             "iteration %d (n=%d victim %d at %llu, %s): core %d returned %s: %s", it, n, v, (unsigned long long)at,
+             how, k, optic_status_name(j->status[k]), optic_pod_core_message(pod, k));
     OT_CHECK(j->fail_ns[k] <= bound,
              "iteration %d (%s): core %d returned %.1f ms after the victim (bound: 2 x %.0f ms + %.1f ms measured "
              "scheduling delay): %s",
@@ -306,9 +306,10 @@ static void test_fault_injection_100(void) {
    * norm: most victims must reach their fault point. */
   OT_CHECK(reached >= 50, "only %d of 100 victims reached their fault point", reached);
   if (reached < 100 || worst_late > 10000000ull) {
-    printf("note fault_injection_100: %d of 100 victims reached their fault point (the others were declared failed "
-           "while descheduled); worst scheduling delay %.1f ms\n",
-           reached, (double)worst_late * 1e-6);
+    printf(
+        "note fault_injection_100: %d of 100 victims reached their fault point (the others were declared failed "
+        "while descheduled); worst scheduling delay %.1f ms\n",
+        reached, (double)worst_late * 1e-6);
   }
 }
 

@@ -15,7 +15,7 @@ typedef struct det_job {
   optic_dtype dt;
   optic_pod_op op;
   bool scatter;
-  float *in32;  /* n * LEN inputs */
+  float *in32; /* n * LEN inputs */
   double *in64;
   unsigned char *first; /* core 0's first result, bytes */
   unsigned char *out[OPTIC_POD_MAX_CORES];
@@ -30,7 +30,8 @@ static optic_status det_body(optic_pod_core_t *c, void *user) {
   size_t off, len;
   optic_pod_shard(LEN, j->n, me, &off, &len);
   for (int r = 0; r < REPEATS; r++) {
-    const void *src = j->dt == OPTIC_F32 ? (const void *)(j->in32 + (size_t)me * LEN) : (const void *)(j->in64 + (size_t)me * LEN);
+    const void *src =
+        j->dt == OPTIC_F32 ? (const void *)(j->in32 + (size_t)me * LEN) : (const void *)(j->in64 + (size_t)me * LEN);
     optic_status st = j->scatter ? optic_pod_reduce_scatter(c, src, (char *)buf + off * es, LEN, j->dt, j->op)
                                  : optic_pod_all_reduce(c, src, buf, LEN, j->dt, j->op);
     if (st != OPTIC_OK) {
@@ -54,7 +55,8 @@ static optic_status first_body(optic_pod_core_t *c, void *user) {
   const size_t es = optic_dtype_size(j->dt);
   size_t off, len;
   optic_pod_shard(LEN, j->n, me, &off, &len);
-  const void *src = j->dt == OPTIC_F32 ? (const void *)(j->in32 + (size_t)me * LEN) : (const void *)(j->in64 + (size_t)me * LEN);
+  const void *src =
+      j->dt == OPTIC_F32 ? (const void *)(j->in32 + (size_t)me * LEN) : (const void *)(j->in64 + (size_t)me * LEN);
   if (j->scatter) return optic_pod_reduce_scatter(c, src, j->first + off * es, LEN, j->dt, j->op);
   /* all cores write; then check they agree before the repeats */
   optic_status st = optic_pod_all_reduce(c, src, j->out[me], LEN, j->dt, j->op);

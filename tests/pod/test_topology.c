@@ -229,11 +229,11 @@ static const bad_field BAD_FIELDS[] = {
     {"name is not NUL-terminated", brk_name},
 };
 
-#define EXPECT_BAD(call, what, fn)                                                                              \
-  do {                                                                                                         \
-    optic_clear_error();                                                                                       \
-    OT_EXPECT_STATUS(call, OPTIC_ERR_INVALID_ARGUMENT);                                                        \
-    OT_CHECK(strstr(optic_last_error(), what) != NULL && strncmp(optic_last_error(), fn, strlen(fn)) == 0,     \
+#define EXPECT_BAD(call, what, fn)                                                                            \
+  do {                                                                                                        \
+    optic_clear_error();                                                                                      \
+    OT_EXPECT_STATUS(call, OPTIC_ERR_INVALID_ARGUMENT);                                                       \
+    OT_CHECK(strstr(optic_last_error(), what) != NULL && strncmp(optic_last_error(), fn, strlen(fn)) == 0,    \
              "%s: message '%s' does not start with '%s' and name '%s'", #call, optic_last_error(), fn, what); \
   } while (0)
 

@@ -17,8 +17,10 @@ int main(void) {
   const int saved = openblas_get_num_threads();
   openblas_set_num_threads(1);
   if (omp_get_max_threads() != 1) {
-    printf("FAIL: after openblas_set_num_threads(1) optic's OpenMP runtime still gives %d threads: OpenBLAS "
-           "talks to another runtime\n", omp_get_max_threads());
+    printf(
+        "FAIL: after openblas_set_num_threads(1) optic's OpenMP runtime still gives %d threads: OpenBLAS "
+        "talks to another runtime\n",
+        omp_get_max_threads());
     bad++;
   }
   openblas_set_num_threads(2);

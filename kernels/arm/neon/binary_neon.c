@@ -21,31 +21,31 @@ static inline float sub1(float a, float b) { return a - b; }
 static inline float mul1(float a, float b) { return a * b; }
 static inline float div1(float a, float b) { return a / b; }
 
-#define NEON_VV(fn, OP, OP1)                                                  \
-  void fn(size_t n, const float *a, const float *b, float *y) {               \
-    size_t i = 0;                                                             \
-    for (; i + 8 <= n; i += 8) {                                              \
-      float32x4_t r0 = OP(vld1q_f32(a + i), vld1q_f32(b + i));                \
-      float32x4_t r1 = OP(vld1q_f32(a + i + 4), vld1q_f32(b + i + 4));        \
-      vst1q_f32(y + i, r0);                                                   \
-      vst1q_f32(y + i + 4, r1);                                               \
-    }                                                                         \
+#define NEON_VV(fn, OP, OP1)                                                             \
+  void fn(size_t n, const float *a, const float *b, float *y) {                          \
+    size_t i = 0;                                                                        \
+    for (; i + 8 <= n; i += 8) {                                                         \
+      float32x4_t r0 = OP(vld1q_f32(a + i), vld1q_f32(b + i));                           \
+      float32x4_t r1 = OP(vld1q_f32(a + i + 4), vld1q_f32(b + i + 4));                   \
+      vst1q_f32(y + i, r0);                                                              \
+      vst1q_f32(y + i + 4, r1);                                                          \
+    }                                                                                    \
     for (; i + 4 <= n; i += 4) vst1q_f32(y + i, OP(vld1q_f32(a + i), vld1q_f32(b + i))); \
-    for (; i < n; i++) y[i] = OP1(a[i], b[i]);                                \
+    for (; i < n; i++) y[i] = OP1(a[i], b[i]);                                           \
   }
 
-#define NEON_VS(fn, OP, OP1)                                                  \
-  void fn(size_t n, const float *a, float s, float *y) {                      \
-    const float32x4_t vs = vdupq_n_f32(s);                                    \
-    size_t i = 0;                                                             \
-    for (; i + 8 <= n; i += 8) {                                              \
-      float32x4_t r0 = OP(vld1q_f32(a + i), vs);                              \
-      float32x4_t r1 = OP(vld1q_f32(a + i + 4), vs);                          \
-      vst1q_f32(y + i, r0);                                                   \
-      vst1q_f32(y + i + 4, r1);                                               \
-    }                                                                         \
-    for (; i + 4 <= n; i += 4) vst1q_f32(y + i, OP(vld1q_f32(a + i), vs));    \
-    for (; i < n; i++) y[i] = OP1(a[i], s);                                   \
+#define NEON_VS(fn, OP, OP1)                                               \
+  void fn(size_t n, const float *a, float s, float *y) {                   \
+    const float32x4_t vs = vdupq_n_f32(s);                                 \
+    size_t i = 0;                                                          \
+    for (; i + 8 <= n; i += 8) {                                           \
+      float32x4_t r0 = OP(vld1q_f32(a + i), vs);                           \
+      float32x4_t r1 = OP(vld1q_f32(a + i + 4), vs);                       \
+      vst1q_f32(y + i, r0);                                                \
+      vst1q_f32(y + i + 4, r1);                                            \
+    }                                                                      \
+    for (; i + 4 <= n; i += 4) vst1q_f32(y + i, OP(vld1q_f32(a + i), vs)); \
+    for (; i < n; i++) y[i] = OP1(a[i], s);                                \
   }
 
 NEON_VV(optic_f32_vadd__neon, vaddq_f32, add1)

@@ -81,8 +81,7 @@ typedef struct sgd_v {
   float32x4_t lr, mu, cg, cb, s_out;
 } sgd_v;
 
-STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, size_t i,
-                   size_t m, bool masked) {
+STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, size_t i, size_t m, bool masked) {
   float32x4_t th = ld(param + i, m, masked), g = ld(grad + i, m, masked);
   apply_decay(&c->d, &th, &g);
   if (!c->k.momentum) {
@@ -91,14 +90,12 @@ STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, 
     float32x4_t b = vmulq_f32(c->cg, g);
     if (!c->k.first) b = fma_(c->mu, ld(buf + i, m, masked), b);
     st(buf + i, b, m, masked);
-    th = c->k.nesterov ? vsubq_f32(th, fma_(c->cb, b, vmulq_f32(c->lr, g)))
-                       : fnma_(c->s_out, b, th);
+    th = c->k.nesterov ? vsubq_f32(th, fma_(c->cb, b, vmulq_f32(c->lr, g))) : fnma_(c->s_out, b, th);
   }
   st(param + i, th, m, masked);
 }
 
-void optic_f32_sgd__neon(size_t n, float *param, const float *grad, float *momentum_buf,
-                         const optic_sgd_params *p) {
+void optic_f32_sgd__neon(size_t n, float *param, const float *grad, float *momentum_buf, const optic_sgd_params *p) {
   sgd_v c;
   c.k = optic_sgd_prepare(p);
   c.d = decay_v_of(&c.k.d);
@@ -116,8 +113,8 @@ typedef struct adam_v {
   float32x4_t b1, c1, b2, c2, step, inv_bc2, eps, eps_root;
 } adam_v;
 
-STEP void adam_step(const adam_v *c, float *param, const float *grad, float *m, float *v, float *vmax,
-                    size_t i, size_t k, bool masked) {
+STEP void adam_step(const adam_v *c, float *param, const float *grad, float *m, float *v, float *vmax, size_t i,
+                    size_t k, bool masked) {
   float32x4_t th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   apply_decay(&c->d, &th, &g);
   float32x4_t mi = fma_(c->c1, g, vmulq_f32(c->b1, ld(m + i, k, masked)));
@@ -155,8 +152,8 @@ typedef struct rmsprop_v {
   float32x4_t a, c, eps, eps_root, mu, s_in, s_out, lr;
 } rmsprop_v;
 
-STEP void rmsprop_step(const rmsprop_v *c, float *param, const float *grad, float *sq, float *ga, float *buf,
-                       size_t i, size_t k, bool masked) {
+STEP void rmsprop_step(const rmsprop_v *c, float *param, const float *grad, float *sq, float *ga, float *buf, size_t i,
+                       size_t k, bool masked) {
   float32x4_t th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   apply_decay(&c->d, &th, &g);
   float32x4_t s = fma_(vmulq_f32(c->c, g), g, vmulq_f32(c->a, ld(sq + i, k, masked)));
@@ -202,8 +199,8 @@ typedef struct adagrad_v {
   float32x4_t lr, eps, eps_root;
 } adagrad_v;
 
-STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, float *sum, size_t i,
-                       size_t k, bool masked) {
+STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, float *sum, size_t i, size_t k,
+                       bool masked) {
   float32x4_t th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   apply_decay(&c->d, &th, &g);
   float32x4_t s = fma_(g, g, ld(sum + i, k, masked));
@@ -213,8 +210,7 @@ STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, floa
   st(param + i, th, k, masked);
 }
 
-void optic_f32_adagrad__neon(size_t n, float *param, const float *grad, float *sum,
-                             const optic_adagrad_params *p) {
+void optic_f32_adagrad__neon(size_t n, float *param, const float *grad, float *sum, const optic_adagrad_params *p) {
   const optic_adagrad_prep k = optic_adagrad_prepare(p);
   adagrad_v c = {decay_v_of(&k.d), vdupq_n_f32(k.lr), vdupq_n_f32(k.eps), vdupq_n_f32(k.eps_root)};
   size_t i = 0;
@@ -228,8 +224,7 @@ typedef struct lion_v {
   float32x4_t b1, c1, b2, c2, lr, wd;
 } lion_v;
 
-STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, size_t i,
-                    size_t k, bool masked) {
+STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, size_t i, size_t k, bool masked) {
   float32x4_t th = ld(param + i, k, masked), g = ld(grad + i, k, masked), mi = ld(m + i, k, masked);
   float32x4_t u = sign_nan(fma_(c->c1, g, vmulq_f32(c->b1, mi)));
   if (c->use_wd) u = fma_(c->wd, th, u);
@@ -239,7 +234,7 @@ STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, 
 
 void optic_f32_lion__neon(size_t n, float *param, const float *grad, float *m, const optic_lion_params *p) {
   const optic_lion_prep k = optic_lion_prepare(p);
-  lion_v c = {k.use_wd, vdupq_n_f32(k.b1), vdupq_n_f32(k.c1), vdupq_n_f32(k.b2),
+  lion_v c = {k.use_wd,          vdupq_n_f32(k.b1), vdupq_n_f32(k.c1), vdupq_n_f32(k.b2),
               vdupq_n_f32(k.c2), vdupq_n_f32(k.lr), vdupq_n_f32(k.wd)};
   size_t i = 0;
   for (; i + 4 <= n; i += 4) lion_step(&c, param, grad, m, i, 4, false);
@@ -278,8 +273,8 @@ typedef struct lamb_acc {
   float64x2_t p0, p1, u0, u1;
 } lamb_acc;
 
-STEP void lamb_moments_step(const lamb_v *c, lamb_acc *acc, const float *param, const float *grad, float *m,
-                            float *v, size_t i, size_t k, bool masked) {
+STEP void lamb_moments_step(const lamb_v *c, lamb_acc *acc, const float *param, const float *grad, float *m, float *v,
+                            size_t i, size_t k, bool masked) {
   float32x4_t th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   float32x4_t mi = fma_(c->c1, g, vmulq_f32(c->b1, ld(m + i, k, masked)));
   float32x4_t vi = fma_(vmulq_f32(c->c2, g), g, vmulq_f32(c->b2, ld(v + i, k, masked)));
@@ -309,8 +304,8 @@ STEP void lamb_apply_step(const lamb_v *c, float32x4_t step, float *param, const
   st(param + i, fnma_(step, u, th), k, masked);
 }
 
-void optic_f32_lamb_apply__neon(size_t n, float *param, const float *m, const float *v,
-                                const optic_lamb_params *p, float trust_ratio) {
+void optic_f32_lamb_apply__neon(size_t n, float *param, const float *m, const float *v, const optic_lamb_params *p,
+                                float trust_ratio) {
   const lamb_v c = lamb_v_of(p);
   const float32x4_t step = vdupq_n_f32((float)((double)p->lr * (double)trust_ratio));
   size_t i = 0;

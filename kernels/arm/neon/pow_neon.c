@@ -59,17 +59,17 @@ static inline float32x4_t pow4(float32x4_t a, float32x4_t b) {
   const int32x4_t u = vsubq_s32(vreinterpretq_s32_f32(xs), vdupq_n_s32(OPTIC_LOG_SQRT_HALF_BITS));
   const int32x4_t ei = vsubq_s32(vshrq_n_s32(u, 23), vandq_s32(vreinterpretq_s32_u32(sub), vdupq_n_s32(23)));
   const float32x4_t e = vcvtq_f32_s32(ei);
-  const float32x4_t m = vreinterpretq_f32_s32(
-      vaddq_s32(vandq_s32(u, vdupq_n_s32(0x007fffff)), vdupq_n_s32(OPTIC_LOG_SQRT_HALF_BITS)));
+  const float32x4_t m =
+      vreinterpretq_f32_s32(vaddq_s32(vandq_s32(u, vdupq_n_s32(0x007fffff)), vdupq_n_s32(OPTIC_LOG_SQRT_HALF_BITS)));
   /* log2|a| of 0, inf, NaN: -inf, inf, NaN (NaN + inf is NaN, inf + inf is inf). */
   const uint32x4_t zero = vceqq_f32(ax, set1(0.0f));
   const uint32x4_t special = vorrq_u32(zero, vmvnq_u32(vcltq_f32(ax, set1(INFINITY))));
   const float32x4_t l_special = vbslq_f32(zero, set1(-INFINITY), vaddq_f32(ax, set1(INFINITY)));
   /* Lane masks widen to 64 bits by sign extension of the all-ones pattern. */
   const int32x4_t spec_i = vreinterpretq_s32_u32(special);
-  const float64x2_t lo = pow_half(vcvt_f64_f32(vget_low_f32(e)), vcvt_f64_f32(vget_low_f32(m)),
-                                  vcvt_f64_f32(vget_low_f32(b)), vcvt_f64_f32(vget_low_f32(l_special)),
-                                  vreinterpretq_u64_s64(vmovl_s32(vget_low_s32(spec_i))));
+  const float64x2_t lo =
+      pow_half(vcvt_f64_f32(vget_low_f32(e)), vcvt_f64_f32(vget_low_f32(m)), vcvt_f64_f32(vget_low_f32(b)),
+               vcvt_f64_f32(vget_low_f32(l_special)), vreinterpretq_u64_s64(vmovl_s32(vget_low_s32(spec_i))));
   const float64x2_t hi = pow_half(vcvt_high_f64_f32(e), vcvt_high_f64_f32(m), vcvt_high_f64_f32(b),
                                   vcvt_high_f64_f32(l_special), vreinterpretq_u64_s64(vmovl_high_s32(spec_i)));
   float32x4_t y = vcvt_high_f32_f64(vcvt_f32_f64(lo), hi);

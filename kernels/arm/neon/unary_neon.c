@@ -36,7 +36,8 @@ static inline float32x4_t rsqrt4(float32x4_t x) { return vdivq_f32(set1(1.0f), v
 /* copysign(1, x) where x is nonzero and not NaN; x itself for +-0 and NaN. */
 static inline float32x4_t sign4(float32x4_t x) {
   const uint32x4_t bits = vreinterpretq_u32_f32(x);
-  const float32x4_t one = vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(set1(1.0f)), vandq_u32(bits, sign_bits())));
+  const float32x4_t one =
+      vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(set1(1.0f)), vandq_u32(bits, sign_bits())));
   const uint32x4_t nonzero = vorrq_u32(vcgtq_f32(x, set1(0.0f)), vcltq_f32(x, set1(0.0f))); /* false for NaN */
   return vbslq_f32(nonzero, one, x);
 }
@@ -46,7 +47,9 @@ static inline float32x4_t relu4(float32x4_t x) {
 }
 
 /* 2^k as a float for integer k in [-126, 127]. */
-static inline float32x4_t pow2i(int32x4_t k) { return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(k, set1i(127)), 23)); }
+static inline float32x4_t pow2i(int32x4_t k) {
+  return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(k, set1i(127)), 23));
+}
 
 /* exp: x = n ln2 + r, exp(r) by the degree-6 minimax polynomial, times 2^n.
  * The clamp keeps r finite for +-inf (FMAX/FMIN return NaN if either operand
@@ -137,22 +140,22 @@ static inline float32x4_t logistic4(float32x4_t x) {
   return vdivq_f32(num, vaddq_f32(e, set1(1.0f)));
 }
 
-#define NEON_UNARY(fn, OP)                                                    \
-  void fn(size_t n, const float *x, float *y) {                               \
-    size_t i = 0;                                                             \
-    for (; i + 8 <= n; i += 8) {                                              \
-      float32x4_t r0 = OP(vld1q_f32(x + i));                                  \
-      float32x4_t r1 = OP(vld1q_f32(x + i + 4));                              \
-      vst1q_f32(y + i, r0);                                                   \
-      vst1q_f32(y + i + 4, r1);                                               \
-    }                                                                         \
-    for (; i + 4 <= n; i += 4) vst1q_f32(y + i, OP(vld1q_f32(x + i)));        \
-    if (i < n) {                                                              \
-      float buf[4] = {0.0f, 0.0f, 0.0f, 0.0f};                                \
-      memcpy(buf, x + i, (n - i) * sizeof(float));                            \
-      vst1q_f32(buf, OP(vld1q_f32(buf)));                                     \
-      memcpy(y + i, buf, (n - i) * sizeof(float));                            \
-    }                                                                         \
+#define NEON_UNARY(fn, OP)                                             \
+  void fn(size_t n, const float *x, float *y) {                        \
+    size_t i = 0;                                                      \
+    for (; i + 8 <= n; i += 8) {                                       \
+      float32x4_t r0 = OP(vld1q_f32(x + i));                           \
+      float32x4_t r1 = OP(vld1q_f32(x + i + 4));                       \
+      vst1q_f32(y + i, r0);                                            \
+      vst1q_f32(y + i + 4, r1);                                        \
+    }                                                                  \
+    for (; i + 4 <= n; i += 4) vst1q_f32(y + i, OP(vld1q_f32(x + i))); \
+    if (i < n) {                                                       \
+      float buf[4] = {0.0f, 0.0f, 0.0f, 0.0f};                         \
+      memcpy(buf, x + i, (n - i) * sizeof(float));                     \
+      vst1q_f32(buf, OP(vld1q_f32(buf)));                              \
+      memcpy(y + i, buf, (n - i) * sizeof(float));                     \
+    }                                                                  \
   }
 
 NEON_UNARY(optic_f32_vneg__neon, neg4)

@@ -31,8 +31,7 @@ static void configure(void) {
 }
 
 /* One 32 x 32 output block over all of k (kpad bf16, a multiple of 32). */
-static void block_32x32(const uint16_t *a, const uint32_t *b, int64_t kpad, float *c, int64_t ldc, int rows,
-                        int cols) {
+static void block_32x32(const uint16_t *a, const uint32_t *b, int64_t kpad, float *c, int64_t ldc, int rows, int cols) {
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);

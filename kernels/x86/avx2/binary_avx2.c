@@ -24,60 +24,60 @@ static inline __m256 min_nan(__m256 a, __m256 b) {
 
 /* Large calls (kernels/stream.h) store a masked head until y is 32-byte
  * aligned, stream whole vectors, store the masked tail, then SFENCE. */
-#define AVX2_VV(fn, OP)                                                       \
-  void fn(size_t n, const float *a, const float *b, float *y) {               \
-    size_t i = 0, head = optic_x86_stream_head(y, n, 3 * n * sizeof(float), 32); \
-    if (head != SIZE_MAX) {                                                   \
-      if (head > 0) {                                                         \
-        __m256i m = tail_mask(head);                                          \
+#define AVX2_VV(fn, OP)                                                                    \
+  void fn(size_t n, const float *a, const float *b, float *y) {                            \
+    size_t i = 0, head = optic_x86_stream_head(y, n, 3 * n * sizeof(float), 32);           \
+    if (head != SIZE_MAX) {                                                                \
+      if (head > 0) {                                                                      \
+        __m256i m = tail_mask(head);                                                       \
         _mm256_maskstore_ps(y, m, OP(_mm256_maskload_ps(a, m), _mm256_maskload_ps(b, m))); \
-      }                                                                       \
-      for (i = head; i + 8 <= n; i += 8) {                                    \
-        _mm256_stream_ps(y + i, OP(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i))); \
-      }                                                                       \
-    } else {                                                                  \
-      for (; i + 16 <= n; i += 16) {                                          \
-        __m256 r0 = OP(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i));       \
-        __m256 r1 = OP(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8)); \
-        _mm256_storeu_ps(y + i, r0);                                          \
-        _mm256_storeu_ps(y + i + 8, r1);                                      \
-      }                                                                       \
-      for (; i + 8 <= n; i += 8) {                                            \
-        _mm256_storeu_ps(y + i, OP(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i))); \
-      }                                                                       \
-    }                                                                         \
-    if (i < n) {                                                              \
-      __m256i m = tail_mask(n - i);                                           \
-      __m256 r = OP(_mm256_maskload_ps(a + i, m), _mm256_maskload_ps(b + i, m)); \
-      _mm256_maskstore_ps(y + i, m, r);                                       \
-    }                                                                         \
-    if (head != SIZE_MAX) _mm_sfence();                                       \
+      }                                                                                    \
+      for (i = head; i + 8 <= n; i += 8) {                                                 \
+        _mm256_stream_ps(y + i, OP(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));       \
+      }                                                                                    \
+    } else {                                                                               \
+      for (; i + 16 <= n; i += 16) {                                                       \
+        __m256 r0 = OP(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i));                    \
+        __m256 r1 = OP(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8));            \
+        _mm256_storeu_ps(y + i, r0);                                                       \
+        _mm256_storeu_ps(y + i + 8, r1);                                                   \
+      }                                                                                    \
+      for (; i + 8 <= n; i += 8) {                                                         \
+        _mm256_storeu_ps(y + i, OP(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));       \
+      }                                                                                    \
+    }                                                                                      \
+    if (i < n) {                                                                           \
+      __m256i m = tail_mask(n - i);                                                        \
+      __m256 r = OP(_mm256_maskload_ps(a + i, m), _mm256_maskload_ps(b + i, m));           \
+      _mm256_maskstore_ps(y + i, m, r);                                                    \
+    }                                                                                      \
+    if (head != SIZE_MAX) _mm_sfence();                                                    \
   }
 
-#define AVX2_VS(fn, OP)                                                       \
-  void fn(size_t n, const float *a, float s, float *y) {                      \
-    const __m256 vs = _mm256_set1_ps(s);                                      \
-    size_t i = 0, head = optic_x86_stream_head(y, n, 2 * n * sizeof(float), 32); \
-    if (head != SIZE_MAX) {                                                   \
-      if (head > 0) {                                                         \
-        __m256i m = tail_mask(head);                                          \
-        _mm256_maskstore_ps(y, m, OP(_mm256_maskload_ps(a, m), vs));          \
-      }                                                                       \
+#define AVX2_VS(fn, OP)                                                                           \
+  void fn(size_t n, const float *a, float s, float *y) {                                          \
+    const __m256 vs = _mm256_set1_ps(s);                                                          \
+    size_t i = 0, head = optic_x86_stream_head(y, n, 2 * n * sizeof(float), 32);                  \
+    if (head != SIZE_MAX) {                                                                       \
+      if (head > 0) {                                                                             \
+        __m256i m = tail_mask(head);                                                              \
+        _mm256_maskstore_ps(y, m, OP(_mm256_maskload_ps(a, m), vs));                              \
+      }                                                                                           \
       for (i = head; i + 8 <= n; i += 8) _mm256_stream_ps(y + i, OP(_mm256_loadu_ps(a + i), vs)); \
-    } else {                                                                  \
-      for (; i + 16 <= n; i += 16) {                                          \
-        __m256 r0 = OP(_mm256_loadu_ps(a + i), vs);                           \
-        __m256 r1 = OP(_mm256_loadu_ps(a + i + 8), vs);                       \
-        _mm256_storeu_ps(y + i, r0);                                          \
-        _mm256_storeu_ps(y + i + 8, r1);                                      \
-      }                                                                       \
-      for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, OP(_mm256_loadu_ps(a + i), vs)); \
-    }                                                                         \
-    if (i < n) {                                                              \
-      __m256i m = tail_mask(n - i);                                           \
-      _mm256_maskstore_ps(y + i, m, OP(_mm256_maskload_ps(a + i, m), vs));    \
-    }                                                                         \
-    if (head != SIZE_MAX) _mm_sfence();                                       \
+    } else {                                                                                      \
+      for (; i + 16 <= n; i += 16) {                                                              \
+        __m256 r0 = OP(_mm256_loadu_ps(a + i), vs);                                               \
+        __m256 r1 = OP(_mm256_loadu_ps(a + i + 8), vs);                                           \
+        _mm256_storeu_ps(y + i, r0);                                                              \
+        _mm256_storeu_ps(y + i + 8, r1);                                                          \
+      }                                                                                           \
+      for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, OP(_mm256_loadu_ps(a + i), vs));         \
+    }                                                                                             \
+    if (i < n) {                                                                                  \
+      __m256i m = tail_mask(n - i);                                                               \
+      _mm256_maskstore_ps(y + i, m, OP(_mm256_maskload_ps(a + i, m), vs));                        \
+    }                                                                                             \
+    if (head != SIZE_MAX) _mm_sfence();                                                           \
   }
 
 AVX2_VV(optic_f32_vadd__avx2, _mm256_add_ps)

@@ -65,8 +65,7 @@ typedef struct sgd_v {
   __m256 lr, mu, cg, cb, s_out;
 } sgd_v;
 
-STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, size_t i,
-                   __m256i m, bool masked) {
+STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, size_t i, __m256i m, bool masked) {
   __m256 th = ld(param + i, m, masked), g = ld(grad + i, m, masked);
   apply_decay(&c->d, &th, &g);
   if (!c->k.momentum) {
@@ -81,8 +80,7 @@ STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, 
   st(param + i, th, m, masked);
 }
 
-void optic_f32_sgd__avx2(size_t n, float *param, const float *grad, float *momentum_buf,
-                         const optic_sgd_params *p) {
+void optic_f32_sgd__avx2(size_t n, float *param, const float *grad, float *momentum_buf, const optic_sgd_params *p) {
   sgd_v c;
   c.k = optic_sgd_prepare(p);
   c.d = decay_v_of(&c.k.d);
@@ -100,8 +98,8 @@ typedef struct adam_v {
   __m256 b1, c1, b2, c2, step, inv_bc2, eps, eps_root;
 } adam_v;
 
-STEP void adam_step(const adam_v *c, float *param, const float *grad, float *m, float *v, float *vmax,
-                    size_t i, __m256i k, bool masked) {
+STEP void adam_step(const adam_v *c, float *param, const float *grad, float *m, float *v, float *vmax, size_t i,
+                    __m256i k, bool masked) {
   __m256 th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   apply_decay(&c->d, &th, &g);
   __m256 mi = _mm256_fmadd_ps(c->c1, g, _mm256_mul_ps(c->b1, ld(m + i, k, masked)));
@@ -139,8 +137,8 @@ typedef struct rmsprop_v {
   __m256 a, c, eps, eps_root, mu, s_in, s_out, lr;
 } rmsprop_v;
 
-STEP void rmsprop_step(const rmsprop_v *c, float *param, const float *grad, float *sq, float *ga, float *buf,
-                       size_t i, __m256i k, bool masked) {
+STEP void rmsprop_step(const rmsprop_v *c, float *param, const float *grad, float *sq, float *ga, float *buf, size_t i,
+                       __m256i k, bool masked) {
   __m256 th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   apply_decay(&c->d, &th, &g);
   __m256 s = _mm256_fmadd_ps(_mm256_mul_ps(c->c, g), g, _mm256_mul_ps(c->a, ld(sq + i, k, masked)));
@@ -186,8 +184,8 @@ typedef struct adagrad_v {
   __m256 lr, eps, eps_root;
 } adagrad_v;
 
-STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, float *sum, size_t i,
-                       __m256i k, bool masked) {
+STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, float *sum, size_t i, __m256i k,
+                       bool masked) {
   __m256 th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   apply_decay(&c->d, &th, &g);
   __m256 s = _mm256_fmadd_ps(g, g, ld(sum + i, k, masked));
@@ -197,8 +195,7 @@ STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, floa
   st(param + i, th, k, masked);
 }
 
-void optic_f32_adagrad__avx2(size_t n, float *param, const float *grad, float *sum,
-                             const optic_adagrad_params *p) {
+void optic_f32_adagrad__avx2(size_t n, float *param, const float *grad, float *sum, const optic_adagrad_params *p) {
   const optic_adagrad_prep k = optic_adagrad_prepare(p);
   adagrad_v c = {decay_v_of(&k.d), _mm256_set1_ps(k.lr), _mm256_set1_ps(k.eps), _mm256_set1_ps(k.eps_root)};
   size_t i = 0;
@@ -212,8 +209,7 @@ typedef struct lion_v {
   __m256 b1, c1, b2, c2, lr, wd;
 } lion_v;
 
-STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, size_t i,
-                    __m256i k, bool masked) {
+STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, size_t i, __m256i k, bool masked) {
   __m256 th = ld(param + i, k, masked), g = ld(grad + i, k, masked), mi = ld(m + i, k, masked);
   __m256 u = sign_nan(_mm256_fmadd_ps(c->c1, g, _mm256_mul_ps(c->b1, mi)));
   if (c->use_wd) u = _mm256_fmadd_ps(c->wd, th, u);
@@ -223,8 +219,13 @@ STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, 
 
 void optic_f32_lion__avx2(size_t n, float *param, const float *grad, float *m, const optic_lion_params *p) {
   const optic_lion_prep k = optic_lion_prepare(p);
-  lion_v c = {k.use_wd, _mm256_set1_ps(k.b1), _mm256_set1_ps(k.c1), _mm256_set1_ps(k.b2),
-              _mm256_set1_ps(k.c2), _mm256_set1_ps(k.lr), _mm256_set1_ps(k.wd)};
+  lion_v c = {k.use_wd,
+              _mm256_set1_ps(k.b1),
+              _mm256_set1_ps(k.c1),
+              _mm256_set1_ps(k.b2),
+              _mm256_set1_ps(k.c2),
+              _mm256_set1_ps(k.lr),
+              _mm256_set1_ps(k.wd)};
   size_t i = 0;
   for (; i + 8 <= n; i += 8) lion_step(&c, param, grad, m, i, no_mask(), false);
   if (i < n) lion_step(&c, param, grad, m, i, tail_mask(n - i), true);
@@ -269,8 +270,8 @@ typedef struct lamb_acc {
   __m256d p0, p1, u0, u1;
 } lamb_acc;
 
-STEP void lamb_moments_step(const lamb_v *c, lamb_acc *acc, const float *param, const float *grad, float *m,
-                            float *v, size_t i, __m256i k, bool masked) {
+STEP void lamb_moments_step(const lamb_v *c, lamb_acc *acc, const float *param, const float *grad, float *m, float *v,
+                            size_t i, __m256i k, bool masked) {
   __m256 th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   __m256 mi = _mm256_fmadd_ps(c->c1, g, _mm256_mul_ps(c->b1, ld(m + i, k, masked)));
   __m256 vi = _mm256_fmadd_ps(_mm256_mul_ps(c->c2, g), g, _mm256_mul_ps(c->b2, ld(v + i, k, masked)));
@@ -300,8 +301,8 @@ STEP void lamb_apply_step(const lamb_v *c, __m256 step, float *param, const floa
   st(param + i, _mm256_fnmadd_ps(step, u, th), k, masked);
 }
 
-void optic_f32_lamb_apply__avx2(size_t n, float *param, const float *m, const float *v,
-                                const optic_lamb_params *p, float trust_ratio) {
+void optic_f32_lamb_apply__avx2(size_t n, float *param, const float *m, const float *v, const optic_lamb_params *p,
+                                float trust_ratio) {
   const lamb_v c = lamb_v_of(p);
   const __m256 step = _mm256_set1_ps((float)((double)p->lr * (double)trust_ratio));
   size_t i = 0;

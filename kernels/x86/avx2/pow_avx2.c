@@ -57,8 +57,8 @@ static inline __m128 pow_half(__m128 e_f, __m128 m_f, __m128 b_f, __m128 l_speci
   q = maddd(q, r, set1d(OPTIC_POW_EXP2_C1));
   q = maddd(q, r, set1d(1.0));
   /* The low bits of d hold n: (bits(d) << 52) + (1023 << 52) is 2^n. */
-  const __m256i scale = _mm256_add_epi64(_mm256_slli_epi64(_mm256_castpd_si256(d), 52),
-                                         _mm256_set1_epi64x(0x3ff0000000000000ll));
+  const __m256i scale =
+      _mm256_add_epi64(_mm256_slli_epi64(_mm256_castpd_si256(d), 52), _mm256_set1_epi64x(0x3ff0000000000000ll));
   return _mm256_cvtpd_ps(_mm256_mul_pd(q, _mm256_castsi256_pd(scale)));
 }
 
@@ -91,14 +91,14 @@ static inline __m256 pow8(__m256 a, __m256 b) {
   /* odd holds the sign bit where b is an odd integer; a's sign bit selects it. */
   y = _mm256_or_ps(y, _mm256_and_ps(_mm256_and_ps(a, set1(-0.0f)), odd));
   const __m256 b_finite = _mm256_cmp_ps(abs8(b), set1(INFINITY), _CMP_LT_OQ);
-  const __m256 a_finite_neg = _mm256_and_ps(_mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_LT_OQ),
-                                            _mm256_cmp_ps(a, set1(-INFINITY), _CMP_GT_OQ));
+  const __m256 a_finite_neg =
+      _mm256_and_ps(_mm256_cmp_ps(a, _mm256_setzero_ps(), _CMP_LT_OQ), _mm256_cmp_ps(a, set1(-INFINITY), _CMP_GT_OQ));
   y = blend(_mm256_andnot_ps(b_int, _mm256_and_ps(a_finite_neg, b_finite)), set1(NAN), y);
   /* pow(x, +-0) = 1 (x NaN too), pow(1, y) = 1 (y NaN too), pow(-1, +-inf) = 1. */
   const __m256 b_inf = _mm256_cmp_ps(abs8(b), set1(INFINITY), _CMP_EQ_OQ);
-  const __m256 one = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(b, _mm256_setzero_ps(), _CMP_EQ_OQ),
-                                               _mm256_cmp_ps(a, set1(1.0f), _CMP_EQ_OQ)),
-                                  _mm256_and_ps(_mm256_cmp_ps(ax, set1(1.0f), _CMP_EQ_OQ), b_inf));
+  const __m256 one = _mm256_or_ps(
+      _mm256_or_ps(_mm256_cmp_ps(b, _mm256_setzero_ps(), _CMP_EQ_OQ), _mm256_cmp_ps(a, set1(1.0f), _CMP_EQ_OQ)),
+      _mm256_and_ps(_mm256_cmp_ps(ax, set1(1.0f), _CMP_EQ_OQ), b_inf));
   return blend(one, set1(1.0f), y);
 }
 

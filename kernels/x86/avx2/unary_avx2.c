@@ -47,7 +47,9 @@ static inline __m256 sign8(__m256 x) {
 static inline __m256 relu8(__m256 x) { return _mm256_and_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NLE_UQ), x); }
 
 /* 2^k as a float for integer k in [-126, 127]. */
-static inline __m256 pow2i(__m256i k) { return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k, set1i(127)), 23)); }
+static inline __m256 pow2i(__m256i k) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k, set1i(127)), 23));
+}
 
 /* exp: x = n ln2 + r, exp(r) by the degree-6 minimax polynomial, times 2^n.
  * The clamp keeps r finite for +-inf (max/min return their second operand
@@ -98,8 +100,8 @@ static inline __m256 log8(__m256 x) {
   const __m256 t = madd(_mm256_mul_ps(f, f), q, madd(e, set1(OPTIC_LN2_LO_F), f));
   __m256 y = madd(e, set1(OPTIC_LN2_HI_F), t);
   /* x <= 0, inf, NaN: -inf for +-0, inf for inf, NaN otherwise. */
-  const __m256 ok = _mm256_and_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ),
-                                  _mm256_cmp_ps(x, set1(INFINITY), _CMP_LT_OQ));
+  const __m256 ok =
+      _mm256_and_ps(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_GT_OQ), _mm256_cmp_ps(x, set1(INFINITY), _CMP_LT_OQ));
   if (_mm256_movemask_ps(ok) != 0xff) {
     __m256 special = blend8(_mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_EQ_OQ), set1(-INFINITY), set1(NAN));
     special = blend8(_mm256_cmp_ps(x, set1(INFINITY), _CMP_EQ_OQ), x, special);
@@ -140,29 +142,29 @@ static inline __m256 logistic8(__m256 x) {
 }
 
 /* Large calls stream their stores (kernels/stream.h), as in binary_avx2.c. */
-#define AVX2_UNARY(fn, OP)                                                    \
-  void fn(size_t n, const float *x, float *y) {                               \
-    size_t i = 0, head = optic_x86_stream_head(y, n, 2 * n * sizeof(float), 32); \
-    if (head != SIZE_MAX) {                                                   \
-      if (head > 0) {                                                         \
-        __m256i m = tail_mask(head);                                          \
-        _mm256_maskstore_ps(y, m, OP(_mm256_maskload_ps(x, m)));              \
-      }                                                                       \
+#define AVX2_UNARY(fn, OP)                                                                    \
+  void fn(size_t n, const float *x, float *y) {                                               \
+    size_t i = 0, head = optic_x86_stream_head(y, n, 2 * n * sizeof(float), 32);              \
+    if (head != SIZE_MAX) {                                                                   \
+      if (head > 0) {                                                                         \
+        __m256i m = tail_mask(head);                                                          \
+        _mm256_maskstore_ps(y, m, OP(_mm256_maskload_ps(x, m)));                              \
+      }                                                                                       \
       for (i = head; i + 8 <= n; i += 8) _mm256_stream_ps(y + i, OP(_mm256_loadu_ps(x + i))); \
-    } else {                                                                  \
-      for (; i + 16 <= n; i += 16) {                                          \
-        __m256 r0 = OP(_mm256_loadu_ps(x + i));                               \
-        __m256 r1 = OP(_mm256_loadu_ps(x + i + 8));                           \
-        _mm256_storeu_ps(y + i, r0);                                          \
-        _mm256_storeu_ps(y + i + 8, r1);                                      \
-      }                                                                       \
-      for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, OP(_mm256_loadu_ps(x + i))); \
-    }                                                                         \
-    if (i < n) {                                                              \
-      __m256i m = tail_mask(n - i);                                           \
-      _mm256_maskstore_ps(y + i, m, OP(_mm256_maskload_ps(x + i, m)));        \
-    }                                                                         \
-    if (head != SIZE_MAX) _mm_sfence();                                       \
+    } else {                                                                                  \
+      for (; i + 16 <= n; i += 16) {                                                          \
+        __m256 r0 = OP(_mm256_loadu_ps(x + i));                                               \
+        __m256 r1 = OP(_mm256_loadu_ps(x + i + 8));                                           \
+        _mm256_storeu_ps(y + i, r0);                                                          \
+        _mm256_storeu_ps(y + i + 8, r1);                                                      \
+      }                                                                                       \
+      for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, OP(_mm256_loadu_ps(x + i)));         \
+    }                                                                                         \
+    if (i < n) {                                                                              \
+      __m256i m = tail_mask(n - i);                                                           \
+      _mm256_maskstore_ps(y + i, m, OP(_mm256_maskload_ps(x + i, m)));                        \
+    }                                                                                         \
+    if (head != SIZE_MAX) _mm_sfence();                                                       \
   }
 
 AVX2_UNARY(optic_f32_vneg__avx2, neg8)

@@ -31,8 +31,8 @@ void optic_f32_vclamp__avx512(size_t n, const float *x, const float *lo, const f
   for (; i < n; i += 16) {
     size_t r = n - i < 16 ? n - i : 16;
     __mmask16 m = (__mmask16)((1u << r) - 1);
-    __m512 v = clamp_vv(_mm512_maskz_loadu_ps(m, x + i), _mm512_maskz_loadu_ps(m, lo + i),
-                        _mm512_maskz_loadu_ps(m, hi + i));
+    __m512 v =
+        clamp_vv(_mm512_maskz_loadu_ps(m, x + i), _mm512_maskz_loadu_ps(m, lo + i), _mm512_maskz_loadu_ps(m, hi + i));
     _mm512_mask_storeu_ps(y + i, m, v);
   }
 }

@@ -21,11 +21,11 @@
 typedef struct tile_args {
   const float *in, *k;
   float *out;
-  int64_t in_pix, out_pix;     /* input and output strides between the tile's pixels */
+  int64_t in_pix, out_pix;       /* input and output strides between the tile's pixels */
   int64_t nh, in_hstep, k_hstep; /* valid taps of the row dim, their steps */
   int64_t nw, in_wstep, k_wstep; /* valid taps of the pixel dim, their steps */
   int64_t cin, k_si;
-  __mmask16 last; /* lanes of the last feature vector */
+  __mmask16 last;  /* lanes of the last feature vector */
   bool accumulate; /* add to the output (a later input-feature block) instead of overwriting it */
 } tile_args;
 
@@ -89,7 +89,8 @@ TILE_FNS(6)
 #undef TILE_FN
 
 typedef void (*tile_fn)(const tile_args *);
-#define TILE_ROW(R) {tile_##R##_1, tile_##R##_2, tile_##R##_3, tile_##R##_4}
+#define TILE_ROW(R) \
+  { tile_##R##_1, tile_##R##_2, tile_##R##_3, tile_##R##_4 }
 static const tile_fn tiles[DIRECT_R][DIRECT_NV] = {TILE_ROW(1), TILE_ROW(2), TILE_ROW(3),
                                                    TILE_ROW(4), TILE_ROW(5), TILE_ROW(6)};
 #undef TILE_ROW
@@ -115,7 +116,7 @@ typedef struct dim_view {
 static dim_view view_of(const optic_conv_geom *g, int32_t s) {
   if (s < 0) return (dim_view){1, 1, 1, 1, 0, 1, 0, 0, 0, false};
   return (dim_view){g->in_size[s], g->k_size[s], g->out_size[s], g->stride[s], g->pad_lo[s],
-                    g->rhs_dil[s], g->in_ss[s], g->k_ss[s], g->out_ss[s], g->rev[s]};
+                    g->rhs_dil[s], g->in_ss[s],  g->k_ss[s],     g->out_ss[s], g->rev[s]};
 }
 
 /* Kernel offset of window tap k' (in input order) and the step to k'+1. */
@@ -135,9 +136,17 @@ static void direct_row(const optic_conv_plan *p, const dim_view *H, const dim_vi
   int64_t in_row = grp * g->in_sg + b * g->in_sb + (h1 > h0 ? (y0 + h0 * H->dil) * H->in_s : 0);
   const float *k_row = kernel + grp * g->k_sg + (h1 > h0 ? k_offset(H, h0) : 0);
   float *out_row = output + grp * g->out_sg + b * g->out_sb + oh * H->out_s + co;
-  tile_args a = {.in_pix = W->stride * W->in_s, .out_pix = W->out_s, .nh = h1 - h0, .in_hstep = H->dil * H->in_s,
-                 .k_hstep = k_step(H), .in_wstep = W->dil * W->in_s, .k_wstep = k_step(W), .cin = c1 - c0,
-                 .k_si = g->k_si, .last = last, .accumulate = c0 > 0};
+  tile_args a = {.in_pix = W->stride * W->in_s,
+                 .out_pix = W->out_s,
+                 .nh = h1 - h0,
+                 .in_hstep = H->dil * H->in_s,
+                 .k_hstep = k_step(H),
+                 .in_wstep = W->dil * W->in_s,
+                 .k_wstep = k_step(W),
+                 .cin = c1 - c0,
+                 .k_si = g->k_si,
+                 .last = last,
+                 .accumulate = c0 > 0};
   for (int64_t ow = 0; ow < W->out;) {
     int64_t x0 = ow * W->stride - W->pad, w0, w1;
     tap_range(x0, W->dil, W->in, W->k, &w0, &w1);

@@ -40,7 +40,8 @@ void optic_copy2d__avx512(size_t rows, size_t row_bytes, const void *x, size_t l
     for (size_t r = 0; r < rows; r++) memcpy(yb + r * ldy, xb + r * ldx, n);
   } else if (n >= 32) {
     const __mmask64 m = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
-    for (size_t r = 0; r < rows; r++) _mm512_mask_storeu_epi8(yb + r * ldy, m, _mm512_maskz_loadu_epi8(m, xb + r * ldx));
+    for (size_t r = 0; r < rows; r++)
+      _mm512_mask_storeu_epi8(yb + r * ldy, m, _mm512_maskz_loadu_epi8(m, xb + r * ldx));
   } else {
     for (size_t r = 0; r < rows; r++) {
       const unsigned char *s = xb + r * ldx;

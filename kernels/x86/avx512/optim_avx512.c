@@ -41,8 +41,8 @@ STEP void apply_decay(const decay_v *d, __m512 *th, __m512 *g) {
 /* ±1 with c's sign, 0 for ±0, c itself for NaN (optax's jnp.sign). */
 STEP __m512 sign_nan(__m512 c) {
   const __m512i sign_bit = _mm512_set1_epi32(INT32_MIN);
-  __m512i s = _mm512_or_si512(_mm512_and_si512(_mm512_castps_si512(c), sign_bit),
-                              _mm512_castps_si512(_mm512_set1_ps(1.0f)));
+  __m512i s =
+      _mm512_or_si512(_mm512_and_si512(_mm512_castps_si512(c), sign_bit), _mm512_castps_si512(_mm512_set1_ps(1.0f)));
   __mmask16 nonzero = _mm512_cmp_ps_mask(c, _mm512_setzero_ps(), _CMP_NEQ_UQ);
   __m512 r = _mm512_maskz_mov_ps(nonzero, _mm512_castsi512_ps(s));
   return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(c, c, _CMP_UNORD_Q), c);
@@ -63,8 +63,7 @@ typedef struct sgd_v {
   __m512 lr, mu, cg, cb, s_out;
 } sgd_v;
 
-STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, size_t i,
-                   __mmask16 m, bool masked) {
+STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, size_t i, __mmask16 m, bool masked) {
   __m512 th = ld(param + i, m, masked), g = ld(grad + i, m, masked);
   apply_decay(&c->d, &th, &g);
   if (!c->k.momentum) {
@@ -79,8 +78,7 @@ STEP void sgd_step(const sgd_v *c, float *param, const float *grad, float *buf, 
   st(param + i, th, m, masked);
 }
 
-void optic_f32_sgd__avx512(size_t n, float *param, const float *grad, float *momentum_buf,
-                           const optic_sgd_params *p) {
+void optic_f32_sgd__avx512(size_t n, float *param, const float *grad, float *momentum_buf, const optic_sgd_params *p) {
   sgd_v c;
   c.k = optic_sgd_prepare(p);
   c.d = decay_v_of(&c.k.d);
@@ -98,8 +96,8 @@ typedef struct adam_v {
   __m512 b1, c1, b2, c2, step, inv_bc2, eps, eps_root;
 } adam_v;
 
-STEP void adam_step(const adam_v *c, float *param, const float *grad, float *m, float *v, float *vmax,
-                    size_t i, __mmask16 k, bool masked) {
+STEP void adam_step(const adam_v *c, float *param, const float *grad, float *m, float *v, float *vmax, size_t i,
+                    __mmask16 k, bool masked) {
   __m512 th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   apply_decay(&c->d, &th, &g);
   __m512 mi = _mm512_fmadd_ps(c->c1, g, _mm512_mul_ps(c->b1, ld(m + i, k, masked)));
@@ -137,8 +135,8 @@ typedef struct rmsprop_v {
   __m512 a, c, eps, eps_root, mu, s_in, s_out, lr;
 } rmsprop_v;
 
-STEP void rmsprop_step(const rmsprop_v *c, float *param, const float *grad, float *sq, float *ga, float *buf,
-                       size_t i, __mmask16 k, bool masked) {
+STEP void rmsprop_step(const rmsprop_v *c, float *param, const float *grad, float *sq, float *ga, float *buf, size_t i,
+                       __mmask16 k, bool masked) {
   __m512 th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   apply_decay(&c->d, &th, &g);
   __m512 s = _mm512_fmadd_ps(_mm512_mul_ps(c->c, g), g, _mm512_mul_ps(c->a, ld(sq + i, k, masked)));
@@ -184,8 +182,8 @@ typedef struct adagrad_v {
   __m512 lr, eps, eps_root;
 } adagrad_v;
 
-STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, float *sum, size_t i,
-                       __mmask16 k, bool masked) {
+STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, float *sum, size_t i, __mmask16 k,
+                       bool masked) {
   __m512 th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   apply_decay(&c->d, &th, &g);
   __m512 s = _mm512_fmadd_ps(g, g, ld(sum + i, k, masked));
@@ -195,8 +193,7 @@ STEP void adagrad_step(const adagrad_v *c, float *param, const float *grad, floa
   st(param + i, th, k, masked);
 }
 
-void optic_f32_adagrad__avx512(size_t n, float *param, const float *grad, float *sum,
-                               const optic_adagrad_params *p) {
+void optic_f32_adagrad__avx512(size_t n, float *param, const float *grad, float *sum, const optic_adagrad_params *p) {
   const optic_adagrad_prep k = optic_adagrad_prepare(p);
   adagrad_v c = {decay_v_of(&k.d), _mm512_set1_ps(k.lr), _mm512_set1_ps(k.eps), _mm512_set1_ps(k.eps_root)};
   size_t i = 0;
@@ -210,8 +207,7 @@ typedef struct lion_v {
   __m512 b1, c1, b2, c2, lr, wd;
 } lion_v;
 
-STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, size_t i,
-                    __mmask16 k, bool masked) {
+STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, size_t i, __mmask16 k, bool masked) {
   __m512 th = ld(param + i, k, masked), g = ld(grad + i, k, masked), mi = ld(m + i, k, masked);
   __m512 u = sign_nan(_mm512_fmadd_ps(c->c1, g, _mm512_mul_ps(c->b1, mi)));
   if (c->use_wd) u = _mm512_fmadd_ps(c->wd, th, u);
@@ -221,8 +217,13 @@ STEP void lion_step(const lion_v *c, float *param, const float *grad, float *m, 
 
 void optic_f32_lion__avx512(size_t n, float *param, const float *grad, float *m, const optic_lion_params *p) {
   const optic_lion_prep k = optic_lion_prepare(p);
-  lion_v c = {k.use_wd, _mm512_set1_ps(k.b1), _mm512_set1_ps(k.c1), _mm512_set1_ps(k.b2),
-              _mm512_set1_ps(k.c2), _mm512_set1_ps(k.lr), _mm512_set1_ps(k.wd)};
+  lion_v c = {k.use_wd,
+              _mm512_set1_ps(k.b1),
+              _mm512_set1_ps(k.c1),
+              _mm512_set1_ps(k.b2),
+              _mm512_set1_ps(k.c2),
+              _mm512_set1_ps(k.lr),
+              _mm512_set1_ps(k.wd)};
   size_t i = 0;
   for (; i + 16 <= n; i += 16) lion_step(&c, param, grad, m, i, 0xFFFF, false);
   if (i < n) lion_step(&c, param, grad, m, i, tail_mask(n - i), true);
@@ -260,8 +261,8 @@ typedef struct lamb_acc {
   __m512d p0, p1, u0, u1;
 } lamb_acc;
 
-STEP void lamb_moments_step(const lamb_v *c, lamb_acc *acc, const float *param, const float *grad, float *m,
-                            float *v, size_t i, __mmask16 k, bool masked) {
+STEP void lamb_moments_step(const lamb_v *c, lamb_acc *acc, const float *param, const float *grad, float *m, float *v,
+                            size_t i, __mmask16 k, bool masked) {
   __m512 th = ld(param + i, k, masked), g = ld(grad + i, k, masked);
   __m512 mi = _mm512_fmadd_ps(c->c1, g, _mm512_mul_ps(c->b1, ld(m + i, k, masked)));
   __m512 vi = _mm512_fmadd_ps(_mm512_mul_ps(c->c2, g), g, _mm512_mul_ps(c->b2, ld(v + i, k, masked)));
@@ -291,8 +292,8 @@ STEP void lamb_apply_step(const lamb_v *c, __m512 step, float *param, const floa
   st(param + i, _mm512_fnmadd_ps(step, u, th), k, masked);
 }
 
-void optic_f32_lamb_apply__avx512(size_t n, float *param, const float *m, const float *v,
-                                  const optic_lamb_params *p, float trust_ratio) {
+void optic_f32_lamb_apply__avx512(size_t n, float *param, const float *m, const float *v, const optic_lamb_params *p,
+                                  float trust_ratio) {
   const lamb_v c = lamb_v_of(p);
   const __m512 step = _mm512_set1_ps((float)((double)p->lr * (double)trust_ratio));
   size_t i = 0;

@@ -46,8 +46,8 @@ static inline __m256 pow_half(__m256 e_f, __m256 m_f, __m256 b_f, __m256 l_speci
   q = maddd(q, r, set1d(OPTIC_POW_EXP2_C1));
   q = maddd(q, r, set1d(1.0));
   /* The low bits of d hold n: (bits(d) << 52) + (1023 << 52) is 2^n. */
-  const __m512i scale = _mm512_add_epi64(_mm512_slli_epi64(_mm512_castpd_si512(d), 52),
-                                         _mm512_set1_epi64(0x3ff0000000000000ll));
+  const __m512i scale =
+      _mm512_add_epi64(_mm512_slli_epi64(_mm512_castpd_si512(d), 52), _mm512_set1_epi64(0x3ff0000000000000ll));
   return _mm512_cvtpd_ps(_mm512_mul_pd(q, _mm512_castsi512_pd(scale)));
 }
 
@@ -81,14 +81,13 @@ static inline __m512 pow16(__m512 a, __m512 b) {
   const __mmask16 odd = b_int & b_small & _mm512_test_epi32_mask(odd_bit, odd_bit);
   y = _mm512_mask_or_ps(y, neg & odd, y, set1(-0.0f));
   const __mmask16 b_finite = _mm512_cmp_ps_mask(_mm512_abs_ps(b), set1(INFINITY), _CMP_LT_OQ);
-  const __mmask16 a_finite_neg = _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_LT_OQ) &
-                                 _mm512_cmp_ps_mask(a, set1(-INFINITY), _CMP_GT_OQ);
+  const __mmask16 a_finite_neg =
+      _mm512_cmp_ps_mask(a, _mm512_setzero_ps(), _CMP_LT_OQ) & _mm512_cmp_ps_mask(a, set1(-INFINITY), _CMP_GT_OQ);
   y = _mm512_mask_mov_ps(y, a_finite_neg & b_finite & ~b_int, set1(NAN));
   /* pow(x, +-0) = 1 (x NaN too), pow(1, y) = 1 (y NaN too), pow(-1, +-inf) = 1. */
-  const __mmask16 one = _mm512_cmp_ps_mask(b, _mm512_setzero_ps(), _CMP_EQ_OQ) |
-                        _mm512_cmp_ps_mask(a, set1(1.0f), _CMP_EQ_OQ) |
-                        (_mm512_cmp_ps_mask(ax, set1(1.0f), _CMP_EQ_OQ) & ~b_finite &
-                         _mm512_cmp_ps_mask(b, b, _CMP_ORD_Q));
+  const __mmask16 one =
+      _mm512_cmp_ps_mask(b, _mm512_setzero_ps(), _CMP_EQ_OQ) | _mm512_cmp_ps_mask(a, set1(1.0f), _CMP_EQ_OQ) |
+      (_mm512_cmp_ps_mask(ax, set1(1.0f), _CMP_EQ_OQ) & ~b_finite & _mm512_cmp_ps_mask(b, b, _CMP_ORD_Q));
   return _mm512_mask_mov_ps(y, one, set1(1.0f));
 }
 

@@ -12,8 +12,8 @@ void optic_f32_vselect__avx512(size_t n, const uint8_t *p, const float *a, const
     __m128i p0 = _mm_loadu_si128((const __m128i *)(p + i));
     __m128i p1 = _mm_loadu_si128((const __m128i *)(p + i + 16));
     __m512 r0 = _mm512_mask_blend_ps(_mm_test_epi8_mask(p0, p0), _mm512_loadu_ps(b + i), _mm512_loadu_ps(a + i));
-    __m512 r1 = _mm512_mask_blend_ps(_mm_test_epi8_mask(p1, p1), _mm512_loadu_ps(b + i + 16),
-                                     _mm512_loadu_ps(a + i + 16));
+    __m512 r1 =
+        _mm512_mask_blend_ps(_mm_test_epi8_mask(p1, p1), _mm512_loadu_ps(b + i + 16), _mm512_loadu_ps(a + i + 16));
     _mm512_storeu_ps(y + i, r0);
     _mm512_storeu_ps(y + i + 16, r1);
   }

@@ -16,7 +16,9 @@
 static inline __m512 set1(float v) { return _mm512_set1_ps(v); }
 static inline __m512 madd(__m512 a, __m512 b, __m512 c) { return _mm512_fmadd_ps(a, b, c); }
 
-static inline __m512 neg16(__m512 x) { return _mm512_xor_ps(x, _mm512_castsi512_ps(_mm512_set1_epi32((int)SIGN_MASK))); }
+static inline __m512 neg16(__m512 x) {
+  return _mm512_xor_ps(x, _mm512_castsi512_ps(_mm512_set1_epi32((int)SIGN_MASK)));
+}
 static inline __m512 abs16(__m512 x) { return _mm512_and_ps(x, _mm512_castsi512_ps(_mm512_set1_epi32(ABS_MASK))); }
 static inline __m512 sqrt16(__m512 x) { return _mm512_sqrt_ps(x); }
 static inline __m512 square16(__m512 x) { return _mm512_mul_ps(x, x); }
@@ -33,7 +35,9 @@ static inline __m512 sign16(__m512 x) {
   return _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NEQ_OQ), one);
 }
 /* Keep x where x > 0 or x is NaN ("not less or equal", unordered -> true). */
-static inline __m512 relu16(__m512 x) { return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLE_UQ), x); }
+static inline __m512 relu16(__m512 x) {
+  return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLE_UQ), x);
+}
 
 /* exp: x = n ln2 + r, exp(r) by the degree-6 minimax polynomial, times 2^n
  * with scalef (one rounding, also for subnormal results and overflow). The
@@ -63,8 +67,8 @@ static inline __m512 log16(__m512 x) {
   __m512i u = _mm512_sub_epi32(_mm512_castps_si512(xs), _mm512_set1_epi32(OPTIC_LOG_SQRT_HALF_BITS));
   __m512i ei = _mm512_srai_epi32(u, 23);
   ei = _mm512_mask_sub_epi32(ei, sub, ei, _mm512_set1_epi32(23));
-  __m512i mi = _mm512_add_epi32(_mm512_and_si512(u, _mm512_set1_epi32(0x007fffff)),
-                                _mm512_set1_epi32(OPTIC_LOG_SQRT_HALF_BITS));
+  __m512i mi =
+      _mm512_add_epi32(_mm512_and_si512(u, _mm512_set1_epi32(0x007fffff)), _mm512_set1_epi32(OPTIC_LOG_SQRT_HALF_BITS));
   __m512 f = _mm512_sub_ps(_mm512_castsi512_ps(mi), set1(1.0f));
   __m512 e = _mm512_cvtepi32_ps(ei);
   __m512 q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
@@ -79,11 +83,11 @@ static inline __m512 log16(__m512 x) {
   __m512 t = madd(f2, q, madd(e, set1(OPTIC_LN2_LO_F), f));
   __m512 y = madd(e, set1(OPTIC_LN2_HI_F), t);
   /* x <= 0, inf, NaN: -inf for +-0, inf for inf, NaN otherwise. */
-  const __mmask16 ok = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ) &
-                       _mm512_cmp_ps_mask(x, set1(INFINITY), _CMP_LT_OQ);
+  const __mmask16 ok =
+      _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ) & _mm512_cmp_ps_mask(x, set1(INFINITY), _CMP_LT_OQ);
   if (ok != 0xffff) {
-    __m512 special = _mm512_mask_mov_ps(set1(NAN), _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ),
-                                        set1(-INFINITY));
+    __m512 special =
+        _mm512_mask_mov_ps(set1(NAN), _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), set1(-INFINITY));
     special = _mm512_mask_mov_ps(special, _mm512_cmp_ps_mask(x, set1(INFINITY), _CMP_EQ_OQ), x);
     y = _mm512_mask_mov_ps(special, ok, y);
   }
@@ -120,31 +124,31 @@ static inline __m512 logistic16(__m512 x) {
   return _mm512_div_ps(num, _mm512_add_ps(e, set1(1.0f)));
 }
 
-#define AVX512_UNARY_TAIL(OP, i, n)                                            \
-  for (; i < n; i += 16) {                                                     \
-    size_t r = n - i < 16 ? n - i : 16;                                        \
-    __mmask16 m = (__mmask16)((1u << r) - 1);                                  \
-    _mm512_mask_storeu_ps(y + i, m, OP(_mm512_maskz_loadu_ps(m, x + i)));      \
+#define AVX512_UNARY_TAIL(OP, i, n)                                       \
+  for (; i < n; i += 16) {                                                \
+    size_t r = n - i < 16 ? n - i : 16;                                   \
+    __mmask16 m = (__mmask16)((1u << r) - 1);                             \
+    _mm512_mask_storeu_ps(y + i, m, OP(_mm512_maskz_loadu_ps(m, x + i))); \
   }
 
 /* Large calls stream their stores (kernels/stream.h), as in binary_avx512.c. */
-#define AVX512_UNARY(fn, OP)                                                  \
-  void fn(size_t n, const float *x, float *y) {                               \
-    size_t i = 0, head = optic_x86_stream_head(y, n, 2 * n * sizeof(float), 64); \
-    if (head != SIZE_MAX) {                                                   \
-      AVX512_UNARY_TAIL(OP, i, head)                                          \
+#define AVX512_UNARY(fn, OP)                                                                    \
+  void fn(size_t n, const float *x, float *y) {                                                 \
+    size_t i = 0, head = optic_x86_stream_head(y, n, 2 * n * sizeof(float), 64);                \
+    if (head != SIZE_MAX) {                                                                     \
+      AVX512_UNARY_TAIL(OP, i, head)                                                            \
       for (i = head; i + 16 <= n; i += 16) _mm512_stream_ps(y + i, OP(_mm512_loadu_ps(x + i))); \
-      AVX512_UNARY_TAIL(OP, i, n)                                             \
-      _mm_sfence();                                                           \
-      return;                                                                 \
-    }                                                                         \
-    for (; i + 32 <= n; i += 32) {                                            \
-      __m512 r0 = OP(_mm512_loadu_ps(x + i));                                 \
-      __m512 r1 = OP(_mm512_loadu_ps(x + i + 16));                            \
-      _mm512_storeu_ps(y + i, r0);                                            \
-      _mm512_storeu_ps(y + i + 16, r1);                                       \
-    }                                                                         \
-    AVX512_UNARY_TAIL(OP, i, n)                                               \
+      AVX512_UNARY_TAIL(OP, i, n)                                                               \
+      _mm_sfence();                                                                             \
+      return;                                                                                   \
+    }                                                                                           \
+    for (; i + 32 <= n; i += 32) {                                                              \
+      __m512 r0 = OP(_mm512_loadu_ps(x + i));                                                   \
+      __m512 r1 = OP(_mm512_loadu_ps(x + i + 16));                                              \
+      _mm512_storeu_ps(y + i, r0);                                                              \
+      _mm512_storeu_ps(y + i + 16, r1);                                                         \
+    }                                                                                           \
+    AVX512_UNARY_TAIL(OP, i, n)                                                                 \
   }
 
 AVX512_UNARY(optic_f32_vneg__avx512, neg16)

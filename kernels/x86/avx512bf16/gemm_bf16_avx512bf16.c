@@ -50,8 +50,8 @@ void optic_bf16_pack_b__avx512bf16(const optic_bf16_matrix *s, int64_t c0, int64
   int64_t cols = s->cols - c0 < NR ? s->cols - c0 : NR, k = s->rows, kpairs = (k + 1) / 2;
   if (kpairs_pad > kpairs) memset(dst + kpairs * NR, 0, (size_t)((kpairs_pad - kpairs) * NR) * sizeof(uint32_t));
   if (!s->vector && !s->trans && cols == NR) { /* row-major, full panel: interleave two rows */
-    const __m512i lo_idx = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38,
-                                            6, 37, 5, 36, 4, 35, 3, 34, 2, 33, 1, 32, 0);
+    const __m512i lo_idx = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6,
+                                            37, 5, 36, 4, 35, 3, 34, 2, 33, 1, 32, 0);
     const __m512i hi_idx = _mm512_add_epi16(lo_idx, _mm512_set1_epi16(16));
     for (int64_t kp = 0; kp < kpairs; kp++) {
       __m512i r0 = _mm512_loadu_si512((const void *)(s->data + 2 * kp * s->ld + c0));
