@@ -172,11 +172,22 @@ static optic_status clone_cone(ad_build *b, optic_comp_id src, optic_node_id *ma
 
 /* ------------------------------------------------------------ backward */
 
-/* needs[y]: y is a float array computed from a differentiated parameter. */
-static void mark_needs(ad_ctx *c, int32_t first) {
-  for (optic_node_id y = first; y < c->n_fwd; y++) {
+static bool is_stopped(const optic_grad_options *o, optic_node_id src) {
+  for (int32_t i = 0; i < o->n_stop_gradient; i++) {
+    if (o->stop_gradient[i] == src) return true;
+  }
+  return false;
+}
+
+/* needs[y]: y is a float array computed from a differentiated parameter
+ * (not through an instruction the options stop). */
+static void mark_needs(ad_build *b, const optic_grad_options *o) {
+  ad_ctx *c = &b->c;
+  for (optic_node_id y = b->first; y < c->n_fwd; y++) {
     const optic_instr *in = graph_instr(c->m, y);
     if (in == NULL || in->op == OPTIC_OP_PARAMETER) continue;
+    int32_t k = y - b->first;
+    if (o->n_stop_gradient > 0 && k < b->cap_origin && is_stopped(o, b->origin[k])) continue;
     bool any = false;
     for (int32_t i = 0; i < in->n_operands; i++) any = any || ad_wants(c, in->operands[i]);
     c->needs[y] = any && !optic_type_is_tuple(&in->type) ? optic_dtype_is_float(in->type.dtype) : any;
@@ -312,6 +323,21 @@ static optic_status check_args(const optic_module_t *m, optic_comp_id comp, cons
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "autodiff: the output '%s' is not a scalar; pass seeded = true",
                       optic_node_name(m, *output));
   }
+  if (o->n_stop_gradient < 0 || (o->n_stop_gradient > 0 && o->stop_gradient == NULL)) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "autodiff: bad stop_gradient list");
+  }
+  for (int32_t i = 0; i < o->n_stop_gradient; i++) {
+    optic_node_id s = o->stop_gradient[i];
+    if (optic_node_computation(m, s) != comp) {
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "autodiff: stop_gradient[%d] = %d is not an instruction of '%s'",
+                        (int)i, (int)s, optic_computation_name(m, comp));
+    }
+    for (int32_t j = 0; j < i; j++) {
+      if (o->stop_gradient[j] == s)
+        return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "autodiff: stop_gradient lists '%s' twice",
+                          optic_node_name(m, s));
+    }
+  }
   for (int32_t i = 0; i < n_wrt; i++) {
     optic_node_id p = optic_computation_parameter(m, comp, wrt[i]);
     if (p == OPTIC_NO_NODE) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "autodiff: no parameter %d", (int)wrt[i]);
@@ -373,7 +399,7 @@ static optic_status build(optic_module_t *m, optic_comp_id comp, const int32_t *
   }
   for (int32_t i = 0; i < b.c.n_fwd; i++) b.c.adj[i] = OPTIC_NO_NODE;
   for (int32_t i = 0; i < n_wrt; i++) b.c.needs[optic_computation_parameter(m, b.c.dst, wrt[i])] = true;
-  mark_needs(&b.c, b.first);
+  mark_needs(&b, o);
   if (seed == OPTIC_NO_NODE) st = ad_const(&b.c, 1.0, optic_node_type(m, out_dst)->dtype, NULL, &seed);
   if (st == OPTIC_OK && ad_wants(&b.c, out_dst)) b.c.adj[out_dst] = seed;
   if (st == OPTIC_OK) st = sweep(&b);

@@ -166,6 +166,7 @@ fail:
 typedef struct loss_nodes {
   forward_nodes f;
   optic_node_id y, softmax, loss;
+  optic_node_id row_max; /* the shift of the stable log-softmax: its gradient is exactly zero */
 } loss_nodes;
 
 static optic_status build_loss(builder *b, const mlp_dims *d, int64_t batch, loss_nodes *l) {
@@ -179,6 +180,7 @@ static optic_status build_loss(builder *b, const mlp_dims *d, int64_t batch, los
   TRY(param(b, MLP_PARAMS + 1, &ys, "y", &l->y));
   optic_node_id mx, mxb, zs, e, se, seb, lse, lseb, logp, ylogp, rows, loss_neg;
   TRY(reduce(b, l->f.logits, 1, true, "row_max", &mx));
+  l->row_max = mx;
   TRY(bcast(b, mx, batch, C, 0, &mxb));
   TRY(optic_graph_binary(m, c, OPTIC_OP_SUBTRACT, l->f.logits, mxb, "shifted", &zs));
   TRY(optic_graph_unary(m, c, OPTIC_OP_EXPONENTIAL, zs, NULL, &e));
@@ -242,6 +244,8 @@ static optic_status autodiff_gradients(builder *b, const loss_nodes *l) {
   optic_grad_options go = optic_grad_options_default();
   go.seeded = true; /* parameter MLP_PARAMS + 2: the cotangent of loss_sum, i.e. grad_scale */
   go.name = "mlp_train_step";
+  go.stop_gradient = &l->row_max; /* as jax.nn.log_softmax does: the shift adds nothing to the gradient */
+  go.n_stop_gradient = 1;
   optic_comp_id g;
   TRY(optic_computation_set_root(b->m, b->comp, l->loss));
   TRY(optic_autodiff_value_and_grad(b->m, b->comp, wrt, MLP_PARAMS, &go, &g));

@@ -34,6 +34,14 @@ typedef struct optic_grad_options {
                            (the gradient is then the vector-Jacobian product) */
   const char *name;     /* the new computation's name (copied); NULL (default):
                            "<computation>.value_and_grad" (".1", ".2", ... if taken) */
+  /* Instructions of the computation whose values count as constants (JAX's
+   * lax.stop_gradient): no gradient flows through them to their operands.
+   * E.g. the row maximum a stable softmax subtracts, whose exact gradient
+   * contribution is zero: stopping it saves the ops that compute that zero.
+   * n_stop_gradient entries (0, the default: none); ids must be distinct
+   * instructions of the computation. */
+  const optic_node_id *stop_gradient;
+  int32_t n_stop_gradient;
 } optic_grad_options;
 
 OPTIC_API optic_grad_options optic_grad_options_default(void);

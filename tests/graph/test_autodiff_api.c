@@ -213,6 +213,51 @@ static void test_second_order(void) {
   OT_CHECK(adf_check("second order", g, -1, 1, 1e-6));
 }
 
+/* stop_gradient: y = x exp(x) has dy/dx = exp(x) (1 + x); with exp(x)
+ * stopped (a constant to the gradient) it is exp(x). Bad lists fail. */
+static float stop_case_grad(const optic_grad_options *o, float x) {
+  optic_comp_id g;
+  float v = -1.0f;
+  OT_EXPECT_OK(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0}, 1, o, &g));
+  optic_literal_t *xv = ev_lit(OPTIC_F32, 0, NULL, (float[]){x});
+  optic_literal_t *r = ev_run(g, (const optic_literal_t *const[]){xv}, 1);
+  if (r) v = *(const float *)optic_literal_data(optic_literal_element(r, 1), NULL);
+  optic_literal_destroy(r);
+  optic_literal_destroy(xv);
+  return v;
+}
+
+static void test_stop_gradient(void) {
+  ev_fresh();
+  optic_node_id x = ev_param(ev_main, 0, OPTIC_F32, 0, NULL), e, y;
+  OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_EXPONENTIAL, x, NULL, &e));
+  OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_MULTIPLY, x, e, NULL, &y));
+  ev_root(ev_main, y);
+  optic_grad_options o = optic_grad_options_default();
+  const float ex = expf(1.0f);
+  float full = stop_case_grad(&o, 1.0f);
+  OT_CHECK(fabsf(full - 2.0f * ex) < 1e-5f, "d x e^x / dx at 1 = %g, want %g", (double)full, 2.0 * ex);
+  o.stop_gradient = &e, o.n_stop_gradient = 1;
+  float stopped = stop_case_grad(&o, 1.0f);
+  OT_CHECK(fabsf(stopped - ex) < 1e-6f, "with e^x stopped: %g, want %g", (double)stopped, (double)ex);
+  o.stop_gradient = &y; /* the output itself stopped: nothing flows */
+  float none = stop_case_grad(&o, 1.0f);
+  OT_CHECK(none == 0.0f, "with the output stopped: %g, want 0", (double)none);
+  optic_comp_id g, other = ev_binary_comp("other_add", OPTIC_OP_ADD, OPTIC_F32);
+  optic_node_id bad[2] = {e, e}, foreign = optic_computation_root(ev_m, other), missing = 1000000;
+  const optic_node_id *lists[3] = {bad, &foreign, &missing};
+  const int32_t counts[3] = {2, 1, 1};
+  for (int i = 0; i < 3; i++) {
+    o.stop_gradient = lists[i], o.n_stop_gradient = counts[i];
+    OT_EXPECT_STATUS(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0}, 1, &o, &g),
+                     OPTIC_ERR_INVALID_ARGUMENT);
+    expect_message("stop_gradient");
+  }
+  o.stop_gradient = NULL, o.n_stop_gradient = 1;
+  OT_EXPECT_STATUS(optic_autodiff_value_and_grad(ev_m, ev_main, (int32_t[]){0}, 1, &o, &g), OPTIC_ERR_INVALID_ARGUMENT);
+  expect_message("stop_gradient");
+}
+
 static const ot_case cases[] = {
     {"second_order", test_second_order},
     {"counted_loop_is_unrolled", test_counted_loop_is_unrolled},
@@ -221,5 +266,6 @@ static const ot_case cases[] = {
     {"while_is_unsupported", test_while_is_unsupported},
     {"call_is_inlined", test_call_is_inlined},
     {"output_choice", test_output_choice},
+    {"stop_gradient", test_stop_gradient},
 };
 OT_MAIN(cases)
