@@ -13,6 +13,41 @@
 
 #include "tests/harness.h"
 
+/* The entry of m, on a zero first parameter, is refused with UNSUPPORTED and
+ * a message naming `what` by the evaluator and by the runtime at each level
+ * from 0 to max_level (step 2: NONE, FULL). */
+static inline void ex_expect_refused(const optic_module_t *m, const char *what, int max_level) {
+  optic_comp_id e = optic_module_entry(m);
+  optic_literal_t *x = NULL, *got = NULL;
+  optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, 0)), &x);
+  OT_EXPECT_STATUS(optic_evaluate(m, e, (const optic_literal_t *const *)&x, 1, NULL, &got), OPTIC_ERR_UNSUPPORTED);
+  OT_CHECK(strstr(optic_last_error(), what) != NULL, "evaluate: %s", optic_last_error());
+  optic_literal_destroy(got);
+  for (int level = 0; level <= max_level; level += 2) {
+    optic_compile_options co = optic_compile_options_default();
+    co.level = (optic_opt_level)level;
+    optic_program_t *p = NULL;
+    OT_EXPECT_OK(optic_compile(m, &co, &p));
+    optic_exec_ctx_t *ctx = NULL;
+    optic_exec_options eo = optic_exec_options_default();
+    OT_EXPECT_OK(optic_exec_ctx_create(&eo, &ctx));
+    const optic_type *it = optic_literal_type(x);
+    optic_tensor in = {it->dtype, it->shape, (void *)optic_literal_data(x, NULL)};
+    const optic_type *rt = optic_node_type(m, optic_computation_root(m, e));
+    optic_literal_t *y = NULL;
+    optic_literal_create(rt, &y);
+    optic_tensor out = {rt->dtype, rt->shape, optic_literal_mutable_data(y, NULL)};
+    if (p && ctx) {
+      OT_EXPECT_STATUS(optic_program_run(p, ctx, &in, 1, &out, 1), OPTIC_ERR_UNSUPPORTED);
+      OT_CHECK(strstr(optic_last_error(), what) != NULL, "run (level %d): %s", level, optic_last_error());
+    }
+    optic_literal_destroy(y);
+    optic_exec_ctx_destroy(ctx);
+    optic_program_destroy(p);
+  }
+  optic_literal_destroy(x);
+}
+
 typedef struct ex_rng {
   uint64_t s;
 } ex_rng;

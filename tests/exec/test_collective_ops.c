@@ -57,30 +57,7 @@ static void refused(const char *text, const char *what, double want_flops, doubl
   OT_EXPECT_OK(optic_computation_cost(m, e, &c));
   OT_CHECK(c.flops == want_flops && c.bytes_accessed == want_bytes, "%s: cost %g flops %g bytes, want %g %g", what,
            c.flops, c.bytes_accessed, want_flops, want_bytes);
-  optic_literal_t *x = NULL, *got = NULL;
-  optic_literal_create(optic_node_type(m, optic_computation_parameter(m, e, 0)), &x);
-  OT_EXPECT_STATUS(optic_evaluate(m, e, (const optic_literal_t *const *)&x, 1, NULL, &got), OPTIC_ERR_UNSUPPORTED);
-  OT_CHECK(strstr(optic_last_error(), what) != NULL, "%s", optic_last_error());
-  optic_compile_options co = optic_compile_options_default();
-  optic_program_t *p = NULL;
-  OT_EXPECT_OK(optic_compile(m, &co, &p));
-  optic_exec_ctx_t *ctx = NULL;
-  optic_exec_options eo = optic_exec_options_default();
-  OT_EXPECT_OK(optic_exec_ctx_create(&eo, &ctx));
-  const optic_type *it = optic_literal_type(x);
-  optic_tensor in = {it->dtype, it->shape, (void *)optic_literal_data(x, NULL)};
-  const optic_type *rt = optic_node_type(m, optic_computation_root(m, e));
-  optic_literal_t *y = NULL;
-  optic_literal_create(rt, &y);
-  optic_tensor out = {rt->dtype, rt->shape, optic_literal_mutable_data(y, NULL)};
-  if (p && ctx) {
-    OT_EXPECT_STATUS(optic_program_run(p, ctx, &in, 1, &out, 1), OPTIC_ERR_UNSUPPORTED);
-    OT_CHECK(strstr(optic_last_error(), what) != NULL, "%s", optic_last_error());
-  }
-  optic_literal_destroy(y);
-  optic_literal_destroy(x);
-  optic_exec_ctx_destroy(ctx);
-  optic_program_destroy(p);
+  ex_expect_refused(m, what, 0);
   optic_module_destroy(m);
 }
 
