@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tests/harness.h"
+#include "tests/hlo_files.h"
 
 static optic_module_t *ev_m;
 static optic_comp_id ev_main;
@@ -130,18 +131,10 @@ static inline bool ev_check(optic_comp_id c, const optic_literal_t *const *args,
  * optic_string_free; NULL if parsing failed) and the module parsed from
  * text in *out (the caller destroys it). */
 static inline char *ev_print_round_trip(const char *text, optic_module_t **out) {
-  optic_module_t *m = NULL, *m2 = NULL;
-  char *t1 = NULL, *t2 = NULL;
+  optic_module_t *m = NULL;
   OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
-  if (m) OT_EXPECT_OK(optic_module_to_hlo_text(m, &t1));
-  if (t1) OT_EXPECT_OK(optic_module_from_hlo_text(t1, strlen(t1), &m2));
-  if (m2) OT_EXPECT_OK(optic_module_to_hlo_text(m2, &t2));
-  OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1 ? t1 : "",
-           t2 ? t2 : "");
-  optic_string_free(t2);
-  optic_module_destroy(m2);
   *out = m;
-  return t1;
+  return m ? ot_print_round_trip(m) : NULL;
 }
 
 #endif
