@@ -69,8 +69,8 @@ int gradient_check(trainer *t) {
     double fd = (up - down) / ((double)(float)(keep + eps) - (double)(float)(keep - eps));
     double err = fabs(fd - (double)grad[e]), tol = 2e-2 * fabs(fd) + 2e-5;
     if (err > tol) bad++;
-    printf("gradcheck: %s[%zu] graph %+.6e finite-diff %+.6e %s\n", mlp_param_names[i] + 6, e - off, (double)grad[e],
-           fd, err > tol ? "MISMATCH" : "ok");
+    printf("gradcheck: %s[%zu] graph %+.6e finite-diff %+.6e %s\n", md->name[i] + 6, e - off, (double)grad[e], fd,
+           err > tol ? "MISMATCH" : "ok");
   }
   free(grad);
   printf("gradcheck: %s (%d mismatches)\n", bad ? "FAILED" : "passed", bad);
