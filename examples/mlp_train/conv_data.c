@@ -14,7 +14,7 @@ static void make_patterns(int64_t classes, uint64_t *s, double *pat) {
       far = 1;
       for (int64_t e = 0; e < c && far; e++) {
         int diff = 0;
-        for (int i = 0; i < PN; i++) diff += pat[c * PN + i] != pat[e * PN + i];
+        for (int i = 0; i < PN; i++) diff += (pat[c * PN + i] > 0) != (pat[e * PN + i] > 0);
         far = diff >= 3;
       }
     } while (!far);

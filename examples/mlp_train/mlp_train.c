@@ -357,7 +357,7 @@ static void usage(void) {
           "  --mpi             data-parallel over MPI ranks (1, 2 or 4 ranks) instead of pod cores\n"
           "  --dump-hlo FILE   write the training step's graph as HLO text (e.g. for hlo_cost)\n"
           "  --mpi-available   print yes if --mpi can work (MPI in this build and in optic), and exit\n"
-          "  --gradcheck       mlp: compare the gradient graph with finite differences and exit\n"
+          "  --gradcheck       compare the gradient graph with finite differences and exit\n"
           "  --hand-gradients  mlp: use the hand-written backward pass instead of autodiff (for comparison)\n"
           "  --kill-at-step N  test hook: SIGKILL this process after step N\n");
 }
@@ -376,7 +376,7 @@ static int parse(int argc, char **argv, options *o) {
                  .ckpt_every = 100,
                  .keep = 3,
                  .seed = 1,
-                 .lr = NAN, /* the model's default */
+                 .lr = 0, /* 0: the model's default */
                  .warmup = -1,
                  .kill_at_step = -1,
                  .optimizer = OPTIC_OPTIM_KIND_ADAM};
@@ -429,8 +429,8 @@ static int parse(int argc, char **argv, options *o) {
 /* The defaults that depend on other options, and the checks. */
 static int check_options(options *o) {
   if (o->cores == 0) o->cores = o->mpi ? 1 : 4;
-  if (o->model == MODEL_CONV && (o->gradcheck || o->hand_gradients)) {
-    fprintf(stderr, "mlp_train: --gradcheck and --hand-gradients are for --model mlp only\n");
+  if (o->model == MODEL_CONV && o->hand_gradients) {
+    fprintf(stderr, "mlp_train: --hand-gradients: the convnet has no hand-written backward pass\n");
     return 2;
   }
   if (o->batch % SHARDS || o->batch <= 0 || o->steps <= 0 || o->hidden <= 0 || o->channels <= 0 || o->cores <= 0 ||
@@ -439,7 +439,7 @@ static int check_options(options *o) {
     fprintf(stderr, "mlp_train: bad options (batch a multiple of 4, cores 1/2/4, --resume needs --ckpt-dir)\n");
     return 2;
   }
-  if (isnan(o->lr)) o->lr = o->model == MODEL_CONV ? 3e-2 : 3e-3;
+  if (o->lr == 0) o->lr = o->model == MODEL_CONV ? 3e-2 : 3e-3; /* not given */
   if (o->warmup < 0) o->warmup = o->steps / 10 > 0 ? o->steps / 10 : 1;
   o->epoch_steps = o->train_size / o->batch > 0 ? o->train_size / o->batch : 1;
   o->min_lr = o->lr * 0.05;

@@ -1,6 +1,6 @@
 /* mlp_trainer: the trainer's state, shared by mlp_train.c (the loop),
  * models.c (the two models as the loop sees them) and mlp_gradcheck.c (the
- * finite-difference check of the MLP's gradient graph). */
+ * finite-difference check of the gradient graph). */
 #ifndef MLP_TRAINER_H
 #define MLP_TRAINER_H
 
