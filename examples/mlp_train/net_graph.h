@@ -43,8 +43,8 @@ typedef struct loss_nodes {
 optic_status net_ce_loss(builder *b, optic_node_id logits, int64_t batch, int64_t classes, int32_t y_number,
                          loss_nodes *l);
 /* Makes the loss the root and adds its value_and_grad computation (wrt
- * parameters 0 .. n_wrt-1, seeded by the parameter after y: grad_scale) as
- * the module's entry: its root is (loss, d parameter 0, ...). */
+ * parameters 0 .. n_wrt-1, n_wrt <= 16, seeded by the parameter after y:
+ * grad_scale) as the module's entry: its root is (loss, d parameter 0, ...). */
 optic_status net_autodiff_step(builder *b, const loss_nodes *l, int32_t n_wrt, const char *name);
 
 #endif /* NET_GRAPH_H */
