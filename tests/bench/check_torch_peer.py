@@ -10,7 +10,7 @@
    peer/torch/chain at 1 and 2 threads answer with per-call counters that
    agree with each other (GB/s x ns_per_call = 16 B x n), the label names the
    version and the wait policy, the worker saw torch.set_num_threads(T) and
-   GOMP_SPINCOUNT=2000; peer/torch/mlp_step, which the fake cannot run,
+   inherited the run's GOMP_SPINCOUNT; peer/torch/mlp_step, which the fake cannot run,
    errors with the worker's `error` line and the worker keeps serving.
 4. bench/ratios.json: every peer/torch ratio names registered benchmarks and
    says why it may be MISSING; summary_bars.real_module_bound_share has a
@@ -115,7 +115,7 @@ def check_protocol(binary, out_dir):
     if os.path.exists(log):
         os.remove(log)
     runs = run_bench(binary, "^peer/torch/(mlp_step|chain)/", fake, os.path.join(out_dir, "fake.json"),
-                     {"FAKE_TORCH_LOG": log})
+                     {"FAKE_TORCH_LOG": log, "GOMP_SPINCOUNT": "2000"})
     n = 16777216
     for t in (1, 2):
         b = runs.get("peer/torch/chain/n:%d/threads:%d/manual_time" % (n, t), {})
@@ -126,13 +126,13 @@ def check_protocol(binary, out_dir):
             check(abs(bytes_per_call - 16.0 * n) < 1e-3 * 16.0 * n,
                   "GB/s x ns_per_call = 16 B x n at %d thread(s): %g" % (t, bytes_per_call))
         check(b.get("omp_threads") == t, "omp_threads %d: %r" % (t, b.get("omp_threads")))
-        check(b.get("label") == "torch 0.fake GOMP_SPINCOUNT=2000", "label: %r" % b.get("label"))
+        check(b.get("label") == "torch 0.fake, OpenMP wait GOMP_SPINCOUNT=2000", "label: %r" % b.get("label"))
         m = runs.get("peer/torch/mlp_step/batch:256/threads:%d/manual_time" % t, {})
         check(m.get("error_occurred") is True and "PyTorch peer: error" in m.get("error_message", ""),
               "mlp_step with the fake torch errors with the worker's answer: %r" % m.get("error_message"))
     with open(log, encoding="utf-8") as f:
         lines = f.read().split("\n")
-    check("spincount 2000" in lines, "the worker ran with GOMP_SPINCOUNT=2000: %r" % lines[:3])
+    check("spincount 2000" in lines, "the worker inherited GOMP_SPINCOUNT=2000: %r" % lines[:3])
     check("threads 1" in lines and "threads 2" in lines, "torch.set_num_threads(1) and (2) were called")
 
 
