@@ -16,7 +16,11 @@
    says why it may be MISSING; summary_bars.real_module_bound_share has a
    numeric min in (0, 1].
 
-Usage: check_torch_peer.py OPTIC_BENCH SOURCE_DIR OUT_DIR"""
+With --real (test bench_torch_peer_real) it instead runs the real peers once at 1 thread,
+briefly, where /usr/bin/python3 has torch, and checks every one answers with consistent
+per-call counters; without torch it exits 77 (skipped) saying so.
+
+Usage: check_torch_peer.py OPTIC_BENCH SOURCE_DIR OUT_DIR [--real]"""
 import importlib.util
 import json
 import os
@@ -152,6 +156,44 @@ def check_spec(binary, source_dir):
           "summary_bars.real_module_bound_share.min is a share: %r" % bar)
 
 
+def check_real(binary, out_dir):
+    """The real worker at 1 thread: no errors, and counters that agree with the work."""
+    flt = ("^peer/torch/((softmax|layer_norm|sum_rows|sum_cols)/m:127/n:125|mlp_step/batch:256|conv_nchw/[^/]*"
+           "|conv_channels_last/[^/]*|adam/n:16777216|chain/n:16777216)/threads:1/")
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    cmd = [binary, "--benchmark_filter=" + flt, "--benchmark_min_time=0.01",
+           "--benchmark_out=" + os.path.join(out_dir, "real.json"), "--benchmark_out_format=json"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    check(p.returncode == 0, "%s exits 0 (rc %d): %s" % (" ".join(cmd), p.returncode, p.stderr[-2000:]))
+    with open(os.path.join(out_dir, "real.json"), encoding="utf-8") as f:
+        runs = json.load(f)["benchmarks"]
+    check(len(runs) == 9, "9 real peers ran: %s" % [b["name"] for b in runs])
+    conv_flops = 2.0 * 8 * 56 * 56 * 64 * 64 * 3 * 3
+    for b in runs:
+        name, ns = b["name"], b.get("ns_per_call", 0)
+        check(not b.get("error_occurred") and ns > 0, "%s answered: %r" % (name, b.get("error_message")))
+        check(b.get("label", "").startswith("torch "), "%s label names torch: %r" % (name, b.get("label")))
+        per_call = {"GFLOP/s": (1e9, conv_flops if "/conv_" in name else None),
+                    "samples_per_s": (1.0, 256.0 if "/mlp_step/" in name else None)}
+        for counter, (unit, want) in per_call.items():
+            if want is not None:
+                got = b.get(counter, 0) * unit * ns * 1e-9
+                check(abs(got - want) < 1e-6 * want, "%s: %s x ns_per_call = %g, want %g" % (name, counter, got, want))
+
+
+def main_real(binary, out_dir):
+    p = subprocess.run(["/usr/bin/python3", "-c", "import torch"], capture_output=True, text=True) \
+        if os.access("/usr/bin/python3", os.X_OK) else None
+    if p is None or p.returncode != 0:
+        print("check_torch_peer --real: skipped: /usr/bin/python3 cannot import torch (Debian python3-torch); "
+              "make test does not need it")
+        return 77
+    check_real(binary, out_dir)
+    print("check_torch_peer --real: %s" % ("%d check(s) failed" % len(failures) if failures else "all checks passed"))
+    return 1 if failures else 0
+
+
 def main(binary, source_dir, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     check_parser(load_worker(source_dir))
@@ -165,4 +207,7 @@ def main(binary, source_dir, out_dir):
 
 
 if __name__ == "__main__":
+    if "--real" in sys.argv[4:]:
+        os.makedirs(sys.argv[3], exist_ok=True)
+        sys.exit(main_real(sys.argv[1], sys.argv[3]))
     sys.exit(main(sys.argv[1], sys.argv[2], sys.argv[3]))
