@@ -179,6 +179,14 @@ optic_status optic_machine_validate(const optic_machine *m) {
       {"reduce_bandwidth", offsetof(optic_machine, reduce_bandwidth), true},
       {"reduce_strided_bandwidth", offsetof(optic_machine, reduce_strided_bandwidth), true},
       {"loop_bandwidth", offsetof(optic_machine, loop_bandwidth), true},
+      {"gather_element_ns", offsetof(optic_machine, gather_element_ns), true},
+      {"scatter_element_ns", offsetof(optic_machine, scatter_element_ns), true},
+      {"sort_compare_ns", offsetof(optic_machine, sort_compare_ns), true},
+      {"topk_compare_ns", offsetof(optic_machine, topk_compare_ns), true},
+      {"narrow_element_ns", offsetof(optic_machine, narrow_element_ns), true},
+      {"reduce_multi_bandwidth", offsetof(optic_machine, reduce_multi_bandwidth), true},
+      {"while_iteration_ns", offsetof(optic_machine, while_iteration_ns), true},
+      {"reduce_step_ns", offsetof(optic_machine, reduce_step_ns), true},
   };
   for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
     double v;
@@ -252,6 +260,7 @@ optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, 
     r.reduce_bandwidth *= f;
     r.reduce_strided_bandwidth *= f;
     r.loop_bandwidth *= f;
+    r.reduce_multi_bandwidth *= f;
   }
   const double dram = r.core_dram_bandwidth * t;
   if (dram < r.dram_bandwidth) r.dram_bandwidth = dram;

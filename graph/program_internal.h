@@ -33,6 +33,12 @@ struct optic_program {
   char **sig_owned_in, **sig_owned_out; /* the strings they point at, 2 per leaf */
 };
 
+/* One scheduled instruction's estimated time on p->machine (not for call,
+ * while and conditional, whose time is their computations';
+ * graph/compile_estimate.c). */
+double program_node_estimate_ns(const struct optic_program *p, optic_node_id id, optic_opcode op,
+                                const optic_cost *cost);
+
 optic_status program_signature_build(struct optic_program *p, const optic_module_t *m);
 void program_signature_free(struct optic_program *p);
 

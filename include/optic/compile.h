@@ -66,12 +66,27 @@ typedef struct optic_machine {
   double reduce_bandwidth;         /* reduce over the minor dim (and input fusions) */
   double reduce_strided_bandwidth; /* reduce over other dims only */
   double loop_bandwidth;           /* loop fusions (fused elementwise loops) */
+  /* Op classes of format 3: the runtime's cost per unit of work the XLA
+   * counts do not see, in ns on ONE core (not scaled by
+   * optic_machine_for_threads; an op split over t threads takes 1/t of it).
+   * 0: not known, the op stays on the roofline. docs/cost-model.md. */
+  double gather_element_ns;      /* gather: per output element (index lookup + copy) */
+  double scatter_element_ns;     /* scatter: per update element (combiner run), one thread */
+  double sort_compare_ns;        /* sort: per comparator call of the merge sort */
+  double topk_compare_ns;        /* topk: per comparison of the row's merge sort */
+  double narrow_element_ns;      /* per element per elementwise instruction on 16-bit floats */
+  double reduce_multi_bandwidth; /* bytes/s, all cores as the classes above: reduce over 2+ dims */
+  double while_iteration_ns;     /* one while iteration beyond its body and condition ops */
+  double reduce_step_ns;         /* reduce through its reducer's program (not f32 add/mul/max/min):
+                                    per reduced position per block of up to 512 outputs */
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
- * key are format 1 (before the figures beyond the roofline) and still load;
- * a file of a newer format fails to load with CORRUPT naming the versions. */
-#define OPTIC_MACHINE_FORMAT 2
+ * key are format 1 (before the figures beyond the roofline) and still load,
+ * as do format-2 files (before the op classes gather_element_ns ...
+ * while_iteration_ns, which load as 0: not known); a file of a newer format
+ * fails to load with CORRUPT naming the versions. */
+#define OPTIC_MACHINE_FORMAT 3
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",
