@@ -25,6 +25,7 @@ optic_compile_options optic_compile_options_default(void) {
   o.max_fusion_size = 0;
   o.verify_buffers = false;
   o.threads = 0;
+  o.split_min_elements = 0;
   return o;
 }
 
@@ -52,6 +53,9 @@ static optic_status read_options(const optic_compile_options *in, optic_compile_
   if (o->max_fusion_size < 0)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: max_fusion_size is %d (0 means %d)",
                       (int)o->max_fusion_size, DEFAULT_MAX_FUSION_SIZE);
+  if (o->split_min_elements < 0)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: split_min_elements is %lld (0: by cost, else >= 1)",
+                      (long long)o->split_min_elements);
   if (o->threads < 0)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: threads is %d (0: all the machine's cores, else >= 1)",
                       (int)o->threads);
@@ -135,6 +139,18 @@ static optic_status plan_sequence(optic_program_t *p, optic_comp_id c, bool *que
 
 static double sequence_est_ns(optic_program_t *p, optic_comp_id c, unsigned char *state);
 
+/* Bytes of every array leaf of t. */
+static double state_bytes(const optic_type *t) {
+  if (!optic_type_is_tuple(t)) {
+    double n = (double)optic_dtype_size(t->dtype);
+    for (int32_t d = 0; d < t->shape.rank; d++) n *= (double)t->shape.dims[d];
+    return n;
+  }
+  double sum = 0;
+  for (int32_t i = 0; i < t->tuple_size; i++) sum += state_bytes(&t->elements[i]);
+  return sum;
+}
+
 /* A call, while or conditional: the time of its computations' runs. A
  * while runs its condition trips + 1 times and its body trips times, each
  * trip also costing while_iteration_ns; trips is the counter's when the loop
@@ -149,7 +165,11 @@ static double control_est_ns(optic_program_t *p, optic_node_id id, optic_opcode 
     if (!graph_while_trip_count(m, id, WHILE_TRIP_LIMIT, &trips)) trips = 1;
     const double cond = sequence_est_ns(p, optic_node_called(m, id, 0), state);
     const double body = sequence_est_ns(p, optic_node_called(m, id, 1), state);
-    return (double)trips * (body + cond + p->machine.while_iteration_ns) + cond + over;
+    /* each trip the body's root is copied out of its arena and into the
+     * loop state: two copies (read + write) of the state */
+    optic_cost copy = {0, 0, 2.0 * state_bytes(optic_node_type(m, id))};
+    const double move = 2.0 * (optic_machine_estimate_ns(&p->machine, &copy) - over);
+    return (double)trips * (body + cond + move + p->machine.while_iteration_ns) + cond + over;
   }
   double worst = 0;
   for (int32_t k = 0; k < optic_node_called_count(m, id); k++) {
@@ -259,6 +279,7 @@ optic_status optic_compile(const optic_module_t *m, const optic_compile_options 
   }
   /* The estimates are for the threads the program will run on. */
   if (st == OPTIC_OK) st = optic_machine_for_threads(&p->machine, o.threads, &p->machine);
+  if (st == OPTIC_OK) st = optic_machine_for_threads(&p->machine, 1, &p->machine1);
   if (st == OPTIC_OK) {
     o.threads = p->machine.cores;
     o.machine = &p->machine;

@@ -8,8 +8,8 @@
  *                                      reduced dims (minor, strided, 2+ dims)
  *   loop fusions                       bytes / loop_bandwidth
  *   gather, scatter, sort, topk        units of work x the class's ns per unit
- *   16-bit float elementwise work      elements x narrow_element_ns per
- *                                      instruction (the runtime's per-element
+ *   16-bit float elementwise work      elements x bf16_element_ns (or
+ *                                      f16_element_ns) per instruction (the runtime's per-element
  *                                      path widens each element to f32)
  * Work the runtime splits over the threads is divided by them; scatter runs
  * on one thread. */
@@ -29,31 +29,41 @@ static double elements(const optic_type *t) {
 
 static bool half(optic_dtype d) { return d == OPTIC_F16 || d == OPTIC_BF16; }
 
-/* Elements an elementwise instruction runs through the per-element path
- * for 16-bit floats (its result or an operand is f16/bf16), else 0. */
-static double narrow_elements(const optic_module_t *m, optic_node_id id) {
+/* ns per element of a 16-bit float instruction: f16 when any of its arrays
+ * is f16, else bf16. */
+static double half_ns(const optic_machine *mc, const optic_module_t *m, optic_node_id id) {
+  bool f16 = optic_node_type(m, id)->dtype == OPTIC_F16;
+  for (int32_t i = 0; i < optic_node_operand_count(m, id) && !f16; i++)
+    f16 = optic_node_type(m, optic_node_operand(m, id, i))->dtype == OPTIC_F16;
+  return f16 ? mc->f16_element_ns : mc->bf16_element_ns;
+}
+
+/* ns of the per-element path for 16-bit floats an instruction takes (an
+ * elementwise op whose result or an operand is f16/bf16, a reduce of such an
+ * input), else 0. */
+static double narrow_ns(const optic_machine *mc, const optic_module_t *m, optic_node_id id) {
   optic_opcode op = optic_node_opcode(m, id);
   const optic_type *t = optic_node_type(m, id);
   if (op == OPTIC_OP_REDUCE) {
     const optic_type *in = optic_node_type(m, optic_node_operand(m, id, 0));
-    return half(in->dtype) ? elements(in) : 0;
+    return half(in->dtype) ? elements(in) * (in->dtype == OPTIC_F16 ? mc->f16_element_ns : mc->bf16_element_ns) : 0;
   }
   if (!graph_opcode_is_elementwise(op) || optic_type_is_tuple(t)) return 0;
   bool narrow = half(t->dtype);
   for (int32_t i = 0; i < optic_node_operand_count(m, id) && !narrow; i++)
     narrow = half(optic_node_type(m, optic_node_operand(m, id, i))->dtype);
-  return narrow ? elements(t) : 0;
+  return narrow ? elements(t) * half_ns(mc, m, id) : 0;
 }
 
-/* narrow_elements summed over a fused computation (nested fusions too). */
-static double fused_narrow_elements(const optic_module_t *m, optic_comp_id comp, int depth) {
+/* narrow_ns summed over a fused computation (nested fusions too). */
+static double fused_narrow_ns(const optic_machine *mc, const optic_module_t *m, optic_comp_id comp, int depth) {
   int32_t n = 0;
   const optic_node_id *ids = optic_computation_instructions(m, comp, &n);
   double sum = 0;
   for (int32_t i = 0; i < n; i++) {
     if (optic_node_opcode(m, ids[i]) == OPTIC_OP_FUSION && depth < 8)
-      sum += fused_narrow_elements(m, optic_node_called(m, ids[i], 0), depth + 1);
-    else sum += narrow_elements(m, ids[i]);
+      sum += fused_narrow_ns(mc, m, optic_node_called(m, ids[i], 0), depth + 1);
+    else sum += narrow_ns(mc, m, ids[i]);
   }
   return sum;
 }
@@ -130,10 +140,32 @@ static double merge_compares(double slices, double len) { return len > 1 ? slice
 
 static double split_share(double units, double threads) { return threads > 1 && units > threads ? threads : 1; }
 
+/* Time to move `bytes` (read + write counted) at the machine's bandwidth. */
+static double move_ns(const optic_machine *mc, double bytes) {
+  optic_cost c = {0, 0, bytes};
+  return optic_machine_estimate_ns(mc, &c) - mc->op_overhead_ns;
+}
+
+/* A dynamic-update-slice whose result does not take over its operand's
+ * buffer copies the whole operand first (XLA counts only the update). */
+static double dus_copy_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id) {
+  const optic_module_t *m = p->module;
+  optic_comp_id c = optic_node_computation(m, id);
+  const optic_buffer_plan_t *plan = c >= 0 && c < p->n_comps ? p->plans[c] : NULL;
+  optic_buffer_slot y, x;
+  optic_node_id operand = optic_node_operand(m, id, 0);
+  if (plan && optic_buffer_plan_slot(plan, id, 0, &y) == OPTIC_OK &&
+      optic_buffer_plan_slot(plan, operand, 0, &x) == OPTIC_OK && y.kind == x.kind && y.offset == x.offset &&
+      y.source == x.source)
+    return 0; /* in place */
+  const optic_type *t = optic_node_type(m, operand);
+  return move_ns(mc, 2.0 * elements(t) * (double)optic_dtype_size(t->dtype));
+}
+
 /* Work units x ns per unit the class adds (the op's own runtime path), with
  * the threads it is split over; 0 when the class is not known. */
-static double class_work_ns(const optic_program_t *p, optic_node_id id, optic_opcode op, double threads) {
-  const optic_machine *mc = &p->machine;
+static double class_work_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id, optic_opcode op) {
+  const double threads = mc->cores;
   const optic_module_t *m = p->module;
   const optic_type *t = optic_node_type(m, id);
   const optic_type *x = optic_node_operand_count(m, id) > 0 ? optic_node_type(m, optic_node_operand(m, id, 0)) : NULL;
@@ -155,18 +187,15 @@ static double class_work_ns(const optic_program_t *p, optic_node_id id, optic_op
       return merge_compares(rows, len) * mc->topk_compare_ns / split_share(rows, threads);
     }
     case OPTIC_OP_FUSION: {
-      double n = fused_narrow_elements(m, optic_node_called(m, id, 0), 0);
-      return n * mc->narrow_element_ns / split_share(n, threads);
+      return fused_narrow_ns(mc, m, optic_node_called(m, id, 0), 0) / split_share(elements(t), threads);
     }
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE: return dus_copy_ns(p, mc, id);
     case OPTIC_OP_REDUCE: {
-      double n = narrow_elements(m, id), steps = fast_reduce(m, id) ? 0 : reduce_steps(m, id);
+      double steps = fast_reduce(m, id) ? 0 : reduce_steps(m, id);
       double blocks = elements(t) / REDUCE_BLOCK_OUTPUTS;
-      return (n * mc->narrow_element_ns + steps * mc->reduce_step_ns) / split_share(blocks, threads);
+      return (narrow_ns(mc, m, id) + steps * mc->reduce_step_ns) / split_share(blocks, threads);
     }
-    default: {
-      double n = narrow_elements(m, id);
-      return n * mc->narrow_element_ns / split_share(n, threads);
-    }
+    default: return narrow_ns(mc, m, id) / split_share(elements(t), threads);
   }
 }
 
@@ -177,8 +206,8 @@ static bool runs_code(optic_opcode op) {
 }
 
 /* A fusion the runtime runs instruction by instruction: the sum of its
- * instructions' estimates. */
-static double fused_sequence_ns(const optic_program_t *p, optic_comp_id comp, int depth) {
+ * instructions' estimates (each split or not as the runtime decides). */
+static double fused_sequence_ns(const optic_program_t *p, optic_comp_id comp) {
   int32_t n = 0;
   const optic_node_id *ids = optic_computation_instructions(p->module, comp, &n);
   double sum = 0;
@@ -186,17 +215,16 @@ static double fused_sequence_ns(const optic_program_t *p, optic_comp_id comp, in
     optic_opcode op = optic_node_opcode(p->module, ids[i]);
     optic_cost c;
     if (!runs_code(op) || optic_node_cost(p->module, ids[i], &c) != OPTIC_OK) continue;
-    if (op == OPTIC_OP_FUSION && depth > 8) continue;
     sum += program_node_estimate_ns(p, ids[i], op, &c);
   }
   return sum;
 }
 
-double program_node_estimate_ns(const optic_program_t *p, optic_node_id id, optic_opcode op, const optic_cost *cost) {
-  const optic_machine *m = &p->machine;
-  const double threads = m->cores;
+/* The estimate on machine m (the program's threads, or one thread for an
+ * op the runtime keeps on one). */
+static double estimate_on(const optic_program_t *p, const optic_machine *m, optic_node_id id, optic_opcode op,
+                          const optic_cost *cost) {
   double t;
-  if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return optic_machine_estimate_gemm_ns(m, cost);
   optic_node_attrs_t a;
   if (op == OPTIC_OP_REDUCE) {
     t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, id));
@@ -206,7 +234,7 @@ double program_node_estimate_ns(const optic_program_t *p, optic_node_id id, opti
       case OPTIC_FUSION_OUTPUT: return optic_machine_estimate_gemm_ns(m, cost);
       case OPTIC_FUSION_INPUT: {
         optic_node_id r = fused_reduce(p->module, fc);
-        if (!input_fusion_fast(p->module, r)) return fused_sequence_ns(p, fc, 0);
+        if (!input_fusion_fast(p->module, r)) return fused_sequence_ns(p, fc);
         t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, r));
         break;
       }
@@ -216,7 +244,28 @@ double program_node_estimate_ns(const optic_program_t *p, optic_node_id id, opti
   } else {
     t = optic_machine_estimate_ns(m, cost);
   }
-  double work = class_work_ns(p, id, op, threads);
+  double work = class_work_ns(p, m, id, op);
   if (work + m->op_overhead_ns > t) t = work + m->op_overhead_ns;
   return t;
+}
+
+/* Elements an op touches (result + operands; reduce-window x 4), as the
+ * runtime counts them for its by-size split rule. */
+static double touched_elements(const optic_module_t *m, optic_node_id id, optic_opcode op) {
+  double n = elements(optic_node_type(m, id));
+  for (int32_t i = 0; i < optic_node_operand_count(m, id); i++)
+    n += elements(optic_node_type(m, optic_node_operand(m, id, i)));
+  return op == OPTIC_OP_REDUCE_WINDOW ? 4 * n : n;
+}
+
+double program_node_estimate_ns(const optic_program_t *p, optic_node_id id, optic_opcode op, const optic_cost *cost) {
+  const optic_machine *m = &p->machine;
+  if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return optic_machine_estimate_gemm_ns(m, cost);
+  if (m->cores <= 1) return estimate_on(p, m, id, op, cost);
+  /* the runtime's own decision (exec/bind.c calls optic_split_op too): a
+   * split op runs on every thread and pays a barrier, a solo one runs on one */
+  const double t1 = optic_machine_estimate_ns(&p->machine1, cost) - p->machine1.op_overhead_ns;
+  if (optic_split_op(m->cores, p->options.split_min_elements, touched_elements(p->module, id, op), t1, m->sync_ns))
+    return estimate_on(p, m, id, op, cost) + m->sync_ns;
+  return estimate_on(p, &p->machine1, id, op, cost);
 }

@@ -276,7 +276,8 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->scatter_element_ns = r->classes.scatter_element_ns;
   m->sort_compare_ns = r->classes.sort_compare_ns;
   m->topk_compare_ns = r->classes.topk_compare_ns;
-  m->narrow_element_ns = r->classes.narrow_element_ns;
+  m->bf16_element_ns = r->classes.bf16_element_ns;
+  m->f16_element_ns = r->classes.f16_element_ns;
   m->reduce_step_ns = r->classes.reduce_step_ns;
   m->while_iteration_ns = r->classes.while_iteration_ns;
   char when[32] = "unknown time";

@@ -34,7 +34,8 @@ typedef struct calib_classes {
   double scatter_element_ns;     /* ns per scattered update element */
   double sort_compare_ns;        /* ns per comparison of sort's merge sort */
   double topk_compare_ns;        /* ns per comparison of topk's row sort */
-  double narrow_element_ns;      /* ns per bf16 element per fused instruction */
+  double bf16_element_ns;        /* ns per bf16 element per fused instruction */
+  double f16_element_ns;         /* ... f16 */
   double reduce_multi_bandwidth; /* XLA bytes/s of a sum over dims {0, 2} */
   double reduce_step_ns;         /* ns per block step of a reduce through its reducer's program */
   double while_iteration_ns;     /* ns per while trip beyond its ops */

@@ -8,9 +8,10 @@
  *   scatter       add of f32[256,64] updates into f32[256,64]: per update
  *   sort          f32[16,1024] along dim 1 with a less-than comparator: per
  *                 comparison of the merge sort (16 x 1024 x 10)
- *   topk          k = 8 of f32[16,1024]: per comparison, as sort
- *   narrow        the fused loop exp(x - y) * y + x on bf16[256,256]: per
- *                 element per instruction (4 x 65536)
+ *   topk          k = 8 of one f32 row of 32768: per comparison, as sort
+ *                 (32768 x 15)
+ *   bf16, f16     the fused loop exp(x - y) * y + x on bf16[256,256] and on
+ *                 f16[256,256]: per element per instruction (4 x 65536)
  *   reduce multi  sum of f32[32,64,32] over dims {0, 2}: XLA bytes per second
  *   reduce step   bf16 sums through the reducer's program, of bf16[64,1024]
  *                 over dim 1 and bf16[4096,16] over dim 1 (the same elements,
@@ -81,16 +82,22 @@ static const char *const hlo_topk =
     "  ROOT v = f32[16,8] get-tuple-element(t), index=0\n"
     "}\n";
 
-static const char *const hlo_narrow =
-    "HloModule calibrate_narrow\n"
-    "ENTRY e {\n"
-    "  x = bf16[256,256] parameter(0)\n"
-    "  y = bf16[256,256] parameter(1)\n"
-    "  a = bf16[256,256] subtract(x, y)\n"
-    "  b = bf16[256,256] exponential(a)\n"
-    "  c = bf16[256,256] multiply(b, y)\n"
-    "  ROOT d = bf16[256,256] add(c, x)\n"
-    "}\n";
+#define NARROW_LOOP(DT)          \
+  "HloModule calibrate_narrow\n" \
+  "ENTRY e {\n"                  \
+  "  x = " DT                    \
+  "[256,256] parameter(0)\n"     \
+  "  y = " DT                    \
+  "[256,256] parameter(1)\n"     \
+  "  a = " DT                    \
+  "[256,256] subtract(x, y)\n"   \
+  "  b = " DT                    \
+  "[256,256] exponential(a)\n"   \
+  "  c = " DT                    \
+  "[256,256] multiply(b, y)\n"   \
+  "  ROOT d = " DT               \
+  "[256,256] add(c, x)\n"        \
+  "}\n"
 
 static const char *const hlo_reduce_multi =
     "HloModule calibrate_reduce_multi\n"
@@ -251,8 +258,9 @@ optic_status calib_measure_ops(const calib_ops_plan *plan, calib_classes *out) {
   optic_status st = per_unit(hlo_gather, 256.0 * 64, plan, &out->gather_element_ns);
   if (st == OPTIC_OK) st = per_unit(hlo_scatter, 256.0 * 64, plan, &out->scatter_element_ns);
   if (st == OPTIC_OK) st = per_unit(hlo_sort, 16.0 * 1024 * 10, plan, &out->sort_compare_ns);
-  if (st == OPTIC_OK) st = per_unit(hlo_topk, 16.0 * 1024 * 10, plan, &out->topk_compare_ns);
-  if (st == OPTIC_OK) st = per_unit(hlo_narrow, 4.0 * 65536, plan, &out->narrow_element_ns);
+  if (st == OPTIC_OK) st = per_unit(hlo_topk, 32768.0 * 15, plan, &out->topk_compare_ns);
+  if (st == OPTIC_OK) st = per_unit(NARROW_LOOP("bf16"), 4.0 * 65536, plan, &out->bf16_element_ns);
+  if (st == OPTIC_OK) st = per_unit(NARROW_LOOP("f16"), 4.0 * 65536, plan, &out->f16_element_ns);
   double ns = 0, bytes = 0, many = 0, few = 0;
   if (st == OPTIC_OK) st = time_hlo(hlo_reduce_multi, plan->trials, plan->target_ns, &ns, &bytes);
   if (st == OPTIC_OK && ns > plan->tiny_ns) out->reduce_multi_bandwidth = bytes / ((ns - plan->tiny_ns) * 1e-9);

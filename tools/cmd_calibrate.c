@@ -67,7 +67,8 @@ static void print_result(FILE *out, const calib_result *r) {
   fprintf(out, "  %-34s %10.2f %10s  ns\n", "scatter, per update element", c->scatter_element_ns, "-");
   fprintf(out, "  %-34s %10.2f %10s  ns\n", "sort, per comparison", c->sort_compare_ns, "-");
   fprintf(out, "  %-34s %10.2f %10s  ns\n", "topk, per comparison", c->topk_compare_ns, "-");
-  fprintf(out, "  %-34s %10.2f %10s  ns\n", "bf16 element, per instruction", c->narrow_element_ns, "-");
+  fprintf(out, "  %-34s %10.2f %10s  ns\n", "bf16 element, per instruction", c->bf16_element_ns, "-");
+  fprintf(out, "  %-34s %10.2f %10s  ns\n", "f16 element, per instruction", c->f16_element_ns, "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[32,64,32] dims {0,2}", c->reduce_multi_bandwidth / 1e9, "-");
   fprintf(out, "  %-34s %10.2f %10s  ns\n", "reduce via reducer program, step", c->reduce_step_ns, "-");
   fprintf(out, "  %-34s %10.2f %10s  ns\n", "while trip beyond its ops", c->while_iteration_ns, "-");
@@ -94,7 +95,8 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  scatter_element_ns    %.4g (one core)\n", m->scatter_element_ns);
   fprintf(out, "  sort_compare_ns       %.4g (one core)\n", m->sort_compare_ns);
   fprintf(out, "  topk_compare_ns       %.4g (one core)\n", m->topk_compare_ns);
-  fprintf(out, "  narrow_element_ns     %.4g (f16/bf16, one core)\n", m->narrow_element_ns);
+  fprintf(out, "  bf16_element_ns       %.4g (one core)\n", m->bf16_element_ns);
+  fprintf(out, "  f16_element_ns        %.4g (one core)\n", m->f16_element_ns);
   fprintf(out, "  reduce_multi_bw       %.4g B/s (reduce over 2+ dims)\n", m->reduce_multi_bandwidth);
   fprintf(out, "  reduce_step_ns        %.4g (reducer program, one core)\n", m->reduce_step_ns);
   fprintf(out, "  while_iteration_ns    %.4g\n", m->while_iteration_ns);
