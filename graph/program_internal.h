@@ -16,7 +16,7 @@ struct optic_program {
   optic_module_t *module; /* the optimized copy, owned; computations compacted */
   optic_comp_id entry;
   optic_machine machine;
-  optic_machine machine1; /* machine for one thread: ops the runtime keeps on one */
+  optic_machine machine1;        /* machine for one thread: ops the runtime keeps on one */
   optic_compile_options options; /* as resolved (defaults filled in; machine points at `machine`) */
   int32_t n_comps;
   optic_buffer_plan_t **plans; /* per computation: non-NULL for sequences (each owns its schedule) */
