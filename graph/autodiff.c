@@ -119,7 +119,7 @@ static optic_status clone_one(ad_build *b, optic_node_id id, optic_node_id *map)
     st = OPTIC_OK;
   } else if (in->op == OPTIC_OP_CALL || in->op == OPTIC_OP_FUSION) {
     st = inline_comp(b, in->calls[0], o, in->n_operands, &map[id]);
-  } else if (in->op == OPTIC_OP_WHILE && ad_while_trip_count(m, id, AD_MAX_UNROLL, &trips)) {
+  } else if (in->op == OPTIC_OP_WHILE && graph_while_trip_count(m, id, AD_MAX_UNROLL, &trips)) {
     optic_node_id v = o[0];            /* unrolled: the body applied trips times */
     optic_comp_id body = in->calls[1]; /* in moves when the module grows */
     st = OPTIC_OK;

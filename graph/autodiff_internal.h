@@ -69,9 +69,7 @@ const char *ad_reduce_window_unsupported(const optic_module_t *m, optic_node_id 
 
 /* Loops unrolled when differentiated: at most this many iterations. */
 #define AD_MAX_UNROLL 1024
-/* True with *n the trip count (<= limit) when while w has a counter fixed
- * at build time (graph/autodiff_while.c). */
-bool ad_while_trip_count(const optic_module_t *m, optic_node_id w, int64_t limit, int64_t *n);
+/* graph_while_trip_count (graph/internal.h) gives the iterations. */
 
 /* The scalar combiner a reduce or reduce-window applies, when it is one
  * binary op of its two parameters (add, multiply, maximum, minimum), else

@@ -147,5 +147,7 @@ optic_status calib_measure_classes(int trials, double target_ns, double op_overh
     /* the op's own time: beyond the run and one op's dispatch (the tiny program) */
     if (st == OPTIC_OK && ns > tiny) *dst[i] = bytes / ((ns - tiny) * 1e-9);
   }
+  calib_ops_plan plan = {trials, target_ns, tiny, op_overhead_ns};
+  if (st == OPTIC_OK) st = calib_measure_ops(&plan, out);
   return st;
 }

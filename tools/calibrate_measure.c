@@ -270,6 +270,16 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->reduce_bandwidth = r->classes.reduce_bandwidth * r->threads;
   m->reduce_strided_bandwidth = r->classes.reduce_strided_bandwidth * r->threads;
   m->loop_bandwidth = r->classes.loop_bandwidth * r->threads;
+  m->reduce_multi_bandwidth = r->classes.reduce_multi_bandwidth * r->threads;
+  /* ns per unit on one core (the estimates divide by the threads an op splits over) */
+  m->gather_element_ns = r->classes.gather_element_ns;
+  m->scatter_element_ns = r->classes.scatter_element_ns;
+  m->sort_compare_ns = r->classes.sort_compare_ns;
+  m->topk_compare_ns = r->classes.topk_compare_ns;
+  m->bf16_element_ns = r->classes.bf16_element_ns;
+  m->f16_element_ns = r->classes.f16_element_ns;
+  m->reduce_step_ns = r->classes.reduce_step_ns;
+  m->while_iteration_ns = r->classes.while_iteration_ns;
   char when[32] = "unknown time";
   time_t now = time(NULL);
   struct tm tm;
