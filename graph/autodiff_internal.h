@@ -148,7 +148,7 @@ optic_status ad_element(ad_ctx *c, optic_node_id t, int32_t i, optic_node_id *ou
 optic_status ad_tuple_adjoints(ad_ctx *c, optic_node_id t, optic_node_id *gy, bool *any);
 /* The tuple of gy, zeros of t's element types where OPTIC_NO_NODE. */
 optic_status ad_tuple_fill(ad_ctx *c, optic_node_id t, const optic_node_id *gy, optic_node_id *out);
-/* x's whole adjoint (zeros where none flowed), of x's type. */
+/* x's whole adjoint (zeros where none flowed), of x's type; after the sweep. */
 optic_status ad_full_cotangent(ad_ctx *c, optic_node_id x, optic_node_id *out);
 /* Zeros of type t (copied by value: its element pointers are stable) in
  * computation comp. */

@@ -101,7 +101,9 @@ optic_status ad_tuple_fill(ad_ctx *c, optic_node_id t, const optic_node_id *gy, 
 
 optic_status ad_full_cotangent(ad_ctx *c, optic_node_id x, optic_node_id *out) {
   const optic_type *t = ad_type(c, x);
-  if (!optic_type_is_tuple(t)) {
+  /* An array, or a tuple element of a tuple once the sweep has passed it:
+   * it then holds its whole adjoint already. */
+  if (!optic_type_is_tuple(t) || optic_node_opcode(c->m, x) == OPTIC_OP_GET_TUPLE_ELEMENT) {
     *out = x < c->n_fwd ? c->adj[x] : OPTIC_NO_NODE;
     return *out != OPTIC_NO_NODE ? OPTIC_OK : ad_zeros_like(c, x, out);
   }

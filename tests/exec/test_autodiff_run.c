@@ -37,6 +37,29 @@ static const char *const conv_text =
     "  ROOT l = f32[] reduce(p2, zero), dimensions={0,1,2,3}, to_apply=add\n"
     "}\n";
 
+/* sort, topk and a conditional on the way to the loss. */
+static const char *const sort_cond_text =
+    "HloModule sortcond\n"
+    "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n"
+    "less { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT l = pred[] compare(a, b), direction=LT }\n"
+    "br0 { t = (f32[4,16], f32[16]) parameter(0)  a = f32[4,16] get-tuple-element(t), index=0\n"
+    "  v = f32[16] get-tuple-element(t), index=1  vb = f32[4,16] broadcast(v), dimensions={1}\n"
+    "  ROOT r = f32[4,16] multiply(a, vb) }\n"
+    "br1 { t = (f32[4,16], f32[16]) parameter(0)  a = f32[4,16] get-tuple-element(t), index=0\n"
+    "  ROOT r = f32[4,16] tanh(a) }\n"
+    "ENTRY main {\n"
+    "  x = f32[4,16] parameter(0)  v = f32[16] parameter(1)\n"
+    "  s = f32[4,16] sort(x), dimensions={1}, to_apply=less\n"
+    "  tk = (f32[4,5], s32[4,5]) topk(s), k=5, largest=true\n"
+    "  top = f32[4,5] get-tuple-element(tk), index=0\n"
+    "  t = (f32[4,16], f32[16]) tuple(s, v)  sel = s32[] constant(0)\n"
+    "  c = f32[4,16] conditional(sel, t, t), branch_computations={br0, br1}\n"
+    "  zero = f32[] constant(0)  c2 = f32[4,16] multiply(c, c)\n"
+    "  l1 = f32[] reduce(c2, zero), dimensions={0,1}, to_apply=add\n"
+    "  l2 = f32[] reduce(top, zero), dimensions={0,1}, to_apply=add\n"
+    "  ROOT l = f32[] add(l1, l2)\n"
+    "}\n";
+
 static void check(const char *text, const int32_t *wrt, int32_t n, const char *label) {
   optic_module_t *m = ex_parse(text);
   if (m == NULL) return;
@@ -49,6 +72,9 @@ static void check(const char *text, const int32_t *wrt, int32_t n, const char *l
 
 static void test_mlp(void) { check(mlp_text, (int32_t[]){0, 1, 2, 3}, 4, "mlp value_and_grad"); }
 static void test_conv_block(void) { check(conv_text, (int32_t[]){0, 1, 2}, 3, "conv block value_and_grad"); }
+static void test_sort_topk_conditional(void) {
+  check(sort_cond_text, (int32_t[]){0, 1}, 2, "sort, topk, conditional value_and_grad");
+}
 
 static optic_node_id find(optic_module_t *m, optic_comp_id c, const char *name) {
   int32_t n;
@@ -120,6 +146,7 @@ static void test_jax_attention_bf16(void) {
 }
 
 static const ot_case cases[] = {
+    {"sort_topk_conditional", test_sort_topk_conditional},
     {"jax_attention_bf16", test_jax_attention_bf16},
     {"mlp", test_mlp},
     {"conv_block", test_conv_block},
