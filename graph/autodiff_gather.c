@@ -2,15 +2,15 @@
  * (adding) into zeros of the operand's shape at the same starts; gather
  * clamps each start so the slice lies inside the operand while scatter
  * skips windows that do not, so the rule clamps the indices itself first,
- * exactly as gather does. scatter-add's operand takes g; its updates take
+ * exactly as gather does; batching dims are first rewritten as collapsed
+ * dims indexed by an iota. scatter-add's operand takes g; its updates take
  * g gathered at their windows, zero for windows scatter skipped (out of
- * bounds). Batching dims and other scatter combiners are refused. */
+ * bounds). */
 #include "graph/autodiff_internal.h"
 
 const char *ad_gather_unsupported(const optic_module_t *m, optic_node_id y) {
   optic_node_attrs_t a;
   ad_attrs(m, y, &a);
-  if (a.gather.n_batching > 0) return "gather with batching dims has no rule";
   optic_dtype it = optic_node_type(m, optic_node_operand(m, y, 1))->dtype;
   if (optic_dtype_is_float(it) || it == OPTIC_PRED) return "indices must be integers";
   return NULL;
@@ -112,12 +112,41 @@ optic_status ad_rule_scatter(ad_ctx *c, optic_node_id y, optic_node_id g, optic_
   return ad_mask(c, ok, t, &gx[2]);
 }
 
+/* The gather without batching dims that reads what gather (d, idx) reads
+ * (XLA's batching dims expander does the same): each operand batching dim
+ * becomes a collapsed, start-mapped dim whose index entry is an iota along
+ * its paired indices dim. */
+static optic_status unbatch(ad_ctx *c, optic_gather_dims *d, optic_node_id *idx) {
+  optic_shape s = ad_type(c, *idx)->shape;
+  optic_dtype dt = ad_type(c, *idx)->dtype;
+  if (d->index_vector_dim == s.rank) { /* the index vector made explicit */
+    s.dims[s.rank++] = 1;
+    AD_TRY(optic_graph_reshape(c->m, c->dst, *idx, &s, NULL, idx));
+  }
+  optic_node_id parts[OPTIC_MAX_RANK + 1];
+  int32_t n = 0;
+  parts[n++] = *idx;
+  s.dims[d->index_vector_dim] = 1;
+  for (int32_t b = 0; b < d->n_batching; b++) {
+    AD_TRY(optic_graph_iota(c->m, c->dst, dt, &s, d->start_indices_batching_dims[b], NULL, &parts[n++]));
+    d->start_index_map[d->n_start_index_map++] = d->operand_batching_dims[b];
+    int32_t k = d->n_collapsed++; /* kept sorted */
+    while (k > 0 && d->collapsed_slice_dims[k - 1] > d->operand_batching_dims[b]) {
+      d->collapsed_slice_dims[k] = d->collapsed_slice_dims[k - 1], k--;
+    }
+    d->collapsed_slice_dims[k] = d->operand_batching_dims[b];
+  }
+  d->n_batching = 0;
+  return optic_graph_concatenate(c->m, c->dst, parts, n, d->index_vector_dim, NULL, idx);
+}
+
 optic_status ad_rule_gather(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx) {
   optic_node_id x = optic_node_operand(c->m, y, 0), idx = optic_node_operand(c->m, y, 1), z, ci;
   gx[0] = gx[1] = OPTIC_NO_NODE;
   if (!ad_wants(c, x)) return OPTIC_OK;
   optic_node_attrs_t a;
   ad_attrs(c->m, y, &a);
+  if (a.gather.n_batching > 0) AD_TRY(unbatch(c, &a.gather, &idx));
   const optic_gather_dims *d = &a.gather;
   optic_scatter_dims s = {.n_update_window_dims = d->n_offset_dims,
                           .n_inserted = d->n_collapsed,
