@@ -47,8 +47,7 @@ static optic_status clamp_indices(ad_ctx *c, const optic_gather_dims *d, optic_n
 
 /* The gather that reads back the windows scatter s writes (x: its operand,
  * u: its updates). */
-static optic_gather_dims gather_of_scatter(const ad_ctx *c, const optic_scatter_dims *s, optic_node_id x,
-                                           optic_node_id u) {
+optic_gather_dims ad_gather_of_scatter(const ad_ctx *c, const optic_scatter_dims *s, optic_node_id x, optic_node_id u) {
   optic_gather_dims d = {.n_offset_dims = s->n_update_window_dims,
                          .n_collapsed = s->n_inserted,
                          .n_start_index_map = s->n_scatter_dims_to_operand_dims,
@@ -66,8 +65,8 @@ static optic_gather_dims gather_of_scatter(const ad_ctx *c, const optic_scatter_
 }
 
 /* pred per update window: its start lies where scatter writes it. */
-static optic_status in_bounds(ad_ctx *c, const optic_gather_dims *d, optic_node_id x, optic_node_id idx,
-                              optic_node_id u, const optic_scatter_dims *s, optic_node_id *out) {
+optic_status ad_scatter_in_bounds(ad_ctx *c, const optic_gather_dims *d, optic_node_id x, optic_node_id idx,
+                                  optic_node_id u, const optic_scatter_dims *s, optic_node_id *out) {
   optic_node_id cl, eq, ok;
   AD_TRY(clamp_indices(c, d, x, idx, &cl));
   AD_TRY(ad_cmp(c, OPTIC_CMP_EQ, cl, idx, &eq));
@@ -91,7 +90,9 @@ static optic_status in_bounds(ad_ctx *c, const optic_gather_dims *d, optic_node_
 }
 
 const char *ad_scatter_unsupported(const optic_module_t *m, optic_node_id y) {
-  if (ad_combiner_op(m, optic_node_called(m, y, 0)) != OPTIC_OP_ADD) return "only scatter-add has a rule";
+  if (ad_scatter_combiner(m, y) == OPTIC_OP_PARAMETER) {
+    return "only the add, multiply, maximum, minimum and replace (returns the update) combiners have rules";
+  }
   optic_dtype it = optic_node_type(m, optic_node_operand(m, y, 1))->dtype;
   if (optic_dtype_is_float(it) || it == OPTIC_PRED) return "indices must be integers";
   return NULL;
@@ -101,14 +102,15 @@ optic_status ad_rule_scatter(ad_ctx *c, optic_node_id y, optic_node_id g, optic_
   optic_node_id x = optic_node_operand(c->m, y, 0), idx = optic_node_operand(c->m, y, 1),
                 u = optic_node_operand(c->m, y, 2), t, ok;
   gx[0] = gx[1] = gx[2] = OPTIC_NO_NODE;
+  if (ad_scatter_combiner(c->m, y) != OPTIC_OP_ADD) return ad_rule_scatter_other(c, y, g, gx);
   if (ad_wants(c, x)) gx[0] = g;
   if (!ad_wants(c, u)) return OPTIC_OK;
   optic_node_attrs_t a;
   ad_attrs(c->m, y, &a);
   optic_scatter_dims s = a.scatter;
-  optic_gather_dims d = gather_of_scatter(c, &s, x, u);
+  optic_gather_dims d = ad_gather_of_scatter(c, &s, x, u);
   AD_TRY(optic_graph_gather(c->m, c->dst, g, idx, &d, NULL, &t));
-  AD_TRY(in_bounds(c, &d, x, idx, u, &s, &ok));
+  AD_TRY(ad_scatter_in_bounds(c, &d, x, idx, u, &s, &ok));
   return ad_mask(c, ok, t, &gx[2]);
 }
 

@@ -101,6 +101,18 @@ const char *ad_convolution_unsupported(const optic_module_t *m, optic_node_id y)
 const char *ad_gather_unsupported(const optic_module_t *m, optic_node_id y);
 const char *ad_scatter_unsupported(const optic_module_t *m, optic_node_id y);
 optic_status ad_rule_scatter(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
+/* Scatter helpers (graph/autodiff_gather.c): the gather reading back the
+ * operand positions scatter s (operand x, updates u) writes, and the pred
+ * per update element: its window lies inside the operand (scatter writes
+ * it). */
+optic_gather_dims ad_gather_of_scatter(const ad_ctx *c, const optic_scatter_dims *s, optic_node_id x, optic_node_id u);
+optic_status ad_scatter_in_bounds(ad_ctx *c, const optic_gather_dims *d, optic_node_id x, optic_node_id idx,
+                                  optic_node_id u, const optic_scatter_dims *s, optic_node_id *out);
+/* Scatter y's combiner: add, multiply, maximum, minimum, OPTIC_OP_SCATTER
+ * for replace (it returns the update), else OPTIC_OP_PARAMETER; and the
+ * rules of the non-add ones (graph/autodiff_scatter.c). */
+optic_opcode ad_scatter_combiner(const optic_module_t *m, optic_node_id y);
+optic_status ad_rule_scatter_other(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 
 /* ---- shared builders (graph/autodiff_build.c); all add to c->dst.
  * A builder may move the module's instruction records: a type or shape
