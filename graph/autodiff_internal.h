@@ -78,6 +78,7 @@ optic_status ad_rule_reduce_window(ad_ctx *c, optic_node_id y, optic_node_id g, 
 /* Tuple-valued: gathers its elements' adjoints from its get-tuple-element
  * readers itself; *why is set when it cannot differentiate what flowed. */
 optic_status ad_rule_batch_norm_training(ad_ctx *c, optic_node_id y, optic_node_id *gx, const char **why);
+optic_status ad_rule_batch_norm_inference(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 
 /* The part of a pad's result gradient g that its operand x receives (cfg:
  * the pad's config): negative edges undone with zeros, then a
