@@ -61,6 +61,10 @@ ad_rule_fn ad_rule_for(const ad_ctx *c, optic_node_id y, const char **why) {
     case OPTIC_OP_SCATTER: return (*why = ad_scatter_unsupported(c->m, y)) ? NULL : ad_rule_scatter;
     case OPTIC_OP_CONDITIONAL: return ad_rule_conditional;
     case OPTIC_OP_BATCH_NORM_INFERENCE: return ad_rule_batch_norm_inference;
+    case OPTIC_OP_ALL_REDUCE:
+    case OPTIC_OP_ALL_GATHER:
+    case OPTIC_OP_REDUCE_SCATTER:
+    case OPTIC_OP_COLLECTIVE_PERMUTE: return (*why = ad_collective_unsupported(c, y)) ? NULL : ad_rule_collective;
     default: *why = "no rule for this opcode"; return NULL;
   }
 }
@@ -71,6 +75,7 @@ ad_tuple_rule_fn ad_tuple_rule_for(const ad_ctx *c, optic_node_id y, const char 
     case OPTIC_OP_SORT: return ad_rule_sort;
     case OPTIC_OP_TOPK: return ad_rule_topk;
     case OPTIC_OP_CONDITIONAL: return ad_rule_conditional_tuple;
+    case OPTIC_OP_ALL_REDUCE: return (*why = ad_collective_unsupported(c, y)) ? NULL : ad_rule_all_reduce_tuple;
     default: break;
   }
   if (ad_rule_for(c, y, why) != NULL || *why == NULL) *why = "tuple-valued results have no rule";

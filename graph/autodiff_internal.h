@@ -79,6 +79,10 @@ optic_status ad_rule_reduce_window(ad_ctx *c, optic_node_id y, optic_node_id g, 
  * readers itself; *why is set when it cannot differentiate what flowed. */
 optic_status ad_rule_batch_norm_training(ad_ctx *c, optic_node_id y, optic_node_id *gx, const char **why);
 optic_status ad_rule_batch_norm_inference(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
+/* Collectives (graph/autodiff_collective.c): why y has no rule, or NULL. */
+const char *ad_collective_unsupported(const ad_ctx *c, optic_node_id y);
+optic_status ad_rule_collective(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
+optic_status ad_rule_all_reduce_tuple(ad_ctx *c, optic_node_id y, const optic_node_id *gy, optic_node_id *gx);
 
 /* The part of a pad's result gradient g that its operand x receives (cfg:
  * the pad's config): negative edges undone with zeros, then a

@@ -64,9 +64,6 @@ optic_status ad_tuple_adjoints(ad_ctx *c, optic_node_id t, optic_node_id *gy, bo
     optic_node_id u = optic_node_user(c->m, t, k);
     if (u >= c->n_fwd || optic_node_opcode(c->m, u) != OPTIC_OP_GET_TUPLE_ELEMENT || c->adj[u] == OPTIC_NO_NODE)
       continue;
-    bool seen = false; /* a user listed once per use */
-    for (int32_t j = 0; j < k; j++) seen = seen || optic_node_user(c->m, t, j) == u;
-    if (seen) continue;
     optic_node_attrs_t a;
     ad_attrs(c->m, u, &a);
     AD_TRY(add_into(c, &gy[a.get_tuple_element.index], c->adj[u]));
