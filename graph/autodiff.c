@@ -61,6 +61,7 @@ ad_rule_fn ad_rule_for(const ad_ctx *c, optic_node_id y, const char **why) {
     case OPTIC_OP_SCATTER: return (*why = ad_scatter_unsupported(c->m, y)) ? NULL : ad_rule_scatter;
     case OPTIC_OP_CONDITIONAL: return ad_rule_conditional;
     case OPTIC_OP_BATCH_NORM_INFERENCE: return ad_rule_batch_norm_inference;
+    case OPTIC_OP_MAP: return (*why = ad_map_unsupported(c->m, y)) ? NULL : ad_rule_map;
     case OPTIC_OP_ALL_REDUCE:
     case OPTIC_OP_ALL_GATHER:
     case OPTIC_OP_REDUCE_SCATTER:

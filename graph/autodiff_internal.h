@@ -83,6 +83,9 @@ optic_status ad_rule_batch_norm_inference(ad_ctx *c, optic_node_id y, optic_node
 const char *ad_collective_unsupported(const ad_ctx *c, optic_node_id y);
 optic_status ad_rule_collective(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 optic_status ad_rule_all_reduce_tuple(ad_ctx *c, optic_node_id y, const optic_node_id *gy, optic_node_id *gx);
+/* map (graph/autodiff_map.c): why y has no rule, or NULL; the rule. */
+const char *ad_map_unsupported(const optic_module_t *m, optic_node_id y);
+optic_status ad_rule_map(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx);
 
 /* The part of a pad's result gradient g that its operand x receives (cfg:
  * the pad's config): negative edges undone with zeros, then a
