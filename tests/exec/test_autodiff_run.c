@@ -60,6 +60,28 @@ static const char *const sort_cond_text =
     "  ROOT l = f32[] add(l1, l2)\n"
     "}\n";
 
+/* scatter set / max, a batched gather and a map on the way to the loss. */
+static const char *const scatter_map_text =
+    "HloModule scattermap\n"
+    "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n"
+    "max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] maximum(a, b) }\n"
+    "assign { a = f32[] parameter(0)  ROOT b = f32[] parameter(1) }\n"
+    "f { a = f32[] parameter(0)  b = f32[] parameter(1)  m = f32[] multiply(a, b)  ROOT t = f32[] tanh(m) }\n"
+    "ENTRY main {\n"
+    "  x = f32[6,8] parameter(0)  u = f32[4,8] parameter(1)\n"
+    "  i = s32[4] constant({1, 4, 1, 9})\n"
+    "  s = f32[6,8] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, "
+    "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign\n"
+    "  w = f32[6,8] scatter(s, i, u), update_window_dims={1}, inserted_window_dims={0}, "
+    "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=max\n"
+    "  mp = f32[6,8] map(w, x), dimensions={0,1}, to_apply=f\n"
+    "  j = s32[6,3,1] constant({{{0},{7},{2}},{{1},{1},{3}},{{5},{4},{0}},{{6},{2},{2}},{{3},{0},{7}},{{1},{5},{6}}})\n"
+    "  g = f32[6,3] gather(mp, j), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, "
+    "operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}\n"
+    "  zero = f32[] constant(0)  g2 = f32[6,3] multiply(g, g)\n"
+    "  ROOT l = f32[] reduce(g2, zero), dimensions={0,1}, to_apply=add\n"
+    "}\n";
+
 static void check(const char *text, const int32_t *wrt, int32_t n, const char *label) {
   optic_module_t *m = ex_parse(text);
   if (m == NULL) return;
@@ -72,6 +94,9 @@ static void check(const char *text, const int32_t *wrt, int32_t n, const char *l
 
 static void test_mlp(void) { check(mlp_text, (int32_t[]){0, 1, 2, 3}, 4, "mlp value_and_grad"); }
 static void test_conv_block(void) { check(conv_text, (int32_t[]){0, 1, 2}, 3, "conv block value_and_grad"); }
+static void test_scatter_gather_map(void) {
+  check(scatter_map_text, (int32_t[]){0, 1}, 2, "scatter set/max, batched gather, map value_and_grad");
+}
 static void test_sort_topk_conditional(void) {
   check(sort_cond_text, (int32_t[]){0, 1}, 2, "sort, topk, conditional value_and_grad");
 }
@@ -147,6 +172,7 @@ static void test_jax_attention_bf16(void) {
 
 static const ot_case cases[] = {
     {"sort_topk_conditional", test_sort_topk_conditional},
+    {"scatter_gather_map", test_scatter_gather_map},
     {"jax_attention_bf16", test_jax_attention_bf16},
     {"mlp", test_mlp},
     {"conv_block", test_conv_block},
