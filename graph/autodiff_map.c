@@ -88,7 +88,8 @@ optic_status ad_rule_map(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node
   optic_module_t *m = c->m;
   int32_t n = optic_node_operand_count(m, y);
   optic_type *el = malloc((size_t)(n + 1) * sizeof *el), pair_el[2];
-  optic_node_id *xs = malloc((size_t)(n + 1) * sizeof *xs), t, pair, q, ct, r;
+  optic_node_id *xs = malloc((size_t)(n + 1) * sizeof *xs), t = OPTIC_NO_NODE, pair = OPTIC_NO_NODE, q = OPTIC_NO_NODE,
+                ct = OPTIC_NO_NODE, r = OPTIC_NO_NODE;
   optic_status st = el && xs ? OPTIC_OK : optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "autodiff: out of memory");
   for (int32_t i = 0; i < n && st == OPTIC_OK; i++) xs[i] = optic_node_operand(m, y, i);
   optic_comp_id e = -1, v = -1;
