@@ -87,6 +87,13 @@ optic_status calib_measure_beyond(bool quick, int threads, calib_beyond *out);
  * target_ns each; op_overhead_ns is the per-op figure already measured. */
 optic_status calib_measure_classes(int trials, double target_ns, double op_overhead_ns, calib_classes *out);
 
+/* Runs a measured workload `runs` times. */
+typedef optic_status (*calib_run_fn)(void *arg, uint64_t runs);
+/* Median ns per run of run(arg, ...): runs per trial double until a batch
+ * takes a tenth of target_ns, then scale to about target_ns; `trials` (1 to
+ * 32) batches are timed on the wall clock. */
+optic_status calib_median_ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, double *ns_out);
+
 /* Ops in the overhead chain (tools/calibrate_overhead.c). */
 #define CALIB_CHAIN_OPS 100
 /* The runtime's per-op overhead: a chain of CALIB_CHAIN_OPS dependent tiny

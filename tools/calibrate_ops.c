@@ -28,7 +28,7 @@
 #include "tools/calibrate_measure.h"
 #include "tools/run_values.h"
 
-enum { MAX_TRIALS = 32, MAX_ARGS = 4 };
+enum { MAX_ARGS = 4 };
 
 #define ROWS_256x1                            \
   "  i = s32[256] iota(), iota_dimension=0\n" \
@@ -151,11 +151,6 @@ static const char *const hlo_while =
     "  ROOT y = f32[16] get-tuple-element(w), index=1\n"
     "}\n";
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 typedef struct timed {
   optic_module_t *m;
   optic_program_t *p;
@@ -205,7 +200,8 @@ static optic_status timed_init(const char *text, timed *t) {
   return optic_program_run(t->p, t->ctx, t->in, t->n_args, t->out, t->n_out); /* untimed: binding */
 }
 
-static optic_status run_n(timed *t, uint64_t runs) {
+static optic_status run_n(void *arg, uint64_t runs) {
+  timed *t = arg;
   optic_status st = OPTIC_OK;
   for (uint64_t r = 0; r < runs && st == OPTIC_OK; r++)
     st = optic_program_run(t->p, t->ctx, t->in, t->n_args, t->out, 1);
@@ -216,32 +212,10 @@ static optic_status run_n(timed *t, uint64_t runs) {
 static optic_status time_hlo(const char *text, int trials, double target_ns, double *ns_out, double *bytes_out) {
   timed t = {0};
   optic_status st = timed_init(text, &t);
-  uint64_t runs = 1;
-  while (st == OPTIC_OK) { /* runs per trial: doubling until a batch takes a tenth of the target */
-    uint64_t t0 = optic_now_ns();
-    st = run_n(&t, runs);
-    double ns = (double)(optic_now_ns() - t0);
-    if (ns >= target_ns / 10 || runs >= ((uint64_t)1 << 24)) {
-      double scaled = ns > 0 ? (double)runs * target_ns / ns : (double)runs;
-      runs = scaled < 1 ? 1 : (uint64_t)scaled;
-      break;
-    }
-    runs *= 2;
-  }
-  double v[MAX_TRIALS];
-  int k = trials < 1 ? 1 : trials > MAX_TRIALS ? MAX_TRIALS : trials;
-  for (int i = 0; i < k && st == OPTIC_OK; i++) {
-    uint64_t t0 = optic_now_ns();
-    st = run_n(&t, runs);
-    v[i] = (double)(optic_now_ns() - t0) / (double)runs;
-  }
+  if (st == OPTIC_OK) st = calib_median_ns_per_run(run_n, &t, trials, target_ns, ns_out);
   optic_program_summary sum;
   if (st == OPTIC_OK) st = optic_program_summary_get(t.p, &sum);
-  if (st == OPTIC_OK) {
-    qsort(v, (size_t)k, sizeof v[0], cmp_double);
-    *ns_out = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-    *bytes_out = sum.cost.bytes_accessed;
-  }
+  if (st == OPTIC_OK) *bytes_out = sum.cost.bytes_accessed;
   timed_free(&t);
   return st;
 }
