@@ -262,7 +262,7 @@ double program_node_estimate_ns(const optic_program_t *p, optic_node_id id, opti
   const optic_machine *m = &p->machine;
   if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return optic_machine_estimate_gemm_ns(m, cost);
   if (m->cores <= 1) return estimate_on(p, m, id, op, cost);
-  /* the runtime's own decision (exec/bind.c's rule, optic_split_op): a
+  /* the runtime's own decision (exec/bind.c calls optic_split_op too): a
    * split op runs on every thread and pays a barrier, a solo one runs on one */
   const double t1 = optic_machine_estimate_ns(&p->machine1, cost) - p->machine1.op_overhead_ns;
   if (optic_split_op(m->cores, p->options.split_min_elements, touched_elements(p->module, id, op), t1, m->sync_ns))

@@ -161,8 +161,8 @@ OPTIC_API double optic_machine_estimate_class_ns(const optic_machine *m, const o
  * invalid m or threads < 0. Thread-safe (pure). */
 OPTIC_API optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, optic_machine *out);
 /* The runtime's decision to split one op (not a dot or convolution, which
- * always split) across `threads` threads: the rule exec/bind.c applies, which
- * the compiler's estimates follow through this function. split_min_elements > 0: by size, split when the op touches
+ * always split) across `threads` threads; exec/ and the compiler's estimates
+ * both call it. split_min_elements > 0: by size, split when the op touches
  * (operands + result elements; reduce-window x 4) at least that many
  * elements. 0: by cost, split when threads > 1 and the time splitting saves,
  * t1_ns x (1 - 1/threads), exceeds barrier_ns (t1_ns: the op's roofline on
