@@ -271,6 +271,33 @@ static void plan_taps(optic_conv_plan *p) {
   p->units = p->positions;
 }
 
+/* Loops that replace the BLAS plan where they are preferred (or forced):
+ * grouped, direct, window taps. */
+static optic_status choose_loops(optic_conv_plan *p, optic_conv_pass pass, int32_t strategy) {
+  if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_preferred(&p->g)) {
+    plan_grouped(p, false);
+  } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_rows_preferred(&p->g)) {
+    plan_grouped(p, true);
+  } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_strided_preferred(&p->g)) {
+    plan_grouped(p, false);
+  } else if (pass == OPTIC_CONV_FORWARD || strategy != 0) {
+    const char *unfit = pass != OPTIC_CONV_FORWARD ? "it runs the forward pass only"
+                                                   : optic_conv_direct_unfit(&p->g, optic_isa_selected());
+    if (strategy == OPTIC_CONV_STRATEGY_DIRECT && unfit != NULL) {
+      return optic_fail(OPTIC_ERR_UNSUPPORTED, "convolution: plan: the direct strategy cannot run this pass: %s",
+                        unfit);
+    }
+    if (unfit == NULL && (strategy == OPTIC_CONV_STRATEGY_DIRECT || optic_conv_direct_preferred(&p->g))) plan_direct(p);
+    /* A window larger than the output grid that the direct loops do not take
+     * (a kernel gradient: its input features are the strided batch). */
+    if (p->strategy != OPTIC_CONV_STRATEGY_DIRECT && pass == OPTIC_CONV_FORWARD && strategy == 0 &&
+        optic_conv_taps_unfit(&p->g, optic_isa_selected()) == NULL && optic_conv_taps_preferred(&p->g)) {
+      plan_taps(p);
+    }
+  }
+  return OPTIC_OK;
+}
+
 optic_status optic_conv_plan_make(const optic_conv_desc *d, optic_conv_pass pass, int32_t threads,
                                   optic_conv_plan *out) {
   return optic_conv_plan_make_strategy(d, pass, threads, 0, out);
@@ -320,27 +347,8 @@ optic_status optic_conv_plan_make_strategy(const optic_conv_desc *d, optic_conv_
   } else {
     p.units = p.g.groups * p.positions;
   }
-  if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_preferred(&p.g)) {
-    plan_grouped(&p, false);
-  } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_rows_preferred(&p.g)) {
-    plan_grouped(&p, true);
-  } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_strided_preferred(&p.g)) {
-    plan_grouped(&p, false);
-  } else if (pass == OPTIC_CONV_FORWARD || strategy != 0) {
-    const char *unfit = pass != OPTIC_CONV_FORWARD ? "it runs the forward pass only"
-                                                   : optic_conv_direct_unfit(&p.g, optic_isa_selected());
-    if (strategy == OPTIC_CONV_STRATEGY_DIRECT && unfit != NULL) {
-      return optic_fail(OPTIC_ERR_UNSUPPORTED, "convolution: plan: the direct strategy cannot run this pass: %s",
-                        unfit);
-    }
-    if (unfit == NULL && (strategy == OPTIC_CONV_STRATEGY_DIRECT || optic_conv_direct_preferred(&p.g))) plan_direct(&p);
-    /* A window larger than the output grid that the direct loops do not take
-     * (a kernel gradient: its input features are the strided batch). */
-    if (p.strategy != OPTIC_CONV_STRATEGY_DIRECT && pass == OPTIC_CONV_FORWARD && strategy == 0 &&
-        optic_conv_taps_unfit(&p.g, optic_isa_selected()) == NULL && optic_conv_taps_preferred(&p.g)) {
-      plan_taps(&p);
-    }
-  }
+  st = choose_loops(&p, pass, strategy);
+  if (st != OPTIC_OK) return st;
   size_t ein = 0, ek = 0, eo = 0;
   optic_shape_elements(&d->input, &ein);
   optic_shape_elements(&d->kernel, &ek);
