@@ -16,7 +16,10 @@ const char *optic_conv_taps_unfit(const optic_conv_geom *g, optic_isa isa) {
 bool optic_conv_taps_preferred(const optic_conv_geom *g) {
   int64_t taps = 1, positions = g->batch;
   for (int32_t s = 0; s < g->nsp; s++) taps *= g->k_size[s], positions *= g->out_size[s];
-  return taps >= 16 && positions <= taps;
+  /* Each position re-reads the whole kernel operand: with many positions
+   * (a kernel gradient of many input features) im2col + GEMM wins, measured
+   * 1.8-4.5x at 576 positions (bench kernel/conv_class/dkernel_nhwc*). */
+  return taps >= 16 && positions <= taps && positions <= 64;
 }
 
 void optic_conv_taps_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output, int64_t u0,

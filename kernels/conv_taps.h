@@ -23,7 +23,8 @@
 const char *optic_conv_taps_unfit(const optic_conv_geom *g, optic_isa isa);
 
 /* True when g has the kernel-gradient shape the loops are for: a window of
- * at least 16 taps and no more output positions than taps. */
+ * at least 16 taps, no more output positions than taps, and at most 64
+ * output positions (few input features). */
 bool optic_conv_taps_preferred(const optic_conv_geom *g);
 
 /* Runs output positions [u0, u1) of a TAPS plan. */
