@@ -33,8 +33,8 @@
   }
 
 /* acc[o * ni + i] = acc[o * ni + i] op x[o * xo + i * xi], o < no, i < ni. */
-static void fold_2d(int op, float *restrict acc, const float *restrict x, size_t no, ptrdiff_t xo, size_t ni,
-                    ptrdiff_t xi) {
+static inline __attribute__((always_inline)) void fold_2d(int op, float *restrict acc, const float *restrict x,
+                                                          size_t no, ptrdiff_t xo, size_t ni, ptrdiff_t xi) {
   switch (op) {
     case OPTIC_OP_ADD: FOLD_LOOPS(FOLD_ADD) break;
     case OPTIC_OP_MULTIPLY: FOLD_LOOPS(FOLD_MUL) break;
@@ -43,19 +43,30 @@ static void fold_2d(int op, float *restrict acc, const float *restrict x, size_t
   }
 }
 
-static void fold_run(int op, float *restrict acc, const float *restrict x, size_t n) {
+static inline __attribute__((always_inline)) void fold_run(int op, float *restrict acc, const float *restrict x,
+                                                           size_t n) {
   fold_2d(op, acc, x, 1, 0, n, 1);
 }
 
 /* acc[i] = acc[i] op v, i < n (a window position over padding). */
-static void fold_value(int op, float *restrict acc, float v, size_t n) { fold_2d(op, acc, &v, 1, 0, n, 0); }
+static inline __attribute__((always_inline)) void fold_value(int op, float *restrict acc, float v, size_t n) {
+  if (n > 0) fold_2d(op, acc, &v, 1, 0, n, 0);
+}
+
+#define WINDOW_TABLE 64
 
 typedef struct window_rows {
   int32_t q;           /* last windowed dim */
   size_t chunk, rows;  /* elements per chunk; output rows */
   int64_t out_q, in_q; /* dim q's extent in the output and the input */
   int64_t ist[OPTIC_MAX_RANK];
+  /* for the first WINDOW_TABLE window offsets kk along q: the output
+   * positions [ja, jb) that read the input (no division per row) */
+  int64_t ja[WINDOW_TABLE], jb[WINDOW_TABLE];
 } window_rows;
+
+/* First j >= 0 with j * s + c >= 0 (s > 0). */
+static int64_t first_at_least_zero(int64_t c, int64_t s) { return c >= 0 ? 0 : (-c + s - 1) / s; }
 
 static bool untouched(const optic_window_dim *w) {
   return w->size == 1 && w->stride == 1 && w->pad_low == 0 && w->pad_high == 0 && w->base_dilation == 1;
@@ -68,6 +79,11 @@ static window_rows window_geometry(const optic_shape *is, const optic_shape *os,
   while (g.q > 0 && untouched(&win[g.q])) g.chunk *= (size_t)os->dims[g.q--];
   for (int32_t d = 0; d < g.q; d++) g.rows *= (size_t)os->dims[d];
   g.out_q = os->dims[g.q], g.in_q = is->dims[g.q];
+  const optic_window_dim *e = &win[g.q];
+  for (int64_t kk = 0; kk < WINDOW_TABLE && kk < e->size; kk++) {
+    int64_t c0 = kk * e->window_dilation - e->pad_low;
+    g.ja[kk] = first_at_least_zero(c0, e->stride), g.jb[kk] = first_at_least_zero(c0 - g.in_q, e->stride);
+  }
   return g;
 }
 
@@ -91,13 +107,22 @@ static int64_t window_row_offset(const window_rows *g, const optic_window_dim *w
   return off;
 }
 
-/* First j >= 0 with j * s + c >= 0 (s > 0). */
-static int64_t first_at_least_zero(int64_t c, int64_t s) { return c >= 0 ? 0 : (-c + s - 1) / s; }
+/* Output positions [*ja, *jb) along q whose window offset kk reads the
+ * input: 0 <= j*s + c0 < in_q with c0 = kk*dilation - pad_low. */
+static void valid_range(const window_rows *g, const optic_window_dim *e, int64_t kk, int64_t *ja, int64_t *jb) {
+  if (kk < WINDOW_TABLE && e->base_dilation == 1) {
+    *ja = g->ja[kk], *jb = g->jb[kk];
+    return;
+  }
+  int64_t c0 = kk * e->window_dilation - e->pad_low;
+  *ja = first_at_least_zero(c0, e->stride), *jb = first_at_least_zero(c0 - g->in_q, e->stride);
+}
 
 /* Output positions [j0, j1) along dim q of one row (acc: their chunks),
  * window offset kk along q, input row x: fold what each position reads. */
-static void fold_row(int op, const window_rows *g, const optic_window_dim *e, int64_t kk, const float *x, float init,
-                     float *acc, int64_t j0, int64_t j1) {
+static inline __attribute__((always_inline)) void fold_row(int op, const window_rows *g, const optic_window_dim *e,
+                                                           int64_t kk, const float *x, float init, float *acc,
+                                                           int64_t j0, int64_t j1) {
   const size_t C = g->chunk;
   int64_t c0 = kk * e->window_dilation - e->pad_low, s = e->stride;
   if (e->base_dilation != 1) { /* per position: on the dilation lattice or not */
@@ -112,7 +137,8 @@ static void fold_row(int op, const window_rows *g, const optic_window_dim *e, in
     return;
   }
   /* valid positions: 0 <= j*s + c0 < in_q */
-  int64_t ja = first_at_least_zero(c0, s), jb = first_at_least_zero(c0 - g->in_q, s);
+  int64_t ja, jb;
+  valid_range(g, e, kk, &ja, &jb);
   ja = ja < j0 ? j0 : ja > j1 ? j1 : ja;
   jb = jb < ja ? ja : jb > j1 ? j1 : jb;
   fold_value(op, acc, init, (size_t)(ja - j0) * C);
@@ -124,27 +150,37 @@ static void fold_row(int op, const window_rows *g, const optic_window_dim *e, in
 }
 
 /* One row's positions [j0, j1): init, then every window position in order. */
-static void window_span(const exec_step *s, const window_rows *g, const float *x, float init, float *acc, size_t r,
-                        int64_t j0, int64_t j1) {
+static inline __attribute__((always_inline)) void window_span(int op, const exec_step *s, const window_rows *g,
+                                                              const float *x, float init, float *acc, const int64_t *o,
+                                                              int64_t j0, int64_t j1) {
   const optic_window_dim *win = s->attrs.reduce_window.window;
   const optic_shape *is = &s->operand_shape[0];
-  const optic_shape *os = optic_type_is_tuple(s->type) ? &s->type->elements[0].shape : &s->type->shape;
   const size_t n = (size_t)(j1 - j0) * g->chunk;
   for (size_t i = 0; i < n; i++) acc[i] = init;
-  int64_t kidx[OPTIC_MAX_RANK] = {0}, o[OPTIC_MAX_RANK];
-  for (int32_t d = g->q - 1; d >= 0; d--) o[d] = (int64_t)(r % (size_t)os->dims[d]), r /= (size_t)os->dims[d];
+  int64_t kidx[OPTIC_MAX_RANK] = {0};
   size_t W = 1;
   for (int32_t d = 0; d <= g->q; d++) W *= (size_t)win[d].size;
   for (size_t w = 0; w < W; w++) {
     int64_t off = window_row_offset(g, win, is, kidx, o);
     const optic_window_dim *e = &win[g->q];
     int64_t kk = e->reversal ? e->size - 1 - kidx[g->q] : kidx[g->q];
-    if (off < 0) fold_value(s->reduce_fast, acc, init, n);
-    else fold_row(s->reduce_fast, g, e, kk, x + off, init, acc, j0, j1);
+    if (off < 0) fold_value(op, acc, init, n);
+    else fold_row(op, g, e, kk, x + off, init, acc, j0, j1);
     for (int32_t d = g->q; d >= 0; d--) {
       if (++kidx[d] < win[d].size) break;
       kidx[d] = 0;
     }
+  }
+}
+
+/* window_span with the reducer a constant, so that the folds inline. */
+static void window_span_op(const exec_step *s, const window_rows *g, const float *x, float init, float *acc,
+                           const int64_t *o, int64_t j0, int64_t j1) {
+  switch (s->reduce_fast) {
+    case OPTIC_OP_ADD: window_span(OPTIC_OP_ADD, s, g, x, init, acc, o, j0, j1); break;
+    case OPTIC_OP_MULTIPLY: window_span(OPTIC_OP_MULTIPLY, s, g, x, init, acc, o, j0, j1); break;
+    case OPTIC_OP_MAXIMUM: window_span(OPTIC_OP_MAXIMUM, s, g, x, init, acc, o, j0, j1); break;
+    default: window_span(OPTIC_OP_MINIMUM, s, g, x, init, acc, o, j0, j1); break;
   }
 }
 
@@ -162,11 +198,18 @@ void exec_reduce_window_rows(const exec_step *s, const exec_frame *f, const exec
   size_t units = g.rows * (size_t)g.out_q, lo, hi;
   if (g.chunk == 0) return;
   exec_share(units, th->t, th->nt, &lo, &hi);
+  /* the row's coordinates over the dims before q, advanced row by row */
+  int64_t o[OPTIC_MAX_RANK] = {0};
+  size_t r = lo / (size_t)g.out_q;
+  for (int32_t d = g.q - 1; d >= 0; d--) o[d] = (int64_t)(r % (size_t)os->dims[d]), r /= (size_t)os->dims[d];
   for (size_t u = lo; u < hi;) {
-    size_t r = u / (size_t)g.out_q;
     int64_t j0 = (int64_t)(u % (size_t)g.out_q), j1 = g.out_q;
     if (hi - u < (size_t)(j1 - j0)) j1 = j0 + (int64_t)(hi - u);
-    window_span(s, &g, x, init, y + u * g.chunk, r, j0, j1);
+    window_span_op(s, &g, x, init, y + u * g.chunk, o, j0, j1);
     u += (size_t)(j1 - j0);
+    for (int32_t d = g.q - 1; d >= 0 && j1 == g.out_q; d--) {
+      if (++o[d] < os->dims[d]) break;
+      o[d] = 0;
+    }
   }
 }
