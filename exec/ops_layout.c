@@ -151,15 +151,32 @@ static bool layout_direct(const exec_step *s, const exec_frame *f, const exec_th
   return true;
 }
 
-/* n elements of es bytes, each the pad value pv. */
-static void pad_fill(unsigned char *y, size_t n, const unsigned char *pv, size_t es) {
-  if (n == 0) return;
+/* The pad value and how to write runs of it: the vectorized fill kernel
+ * for element sizes 1, 4 and 8 (fetched once per step). */
+typedef struct pad_value {
+  const unsigned char *pv;
+  size_t es;
+  optic_fill_fn fill; /* NULL: element by element */
+} pad_value;
+
+static pad_value pad_value_of(const unsigned char *pv, size_t es) {
+  pad_value p = {.pv = pv, .es = es, .fill = NULL};
   if (es == 1 || es == 4 || es == 8) {
-    const optic_layout_kernels *k = optic_layout_kernels_get();
-    k->fill[es == 1 ? OPTIC_LAYOUT_X8 : es == 4 ? OPTIC_LAYOUT_X32 : OPTIC_LAYOUT_X64](n, pv, y);
-    return;
+    p.fill = optic_layout_kernels_get()->fill[es == 1   ? OPTIC_LAYOUT_X8
+                                              : es == 4 ? OPTIC_LAYOUT_X32
+                                                        : OPTIC_LAYOUT_X64];
   }
-  for (size_t i = 0; i < n; i++) memcpy(y + i * es, pv, es);
+  return p;
+}
+
+/* n elements, each the pad value. */
+static void pad_fill(unsigned char *y, size_t n, const pad_value *p) {
+  if (n == 0) return;
+  if (p->fill != NULL) {
+    p->fill(n, p->pv, y);
+  } else {
+    for (size_t i = 0; i < n; i++) memcpy(y + i * p->es, p->pv, p->es);
+  }
 }
 
 /* The geometry of a pad as rows of chunks: the trailing dims without any
@@ -205,14 +222,15 @@ static int64_t pad_row_source(const optic_shape *os, const optic_shape *is, cons
 /* Output positions [j0, j1) of one row (chunks along dim q) whose input row
  * starts at x (NULL: the row is padding): fills and block copies. */
 static void pad_row_span(const pad_rows *g, const unsigned char *x, unsigned char *y, int64_t j0, int64_t j1,
-                         const unsigned char *pv, size_t es) {
+                         const pad_value *pv) {
+  const size_t es = pv->es;
   const size_t cb = g->chunk * es;
   int64_t j = j0;
   if (x != NULL) {
     int64_t rel = j0 - g->low; /* first source position at or after j0 */
     int64_t i = rel <= 0 ? 0 : (rel + g->step - 1) / g->step;
     for (int64_t jv = g->low + i * g->step; i < g->in_q && jv < j1;) {
-      pad_fill(y + (size_t)j * cb, (size_t)(jv - j) * g->chunk, pv, es);
+      pad_fill(y + (size_t)j * cb, (size_t)(jv - j) * g->chunk, pv);
       int64_t run = 1; /* no interior padding: consecutive chunks are one copy */
       if (g->step == 1) {
         run = j1 - jv < g->in_q - i ? j1 - jv : g->in_q - i;
@@ -222,7 +240,7 @@ static void pad_row_span(const pad_rows *g, const unsigned char *x, unsigned cha
       i += run, jv += run * g->step;
     }
   }
-  pad_fill(y + (size_t)j * cb, (size_t)(j1 - j) * g->chunk, pv, es);
+  pad_fill(y + (size_t)j * cb, (size_t)(j1 - j) * g->chunk, pv);
 }
 
 /* pad: each thread takes a share of the output's chunks (rows x dim q) and
@@ -231,8 +249,8 @@ static void layout_pad(const exec_step *s, const exec_frame *f, const exec_threa
                        const int64_t *ist) {
   const optic_shape *os = &s->type->shape, *is = &s->operand_shape[0];
   const optic_pad_dim *pad = s->attrs.pad.dims;
-  const unsigned char *pv = ref_ptr(f, &s->in[1]);
   size_t es = sh->es;
+  const pad_value pv = pad_value_of(ref_ptr(f, &s->in[1]), es);
   pad_rows g = pad_geometry(os, is, pad);
   if (g.q < 0) { /* no padding: a copy */
     if (sh->lo < sh->hi) memcpy(sh->y + sh->lo * es, sh->x + sh->lo * es, (sh->hi - sh->lo) * es);
@@ -247,7 +265,7 @@ static void layout_pad(const exec_step *s, const exec_frame *f, const exec_threa
     if (hi - u < (size_t)(j1 - j0)) j1 = j0 + (int64_t)(hi - u);
     int64_t src = pad_row_source(os, is, pad, ist, g.q, r);
     unsigned char *yrow = sh->y + r * (size_t)g.out_q * g.chunk * es;
-    pad_row_span(&g, src < 0 ? NULL : sh->x + (size_t)src * es, yrow, j0, j1, pv, es);
+    pad_row_span(&g, src < 0 ? NULL : sh->x + (size_t)src * es, yrow, j0, j1, &pv);
     u += (size_t)(j1 - j0);
   }
 }
