@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/half.h"
 #include "kernels/conv_bf16.h"
 
 #define NR OPTIC_BF16_NR
@@ -117,18 +118,28 @@ static void pack_kernel(const optic_conv_bf16_plan *p, const uint16_t *kernel, i
   for (int64_t j = 0; j < p->np; j++) optic_bf16_pack_b__avx512bf16(&m, j * NR, p->kpairs, bp + j * p->kpairs * NR);
 }
 
-/* Input offset of tap t for the position whose dilated-input origin per
- * spatial dim is org[s], or -1 when the tap falls on padding. */
-static int64_t tap_offset(const optic_conv_geom *g, const int64_t *org, int64_t t) {
+/* Input offset of the tap with window index k[] for the position whose
+ * dilated-input origin per spatial dim is org[], or -1 on padding. */
+static int64_t tap_offset(const optic_conv_geom *g, const int64_t *org, const int64_t *k) {
   int64_t off = 0;
-  for (int32_t s = g->nsp - 1; s >= 0; s--) {
-    int64_t k = t % g->k_size[s];
-    t /= g->k_size[s];
-    int64_t x = org[s] + (g->rev[s] ? g->k_size[s] - 1 - k : k) * g->rhs_dil[s];
-    if (x < 0 || x > (g->in_size[s] - 1) * g->lhs_dil[s] || x % g->lhs_dil[s] != 0) return -1;
-    off += x / g->lhs_dil[s] * g->in_ss[s];
+  for (int32_t s = 0; s < g->nsp; s++) {
+    int64_t x = org[s] + (g->rev[s] ? g->k_size[s] - 1 - k[s] : k[s]) * g->rhs_dil[s];
+    if (x < 0 || x > (g->in_size[s] - 1) * g->lhs_dil[s]) return -1;
+    if (g->lhs_dil[s] != 1) {
+      if (x % g->lhs_dil[s] != 0) return -1;
+      x /= g->lhs_dil[s];
+    }
+    off += x * g->in_ss[s];
   }
   return off;
+}
+
+/* The next window index (odometer, last spatial dim fastest). */
+static void next_tap(const optic_conv_geom *g, int64_t *k) {
+  for (int32_t s = g->nsp - 1; s >= 0; s--) {
+    if (++k[s] < g->k_size[s]) return;
+    k[s] = 0;
+  }
 }
 
 /* Position pos of a group: its batch item and output coordinates. */
@@ -148,8 +159,9 @@ static void gather_block(const optic_conv_bf16_plan *p, const uint16_t *input, i
     for (int32_t s = 0; s < g->nsp; s++) org[s] = y[s] * g->stride[s] - g->pad_lo[s];
     const uint16_t *base = input + gi * g->in_sg + b * g->in_sb;
     uint16_t *row = a + i * p->kld;
-    for (int64_t t = 0; t < taps; t++) {
-      int64_t off = tap_offset(g, org, t);
+    int64_t k[OPTIC_CONV_MAX_SPATIAL] = {0};
+    for (int64_t t = 0; t < taps; t++, next_tap(g, k)) {
+      int64_t off = tap_offset(g, org, k);
       uint16_t *dst = row + t * g->cin;
       if (off < 0) {
         memset(dst, 0, (size_t)g->cin * 2);
@@ -184,7 +196,7 @@ static void store_block(const optic_conv_bf16_plan *p, const float *c, int64_t g
       }
     } else {
       uint16_t *o = (uint16_t *)output + off;
-      for (int64_t k = 0; k < g->cout; k++) o[k * g->out_so] = optic_f32_to_bf16(ci[k]);
+      for (int64_t k = 0; k < g->cout; k++) o[k * g->out_so] = optic_half_from_f32_bf16(ci[k]);
     }
   }
 }
