@@ -21,13 +21,10 @@ static size_t align64(size_t n) { return (n + 63) / 64 * 64; }
 
 optic_bf16_kernel optic_conv_bf16_kernel(void) {
   if (optic_isa_selected() != OPTIC_ISA_AVX512) return OPTIC_BF16_NONE;
-  optic_bf16_kernel k = optic_dot_bf16_kernel();
   const char *cap = getenv("OPTIC_ISA");
   optic_isa ignored;
-  if (k == OPTIC_BF16_AMX && cap != NULL && cap[0] != '\0' && optic_isa_from_name(cap, &ignored) == OPTIC_OK) {
-    return optic_dot_bf16_kernel_usable(OPTIC_BF16_AVX512) ? OPTIC_BF16_AVX512 : OPTIC_BF16_NONE;
-  }
-  return k;
+  if (cap != NULL && cap[0] != '\0' && optic_isa_from_name(cap, &ignored) == OPTIC_OK) return OPTIC_BF16_NONE;
+  return optic_dot_bf16_kernel() == OPTIC_BF16_AMX ? OPTIC_BF16_AMX : OPTIC_BF16_NONE;
 }
 
 bool optic_conv_bf16_suits(const optic_conv_desc *d) {

@@ -42,10 +42,12 @@ typedef struct optic_conv_bf16_plan {
   size_t a_off, p_off, bd_off, b_off, c_off, slice_bytes;
 } optic_conv_bf16_plan;
 
-/* The bf16 kernel a convolution planned now uses: optic_dot_bf16_kernel(),
- * limited to AVX512 when OPTIC_ISA names an ISA, and NONE unless the ISA
- * selected now (optic_isa_selected, which optic_isa_reselect re-reads) is
- * avx512. NONE: run the widened f32 convolution instead. */
+/* The bf16 kernel the runtime plans a convolution on: AMX when
+ * optic_dot_bf16_kernel() is AMX, OPTIC_ISA is unset and the ISA selected now
+ * (optic_isa_selected, which optic_isa_reselect re-reads) is avx512; else
+ * NONE, and the runtime widens to f32. The vdpbf16ps kernel is not chosen:
+ * on the machines measured its convolutions ran 2-3x slower than the f32
+ * convolution (docs/kernels-conv.md); plan it explicitly to use it. */
 optic_bf16_kernel optic_conv_bf16_kernel(void);
 
 /* True when the GEMM suits d: some group has more than one output feature or
