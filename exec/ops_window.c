@@ -20,8 +20,8 @@
  * the loops vectorize. */
 #define FOLD_ADD(a, b) ((a) + (b))
 #define FOLD_MUL(a, b) ((a) * (b))
-#define FOLD_MAX(a, b) (((a) > (b)) | ((a) != (a)) ? (a) : (b))
-#define FOLD_MIN(a, b) (((a) < (b)) | ((a) != (a)) ? (a) : (b))
+#define FOLD_MAX(a, b) ((((a) > (b)) | ((a) != (a))) ? (a) : (b))
+#define FOLD_MIN(a, b) ((((a) < (b)) | ((a) != (a))) ? (a) : (b))
 
 #define FOLD_LOOPS(F)                                                           \
   for (size_t o = 0; o < no; o++, acc += ni, x += xo) {                         \
