@@ -123,7 +123,7 @@ struct optic_team {
   bool stop;
   int workers; /* started */
   bool start_failed;
-  unsigned spin_max;
+  atomic_uint spin_max; /* read by running workers while the team grows */
   pthread_t tid[OPTIC_TEAM_MAX];
   team_worker w[OPTIC_TEAM_MAX];
 };
@@ -135,7 +135,8 @@ static void *worker_main(void *p) {
     int cpu = optic_wait_current_cpu();
     bool shared = cpu >= 0 && atomic_load_explicit(&tm->caller_cpu, memory_order_relaxed) == cpu;
     if (shared) atomic_fetch_add_explicit(&tm->spins_skipped, 1, memory_order_relaxed);
-    if (shared || !optic_wait_spin(&tm->gen, w->seen, &tm->idle_budget, OPTIC_TEAM_SPIN_MIN_NS, tm->spin_max)) {
+    if (shared || !optic_wait_spin(&tm->gen, w->seen, &tm->idle_budget, OPTIC_TEAM_SPIN_MIN_NS,
+                                   atomic_load_explicit(&tm->spin_max, memory_order_relaxed))) {
       atomic_fetch_add_explicit(&tm->worker_sleepers, 1, memory_order_seq_cst);
       while (atomic_load_explicit(&tm->gen, memory_order_seq_cst) == w->seen) optic_wait_sleep(&tm->gen, w->seen);
       atomic_fetch_sub_explicit(&tm->worker_sleepers, 1, memory_order_relaxed);
@@ -158,7 +159,7 @@ optic_team *optic_team_create(void) {
   atomic_init(&tm->join_budget, OPTIC_TEAM_SPIN_NS);
   atomic_init(&tm->caller_cpu, -1);
   for (int i = 0; i < OPTIC_TEAM_MAX; i++) atomic_init(&tm->worker_cpu[i], -1);
-  tm->spin_max = OPTIC_TEAM_SPIN_NS;
+  atomic_init(&tm->spin_max, OPTIC_TEAM_SPIN_NS);
   return tm;
 }
 
@@ -179,8 +180,9 @@ static void start_workers(optic_team *tm, int want) {
   }
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   /* An oversubscribed team never spins: a spinner could only delay a peer. */
-  tm->spin_max = tm->workers + 1 <= optic_wait_online_cpus() ? OPTIC_TEAM_SPIN_NS : 0;
-  if (tm->spin_max == 0) {
+  unsigned max = tm->workers + 1 <= optic_wait_online_cpus() ? OPTIC_TEAM_SPIN_NS : 0;
+  atomic_store_explicit(&tm->spin_max, max, memory_order_relaxed);
+  if (max == 0) {
     atomic_store_explicit(&tm->idle_budget, 0, memory_order_relaxed);
     atomic_store_explicit(&tm->join_budget, 0, memory_order_relaxed);
   }
@@ -201,7 +203,8 @@ static void join_workers(optic_team *tm, int cpu) {
   if (shared) atomic_fetch_add_explicit(&tm->spins_skipped, 1, memory_order_relaxed);
   unsigned p;
   while ((p = atomic_load_explicit(&tm->pending, memory_order_acquire)) != 0) {
-    if (shared || !optic_wait_spin(&tm->pending, p, &tm->join_budget, OPTIC_TEAM_SPIN_MIN_NS, tm->spin_max)) {
+    if (shared || !optic_wait_spin(&tm->pending, p, &tm->join_budget, OPTIC_TEAM_SPIN_MIN_NS,
+                                   atomic_load_explicit(&tm->spin_max, memory_order_relaxed))) {
       atomic_store_explicit(&tm->caller_sleeping, 1, memory_order_seq_cst);
       while ((p = atomic_load_explicit(&tm->pending, memory_order_seq_cst)) != 0) optic_wait_sleep(&tm->pending, p);
       atomic_store_explicit(&tm->caller_sleeping, 0, memory_order_relaxed);
