@@ -123,10 +123,15 @@ struct optic_team {
   bool stop;
   int workers; /* started */
   bool start_failed;
-  atomic_uint spin_max; /* read by running workers while the team grows */
+  atomic_uint spin_max;         /* read by running workers while the team grows */
+  struct optic_team *next_free; /* the shared pool's stack (under g_pool_mu) */
   pthread_t tid[OPTIC_TEAM_MAX];
   team_worker w[OPTIC_TEAM_MAX];
 };
+
+/* The shared pool: teams released by their last run, most recent on top. */
+static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static optic_team *g_pool;
 
 static void *worker_main(void *p) {
   team_worker *w = p;
@@ -256,4 +261,20 @@ void optic_team_destroy(optic_team *tm) {
 
 unsigned optic_team_spins_skipped(const optic_team *tm) {
   return tm ? atomic_load_explicit(&OPTIC_UNCONST(optic_team *, tm)->spins_skipped, memory_order_relaxed) : 0;
+}
+
+optic_team *optic_team_acquire(void) {
+  pthread_mutex_lock(&g_pool_mu);
+  optic_team *tm = g_pool;
+  if (tm) g_pool = tm->next_free;
+  pthread_mutex_unlock(&g_pool_mu);
+  return tm ? tm : optic_team_create();
+}
+
+void optic_team_release(optic_team *tm) {
+  if (tm == NULL) return;
+  pthread_mutex_lock(&g_pool_mu);
+  tm->next_free = g_pool;
+  g_pool = tm;
+  pthread_mutex_unlock(&g_pool_mu);
 }

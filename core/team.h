@@ -83,6 +83,16 @@ int optic_team_run(optic_team *tm, int nt, optic_team_fn fn, void *arg);
  * returns next unless it is nested in or concurrent with another run (then
  * 1). Callers size per-run structures (a barrier) with it. Never fails. */
 int optic_team_prepare(optic_team *tm, int nt);
+/* The process's shared teams: acquire lends the team released last (its
+ * workers, if any, are the likeliest to be still spinning, so a run right
+ * after another one, by any caller, finds them awake), or a new team when
+ * every team is lent out (NULL when out of memory); release gives it back.
+ * Thread-safe. Shared teams and their sleeping workers live until the
+ * process exits. Callers that run back to back (the runtime's runs, the
+ * optimizer's steps) share them, so a training step does not wake a
+ * sleeping team for each of its parts. */
+optic_team *optic_team_acquire(void);
+void optic_team_release(optic_team *tm);
 /* Runs that slept at once instead of spinning because the awaited thread
  * shared the waiter's CPU (tests). */
 unsigned optic_team_spins_skipped(const optic_team *tm);

@@ -1,6 +1,6 @@
 /* The execution context and optic_program_run: checks the caller's tensors,
  * makes sure the arenas, scratch and block registers are there (kept across
- * runs), then runs ONE job on the context's thread team (core/team.h) in
+ * runs), then runs ONE job on a shared thread team (core/team.h) in
  * which every thread walks the entry's steps (and those of called computations) and takes its share
  * of each op; barriers only where binding found a dependence. Control flow
  * decisions (while conditions, conditional selectors) are read by every
@@ -34,7 +34,6 @@ struct optic_exec_ctx {
   exec_pool *pool;
   optic_profiler_t *profiler;
   bool own_profiler;
-  optic_team *team; /* the run's threads beside the caller (core/team.h) */
   /* binding cache */
   exec_bound *bound;
   const void *bound_key;
@@ -110,17 +109,11 @@ optic_status optic_exec_ctx_create(const optic_exec_options *options, optic_exec
     free(c);
     return st;
   }
-  if (c->threads > 1 && (c->team = optic_team_create()) == NULL) {
-    exec_pool_destroy(c->pool);
-    free(c);
-    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "optic_exec_ctx_create: out of memory");
-  }
   c->profiler = o.profiler;
   if (c->profiler == NULL && o.profile) {
     optic_profiler_options pr = optic_profiler_options_default();
     pr.enabled = true;
     if ((st = optic_profiler_create(&pr, &c->profiler)) != OPTIC_OK) {
-      optic_team_destroy(c->team);
       exec_pool_destroy(c->pool);
       free(c);
       return st;
@@ -177,7 +170,6 @@ void optic_exec_ctx_destroy(optic_exec_ctx_t *c) {
   free(c->outputs);
   for (int32_t i = 0; i < c->n_outputs; i++) buf_free(c, &c->spare[i]);
   free(c->spare);
-  optic_team_destroy(c->team);
   exec_pool_destroy(c->pool);
   if (c->own_profiler) optic_profiler_destroy(c->profiler);
   free(c);
@@ -515,7 +507,7 @@ static void run_entry_thread(void *arg, int t, int nt) {
   if (ts != OPTIC_OK) record_error(j->rc, ts);
 }
 
-/* Runs the entry on the context's team (the caller is thread 0), or on the
+/* Runs the entry on a shared team (the caller is thread 0), or on the
  * calling thread alone when no step is split. */
 static void run_entry(run_ctx *rc, const exec_seq *entry, void **params, void **outs) {
   /* Nothing worth splitting (every step small): the run stays on one thread
@@ -528,17 +520,20 @@ static void run_entry(run_ctx *rc, const exec_seq *entry, void **params, void **
                  .scratch = rc->c->scratch.data,
                  .regs = rc->c->regs.data,
                  .regs_per = exec_regs_bytes(rc->b)};
-  /* The team is optic's own (core/team.h), not an OpenMP region: libgomp's
+  /* The team is optic's own (core/team.h: one of the process's shared teams,
+   * the one released last), not an OpenMP region: libgomp's
    * idle threads and region ends spin for GOMP_SPINCOUNT before sleeping, and
    * so burn whole time slices when other processes share the cores. The
    * between-step barrier (exec/barrier.h) spins briefly, then sleeps. It is
    * sized for the team the run gets (fewer threads when the system refused
    * one; a run that gets 1 thread never waits at it). */
-  if (nt > 1) nt = optic_team_prepare(rc->c->team, nt);
+  optic_team *team = nt > 1 ? optic_team_acquire() : NULL;
+  if (nt > 1) nt = optic_team_prepare(team, nt);
   exec_barrier_init(&j.bar, (unsigned)nt);
   int caller_threads = omp_get_max_threads();
-  if (nt > 1) optic_team_run(rc->c->team, nt, run_entry_thread, &j);
+  if (nt > 1) optic_team_run(team, nt, run_entry_thread, &j);
   else run_entry_thread(&j, 0, 1);
+  optic_team_release(team);
   omp_set_num_threads(caller_threads);
 }
 

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "core/shape_check.h"
-#include "core/team.h"
 #include "optim/optim_internal.h"
 
 /* Grows *arr (elements of elem bytes, *cap of them) to hold need. */
@@ -74,7 +73,6 @@ void optic_optim_destroy(optic_optim_t *opt) {
   optic_free(a, opt->blocks, opt->block_cap * sizeof *opt->blocks, 0);
   optic_free(a, opt->ratios, opt->ratio_cap * sizeof *opt->ratios, 0);
   optic_free(a, opt->ranges, opt->range_cap * sizeof *opt->ranges, 0);
-  optic_team_destroy(opt->team);
   optic_free(a, opt, sizeof *opt, 0);
 }
 

@@ -68,7 +68,6 @@ struct optic_optim {
   optic_range *ranges; /* 2 per tensor: a step's overlap check (core/ranges.h) */
   size_t range_cap;
   uint64_t skipped_steps;
-  struct optic_team *team; /* the step's threads beside the caller (core/team.h); NULL until a step splits */
 };
 
 bool optim_group_has_slot(const optic_optim_hparams *hp, optim_slot s);

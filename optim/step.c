@@ -1,6 +1,6 @@
 /* One optimizer step: argument checks, the optional global gradient norm
  * (clipping and non-finite detection), each group's kernel parameters for
- * this step under its convention, and a run of the optimizer's thread team
+ * this step under its convention, and a run of a shared thread team
  * (core/team.h) that runs the fused kernels block by block (LAMB: pass 1,
  * trust ratios on the caller, pass 2). Blocks sit at
  * fixed offsets, so the result does not depend on the thread count. Nothing
@@ -246,12 +246,10 @@ static void region_lamb_apply(void *arg, int t, int nt) {
   if (r->profile) r->cpu[t] += thread_cpu_ns() - c0;
 }
 
-/* The threads a step's work runs on: the optimizer's team, started at the
- * first step that splits (no team, or one block: the caller alone). */
-static int team_threads(optic_optim_t *opt, int threads) {
-  if (threads <= 1 || opt->block_count <= 1) return 1;
-  if (opt->team == NULL) opt->team = optic_team_create();
-  return opt->team ? threads : 1;
+/* The threads a step's work runs on: one block, or one thread asked for,
+ * runs on the caller alone. */
+static int team_threads(const optic_optim_t *opt, int threads) {
+  return threads <= 1 || opt->block_count <= 1 ? 1 : threads;
 }
 
 /* Returns the largest per-thread CPU time of the step's work when profiling
@@ -260,14 +258,16 @@ static uint64_t run_region(step_job *j, int threads, bool profile) {
   optic_optim_t *opt = j->opt;
   region_job r = {.j = j, .profile = profile};
   int nt = team_threads(opt, threads);
-  int n = optic_team_run(opt->team, nt, region_pass1, &r);
+  optic_team *team = nt > 1 ? optic_team_acquire() : NULL;
+  int n = optic_team_run(team, nt, region_pass1, &r);
   if (j->has_lamb) {
     const uint64_t c0 = profile ? thread_cpu_ns() : 0;
     lamb_ratios(opt);
     if (profile) r.cpu[0] += thread_cpu_ns() - c0;
-    int n2 = optic_team_run(opt->team, nt, region_lamb_apply, &r);
+    int n2 = optic_team_run(team, nt, region_lamb_apply, &r);
     if (n2 > n) n = n2;
   }
+  optic_team_release(team);
   uint64_t worst = 0;
   for (int t = 0; t < n; t++) worst = r.cpu[t] > worst ? r.cpu[t] : worst;
   return worst;
@@ -292,7 +292,10 @@ static void grad_sq_part(void *arg, int t, int nt) {
 static double global_grad_sq(optic_optim_t *opt, const optic_tensor *grads, int threads) {
   const long nb = (long)opt->block_count;
   grad_sq_job g = {opt, grads};
-  optic_team_run(opt->team, team_threads(opt, threads), grad_sq_part, &g);
+  int nt = team_threads(opt, threads);
+  optic_team *team = nt > 1 ? optic_team_acquire() : NULL;
+  optic_team_run(team, nt, grad_sq_part, &g);
+  optic_team_release(team);
   double total = 0.0;
   for (long i = 0; i < nb; i++) total += opt->blocks[i].grad_sq;
   return total;

@@ -6,7 +6,8 @@
  * the caller after it (so TSan checks the ordering claim on every round).
  * Runs spaced out so the workers fall asleep on the futex between them, a
  * nested run (which must run alone on its caller), a NULL team, and two
- * threads pinned to one CPU (the waits sleep at once: spins_skipped grows).
+ * threads pinned to one CPU (the waits sleep at once: spins_skipped grows),
+ * and the shared pool (distinct teams lent at once, the last released first).
  * A SIGALRM watchdog ends the process if a run ever hangs. */
 #include <pthread.h>
 #include <sched.h>
@@ -138,6 +139,18 @@ static void shared_cpu_sleeps(void) {
   pthread_setaffinity_np(pthread_self(), sizeof mine, &mine);
 }
 
+static void shared_pool(void) {
+  optic_team *a = optic_team_acquire(), *b = optic_team_acquire();
+  OT_CHECK(a != NULL && b != NULL && a != b, "two teams lent at once are distinct");
+  optic_team_release(a);
+  optic_team_release(b);
+  optic_team *c = optic_team_acquire();
+  OT_CHECK(c == b, "acquire lends the team released last");
+  check_runs(c, 2, 1000, 0);
+  optic_team_release(c);
+  optic_team_release(NULL);
+}
+
 static void watchdog(int sig) {
   (void)sig;
   static const char msg[] = "test_team: watchdog: a team run did not complete within 60 s\n";
@@ -151,6 +164,7 @@ static const ot_case cases[] = {
     {"sleeping_workers", sleeping_workers},
     {"nested_and_null", nested_and_null},
     {"shared_cpu_sleeps", shared_cpu_sleeps},
+    {"shared_pool", shared_pool},
 };
 
 int main(int argc, char **argv) {
