@@ -263,7 +263,19 @@ unsigned optic_team_spins_skipped(const optic_team *tm) {
   return tm ? atomic_load_explicit(&OPTIC_UNCONST(optic_team *, tm)->spins_skipped, memory_order_relaxed) : 0;
 }
 
+/* fork: a child has none of the parent's workers, so it forgets the pool
+ * (those teams leak in the child; a run there starts new ones). */
+static void pool_prepare(void) { pthread_mutex_lock(&g_pool_mu); }
+static void pool_parent(void) { pthread_mutex_unlock(&g_pool_mu); }
+static void pool_child(void) {
+  g_pool = NULL;
+  pthread_mutex_unlock(&g_pool_mu);
+}
+static void pool_init(void) { pthread_atfork(pool_prepare, pool_parent, pool_child); }
+
 optic_team *optic_team_acquire(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, pool_init);
   pthread_mutex_lock(&g_pool_mu);
   optic_team *tm = g_pool;
   if (tm) g_pool = tm->next_free;

@@ -88,7 +88,8 @@ int optic_team_prepare(optic_team *tm, int nt);
  * after another one, by any caller, finds them awake), or a new team when
  * every team is lent out (NULL when out of memory); release gives it back.
  * Thread-safe. Shared teams and their sleeping workers live until the
- * process exits. Callers that run back to back (the runtime's runs, the
+ * process exits; a child of fork() starts with no shared team (a team lent
+ * out across a fork must not be run in the child). Callers that run back to back (the runtime's runs, the
  * optimizer's steps) share them, so a training step does not wake a
  * sleeping team for each of its parts. */
 optic_team *optic_team_acquire(void);

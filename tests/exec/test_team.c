@@ -7,7 +7,8 @@
  * Runs spaced out so the workers fall asleep on the futex between them, a
  * nested run (which must run alone on its caller), a NULL team, and two
  * threads pinned to one CPU (the waits sleep at once: spins_skipped grows),
- * and the shared pool (distinct teams lent at once, the last released first).
+ * the shared pool (distinct teams lent at once, the last released first), and
+ * a fork child's runs (new workers, not the parent's).
  * A SIGALRM watchdog ends the process if a run ever hangs. */
 #include <pthread.h>
 #include <sched.h>
@@ -15,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/team.h"
@@ -151,6 +153,26 @@ static void shared_pool(void) {
   optic_team_release(NULL);
 }
 
+/* A child of fork has none of the parent's workers: its runs must start
+ * new ones instead of waiting for threads that do not exist there. */
+static void fork_child_runs(void) {
+  optic_team *tm = optic_team_acquire();
+  check_runs(tm, 2, 100, 0);
+  optic_team_release(tm);
+  pid_t pid = fork();
+  if (pid == 0) {
+    alarm(20);
+    optic_team *c = optic_team_acquire();
+    job j = {.pin_cpu = -1, .token = 3};
+    j.want_nt = optic_team_prepare(c, 2);
+    int n = optic_team_run(c, 2, work, &j);
+    _exit(n == j.want_nt && j.seen[0] == 3 && (n < 2 || j.seen[1] == 3) ? 0 : 1);
+  }
+  int status = -1;
+  OT_CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork/wait");
+  OT_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child's team run failed or hung (status %d)", status);
+}
+
 static void watchdog(int sig) {
   (void)sig;
   static const char msg[] = "test_team: watchdog: a team run did not complete within 60 s\n";
@@ -165,6 +187,7 @@ static const ot_case cases[] = {
     {"nested_and_null", nested_and_null},
     {"shared_cpu_sleeps", shared_cpu_sleeps},
     {"shared_pool", shared_pool},
+    {"fork_child_runs", fork_child_runs},
 };
 
 int main(int argc, char **argv) {
