@@ -312,7 +312,7 @@ typedef struct exec_thread {
   int t, nt;
   unsigned char *scratch; /* the context's scratch area */
   unsigned char *regs;    /* this thread's block registers */
-  exec_barrier *bar;      /* the run's barrier (NULL: the team is not the size asked for; omp barrier) */
+  exec_barrier *bar;      /* the run's barrier (sized for nt threads) */
 } exec_thread;
 
 /* Waits for every thread of the run's team (nothing when this step runs on
