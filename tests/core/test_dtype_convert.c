@@ -371,6 +371,72 @@ static void pred_and_half_pairs(void) {
   OT_EXPECT_STATUS(optic_convert_elements(OPTIC_U16, same, OPTIC_S32, same, 1), OPTIC_ERR_INVALID_ARGUMENT);
 }
 
+/* Every 8- and 16-bit integer to f32, bf16 and f16 in one call (and in calls
+ * of 0, 1, 255, 256 and 257 elements, into a misaligned destination, and in
+ * place for the equal-size pairs): f32 exact; a half holds the integer
+ * rounded to nearest even at its precision (11 bits f16, 8 bf16), f16 past
+ * 65504 is infinity. */
+static double int_rounded(int64_t v, int p) {
+  uint64_t mag = (uint64_t)(v < 0 ? -v : v);
+  if (mag >= (1ull << p)) {
+    int msb = 63 - __builtin_clzll(mag), shift = msb + 1 - p;
+    uint64_t q = mag >> shift, rem = mag & ((1ull << shift) - 1u), half = 1ull << (shift - 1);
+    if (rem > half || (rem == half && (q & 1u))) q++;
+    mag = q << shift;
+  }
+  return v < 0 ? -(double)mag : (double)mag;
+}
+
+static bool small_int_case(optic_dtype from, optic_dtype to, size_t n, size_t first, bool in_place, int *bad) {
+  size_t ss = optic_dtype_size(from), ds = optic_dtype_size(to);
+  unsigned char *src = malloc(n * ss + 1), *raw = malloc(n * (ds > ss ? ds : ss) + 1), *dst = in_place ? raw : raw + 1;
+  for (size_t i = 0; i < n; i++) { /* pattern first + i */
+    uint16_t pat = (uint16_t)(first + i);
+    memcpy(src + i * ss, &pat, ss);
+  }
+  if (in_place) memcpy(dst, src, n * ss);
+  bool ok = optic_convert_elements(from, in_place ? dst : src, to, dst, n) == OPTIC_OK;
+  for (size_t i = 0; ok && i < n; i++) {
+    int64_t v = read_int(from, src + i * ss);
+    double want = to == OPTIC_F32 ? (double)v : int_rounded(v, to == OPTIC_F16 ? 11 : 8), got;
+    if (to == OPTIC_F16 && fabs(want) > 65504.0) want = v < 0 ? -(double)INFINITY : (double)INFINITY;
+    if (to == OPTIC_F32) {
+      float f;
+      memcpy(&f, dst + 4 * i, 4);
+      got = (double)f;
+    } else {
+      uint16_t h;
+      memcpy(&h, dst + 2 * i, 2);
+      got = to == OPTIC_BF16 ? (double)optic_bf16_to_f32(h) : (double)optic_f16_to_f32(h);
+    }
+    if (got != want && (*bad)++ < 10) {
+      fprintf(stderr, "  %s %lld -> %s: %g, want %g (n %zu%s)\n", optic_dtype_name(from), (long long)v,
+              optic_dtype_name(to), got, want, n, in_place ? ", in place" : "");
+    }
+  }
+  free(src);
+  free(raw);
+  return ok;
+}
+
+static void small_ints_to_floats(void) {
+  const optic_dtype froms[] = {OPTIC_S8, OPTIC_U8, OPTIC_S16, OPTIC_U16};
+  const optic_dtype tos[] = {OPTIC_F32, OPTIC_BF16, OPTIC_F16};
+  const size_t ns[] = {0, 1, 255, 256, 257};
+  int bad = 0;
+  for (int f = 0; f < 4; f++) {
+    size_t all = optic_dtype_size(froms[f]) == 1 ? 256 : 65536;
+    for (int t = 0; t < 3; t++) {
+      OT_CHECK(small_int_case(froms[f], tos[t], all, 0, false, &bad));
+      for (int k = 0; k < 5; k++) OT_CHECK(small_int_case(froms[f], tos[t], ns[k], all - 130, false, &bad));
+      if (optic_dtype_size(froms[f]) == optic_dtype_size(tos[t])) {
+        OT_CHECK(small_int_case(froms[f], tos[t], all, 0, true, &bad));
+      }
+    }
+  }
+  OT_CHECK(bad == 0, "%d small-integer conversions differ from the rounding rule", bad);
+}
+
 static const ot_case cases[] = {
     {"table", table},
     {"half_decode_all", half_decode_all},
@@ -380,5 +446,6 @@ static const ot_case cases[] = {
     {"float_to_int_saturation", float_to_int_saturation},
     {"int_to_float_rounding", int_to_float_rounding},
     {"pred_and_half_pairs", pred_and_half_pairs},
+    {"small_ints_to_floats", small_ints_to_floats},
 };
 OT_MAIN(cases)
