@@ -106,7 +106,8 @@ static bool one_case(optic_dtype dt, int64_t rows, int64_t len, int64_t k, bool 
   for (size_t i = 0; i < n; i++) memcpy(x + i * es, pool[rnd() % 40], es);
   ev_fresh();
   const int64_t dims[2] = {rows, len};
-  optic_node_id p = ev_const(ev_main, dt, 2, dims, x), r, v, ix, t;
+  optic_node_id p = ev_const(ev_main, dt, 2, dims, x), r = OPTIC_NO_NODE, v = OPTIC_NO_NODE, ix = OPTIC_NO_NODE,
+                t = OPTIC_NO_NODE;
   bool ok = optic_graph_topk(ev_m, ev_main, p, k, largest, NULL, &r) == OPTIC_OK &&
             optic_graph_get_tuple_element(ev_m, ev_main, r, 0, NULL, &v) == OPTIC_OK &&
             optic_graph_get_tuple_element(ev_m, ev_main, r, 1, NULL, &ix) == OPTIC_OK;
