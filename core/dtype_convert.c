@@ -186,10 +186,60 @@ static void store_value(const cvt_value *v, optic_dtype to, unsigned char *p) {
   memcpy(p, &u, optic_dtype_size(to)); /* little-endian: the low bytes */
 }
 
+enum { CVT_CHUNK = 256 };
+
+static bool small_int(optic_dtype dt) { return dt == OPTIC_S8 || dt == OPTIC_U8 || dt == OPTIC_S16 || dt == OPTIC_U16; }
+
+/* n 8- or 16-bit integers as floats (exact: every value is below 2^24). */
+static void small_ints_f32(optic_dtype dt, const unsigned char *s, size_t n, float *y) {
+  if (dt == OPTIC_S8) {
+    for (size_t i = 0; i < n; i++) y[i] = (float)(int8_t)s[i];
+  } else if (dt == OPTIC_U8) {
+    for (size_t i = 0; i < n; i++) y[i] = (float)s[i];
+  } else if (dt == OPTIC_S16) {
+    for (size_t i = 0; i < n; i++) {
+      int16_t v;
+      memcpy(&v, s + 2 * i, 2);
+      y[i] = (float)v;
+    }
+  } else {
+    for (size_t i = 0; i < n; i++) {
+      uint16_t v;
+      memcpy(&v, s + 2 * i, 2);
+      y[i] = (float)v;
+    }
+  }
+}
+
+/* 8- and 16-bit integers to f32, bf16 or f16 a chunk at a time: the exact
+ * f32 value, then (halves) its one rounding to nearest even, which is the
+ * integer's own rounding at the half's precision. A chunk is read whole
+ * before it is written, so equal-size conversions may run in place. */
+static void small_ints_to_float(optic_dtype from, const unsigned char *s, optic_dtype to, unsigned char *d, size_t n) {
+  const size_t ss = optic_dtype_size(from);
+  float buf[CVT_CHUNK];
+  for (size_t lo = 0; lo < n; lo += CVT_CHUNK) {
+    size_t len = n - lo < CVT_CHUNK ? n - lo : CVT_CHUNK;
+    small_ints_f32(from, s + lo * ss, len, buf);
+    if (to == OPTIC_F32) {
+      memcpy(d + 4 * lo, buf, 4 * len);
+      continue;
+    }
+    for (size_t i = 0; i < len; i++) {
+      uint16_t h = to == OPTIC_BF16 ? optic_half_from_f32_bf16(buf[i]) : optic_half_from_f32_f16(buf[i]);
+      memcpy(d + 2 * (lo + i), &h, 2);
+    }
+  }
+}
+
 /* Fast paths for the pairs mixed-precision programs convert most. */
 static bool convert_fast(optic_dtype from, const void *src, optic_dtype to, void *dst, size_t n) {
   const unsigned char *s = src;
   unsigned char *d = dst;
+  if (small_int(from) && (to == OPTIC_F32 || to == OPTIC_BF16 || to == OPTIC_F16)) {
+    small_ints_to_float(from, s, to, d, n);
+    return true;
+  }
   if (from == OPTIC_F32 && (to == OPTIC_BF16 || to == OPTIC_F16)) {
     for (size_t i = 0; i < n; i++) {
       float x;
@@ -199,11 +249,20 @@ static bool convert_fast(optic_dtype from, const void *src, optic_dtype to, void
     }
     return true;
   }
-  if ((from == OPTIC_BF16 || from == OPTIC_F16) && to == OPTIC_F32) {
+  if (from == OPTIC_BF16 && to == OPTIC_F32) {
     for (size_t i = 0; i < n; i++) {
       uint16_t h;
       memcpy(&h, s + 2 * i, 2);
-      float x = from == OPTIC_BF16 ? optic_half_to_f32_bf16(h) : optic_half_to_f32_f16(h);
+      float x = optic_half_to_f32_bf16(h);
+      memcpy(d + 4 * i, &x, 4);
+    }
+    return true;
+  }
+  if (from == OPTIC_F16 && to == OPTIC_F32) { /* one loop per type: each vectorizes */
+    for (size_t i = 0; i < n; i++) {
+      uint16_t h;
+      memcpy(&h, s + 2 * i, 2);
+      float x = optic_half_to_f32_f16(h);
       memcpy(d + 4 * i, &x, 4);
     }
     return true;

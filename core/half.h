@@ -46,14 +46,18 @@ static inline uint16_t optic_half_from_f32_f16(float x) {
   return (uint16_t)(sign | (uint16_t)rintf(optic_half_bits_f32(a) * 0x1p24f));
 }
 
+/* Branch-free, so that bulk loops vectorize: every case is computed and one
+ * is selected. Subnormals are m x 2^-24 from an integer (exact, no reliance
+ * on the FP environment's denormal handling); normals rebias the exponent
+ * (15 -> 127) by an integer add; inf/NaN keep the payload. */
 static inline float optic_half_to_f32_f16(uint16_t h) {
-  uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1Fu, m = h & 0x3FFu;
-  if (e == 0) {
-    float v = (float)m * 0x1p-24f;
-    return sign ? -v : v;
-  }
-  if (e == 31) return optic_half_bits_f32(sign | 0x7F800000u | (m << 13));
-  return optic_half_bits_f32(sign | ((e + 112u) << 23) | (m << 13));
+  int32_t em = h & 0x7FFF;
+  uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  uint32_t sub = optic_half_f32_bits((float)em * 0x1p-24f), normal = ((uint32_t)em << 13) + (112u << 23);
+  uint32_t special = ((uint32_t)em << 13) | 0x7F800000u;
+  uint32_t is_sub = 0u - (uint32_t)(em < 0x400), is_special = 0u - (uint32_t)(em >= 0x7C00); /* all ones or 0 */
+  uint32_t b = (sub & is_sub) | (special & is_special) | (normal & ~(is_sub | is_special));
+  return optic_half_bits_f32(sign | b);
 }
 
 #endif

@@ -127,17 +127,21 @@ static optic_status lowering_declined(const optic_module_t *m, optic_node_id id,
 }
 
 /* The f32 binary opcode of a reducer that is exactly op(p0, p1), else 0. */
-static int fast_reducer(const optic_module_t *m, optic_comp_id comp) {
+/* The binary opcode when comp is root = op(p0, p1), op add/multiply/maximum/
+ * minimum, over dtype dt; 0 otherwise. */
+static int one_op_reducer(const optic_module_t *m, optic_comp_id comp, optic_dtype dt) {
   optic_node_id root = optic_computation_root(m, comp);
   optic_opcode op = optic_node_opcode(m, root);
   if (op != OPTIC_OP_ADD && op != OPTIC_OP_MULTIPLY && op != OPTIC_OP_MAXIMUM && op != OPTIC_OP_MINIMUM) return 0;
-  if (optic_node_type(m, root)->dtype != OPTIC_F32 || optic_computation_parameter_count(m, comp) != 2) return 0;
+  if (optic_node_type(m, root)->dtype != dt || optic_computation_parameter_count(m, comp) != 2) return 0;
   if (optic_node_operand(m, root, 0) != optic_computation_parameter(m, comp, 0) ||
       optic_node_operand(m, root, 1) != optic_computation_parameter(m, comp, 1)) {
     return 0;
   }
   return (int)op;
 }
+
+static int fast_reducer(const optic_module_t *m, optic_comp_id comp) { return one_op_reducer(m, comp, OPTIC_F32); }
 
 static size_t add_scratch(exec_bound *b, size_t bytes) {
   size_t off = b->scratch_total;
@@ -442,6 +446,10 @@ static optic_status bind_applying(bind_ctx *c, exec_step *s) {
     case OPTIC_OP_REDUCE:
     case OPTIC_OP_REDUCE_WINDOW:
       if (s->n_operands == 2) s->reduce_fast = fast_reducer(m, f);
+      if (s->n_operands == 2 && s->op == OPTIC_OP_REDUCE &&
+          (s->operand_dtype[0] == OPTIC_F16 || s->operand_dtype[0] == OPTIC_BF16)) {
+        s->reduce_half = one_op_reducer(m, f, s->operand_dtype[0]);
+      }
       if (!s->reduce_fast) {
         st = ew_lower_ex(m, f, 1, true, &s->prog);
         if (st == OPTIC_ERR_UNSUPPORTED) return lowering_declined(m, s->id, f);

@@ -176,6 +176,7 @@ typedef struct exec_step {
   int32_t n_branches;
   ew_prog *prog;   /* loop fusion, map, general reduce / reduce-window */
   int reduce_fast; /* 0, or the binary opcode of an f32 fast-path reducer */
+  int reduce_half; /* reduce: 0, or the binary opcode of a one-op f16/bf16 reducer */
   struct optic_dot_plan *dot;
   int32_t epi_lhs, epi_rhs; /* output fusion: the fusion operands the dot/convolution reads */
   bool input_fusion;        /* prog computes the reduced input; reduce_fast folds it */

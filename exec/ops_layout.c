@@ -337,6 +337,12 @@ optic_status exec_op_layout(const exec_step *s, const exec_frame *f, const exec_
     if (sh.lo < sh.hi) k->fill[wd](sh.hi - sh.lo, sh.x, sh.y + sh.lo * es);
     return OPTIC_OK;
   }
+  if (s->op == OPTIC_OP_BROADCAST && s->operand_elems[0] == 1 && es == 2) { /* f16/bf16/s16/u16: a plain fill */
+    uint16_t v;
+    memcpy(&v, sh.x, 2);
+    for (size_t i = sh.lo; i < sh.hi; i++) memcpy(sh.y + 2 * i, &v, 2);
+    return OPTIC_OK;
+  }
   int64_t ist[OPTIC_MAX_RANK];
   strides_of(&s->operand_shape[0], ist);
   exec_walk w;

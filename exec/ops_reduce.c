@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "exec/exec_internal.h"
+#include "core/half.h"
 #include "kernels/reduce_tree.h"
 
 size_t exec_reduce_work_bytes(const exec_step *s) {
@@ -210,6 +211,59 @@ void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t
                      ref_ptr(f, &s->out[0]), lo, hi, (float *)(void *)regs);
 }
 
+/* ------------------------------------------------------------ one-op f16/bf16 reducers, few outputs
+ * A reducer that is one add/multiply/maximum/minimum on f16 or bf16 folds
+ * each output's inputs one at a time in row-major order of the reduced dims,
+ * as the evaluator does: both values widened exactly to f32, the f32 op, one
+ * rounding back to the half (kernels/elem_generic.c's rule), so the result is
+ * the block program's bitwise. Used when a thread has fewer outputs than
+ * REDUCE_FEW_OUTPUTS: the block program would pay its dispatch once per
+ * reduced position for a handful of lanes. */
+enum { REDUCE_FEW_OUTPUTS = 16 };
+
+static inline float half_in(bool bf, uint16_t h) { return bf ? optic_half_to_f32_bf16(h) : optic_half_to_f32_f16(h); }
+
+static inline uint16_t half_out(bool bf, float v) {
+  return bf ? optic_half_from_f32_bf16(v) : optic_half_from_f32_f16(v);
+}
+
+static void reduce_half_few(const exec_step *s, const exec_walk *kept, const exec_walk *red_in, const uint16_t *x,
+                            const void *init_p, uint16_t *y, size_t lo, size_t hi) {
+  const bool bf = s->operand_dtype[0] == OPTIC_BF16;
+  const int op = s->reduce_half;
+  const bool extremum = op == OPTIC_OP_MAXIMUM || op == OPTIC_OP_MINIMUM;
+  const exec_walk red = merge_walk(red_in);
+  uint16_t init;
+  memcpy(&init, init_p, 2);
+  for (size_t j = lo; j < hi; j++) {
+    const uint16_t *xj = x + kept_offset(kept, j);
+    int64_t idx[OPTIC_MAX_RANK] = {0}, off = 0;
+    float acc = half_in(bf, init);
+    bool more = true;
+    for (int32_t d = 0; d < red.rank; d++) more = more && red.dims[d] > 0;
+    if (!more) { /* nothing reduced: the init value itself */
+      y[j] = init;
+      continue;
+    }
+    while (more) {
+      int64_t n = red.rank > 0 ? red.dims[red.rank - 1] : 1, st = red.rank > 0 ? red.strides[red.rank - 1] : 0;
+      if (extremum) { /* the fold keeps one of the exact half values (NaN: the first, rounded once at the end) */
+        for (int64_t i = 0; i < n; i++) acc = fold_f32(op, acc, half_in(bf, xj[off + i * st]));
+      } else {
+        for (int64_t i = 0; i < n; i++)
+          acc = half_in(bf, half_out(bf, fold_f32(op, acc, half_in(bf, xj[off + i * st]))));
+      }
+      more = false;
+      for (int32_t d = red.rank - 2; d >= 0 && !more; d--) {
+        off += red.strides[d];
+        if (++idx[d] < red.dims[d]) more = true;
+        else off -= idx[d] * red.strides[d], idx[d] = 0;
+      }
+    }
+    y[j] = half_out(bf, acc);
+  }
+}
+
 static optic_status reduce_step(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   int32_t n = s->n_operands / 2;
   if (n > 32) return optic_fail(OPTIC_ERR_UNSUPPORTED, "reduce %s: more than 32 inputs", s->name);
@@ -226,6 +280,10 @@ static optic_status reduce_step(const exec_step *s, const exec_frame *f, const e
   const void *init[32];
   unsigned char *out[32];
   reduce_operands(s, f, n, es, in, init, out);
+  if (s->reduce_half && n == 1 && hi - lo < REDUCE_FEW_OUTPUTS) {
+    reduce_half_few(s, &kept, &red, (const uint16_t *)(const void *)in[0], init[0], (uint16_t *)(void *)out[0], lo, hi);
+    return OPTIC_OK;
+  }
   if (s->reduce_fast && n == 1) {
     reduce_f32_kernels(s, &kept, &red, (const float *)(const void *)in[0], init[0], (float *)(void *)out[0], lo, hi,
                        (float *)(void *)th->regs);

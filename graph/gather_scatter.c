@@ -291,10 +291,21 @@ static void unflatten(const optic_shape *s, size_t i, int64_t *idx) {
   }
 }
 
+/* True when the output's minor dim is an offset dim over the operand's minor
+ * dim: consecutive outputs along it read consecutive operand elements (the
+ * window's start is clamped so the whole window lies inside the operand). */
+static bool minor_runs(const optic_gather_dims *g, const optic_shape *xs, const optic_shape *ys) {
+  int32_t last = xs->rank - 1;
+  return ys->rank > 0 && xs->rank > 0 && g->n_offset_dims > 0 && g->offset_dims[g->n_offset_dims - 1] == ys->rank - 1 &&
+         !in_list(g->collapsed_slice_dims, g->n_collapsed, last) &&
+         !in_list(g->operand_batching_dims, g->n_batching, last);
+}
+
 void graph_gather_run(const optic_gather_dims *g, size_t es, const optic_shape *xs, const void *x,
                       const graph_index_array *ix, const optic_shape *ys, void *y, size_t lo, size_t hi) {
   int64_t out[OPTIC_MAX_RANK], batch[OPTIC_MAX_RANK], at[OPTIC_MAX_RANK];
-  for (size_t i = lo; i < hi; i++) {
+  const bool runs = minor_runs(g, xs, ys);
+  for (size_t i = lo, run = 1; i < hi; i += run) {
     unflatten(ys, i, out);
     int32_t nb = 0, ko = 0;
     for (int32_t d = 0; d < ys->rank; d++) {
@@ -317,7 +328,11 @@ void graph_gather_run(const optic_gather_dims *g, size_t es, const optic_shape *
       }
       at[d] += out[g->offset_dims[j++]];
     }
-    memcpy((unsigned char *)y + i * es, (const unsigned char *)x + offset_of(xs, at) * es, es);
+    if (runs) { /* the rest of this window row, within [lo, hi) */
+      size_t left = (size_t)(ys->dims[ys->rank - 1] - out[ys->rank - 1]);
+      run = left < hi - i ? left : hi - i;
+    }
+    memcpy((unsigned char *)y + i * es, (const unsigned char *)x + offset_of(xs, at) * es, run * es);
   }
 }
 

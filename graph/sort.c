@@ -82,24 +82,46 @@ size_t graph_sort_slices(const optic_shape *s, int32_t dim) {
 /* ------------------------------------------------------------ topk */
 
 /* XLA's float total order (comparators.h): -NaN < -inf < ... < -0 < 0 < ... < inf < NaN,
- * as an integer key; integers compare as themselves. */
+ * as an integer key: a negative float's magnitude bits are flipped, so the
+ * bits read as a signed integer order as the values do; integers compare as
+ * themselves. */
 static int64_t order_key(optic_dtype dt, const void *p) {
-  if (dt == OPTIC_F32) { /* negatives: INT32_MAX - bits, modulo 2^32, read as signed */
-    int32_t v, f;
+  if (dt == OPTIC_F32) {
+    int32_t v;
     memcpy(&v, p, 4);
-    uint32_t u = (uint32_t)INT32_MAX - (uint32_t)v;
-    memcpy(&f, &u, 4);
-    return v < 0 ? f : v;
+    return v ^ ((v >> 31) & INT32_MAX);
   }
   if (dt == OPTIC_F64) {
-    int64_t v, f;
+    int64_t v;
     memcpy(&v, p, 8);
-    uint64_t u = (uint64_t)INT64_MAX - (uint64_t)v;
-    memcpy(&f, &u, 8);
-    return v < 0 ? f : v;
+    return v ^ ((v >> 63) & INT64_MAX);
+  }
+  if (dt == OPTIC_BF16 || dt == OPTIC_F16) {
+    int16_t v;
+    memcpy(&v, p, 2);
+    int32_t w = v;
+    return w ^ ((w >> 31) & INT16_MAX);
   }
   if (dt == OPTIC_PRED) return *(const uint8_t *)p != 0;
   return graph_load_index(dt, p);
+}
+
+/* keys[i] = order_key(x[i]) for a block, one loop per float type so that the
+ * compiler vectorizes the common cases. */
+static void block_keys(optic_dtype dt, const void *x, size_t n, int64_t *keys) {
+  if (dt == OPTIC_BF16 || dt == OPTIC_F16) {
+    const int16_t *h = x;
+    for (size_t i = 0; i < n; i++) {
+      int32_t w = h[i];
+      keys[i] = w ^ ((w >> 31) & INT16_MAX);
+    }
+  } else if (dt == OPTIC_F32) {
+    const int32_t *f = x;
+    for (size_t i = 0; i < n; i++) keys[i] = f[i] ^ ((f[i] >> 31) & INT32_MAX);
+  } else {
+    size_t es = optic_dtype_size(dt);
+    for (size_t i = 0; i < n; i++) keys[i] = order_key(dt, (const unsigned char *)x + i * es);
+  }
 }
 
 typedef struct topk_ctx {
@@ -114,6 +136,36 @@ static optic_status topk_less(void *ctx, const void *const *args, bool *before) 
   return OPTIC_OK;
 }
 
+enum { TOPK_SELECT_MAX = 64, TOPK_BLOCK = 256 };
+
+/* The first k of one row in topk order by selection: a sorted list of the best
+ * k so far; an element enters only when strictly better than the list's last
+ * (an equal key came later, so the earlier index keeps its place), and a
+ * block whose best key cannot enter is skipped whole. Keys are negated for
+ * smallest-first, so "better" is always "greater". */
+static void topk_select_row(optic_dtype dt, const void *row, int64_t len, int64_t k, bool largest, int64_t *best_key,
+                            int64_t *best_at) {
+  int64_t keys[TOPK_BLOCK], have = 0;
+  size_t es = optic_dtype_size(dt);
+  for (int64_t b0 = 0; b0 < len; b0 += TOPK_BLOCK) {
+    int64_t n = len - b0 < TOPK_BLOCK ? len - b0 : TOPK_BLOCK, top = INT64_MIN;
+    block_keys(dt, (const unsigned char *)row + (size_t)b0 * es, (size_t)n, keys);
+    if (!largest) {
+      for (int64_t i = 0; i < n; i++) keys[i] = -1 - keys[i]; /* order-reversing, never overflows */
+    }
+    for (int64_t i = 0; i < n; i++) top = keys[i] > top ? keys[i] : top;
+    if (have == k && top <= best_key[k - 1]) continue;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t key = keys[i];
+      if (have == k && key <= best_key[k - 1]) continue;
+      int64_t j = have < k ? have++ : k - 1;
+      for (; j > 0 && best_key[j - 1] < key; j--) best_key[j] = best_key[j - 1], best_at[j] = best_at[j - 1];
+      best_key[j] = key;
+      best_at[j] = b0 + i;
+    }
+  }
+}
+
 optic_status graph_topk_run(optic_dtype dt, const optic_shape *xs, const void *x, int64_t k, bool largest, void *values,
                             int32_t *indices, size_t lo, size_t hi, int64_t *scratch) {
   int32_t last = xs->rank - 1;
@@ -122,11 +174,18 @@ optic_status graph_topk_run(optic_dtype dt, const optic_shape *xs, const void *x
   topk_ctx c = {dt, largest};
   const void *in[1] = {x};
   graph_sort_io io = {1, last, xs, &dt, in, NULL, topk_less, &c};
-  int64_t *perm = scratch, *tmp = scratch + len;
+  int64_t sel_key[TOPK_SELECT_MAX], sel_at[TOPK_SELECT_MAX];
+  if (k == 0) return OPTIC_OK;
+  const bool select = k <= TOPK_SELECT_MAX;
+  int64_t *perm = select ? sel_at : scratch;
   for (size_t q = lo; q < hi; q++) {
     slice_view v = {&io, q * (size_t)len, 1};
-    optic_status st = merge_sort(&v, len, perm, tmp);
-    if (st != OPTIC_OK) return st;
+    if (select) {
+      topk_select_row(dt, (const unsigned char *)x + v.base * es, len, k, largest, sel_key, sel_at);
+    } else {
+      optic_status st = merge_sort(&v, len, perm, scratch + len);
+      if (st != OPTIC_OK) return st;
+    }
     for (int64_t i = 0; i < k; i++) {
       memcpy((unsigned char *)values + (q * (size_t)k + (size_t)i) * es,
              (const unsigned char *)x + (v.base + (size_t)perm[i]) * es, es);

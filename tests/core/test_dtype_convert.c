@@ -102,6 +102,24 @@ static void half_decode_all(void) {
       OT_CHECK((double)f == ref_f16((uint16_t)h) && (signbit(f) != 0) == (h >> 15), "f16 0x%04x -> %a", h, f);
     }
   }
+  /* The bulk path (a vectorized loop) over every f16 pattern, one call, into
+   * a misaligned destination: the scalar's bits, and a NaN keeps its payload
+   * in the high mantissa bits. */
+  uint16_t *all = malloc(65536 * sizeof *all);
+  unsigned char *raw = malloc(65536 * 4 + 1);
+  for (uint32_t h = 0; h < 65536; h++) all[h] = (uint16_t)h;
+  OT_EXPECT_OK(optic_convert_elements(OPTIC_F16, all, OPTIC_F32, raw + 1, 65536));
+  int bad = 0;
+  for (uint32_t h = 0; h < 65536; h++) {
+    uint32_t got, want;
+    memcpy(&got, raw + 1 + 4 * h, 4);
+    float f = optic_f16_to_f32((uint16_t)h);
+    memcpy(&want, &f, 4);
+    if (bits_are_nan16((uint16_t)h, 5)) want = ((h & 0x8000u) << 16) | 0x7F800000u | ((h & 0x3FFu) << 13);
+    if (got != want && bad++ < 5) OT_CHECK(false, "bulk f16 0x%04x -> 0x%08x, want 0x%08x", h, got, want);
+  }
+  free(all);
+  free(raw);
 }
 
 /* f32 -> bf16 for f32 patterns around every bf16 value, ties included. */
@@ -371,6 +389,72 @@ static void pred_and_half_pairs(void) {
   OT_EXPECT_STATUS(optic_convert_elements(OPTIC_U16, same, OPTIC_S32, same, 1), OPTIC_ERR_INVALID_ARGUMENT);
 }
 
+/* Every 8- and 16-bit integer to f32, bf16 and f16 in one call (and in calls
+ * of 0, 1, 255, 256 and 257 elements, into a misaligned destination, and in
+ * place for the equal-size pairs): f32 exact; a half holds the integer
+ * rounded to nearest even at its precision (11 bits f16, 8 bf16), f16 past
+ * 65504 is infinity. */
+static double int_rounded(int64_t v, int p) {
+  uint64_t mag = (uint64_t)(v < 0 ? -v : v);
+  if (mag >= (1ull << p)) {
+    int msb = 63 - __builtin_clzll(mag), shift = msb + 1 - p;
+    uint64_t q = mag >> shift, rem = mag & ((1ull << shift) - 1u), half = 1ull << (shift - 1);
+    if (rem > half || (rem == half && (q & 1u))) q++;
+    mag = q << shift;
+  }
+  return v < 0 ? -(double)mag : (double)mag;
+}
+
+static bool small_int_case(optic_dtype from, optic_dtype to, size_t n, size_t first, bool in_place, int *bad) {
+  size_t ss = optic_dtype_size(from), ds = optic_dtype_size(to);
+  unsigned char *src = malloc(n * ss + 1), *raw = malloc(n * (ds > ss ? ds : ss) + 1), *dst = in_place ? raw : raw + 1;
+  for (size_t i = 0; i < n; i++) { /* pattern first + i */
+    uint16_t pat = (uint16_t)(first + i);
+    memcpy(src + i * ss, &pat, ss);
+  }
+  if (in_place) memcpy(dst, src, n * ss);
+  bool ok = optic_convert_elements(from, in_place ? dst : src, to, dst, n) == OPTIC_OK;
+  for (size_t i = 0; ok && i < n; i++) {
+    int64_t v = read_int(from, src + i * ss);
+    double want = to == OPTIC_F32 ? (double)v : int_rounded(v, to == OPTIC_F16 ? 11 : 8), got;
+    if (to == OPTIC_F16 && fabs(want) > 65504.0) want = v < 0 ? -(double)INFINITY : (double)INFINITY;
+    if (to == OPTIC_F32) {
+      float f;
+      memcpy(&f, dst + 4 * i, 4);
+      got = (double)f;
+    } else {
+      uint16_t h;
+      memcpy(&h, dst + 2 * i, 2);
+      got = to == OPTIC_BF16 ? (double)optic_bf16_to_f32(h) : (double)optic_f16_to_f32(h);
+    }
+    if (got != want && (*bad)++ < 10) {
+      fprintf(stderr, "  %s %lld -> %s: %g, want %g (n %zu%s)\n", optic_dtype_name(from), (long long)v,
+              optic_dtype_name(to), got, want, n, in_place ? ", in place" : "");
+    }
+  }
+  free(src);
+  free(raw);
+  return ok;
+}
+
+static void small_ints_to_floats(void) {
+  const optic_dtype froms[] = {OPTIC_S8, OPTIC_U8, OPTIC_S16, OPTIC_U16};
+  const optic_dtype tos[] = {OPTIC_F32, OPTIC_BF16, OPTIC_F16};
+  const size_t ns[] = {0, 1, 255, 256, 257};
+  int bad = 0;
+  for (int f = 0; f < 4; f++) {
+    size_t all = optic_dtype_size(froms[f]) == 1 ? 256 : 65536;
+    for (int t = 0; t < 3; t++) {
+      OT_CHECK(small_int_case(froms[f], tos[t], all, 0, false, &bad));
+      for (int k = 0; k < 5; k++) OT_CHECK(small_int_case(froms[f], tos[t], ns[k], all - 130, false, &bad));
+      if (optic_dtype_size(froms[f]) == optic_dtype_size(tos[t])) {
+        OT_CHECK(small_int_case(froms[f], tos[t], all, 0, true, &bad));
+      }
+    }
+  }
+  OT_CHECK(bad == 0, "%d small-integer conversions differ from the rounding rule", bad);
+}
+
 static const ot_case cases[] = {
     {"table", table},
     {"half_decode_all", half_decode_all},
@@ -380,5 +464,6 @@ static const ot_case cases[] = {
     {"float_to_int_saturation", float_to_int_saturation},
     {"int_to_float_rounding", int_to_float_rounding},
     {"pred_and_half_pairs", pred_and_half_pairs},
+    {"small_ints_to_floats", small_ints_to_floats},
 };
 OT_MAIN(cases)
