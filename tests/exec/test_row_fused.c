@@ -11,16 +11,19 @@
  *    |x| 2.5 log2(W + 1) FLT_EPSILON sum|x| (the reduce bound of
  *    kernels/reduce.h) + 4 FLT_EPSILON (|x s| + |g|);
  *  - 1 and 2 threads (every op split), input and output views aligned and
- *    misaligned by one float: all four results bitwise equal.
+ *    misaligned by one float, and with streaming stores forced on: all six
+ *    results bitwise equal.
  * A failure prints the pattern, shape, threads and view, and the command that
  * reruns the case. */
 #include <float.h>
 #include <math.h>
 
+#include "kernels/stream.h"
 #include "tests/exec/exec_util.h"
 
 enum { SOFTMAX, LAYERNORM, ROWSUM };
 static const char *const pattern_name[] = {"softmax", "layer norm", "x*rowsum(x)+g"};
+static const char *const view_name[] = {"aligned", "misaligned", "streaming"};
 
 static const char SOFTMAX_T[] =
     "HloModule softmax\n\nmx {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}"
@@ -144,19 +147,23 @@ static void check_shape(int pat, long r, long w) {
     reference(pat, r, w, x, g, b, want, tol);
     optic_shape xs = {.rank = 2, .dims = {r, w}}, vs = {.rank = 1, .dims = {w}};
     int n_in = pat == LAYERNORM ? 3 : pat == ROWSUM ? 2 : 1;
+    /* views: 0 aligned, 1 misaligned by one float, 2 aligned with streaming
+     * stores forced (threshold 0: every kernel call and member streams) */
     for (int threads = 1; threads <= 2; threads++) {
-      for (int shift = 0; shift <= 1; shift++) {
+      for (int view = 0; view <= 2; view++) {
+        const int shift = view == 1;
+        size_t saved = view == 2 ? optic_stream_threshold_set(0) : 0;
         if (shift) memmove(x + 1, x, n * sizeof *x); /* the same values one float on */
         bool ok = run(p, threads, &xs, &vs, x, g, b, y, shift, n_in);
         if (shift) memmove(x, x + 1, n * sizeof *x);
+        if (view == 2) optic_stream_threshold_set(saved);
         long bad = ok ? first_off(y + shift, want, tol, n) : -1;
         OT_CHECK(bad < 0, "%s f32[%ld,%ld] %d threads %s: y[%ld,%ld] = %.9g, want %.9g +- %.3g", pattern_name[pat], r,
-                 w, threads, shift ? "misaligned" : "aligned", bad / w, bad % w, (double)y[shift + bad], want[bad],
-                 tol[bad]);
+                 w, threads, view_name[view], bad / w, bad % w, (double)y[shift + bad], want[bad], tol[bad]);
         if (threads == 1 && shift == 0) memcpy(first, y, n * sizeof *y);
         OT_CHECK(!ok || memcmp(first, y + shift, n * sizeof *y) == 0,
                  "%s f32[%ld,%ld] %d threads %s: not bitwise the 1-thread aligned result", pattern_name[pat], r, w,
-                 threads, shift ? "misaligned" : "aligned");
+                 threads, view_name[view]);
       }
     }
   }
