@@ -359,6 +359,10 @@ void exec_sync(const exec_thread *th);
 optic_status exec_op_layout(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_elementwise(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_reduce(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th);
+/* reduce-window of one f32 input with a fast reducer (exec/ops_window.c):
+ * whether it fits, and this thread's share of it. */
+bool exec_reduce_window_rows_fit(const exec_step *s);
+void exec_reduce_window_rows(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th);
 /* dynamic-slice, dynamic-update-slice, gather, scatter (exec/ops_dynamic.c). */
 optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec_thread *th);
