@@ -258,6 +258,20 @@ void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in, optic_dtyp
   optic_elem_basic(elem_of(op), (optic_compare_op)cmp, in, out, n, src, scalar_mask, y);
 }
 
+void ew_bind_kernels(ew_instr *in) {
+  in->k_un = NULL, in->k_vv = NULL, in->k_vs = NULL, in->k_comm = false;
+  if (in->kind != EW_OP || in->in_dt != OPTIC_F32 || in->out_dt != OPTIC_F32 || scalar_op(in->op)) return;
+  const ew_tables *t = tables();
+  optic_unary_op u;
+  optic_binary_op b;
+  if (unary_kernel(in->op, &u)) {
+    in->k_un = t->un->kernel[u];
+  } else if (binary_kernel(in->op, &b)) { /* the f32_apply forms */
+    in->k_vv = t->bin->vv[b], in->k_vs = t->bin->vs[b];
+    in->k_comm = in->op == OPTIC_OP_ADD || in->op == OPTIC_OP_MULTIPLY;
+  }
+}
+
 static void kernel_f32(void *ctx, optic_elem_op op, optic_compare_op cmp, size_t n, const float *const *src, void *y) {
   (void)ctx;
   optic_opcode o = (optic_opcode)elem_opcode[op];
@@ -349,4 +363,40 @@ void walk_scatter(const exec_walk *w, size_t es, const void *src, size_t lo, siz
   const unsigned char *s = src;
   unsigned char *d = dst;
   WALK_RUNS(w, lo, len, copy_run(es, s + k_ * es, 1, d + off_ * (int64_t)es, st_, run_));
+}
+
+exec_walk walk_merged(const exec_walk *w) {
+  exec_walk m = {.rank = 0, .base = w->base};
+  for (int32_t d = 0; d < w->rank; d++) {
+    if (w->dims[d] == 1) continue;
+    if (m.rank > 0 && m.strides[m.rank - 1] == w->dims[d] * w->strides[d]) {
+      m.dims[m.rank - 1] *= w->dims[d];
+      m.strides[m.rank - 1] = w->strides[d];
+      continue;
+    }
+    m.dims[m.rank] = w->dims[d];
+    m.strides[m.rank++] = w->strides[d];
+  }
+  return m;
+}
+
+bool walk_one_run(const exec_walk *w, size_t lo, size_t len, int64_t *off) {
+  if (w->rank == 0) {
+    *off = w->base;
+    return true;
+  }
+  const int32_t last = w->rank - 1;
+  const size_t n = (size_t)w->dims[last];
+  if (n == 0) return false;
+  size_t q = lo / n, r = lo % n;
+  if (r + len > n) return false;
+  int64_t o = w->base + (int64_t)r * w->strides[last];
+  for (int32_t d = last - 1; d >= 0; d--) {
+    size_t dim = (size_t)w->dims[d];
+    size_t i = d == 0 ? q : q % dim;
+    o += (int64_t)i * w->strides[d];
+    q = d == 0 ? 0 : q / dim;
+  }
+  *off = o;
+  return true;
 }

@@ -131,6 +131,11 @@ static optic_status use_value(lower_ctx *c, ew_value *v, optic_dtype dt, ew_src 
         if (st != OPTIC_OK) return st;
         ew_instr g = {.kind = EW_GATHER, .in_dt = dt, .out_dt = dt, .n_src = 1, .dst = r, .walk = v->walk};
         g.src[0] = (ew_src){EW_INPUT, v->index, NULL};
+        g.run = walk_merged(&v->walk);
+        if (r < EW_ALIAS_REGS) {
+          int64_t step = g.run.rank > 0 ? g.run.strides[g.run.rank - 1] : 0;
+          g.alias = step == 0 ? EW_ALIAS_SCALAR : step == 1 ? EW_ALIAS_DIRECT : EW_ALIAS_NONE;
+        }
         if ((st = add_instr(c, &g)) != OPTIC_OK) return st;
         v->gathered = r;
       }
@@ -384,6 +389,22 @@ static optic_status emit_outputs(lower_ctx *c, optic_node_id root, int32_t n_out
   return st;
 }
 
+/* What running needs precomputed: kernels, element sizes, run divisors. */
+static void finish_instrs(ew_prog *p) {
+  for (int32_t i = 0; i < p->n_instr; i++) {
+    ew_instr *in = &p->ins[i];
+    ew_bind_kernels(in);
+    for (int32_t k = 0; k < in->n_src; k++) {
+      const ew_src *s = &in->src[k];
+      in->src_es[k] = s->kind == EW_INPUT ? (uint8_t)optic_dtype_size(p->input_dtype[s->index]) : 0;
+    }
+    if (in->kind == EW_GATHER && in->run.rank > 0 && in->run.dims[in->run.rank - 1] > 0) {
+      in->run_inv = 1.0 / (double)in->run.dims[in->run.rank - 1];
+    }
+    p->may_segment |= in->kind == EW_GATHER && in->alias != EW_ALIAS_NONE;
+  }
+}
+
 static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, size_t N, bool params_full,
                                   optic_node_id as_input, optic_node_id root_override, ew_prog **out) {
   *out = NULL;
@@ -436,6 +457,7 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
     st = lower_at(&c, id, i, vals, N, params_full, as_input);
   }
   if (st == OPTIC_OK) st = emit_outputs(&c, root, n_out, vals);
+  if (st == OPTIC_OK) finish_instrs(p);
 done:
   free(c.free_regs);
   free(needed);
@@ -454,40 +476,150 @@ optic_status ew_lower(const optic_module_t *m, optic_comp_id comp, size_t elemen
   return ew_lower_ex(m, comp, elements, false, out);
 }
 
-void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs, size_t lo,
-                  size_t len, void *regs) {
+/* The source pointers of instruction in for block lo, and which are one
+ * element repeated (the mask ew_apply takes). Registers in `aliased` stand for
+ * memory elsewhere (at[r]; scalar: one element) instead of their own block. */
+static unsigned block_sources(const ew_prog *p, const ew_instr *in, const void *const *inputs, uint64_t scalar_inputs,
+                              size_t lo, unsigned char *rb, uint64_t aliased, uint64_t scalar_alias,
+                              const void *const *at, const void **src) {
+  unsigned mask = 0;
+  for (int32_t k = 0; k < in->n_src; k++) {
+    const ew_src *s = &in->src[k];
+    switch (s->kind) {
+      case EW_REG:
+        if (s->index < EW_ALIAS_REGS && ((aliased >> s->index) & 1u)) {
+          src[k] = at[s->index];
+          mask |= (unsigned)((scalar_alias >> s->index) & 1u) << k;
+        } else {
+          src[k] = rb + (size_t)s->index * EXEC_BLOCK * 8;
+        }
+        break;
+      case EW_SCALAR:
+        src[k] = s->value ? s->value : inputs[s->index];
+        mask |= 1u << k;
+        break;
+      default: {
+        const void *base = p->input_const[s->index] ? p->input_const[s->index] : inputs[s->index];
+        if ((scalar_inputs >> s->index) & 1u) {
+          src[k] = base;
+          mask |= 1u << k;
+        } else if (in->kind == EW_GATHER) {
+          src[k] = base;
+        } else {
+          src[k] = (const unsigned char *)base + lo * in->src_es[k];
+        }
+        break;
+      }
+    }
+  }
+  return mask;
+}
+
+/* Elements from lo to the end of the run of gather g's merged walk that
+ * holds element lo (rank 0: all of them), and the offset of element lo. The
+ * division by the run's extent uses the precomputed reciprocal for rank 2. */
+static size_t gather_run_left(const ew_instr *g, size_t lo, int64_t *off) {
+  const exec_walk *w = &g->run;
+  if (w->rank == 0) {
+    *off = w->base;
+    return SIZE_MAX;
+  }
+  if (w->rank == 1) {
+    *off = w->base + (int64_t)lo * w->strides[0];
+    return lo < (size_t)w->dims[0] ? (size_t)w->dims[0] - lo : 0;
+  }
+  const size_t n = (size_t)w->dims[w->rank - 1];
+  if (n == 0) return 0;
+  if (w->rank > 2 || lo >= ((size_t)1 << 50)) return walk_one_run(w, lo, 1, off) ? n - lo % n : 0;
+  size_t q = (size_t)((double)lo * g->run_inv), r; /* within 1 of lo / n: corrected below */
+  if (q * n > lo) q--;
+  r = lo - q * n;
+  if (r >= n) q++, r -= n;
+  *off = w->base + (int64_t)q * w->strides[0] + (int64_t)r * w->strides[1];
+  return n - r;
+}
+
+/* Runs one op on the block: through the kernels bound at lowering when the
+ * operands' form has one (the same call ew_apply would make), else ew_apply. */
+static void run_op(const ew_instr *in, size_t len, const void *const *src, unsigned mask, void *dst) {
+  if (in->k_vv != NULL && mask == 0) {
+    in->k_vv(len, src[0], src[1], dst);
+  } else if (in->k_vv != NULL && mask == 2u) {
+    in->k_vs(len, src[0], *(const float *)src[1], dst);
+  } else if (in->k_vv != NULL && mask == 1u && in->k_comm) {
+    in->k_vs(len, src[1], *(const float *)src[0], dst);
+  } else if (in->k_un != NULL && mask == 0) {
+    in->k_un(len, src[0], dst);
+  } else {
+    ew_apply(in->op, in->cmp, in->in_dt, in->out_dt, len, src, mask, dst);
+  }
+}
+
+/* One segment [lo, lo + len) of a block, in which every aliasing gather
+ * whose run holds at least len elements from lo reads through the alias. */
+static void run_segment(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
+                        size_t lo, size_t len, void *regs) {
   unsigned char *rb = regs;
+  uint64_t aliased = 0, scalar_alias = 0;
+  const void *at[EW_ALIAS_REGS];
   for (int32_t i = 0; i < p->n_instr; i++) {
     const ew_instr *in = &p->ins[i];
     const void *src[3] = {NULL, NULL, NULL};
-    unsigned mask = 0;
-    for (int32_t k = 0; k < in->n_src; k++) {
-      const ew_src *s = &in->src[k];
-      switch (s->kind) {
-        case EW_REG: src[k] = rb + (size_t)s->index * EXEC_BLOCK * 8; break;
-        case EW_SCALAR:
-          src[k] = s->value ? s->value : inputs[s->index];
-          mask |= 1u << k;
-          break;
-        default: {
-          const void *base = p->input_const[s->index] ? p->input_const[s->index] : inputs[s->index];
-          if ((scalar_inputs >> s->index) & 1u) {
-            src[k] = base;
-            mask |= 1u << k;
-          } else if (in->kind == EW_GATHER) {
-            src[k] = base;
-          } else {
-            src[k] = (const unsigned char *)base + lo * optic_dtype_size(p->input_dtype[s->index]);
-          }
-          break;
-        }
-      }
+    unsigned mask = block_sources(p, in, inputs, scalar_inputs, lo, rb, aliased, scalar_alias, at, src);
+    if (in->dst >= 0 && in->dst < EW_ALIAS_REGS) { /* the register gets its own values (or a new alias) */
+      aliased &= ~((uint64_t)1 << in->dst);
+      scalar_alias &= ~((uint64_t)1 << in->dst);
+    }
+    int64_t off;
+    if (in->kind == EW_GATHER && in->alias != EW_ALIAS_NONE && gather_run_left(in, lo, &off) >= len) {
+      /* a scalar input (its mask bit) is one element whatever the walk says */
+      const bool one = in->alias == EW_ALIAS_SCALAR || (mask & 1u);
+      at[in->dst] = (const unsigned char *)src[0] + ((mask & 1u) ? 0 : off * (int64_t)optic_dtype_size(in->out_dt));
+      aliased |= (uint64_t)1 << in->dst;
+      if (one) scalar_alias |= (uint64_t)1 << in->dst;
+      continue;
     }
     void *dst = in->dst >= 0 ? (void *)(rb + (size_t)in->dst * EXEC_BLOCK * 8) : outputs[-1 - in->dst];
     if (in->kind == EW_GATHER) {
       walk_gather(&in->walk, optic_dtype_size(in->out_dt), src[0], lo, len, dst);
     } else {
-      ew_apply(in->op, in->cmp, in->in_dt, in->out_dt, len, src, mask, dst);
+      run_op(in, len, src, mask, dst);
     }
+  }
+}
+
+/* Shortest run, from lo, of p's aliasing gathers, among runs of at least
+ * EW_SEGMENT_MIN elements (shorter runs are gathered instead); len if none
+ * ends sooner. */
+static size_t segment_len(const ew_prog *p, size_t lo, size_t len) {
+  size_t seg = len;
+  if (!p->may_segment) return seg;
+  for (int32_t i = 0; i < p->n_instr; i++) {
+    const ew_instr *in = &p->ins[i];
+    int64_t off;
+    if (in->kind != EW_GATHER || in->alias == EW_ALIAS_NONE) continue;
+    size_t left = gather_run_left(in, lo, &off);
+    if (left >= EW_SEGMENT_MIN && left < seg) seg = left;
+  }
+  return seg;
+}
+
+/* A block whose aliasing gathers' runs end inside it runs as segments cut
+ * at those ends: each op then reads a repeated element or contiguous input
+ * in place (a kernel call per segment) instead of a copy of the block. */
+void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs, size_t lo,
+                  size_t len, void *regs) {
+  size_t seg = segment_len(p, lo, len);
+  if (seg >= len || p->n_outputs > EW_SEGMENT_OUTPUTS) {
+    run_segment(p, inputs, scalar_inputs, outputs, lo, len, regs);
+    return;
+  }
+  void *outs[EW_SEGMENT_OUTPUTS];
+  for (size_t done = 0; done < len; done += seg) {
+    seg = segment_len(p, lo + done, len - done);
+    for (int32_t k = 0; k < p->n_outputs; k++) {
+      outs[k] = (unsigned char *)outputs[k] + done * optic_dtype_size(p->output_dtype[k]);
+    }
+    run_segment(p, inputs, scalar_inputs, outs, lo + done, seg, regs);
   }
 }

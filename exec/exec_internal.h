@@ -55,6 +55,10 @@
  * source of the same dtype (in place) except for compare and convert. */
 void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in_dt, optic_dtype out_dt, size_t n,
               const void *const *src, unsigned scalar_mask, void *y);
+/* Sets in's k_* to the kernels ew_apply runs for it (f32 ops that have
+ * unary or binary kernels, from the selected ISA's tables); NULL otherwise. */
+struct ew_instr;
+void ew_bind_kernels(struct ew_instr *in);
 /* Whether ew_apply defines op for these dtypes (checked at bind time). */
 bool ew_supported(optic_opcode op, optic_dtype in_dt, optic_dtype out_dt);
 bool ew_is_elementwise(optic_opcode op);
@@ -74,6 +78,14 @@ typedef struct exec_walk {
 void walk_gather(const exec_walk *w, size_t es, const void *src, size_t lo, size_t len, void *dst);
 /* dst at walk positions (lo + k) = src[k], k < len (the walk addresses dst). */
 void walk_scatter(const exec_walk *w, size_t es, const void *src, size_t lo, size_t len, void *dst);
+/* The same walk with extent-1 dims dropped and neighbours that are one run in
+ * memory (outer stride = extent * inner stride) merged: same elements, same
+ * order, fewest dims. */
+exec_walk walk_merged(const exec_walk *w);
+/* Whether elements [lo, lo + len) of walk w (merged: walk_merged) lie in one
+ * run of its last dim, with *off the offset of element lo (rank 0: always,
+ * at base). */
+bool walk_one_run(const exec_walk *w, size_t lo, size_t len, int64_t *off);
 
 /* ------------------------------------------------------------ block programs */
 
@@ -85,6 +97,20 @@ typedef struct ew_src {
 } ew_src;
 
 enum { EW_OP, EW_GATHER, EW_MOVE };
+/* How a gather into a register may skip its copy for a block that lies in
+ * one run of the walk's last dim: the register then stands for one element
+ * repeated (EW_ALIAS_SCALAR: the run's stride is 0, a broadcast along it) or
+ * for the input's own contiguous elements (EW_ALIAS_DIRECT: stride 1). Its
+ * readers see exactly the values the copy would hold. */
+enum { EW_ALIAS_NONE, EW_ALIAS_SCALAR, EW_ALIAS_DIRECT };
+/* Registers that may alias (ew_run_block tracks them in a 64-bit mask). */
+#define EW_ALIAS_REGS 64
+/* A block is cut into segments at the ends of aliasing gathers' runs of at
+ * least this many elements (shorter runs are copied: a kernel call per
+ * segment would cost more), for programs of at most EW_SEGMENT_OUTPUTS
+ * outputs. */
+#define EW_SEGMENT_MIN 256
+#define EW_SEGMENT_OUTPUTS 16
 typedef struct ew_instr {
   uint8_t kind;
   optic_opcode op;
@@ -94,6 +120,15 @@ typedef struct ew_instr {
   ew_src src[3];
   int32_t dst;    /* register, or -1 - k for output k */
   exec_walk walk; /* EW_GATHER: reads input src[0].index through this walk */
+  uint8_t alias;  /* EW_GATHER into a register: EW_ALIAS_* */
+  exec_walk run;  /* EW_GATHER: walk_merged(walk) */
+  double run_inv; /* EW_GATHER: 1 / run's last extent (0 when that is 0) */
+  /* f32 -> f32 ops with kernels (ew_bind_kernels): what ew_apply would call */
+  void (*k_un)(size_t n, const float *x, float *y);
+  void (*k_vv)(size_t n, const float *a, const float *b, float *y);
+  void (*k_vs)(size_t n, const float *a, float s, float *y);
+  bool k_comm;       /* k_vs also serves a scalar first operand (add, multiply) */
+  uint8_t src_es[3]; /* element bytes of each EW_INPUT source */
 } ew_instr;
 
 typedef struct ew_prog {
@@ -107,6 +142,7 @@ typedef struct ew_prog {
   optic_dtype *output_dtype;
   uint64_t scalar_inputs; /* bit i: parameter i has one element, repeated over the domain */
   int32_t extra_input;    /* ew_lower_epilogue: the input that is the dot's result; else -1 */
+  bool may_segment;       /* it has an aliasing gather (ew_run_block may cut blocks) */
 } ew_prog;
 
 /* Lowers computation comp into a block program whose inputs are comp's

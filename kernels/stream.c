@@ -16,12 +16,25 @@ _Atomic size_t optic_stream_min_bytes_ = OPTIC_STREAM_UNSET_;
 static const char *threshold_source = "default";
 static pthread_once_t stream_once = PTHREAD_ONCE_INIT;
 
-enum { DEFAULT_LLC_BYTES = 32 << 20 };
+enum { DEFAULT_LLC_BYTES = 32 << 20, L2S_PER_CPU = 4 };
+
+/* The cache rule: the last-level cache, counted at most L2S_PER_CPU L2
+ * caches per online CPU (virtual machines may report the host's whole LLC
+ * to a guest of a few CPUs: 480 MiB for 2 CPUs here, of which the guest
+ * keeps far less; real CPUs have at most a few L2s of LLC per core). */
+static size_t cache_bytes(const char **source) {
+  const optic_cpu_info *ci = optic_cpu_info_get();
+  size_t bytes = ci->llc_bytes > 0 ? (size_t)ci->llc_bytes : (size_t)DEFAULT_LLC_BYTES;
+  *source = ci->llc_bytes > 0 ? "llc" : "default";
+  if (ci->l2_bytes > 0 && ci->logical_cpus > 0) {
+    size_t cap = (size_t)ci->l2_bytes * L2S_PER_CPU * (size_t)ci->logical_cpus;
+    if (cap < bytes) bytes = cap, *source = "l2";
+  }
+  return bytes;
+}
 
 static void init_once(void) {
-  int64_t llc = optic_cpu_info_get()->llc_bytes;
-  size_t bytes = llc > 0 ? (size_t)llc : (size_t)DEFAULT_LLC_BYTES;
-  threshold_source = llc > 0 ? "llc" : "default";
+  size_t bytes = cache_bytes(&threshold_source);
   const char *env = getenv("OPTIC_STREAM_STORES");
   if (env != NULL && env[0] != '\0') {
     char *end = NULL;

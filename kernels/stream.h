@@ -6,8 +6,9 @@
  *
  * Rule: a kernel call streams when its footprint (bytes it reads plus bytes
  * it writes) is at least the threshold, by default the last-level cache size
- * (optic_cpu_info.llc_bytes; 32 MiB when unknown): by the end of such a call
- * its first output lines are gone from cache anyway. The environment variable
+ * (optic_cpu_info.llc_bytes; 32 MiB when unknown) but at most 4 L2 caches per
+ * online CPU (a guest may be shown the host's whole LLC): by the end of such
+ * a call its first output lines are gone from cache anyway. The environment variable
  * OPTIC_STREAM_STORES overrides it: "off" (never stream) or a byte count
  * (0 = always). Read once, when a dispatch table is first built (or, for a
  * kernel called directly before that, by its first call).
@@ -43,8 +44,8 @@ static inline bool optic_stream_use(size_t footprint_bytes) {
   return footprint_bytes >= v;
 }
 
-/* The threshold now (after init), and where it came from: "llc", "default"
- * (cache size unknown), "env", or "env-invalid" (OPTIC_STREAM_STORES held
+/* The threshold now (after init), and where it came from: "llc", "l2" (the
+ * L2 cap applied), "default" (cache size unknown), "env", or "env-invalid" (OPTIC_STREAM_STORES held
  * something else than off or a byte count; the cache rule applies). */
 size_t optic_stream_threshold(const char **source);
 

@@ -83,10 +83,14 @@ assert s['min_footprint_bytes']==$2 and s['source']=='$3', s" "$out" \
 stream_case off None env
 stream_case 1048576 1048576 env
 stream_case 0 0 env
+# The LLC, capped at 4 L2s per online CPU (source "l2" when the cap applies).
 llc=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || true)
-if [ -n "$llc" ]; then
-  stream_case "" "$(( ${llc%K} * 1024 ))" llc
-  stream_case 12abc "$(( ${llc%K} * 1024 ))" env-invalid
+l2=$(cat /sys/devices/system/cpu/cpu0/cache/index2/size 2>/dev/null || true)
+if [ -n "$llc" ] && [ -n "$l2" ] && [ "${llc%K}" != "$llc" ] && [ "${l2%K}" != "$l2" ]; then
+  want=$(( ${llc%K} * 1024 )) src=llc cap=$(( ${l2%K} * 1024 * 4 * $(getconf _NPROCESSORS_ONLN) ))
+  [ "$cap" -lt "$want" ] && want=$cap src=l2
+  stream_case "" "$want" "$src"
+  stream_case 12abc "$want" env-invalid
 fi
 
 echo "$passes passed, $fails failed"
