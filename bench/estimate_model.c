@@ -42,6 +42,13 @@ double bench_mpi_all_reduce_ns(int ranks, double bytes, bool messages) {
   optic_machine m;
   if (ranks < 2 || !bench_machine(ranks, &m)) return 0;
   const double n = (double)ranks;
+  if (!messages && ranks == 2) {
+    /* two ranks in shared memory: one pass in which each rank reads its half
+     * of the data from both windows and writes it to both (4 x bytes in all),
+     * and two handshakes */
+    const double bw = 2.0 * bytes <= m.cache_bytes ? m.cache_bandwidth : m.dram_bandwidth;
+    return 2.0 * m.sync_ns + 4.0 * bytes / bw * 1e9;
+  }
   if (!messages) return bench_ring_all_reduce_ns(ranks, bytes);
   /* every step also copies its segment into and out of MPI's shared
    * buffers (2 x bytes / n at one core's DRAM rate) and pays an MPI

@@ -97,6 +97,7 @@ static bool case_compile_split(optic_bench_state *st, exec_case *c, int fusion, 
   optic_exec_options eo = optic_exec_options_default();
   eo.threads = threads;
   eo.split_min_elements = split;
+  co.split_min_elements = split; /* the estimate follows the same split policy */
   if (optic_compile(c->m, &co, &c->p) != OPTIC_OK || optic_exec_ctx_create(&eo, &c->ctx) != OPTIC_OK) {
     optic_bench_skip_with_error(st, optic_last_error());
     return false;

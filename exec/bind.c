@@ -653,9 +653,9 @@ static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
       for (int32_t k = 0; k < s->n_operands; k++) touched += s->operand_elems[k];
       if (s->op == OPTIC_OP_REDUCE_WINDOW) touched *= 4; /* windows revisit elements */
       if (b->split_by_cost && s->t1_ns >= 0) {
-        s->solo = b->threads <= 1 || s->t1_ns * (1.0 - 1.0 / b->threads) <= b->barrier_ns;
+        s->solo = !optic_split_op(b->threads, 0, (double)touched, s->t1_ns, b->barrier_ns);
       } else {
-        s->solo = touched < (size_t)b->split_min;
+        s->solo = !optic_split_op(b->threads, b->split_min, (double)touched, 0, 0);
       }
     }
     if (!s->noop && !s->solo && !s->sync) b->any_split = true;

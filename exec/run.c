@@ -488,6 +488,47 @@ static optic_status lend_output(optic_exec_ctx_t *c, int32_t i, const optic_type
   return OPTIC_OK;
 }
 
+/* Runs the entry on the context's team, or on the calling thread when no
+ * step is split. */
+static void run_entry(run_ctx *rc, const exec_seq *entry, void **params, void **outs) {
+  /* Nothing worth splitting (every step small): the run stays on one thread
+   * and pays for no team start-up or barrier. */
+  int nt = rc->b->any_split ? rc->c->threads : 1;
+  unsigned char *scratch = rc->c->scratch.data, *regs = rc->c->regs.data;
+  size_t regs_per = exec_regs_bytes(rc->b);
+  /* The between-step barrier is exec/barrier.h's (short spin, then futex),
+   * not libgomp's, which spins for GOMP_SPINCOUNT before sleeping and so
+   * burns whole time slices when a peer thread is descheduled. */
+  exec_barrier bar;
+  exec_barrier_init(&bar, (unsigned)nt);
+  /* OpenBLAS (OpenMP build) sizes its team by omp_get_max_threads() of the
+   * calling task unless it is inside an active region, so every thread of a
+   * run sets its own count to 1: otherwise a 1-thread context's GEMM would
+   * start OpenBLAS's own threads (and re-set its process-wide thread count).
+   * A 1-thread run opens no region at all (libgomp allocates a team per
+   * region, which would fault fresh heap pages in a steady state): it runs on
+   * the calling thread with the caller's count set to 1 and restored after.
+   * Steps never open nested regions. */
+  if (nt == 1) {
+    int caller_threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    exec_thread th = {.t = 0, .nt = 1, .scratch = scratch, .bar = &bar, .regs = regs};
+    optic_status ts = run_seq(rc, entry, params, outs, &th);
+    if (ts != OPTIC_OK) record_error(rc, ts);
+    omp_set_num_threads(caller_threads);
+  } else {
+#pragma omp parallel num_threads(nt)
+    {
+      omp_set_num_threads(1);
+      exec_thread th = {.t = omp_get_thread_num(), .nt = omp_get_num_threads(), .scratch = scratch};
+      th.bar = th.nt == nt ? &bar : NULL;
+      th.regs = regs + regs_per * (size_t)th.t;
+      optic_status ts = run_seq(rc, entry, params, outs, &th);
+      if (ts != OPTIC_OK) record_error(rc, ts);
+    }
+  }
+}
+
 optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tensor *inputs, int32_t n_in,
                             optic_tensor *outputs, int32_t n_out) {
   const optic_module_t *m = b->m;
@@ -533,31 +574,7 @@ optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tens
     rc.run = exec_profiler_next_run(rc.prof);
     run_start = optic_now_ns();
   }
-  /* Nothing worth splitting (every step small): the run stays on one thread
-   * and pays for no team start-up or barrier. */
-  int nt = b->any_split ? c->threads : 1;
-  unsigned char *scratch = c->scratch.data, *regs = c->regs.data;
-  size_t regs_per = exec_regs_bytes(b);
-  /* The between-step barrier is exec/barrier.h's (short spin, then futex),
-   * not libgomp's, which spins for GOMP_SPINCOUNT before sleeping and so
-   * burns whole time slices when a peer thread is descheduled. */
-  exec_barrier bar;
-  exec_barrier_init(&bar, (unsigned)nt);
-#pragma omp parallel num_threads(nt)
-  {
-    /* OpenBLAS (OpenMP build) sizes its team by omp_get_max_threads() of
-     * the calling task unless it is inside an active region. A 1-thread team
-     * is not active, so without this a 1-thread context's GEMM would start
-     * OpenBLAS's own threads (and re-set its process-wide thread count).
-     * The setting is this implicit task's alone: it ends with the region and
-     * touches no other thread or context. Steps never open nested regions. */
-    omp_set_num_threads(1);
-    exec_thread th = {.t = omp_get_thread_num(), .nt = omp_get_num_threads(), .scratch = scratch};
-    th.bar = th.nt == nt ? &bar : NULL;
-    th.regs = regs + regs_per * (size_t)th.t;
-    optic_status ts = run_seq(&rc, entry, params, outs, &th);
-    if (ts != OPTIC_OK) record_error(&rc, ts);
-  }
+  run_entry(&rc, entry, params, outs);
   if (rc.prof) {
     exec_profiler_record_span(rc.prof, OPTIC_PROFILE_RUN, "run", optic_computation_name(m, b->entry), b->program,
                               rc.device, 0, -1, rc.run, run_start, optic_now_ns(), 0.0, 0.0, b->est_ns);

@@ -33,7 +33,18 @@ optic_status ad_const(ad_ctx *c, double v, optic_dtype dt, const optic_shape *sh
 
 optic_status ad_zeros_like(ad_ctx *c, optic_node_id x, optic_node_id *out) {
   const optic_type *t = ad_type(c, x);
+  if (optic_type_is_tuple(t)) return ad_zeros_of_type(c->m, c->dst, *t, out);
   return ad_const(c, 0.0, t->dtype, &t->shape, out);
+}
+
+optic_status ad_new_comp(optic_module_t *m, const char *base, optic_comp_id *out) {
+  optic_status st = optic_module_add_computation(m, base, out);
+  for (int i = 1; i < 100000 && st == OPTIC_ERR_INVALID_ARGUMENT; i++) {
+    char alt[340];
+    snprintf(alt, sizeof alt, "%.300s.%d", base, i);
+    st = optic_module_add_computation(m, alt, out);
+  }
+  return st;
 }
 
 optic_status ad_un(ad_ctx *c, optic_opcode op, optic_node_id x, optic_node_id *out) {

@@ -2,8 +2,9 @@
  * rhs dilation, feature and batch groups). Both gradients are
  * convolutions, with the transposed dimension numbers, paddings and
  * group counts of JAX's conv_general_dilated transpose rules (jax/_src/
- * lax/convolution.py, _conv_general_dilated_transpose_lhs/_rhs); window
- * reversal is not differentiated. */
+ * lax/convolution.py, _conv_general_dilated_transpose_lhs/_rhs). Window
+ * reversal along a spatial dim is the unreversed convolution with the
+ * kernel reversed there: the rules then see that kernel. */
 #include <stdio.h>
 
 #include "graph/autodiff_internal.h"
@@ -158,11 +159,7 @@ static optic_status conv_rhs(ad_ctx *c, const conv_fwd *f, optic_node_id g, opti
 }
 
 const char *ad_convolution_unsupported(const optic_module_t *m, optic_node_id y) {
-  optic_node_attrs_t a;
-  ad_attrs(m, y, &a);
-  for (int32_t s = 0; s < a.convolution.spatial_count; s++) {
-    if (a.convolution.window[s].reversal) return "window reversal has no rule";
-  }
+  (void)m, (void)y;
   return NULL;
 }
 
@@ -171,7 +168,16 @@ optic_status ad_rule_convolution(ad_ctx *c, optic_node_id y, optic_node_id g, op
   conv_fwd f;
   read_conv(c, y, &f);
   gx[0] = gx[1] = OPTIC_NO_NODE;
+  int64_t rev[AD_CONV_MAX_SPATIAL];
+  int32_t nr = 0;
+  for (int32_t s = 0; s < f.ns; s++) {
+    if (f.w[s].reversal) rev[nr++] = f.k.sp[s];
+  }
+  if (nr > 0) AD_TRY(optic_graph_reverse(c->m, c->dst, w, rev, nr, NULL, &w));
   if (ad_wants(c, x)) AD_TRY(conv_lhs(c, &f, g, x, w, &gx[0]));
-  if (ad_wants(c, w)) AD_TRY(conv_rhs(c, &f, g, x, w, &gx[1]));
+  if (ad_wants(c, optic_node_operand(c->m, y, 1))) {
+    AD_TRY(conv_rhs(c, &f, g, x, w, &gx[1]));
+    if (nr > 0) AD_TRY(optic_graph_reverse(c->m, c->dst, gx[1], rev, nr, NULL, &gx[1]));
+  }
   return OPTIC_OK;
 }

@@ -2,15 +2,15 @@
  * (adding) into zeros of the operand's shape at the same starts; gather
  * clamps each start so the slice lies inside the operand while scatter
  * skips windows that do not, so the rule clamps the indices itself first,
- * exactly as gather does. scatter-add's operand takes g; its updates take
+ * exactly as gather does; batching dims are first rewritten as collapsed
+ * dims indexed by an iota. scatter-add's operand takes g; its updates take
  * g gathered at their windows, zero for windows scatter skipped (out of
- * bounds). Batching dims and other scatter combiners are refused. */
+ * bounds). */
 #include "graph/autodiff_internal.h"
 
 const char *ad_gather_unsupported(const optic_module_t *m, optic_node_id y) {
   optic_node_attrs_t a;
   ad_attrs(m, y, &a);
-  if (a.gather.n_batching > 0) return "gather with batching dims has no rule";
   optic_dtype it = optic_node_type(m, optic_node_operand(m, y, 1))->dtype;
   if (optic_dtype_is_float(it) || it == OPTIC_PRED) return "indices must be integers";
   return NULL;
@@ -47,8 +47,7 @@ static optic_status clamp_indices(ad_ctx *c, const optic_gather_dims *d, optic_n
 
 /* The gather that reads back the windows scatter s writes (x: its operand,
  * u: its updates). */
-static optic_gather_dims gather_of_scatter(const ad_ctx *c, const optic_scatter_dims *s, optic_node_id x,
-                                           optic_node_id u) {
+optic_gather_dims ad_gather_of_scatter(const ad_ctx *c, const optic_scatter_dims *s, optic_node_id x, optic_node_id u) {
   optic_gather_dims d = {.n_offset_dims = s->n_update_window_dims,
                          .n_collapsed = s->n_inserted,
                          .n_start_index_map = s->n_scatter_dims_to_operand_dims,
@@ -66,8 +65,8 @@ static optic_gather_dims gather_of_scatter(const ad_ctx *c, const optic_scatter_
 }
 
 /* pred per update window: its start lies where scatter writes it. */
-static optic_status in_bounds(ad_ctx *c, const optic_gather_dims *d, optic_node_id x, optic_node_id idx,
-                              optic_node_id u, const optic_scatter_dims *s, optic_node_id *out) {
+optic_status ad_scatter_in_bounds(ad_ctx *c, const optic_gather_dims *d, optic_node_id x, optic_node_id idx,
+                                  optic_node_id u, const optic_scatter_dims *s, optic_node_id *out) {
   optic_node_id cl, eq, ok;
   AD_TRY(clamp_indices(c, d, x, idx, &cl));
   AD_TRY(ad_cmp(c, OPTIC_CMP_EQ, cl, idx, &eq));
@@ -91,7 +90,9 @@ static optic_status in_bounds(ad_ctx *c, const optic_gather_dims *d, optic_node_
 }
 
 const char *ad_scatter_unsupported(const optic_module_t *m, optic_node_id y) {
-  if (ad_combiner_op(m, optic_node_called(m, y, 0)) != OPTIC_OP_ADD) return "only scatter-add has a rule";
+  if (ad_scatter_combiner(m, y) == OPTIC_OP_PARAMETER) {
+    return "only the add, multiply, maximum, minimum and replace (returns the update) combiners have rules";
+  }
   optic_dtype it = optic_node_type(m, optic_node_operand(m, y, 1))->dtype;
   if (optic_dtype_is_float(it) || it == OPTIC_PRED) return "indices must be integers";
   return NULL;
@@ -101,15 +102,44 @@ optic_status ad_rule_scatter(ad_ctx *c, optic_node_id y, optic_node_id g, optic_
   optic_node_id x = optic_node_operand(c->m, y, 0), idx = optic_node_operand(c->m, y, 1),
                 u = optic_node_operand(c->m, y, 2), t, ok;
   gx[0] = gx[1] = gx[2] = OPTIC_NO_NODE;
+  if (ad_scatter_combiner(c->m, y) != OPTIC_OP_ADD) return ad_rule_scatter_other(c, y, g, gx);
   if (ad_wants(c, x)) gx[0] = g;
   if (!ad_wants(c, u)) return OPTIC_OK;
   optic_node_attrs_t a;
   ad_attrs(c->m, y, &a);
   optic_scatter_dims s = a.scatter;
-  optic_gather_dims d = gather_of_scatter(c, &s, x, u);
+  optic_gather_dims d = ad_gather_of_scatter(c, &s, x, u);
   AD_TRY(optic_graph_gather(c->m, c->dst, g, idx, &d, NULL, &t));
-  AD_TRY(in_bounds(c, &d, x, idx, u, &s, &ok));
+  AD_TRY(ad_scatter_in_bounds(c, &d, x, idx, u, &s, &ok));
   return ad_mask(c, ok, t, &gx[2]);
+}
+
+/* The gather without batching dims that reads what gather (d, idx) reads
+ * (XLA's batching dims expander does the same): each operand batching dim
+ * becomes a collapsed, start-mapped dim whose index entry is an iota along
+ * its paired indices dim. */
+static optic_status unbatch(ad_ctx *c, optic_gather_dims *d, optic_node_id *idx) {
+  optic_shape s = ad_type(c, *idx)->shape;
+  optic_dtype dt = ad_type(c, *idx)->dtype;
+  if (d->index_vector_dim == s.rank) { /* the index vector made explicit */
+    s.dims[s.rank++] = 1;
+    AD_TRY(optic_graph_reshape(c->m, c->dst, *idx, &s, NULL, idx));
+  }
+  optic_node_id parts[OPTIC_MAX_RANK + 1];
+  int32_t n = 0;
+  parts[n++] = *idx;
+  s.dims[d->index_vector_dim] = 1;
+  for (int32_t b = 0; b < d->n_batching; b++) {
+    AD_TRY(optic_graph_iota(c->m, c->dst, dt, &s, d->start_indices_batching_dims[b], NULL, &parts[n++]));
+    d->start_index_map[d->n_start_index_map++] = d->operand_batching_dims[b];
+    int32_t k = d->n_collapsed++; /* kept sorted */
+    while (k > 0 && d->collapsed_slice_dims[k - 1] > d->operand_batching_dims[b]) {
+      d->collapsed_slice_dims[k] = d->collapsed_slice_dims[k - 1], k--;
+    }
+    d->collapsed_slice_dims[k] = d->operand_batching_dims[b];
+  }
+  d->n_batching = 0;
+  return optic_graph_concatenate(c->m, c->dst, parts, n, d->index_vector_dim, NULL, idx);
 }
 
 optic_status ad_rule_gather(ad_ctx *c, optic_node_id y, optic_node_id g, optic_node_id *gx) {
@@ -118,6 +148,7 @@ optic_status ad_rule_gather(ad_ctx *c, optic_node_id y, optic_node_id g, optic_n
   if (!ad_wants(c, x)) return OPTIC_OK;
   optic_node_attrs_t a;
   ad_attrs(c->m, y, &a);
+  if (a.gather.n_batching > 0) AD_TRY(unbatch(c, &a.gather, &idx));
   const optic_gather_dims *d = &a.gather;
   optic_scatter_dims s = {.n_update_window_dims = d->n_offset_dims,
                           .n_inserted = d->n_collapsed,

@@ -16,7 +16,7 @@ typedef struct rw {
   int64_t size[OPTIC_MAX_RANK], stride[OPTIC_MAX_RANK], wdil[OPTIC_MAX_RANK], out[OPTIC_MAX_RANK];
   int64_t padded[OPTIC_MAX_RANK];
   optic_pad_dim pad[OPTIC_MAX_RANK]; /* the padding (and base dilation) the windows read through */
-  bool any_pad;
+  bool any_pad, rev[OPTIC_MAX_RANK]; /* rev: window reversal (visited from the far end) */
   int64_t elements;
 } rw;
 
@@ -27,7 +27,7 @@ static void read_window(const ad_ctx *c, optic_node_id y, rw *w) {
   w->r = xs->rank, w->any_pad = false, w->elements = 1;
   for (int32_t d = 0; d < w->r; d++) {
     const optic_window_dim *e = &a.reduce_window.window[d];
-    w->size[d] = e->size, w->stride[d] = e->stride, w->wdil[d] = e->window_dilation;
+    w->size[d] = e->size, w->stride[d] = e->stride, w->wdil[d] = e->window_dilation, w->rev[d] = e->reversal;
     w->out[d] = ad_type(c, y)->shape.dims[d];
     int64_t lo = e->pad_low, hi = e->pad_high, bd = e->base_dilation;
     w->pad[d] = (optic_pad_dim){lo, hi, bd - 1};
@@ -47,7 +47,6 @@ const char *ad_reduce_window_unsupported(const optic_module_t *m, optic_node_id 
   ad_attrs(m, y, &a);
   int64_t n = 1;
   for (int32_t d = 0; d < a.reduce_window.rank; d++) {
-    if (a.reduce_window.window[d].reversal) return "window reversal has no rule";
     n *= a.reduce_window.window[d].size;
     if (n > AD_MAX_WINDOW_ELEMENTS) return "windows of more than 4096 elements are refused";
   }
@@ -119,10 +118,11 @@ optic_status ad_rule_reduce_window(ad_ctx *c, optic_node_id y, optic_node_id g, 
   }
   optic_node_id p = x, acc = OPTIC_NO_NODE, taken = OPTIC_NO_NODE, t;
   if (w.any_pad) AD_TRY(optic_graph_pad(c->m, c->dst, x, init, w.pad, NULL, &p));
-  int64_t k[OPTIC_MAX_RANK] = {0};
-  do {
-    AD_TRY(share(c, &w, chooser, p, y, g, k, &taken, &t));
-    AD_TRY(window_back(c, &w, t, k, &t));
+  int64_t k[OPTIC_MAX_RANK] = {0}, kk[OPTIC_MAX_RANK];
+  do { /* window elements in the order the reduction visits them */
+    for (int32_t d = 0; d < w.r; d++) kk[d] = w.rev[d] ? w.size[d] - 1 - k[d] : k[d];
+    AD_TRY(share(c, &w, chooser, p, y, g, kk, &taken, &t));
+    AD_TRY(window_back(c, &w, t, kk, &t));
     if (acc == OPTIC_NO_NODE) acc = t;
     else AD_TRY(ad_bin(c, OPTIC_OP_ADD, acc, t, &acc));
   } while (next_index(&w, k));

@@ -25,6 +25,7 @@ optic_compile_options optic_compile_options_default(void) {
   o.max_fusion_size = 0;
   o.verify_buffers = false;
   o.threads = 0;
+  o.split_min_elements = 0;
   return o;
 }
 
@@ -52,6 +53,9 @@ static optic_status read_options(const optic_compile_options *in, optic_compile_
   if (o->max_fusion_size < 0)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: max_fusion_size is %d (0 means %d)",
                       (int)o->max_fusion_size, DEFAULT_MAX_FUSION_SIZE);
+  if (o->split_min_elements < 0)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: split_min_elements is %lld (0: by cost, else >= 1)",
+                      (long long)o->split_min_elements);
   if (o->threads < 0)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "compile: threads is %d (0: all the machine's cores, else >= 1)",
                       (int)o->threads);
@@ -91,33 +95,6 @@ static bool runs_code(optic_opcode op) {
   }
 }
 
-/* One instruction's estimated time on the program's machine: dot,
- * convolution and output fusions (a dot with its epilogue) at the GEMM bound
- * (gemm_efficiency of the FMA peak); reductions, input fusions (reductions
- * with fused producers) and loop fusions at least their bytes over the
- * machine's calibrated op-class bandwidth; every other op the roofline.
- * Counts stay XLA's: only the time differs (docs/cost-model.md). */
-static double node_estimate_ns(const optic_program_t *p, optic_node_id id, optic_opcode op, const optic_cost *cost) {
-  const optic_machine *m = &p->machine;
-  if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return optic_machine_estimate_gemm_ns(m, cost);
-  if (op != OPTIC_OP_REDUCE && op != OPTIC_OP_FUSION) return optic_machine_estimate_ns(m, cost);
-  optic_node_attrs_t a;
-  if (optic_node_attrs(p->module, id, &a) != OPTIC_OK) return optic_machine_estimate_ns(m, cost);
-  if (op == OPTIC_OP_FUSION) {
-    switch (a.fusion.kind) {
-      case OPTIC_FUSION_OUTPUT: return optic_machine_estimate_gemm_ns(m, cost);
-      case OPTIC_FUSION_INPUT: return optic_machine_estimate_class_ns(m, cost, m->reduce_bandwidth);
-      case OPTIC_FUSION_LOOP: return optic_machine_estimate_class_ns(m, cost, m->loop_bandwidth);
-      default: return optic_machine_estimate_ns(m, cost);
-    }
-  }
-  /* reduce: over the operand's minor dim (a row reduction) or not */
-  const optic_type *in = optic_node_type(p->module, optic_node_operand(p->module, id, 0));
-  bool minor = false;
-  for (int32_t i = 0; i < a.reduce.count; i++) minor = minor || a.reduce.dims[i] == in->shape.rank - 1;
-  return optic_machine_estimate_class_ns(m, cost, minor ? m->reduce_bandwidth : m->reduce_strided_bandwidth);
-}
-
 /* Schedules and plans computation c, costs its instructions and queues the
  * computations its instructions run as sequences. */
 static optic_status plan_sequence(optic_program_t *p, optic_comp_id c, bool *queued) {
@@ -136,7 +113,7 @@ static optic_status plan_sequence(optic_program_t *p, optic_comp_id c, bool *que
     program_node *pn = &p->nodes[id];
     if ((st = optic_node_cost(p->module, id, &pn->est.cost)) != OPTIC_OK) return st;
     optic_opcode op = optic_node_opcode(p->module, id);
-    pn->est.est_ns = runs_code(op) ? node_estimate_ns(p, id, op, &pn->est.cost) : 0;
+    pn->est.est_ns = runs_code(op) ? program_node_estimate_ns(p, id, op, &pn->est.cost) : 0;
     pn->scheduled = true;
     total.flops += pn->est.cost.flops;
     total.transcendentals += pn->est.cost.transcendentals;
@@ -155,6 +132,74 @@ static optic_status plan_sequence(optic_program_t *p, optic_comp_id c, bool *que
   p->comp_cost[c] = total;
   p->comp_est_ns[c] = est;
   return OPTIC_OK;
+}
+
+/* Loops whose counter runs longer than this are estimated as unknown. */
+#define WHILE_TRIP_LIMIT ((int64_t)1 << 24)
+
+static double sequence_est_ns(optic_program_t *p, optic_comp_id c, unsigned char *state);
+
+/* Bytes of every array leaf of t. */
+static double state_bytes(const optic_type *t) {
+  if (!optic_type_is_tuple(t)) {
+    double n = (double)optic_dtype_size(t->dtype);
+    for (int32_t d = 0; d < t->shape.rank; d++) n *= (double)t->shape.dims[d];
+    return n;
+  }
+  double sum = 0;
+  for (int32_t i = 0; i < t->tuple_size; i++) sum += state_bytes(&t->elements[i]);
+  return sum;
+}
+
+/* A call, while or conditional: the time of its computations' runs. A
+ * while runs its condition trips + 1 times and its body trips times, each
+ * trip also costing while_iteration_ns; trips is the counter's when the loop
+ * has one fixed at build time (graph_while_trip_count), else one trip is
+ * assumed (docs/cost-model.md). A conditional takes its slowest branch. */
+static double control_est_ns(optic_program_t *p, optic_node_id id, optic_opcode op, unsigned char *state) {
+  const optic_module_t *m = p->module;
+  const double over = p->machine.op_overhead_ns;
+  if (op == OPTIC_OP_CALL) return sequence_est_ns(p, optic_node_called(m, id, 0), state) + over;
+  if (op == OPTIC_OP_WHILE) {
+    int64_t trips = 1;
+    if (!graph_while_trip_count(m, id, WHILE_TRIP_LIMIT, &trips)) trips = 1;
+    const double cond = sequence_est_ns(p, optic_node_called(m, id, 0), state);
+    const double body = sequence_est_ns(p, optic_node_called(m, id, 1), state);
+    /* each trip the body's root is copied out of its arena and into the
+     * loop state: two copies (read + write) of the state */
+    optic_cost copy = {0, 0, 2.0 * state_bytes(optic_node_type(m, id))};
+    const double move = 2.0 * (optic_machine_estimate_ns(&p->machine, &copy) - over);
+    return (double)trips * (body + cond + move + p->machine.while_iteration_ns) + cond + over;
+  }
+  double worst = 0;
+  for (int32_t k = 0; k < optic_node_called_count(m, id); k++) {
+    double b = sequence_est_ns(p, optic_node_called(m, id, k), state);
+    if (b > worst) worst = b;
+  }
+  return worst + over;
+}
+
+/* One run of sequence c: the sum of its instructions' times, the control
+ * instructions' from their computations (their est_ns is set here).
+ * state: 0 not visited, 1 in progress (a computation calling itself is
+ * refused at run time; here it keeps its flat sum), 2 done. */
+static double sequence_est_ns(optic_program_t *p, optic_comp_id c, unsigned char *state) {
+  if (c < 0 || c >= p->n_comps || p->plans[c] == NULL || state[c] != 0)
+    return c >= 0 && c < p->n_comps ? p->comp_est_ns[c] : 0;
+  state[c] = 1;
+  int32_t n = 0;
+  const optic_node_id *order = optic_schedule_order(optic_buffer_plan_schedule(p->plans[c]), &n);
+  double est = 0;
+  for (int32_t i = 0; i < n; i++) {
+    program_node *pn = &p->nodes[order[i]];
+    optic_opcode op = optic_node_opcode(p->module, order[i]);
+    if (op == OPTIC_OP_CALL || op == OPTIC_OP_WHILE || op == OPTIC_OP_CONDITIONAL)
+      pn->est.est_ns = control_est_ns(p, order[i], op, state);
+    est += pn->est.est_ns;
+  }
+  p->comp_est_ns[c] = est;
+  state[c] = 2;
+  return est;
 }
 
 static optic_status build_program(optic_program_t *p, const optic_compile_options *o) {
@@ -193,6 +238,10 @@ static optic_status build_program(optic_program_t *p, const optic_compile_option
   for (int32_t k = 0; k < p->n_sequences && st == OPTIC_OK; k++) st = plan_sequence(p, p->sequences[k], queued);
   free(queued);
   if (st != OPTIC_OK) return st;
+  unsigned char *state = calloc((size_t)p->n_comps, 1);
+  if (!state) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "compile: out of memory for the estimates");
+  sequence_est_ns(p, p->entry, state);
+  free(state);
 
   optic_program_summary *s = &p->summary;
   s->cost = p->comp_cost[p->entry];
@@ -230,6 +279,7 @@ optic_status optic_compile(const optic_module_t *m, const optic_compile_options 
   }
   /* The estimates are for the threads the program will run on. */
   if (st == OPTIC_OK) st = optic_machine_for_threads(&p->machine, o.threads, &p->machine);
+  if (st == OPTIC_OK) st = optic_machine_for_threads(&p->machine, 1, &p->machine1);
   if (st == OPTIC_OK) {
     o.threads = p->machine.cores;
     o.machine = &p->machine;

@@ -221,6 +221,11 @@ bool graph_opcode_is_host_transfer(optic_opcode op);
  * operand's id below its users'), each computation's list ascending. Names,
  * types and edges are kept. OUT_OF_MEMORY leaves m unchanged. */
 optic_status graph_module_renumber(optic_module_t *m);
+/* True with *n the trip count (<= limit) when while w has a counter fixed
+ * at build time: an integer element of the loop state that the init sets to
+ * a constant, the body advances by a constant and the condition compares
+ * with a constant (graph/while_trips.c). */
+bool graph_while_trip_count(const optic_module_t *m, optic_node_id w, int64_t limit, int64_t *n);
 
 /* Types: deep copy into malloc'd storage, and release. */
 optic_status graph_type_clone(const optic_type *src, optic_type *dst);

@@ -179,6 +179,15 @@ optic_status optic_machine_validate(const optic_machine *m) {
       {"reduce_bandwidth", offsetof(optic_machine, reduce_bandwidth), true},
       {"reduce_strided_bandwidth", offsetof(optic_machine, reduce_strided_bandwidth), true},
       {"loop_bandwidth", offsetof(optic_machine, loop_bandwidth), true},
+      {"gather_element_ns", offsetof(optic_machine, gather_element_ns), true},
+      {"scatter_element_ns", offsetof(optic_machine, scatter_element_ns), true},
+      {"sort_compare_ns", offsetof(optic_machine, sort_compare_ns), true},
+      {"topk_compare_ns", offsetof(optic_machine, topk_compare_ns), true},
+      {"bf16_element_ns", offsetof(optic_machine, bf16_element_ns), true},
+      {"f16_element_ns", offsetof(optic_machine, f16_element_ns), true},
+      {"reduce_multi_bandwidth", offsetof(optic_machine, reduce_multi_bandwidth), true},
+      {"while_iteration_ns", offsetof(optic_machine, while_iteration_ns), true},
+      {"reduce_step_ns", offsetof(optic_machine, reduce_step_ns), true},
   };
   for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
     double v;
@@ -252,6 +261,7 @@ optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, 
     r.reduce_bandwidth *= f;
     r.reduce_strided_bandwidth *= f;
     r.loop_bandwidth *= f;
+    r.reduce_multi_bandwidth *= f;
   }
   const double dram = r.core_dram_bandwidth * t;
   if (dram < r.dram_bandwidth) r.dram_bandwidth = dram;
@@ -287,4 +297,10 @@ double optic_machine_estimate_class_ns(const optic_machine *m, const optic_cost 
     if (c > t) t = c;
   }
   return t;
+}
+
+bool optic_split_op(int32_t threads, int64_t split_min_elements, double touched_elements, double t1_ns,
+                    double barrier_ns) {
+  if (split_min_elements > 0) return touched_elements >= (double)split_min_elements;
+  return threads > 1 && t1_ns * (1.0 - 1.0 / threads) > barrier_ns;
 }

@@ -70,6 +70,16 @@ static const field fields[] = {
     {"reduce_bandwidth", offsetof(optic_machine, reduce_bandwidth), F_DOUBLE, false},
     {"reduce_strided_bandwidth", offsetof(optic_machine, reduce_strided_bandwidth), F_DOUBLE, false},
     {"loop_bandwidth", offsetof(optic_machine, loop_bandwidth), F_DOUBLE, false},
+    /* Format 3 (optional: older files load with 0, "not known"). */
+    {"gather_element_ns", offsetof(optic_machine, gather_element_ns), F_DOUBLE, false},
+    {"scatter_element_ns", offsetof(optic_machine, scatter_element_ns), F_DOUBLE, false},
+    {"sort_compare_ns", offsetof(optic_machine, sort_compare_ns), F_DOUBLE, false},
+    {"topk_compare_ns", offsetof(optic_machine, topk_compare_ns), F_DOUBLE, false},
+    {"bf16_element_ns", offsetof(optic_machine, bf16_element_ns), F_DOUBLE, false},
+    {"f16_element_ns", offsetof(optic_machine, f16_element_ns), F_DOUBLE, false},
+    {"reduce_multi_bandwidth", offsetof(optic_machine, reduce_multi_bandwidth), F_DOUBLE, false},
+    {"while_iteration_ns", offsetof(optic_machine, while_iteration_ns), F_DOUBLE, false},
+    {"reduce_step_ns", offsetof(optic_machine, reduce_step_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

@@ -16,6 +16,7 @@ struct optic_program {
   optic_module_t *module; /* the optimized copy, owned; computations compacted */
   optic_comp_id entry;
   optic_machine machine;
+  optic_machine machine1;        /* machine for one thread: ops the runtime keeps on one */
   optic_compile_options options; /* as resolved (defaults filled in; machine points at `machine`) */
   int32_t n_comps;
   optic_buffer_plan_t **plans; /* per computation: non-NULL for sequences (each owns its schedule) */
@@ -32,6 +33,12 @@ struct optic_program {
   int32_t n_inputs, n_outputs;
   char **sig_owned_in, **sig_owned_out; /* the strings they point at, 2 per leaf */
 };
+
+/* One scheduled instruction's estimated time on p->machine (not for call,
+ * while and conditional, whose time is their computations';
+ * graph/compile_estimate.c). */
+double program_node_estimate_ns(const struct optic_program *p, optic_node_id id, optic_opcode op,
+                                const optic_cost *cost);
 
 optic_status program_signature_build(struct optic_program *p, const optic_module_t *m);
 void program_signature_free(struct optic_program *p);

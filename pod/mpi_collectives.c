@@ -344,6 +344,49 @@ static optic_status shm_wait(optic_pod_mpi_t *m, int rank, uint64_t target, uint
   }
 }
 
+/* Brings the caller's data into this rank's window (nothing when it is there). */
+static void shm_load(optic_pod_mpi_t *m, const void *send, const void *recv, size_t bytes) {
+  char *w = shm_data(m, m->rank);
+  if (recv != w) {
+    memcpy(w, send, bytes);
+  } else if (send != recv) {
+    memmove(w, send, bytes);
+  }
+}
+
+/* Two ranks: each reduces its own segment (the ring's rank order: ours op
+ * the other's, then MEAN's division) chunk by chunk in its window and copies
+ * each chunk, still in cache, into the other rank's window, so every byte is
+ * read twice and written twice and nothing waits in between. Entry: a rank
+ * writes the other's window only after that rank has published its input;
+ * exit: a rank returns only after the other has finished writing its window.
+ * Same bits as the ring, which for two ranks does the same single op per
+ * element. */
+static optic_status shm_all_reduce_pair(optic_pod_mpi_t *m, const void *send, void *recv, size_t count, optic_dtype dt,
+                                        optic_pod_op op, const char *what) {
+  const int p = m->rank, q = 1 - p;
+  const size_t es = optic_dtype_size(dt), ce = (size_t)(64 << 10) / es;
+  char *w = shm_data(m, p), *qw = shm_data(m, q);
+  shm_load(m, send, recv, count * es);
+  const uint64_t seq = ++m->shm_seq, deadline = optic_now_ns() + m->timeout_ns;
+  _Atomic uint64_t *mine = shm_progress(m, p);
+  atomic_store_explicit(mine, SHM_PROGRESS(seq, 1, 0), memory_order_release);
+  optic_status st = shm_wait(m, q, SHM_PROGRESS(seq, 1, 0), deadline, what);
+  if (st != OPTIC_OK) return st;
+  size_t off, seg;
+  optic_pod_shard(count, 2, p, &off, &seg);
+  for (size_t a = 0; a < seg; a += ce) {
+    size_t len = seg - a < ce ? seg - a : ce, at = (off + a) * es;
+    pod_reduce_into(m->kernels, dt, op, len, qw + at, w + at);
+    if (op == OPTIC_POD_MEAN) pod_divide(m->kernels, dt, len, w + at, 2);
+    memcpy(qw + at, w + at, len * es);
+  }
+  atomic_store_explicit(mine, SHM_PROGRESS(seq, 2, 0), memory_order_release);
+  if ((st = shm_wait(m, q, SHM_PROGRESS(seq, 2, 0), deadline, what)) != OPTIC_OK) return st;
+  if (recv != w) memcpy(recv, w, count * es);
+  return OPTIC_OK;
+}
+
 /* The emulated pod's ring (pod/collectives.c) between processes: each rank
  * reads its predecessor's segment directly, chunk by chunk, published through
  * one progress counter per rank; a rank leaves a phase only after its
@@ -354,11 +397,8 @@ static optic_status shm_all_reduce(optic_pod_mpi_t *m, const void *send, void *r
   const int n = m->size, p = m->rank, pred = mod(p - 1, n), succ = mod(p + 1, n);
   const size_t es = optic_dtype_size(dt), bytes = count * es;
   char *w = shm_data(m, p), *pw = shm_data(m, pred);
-  if (recv != w) {
-    memcpy(w, send, bytes);
-  } else if (send != recv) {
-    memmove(w, send, bytes);
-  }
+  if (n == 2) return shm_all_reduce_pair(m, send, recv, count, dt, op, what);
+  shm_load(m, send, recv, bytes);
   const uint64_t seq = ++m->shm_seq, deadline = optic_now_ns() + m->timeout_ns;
   size_t first_off, max_seg;
   optic_pod_shard(count, n, 0, &first_off, &max_seg);

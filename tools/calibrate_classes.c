@@ -19,11 +19,21 @@
 #include "core/error.h"
 #include "tools/calibrate_measure.h"
 
-enum { SIDE = 256, MAX_TRIALS = 32 };
+enum { SIDE = 256 };
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+typedef struct prog_run {
+  optic_program_t *p;
+  optic_exec_ctx_t *ctx;
+  optic_tensor *in;
+  int32_t nin;
+  optic_tensor *out;
+} prog_run;
+
+static optic_status run_n(void *arg, uint64_t runs) {
+  prog_run *r = arg;
+  optic_status st = OPTIC_OK;
+  for (uint64_t i = 0; i < runs && st == OPTIC_OK; i++) st = optic_program_run(r->p, r->ctx, r->in, r->nin, r->out, 1);
+  return st;
 }
 
 typedef enum { PROG_TINY, PROG_REDUCE_ROW, PROG_REDUCE_COL, PROG_LOOP } prog_kind;
@@ -102,30 +112,9 @@ static optic_status time_program(prog_kind kind, int trials, double target_ns, d
       in[i] = (optic_tensor){OPTIC_F32, optic_node_type(pm, optic_computation_parameter(pm, e, i))->shape, buf + i * n};
     out = (optic_tensor){OPTIC_F32, optic_node_type(pm, optic_computation_root(pm, e))->shape, buf + 2 * n};
     st = optic_program_run(p, ctx, in, nin, &out, 1); /* untimed: binding, arenas */
-    uint64_t runs = 1;
-    for (; st == OPTIC_OK;) { /* runs per trial: doubling until a batch takes a tenth of the target */
-      uint64_t t0 = optic_now_ns();
-      for (uint64_t r = 0; r < runs && st == OPTIC_OK; r++) st = optic_program_run(p, ctx, in, nin, &out, 1);
-      double ns = (double)(optic_now_ns() - t0);
-      if (ns >= target_ns / 10 || runs >= ((uint64_t)1 << 24)) {
-        double scaled = ns > 0 ? (double)runs * target_ns / ns : (double)runs;
-        runs = scaled < 1 ? 1 : (uint64_t)scaled;
-        break;
-      }
-      runs *= 2;
-    }
-    double v[MAX_TRIALS];
-    int k = trials < 1 ? 1 : trials > MAX_TRIALS ? MAX_TRIALS : trials;
-    for (int i = 0; i < k && st == OPTIC_OK; i++) {
-      uint64_t t0 = optic_now_ns();
-      for (uint64_t r = 0; r < runs && st == OPTIC_OK; r++) st = optic_program_run(p, ctx, in, nin, &out, 1);
-      v[i] = (double)(optic_now_ns() - t0) / (double)runs;
-    }
-    if (st == OPTIC_OK) {
-      qsort(v, (size_t)k, sizeof v[0], cmp_double);
-      *ns_out = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-      *bytes_out = sum.cost.bytes_accessed;
-    }
+    prog_run r = {p, ctx, in, nin, &out};
+    if (st == OPTIC_OK) st = calib_median_ns_per_run(run_n, &r, trials, target_ns, ns_out);
+    if (st == OPTIC_OK) *bytes_out = sum.cost.bytes_accessed;
   }
   free(buf);
   optic_exec_ctx_destroy(ctx);
@@ -147,5 +136,7 @@ optic_status calib_measure_classes(int trials, double target_ns, double op_overh
     /* the op's own time: beyond the run and one op's dispatch (the tiny program) */
     if (st == OPTIC_OK && ns > tiny) *dst[i] = bytes / ((ns - tiny) * 1e-9);
   }
+  calib_ops_plan plan = {trials, target_ns, tiny, op_overhead_ns};
+  if (st == OPTIC_OK) st = calib_measure_ops(&plan, out);
   return st;
 }

@@ -270,10 +270,53 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->reduce_bandwidth = r->classes.reduce_bandwidth * r->threads;
   m->reduce_strided_bandwidth = r->classes.reduce_strided_bandwidth * r->threads;
   m->loop_bandwidth = r->classes.loop_bandwidth * r->threads;
+  m->reduce_multi_bandwidth = r->classes.reduce_multi_bandwidth * r->threads;
+  /* ns per unit on one core (the estimates divide by the threads an op splits over) */
+  m->gather_element_ns = r->classes.gather_element_ns;
+  m->scatter_element_ns = r->classes.scatter_element_ns;
+  m->sort_compare_ns = r->classes.sort_compare_ns;
+  m->topk_compare_ns = r->classes.topk_compare_ns;
+  m->bf16_element_ns = r->classes.bf16_element_ns;
+  m->f16_element_ns = r->classes.f16_element_ns;
+  m->reduce_step_ns = r->classes.reduce_step_ns;
+  m->while_iteration_ns = r->classes.while_iteration_ns;
   char when[32] = "unknown time";
   time_t now = time(NULL);
   struct tm tm;
   if (gmtime_r(&now, &tm)) strftime(when, sizeof when, "%Y-%m-%dT%H:%MZ", &tm);
   snprintf(m->source, sizeof m->source, "optic calibrate %s: %s FMA loop, vexp, in-place vadd, %d threads, %s", when,
            optic_isa_name(isa), r->threads, optic_cpu_info_get()->model);
+}
+
+static int cmp_ns(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+optic_status calib_median_ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, double *ns_out) {
+  enum { MAX_BATCHES = 32 };
+  uint64_t runs = 1;
+  optic_status st = OPTIC_OK;
+  while (st == OPTIC_OK) {
+    uint64_t t0 = optic_now_ns();
+    st = run(arg, runs);
+    double ns = (double)(optic_now_ns() - t0);
+    if (ns >= target_ns / 10 || runs >= ((uint64_t)1 << 24)) {
+      double scaled = ns > 0 ? (double)runs * target_ns / ns : (double)runs;
+      runs = scaled < 1 ? 1 : (uint64_t)scaled;
+      break;
+    }
+    runs *= 2;
+  }
+  double v[MAX_BATCHES];
+  int k = trials < 1 ? 1 : trials > MAX_BATCHES ? MAX_BATCHES : trials;
+  for (int i = 0; i < k && st == OPTIC_OK; i++) {
+    uint64_t t0 = optic_now_ns();
+    st = run(arg, runs);
+    v[i] = (double)(optic_now_ns() - t0) / (double)runs;
+  }
+  if (st != OPTIC_OK) return st;
+  qsort(v, (size_t)k, sizeof v[0], cmp_ns);
+  *ns_out = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+  return OPTIC_OK;
 }

@@ -29,7 +29,27 @@ typedef struct calib_classes {
   double reduce_bandwidth;         /* XLA bytes/s of sum over the minor dim of f32[256,256] */
   double reduce_strided_bandwidth; /* ... over dim 0 */
   double loop_bandwidth;           /* ... of the fused loop exp(x - y) * y + x */
+  /* format 3 (tools/calibrate_ops.c), each on one thread */
+  double gather_element_ns;      /* ns per gathered element */
+  double scatter_element_ns;     /* ns per scattered update element */
+  double sort_compare_ns;        /* ns per comparison of sort's merge sort */
+  double topk_compare_ns;        /* ns per comparison of topk's row sort */
+  double bf16_element_ns;        /* ns per bf16 element per fused instruction */
+  double f16_element_ns;         /* ... f16 */
+  double reduce_multi_bandwidth; /* XLA bytes/s of a sum over dims {0, 2} */
+  double reduce_step_ns;         /* ns per block step of a reduce through its reducer's program */
+  double while_iteration_ns;     /* ns per while trip beyond its ops */
 } calib_classes;
+
+/* What calib_measure_ops needs: trials of about target_ns, and the tiny
+ * program's run and the per-op figure already measured. */
+typedef struct calib_ops_plan {
+  int trials;
+  double target_ns, tiny_ns, op_overhead_ns;
+} calib_ops_plan;
+
+/* The format-3 op classes into out's fields above (the others untouched). */
+optic_status calib_measure_ops(const calib_ops_plan *plan, calib_classes *out);
 
 typedef struct calib_result {
   int threads;                      /* "all": omp_get_max_threads() */
@@ -66,6 +86,13 @@ optic_status calib_measure_beyond(bool quick, int threads, calib_beyond *out);
 /* The op classes on one thread: median of `trials` trials of about
  * target_ns each; op_overhead_ns is the per-op figure already measured. */
 optic_status calib_measure_classes(int trials, double target_ns, double op_overhead_ns, calib_classes *out);
+
+/* Runs a measured workload `runs` times. */
+typedef optic_status (*calib_run_fn)(void *arg, uint64_t runs);
+/* Median ns per run of run(arg, ...): runs per trial double until a batch
+ * takes a tenth of target_ns, then scale to about target_ns; `trials` (1 to
+ * 32) batches are timed on the wall clock. */
+optic_status calib_median_ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, double *ns_out);
 
 /* Ops in the overhead chain (tools/calibrate_overhead.c). */
 #define CALIB_CHAIN_OPS 100

@@ -62,6 +62,16 @@ static void print_result(FILE *out, const calib_result *r) {
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 0", r->classes.reduce_strided_bandwidth / 1e9,
           "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "fused loop exp(x-y)*y+x", r->classes.loop_bandwidth / 1e9, "-");
+  const calib_classes *c = &r->classes;
+  fprintf(out, "  %-34s %10.2f %10s  ns\n", "gather, per element", c->gather_element_ns, "-");
+  fprintf(out, "  %-34s %10.2f %10s  ns\n", "scatter, per update element", c->scatter_element_ns, "-");
+  fprintf(out, "  %-34s %10.2f %10s  ns\n", "sort, per comparison", c->sort_compare_ns, "-");
+  fprintf(out, "  %-34s %10.2f %10s  ns\n", "topk, per comparison", c->topk_compare_ns, "-");
+  fprintf(out, "  %-34s %10.2f %10s  ns\n", "bf16 element, per instruction", c->bf16_element_ns, "-");
+  fprintf(out, "  %-34s %10.2f %10s  ns\n", "f16 element, per instruction", c->f16_element_ns, "-");
+  fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[32,64,32] dims {0,2}", c->reduce_multi_bandwidth / 1e9, "-");
+  fprintf(out, "  %-34s %10.2f %10s  ns\n", "reduce via reducer program, step", c->reduce_step_ns, "-");
+  fprintf(out, "  %-34s %10.2f %10s  ns\n", "while trip beyond its ops", c->while_iteration_ns, "-");
   fprintf(out, "  (%.1f s)\n", r->seconds);
 }
 
@@ -81,6 +91,15 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  reduce_bandwidth      %.4g B/s (reduce over the minor dim)\n", m->reduce_bandwidth);
   fprintf(out, "  reduce_strided_bw     %.4g B/s (reduce over other dims)\n", m->reduce_strided_bandwidth);
   fprintf(out, "  loop_bandwidth        %.4g B/s (loop fusions)\n", m->loop_bandwidth);
+  fprintf(out, "  gather_element_ns     %.4g (one core)\n", m->gather_element_ns);
+  fprintf(out, "  scatter_element_ns    %.4g (one core)\n", m->scatter_element_ns);
+  fprintf(out, "  sort_compare_ns       %.4g (one core)\n", m->sort_compare_ns);
+  fprintf(out, "  topk_compare_ns       %.4g (one core)\n", m->topk_compare_ns);
+  fprintf(out, "  bf16_element_ns       %.4g (one core)\n", m->bf16_element_ns);
+  fprintf(out, "  f16_element_ns        %.4g (one core)\n", m->f16_element_ns);
+  fprintf(out, "  reduce_multi_bw       %.4g B/s (reduce over 2+ dims)\n", m->reduce_multi_bandwidth);
+  fprintf(out, "  reduce_step_ns        %.4g (reducer program, one core)\n", m->reduce_step_ns);
+  fprintf(out, "  while_iteration_ns    %.4g\n", m->while_iteration_ns);
   fprintf(out, "  cores                 %d\n", (int)m->cores);
   fprintf(out, "  source                %s\n", m->source);
 }

@@ -81,11 +81,25 @@ typedef struct report_fidelity {
 /* Cases of the model suite: real HLO modules (bench/model_hlo.c). */
 #define REPORT_REAL_MODULE_PREFIX "model/hlo/"
 
+/* How close the real modules run to their roofline bounds. A case's share is
+ * its bound time over its measured time (bound_pct / 100: the compiler's
+ * flops, transcendentals and bytes at the machine model's peaks for the
+ * case's threads, whichever takes longest). The bar is the ratio spec's
+ * "summary_bars": {"real_module_bound_share": {"min": X}}, on the median. */
+typedef struct report_bound_share {
+  size_t cases;            /* real-module cases with a measured time and a bound */
+  double median, min, max; /* of the shares, NaN if no case */
+  bool has_bar;
+  double bar_min;
+  report_status status; /* PASS/FAIL on the median, INFO without a bar, MISSING without a case */
+} report_bound_share;
+
 typedef struct report_summary {
   size_t estimated;                         /* cases with a measured time and an estimate */
   double median_abs_log;                    /* median |ln(measured / estimated)|, NaN if none */
   double within_2x;                         /* share of estimated cases within 2x, NaN if none */
   report_fidelity benchmarks, real_modules; /* the same split: real modules vs every other case */
+  report_bound_share real_module_bound;     /* the real modules against their roofline bounds */
   size_t pass, fail, info, na, missing;
   size_t not_run; /* with --filter: bars whose benchmarks the run did not select (not listed, not MISSING) */
 } report_summary;

@@ -526,8 +526,32 @@ static report_fidelity fidelity(const report *r, int which) {
   return f;
 }
 
-static void summarize(report *r) {
+/* The real modules' shares of their roofline bounds, against the spec's bar. */
+static report_bound_share bound_share(const report *r, const optic_jv *spec) {
+  report_bound_share b = {0, (double)NAN, (double)NAN, (double)NAN, false, (double)NAN, REPORT_MISSING};
+  const optic_jv *bar = optic_jv_get(optic_jv_get(spec, "summary_bars"), "real_module_bound_share");
+  b.has_bar = optic_jv_get_num(bar, "min", &b.bar_min);
+  double *shares = malloc((r->n_cases ? r->n_cases : 1) * sizeof *shares);
+  const size_t plen = strlen(REPORT_REAL_MODULE_PREFIX);
+  for (size_t i = 0; shares && i < r->n_cases; i++) {
+    const report_case *c = &r->cases[i];
+    if (strncmp(c->name, REPORT_REAL_MODULE_PREFIX, plen) != 0 || isnan(c->bound_pct) || c->bound_pct <= 0) continue;
+    double v = c->bound_pct / 100.0;
+    shares[b.cases++] = v;
+    if (b.cases == 1 || v < b.min) b.min = v;
+    if (b.cases == 1 || v > b.max) b.max = v;
+  }
+  if (b.cases > 0) {
+    b.median = median(shares, b.cases);
+    b.status = !b.has_bar ? REPORT_INFO : b.median >= b.bar_min ? REPORT_PASS : REPORT_FAIL;
+  }
+  free(shares);
+  return b;
+}
+
+static void summarize(report *r, const optic_jv *spec) {
   report_summary *s = &r->summary;
+  s->real_module_bound = bound_share(r, spec);
   report_fidelity all = fidelity(r, -1);
   s->estimated = all.estimated;
   s->median_abs_log = all.median_abs_log;
@@ -574,7 +598,7 @@ optic_status report_analyze(report *r, optic_jv *run, const optic_jv *spec, cons
         r->cases[i].peer_ratio = (int)q;
     }
   }
-  if (st == OPTIC_OK) summarize(r);
+  if (st == OPTIC_OK) summarize(r, spec);
   free_groups(&gs);
   return st;
 }

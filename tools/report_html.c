@@ -542,6 +542,13 @@ optic_status report_write_html(const report *r, const char *path) {
   } else {
     optic_strbuf_printf(&s, "Estimates: no case in this run carries <code>est_time_ns</code>. ");
   }
+  const report_bound_share *bs = &sm->real_module_bound;
+  if (bs->cases > 0) {
+    optic_strbuf_printf(&s, "Real modules: median %.3f of their roofline bounds over %zu cases (%.3f to %.3f)",
+                        bs->median, bs->cases, bs->min, bs->max);
+    if (bs->has_bar) optic_strbuf_printf(&s, ", bar &#8805; %g: %s", bs->bar_min, report_status_name(bs->status));
+    optic_strbuf_printf(&s, ". ");
+  }
   optic_strbuf_printf(&s, "Peer bars: %zu of %zu met (PASS %zu, FAIL %zu, INFO %zu, N/A %zu, MISSING %zu).", sm->pass,
                       sm->pass + sm->fail, sm->pass, sm->fail, sm->info, sm->na, sm->missing);
   if (sm->not_run) optic_strbuf_printf(&s, " %zu bars not decided (the filter did not select them).", sm->not_run);

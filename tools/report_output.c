@@ -150,6 +150,17 @@ static void write_optic(optic_json *j, const report *r) {
     key_num(j, "share_within_2x", split[i]->within_2x);
     optic_json_end_object(j);
   }
+  const report_bound_share *b = &s->real_module_bound;
+  optic_json_key(j, "real_module_bound_share");
+  optic_json_begin_object(j);
+  optic_json_key(j, "cases");
+  optic_json_uint(j, b->cases);
+  key_num(j, "median", b->median);
+  key_num(j, "min", b->min);
+  key_num(j, "max", b->max);
+  if (b->has_bar) key_num(j, "bar_min", b->bar_min);
+  key_str(j, "status", report_status_name(b->status));
+  optic_json_end_object(j);
   optic_json_key(j, "bars_met");
   optic_json_uint(j, s->pass);
   optic_json_key(j, "bars_checked");

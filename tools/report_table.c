@@ -227,6 +227,14 @@ static void print_summary(const report *r, FILE *out) {
   } else {
     fprintf(out, "estimates: no case in this run carries est_time_ns (graph-backed suites set it);\n");
   }
+  const report_bound_share *b = &s->real_module_bound;
+  if (b->cases > 0) {
+    fprintf(out,
+            "         real modules vs their roofline bounds: median %.3f of the bound over %zu cases (%.3f to %.3f)",
+            b->median, b->cases, b->min, b->max);
+    if (b->has_bar) fprintf(out, "; bar median >= %g: %s", b->bar_min, report_status_name(b->status));
+    fputs(";\n", out);
+  }
   fprintf(out, "         peer bars: %zu of %zu met (PASS %zu, FAIL %zu, INFO %zu, N/A %zu, MISSING %zu)", s->pass,
           s->pass + s->fail, s->pass, s->fail, s->info, s->na, s->missing);
   if (s->not_run > 0)

@@ -1,7 +1,8 @@
-/* mlp_train: trains an MLP on a generated classification set (mlp_data.h:
- * labels from a fixed random teacher network, held-out test set) with optic:
- * the forward graph built once with the public graph API and its gradients
- * by optic's reverse-mode autodiff (mlp_model.h), compiled once, run with optic_program_run,
+/* mlp_train: trains an MLP (or, with --model conv, a small convnet) on a
+ * generated classification set (mlp_data.h: labels from a fixed random
+ * teacher network, or pattern images; held-out test set) with optic: the
+ * forward graph built once with the public graph API and its gradients by
+ * optic's reverse-mode autodiff (mlp_model.h, conv_model.h), compiled once, run with optic_program_run,
  * data-parallel over emulated pod cores or MPI ranks, Adam (or --optimizer)
  * with warm-up + cosine through the step engine, checkpoints every K steps
  * and --resume through optic_step_engine_save / _restore_latest. Links only
@@ -22,9 +23,6 @@
 
 #include "mlp_trainer.h"
 
-const char *const mlp_param_names[MLP_PARAMS] = {"param/W1", "param/b1", "param/W2",
-                                                 "param/b2", "param/W3", "param/b3"};
-
 #define TRY(call, what)                                                 \
   do {                                                                  \
     if ((call) != OPTIC_OK) {                                           \
@@ -32,30 +30,6 @@ const char *const mlp_param_names[MLP_PARAMS] = {"param/W1", "param/b1", "param/
       return 1;                                                         \
     }                                                                   \
   } while (0)
-
-/* ------------------------------------------------------------ model */
-void tensors_over(const model *md, float *base, optic_tensor *out) {
-  size_t off = 0;
-  for (int i = 0; i < MLP_PARAMS; i++) {
-    optic_shape s;
-    mlp_param_shape(&md->dims, i, &s);
-    optic_tensor_make(OPTIC_F32, &s, base + off, &out[i]);
-    off += md->count[i];
-  }
-}
-
-static void model_init(model *md, const mlp_dims *d, uint64_t *rng) {
-  md->dims = *d;
-  md->total = 0;
-  for (int i = 0; i < MLP_PARAMS; i++) md->total += md->count[i] = mlp_param_count(d, i);
-  md->params = calloc(md->total, sizeof(float));
-  tensors_over(md, md->params, md->p);
-  for (int i = 0; i < MLP_PARAMS; i += 2) { /* He init for W, zero biases */
-    double sd = sqrt(2.0 / (double)md->p[i].shape.dims[0]);
-    float *w = md->p[i].data;
-    for (size_t k = 0; k < md->count[i]; k++) w[k] = (float)(sd * rng_normal(rng));
-  }
-}
 
 static uint64_t fnv1a(const void *p, size_t n) {
   const unsigned char *b = p;
@@ -66,20 +40,21 @@ static uint64_t fnv1a(const void *p, size_t n) {
 
 /* ------------------------------------------------------------ gradients */
 optic_status shard_gradients(trainer *t, optic_exec_ctx_t *ctx, int shard, float *grad_out) {
-  const mlp_dims *d = &t->md.dims;
-  optic_tensor in[MLP_PARAMS + 3], out[1 + MLP_PARAMS];
-  for (int i = 0; i < MLP_PARAMS; i++) in[i] = t->md.p[i];
-  int64_t xd[2] = {t->shard_batch, d->in}, yd[2] = {t->shard_batch, d->classes};
+  const model *md = &t->md;
+  const int n = md->n;
+  optic_tensor in[MAX_PARAMS + 3], out[1 + MAX_PARAMS];
+  for (int i = 0; i < n; i++) in[i] = md->p[i];
+  int64_t xd[2] = {t->shard_batch, md->in}, yd[2] = {t->shard_batch, md->classes};
   optic_shape xs, ys, scalar;
   optic_shape_make(2, xd, &xs);
   optic_shape_make(2, yd, &ys);
   optic_shape_make(0, NULL, &scalar);
-  optic_tensor_make(OPTIC_F32, &xs, t->xb + shard * t->shard_batch * d->in, &in[MLP_PARAMS]);
-  optic_tensor_make(OPTIC_F32, &ys, t->yb + shard * t->shard_batch * d->classes, &in[MLP_PARAMS + 1]);
-  optic_tensor_make(OPTIC_F32, &scalar, &t->grad_scale, &in[MLP_PARAMS + 2]);
+  optic_tensor_make(OPTIC_F32, &xs, t->xb + shard * t->shard_batch * md->in, &in[n]);
+  optic_tensor_make(OPTIC_F32, &ys, t->yb + shard * t->shard_batch * md->classes, &in[n + 1]);
+  optic_tensor_make(OPTIC_F32, &scalar, &t->grad_scale, &in[n + 2]);
   optic_tensor_make(OPTIC_F32, &scalar, &t->shard_loss[shard], &out[0]);
-  tensors_over(&t->md, grad_out, out + 1);
-  return optic_program_run(t->train_prog, ctx, in, MLP_PARAMS + 3, out, 1 + MLP_PARAMS);
+  tensors_over(md, grad_out, out + 1);
+  return optic_program_run(t->train_prog, ctx, in, n + 3, out, 1 + n);
 }
 
 /* Emulated pod: core c computes its share of this process's shards into its
@@ -101,7 +76,7 @@ static optic_status pod_core_fn(optic_pod_core_t *core, void *user) {
 
 /* Samples the global batch (with replacement) from the training set. */
 static void sample_batch(trainer *t) {
-  const mlp_dims *d = &t->md.dims;
+  const model *d = &t->md;
   for (int64_t r = 0; r < t->o.batch; r++) {
     int64_t idx = (int64_t)(rng_next(&t->rng) % (uint64_t)t->train.n);
     memcpy(t->xb + r * d->in, t->train.x + idx * d->in, sizeof(float) * (size_t)d->in);
@@ -138,17 +113,17 @@ static optic_status global_gradients(trainer *t) {
 static optic_status accuracy(trainer *t, double *acc) {
   const model *md = &t->md;
   const dataset *ds = &t->test;
-  optic_tensor in[MLP_PARAMS + 1], out;
-  for (int i = 0; i < MLP_PARAMS; i++) in[i] = md->p[i];
-  int64_t xd[2] = {ds->n, md->dims.in};
+  optic_tensor in[MAX_PARAMS + 1], out;
+  for (int i = 0; i < md->n; i++) in[i] = md->p[i];
+  int64_t xd[2] = {ds->n, md->in};
   optic_shape xs;
   optic_shape_make(2, xd, &xs);
-  optic_tensor_make(OPTIC_F32, &xs, ds->x, &in[MLP_PARAMS]);
+  optic_tensor_make(OPTIC_F32, &xs, ds->x, &in[md->n]);
   memset(&out, 0, sizeof out); /* data NULL: the context provides the logits */
-  optic_status st = optic_program_run(t->fwd_prog, t->ctx[0], in, MLP_PARAMS + 1, &out, 1);
+  optic_status st = optic_program_run(t->fwd_prog, t->ctx[0], in, md->n + 1, &out, 1);
   if (st != OPTIC_OK) return st;
   const float *z = out.data;
-  int64_t ok = 0, C = md->dims.classes;
+  int64_t ok = 0, C = md->classes;
   for (int64_t r = 0; r < ds->n; r++) {
     int64_t best = 0;
     for (int64_t c = 1; c < C; c++)
@@ -164,29 +139,31 @@ static optic_status accuracy(trainer *t, double *acc) {
  * (u64[1]) and the running epoch loss (f64[1]). The optimizer's whole state
  * (moments, step counts, hyperparameters) goes with them through the step
  * engine's calls: no conversion here. */
-static void ckpt_entries(trainer *t, optic_named_tensor *e) {
+static int ckpt_entries(trainer *t, optic_named_tensor *e) {
   optic_shape one;
   int64_t d1 = 1;
+  const int n = t->md.n;
   optic_shape_make(1, &d1, &one);
-  for (int i = 0; i < MLP_PARAMS; i++) e[i] = (optic_named_tensor){mlp_param_names[i], t->md.p[i]};
-  e[MLP_PARAMS] = (optic_named_tensor){"train/rng", {OPTIC_U64, one, &t->rng}};
-  e[MLP_PARAMS + 1] = (optic_named_tensor){"train/epoch_loss", {OPTIC_F64, one, &t->epoch_loss}};
+  for (int i = 0; i < n; i++) e[i] = (optic_named_tensor){t->md.name[i], t->md.p[i]};
+  e[n] = (optic_named_tensor){"train/rng", {OPTIC_U64, one, &t->rng}};
+  e[n + 1] = (optic_named_tensor){"train/epoch_loss", {OPTIC_F64, one, &t->epoch_loss}};
+  return n + 2;
 }
 
 static optic_status save_checkpoint(trainer *t) {
-  optic_named_tensor e[MLP_PARAMS + 2];
-  ckpt_entries(t, e);
+  optic_named_tensor e[MAX_PARAMS + 2];
+  const int n = ckpt_entries(t, e);
   const char *dirs[1] = {t->o.ckpt_dir};
   optic_ckpt_save_options so = {.size = sizeof so, .keep = (uint32_t)t->o.keep};
-  return optic_step_engine_save(t->engine, dirs, 1, t->step, e, MLP_PARAMS + 2, NULL, 0, &so);
+  return optic_step_engine_save(t->engine, dirs, 1, t->step, e, (size_t)n, NULL, 0, &so);
 }
 
 static int resume(trainer *t) {
-  optic_named_tensor e[MLP_PARAMS + 2];
-  ckpt_entries(t, e);
+  optic_named_tensor e[MAX_PARAMS + 2];
+  const int n = ckpt_entries(t, e);
   const char *dirs[1] = {t->o.ckpt_dir};
   optic_ckpt_restore_report rep = {.size = sizeof rep};
-  optic_status st = optic_step_engine_restore_latest(t->engine, dirs, 1, e, MLP_PARAMS + 2, NULL, &rep);
+  optic_status st = optic_step_engine_restore_latest(t->engine, dirs, 1, e, (size_t)n, NULL, &rep);
   if (st == OPTIC_ERR_NOT_FOUND) {
     if (t->rank == 0) printf("resume: no checkpoint in %s, starting at step 0\n", t->o.ckpt_dir);
     return 0;
@@ -210,8 +187,8 @@ static int write_text(const char *path, const char *text) {
 /* Builds the forward graph once, the gradient program from it, compiles both. */
 static int build_programs(trainer *t) {
   const options *o = &t->o;
-  TRY(mlp_build_train(&t->md.dims, t->shard_batch, o->hand_gradients, &t->train_mod), "building the training graph");
-  TRY(mlp_build_forward(&t->md.dims, o->test_size, &t->fwd_mod), "building the forward graph");
+  TRY(model_build(&t->md, t->shard_batch, o->test_size, o->hand_gradients, &t->train_mod, &t->fwd_mod),
+      "building the graphs");
   if (o->dump_hlo && t->rank == 0) {
     char *text = NULL;
     TRY(optic_module_to_hlo_text(t->train_mod, &text), "printing the training graph");
@@ -239,9 +216,7 @@ static int build_optimizer(trainer *t) {
                                       .warmup_steps = (uint64_t)o->warmup,
                                       .decay_steps = (uint64_t)o->steps,
                                       .min_lr = o->min_lr};
-  optic_shape shapes[MLP_PARAMS];
-  for (int i = 0; i < MLP_PARAMS; i++) mlp_param_shape(&t->md.dims, i, &shapes[i]);
-  TRY(optic_optim_add_group(t->opt, &hp, MLP_PARAMS, shapes, NULL), "optimizer group");
+  TRY(optic_optim_add_group(t->opt, &hp, (size_t)t->md.n, t->md.shape, NULL), "optimizer group");
   optic_step_engine_options so = optic_step_engine_options_default();
   TRY(optic_step_engine_create(t->opt, &so, &t->engine), "step engine");
   return 0;
@@ -254,7 +229,6 @@ static int setup(trainer *t) {
     fprintf(stderr, "mlp_train: %d ranks/cores do not divide the %d shards\n", units, SHARDS);
     return 2;
   }
-  mlp_dims dims = {64, o->hidden, o->hidden, 10};
   t->shard_batch = o->batch / SHARDS;
   t->grad_scale = 1.0f / (float)o->batch; /* the seed: shard gradients add up to the global mean's */
   t->rng = o->seed * 0x2545f4914f6cdd1dull + 1;
@@ -264,8 +238,8 @@ static int setup(trainer *t) {
     optic_pod_mpi_options mo = {.size = sizeof mo};
     TRY(optic_pod_mpi_create(&mo, &t->mpi), "MPI pod backend");
   }
-  make_data(&dims, o->seed, o->train_size, o->test_size, &t->train, &t->test);
-  model_init(&t->md, &dims, &t->rng);
+  model_init(&t->md, o, &t->rng);
+  model_data(&t->md, o->seed, o->train_size, o->test_size, &t->train, &t->test);
   if (build_programs(t) || build_optimizer(t)) return 1;
   for (int c = 0; c < o->cores; c++) {
     optic_exec_options eo = optic_exec_options_default();
@@ -276,8 +250,8 @@ static int setup(trainer *t) {
     optic_pod_options po = {.size = sizeof po, .cores = o->cores};
     TRY(optic_pod_create(&po, &t->pod), "emulated pod");
   }
-  t->xb = malloc(sizeof(float) * (size_t)(o->batch * dims.in));
-  t->yb = malloc(sizeof(float) * (size_t)(o->batch * dims.classes));
+  t->xb = malloc(sizeof(float) * (size_t)(o->batch * t->md.in));
+  t->yb = malloc(sizeof(float) * (size_t)(o->batch * t->md.classes));
   t->gathered = malloc(sizeof(float) * t->md.total * SHARDS * (size_t)o->cores);
   t->grad = malloc(sizeof(float) * t->md.total);
   tensors_over(&t->md, t->grad, t->gt);
@@ -308,10 +282,9 @@ static void print_header(const trainer *t) {
   char who[64];
   if (t->o.mpi) snprintf(who, sizeof who, "%d MPI ranks x %d pod cores", t->ranks, t->o.cores);
   else snprintf(who, sizeof who, "%d pod cores", t->o.cores);
-  printf("mlp_train: 64-%" PRId64 "-%" PRId64 "-10, %zu parameters, batch %" PRId64
-         " (4 shards), %s, %s, %s"
-         " gradients, %" PRId64 " steps, %" PRId64 " steps/epoch\n",
-         t->md.dims.hidden1, t->md.dims.hidden2, t->md.total, t->o.batch, who, optic_optim_kind_name(t->o.optimizer),
+  printf("mlp_train: %s, %zu parameters, batch %" PRId64 " (4 shards), %s, %s, %s gradients, %" PRId64
+         " steps, %" PRId64 " steps/epoch\n",
+         t->md.summary, t->md.total, t->o.batch, who, optic_optim_kind_name(t->o.optimizer),
          t->o.hand_gradients ? "hand-written" : "autodiff", t->o.steps, t->o.epoch_steps);
 }
 
@@ -346,7 +319,7 @@ static int train(trainer *t) {
   while (t->step < (uint64_t)t->o.steps) {
     sample_batch(t);
     TRY(global_gradients(t), "gradients");
-    TRY(optic_step_engine_step(t->engine, t->md.p, t->gt, MLP_PARAMS), "optimizer step");
+    TRY(optic_step_engine_step(t->engine, t->md.p, t->gt, (size_t)t->md.n), "optimizer step");
     double loss = 0;
     for (int s = 0; s < SHARDS; s++) loss += (double)t->shard_loss[s];
     t->epoch_loss += loss / (double)t->o.batch;
@@ -367,14 +340,17 @@ static int train(trainer *t) {
 static void usage(void) {
   fprintf(stderr,
           "usage: mlp_train [options]\n"
+          "  --model NAME      mlp (default: 64-H-H-10 on teacher-labelled vectors) or conv (a convnet on 8x8\n"
+          "                    pattern images: conv3x3-C, conv3x3 stride 2 -2C, global max-pool, dense-10)\n"
           "  --steps N         training steps (default 3000)\n"
           "  --batch N         global batch, split in 4 shards (default 64)\n"
-          "  --hidden N        width of both hidden layers (default 256)\n"
+          "  --hidden N        mlp: width of both hidden layers (default 256)\n"
+          "  --channels N      conv: C, the first convolution's output channels (default 16)\n"
           "  --cores N         emulated pod cores (per rank with --mpi): 1, 2 or 4 (default 4; 1 with --mpi)\n"
           "  --threads N       threads of each core's runs (default 1)\n"
           "  --seed N          data, init and batch sampling seed (default 1)\n"
           "  --optimizer NAME  sgd, adam (default), adamw, rmsprop, adagrad, lamb, lion (their default settings)\n"
-          "  --lr X            peak learning rate (default 3e-3); --warmup N steps (default steps/10)\n"
+          "  --lr X            peak learning rate (default 3e-3, conv 3e-2); --warmup N steps (default steps/10)\n"
           "  --train-size N / --test-size N   (default 32768 / 1024)\n"
           "  --ckpt-dir DIR    save a checkpoint every --ckpt-every K steps (default 100), keep 3\n"
           "  --resume          continue from the newest valid checkpoint in --ckpt-dir\n"
@@ -382,14 +358,17 @@ static void usage(void) {
           "  --dump-hlo FILE   write the training step's graph as HLO text (e.g. for hlo_cost)\n"
           "  --mpi-available   print yes if --mpi can work (MPI in this build and in optic), and exit\n"
           "  --gradcheck       compare the gradient graph with finite differences and exit\n"
-          "  --hand-gradients  use the hand-written backward pass instead of autodiff (for comparison)\n"
+          "  --hand-gradients  mlp: use the hand-written backward pass instead of autodiff (for comparison)\n"
           "  --kill-at-step N  test hook: SIGKILL this process after step N\n");
 }
+
+static int check_options(options *o);
 
 static int parse(int argc, char **argv, options *o) {
   *o = (options){.steps = 3000,
                  .batch = 64,
                  .hidden = 256,
+                 .channels = 16,
                  .train_size = 32768,
                  .test_size = 1024,
                  .cores = 0,
@@ -397,37 +376,39 @@ static int parse(int argc, char **argv, options *o) {
                  .ckpt_every = 100,
                  .keep = 3,
                  .seed = 1,
-                 .lr = 3e-3,
+                 .lr = 0, /* 0: the model's default */
                  .warmup = -1,
                  .kill_at_step = -1,
                  .optimizer = OPTIC_OPTIM_KIND_ADAM};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NUM(flag, field)            \
-  if (strcmp(a, flag) == 0 && v) {  \
-    o->field = strtoll(v, NULL, 0); \
-    i++;                            \
-    continue;                       \
+#define OPT(flag, field, value)    \
+  if (strcmp(a, flag) == 0 && v) { \
+    o->field = value;              \
+    i++;                           \
+    continue;                      \
+  } else (void)0
+#define NUM(flag, field) OPT(flag, field, strtoll(v, NULL, 0))
+#define FLAG(flag, field)     \
+  if (strcmp(a, flag) == 0) { \
+    o->field = true;          \
+    continue;                 \
   } else (void)0
     // clang-format off
-    NUM("--steps", steps); NUM("--batch", batch); NUM("--hidden", hidden); NUM("--cores", cores);
-    NUM("--threads", threads); NUM("--seed", seed); NUM("--warmup", warmup); NUM("--train-size", train_size);
-    NUM("--test-size", test_size); NUM("--ckpt-every", ckpt_every); NUM("--kill-at-step", kill_at_step);
+    NUM("--steps", steps); NUM("--batch", batch); NUM("--hidden", hidden); NUM("--channels", channels);
+    NUM("--cores", cores); NUM("--threads", threads); NUM("--seed", seed); NUM("--warmup", warmup);
+    NUM("--train-size", train_size); NUM("--test-size", test_size); NUM("--ckpt-every", ckpt_every);
+    NUM("--kill-at-step", kill_at_step); OPT("--lr", lr, strtod(v, NULL));
+    OPT("--ckpt-dir", ckpt_dir, v); OPT("--dump-hlo", dump_hlo, v);
+    FLAG("--resume", resume); FLAG("--mpi", mpi); FLAG("--gradcheck", gradcheck);
+    FLAG("--hand-gradients", hand_gradients);
     // clang-format on
+#undef FLAG
 #undef NUM
-    if (strcmp(a, "--lr") == 0 && v) {
-      o->lr = strtod(v, NULL);
-      i++;
-      continue;
-    }
-    if (strcmp(a, "--ckpt-dir") == 0 && v) {
-      o->ckpt_dir = v;
-      i++;
-      continue;
-    }
-    if (strcmp(a, "--dump-hlo") == 0 && v) {
-      o->dump_hlo = v;
+#undef OPT
+    if (strcmp(a, "--model") == 0 && v && (strcmp(v, "mlp") == 0 || strcmp(v, "conv") == 0)) {
+      o->model = strcmp(v, "conv") == 0 ? MODEL_CONV : MODEL_MLP;
       i++;
       continue;
     }
@@ -439,31 +420,26 @@ static int parse(int argc, char **argv, options *o) {
       i++;
       continue;
     }
-    if (strcmp(a, "--resume") == 0) {
-      o->resume = true;
-      continue;
-    }
-    if (strcmp(a, "--mpi") == 0) {
-      o->mpi = true;
-      continue;
-    }
-    if (strcmp(a, "--gradcheck") == 0) {
-      o->gradcheck = true;
-      continue;
-    }
-    if (strcmp(a, "--hand-gradients") == 0) {
-      o->hand_gradients = true;
-      continue;
-    }
     usage();
     return 2;
   }
+  return check_options(o);
+}
+
+/* The defaults that depend on other options, and the checks. */
+static int check_options(options *o) {
   if (o->cores == 0) o->cores = o->mpi ? 1 : 4;
-  if (o->batch % SHARDS || o->batch <= 0 || o->steps <= 0 || o->hidden <= 0 || o->cores <= 0 || SHARDS % o->cores ||
-      o->threads <= 0 || o->ckpt_every <= 0 || o->train_size <= 0 || o->test_size <= 0 || (o->resume && !o->ckpt_dir)) {
+  if (o->model == MODEL_CONV && o->hand_gradients) {
+    fprintf(stderr, "mlp_train: --hand-gradients: the convnet has no hand-written backward pass\n");
+    return 2;
+  }
+  if (o->batch % SHARDS || o->batch <= 0 || o->steps <= 0 || o->hidden <= 0 || o->channels <= 0 || o->cores <= 0 ||
+      SHARDS % o->cores || o->threads <= 0 || o->ckpt_every <= 0 || o->train_size <= 0 || o->test_size <= 0 ||
+      (o->resume && !o->ckpt_dir)) {
     fprintf(stderr, "mlp_train: bad options (batch a multiple of 4, cores 1/2/4, --resume needs --ckpt-dir)\n");
     return 2;
   }
+  if (o->lr == 0) o->lr = o->model == MODEL_CONV ? 3e-2 : 3e-3; /* not given */
   if (o->warmup < 0) o->warmup = o->steps / 10 > 0 ? o->steps / 10 : 1;
   o->epoch_steps = o->train_size / o->batch > 0 ? o->train_size / o->batch : 1;
   o->min_lr = o->lr * 0.05;

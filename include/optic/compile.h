@@ -66,12 +66,28 @@ typedef struct optic_machine {
   double reduce_bandwidth;         /* reduce over the minor dim (and input fusions) */
   double reduce_strided_bandwidth; /* reduce over other dims only */
   double loop_bandwidth;           /* loop fusions (fused elementwise loops) */
+  /* Op classes of format 3: the runtime's cost per unit of work the XLA
+   * counts do not see, in ns on ONE core (not scaled by
+   * optic_machine_for_threads; an op split over t threads takes 1/t of it).
+   * 0: not known, the op stays on the roofline. docs/cost-model.md. */
+  double gather_element_ns;      /* gather: per output element (index lookup + copy) */
+  double scatter_element_ns;     /* scatter: per update element (combiner run), one thread */
+  double sort_compare_ns;        /* sort: per comparator call of the merge sort */
+  double topk_compare_ns;        /* topk: per comparison of the row's merge sort */
+  double bf16_element_ns;        /* per element per elementwise instruction on bf16 */
+  double f16_element_ns;         /* the same on f16 (its own conversions) */
+  double reduce_multi_bandwidth; /* bytes/s, all cores as the classes above: reduce over 2+ dims */
+  double while_iteration_ns;     /* one while iteration beyond its body and condition ops */
+  double reduce_step_ns;         /* reduce through its reducer's program (not f32 add/mul/max/min):
+                                    per reduced position per block of up to 512 outputs */
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
- * key are format 1 (before the figures beyond the roofline) and still load;
- * a file of a newer format fails to load with CORRUPT naming the versions. */
-#define OPTIC_MACHINE_FORMAT 2
+ * key are format 1 (before the figures beyond the roofline) and still load,
+ * as do format-2 files (before the op classes gather_element_ns ...
+ * while_iteration_ns, which load as 0: not known); a file of a newer format
+ * fails to load with CORRUPT naming the versions. */
+#define OPTIC_MACHINE_FORMAT 3
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",
@@ -144,6 +160,16 @@ OPTIC_API double optic_machine_estimate_class_ns(const optic_machine *m, const o
  * core_dram_bandwidth resolved). out may alias m. INVALID_ARGUMENT for an
  * invalid m or threads < 0. Thread-safe (pure). */
 OPTIC_API optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, optic_machine *out);
+/* The runtime's decision to split one op (not a dot or convolution, which
+ * always split) across `threads` threads; exec/ and the compiler's estimates
+ * both call it. split_min_elements > 0: by size, split when the op touches
+ * (operands + result elements; reduce-window x 4) at least that many
+ * elements. 0: by cost, split when threads > 1 and the time splitting saves,
+ * t1_ns x (1 - 1/threads), exceeds barrier_ns (t1_ns: the op's roofline on
+ * one thread without op_overhead_ns; barrier_ns: the machine's sync_ns).
+ * Pure. */
+OPTIC_API bool optic_split_op(int32_t threads, int64_t split_min_elements, double touched_elements, double t1_ns,
+                              double barrier_ns);
 /* Roofline estimate of one instruction's time in ns (see above); bytes up to
  * and including cache_bytes use cache_bandwidth. Expects a valid machine. */
 OPTIC_API double optic_machine_estimate_ns(const optic_machine *m, const optic_cost *cost);
@@ -168,6 +194,12 @@ typedef struct optic_compile_options {
    * the machine has: all of them. Negative: INVALID_ARGUMENT. Set it to the
    * execution context's thread count (optic_exec_ctx_threads). */
   int32_t threads;
+  /* The split policy the program will run with (optic_exec_options'
+   * split_min_elements): 0 (default) by cost, > 0 by size. The estimates
+   * follow the runtime's decision for each op (optic_split_op): an op split
+   * over the threads is estimated on all of them plus one barrier (sync_ns),
+   * an op kept on one thread on one thread. Negative: INVALID_ARGUMENT. */
+  int64_t split_min_elements;
 } optic_compile_options;
 
 OPTIC_API optic_compile_options optic_compile_options_default(void);

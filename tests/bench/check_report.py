@@ -80,6 +80,45 @@ def compare_with_ratios_py(ratios, spec_path, run_path, report_path, label, cloc
                                                                    w["status"], w["ratio"]))
 
 
+def check_bound_share(optic, machine, shipped_spec, out):
+    entries = []
+    for i, (name, ms) in enumerate((("model/hlo/a", 5.0), ("model/hlo/b", 2.5), ("model/hlo/c", 1.25),
+                                    ("graph/other", 100.0))):
+        entries.append({"name": name, "family_index": i, "per_family_instance_index": 0, "run_name": name,
+                        "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1,
+                        "iterations": 10, "real_time": ms, "cpu_time": ms, "time_unit": "ms",
+                        "est_flops": 2e8, "est_time_ns": 1e6})
+    run_path = os.path.join(out, "run_bound_share.json")
+    with open(run_path, "w", encoding="utf-8") as f:
+        json.dump({"context": {"date": "2025-01-01T00:00:00+00:00", "num_cpus": 2, "optic_isa": "avx512"},
+                   "benchmarks": entries}, f)
+    with open(shipped_spec, encoding="utf-8") as f:
+        shipped_bar = json.load(f)["summary_bars"]["real_module_bound_share"]["min"]
+    for bar, status in ((shipped_bar, "PASS" if shipped_bar <= 0.4 else "FAIL"), (0.5, "FAIL"), (None, "INFO")):
+        spec = {"ratios": []}
+        if bar is not None:
+            spec["summary_bars"] = {"real_module_bound_share": {"min": bar}}
+        spec_path = os.path.join(out, "spec_bound_share_%s.json" % bar)
+        with open(spec_path, "w", encoding="utf-8") as f:
+            json.dump(spec, f)
+        j = os.path.join(out, "bound_share_%s.json" % bar)
+        p = run([optic, "report", "--input", run_path, "--machine", machine, "--ratios", spec_path, "--json", j,
+                 "--html", j + ".html"])
+        check(p.returncode == 0, "bound share (bar %s): exit 0" % bar, "exit %d: %s" % (p.returncode, p.stderr[-400:]))
+        if p.returncode != 0:
+            continue
+        b = json.load(open(j, encoding="utf-8"))["context"]["optic"]["summary"].get("real_module_bound_share", {})
+        check(b.get("cases") == 3 and same(b.get("median"), 0.4) and same(b.get("min"), 0.2)
+              and same(b.get("max"), 0.8) and b.get("status") == status and b.get("bar_min") == bar,
+              "bound share in JSON with bar %s: %r" % (bar, b))
+        line = "real modules vs their roofline bounds: median 0.400 of the bound over 3 cases (0.200 to 0.800)"
+        check(line in p.stdout, "the table has the bound-share line", p.stdout[-600:])
+        if bar is not None:
+            check("bar median >= %g: %s" % (bar, status) in p.stdout, "the line gives the bar and %s" % status)
+        check("Real modules: median 0.400 of their roofline bounds" in open(j + ".html", encoding="utf-8").read(),
+              "the HTML summary has the bound share")
+
+
 def main(optic, bench, src, out):
     os.makedirs(out, exist_ok=True)
     fixtures = os.path.join(src, "tests", "bench", "fixtures")
@@ -142,6 +181,11 @@ def main(optic, bench, src, out):
         n, html = svgs_well_formed(j + ".html")
         check(n == 3, "estimates fixture: 3 plots (estimate, roofline, per-op), got %d" % n)
         check("y = x" in html and "&#177;25%" in html, "estimate plot explains the y = x line and the 25% band")
+
+    # Real modules against their roofline bounds: shares 0.2, 0.4, 0.8 (bound 1 ms of flops at
+    # 2e11 FLOP/s over 5, 2.5, 1.25 ms measured; a non-module case at 0.01 is left out): the
+    # median 0.4 passes a 0.3 bar and fails a 0.5 one; without summary_bars it is INFO.
+    check_bound_share(optic, machine, shipped_spec, out)
 
     # 2. A real quick run of a few benchmarks: the exp kernel and its FMA-peak peer at 1 thread, and
     # one small case of each graph-backed suite (exec/, model/, graph/compile), each for 0.01 s.

@@ -35,6 +35,13 @@ assert 0 <= m["op_overhead_ns"] < 1e6, m["op_overhead_ns"]
 assert 0 < m["op_overhead_ns"] < 20000, m["op_overhead_ns"]
 assert 0 < m["core_dram_bandwidth"] <= m["dram_bandwidth"], (m["core_dram_bandwidth"], m["dram_bandwidth"])
 assert m["cores"] >= 1 and m["name"] == "host" and "optic calibrate" in m["source"]
+# format 3: the op classes, each measured (> 0) and within a plausible range
+assert m["format"] == 3, m["format"]
+for k in ("gather_element_ns", "scatter_element_ns", "sort_compare_ns", "topk_compare_ns",
+          "bf16_element_ns", "f16_element_ns", "reduce_step_ns"):
+    assert 0 < m[k] < 1e5, (k, m[k])
+assert 1e6 < m["reduce_multi_bandwidth"] < 1e14, m["reduce_multi_bandwidth"]
+assert 0 <= m["while_iteration_ns"] < 1e6, m["while_iteration_ns"]
 PY
 
 # optic_machine_load reads it (report --machine loads with it and prints the model).

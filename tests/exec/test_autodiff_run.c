@@ -37,6 +37,51 @@ static const char *const conv_text =
     "  ROOT l = f32[] reduce(p2, zero), dimensions={0,1,2,3}, to_apply=add\n"
     "}\n";
 
+/* sort, topk and a conditional on the way to the loss. */
+static const char *const sort_cond_text =
+    "HloModule sortcond\n"
+    "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n"
+    "less { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT l = pred[] compare(a, b), direction=LT }\n"
+    "br0 { t = (f32[4,16], f32[16]) parameter(0)  a = f32[4,16] get-tuple-element(t), index=0\n"
+    "  v = f32[16] get-tuple-element(t), index=1  vb = f32[4,16] broadcast(v), dimensions={1}\n"
+    "  ROOT r = f32[4,16] multiply(a, vb) }\n"
+    "br1 { t = (f32[4,16], f32[16]) parameter(0)  a = f32[4,16] get-tuple-element(t), index=0\n"
+    "  ROOT r = f32[4,16] tanh(a) }\n"
+    "ENTRY main {\n"
+    "  x = f32[4,16] parameter(0)  v = f32[16] parameter(1)\n"
+    "  s = f32[4,16] sort(x), dimensions={1}, to_apply=less\n"
+    "  tk = (f32[4,5], s32[4,5]) topk(s), k=5, largest=true\n"
+    "  top = f32[4,5] get-tuple-element(tk), index=0\n"
+    "  t = (f32[4,16], f32[16]) tuple(s, v)  sel = s32[] constant(0)\n"
+    "  c = f32[4,16] conditional(sel, t, t), branch_computations={br0, br1}\n"
+    "  zero = f32[] constant(0)  c2 = f32[4,16] multiply(c, c)\n"
+    "  l1 = f32[] reduce(c2, zero), dimensions={0,1}, to_apply=add\n"
+    "  l2 = f32[] reduce(top, zero), dimensions={0,1}, to_apply=add\n"
+    "  ROOT l = f32[] add(l1, l2)\n"
+    "}\n";
+
+/* scatter set / max, a batched gather and a map on the way to the loss. */
+static const char *const scatter_map_text =
+    "HloModule scattermap\n"
+    "add { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] add(a, b) }\n"
+    "max { a = f32[] parameter(0)  b = f32[] parameter(1)  ROOT s = f32[] maximum(a, b) }\n"
+    "assign { a = f32[] parameter(0)  ROOT b = f32[] parameter(1) }\n"
+    "f { a = f32[] parameter(0)  b = f32[] parameter(1)  m = f32[] multiply(a, b)  ROOT t = f32[] tanh(m) }\n"
+    "ENTRY main {\n"
+    "  x = f32[6,8] parameter(0)  u = f32[4,8] parameter(1)\n"
+    "  i = s32[4] constant({1, 4, 1, 9})\n"
+    "  s = f32[6,8] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, "
+    "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=assign\n"
+    "  w = f32[6,8] scatter(s, i, u), update_window_dims={1}, inserted_window_dims={0}, "
+    "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=max\n"
+    "  mp = f32[6,8] map(w, x), dimensions={0,1}, to_apply=f\n"
+    "  j = s32[6,3,1] constant({{{0},{7},{2}},{{1},{1},{3}},{{5},{4},{0}},{{6},{2},{2}},{{3},{0},{7}},{{1},{5},{6}}})\n"
+    "  g = f32[6,3] gather(mp, j), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, "
+    "operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}\n"
+    "  zero = f32[] constant(0)  g2 = f32[6,3] multiply(g, g)\n"
+    "  ROOT l = f32[] reduce(g2, zero), dimensions={0,1}, to_apply=add\n"
+    "}\n";
+
 static void check(const char *text, const int32_t *wrt, int32_t n, const char *label) {
   optic_module_t *m = ex_parse(text);
   if (m == NULL) return;
@@ -49,6 +94,12 @@ static void check(const char *text, const int32_t *wrt, int32_t n, const char *l
 
 static void test_mlp(void) { check(mlp_text, (int32_t[]){0, 1, 2, 3}, 4, "mlp value_and_grad"); }
 static void test_conv_block(void) { check(conv_text, (int32_t[]){0, 1, 2}, 3, "conv block value_and_grad"); }
+static void test_scatter_gather_map(void) {
+  check(scatter_map_text, (int32_t[]){0, 1}, 2, "scatter set/max, batched gather, map value_and_grad");
+}
+static void test_sort_topk_conditional(void) {
+  check(sort_cond_text, (int32_t[]){0, 1}, 2, "sort, topk, conditional value_and_grad");
+}
 
 static optic_node_id find(optic_module_t *m, optic_comp_id c, const char *name) {
   int32_t n;
@@ -120,6 +171,8 @@ static void test_jax_attention_bf16(void) {
 }
 
 static const ot_case cases[] = {
+    {"sort_topk_conditional", test_sort_topk_conditional},
+    {"scatter_gather_map", test_scatter_gather_map},
     {"jax_attention_bf16", test_jax_attention_bf16},
     {"mlp", test_mlp},
     {"conv_block", test_conv_block},

@@ -6,8 +6,10 @@
 #define OPTIC_TESTS_GRAPH_EVALUATE_UTIL_H
 
 #include <optic/optic.h>
+#include <string.h>
 
 #include "tests/harness.h"
+#include "tests/hlo_files.h"
 
 static optic_module_t *ev_m;
 static optic_comp_id ev_main;
@@ -122,6 +124,17 @@ static inline bool ev_check(optic_comp_id c, const optic_literal_t *const *args,
   optic_literal_destroy(w);
   optic_literal_destroy(got);
   return ok;
+}
+
+/* Parses text, prints it, parses that print and prints again, and checks
+ * the two prints are equal. Returns the first print (free it with
+ * optic_string_free; NULL if parsing failed) and the module parsed from
+ * text in *out (the caller destroys it). */
+static inline char *ev_print_round_trip(const char *text, optic_module_t **out) {
+  optic_module_t *m = NULL;
+  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+  *out = m;
+  return m ? ot_print_round_trip(m) : NULL;
 }
 
 #endif

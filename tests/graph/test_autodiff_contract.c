@@ -163,25 +163,60 @@ static void test_mlp(void) {
   OT_CHECK(adf_check("mlp", ev_main, -1, 1, F32_TOL));
 }
 
-/* batch-norm-training's normalized output (feature dim 1 and 3), through
- * XLA's batch-norm-grad; the batch statistics outputs go unused. */
-static void test_batch_norm_training(void) {
+/* batch-norm-training (feature dim 1 and 3) through its normalized output
+ * (XLA's batch-norm-grad), its batch statistics, or all three:
+ * use 1 = tanh(y), 2 = mean and variance only, 3 = tanh(y) * mean + var. */
+static void batch_norm_training(int use) {
   for (int64_t fi = 1; fi <= 3; fi += 2) {
     ev_fresh();
     int64_t d[4] = {3, 4, 2, 4};
     optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, 4, d), s = ev_param(ev_main, 1, OPTIC_F64, 1, (int64_t[]){4}),
-                  o = ev_param(ev_main, 2, OPTIC_F64, 1, (int64_t[]){4}), bn, y;
+                  o = ev_param(ev_main, 2, OPTIC_F64, 1, (int64_t[]){4}), bn, y, mean, var, r;
     OT_EXPECT_OK(optic_graph_batch_norm(ev_m, ev_main, OPTIC_OP_BATCH_NORM_TRAINING, (optic_node_id[]){x, s, o}, 3,
                                         0.001f, fi, NULL, &bn));
     OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, ev_main, bn, 0, NULL, &y));
+    OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, ev_main, bn, 1, NULL, &mean));
+    OT_EXPECT_OK(optic_graph_get_tuple_element(ev_m, ev_main, bn, 2, NULL, &var));
+    OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_TANH, y, NULL, &r));
+    optic_shape xs = ev_shape(4, d);
+    if (use == 2) OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_MULTIPLY, mean, var, NULL, &r));
+    if (use == 3) {
+      optic_node_id mb, vb;
+      OT_EXPECT_OK(optic_graph_broadcast(ev_m, ev_main, mean, &xs, &fi, 1, NULL, &mb));
+      OT_EXPECT_OK(optic_graph_broadcast(ev_m, ev_main, var, &xs, &fi, 1, NULL, &vb));
+      OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_MULTIPLY, r, mb, NULL, &r));
+      OT_EXPECT_OK(optic_graph_binary(ev_m, ev_main, OPTIC_OP_ADD, r, vb, NULL, &r));
+    }
+    ev_root(ev_main, r);
+    OT_CHECK(adf_check("batch-norm-training", ev_main, -1, 1, F64_TOL), "use %d, feature index %lld", use,
+             (long long)fi);
+  }
+}
+
+static void test_batch_norm_training(void) { batch_norm_training(1); }
+static void test_batch_norm_statistics(void) {
+  batch_norm_training(2);
+  batch_norm_training(3);
+}
+
+/* batch-norm-inference w.r.t. all five operands (variance in [0.5, 1.5]). */
+static void test_batch_norm_inference(void) {
+  for (int64_t fi = 0; fi <= 2; fi += 2) {
+    ev_fresh();
+    int64_t d[3] = {3, 5, 2}, c = d[fi];
+    optic_node_id xs[5] = {ev_param(ev_main, 0, OPTIC_F64, 3, d)}, y;
+    for (int32_t i = 1; i < 5; i++) xs[i] = ev_param(ev_main, i, OPTIC_F64, 1, &c);
+    OT_EXPECT_OK(optic_graph_batch_norm(ev_m, ev_main, OPTIC_OP_BATCH_NORM_INFERENCE, xs, 5, 0.01f, fi, NULL, &y));
     OT_EXPECT_OK(optic_graph_unary(ev_m, ev_main, OPTIC_OP_TANH, y, NULL, &y));
     ev_root(ev_main, y);
-    OT_CHECK(adf_check("batch-norm-training", ev_main, -1, 1, F64_TOL), "feature index %lld", (long long)fi);
+    OT_CHECK(adf_check("batch-norm-inference", ev_main, 0.5, 1.5, F64_TOL), "feature index %lld", (long long)fi);
   }
 }
 
 static const ot_case cases[] = {
     {"batch_norm_training", test_batch_norm_training},
+    {"batch_norm_statistics", test_batch_norm_statistics},
+    {"batch_norm_inference", test_batch_norm_inference},
     {"dot_dimension_numbers", test_dot_dimension_numbers},
     {"reduce", test_reduce},
     {"reduce_max_tie", test_reduce_max_tie},

@@ -3,7 +3,7 @@
  * largest gradient): NHWC and NCHW and permuted dim labels, strides,
  * asymmetric and negative padding, lhs (base) and rhs (window) dilation,
  * feature groups (grouped and depthwise), batch groups, 1-D and 0-D
- * spatial, windows that leave input rows unread. */
+ * spatial, windows that leave input rows unread, window reversal. */
 #include "tests/graph/autodiff_util.h"
 
 typedef struct conv_case {
@@ -18,7 +18,31 @@ typedef struct conv_case {
 #define W(sz, st, lo, hi, ld, rd) \
   { .size = sz, .stride = st, .pad_low = lo, .pad_high = hi, .base_dilation = ld, .window_dilation = rd }
 
+#define WR(sz, st, lo, hi, ld, rd)                                                                       \
+  {                                                                                                      \
+    .size = sz, .stride = st, .pad_low = lo, .pad_high = hi, .base_dilation = ld, .window_dilation = rd, \
+    .reversal = true                                                                                     \
+  }
+
 static const conv_case cases[] = {
+    {"window reversal in both dims",
+     "b01f_01io->b01f",
+     4,
+     {1, 5, 4, 2},
+     {3, 2, 2, 3},
+     2,
+     {WR(3, 1, 1, 1, 1, 1), WR(2, 1, 0, 1, 1, 1)},
+     1,
+     1},
+    {"window reversal in one dim, stride 2, rhs dilation, kernel labels permuted",
+     "bf01_i01o->bf01",
+     4,
+     {2, 2, 7, 5},
+     {2, 3, 2, 3},
+     2,
+     {W(3, 2, 0, 1, 1, 1), WR(2, 1, 1, 0, 1, 2)},
+     1,
+     1},
     {"nhwc same",
      "b01f_01io->b01f",
      4,

@@ -102,9 +102,113 @@ static void test_scatter_add_windows(void) {
   finish("scatter windows", y);
 }
 
+/* Batching dims (XLA's operand_batching_dims / start_indices_batching_dims):
+ * operand dim ob is indexed by the result's position along indices dim
+ * ib. Each case: operand and indices shapes, the index data (values past
+ * the ends are clamped). */
+typedef struct batched_case {
+  const char *what;
+  int32_t xr, ir;
+  int64_t xd[4], id[4];
+  optic_gather_dims d;
+} batched_case;
+
+static const batched_case batched[] = {
+    {"per-batch rows [3,5,4], indices [3,2]",
+     3,
+     2,
+     {3, 5, 4},
+     {3, 2},
+     {.n_offset_dims = 1,
+      .offset_dims = {2},
+      .n_collapsed = 1,
+      .collapsed_slice_dims = {1},
+      .n_start_index_map = 1,
+      .start_index_map = {1},
+      .index_vector_dim = 2,
+      .slice_sizes = {1, 1, 4},
+      .n_batching = 1,
+      .operand_batching_dims = {0},
+      .start_indices_batching_dims = {0}}},
+    {"take_along_axis [4,6], indices [4,3,1] (JAX's shape)",
+     2,
+     3,
+     {4, 6},
+     {4, 3, 1},
+     {.n_collapsed = 1,
+      .collapsed_slice_dims = {1},
+      .n_start_index_map = 1,
+      .start_index_map = {1},
+      .index_vector_dim = 2,
+      .slice_sizes = {1, 1},
+      .n_batching = 1,
+      .operand_batching_dims = {0},
+      .start_indices_batching_dims = {0}}},
+    {"batch dim last [5,2], indices [3,2]",
+     2,
+     2,
+     {5, 2},
+     {3, 2},
+     {.n_collapsed = 1,
+      .collapsed_slice_dims = {0},
+      .n_start_index_map = 1,
+      .start_index_map = {0},
+      .index_vector_dim = 2,
+      .slice_sizes = {1, 1},
+      .n_batching = 1,
+      .operand_batching_dims = {1},
+      .start_indices_batching_dims = {1}}},
+    {"two batch dims paired crosswise, index vector first [2,3,6,4], indices [2,3,2]",
+     4,
+     3,
+     {2, 3, 6, 4},
+     {2, 3, 2},
+     {.n_offset_dims = 2,
+      .offset_dims = {2, 3},
+      .n_start_index_map = 2,
+      .start_index_map = {2, 3},
+      .index_vector_dim = 0,
+      .slice_sizes = {1, 1, 2, 3},
+      .n_batching = 2,
+      .operand_batching_dims = {0, 1},
+      .start_indices_batching_dims = {2, 1}}},
+    {"empty batch [0,5], indices [0,2]",
+     2,
+     2,
+     {0, 5},
+     {0, 2},
+     {.n_collapsed = 1,
+      .collapsed_slice_dims = {1},
+      .n_start_index_map = 1,
+      .start_index_map = {1},
+      .index_vector_dim = 2,
+      .slice_sizes = {0, 1},
+      .n_batching = 1,
+      .operand_batching_dims = {0},
+      .start_indices_batching_dims = {0}}},
+};
+
+static void test_batching_dims(void) {
+  for (size_t i = 0; i < sizeof batched / sizeof batched[0]; i++) {
+    const batched_case *b = &batched[i];
+    ev_fresh();
+    optic_node_id x = ev_param(ev_main, 0, OPTIC_F64, b->xr, b->xd), y;
+    int64_t n = 1;
+    for (int32_t d = 0; d < b->ir; d++) n *= b->id[d];
+    int32_t data[64];
+    for (int64_t k = 0; k < n; k++) data[k] = (int32_t)((k * 5 + 2) % 9) - 1; /* -1 .. 7: some clamped */
+    optic_node_id idx = s32_const(b->ir, b->id, data);
+    OT_EXPECT_OK(optic_graph_gather(ev_m, ev_main, x, idx, &b->d, NULL, &y));
+    finish(b->what, y);
+  }
+}
+
 static const ot_case cases[] = {
-    {"scatter_add_rows", test_scatter_add_rows}, {"scatter_add_windows", test_scatter_add_windows},
-    {"embedding_lookup", test_embedding_lookup}, {"windows", test_windows},
+    {"batching_dims", test_batching_dims},
+    {"scatter_add_rows", test_scatter_add_rows},
+    {"scatter_add_windows", test_scatter_add_windows},
+    {"embedding_lookup", test_embedding_lookup},
+    {"windows", test_windows},
     {"take_along_axis", test_take_along_axis},
 };
 OT_MAIN(cases)

@@ -2,8 +2,9 @@
  * (real XLA/JAX programs): each array output of the entry's root,
  * differentiated (seeded) w.r.t. every floating-point parameter, either
  * builds a computation that optic_graph_optimize then optimizes and the
- * cost model costs, or fails with UNSUPPORTED naming an instruction; any
- * other outcome (a rule building an ill-typed instruction, a crash) fails.
+ * cost model costs, or fails with UNSUPPORTED naming a custom-call or a
+ * loop whose trip count is data; any other outcome (a rule building an
+ * ill-typed instruction, another op refused, a crash) fails.
  * Prints what each module gave. */
 #include <dirent.h>
 #include <math.h>
@@ -48,6 +49,11 @@ static void one_output(const char *file, const optic_module_t *orig, int32_t k) 
     unsupported++;
     printf("  %s output %d: %s\n", file, (int)k, optic_last_error());
     OT_CHECK(strstr(optic_last_error(), "autodiff: cannot differentiate") != NULL, "%s", optic_last_error());
+    /* Only ops that have no rule by design may stop a module: custom-calls
+     * (opaque) and loops whose trip count is data. */
+    OT_CHECK(strstr(optic_last_error(), "cannot differentiate custom-call") != NULL ||
+                 strstr(optic_last_error(), "cannot differentiate while") != NULL,
+             "%s output %d refused for another reason: %s", file, (int)k, optic_last_error());
   } else {
     OT_CHECK(st == OPTIC_OK, "%s output %d: %s: %s", file, (int)k, optic_status_name(st), optic_last_error());
   }
@@ -92,7 +98,8 @@ static void test_every_module(void) {
   sweep("");
   sweep("realworld");
   printf("  %d outputs differentiated, %d refused with UNSUPPORTED\n", built, unsupported);
-  OT_CHECK(built >= 20, "only %d outputs differentiated", built);
+  /* 71 of the 88 outputs today; the 17 refused: custom-calls and one data-dependent loop. */
+  OT_CHECK(built >= 71, "only %d outputs differentiated (71 expected)", built);
 }
 
 static const ot_case cases[] = {

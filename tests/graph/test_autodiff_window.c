@@ -1,11 +1,19 @@
 /* Reverse-mode autodiff of reduce-window (sum, max and min pooling)
  * against central finite differences in f64: overlapping and strided
  * windows, padding (negative too), base and window dilation, windows of
- * one element, and XLA's select-and-scatter tie rule for max pooling. */
+ * one element, window reversal, and XLA's select-and-scatter tie rule for
+ * max pooling (in the order the window is visited). */
 #include "tests/graph/autodiff_util.h"
 
 #define W(sz, st, lo, hi, ld, rd) \
   { .size = sz, .stride = st, .pad_low = lo, .pad_high = hi, .base_dilation = ld, .window_dilation = rd }
+
+/* The same, with window reversal (the window visited from its far end). */
+#define WR(sz, st, lo, hi, ld, rd)                                                                       \
+  {                                                                                                      \
+    .size = sz, .stride = st, .pad_low = lo, .pad_high = hi, .base_dilation = ld, .window_dilation = rd, \
+    .reversal = true                                                                                     \
+  }
 
 typedef struct rw_case {
   const char *what;
@@ -25,6 +33,9 @@ static const rw_case cases[] = {
     {"base dilation 2, negative pad", 2, {4, 3}, {W(2, 1, -1, 1, 2, 1), W(2, 1, 0, 0, 1, 1)}},
     {"one-element window (identity)", 2, {3, 3}, {W(1, 1, 0, 0, 1, 1), W(1, 1, 0, 0, 1, 1)}},
     {"global pool", 2, {3, 7}, {W(1, 1, 0, 0, 1, 1), W(7, 1, 0, 0, 1, 1)}},
+    {"reversed 3x2, padding, stride 2", 2, {5, 4}, {WR(3, 2, 1, 1, 1, 1), WR(2, 1, 0, 1, 1, 1)}},
+    {"reversed in one dim, window dilation 2", 2, {6, 3}, {WR(2, 1, 0, 0, 1, 2), W(2, 1, 0, 0, 1, 1)}},
+    {"reversed, empty", 2, {0, 3}, {WR(1, 1, 0, 0, 1, 1), WR(2, 1, 0, 0, 1, 1)}},
 };
 
 static void run(optic_opcode op, bool init_param) {
@@ -57,12 +68,13 @@ static void test_min_pool(void) { run(OPTIC_OP_MINIMUM, false); }
 /* Ties: in [[1, 3, 3], [3, 0, 2]] pooled 2x2 stride 1, the first 3 of each
  * window in row-major order takes the gradient (XLA's select-and-scatter
  * with >=): windows [0..1]x[0..1] and [0..1]x[1..2] both pick (0,1). */
-static void test_max_pool_ties(void) {
+static void max_pool_ties(bool reversed) {
   ev_fresh();
   optic_comp_id f = ev_binary_comp("max", OPTIC_OP_MAXIMUM, OPTIC_F32);
   optic_node_id x = ev_param(ev_main, 0, OPTIC_F32, 2, (int64_t[]){2, 3}), init, y, s, zero;
   optic_comp_id add = ev_binary_comp("add", OPTIC_OP_ADD, OPTIC_F32);
   optic_window_dim w[2] = {W(2, 1, 0, 0, 1, 1), W(2, 1, 0, 0, 1, 1)};
+  w[0].reversal = w[1].reversal = reversed;
   OT_EXPECT_OK(optic_graph_constant(ev_m, ev_main, OPTIC_F32, &(optic_shape){0}, &(float){-INFINITY}, 4, NULL, &init));
   OT_EXPECT_OK(optic_graph_reduce_window(ev_m, ev_main, &x, &init, 1, w, f, NULL, &y));
   OT_EXPECT_OK(optic_graph_constant(ev_m, ev_main, OPTIC_F32, &(optic_shape){0}, &(float){0}, 4, NULL, &zero));
@@ -73,7 +85,8 @@ static void test_max_pool_ties(void) {
   optic_literal_t *in = ev_lit(OPTIC_F32, 2, (int64_t[]){2, 3}, (float[]){1, 3, 3, 3, 0, 2});
   optic_literal_t *r = ev_run(g, (const optic_literal_t *const[]){in}, 1);
   if (r) {
-    optic_literal_t *want = ev_lit(OPTIC_F32, 2, (int64_t[]){2, 3}, (float[]){0, 2, 0, 0, 0, 0});
+    float plain[6] = {0, 2, 0, 0, 0, 0}, rev[6] = {0, 0, 1, 1, 0, 0};
+    optic_literal_t *want = ev_lit(OPTIC_F32, 2, (int64_t[]){2, 3}, reversed ? rev : plain);
     OT_CHECK(ev_same(want, optic_literal_element(r, 1), OPTIC_MATCH_BITWISE));
     optic_literal_destroy(want);
   }
@@ -81,10 +94,16 @@ static void test_max_pool_ties(void) {
   optic_literal_destroy(in);
 }
 
+static void test_max_pool_ties(void) { max_pool_ties(false); }
+/* Reversed windows are visited from their far end: window (0, 0) meets
+ * the 3 at (1, 0) first, window (0, 1) the one at (0, 2). */
+static void test_max_pool_ties_reversed(void) { max_pool_ties(true); }
+
 static const ot_case test_cases[] = {
     {"sum_pool", test_sum_pool},
     {"max_pool", test_max_pool},
     {"min_pool", test_min_pool},
     {"max_pool_ties", test_max_pool_ties},
+    {"max_pool_ties_reversed", test_max_pool_ties_reversed},
 };
 OT_MAIN(test_cases)

@@ -9,6 +9,7 @@
 #include "graph/internal.h"
 #include "tests/graph/random_graph.h"
 #include "tests/harness.h"
+#include "tests/hlo_files.h"
 
 /* Every invariant of graph/internal.h's edge comment; prints the first
  * broken one. */
@@ -215,34 +216,9 @@ static bool same_results_shuffled(optic_module_t *m, uint64_t seed, const char *
   return same;
 }
 
-static const char *const hlo_files[] = {
-    "add_f32_2x2.hlo",
-    "conv0d_as_matmul.hlo",
-    "conv2d_nhwc_bias_relu.hlo",
-    "conv_isolated_layout_3021.hlo",
-    "conv_lhs_dilate_parse_only.hlo",
-    "dot_batch_reordered_dims.hlo",
-    "dot_batch_with_metadata.hlo",
-    "dot_no_dnums_outer_product.hlo",
-    "dot_reshape_divide.hlo",
-    "dot_transpose_output.hlo",
-    "one_matmul_train_step.hlo",
-    "reduce_dim1_with_copy.hlo",
-    "softmax_f32.hlo",
-};
-
 static optic_module_t *load_hlo(const char *name) {
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0; /* .../tests/graph */
-  while (dir > 0 && src[dir - 1] != '/') dir--;   /* .../tests/ */
-  char path[1024];
-  snprintf(path, sizeof path, "%.*sdata/hlo/%s", (int)dir, src, name);
-  FILE *f = fopen(path, "rb");
-  OT_CHECK(f != NULL, "cannot open %s", path);
-  if (f == NULL) return NULL;
-  char *text = malloc(1 << 20);
-  size_t len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
-  fclose(f);
+  size_t len = 0;
+  char *text = ot_hlo_read(name, &len);
   optic_module_t *m = NULL;
   if (text) OT_EXPECT_OK(optic_module_from_hlo_text(text, len, &m));
   free(text);
@@ -252,10 +228,10 @@ static optic_module_t *load_hlo(const char *name) {
 static void user_order_does_not_change_results(void) {
   uint64_t seed = rg_seed(0x05de7);
   long graphs = 0;
-  for (size_t i = 0; i < sizeof hlo_files / sizeof hlo_files[0]; i++) {
-    optic_module_t *m = load_hlo(hlo_files[i]);
+  for (size_t i = 0; i < OT_REFERENCE_HLO_COUNT; i++) {
+    optic_module_t *m = load_hlo(ot_reference_hlo[i]);
     if (m == NULL) continue;
-    same_results_shuffled(m, seed + i, hlo_files[i]);
+    same_results_shuffled(m, seed + i, ot_reference_hlo[i]);
     optic_module_destroy(m);
     graphs++;
   }

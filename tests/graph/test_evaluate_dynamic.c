@@ -120,14 +120,9 @@ static const char *const TEXT =
     "}\n";
 
 static void hlo_text_and_layout_bitcast(void) {
-  optic_module_t *m = NULL, *m2 = NULL;
-  OT_EXPECT_OK(optic_module_from_hlo_text(TEXT, strlen(TEXT), &m));
+  optic_module_t *m = NULL;
+  char *t1 = ev_print_round_trip(TEXT, &m);
   if (m == NULL) return;
-  char *t1 = NULL, *t2 = NULL;
-  OT_EXPECT_OK(optic_module_to_hlo_text(m, &t1));
-  OT_EXPECT_OK(optic_module_from_hlo_text(t1, strlen(t1), &m2));
-  if (m2) OT_EXPECT_OK(optic_module_to_hlo_text(m2, &t2));
-  OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1, t2 ? t2 : "");
   OT_CHECK(t1 && strstr(t1, "dynamic_slice_sizes={2,2}") && strstr(t1, "opt-barrier("), "%s", t1);
   /* p = [[1,2,3],[4,5,6]] stored row-major; t = the same bytes read with
    * dim 0 minor: t[i][j] = p[j][i], so c = [[1,4],[2,5],[3,6]]. With i = 7
@@ -151,9 +146,7 @@ static void hlo_text_and_layout_bitcast(void) {
   optic_literal_destroy(args[0]);
   optic_literal_destroy(args[1]);
   optic_string_free(t1);
-  optic_string_free(t2);
   optic_module_destroy(m);
-  optic_module_destroy(m2);
 }
 
 static const ot_case cases[] = {

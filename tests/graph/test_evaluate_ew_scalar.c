@@ -341,14 +341,9 @@ static const char *const ROUND_TRIP =
     "}\n";
 
 static void hlo_round_trip_and_cost(void) {
-  optic_module_t *m = NULL, *m2 = NULL;
-  OT_EXPECT_OK(optic_module_from_hlo_text(ROUND_TRIP, strlen(ROUND_TRIP), &m));
+  optic_module_t *m = NULL;
+  char *t1 = ev_print_round_trip(ROUND_TRIP, &m);
   if (m == NULL) return;
-  char *t1 = NULL, *t2 = NULL;
-  OT_EXPECT_OK(optic_module_to_hlo_text(m, &t1));
-  OT_EXPECT_OK(optic_module_from_hlo_text(t1, strlen(t1), &m2));
-  if (m2) OT_EXPECT_OK(optic_module_to_hlo_text(m2, &t2));
-  OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "print -> parse -> print differs:\n%s\n---\n%s", t1, t2 ? t2 : "");
   OT_CHECK(t1 && strstr(t1, "reduce-precision(") && strstr(t1, "exponent_bits=5, mantissa_bits=10"), "%s", t1);
   /* XLA's HandleElementwiseOp: erf, log1p, expm1, sin, cos, tan, cbrt and
    * atan2 count one transcendental per element; round, remainder,
@@ -368,9 +363,7 @@ static void hlo_round_trip_and_cost(void) {
                 + 16.0;    /* the tuple's pointer table */
   OT_CHECK(c.bytes_accessed == want, "bytes %g, want %g", c.bytes_accessed, want);
   optic_string_free(t1);
-  optic_string_free(t2);
   optic_module_destroy(m);
-  optic_module_destroy(m2);
 }
 
 static const ot_case cases[] = {

@@ -9,6 +9,7 @@
 #include <optic/optic.h>
 
 #include "tests/harness.h"
+#include "tests/hlo_files.h"
 
 #define HEAD "HloModule m\nENTRY e {\n  p = f32[2] parameter(0)\n"
 
@@ -227,10 +228,7 @@ static void errors_have_positions(void) {
   int errors = 0;
   for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
     char path[1024];
-    const char *src = __FILE__, *slash = strrchr(src, '/');
-    size_t dir = slash ? (size_t)(slash - src) : 0;
-    while (dir > 0 && src[dir - 1] != '/') dir--;
-    snprintf(path, sizeof path, "%.*sdata/hlo/%s", (int)dir, src, files[f]);
+    ot_hlo_data_path(files[f], path, sizeof path);
     FILE *fp = fopen(path, "rb");
     OT_CHECK(fp != NULL, "%s", path);
     if (!fp) continue;

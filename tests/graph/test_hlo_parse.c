@@ -8,49 +8,14 @@
 #include <optic/optic.h>
 
 #include "tests/harness.h"
+#include "tests/hlo_files.h"
 
 #define S(x) ((x) ? (x) : "(null)")
-
-static const char *const files[] = {
-    "add_f32_2x2.hlo",
-    "conv0d_as_matmul.hlo",
-    "conv2d_nhwc_bias_relu.hlo",
-    "conv_isolated_layout_3021.hlo",
-    "conv_lhs_dilate_parse_only.hlo",
-    "dot_batch_reordered_dims.hlo",
-    "dot_batch_with_metadata.hlo",
-    "dot_no_dnums_outer_product.hlo",
-    "dot_reshape_divide.hlo",
-    "dot_transpose_output.hlo",
-    "one_matmul_train_step.hlo",
-    "reduce_dim1_with_copy.hlo",
-    "softmax_f32.hlo",
-};
-#define NFILES (sizeof files / sizeof files[0])
-
-static void data_path(const char *name, char *path, size_t size) {
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0; /* .../tests/graph */
-  while (dir > 0 && src[dir - 1] != '/') dir--;   /* .../tests/ */
-  snprintf(path, size, "%.*sdata/hlo/%s", (int)dir, src, name);
-}
-
-static char *read_text(const char *name, size_t *len) {
-  char path[1024];
-  data_path(name, path, sizeof path);
-  FILE *f = fopen(path, "rb");
-  OT_CHECK(f != NULL, "cannot open %s", path);
-  if (!f) return NULL;
-  char *text = calloc(1, 1 << 20);
-  *len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
-  fclose(f);
-  return text;
-}
 
 static optic_module_t *load(const char *name) {
   char path[1024];
   optic_module_t *m = NULL;
-  data_path(name, path, sizeof path);
+  ot_hlo_data_path(name, path, sizeof path);
   OT_EXPECT_OK(optic_module_from_hlo_file(path, &m));
   return m;
 }
@@ -145,14 +110,14 @@ static void every_file_parses(void) {
 }
 
 static void round_trip(void) {
-  for (size_t i = 0; i < NFILES; i++) {
-    optic_module_t *m1 = load(files[i]), *m2 = NULL, *m3 = NULL;
+  for (size_t i = 0; i < OT_REFERENCE_HLO_COUNT; i++) {
+    optic_module_t *m1 = load(ot_reference_hlo[i]), *m2 = NULL, *m3 = NULL;
     if (m1 == NULL) continue;
     char *t1 = export(m1);
     m2 = t1 ? parse(t1) : NULL;
     char *t2 = m2 ? export(m2) : NULL;
-    OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "%s: export(import(export(m))) differs:\n%s\n---\n%s", files[i], S(t1),
-             S(t2));
+    OT_CHECK(t1 && t2 && strcmp(t1, t2) == 0, "%s: export(import(export(m))) differs:\n%s\n---\n%s",
+             ot_reference_hlo[i], S(t1), S(t2));
     /* and once more, through the file's text itself printed back */
     m3 = t2 ? parse(t2) : NULL;
     OT_CHECK(m3 && optic_module_computation_count(m3) == optic_module_computation_count(m1));
@@ -395,7 +360,7 @@ static void literals(void) {
   optic_module_destroy(m);
   /* the reference input literal (24 values, rank 4) as a constant */
   size_t len = 0;
-  char *text = read_text("reduce_dim1_with_copy.input.txt", &len);
+  char *text = ot_hlo_read("reduce_dim1_with_copy.input.txt", &len);
   const char *brace = text ? strchr(strstr(text, "f32[2,2,2,3]"), '{') : NULL;
   const char *end = brace ? strstr(brace, "\n#") : NULL;
   if (brace && end) {

@@ -9,38 +9,7 @@
 #include <optic/optic.h>
 
 #include "tests/harness.h"
-
-static const char *const files[] = {
-    "add_f32_2x2.hlo",
-    "conv0d_as_matmul.hlo",
-    "conv2d_nhwc_bias_relu.hlo",
-    "conv_isolated_layout_3021.hlo",
-    "conv_lhs_dilate_parse_only.hlo",
-    "dot_batch_reordered_dims.hlo",
-    "dot_batch_with_metadata.hlo",
-    "dot_no_dnums_outer_product.hlo",
-    "dot_reshape_divide.hlo",
-    "dot_transpose_output.hlo",
-    "one_matmul_train_step.hlo",
-    "reduce_dim1_with_copy.hlo",
-    "softmax_f32.hlo",
-};
-#define NFILES (sizeof files / sizeof files[0])
-
-static char *read_text(const char *name, size_t *len) {
-  char path[1024];
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0;
-  while (dir > 0 && src[dir - 1] != '/') dir--;
-  snprintf(path, sizeof path, "%.*sdata/hlo/%s", (int)dir, src, name);
-  FILE *f = fopen(path, "rb");
-  OT_CHECK(f != NULL, "cannot open %s", path);
-  if (!f) return NULL;
-  char *text = malloc(1 << 16);
-  *len = text ? fread(text, 1, 1 << 16, f) : 0;
-  fclose(f);
-  return text;
-}
+#include "tests/hlo_files.h"
 
 /* Parses text; expects status `want` and a message containing `needle`. */
 static void expect_error(const char *text, size_t len, optic_status want, const char *needle) {
@@ -231,9 +200,9 @@ static char last_significant(const char *t, size_t n) {
 /* Every prefix of every reference file: an error, unless the cut falls right
  * after a complete computation (then the shorter module is valid). */
 static void truncated_files(void) {
-  for (size_t f = 0; f < NFILES; f++) {
+  for (size_t f = 0; f < OT_REFERENCE_HLO_COUNT; f++) {
     size_t len;
-    char *text = read_text(files[f], &len);
+    char *text = ot_hlo_read(ot_reference_hlo[f], &len);
     if (!text) continue;
     int oks = 0;
     for (size_t cut = 0; cut < len; cut++) {
@@ -244,14 +213,14 @@ static void truncated_files(void) {
       free(exact);
       if (st == OPTIC_OK) {
         oks++;
-        OT_CHECK(last_significant(text, cut) == '}', "%s cut at %zu parses", files[f], cut);
+        OT_CHECK(last_significant(text, cut) == '}', "%s cut at %zu parses", ot_reference_hlo[f], cut);
         optic_module_destroy(m);
       } else {
-        OT_CHECK(m == NULL && strncmp(optic_last_error(), "line ", 5) == 0, "%s cut at %zu: %s", files[f], cut,
-                 optic_last_error());
+        OT_CHECK(m == NULL && strncmp(optic_last_error(), "line ", 5) == 0, "%s cut at %zu: %s", ot_reference_hlo[f],
+                 cut, optic_last_error());
       }
     }
-    OT_CHECK(oks < 16, "%s: %d prefixes parse", files[f], oks);
+    OT_CHECK(oks < 16, "%s: %d prefixes parse", ot_reference_hlo[f], oks);
     free(text);
   }
 }
@@ -262,9 +231,9 @@ static void mutations(void) {
   static const char syntax[] = "{}[]()=,:%\"/*-<>x_0123456789 \nfROOTENTRY";
   uint64_t rng = 0x9e3779b97f4a7c15ull;
   int parsed = 0, total = 0;
-  for (size_t f = 0; f < NFILES; f++) {
+  for (size_t f = 0; f < OT_REFERENCE_HLO_COUNT; f++) {
     size_t len;
-    char *text = read_text(files[f], &len);
+    char *text = ot_hlo_read(ot_reference_hlo[f], &len);
     char *buf = text ? malloc(len + 8) : NULL;
     for (int k = 0; buf && k < 400; k++) {
       memcpy(buf, text, len);

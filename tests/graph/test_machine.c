@@ -500,7 +500,7 @@ static void beyond_roofline(void) {
   size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
   if (f) fclose(f);
   text[n] = 0;
-  OT_CHECK(strstr(text, "\"format\": 2") != NULL, "%s", text);
+  OT_CHECK(strstr(text, "\"format\": 3") != NULL, "%s", text);
   OT_EXPECT_OK(optic_machine_load(path, &r));
   OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-2 figures");
   /* sync_ns per thread count: (t - 1) / (cores - 1) of the all-core figure */
@@ -530,7 +530,7 @@ static void beyond_roofline(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":3}", "format 3 is newer than this optic reads (2)"},
+      {",\"format\":4}", "format 4 is newer than this optic reads (3)"},
       {",\"format\":\"2\"}", "\"format\" must be a positive integer"},
       {",\"format\":0}", "\"format\" must be a positive integer"},
       {",\"gemm_efficiency\":1.5}", "gemm_efficiency is 1.5"},
@@ -551,7 +551,57 @@ static void beyond_roofline(void) {
   OT_CHECK(m.gemm_efficiency == 1, "%g", m.gemm_efficiency);
 }
 
+/* Format 3: the op classes. A format-2 file (none of them) loads with 0
+ * (not known); a format-3 file round-trips every figure exactly; a negative
+ * figure is rejected naming it; for_threads keeps the per-core ns figures and
+ * scales the reduce_multi_bandwidth like the other class bandwidths. */
+static void op_classes_format3(void) {
+  char path[512], text[1400];
+  snprintf(path, sizeof path, "%s/v3.json", tmp_dir());
+  const char *head =
+      "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
+      "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  optic_machine m, r, t;
+  snprintf(text, sizeof text, "%s,\"format\":2,\"gemm_efficiency\":0.5,\"loop_bandwidth\":2e10}", head);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.gemm_efficiency == 0.5 && m.loop_bandwidth == 2e10);
+  OT_CHECK(m.gather_element_ns == 0 && m.scatter_element_ns == 0 && m.sort_compare_ns == 0 && m.topk_compare_ns == 0 &&
+               m.bf16_element_ns == 0 && m.f16_element_ns == 0 && m.reduce_multi_bandwidth == 0 &&
+               m.while_iteration_ns == 0 && m.reduce_step_ns == 0,
+           "a format-2 file has no op classes");
+  snprintf(text, sizeof text,
+           "%s,\"format\":3,\"gather_element_ns\":1.25,\"scatter_element_ns\":2.5,\"sort_compare_ns\":3.75,"
+           "\"topk_compare_ns\":4.5,\"bf16_element_ns\":0.5,\"f16_element_ns\":0.75,\"reduce_multi_bandwidth\":8e9,"
+           "\"while_iteration_ns\":12,\"reduce_step_ns\":60}",
+           head);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.gather_element_ns == 1.25 && m.scatter_element_ns == 2.5 && m.sort_compare_ns == 3.75 &&
+           m.topk_compare_ns == 4.5 && m.bf16_element_ns == 0.5 && m.f16_element_ns == 0.75 &&
+           m.reduce_multi_bandwidth == 8e9 && m.while_iteration_ns == 12 && m.reduce_step_ns == 60);
+  OT_EXPECT_OK(optic_machine_save(&m, path));
+  OT_EXPECT_OK(optic_machine_load(path, &r));
+  OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-3 figures");
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 2, &t));
+  OT_CHECK(t.gather_element_ns == 1.25 && t.sort_compare_ns == 3.75 && t.f16_element_ns == 0.75 &&
+               t.reduce_step_ns == 60 && t.reduce_multi_bandwidth == 4e9,
+           "per-core ns kept, bandwidth scaled: %g %g", t.gather_element_ns, t.reduce_multi_bandwidth);
+  static const char *const negative[] = {"gather_element_ns", "topk_compare_ns", "f16_element_ns", "reduce_step_ns"};
+  for (size_t i = 0; i < sizeof negative / sizeof negative[0]; i++) {
+    snprintf(text, sizeof text, "%s,\"format\":3,\"%s\":-2}", head, negative[i]);
+    write_file(path, text);
+    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+    OT_CHECK(strstr(optic_last_error(), negative[i]) != NULL, "%s", optic_last_error());
+  }
+  /* the runtime's split rule */
+  OT_CHECK(!optic_split_op(1, 0, 1e9, 1e9, 100), "one thread never splits");
+  OT_CHECK(optic_split_op(2, 0, 10, 201, 100) && !optic_split_op(2, 0, 1e9, 200, 100), "by cost: saves t1/2 > barrier");
+  OT_CHECK(optic_split_op(2, 5, 5, 0, 1e9) && !optic_split_op(2, 5, 4, 1e9, 0), "by size: touched >= threshold");
+}
+
 static const ot_case cases[] = {
+    {"op_classes_format3", op_classes_format3},
     {"beyond_roofline", beyond_roofline},
     {"presets_valid", presets_valid},
     {"round_trip", round_trip},

@@ -167,6 +167,42 @@ static void test_bitwise(void) {
   bitwise(msg_, false);
 }
 
+/* In place in the window at lengths around the 64 KiB chunk of the shared-
+ * memory paths (segments of chunk-1, chunk, chunk+1 and 2 chunks + 1 at two
+ * ranks), every op and dtype, back to back: every element the serial
+ * reference, and the window's bytes past the length untouched. */
+static void test_window_edges(void) {
+  size_t wbytes = 0;
+  char *win = optic_pod_mpi_window(m_, &wbytes);
+  OT_CHECK(win != NULL, "the shared-memory window is off");
+  if (win == NULL) return;
+  const optic_pod_op ops[4] = {OPTIC_POD_SUM, OPTIC_POD_MEAN, OPTIC_POD_MAX, OPTIC_POD_MIN};
+  for (int di = 0; di < 2; di++) {
+    const optic_dtype dt = di ? OPTIC_F64 : OPTIC_F32;
+    const size_t es = optic_dtype_size(dt), ce = ((size_t)64 << 10) / es;
+    const size_t lens[7] = {2 * ce - 2, 2 * ce - 1, 2 * ce, 2 * ce + 1, 2 * ce + 2, 4 * ce + 2, 4 * ce + 3};
+    for (int li = 0; li < 7; li++) {
+      const size_t len = lens[li];
+      OT_CHECK((len + 4) * es <= wbytes, "window of %zu bytes too small for %zu elements", wbytes, len + 4);
+      if ((len + 4) * es > wbytes) return;
+      for (int o = 0; o < 4; o++) {
+        for (size_t i = 0; i < len; i++) put(win, dt, i, value_of(rank_, i));
+        for (size_t i = len; i < len + 4; i++) put(win, dt, i, -1000.0 - (double)i);
+        OT_EXPECT_OK(optic_pod_mpi_all_reduce(m_, win, win, len, dt, ops[o]));
+        for (size_t i = 0; i < len + 4; i++) {
+          double want = i < len ? reference(ops[o], dt, i) : -1000.0 - (double)i;
+          if (get(win, dt, i) != want) {
+            OT_CHECK(false, "window all_reduce %s %s len %zu [%zu] = %g, want %g (rerun: mpirun -np %d %s)",
+                     optic_pod_op_name(ops[o]), optic_dtype_name(dt), len, i, get(win, dt, i), want, size_,
+                     "tests/pod_mpi_collectives");
+            break;
+          }
+        }
+      }
+    }
+  }
+}
+
 /* A rank that never joins: rank 0 times out, then the handle refuses calls. */
 static void timeout(size_t shm_bytes) {
   optic_pod_mpi_options o = {.size = sizeof o, .timeout_ns = 200000000ull, .shm_bytes = shm_bytes};
@@ -296,7 +332,7 @@ static const ot_case cases[] = {
     {"hierarchical", test_hierarchical}, {"late_rank", test_late_rank},
     {"sweep_shm", test_sweep_shm},       {"sweep_messages", test_sweep_messages},
     {"bitwise", test_bitwise},           {"barrier_and_errors", test_barrier_and_errors},
-    {"timeout", test_timeout},
+    {"timeout", test_timeout},           {"window_edges", test_window_edges},
 };
 
 int main(int argc, char **argv) {

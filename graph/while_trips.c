@@ -3,10 +3,13 @@
  * whose element i is an integer counter that the init sets to a constant,
  * that the body advances by a constant (add(counter, k)) and that the
  * condition compares with a constant. Such a loop can be unrolled, and so
- * differentiated like straight-line code (graph/autodiff.c). */
+ * differentiated like straight-line code (graph/autodiff.c), and its time
+ * estimated as trips x its body's (graph/compile.c). */
 #include <string.h>
 
-#include "graph/autodiff_internal.h"
+#include <optic/attrs.h>
+
+#include "graph/internal.h"
 
 static bool int_constant(const optic_module_t *m, optic_node_id id, int64_t *v) {
   const optic_type *t = optic_node_type(m, id);
@@ -25,7 +28,7 @@ static bool int_constant(const optic_module_t *m, optic_node_id id, int64_t *v) 
 static bool element_of(const optic_module_t *m, optic_node_id id, optic_node_id param, int64_t *index) {
   if (optic_node_opcode(m, id) != OPTIC_OP_GET_TUPLE_ELEMENT || optic_node_operand(m, id, 0) != param) return false;
   optic_node_attrs_t a;
-  ad_attrs(m, id, &a);
+  if (optic_node_attrs(m, id, &a) != OPTIC_OK) return false;
   *index = a.get_tuple_element.index;
   return true;
 }
@@ -66,7 +69,7 @@ static bool read_step(const optic_module_t *m, optic_comp_id body, int64_t index
          (element_of(m, b, p, &i) && i == index && int_constant(m, a, step));
 }
 
-bool ad_while_trip_count(const optic_module_t *m, optic_node_id w, int64_t limit, int64_t *n) {
+bool graph_while_trip_count(const optic_module_t *m, optic_node_id w, int64_t limit, int64_t *n) {
   optic_node_id init = optic_node_operand(m, w, 0);
   int64_t index, bound, step, v;
   optic_compare_dir dir;

@@ -1,0 +1,271 @@
+/* The time estimate of one compiled instruction (graph/compile.c calls it
+ * for every scheduled instruction): the roofline of its XLA counts on the
+ * program's machine, raised to the op-class bounds the machine carries
+ * (docs/cost-model.md, "Time"). The counts are never changed; only the time
+ * differs from the roofline:
+ *   dot, convolution, output fusions   GEMM bound (gemm_efficiency)
+ *   reduce, input fusions              bytes / the reduce class of their
+ *                                      reduced dims (minor, strided, 2+ dims)
+ *   loop fusions                       bytes / loop_bandwidth
+ *   gather, scatter, sort, topk        units of work x the class's ns per unit
+ *   16-bit float elementwise work      elements x bf16_element_ns (or
+ *                                      f16_element_ns) per instruction (the runtime's per-element
+ *                                      path widens each element to f32)
+ * Work the runtime splits over the threads is divided by them; scatter runs
+ * on one thread. */
+#include <math.h>
+
+#include <optic/attrs.h>
+
+#include "graph/internal.h"
+#include "graph/program_internal.h"
+
+static double elements(const optic_type *t) {
+  if (t == NULL || optic_type_is_tuple(t)) return 0;
+  double n = 1;
+  for (int32_t d = 0; d < t->shape.rank; d++) n *= (double)t->shape.dims[d];
+  return n;
+}
+
+static bool half(optic_dtype d) { return d == OPTIC_F16 || d == OPTIC_BF16; }
+
+/* ns per element of a 16-bit float instruction: f16 when any of its arrays
+ * is f16, else bf16. */
+static double half_ns(const optic_machine *mc, const optic_module_t *m, optic_node_id id) {
+  bool f16 = optic_node_type(m, id)->dtype == OPTIC_F16;
+  for (int32_t i = 0; i < optic_node_operand_count(m, id) && !f16; i++)
+    f16 = optic_node_type(m, optic_node_operand(m, id, i))->dtype == OPTIC_F16;
+  return f16 ? mc->f16_element_ns : mc->bf16_element_ns;
+}
+
+/* ns of the per-element path for 16-bit floats an instruction takes (an
+ * elementwise op whose result or an operand is f16/bf16, a reduce of such an
+ * input), else 0. */
+static double narrow_ns(const optic_machine *mc, const optic_module_t *m, optic_node_id id) {
+  optic_opcode op = optic_node_opcode(m, id);
+  const optic_type *t = optic_node_type(m, id);
+  if (op == OPTIC_OP_REDUCE) {
+    const optic_type *in = optic_node_type(m, optic_node_operand(m, id, 0));
+    return half(in->dtype) ? elements(in) * (in->dtype == OPTIC_F16 ? mc->f16_element_ns : mc->bf16_element_ns) : 0;
+  }
+  if (!graph_opcode_is_elementwise(op) || optic_type_is_tuple(t)) return 0;
+  bool narrow = half(t->dtype);
+  for (int32_t i = 0; i < optic_node_operand_count(m, id) && !narrow; i++)
+    narrow = half(optic_node_type(m, optic_node_operand(m, id, i))->dtype);
+  return narrow ? elements(t) * half_ns(mc, m, id) : 0;
+}
+
+/* narrow_ns summed over a fused computation (nested fusions too). */
+static double fused_narrow_ns(const optic_machine *mc, const optic_module_t *m, optic_comp_id comp, int depth) {
+  int32_t n = 0;
+  const optic_node_id *ids = optic_computation_instructions(m, comp, &n);
+  double sum = 0;
+  for (int32_t i = 0; i < n; i++) {
+    if (optic_node_opcode(m, ids[i]) == OPTIC_OP_FUSION && depth < 8)
+      sum += fused_narrow_ns(mc, m, optic_node_called(m, ids[i], 0), depth + 1);
+    else sum += narrow_ns(mc, m, ids[i]);
+  }
+  return sum;
+}
+
+/* The reduce an input fusion is built around (the first one), or NO_NODE. */
+static optic_node_id fused_reduce(const optic_module_t *m, optic_comp_id comp) {
+  int32_t n = 0;
+  const optic_node_id *ids = optic_computation_instructions(m, comp, &n);
+  for (int32_t i = 0; i < n; i++)
+    if (optic_node_opcode(m, ids[i]) == OPTIC_OP_REDUCE) return ids[i];
+  return OPTIC_NO_NODE;
+}
+
+/* The class bandwidth of a reduce: over two or more dims of size > 1, over
+ * the operand's minor dim, or over other dims only. */
+static double reduce_class(const optic_machine *mc, const optic_module_t *m, optic_node_id id) {
+  optic_node_attrs_t a;
+  if (id == OPTIC_NO_NODE || optic_node_attrs(m, id, &a) != OPTIC_OK) return mc->reduce_bandwidth;
+  const optic_type *in = optic_node_type(m, optic_node_operand(m, id, 0));
+  bool minor = false;
+  int32_t wide = 0;
+  for (int32_t i = 0; i < a.reduce.count; i++) {
+    int64_t d = a.reduce.dims[i];
+    minor = minor || d == in->shape.rank - 1;
+    wide += d >= 0 && d < in->shape.rank && in->shape.dims[d] > 1;
+  }
+  if (wide >= 2 && mc->reduce_multi_bandwidth > 0) return mc->reduce_multi_bandwidth;
+  return minor ? mc->reduce_bandwidth : mc->reduce_strided_bandwidth;
+}
+
+/* Whether the runtime reduces id through the f32 reduction kernels: one f32
+ * input and a reducer that is add, multiply, maximum or minimum of its two
+ * parameters (exec/bind.c's fast reducer); other reduces run the reducer's
+ * block program once per reduced position per block of outputs. */
+static bool fast_reduce(const optic_module_t *m, optic_node_id id) {
+  if (optic_node_operand_count(m, id) != 2 || optic_node_type(m, id)->dtype != OPTIC_F32) return false;
+  optic_comp_id f = optic_node_called(m, id, 0);
+  optic_node_id root = optic_computation_root(m, f);
+  optic_opcode op = optic_node_opcode(m, root);
+  if (op != OPTIC_OP_ADD && op != OPTIC_OP_MULTIPLY && op != OPTIC_OP_MAXIMUM && op != OPTIC_OP_MINIMUM) return false;
+  return optic_computation_parameter_count(m, f) == 2 &&
+         optic_node_operand(m, root, 0) == optic_computation_parameter(m, f, 0) &&
+         optic_node_operand(m, root, 1) == optic_computation_parameter(m, f, 1);
+}
+
+/* Reduced positions x blocks of REDUCE_BLOCK_OUTPUTS outputs: the reducer
+ * program's calls for a reduce that is not fast. */
+#define REDUCE_BLOCK_OUTPUTS 512.0
+static double reduce_steps(const optic_module_t *m, optic_node_id id) {
+  double in = elements(optic_node_type(m, optic_node_operand(m, id, 0)));
+  const optic_type *t = optic_node_type(m, id);
+  double out = optic_type_is_tuple(t) ? elements(&t->elements[0]) : elements(t);
+  if (!(out > 0)) return 0;
+  return in / out * ceil(out / REDUCE_BLOCK_OUTPUTS);
+}
+
+/* Whether an input fusion runs as one reduction loop (a fast reducer over
+ * trailing dims with an f32 result); else the runtime runs its fused
+ * computation instruction by instruction. */
+static bool input_fusion_fast(const optic_module_t *m, optic_node_id r) {
+  optic_node_attrs_t a;
+  if (r == OPTIC_NO_NODE || !fast_reduce(m, r) || optic_node_attrs(m, r, &a) != OPTIC_OK) return false;
+  const optic_type *in = optic_node_type(m, optic_node_operand(m, r, 0));
+  bool reduced[OPTIC_MAX_RANK] = {false};
+  for (int32_t i = 0; i < a.reduce.count; i++)
+    if (a.reduce.dims[i] >= 0 && a.reduce.dims[i] < OPTIC_MAX_RANK) reduced[a.reduce.dims[i]] = true;
+  for (int32_t d = 1; d < in->shape.rank; d++)
+    if (!reduced[d] && reduced[d - 1]) return false;
+  return true;
+}
+
+/* Comparisons of a bottom-up merge sort of `len` elements, `slices` times. */
+static double merge_compares(double slices, double len) { return len > 1 ? slices * len * ceil(log2(len)) : 0; }
+
+static double split_share(double units, double threads) { return threads > 1 && units > threads ? threads : 1; }
+
+/* Time to move `bytes` (read + write counted) at the machine's bandwidth. */
+static double move_ns(const optic_machine *mc, double bytes) {
+  optic_cost c = {0, 0, bytes};
+  return optic_machine_estimate_ns(mc, &c) - mc->op_overhead_ns;
+}
+
+/* A dynamic-update-slice whose result does not take over its operand's
+ * buffer copies the whole operand first (XLA counts only the update). */
+static double dus_copy_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id) {
+  const optic_module_t *m = p->module;
+  optic_comp_id c = optic_node_computation(m, id);
+  const optic_buffer_plan_t *plan = c >= 0 && c < p->n_comps ? p->plans[c] : NULL;
+  optic_buffer_slot y, x;
+  optic_node_id operand = optic_node_operand(m, id, 0);
+  if (plan && optic_buffer_plan_slot(plan, id, 0, &y) == OPTIC_OK &&
+      optic_buffer_plan_slot(plan, operand, 0, &x) == OPTIC_OK && y.kind == x.kind && y.offset == x.offset &&
+      y.source == x.source)
+    return 0; /* in place */
+  const optic_type *t = optic_node_type(m, operand);
+  return move_ns(mc, 2.0 * elements(t) * (double)optic_dtype_size(t->dtype));
+}
+
+/* Work units x ns per unit the class adds (the op's own runtime path), with
+ * the threads it is split over; 0 when the class is not known. */
+static double class_work_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id, optic_opcode op) {
+  const double threads = mc->cores;
+  const optic_module_t *m = p->module;
+  const optic_type *t = optic_node_type(m, id);
+  const optic_type *x = optic_node_operand_count(m, id) > 0 ? optic_node_type(m, optic_node_operand(m, id, 0)) : NULL;
+  switch (op) {
+    case OPTIC_OP_GATHER: return elements(t) * mc->gather_element_ns / split_share(elements(t), threads);
+    case OPTIC_OP_SCATTER: { /* thread 0 alone: one combiner run per update element */
+      int32_t n = optic_node_operand_count(m, id);
+      return elements(optic_node_type(m, optic_node_operand(m, id, n - 1))) * mc->scatter_element_ns;
+    }
+    case OPTIC_OP_SORT: {
+      optic_node_attrs_t a;
+      if (x == NULL || optic_node_attrs(m, id, &a) != OPTIC_OK || x->shape.rank == 0) return 0;
+      double len = (double)x->shape.dims[a.sort.dimension], slices = len > 0 ? elements(x) / len : 0;
+      return merge_compares(slices, len) * mc->sort_compare_ns / split_share(slices, threads);
+    }
+    case OPTIC_OP_TOPK: {
+      if (x == NULL || x->shape.rank == 0) return 0;
+      double len = (double)x->shape.dims[x->shape.rank - 1], rows = len > 0 ? elements(x) / len : 0;
+      return merge_compares(rows, len) * mc->topk_compare_ns / split_share(rows, threads);
+    }
+    case OPTIC_OP_FUSION: {
+      return fused_narrow_ns(mc, m, optic_node_called(m, id, 0), 0) / split_share(elements(t), threads);
+    }
+    case OPTIC_OP_DYNAMIC_UPDATE_SLICE: return dus_copy_ns(p, mc, id);
+    case OPTIC_OP_REDUCE: {
+      double steps = fast_reduce(m, id) ? 0 : reduce_steps(m, id);
+      double blocks = elements(t) / REDUCE_BLOCK_OUTPUTS;
+      return (narrow_ns(mc, m, id) + steps * mc->reduce_step_ns) / split_share(blocks, threads);
+    }
+    default: return narrow_ns(mc, m, id) / split_share(elements(t), threads);
+  }
+}
+
+static bool runs_code(optic_opcode op) {
+  return op != OPTIC_OP_PARAMETER && op != OPTIC_OP_CONSTANT && op != OPTIC_OP_TUPLE &&
+         op != OPTIC_OP_GET_TUPLE_ELEMENT && op != OPTIC_OP_RESHAPE && op != OPTIC_OP_BITCAST &&
+         op != OPTIC_OP_OPT_BARRIER;
+}
+
+/* A fusion the runtime runs instruction by instruction: the sum of its
+ * instructions' estimates (each split or not as the runtime decides). */
+static double fused_sequence_ns(const optic_program_t *p, optic_comp_id comp) {
+  int32_t n = 0;
+  const optic_node_id *ids = optic_computation_instructions(p->module, comp, &n);
+  double sum = 0;
+  for (int32_t i = 0; i < n; i++) {
+    optic_opcode op = optic_node_opcode(p->module, ids[i]);
+    optic_cost c;
+    if (!runs_code(op) || optic_node_cost(p->module, ids[i], &c) != OPTIC_OK) continue;
+    sum += program_node_estimate_ns(p, ids[i], op, &c);
+  }
+  return sum;
+}
+
+/* The estimate on machine m (the program's threads, or one thread for an
+ * op the runtime keeps on one). */
+static double estimate_on(const optic_program_t *p, const optic_machine *m, optic_node_id id, optic_opcode op,
+                          const optic_cost *cost) {
+  double t;
+  optic_node_attrs_t a;
+  if (op == OPTIC_OP_REDUCE) {
+    t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, id));
+  } else if (op == OPTIC_OP_FUSION && optic_node_attrs(p->module, id, &a) == OPTIC_OK) {
+    optic_comp_id fc = optic_node_called(p->module, id, 0);
+    switch (a.fusion.kind) {
+      case OPTIC_FUSION_OUTPUT: return optic_machine_estimate_gemm_ns(m, cost);
+      case OPTIC_FUSION_INPUT: {
+        optic_node_id r = fused_reduce(p->module, fc);
+        if (!input_fusion_fast(p->module, r)) return fused_sequence_ns(p, fc);
+        t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, r));
+        break;
+      }
+      case OPTIC_FUSION_LOOP: t = optic_machine_estimate_class_ns(m, cost, m->loop_bandwidth); break;
+      default: t = optic_machine_estimate_ns(m, cost); break;
+    }
+  } else {
+    t = optic_machine_estimate_ns(m, cost);
+  }
+  double work = class_work_ns(p, m, id, op);
+  if (work + m->op_overhead_ns > t) t = work + m->op_overhead_ns;
+  return t;
+}
+
+/* Elements an op touches (result + operands; reduce-window x 4), as the
+ * runtime counts them for its by-size split rule. */
+static double touched_elements(const optic_module_t *m, optic_node_id id, optic_opcode op) {
+  double n = elements(optic_node_type(m, id));
+  for (int32_t i = 0; i < optic_node_operand_count(m, id); i++)
+    n += elements(optic_node_type(m, optic_node_operand(m, id, i)));
+  return op == OPTIC_OP_REDUCE_WINDOW ? 4 * n : n;
+}
+
+double program_node_estimate_ns(const optic_program_t *p, optic_node_id id, optic_opcode op, const optic_cost *cost) {
+  const optic_machine *m = &p->machine;
+  if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return optic_machine_estimate_gemm_ns(m, cost);
+  if (m->cores <= 1) return estimate_on(p, m, id, op, cost);
+  /* the runtime's own decision (exec/bind.c calls optic_split_op too): a
+   * split op runs on every thread and pays a barrier, a solo one runs on one */
+  const double t1 = optic_machine_estimate_ns(&p->machine1, cost) - p->machine1.op_overhead_ns;
+  if (optic_split_op(m->cores, p->options.split_min_elements, touched_elements(p->module, id, op), t1, m->sync_ns))
+    return estimate_on(p, m, id, op, cost) + m->sync_ns;
+  return estimate_on(p, &p->machine1, id, op, cost);
+}

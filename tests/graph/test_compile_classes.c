@@ -1,0 +1,351 @@
+/* The op classes of machine format 3 reach the compiler's estimates, each
+ * exactly as docs/cost-model.md states it, and the XLA counts never change:
+ * gather, scatter, sort and topk per unit of work; bf16/f16 elements per
+ * instruction; reduces over two or more dims; reduces through the reducer's
+ * program per block step; while loops as trips x (body + condition + state
+ * copies + while_iteration_ns); a dynamic-update-slice not in place copies
+ * its operand; and the split decision the runtime makes (optic_split_op):
+ * split ops at the program's threads plus one barrier, solo ops on one
+ * thread. Every check compares a machine with the class against one without
+ * it (0: not known), so it fails when the class is ignored.
+ * Reproduce: build/release/tests/graph_compile_classes */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <optic/optic.h>
+
+#include "tests/harness.h"
+
+/* 1 flop/ns, 4 bytes/ns in a 1 MiB cache, 10 ns per op, one core. */
+static optic_machine toy(void) {
+  optic_machine m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "toy");
+  m.peak_flops = 1e9;
+  m.peak_transcendentals = 1e9;
+  m.dram_bandwidth = 1e9;
+  m.cache_bandwidth = 4e9;
+  m.cache_bytes = 1 << 20;
+  m.op_overhead_ns = 10;
+  m.cores = 1;
+  snprintf(m.source, sizeof m.source, "test machine");
+  return m;
+}
+
+static optic_program_t *compile_text(const char *text, const optic_machine *mc, int32_t threads, int64_t split) {
+  optic_module_t *m = NULL;
+  optic_program_t *p = NULL;
+  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+  optic_compile_options o = optic_compile_options_default();
+  o.machine = mc;
+  o.threads = threads;
+  o.split_min_elements = split;
+  o.fusion = 0; /* one instruction per op: the checks name them */
+  if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
+  optic_module_destroy(m);
+  return p;
+}
+
+/* The estimate of the instruction called name (any computation), its counts
+ * in *cost; -1 when there is none. */
+static double est_of(const optic_program_t *p, const char *name, optic_cost *cost) {
+  const optic_module_t *m = optic_program_module(p);
+  for (optic_comp_id c = 0; c < optic_module_computation_count(m); c++) {
+    int32_t n = 0;
+    const optic_node_id *ids = optic_computation_instructions(m, c, &n);
+    for (int32_t i = 0; i < n; i++) {
+      optic_node_estimate e;
+      if (strcmp(optic_node_name(m, ids[i]), name) != 0 || optic_program_node_estimate(p, ids[i], &e) != OPTIC_OK)
+        continue;
+      if (cost) *cost = e.cost;
+      return e.est_ns;
+    }
+  }
+  return -1;
+}
+
+/* est of `name` in text with machine a and with b, and whether the counts agree. */
+static bool two_estimates(const char *text, const char *name, const optic_machine *a, const optic_machine *b,
+                          double *ea, double *eb) {
+  optic_program_t *pa = compile_text(text, a, 0, 0), *pb = compile_text(text, b, 0, 0);
+  optic_cost ca = {0}, cb = {0};
+  *ea = pa ? est_of(pa, name, &ca) : -1;
+  *eb = pb ? est_of(pb, name, &cb) : -1;
+  optic_program_destroy(pa);
+  optic_program_destroy(pb);
+  bool same =
+      ca.flops == cb.flops && ca.transcendentals == cb.transcendentals && ca.bytes_accessed == cb.bytes_accessed;
+  if (!same) fprintf(stderr, "  counts differ: %g/%g bytes\n", ca.bytes_accessed, cb.bytes_accessed);
+  return same && *ea >= 0 && *eb >= 0;
+}
+
+static bool near(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-6; }
+
+static const char *const topk_hlo =
+    "HloModule t\n"
+    "ENTRY e {\n"
+    "  x = f32[4,1000] parameter(0)\n"
+    "  tk = (f32[4,5], s32[4,5]) topk(x), k=5, largest=true\n"
+    "  ROOT v = f32[4,5] get-tuple-element(tk), index=0\n"
+    "}\n";
+
+static const char *const sort_hlo =
+    "HloModule s\n"
+    "lt {\n"
+    "  a = f32[] parameter(0)\n"
+    "  b = f32[] parameter(1)\n"
+    "  ROOT c = pred[] compare(a, b), direction=LT\n"
+    "}\n"
+    "ENTRY e {\n"
+    "  x = f32[8,64] parameter(0)\n"
+    "  ROOT st = f32[8,64] sort(x), dimensions={1}, to_apply=lt\n"
+    "}\n";
+
+static const char *const gather_scatter_hlo =
+    "HloModule g\n"
+    "add {\n"
+    "  a = f32[] parameter(0)\n"
+    "  b = f32[] parameter(1)\n"
+    "  ROOT s = f32[] add(a, b)\n"
+    "}\n"
+    "ENTRY e {\n"
+    "  t = f32[100,32] parameter(0)\n"
+    "  i = s32[50,1] parameter(1)\n"
+    "  g = f32[50,32] gather(t, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, "
+    "index_vector_dim=1, slice_sizes={1,32}\n"
+    "  ROOT sc = f32[100,32] scatter(t, i, g), update_window_dims={1}, inserted_window_dims={0}, "
+    "scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add\n"
+    "}\n";
+
+/* topk: rows x len x ceil(log2 len) comparisons; sort: the same per slice. */
+static void sort_and_topk(void) {
+  optic_machine a = toy(), b = toy();
+  b.topk_compare_ns = 2;
+  b.sort_compare_ns = 3;
+  double ea, eb;
+  OT_CHECK(two_estimates(topk_hlo, "tk", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 4.0 * 1000 * 10 * 2 + 10) && eb > 10 * ea, "topk %g ns (without the class %g)", eb, ea);
+  OT_CHECK(two_estimates(sort_hlo, "st", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 8.0 * 64 * 6 * 3 + 10) && eb > ea, "sort %g ns (without %g)", eb, ea);
+  /* two cores: the rows are split over both */
+  b.cores = 2;
+  b.peak_flops = b.peak_transcendentals = 2e9;
+  b.cache_bandwidth = 8e9;
+  optic_program_t *p = compile_text(topk_hlo, &b, 2, 0);
+  double e2 = p ? est_of(p, "tk", NULL) : -1;
+  OT_CHECK(near(e2, 4.0 * 1000 * 10 * 2 / 2 + 10 + optic_program_machine(p)->sync_ns), "2 threads: %g", e2);
+  optic_program_destroy(p);
+}
+
+/* gather per output element (split), scatter per update element (one thread). */
+static void gather_scatter(void) {
+  optic_machine a = toy(), b = toy();
+  b.gather_element_ns = 5;
+  b.scatter_element_ns = 4;
+  double ea, eb;
+  OT_CHECK(two_estimates(gather_scatter_hlo, "g", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 50.0 * 32 * 5 + 10) && eb > ea, "gather %g (without %g)", eb, ea);
+  OT_CHECK(two_estimates(gather_scatter_hlo, "sc", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 50.0 * 32 * 4 + 10) && eb > ea, "scatter %g (without %g)", eb, ea);
+}
+
+#define HALF_LOOP(DT)       \
+  "HloModule h\n"           \
+  "ENTRY e {\n"             \
+  "  x = " DT               \
+  "[1000] parameter(0)\n"   \
+  "  y = " DT               \
+  "[1000] parameter(1)\n"   \
+  "  ROOT s = " DT          \
+  "[1000] multiply(x, y)\n" \
+  "}\n"
+
+/* 16-bit floats: elements x the dtype's own ns per element. */
+static void half_elements(void) {
+  optic_machine a = toy(), b = toy();
+  b.bf16_element_ns = 2;
+  b.f16_element_ns = 8;
+  double ea, eb;
+  OT_CHECK(two_estimates(HALF_LOOP("bf16"), "s", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 1000 * 2.0 + 10) && eb > ea, "bf16 %g (without %g)", eb, ea);
+  OT_CHECK(two_estimates(HALF_LOOP("f16"), "s", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 1000 * 8.0 + 10), "f16 %g", eb);
+  OT_CHECK(two_estimates(HALF_LOOP("f32"), "s", &a, &b, &ea, &eb));
+  OT_CHECK(eb == ea, "f32 takes no 16-bit class: %g vs %g", eb, ea);
+}
+
+#define REDUCE(DT, SHAPE, OUT, DIMS)                     \
+  "HloModule r\n"                                        \
+  "add {\n"                                              \
+  "  a = " DT                                            \
+  "[] parameter(0)\n"                                    \
+  "  b = " DT                                            \
+  "[] parameter(1)\n"                                    \
+  "  ROOT s = " DT                                       \
+  "[] add(a, b)\n"                                       \
+  "}\n"                                                  \
+  "ENTRY e {\n"                                          \
+  "  x = " DT SHAPE                                      \
+  " parameter(0)\n"                                      \
+  "  z = " DT                                            \
+  "[] constant(0)\n"                                     \
+  "  ROOT r = " DT OUT " reduce(x, z), dimensions=" DIMS \
+  ", to_apply=add\n"                                     \
+  "}\n"
+
+/* reduce over 2+ dims: bytes / reduce_multi_bandwidth; a reducer program
+ * (bf16 here) per reduced position per block of 512 outputs. */
+static void reduce_classes(void) {
+  optic_machine a = toy(), b = toy();
+  b.reduce_multi_bandwidth = 0.1e9; /* 10 ns per byte */
+  double ea, eb;
+  const char *multi = REDUCE("f32", "[8,16,8]", "[16]", "{0,2}");
+  OT_CHECK(two_estimates(multi, "r", &a, &b, &ea, &eb));
+  /* bytes: 4096 in + 64 out + 4 init */
+  OT_CHECK(near(eb, 4164 * 10 + 10) && eb > ea, "multi-dim reduce %g (without %g)", eb, ea);
+  b = toy();
+  b.reduce_step_ns = 50;
+  const char *steps = REDUCE("bf16", "[4,100]", "[4]", "{1}");
+  OT_CHECK(two_estimates(steps, "r", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 100 * 50 + 10), "reducer program: 100 steps of one block: %g", eb);
+  OT_CHECK(two_estimates(REDUCE("f32", "[4,100]", "[4]", "{1}"), "r", &a, &b, &ea, &eb));
+  OT_CHECK(eb == ea, "an f32 add reduce runs on the kernels: no steps (%g vs %g)", eb, ea);
+}
+
+#define WHILE_HLO(INIT, BOUND)                                    \
+  "HloModule w\n"                                                 \
+  "cond {\n"                                                      \
+  "  p = (s32[], f32[256]) parameter(0)\n"                        \
+  "  i = s32[] get-tuple-element(p), index=0\n"                   \
+  "  n = s32[] " BOUND                                            \
+  "\n"                                                            \
+  "  ROOT c = pred[] compare(i, n), direction=LT\n"               \
+  "}\n"                                                           \
+  "body {\n"                                                      \
+  "  p = (s32[], f32[256]) parameter(0)\n"                        \
+  "  i = s32[] get-tuple-element(p), index=0\n"                   \
+  "  x = f32[256] get-tuple-element(p), index=1\n"                \
+  "  one = s32[] constant(1)\n"                                   \
+  "  j = s32[] add(i, one)\n"                                     \
+  "  y = f32[256] exponential(x)\n"                               \
+  "  ROOT t = (s32[], f32[256]) tuple(j, y)\n"                    \
+  "}\n"                                                           \
+  "ENTRY e {\n"                                                   \
+  "  x = f32[256] parameter(0)\n"                                 \
+  "  k = s32[] " INIT                                             \
+  "\n"                                                            \
+  "  t = (s32[], f32[256]) tuple(k, x)\n"                         \
+  "  w = (s32[], f32[256]) while(t), condition=cond, body=body\n" \
+  "  ROOT y = f32[256] get-tuple-element(w), index=1\n"           \
+  "}\n"
+
+/* trips x (body + condition + 2 state copies + while_iteration_ns) +
+ * condition + the op's own overhead; one trip assumed without a fixed counter. */
+static void while_trips(void) {
+  optic_machine mc = toy();
+  mc.while_iteration_ns = 7;
+  double per_trip[2] = {0}, total[2] = {0};
+  const int trips[2] = {10, 20};
+  const char *texts[2] = {WHILE_HLO("constant(0)", "constant(10)"), WHILE_HLO("constant(5)", "constant(25)")};
+  for (int k = 0; k < 2; k++) {
+    optic_program_t *p = compile_text(texts[k], &mc, 0, 0);
+    if (!p) continue;
+    double body = est_of(p, "j", NULL) + est_of(p, "y", NULL), cond = est_of(p, "c", NULL);
+    const double copies = 2 * (2 * (4 + 1024) / 4e9 * 1e9); /* the state, read + written, twice */
+    per_trip[k] = body + cond + copies + 7;
+    total[k] = est_of(p, "w", NULL);
+    OT_CHECK(near(total[k], trips[k] * per_trip[k] + cond + 10), "%d trips: %g, want %g", trips[k], total[k],
+             trips[k] * per_trip[k] + cond + 10);
+    optic_program_summary s;
+    OT_EXPECT_OK(optic_program_summary_get(p, &s));
+    OT_CHECK(s.est_ns >= total[k], "the program's estimate holds the loop: %g", s.est_ns);
+    optic_program_destroy(p);
+  }
+  OT_CHECK(total[1] > 1.9 * total[0], "20 trips cost about twice 10: %g vs %g", total[1], total[0]);
+  /* a bound the compiler cannot read (a parameter): one trip, and said so */
+  const char *unknown =
+      "HloModule u\n"
+      "cond {\n  p = (s32[], s32[]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+      "  n = s32[] get-tuple-element(p), index=1\n  ROOT c = pred[] compare(i, n), direction=LT\n}\n"
+      "body {\n  p = (s32[], s32[]) parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n"
+      "  n = s32[] get-tuple-element(p), index=1\n  one = s32[] constant(1)\n  j = s32[] add(i, one)\n"
+      "  ROOT t = (s32[], s32[]) tuple(j, n)\n}\n"
+      "ENTRY e {\n  n = s32[] parameter(0)\n  z = s32[] constant(0)\n  t = (s32[], s32[]) tuple(z, n)\n"
+      "  w = (s32[], s32[]) while(t), condition=cond, body=body\n  ROOT r = s32[] get-tuple-element(w), index=0\n}\n";
+  optic_program_t *p = compile_text(unknown, &mc, 0, 0);
+  if (p) {
+    double j = est_of(p, "j", NULL), c = est_of(p, "c", NULL), w = est_of(p, "w", NULL);
+    OT_CHECK(near(w, (j + c + 2 * (2 * 8 / 4e9 * 1e9) + 7) + c + 10), "unknown trips: one assumed, %g", w);
+  }
+  optic_program_destroy(p);
+}
+
+/* The split decision: with split_min_elements 1 every op splits over both
+ * threads and pays a barrier; by cost the tiny ops stay on one thread. */
+static void split_follows_runtime(void) {
+  optic_machine mc = toy();
+  mc.cores = 2;
+  mc.sync_ns = 300;
+  const char *chain =
+      "HloModule c\n"
+      "ENTRY e {\n"
+      "  x = f32[16] parameter(0)\n"
+      "  a = f32[16] add(x, x)\n"
+      "  b = f32[16] multiply(a, x)\n"
+      "  ROOT c = f32[16] subtract(b, a)\n"
+      "}\n";
+  optic_program_t *by_cost = compile_text(chain, &mc, 2, 0), *forced = compile_text(chain, &mc, 2, 1);
+  optic_program_summary s0, s1;
+  if (by_cost && forced) {
+    OT_EXPECT_OK(optic_program_summary_get(by_cost, &s0));
+    OT_EXPECT_OK(optic_program_summary_get(forced, &s1));
+    OT_CHECK(s1.cost.bytes_accessed == s0.cost.bytes_accessed && s1.cost.flops == s0.cost.flops);
+    /* each op: 192 bytes, 96 ns on one thread's 2 bytes/ns, 48 on two, + 300 */
+    OT_CHECK(near(s1.est_ns - s0.est_ns, 3 * (300 - 48.0)), "3 forced splits: %g vs %g", s1.est_ns, s0.est_ns);
+    double solo = est_of(by_cost, "a", NULL), split = est_of(forced, "a", NULL);
+    OT_CHECK(near(split - 300, solo - 96.0 / 2e9 * 1e9), "solo on one thread (%g), split on two + barrier (%g)", solo,
+             split);
+  }
+  optic_program_destroy(by_cost);
+  optic_program_destroy(forced);
+  optic_compile_options o = optic_compile_options_default();
+  o.split_min_elements = -1;
+  optic_module_t *m = NULL;
+  OT_EXPECT_OK(optic_module_from_hlo_text(chain, strlen(chain), &m));
+  optic_program_t *p = NULL;
+  OT_EXPECT_STATUS(optic_compile(m, &o, &p), OPTIC_ERR_INVALID_ARGUMENT);
+  OT_CHECK(p == NULL && strstr(optic_last_error(), "split_min_elements") != NULL, "%s", optic_last_error());
+  optic_module_destroy(m);
+}
+
+/* A dynamic-update-slice into a parameter cannot take its buffer over: it
+ * copies the whole operand first (XLA counts only the update). */
+static void dus_copies_operand(void) {
+  const char *text =
+      "HloModule d\n"
+      "ENTRY e {\n"
+      "  x = f32[1024] parameter(0)\n"
+      "  u = f32[16] parameter(1)\n"
+      "  i = s32[] parameter(2)\n"
+      "  ROOT d = f32[1024] dynamic-update-slice(x, u, i)\n"
+      "}\n";
+  optic_machine mc = toy();
+  optic_program_t *p = compile_text(text, &mc, 0, 0);
+  optic_cost c = {0};
+  double e = p ? est_of(p, "d", &c) : -1;
+  OT_CHECK(c.bytes_accessed == 2 * 64 + 4, "XLA's count: 2 x update + the index: %g", c.bytes_accessed);
+  OT_CHECK(near(e, 2 * 4096 / 4e9 * 1e9 + 10), "the operand's copy: %g", e);
+  optic_program_destroy(p);
+}
+
+static const ot_case cases[] = {
+    {"sort_and_topk", sort_and_topk},
+    {"gather_scatter", gather_scatter},
+    {"half_elements", half_elements},
+    {"reduce_classes", reduce_classes},
+    {"while_trips", while_trips},
+    {"split_follows_runtime", split_follows_runtime},
+    {"dus_copies_operand", dus_copies_operand},
+};
+OT_MAIN(cases)
