@@ -3,7 +3,7 @@
  * the naive double reference optic_ref_f32_conv, planned with the strategy
  * forced (optic_conv_plan_make_strategy) over a structured sweep: output
  * features around the 16-lane vector and the 32/48-feature blocks (1 to 65),
- * input features around the 16-feature packed block (1, 3, 16, 17, 64),
+ * input features around the 16-feature packed block (1, 3, 15, 16, 17, 33, 64),
  * windows 1x1/3x3/5x5/1x3/3x1 and 1-D, strides 1/2, padding 0, 1, 2, negative
  * and asymmetric, rhs dilation 1/2/3, window reversal, feature and batch
  * groups, batch 1 and 3, widths around the 9- and 14-pixel tiles (1 to 57),
@@ -111,8 +111,8 @@ static const window windows[] = {{"1x1", 2, 1, 1}, {"3x3", 2, 3, 3}, {"5x5", 2, 
                                  {"1x3", 2, 1, 3}, {"3x1", 2, 3, 1}, {"1-D 3", 1, 0, 3}};
 /* Output features around the 16-lane vector and the 32- and 48-feature
  * blocks; input features around the 16-feature packed block. */
-static const int64_t couts[] = {1, 15, 16, 17, 32, 47, 48, 64, 65};
-static const int64_t cins[] = {1, 3, 16, 17, 64};
+static const int64_t couts[] = {1, 15, 16, 17, 32, 33, 47, 48, 64, 65};
+static const int64_t cins[] = {1, 3, 15, 16, 17, 33, 64};
 /* Around the tiles (14 pixels with 1 or 2 feature vectors, 9 with 3); a row
  * is split into tiles of near-equal width. */
 static const int64_t widths[] = {1, 5, 8, 9, 10, 13, 14, 15, 28, 29, 57};
