@@ -319,7 +319,7 @@ static void run_row(const pass_ctx *x, int64_t u, int64_t calls) {
       a.roff = ow * CB;
       a.out = orow + ow * W->out_s + co;
       a.pf = pf, a.pf_lines = per_call < pf_lines ? per_call : pf_lines;
-      pf += a.pf_lines * 64, pf_lines -= a.pf_lines;
+      if (a.pf_lines > 0) pf += a.pf_lines * 64, pf_lines -= a.pf_lines; /* pf is NULL when there is none */
       tiles[lanes < 16][nv - 1][r - 1](&a);
       ow += r;
     }
