@@ -166,7 +166,8 @@ optic_status optic_conv_run_forward(const optic_conv_plan *p, const float *input
   if (p->strategy == OPTIC_CONV_STRATEGY_DIRECT) {
     int64_t u0, u1;
     split(p->units, thread, threads, &u0, &u1);
-    optic_conv_direct_run(p, operand(input), operand(kernel), result(output), u0, u1);
+    optic_conv_direct_run(p, operand(input), operand(kernel), result(output), slice_scratch(p, scratch, thread), u0,
+                          u1);
     return OPTIC_OK;
   }
   if (p->strategy == OPTIC_CONV_STRATEGY_TAPS) {

@@ -236,6 +236,7 @@ static optic_status size_scratch(optic_conv_plan *p) {
   size_t per = 0, bytes = 0;
   ovf |= __builtin_add_overflow(col, pack, &per);
   ovf |= __builtin_add_overflow(per, tile, &per);
+  if (p->strategy == OPTIC_CONV_STRATEGY_DIRECT) per = optic_conv_direct_packing_of(g).floats;
   per = (per + 15) / 16 * 16; /* keep each slice 64-byte aligned relative to the scratch start */
   ovf |= __builtin_mul_overflow(per, (size_t)p->threads, &bytes);
   ovf |= __builtin_mul_overflow(bytes, sizeof(float), &bytes);
@@ -248,12 +249,13 @@ static optic_status size_scratch(optic_conv_plan *p) {
 }
 
 /* The direct strategy replaces the BLAS plan of a forward pass: no col
- * block, no kernel pack, no tile, so no scratch; units are output rows. */
+ * block, no kernel pack, no tile; its scratch is the ring of packed input
+ * rows; units are output rows. */
 static void plan_direct(optic_conv_plan *p) {
   p->strategy = OPTIC_CONV_STRATEGY_DIRECT;
   p->kernel_direct = p->output_direct = true;
   p->units = optic_conv_direct_units(&p->g);
-  p->direct_cin_block = optic_conv_direct_cin_block(&p->g);
+  p->direct_cin_block = optic_conv_direct_packing_of(&p->g).cin_group;
 }
 
 /* The grouped loops likewise: units are output positions, all groups each. */

@@ -2,11 +2,14 @@
  * kernels/conv_direct.c and kernels/x86/avx512/conv_direct_avx512.c) against
  * the naive double reference optic_ref_f32_conv, planned with the strategy
  * forced (optic_conv_plan_make_strategy) over a structured sweep: output
- * features around the 16-lane vector and the 64-feature tile, input features
- * 1/3/64, windows 1x1/3x3/5x5/1x3/3x1 and 1-D, strides 1/2, padding 0, 1, 2,
- * negative and asymmetric, rhs dilation, window reversal, feature and batch
- * groups, batch 1 and 3, widths around the 6-pixel tile (1, 5, 6, 7, 57),
- * operands 1 float past a 64-byte boundary, 1..3 slices. Plus: when the
+ * features around the 16-lane vector and the 32/48-feature blocks (1 to 65),
+ * input features around the 16-feature packed block (1, 3, 15, 16, 17, 33, 64),
+ * windows 1x1/3x3/5x5/1x3/3x1 and 1-D, strides 1/2, padding 0, 1, 2, negative
+ * and asymmetric, rhs dilation 1/2/3, window reversal, feature and batch
+ * groups, batch 1 and 3, widths around the 9- and 14-pixel tiles (1 to 57),
+ * operands and scratch 1 float past a 64-byte boundary, 1..3 slices; input
+ * features in several groups (kernel slice or packed rows beyond their L2
+ * budgets). Plus: when the
  * automatic plan picks it, that OPTIC_ISA=avx2/scalar never get it, and that
  * it refuses what it cannot run.
  * Tolerance: |got - ref| <= 2e-5 * M + 1e-6 per element, where M is the
@@ -65,8 +68,7 @@ static int check_direct(const optic_conv_desc *d, uint64_t seed, int32_t threads
   st = optic_conv_plan_make_strategy(d, OPTIC_CONV_FORWARD, threads, OPTIC_CONV_STRATEGY_DIRECT, &p);
   OT_CHECK(st == OPTIC_OK, "%s: plan: %s", ctx, optic_last_error());
   if (st != OPTIC_OK) return 1;
-  OT_CHECK(p.strategy == OPTIC_CONV_STRATEGY_DIRECT && p.scratch_bytes == 0, "%s: strategy %d, scratch %zu", ctx,
-           p.strategy, p.scratch_bytes);
+  OT_CHECK(p.strategy == OPTIC_CONV_STRATEGY_DIRECT, "%s: strategy %d, scratch %zu", ctx, p.strategy, p.scratch_bytes);
   size_t nin = elements(&d->input), nk = elements(&d->kernel), nout = elements(&os);
   kt_buf in = kt_buf_make(nin, offset), k = kt_buf_make(nk, offset), out = kt_buf_make(nout, offset);
   kt_rng rng = {seed | 1};
@@ -78,7 +80,11 @@ static int check_direct(const optic_conv_desc *d, uint64_t seed, int32_t threads
   for (size_t i = 0; i < nk; i++) ak[i] = fabsf(k.p[i]);
   OT_EXPECT_OK(optic_ref_f32_conv(d, in.p, k.p, want));
   OT_EXPECT_OK(optic_ref_f32_conv(d, ain, ak, mag));
-  for (int32_t t = 0; t < threads; t++) OT_EXPECT_OK(optic_conv_run_forward(&p, in.p, k.p, out.p, NULL, t, threads));
+  /* the scratch (the slices' rings of packed rows) misaligned like the operands, guarded */
+  kt_buf scr = kt_buf_make(p.scratch_bytes / sizeof(float), offset);
+  for (int32_t t = 0; t < threads; t++) OT_EXPECT_OK(optic_conv_run_forward(&p, in.p, k.p, out.p, scr.p, t, threads));
+  OT_CHECK(kt_buf_guard_ok(&scr), "%s: wrote past the scratch", ctx);
+  kt_buf_free(&scr);
   int bad = 0;
   for (size_t i = 0; i < nout; i++) {
     double err = fabs((double)out.p[i] - (double)want[i]);
@@ -103,9 +109,13 @@ typedef struct window {
 
 static const window windows[] = {{"1x1", 2, 1, 1}, {"3x3", 2, 3, 3}, {"5x5", 2, 5, 5},
                                  {"1x3", 2, 1, 3}, {"3x1", 2, 3, 1}, {"1-D 3", 1, 0, 3}};
-static const int64_t couts[] = {1, 15, 16, 17, 64, 65};
-static const int64_t cins[] = {1, 3, 64};
-static const int64_t widths[] = {1, 5, 6, 7, 57}; /* the tile is 6 pixels */
+/* Output features around the 16-lane vector and the 32- and 48-feature
+ * blocks; input features around the 16-feature packed block. */
+static const int64_t couts[] = {1, 15, 16, 17, 32, 33, 47, 48, 64, 65};
+static const int64_t cins[] = {1, 3, 15, 16, 17, 33, 64};
+/* Around the tiles (14 pixels with 1 or 2 feature vectors, 9 with 3); a row
+ * is split into tiles of near-equal width. */
+static const int64_t widths[] = {1, 5, 8, 9, 10, 13, 14, 15, 28, 29, 57};
 /* (pad_lo, pad_hi) per spatial dim: none, 1, 2, negative, asymmetric */
 static const int64_t pad_cases[][2] = {{0, 0}, {1, 1}, {2, 2}, {-1, 0}, {2, 0}, {0, 3}};
 
@@ -124,7 +134,7 @@ static void test_sweep(void) {
     const window *w = &windows[i % nwin];
     int64_t cout = couts[(i / nwin) % nco], cin = cins[i / (nwin * nco)];
     int64_t width = widths[i % nwid], rows = 2 + (int64_t)(i % 3), batch = i % 4 == 3 ? 3 : 1;
-    int64_t stride = 1 + (int64_t)(i % 2 == 1 && i % 7 != 0), dil = i % 5 == 2 ? 2 : 1;
+    int64_t stride = 1 + (int64_t)(i % 2 == 1 && i % 7 != 0), dil = i % 5 == 2 ? 2 : i % 5 == 4 ? 3 : 1;
     bool rev = i % 7 == 3;
     const int64_t *pad = pad_cases[i % npad];
     int64_t groups = i % 11 == 5 ? 2 : 1, bgroups = groups == 1 && i % 13 == 8 ? 2 : 1;
@@ -190,21 +200,32 @@ static void test_edges(void) {
   d = make("0b1f_01io->1b0f", 4, (int64_t[]){5, 2, 6, 16}, (int64_t[]){3, 3, 16, 17});
   d.pad_lo[0] = d.pad_hi[0] = 1;
   check_direct(&d, 8, 3, 0, "0b1f input, 1b0f output");
-  /* Kernel slices beyond the L2 budget: input features run in blocks, later
-   * blocks adding to the output (3x3 x 300: blocks of 227 and 73; 1-D 5 taps
-   * x 450 with 65 outputs: 409 + 41, two output-feature tiles). */
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 5, 7, 300}, (int64_t[]){3, 3, 300, 20});
+  /* Kernel slices beyond the L2 budget: input features run in groups, later
+   * groups adding to the output (3x3 x 1000 x 128 outputs: four groups of 224
+   * and one of 104; 1-D 5 taps x 2000 x 65 outputs: 800 + 800 + 400, output
+   * features in blocks of 32, 32 and 1),
+   * and packed rows beyond the ring budget (1-D, 3000 pixels x 64 features:
+   * groups of 32). */
+  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 5, 7, 1000}, (int64_t[]){3, 3, 1000, 128});
   for (int32_t s = 0; s < 2; s++) d.pad_lo[s] = d.pad_hi[s] = 1;
   {
     optic_conv_plan p;
     OT_EXPECT_OK(optic_conv_plan_make_strategy(&d, OPTIC_CONV_FORWARD, 2, OPTIC_CONV_STRATEGY_DIRECT, &p));
-    OT_CHECK(p.direct_cin_block > 0 && p.direct_cin_block < 300, "input-feature block %lld",
-             (long long)p.direct_cin_block);
+    OT_CHECK(p.direct_cin_block > 0 && p.direct_cin_block < 1000 && p.direct_cin_block % 16 == 0,
+             "input-feature group %lld", (long long)p.direct_cin_block);
   }
-  check_direct(&d, 10, 2, 1, "3x3, 300 input features in two blocks");
-  d = make("b0f_0io->b0f", 3, (int64_t[]){1, 9, 450}, (int64_t[]){5, 450, 65});
+  check_direct(&d, 10, 2, 1, "3x3, 1000 input features in five groups");
+  d = make("b0f_0io->b0f", 3, (int64_t[]){1, 9, 2000}, (int64_t[]){5, 2000, 65});
   d.pad_lo[0] = 2, d.pad_hi[0] = 1, d.reverse[0] = true;
-  check_direct(&d, 11, 3, 0, "1-D, 450 input features in two blocks, 65 outputs");
+  check_direct(&d, 11, 3, 0, "1-D, 2000 input features in three groups, 65 outputs");
+  d = make("b0f_0io->b0f", 3, (int64_t[]){2, 3000, 64}, (int64_t[]){3, 64, 32});
+  d.pad_lo[0] = d.pad_hi[0] = 1;
+  {
+    optic_conv_plan p;
+    OT_EXPECT_OK(optic_conv_plan_make_strategy(&d, OPTIC_CONV_FORWARD, 2, OPTIC_CONV_STRATEGY_DIRECT, &p));
+    OT_CHECK(p.direct_cin_block == 32, "input-feature group %lld (ring budget)", (long long)p.direct_cin_block);
+  }
+  check_direct(&d, 12, 2, 1, "1-D, 3000 pixels, 64 input features in groups of 32");
   /* More slices than rows. */
   d = make("b0f_0io->b0f", 3, (int64_t[]){1, 40, 16}, (int64_t[]){5, 16, 70});
   check_direct(&d, 9, 3, 1, "1-D, one row, 3 slices");
