@@ -3,7 +3,9 @@
  * program's machine, raised to the op-class bounds the machine carries
  * (docs/cost-model.md, "Time"). The counts are never changed; only the time
  * differs from the roofline:
- *   dot, convolution, output fusions   GEMM bound (gemm_efficiency)
+ *   dot, convolution, output fusions   the runtime's plan priced per strategy
+ *                                      (graph/estimate_contraction.c), else
+ *                                      the GEMM bound (gemm_efficiency)
  *   reduce, input fusions              bytes / the reduce class of their
  *                                      reduced dims (minor, strided, 2+ dims)
  *   loop fusions                       bytes / loop_bandwidth
@@ -231,7 +233,7 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
   } else if (op == OPTIC_OP_FUSION && optic_node_attrs(p->module, id, &a) == OPTIC_OK) {
     optic_comp_id fc = optic_node_called(p->module, id, 0);
     switch (a.fusion.kind) {
-      case OPTIC_FUSION_OUTPUT: return optic_machine_estimate_gemm_ns(m, cost);
+      case OPTIC_FUSION_OUTPUT: return program_contraction_ns(p, m, id, cost);
       case OPTIC_FUSION_INPUT: {
         optic_node_id r = fused_reduce(p->module, fc);
         if (!input_fusion_fast(p->module, r)) return fused_sequence_ns(p, fc);
@@ -260,7 +262,7 @@ static double touched_elements(const optic_module_t *m, optic_node_id id, optic_
 
 double program_node_estimate_ns(const optic_program_t *p, optic_node_id id, optic_opcode op, const optic_cost *cost) {
   const optic_machine *m = &p->machine;
-  if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return optic_machine_estimate_gemm_ns(m, cost);
+  if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return program_contraction_ns(p, m, id, cost);
   if (m->cores <= 1) return estimate_on(p, m, id, op, cost);
   /* the runtime's own decision (exec/bind.c calls optic_split_op too): a
    * split op runs on every thread and pays a barrier, a solo one runs on one */

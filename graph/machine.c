@@ -122,6 +122,12 @@ static void tpu(const preset *p, optic_machine *m) {
   set_name(m->source, sizeof m->source, p->source);
 }
 
+const char *optic_conv_class_name(int32_t c) {
+  static const char *const names[OPTIC_CONV_CLASS_COUNT] = {"gemm",   "im2col_mk", "im2col_km",
+                                                            "direct", "grouped",   "grouped_rows"};
+  return c >= 0 && c < OPTIC_CONV_CLASS_COUNT ? names[c] : NULL;
+}
+
 int32_t optic_machine_preset_count(void) { return 1 + N_TPU; }
 
 const char *optic_machine_preset_name(int32_t i) {
@@ -188,6 +194,16 @@ optic_status optic_machine_validate(const optic_machine *m) {
       {"reduce_multi_bandwidth", offsetof(optic_machine, reduce_multi_bandwidth), true},
       {"while_iteration_ns", offsetof(optic_machine, while_iteration_ns), true},
       {"reduce_step_ns", offsetof(optic_machine, reduce_step_ns), true},
+#define CONV_FIGURES(C, NAME)                                                      \
+  {"conv_" NAME "_efficiency", offsetof(optic_machine, conv_efficiency[C]), true}, \
+      {"conv_" NAME "_element_ns", offsetof(optic_machine, conv_element_ns[C]), true}
+      CONV_FIGURES(OPTIC_CONV_CLASS_GEMM, "gemm"),
+      CONV_FIGURES(OPTIC_CONV_CLASS_IM2COL_MK, "im2col_mk"),
+      CONV_FIGURES(OPTIC_CONV_CLASS_IM2COL_KM, "im2col_km"),
+      CONV_FIGURES(OPTIC_CONV_CLASS_DIRECT, "direct"),
+      CONV_FIGURES(OPTIC_CONV_CLASS_GROUPED, "grouped"),
+      CONV_FIGURES(OPTIC_CONV_CLASS_GROUPED_ROWS, "grouped_rows"),
+      {"dot_call_ns", offsetof(optic_machine, dot_call_ns), true},
   };
   for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
     double v;
@@ -214,6 +230,13 @@ optic_status optic_machine_validate(const optic_machine *m) {
                       "optic_machine_validate: machine '%s': gemm_efficiency is %g (a fraction of peak_flops: (0, 1], "
                       "0: not known)",
                       m->name, m->gemm_efficiency);
+  for (int32_t c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {
+    if (m->conv_efficiency[c] > 1)
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "optic_machine_validate: machine '%s': conv_%s_efficiency is %g (a fraction of peak_flops: "
+                        "(0, 1], 0: not known)",
+                        m->name, optic_conv_class_name(c), m->conv_efficiency[c]);
+  }
   if (m->cores < 1)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: machine '%s': cores is %d (must be >= 1)",
                       m->name, (int)m->cores);

@@ -235,6 +235,11 @@ optic_status calib_measure(bool quick, calib_result *out) {
   if ((st = calib_measure_beyond(quick, threads, &out->beyond)) != OPTIC_OK) return st;
   if ((st = calib_measure_classes(plan.trials, plan.target_ns, out->op_overhead_ns.one, &out->classes)) != OPTIC_OK)
     return st;
+  /* the one-add program's run, as the op classes take it off */
+  calib_ops_plan ops = {plan.trials, plan.target_ns, out->classes.run_overhead_ns + out->op_overhead_ns.one,
+                        out->op_overhead_ns.one};
+  if ((st = calib_measure_conv(&ops, out->fma[optic_isa_selected()].one, out->beyond.gemm.one, &out->conv)) != OPTIC_OK)
+    return st;
   out->seconds = (double)(optic_now_ns() - t0) * 1e-9;
   return OPTIC_OK;
 }
@@ -280,6 +285,13 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->f16_element_ns = r->classes.f16_element_ns;
   m->reduce_step_ns = r->classes.reduce_step_ns;
   m->while_iteration_ns = r->classes.while_iteration_ns;
+  /* convolution classes: fractions of the one-thread peak, which is the
+   * device peak per core; ns per element and per call on one core */
+  for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {
+    m->conv_efficiency[c] = r->conv.efficiency[c];
+    m->conv_element_ns[c] = r->conv.element_ns[c];
+  }
+  m->dot_call_ns = r->conv.dot_call_ns;
   char when[32] = "unknown time";
   time_t now = time(NULL);
   struct tm tm;

@@ -51,6 +51,28 @@ typedef struct calib_ops_plan {
 /* The format-3 op classes into out's fields above (the others untouched). */
 optic_status calib_measure_ops(const calib_ops_plan *plan, calib_classes *out);
 
+/* Called with the compiled program before it is timed. */
+typedef optic_status (*calib_inspect_fn)(const optic_program_t *p, void *arg);
+/* Median ns per run of HLO text's program compiled for and run on one
+ * thread (inputs from seed 1), after inspect(program, arg) when not NULL. */
+optic_status calib_time_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
+                                double *ns_out);
+
+/* Format 4 (tools/calibrate_conv.c), one thread: per convolution class of
+ * the runtime's planner, the fraction of the one-thread FMA peak its
+ * executed multiply-adds reach (0: not measured) and ns per moved element,
+ * fitted over a small grid of its own shapes; shapes[c] says how many of
+ * them the planner ran with that class. dot_call_ns: one BLAS call of a
+ * batched dot of tiny items beyond its flops. */
+typedef struct calib_conv {
+  double efficiency[OPTIC_CONV_CLASS_COUNT], element_ns[OPTIC_CONV_CLASS_COUNT];
+  int shapes[OPTIC_CONV_CLASS_COUNT];
+  double dot_call_ns;
+} calib_conv;
+/* core_peak: FLOP/s of one thread's FMA loop; gemm_rate: one thread's sgemm
+ * FLOP/s (the dot's flops are taken off at it). */
+optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, double gemm_rate, calib_conv *out);
+
 typedef struct calib_result {
   int threads;                      /* "all": omp_get_max_threads() */
   calib_pair fma[OPTIC_ISA_COUNT_]; /* FLOP/s per ISA (0: not supported/built) */
@@ -61,6 +83,7 @@ typedef struct calib_result {
   calib_pair op_overhead_ns;        /* ns per op of optic_program_run on a chain of tiny ops */
   calib_beyond beyond;              /* GEMM efficiency, hash, disk, barrier */
   calib_classes classes;            /* run overhead and op classes */
+  calib_conv conv;                  /* convolution classes and the dot call */
   double seconds;                   /* wall time of the whole calibration */
 } calib_result;
 

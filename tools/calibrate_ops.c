@@ -208,16 +208,26 @@ static optic_status run_n(void *arg, uint64_t runs) {
   return st;
 }
 
-/* Median ns per run of text's program on one thread and its XLA bytes. */
-static optic_status time_hlo(const char *text, int trials, double target_ns, double *ns_out, double *bytes_out) {
+optic_status calib_time_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
+                                double *ns_out) {
   timed t = {0};
   optic_status st = timed_init(text, &t);
+  if (st == OPTIC_OK && inspect) st = inspect(t.p, arg);
   if (st == OPTIC_OK) st = calib_median_ns_per_run(run_n, &t, trials, target_ns, ns_out);
-  optic_program_summary sum;
-  if (st == OPTIC_OK) st = optic_program_summary_get(t.p, &sum);
-  if (st == OPTIC_OK) *bytes_out = sum.cost.bytes_accessed;
   timed_free(&t);
   return st;
+}
+
+static optic_status program_bytes(const optic_program_t *p, void *arg) {
+  optic_program_summary sum;
+  optic_status st = optic_program_summary_get(p, &sum);
+  if (st == OPTIC_OK) *(double *)arg = sum.cost.bytes_accessed;
+  return st;
+}
+
+/* Median ns per run of text's program on one thread and its XLA bytes. */
+static optic_status time_hlo(const char *text, int trials, double target_ns, double *ns_out, double *bytes_out) {
+  return calib_time_program(text, trials, target_ns, program_bytes, bytes_out, ns_out);
 }
 
 /* (time of text's run - tiny) / units into *dst (left 0 when not above tiny). */
