@@ -7,9 +7,10 @@
  *                peak_flops / cores) + moved elements x conv_element_ns[class],
  *                over the threads its work units allow; f16/bf16 arrays are
  *                widened to f32 first (a copy of each)
- *   dot          the GEMM roofline, at least the BLAS calls (one per batch
- *                item) x dot_call_ns over the threads plus the packed
- *                operands' copy
+ *   dot          flops / (dot_efficiency x peak_flops / cores) + operand and
+ *                result elements x dot_element_ns + BLAS calls (one per
+ *                batch item) x dot_call_ns + packed operands' elements x
+ *                dot_pack_element_ns, over the threads
  * A machine without the class figure (0: files before format 4, presets)
  * keeps the GEMM figure on XLA's flops. The XLA counts are never changed. */
 #include <string.h>
@@ -102,26 +103,24 @@ static double conv_ns(const optic_program_t *p, const optic_machine *mc, optic_n
   return one / share(mc, w.units) + widen_ns(mc, w.widened);
 }
 
-/* Dot id on mc: BLAS calls and packed copies beyond the GEMM figure, or -1
- * when dot_call_ns is not known. */
+/* Dot id on mc from the dot planner's GEMM view and the dot figures, or -1
+ * when dot_efficiency is not known. */
 static double dot_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id, const optic_cost *cost) {
   const optic_module_t *m = p->module;
   optic_node_attrs_t a;
-  if (!(mc->dot_call_ns > 0) || optic_node_attrs(m, id, &a) != OPTIC_OK || a.kind != OPTIC_ATTRS_DOT) return -1;
+  if (!(mc->dot_efficiency > 0) || optic_node_attrs(m, id, &a) != OPTIC_OK || a.kind != OPTIC_ATTRS_DOT) return -1;
   struct optic_dot_plan plan;
   const optic_type *l = optic_node_type(m, optic_node_operand(m, id, 0));
   const optic_type *r = optic_node_type(m, optic_node_operand(m, id, 1));
   if (optic_dot_plan(&l->shape, &r->shape, &a.dot, &plan) != OPTIC_OK) return -1;
-  double gemm = optic_machine_estimate_gemm_ns(mc, cost) - mc->op_overhead_ns;
-  double calls = plan.path == OPTIC_DOT_PATH_GEMM || plan.path == OPTIC_DOT_PATH_GEMV ? (double)plan.batch : 0;
-  double eff = mc->gemm_efficiency > 0 ? mc->gemm_efficiency : 1;
-  double flops_ns = cost->flops / (eff * mc->peak_flops) * 1e9;
-  double calls_ns = calls * mc->dot_call_ns / share(mc, calls) + flops_ns;
+  if (plan.path != OPTIC_DOT_PATH_GEMM && plan.path != OPTIC_DOT_PATH_GEMV) return -1;
+  double b = (double)plan.batch, mm = (double)plan.m, n = (double)plan.n, k = (double)plan.k;
+  double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
+  double one = cost->flops / (mc->dot_efficiency * core_peak) * 1e9 +
+               b * (mm * k + k * n + mm * n) * mc->dot_element_ns + b * mc->dot_call_ns;
   double packed = (plan.lhs.packed ? elements(l) : 0) + (plan.rhs.packed ? elements(r) : 0);
-  optic_cost pc = {0, 0, 8 * packed};
-  double pack_ns = packed > 0 ? optic_machine_estimate_ns(mc, &pc) - mc->op_overhead_ns : 0;
-  double t = calls_ns > gemm ? calls_ns : gemm;
-  return t + pack_ns + widen_ns(mc, widened_elements(m, id));
+  double units = b * (double)(plan.split_n ? plan.n : plan.m);
+  return (one + packed * mc->dot_pack_element_ns) / share(mc, units) + widen_ns(mc, widened_elements(m, id));
 }
 
 /* The contraction an output fusion is built around, or NO_NODE. */

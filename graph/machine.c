@@ -203,7 +203,10 @@ optic_status optic_machine_validate(const optic_machine *m) {
       CONV_FIGURES(OPTIC_CONV_CLASS_DIRECT, "direct"),
       CONV_FIGURES(OPTIC_CONV_CLASS_GROUPED, "grouped"),
       CONV_FIGURES(OPTIC_CONV_CLASS_GROUPED_ROWS, "grouped_rows"),
+      {"dot_efficiency", offsetof(optic_machine, dot_efficiency), true},
+      {"dot_element_ns", offsetof(optic_machine, dot_element_ns), true},
       {"dot_call_ns", offsetof(optic_machine, dot_call_ns), true},
+      {"dot_pack_element_ns", offsetof(optic_machine, dot_pack_element_ns), true},
   };
   for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
     double v;
@@ -230,6 +233,11 @@ optic_status optic_machine_validate(const optic_machine *m) {
                       "optic_machine_validate: machine '%s': gemm_efficiency is %g (a fraction of peak_flops: (0, 1], "
                       "0: not known)",
                       m->name, m->gemm_efficiency);
+  if (m->dot_efficiency > 1)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "optic_machine_validate: machine '%s': dot_efficiency is %g (a fraction of peak_flops: (0, 1], "
+                      "0: not known)",
+                      m->name, m->dot_efficiency);
   for (int32_t c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {
     if (m->conv_efficiency[c] > 1)
       return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,

@@ -10,9 +10,11 @@
  * otherwise on this host counts for that class. Per class the model
  *   t = 2 x macs / (efficiency x one-thread FMA peak) + moved x element_ns
  * is fitted by least squares on relative error (both figures >= 0; one
- * shape or a negative figure: efficiency alone). The dot's call cost is a
- * batch of 256 tiny 8x8x8 products, per item, beyond their flops at the
- * measured sgemm rate. Never prints. */
+ * shape or a negative figure: efficiency alone). Dots likewise: a grid of
+ * batched products BLAS reads in place fits flops / (efficiency x peak) +
+ * elements x element_ns + calls x call_ns, and one product whose rhs the
+ * planner packs gives the copy's ns per element beyond that fit. Never
+ * prints. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -84,34 +86,123 @@ static optic_status conv_work_of(const optic_program_t *p, void *arg) {
   return optic_fail(OPTIC_ERR_INTERNAL, "calibrate: the convolution program has no convolution");
 }
 
-/* Least squares of t ~ x a + y e on relative error, a, e >= 0. */
-static void fit(const double *x, const double *y, const double *t, int n, double *a, double *e) {
-  double sxx = 0, sxy = 0, syy = 0, sxt = 0, syt = 0;
+enum { MAX_TERMS = 3 };
+
+/* Least squares of t[i] ~ sum_j x[j][i] c[j] on relative error over the
+ * terms in use (mask); false when singular. */
+static bool solve(const double (*x)[32], const double *t, int n, int terms, const bool *use, double *c) {
+  double a[MAX_TERMS][MAX_TERMS + 1] = {{0}};
   for (int i = 0; i < n; i++) {
     double w = 1 / (t[i] * t[i]);
-    sxx += w * x[i] * x[i], sxy += w * x[i] * y[i], syy += w * y[i] * y[i];
-    sxt += w * x[i] * t[i], syt += w * y[i] * t[i];
+    for (int j = 0; j < terms; j++) {
+      for (int k = 0; k < terms; k++) a[j][k] += use[j] && use[k] ? w * x[j][i] * x[k][i] : 0;
+      a[j][terms] += use[j] ? w * x[j][i] * t[i] : 0;
+    }
   }
-  double det = sxx * syy - sxy * sxy;
-  *a = sxx > 0 ? sxt / sxx : 0, *e = 0;
-  if (n >= 2 && det > 1e-12 * sxx * syy) {
-    double a2 = (sxt * syy - syt * sxy) / det, e2 = (sxx * syt - sxy * sxt) / det;
-    if (a2 > 0 && e2 >= 0) *a = a2, *e = e2;
+  for (int j = 0; j < terms; j++)
+    if (!use[j]) a[j][j] = 1;
+  for (int j = 0; j < terms; j++) { /* Gauss-Jordan with partial pivoting */
+    int piv = j;
+    for (int r = j + 1; r < terms; r++)
+      if (fabs(a[r][j]) > fabs(a[piv][j])) piv = r;
+    if (!(fabs(a[piv][j]) > 1e-300)) return false;
+    for (int k = 0; k <= terms; k++) {
+      double tmp = a[j][k];
+      a[j][k] = a[piv][k], a[piv][k] = tmp;
+    }
+    for (int r = 0; r < terms; r++) {
+      if (r == j) continue;
+      double f = a[r][j] / a[j][j];
+      for (int k = j; k <= terms; k++) a[r][k] -= f * a[j][k];
+    }
   }
+  for (int j = 0; j < terms; j++) c[j] = use[j] ? a[j][terms] / a[j][j] : 0;
+  return true;
 }
 
-static const char *const hlo_dot_calls =
-    "HloModule calibrate_dot_calls\n"
+/* solve with every coefficient >= 0: the most negative term is dropped
+ * until none is (term 0, the flops, is kept; while it is <= 0 the last
+ * other term goes); all 0 when nothing fits. */
+static void fit(const double (*x)[32], const double *t, int n, int terms, double *c) {
+  bool use[MAX_TERMS];
+  for (int j = 0; j < MAX_TERMS; j++) use[j] = j < terms && j < n, c[j] = 0;
+  for (int round = 0; round < terms; round++) {
+    if (!solve(x, t, n, terms, use, c)) break;
+    int worst = -1;
+    for (int j = 1; j < terms; j++)
+      if (use[j] && c[j] < 0 && (worst < 0 || c[j] < c[worst])) worst = j;
+    for (int j = terms - 1; j >= 1 && worst < 0 && !(c[0] > 0); j--) /* flops negative: drop a term */
+      if (use[j]) worst = j;
+    if (worst < 0) break;
+    use[worst] = false;
+  }
+  if (!(c[0] > 0)) memset(c, 0, sizeof(double) * (size_t)terms);
+}
+
+/* Dots with operands BLAS reads in place: [b,m,k] x [b,k,n]. */
+static const int64_t dot_grid[][4] = {
+    {1, 256, 256, 256}, {1, 128, 512, 64}, {1, 1024, 48, 16}, {1, 64, 64, 64},
+    {16, 32, 32, 32},   {256, 8, 8, 8},    {64, 16, 64, 8},   {1, 512, 16, 512},
+};
+#define N_DOT ((int)(sizeof dot_grid / sizeof dot_grid[0]))
+
+static void dot_text(const int64_t *d, char *buf, size_t size) {
+  long long b = d[0], m = d[1], n = d[2], k = d[3];
+  snprintf(buf, size,
+           "HloModule calibrate_dot\n"
+           "ENTRY e {\n"
+           "  a = f32[%lld,%lld,%lld] parameter(0)\n"
+           "  b = f32[%lld,%lld,%lld] parameter(1)\n"
+           "  ROOT d = f32[%lld,%lld,%lld] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, "
+           "lhs_contracting_dims={2}, rhs_contracting_dims={1}\n"
+           "}\n",
+           b, m, k, b, k, n, b, m, n);
+}
+
+/* The same product as {16, 64, 96, 32} with the rhs's free dims apart
+ * (f32[16,12,32,8], contracting dim 2): the planner packs it first. */
+static const char *const hlo_dot_packed =
+    "HloModule calibrate_dot_packed\n"
     "ENTRY e {\n"
-    "  a = f32[256,8,8] parameter(0)\n"
-    "  b = f32[256,8,8] parameter(1)\n"
-    "  ROOT d = f32[256,8,8] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
-    "rhs_contracting_dims={1}\n"
+    "  a = f32[16,64,32] parameter(0)\n"
+    "  b = f32[16,12,32,8] parameter(1)\n"
+    "  ROOT d = f32[16,64,12,8] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+    "rhs_contracting_dims={2}\n"
     "}\n";
 
-optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, double gemm_rate, calib_conv *out) {
+/* The dot figures: flops, elements and calls fitted over dot_grid, then the
+ * packed copy per element from hlo_dot_packed beyond the fitted model. */
+static optic_status measure_dot(const calib_ops_plan *plan, double core_peak, calib_conv *out) {
+  double x[MAX_TERMS][32], t[32], c[MAX_TERMS];
+  char text[1024];
+  int n = 0;
+  optic_status st = OPTIC_OK;
+  for (int i = 0; i < N_DOT && st == OPTIC_OK; i++) {
+    const int64_t *d = dot_grid[i];
+    double ns = 0, b = (double)d[0], m = (double)d[1], nn = (double)d[2], k = (double)d[3];
+    dot_text(d, text, sizeof text);
+    st = calib_time_program(text, plan->trials, plan->target_ns, NULL, NULL, &ns);
+    if (st != OPTIC_OK || ns <= plan->tiny_ns) continue;
+    x[0][n] = 2 * b * m * nn * k / core_peak * 1e9, x[1][n] = b * (m * k + k * nn + m * nn), x[2][n] = b;
+    t[n++] = ns - plan->tiny_ns;
+  }
+  if (st != OPTIC_OK || n < 3) return st;
+  fit((const double(*)[32])x, t, n, 3, c);
+  if (!(c[0] > 0)) return OPTIC_OK;
+  out->dot_efficiency = 1 / c[0] > 1 ? 1 : 1 / c[0];
+  out->dot_element_ns = c[1], out->dot_call_ns = c[2];
+  double ns = 0;
+  st = calib_time_program(hlo_dot_packed, plan->trials, plan->target_ns, NULL, NULL, &ns);
+  double model =
+      2.0 * 16 * 64 * 96 * 32 / core_peak * 1e9 * c[0] + 16.0 * (64 * 32 + 32 * 96 + 64 * 96) * c[1] + 16 * c[2];
+  if (st == OPTIC_OK && ns > plan->tiny_ns + model)
+    out->dot_pack_element_ns = (ns - plan->tiny_ns - model) / (16.0 * 12 * 32 * 8);
+  return st;
+}
+
+optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, calib_conv *out) {
   memset(out, 0, sizeof *out);
-  double x[OPTIC_CONV_CLASS_COUNT][N_GRID], y[OPTIC_CONV_CLASS_COUNT][N_GRID], t[OPTIC_CONV_CLASS_COUNT][N_GRID];
+  double x[OPTIC_CONV_CLASS_COUNT][2][32], t[OPTIC_CONV_CLASS_COUNT][32];
   char text[1024];
   optic_status st = OPTIC_OK;
   for (int i = 0; i < N_GRID && st == OPTIC_OK && core_peak > 0; i++) {
@@ -120,19 +211,16 @@ optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, do
     double ns = 0;
     st = calib_time_program(text, plan->trials, plan->target_ns, conv_work_of, &w, &ns);
     int c = w.conv_class, k = st == OPTIC_OK ? out->shapes[c] : 0;
-    if (st != OPTIC_OK || ns <= plan->tiny_ns) continue;
-    x[c][k] = 2 * w.macs / core_peak * 1e9, y[c][k] = w.moved, t[c][k] = ns - plan->tiny_ns;
+    if (st != OPTIC_OK || ns <= plan->tiny_ns || k >= 32) continue;
+    x[c][0][k] = 2 * w.macs / core_peak * 1e9, x[c][1][k] = w.moved, t[c][k] = ns - plan->tiny_ns;
     out->shapes[c]++;
   }
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT && st == OPTIC_OK; c++) {
-    double a = 0, e = 0;
-    if (out->shapes[c] > 0) fit(x[c], y[c], t[c], out->shapes[c], &a, &e);
-    out->efficiency[c] = a > 0 ? (1 / a > 1 ? 1 : 1 / a) : 0;
-    out->element_ns[c] = out->efficiency[c] > 0 ? e : 0;
+    double f[MAX_TERMS] = {0};
+    if (out->shapes[c] > 0) fit((const double(*)[32])x[c], t[c], out->shapes[c], 2, f);
+    out->efficiency[c] = f[0] > 0 ? (1 / f[0] > 1 ? 1 : 1 / f[0]) : 0;
+    out->element_ns[c] = out->efficiency[c] > 0 ? f[1] : 0;
   }
-  double ns = 0;
-  if (st == OPTIC_OK) st = calib_time_program(hlo_dot_calls, plan->trials, plan->target_ns, NULL, NULL, &ns);
-  double flops_ns = gemm_rate > 0 ? 2.0 * 256 * 8 * 8 * 8 / gemm_rate * 1e9 : 0;
-  if (st == OPTIC_OK && ns > plan->tiny_ns + flops_ns) out->dot_call_ns = (ns - plan->tiny_ns - flops_ns) / 256;
+  if (st == OPTIC_OK && core_peak > 0) st = measure_dot(plan, core_peak, out);
   return st;
 }

@@ -238,8 +238,7 @@ optic_status calib_measure(bool quick, calib_result *out) {
   /* the one-add program's run, as the op classes take it off */
   calib_ops_plan ops = {plan.trials, plan.target_ns, out->classes.run_overhead_ns + out->op_overhead_ns.one,
                         out->op_overhead_ns.one};
-  if ((st = calib_measure_conv(&ops, out->fma[optic_isa_selected()].one, out->beyond.gemm.one, &out->conv)) != OPTIC_OK)
-    return st;
+  if ((st = calib_measure_conv(&ops, out->fma[optic_isa_selected()].one, &out->conv)) != OPTIC_OK) return st;
   out->seconds = (double)(optic_now_ns() - t0) * 1e-9;
   return OPTIC_OK;
 }
@@ -291,7 +290,10 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
     m->conv_efficiency[c] = r->conv.efficiency[c];
     m->conv_element_ns[c] = r->conv.element_ns[c];
   }
+  m->dot_efficiency = r->conv.dot_efficiency;
+  m->dot_element_ns = r->conv.dot_element_ns;
   m->dot_call_ns = r->conv.dot_call_ns;
+  m->dot_pack_element_ns = r->conv.dot_pack_element_ns;
   char when[32] = "unknown time";
   time_t now = time(NULL);
   struct tm tm;

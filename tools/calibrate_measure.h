@@ -62,16 +62,15 @@ optic_status calib_time_program(const char *text, int trials, double target_ns, 
  * the runtime's planner, the fraction of the one-thread FMA peak its
  * executed multiply-adds reach (0: not measured) and ns per moved element,
  * fitted over a small grid of its own shapes; shapes[c] says how many of
- * them the planner ran with that class. dot_call_ns: one BLAS call of a
- * batched dot of tiny items beyond its flops. */
+ * them the planner ran with that class. The dot figures as
+ * optic_machine's, fitted over a grid of batched products. */
 typedef struct calib_conv {
   double efficiency[OPTIC_CONV_CLASS_COUNT], element_ns[OPTIC_CONV_CLASS_COUNT];
   int shapes[OPTIC_CONV_CLASS_COUNT];
-  double dot_call_ns;
+  double dot_efficiency, dot_element_ns, dot_call_ns, dot_pack_element_ns;
 } calib_conv;
-/* core_peak: FLOP/s of one thread's FMA loop; gemm_rate: one thread's sgemm
- * FLOP/s (the dot's flops are taken off at it). */
-optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, double gemm_rate, calib_conv *out);
+/* core_peak: FLOP/s of one thread's FMA loop. */
+optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, calib_conv *out);
 
 typedef struct calib_result {
   int threads;                      /* "all": omp_get_max_threads() */

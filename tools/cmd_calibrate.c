@@ -77,7 +77,8 @@ static void print_result(FILE *out, const calib_result *r) {
     fprintf(out, "  %-34s %10.3f %10s  of peak, %.3g ns/element\n", label, r->conv.efficiency[k], "-",
             r->conv.element_ns[k]);
   }
-  fprintf(out, "  %-34s %10.2f %10s  ns\n", "dot, per BLAS call (8x8x8 items)", r->conv.dot_call_ns, "-");
+  fprintf(out, "  %-34s %10.3f %10s  of peak, %.3g ns/element, %.3g ns/call, %.3g ns/packed\n", "dot (8 shapes)",
+          r->conv.dot_efficiency, "-", r->conv.dot_element_ns, r->conv.dot_call_ns, r->conv.dot_pack_element_ns);
   fprintf(out, "  (%.1f s)\n", r->seconds);
 }
 
@@ -109,7 +110,8 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   for (int k = 0; k < OPTIC_CONV_CLASS_COUNT; k++)
     fprintf(out, "  conv_%-16s %.3g of peak_flops, %.3g ns/element (one core)\n", optic_conv_class_name(k),
             m->conv_efficiency[k], m->conv_element_ns[k]);
-  fprintf(out, "  dot_call_ns           %.4g (one core)\n", m->dot_call_ns);
+  fprintf(out, "  dot_efficiency        %.3g of peak_flops, %.3g ns/element, %.3g ns/call, %.3g ns/packed element\n",
+          m->dot_efficiency, m->dot_element_ns, m->dot_call_ns, m->dot_pack_element_ns);
   fprintf(out, "  cores                 %d\n", (int)m->cores);
   fprintf(out, "  source                %s\n", m->source);
 }

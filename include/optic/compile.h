@@ -107,18 +107,26 @@ typedef struct optic_machine {
    * (conv_efficiency x peak_flops / cores) + moved elements (per output
    * position: contraction rows + output features) x conv_element_ns;
    * split over the threads the plan's work units allow. 0: not known,
-   * the strategy takes the GEMM figure (gemm_efficiency) on XLA's flops. */
+   * the strategy takes the GEMM figure (gemm_efficiency) on XLA's flops.
+   * A dot likewise from the dot planner's GEMM view: batch items x (M x N
+   * x K) on one core = flops / (dot_efficiency x peak_flops / cores) +
+   * batch x (MK + KN + MN) x dot_element_ns + batch x dot_call_ns, plus
+   * dot_pack_element_ns per element of an operand the plan packs first;
+   * split over the threads. dot_efficiency 0: the GEMM figure. */
   double conv_efficiency[OPTIC_CONV_CLASS_COUNT]; /* fraction of peak_flops, (0, 1] */
   double conv_element_ns[OPTIC_CONV_CLASS_COUNT]; /* ns per moved element, one core */
-  double dot_call_ns; /* one BLAS call of a dot (per batch item, per GEMM block), one core */
+  double dot_efficiency;                          /* fraction of peak_flops, (0, 1] */
+  double dot_element_ns;                          /* per element of the operands and result, one core */
+  double dot_call_ns;                             /* one BLAS call (per batch item), one core */
+  double dot_pack_element_ns;                     /* per element of a packed operand's copy, one core */
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
  * key are format 1 (before the figures beyond the roofline) and still load,
  * as do format-2 files (before the op classes gather_element_ns ...
  * while_iteration_ns, which load as 0: not known) and format-3 files
- * (before the convolution strategies and dot_call_ns, which load as 0: the
- * GEMM figure); a file of a newer format fails to load with CORRUPT naming
+ * (before the convolution strategies and the dot figures, which load as 0:
+ * the GEMM figure); a file of a newer format fails to load with CORRUPT naming
  * the versions. */
 #define OPTIC_MACHINE_FORMAT 4
 

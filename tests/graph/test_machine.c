@@ -600,7 +600,7 @@ static void op_classes_format3(void) {
   OT_CHECK(optic_split_op(2, 5, 5, 0, 1e9) && !optic_split_op(2, 5, 4, 1e9, 0), "by size: touched >= threshold");
 }
 
-/* Format 4: the convolution strategies and the dot call. A format-3 file
+/* Format 4: the convolution strategies and the dot figures. A format-3 file
  * (none of them) loads with 0 (not known: the GEMM figure); a format-4 file
  * round-trips every figure exactly under its documented key; an efficiency
  * above 1 or a negative figure is rejected naming it; for_threads keeps them
@@ -615,18 +615,22 @@ static void conv_classes_format4(void) {
   snprintf(text, sizeof text, "%s,\"format\":3,\"gemm_efficiency\":0.5,\"gather_element_ns\":2}", head);
   write_file(path, text);
   OT_EXPECT_OK(optic_machine_load(path, &m));
-  OT_CHECK(m.gemm_efficiency == 0.5 && m.gather_element_ns == 2 && m.dot_call_ns == 0);
+  OT_CHECK(m.gemm_efficiency == 0.5 && m.gather_element_ns == 2 && m.dot_call_ns == 0 && m.dot_efficiency == 0 &&
+           m.dot_element_ns == 0 && m.dot_pack_element_ns == 0);
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++)
     OT_CHECK(m.conv_efficiency[c] == 0 && m.conv_element_ns[c] == 0, "a format-3 file has no class %d", c);
   /* every class under its own key */
-  int len = snprintf(text, sizeof text, "%s,\"format\":4,\"dot_call_ns\":35", head);
+  int len = snprintf(text, sizeof text,
+                     "%s,\"format\":4,\"dot_call_ns\":35,\"dot_efficiency\":0.75,\"dot_element_ns\":0.5,"
+                     "\"dot_pack_element_ns\":1.5",
+                     head);
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++)
     len += snprintf(text + len, sizeof text - (size_t)len, ",\"conv_%s_efficiency\":%g,\"conv_%s_element_ns\":%g",
                     optic_conv_class_name(c), 0.125 * (c + 1), optic_conv_class_name(c), 0.25 + c);
   snprintf(text + len, sizeof text - (size_t)len, "}");
   write_file(path, text);
   OT_EXPECT_OK(optic_machine_load(path, &m));
-  OT_CHECK(m.dot_call_ns == 35);
+  OT_CHECK(m.dot_call_ns == 35 && m.dot_efficiency == 0.75 && m.dot_element_ns == 0.5 && m.dot_pack_element_ns == 1.5);
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++)
     OT_CHECK(m.conv_efficiency[c] == 0.125 * (c + 1) && m.conv_element_ns[c] == 0.25 + c, "class %s: %g %g",
              optic_conv_class_name(c), m.conv_efficiency[c], m.conv_element_ns[c]);
@@ -645,6 +649,8 @@ static void conv_classes_format4(void) {
       {",\"conv_grouped_rows_element_ns\":-1}", "conv_grouped_rows_element_ns is -1"},
       {",\"conv_gemm_efficiency\":-0.5}", "conv_gemm_efficiency is -0.5"},
       {",\"dot_call_ns\":-3}", "dot_call_ns is -3"},
+      {",\"dot_efficiency\":2}", "dot_efficiency is 2"},
+      {",\"dot_pack_element_ns\":-1}", "dot_pack_element_ns is -1"},
       {",\"conv_im2col_km_efficiency\":\"x\"}", "expected a number"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
