@@ -160,6 +160,28 @@ optic_status optic_machine_preset(const char *name, optic_machine *out) {
 
 static bool positive(double v) { return isfinite(v) && v > 0; }
 
+/* The figures that are fractions of peak_flops: (0, 1], or 0 (not known). */
+static optic_status check_fractions(const optic_machine *m) {
+  if (m->gemm_efficiency > 1)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "optic_machine_validate: machine '%s': gemm_efficiency is %g (a fraction of peak_flops: (0, 1], "
+                      "0: not known)",
+                      m->name, m->gemm_efficiency);
+  if (m->dot_efficiency > 1)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "optic_machine_validate: machine '%s': dot_efficiency is %g (a fraction of peak_flops: (0, 1], "
+                      "0: not known)",
+                      m->name, m->dot_efficiency);
+  for (int32_t c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {
+    if (m->conv_efficiency[c] > 1)
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "optic_machine_validate: machine '%s': conv_%s_efficiency is %g (a fraction of peak_flops: "
+                        "(0, 1], 0: not known)",
+                        m->name, optic_conv_class_name(c), m->conv_efficiency[c]);
+  }
+  return OPTIC_OK;
+}
+
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");
   if (memchr(m->name, 0, sizeof m->name) == NULL || m->name[0] == 0)
@@ -228,23 +250,8 @@ optic_status optic_machine_validate(const optic_machine *m) {
         "optic_machine_validate: machine '%s': core_dram_bandwidth %g exceeds dram_bandwidth %g (one core "
         "cannot reach more than all of them)",
         m->name, m->core_dram_bandwidth, m->dram_bandwidth);
-  if (m->gemm_efficiency > 1)
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
-                      "optic_machine_validate: machine '%s': gemm_efficiency is %g (a fraction of peak_flops: (0, 1], "
-                      "0: not known)",
-                      m->name, m->gemm_efficiency);
-  if (m->dot_efficiency > 1)
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
-                      "optic_machine_validate: machine '%s': dot_efficiency is %g (a fraction of peak_flops: (0, 1], "
-                      "0: not known)",
-                      m->name, m->dot_efficiency);
-  for (int32_t c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {
-    if (m->conv_efficiency[c] > 1)
-      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
-                        "optic_machine_validate: machine '%s': conv_%s_efficiency is %g (a fraction of peak_flops: "
-                        "(0, 1], 0: not known)",
-                        m->name, optic_conv_class_name(c), m->conv_efficiency[c]);
-  }
+  optic_status st = check_fractions(m);
+  if (st != OPTIC_OK) return st;
   if (m->cores < 1)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: machine '%s': cores is %d (must be >= 1)",
                       m->name, (int)m->cores);
