@@ -77,9 +77,9 @@ static const char *const hlo_sort =
 static const char *const hlo_topk =
     "HloModule calibrate_topk\n"
     "ENTRY e {\n"
-    "  x = f32[16,1024] parameter(0)\n"
-    "  t = (f32[16,8], s32[16,8]) topk(x), k=8, largest=true\n"
-    "  ROOT v = f32[16,8] get-tuple-element(t), index=0\n"
+    "  x = f32[1,32768] parameter(0)\n"
+    "  t = (f32[1,8], s32[1,8]) topk(x), k=8, largest=true\n"
+    "  ROOT v = f32[1,8] get-tuple-element(t), index=0\n"
     "}\n";
 
 #define NARROW_LOOP(DT)          \
