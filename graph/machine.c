@@ -229,6 +229,8 @@ optic_status optic_machine_validate(const optic_machine *m) {
       {"dot_element_ns", offsetof(optic_machine, dot_element_ns), true},
       {"dot_call_ns", offsetof(optic_machine, dot_call_ns), true},
       {"dot_pack_element_ns", offsetof(optic_machine, dot_pack_element_ns), true},
+      {"loop_leaf_element_ns", offsetof(optic_machine, loop_leaf_element_ns), true},
+      {"loop_leaf_run_ns", offsetof(optic_machine, loop_leaf_run_ns), true},
   };
   for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
     double v;

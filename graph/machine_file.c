@@ -95,6 +95,8 @@ static const field fields[] = {
     {"dot_element_ns", offsetof(optic_machine, dot_element_ns), F_DOUBLE, false},
     {"dot_call_ns", offsetof(optic_machine, dot_call_ns), F_DOUBLE, false},
     {"dot_pack_element_ns", offsetof(optic_machine, dot_pack_element_ns), F_DOUBLE, false},
+    {"loop_leaf_element_ns", offsetof(optic_machine, loop_leaf_element_ns), F_DOUBLE, false},
+    {"loop_leaf_run_ns", offsetof(optic_machine, loop_leaf_run_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

@@ -284,6 +284,8 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->f16_element_ns = r->classes.f16_element_ns;
   m->reduce_step_ns = r->classes.reduce_step_ns;
   m->while_iteration_ns = r->classes.while_iteration_ns;
+  m->loop_leaf_element_ns = r->classes.loop_leaf_element_ns;
+  m->loop_leaf_run_ns = r->classes.loop_leaf_run_ns;
   /* convolution classes: fractions of the one-thread peak, which is the
    * device peak per core; ns per element and per call on one core */
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {

@@ -39,6 +39,8 @@ typedef struct calib_classes {
   double reduce_multi_bandwidth; /* XLA bytes/s of a sum over dims {0, 2} */
   double reduce_step_ns;         /* ns per block step of a reduce through its reducer's program */
   double while_iteration_ns;     /* ns per while trip beyond its ops */
+  double loop_leaf_element_ns;   /* ns per element of a gathered broadcast leaf of a loop fusion */
+  double loop_leaf_run_ns;       /* ns per run (along the last dim) of such a leaf */
 } calib_classes;
 
 /* What calib_measure_ops needs: trials of about target_ns, and the tiny

@@ -119,6 +119,12 @@ typedef struct optic_machine {
   double dot_element_ns;                          /* per element of the operands and result, one core */
   double dot_call_ns;                             /* one BLAS call (per batch item), one core */
   double dot_pack_element_ns;                     /* per element of a packed operand's copy, one core */
+  /* Loop fusions: each operand read through a broadcast or transpose of a
+   * non-scalar (a leaf the runtime gathers block by block) adds its
+   * elements x loop_leaf_element_ns + its runs along the last dim x
+   * loop_leaf_run_ns, one core. 0: not known (nothing added). */
+  double loop_leaf_element_ns;
+  double loop_leaf_run_ns;
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the

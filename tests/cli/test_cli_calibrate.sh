@@ -48,7 +48,7 @@ for c in ("gemm", "im2col_mk", "im2col_km", "direct", "grouped", "grouped_rows")
     e, ns = m["conv_%s_efficiency" % c], m["conv_%s_element_ns" % c]
     assert (0 < e <= 1 or (c == "direct" and e == 0)) and 0 <= ns < 1e3, (c, e, ns)
 assert 0 < m["dot_efficiency"] <= 1, m["dot_efficiency"]
-for k in ("dot_element_ns", "dot_call_ns", "dot_pack_element_ns"):
+for k in ("dot_element_ns", "dot_call_ns", "dot_pack_element_ns", "loop_leaf_element_ns", "loop_leaf_run_ns"):
     assert 0 <= m[k] < 1e5, (k, m[k])
 PY
 

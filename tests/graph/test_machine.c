@@ -616,13 +616,14 @@ static void conv_classes_format4(void) {
   write_file(path, text);
   OT_EXPECT_OK(optic_machine_load(path, &m));
   OT_CHECK(m.gemm_efficiency == 0.5 && m.gather_element_ns == 2 && m.dot_call_ns == 0 && m.dot_efficiency == 0 &&
-           m.dot_element_ns == 0 && m.dot_pack_element_ns == 0);
+           m.dot_element_ns == 0 && m.dot_pack_element_ns == 0 && m.loop_leaf_element_ns == 0 &&
+           m.loop_leaf_run_ns == 0);
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++)
     OT_CHECK(m.conv_efficiency[c] == 0 && m.conv_element_ns[c] == 0, "a format-3 file has no class %d", c);
   /* every class under its own key */
   int len = snprintf(text, sizeof text,
                      "%s,\"format\":4,\"dot_call_ns\":35,\"dot_efficiency\":0.75,\"dot_element_ns\":0.5,"
-                     "\"dot_pack_element_ns\":1.5",
+                     "\"dot_pack_element_ns\":1.5,\"loop_leaf_element_ns\":0.125,\"loop_leaf_run_ns\":2.5",
                      head);
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++)
     len += snprintf(text + len, sizeof text - (size_t)len, ",\"conv_%s_efficiency\":%g,\"conv_%s_element_ns\":%g",
@@ -630,7 +631,8 @@ static void conv_classes_format4(void) {
   snprintf(text + len, sizeof text - (size_t)len, "}");
   write_file(path, text);
   OT_EXPECT_OK(optic_machine_load(path, &m));
-  OT_CHECK(m.dot_call_ns == 35 && m.dot_efficiency == 0.75 && m.dot_element_ns == 0.5 && m.dot_pack_element_ns == 1.5);
+  OT_CHECK(m.dot_call_ns == 35 && m.dot_efficiency == 0.75 && m.dot_element_ns == 0.5 && m.dot_pack_element_ns == 1.5 &&
+           m.loop_leaf_element_ns == 0.125 && m.loop_leaf_run_ns == 2.5);
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++)
     OT_CHECK(m.conv_efficiency[c] == 0.125 * (c + 1) && m.conv_element_ns[c] == 0.25 + c, "class %s: %g %g",
              optic_conv_class_name(c), m.conv_efficiency[c], m.conv_element_ns[c]);
@@ -651,6 +653,7 @@ static void conv_classes_format4(void) {
       {",\"dot_call_ns\":-3}", "dot_call_ns is -3"},
       {",\"dot_efficiency\":2}", "dot_efficiency is 2"},
       {",\"dot_pack_element_ns\":-1}", "dot_pack_element_ns is -1"},
+      {",\"loop_leaf_run_ns\":-1}", "loop_leaf_run_ns is -1"},
       {",\"conv_im2col_km_efficiency\":\"x\"}", "expected a number"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
