@@ -49,6 +49,20 @@ static double widened_elements(const optic_module_t *m, optic_node_id id) {
   return n;
 }
 
+void optic_conv_plan_work(const optic_conv_plan *plan, double xla_flops, optic_conv_work *out) {
+  if (!plan || !out) return;
+  memset(out, 0, sizeof *out);
+  out->strategy = plan->strategy;
+  out->conv_class = graph_conv_class_of(plan->strategy, plan->grouped_rows);
+  double positions = (double)plan->g.groups * (double)plan->positions;
+  /* the im2col and GEMM strategies compute padding taps as zeros; the
+   * direct and grouped loops run the valid taps only (XLA's count) */
+  bool valid_only = plan->strategy == OPTIC_CONV_STRATEGY_DIRECT || plan->strategy == OPTIC_CONV_STRATEGY_GROUPED;
+  out->macs = valid_only ? xla_flops / 2 : positions * (double)plan->kc * (double)plan->g.cout;
+  out->moved = positions * ((double)plan->kc + (double)plan->g.cout);
+  out->units = (double)plan->units;
+}
+
 optic_status optic_program_conv_work(const optic_program_t *p, optic_node_id id, optic_conv_work *out) {
   if (!p || !out) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_program_conv_work: NULL argument");
   const optic_module_t *m = p->module;
@@ -60,21 +74,9 @@ optic_status optic_program_conv_work(const optic_program_t *p, optic_node_id id,
   int32_t threads = p->machine.cores > 0 ? p->machine.cores : 1;
   optic_status st = optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, threads, &plan);
   if (st != OPTIC_OK) return st;
-  memset(out, 0, sizeof *out);
-  out->strategy = plan.strategy;
-  out->conv_class = graph_conv_class_of(plan.strategy, plan.grouped_rows);
-  double positions = (double)plan.g.groups * (double)plan.positions;
-  /* the im2col and GEMM strategies compute padding taps as zeros; the
-   * direct and grouped loops run the valid taps only (XLA's count) */
-  optic_cost c;
-  bool valid_only = plan.strategy == OPTIC_CONV_STRATEGY_DIRECT || plan.strategy == OPTIC_CONV_STRATEGY_GROUPED;
-  if (valid_only && optic_node_cost(m, id, &c) == OPTIC_OK) {
-    out->macs = c.flops / 2;
-  } else {
-    out->macs = positions * (double)plan.kc * (double)plan.g.cout;
-  }
-  out->moved = positions * ((double)plan.kc + (double)plan.g.cout);
-  out->units = (double)plan.units;
+  optic_cost c = {0};
+  if ((st = optic_node_cost(m, id, &c)) != OPTIC_OK) return st;
+  optic_conv_plan_work(&plan, c.flops, out);
   out->widened = widened_elements(m, id);
   return OPTIC_OK;
 }
@@ -91,21 +93,37 @@ static double widen_ns(const optic_machine *mc, double elements) {
   return elements > 0 ? optic_machine_estimate_ns(mc, &c) - mc->op_overhead_ns : 0;
 }
 
+double optic_machine_estimate_conv_ns(const optic_machine *mc, const optic_conv_work *w) {
+  if (!mc || !w || w->conv_class < 0 || w->conv_class >= OPTIC_CONV_CLASS_COUNT) return 0;
+  double eff = mc->conv_efficiency[w->conv_class];
+  if (!(eff > 0)) return 0;
+  double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
+  double one = 2 * w->macs / (eff * core_peak) * 1e9 + w->moved * mc->conv_element_ns[w->conv_class];
+  return one / share(mc, w->units);
+}
+
+double optic_machine_estimate_dot_ns(const optic_machine *mc, double batch, double M, double N, double K,
+                                     double packed_elements, double units) {
+  if (!mc || !(mc->dot_efficiency > 0)) return 0;
+  double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
+  double one = 2 * batch * M * N * K / (mc->dot_efficiency * core_peak) * 1e9 +
+               batch * (M * K + K * N + M * N) * mc->dot_element_ns + batch * mc->dot_call_ns +
+               packed_elements * mc->dot_pack_element_ns;
+  return one / share(mc, units);
+}
+
 /* Convolution id on mc from its class figures, or -1 when the class is not
  * known (the caller takes the GEMM figure). */
 static double conv_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id) {
   optic_conv_work w;
   if (optic_program_conv_work(p, id, &w) != OPTIC_OK) return -1;
-  double eff = mc->conv_efficiency[w.conv_class];
-  if (!(eff > 0)) return -1;
-  double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
-  double one = 2 * w.macs / (eff * core_peak) * 1e9 + w.moved * mc->conv_element_ns[w.conv_class];
-  return one / share(mc, w.units) + widen_ns(mc, w.widened);
+  double t = optic_machine_estimate_conv_ns(mc, &w);
+  return t > 0 ? t + widen_ns(mc, w.widened) : -1;
 }
 
 /* Dot id on mc from the dot planner's GEMM view and the dot figures, or -1
  * when dot_efficiency is not known. */
-static double dot_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id, const optic_cost *cost) {
+static double dot_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id) {
   const optic_module_t *m = p->module;
   optic_node_attrs_t a;
   if (!(mc->dot_efficiency > 0) || optic_node_attrs(m, id, &a) != OPTIC_OK || a.kind != OPTIC_ATTRS_DOT) return -1;
@@ -114,13 +132,11 @@ static double dot_ns(const optic_program_t *p, const optic_machine *mc, optic_no
   const optic_type *r = optic_node_type(m, optic_node_operand(m, id, 1));
   if (optic_dot_plan(&l->shape, &r->shape, &a.dot, &plan) != OPTIC_OK) return -1;
   if (plan.path != OPTIC_DOT_PATH_GEMM && plan.path != OPTIC_DOT_PATH_GEMV) return -1;
-  double b = (double)plan.batch, mm = (double)plan.m, n = (double)plan.n, k = (double)plan.k;
-  double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
-  double one = cost->flops / (mc->dot_efficiency * core_peak) * 1e9 +
-               b * (mm * k + k * n + mm * n) * mc->dot_element_ns + b * mc->dot_call_ns;
   double packed = (plan.lhs.packed ? elements(l) : 0) + (plan.rhs.packed ? elements(r) : 0);
-  double units = b * (double)(plan.split_n ? plan.n : plan.m);
-  return (one + packed * mc->dot_pack_element_ns) / share(mc, units) + widen_ns(mc, widened_elements(m, id));
+  double units = (double)plan.batch * (double)(plan.split_n ? plan.n : plan.m);
+  return optic_machine_estimate_dot_ns(mc, (double)plan.batch, (double)plan.m, (double)plan.n, (double)plan.k, packed,
+                                       units) +
+         widen_ns(mc, widened_elements(m, id));
 }
 
 /* The contraction an output fusion is built around, or NO_NODE. */
@@ -151,7 +167,7 @@ double program_contraction_ns(const optic_program_t *p, const optic_machine *mc,
   }
   optic_cost cc;
   if (optic_node_cost(m, c, &cc) != OPTIC_OK) return gemm;
-  double t = optic_node_opcode(m, c) == OPTIC_OP_CONVOLUTION ? conv_ns(p, mc, c) : dot_ns(p, mc, c, &cc);
+  double t = optic_node_opcode(m, c) == OPTIC_OP_CONVOLUTION ? conv_ns(p, mc, c) : dot_ns(p, mc, c);
   if (t < 0) return gemm;
   t += epilogue;
   double roof = optic_machine_estimate_ns(mc, cost) - mc->op_overhead_ns; /* never below the roofline */

@@ -304,6 +304,22 @@ typedef struct optic_conv_work {
   double macs, moved, units, widened;
 } optic_conv_work;
 OPTIC_API optic_status optic_program_conv_work(const optic_program_t *p, optic_node_id id, optic_conv_work *out);
+/* The same from a plan of the kernels' convolution planner (struct
+ * optic_conv_plan, kernels/conv.h: for the library's own benchmarks and
+ * tests); xla_flops: XLA's count, which the loop strategies execute. */
+struct optic_conv_plan;
+OPTIC_API void optic_conv_plan_work(const struct optic_conv_plan *plan, double xla_flops, optic_conv_work *out);
+/* One planned convolution on m (its cores; no op_overhead_ns, no widening):
+ * (2 x macs / (conv_efficiency x peak_flops / cores) + moved x
+ * conv_element_ns) / min(cores, units), for w's class; 0 when m has no
+ * figure for the class. */
+OPTIC_API double optic_machine_estimate_conv_ns(const optic_machine *m, const optic_conv_work *w);
+/* `batch` f32 products (M x K) . (K x N) through BLAS on m (no
+ * op_overhead_ns): (2 batch M N K / (dot_efficiency x peak_flops / cores) +
+ * batch (MK + KN + MN) dot_element_ns + batch dot_call_ns + packed_elements
+ * dot_pack_element_ns) / min(cores, units); 0 when dot_efficiency is 0. */
+OPTIC_API double optic_machine_estimate_dot_ns(const optic_machine *m, double batch, double M, double N, double K,
+                                               double packed_elements, double units);
 
 typedef struct optic_program_summary {
   optic_cost cost;              /* entry computation totals */
