@@ -1,10 +1,13 @@
 /* `optic calibrate`'s convolution classes of machine format 4
  * (calibrate_measure.h): for each strategy of the runtime's convolution
  * planner, a small grid of its own f32 convolutions (3x3 windows, a few
- * feature counts and image sizes; 1x1 for GEMM, 3-D and few output features
- * or an OI kernel for feature-contiguous im2col, NCHW for spatial-contiguous im2col, NHWC
- * and NCHW depthwise for the grouped loops), each compiled and run on one
- * thread like the other classes and timed beyond the one-add program. The
+ * feature counts and image sizes; 1x1 for GEMM, 3-D, few output features or
+ * an OI kernel for feature-contiguous im2col, NCHW for spatial-contiguous
+ * im2col, NHWC and NCHW depthwise for the grouped loops; one deep layer of
+ * about 10^8 multiply-adds per GEMM-based class, so the fit reaches large
+ * layers), each compiled and run on one thread like the other classes and
+ * timed beyond the one-add program, the fastest of the trials (one loaded
+ * trial throws a fit over a grid far off). The
  * planner's own choice (optic_program_conv_work, the function the estimate
  * uses) decides which class a shape belongs to, so a shape the planner runs
  * otherwise on this host counts for that class. Per class the model
@@ -34,6 +37,7 @@ static const conv_shape grid[] = {
     {"b01f_01io->b01f", "1,14,14,64", "1,1,64,64", "1,14,14,64", "1x1", 1},
     {"b01f_01io->b01f", "1,28,28,32", "1,1,32,16", "1,28,28,16", "1x1", 1},
     {"b01f_01io->b01f", "1,8,8,256", "1,1,256,128", "1,8,8,128", "1x1", 1},
+    {"b01f_01io->b01f", "1,28,28,256", "1,1,256,256", "1,28,28,256", "1x1", 1},
     /* im2col, feature-contiguous input: 3-D windows, few output features */
     {"b012f_012io->b012f", "1,4,16,16,8", "3,3,3,8,8", "1,4,16,16,8", "3x3x3", 1},
     {"b012f_012io->b012f", "1,1,32,32,3", "3,3,3,3,32", "1,1,32,32,32", "3x3x3", 1},
@@ -44,10 +48,12 @@ static const conv_shape grid[] = {
     /* im2col, spatial-contiguous input: NCHW; one input feature in NHWC */
     {"bf01_oi01->bf01", "1,32,28,28", "32,32,3,3", "1,32,28,28", "3x3", 1},
     {"bf01_oi01->bf01", "1,8,14,14", "64,8,3,3", "1,64,14,14", "3x3", 1},
+    {"bf01_oi01->bf01", "1,64,28,28", "64,64,3,3", "1,64,28,28", "3x3", 1},
     {"b01f_01io->b01f", "4,16,16,1", "3,3,1,16", "4,16,16,16", "3x3", 1},
     /* direct: NHWC 3x3 */
     {"b01f_01io->b01f", "1,28,28,32", "3,3,32,32", "1,28,28,32", "3x3", 1},
     {"b01f_01io->b01f", "1,14,14,64", "3,3,64,64", "1,14,14,64", "3x3", 1},
+    {"b01f_01io->b01f", "1,28,28,128", "3,3,128,128", "1,28,28,128", "3x3", 1},
     {"b01f_01io->b01f", "2,16,16,3", "3,3,3,16", "2,16,16,16", "3x3", 1},
     /* grouped across adjacent groups: NHWC depthwise */
     {"b01f_01io->b01f", "1,28,28,64", "3,3,1,64", "1,28,28,64", "3x3", 64},
@@ -181,7 +187,7 @@ static optic_status measure_dot(const calib_ops_plan *plan, double core_peak, ca
     const int64_t *d = dot_grid[i];
     double ns = 0, b = (double)d[0], m = (double)d[1], nn = (double)d[2], k = (double)d[3];
     dot_text(d, text, sizeof text);
-    st = calib_time_program(text, plan->trials, plan->target_ns, NULL, NULL, &ns);
+    st = calib_best_program(text, plan->trials, plan->target_ns, NULL, NULL, &ns);
     if (st != OPTIC_OK || ns <= plan->tiny_ns) continue;
     x[0][n] = 2 * b * m * nn * k / core_peak * 1e9, x[1][n] = b * (m * k + k * nn + m * nn), x[2][n] = b;
     t[n++] = ns - plan->tiny_ns;
@@ -192,7 +198,7 @@ static optic_status measure_dot(const calib_ops_plan *plan, double core_peak, ca
   out->dot_efficiency = 1 / c[0] > 1 ? 1 : 1 / c[0];
   out->dot_element_ns = c[1], out->dot_call_ns = c[2];
   double ns = 0;
-  st = calib_time_program(hlo_dot_packed, plan->trials, plan->target_ns, NULL, NULL, &ns);
+  st = calib_best_program(hlo_dot_packed, plan->trials, plan->target_ns, NULL, NULL, &ns);
   double model =
       2.0 * 16 * 64 * 96 * 32 / core_peak * 1e9 * c[0] + 16.0 * (64 * 32 + 32 * 96 + 64 * 96) * c[1] + 16 * c[2];
   if (st == OPTIC_OK && ns > plan->tiny_ns + model)
@@ -209,7 +215,7 @@ optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, ca
     conv_text(&grid[i], text, sizeof text);
     optic_conv_work w = {0};
     double ns = 0;
-    st = calib_time_program(text, plan->trials, plan->target_ns, conv_work_of, &w, &ns);
+    st = calib_best_program(text, plan->trials, plan->target_ns, conv_work_of, &w, &ns);
     int c = w.conv_class, k = st == OPTIC_OK ? out->shapes[c] : 0;
     if (st != OPTIC_OK || ns <= plan->tiny_ns || k >= 32) continue;
     x[c][0][k] = 2 * w.macs / core_peak * 1e9, x[c][1][k] = w.moved, t[c][k] = ns - plan->tiny_ns;

@@ -309,7 +309,17 @@ static int cmp_ns(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static optic_status ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, bool best, double *ns_out);
+
 optic_status calib_median_ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, double *ns_out) {
+  return ns_per_run(run, arg, trials, target_ns, false, ns_out);
+}
+
+optic_status calib_best_ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, double *ns_out) {
+  return ns_per_run(run, arg, trials, target_ns, true, ns_out);
+}
+
+static optic_status ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, bool best, double *ns_out) {
   enum { MAX_BATCHES = 32 };
   uint64_t runs = 1;
   optic_status st = OPTIC_OK;
@@ -333,6 +343,6 @@ optic_status calib_median_ns_per_run(calib_run_fn run, void *arg, int trials, do
   }
   if (st != OPTIC_OK) return st;
   qsort(v, (size_t)k, sizeof v[0], cmp_ns);
-  *ns_out = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+  *ns_out = best ? v[0] : k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
   return OPTIC_OK;
 }

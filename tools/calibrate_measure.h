@@ -56,8 +56,11 @@ optic_status calib_measure_ops(const calib_ops_plan *plan, calib_classes *out);
 /* Called with the compiled program before it is timed. */
 typedef optic_status (*calib_inspect_fn)(const optic_program_t *p, void *arg);
 /* Median ns per run of HLO text's program compiled for and run on one
- * thread (inputs from seed 1), after inspect(program, arg) when not NULL. */
+ * thread (inputs from seed 1), after inspect(program, arg) when not NULL;
+ * calib_best_program: the fastest trial's. */
 optic_status calib_time_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
+                                double *ns_out);
+optic_status calib_best_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
                                 double *ns_out);
 
 /* Format 4 (tools/calibrate_conv.c), one thread: per convolution class of
@@ -117,6 +120,9 @@ typedef optic_status (*calib_run_fn)(void *arg, uint64_t runs);
  * takes a tenth of target_ns, then scale to about target_ns; `trials` (1 to
  * 32) batches are timed on the wall clock. */
 optic_status calib_median_ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, double *ns_out);
+/* The same, the fastest batch: for the fitted class grids, which describe
+ * the machine and not the load other jobs put on it. */
+optic_status calib_best_ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, double *ns_out);
 
 /* Ops in the overhead chain (tools/calibrate_overhead.c). */
 #define CALIB_CHAIN_OPS 100

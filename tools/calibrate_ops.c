@@ -226,14 +226,26 @@ static optic_status run_n(void *arg, uint64_t runs) {
   return st;
 }
 
-optic_status calib_time_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
-                                double *ns_out) {
+static optic_status time_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
+                                 bool best, double *ns_out) {
   timed t = {0};
   optic_status st = timed_init(text, &t);
   if (st == OPTIC_OK && inspect) st = inspect(t.p, arg);
-  if (st == OPTIC_OK) st = calib_median_ns_per_run(run_n, &t, trials, target_ns, ns_out);
+  if (st == OPTIC_OK)
+    st = best ? calib_best_ns_per_run(run_n, &t, trials, target_ns, ns_out)
+              : calib_median_ns_per_run(run_n, &t, trials, target_ns, ns_out);
   timed_free(&t);
   return st;
+}
+
+optic_status calib_time_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
+                                double *ns_out) {
+  return time_program(text, trials, target_ns, inspect, arg, false, ns_out);
+}
+
+optic_status calib_best_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
+                                double *ns_out) {
+  return time_program(text, trials, target_ns, inspect, arg, true, ns_out);
 }
 
 static optic_status program_bytes(const optic_program_t *p, void *arg) {
