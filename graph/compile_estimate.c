@@ -226,9 +226,7 @@ static bool runs_code(optic_opcode op) {
          op != OPTIC_OP_OPT_BARRIER;
 }
 
-/* A fusion the runtime runs instruction by instruction: the sum of its
- * instructions' estimates (each split or not as the runtime decides). */
-static double fused_sequence_ns(const optic_program_t *p, optic_comp_id comp) {
+double program_fused_sequence_ns(const optic_program_t *p, optic_comp_id comp) {
   int32_t n = 0;
   const optic_node_id *ids = optic_computation_instructions(p->module, comp, &n);
   double sum = 0;
@@ -255,7 +253,7 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
       case OPTIC_FUSION_OUTPUT: return program_contraction_ns(p, m, id, cost);
       case OPTIC_FUSION_INPUT: {
         optic_node_id r = fused_reduce(p->module, fc);
-        if (!input_fusion_fast(p->module, r)) return fused_sequence_ns(p, fc);
+        if (!input_fusion_fast(p->module, r)) return program_fused_sequence_ns(p, fc);
         t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, r));
         break;
       }
