@@ -12,6 +12,7 @@
 #include <optic/kernels.h>
 
 #include "bench/bench_util.h"
+#include "kernels/conv_bf16.h"
 #include "kernels/dot_bf16.h"
 #include "kernels/stream.h"
 
@@ -46,6 +47,7 @@ void bench_add_machine_context(void) {
   optic_bench_add_context("optic_isa_best", optic_isa_name(optic_isa_best()));
   optic_bench_add_context("optic_isa_note", optic_isa_selection_note());
   optic_bench_add_context("optic_dot_bf16", optic_dot_bf16_kernel_name(optic_dot_bf16_kernel()));
+  optic_bench_add_context("optic_conv_bf16", optic_dot_bf16_kernel_name(optic_conv_bf16_kernel()));
   add_int("optic_omp_max_threads", omp_get_max_threads());
   /* Cache sizes as glibc reports them (CPUID): Google Benchmark's own "caches"
    * come from sysfs, which VMs often lack. On a VM the L3 figure may be the

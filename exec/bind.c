@@ -37,6 +37,7 @@ void exec_step_free(exec_step *s) {
   ew_prog_destroy(s->prog);
   free(s->dot);
   free(s->conv);
+  free(s->conv_bf16);
   for (int32_t i = 0; i < s->n_members; i++) exec_step_free(&s->members[i]);
   free(s->members);
   free(s->owned_name);
@@ -147,7 +148,7 @@ static size_t add_scratch(exec_bound *b, size_t bytes) {
 /* A dot or convolution with f16/bf16 operands or result runs in f32 (as
  * XLA's CPU backend does): scratch for each widened array. */
 static optic_status plan_widen(exec_bound *b, const optic_module_t *m, optic_node_id id, bool keep_bf16_inputs,
-                               exec_step *s) {
+                               bool keep_result, exec_step *s) {
   const optic_type *t[3] = {optic_node_type(m, optic_node_operand(m, id, 0)),
                             optic_node_type(m, optic_node_operand(m, id, 1)), optic_node_type(m, id)};
   s->widen = false;
@@ -159,7 +160,7 @@ static optic_status plan_widen(exec_bound *b, const optic_module_t *m, optic_nod
     s->widen_dt[k] = d;
     s->widen_elems[k] = type_elems(t[k]);
     s->widen_offset[k] = SIZE_MAX;
-    if (d != OPTIC_F32 && !(k < 2 && keep_bf16_inputs)) {
+    if (d != OPTIC_F32 && !(k < 2 && keep_bf16_inputs) && !(k == 2 && keep_result)) {
       s->widen = true;
       s->widen_offset[k] = add_scratch(b, s->widen_elems[k] * sizeof(float));
     }
@@ -171,6 +172,22 @@ static optic_status plan_widen(exec_bound *b, const optic_module_t *m, optic_nod
 static int32_t parameter_number(const optic_module_t *m, optic_node_id id) {
   optic_node_attrs_t a;
   return optic_node_attrs(m, id, &a) == OPTIC_OK ? (int32_t)a.parameter.number : -1;
+}
+
+/* A convolution of two bf16 operands with an f32 or bf16 result runs on the
+ * bf16 GEMM where there is one and the shape suits it (kernels/conv_bf16.h):
+ * s->conv_bf16 is allocated here and planned by plan_contraction. */
+static optic_status want_bf16_conv(const optic_module_t *m, optic_node_id id, exec_step *s) {
+  optic_dtype out = optic_node_type(m, id)->dtype;
+  if ((out != OPTIC_F32 && out != OPTIC_BF16) || optic_conv_bf16_kernel() == OPTIC_BF16_NONE) return OPTIC_OK;
+  optic_node_attrs_t a;
+  optic_status st = optic_node_attrs(m, id, &a);
+  if (st != OPTIC_OK) return st;
+  optic_conv_desc d;
+  conv_desc_of(m, id, &a.convolution, &d);
+  if (!optic_conv_bf16_suits(&d)) return OPTIC_OK;
+  if ((s->conv_bf16 = malloc(sizeof *s->conv_bf16)) == NULL) return oom();
+  return OPTIC_OK;
 }
 
 /* Plans dot or convolution `id` into s (s->dot or s->conv) with its scratch. */
@@ -187,6 +204,14 @@ static optic_status plan_contraction(exec_bound *b, const optic_module_t *m, opt
   } else {
     optic_conv_desc d;
     conv_desc_of(m, id, &a.convolution, &d);
+    if (s->conv_bf16 != NULL) {
+      optic_bf16_kernel k = optic_conv_bf16_kernel();
+      st = optic_conv_bf16_plan_make(&d, optic_node_type(m, id)->dtype, k, b->threads, s->conv_bf16);
+      if (st != OPTIC_OK) return st;
+      s->scratch_bytes = s->conv_bf16->scratch_bytes;
+      s->scratch_offset = add_scratch(b, s->scratch_bytes);
+      return OPTIC_OK;
+    }
     if ((s->conv = malloc(sizeof *s->conv)) == NULL) return oom();
     if ((st = optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, b->threads, s->conv)) != OPTIC_OK) return st;
     s->scratch_bytes = s->conv->scratch_bytes;
@@ -520,9 +545,11 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
        * (kernels/dot_bf16.h): its operands are not widened. */
       const optic_type *l = optic_node_type(m, optic_node_operand(m, id, 0));
       const optic_type *r = optic_node_type(m, optic_node_operand(m, id, 1));
-      s->bf16_dot = optic_node_opcode(m, id) == OPTIC_OP_DOT && l->dtype == OPTIC_BF16 && r->dtype == OPTIC_BF16 &&
-                    optic_dot_bf16_available();
-      if ((st = plan_widen(b, m, id, s->bf16_dot, s)) != OPTIC_OK) return st;
+      bool both_bf16 = l->dtype == OPTIC_BF16 && r->dtype == OPTIC_BF16;
+      s->bf16_dot = optic_node_opcode(m, id) == OPTIC_OP_DOT && both_bf16 && optic_dot_bf16_available();
+      if (optic_node_opcode(m, id) == OPTIC_OP_CONVOLUTION && both_bf16 && (st = want_bf16_conv(m, id, s)) != OPTIC_OK)
+        return st;
+      if ((st = plan_widen(b, m, id, s->bf16_dot || s->conv_bf16, s->conv_bf16 != NULL, s)) != OPTIC_OK) return st;
       return plan_contraction(b, m, id, s);
     }
     case OPTIC_OP_DYNAMIC_SLICE:

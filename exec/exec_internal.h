@@ -15,6 +15,7 @@
 #include "core/ranges.h"
 #include "exec/barrier.h"
 #include "kernels/conv.h"
+#include "kernels/conv_bf16.h"
 #include "kernels/dot.h"
 #include "kernels/dot_bf16.h"
 
@@ -182,6 +183,7 @@ typedef struct exec_step {
   float in_init_value;      /* input fusion: the init value when it is a constant of the fused computation */
   size_t in_rows, in_len;   /* input fusion: outputs, and reduced elements per output (trailing dims) */
   optic_conv_plan *conv;
+  struct optic_conv_bf16_plan *conv_bf16; /* bf16 x bf16 convolution on the bf16 GEMM (kernels/conv_bf16.h) */
   /* dot/convolution on f16/bf16: lhs, rhs and result widened to f32 in
    * scratch at these offsets (SIZE_MAX: that one is f32 already) */
   bool widen;

@@ -35,6 +35,12 @@ static optic_status run_bf16_dot(const exec_step *s, const void *a, const void *
 
 optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   void *p[3] = {ref_ptr(f, &s->in[0]), ref_ptr(f, &s->in[1]), ref_ptr(f, &s->out[0])};
+  if (s->conv_bf16) { /* bf16 operands straight into the bf16 GEMM; no widening */
+    int32_t slices = th->nt < s->conv_bf16->threads ? th->nt : s->conv_bf16->threads;
+    if (th->t >= slices) return OPTIC_OK;
+    void *scratch = s->scratch_bytes ? th->scratch + s->scratch_offset : NULL;
+    return optic_conv_bf16_run(s->conv_bf16, p[0], p[1], p[2], scratch, th->t, slices);
+  }
   if (!s->widen && !s->bf16_dot) return run_contraction(s, p[0], p[1], p[2], th);
   /* bf16 x bf16 on vdpbf16ps, or f16/bf16 widened to f32 exactly and
    * contracted in f32; a 16-bit result is rounded once to nearest even. */

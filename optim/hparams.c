@@ -273,6 +273,10 @@ optic_status optim_hparams_check(const optic_optim_hparams *hp, const char *what
     }
     if ((st = check_range(what, k, "eps_root", h.eps_root, 0.0, inf, true)) != OPTIC_OK) return st;
   }
+  if (h.bf16_master && h.kind != OPTIC_OPTIM_KIND_ADAM && h.kind != OPTIC_OPTIM_KIND_ADAMW) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "%s: %s bf16_master: f32 master weights are kept for adam and adamw only", what, k);
+  }
   if ((st = check_unused(&h, what)) != OPTIC_OK) return st;
   if ((st = optim_schedule_check(&h.schedule, h.lr, what)) != OPTIC_OK) return st;
   /* The values must survive the rounding to float the kernels work in. */
@@ -284,6 +288,7 @@ optic_status optim_hparams_check(const optic_optim_hparams *hp, const char *what
 }
 
 bool optim_group_has_slot(const optic_optim_hparams *hp, optim_slot s) {
+  if (s == OPTIM_SLOT_MASTER) return hp->bf16_master;
   switch (hp->kind) {
     case OPTIC_OPTIM_KIND_SGD: return s == OPTIM_SLOT_MOMENTUM_BUFFER && hp->momentum != 0.0;
     case OPTIC_OPTIM_KIND_ADAM:
@@ -306,6 +311,6 @@ float optim_slot_initial(const optic_optim_hparams *hp, optim_slot s) {
 
 const char *optim_slot_name(optim_slot s) {
   static const char *const names[OPTIM_SLOT_COUNT] = {"momentum_buffer", "exp_avg",  "exp_avg_sq", "max_exp_avg_sq",
-                                                      "square_avg",      "grad_avg", "sum"};
+                                                      "square_avg",      "grad_avg", "sum",        "master"};
   return (unsigned)s < OPTIM_SLOT_COUNT ? names[s] : "invalid";
 }

@@ -30,6 +30,7 @@ static void hparams_text(const optic_optim_hparams *h, char *buf, size_t size) {
   n += snprintf(buf + n, size - (size_t)n, " schedule.kind=%d", (int)h->schedule.kind);
   U_(schedule.step_size); D_(schedule.gamma); U_(schedule.decay_steps); U_(schedule.warmup_steps); D_(schedule.min_lr);
   // clang-format on
+  if (h->bf16_master) B_(bf16_master); /* only when set: older checkpoints' text is unchanged */
 #undef D_
 #undef B_
 #undef U_

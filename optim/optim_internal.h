@@ -27,6 +27,7 @@ typedef enum optim_slot {
   OPTIM_SLOT_SQUARE_AVG,          /* RMSprop */
   OPTIM_SLOT_GRAD_AVG,            /* centered RMSprop */
   OPTIM_SLOT_SUM,                 /* Adagrad */
+  OPTIM_SLOT_MASTER,              /* bf16_master groups: the f32 master weights */
   OPTIM_SLOT_COUNT
 } optim_slot;
 

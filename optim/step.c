@@ -143,11 +143,27 @@ typedef struct step_job {
 
 static float *state_at(const optim_tensor *t, optim_slot s, size_t lo) { return t->state[s] ? t->state[s] + lo : NULL; }
 
+/* A bf16_master block: the master starts as the parameters (exactly) at the
+ * group's first step, then the mixed-precision Adam (kernels/optim.h). */
+static void run_master_block(const step_job *j, const optim_group *g, const optim_tensor *t, const optim_block *b) {
+  const size_t lo = b->lo, n = b->hi - b->lo;
+  uint16_t *p = (uint16_t *)j->params[b->tensor].data + lo;
+  const uint16_t *gr = (const uint16_t *)j->grads[b->tensor].data + lo;
+  float *master = state_at(t, OPTIM_SLOT_MASTER, lo);
+  if (g->step == 0) optic_convert_elements(OPTIC_BF16, p, OPTIC_F32, master, n);
+  optic_mixed_adam_bf16(n, p, master, gr, state_at(t, OPTIM_SLOT_EXP_AVG, lo), state_at(t, OPTIM_SLOT_EXP_AVG_SQ, lo),
+                        state_at(t, OPTIM_SLOT_MAX_EXP_AVG_SQ, lo), &j->gs[b->group].p.adam);
+}
+
 /* Pass 1 of a block: clipping, then the whole update (or LAMB's first pass). */
 static void run_block(const step_job *j, optim_block *b) {
   const optim_group *g = &j->opt->groups[b->group];
   const optim_tensor *t = &g->tensors[b->tensor - g->first_tensor];
   const group_step *s = &j->gs[b->group];
+  if (g->hp.bf16_master) {
+    run_master_block(j, g, t, b);
+    return;
+  }
   const size_t lo = b->lo, n = b->hi - b->lo;
   float *p = (float *)j->params[b->tensor].data + lo;
   float *gr = (float *)j->grads[b->tensor].data + lo;
@@ -255,7 +271,7 @@ static optic_status check_overlap(const optic_optim_t *opt, const optic_tensor *
   for (size_t g = 0; g < opt->group_count; g++) {
     const optim_group *gr = &opt->groups[g];
     for (size_t i = 0; i < gr->count; i++) {
-      const size_t ti = gr->first_tensor + i, bytes = gr->tensors[i].n * sizeof(float);
+      const size_t ti = gr->first_tensor + i, bytes = gr->tensors[i].n * (gr->hp.bf16_master ? 2 : sizeof(float));
       if (bytes == 0) continue;
       uintptr_t p = (uintptr_t)params[ti].data, q = (uintptr_t)grads[ti].data;
       r[n++] = (optic_range){.lo = p, .hi = p + bytes, .kind = 0, .index = (int32_t)ti, .written = true};
@@ -290,16 +306,26 @@ static optic_status check_args(const optic_optim_t *opt, const optic_tensor *par
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: %s is NULL", what, params == NULL ? "params" : "grads");
   }
   for (size_t g = 0; g < opt->group_count; g++) {
+    if (opt->groups[g].hp.bf16_master && (opt->opts.clip_global_norm > 0.0 || opt->opts.skip_nonfinite)) {
+      return optic_fail(OPTIC_ERR_UNSUPPORTED,
+                        "%s: group %zu keeps bf16_master weights; clip_global_norm and skip_nonfinite read f32 "
+                        "gradients only",
+                        what, g);
+    }
+  }
+  for (size_t g = 0; g < opt->group_count; g++) {
     const optim_group *gr = &opt->groups[g];
     for (size_t i = 0; i < gr->count; i++) {
       const size_t ti = gr->first_tensor + i;
       const optim_tensor *t = &gr->tensors[i];
       const optic_tensor *pair[2] = {&params[ti], &grads[ti]};
+      const optic_dtype want_dt = gr->hp.bf16_master ? OPTIC_BF16 : OPTIC_F32;
       for (int k = 0; k < 2; k++) {
         const char *role = k == 0 ? "param" : "grad";
-        if (pair[k]->dtype != OPTIC_F32) {
-          return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: %s %zu (group %zu) is %s, expected f32", what, role, ti, g,
-                            optic_dtype_name(pair[k]->dtype));
+        if (pair[k]->dtype != want_dt) {
+          return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: %s %zu (group %zu) is %s, expected %s%s", what, role, ti,
+                            g, optic_dtype_name(pair[k]->dtype), optic_dtype_name(want_dt),
+                            gr->hp.bf16_master ? " (a bf16_master group)" : "");
         }
         if (!optic_shape_equal(&pair[k]->shape, &t->shape)) {
           char got[96], want[96];

@@ -36,6 +36,8 @@ void bench_register_dot_kernels(void);
 void bench_register_dot_class_kernels(void);
 /* bf16 GEMM per bf16 kernel, "kernel/dot_bf16/<kernel>/m:M/n:N/k:K/threads:T/real_time". */
 void bench_register_dot_bf16_kernels(void);
+/* bf16 convolution on the bf16 GEMM, "kernel/conv_bf16/<kernel>/<layer>/threads:T/real_time". */
+void bench_register_conv_bf16_kernels(void);
 
 /* Registers every entry of an elementwise table under "kernel/<family>". */
 void bench_register_elementwise_table(const char *family, const bench_elementwise *entries, size_t count);

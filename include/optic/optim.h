@@ -141,6 +141,15 @@ typedef struct optic_optim_hparams {
   double lr_decay;                  /* >= 0 */
   double initial_accumulator_value; /* >= 0 */
   optic_lr_schedule schedule;
+  /* Adam, AdamW (else INVALID_ARGUMENT): the group's parameters and gradients
+   * are bf16 tensors, and the optimizer keeps f32 master weights (state slot
+   * "master", exported and checkpointed with the others). The group's first
+   * step copies the parameters into the master exactly; every step updates
+   * the master and the state in f32 from the exactly widened gradient (the
+   * f32 kernel's arithmetic) and writes each parameter as its master rounded
+   * once to bf16 (nearest even). Not with clip_global_norm or
+   * skip_nonfinite (UNSUPPORTED at the step). */
+  bool bf16_master;
 } optic_optim_hparams;
 
 /* The library's defaults for kind under convention (that library's own
@@ -222,8 +231,8 @@ typedef struct optic_optim_step_report {
 } optic_optim_step_report;
 
 /* One step of every group: params[i], grads[i] for every tensor i (count
- * must equal optic_optim_tensor_count) must be f32 with the registered
- * shape; a parameter may share no byte with another parameter or any
+ * must equal optic_optim_tensor_count) must be f32 (bf16 in a bf16_master
+ * group) with the registered shape; a parameter may share no byte with another parameter or any
  * gradient, and with clip_global_norm on (it scales gradients in place) no
  * two gradients may share one either. Parameters and state
  * are updated in place; gradients are only written when clipping scales

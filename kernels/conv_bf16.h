@@ -1,0 +1,72 @@
+/* Internal: forward convolution of two bf16 operands with f32 accumulation on
+ * the bf16 GEMM kernels (kernels/dot_bf16.h: vdpbf16ps on AVX512_BF16,
+ * tdpbf16ps on AMX-BF16). Any descriptor optic_conv_plan_make accepts
+ * (strides, signed padding, dilations, reversal, feature and batch groups,
+ * any dim_labels); the geometry is the f32 plan's (kernels/conv.h).
+ *
+ * Method: per group, blocks of output positions are gathered (im2col) in
+ * bf16 into the A operand, contraction index = window tap (outer) x input
+ * feature (inner); the kernel is gathered once per group into the B panels;
+ * the GEMM accumulates in f32 and the block is written to the output as f32,
+ * or as bf16 rounded once to nearest even. Products of two bf16 values are
+ * exact in f32; sums are rounded in f32 in the kernels' order (pairs of
+ * taps-features, blocks of 256, kernels/dot_bf16.h), with subnormal inputs
+ * and results flushed to zero by the instructions. So an f32 result is
+ * within K * 2^-24 * sum |terms| (+ K * 2^-126) of the exact sum of the bf16
+ * products (K = contraction length), and a bf16 result within that plus half
+ * a bf16 ulp (at most 2^-8 of its magnitude).
+ *
+ * Plans are plain values (no destroy), immutable after making, run by many
+ * slices at once like optic_conv_plan. Runs never allocate, never spawn
+ * threads, never print. */
+#ifndef OPTIC_KERNELS_CONV_BF16_H
+#define OPTIC_KERNELS_CONV_BF16_H
+
+#include "kernels/conv.h"
+#include "kernels/dot_bf16.h"
+
+typedef struct optic_conv_bf16_plan {
+  /* public, read-only */
+  optic_shape result_shape;
+  optic_dtype out_dtype;    /* OPTIC_F32 or OPTIC_BF16 */
+  optic_bf16_kernel kernel; /* AVX512 or AMX */
+  int32_t threads;
+  size_t scratch_bytes; /* for all `threads` slices */
+  /* private */
+  optic_conv_geom g;
+  int64_t kc, kld;     /* contraction length; its padded row length in the A block */
+  int64_t kpairs, mr;  /* k pairs in a panel (AMX: padded to 16), rows of an A panel */
+  int64_t positions;   /* output positions per group */
+  int64_t block, nblk; /* positions per block (a multiple of mr), blocks per group */
+  int64_t np;          /* B panels (NR columns each) */
+  size_t a_off, p_off, bd_off, b_off, c_off, slice_bytes;
+} optic_conv_bf16_plan;
+
+/* The bf16 kernel the runtime plans a convolution on: AMX when
+ * optic_dot_bf16_kernel() is AMX, OPTIC_ISA is unset and the ISA selected now
+ * (optic_isa_selected, which optic_isa_reselect re-reads) is avx512; else
+ * NONE, and the runtime widens to f32. The vdpbf16ps kernel is not chosen:
+ * on the machines measured its convolutions ran 2-3x slower than the f32
+ * convolution (docs/kernels-conv.md); plan it explicitly to use it. */
+optic_bf16_kernel optic_conv_bf16_kernel(void);
+
+/* True when the GEMM suits d: some group has more than one output feature or
+ * a contraction of at least 16 (depthwise-like groups, one feature in and one
+ * out, run faster on the f32 grouped loops: docs/kernels-conv.md). */
+bool optic_conv_bf16_suits(const optic_conv_desc *d);
+
+/* Plans the forward pass of d for up to `threads` slices on `kernel`, writing
+ * out_dtype (F32 or BF16). Errors: those of optic_conv_plan_make;
+ * INVALID_ARGUMENT (bad dtype or thread count); UNSUPPORTED when the kernel
+ * cannot run here (optic_dot_bf16_kernel_usable) or a size overflows. */
+optic_status optic_conv_bf16_plan_make(const optic_conv_desc *d, optic_dtype out_dtype, optic_bf16_kernel kernel,
+                                       int32_t threads, optic_conv_bf16_plan *out);
+
+/* Slice `thread` of `threads` (<= plan->threads), as optic_conv_run_forward:
+ * call it for every slice; slices write disjoint output elements. scratch:
+ * plan->scratch_bytes, 4-byte aligned. Errors: INVALID_ARGUMENT (NULL
+ * pointer with a nonzero size, bad slice, misaligned scratch). */
+optic_status optic_conv_bf16_run(const optic_conv_bf16_plan *p, const uint16_t *input, const uint16_t *kernel,
+                                 void *output, void *scratch, int32_t thread, int32_t threads);
+
+#endif
