@@ -20,6 +20,7 @@
 #include "graph/internal.h"
 #include "graph/program_internal.h"
 #include "kernels/conv.h"
+#include "kernels/conv_bf16.h"
 #include "kernels/dot.h"
 
 static double elements(const optic_type *t) {
@@ -78,6 +79,13 @@ optic_status optic_program_conv_work(const optic_program_t *p, optic_node_id id,
   if ((st = optic_node_cost(m, id, &c)) != OPTIC_OK) return st;
   optic_conv_plan_work(&plan, c.flops, out);
   out->widened = widened_elements(m, id);
+  /* the runtime's choice of the bf16 GEMM (exec/bind.c makes the same call):
+   * im2col in bf16 over the f32 plan's geometry, nothing widened */
+  if (optic_conv_bf16_chosen(&d, optic_node_type(m, optic_node_operand(m, id, 0))->dtype,
+                             optic_node_type(m, optic_node_operand(m, id, 1))->dtype, optic_node_type(m, id)->dtype)) {
+    out->strategy = 0, out->conv_class = OPTIC_CONV_CLASS_BF16, out->widened = 0;
+    out->macs = (double)plan.g.groups * (double)plan.positions * (double)plan.kc * (double)plan.g.cout;
+  }
   return OPTIC_OK;
 }
 
@@ -184,6 +192,12 @@ double program_contraction_ns(const optic_program_t *p, const optic_machine *mc,
   double t = optic_node_opcode(m, c) == OPTIC_OP_CONVOLUTION ? conv_ns(p, mc, c) : dot_ns(p, mc, c);
   if (t < 0) return gemm;
   t += epilogue;
-  double roof = optic_machine_estimate_ns(mc, cost) - mc->op_overhead_ns; /* never below the roofline */
+  /* never below the roofline; the bf16 GEMM's flops are not bound by the f32 peak */
+  optic_conv_work w;
+  optic_cost rc = *cost;
+  if (optic_node_opcode(m, c) == OPTIC_OP_CONVOLUTION && optic_program_conv_work(p, c, &w) == OPTIC_OK &&
+      w.conv_class == OPTIC_CONV_CLASS_BF16)
+    rc.flops = 0;
+  double roof = optic_machine_estimate_ns(mc, &rc) - mc->op_overhead_ns;
   return (t > roof ? t : roof) + mc->op_overhead_ns;
 }

@@ -91,6 +91,7 @@ static const field fields[] = {
     CONV_FIELDS(OPTIC_CONV_CLASS_DIRECT, "direct"),
     CONV_FIELDS(OPTIC_CONV_CLASS_GROUPED, "grouped"),
     CONV_FIELDS(OPTIC_CONV_CLASS_GROUPED_ROWS, "grouped_rows"),
+    CONV_FIELDS(OPTIC_CONV_CLASS_BF16, "bf16"),
     {"dot_efficiency", offsetof(optic_machine, dot_efficiency), F_DOUBLE, false},
     {"dot_element_ns", offsetof(optic_machine, dot_element_ns), F_DOUBLE, false},
     {"dot_call_ns", offsetof(optic_machine, dot_call_ns), F_DOUBLE, false},

@@ -3,7 +3,9 @@
  * planner, a small grid of its own f32 convolutions (3x3 windows, a few
  * feature counts and image sizes; 1x1 for GEMM, 3-D, few output features or
  * an OI kernel for feature-contiguous im2col, NCHW for spatial-contiguous
- * im2col, NHWC and NCHW depthwise for the grouped loops; one deep layer of
+ * im2col, NHWC and NCHW depthwise for the grouped loops, bf16 operands with
+ * an f32 result for the bf16 GEMM (skipped where the runtime widens them
+ * instead); one deep layer of
  * about 10^8 multiply-adds per GEMM-based class, so the fit reaches large
  * layers), each compiled and run on one thread like the other classes and
  * timed beyond the one-add program, the fastest of the trials (one loaded
@@ -30,39 +32,45 @@
 typedef struct conv_shape {
   const char *labels, *input, *kernel, *output, *window;
   int64_t groups;
+  const char *dtype; /* NULL: f32 */
 } conv_shape;
 
 static const conv_shape grid[] = {
     /* GEMM: 1x1 windows, NHWC */
-    {"b01f_01io->b01f", "1,14,14,64", "1,1,64,64", "1,14,14,64", "1x1", 1},
-    {"b01f_01io->b01f", "1,28,28,32", "1,1,32,16", "1,28,28,16", "1x1", 1},
-    {"b01f_01io->b01f", "1,8,8,256", "1,1,256,128", "1,8,8,128", "1x1", 1},
-    {"b01f_01io->b01f", "1,28,28,256", "1,1,256,256", "1,28,28,256", "1x1", 1},
+    {"b01f_01io->b01f", "1,14,14,64", "1,1,64,64", "1,14,14,64", "1x1", 1, NULL},
+    {"b01f_01io->b01f", "1,28,28,32", "1,1,32,16", "1,28,28,16", "1x1", 1, NULL},
+    {"b01f_01io->b01f", "1,8,8,256", "1,1,256,128", "1,8,8,128", "1x1", 1, NULL},
+    {"b01f_01io->b01f", "1,28,28,256", "1,1,256,256", "1,28,28,256", "1x1", 1, NULL},
     /* im2col, feature-contiguous input: 3-D windows, few output features */
-    {"b012f_012io->b012f", "1,4,16,16,8", "3,3,3,8,8", "1,4,16,16,8", "3x3x3", 1},
-    {"b012f_012io->b012f", "1,1,32,32,3", "3,3,3,3,32", "1,1,32,32,32", "3x3x3", 1},
-    {"b01f_01io->b01f", "1,28,28,32", "3,3,32,8", "1,28,28,8", "3x3", 1},
+    {"b012f_012io->b012f", "1,4,16,16,8", "3,3,3,8,8", "1,4,16,16,8", "3x3x3", 1, NULL},
+    {"b012f_012io->b012f", "1,1,32,32,3", "3,3,3,3,32", "1,1,32,32,32", "3x3x3", 1, NULL},
+    {"b01f_01io->b01f", "1,28,28,32", "3,3,32,8", "1,28,28,8", "3x3", 1, NULL},
     /* ... and kernels whose output features are not contiguous (no direct loops) */
-    {"b01f_01oi->b01f", "1,14,14,64", "3,3,64,64", "1,14,14,64", "3x3", 1},
-    {"b01f_01oi->b01f", "2,28,28,32", "3,3,32,32", "2,28,28,32", "3x3", 1},
+    {"b01f_01oi->b01f", "1,14,14,64", "3,3,64,64", "1,14,14,64", "3x3", 1, NULL},
+    {"b01f_01oi->b01f", "2,28,28,32", "3,3,32,32", "2,28,28,32", "3x3", 1, NULL},
     /* im2col, spatial-contiguous input: NCHW; one input feature in NHWC */
-    {"bf01_oi01->bf01", "1,32,28,28", "32,32,3,3", "1,32,28,28", "3x3", 1},
-    {"bf01_oi01->bf01", "1,8,14,14", "64,8,3,3", "1,64,14,14", "3x3", 1},
-    {"bf01_oi01->bf01", "1,64,28,28", "64,64,3,3", "1,64,28,28", "3x3", 1},
-    {"b01f_01io->b01f", "4,16,16,1", "3,3,1,16", "4,16,16,16", "3x3", 1},
+    {"bf01_oi01->bf01", "1,32,28,28", "32,32,3,3", "1,32,28,28", "3x3", 1, NULL},
+    {"bf01_oi01->bf01", "1,8,14,14", "64,8,3,3", "1,64,14,14", "3x3", 1, NULL},
+    {"bf01_oi01->bf01", "1,64,28,28", "64,64,3,3", "1,64,28,28", "3x3", 1, NULL},
+    {"b01f_01io->b01f", "4,16,16,1", "3,3,1,16", "4,16,16,16", "3x3", 1, NULL},
     /* direct: NHWC 3x3 */
-    {"b01f_01io->b01f", "1,28,28,32", "3,3,32,32", "1,28,28,32", "3x3", 1},
-    {"b01f_01io->b01f", "1,14,14,64", "3,3,64,64", "1,14,14,64", "3x3", 1},
-    {"b01f_01io->b01f", "1,28,28,128", "3,3,128,128", "1,28,28,128", "3x3", 1},
-    {"b01f_01io->b01f", "2,16,16,3", "3,3,3,16", "2,16,16,16", "3x3", 1},
+    {"b01f_01io->b01f", "1,28,28,32", "3,3,32,32", "1,28,28,32", "3x3", 1, NULL},
+    {"b01f_01io->b01f", "1,14,14,64", "3,3,64,64", "1,14,14,64", "3x3", 1, NULL},
+    {"b01f_01io->b01f", "1,28,28,128", "3,3,128,128", "1,28,28,128", "3x3", 1, NULL},
+    {"b01f_01io->b01f", "2,16,16,3", "3,3,3,16", "2,16,16,16", "3x3", 1, NULL},
     /* grouped across adjacent groups: NHWC depthwise */
-    {"b01f_01io->b01f", "1,28,28,64", "3,3,1,64", "1,28,28,64", "3x3", 64},
-    {"b01f_01io->b01f", "1,14,14,128", "3,3,1,128", "1,14,14,128", "3x3", 128},
-    {"b01f_01io->b01f", "2,16,16,32", "3,3,1,32", "2,16,16,32", "3x3", 32},
+    {"b01f_01io->b01f", "1,28,28,64", "3,3,1,64", "1,28,28,64", "3x3", 64, NULL},
+    {"b01f_01io->b01f", "1,14,14,128", "3,3,1,128", "1,14,14,128", "3x3", 128, NULL},
+    {"b01f_01io->b01f", "2,16,16,32", "3,3,1,32", "2,16,16,32", "3x3", 32, NULL},
     /* grouped along output rows: NCHW depthwise */
-    {"bf01_oi01->bf01", "1,64,28,28", "64,1,3,3", "1,64,28,28", "3x3", 64},
-    {"bf01_oi01->bf01", "1,32,16,16", "32,1,3,3", "1,32,16,16", "3x3", 32},
-    {"bf01_oi01->bf01", "2,16,32,32", "16,1,3,3", "2,16,32,32", "3x3", 16},
+    {"bf01_oi01->bf01", "1,64,28,28", "64,1,3,3", "1,64,28,28", "3x3", 64, NULL},
+    {"bf01_oi01->bf01", "1,32,16,16", "32,1,3,3", "1,32,16,16", "3x3", 32, NULL},
+    {"bf01_oi01->bf01", "2,16,32,32", "16,1,3,3", "2,16,32,32", "3x3", 16, NULL},
+    /* two bf16 operands on the bf16 GEMM, where the runtime chooses it */
+    {"b01f_01io->b01f", "1,28,28,32", "3,3,32,32", "1,28,28,32", "3x3", 1, "bf16"},
+    {"b01f_01io->b01f", "1,14,14,64", "1,1,64,64", "1,14,14,64", "1x1", 1, "bf16"},
+    {"bf01_oi01->bf01", "1,16,16,16", "32,16,3,3", "1,32,16,16", "3x3", 1, "bf16"},
+    {"b01f_01io->b01f", "1,28,28,128", "3,3,128,128", "1,28,28,128", "3x3", 1, "bf16"},
 };
 #define N_GRID ((int)(sizeof grid / sizeof grid[0]))
 
@@ -71,15 +79,16 @@ static void conv_text(const conv_shape *s, char *buf, size_t size) {
   size_t len = 0;
   const bool one = strcmp(s->window, "1x1") == 0;
   int dims = (int)(strlen(s->window) + 1) / 2;
+  const char *dt = s->dtype ? s->dtype : "f32";
   for (int d = 0; d < dims && !one; d++) len += (size_t)snprintf(pad + len, sizeof pad - len, "%s1_1", d ? "x" : "");
   snprintf(buf, size,
            "HloModule calibrate_conv\n"
            "ENTRY e {\n"
-           "  x = f32[%s] parameter(0)\n"
-           "  k = f32[%s] parameter(1)\n"
+           "  x = %s[%s] parameter(0)\n"
+           "  k = %s[%s] parameter(1)\n"
            "  ROOT y = f32[%s] convolution(x, k), window={size=%s%s%s}, dim_labels=%s, feature_group_count=%lld\n"
            "}\n",
-           s->input, s->kernel, s->output, s->window, one ? "" : " pad=", pad, s->labels, (long long)s->groups);
+           dt, s->input, dt, s->kernel, s->output, s->window, one ? "" : " pad=", pad, s->labels, (long long)s->groups);
 }
 
 /* The program's one convolution's work as the planner runs it. */
@@ -217,14 +226,16 @@ optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, ca
     double ns = 0;
     st = calib_best_program(text, plan->trials, plan->target_ns, conv_work_of, &w, &ns);
     int c = w.conv_class, k = st == OPTIC_OK ? out->shapes[c] : 0;
-    if (st != OPTIC_OK || ns <= plan->tiny_ns || k >= 32) continue;
+    bool bf16 = grid[i].dtype != NULL; /* counts only where the runtime takes the bf16 GEMM */
+    if (st != OPTIC_OK || ns <= plan->tiny_ns || k >= 32 || bf16 != (c == OPTIC_CONV_CLASS_BF16)) continue;
     x[c][0][k] = 2 * w.macs / core_peak * 1e9, x[c][1][k] = w.moved, t[c][k] = ns - plan->tiny_ns;
     out->shapes[c]++;
   }
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT && st == OPTIC_OK; c++) {
     double f[MAX_TERMS] = {0};
     if (out->shapes[c] > 0) fit((const double(*)[32])x[c], t[c], out->shapes[c], 2, f);
-    out->efficiency[c] = f[0] > 0 ? (1 / f[0] > 1 ? 1 : 1 / f[0]) : 0;
+    double most = c == OPTIC_CONV_CLASS_BF16 ? OPTIC_CONV_BF16_MAX_EFFICIENCY : 1;
+    out->efficiency[c] = f[0] > 0 ? (1 / f[0] > most ? most : 1 / f[0]) : 0;
     out->element_ns[c] = out->efficiency[c] > 0 ? f[1] : 0;
   }
   if (st == OPTIC_OK && core_peak > 0) st = measure_dot(plan, core_peak, out);

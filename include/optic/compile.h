@@ -35,7 +35,8 @@ extern "C" {
  * input (IM2COL_MK) or spatial-contiguous input (IM2COL_KM, also the
  * tap-wise copy), the direct AVX-512 loops, and the group-vectorised loops
  * across adjacent groups (GROUPED, depthwise NHWC) or along output rows
- * (GROUPED_ROWS, depthwise NCHW). */
+ * (GROUPED_ROWS, depthwise NCHW); BF16: two bf16 operands on the bf16 GEMM
+ * (im2col in bf16, kernels/conv_bf16.h), where the runtime chooses it. */
 typedef enum optic_conv_class {
   OPTIC_CONV_CLASS_GEMM = 0,
   OPTIC_CONV_CLASS_IM2COL_MK,
@@ -43,8 +44,12 @@ typedef enum optic_conv_class {
   OPTIC_CONV_CLASS_DIRECT,
   OPTIC_CONV_CLASS_GROUPED,
   OPTIC_CONV_CLASS_GROUPED_ROWS,
+  OPTIC_CONV_CLASS_BF16,
   OPTIC_CONV_CLASS_COUNT
 } optic_conv_class;
+/* The bf16 class's efficiency is a fraction of the f32 peak_flops, which a
+ * bf16 matrix unit (AMX) passes: at most this. */
+#define OPTIC_CONV_BF16_MAX_EFFICIENCY 64.0
 /* Its name as in the machine file's keys ("gemm", "im2col_mk", ...), NULL
  * out of range. */
 OPTIC_API const char *optic_conv_class_name(int32_t c);
@@ -113,7 +118,7 @@ typedef struct optic_machine {
    * batch x (MK + KN + MN) x dot_element_ns + batch x dot_call_ns, plus
    * dot_pack_element_ns per element of an operand the plan packs first;
    * split over the threads. dot_efficiency 0: the GEMM figure. */
-  double conv_efficiency[OPTIC_CONV_CLASS_COUNT]; /* fraction of peak_flops, (0, 1] */
+  double conv_efficiency[OPTIC_CONV_CLASS_COUNT]; /* fraction of peak_flops, (0, 1]; bf16: up to 64 */
   double conv_element_ns[OPTIC_CONV_CLASS_COUNT]; /* ns per moved element, one core */
   double dot_efficiency;                          /* fraction of peak_flops, (0, 1] */
   double dot_element_ns;                          /* per element of the operands and result, one core */
@@ -293,7 +298,7 @@ OPTIC_API optic_status optic_program_node_estimate(const optic_program_t *p, opt
 /* How the runtime runs convolution `id` of p's module, from the plan the
  * runtime's planner makes for it on the program's threads (the estimate
  * prices this plan): the planner's strategy (kernels' OPTIC_CONV_STRATEGY_*,
- * for tests), its class of the machine model, the multiply-adds its loops
+ * for tests; 0 for the bf16 GEMM plan), its class of the machine model, the multiply-adds its loops
  * execute (padding taps included where the strategy computes them), the
  * elements it moves (per output position: contraction rows + output
  * features), its work units (what the threads split) and the f16/bf16

@@ -18,6 +18,7 @@
 #include <optic/optic.h>
 
 #include "kernels/conv.h"
+#include "kernels/conv_bf16.h"
 #include "kernels/dot.h"
 #include "tests/harness.h"
 
@@ -195,22 +196,42 @@ static void estimate_per_class(void) {
   }
 }
 
-/* bf16 arrays are widened (6 bytes per element at the roofline); two
+/* bf16 arrays are widened (6 bytes per element at the roofline) where the
+ * runtime runs the convolution in f32 (a depthwise one always; any other
+ * where no bf16 GEMM is chosen: optic_conv_bf16_chosen, the runtime's own
+ * call), else the bf16 class prices the padded multiply-adds unwidened; two
  * threads divide the work up to the plan's units. */
 static void widening_and_threads(void) {
   optic_machine mc = toy();
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) mc.conv_efficiency[c] = 0.25, mc.conv_element_ns[c] = 0.5;
+  mc.conv_efficiency[OPTIC_CONV_CLASS_BF16] = 2; /* above the f32 peak, as AMX is */
   char text[1024];
-  const conv_case *c = &cases_conv[2]; /* NCHW 3x3: 1x8x10x10 in, 16x8x3x3 kernel, 1x16x10x10 out */
-  conv_text(c, "f32", text, sizeof text);
-  optic_conv_work w = {0};
-  double f32 = est_op(text, &mc, 0, 0, OPTIC_OP_CONVOLUTION, &w, NULL);
-  conv_text(c, "bf16", text, sizeof text);
-  optic_conv_work wb = {0};
-  double bf16 = est_op(text, &mc, 0, 0, OPTIC_OP_CONVOLUTION, &wb, NULL);
-  double widened = 800 + 1152 + 1600;
-  OT_CHECK(wb.widened == widened && wb.macs == w.macs, "widened %g", wb.widened);
-  OT_CHECK(near(bf16 - f32, 6 * widened / 4), "bf16 %g = f32 %g + widening %g", bf16, f32, 6 * widened / 4);
+  const conv_case *cs[2] = {&cases_conv[6], &cases_conv[2]}; /* depthwise NHWC 1x9x9x32; NCHW 1x8x10x10 -> 16 */
+  const double widened[2] = {2592 + 288 + 2592, 800 + 1152 + 1600};
+  for (int i = 0; i < 2; i++) {
+    conv_text(cs[i], "f32", text, sizeof text);
+    optic_conv_work w = {0}, wb = {0};
+    double f32 = est_op(text, &mc, 0, 0, OPTIC_OP_CONVOLUTION, &w, NULL);
+    conv_text(cs[i], "bf16", text, sizeof text);
+    double bf16 = est_op(text, &mc, 0, 0, OPTIC_OP_CONVOLUTION, &wb, NULL);
+    optic_conv_desc d;
+    optic_conv_desc_init(&d);
+    OT_EXPECT_OK(optic_conv_parse_dim_labels(cs[i]->labels, &d.dn));
+    parse_dims(cs[i]->input, &d.input);
+    parse_dims(cs[i]->kernel, &d.kernel);
+    d.feature_group_count = cs[i]->groups;
+    bool gemm16 = optic_conv_bf16_chosen(&d, OPTIC_BF16, OPTIC_BF16, OPTIC_BF16);
+    OT_CHECK(i == 1 || !gemm16, "a depthwise conv is never on the bf16 GEMM");
+    if (gemm16) {
+      OT_CHECK(wb.conv_class == OPTIC_CONV_CLASS_BF16 && wb.widened == 0 && wb.macs == w.macs, "%s", cs[i]->what);
+      OT_CHECK(near(bf16, 2 * wb.macs / 2 + wb.moved * 0.5 + 10), "bf16 GEMM: %g", bf16);
+    } else {
+      OT_CHECK(wb.conv_class == w.conv_class && wb.widened == widened[i] && wb.macs == w.macs, "%s: widened %g",
+               cs[i]->what, wb.widened);
+      OT_CHECK(near(bf16 - f32, 6 * widened[i] / 4), "bf16 %g = f32 %g + widening %g", bf16, f32, 6 * widened[i] / 4);
+    }
+  }
+  const conv_case *c = cs[1];
   optic_machine two = mc;
   two.cores = 2, two.peak_flops = 2e9, two.cache_bandwidth = 8e9, two.dram_bandwidth = 2e9, two.sync_ns = 100;
   conv_text(c, "f32", text, sizeof text);
