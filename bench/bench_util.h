@@ -74,6 +74,7 @@ void bench_register_fma_peak(void);      /* peers/fma_peak.c */
 void bench_register_sgemm(void);         /* peers/sgemm.c */
 void bench_register_exec(void);          /* exec.c: runtime (issue 5) */
 void bench_register_exec_contexts(void); /* exec_contexts.c: N contexts x 1 thread vs 1 x 2 */
+void bench_register_exec_window(void);   /* exec_window.c: pad and reduce-window vs plain-C peers */
 void bench_register_sgemm_slices(void);  /* peers/sgemm_slices.c */
 void bench_register_sha256(void);        /* peers/sha256.c */
 void bench_register_write_fsync(void);   /* peers/write_fsync.c */

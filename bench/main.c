@@ -27,6 +27,7 @@ int main(int argc, char **argv) {
   bench_register_sgemm();
   bench_register_exec();
   bench_register_exec_contexts();
+  bench_register_exec_window();
   bench_register_sgemm_slices();
   bench_register_sha256();
   bench_register_write_fsync();

@@ -7,8 +7,8 @@
  * while the fsync waits on the disk), so no more threads are runnable than
  * the T cores asked for and the I/O thread is never starved of a core; in a read, every thread
  * reads chunks into their destination in L2-sized pieces and hashes each piece
- * while it is hot. One OpenMP region per pass; never writes outside the spans. */
-#include <omp.h>
+ * while it is hot. One run of a shared thread team (core/team.h: short spins,
+ * then sleeps) per pass; never writes outside the spans. */
 #include <pthread.h>
 #include <openssl/evp.h>
 #include <stdatomic.h>
@@ -18,6 +18,7 @@
 
 #include "ckpt/internal.h"
 #include "core/error.h"
+#include "core/team.h"
 
 /* Writes are issued in pieces of this size; writeback is started every
  * CKPT_WRITEBACK_BYTES so the final fsync finds little left to do. */
@@ -36,19 +37,19 @@ typedef struct pass_state {
   bool writes_done; /* under gate_mu */
   pthread_mutex_t gate_mu;
   pthread_cond_t gate_cv;
-  optic_status st; /* first error, under the critical section */
+  pthread_mutex_t err_mu;
+  optic_status st; /* first error, under err_mu */
   char msg[768];
 } pass_state;
 
 /* Records the calling thread's last optic error as the pass's first error. */
 static void record_failure(pass_state *s, optic_status st) {
-#pragma omp critical(optic_ckpt_pass)
-  {
-    if (s->st == OPTIC_OK) {
-      s->st = st;
-      snprintf(s->msg, sizeof s->msg, "%s", optic_last_error());
-    }
+  pthread_mutex_lock(&s->err_mu);
+  if (s->st == OPTIC_OK) {
+    s->st = st;
+    snprintf(s->msg, sizeof s->msg, "%s", optic_last_error());
   }
+  pthread_mutex_unlock(&s->err_mu);
   atomic_store(&s->failed, 1);
 }
 
@@ -142,9 +143,10 @@ static optic_status write_spans(pass_state *s) {
   return OPTIC_OK;
 }
 
-static void run_thread(pass_state *s) {
+static void run_thread(void *arg, int t, int nt) {
+  pass_state *s = arg;
   const ckpt_pass *p = s->p;
-  int t = omp_get_thread_num();
+  (void)nt;
   if (p->mode == CKPT_PASS_SAVE && t == 0) {
     optic_status st = write_spans(s);
     if (st != OPTIC_OK) record_failure(s, st);
@@ -182,6 +184,7 @@ optic_status ckpt_run_pass(const ckpt_pass *p) {
   pass_state s = {.p = p, .first_chunk = first, .gated = -1, .st = OPTIC_OK};
   pthread_mutex_init(&s.gate_mu, NULL);
   pthread_cond_init(&s.gate_cv, NULL);
+  pthread_mutex_init(&s.err_mu, NULL);
   atomic_init(&s.next, 0);
   atomic_init(&s.failed, 0);
   s.chunk_digests = p->chunk_digests;
@@ -198,11 +201,13 @@ optic_status ckpt_run_pass(const ckpt_pass *p) {
     if ((uint64_t)threads > total + (p->mode == CKPT_PASS_SAVE)) threads = (int)(total + (p->mode == CKPT_PASS_SAVE));
     if (threads < 1) threads = 1;
     /* The I/O thread is thread 0; with 2+ hashing threads the last one waits
-     * for the writes (in a team smaller than asked for, no thread has that
-     * number and nobody waits). */
+     * for the writes (in a team smaller than asked for, that is the last
+     * thread of the team it gets; with 2 threads nobody waits). */
+    optic_team *team = threads > 1 ? optic_team_acquire() : NULL;
+    threads = optic_team_prepare(team, threads);
     if (p->mode == CKPT_PASS_SAVE && threads >= 3) s.gated = threads - 1;
-#pragma omp parallel num_threads(threads)
-    run_thread(&s);
+    optic_team_run(team, threads, run_thread, &s);
+    optic_team_release(team);
     if (s.st != OPTIC_OK) st = optic_fail(s.st, "%s", s.msg);
     for (size_t i = 0; i < p->nspans && st == OPTIC_OK; i++)
       st = ckpt_sha256(s.chunk_digests[first[i]], (size_t)(first[i + 1] - first[i]) * OPTIC_CKPT_DIGEST_BYTES,
@@ -210,6 +215,7 @@ optic_status ckpt_run_pass(const ckpt_pass *p) {
   }
   pthread_cond_destroy(&s.gate_cv);
   pthread_mutex_destroy(&s.gate_mu);
+  pthread_mutex_destroy(&s.err_mu);
   EVP_MD_free(s.md);
   if (s.chunk_digests != p->chunk_digests) free(s.chunk_digests);
   free(first);

@@ -312,7 +312,7 @@ typedef struct exec_thread {
   int t, nt;
   unsigned char *scratch; /* the context's scratch area */
   unsigned char *regs;    /* this thread's block registers */
-  exec_barrier *bar;      /* the run's barrier (NULL: the team is not the size asked for; omp barrier) */
+  exec_barrier *bar;      /* the run's barrier (sized for nt threads) */
 } exec_thread;
 
 /* Waits for every thread of the run's team (nothing when this step runs on
@@ -323,6 +323,10 @@ void exec_sync(const exec_thread *th);
 optic_status exec_op_layout(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_elementwise(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_reduce(const exec_step *s, const optic_module_t *m, const exec_frame *f, const exec_thread *th);
+/* reduce-window of one f32 input with a fast reducer (exec/ops_window.c):
+ * whether it fits, and this thread's share of it. */
+bool exec_reduce_window_rows_fit(const exec_step *s);
+void exec_reduce_window_rows(const exec_step *s, const exec_frame *f, const exec_thread *th);
 optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th);
 /* dynamic-slice, dynamic-update-slice, gather, scatter (exec/ops_dynamic.c). */
 optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec_thread *th);

@@ -151,30 +151,122 @@ static bool layout_direct(const exec_step *s, const exec_frame *f, const exec_th
   return true;
 }
 
-/* pad: each output element is either an input element or the pad value. */
-static void layout_pad(const exec_step *s, const exec_frame *f, const layout_share *sh, const int64_t *ist) {
+/* The pad value and how to write runs of it: the vectorized fill kernel
+ * for element sizes 1, 4 and 8 (fetched once per step). */
+typedef struct pad_value {
+  const unsigned char *pv;
+  size_t es;
+  optic_fill_fn fill; /* NULL: element by element */
+} pad_value;
+
+static pad_value pad_value_of(const unsigned char *pv, size_t es) {
+  pad_value p = {.pv = pv, .es = es, .fill = NULL};
+  if (es == 1 || es == 4 || es == 8) {
+    p.fill = optic_layout_kernels_get()->fill[es == 1   ? OPTIC_LAYOUT_X8
+                                              : es == 4 ? OPTIC_LAYOUT_X32
+                                                        : OPTIC_LAYOUT_X64];
+  }
+  return p;
+}
+
+/* n elements, each the pad value. */
+static void pad_fill(unsigned char *y, size_t n, const pad_value *p) {
+  if (n == 0) return;
+  if (p->fill != NULL) {
+    p->fill(n, p->pv, y);
+  } else {
+    for (size_t i = 0; i < n; i++) memcpy(y + i * p->es, p->pv, p->es);
+  }
+}
+
+/* The geometry of a pad as rows of chunks: the trailing dims without any
+ * padding form one contiguous chunk of `chunk` elements, dim q (the last
+ * padded dim) runs along a row, and the dims before q index the rows. */
+typedef struct pad_rows {
+  int32_t q;           /* last padded dim, -1 if none */
+  size_t chunk, rows;  /* elements per chunk; output rows */
+  int64_t out_q, in_q; /* dim q's extent in the output and the input */
+  int64_t low, step;   /* dim q's low padding and interior + 1 */
+} pad_rows;
+
+static pad_rows pad_geometry(const optic_shape *os, const optic_shape *is, const optic_pad_dim *pad) {
+  pad_rows g = {.q = -1, .chunk = 1, .rows = 1, .out_q = 1, .in_q = 1, .low = 0, .step = 1};
+  for (int32_t d = os->rank - 1; d >= 0; d--) {
+    if (pad[d].low != 0 || pad[d].high != 0 || pad[d].interior != 0) {
+      g.q = d;
+      break;
+    }
+    g.chunk *= (size_t)os->dims[d];
+  }
+  if (g.q < 0) return g;
+  for (int32_t d = 0; d < g.q; d++) g.rows *= (size_t)os->dims[d];
+  g.out_q = os->dims[g.q], g.in_q = is->dims[g.q];
+  g.low = pad[g.q].low, g.step = pad[g.q].interior + 1;
+  return g;
+}
+
+/* The input offset (elements) of output row r, or -1 when the row lies in
+ * padding of some dim before q. */
+static int64_t pad_row_source(const optic_shape *os, const optic_shape *is, const optic_pad_dim *pad,
+                              const int64_t *ist, int32_t q, size_t r) {
+  int64_t off = 0;
+  for (int32_t d = q - 1; d >= 0; d--) {
+    int64_t idx = (int64_t)(r % (size_t)os->dims[d]), step = pad[d].interior + 1, xpos = idx - pad[d].low;
+    r /= (size_t)os->dims[d];
+    if (xpos < 0 || xpos % step != 0 || xpos / step >= is->dims[d]) return -1;
+    off += (xpos / step) * ist[d];
+  }
+  return off;
+}
+
+/* Output positions [j0, j1) of one row (chunks along dim q) whose input row
+ * starts at x (NULL: the row is padding): fills and block copies. */
+static void pad_row_span(const pad_rows *g, const unsigned char *x, unsigned char *y, int64_t j0, int64_t j1,
+                         const pad_value *pv) {
+  const size_t es = pv->es;
+  const size_t cb = g->chunk * es;
+  int64_t j = j0;
+  if (x != NULL) {
+    int64_t rel = j0 - g->low; /* first source position at or after j0 */
+    int64_t i = rel <= 0 ? 0 : (rel + g->step - 1) / g->step;
+    for (int64_t jv = g->low + i * g->step; i < g->in_q && jv < j1;) {
+      pad_fill(y + (size_t)j * cb, (size_t)(jv - j) * g->chunk, pv);
+      int64_t run = 1; /* no interior padding: consecutive chunks are one copy */
+      if (g->step == 1) {
+        run = j1 - jv < g->in_q - i ? j1 - jv : g->in_q - i;
+      }
+      memcpy(y + (size_t)jv * cb, x + (size_t)i * cb, (size_t)run * cb);
+      j = jv + (run - 1) * g->step + 1;
+      i += run, jv += run * g->step;
+    }
+  }
+  pad_fill(y + (size_t)j * cb, (size_t)(j1 - j) * g->chunk, pv);
+}
+
+/* pad: each thread takes a share of the output's chunks (rows x dim q) and
+ * writes each chunk once, as a block copy of its input run or a fill. */
+static void layout_pad(const exec_step *s, const exec_frame *f, const exec_thread *th, const layout_share *sh,
+                       const int64_t *ist) {
   const optic_shape *os = &s->type->shape, *is = &s->operand_shape[0];
   const optic_pad_dim *pad = s->attrs.pad.dims;
-  const unsigned char *pv = ref_ptr(f, &s->in[1]);
   size_t es = sh->es;
-  int64_t idx[OPTIC_MAX_RANK], ost[OPTIC_MAX_RANK];
-  strides_of(os, ost);
-  for (size_t i = sh->lo; i < sh->hi; i++) {
-    size_t rem = i;
-    int64_t off = 0;
-    bool inside = true;
-    for (int32_t d = 0; d < os->rank; d++) {
-      idx[d] = (int64_t)(rem / (size_t)ost[d]);
-      rem %= (size_t)ost[d];
-      int64_t low = pad[d].low, interior = pad[d].interior;
-      int64_t xpos = idx[d] - low;
-      if (xpos < 0 || xpos % (interior + 1) != 0 || xpos / (interior + 1) >= is->dims[d]) {
-        inside = false;
-        break;
-      }
-      off += (xpos / (interior + 1)) * ist[d];
-    }
-    memcpy(sh->y + i * es, inside ? sh->x + off * (int64_t)es : pv, es);
+  const pad_value pv = pad_value_of(ref_ptr(f, &s->in[1]), es);
+  pad_rows g = pad_geometry(os, is, pad);
+  if (g.q < 0) { /* no padding: a copy */
+    if (sh->lo < sh->hi) memcpy(sh->y + sh->lo * es, sh->x + sh->lo * es, (sh->hi - sh->lo) * es);
+    return;
+  }
+  size_t units = g.rows * (size_t)g.out_q, lo, hi;
+  if (g.chunk == 0) return;
+  exec_share(units, th->t, th->nt, &lo, &hi);
+  for (size_t u = lo; u < hi;) {
+    size_t r = u / (size_t)g.out_q;
+    int64_t j0 = (int64_t)(u % (size_t)g.out_q), j1 = g.out_q;
+    if (hi - u < (size_t)(j1 - j0)) j1 = j0 + (int64_t)(hi - u);
+    int64_t src = pad_row_source(os, is, pad, ist, g.q, r);
+    unsigned char *yrow = sh->y + r * (size_t)g.out_q * g.chunk * es;
+    pad_row_span(&g, src < 0 ? NULL : sh->x + (size_t)src * es, yrow, j0, j1, &pv);
+    u += (size_t)(j1 - j0);
   }
 }
 
@@ -253,7 +345,7 @@ optic_status exec_op_layout(const exec_step *s, const exec_frame *f, const exec_
     return OPTIC_OK;
   }
   if (s->op == OPTIC_OP_PAD) {
-    layout_pad(s, f, &sh, ist);
+    layout_pad(s, f, th, &sh, ist);
     return OPTIC_OK;
   }
   if (s->op == OPTIC_OP_CONCATENATE) {

@@ -265,6 +265,10 @@ static optic_status reduce_step(const exec_step *s, const exec_frame *f, const e
 static optic_status reduce_window_step(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   int32_t n = s->n_operands / 2;
   if (n > 32) return optic_fail(OPTIC_ERR_UNSUPPORTED, "reduce-window %s: more than 32 inputs", s->name);
+  if (exec_reduce_window_rows_fit(s)) {
+    exec_reduce_window_rows(s, f, th);
+    return OPTIC_OK;
+  }
   const optic_shape *is = &s->operand_shape[0];
   const optic_shape *os = optic_type_is_tuple(s->type) ? &s->type->elements[0].shape : &s->type->shape;
   int32_t rank = is->rank;

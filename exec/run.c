@@ -1,7 +1,7 @@
 /* The execution context and optic_program_run: checks the caller's tensors,
  * makes sure the arenas, scratch and block registers are there (kept across
- * runs), then opens ONE OpenMP parallel region in which every thread walks
- * the entry's steps (and those of called computations) and takes its share
+ * runs), then runs ONE job on a shared thread team (core/team.h) in
+ * which every thread walks the entry's steps (and those of called computations) and takes its share
  * of each op; barriers only where binding found a dependence. Control flow
  * decisions (while conditions, conditional selectors) are read by every
  * thread after a barrier, so all threads take the same path and meet the
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/team.h"
 #include "exec/exec_internal.h"
 #include "exec/pool.h"
 #include "exec/profile.h"
@@ -248,22 +249,17 @@ static const char *fusion_kind_name(const exec_step *s) {
 }
 
 static void record_error(run_ctx *rc, optic_status st) {
-#pragma omp critical(optic_exec_error)
-  {
-    if (rc->c->err == OPTIC_OK) {
-      rc->c->err = st;
-      snprintf(rc->c->err_msg, sizeof rc->c->err_msg, "%s", optic_last_error());
-    }
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  pthread_mutex_lock(&lock);
+  if (rc->c->err == OPTIC_OK) {
+    rc->c->err = st;
+    snprintf(rc->c->err_msg, sizeof rc->c->err_msg, "%s", optic_last_error());
   }
+  pthread_mutex_unlock(&lock);
 }
 
 void exec_sync(const exec_thread *th) {
-  if (th->nt <= 1) return;
-  if (th->bar) {
-    exec_barrier_wait(th->bar, (unsigned)th->t);
-  } else {
-#pragma omp barrier
-  }
+  if (th->nt > 1) exec_barrier_wait(th->bar, (unsigned)th->t);
 }
 
 static inline void barrier(const exec_thread *th) { exec_sync(th); }
@@ -488,45 +484,57 @@ static optic_status lend_output(optic_exec_ctx_t *c, int32_t i, const optic_type
   return OPTIC_OK;
 }
 
-/* Runs the entry on the context's team, or on the calling thread when no
- * step is split. */
+/* One thread's walk of the entry (a team job, core/team.h). */
+typedef struct entry_job {
+  run_ctx *rc;
+  const exec_seq *entry;
+  void **params, **outs;
+  unsigned char *scratch, *regs;
+  size_t regs_per;
+  exec_barrier bar;
+} entry_job;
+
+static void run_entry_thread(void *arg, int t, int nt) {
+  entry_job *j = arg;
+  /* OpenBLAS (OpenMP build) runs a call on the calling thread alone when
+   * that thread's omp_get_max_threads() is 1 (or it is inside an OpenMP
+   * region); otherwise it starts a team of its own beside the run's. The
+   * count is per thread: the caller's is restored after the run. */
+  omp_set_num_threads(1);
+  exec_thread th = {.t = t, .nt = nt, .scratch = j->scratch, .bar = &j->bar};
+  th.regs = j->regs + j->regs_per * (size_t)t;
+  optic_status ts = run_seq(j->rc, j->entry, j->params, j->outs, &th);
+  if (ts != OPTIC_OK) record_error(j->rc, ts);
+}
+
+/* Runs the entry on a shared team (the caller is thread 0), or on the
+ * calling thread alone when no step is split. */
 static void run_entry(run_ctx *rc, const exec_seq *entry, void **params, void **outs) {
   /* Nothing worth splitting (every step small): the run stays on one thread
    * and pays for no team start-up or barrier. */
   int nt = rc->b->any_split ? rc->c->threads : 1;
-  unsigned char *scratch = rc->c->scratch.data, *regs = rc->c->regs.data;
-  size_t regs_per = exec_regs_bytes(rc->b);
-  /* The between-step barrier is exec/barrier.h's (short spin, then futex),
-   * not libgomp's, which spins for GOMP_SPINCOUNT before sleeping and so
-   * burns whole time slices when a peer thread is descheduled. */
-  exec_barrier bar;
-  exec_barrier_init(&bar, (unsigned)nt);
-  /* OpenBLAS (OpenMP build) sizes its team by omp_get_max_threads() of the
-   * calling task unless it is inside an active region, so every thread of a
-   * run sets its own count to 1: otherwise a 1-thread context's GEMM would
-   * start OpenBLAS's own threads (and re-set its process-wide thread count).
-   * A 1-thread run opens no region at all (libgomp allocates a team per
-   * region, which would fault fresh heap pages in a steady state): it runs on
-   * the calling thread with the caller's count set to 1 and restored after.
-   * Steps never open nested regions. */
-  if (nt == 1) {
-    int caller_threads = omp_get_max_threads();
-    omp_set_num_threads(1);
-    exec_thread th = {.t = 0, .nt = 1, .scratch = scratch, .bar = &bar, .regs = regs};
-    optic_status ts = run_seq(rc, entry, params, outs, &th);
-    if (ts != OPTIC_OK) record_error(rc, ts);
-    omp_set_num_threads(caller_threads);
-  } else {
-#pragma omp parallel num_threads(nt)
-    {
-      omp_set_num_threads(1);
-      exec_thread th = {.t = omp_get_thread_num(), .nt = omp_get_num_threads(), .scratch = scratch};
-      th.bar = th.nt == nt ? &bar : NULL;
-      th.regs = regs + regs_per * (size_t)th.t;
-      optic_status ts = run_seq(rc, entry, params, outs, &th);
-      if (ts != OPTIC_OK) record_error(rc, ts);
-    }
-  }
+  entry_job j = {.rc = rc,
+                 .entry = entry,
+                 .params = params,
+                 .outs = outs,
+                 .scratch = rc->c->scratch.data,
+                 .regs = rc->c->regs.data,
+                 .regs_per = exec_regs_bytes(rc->b)};
+  /* The team is optic's own (core/team.h: one of the process's shared teams,
+   * the one released last), not an OpenMP region: libgomp's
+   * idle threads and region ends spin for GOMP_SPINCOUNT before sleeping, and
+   * so burn whole time slices when other processes share the cores. The
+   * between-step barrier (exec/barrier.h) spins briefly, then sleeps. It is
+   * sized for the team the run gets (fewer threads when the system refused
+   * one; a run that gets 1 thread never waits at it). */
+  optic_team *team = nt > 1 ? optic_team_acquire() : NULL;
+  if (nt > 1) nt = optic_team_prepare(team, nt);
+  exec_barrier_init(&j.bar, (unsigned)nt);
+  int caller_threads = omp_get_max_threads();
+  if (nt > 1) optic_team_run(team, nt, run_entry_thread, &j);
+  else run_entry_thread(&j, 0, 1);
+  optic_team_release(team);
+  omp_set_num_threads(caller_threads);
 }
 
 optic_status exec_run_bound(optic_exec_ctx_t *c, exec_bound *b, const optic_tensor *inputs, int32_t n_in,

@@ -7,6 +7,7 @@
 #include "kernels/blas_conv_engine.h"
 #include "kernels/conv_direct.h"
 #include "kernels/conv_grouped.h"
+#include "kernels/conv_taps.h"
 #include "core/unconst.h"
 
 /* [lo, hi) of n items for slice t of count: sizes differ by at most one. */
@@ -166,6 +167,12 @@ optic_status optic_conv_run_forward(const optic_conv_plan *p, const float *input
     int64_t u0, u1;
     split(p->units, thread, threads, &u0, &u1);
     optic_conv_direct_run(p, operand(input), operand(kernel), result(output), u0, u1);
+    return OPTIC_OK;
+  }
+  if (p->strategy == OPTIC_CONV_STRATEGY_TAPS) {
+    int64_t u0, u1;
+    split(p->units, thread, threads, &u0, &u1);
+    optic_conv_taps_run(p, operand(input), operand(kernel), result(output), u0, u1);
     return OPTIC_OK;
   }
   if (p->strategy == OPTIC_CONV_STRATEGY_GROUPED) {

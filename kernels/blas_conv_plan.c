@@ -10,6 +10,7 @@
 #include "kernels/blas_conv_engine.h"
 #include "kernels/conv_direct.h"
 #include "kernels/conv_grouped.h"
+#include "kernels/conv_taps.h"
 
 /* Bytes of one im2col block: small enough to stay in L2 between the gather
  * and OpenBLAS packing it (measured on the ResNet-50 3x3 layer: see
@@ -227,7 +228,7 @@ static optic_status size_scratch(optic_conv_plan *p) {
   bool ovf = false;
   int64_t rows = p->pass == OPTIC_CONV_BACKWARD_KERNEL ? p->kchunk : p->kc;
   if (p->strategy != OPTIC_CONV_STRATEGY_GEMM && p->strategy != OPTIC_CONV_STRATEGY_DIRECT &&
-      p->strategy != OPTIC_CONV_STRATEGY_GROUPED) {
+      p->strategy != OPTIC_CONV_STRATEGY_GROUPED && p->strategy != OPTIC_CONV_STRATEGY_TAPS) {
     ovf |= __builtin_mul_overflow((size_t)p->block, (size_t)rows, &col);
   }
   if (!p->kernel_direct) ovf |= __builtin_mul_overflow((size_t)rows, (size_t)g->cout, &pack);
@@ -261,6 +262,40 @@ static void plan_grouped(optic_conv_plan *p, bool rows) {
   p->kernel_direct = p->output_direct = true;
   p->grouped_rows = rows;
   p->units = rows ? optic_conv_grouped_rows_units(&p->g) : p->positions;
+}
+
+/* The window-tap loops likewise: units are output positions. */
+static void plan_taps(optic_conv_plan *p) {
+  p->strategy = OPTIC_CONV_STRATEGY_TAPS;
+  p->kernel_direct = p->output_direct = true;
+  p->units = p->positions;
+}
+
+/* Loops that replace the BLAS plan where they are preferred (or forced):
+ * grouped, direct, window taps. */
+static optic_status choose_loops(optic_conv_plan *p, optic_conv_pass pass, int32_t strategy) {
+  if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_preferred(&p->g)) {
+    plan_grouped(p, false);
+  } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_rows_preferred(&p->g)) {
+    plan_grouped(p, true);
+  } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_strided_preferred(&p->g)) {
+    plan_grouped(p, false);
+  } else if (pass == OPTIC_CONV_FORWARD || strategy != 0) {
+    const char *unfit = pass != OPTIC_CONV_FORWARD ? "it runs the forward pass only"
+                                                   : optic_conv_direct_unfit(&p->g, optic_isa_selected());
+    if (strategy == OPTIC_CONV_STRATEGY_DIRECT && unfit != NULL) {
+      return optic_fail(OPTIC_ERR_UNSUPPORTED, "convolution: plan: the direct strategy cannot run this pass: %s",
+                        unfit);
+    }
+    if (unfit == NULL && (strategy == OPTIC_CONV_STRATEGY_DIRECT || optic_conv_direct_preferred(&p->g))) plan_direct(p);
+    /* A window larger than the output grid that the direct loops do not take
+     * (a kernel gradient: its input features are the strided batch). */
+    if (p->strategy != OPTIC_CONV_STRATEGY_DIRECT && pass == OPTIC_CONV_FORWARD && strategy == 0 &&
+        optic_conv_taps_unfit(&p->g, optic_isa_selected()) == NULL && optic_conv_taps_preferred(&p->g)) {
+      plan_taps(p);
+    }
+  }
+  return OPTIC_OK;
 }
 
 optic_status optic_conv_plan_make(const optic_conv_desc *d, optic_conv_pass pass, int32_t threads,
@@ -312,21 +347,8 @@ optic_status optic_conv_plan_make_strategy(const optic_conv_desc *d, optic_conv_
   } else {
     p.units = p.g.groups * p.positions;
   }
-  if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_preferred(&p.g)) {
-    plan_grouped(&p, false);
-  } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_rows_preferred(&p.g)) {
-    plan_grouped(&p, true);
-  } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && optic_conv_grouped_strided_preferred(&p.g)) {
-    plan_grouped(&p, false);
-  } else if (pass == OPTIC_CONV_FORWARD || strategy != 0) {
-    const char *unfit = pass != OPTIC_CONV_FORWARD ? "it runs the forward pass only"
-                                                   : optic_conv_direct_unfit(&p.g, optic_isa_selected());
-    if (strategy == OPTIC_CONV_STRATEGY_DIRECT && unfit != NULL) {
-      return optic_fail(OPTIC_ERR_UNSUPPORTED, "convolution: plan: the direct strategy cannot run this pass: %s",
-                        unfit);
-    }
-    if (unfit == NULL && (strategy == OPTIC_CONV_STRATEGY_DIRECT || optic_conv_direct_preferred(&p.g))) plan_direct(&p);
-  }
+  st = choose_loops(&p, pass, strategy);
+  if (st != OPTIC_OK) return st;
   size_t ein = 0, ek = 0, eo = 0;
   optic_shape_elements(&d->input, &ein);
   optic_shape_elements(&d->kernel, &ek);

@@ -1,7 +1,8 @@
 /* One optimizer step: argument checks, the optional global gradient norm
  * (clipping and non-finite detection), each group's kernel parameters for
- * this step under its convention, and ONE OpenMP region that runs the fused
- * kernels block by block (LAMB: pass 1, trust ratios, pass 2). Blocks sit at
+ * this step under its convention, and a run of a shared thread team
+ * (core/team.h) that runs the fused kernels block by block (LAMB: pass 1,
+ * trust ratios on the caller, pass 2). Blocks sit at
  * fixed offsets, so the result does not depend on the thread count. Nothing
  * is changed before every check has passed. */
 #include <math.h>
@@ -10,6 +11,7 @@
 #include <time.h>
 
 #include "core/ranges.h"
+#include "core/team.h"
 #include "kernels/binary.h"
 #include "optim/optim_internal.h"
 
@@ -197,64 +199,119 @@ static uint64_t thread_cpu_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Returns the largest per-thread CPU time of the region's work when
- * profiling (0 otherwise). */
+/* The share [*lo, *hi) of nb blocks for thread t of nt (contiguous, the
+ * first nb % nt threads one more). */
+static void block_share(long nb, int t, int nt, long *lo, long *hi) {
+  long q = nb / nt, r = nb % nt;
+  *lo = t * q + (t < r ? t : r);
+  *hi = *lo + q + (t < r ? 1 : 0);
+}
+
+/* A step's update on the optimizer's team (core/team.h): pass 1 over every
+ * block, then for LAMB the trust ratios (caller) and pass 2. */
+typedef struct region_job {
+  step_job *j;
+  bool profile;
+  uint64_t cpu[OPTIC_TEAM_MAX]; /* per thread: CPU time of its own work */
+} region_job;
+
+static void region_pass1(void *arg, int t, int nt) {
+  region_job *r = arg;
+  const uint64_t c0 = r->profile ? thread_cpu_ns() : 0;
+  optic_optim_t *opt = r->j->opt;
+  long lo, hi;
+  block_share((long)opt->block_count, t, nt, &lo, &hi);
+  for (long i = lo; i < hi; i++) run_block(r->j, &opt->blocks[i]);
+  if (r->profile) r->cpu[t] += thread_cpu_ns() - c0;
+}
+
+/* Every block's norms are in. Each tensor's blocks are summed in block order
+ * (one part to the ratio: the same sums optic_lamb_trust_ratio would form). */
+static void lamb_ratios(optic_optim_t *opt) {
+  for (size_t g = 0; g < opt->group_count; g++) {
+    const optim_group *gr = &opt->groups[g];
+    if (gr->hp.kind != OPTIC_OPTIM_KIND_LAMB) continue;
+    for (size_t i = 0; i < gr->count; i++) {
+      const optim_tensor *t = &gr->tensors[i];
+      optic_lamb_norms sum = {0.0, 0.0};
+      for (size_t c = 0; c < t->block_count; c++) {
+        sum.param_sq += opt->blocks[t->first_block + c].norms.param_sq;
+        sum.update_sq += opt->blocks[t->first_block + c].norms.update_sq;
+      }
+      opt->ratios[gr->first_tensor + i] = optic_lamb_trust_ratio(&sum, 1);
+    }
+  }
+}
+
+static void region_lamb_apply(void *arg, int t, int nt) {
+  region_job *r = arg;
+  const uint64_t c0 = r->profile ? thread_cpu_ns() : 0;
+  const step_job *j = r->j;
+  optic_optim_t *opt = j->opt;
+  long lo, hi;
+  block_share((long)opt->block_count, t, nt, &lo, &hi);
+  for (long i = lo; i < hi; i++) {
+    const optim_block *b = &opt->blocks[i];
+    const group_step *s = &j->gs[b->group];
+    if (s->kind != OPTIC_OPTIM_KIND_LAMB) continue;
+    const optim_group *g = &opt->groups[b->group];
+    const optim_tensor *t2 = &g->tensors[b->tensor - g->first_tensor];
+    j->k->lamb_apply(b->hi - b->lo, (float *)j->params[b->tensor].data + b->lo, state_at(t2, OPTIM_SLOT_EXP_AVG, b->lo),
+                     state_at(t2, OPTIM_SLOT_EXP_AVG_SQ, b->lo), &s->p.lamb, opt->ratios[b->tensor]);
+  }
+  if (r->profile) r->cpu[t] += thread_cpu_ns() - c0;
+}
+
+/* The threads a step's work runs on: one block, or one thread asked for,
+ * runs on the caller alone. */
+static int team_threads(const optic_optim_t *opt, int threads) {
+  return threads <= 1 || opt->block_count <= 1 ? 1 : threads;
+}
+
+/* Returns the largest per-thread CPU time of the step's work when profiling
+ * (0 otherwise): a thread's own work, not its waits for the others. */
 static uint64_t run_region(step_job *j, int threads, bool profile) {
   optic_optim_t *opt = j->opt;
-  const long nb = (long)opt->block_count;
-  uint64_t worst = 0;
-#pragma omp parallel num_threads(threads) if (threads > 1 && nb > 1) reduction(max : worst)
-  {
+  region_job r = {.j = j, .profile = profile};
+  int nt = team_threads(opt, threads);
+  optic_team *team = nt > 1 ? optic_team_acquire() : NULL;
+  int n = optic_team_run(team, nt, region_pass1, &r);
+  if (j->has_lamb) {
     const uint64_t c0 = profile ? thread_cpu_ns() : 0;
-#pragma omp for schedule(static) nowait
-    for (long i = 0; i < nb; i++) run_block(j, &opt->blocks[i]);
-    if (j->has_lamb) {
-#pragma omp barrier
-      /* Every block's norms are in. Each tensor's
-       * blocks are summed in block order (one part to the ratio: the same
-       * sums optic_lamb_trust_ratio would form); the single's barrier
-       * publishes the ratios. */
-#pragma omp single
-      for (size_t g = 0; g < opt->group_count; g++) {
-        const optim_group *gr = &opt->groups[g];
-        if (gr->hp.kind != OPTIC_OPTIM_KIND_LAMB) continue;
-        for (size_t i = 0; i < gr->count; i++) {
-          const optim_tensor *t = &gr->tensors[i];
-          optic_lamb_norms sum = {0.0, 0.0};
-          for (size_t c = 0; c < t->block_count; c++) {
-            sum.param_sq += opt->blocks[t->first_block + c].norms.param_sq;
-            sum.update_sq += opt->blocks[t->first_block + c].norms.update_sq;
-          }
-          opt->ratios[gr->first_tensor + i] = optic_lamb_trust_ratio(&sum, 1);
-        }
-      }
-#pragma omp for schedule(static) nowait
-      for (long i = 0; i < nb; i++) {
-        const optim_block *b = &opt->blocks[i];
-        const group_step *s = &j->gs[b->group];
-        if (s->kind != OPTIC_OPTIM_KIND_LAMB) continue;
-        const optim_group *g = &opt->groups[b->group];
-        const optim_tensor *t = &g->tensors[b->tensor - g->first_tensor];
-        j->k->lamb_apply(b->hi - b->lo, (float *)j->params[b->tensor].data + b->lo,
-                         state_at(t, OPTIM_SLOT_EXP_AVG, b->lo), state_at(t, OPTIM_SLOT_EXP_AVG_SQ, b->lo), &s->p.lamb,
-                         opt->ratios[b->tensor]);
-      }
-    }
-    /* Before the region's closing barrier: a thread's own work (and, for
-     * LAMB, its waits at the two barriers inside), not its wait for others. */
-    if (profile) worst = thread_cpu_ns() - c0;
+    lamb_ratios(opt);
+    if (profile) r.cpu[0] += thread_cpu_ns() - c0;
+    int n2 = optic_team_run(team, nt, region_lamb_apply, &r);
+    if (n2 > n) n = n2;
   }
+  optic_team_release(team);
+  uint64_t worst = 0;
+  for (int t = 0; t < n; t++) worst = r.cpu[t] > worst ? r.cpu[t] : worst;
   return worst;
+}
+
+typedef struct grad_sq_job {
+  optic_optim_t *opt;
+  const optic_tensor *grads;
+} grad_sq_job;
+
+static void grad_sq_part(void *arg, int t, int nt) {
+  grad_sq_job *g = arg;
+  long lo, hi;
+  block_share((long)g->opt->block_count, t, nt, &lo, &hi);
+  for (long i = lo; i < hi; i++) {
+    optim_block *b = &g->opt->blocks[i];
+    b->grad_sq = sum_squares((const float *)g->grads[b->tensor].data + b->lo, b->hi - b->lo);
+  }
 }
 
 /* Global Σg² over every block (parallel), summed in block order. */
 static double global_grad_sq(optic_optim_t *opt, const optic_tensor *grads, int threads) {
   const long nb = (long)opt->block_count;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && nb > 1)
-  for (long i = 0; i < nb; i++) {
-    optim_block *b = &opt->blocks[i];
-    b->grad_sq = sum_squares((const float *)grads[b->tensor].data + b->lo, b->hi - b->lo);
-  }
+  grad_sq_job g = {opt, grads};
+  int nt = team_threads(opt, threads);
+  optic_team *team = nt > 1 ? optic_team_acquire() : NULL;
+  optic_team_run(team, nt, grad_sq_part, &g);
+  optic_team_release(team);
   double total = 0.0;
   for (long i = 0; i < nb; i++) total += opt->blocks[i].grad_sq;
   return total;

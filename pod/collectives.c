@@ -3,8 +3,9 @@
  * all-reduce along the ring or one ring per torus axis, and a chunked
  * broadcast chain. Each element's reduction order is fixed by the ring, so
  * every core gets the same bits on every run. Cores read their ring
- * predecessor's buffer directly; nobody leaves a phase before its successor
- * has finished reading it. */
+ * predecessor's buffer directly (a two-core all-reduce also writes its
+ * partner's); nobody leaves a phase before the core using its buffer is done
+ * with it. */
 #include <string.h>
 
 #include "core/error.h"
@@ -186,12 +187,46 @@ static optic_status ring_all_gather(coll *k, const ring *r, size_t lo, size_t le
  * predecessor's u-C follows the successor's u-(n-1)C around the ring. With
  * two cores a chunk of the all-gather starts as soon as the partner has
  * reduced it. Same adds in the same order as the two-phase version. */
+/* Two cores: each reduces its own segment (its partner's partial into its
+ * own, the same add the ring makes) and writes the result straight into the
+ * partner's buffer, chunk by chunk, then waits once for the partner to have
+ * done the same. Safe without other waits: the partner's copy of our segment
+ * is what we just read (nobody else touches it), and the partner writes only
+ * its own segment of our buffer, which we never read. Once the partner's last
+ * unit is seen, it has finished reading our buffer and writing into it, so
+ * both buffers are their callers' again. Two handoffs per call instead of
+ * three. */
+static optic_status pair_all_reduce(coll *k, const ring *r, size_t len, int mean_by) {
+  optic_pod_t *pod = k->c->pod;
+  const size_t ce = chunk_elems(k, max_shard(r, len), 1), C = (max_shard(r, len) + ce - 1) / ce;
+  pod_set_progress(k->c, POD_PROGRESS(k->seq, k->phase, 0));
+  optic_status st = pod_wait_progress(k->c, r->pred, POD_PROGRESS(k->seq, k->phase, 0), k->what);
+  if (st != OPTIC_OK || (st = check_desc(k, r->pred)) != OPTIC_OK) return st;
+  char *peer = atomic_load(&pod->slot[r->pred].work);
+  const int j = ((r->pos - 2) % 2 + 4) % 2; /* the segment the ring's reduce-scatter gives this position */
+  size_t off, seg;
+  ring_seg(r, len, j, &off, &seg);
+  for (size_t ch = 0; ch < C; ch++) {
+    size_t a = ch * ce, b = a + ce < seg ? a + ce : seg;
+    if (a < b) {
+      size_t at = (off + a) * k->esize;
+      pod_reduce_into(pod->kernels, k->dtype, k->op, b - a, peer + at, k->work + at);
+      if (mean_by > 1) pod_divide(pod->kernels, k->dtype, b - a, k->work + at, mean_by);
+      memcpy(peer + at, k->work + at, (b - a) * k->esize);
+    }
+    pod_set_progress(k->c, POD_PROGRESS(k->seq, k->phase, ch + 1));
+    pod_heartbeat_now(k->c);
+  }
+  return pod_wait_progress(k->c, r->pred, POD_PROGRESS(k->seq, k->phase, C), k->what);
+}
+
 static optic_status ring_all_reduce(coll *k, const ring *r, size_t len, int mean_by) {
   k->phase++;
   if (r->n < 2 || len == 0) {
     if (mean_by > 1 && len > 0) pod_divide(k->c->pod->kernels, k->dtype, len, k->work, mean_by);
     return OPTIC_OK;
   }
+  if (r->n == 2) return pair_all_reduce(k, r, len, mean_by);
   optic_pod_t *pod = k->c->pod;
   const int n = r->n, steps = n - 1;
   const size_t ms = max_shard(r, len), ce = chunk_elems(k, ms, 2 * steps), C = (ms + ce - 1) / ce;

@@ -42,6 +42,9 @@ static conv_class conv_classes[] = {
     {"dkernel_nhwc_of_stride2", "f01b_i01o->01bf", {4, 56, 56, 64}, {4, 28, 28, 64}, 1, 1, 0, 1, 2, 1, 1},
     {"dkernel_nhwc_of_rhs_dil2", "f01b_i01o->01bf", {4, 28, 28, 64}, {4, 28, 28, 64}, 2, 2, 2, 1, 1, 1, 1},
     {"dkernel_nchw_of_rhs_dil2", "fb01_io01->bf01", {4, 64, 28, 28}, {4, 64, 28, 28}, 2, 2, 2, 1, 1, 1, 1},
+    /* the first layer of a small convnet (examples/mlp_train --model conv): one input feature, 8x8 images, 16
+     * output features, batch 64 */
+    {"dkernel_nhwc_cin1", "f01b_i01o->01bf", {64, 8, 8, 1}, {64, 8, 8, 16}, 1, 1, 1, 1, 1, 1, 1},
     /* depthwise kernel gradient: batch groups */
     {"dkernel_depthwise_bgc", "f01b_i01o->01bf", {4, 28, 28, 64}, {4, 28, 28, 64}, 1, 1, 1, 1, 1, 1, 64},
     {"dkernel_nchw_depthwise_bgc", "fb01_io01->bf01", {4, 64, 28, 28}, {4, 64, 28, 28}, 1, 1, 1, 1, 1, 1, 64},
@@ -99,6 +102,7 @@ static const char *strategy_name(int32_t s) {
     case OPTIC_CONV_STRATEGY_DIRECT: return "direct";
     case OPTIC_CONV_STRATEGY_GROUPED: return "grouped";
     case OPTIC_CONV_STRATEGY_IM2COL_MK_TAP: return "im2col_mk_tap";
+    case OPTIC_CONV_STRATEGY_TAPS: return "taps";
     default: return "unknown";
   }
 }

@@ -91,7 +91,7 @@ static inline optic_ckpt_meta optic_ckpt_meta_str(const char *key, const char *v
 
 typedef struct optic_ckpt_save_options {
   size_t size;             /* sizeof(optic_ckpt_save_options) */
-  int32_t threads;         /* hashing threads (OpenMP); 0: omp_get_max_threads(), at most 64 */
+  int32_t threads;         /* hashing threads; 0: omp_get_max_threads(), at most 64 */
   uint32_t chunk_log2;     /* hash chunk 2^k bytes, 16..28; 0: 20 (1 MiB) */
   uint32_t keep;           /* optic_ckpt_save*: keep the newest `keep` checkpoints per directory; 0: all */
   const optic_ckpt_io *io; /* NULL: optic_ckpt_io_posix() */
