@@ -35,7 +35,9 @@ int32_t graph_conv_class_of(int32_t strategy, bool grouped_rows) {
     case OPTIC_CONV_STRATEGY_IM2COL_MK: return OPTIC_CONV_CLASS_IM2COL_MK;
     case OPTIC_CONV_STRATEGY_DIRECT: return OPTIC_CONV_CLASS_DIRECT;
     case OPTIC_CONV_STRATEGY_GROUPED: return grouped_rows ? OPTIC_CONV_CLASS_GROUPED_ROWS : OPTIC_CONV_CLASS_GROUPED;
-    default: return OPTIC_CONV_CLASS_IM2COL_KM; /* KM and its tap-wise copy */
+    /* KM, its tap-wise copy, and the window-tap loops (kernels/conv_taps.h:
+     * no class of their own yet, they take KM's figures) */
+    default: return OPTIC_CONV_CLASS_IM2COL_KM;
   }
 }
 
@@ -58,7 +60,8 @@ void optic_conv_plan_work(const optic_conv_plan *plan, double xla_flops, optic_c
   double positions = (double)plan->g.groups * (double)plan->positions;
   /* the im2col and GEMM strategies compute padding taps as zeros; the
    * direct and grouped loops run the valid taps only (XLA's count) */
-  bool valid_only = plan->strategy == OPTIC_CONV_STRATEGY_DIRECT || plan->strategy == OPTIC_CONV_STRATEGY_GROUPED;
+  bool valid_only = plan->strategy == OPTIC_CONV_STRATEGY_DIRECT || plan->strategy == OPTIC_CONV_STRATEGY_GROUPED ||
+                    plan->strategy == OPTIC_CONV_STRATEGY_TAPS;
   out->macs = valid_only ? xla_flops / 2 : positions * (double)plan->kc * (double)plan->g.cout;
   out->moved = positions * ((double)plan->kc + (double)plan->g.cout);
   out->units = (double)plan->units;
