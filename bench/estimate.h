@@ -31,6 +31,10 @@ void bench_report_estimate(optic_bench_state *st, double est_ns, const optic_cos
  * (dot, convolution). Reports as bench_report_estimate. */
 void bench_report_kernel_estimate(optic_bench_state *st, int threads, double calls, const optic_cost *per_call,
                                   bool gemm);
+/* The same with a model time per call (a plan's class estimate), raised to
+ * the per-call roofline where it is below it. */
+void bench_report_model_estimate(optic_bench_state *st, int threads, double calls, const optic_cost *per_call,
+                                 double model_ns);
 
 /* The link model of a ring all-reduce of `bytes` per core among `cores`
  * threads of this host (emulated pod cores, or MPI ranks on one host):

@@ -73,7 +73,11 @@ void bench_run_parallel(optic_bench_state *st, int threads, const bench_parallel
   optic_bench_counter(st, "repeats", r, OPTIC_BENCH_COUNTER_PLAIN);
   const double est_bytes = p->est_bytes_per_iteration > 0 ? p->est_bytes_per_iteration : p->bytes_per_iteration;
   const optic_cost one = {p->flops_per_iteration, p->transcendentals_per_iteration, est_bytes};
-  bench_report_kernel_estimate(st, got, r, &one, p->gemm);
+  if (p->est_ns_per_iteration > 0) {
+    bench_report_model_estimate(st, got, r, &one, p->est_ns_per_iteration);
+  } else {
+    bench_report_kernel_estimate(st, got, r, &one, p->gemm);
+  }
 }
 
 optic_bench *bench_register_n_threads(const char *name, optic_bench_fn fn, void *user, int64_t n_small,

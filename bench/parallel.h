@@ -29,6 +29,10 @@ typedef struct bench_parallel {
   double transcendentals_per_iteration; /* XLA's count, for the estimate only */
   double est_bytes_per_iteration; /* bytes the estimate counts when no GB/s is reported (0: bytes_per_iteration) */
   bool gemm;                      /* the estimate's flops bound is the GEMM one (dot, convolution) */
+  /* The model's time of one slice round (a planned dot or convolution
+   * priced by its class figures), at least the roofline of the counts;
+   * 0: the roofline (or GEMM bound) alone. */
+  double est_ns_per_iteration;
 } bench_parallel;
 
 /* One untimed iteration (faults pages in, warms caches, starts OpenMP's

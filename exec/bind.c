@@ -182,14 +182,15 @@ static int32_t parameter_number(const optic_module_t *m, optic_node_id id) {
  * bf16 GEMM where there is one and the shape suits it (kernels/conv_bf16.h):
  * s->conv_bf16 is allocated here and planned by plan_contraction. */
 static optic_status want_bf16_conv(const optic_module_t *m, optic_node_id id, exec_step *s) {
-  optic_dtype out = optic_node_type(m, id)->dtype;
-  if ((out != OPTIC_F32 && out != OPTIC_BF16) || optic_conv_bf16_kernel() == OPTIC_BF16_NONE) return OPTIC_OK;
   optic_node_attrs_t a;
   optic_status st = optic_node_attrs(m, id, &a);
   if (st != OPTIC_OK) return st;
   optic_conv_desc d;
   conv_desc_of(m, id, &a.convolution, &d);
-  if (!optic_conv_bf16_suits(&d)) return OPTIC_OK;
+  /* the compiler's estimate makes the same call (graph/estimate_contraction.c) */
+  if (!optic_conv_bf16_chosen(&d, optic_node_type(m, optic_node_operand(m, id, 0))->dtype,
+                              optic_node_type(m, optic_node_operand(m, id, 1))->dtype, optic_node_type(m, id)->dtype))
+    return OPTIC_OK;
   if ((s->conv_bf16 = malloc(sizeof *s->conv_bf16)) == NULL) return oom();
   return OPTIC_OK;
 }

@@ -3,10 +3,13 @@
  * program's machine, raised to the op-class bounds the machine carries
  * (docs/cost-model.md, "Time"). The counts are never changed; only the time
  * differs from the roofline:
- *   dot, convolution, output fusions   GEMM bound (gemm_efficiency)
+ *   dot, convolution, output fusions   the runtime's plan priced per strategy
+ *                                      (graph/estimate_contraction.c), else
+ *                                      the GEMM bound (gemm_efficiency)
  *   reduce, input fusions              bytes / the reduce class of their
  *                                      reduced dims (minor, strided, 2+ dims)
- *   loop fusions                       bytes / loop_bandwidth
+ *   loop fusions                       bytes / loop_bandwidth + the leaves it
+ *                                      gathers (loop_leaf_element_ns, _run_ns)
  *   gather, scatter, sort, topk        units of work x the class's ns per unit
  *   16-bit float elementwise work      elements x bf16_element_ns (or
  *                                      f16_element_ns) per instruction (the runtime's per-element
@@ -66,6 +69,24 @@ static double fused_narrow_ns(const optic_machine *mc, const optic_module_t *m, 
     else sum += narrow_ns(mc, m, ids[i]);
   }
   return sum;
+}
+
+/* The leaves of a loop fusion the runtime gathers (exec/ewprog.c: a
+ * broadcast or transpose of a non-scalar): ns of their elements and of
+ * their runs along the last dim on one core. */
+static double fused_leaves_ns(const optic_machine *mc, const optic_module_t *m, optic_comp_id comp) {
+  int32_t n = 0;
+  const optic_node_id *ids = optic_computation_instructions(m, comp, &n);
+  double ns = 0;
+  for (int32_t i = 0; i < n; i++) {
+    optic_opcode op = optic_node_opcode(m, ids[i]);
+    if (op != OPTIC_OP_BROADCAST && op != OPTIC_OP_TRANSPOSE) continue;
+    const optic_type *src = optic_node_type(m, optic_node_operand(m, ids[i], 0)), *t = optic_node_type(m, ids[i]);
+    if (src->shape.rank == 0 || optic_type_is_tuple(t) || t->shape.rank == 0) continue;
+    double e = elements(t), last = (double)t->shape.dims[t->shape.rank - 1];
+    ns += e * mc->loop_leaf_element_ns + (last > 0 ? e / last : 0) * mc->loop_leaf_run_ns;
+  }
+  return ns;
 }
 
 /* The reduce an input fusion is built around (the first one), or NO_NODE. */
@@ -205,9 +226,7 @@ static bool runs_code(optic_opcode op) {
          op != OPTIC_OP_OPT_BARRIER;
 }
 
-/* A fusion the runtime runs instruction by instruction: the sum of its
- * instructions' estimates (each split or not as the runtime decides). */
-static double fused_sequence_ns(const optic_program_t *p, optic_comp_id comp) {
+double program_fused_sequence_ns(const optic_program_t *p, optic_comp_id comp) {
   int32_t n = 0;
   const optic_node_id *ids = optic_computation_instructions(p->module, comp, &n);
   double sum = 0;
@@ -231,14 +250,17 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
   } else if (op == OPTIC_OP_FUSION && optic_node_attrs(p->module, id, &a) == OPTIC_OK) {
     optic_comp_id fc = optic_node_called(p->module, id, 0);
     switch (a.fusion.kind) {
-      case OPTIC_FUSION_OUTPUT: return optic_machine_estimate_gemm_ns(m, cost);
+      case OPTIC_FUSION_OUTPUT: return program_contraction_ns(p, m, id, cost);
       case OPTIC_FUSION_INPUT: {
         optic_node_id r = fused_reduce(p->module, fc);
-        if (!input_fusion_fast(p->module, r)) return fused_sequence_ns(p, fc);
+        if (!input_fusion_fast(p->module, r)) return program_fused_sequence_ns(p, fc);
         t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, r));
         break;
       }
-      case OPTIC_FUSION_LOOP: t = optic_machine_estimate_class_ns(m, cost, m->loop_bandwidth); break;
+      case OPTIC_FUSION_LOOP:
+        t = optic_machine_estimate_class_ns(m, cost, m->loop_bandwidth) +
+            fused_leaves_ns(m, p->module, fc) / split_share(elements(optic_node_type(p->module, id)), m->cores);
+        break;
       default: t = optic_machine_estimate_ns(m, cost); break;
     }
   } else {
@@ -260,7 +282,7 @@ static double touched_elements(const optic_module_t *m, optic_node_id id, optic_
 
 double program_node_estimate_ns(const optic_program_t *p, optic_node_id id, optic_opcode op, const optic_cost *cost) {
   const optic_machine *m = &p->machine;
-  if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return optic_machine_estimate_gemm_ns(m, cost);
+  if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return program_contraction_ns(p, m, id, cost);
   if (m->cores <= 1) return estimate_on(p, m, id, op, cost);
   /* the runtime's own decision (exec/bind.c calls optic_split_op too): a
    * split op runs on every thread and pays a barrier, a solo one runs on one */

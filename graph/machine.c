@@ -122,6 +122,12 @@ static void tpu(const preset *p, optic_machine *m) {
   set_name(m->source, sizeof m->source, p->source);
 }
 
+const char *optic_conv_class_name(int32_t c) {
+  static const char *const names[OPTIC_CONV_CLASS_COUNT] = {"gemm",    "im2col_mk",    "im2col_km", "direct",
+                                                            "grouped", "grouped_rows", "bf16"};
+  return c >= 0 && c < OPTIC_CONV_CLASS_COUNT ? names[c] : NULL;
+}
+
 int32_t optic_machine_preset_count(void) { return 1 + N_TPU; }
 
 const char *optic_machine_preset_name(int32_t i) {
@@ -153,6 +159,30 @@ optic_status optic_machine_preset(const char *name, optic_machine *out) {
 }
 
 static bool positive(double v) { return isfinite(v) && v > 0; }
+
+/* The figures that are fractions of peak_flops: (0, 1], or 0 (not known). */
+static optic_status check_fractions(const optic_machine *m) {
+  if (m->gemm_efficiency > 1)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "optic_machine_validate: machine '%s': gemm_efficiency is %g (a fraction of peak_flops: (0, 1], "
+                      "0: not known)",
+                      m->name, m->gemm_efficiency);
+  if (m->dot_efficiency > 1)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "optic_machine_validate: machine '%s': dot_efficiency is %g (a fraction of peak_flops: (0, 1], "
+                      "0: not known)",
+                      m->name, m->dot_efficiency);
+  for (int32_t c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {
+    /* the bf16 GEMM (AMX tiles) may pass the f32 FMA peak */
+    double most = c == OPTIC_CONV_CLASS_BF16 ? OPTIC_CONV_BF16_MAX_EFFICIENCY : 1;
+    if (m->conv_efficiency[c] > most)
+      return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                        "optic_machine_validate: machine '%s': conv_%s_efficiency is %g (a fraction of peak_flops: "
+                        "(0, %g], 0: not known)",
+                        m->name, optic_conv_class_name(c), m->conv_efficiency[c], most);
+  }
+  return OPTIC_OK;
+}
 
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");
@@ -188,6 +218,22 @@ optic_status optic_machine_validate(const optic_machine *m) {
       {"reduce_multi_bandwidth", offsetof(optic_machine, reduce_multi_bandwidth), true},
       {"while_iteration_ns", offsetof(optic_machine, while_iteration_ns), true},
       {"reduce_step_ns", offsetof(optic_machine, reduce_step_ns), true},
+#define CONV_FIGURES(C, NAME)                                                      \
+  {"conv_" NAME "_efficiency", offsetof(optic_machine, conv_efficiency[C]), true}, \
+      {"conv_" NAME "_element_ns", offsetof(optic_machine, conv_element_ns[C]), true}
+      CONV_FIGURES(OPTIC_CONV_CLASS_GEMM, "gemm"),
+      CONV_FIGURES(OPTIC_CONV_CLASS_IM2COL_MK, "im2col_mk"),
+      CONV_FIGURES(OPTIC_CONV_CLASS_IM2COL_KM, "im2col_km"),
+      CONV_FIGURES(OPTIC_CONV_CLASS_DIRECT, "direct"),
+      CONV_FIGURES(OPTIC_CONV_CLASS_GROUPED, "grouped"),
+      CONV_FIGURES(OPTIC_CONV_CLASS_GROUPED_ROWS, "grouped_rows"),
+      CONV_FIGURES(OPTIC_CONV_CLASS_BF16, "bf16"),
+      {"dot_efficiency", offsetof(optic_machine, dot_efficiency), true},
+      {"dot_element_ns", offsetof(optic_machine, dot_element_ns), true},
+      {"dot_call_ns", offsetof(optic_machine, dot_call_ns), true},
+      {"dot_pack_element_ns", offsetof(optic_machine, dot_pack_element_ns), true},
+      {"loop_leaf_element_ns", offsetof(optic_machine, loop_leaf_element_ns), true},
+      {"loop_leaf_run_ns", offsetof(optic_machine, loop_leaf_run_ns), true},
   };
   for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
     double v;
@@ -209,11 +255,8 @@ optic_status optic_machine_validate(const optic_machine *m) {
         "optic_machine_validate: machine '%s': core_dram_bandwidth %g exceeds dram_bandwidth %g (one core "
         "cannot reach more than all of them)",
         m->name, m->core_dram_bandwidth, m->dram_bandwidth);
-  if (m->gemm_efficiency > 1)
-    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
-                      "optic_machine_validate: machine '%s': gemm_efficiency is %g (a fraction of peak_flops: (0, 1], "
-                      "0: not known)",
-                      m->name, m->gemm_efficiency);
+  optic_status st = check_fractions(m);
+  if (st != OPTIC_OK) return st;
   if (m->cores < 1)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: machine '%s': cores is %d (must be >= 1)",
                       m->name, (int)m->cores);

@@ -80,6 +80,24 @@ static const field fields[] = {
     {"reduce_multi_bandwidth", offsetof(optic_machine, reduce_multi_bandwidth), F_DOUBLE, false},
     {"while_iteration_ns", offsetof(optic_machine, while_iteration_ns), F_DOUBLE, false},
     {"reduce_step_ns", offsetof(optic_machine, reduce_step_ns), F_DOUBLE, false},
+/* Format 4 (optional: older files load with 0, "not known": the GEMM figure). */
+#define CONV_FIELDS(C, NAME)                                                                    \
+  {"conv_" NAME "_efficiency", offsetof(optic_machine, conv_efficiency[C]), F_DOUBLE, false}, { \
+    "conv_" NAME "_element_ns", offsetof(optic_machine, conv_element_ns[C]), F_DOUBLE, false    \
+  }
+    CONV_FIELDS(OPTIC_CONV_CLASS_GEMM, "gemm"),
+    CONV_FIELDS(OPTIC_CONV_CLASS_IM2COL_MK, "im2col_mk"),
+    CONV_FIELDS(OPTIC_CONV_CLASS_IM2COL_KM, "im2col_km"),
+    CONV_FIELDS(OPTIC_CONV_CLASS_DIRECT, "direct"),
+    CONV_FIELDS(OPTIC_CONV_CLASS_GROUPED, "grouped"),
+    CONV_FIELDS(OPTIC_CONV_CLASS_GROUPED_ROWS, "grouped_rows"),
+    CONV_FIELDS(OPTIC_CONV_CLASS_BF16, "bf16"),
+    {"dot_efficiency", offsetof(optic_machine, dot_efficiency), F_DOUBLE, false},
+    {"dot_element_ns", offsetof(optic_machine, dot_element_ns), F_DOUBLE, false},
+    {"dot_call_ns", offsetof(optic_machine, dot_call_ns), F_DOUBLE, false},
+    {"dot_pack_element_ns", offsetof(optic_machine, dot_pack_element_ns), F_DOUBLE, false},
+    {"loop_leaf_element_ns", offsetof(optic_machine, loop_leaf_element_ns), F_DOUBLE, false},
+    {"loop_leaf_run_ns", offsetof(optic_machine, loop_leaf_run_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

@@ -40,6 +40,19 @@ struct optic_program {
 double program_node_estimate_ns(const struct optic_program *p, optic_node_id id, optic_opcode op,
                                 const optic_cost *cost);
 
+/* A dot, convolution or output fusion's estimated time on mc from the
+ * runtime's plan of its contraction and the machine's class figures (the
+ * GEMM figure when they are not known; graph/estimate_contraction.c). */
+double program_contraction_ns(const struct optic_program *p, const optic_machine *mc, optic_node_id id,
+                              const optic_cost *cost);
+/* A fusion the runtime runs instruction by instruction: the sum of its
+ * instructions' estimates (each split or not as the runtime decides;
+ * graph/compile_estimate.c). */
+double program_fused_sequence_ns(const struct optic_program *p, optic_comp_id comp);
+/* The machine model's convolution class (OPTIC_CONV_CLASS_*) of a planner
+ * strategy (OPTIC_CONV_STRATEGY_*; grouped_rows: the plan's row loops). */
+int32_t graph_conv_class_of(int32_t strategy, bool grouped_rows);
+
 optic_status program_signature_build(struct optic_program *p, const optic_module_t *m);
 void program_signature_free(struct optic_program *p);
 

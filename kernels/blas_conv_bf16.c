@@ -36,6 +36,11 @@ bool optic_conv_bf16_suits(const optic_conv_desc *d) {
   return cout > 1 || kc >= 16;
 }
 
+bool optic_conv_bf16_chosen(const optic_conv_desc *d, optic_dtype lhs, optic_dtype rhs, optic_dtype out) {
+  return lhs == OPTIC_BF16 && rhs == OPTIC_BF16 && (out == OPTIC_F32 || out == OPTIC_BF16) &&
+         optic_conv_bf16_kernel() != OPTIC_BF16_NONE && optic_conv_bf16_suits(d);
+}
+
 static optic_status plan_sizes(optic_conv_bf16_plan *p, int32_t threads) {
   const optic_conv_geom *g = &p->g;
   bool amx = p->kernel == OPTIC_BF16_AMX;

@@ -54,6 +54,11 @@ optic_bf16_kernel optic_conv_bf16_kernel(void);
  * a contraction of at least 16 (depthwise-like groups, one feature in and one
  * out, run faster on the f32 grouped loops: docs/kernels-conv.md). */
 bool optic_conv_bf16_suits(const optic_conv_desc *d);
+/* The runtime's choice (exec/bind.c, and the compiler's estimate): whether a
+ * convolution with these operand and result dtypes runs on the bf16 GEMM:
+ * both operands bf16, an f32 or bf16 result, a kernel here
+ * (optic_conv_bf16_kernel) and a shape that suits it. */
+bool optic_conv_bf16_chosen(const optic_conv_desc *d, optic_dtype lhs, optic_dtype rhs, optic_dtype out);
 
 /* Plans the forward pass of d for up to `threads` slices on `kernel`, writing
  * out_dtype (F32 or BF16). Errors: those of optic_conv_plan_make;

@@ -235,6 +235,10 @@ optic_status calib_measure(bool quick, calib_result *out) {
   if ((st = calib_measure_beyond(quick, threads, &out->beyond)) != OPTIC_OK) return st;
   if ((st = calib_measure_classes(plan.trials, plan.target_ns, out->op_overhead_ns.one, &out->classes)) != OPTIC_OK)
     return st;
+  /* the one-add program's run, as the op classes take it off */
+  calib_ops_plan ops = {plan.trials, plan.target_ns, out->classes.run_overhead_ns + out->op_overhead_ns.one,
+                        out->op_overhead_ns.one};
+  if ((st = calib_measure_conv(&ops, out->fma[optic_isa_selected()].one, &out->conv)) != OPTIC_OK) return st;
   out->seconds = (double)(optic_now_ns() - t0) * 1e-9;
   return OPTIC_OK;
 }
@@ -280,6 +284,18 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->f16_element_ns = r->classes.f16_element_ns;
   m->reduce_step_ns = r->classes.reduce_step_ns;
   m->while_iteration_ns = r->classes.while_iteration_ns;
+  m->loop_leaf_element_ns = r->classes.loop_leaf_element_ns;
+  m->loop_leaf_run_ns = r->classes.loop_leaf_run_ns;
+  /* convolution classes: fractions of the one-thread peak, which is the
+   * device peak per core; ns per element and per call on one core */
+  for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {
+    m->conv_efficiency[c] = r->conv.efficiency[c];
+    m->conv_element_ns[c] = r->conv.element_ns[c];
+  }
+  m->dot_efficiency = r->conv.dot_efficiency;
+  m->dot_element_ns = r->conv.dot_element_ns;
+  m->dot_call_ns = r->conv.dot_call_ns;
+  m->dot_pack_element_ns = r->conv.dot_pack_element_ns;
   char when[32] = "unknown time";
   time_t now = time(NULL);
   struct tm tm;
@@ -293,7 +309,17 @@ static int cmp_ns(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+static optic_status ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, bool best, double *ns_out);
+
 optic_status calib_median_ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, double *ns_out) {
+  return ns_per_run(run, arg, trials, target_ns, false, ns_out);
+}
+
+optic_status calib_best_ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, double *ns_out) {
+  return ns_per_run(run, arg, trials, target_ns, true, ns_out);
+}
+
+static optic_status ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, bool best, double *ns_out) {
   enum { MAX_BATCHES = 32 };
   uint64_t runs = 1;
   optic_status st = OPTIC_OK;
@@ -317,6 +343,6 @@ optic_status calib_median_ns_per_run(calib_run_fn run, void *arg, int trials, do
   }
   if (st != OPTIC_OK) return st;
   qsort(v, (size_t)k, sizeof v[0], cmp_ns);
-  *ns_out = k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+  *ns_out = best ? v[0] : k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
   return OPTIC_OK;
 }

@@ -39,6 +39,8 @@ typedef struct calib_classes {
   double reduce_multi_bandwidth; /* XLA bytes/s of a sum over dims {0, 2} */
   double reduce_step_ns;         /* ns per block step of a reduce through its reducer's program */
   double while_iteration_ns;     /* ns per while trip beyond its ops */
+  double loop_leaf_element_ns;   /* ns per element of a gathered broadcast leaf of a loop fusion */
+  double loop_leaf_run_ns;       /* ns per run (along the last dim) of such a leaf */
 } calib_classes;
 
 /* What calib_measure_ops needs: trials of about target_ns, and the tiny
@@ -51,6 +53,30 @@ typedef struct calib_ops_plan {
 /* The format-3 op classes into out's fields above (the others untouched). */
 optic_status calib_measure_ops(const calib_ops_plan *plan, calib_classes *out);
 
+/* Called with the compiled program before it is timed. */
+typedef optic_status (*calib_inspect_fn)(const optic_program_t *p, void *arg);
+/* Median ns per run of HLO text's program compiled for and run on one
+ * thread (inputs from seed 1), after inspect(program, arg) when not NULL;
+ * calib_best_program: the fastest trial's. */
+optic_status calib_time_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
+                                double *ns_out);
+optic_status calib_best_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
+                                double *ns_out);
+
+/* Format 4 (tools/calibrate_conv.c), one thread: per convolution class of
+ * the runtime's planner, the fraction of the one-thread FMA peak its
+ * executed multiply-adds reach (0: not measured) and ns per moved element,
+ * fitted over a small grid of its own shapes; shapes[c] says how many of
+ * them the planner ran with that class. The dot figures as
+ * optic_machine's, fitted over a grid of batched products. */
+typedef struct calib_conv {
+  double efficiency[OPTIC_CONV_CLASS_COUNT], element_ns[OPTIC_CONV_CLASS_COUNT];
+  int shapes[OPTIC_CONV_CLASS_COUNT];
+  double dot_efficiency, dot_element_ns, dot_call_ns, dot_pack_element_ns;
+} calib_conv;
+/* core_peak: FLOP/s of one thread's FMA loop. */
+optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, calib_conv *out);
+
 typedef struct calib_result {
   int threads;                      /* "all": omp_get_max_threads() */
   calib_pair fma[OPTIC_ISA_COUNT_]; /* FLOP/s per ISA (0: not supported/built) */
@@ -61,6 +87,7 @@ typedef struct calib_result {
   calib_pair op_overhead_ns;        /* ns per op of optic_program_run on a chain of tiny ops */
   calib_beyond beyond;              /* GEMM efficiency, hash, disk, barrier */
   calib_classes classes;            /* run overhead and op classes */
+  calib_conv conv;                  /* convolution classes and the dot call */
   double seconds;                   /* wall time of the whole calibration */
 } calib_result;
 
@@ -93,6 +120,9 @@ typedef optic_status (*calib_run_fn)(void *arg, uint64_t runs);
  * takes a tenth of target_ns, then scale to about target_ns; `trials` (1 to
  * 32) batches are timed on the wall clock. */
 optic_status calib_median_ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, double *ns_out);
+/* The same, the fastest batch: for the fitted class grids, which describe
+ * the machine and not the load other jobs put on it. */
+optic_status calib_best_ns_per_run(calib_run_fn run, void *arg, int trials, double target_ns, double *ns_out);
 
 /* Ops in the overhead chain (tools/calibrate_overhead.c). */
 #define CALIB_CHAIN_OPS 100

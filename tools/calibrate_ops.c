@@ -17,6 +17,10 @@
  *                 over dim 1 and bf16[4096,16] over dim 1 (the same elements,
  *                 1024 and 128 block steps): per step, from the difference
  *   while         a 256-trip counting loop: per trip beyond its two ops
+ *   leaves        x + broadcast(row) on f32[256,256] and f32[4096,16] (the
+ *                 same elements in 256 and 4096 runs) beyond their bytes at
+ *                 loop_bandwidth: per run from the difference, per element
+ *                 from the rest
  * Inputs are optic run's --random-inputs (seed 1); indices are built in the
  * module (in range). Never prints. */
 #include <stdlib.h>
@@ -77,9 +81,9 @@ static const char *const hlo_sort =
 static const char *const hlo_topk =
     "HloModule calibrate_topk\n"
     "ENTRY e {\n"
-    "  x = f32[16,1024] parameter(0)\n"
-    "  t = (f32[16,8], s32[16,8]) topk(x), k=8, largest=true\n"
-    "  ROOT v = f32[16,8] get-tuple-element(t), index=0\n"
+    "  x = f32[1,32768] parameter(0)\n"
+    "  t = (f32[1,8], s32[1,8]) topk(x), k=8, largest=true\n"
+    "  ROOT v = f32[1,8] get-tuple-element(t), index=0\n"
     "}\n";
 
 #define NARROW_LOOP(DT)          \
@@ -125,6 +129,20 @@ static const char *const hlo_reduce_multi =
   "  z = bf16[] constant(0)\n"                     \
   "  ROOT r = bf16[" #ROWS                         \
   "] reduce(x, z), dimensions={1}, to_apply=add\n" \
+  "}\n"
+
+/* x + a broadcast row: the same 65536 elements in runs of COLS. */
+#define LEAF_LOOP(ROWS, COLS)        \
+  "HloModule calibrate_leaf\n"       \
+  "ENTRY e {\n"                      \
+  "  x = f32[" #ROWS "," #COLS       \
+  "] parameter(0)\n"                 \
+  "  r = f32[" #COLS                 \
+  "] parameter(1)\n"                 \
+  "  b = f32[" #ROWS "," #COLS       \
+  "] broadcast(r), dimensions={1}\n" \
+  "  ROOT y = f32[" #ROWS "," #COLS  \
+  "] add(x, b)\n"                    \
   "}\n"
 
 static const char *const hlo_while =
@@ -208,16 +226,38 @@ static optic_status run_n(void *arg, uint64_t runs) {
   return st;
 }
 
-/* Median ns per run of text's program on one thread and its XLA bytes. */
-static optic_status time_hlo(const char *text, int trials, double target_ns, double *ns_out, double *bytes_out) {
+static optic_status time_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
+                                 bool best, double *ns_out) {
   timed t = {0};
   optic_status st = timed_init(text, &t);
-  if (st == OPTIC_OK) st = calib_median_ns_per_run(run_n, &t, trials, target_ns, ns_out);
-  optic_program_summary sum;
-  if (st == OPTIC_OK) st = optic_program_summary_get(t.p, &sum);
-  if (st == OPTIC_OK) *bytes_out = sum.cost.bytes_accessed;
+  if (st == OPTIC_OK && inspect) st = inspect(t.p, arg);
+  if (st == OPTIC_OK)
+    st = best ? calib_best_ns_per_run(run_n, &t, trials, target_ns, ns_out)
+              : calib_median_ns_per_run(run_n, &t, trials, target_ns, ns_out);
   timed_free(&t);
   return st;
+}
+
+optic_status calib_time_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
+                                double *ns_out) {
+  return time_program(text, trials, target_ns, inspect, arg, false, ns_out);
+}
+
+optic_status calib_best_program(const char *text, int trials, double target_ns, calib_inspect_fn inspect, void *arg,
+                                double *ns_out) {
+  return time_program(text, trials, target_ns, inspect, arg, true, ns_out);
+}
+
+static optic_status program_bytes(const optic_program_t *p, void *arg) {
+  optic_program_summary sum;
+  optic_status st = optic_program_summary_get(p, &sum);
+  if (st == OPTIC_OK) *(double *)arg = sum.cost.bytes_accessed;
+  return st;
+}
+
+/* Median ns per run of text's program on one thread and its XLA bytes. */
+static optic_status time_hlo(const char *text, int trials, double target_ns, double *ns_out, double *bytes_out) {
+  return calib_time_program(text, trials, target_ns, program_bytes, bytes_out, ns_out);
 }
 
 /* (time of text's run - tiny) / units into *dst (left 0 when not above tiny). */
@@ -242,6 +282,18 @@ optic_status calib_measure_ops(const calib_ops_plan *plan, calib_classes *out) {
   if (st == OPTIC_OK) st = time_hlo(REDUCE_BF16(64, 1024), plan->trials, plan->target_ns, &many, &bytes);
   if (st == OPTIC_OK) st = time_hlo(REDUCE_BF16(4096, 16), plan->trials, plan->target_ns, &few, &bytes);
   if (st == OPTIC_OK && many > few) out->reduce_step_ns = (many - few) / (1024.0 - 128.0);
+  /* leaves: beyond the loop's bytes at loop_bandwidth; runs from the
+   * difference of 256 and 4096 runs, elements from what remains */
+  double wide = 0, narrow = 0, bw = out->loop_bandwidth;
+  if (st == OPTIC_OK) st = time_hlo(LEAF_LOOP(256, 256), plan->trials, plan->target_ns, &wide, &bytes);
+  double wide_bytes = bytes;
+  if (st == OPTIC_OK) st = time_hlo(LEAF_LOOP(4096, 16), plan->trials, plan->target_ns, &narrow, &bytes);
+  if (st == OPTIC_OK && bw > 0 && narrow > wide) {
+    out->loop_leaf_run_ns = (narrow - wide - (bytes - wide_bytes) / bw * 1e9) / (4096.0 - 256.0);
+    if (out->loop_leaf_run_ns < 0) out->loop_leaf_run_ns = 0;
+    double rest = wide - plan->tiny_ns - wide_bytes / bw * 1e9 - 256 * out->loop_leaf_run_ns;
+    out->loop_leaf_element_ns = rest > 0 ? rest / 65536.0 : 0;
+  }
   double trip = 0;
   if (st == OPTIC_OK) st = per_unit(hlo_while, 256.0, plan, &trip);
   /* beyond the trip's two ops (the add and the compare), already in the model */

@@ -72,6 +72,15 @@ static void print_result(FILE *out, const calib_result *r) {
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[32,64,32] dims {0,2}", c->reduce_multi_bandwidth / 1e9, "-");
   fprintf(out, "  %-34s %10.2f %10s  ns\n", "reduce via reducer program, step", c->reduce_step_ns, "-");
   fprintf(out, "  %-34s %10.2f %10s  ns\n", "while trip beyond its ops", c->while_iteration_ns, "-");
+  fprintf(out, "  %-34s %10.3f %10s  ns, %.3g ns per run\n", "loop leaf (broadcast), per element",
+          c->loop_leaf_element_ns, "-", c->loop_leaf_run_ns);
+  for (int k = 0; k < OPTIC_CONV_CLASS_COUNT; k++) {
+    snprintf(label, sizeof label, "conv %s (%d shapes)", optic_conv_class_name(k), r->conv.shapes[k]);
+    fprintf(out, "  %-34s %10.3f %10s  of peak, %.3g ns/element\n", label, r->conv.efficiency[k], "-",
+            r->conv.element_ns[k]);
+  }
+  fprintf(out, "  %-34s %10.3f %10s  of peak, %.3g ns/element, %.3g ns/call, %.3g ns/packed\n", "dot (8 shapes)",
+          r->conv.dot_efficiency, "-", r->conv.dot_element_ns, r->conv.dot_call_ns, r->conv.dot_pack_element_ns);
   fprintf(out, "  (%.1f s)\n", r->seconds);
 }
 
@@ -100,6 +109,12 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  reduce_multi_bw       %.4g B/s (reduce over 2+ dims)\n", m->reduce_multi_bandwidth);
   fprintf(out, "  reduce_step_ns        %.4g (reducer program, one core)\n", m->reduce_step_ns);
   fprintf(out, "  while_iteration_ns    %.4g\n", m->while_iteration_ns);
+  fprintf(out, "  loop_leaf_element_ns  %.4g, run %.4g (one core)\n", m->loop_leaf_element_ns, m->loop_leaf_run_ns);
+  for (int k = 0; k < OPTIC_CONV_CLASS_COUNT; k++)
+    fprintf(out, "  conv_%-16s %.3g of peak_flops, %.3g ns/element (one core)\n", optic_conv_class_name(k),
+            m->conv_efficiency[k], m->conv_element_ns[k]);
+  fprintf(out, "  dot_efficiency        %.3g of peak_flops, %.3g ns/element, %.3g ns/call, %.3g ns/packed element\n",
+          m->dot_efficiency, m->dot_element_ns, m->dot_call_ns, m->dot_pack_element_ns);
   fprintf(out, "  cores                 %d\n", (int)m->cores);
   fprintf(out, "  source                %s\n", m->source);
 }

@@ -41,6 +41,10 @@ static void print_machine(const report *r, FILE *out) {
   char head[80];
   snprintf(head, sizeof head, "machine %s: ", m->name);
   wrap(out, r->wide, head, 2, line);
+  /* a model from before the per-strategy figures (format <= 3): say what it means */
+  bool classes = m->dot_efficiency > 0;
+  for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) classes = classes || m->conv_efficiency[c] > 0;
+  if (!classes) wrap(out, r->wide, "  ", 2, "(no convolution or dot class figures: those take the GEMM bound)");
 }
 
 /* The name as the table shows it: without Google Benchmark's "/real_time"

@@ -14,6 +14,7 @@
 
 #include "bench/conv_layers.h"
 #include "bench/kernels/kernel_families.h"
+#include "bench/estimate.h"
 #include "bench/parallel.h"
 #include "kernels/conv.h"
 #include "core/unconst.h"
@@ -72,13 +73,19 @@ static void run_conv(optic_bench_state *st, void *user) {
     return;
   }
   j.scratch = scratch;
-  /* The estimate: the convolution's count (input, kernel, output once) at
-   * the machine's GEMM bound, whatever the plan's strategy. */
+  /* The estimate: the plan's strategy priced by the compiler's model
+   * (optic_machine_estimate_conv_ns), at least the roofline of the count
+   * (input, kernel, output once); the GEMM bound where the model has no
+   * figure for the strategy. */
   bench_parallel p = {.slice = conv_slice,
                       .job = &j,
                       .flops_per_iteration = bench_conv_flops(l),
                       .est_bytes_per_iteration = 4.0 * (double)(in_elems + k_elems + out_elems),
                       .gemm = true};
+  optic_machine mc;
+  optic_conv_work w;
+  optic_conv_plan_work(&plan, p.flops_per_iteration, &w);
+  if (bench_machine(threads, &mc)) p.est_ns_per_iteration = optic_machine_estimate_conv_ns(&mc, &w);
   int saved = openblas_get_num_threads();
   openblas_set_num_threads(1);
   bench_run_parallel(st, threads, &p, "conv");

@@ -12,6 +12,7 @@
 #include <cblas.h>
 #include <stdio.h>
 
+#include "bench/estimate.h"
 #include "bench/kernels/kernel_families.h"
 #include "bench/parallel.h"
 #include "kernels/conv.h"
@@ -134,6 +135,13 @@ static void run_class(optic_bench_state *st, const conv_class *c, bool alone) {
   bench_parallel p = {.slice = alone ? gemm_slice : plan_slice,
                       .job = &j,
                       .flops_per_iteration = 2.0 * (double)G * (double)m * (double)n * (double)k};
+  optic_machine mc; /* the compiler's model: the plan's class, or G sgemm calls for the GEMM alone */
+  optic_conv_work w;
+  optic_conv_plan_work(&plan, p.flops_per_iteration, &w);
+  if (bench_machine(1, &mc))
+    p.est_ns_per_iteration =
+        alone ? optic_machine_estimate_dot_ns(&mc, (double)G, (double)m, (double)n, (double)k, 0, (double)(G * m))
+              : optic_machine_estimate_conv_ns(&mc, &w);
   int saved = openblas_get_num_threads();
   openblas_set_num_threads(1);
   bench_run_parallel(st, 1, &p, alone ? "gemm" : "conv");

@@ -10,6 +10,7 @@
 #include <cblas.h>
 #include <stdio.h>
 
+#include "bench/estimate.h"
 #include "bench/kernels/kernel_families.h"
 #include "bench/parallel.h"
 #include "kernels/dot.h"
@@ -141,6 +142,11 @@ static void run_class(optic_bench_state *st, const dot_class *c, bool alone) {
   bench_parallel p = {.slice = alone ? gemm_slice : plan_slice,
                       .job = &j,
                       .flops_per_iteration = 2.0 * (double)B * (double)m * (double)n * (double)k};
+  optic_machine mc; /* the compiler's model of the plan (packed operands included), or of the GEMM alone */
+  double packed = alone ? 0 : (plan.lhs.packed ? (double)(B * m * k) : 0) + (plan.rhs.packed ? (double)(B * k * n) : 0);
+  if (bench_machine(1, &mc))
+    p.est_ns_per_iteration = optic_machine_estimate_dot_ns(&mc, (double)B, (double)m, (double)n, (double)k, packed,
+                                                           (double)(B * (plan.split_n ? n : m)));
   int saved = openblas_get_num_threads();
   openblas_set_num_threads(1);
   bench_run_parallel(st, 1, &p, alone ? "gemm" : "dot");

@@ -28,6 +28,31 @@ extern "C" {
  * of fewer of them (what a run on fewer threads can reach), which is what
  * optic_compile_options.threads selects for a program's estimates. */
 #define OPTIC_MACHINE_NAME_MAX 32
+
+/* The convolution strategies of the runtime's planner the machine model
+ * has figures for (machine format 4): GEMM (a pointwise window, the input
+ * is the GEMM operand), blocked im2col + GEMM with feature-contiguous
+ * input (IM2COL_MK) or spatial-contiguous input (IM2COL_KM, also the
+ * tap-wise copy), the direct AVX-512 loops, and the group-vectorised loops
+ * across adjacent groups (GROUPED, depthwise NHWC) or along output rows
+ * (GROUPED_ROWS, depthwise NCHW); BF16: two bf16 operands on the bf16 GEMM
+ * (im2col in bf16, kernels/conv_bf16.h), where the runtime chooses it. */
+typedef enum optic_conv_class {
+  OPTIC_CONV_CLASS_GEMM = 0,
+  OPTIC_CONV_CLASS_IM2COL_MK,
+  OPTIC_CONV_CLASS_IM2COL_KM,
+  OPTIC_CONV_CLASS_DIRECT,
+  OPTIC_CONV_CLASS_GROUPED,
+  OPTIC_CONV_CLASS_GROUPED_ROWS,
+  OPTIC_CONV_CLASS_BF16,
+  OPTIC_CONV_CLASS_COUNT
+} optic_conv_class;
+/* The bf16 class's efficiency is a fraction of the f32 peak_flops, which a
+ * bf16 matrix unit (AMX) passes: at most this. */
+#define OPTIC_CONV_BF16_MAX_EFFICIENCY 64.0
+/* Its name as in the machine file's keys ("gemm", "im2col_mk", ...), NULL
+ * out of range. */
+OPTIC_API const char *optic_conv_class_name(int32_t c);
 #define OPTIC_MACHINE_SOURCE_MAX 160
 
 typedef struct optic_machine {
@@ -80,14 +105,41 @@ typedef struct optic_machine {
   double while_iteration_ns;     /* one while iteration beyond its body and condition ops */
   double reduce_step_ns;         /* reduce through its reducer's program (not f32 add/mul/max/min):
                                     per reduced position per block of up to 512 outputs */
+  /* Format 4: convolution per strategy of the runtime's planner (the
+   * estimate plans each convolution as the runtime does and takes its
+   * strategy's figures), and the per-call cost of the dot path. Per
+   * strategy, time on one core = 2 x executed multiply-adds /
+   * (conv_efficiency x peak_flops / cores) + moved elements (per output
+   * position: contraction rows + output features) x conv_element_ns;
+   * split over the threads the plan's work units allow. 0: not known,
+   * the strategy takes the GEMM figure (gemm_efficiency) on XLA's flops.
+   * A dot likewise from the dot planner's GEMM view: batch items x (M x N
+   * x K) on one core = flops / (dot_efficiency x peak_flops / cores) +
+   * batch x (MK + KN + MN) x dot_element_ns + batch x dot_call_ns, plus
+   * dot_pack_element_ns per element of an operand the plan packs first;
+   * split over the threads. dot_efficiency 0: the GEMM figure. */
+  double conv_efficiency[OPTIC_CONV_CLASS_COUNT]; /* fraction of peak_flops, (0, 1]; bf16: up to 64 */
+  double conv_element_ns[OPTIC_CONV_CLASS_COUNT]; /* ns per moved element, one core */
+  double dot_efficiency;                          /* fraction of peak_flops, (0, 1] */
+  double dot_element_ns;                          /* per element of the operands and result, one core */
+  double dot_call_ns;                             /* one BLAS call (per batch item), one core */
+  double dot_pack_element_ns;                     /* per element of a packed operand's copy, one core */
+  /* Loop fusions: each operand read through a broadcast or transpose of a
+   * non-scalar (a leaf the runtime gathers block by block) adds its
+   * elements x loop_leaf_element_ns + its runs along the last dim x
+   * loop_leaf_run_ns, one core. 0: not known (nothing added). */
+  double loop_leaf_element_ns;
+  double loop_leaf_run_ns;
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
  * key are format 1 (before the figures beyond the roofline) and still load,
  * as do format-2 files (before the op classes gather_element_ns ...
- * while_iteration_ns, which load as 0: not known); a file of a newer format
- * fails to load with CORRUPT naming the versions. */
-#define OPTIC_MACHINE_FORMAT 3
+ * while_iteration_ns, which load as 0: not known) and format-3 files
+ * (before the convolution strategies and the dot figures, which load as 0:
+ * the GEMM figure); a file of a newer format fails to load with CORRUPT naming
+ * the versions. */
+#define OPTIC_MACHINE_FORMAT 4
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",
@@ -242,6 +294,37 @@ typedef struct optic_node_estimate {
  * to_apply computations, unknown ids). */
 OPTIC_API optic_status optic_program_node_estimate(const optic_program_t *p, optic_node_id id,
                                                    optic_node_estimate *out);
+
+/* How the runtime runs convolution `id` of p's module, from the plan the
+ * runtime's planner makes for it on the program's threads (the estimate
+ * prices this plan): the planner's strategy (kernels' OPTIC_CONV_STRATEGY_*,
+ * for tests; 0 for the bf16 GEMM plan), its class of the machine model, the multiply-adds its loops
+ * execute (padding taps included where the strategy computes them), the
+ * elements it moves (per output position: contraction rows + output
+ * features), its work units (what the threads split) and the f16/bf16
+ * elements widened to f32 around it. INVALID_ARGUMENT when id is not a
+ * convolution; the planner's error when it cannot plan it. */
+typedef struct optic_conv_work {
+  int32_t strategy, conv_class;
+  double macs, moved, units, widened;
+} optic_conv_work;
+OPTIC_API optic_status optic_program_conv_work(const optic_program_t *p, optic_node_id id, optic_conv_work *out);
+/* The same from a plan of the kernels' convolution planner (struct
+ * optic_conv_plan, kernels/conv.h: for the library's own benchmarks and
+ * tests); xla_flops: XLA's count, which the loop strategies execute. */
+struct optic_conv_plan;
+OPTIC_API void optic_conv_plan_work(const struct optic_conv_plan *plan, double xla_flops, optic_conv_work *out);
+/* One planned convolution on m (its cores; no op_overhead_ns, no widening):
+ * (2 x macs / (conv_efficiency x peak_flops / cores) + moved x
+ * conv_element_ns) / min(cores, units), for w's class; 0 when m has no
+ * figure for the class. */
+OPTIC_API double optic_machine_estimate_conv_ns(const optic_machine *m, const optic_conv_work *w);
+/* `batch` f32 products (M x K) . (K x N) through BLAS on m (no
+ * op_overhead_ns): (2 batch M N K / (dot_efficiency x peak_flops / cores) +
+ * batch (MK + KN + MN) dot_element_ns + batch dot_call_ns + packed_elements
+ * dot_pack_element_ns) / min(cores, units); 0 when dot_efficiency is 0. */
+OPTIC_API double optic_machine_estimate_dot_ns(const optic_machine *m, double batch, double M, double N, double K,
+                                               double packed_elements, double units);
 
 typedef struct optic_program_summary {
   optic_cost cost;              /* entry computation totals */

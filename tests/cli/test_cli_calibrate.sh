@@ -36,12 +36,21 @@ assert 0 < m["op_overhead_ns"] < 20000, m["op_overhead_ns"]
 assert 0 < m["core_dram_bandwidth"] <= m["dram_bandwidth"], (m["core_dram_bandwidth"], m["dram_bandwidth"])
 assert m["cores"] >= 1 and m["name"] == "host" and "optic calibrate" in m["source"]
 # format 3: the op classes, each measured (> 0) and within a plausible range
-assert m["format"] == 3, m["format"]
+assert m["format"] == 4, m["format"]
 for k in ("gather_element_ns", "scatter_element_ns", "sort_compare_ns", "topk_compare_ns",
           "bf16_element_ns", "f16_element_ns", "reduce_step_ns"):
     assert 0 < m[k] < 1e5, (k, m[k])
 assert 1e6 < m["reduce_multi_bandwidth"] < 1e14, m["reduce_multi_bandwidth"]
 assert 0 <= m["while_iteration_ns"] < 1e6, m["while_iteration_ns"]
+# format 4: every convolution class the planner runs here measured (direct
+# needs AVX-512: 0 where the planner never picks it), and the dot figures
+# (bf16 needs a bf16 matrix unit; its efficiency is of the f32 peak, up to 64)
+for c in ("gemm", "im2col_mk", "im2col_km", "direct", "grouped", "grouped_rows", "bf16"):
+    e, ns = m["conv_%s_efficiency" % c], m["conv_%s_element_ns" % c]
+    assert (0 < e <= (64 if c == "bf16" else 1) or (c in ("direct", "bf16") and e == 0)) and 0 <= ns < 1e3, (c, e, ns)
+assert 0 < m["dot_efficiency"] <= 1, m["dot_efficiency"]
+for k in ("dot_element_ns", "dot_call_ns", "dot_pack_element_ns", "loop_leaf_element_ns", "loop_leaf_run_ns"):
+    assert 0 <= m[k] < 1e5, (k, m[k])
 PY
 
 # optic_machine_load reads it (report --machine loads with it and prints the model).

@@ -339,7 +339,46 @@ static void dus_copies_operand(void) {
   optic_program_destroy(p);
 }
 
+/* A loop fusion reading a row through a broadcast (a leaf the runtime
+ * gathers) adds elements x loop_leaf_element_ns + runs x loop_leaf_run_ns;
+ * a scalar broadcast is no leaf; without the figures nothing is added. */
+static void loop_leaves(void) {
+  const char *text =
+      "HloModule l\n"
+      "ENTRY e {\n"
+      "  x = f32[64,16] parameter(0)\n"
+      "  r = f32[16] parameter(1)\n"
+      "  s = f32[] parameter(2)\n"
+      "  b = f32[64,16] broadcast(r), dimensions={1}\n"
+      "  c = f32[64,16] broadcast(s), dimensions={}\n"
+      "  a = f32[64,16] add(x, b)\n"
+      "  ROOT y = f32[64,16] multiply(a, c)\n"
+      "}\n";
+  double est[2] = {-1, -1};
+  for (int k = 0; k < 2; k++) {
+    optic_machine mc = toy();
+    mc.loop_bandwidth = 2e9;
+    if (k) mc.loop_leaf_element_ns = 0.5, mc.loop_leaf_run_ns = 3;
+    optic_module_t *m = NULL;
+    optic_program_t *p = NULL;
+    OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+    optic_compile_options o = optic_compile_options_default();
+    o.machine = &mc;
+    o.fusion = 1;
+    if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
+    optic_program_summary sum;
+    if (p) OT_EXPECT_OK(optic_program_summary_get(p, &sum));
+    OT_CHECK(p && sum.fusions == 1 && sum.instructions <= 5, "one loop fusion: %lld", p ? (long long)sum.fusions : -1);
+    if (p) est[k] = sum.est_ns;
+    optic_program_destroy(p);
+    optic_module_destroy(m);
+  }
+  OT_CHECK(near(est[1] - est[0], 1024 * 0.5 + 64 * 3), "one leaf of 1024 elements in 64 runs: %g vs %g", est[1],
+           est[0]);
+}
+
 static const ot_case cases[] = {
+    {"loop_leaves", loop_leaves},
     {"sort_and_topk", sort_and_topk},
     {"gather_scatter", gather_scatter},
     {"half_elements", half_elements},

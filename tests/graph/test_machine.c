@@ -500,7 +500,7 @@ static void beyond_roofline(void) {
   size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
   if (f) fclose(f);
   text[n] = 0;
-  OT_CHECK(strstr(text, "\"format\": 3") != NULL, "%s", text);
+  OT_CHECK(strstr(text, "\"format\": 4") != NULL, "%s", text);
   OT_EXPECT_OK(optic_machine_load(path, &r));
   OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-2 figures");
   /* sync_ns per thread count: (t - 1) / (cores - 1) of the all-core figure */
@@ -530,7 +530,7 @@ static void beyond_roofline(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":4}", "format 4 is newer than this optic reads (3)"},
+      {",\"format\":5}", "format 5 is newer than this optic reads (4)"},
       {",\"format\":\"2\"}", "\"format\" must be a positive integer"},
       {",\"format\":0}", "\"format\" must be a positive integer"},
       {",\"gemm_efficiency\":1.5}", "gemm_efficiency is 1.5"},
@@ -600,7 +600,73 @@ static void op_classes_format3(void) {
   OT_CHECK(optic_split_op(2, 5, 5, 0, 1e9) && !optic_split_op(2, 5, 4, 1e9, 0), "by size: touched >= threshold");
 }
 
+/* Format 4: the convolution strategies and the dot figures. A format-3 file
+ * (none of them) loads with 0 (not known: the GEMM figure); a format-4 file
+ * round-trips every figure exactly under its documented key; an efficiency
+ * above 1 or a negative figure is rejected naming it; for_threads keeps them
+ * (fractions of peak_flops, per-core ns); a format-5 file is refused. */
+static void conv_classes_format4(void) {
+  char path[512], text[2048];
+  snprintf(path, sizeof path, "%s/v4.json", tmp_dir());
+  const char *head =
+      "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
+      "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  optic_machine m, r, t;
+  snprintf(text, sizeof text, "%s,\"format\":3,\"gemm_efficiency\":0.5,\"gather_element_ns\":2}", head);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.gemm_efficiency == 0.5 && m.gather_element_ns == 2 && m.dot_call_ns == 0 && m.dot_efficiency == 0 &&
+           m.dot_element_ns == 0 && m.dot_pack_element_ns == 0 && m.loop_leaf_element_ns == 0 &&
+           m.loop_leaf_run_ns == 0);
+  for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++)
+    OT_CHECK(m.conv_efficiency[c] == 0 && m.conv_element_ns[c] == 0, "a format-3 file has no class %d", c);
+  /* every class under its own key */
+  int len = snprintf(text, sizeof text,
+                     "%s,\"format\":4,\"dot_call_ns\":35,\"dot_efficiency\":0.75,\"dot_element_ns\":0.5,"
+                     "\"dot_pack_element_ns\":1.5,\"loop_leaf_element_ns\":0.125,\"loop_leaf_run_ns\":2.5",
+                     head);
+  for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++)
+    len += snprintf(text + len, sizeof text - (size_t)len, ",\"conv_%s_efficiency\":%g,\"conv_%s_element_ns\":%g",
+                    optic_conv_class_name(c), 0.125 * (c + 1), optic_conv_class_name(c), 0.25 + c);
+  snprintf(text + len, sizeof text - (size_t)len, "}");
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.dot_call_ns == 35 && m.dot_efficiency == 0.75 && m.dot_element_ns == 0.5 && m.dot_pack_element_ns == 1.5 &&
+           m.loop_leaf_element_ns == 0.125 && m.loop_leaf_run_ns == 2.5);
+  for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++)
+    OT_CHECK(m.conv_efficiency[c] == 0.125 * (c + 1) && m.conv_element_ns[c] == 0.25 + c, "class %s: %g %g",
+             optic_conv_class_name(c), m.conv_efficiency[c], m.conv_element_ns[c]);
+  OT_EXPECT_OK(optic_machine_save(&m, path));
+  OT_EXPECT_OK(optic_machine_load(path, &r));
+  OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-4 figures");
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 2, &t));
+  OT_CHECK(t.conv_efficiency[3] == 0.5 && t.conv_element_ns[3] == 3.25 && t.dot_call_ns == 35, "kept: %g %g %g",
+           t.conv_efficiency[3], t.conv_element_ns[3], t.dot_call_ns);
+  OT_CHECK(optic_conv_class_name(OPTIC_CONV_CLASS_COUNT) == NULL && optic_conv_class_name(-1) == NULL);
+  static const struct {
+    const char *tail, *message;
+  } bad[] = {
+      {",\"format\":5}", "format 5 is newer than this optic reads (4)"},
+      {",\"conv_direct_efficiency\":1.5}", "conv_direct_efficiency is 1.5"},
+      {",\"conv_grouped_rows_element_ns\":-1}", "conv_grouped_rows_element_ns is -1"},
+      {",\"conv_gemm_efficiency\":-0.5}", "conv_gemm_efficiency is -0.5"},
+      {",\"dot_call_ns\":-3}", "dot_call_ns is -3"},
+      {",\"dot_efficiency\":2}", "dot_efficiency is 2"},
+      {",\"dot_pack_element_ns\":-1}", "dot_pack_element_ns is -1"},
+      {",\"loop_leaf_run_ns\":-1}", "loop_leaf_run_ns is -1"},
+      {",\"conv_im2col_km_efficiency\":\"x\"}", "expected a number"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(text, sizeof text, "%s%s", head, bad[i].tail);
+    write_file(path, text);
+    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+    OT_CHECK(strstr(optic_last_error(), bad[i].message) != NULL && strstr(optic_last_error(), path) != NULL, "%s: %s",
+             bad[i].tail, optic_last_error());
+  }
+}
+
 static const ot_case cases[] = {
+    {"conv_classes_format4", conv_classes_format4},
     {"op_classes_format3", op_classes_format3},
     {"beyond_roofline", beyond_roofline},
     {"presets_valid", presets_valid},

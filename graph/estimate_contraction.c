@@ -1,0 +1,206 @@
+/* The time of a convolution or dot as the runtime runs it (machine format 4):
+ * the estimate plans each contraction with the planner the runtime calls
+ * (kernels/conv.h optic_conv_plan_make, kernels/dot.h optic_dot_plan, with
+ * the same descriptor and threads as exec/bind.c), so it follows the same
+ * strategy, and prices the plan's executed work with its strategy's figures:
+ *   convolution  2 x executed multiply-adds / (conv_efficiency[class] x
+ *                peak_flops / cores) + moved elements x conv_element_ns[class],
+ *                over the threads its work units allow; f16/bf16 arrays are
+ *                widened to f32 first (a copy of each)
+ *   dot          flops / (dot_efficiency x peak_flops / cores) + operand and
+ *                result elements x dot_element_ns + BLAS calls (one per
+ *                batch item) x dot_call_ns + packed operands' elements x
+ *                dot_pack_element_ns, over the threads
+ * A machine without the class figure (0: files before format 4, presets)
+ * keeps the GEMM figure on XLA's flops. The XLA counts are never changed. */
+#include <string.h>
+
+#include <optic/attrs.h>
+
+#include "graph/internal.h"
+#include "graph/program_internal.h"
+#include "kernels/conv.h"
+#include "kernels/conv_bf16.h"
+#include "kernels/dot.h"
+
+static double elements(const optic_type *t) {
+  double n = 1;
+  for (int32_t d = 0; d < t->shape.rank; d++) n *= (double)t->shape.dims[d];
+  return n;
+}
+
+int32_t graph_conv_class_of(int32_t strategy, bool grouped_rows) {
+  switch (strategy) {
+    case OPTIC_CONV_STRATEGY_GEMM: return OPTIC_CONV_CLASS_GEMM;
+    case OPTIC_CONV_STRATEGY_IM2COL_MK: return OPTIC_CONV_CLASS_IM2COL_MK;
+    case OPTIC_CONV_STRATEGY_DIRECT: return OPTIC_CONV_CLASS_DIRECT;
+    case OPTIC_CONV_STRATEGY_GROUPED: return grouped_rows ? OPTIC_CONV_CLASS_GROUPED_ROWS : OPTIC_CONV_CLASS_GROUPED;
+    /* KM, its tap-wise copy, and the window-tap loops (kernels/conv_taps.h:
+     * no class of their own yet, they take KM's figures) */
+    default: return OPTIC_CONV_CLASS_IM2COL_KM;
+  }
+}
+
+/* Widened arrays of a contraction with f16/bf16 operands or result
+ * (exec/bind.c plan_widen): elements copied to or from f32. */
+static double widened_elements(const optic_module_t *m, optic_node_id id) {
+  double n = 0;
+  const optic_type *t[3] = {optic_node_type(m, optic_node_operand(m, id, 0)),
+                            optic_node_type(m, optic_node_operand(m, id, 1)), optic_node_type(m, id)};
+  for (int k = 0; k < 3; k++)
+    if (t[k]->dtype == OPTIC_F16 || t[k]->dtype == OPTIC_BF16) n += elements(t[k]);
+  return n;
+}
+
+void optic_conv_plan_work(const optic_conv_plan *plan, double xla_flops, optic_conv_work *out) {
+  if (!plan || !out) return;
+  memset(out, 0, sizeof *out);
+  out->strategy = plan->strategy;
+  out->conv_class = graph_conv_class_of(plan->strategy, plan->grouped_rows);
+  double positions = (double)plan->g.groups * (double)plan->positions;
+  /* the im2col and GEMM strategies compute padding taps as zeros; the
+   * direct and grouped loops run the valid taps only (XLA's count) */
+  bool valid_only = plan->strategy == OPTIC_CONV_STRATEGY_DIRECT || plan->strategy == OPTIC_CONV_STRATEGY_GROUPED ||
+                    plan->strategy == OPTIC_CONV_STRATEGY_TAPS;
+  out->macs = valid_only ? xla_flops / 2 : positions * (double)plan->kc * (double)plan->g.cout;
+  out->moved = positions * ((double)plan->kc + (double)plan->g.cout);
+  out->units = (double)plan->units;
+}
+
+optic_status optic_program_conv_work(const optic_program_t *p, optic_node_id id, optic_conv_work *out) {
+  if (!p || !out) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_program_conv_work: NULL argument");
+  const optic_module_t *m = p->module;
+  if (id < 0 || id >= p->n_nodes || optic_node_opcode(m, id) != OPTIC_OP_CONVOLUTION)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_program_conv_work: node %d is not a convolution", (int)id);
+  optic_conv_desc d;
+  graph_conv_desc(m, graph_instr(m, id), &d);
+  optic_conv_plan plan;
+  int32_t threads = p->machine.cores > 0 ? p->machine.cores : 1;
+  optic_status st = optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, threads, &plan);
+  if (st != OPTIC_OK) return st;
+  optic_cost c = {0};
+  if ((st = optic_node_cost(m, id, &c)) != OPTIC_OK) return st;
+  optic_conv_plan_work(&plan, c.flops, out);
+  out->widened = widened_elements(m, id);
+  /* the runtime's choice of the bf16 GEMM (exec/bind.c makes the same call):
+   * im2col in bf16 over the f32 plan's geometry, nothing widened */
+  if (optic_conv_bf16_chosen(&d, optic_node_type(m, optic_node_operand(m, id, 0))->dtype,
+                             optic_node_type(m, optic_node_operand(m, id, 1))->dtype, optic_node_type(m, id)->dtype)) {
+    out->strategy = 0, out->conv_class = OPTIC_CONV_CLASS_BF16, out->widened = 0;
+    out->macs = (double)plan.g.groups * (double)plan.positions * (double)plan.kc * (double)plan.g.cout;
+  }
+  return OPTIC_OK;
+}
+
+/* The share of mc's cores a plan with `units` work units keeps busy. */
+static double share(const optic_machine *mc, double units) {
+  double t = mc->cores > 1 ? (double)mc->cores : 1;
+  return units >= t ? t : units >= 1 ? units : 1;
+}
+
+/* Time to copy `elements` 16-bit floats to or from f32 (6 bytes each). */
+static double widen_ns(const optic_machine *mc, double elements) {
+  optic_cost c = {0, 0, 6 * elements};
+  return elements > 0 ? optic_machine_estimate_ns(mc, &c) - mc->op_overhead_ns : 0;
+}
+
+double optic_machine_estimate_conv_ns(const optic_machine *mc, const optic_conv_work *w) {
+  if (!mc || !w || w->conv_class < 0 || w->conv_class >= OPTIC_CONV_CLASS_COUNT) return 0;
+  double eff = mc->conv_efficiency[w->conv_class];
+  if (!(eff > 0)) return 0;
+  double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
+  double one = 2 * w->macs / (eff * core_peak) * 1e9 + w->moved * mc->conv_element_ns[w->conv_class];
+  return one / share(mc, w->units);
+}
+
+double optic_machine_estimate_dot_ns(const optic_machine *mc, double batch, double M, double N, double K,
+                                     double packed_elements, double units) {
+  if (!mc || !(mc->dot_efficiency > 0)) return 0;
+  double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
+  double one = 2 * batch * M * N * K / (mc->dot_efficiency * core_peak) * 1e9 +
+               batch * (M * K + K * N + M * N) * mc->dot_element_ns + batch * mc->dot_call_ns +
+               packed_elements * mc->dot_pack_element_ns;
+  return one / share(mc, units);
+}
+
+/* Convolution id on mc from its class figures, or -1 when the class is not
+ * known (the caller takes the GEMM figure). */
+static double conv_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id) {
+  optic_conv_work w;
+  if (optic_program_conv_work(p, id, &w) != OPTIC_OK) return -1;
+  double t = optic_machine_estimate_conv_ns(mc, &w);
+  return t > 0 ? t + widen_ns(mc, w.widened) : -1;
+}
+
+/* Dot id on mc from the dot planner's GEMM view and the dot figures, or -1
+ * when dot_efficiency is not known. */
+static double dot_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id) {
+  const optic_module_t *m = p->module;
+  optic_node_attrs_t a;
+  if (!(mc->dot_efficiency > 0) || optic_node_attrs(m, id, &a) != OPTIC_OK || a.kind != OPTIC_ATTRS_DOT) return -1;
+  struct optic_dot_plan plan;
+  const optic_type *l = optic_node_type(m, optic_node_operand(m, id, 0));
+  const optic_type *r = optic_node_type(m, optic_node_operand(m, id, 1));
+  if (optic_dot_plan(&l->shape, &r->shape, &a.dot, &plan) != OPTIC_OK) return -1;
+  if (plan.path != OPTIC_DOT_PATH_GEMM && plan.path != OPTIC_DOT_PATH_GEMV) return -1;
+  double packed = (plan.lhs.packed ? elements(l) : 0) + (plan.rhs.packed ? elements(r) : 0);
+  double units = (double)plan.batch * (double)(plan.split_n ? plan.n : plan.m);
+  return optic_machine_estimate_dot_ns(mc, (double)plan.batch, (double)plan.m, (double)plan.n, (double)plan.k, packed,
+                                       units) +
+         widen_ns(mc, widened_elements(m, id));
+}
+
+/* The contraction an output fusion is built around, or NO_NODE. */
+static optic_node_id fused_contraction(const optic_module_t *m, optic_comp_id comp) {
+  int32_t n = 0;
+  const optic_node_id *ids = optic_computation_instructions(m, comp, &n);
+  for (int32_t i = 0; i < n; i++) {
+    optic_opcode op = optic_node_opcode(m, ids[i]);
+    if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return ids[i];
+  }
+  return OPTIC_NO_NODE;
+}
+
+/* Whether the runtime runs output fusion `fusion` around contraction c as
+ * one step (exec/bind.c bind_output_fusion: c reads two fusion parameters,
+ * c's operands, c and the fusion's result are f32, and the epilogue lowers
+ * to a block program, which is assumed here); otherwise it runs the fused
+ * computation instruction by instruction. */
+static bool output_fusion_one_step(const optic_module_t *m, optic_node_id fusion, optic_node_id c) {
+  for (int32_t k = 0; k < 2; k++) {
+    optic_node_id o = optic_node_operand(m, c, k);
+    if (optic_node_opcode(m, o) != OPTIC_OP_PARAMETER || optic_node_type(m, o)->dtype != OPTIC_F32) return false;
+  }
+  return optic_node_type(m, c)->dtype == OPTIC_F32 && optic_node_type(m, fusion)->dtype == OPTIC_F32;
+}
+
+double program_contraction_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id,
+                              const optic_cost *cost) {
+  const optic_module_t *m = p->module;
+  double gemm = optic_machine_estimate_gemm_ns(mc, cost);
+  optic_node_id c = id;
+  double epilogue = 0;
+  if (optic_node_opcode(m, id) == OPTIC_OP_FUSION) {
+    c = fused_contraction(m, optic_node_called(m, id, 0));
+    if (c == OPTIC_NO_NODE) return gemm;
+    if (!output_fusion_one_step(m, id, c)) return program_fused_sequence_ns(p, optic_node_called(m, id, 0));
+    /* the epilogue reads and writes the result once more as a fused loop */
+    const optic_type *t = optic_node_type(m, id);
+    double bytes = optic_type_is_tuple(t) ? 0 : 2 * elements(t) * (double)optic_dtype_size(t->dtype);
+    double bw = mc->loop_bandwidth > 0 ? mc->loop_bandwidth : mc->cache_bandwidth;
+    epilogue = bytes / bw * 1e9;
+  }
+  optic_cost cc;
+  if (optic_node_cost(m, c, &cc) != OPTIC_OK) return gemm;
+  double t = optic_node_opcode(m, c) == OPTIC_OP_CONVOLUTION ? conv_ns(p, mc, c) : dot_ns(p, mc, c);
+  if (t < 0) return gemm;
+  t += epilogue;
+  /* never below the roofline; the bf16 GEMM's flops are not bound by the f32 peak */
+  optic_conv_work w;
+  optic_cost rc = *cost;
+  if (optic_node_opcode(m, c) == OPTIC_OP_CONVOLUTION && optic_program_conv_work(p, c, &w) == OPTIC_OK &&
+      w.conv_class == OPTIC_CONV_CLASS_BF16)
+    rc.flops = 0;
+  double roof = optic_machine_estimate_ns(mc, &rc) - mc->op_overhead_ns;
+  return (t > roof ? t : roof) + mc->op_overhead_ns;
+}
