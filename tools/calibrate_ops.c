@@ -260,6 +260,13 @@ static optic_status time_hlo(const char *text, int trials, double target_ns, dou
   return calib_time_program(text, trials, target_ns, program_bytes, bytes_out, ns_out);
 }
 
+/* The fastest trial's ns per run and XLA bytes: for figures taken as the
+ * difference of two programs, where load only ever adds time and a median
+ * pair can come out reversed on a busy machine. */
+static optic_status best_hlo(const char *text, int trials, double target_ns, double *ns_out, double *bytes_out) {
+  return calib_best_program(text, trials, target_ns, program_bytes, bytes_out, ns_out);
+}
+
 /* (time of text's run - tiny) / units into *dst (left 0 when not above tiny). */
 static optic_status per_unit(const char *text, double units, const calib_ops_plan *plan, double *dst) {
   double ns = 0, bytes = 0;
@@ -279,15 +286,15 @@ optic_status calib_measure_ops(const calib_ops_plan *plan, calib_classes *out) {
   if (st == OPTIC_OK) st = time_hlo(hlo_reduce_multi, plan->trials, plan->target_ns, &ns, &bytes);
   if (st == OPTIC_OK && ns > plan->tiny_ns) out->reduce_multi_bandwidth = bytes / ((ns - plan->tiny_ns) * 1e-9);
   /* the same 65536 elements in 1024 and in 128 block steps */
-  if (st == OPTIC_OK) st = time_hlo(REDUCE_BF16(64, 1024), plan->trials, plan->target_ns, &many, &bytes);
-  if (st == OPTIC_OK) st = time_hlo(REDUCE_BF16(4096, 16), plan->trials, plan->target_ns, &few, &bytes);
+  if (st == OPTIC_OK) st = best_hlo(REDUCE_BF16(64, 1024), plan->trials, plan->target_ns, &many, &bytes);
+  if (st == OPTIC_OK) st = best_hlo(REDUCE_BF16(4096, 16), plan->trials, plan->target_ns, &few, &bytes);
   if (st == OPTIC_OK && many > few) out->reduce_step_ns = (many - few) / (1024.0 - 128.0);
   /* leaves: beyond the loop's bytes at loop_bandwidth; runs from the
    * difference of 256 and 4096 runs, elements from what remains */
   double wide = 0, narrow = 0, bw = out->loop_bandwidth;
-  if (st == OPTIC_OK) st = time_hlo(LEAF_LOOP(256, 256), plan->trials, plan->target_ns, &wide, &bytes);
+  if (st == OPTIC_OK) st = best_hlo(LEAF_LOOP(256, 256), plan->trials, plan->target_ns, &wide, &bytes);
   double wide_bytes = bytes;
-  if (st == OPTIC_OK) st = time_hlo(LEAF_LOOP(4096, 16), plan->trials, plan->target_ns, &narrow, &bytes);
+  if (st == OPTIC_OK) st = best_hlo(LEAF_LOOP(4096, 16), plan->trials, plan->target_ns, &narrow, &bytes);
   if (st == OPTIC_OK && bw > 0 && narrow > wide) {
     out->loop_leaf_run_ns = (narrow - wide - (bytes - wide_bytes) / bw * 1e9) / (4096.0 - 256.0);
     if (out->loop_leaf_run_ns < 0) out->loop_leaf_run_ns = 0;
