@@ -203,7 +203,7 @@ optic_status ckpt_run_pass(const ckpt_pass *p) {
     /* The I/O thread is thread 0; with 2+ hashing threads the last one waits
      * for the writes (in a team smaller than asked for, that is the last
      * thread of the team it gets; with 2 threads nobody waits). */
-    optic_team *team = threads > 1 ? optic_team_acquire() : NULL;
+    optic_team *team = threads > 1 ? optic_team_acquire_for(threads) : NULL;
     threads = optic_team_prepare(team, threads);
     if (p->mode == CKPT_PASS_SAVE && threads >= 3) s.gated = threads - 1;
     optic_team_run(team, threads, run_thread, &s);

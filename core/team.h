@@ -93,6 +93,10 @@ int optic_team_prepare(optic_team *tm, int nt);
  * optimizer's steps) share them, so a training step does not wake a
  * sleeping team for each of its parts. */
 optic_team *optic_team_acquire(void);
+/* As optic_team_acquire, for a run of nt threads: a run with more threads
+ * than CPUs gets a team that already has that many, a run that fits the
+ * CPUs never gets such a team (it would never spin). */
+optic_team *optic_team_acquire_for(int nt);
 void optic_team_release(optic_team *tm);
 /* Runs that slept at once instead of spinning because the awaited thread
  * shared the waiter's CPU (tests). */

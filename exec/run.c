@@ -527,7 +527,7 @@ static void run_entry(run_ctx *rc, const exec_seq *entry, void **params, void **
    * between-step barrier (exec/barrier.h) spins briefly, then sleeps. It is
    * sized for the team the run gets (fewer threads when the system refused
    * one; a run that gets 1 thread never waits at it). */
-  optic_team *team = nt > 1 ? optic_team_acquire() : NULL;
+  optic_team *team = nt > 1 ? optic_team_acquire_for(nt) : NULL;
   if (nt > 1) nt = optic_team_prepare(team, nt);
   exec_barrier_init(&j.bar, (unsigned)nt);
   int caller_threads = omp_get_max_threads();

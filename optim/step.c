@@ -274,7 +274,7 @@ static uint64_t run_region(step_job *j, int threads, bool profile) {
   optic_optim_t *opt = j->opt;
   region_job r = {.j = j, .profile = profile};
   int nt = team_threads(opt, threads);
-  optic_team *team = nt > 1 ? optic_team_acquire() : NULL;
+  optic_team *team = nt > 1 ? optic_team_acquire_for(nt) : NULL;
   int n = optic_team_run(team, nt, region_pass1, &r);
   if (j->has_lamb) {
     const uint64_t c0 = profile ? thread_cpu_ns() : 0;
@@ -309,7 +309,7 @@ static double global_grad_sq(optic_optim_t *opt, const optic_tensor *grads, int 
   const long nb = (long)opt->block_count;
   grad_sq_job g = {opt, grads};
   int nt = team_threads(opt, threads);
-  optic_team *team = nt > 1 ? optic_team_acquire() : NULL;
+  optic_team *team = nt > 1 ? optic_team_acquire_for(nt) : NULL;
   optic_team_run(team, nt, grad_sq_part, &g);
   optic_team_release(team);
   double total = 0.0;

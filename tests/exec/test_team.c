@@ -153,6 +153,22 @@ static void shared_pool(void) {
   optic_team_release(NULL);
 }
 
+/* A team grown past the CPUs never spins: a run that fits the CPUs must not
+ * borrow it (it would sleep at every wait), one that does not gets it back. */
+static void oversubscribed_pool(void) {
+  const int cpus = (int)optic_wait_online_cpus(), over = cpus + 1;
+  optic_team *big = optic_team_acquire_for(over);
+  OT_CHECK(big != NULL, "acquire_for(%d)", over);
+  check_runs(big, over, 10, 0);
+  optic_team_release(big);
+  optic_team *fit = optic_team_acquire_for(2);
+  OT_CHECK(cpus < 2 || fit != big, "a 2-thread run on %d CPUs was lent the team grown to %d threads", cpus, over);
+  optic_team *again = optic_team_acquire_for(over);
+  OT_CHECK(cpus < 2 || again == big, "a %d-thread run was not lent the %d-thread team released last", over, over);
+  optic_team_release(again);
+  optic_team_release(fit);
+}
+
 /* A child of fork has none of the parent's workers: its runs must start
  * new ones instead of waiting for threads that do not exist there. */
 static void fork_child_runs(void) {
@@ -187,6 +203,7 @@ static const ot_case cases[] = {
     {"nested_and_null", nested_and_null},
     {"shared_cpu_sleeps", shared_cpu_sleeps},
     {"shared_pool", shared_pool},
+    {"oversubscribed_pool", oversubscribed_pool},
     {"fork_child_runs", fork_child_runs},
 };
 
