@@ -108,23 +108,6 @@ static optic_reduce_op kernel_op(int reduce_fast) {
 /* The result r over the reduced elements, combined with the init value. */
 static inline float with_init(int reduce_fast, float init, float r) { return fold_f32(reduce_fast, init, r); }
 
-/* The walk with dims of extent 1 dropped and neighbours that are contiguous
- * in memory (stride of the outer = extent * stride of the inner) merged. */
-static exec_walk merge_walk(const exec_walk *w) {
-  exec_walk m = {.rank = 0};
-  for (int32_t d = 0; d < w->rank; d++) {
-    if (w->dims[d] == 1) continue;
-    if (m.rank > 0 && m.strides[m.rank - 1] == w->dims[d] * w->strides[d]) {
-      m.dims[m.rank - 1] *= w->dims[d];
-      m.strides[m.rank - 1] = w->strides[d];
-      continue;
-    }
-    m.dims[m.rank] = w->dims[d];
-    m.strides[m.rank++] = w->strides[d];
-  }
-  return m;
-}
-
 /* Offset in x of the first reduced element of output j (kept walk order). */
 static int64_t kept_offset(const exec_walk *kept, size_t j) {
   int64_t base = 0;
@@ -161,7 +144,7 @@ static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_in, con
   const optic_reduce_kernels *k = optic_reduce_kernels_get();
   float init;
   memcpy(&init, init_p, 4);
-  exec_walk red = merge_walk(red_in), kept = merge_walk(kept_in);
+  exec_walk red = walk_merged(red_in), kept = walk_merged(kept_in);
   size_t R = 1;
   for (int32_t d = 0; d < red.rank; d++) R *= (size_t)red.dims[d];
   if (R == 0) {
@@ -232,7 +215,7 @@ static void reduce_half_few(const exec_step *s, const exec_walk *kept, const exe
   const bool bf = s->operand_dtype[0] == OPTIC_BF16;
   const int op = s->reduce_half;
   const bool extremum = op == OPTIC_OP_MAXIMUM || op == OPTIC_OP_MINIMUM;
-  const exec_walk red = merge_walk(red_in);
+  const exec_walk red = walk_merged(red_in);
   uint16_t init;
   memcpy(&init, init_p, 2);
   for (size_t j = lo; j < hi; j++) {

@@ -10,19 +10,10 @@
 #include <omp.h>
 
 #include "kernels/conv.h"
-#include "tests/kernels/kernel_test.h"
+#include "tests/kernels/conv_test.h"
 
 #define RTOL 2e-5
 #define ATOL 1e-6
-
-static optic_conv_desc make(const char *labels, int32_t rank, const int64_t *in, const int64_t *k) {
-  optic_conv_desc d;
-  optic_conv_desc_init(&d);
-  OT_EXPECT_OK(optic_conv_parse_dim_labels(labels, &d.dn));
-  OT_EXPECT_OK(optic_shape_make(rank, in, &d.input));
-  OT_EXPECT_OK(optic_shape_make(rank, k, &d.kernel));
-  return d;
-}
 
 /* One line that identifies a descriptor in failure messages. */
 static const char *describe(const optic_conv_desc *d) {
@@ -159,13 +150,13 @@ static int strategy_of(const optic_conv_desc *d, optic_conv_pass pass) {
 /* ----------------------------------------------------- the HLO reference files */
 
 static void test_hlo_conv0d_as_matmul(void) {
-  optic_conv_desc d = make("bf_io->bf", 2, (int64_t[]){10, 5}, (int64_t[]){5, 7});
+  optic_conv_desc d = kt_conv_desc("bf_io->bf", 2, (int64_t[]){10, 5}, (int64_t[]){5, 7});
   OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_GEMM, "a 0-D convolution is a GEMM");
   check_desc(&d, 1, describe(&d));
 }
 
 static void test_hlo_conv2d_nhwc(void) {
-  optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){8, 5, 5, 1}, (int64_t[]){3, 3, 1, 32});
+  optic_conv_desc d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){8, 5, 5, 1}, (int64_t[]){3, 3, 1, 32});
   pads(&d, 1);
   check_desc(&d, 2, describe(&d));
 }
@@ -191,7 +182,8 @@ static float *take_ends(const float *x, const optic_shape *s, int32_t dim, int64
  * {3,0,2,1} (physically 01bf). The reference runs on the first and last
  * image only (the full reference would take minutes under sanitizers). */
 static void test_hlo_isolated_layout_3021(void) {
-  optic_conv_desc logical = make("b01f_01oi->b01f", 4, (int64_t[]){16, 28, 28, 128}, (int64_t[]){3, 3, 128, 128});
+  optic_conv_desc logical =
+      kt_conv_desc("b01f_01oi->b01f", 4, (int64_t[]){16, 28, 28, 128}, (int64_t[]){3, 3, 128, 128});
   pads(&logical, 1);
   optic_conv_desc d;
   OT_EXPECT_OK(optic_conv_apply_layouts(&logical, (int64_t[]){3, 0, 2, 1}, (int64_t[]){3, 2, 1, 0},
@@ -232,7 +224,7 @@ static void test_hlo_isolated_layout_3021(void) {
 /* conv_lhs_dilate_parse_only.hlo is too large to run (1 GiB kernel): shape
  * inference and planning only. */
 static void test_hlo_lhs_dilate_parse_only(void) {
-  optic_conv_desc d = make("0bf1_0oi1->0bf1", 4, (int64_t[]){32, 24, 64, 128}, (int64_t[]){32, 1024, 64, 128});
+  optic_conv_desc d = kt_conv_desc("0bf1_0oi1->0bf1", 4, (int64_t[]){32, 24, 64, 128}, (int64_t[]){32, 1024, 64, 128});
   d.stride[0] = 31;
   d.lhs_dilation[0] = 32;
   for (int pass = 0; pass < 3; pass++) {
@@ -250,36 +242,36 @@ static void test_hlo_lhs_dilate_parse_only(void) {
 
 static void test_common_layers(void) {
   /* NHWC 3x3 stride 2 pad 1, NCHW 3x3, 1x1 NHWC and NCHW (pure GEMM), depthwise. */
-  optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){2, 9, 8, 6}, (int64_t[]){3, 3, 6, 5});
+  optic_conv_desc d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 9, 8, 6}, (int64_t[]){3, 3, 6, 5});
   pads(&d, 1);
   d.stride[0] = d.stride[1] = 2;
   OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_IM2COL_MK);
   check_desc(&d, 10, describe(&d));
-  d = make("bf01_oi01->bf01", 4, (int64_t[]){2, 6, 9, 8}, (int64_t[]){5, 6, 3, 3});
+  d = kt_conv_desc("bf01_oi01->bf01", 4, (int64_t[]){2, 6, 9, 8}, (int64_t[]){5, 6, 3, 3});
   pads(&d, 1);
   OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_IM2COL_KM);
   check_desc(&d, 11, describe(&d));
-  d = make("b01f_01io->b01f", 4, (int64_t[]){3, 7, 5, 16}, (int64_t[]){1, 1, 16, 24});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){3, 7, 5, 16}, (int64_t[]){1, 1, 16, 24});
   OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_GEMM, "1x1 NHWC is a GEMM");
   OT_CHECK(strategy_of(&d, OPTIC_CONV_BACKWARD_INPUT) == OPTIC_CONV_STRATEGY_GEMM, "its input gradient too");
   OT_CHECK(strategy_of(&d, OPTIC_CONV_BACKWARD_KERNEL) == OPTIC_CONV_STRATEGY_GEMM, "its kernel gradient too");
   check_desc(&d, 12, describe(&d));
-  d = make("bf01_oi01->bf01", 4, (int64_t[]){2, 16, 7, 6}, (int64_t[]){24, 16, 1, 1});
+  d = kt_conv_desc("bf01_oi01->bf01", 4, (int64_t[]){2, 16, 7, 6}, (int64_t[]){24, 16, 1, 1});
   OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_GEMM, "1x1 NCHW is a GEMM per image");
   check_desc(&d, 13, describe(&d));
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 6, 6, 8}, (int64_t[]){3, 3, 1, 16});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 6, 6, 8}, (int64_t[]){3, 3, 1, 16});
   d.feature_group_count = 8;
   pads(&d, 1);
   check_desc(&d, 14, describe(&d));
   /* Many blocks per run (contraction 1800 floats: 32-position blocks) in both
    * gathers, and the tiled path (output runs shorter than a block). */
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 10, 9, 200}, (int64_t[]){3, 3, 200, 3});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 10, 9, 200}, (int64_t[]){3, 3, 200, 3});
   pads(&d, 1);
   check_desc(&d, 16, "multi-block NHWC");
-  d = make("bf01_oi01->bf01", 4, (int64_t[]){2, 200, 9, 10}, (int64_t[]){3, 200, 3, 3});
+  d = kt_conv_desc("bf01_oi01->bf01", 4, (int64_t[]){2, 200, 9, 10}, (int64_t[]){3, 200, 3, 3});
   pads(&d, 1);
   check_desc(&d, 17, "multi-block NCHW");
-  d = make("0fb1_01io->0fb1", 4, (int64_t[]){8, 200, 2, 5}, (int64_t[]){3, 3, 200, 3});
+  d = kt_conv_desc("0fb1_01io->0fb1", 4, (int64_t[]){8, 200, 2, 5}, (int64_t[]){3, 3, 200, 3});
   pads(&d, 1);
   {
     optic_conv_plan p;
@@ -288,31 +280,31 @@ static void test_common_layers(void) {
   }
   check_desc(&d, 18, "multi-block tiled 0fb1");
   /* 3-D NDHWC with rhs dilation and a reversed window */
-  d = make("b012f_012io->b012f", 5, (int64_t[]){2, 5, 4, 6, 3}, (int64_t[]){2, 3, 2, 3, 4});
+  d = kt_conv_desc("b012f_012io->b012f", 5, (int64_t[]){2, 5, 4, 6, 3}, (int64_t[]){2, 3, 2, 3, 4});
   d.rhs_dilation[1] = 2, d.reverse[2] = true, d.pad_lo[0] = 1, d.pad_hi[2] = -1, d.stride[2] = 2;
   check_desc(&d, 15, describe(&d));
 }
 
 static void test_edge_sizes(void) {
-  optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){2, 1, 1, 3}, (int64_t[]){1, 1, 3, 4});
+  optic_conv_desc d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 1, 1, 3}, (int64_t[]){1, 1, 3, 4});
   check_desc(&d, 20, "1x1 image, 1x1 window");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 1, 1, 3}, (int64_t[]){3, 3, 3, 4});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 1, 1, 3}, (int64_t[]){3, 3, 3, 4});
   pads(&d, 1);
   check_desc(&d, 21, "1x1 image, 3x3 window, pad 1");
-  d = make("bf01_oi01->bf01", 4, (int64_t[]){3, 2, 5, 4}, (int64_t[]){3, 2, 5, 4});
+  d = kt_conv_desc("bf01_oi01->bf01", 4, (int64_t[]){3, 2, 5, 4}, (int64_t[]){3, 2, 5, 4});
   check_desc(&d, 22, "window = image (NCHW)");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){3, 5, 4, 2}, (int64_t[]){5, 4, 2, 3});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){3, 5, 4, 2}, (int64_t[]){5, 4, 2, 3});
   check_desc(&d, 23, "window = image (NHWC)");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){0, 5, 4, 2}, (int64_t[]){3, 3, 2, 3});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){0, 5, 4, 2}, (int64_t[]){3, 3, 2, 3});
   check_desc(&d, 24, "zero batch");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 2, 2, 2}, (int64_t[]){3, 3, 2, 3});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 2, 2, 2}, (int64_t[]){3, 3, 2, 3});
   check_desc(&d, 25, "window larger than the input: empty output");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 4, 4, 0}, (int64_t[]){3, 3, 0, 3});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 4, 4, 0}, (int64_t[]){3, 3, 0, 3});
   pads(&d, 1);
   check_desc(&d, 26, "zero input features: zero output");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 4, 4, 2}, (int64_t[]){3, 3, 2, 0});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 4, 4, 2}, (int64_t[]){3, 3, 2, 0});
   check_desc(&d, 27, "zero output features");
-  d = make("b0f_0io->b0f", 3, (int64_t[]){2, 0, 2}, (int64_t[]){2, 2, 3});
+  d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){2, 0, 2}, (int64_t[]){2, 2, 3});
   d.pad_lo[0] = 3;
   check_desc(&d, 28, "empty spatial input, padded");
 }
@@ -344,7 +336,7 @@ static void test_grouped_classes(void) {
   for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
     int64_t c = groups[i];
     char ctx[96];
-    optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){2, 7, 5, c}, (int64_t[]){3, 3, 1, c});
+    optic_conv_desc d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 7, 5, c}, (int64_t[]){3, 3, 1, c});
     d.feature_group_count = c;
     pads(&d, 1);
     OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_GROUPED, "depthwise %lld groups", (long long)c);
@@ -355,7 +347,7 @@ static void test_grouped_classes(void) {
     snprintf(ctx, sizeof ctx, "depthwise NHWC, %lld groups, strided/dilated/reversed", (long long)c);
     check_desc(&d, 60 + i, ctx);
     /* the depthwise kernel gradient: [N=3, 6, 5, C] x grad_out [3, 6, 5, C] -> [3, 3, 1, C] */
-    d = make("f01b_i01o->01bf", 4, (int64_t[]){3, 6, 5, c}, (int64_t[]){3, 6, 5, c});
+    d = kt_conv_desc("f01b_i01o->01bf", 4, (int64_t[]){3, 6, 5, c}, (int64_t[]){3, 6, 5, c});
     d.batch_group_count = c;
     pads(&d, 1);
     OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_GROUPED, "bgc kernel grad %lld", (long long)c);
@@ -366,7 +358,7 @@ static void test_grouped_classes(void) {
     d.pad_hi[0] = d.pad_hi[1] = 2;
     check_desc(&d, 90 + i, "depthwise kernel gradient, window strides 2");
     /* the same in NCHW: groups 30 floats apart (the strided group loops) */
-    d = make("fb01_io01->bf01", 4, (int64_t[]){3, c, 6, 5}, (int64_t[]){3, c, 6, 5});
+    d = kt_conv_desc("fb01_io01->bf01", 4, (int64_t[]){3, c, 6, 5}, (int64_t[]){3, c, 6, 5});
     d.batch_group_count = c;
     pads(&d, 1);
     {
@@ -384,7 +376,8 @@ static void test_grouped_classes(void) {
   for (size_t i = 0; i < 2; i++) {
     for (int64_t mult = 1; mult <= 2; mult++) {
       char ctx[96];
-      optic_conv_desc d = make("bf01_oi01->bf01", 4, (int64_t[]){2, 6, 5, widths[i]}, (int64_t[]){6 * mult, 1, 3, 3});
+      optic_conv_desc d =
+          kt_conv_desc("bf01_oi01->bf01", 4, (int64_t[]){2, 6, 5, widths[i]}, (int64_t[]){6 * mult, 1, 3, 3});
       d.feature_group_count = 6;
       pads(&d, 1);
       optic_conv_plan p;
@@ -400,14 +393,14 @@ static void test_grouped_classes(void) {
       check_desc(&d, 120 + i * 2 + (uint64_t)mult, ctx);
     }
   }
-  optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){0, 7, 5, 9}, (int64_t[]){3, 3, 1, 9});
+  optic_conv_desc d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){0, 7, 5, 9}, (int64_t[]){3, 3, 1, 9});
   d.feature_group_count = 9;
   check_desc(&d, 99, "depthwise, zero batch");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){1, 1, 1, 9}, (int64_t[]){3, 3, 1, 9});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){1, 1, 1, 9}, (int64_t[]){3, 3, 1, 9});
   d.feature_group_count = 9;
   pads(&d, 1);
   check_desc(&d, 100, "depthwise, 1x1 image");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 2, 2, 9}, (int64_t[]){3, 3, 1, 9});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 2, 2, 9}, (int64_t[]){3, 3, 1, 9});
   d.feature_group_count = 9;
   check_desc(&d, 101, "depthwise, empty output");
 }
@@ -416,14 +409,14 @@ static void test_grouped_classes(void) {
  * small): NCHW and odd dim labels, lhs dilation (input gradients), the
  * kernel gradients of plain, strided and dilated layers in NHWC and NCHW. */
 static void test_runtime_classes(void) {
-  optic_conv_desc d = make("bf01_oi01->bf01", 4, (int64_t[]){2, 5, 7, 6}, (int64_t[]){4, 5, 3, 3});
+  optic_conv_desc d = kt_conv_desc("bf01_oi01->bf01", 4, (int64_t[]){2, 5, 7, 6}, (int64_t[]){4, 5, 3, 3});
   d.lhs_dilation[0] = d.lhs_dilation[1] = 2, d.pad_lo[0] = d.pad_lo[1] = 1, d.pad_hi[0] = d.pad_hi[1] = 2;
   check_desc(&d, 110, "NCHW input gradient of a stride-2 layer (lhs dilation 2)");
   d.lhs_dilation[1] = 4, d.stride[1] = 2, d.pad_lo[1] = -1; /* runs of valid taps with period 2 */
   check_desc(&d, 117, "NCHW, lhs dilation 4 with window stride 2 on the row dim");
   d.lhs_dilation[0] = 3, d.stride[0] = 2, d.pad_lo[0] = 4; /* period 3, outer dim */
   check_desc(&d, 118, "NCHW, lhs dilation 3 with window stride 2");
-  d = make("fb01_io01->bf01", 4, (int64_t[]){3, 5, 13, 14}, (int64_t[]){3, 4, 13, 14});
+  d = kt_conv_desc("fb01_io01->bf01", 4, (int64_t[]){3, 5, 13, 14}, (int64_t[]){3, 4, 13, 14});
   pads(&d, 1);
   OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_IM2COL_MK_TAP, "NCHW kernel gradient");
   check_desc(&d, 111, "NCHW kernel gradient (swapped roles)");
@@ -433,15 +426,15 @@ static void test_runtime_classes(void) {
   d.rhs_dilation[0] = 2, d.lhs_dilation[0] = 2, d.reverse[1] = true, d.pad_lo[1] = -1;
   check_desc(&d, 115, "NCHW kernel gradient, window dilated, reversed, lhs-dilated");
   OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_IM2COL_MK_TAP, "with every window option");
-  d = make("fb01_io01->bf01", 4, (int64_t[]){3, 5, 13, 30}, (int64_t[]){3, 4, 13, 13});
+  d = kt_conv_desc("fb01_io01->bf01", 4, (int64_t[]){3, 5, 13, 30}, (int64_t[]){3, 4, 13, 13});
   pads(&d, 1);
   d.rhs_dilation[1] = 2, d.stride[1] = 3; /* copies along the dilated window dim */
   OT_CHECK(strategy_of(&d, OPTIC_CONV_FORWARD) == OPTIC_CONV_STRATEGY_IM2COL_MK_TAP, "dilated innermost window dim");
   check_desc(&d, 116, "NCHW kernel gradient, innermost window dim dilated");
-  d = make("f01b_i01o->01bf", 4, (int64_t[]){3, 11, 9, 5}, (int64_t[]){3, 5, 4, 6});
+  d = kt_conv_desc("f01b_i01o->01bf", 4, (int64_t[]){3, 11, 9, 5}, (int64_t[]){3, 5, 4, 6});
   d.rhs_dilation[0] = d.rhs_dilation[1] = 2, d.pad_lo[0] = 1;
   check_desc(&d, 113, "NHWC kernel gradient of a strided layer (rhs dilation 2)");
-  d = make("01bf_o01i->f01b", 4, (int64_t[]){9, 7, 2, 5}, (int64_t[]){4, 3, 3, 5});
+  d = kt_conv_desc("01bf_o01i->f01b", 4, (int64_t[]){9, 7, 2, 5}, (int64_t[]){4, 3, 3, 5});
   pads(&d, 1);
   check_desc(&d, 114, "odd dim labels 01bf_o01i->f01b");
 }
@@ -566,14 +559,14 @@ static void fd_check(const optic_conv_desc *d, uint64_t seed, const char *what) 
 }
 
 static void test_finite_differences(void) {
-  optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){2, 7, 6, 4}, (int64_t[]){3, 3, 2, 6});
+  optic_conv_desc d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 7, 6, 4}, (int64_t[]){3, 3, 2, 6});
   d.feature_group_count = 2, d.stride[0] = 2, d.pad_lo[0] = 1, d.pad_hi[1] = 1, d.rhs_dilation[1] = 2;
   fd_check(&d, 31, "NHWC stride 2, rhs dilation 2, 2 feature groups");
-  d = make("bf01_oi01->bf01", 4, (int64_t[]){2, 3, 6, 5}, (int64_t[]){4, 3, 3, 2});
+  d = kt_conv_desc("bf01_oi01->bf01", 4, (int64_t[]){2, 3, 6, 5}, (int64_t[]){4, 3, 3, 2});
   pads(&d, 1);
   d.stride[1] = 2;
   fd_check(&d, 32, "NCHW pad 1 stride 1x2");
-  d = make("b0f_0io->b0f", 3, (int64_t[]){4, 9, 3}, (int64_t[]){3, 3, 4});
+  d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){4, 9, 3}, (int64_t[]){3, 3, 4});
   d.batch_group_count = 2, d.lhs_dilation[0] = 2, d.pad_lo[0] = -1, d.reverse[0] = true;
   fd_check(&d, 33, "1-D batch groups, lhs dilation, negative pad, reversed");
 }
@@ -581,7 +574,7 @@ static void test_finite_differences(void) {
 /* ------------------------------------------------ threads, calls, guards */
 
 static void test_openmp_slices(void) {
-  optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){3, 12, 11, 8}, (int64_t[]){3, 3, 8, 16});
+  optic_conv_desc d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){3, 12, 11, 8}, (int64_t[]){3, 3, 8, 16});
   pads(&d, 1);
   optic_shape os;
   OT_EXPECT_OK(optic_conv_infer_shape(&d, &os));
@@ -604,7 +597,7 @@ static void test_openmp_slices(void) {
 }
 
 static void test_invalid_calls(void) {
-  optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){2, 5, 5, 3}, (int64_t[]){3, 3, 3, 4});
+  optic_conv_desc d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 5, 5, 3}, (int64_t[]){3, 3, 3, 4});
   optic_conv_plan p;
   OT_EXPECT_STATUS(optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, 0, &p), OPTIC_ERR_INVALID_ARGUMENT);
   OT_EXPECT_STATUS(optic_conv_plan_make(&d, (optic_conv_pass)7, 1, &p), OPTIC_ERR_INVALID_ARGUMENT);

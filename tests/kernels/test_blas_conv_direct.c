@@ -19,21 +19,12 @@
  * followed by guard floats. Without AVX-512 the direct cases are skipped
  * (printed), the fallback checks still run. */
 #include "kernels/conv.h"
-#include "tests/kernels/kernel_test.h"
+#include "tests/kernels/conv_test.h"
 
 #define RTOL 2e-5
 #define ATOL 1e-6
 
 static bool have_avx512;
-
-static optic_conv_desc make(const char *labels, int32_t rank, const int64_t *in, const int64_t *k) {
-  optic_conv_desc d;
-  optic_conv_desc_init(&d);
-  OT_EXPECT_OK(optic_conv_parse_dim_labels(labels, &d.dn));
-  OT_EXPECT_OK(optic_shape_make(rank, in, &d.input));
-  OT_EXPECT_OK(optic_shape_make(rank, k, &d.kernel));
-  return d;
-}
 
 static size_t elements(const optic_shape *s) {
   size_t n = 0;
@@ -141,11 +132,11 @@ static void test_sweep(void) {
     if (cin * cout * width > 64 * 65 * 7 && batch > 1) batch = 1; /* keep the reference fast */
     optic_conv_desc d;
     if (w->nsp == 2) {
-      d = make("b01f_01io->b01f", 4, (int64_t[]){batch * bgroups, rows + 3, width, cin * groups},
-               (int64_t[]){w->kh, w->kw, cin, cout * groups * bgroups});
+      d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){batch * bgroups, rows + 3, width, cin * groups},
+                       (int64_t[]){w->kh, w->kw, cin, cout * groups * bgroups});
     } else {
-      d = make("b0f_0io->b0f", 3, (int64_t[]){batch * bgroups, width, cin * groups},
-               (int64_t[]){w->kw, cin, cout * groups * bgroups});
+      d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){batch * bgroups, width, cin * groups},
+                       (int64_t[]){w->kw, cin, cout * groups * bgroups});
     }
     d.feature_group_count = groups, d.batch_group_count = bgroups;
     for (int32_t s = 0; s < w->nsp; s++) {
@@ -177,27 +168,27 @@ static void test_edges(void) {
     printf("skipped: avx512 not selected\n");
     return;
   }
-  optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){2, 3, 4, 5}, (int64_t[]){3, 3, 5, 20});
+  optic_conv_desc d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 3, 4, 5}, (int64_t[]){3, 3, 5, 20});
   for (int32_t s = 0; s < 2; s++) d.pad_lo[s] = d.pad_hi[s] = 4;
   check_direct(&d, 1, 2, 1, "pad 4 > window: rows and pixels with no tap are zero");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){1, 1, 1, 7}, (int64_t[]){5, 5, 7, 33});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){1, 1, 1, 7}, (int64_t[]){5, 5, 7, 33});
   for (int32_t s = 0; s < 2; s++) d.pad_lo[s] = d.pad_hi[s] = 2, d.rhs_dilation[s] = 2;
   check_direct(&d, 2, 1, 0, "1x1 image, dilated 5x5 window");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 6, 9, 8}, (int64_t[]){3, 3, 8, 16});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 6, 9, 8}, (int64_t[]){3, 3, 8, 16});
   d.pad_lo[0] = -2, d.pad_hi[0] = 1, d.pad_lo[1] = 3, d.pad_hi[1] = -2, d.stride[1] = 3;
   check_direct(&d, 3, 3, 1, "mixed negative and large padding, stride 3");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){0, 5, 5, 8}, (int64_t[]){3, 3, 8, 16});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){0, 5, 5, 8}, (int64_t[]){3, 3, 8, 16});
   check_direct(&d, 4, 2, 0, "zero batch");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 5, 5, 0}, (int64_t[]){3, 3, 0, 16});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 5, 5, 0}, (int64_t[]){3, 3, 0, 16});
   check_direct(&d, 5, 2, 0, "zero input features: zeros");
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 5, 5, 4}, (int64_t[]){3, 3, 4, 0});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 5, 5, 4}, (int64_t[]){3, 3, 4, 0});
   check_direct(&d, 6, 2, 0, "zero output features");
   /* Spatial dims in another order (the pixel dim is the outer one) and
    * input/output strides that differ from the dense NHWC ones. */
-  d = make("b10f_10io->b10f", 4, (int64_t[]){2, 7, 5, 16}, (int64_t[]){3, 2, 16, 24});
+  d = kt_conv_desc("b10f_10io->b10f", 4, (int64_t[]){2, 7, 5, 16}, (int64_t[]){3, 2, 16, 24});
   d.pad_lo[0] = 1, d.pad_hi[1] = 1;
   check_direct(&d, 7, 2, 1, "b10f layout");
-  d = make("0b1f_01io->1b0f", 4, (int64_t[]){5, 2, 6, 16}, (int64_t[]){3, 3, 16, 17});
+  d = kt_conv_desc("0b1f_01io->1b0f", 4, (int64_t[]){5, 2, 6, 16}, (int64_t[]){3, 3, 16, 17});
   d.pad_lo[0] = d.pad_hi[0] = 1;
   check_direct(&d, 8, 3, 0, "0b1f input, 1b0f output");
   /* Kernel slices beyond the L2 budget: input features run in groups, later
@@ -206,7 +197,7 @@ static void test_edges(void) {
    * features in blocks of 32, 32 and 1),
    * and packed rows beyond the ring budget (1-D, 3000 pixels x 64 features:
    * groups of 32). */
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 5, 7, 1000}, (int64_t[]){3, 3, 1000, 128});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 5, 7, 1000}, (int64_t[]){3, 3, 1000, 128});
   for (int32_t s = 0; s < 2; s++) d.pad_lo[s] = d.pad_hi[s] = 1;
   {
     optic_conv_plan p;
@@ -215,10 +206,10 @@ static void test_edges(void) {
              "input-feature group %lld", (long long)p.direct_cin_block);
   }
   check_direct(&d, 10, 2, 1, "3x3, 1000 input features in five groups");
-  d = make("b0f_0io->b0f", 3, (int64_t[]){1, 9, 2000}, (int64_t[]){5, 2000, 65});
+  d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){1, 9, 2000}, (int64_t[]){5, 2000, 65});
   d.pad_lo[0] = 2, d.pad_hi[0] = 1, d.reverse[0] = true;
   check_direct(&d, 11, 3, 0, "1-D, 2000 input features in three groups, 65 outputs");
-  d = make("b0f_0io->b0f", 3, (int64_t[]){2, 3000, 64}, (int64_t[]){3, 64, 32});
+  d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){2, 3000, 64}, (int64_t[]){3, 64, 32});
   d.pad_lo[0] = d.pad_hi[0] = 1;
   {
     optic_conv_plan p;
@@ -227,7 +218,7 @@ static void test_edges(void) {
   }
   check_direct(&d, 12, 2, 1, "1-D, 3000 pixels, 64 input features in groups of 32");
   /* More slices than rows. */
-  d = make("b0f_0io->b0f", 3, (int64_t[]){1, 40, 16}, (int64_t[]){5, 16, 70});
+  d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){1, 40, 16}, (int64_t[]){5, 16, 70});
   check_direct(&d, 9, 3, 1, "1-D, one row, 3 slices");
 }
 
@@ -240,15 +231,16 @@ static int32_t auto_strategy(const optic_conv_desc *d) {
 }
 
 static void test_automatic_choice(void) {
-  optic_conv_desc resnet = make("b01f_01io->b01f", 4, (int64_t[]){8, 56, 56, 64}, (int64_t[]){3, 3, 64, 64});
+  optic_conv_desc resnet = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){8, 56, 56, 64}, (int64_t[]){3, 3, 64, 64});
   resnet.pad_lo[0] = resnet.pad_hi[0] = resnet.pad_lo[1] = resnet.pad_hi[1] = 1;
-  optic_conv_desc pointwise = make("b01f_01io->b01f", 4, (int64_t[]){8, 56, 56, 64}, (int64_t[]){1, 1, 64, 256});
-  optic_conv_desc narrow = make("b01f_01io->b01f", 4, (int64_t[]){2, 9, 9, 64}, (int64_t[]){3, 3, 64, 15});
-  optic_conv_desc rgb = make("b01f_01io->b01f", 4, (int64_t[]){2, 9, 9, 3}, (int64_t[]){7, 7, 3, 64});
-  optic_conv_desc gray = make("b01f_01io->b01f", 4, (int64_t[]){2, 9, 9, 1}, (int64_t[]){3, 3, 1, 64});
-  optic_conv_desc deep = make("b01f_01io->b01f", 4, (int64_t[]){2, 7, 7, 512}, (int64_t[]){3, 3, 512, 512});
-  optic_conv_desc nchw = make("bf01_oi01->bf01", 4, (int64_t[]){2, 64, 9, 9}, (int64_t[]){64, 64, 3, 3});
-  optic_conv_desc conv1d = make("b0f_0io->b0f", 3, (int64_t[]){4, 100, 32}, (int64_t[]){5, 32, 48});
+  optic_conv_desc pointwise =
+      kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){8, 56, 56, 64}, (int64_t[]){1, 1, 64, 256});
+  optic_conv_desc narrow = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 9, 9, 64}, (int64_t[]){3, 3, 64, 15});
+  optic_conv_desc rgb = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 9, 9, 3}, (int64_t[]){7, 7, 3, 64});
+  optic_conv_desc gray = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 9, 9, 1}, (int64_t[]){3, 3, 1, 64});
+  optic_conv_desc deep = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 7, 7, 512}, (int64_t[]){3, 3, 512, 512});
+  optic_conv_desc nchw = kt_conv_desc("bf01_oi01->bf01", 4, (int64_t[]){2, 64, 9, 9}, (int64_t[]){64, 64, 3, 3});
+  optic_conv_desc conv1d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){4, 100, 32}, (int64_t[]){5, 32, 48});
   int32_t want = have_avx512 ? OPTIC_CONV_STRATEGY_DIRECT : OPTIC_CONV_STRATEGY_IM2COL_MK;
   OT_CHECK(auto_strategy(&resnet) == want, "ResNet-50 3x3 NHWC: strategy %d", auto_strategy(&resnet));
   OT_CHECK(auto_strategy(&conv1d) == want, "1-D, 5 taps, 32 -> 48 features: strategy %d", auto_strategy(&conv1d));
@@ -293,22 +285,22 @@ static void test_automatic_choice(void) {
 
 static void test_refusals(void) {
   optic_conv_plan p;
-  optic_conv_desc d = make("bf01_oi01->bf01", 4, (int64_t[]){2, 16, 9, 9}, (int64_t[]){16, 16, 3, 3});
+  optic_conv_desc d = kt_conv_desc("bf01_oi01->bf01", 4, (int64_t[]){2, 16, 9, 9}, (int64_t[]){16, 16, 3, 3});
   OT_EXPECT_STATUS(optic_conv_plan_make_strategy(&d, OPTIC_CONV_FORWARD, 1, OPTIC_CONV_STRATEGY_DIRECT, &p),
                    OPTIC_ERR_UNSUPPORTED);
-  d = make("b01f_01io->b01f", 4, (int64_t[]){2, 9, 9, 16}, (int64_t[]){3, 3, 16, 16});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 9, 9, 16}, (int64_t[]){3, 3, 16, 16});
   d.lhs_dilation[0] = 2;
   OT_EXPECT_STATUS(optic_conv_plan_make_strategy(&d, OPTIC_CONV_FORWARD, 1, OPTIC_CONV_STRATEGY_DIRECT, &p),
                    OPTIC_ERR_UNSUPPORTED);
   if (have_avx512) OT_CHECK(strstr(optic_last_error(), "lhs") != NULL, "%s", optic_last_error());
-  d = make("b012f_012io->b012f", 5, (int64_t[]){1, 4, 4, 4, 16}, (int64_t[]){2, 2, 2, 16, 16});
+  d = kt_conv_desc("b012f_012io->b012f", 5, (int64_t[]){1, 4, 4, 4, 16}, (int64_t[]){2, 2, 2, 16, 16});
   OT_EXPECT_STATUS(optic_conv_plan_make_strategy(&d, OPTIC_CONV_FORWARD, 1, OPTIC_CONV_STRATEGY_DIRECT, &p),
                    OPTIC_ERR_UNSUPPORTED);
   OT_EXPECT_STATUS(optic_conv_plan_make_strategy(&d, OPTIC_CONV_FORWARD, 1, OPTIC_CONV_STRATEGY_GEMM, &p),
                    OPTIC_ERR_INVALID_ARGUMENT);
   /* The run contract: a slice beyond the plan's count is refused. */
   if (have_avx512) {
-    d = make("b01f_01io->b01f", 4, (int64_t[]){1, 4, 4, 16}, (int64_t[]){3, 3, 16, 16});
+    d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){1, 4, 4, 16}, (int64_t[]){3, 3, 16, 16});
     OT_EXPECT_OK(optic_conv_plan_make_strategy(&d, OPTIC_CONV_FORWARD, 2, OPTIC_CONV_STRATEGY_DIRECT, &p));
     float buf[1024] = {0};
     OT_EXPECT_STATUS(optic_conv_run_forward(&p, buf, buf, buf, NULL, 0, 3), OPTIC_ERR_INVALID_ARGUMENT);

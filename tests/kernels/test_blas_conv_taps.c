@@ -13,7 +13,7 @@
  * the strategy (ctest kernels_blas_conv_taps_isa_avx2), and the same cases
  * check the fallback. Reproduce: ctest --preset release -R kernels_blas_conv_taps */
 #include "kernels/conv.h"
-#include "tests/kernels/kernel_test.h"
+#include "tests/kernels/conv_test.h"
 
 #define RTOL 2e-5
 #define ATOL 1e-6
@@ -62,15 +62,6 @@ static int check(const optic_conv_desc *d, int32_t threads, bool want_taps, cons
   return bad;
 }
 
-static optic_conv_desc make(const char *labels, int32_t rank, const int64_t *in, const int64_t *k) {
-  optic_conv_desc d;
-  optic_conv_desc_init(&d);
-  OT_EXPECT_OK(optic_conv_parse_dim_labels(labels, &d.dn));
-  OT_EXPECT_OK(optic_shape_make(rank, in, &d.input));
-  OT_EXPECT_OK(optic_shape_make(rank, k, &d.kernel));
-  return d;
-}
-
 static const int64_t batches[] = {1, 3, 16}, cins[] = {1, 2, 5}, couts[] = {1, 15, 16, 17, 33};
 static const int64_t pads[][2] = {{1, 1}, {0, 0}, {2, 2}, {-1, 0}, {2, 0}, {1, 3}};
 
@@ -88,7 +79,7 @@ static void kernel_gradients(void) {
         int64_t kh = 3, kw = i % 3 == 0 ? 1 : 3;
         int64_t oh = (H + pd[0] + pd[1] - kh) / st + 1, ow = (W + pd[0] + pd[1] - kw) / st + 1;
         if (oh < 1 || ow < 1) continue;
-        optic_conv_desc d = make("f01b_i01o->01bf", 4, (int64_t[]){B, H, W, C}, (int64_t[]){B, oh, ow, O});
+        optic_conv_desc d = kt_conv_desc("f01b_i01o->01bf", 4, (int64_t[]){B, H, W, C}, (int64_t[]){B, oh, ow, O});
         for (int s = 0; s < 2; s++) {
           d.pad_lo[s] = pd[0];
           d.rhs_dilation[s] = st;
@@ -109,15 +100,15 @@ static void kernel_gradients(void) {
     }
   }
   /* 1-D, and an image-sized NHWC window (one output position) */
-  optic_conv_desc d1 = make("f0b_i0o->0bf", 3, (int64_t[]){4, 37, 2}, (int64_t[]){4, 35, 17});
+  optic_conv_desc d1 = kt_conv_desc("f0b_i0o->0bf", 3, (int64_t[]){4, 37, 2}, (int64_t[]){4, 35, 17});
   bad += check(&d1, 2, avx512, "kgrad 1-D");
   /* (one input feature: the direct loops, which take wider ones, decline it) */
-  optic_conv_desc d2 = make("b01f_01io->b01f", 4, (int64_t[]){2, 8, 8, 1}, (int64_t[]){8, 8, 1, 33});
+  optic_conv_desc d2 = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 8, 8, 1}, (int64_t[]){8, 8, 1, 33});
   bad += check(&d2, 2, avx512, "nhwc image-sized window");
   d2.pad_lo[0] = d2.pad_hi[0] = 1;
   bad += check(&d2, 3, avx512, "nhwc image-sized window, padded rows");
   /* not the shape: a 3x3 forward conv keeps its strategy */
-  optic_conv_desc d3 = make("b01f_01io->b01f", 4, (int64_t[]){2, 8, 8, 3}, (int64_t[]){3, 3, 3, 16});
+  optic_conv_desc d3 = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 8, 8, 3}, (int64_t[]){3, 3, 3, 16});
   bad += check(&d3, 1, false, "forward 3x3");
   printf("%d kernel-gradient shapes, %d mismatches\n", cases, bad);
   OT_CHECK(cases >= 20, "only %d cases had the taps shape", cases);

@@ -3,16 +3,7 @@
  * rewriting, shape inference with its error statuses and messages, and
  * hand-computed reference results (exact: small integers). */
 #include "kernels/conv.h"
-#include "tests/kernels/kernel_test.h"
-
-static optic_conv_desc make(const char *labels, int32_t rank, const int64_t *in, const int64_t *k) {
-  optic_conv_desc d;
-  optic_conv_desc_init(&d);
-  OT_EXPECT_OK(optic_conv_parse_dim_labels(labels, &d.dn));
-  OT_EXPECT_OK(optic_shape_make(rank, in, &d.input));
-  OT_EXPECT_OK(optic_shape_make(rank, k, &d.kernel));
-  return d;
-}
+#include "tests/kernels/conv_test.h"
 
 static void expect_floats(const float *got, const float *want, size_t n, const char *what) {
   for (size_t i = 0; i < n; i++) OT_CHECK(got[i] == want[i], "%s[%zu] = %g, want %g", what, i, got[i], want[i]);
@@ -53,27 +44,27 @@ static void expect_shape(const optic_conv_desc *d, int32_t rank, const int64_t *
 
 static void test_infer_shapes(void) {
   /* conv_lhs_dilate_parse_only.hlo: window={size=32x128 stride=31x1 lhs_dilate=32x1}. */
-  optic_conv_desc d = make("0bf1_0oi1->0bf1", 4, (int64_t[]){32, 24, 64, 128}, (int64_t[]){32, 1024, 64, 128});
+  optic_conv_desc d = kt_conv_desc("0bf1_0oi1->0bf1", 4, (int64_t[]){32, 24, 64, 128}, (int64_t[]){32, 1024, 64, 128});
   d.stride[0] = 31;
   d.lhs_dilation[0] = 32;
   expect_shape(&d, 4, (int64_t[]){32, 24, 1024, 1});
   /* conv0d_as_matmul.hlo */
-  d = make("bf_io->bf", 2, (int64_t[]){10, 5}, (int64_t[]){5, 7});
+  d = kt_conv_desc("bf_io->bf", 2, (int64_t[]){10, 5}, (int64_t[]){5, 7});
   expect_shape(&d, 2, (int64_t[]){10, 7});
   /* conv2d_nhwc_bias_relu.hlo */
-  d = make("b01f_01io->b01f", 4, (int64_t[]){8, 5, 5, 1}, (int64_t[]){3, 3, 1, 32});
+  d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){8, 5, 5, 1}, (int64_t[]){3, 3, 1, 32});
   d.pad_lo[0] = d.pad_hi[0] = d.pad_lo[1] = d.pad_hi[1] = 1;
   expect_shape(&d, 4, (int64_t[]){8, 5, 5, 32});
   /* negative padding, window larger than the padded input, empty input */
-  d = make("b0f_0io->b0f", 3, (int64_t[]){2, 9, 3}, (int64_t[]){3, 3, 4});
+  d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){2, 9, 3}, (int64_t[]){3, 3, 4});
   d.pad_lo[0] = -2, d.pad_hi[0] = -1, d.stride[0] = 2;
   expect_shape(&d, 3, (int64_t[]){2, 2, 4}); /* padded 6, window 3: (6-3)/2+1 */
   d.pad_lo[0] = -5, d.pad_hi[0] = -3;
   expect_shape(&d, 3, (int64_t[]){2, 0, 4});
-  d = make("b0f_0io->b0f", 3, (int64_t[]){2, 0, 3}, (int64_t[]){1, 3, 4});
+  d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){2, 0, 3}, (int64_t[]){1, 3, 4});
   expect_shape(&d, 3, (int64_t[]){2, 0, 4});
   /* batch groups divide the batch; feature groups the features */
-  d = make("bf0_oi0->bf0", 3, (int64_t[]){6, 4, 5}, (int64_t[]){6, 4, 2});
+  d = kt_conv_desc("bf0_oi0->bf0", 3, (int64_t[]){6, 4, 5}, (int64_t[]){6, 4, 2});
   d.batch_group_count = 3;
   expect_shape(&d, 3, (int64_t[]){2, 6, 4});
 }
@@ -81,7 +72,7 @@ static void test_infer_shapes(void) {
 static void test_apply_layouts(void) {
   /* conv_isolated_layout_3021.hlo: f32[16,28,28,128]{3,0,2,1} is stored as
    * [28,28,16,128] with labels 01bf. */
-  optic_conv_desc d = make("b01f_01oi->b01f", 4, (int64_t[]){16, 28, 28, 128}, (int64_t[]){3, 3, 128, 128});
+  optic_conv_desc d = kt_conv_desc("b01f_01oi->b01f", 4, (int64_t[]){16, 28, 28, 128}, (int64_t[]){3, 3, 128, 128});
   d.pad_lo[0] = d.pad_hi[0] = d.pad_lo[1] = d.pad_hi[1] = 1;
   optic_conv_desc p;
   OT_EXPECT_OK(
@@ -118,7 +109,7 @@ static void test_invalid(void) {
       {"overflow", OPTIC_ERR_OVERFLOW, "overflows"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){2, 5, 5, 3}, (int64_t[]){3, 3, 3, 8});
+    optic_conv_desc d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 5, 5, 3}, (int64_t[]){3, 3, 3, 8});
     const char *w = cases[i].what;
     if (!strcmp(w, "features")) d.kernel.dims[2] = 4;
     if (!strcmp(w, "groups_features")) d.feature_group_count = 2, d.input.dims[3] = 6, d.kernel.dims[2] = 4;
@@ -144,7 +135,7 @@ static void test_invalid(void) {
 
 /* StableHLO spec example: stride 4, lhs_dilation 2, 3x3 window of ones. */
 static void test_ref_spec_example(void) {
-  optic_conv_desc d = make("b01f_01io->b01f", 4, (int64_t[]){1, 4, 4, 1}, (int64_t[]){3, 3, 1, 1});
+  optic_conv_desc d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){1, 4, 4, 1}, (int64_t[]){3, 3, 1, 1});
   d.stride[0] = d.stride[1] = 4;
   d.lhs_dilation[0] = d.lhs_dilation[1] = 2;
   const float in[16] = {1, 2, 5, 6, 3, 4, 7, 8, 10, 11, 14, 15, 12, 13, 16, 17};
@@ -157,7 +148,7 @@ static void test_ref_spec_example(void) {
 /* 1-D, window [1, 10], pad 1_0: out[y] = in[y-1] + 10 in[y]; reversed, the
  * window is [10, 1]. Gradients for grad_output of ones by hand. */
 static void test_ref_1d(void) {
-  optic_conv_desc d = make("b0f_0io->b0f", 3, (int64_t[]){1, 4, 1}, (int64_t[]){2, 1, 1});
+  optic_conv_desc d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){1, 4, 1}, (int64_t[]){2, 1, 1});
   d.pad_lo[0] = 1;
   const float in[4] = {1, 2, 3, 4}, k[2] = {1, 10}, ones[4] = {1, 1, 1, 1};
   float out[4], gi[4], gk[2];
@@ -171,13 +162,13 @@ static void test_ref_1d(void) {
   OT_EXPECT_OK(optic_ref_f32_conv(&d, in, k, out));
   expect_floats(out, (const float[]){1, 12, 23, 34}, 4, "reversed out");
   /* rhs dilation 2: out[y] = in[y] + in[y+2] */
-  d = make("b0f_0io->b0f", 3, (int64_t[]){1, 5, 1}, (int64_t[]){2, 1, 1});
+  d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){1, 5, 1}, (int64_t[]){2, 1, 1});
   d.rhs_dilation[0] = 2;
   const float in5[5] = {1, 2, 3, 4, 5}, k11[2] = {1, 1};
   OT_EXPECT_OK(optic_ref_f32_conv(&d, in5, k11, out));
   expect_floats(out, (const float[]){4, 6, 8}, 3, "rhs dilated out");
   /* negative padding crops: pad -1_-2 with a 1-wide window */
-  d = make("b0f_0io->b0f", 3, (int64_t[]){1, 5, 1}, (int64_t[]){1, 1, 1});
+  d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){1, 5, 1}, (int64_t[]){1, 1, 1});
   d.pad_lo[0] = -1, d.pad_hi[0] = -2;
   OT_EXPECT_OK(optic_ref_f32_conv(&d, in5, k11, out));
   expect_floats(out, (const float[]){2, 3}, 2, "cropped out");
@@ -186,7 +177,7 @@ static void test_ref_1d(void) {
 /* Groups on a 0-D convolution (a matmul): feature groups pair input feature
  * g with output group g; batch groups pair input batch g with output group g. */
 static void test_ref_groups(void) {
-  optic_conv_desc d = make("bf_io->bf", 2, (int64_t[]){1, 2}, (int64_t[]){1, 2});
+  optic_conv_desc d = kt_conv_desc("bf_io->bf", 2, (int64_t[]){1, 2}, (int64_t[]){1, 2});
   d.feature_group_count = 2;
   const float in[2] = {3, 5}, k[2] = {2, 7};
   float out[2], gi[2], gk[2];
@@ -196,7 +187,7 @@ static void test_ref_groups(void) {
   expect_floats(gi, (const float[]){2, 14}, 2, "feature groups grad_input");
   OT_EXPECT_OK(optic_ref_f32_conv_backward_kernel(&d, in, (const float[]){1, 2}, gk));
   expect_floats(gk, (const float[]){3, 10}, 2, "feature groups grad_kernel");
-  d = make("bf_io->bf", 2, (int64_t[]){2, 1}, (int64_t[]){1, 2});
+  d = kt_conv_desc("bf_io->bf", 2, (int64_t[]){2, 1}, (int64_t[]){1, 2});
   d.batch_group_count = 2;
   OT_EXPECT_OK(optic_ref_f32_conv(&d, in, k, out));
   expect_floats(out, (const float[]){6, 35}, 2, "batch groups");
