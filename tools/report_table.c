@@ -44,7 +44,9 @@ static void print_machine(const report *r, FILE *out) {
   /* a model from before the per-strategy figures (format <= 3): say what it means */
   bool classes = m->dot_efficiency > 0;
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) classes = classes || m->conv_efficiency[c] > 0;
-  if (!classes) wrap(out, r->wide, "  ", 2, "(no convolution or dot class figures: those take the GEMM bound)");
+  if (!classes)
+    wrap(out, r->wide, "  ", 2,
+         "(no convolution or dot class figures: those take the GEMM bound; run `optic calibrate` to measure them)");
 }
 
 /* The name as the table shows it: without Google Benchmark's "/real_time"
