@@ -265,7 +265,8 @@ static void layout_pad(const exec_step *s, const exec_frame *f, const exec_threa
     if (hi - u < (size_t)(j1 - j0)) j1 = j0 + (int64_t)(hi - u);
     int64_t src = pad_row_source(os, is, pad, ist, g.q, r);
     unsigned char *yrow = sh->y + r * (size_t)g.out_q * g.chunk * es;
-    pad_row_span(&g, src < 0 ? NULL : sh->x + (size_t)src * es, yrow, j0, j1, &pv);
+    /* an empty input may come as NULL: its rows are all padding */
+    pad_row_span(&g, src < 0 || sh->x == NULL ? NULL : sh->x + (size_t)src * es, yrow, j0, j1, &pv);
     u += (size_t)(j1 - j0);
   }
 }

@@ -219,7 +219,7 @@ static void reduce_half_few(const exec_step *s, const exec_walk *kept, const exe
   uint16_t init;
   memcpy(&init, init_p, 2);
   for (size_t j = lo; j < hi; j++) {
-    const uint16_t *xj = x + kept_offset(kept, j);
+    const uint16_t *xj = x ? x + kept_offset(kept, j) : x; /* x: NULL when the input is empty */
     int64_t idx[OPTIC_MAX_RANK] = {0}, off = 0;
     float acc = half_in(bf, init);
     bool more = true;

@@ -164,7 +164,7 @@ static inline __attribute__((always_inline)) void window_span(int op, const exec
     int64_t off = window_row_offset(g, win, is, kidx, o);
     const optic_window_dim *e = &win[g->q];
     int64_t kk = e->reversal ? e->size - 1 - kidx[g->q] : kidx[g->q];
-    if (off < 0) fold_value(op, acc, init, n);
+    if (off < 0 || x == NULL) fold_value(op, acc, init, n); /* x: NULL when the input is empty */
     else fold_row(op, g, e, kk, x + off, init, acc, j0, j1);
     for (int32_t d = g->q; d >= 0; d--) {
       if (++kidx[d] < win[d].size) break;
