@@ -39,6 +39,19 @@ int ot_main_(int argc, char **argv, const ot_case *cases, size_t ncases);
   } while (0)
 #define OT_EXPECT_OK(call) OT_EXPECT_STATUS(call, OPTIC_OK)
 
+/* 1 under ThreadSanitizer, which cannot start threads in the child of a
+ * multi-threaded fork (it stops the process). */
+#if defined(__SANITIZE_THREAD__)
+#define OT_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define OT_UNDER_TSAN 1
+#endif
+#endif
+#ifndef OT_UNDER_TSAN
+#define OT_UNDER_TSAN 0
+#endif
+
 #define OT_MAIN(cases) \
   int main(int argc, char **argv) { return ot_main_(argc, argv, cases, sizeof(cases) / sizeof(cases[0])); }
 
