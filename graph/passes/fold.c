@@ -150,6 +150,15 @@ static double evaluation_work(fold_ctx *cx, const optic_instr *in, const optic_c
   for (int i = 0; i < loops; i++) work *= FOLD_MAX_WHILE_ITERATIONS;
   size_t n = 0;
   if (in->op == OPTIC_OP_REDUCE_WINDOW) {
+    /* the evaluator runs a combiner with anything but elementwise ops (a
+     * dot, say) as a whole computation per window position: not folded */
+    const optic_computation *rc = &cx->m->comps[in->calls[0]];
+    for (int32_t i = 0; i < rc->n_instrs; i++) {
+      optic_opcode op = graph_instr(cx->m, rc->instrs[i])->op;
+      if (op != OPTIC_OP_PARAMETER && op != OPTIC_OP_CONSTANT && op != OPTIC_OP_TUPLE &&
+          !graph_opcode_is_elementwise(op))
+        return (double)INFINITY;
+    }
     optic_cost sub;
     if (optic_computation_cost(cx->m, in->calls[0], &sub) != OPTIC_OK) return (double)INFINITY;
     double calls = 1;
