@@ -53,6 +53,20 @@ typedef struct ex_rng {
   uint64_t s;
 } ex_rng;
 
+/* An array literal of dtype dt and the given dims holding data (NULL on any
+ * error). */
+static inline optic_literal_t *ex_lit_of(optic_dtype dt, int32_t rank, const int64_t *dims, const void *data) {
+  optic_shape sh = {.rank = rank};
+  for (int32_t d = 0; d < rank; d++) sh.dims[d] = dims[d];
+  size_t bytes = 0;
+  optic_literal_t *l = NULL;
+  if (optic_shape_bytes(&sh, dt, &bytes) != OPTIC_OK ||
+      optic_literal_create_array(dt, &sh, data, bytes, &l) != OPTIC_OK) {
+    return NULL;
+  }
+  return l;
+}
+
 static inline optic_module_t *ex_parse(const char *text) {
   optic_module_t *m = NULL;
   OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));

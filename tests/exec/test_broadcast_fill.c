@@ -6,18 +6,6 @@
  * Reproduce a failure: ctest --preset release -R exec_broadcast_fill */
 #include "tests/exec/exec_util.h"
 
-static optic_literal_t *lit_of(optic_dtype dt, int32_t rank, const int64_t *dims, const void *data) {
-  optic_shape sh = {.rank = rank};
-  for (int32_t d = 0; d < rank; d++) sh.dims[d] = dims[d];
-  size_t bytes = 0;
-  optic_literal_t *l = NULL;
-  if (optic_shape_bytes(&sh, dt, &bytes) != OPTIC_OK ||
-      optic_literal_create_array(dt, &sh, data, bytes, &l) != OPTIC_OK) {
-    return NULL;
-  }
-  return l;
-}
-
 static bool one(optic_dtype dt, int64_t rows, int64_t n) {
   char text[512], label[96];
   const char *dn = optic_dtype_name(dt);
@@ -32,7 +20,7 @@ static bool one(optic_dtype dt, int64_t rows, int64_t n) {
   uint16_t *y = malloc((total + 1) * sizeof *y);
   for (size_t i = 0; i < total; i++) y[i] = v;
   const int64_t yd[2] = {rows, n};
-  optic_literal_t *arg = lit_of(dt, 0, NULL, &v), *want = lit_of(dt, 2, yd, y);
+  optic_literal_t *arg = ex_lit_of(dt, 0, NULL, &v), *want = ex_lit_of(dt, 2, yd, y);
   bool ok = arg && want;
   for (int level = 0; level <= 2 && ok; level += 2) {
     for (int32_t t = 1; t <= 2 && ok; t++) {

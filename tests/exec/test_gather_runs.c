@@ -13,18 +13,6 @@
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-static optic_literal_t *lit_of(optic_dtype dt, int32_t rank, const int64_t *dims, const void *data) {
-  optic_shape sh = {.rank = rank};
-  for (int32_t d = 0; d < rank; d++) sh.dims[d] = dims[d];
-  size_t bytes = 0;
-  optic_literal_t *l = NULL;
-  if (optic_shape_bytes(&sh, dt, &bytes) != OPTIC_OK ||
-      optic_literal_create_array(dt, &sh, data, bytes, &l) != OPTIC_OK) {
-    return NULL;
-  }
-  return l;
-}
-
 typedef enum { ROWS, WINDOWS, COLUMNS } gather_kind;
 
 /* The module text, the operand and output dims for kind. */
@@ -81,8 +69,8 @@ static bool one(gather_kind kind, optic_dtype dt, int64_t V, int64_t D, int64_t 
       }
     }
   }
-  optic_literal_t *args[2] = {lit_of(dt, 2, xd, x), lit_of(OPTIC_S32, kind == WINDOWS ? 2 : 1, id, ix)};
-  optic_literal_t *want = lit_of(dt, 2, yd, y);
+  optic_literal_t *args[2] = {ex_lit_of(dt, 2, xd, x), ex_lit_of(OPTIC_S32, kind == WINDOWS ? 2 : 1, id, ix)};
+  optic_literal_t *want = ex_lit_of(dt, 2, yd, y);
   bool ok = args[0] && args[1] && want;
   for (int level = 0; level <= 2 && ok; level += 2) {
     for (int32_t t = 1; t <= 2 && ok; t++) {
