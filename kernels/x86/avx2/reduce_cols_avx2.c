@@ -1,12 +1,11 @@
 /* AVX2 strided columns (kernels/reduce.h, optic_f32_reduce_cols): 8
- * columns per vector, 16 per group (vmaskmov tails). Tree ops evaluate a leaf's 64
- * lanes one at a time in bit-reversed lane order (0, 32, 16, 48, ...), each
- * lane a vector of column accumulators folding its rows l, l + 64, ... in
- * order, and join finished lanes by a binary counter: that builds exactly the
- * pairwise lane tree (l with l + 32, then l + 16, ..., l + 1) with a stack of
- * 6 vectors instead of 64 lanes in memory. Leaves join by the canonical leaf
- * counter. So each column is bitwise what the contiguous kernels give for its
- * values laid out contiguously.
+ * columns per vector, 16 per group (vmaskmov tails). Tree ops: each of a
+ * leaf's 64 lanes is a vector of column accumulators folding its rows l,
+ * l + 64, ... in order; lanes l, l + 32, l + 16, l + 48 are computed together
+ * and joined in registers, then the 16 results are joined by the rest of the
+ * pairwise lane tree (l + 8, ..., l + 1) in an L1 block. Leaves join by the
+ * canonical leaf counter. So each column is bitwise what the contiguous
+ * kernels give for its values laid out contiguously.
  * The identity the lanes start from is left out, and lanes past a leaf's rows
  * are skipped: x * 1 = x exactly, and x + 0 = x but for -0 + 0 = +0, so every
  * partial sum differs from the kernels' at most in the sign of a zero; the
@@ -19,14 +18,7 @@
 
 #include "kernels/reduce_tree.h"
 
-#define NV 2        /* vectors per column group */
-#define LANE_BITS 6 /* log2 OPTIC_REDUCE_LANES */
-
-static const unsigned char bitrev6[OPTIC_REDUCE_LANES] = {0, 32, 16, 48, 8,  40, 24, 56, 4, 36, 20, 52, 12, 44, 28, 60,
-                                                          2, 34, 18, 50, 10, 42, 26, 58, 6, 38, 22, 54, 14, 46, 30, 62,
-                                                          1, 33, 17, 49, 9,  41, 25, 57, 5, 37, 21, 53, 13, 45, 29, 61,
-                                                          3, 35, 19, 51, 11, 43, 27, 59, 7, 39, 23, 55, 15, 47, 31, 63};
-
+#define NV 2 /* vectors per column group */
 OPTIC_REDUCE_INLINE __m256 v_step(optic_reduce_op op, __m256 acc, __m256 v) {
   switch (op) {
     case OPTIC_REDUCE_SUMSQ: return _mm256_add_ps(acc, _mm256_mul_ps(v, v)); /* no fma: see reduce.h */
@@ -57,38 +49,50 @@ static inline __m256i vec_mask(size_t w, size_t v) {
   return _mm256_loadu_si256((const __m256i *)(ramp + 8 - n));
 }
 
+/* Lane l of a full leaf (kn >= 64 rows from x): its rows l, l + 64, ...
+ * folded in order, into a (nv vectors, masks m). */
+OPTIC_REDUCE_INLINE void lane_cols(optic_reduce_op op, size_t nv, const __m256i *m, size_t l, size_t kn, const float *x,
+                                   size_t stride, __m256 *a) {
+  const float *row = x + l * stride;
+  for (size_t v = 0; v < nv; v++) a[v] = v_first(op, _mm256_maskload_ps(row + 8 * v, m[v]));
+  for (size_t j = l + OPTIC_REDUCE_LANES; j < kn; j += OPTIC_REDUCE_LANES) {
+    row = x + j * stride;
+    for (size_t v = 0; v < nv; v++) a[v] = v_step(op, a[v], _mm256_maskload_ps(row + 8 * v, m[v]));
+  }
+}
+
 /* One leaf (kn <= OPTIC_REDUCE_BLOCK rows from x) of a group of nv vectors
- * (masks m; masked-out columns load 0 and are never stored) into out: lanes in bit-reversed order through a 6-level stack. */
+ * (masks m) into out, by the lane tree's halving steps on the lanes that have
+ * rows: n lanes, a step of half joins lane l with l + half for l + half < n.
+ * A full leaf does the first two steps (l, l + 32, l + 16, l + 48) in
+ * registers as it computes the lanes. */
 OPTIC_REDUCE_INLINE void leaf_cols(optic_reduce_op op, size_t nv, const __m256i *m, size_t kn, const float *x,
                                    size_t stride, __m256 *out) {
-  __m256 st[LANE_BITS + 1][NV];
-  bool full[LANE_BITS + 1];
-  unsigned d = 0;
-  for (size_t i = 0; i < OPTIC_REDUCE_LANES; i++) {
-    __m256 a[NV];
-    for (size_t v = 0; v < nv; v++) a[v] = _mm256_setzero_ps(); /* unused while the lane is empty */
-    bool have = bitrev6[i] < kn; /* lanes past kn hold only the identity */
-    if (have) {
-      const float *row = x + bitrev6[i] * stride;
-      for (size_t v = 0; v < nv; v++) a[v] = v_first(op, _mm256_maskload_ps(row + 8 * v, m[v]));
+  __m256 t[OPTIC_REDUCE_LANES][NV];
+  size_t n = kn, half = OPTIC_REDUCE_LANES / 2;
+  if (kn >= OPTIC_REDUCE_LANES) {
+    for (size_t l = 0; l < OPTIC_REDUCE_LANES / 4; l++) {
+      __m256 a[NV], b[NV], c[NV], d[NV];
+      lane_cols(op, nv, m, l, kn, x, stride, a);
+      lane_cols(op, nv, m, l + 32, kn, x, stride, b);
+      lane_cols(op, nv, m, l + 16, kn, x, stride, c);
+      lane_cols(op, nv, m, l + 48, kn, x, stride, d);
+      for (size_t v = 0; v < nv; v++) t[l][v] = v_join(op, v_join(op, a[v], b[v]), v_join(op, c[v], d[v]));
     }
-    for (size_t j = bitrev6[i] + OPTIC_REDUCE_LANES; j < kn; j += OPTIC_REDUCE_LANES) {
-      const float *row = x + j * stride;
-      for (size_t v = 0; v < nv; v++) a[v] = v_step(op, a[v], _mm256_maskload_ps(row + 8 * v, m[v]));
+    n = OPTIC_REDUCE_LANES / 4, half = n / 2;
+  } else { /* one row per lane, lanes past kn hold only the identity */
+    for (size_t l = 0; l < kn; l++) {
+      const float *row = x + l * stride;
+      for (size_t v = 0; v < nv; v++) t[l][v] = v_first(op, _mm256_maskload_ps(row + 8 * v, m[v]));
     }
-    for (size_t c = i; c & 1; c >>= 1) {
-      d--;
-      if (full[d] && have) {
-        for (size_t v = 0; v < nv; v++) a[v] = v_join(op, st[d][v], a[v]);
-      } else if (full[d]) {
-        for (size_t v = 0; v < nv; v++) a[v] = st[d][v];
-        have = true;
-      }
-    }
-    for (size_t v = 0; v < nv; v++) st[d][v] = a[v];
-    full[d++] = have;
   }
-  for (size_t v = 0; v < nv; v++) out[v] = st[0][v]; /* lane 0 always has a row */
+  for (; half > 0; half /= 2) {
+    for (size_t l = 0; l + half < n && l < half; l++) {
+      for (size_t v = 0; v < nv; v++) t[l][v] = v_join(op, t[l][v], t[l + half][v]);
+    }
+    if (n > half) n = half;
+  }
+  for (size_t v = 0; v < nv; v++) out[v] = t[0][v];
 }
 
 /* A group of w <= 8 NV columns (nv vectors), tree ops. r > 0. */
