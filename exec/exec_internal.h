@@ -256,6 +256,7 @@ typedef struct exec_seq {
   exec_ref *root; /* where each root leaf's value is after the steps */
   size_t *root_bytes;
   size_t root_scratch_offset; /* while bodies/conditions: a place for the root leaves */
+  uint8_t *root_over_param;   /* while bodies: 1 where root leaf l lives in parameter leaf l's buffer */
   bool busy;                  /* binding: recursion guard */
 } exec_seq;
 

@@ -295,13 +295,14 @@ static optic_status run_while(run_ctx *rc, const exec_step *s, const exec_frame 
   unsigned char *scratch = th->scratch + s->scratch_offset;
   void *pred_buf = scratch;
   /* state[i]: the while's result leaves; the body writes its root into
-   * scratch, which is then copied into the state. */
+   * scratch, which is then copied into the state, but for the leaves it may
+   * write over the state itself (exec/bind.c, root_over_param). */
   void *state_ptrs[256], *body_ptrs[256];
   if (s->n_out > 256) return optic_fail(OPTIC_ERR_UNSUPPORTED, "while %s: more than 256 state leaves", s->name);
   size_t off = 64;
   for (int32_t l = 0; l < s->n_out; l++) {
     state_ptrs[l] = ref_ptr(f, &s->out[l]);
-    body_ptrs[l] = scratch + off;
+    body_ptrs[l] = body->root_over_param && body->root_over_param[l] ? state_ptrs[l] : scratch + off;
     off += ALIGN64(s->out[l].size);
     copy_share(state_ptrs[l], ref_ptr(f, &s->in[l]), s->out[l].size, th);
   }
