@@ -808,6 +808,7 @@ optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, 
   exec_seq *entry;
   optic_status st = bind_seq(&c, b->entry, &entry);
   if (st == OPTIC_OK) st = exec_bind_constants(b);
+  if (st == OPTIC_OK) b->regs_bytes = exec_regs_bytes(b);
   if (st != OPTIC_OK) {
     exec_bound_destroy(b);
     return st;

@@ -218,7 +218,7 @@ static optic_status attach(optic_exec_ctx_t *c, exec_bound *b, const void *key) 
   optic_status st;
   if ((st = buf_reserve(c, &c->arena, b->arena_total)) != OPTIC_OK) goto fail;
   if ((st = buf_reserve(c, &c->scratch, b->scratch_total)) != OPTIC_OK) goto fail;
-  if ((st = buf_reserve(c, &c->regs, exec_regs_bytes(b) * (size_t)c->threads)) != OPTIC_OK) goto fail;
+  if ((st = buf_reserve(c, &c->regs, b->regs_bytes * (size_t)c->threads)) != OPTIC_OK) goto fail;
   return OPTIC_OK;
 oom:
   st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "optic_program_run: out of memory binding the program");
@@ -520,7 +520,7 @@ static void run_entry(run_ctx *rc, const exec_seq *entry, void **params, void **
                  .outs = outs,
                  .scratch = rc->c->scratch.data,
                  .regs = rc->c->regs.data,
-                 .regs_per = exec_regs_bytes(rc->b)};
+                 .regs_per = rc->b->regs_bytes};
   /* The team is optic's own (core/team.h: one of the process's shared teams,
    * the one released last), not an OpenMP region: libgomp's
    * idle threads and region ends spin for GOMP_SPINCOUNT before sleeping, and
