@@ -1,5 +1,5 @@
 /* AVX-512 strided columns (kernels/reduce.h, optic_f32_reduce_cols): 16
- * columns per vector, 32 per group (masked tails). Tree ops: each of a
+ * columns per vector, 64 per group (32 for max/min; masked tails). Tree ops: each of a
  * leaf's 64 lanes is a vector of column accumulators folding its rows l,
  * l + 64, ... in order; lanes l, l + 32, l + 16, l + 48 are computed together
  * and joined in registers, then the 16 results are joined by the rest of the
@@ -18,7 +18,7 @@
 
 #include "kernels/reduce_tree.h"
 
-#define NV 2 /* vectors per column group */
+#define NV 4 /* vectors per column group of the tree ops (max/min: 2) */
 OPTIC_REDUCE_INLINE __m512 v_step(optic_reduce_op op, __m512 acc, __m512 v) {
   switch (op) {
     case OPTIC_REDUCE_SUMSQ: return _mm512_add_ps(acc, _mm512_mul_ps(v, v)); /* no fma: see reduce.h */
@@ -126,7 +126,7 @@ OPTIC_REDUCE_INLINE void tree_group(optic_reduce_op op, size_t nv, size_t r, siz
   for (size_t v = 0; v < nv; v++) _mm512_mask_storeu_ps(y + 16 * v, m[v], a[v]);
 }
 
-/* A group of w <= 16 NV columns, max/min folded in row order. r > 0. */
+/* A group of w <= 32 columns, max/min folded in row order. r > 0. */
 OPTIC_REDUCE_INLINE void fold_group(bool is_max, size_t r, size_t w, const float *x, size_t stride, float *y) {
   const __m512 id = _mm512_set1_ps(is_max ? -INFINITY : INFINITY);
   const __mmask16 m0 = vec_mask(w, 0), m1 = vec_mask(w, 1);
@@ -143,7 +143,8 @@ OPTIC_REDUCE_INLINE void fold_group(bool is_max, size_t r, size_t w, const float
 OPTIC_REDUCE_INLINE void tree_cols(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y) {
   for (size_t c0 = 0; c0 < w; c0 += 16 * NV) {
     const size_t wg = w - c0 < 16 * NV ? w - c0 : 16 * NV;
-    if (wg > 16) tree_group(op, NV, r, wg, x + c0, stride, y + c0);
+    if (wg > 32) tree_group(op, NV, r, wg, x + c0, stride, y + c0);
+    else if (wg > 16) tree_group(op, 2, r, wg, x + c0, stride, y + c0);
     else tree_group(op, 1, r, wg, x + c0, stride, y + c0);
   }
 }
@@ -159,8 +160,8 @@ void optic_f32_reduce_cols__avx512(optic_reduce_op op, size_t r, size_t w, const
     case OPTIC_REDUCE_SUMSQ: tree_cols(OPTIC_REDUCE_SUMSQ, r, w, x, stride, y); break;
     case OPTIC_REDUCE_PROD: tree_cols(OPTIC_REDUCE_PROD, r, w, x, stride, y); break;
     default:
-      for (size_t c0 = 0; c0 < w; c0 += 16 * NV) {
-        const size_t wg = w - c0 < 16 * NV ? w - c0 : 16 * NV;
+      for (size_t c0 = 0; c0 < w; c0 += 32) {
+        const size_t wg = w - c0 < 32 ? w - c0 : 32;
         fold_group(op == OPTIC_REDUCE_MAX, r, wg, x + c0, stride, y + c0);
       }
       break;
