@@ -26,20 +26,23 @@
  * of all float bit patterns on every ISA, exhaustive for the AVX2/AVX-512
  * transcendentals): exp, log, rsqrt 1 ULP; tanh, logistic 2 ULP; per-ISA
  * figures in docs/kernels-unary.md. */
-#define OPTIC_UNARY_OP_LIST(X) \
-  X(NEG, "negate", 0)          \
-  X(ABS, "abs", 0)             \
-  X(EXP, "exponential", 1)     \
-  X(LOG, "log", 1)             \
-  X(SQRT, "sqrt", 0)           \
-  X(RSQRT, "rsqrt", 1)         \
-  X(TANH, "tanh", 2)           \
-  X(LOGISTIC, "logistic", 2)   \
-  X(SIGN, "sign", 0)           \
-  X(FLOOR, "floor", 0)         \
-  X(CEIL, "ceil", 0)           \
-  X(SQUARE, "square", 0)       \
-  X(RELU, "relu", 0)
+#define OPTIC_UNARY_OP_LIST(X)         \
+  X(NEG, "negate", 0)                  \
+  X(ABS, "abs", 0)                     \
+  X(EXP, "exponential", 1)             \
+  X(LOG, "log", 1)                     \
+  X(SQRT, "sqrt", 0)                   \
+  X(RSQRT, "rsqrt", 1)                 \
+  X(TANH, "tanh", 2)                   \
+  X(LOGISTIC, "logistic", 2)           \
+  X(SIGN, "sign", 0)                   \
+  X(FLOOR, "floor", 0)                 \
+  X(CEIL, "ceil", 0)                   \
+  X(SQUARE, "square", 0)               \
+  X(RELU, "relu", 0)                   \
+  X(ERF, "erf", 2)                     \
+  X(EXPM1, "exponential-minus-one", 2) \
+  X(LOG1P, "log-plus-one", 2)
 
 typedef enum optic_unary_op {
 #define OPTIC_UNARY_OP_ENUM_(op, name, ulp) OPTIC_UNARY_##op,

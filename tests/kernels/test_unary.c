@@ -37,6 +37,9 @@ static void op_range(optic_unary_op op, float *lo, float *hi) {
     case OPTIC_UNARY_SQRT: *lo = -1.0f, *hi = 1000.0f; break;
     case OPTIC_UNARY_TANH: *lo = -12.0f, *hi = 12.0f; break;
     case OPTIC_UNARY_LOGISTIC: *lo = -110.0f, *hi = 110.0f; break;
+    case OPTIC_UNARY_ERF: *lo = -5.0f, *hi = 5.0f; break;
+    case OPTIC_UNARY_EXPM1: *lo = -20.0f, *hi = 95.0f; break;
+    case OPTIC_UNARY_LOG1P: *lo = -1.5f, *hi = 100.0f; break;
     default: *lo = -100.0f, *hi = 100.0f; break;
   }
 }
@@ -129,6 +132,29 @@ static const float edge_inputs[] = {
     8388607.5f,
     8388608.0f,
     16777215.0f,
+    /* erf: the interval seams, saturation (erf rounds to 1 from 3.9193);
+     * expm1: tiny arguments, the clamp, overflow; log1p: x near -1, tiny x */
+    0.99999994f,
+    2.2499998f,
+    2.25f,
+    -2.25f,
+    3.9193f,
+    3.92f,
+    -3.92f,
+    0x1p-30f,
+    -0x1p-30f,
+    0x1.fffffep-31f,
+    1e-7f,
+    -1e-7f,
+    -17.33f,
+    -18.0f,
+    -18.5f,
+    88.72283f,
+    -0.99999994f,
+    -0.9999999f,
+    -0.29289323f,
+    0.41421357f,
+    -1.0000001f,
 };
 #define N_EDGE (sizeof edge_inputs / sizeof edge_inputs[0])
 
