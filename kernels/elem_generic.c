@@ -166,6 +166,42 @@ static void half_loop(optic_elem_op op, optic_compare_op cmp, optic_dtype in, si
   }
 }
 
+/* ------------------------------------------------------------ convert */
+
+/* One chunk of 8- or 16-bit integers as floats (exact). */
+static void small_int_chunk(optic_dtype in, const unsigned char *p, size_t len, float *f) {
+  switch (in) {
+    case OPTIC_S8:
+      for (size_t i = 0; i < len; i++) f[i] = (float)(int8_t)p[i];
+      break;
+    case OPTIC_U8:
+      for (size_t i = 0; i < len; i++) f[i] = (float)p[i];
+      break;
+    case OPTIC_S16:
+      for (size_t i = 0; i < len; i++) f[i] = (float)(int16_t)(uint16_t)(p[2 * i] | (p[2 * i + 1] << 8));
+      break;
+    default: /* u16 */
+      for (size_t i = 0; i < len; i++) f[i] = (float)(uint16_t)(p[2 * i] | (p[2 * i + 1] << 8));
+      break;
+  }
+}
+
+/* 8- and 16-bit integers to f16/bf16: exact in f32, then the one rounding of
+ * the convert kernels (what rounding the integer directly gives); false for
+ * other pairs. */
+static bool small_int_to_half(optic_dtype in, const void *x, optic_dtype out, void *y, size_t n) {
+  if (!optic_elem_is_half(out) || (in != OPTIC_S8 && in != OPTIC_U8 && in != OPTIC_S16 && in != OPTIC_U16))
+    return false;
+  size_t es = optic_dtype_size(in);
+  float f[CHUNK];
+  for (size_t lo = 0; lo < n; lo += CHUNK) {
+    size_t len = n - lo < CHUNK ? n - lo : CHUNK;
+    small_int_chunk(in, (const unsigned char *)x + lo * es, len, f);
+    optic_convert_halves(OPTIC_F32, f, out, (unsigned char *)y + 2 * lo, len);
+  }
+  return true;
+}
+
 /* ------------------------------------------------------------ select */
 
 /* 2-byte select (the halves' select) without a branch: both values are
@@ -200,7 +236,9 @@ void optic_elem_generic(optic_elem_op op, optic_compare_op cmp, optic_dtype in, 
       for (size_t i = 0; i < n; i++) memmove(yb + i * es, *AT(0, i, 1) ? AT(1, i, es) : AT(2, i, es), es);
       return;
     case OPTIC_ELEM_CONVERT:
-      if (!(scalar_mask & 1u) && optic_convert_halves(in, src[0], out, y, n)) return; /* f32 <-> f16/bf16 */
+      if (!(scalar_mask & 1u) &&
+          (optic_convert_halves(in, src[0], out, y, n) || small_int_to_half(in, src[0], out, y, n)))
+        return;
       if (scalar_mask & 1u) {
         for (size_t i = 0; i < n; i++) optic_convert_elements(in, src[0], out, yb + i * oes, 1);
       } else {
