@@ -2,7 +2,7 @@
  * the naive reference (each op in double with libm, rounded to float).
  * Tolerance: the op's max_ulp from OPTIC_UNARY_OP_LIST in kernels/unary.h
  * (0 = bitwise; negate/abs/sqrt/square/floor/ceil/sign/relu are exact;
- * exp, log, rsqrt 1 ULP; tanh, logistic 2 ULP); whenever the kernel's or the
+ * exp, log, rsqrt, erf, expm1, log1p 1 ULP; tanh, logistic 2 ULP); whenever the kernel's or the
  * reference's result is NaN, +-inf or +-0 the two must be the same class and
  * sign (kt_same), whatever the tolerance.
  * Each entry is checked over edge sizes, misaligned starts and in place with
@@ -285,6 +285,16 @@ static void reference_semantics(void) {
   OT_CHECK(kt_same(y[0], -0.0f) && y[3] < -0.99f && y[4] == 1.0f && y[5] == -1.0f);
   optic_ref_f32_unary(OPTIC_UNARY_LOGISTIC, 6, in, y);
   OT_CHECK(y[0] == 0.5f && y[4] == 1.0f && kt_same(y[5], 0.0f));
+  optic_ref_f32_unary(OPTIC_UNARY_ERF, 6, in, y);
+  OT_CHECK(kt_same(y[0], -0.0f) && kt_same(y[1], 0.0f) && isnan(y[2]) && y[3] < -0.9999f && y[4] == 1.0f &&
+           y[5] == -1.0f);
+  optic_ref_f32_unary(OPTIC_UNARY_EXPM1, 6, in, y);
+  OT_CHECK(kt_same(y[0], -0.0f) && kt_same(y[1], 0.0f) && isnan(y[2]) && y[3] < -0.95f && y[4] == INFINITY &&
+           y[5] == -1.0f);
+  const float l1p[] = {-0.0f, -1.0f, -3.0f, INFINITY, NAN, 1e-30f};
+  optic_ref_f32_unary(OPTIC_UNARY_LOG1P, 6, l1p, y);
+  OT_CHECK(kt_same(y[0], -0.0f) && y[1] == -INFINITY && isnan(y[2]) && y[3] == INFINITY && isnan(y[4]) &&
+           y[5] == 1e-30f);
   const float tiny[] = {-88.8f, -103.0f};
   optic_ref_f32_unary(OPTIC_UNARY_LOGISTIC, 2, tiny, y);
   OT_CHECK(y[0] > 0.0f && y[0] < FLT_MIN && y[1] > 0.0f, "logistic keeps subnormal results");
