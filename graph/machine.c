@@ -234,6 +234,16 @@ optic_status optic_machine_validate(const optic_machine *m) {
       {"dot_pack_element_ns", offsetof(optic_machine, dot_pack_element_ns), true},
       {"loop_leaf_element_ns", offsetof(optic_machine, loop_leaf_element_ns), true},
       {"loop_leaf_run_ns", offsetof(optic_machine, loop_leaf_run_ns), true},
+      {"gather_run_ns", offsetof(optic_machine, gather_run_ns), true},
+      {"topk_select_element_ns", offsetof(optic_machine, topk_select_element_ns), true},
+      {"convert_from_bf16_ns", offsetof(optic_machine, convert_from_bf16_ns), true},
+      {"convert_from_f16_ns", offsetof(optic_machine, convert_from_f16_ns), true},
+      {"convert_to_bf16_ns", offsetof(optic_machine, convert_to_bf16_ns), true},
+      {"convert_to_f16_ns", offsetof(optic_machine, convert_to_f16_ns), true},
+      {"reduce_fold_bf16_ns", offsetof(optic_machine, reduce_fold_bf16_ns), true},
+      {"reduce_fold_f16_ns", offsetof(optic_machine, reduce_fold_f16_ns), true},
+      {"reduce_fold_bf16_minmax_ns", offsetof(optic_machine, reduce_fold_bf16_minmax_ns), true},
+      {"reduce_fold_f16_minmax_ns", offsetof(optic_machine, reduce_fold_f16_minmax_ns), true},
   };
   for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
     double v;

@@ -98,6 +98,17 @@ static const field fields[] = {
     {"dot_pack_element_ns", offsetof(optic_machine, dot_pack_element_ns), F_DOUBLE, false},
     {"loop_leaf_element_ns", offsetof(optic_machine, loop_leaf_element_ns), F_DOUBLE, false},
     {"loop_leaf_run_ns", offsetof(optic_machine, loop_leaf_run_ns), F_DOUBLE, false},
+    /* Format 5 (optional: older files load with 0, "not known": the format-4 rules). */
+    {"gather_run_ns", offsetof(optic_machine, gather_run_ns), F_DOUBLE, false},
+    {"topk_select_element_ns", offsetof(optic_machine, topk_select_element_ns), F_DOUBLE, false},
+    {"convert_from_bf16_ns", offsetof(optic_machine, convert_from_bf16_ns), F_DOUBLE, false},
+    {"convert_from_f16_ns", offsetof(optic_machine, convert_from_f16_ns), F_DOUBLE, false},
+    {"convert_to_bf16_ns", offsetof(optic_machine, convert_to_bf16_ns), F_DOUBLE, false},
+    {"convert_to_f16_ns", offsetof(optic_machine, convert_to_f16_ns), F_DOUBLE, false},
+    {"reduce_fold_bf16_ns", offsetof(optic_machine, reduce_fold_bf16_ns), F_DOUBLE, false},
+    {"reduce_fold_f16_ns", offsetof(optic_machine, reduce_fold_f16_ns), F_DOUBLE, false},
+    {"reduce_fold_bf16_minmax_ns", offsetof(optic_machine, reduce_fold_bf16_minmax_ns), F_DOUBLE, false},
+    {"reduce_fold_f16_minmax_ns", offsetof(optic_machine, reduce_fold_f16_minmax_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

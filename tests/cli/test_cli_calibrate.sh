@@ -36,8 +36,8 @@ assert 0 < m["op_overhead_ns"] < 20000, m["op_overhead_ns"]
 assert 0 < m["core_dram_bandwidth"] <= m["dram_bandwidth"], (m["core_dram_bandwidth"], m["dram_bandwidth"])
 assert m["cores"] >= 1 and m["name"] == "host" and "optic calibrate" in m["source"]
 # format 3: the op classes, each measured (> 0) and within a plausible range
-assert m["format"] == 4, m["format"]
-for k in ("gather_element_ns", "scatter_element_ns", "sort_compare_ns", "topk_compare_ns",
+assert m["format"] == 5, m["format"]
+for k in ("scatter_element_ns", "sort_compare_ns", "topk_compare_ns",
           "bf16_element_ns", "f16_element_ns", "reduce_step_ns"):
     assert 0 < m[k] < 1e5, (k, m[k])
 assert 1e6 < m["reduce_multi_bandwidth"] < 1e14, m["reduce_multi_bandwidth"]
@@ -51,6 +51,13 @@ for c in ("gemm", "im2col_mk", "im2col_km", "direct", "grouped", "grouped_rows",
 assert 0 < m["dot_efficiency"] <= 1, m["dot_efficiency"]
 for k in ("dot_element_ns", "dot_call_ns", "dot_pack_element_ns", "loop_leaf_element_ns", "loop_leaf_run_ns"):
     assert 0 <= m[k] < 1e5, (k, m[k])
+# format 5: the runtime's own paths (gather per run and per element, topk's
+# block selection, 16-bit converts, the direct 16-bit reduce fold)
+assert 0 <= m["gather_element_ns"] < 1e5 and 0 < m["gather_run_ns"] < 1e5, (m["gather_element_ns"], m["gather_run_ns"])
+for k in ("topk_select_element_ns", "convert_from_bf16_ns", "convert_from_f16_ns", "convert_to_bf16_ns",
+          "convert_to_f16_ns", "reduce_fold_bf16_ns", "reduce_fold_f16_ns", "reduce_fold_bf16_minmax_ns",
+          "reduce_fold_f16_minmax_ns"):
+    assert 0 < m[k] < 1e5, (k, m[k])
 PY
 
 # optic_machine_load reads it (report --machine loads with it and prints the model).
