@@ -183,6 +183,10 @@ OPTIC_API optic_status optic_machine_default_path(char *buf, size_t size);
  * then writes atomically (temporary file + fsync + rename), creating the
  * parent directories. Both are thread-safe (no shared state). */
 OPTIC_API optic_status optic_machine_load(const char *path, optic_machine *out);
+/* optic_machine_load, and the file's format in *format (1 for a file without
+ * the key): a caller can tell a model that lacks this version's figures
+ * (format < OPTIC_MACHINE_FORMAT) and measure it again. */
+OPTIC_API optic_status optic_machine_load_format(const char *path, optic_machine *out, int32_t *format);
 OPTIC_API optic_status optic_machine_save(const optic_machine *m, const char *path);
 /* Checks every figure is finite and > 0, except cache_bytes and
  * op_overhead_ns, which may be 0 (no cache level; no per-op cost), and

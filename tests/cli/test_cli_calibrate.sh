@@ -68,6 +68,33 @@ else
   fail "report --machine on the calibrated file: $(tail -3 "$work/rep.txt")"
 fi
 
+# A model of an older format (the format-5 figures dropped, "format": 4) is
+# calibrated again by report, which says so and replaces the file.
+/usr/bin/python3 - "$work/m.json" "$work/old.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for k in ("gather_run_ns", "topk_select_element_ns", "convert_from_bf16_ns", "convert_from_f16_ns",
+          "convert_to_bf16_ns", "convert_to_f16_ns", "reduce_fold_bf16_ns", "reduce_fold_f16_ns",
+          "reduce_fold_bf16_minmax_ns", "reduce_fold_f16_minmax_ns"):
+    del m[k]
+m["format"] = 4
+json.dump(m, open(sys.argv[2], "w"))
+PY
+if OMP_NUM_THREADS=1 "$optic" report --quick --input "$fixture" --ratios "$ratios" --machine "$work/old.json" \
+     --out-dir "$work/r4" >"$work/rep4.txt" 2>&1 &&
+   grep -q "is format 4 and lacks figures of format 5: calibrating again" "$work/rep4.txt" &&
+   grep -q '"format": 5' "$work/old.json" && grep -q '"gather_run_ns"' "$work/old.json"; then
+  pass "report recalibrates a format-4 model and replaces it"
+else
+  fail "report on a format-4 model: $(grep -m3 "report:" "$work/rep4.txt")"
+fi
+if "$optic" report --input "$fixture" --ratios "$ratios" --machine "$work/old.json" --out-dir "$work/r5" \
+     >"$work/rep5.txt" 2>&1 && ! grep -q "calibrating" "$work/rep5.txt"; then
+  pass "a current model is used as it is"
+else
+  fail "report on the current model calibrated again"
+fi
+
 # Default destinations: $OPTIC_MACHINE, else $XDG_CONFIG_HOME/optic/machine.json
 # (on one thread: quicker, and these check only where the file goes).
 OMP_NUM_THREADS=1 OPTIC_MACHINE="$work/env.json" "$optic" calibrate --quick >/dev/null 2>&1 && [ -s "$work/env.json" ] \
