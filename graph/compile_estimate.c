@@ -42,26 +42,14 @@ static double half_ns(const optic_machine *mc, const optic_module_t *m, optic_no
 }
 
 /* ns per element of a convert from `from` to `to` through the runtime's
- * convert kernels (format 5: each 16-bit side its own figure, measured
- * against f32), 0 when one of the figures it needs is not known, no side is
- * 16-bit or the other side is neither f32 nor 16-bit (an integer: not
- * measured, the per-instruction figure). */
+ * convert kernels (format 5: each 16-bit side its own figure), 0 when one of
+ * the figures it needs is not known or no side is 16-bit. */
 static double convert_ns(const optic_machine *mc, optic_dtype from, optic_dtype to) {
   if (!half(from) && !half(to)) return 0;
-  if ((!half(from) && from != OPTIC_F32) || (!half(to) && to != OPTIC_F32)) return 0;
   double a = from == OPTIC_BF16 ? mc->convert_from_bf16_ns : from == OPTIC_F16 ? mc->convert_from_f16_ns : -1;
   double b = to == OPTIC_BF16 ? mc->convert_to_bf16_ns : to == OPTIC_F16 ? mc->convert_to_f16_ns : -1;
   if (a == 0 || b == 0) return 0;
   return (a > 0 ? a : 0) + (b > 0 ? b : 0);
-}
-
-/* ns per element of a transcendental instruction (XLA counts transcendentals
- * for it) on 16-bit floats, format 5; 0 for other ops or when not known. */
-static double half_transcendental_ns(const optic_machine *mc, const optic_module_t *m, optic_node_id id) {
-  optic_cost c;
-  if (optic_node_cost(m, id, &c) != OPTIC_OK || !(c.transcendentals > 0)) return 0;
-  bool f16 = optic_node_type(m, id)->dtype == OPTIC_F16;
-  return f16 ? mc->f16_transcendental_ns : mc->bf16_transcendental_ns;
 }
 
 /* ns of the per-element path for 16-bit floats an instruction takes (an
@@ -82,9 +70,7 @@ static double narrow_ns(const optic_machine *mc, const optic_module_t *m, optic_
   bool narrow = half(t->dtype);
   for (int32_t i = 0; i < optic_node_operand_count(m, id) && !narrow; i++)
     narrow = half(optic_node_type(m, optic_node_operand(m, id, i))->dtype);
-  if (!narrow) return 0;
-  double tr = half_transcendental_ns(mc, m, id);
-  return elements(t) * (tr > 0 ? tr : half_ns(mc, m, id));
+  return narrow ? elements(t) * half_ns(mc, m, id) : 0;
 }
 
 /* narrow_ns summed over a fused computation (nested fusions too). */

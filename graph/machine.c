@@ -240,8 +240,6 @@ static const struct {
     {"reduce_fold_f16_ns", offsetof(optic_machine, reduce_fold_f16_ns), true},
     {"reduce_fold_bf16_minmax_ns", offsetof(optic_machine, reduce_fold_bf16_minmax_ns), true},
     {"reduce_fold_f16_minmax_ns", offsetof(optic_machine, reduce_fold_f16_minmax_ns), true},
-    {"bf16_transcendental_ns", offsetof(optic_machine, bf16_transcendental_ns), true},
-    {"f16_transcendental_ns", offsetof(optic_machine, f16_transcendental_ns), true},
 };
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");

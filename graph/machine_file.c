@@ -109,8 +109,6 @@ static const field fields[] = {
     {"reduce_fold_f16_ns", offsetof(optic_machine, reduce_fold_f16_ns), F_DOUBLE, false},
     {"reduce_fold_bf16_minmax_ns", offsetof(optic_machine, reduce_fold_bf16_minmax_ns), F_DOUBLE, false},
     {"reduce_fold_f16_minmax_ns", offsetof(optic_machine, reduce_fold_f16_minmax_ns), F_DOUBLE, false},
-    {"bf16_transcendental_ns", offsetof(optic_machine, bf16_transcendental_ns), F_DOUBLE, false},
-    {"f16_transcendental_ns", offsetof(optic_machine, f16_transcendental_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

@@ -296,8 +296,6 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->reduce_fold_f16_ns = r->classes.fold_ns[1];
   m->reduce_fold_bf16_minmax_ns = r->classes.fold_ns[2];
   m->reduce_fold_f16_minmax_ns = r->classes.fold_ns[3];
-  m->bf16_transcendental_ns = r->classes.transc_ns[0];
-  m->f16_transcendental_ns = r->classes.transc_ns[1];
   /* convolution classes: fractions of the one-thread peak, which is the
    * device peak per core; ns per element and per call on one core */
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {

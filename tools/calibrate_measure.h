@@ -47,7 +47,6 @@ typedef struct calib_classes {
   double convert_ns[4];          /* ns per element: from bf16, from f16, to bf16, to f16 (f32 the other side) */
   double fold_ns[4];             /* ns per input element of the direct one-op reduce fold:
                                     bf16 add, f16 add, bf16 maximum, f16 maximum */
-  double transc_ns[2];           /* ns per element of an exponential-minus-one on bf16, f16 */
 } calib_classes;
 
 /* What calib_measure_ops needs: trials of about target_ns, and the tiny

@@ -12,8 +12,6 @@
  *   convert  bf16, f16 -> f32 and f32 -> bf16, f16 on [256,256]: per element
  *   fold     add and maximum reduces of bf16[4,16384] and f16[4,16384] over
  *            dim 1 (4 outputs: the runtime's direct fold): per input element
- *   transcendental  exponential-minus-one on bf16[256,256] and f16[256,256]:
- *            per element
  * Each figure is the run minus the one-add program's (plan->tiny_ns). */
 #include <optic/optic.h>
 
@@ -75,15 +73,6 @@ static const char *const hlo_gather_elements =
   "[4] reduce(x, z), dimensions={1}, to_apply=r\n" \
   "}\n"
 
-#define EXPM1(DT)                        \
-  "HloModule calibrate_expm1\n"          \
-  "ENTRY e {\n"                          \
-  "  x = " DT                            \
-  "[256,256] parameter(0)\n"             \
-  "  ROOT y = " DT                       \
-  "[256,256] exponential-minus-one(x)\n" \
-  "}\n"
-
 /* The fastest trial's ns per run of text beyond the one-add program's. */
 static optic_status beyond_tiny(const calib_ops_plan *plan, const char *text, double *ns) {
   double t = 0;
@@ -122,11 +111,6 @@ optic_status calib_measure_paths(const calib_ops_plan *plan, calib_classes *out)
   for (int i = 0; i < 4 && st == OPTIC_OK; i++) {
     st = beyond_tiny(plan, folds[i], &ns);
     out->fold_ns[i] = ns / 65536.0;
-  }
-  const char *const transc[2] = {EXPM1("bf16"), EXPM1("f16")};
-  for (int i = 0; i < 2 && st == OPTIC_OK; i++) {
-    st = beyond_tiny(plan, transc[i], &ns);
-    out->transc_ns[i] = ns / 65536.0;
   }
   return st;
 }

@@ -81,8 +81,6 @@ static void print_result(FILE *out, const calib_result *r) {
           c->convert_ns[0], "-", c->convert_ns[1], c->convert_ns[2], c->convert_ns[3]);
   fprintf(out, "  %-34s %10.3f %10s  ns: add bf16, f16 %.3g; max bf16 %.3g, f16 %.3g\n",
           "half reduce fold, per element", c->fold_ns[0], "-", c->fold_ns[1], c->fold_ns[2], c->fold_ns[3]);
-  fprintf(out, "  %-34s %10.3f %10s  ns (f16 %.3g)\n", "bf16 expm1, per element", c->transc_ns[0], "-",
-          c->transc_ns[1]);
   for (int k = 0; k < OPTIC_CONV_CLASS_COUNT; k++) {
     snprintf(label, sizeof label, "conv %s (%d shapes)", optic_conv_class_name(k), r->conv.shapes[k]);
     fprintf(out, "  %-34s %10.3f %10s  of peak, %.3g ns/element\n", label, r->conv.efficiency[k], "-",
@@ -125,8 +123,6 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
           m->convert_from_bf16_ns, m->convert_from_f16_ns, m->convert_to_bf16_ns, m->convert_to_f16_ns);
   fprintf(out, "  reduce_fold_*_ns      bf16 %.3g, f16 %.3g, minmax bf16 %.3g, f16 %.3g (one core)\n",
           m->reduce_fold_bf16_ns, m->reduce_fold_f16_ns, m->reduce_fold_bf16_minmax_ns, m->reduce_fold_f16_minmax_ns);
-  fprintf(out, "  *_transcendental_ns   bf16 %.3g, f16 %.3g (one core)\n", m->bf16_transcendental_ns,
-          m->f16_transcendental_ns);
   for (int k = 0; k < OPTIC_CONV_CLASS_COUNT; k++)
     fprintf(out, "  conv_%-16s %.3g of peak_flops, %.3g ns/element (one core)\n", optic_conv_class_name(k),
             m->conv_efficiency[k], m->conv_element_ns[k]);

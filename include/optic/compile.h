@@ -143,9 +143,6 @@ typedef struct optic_machine {
   double reduce_fold_f16_ns;         /* the same on f16 */
   double reduce_fold_bf16_minmax_ns; /* the same for a maximum/minimum reducer (no rounding per step) */
   double reduce_fold_f16_minmax_ns;
-  double bf16_transcendental_ns; /* an exp, log, tanh, erf, ... instruction on bf16, per element
-                                    (in place of bf16_element_ns for those) */
-  double f16_transcendental_ns;  /* the same on f16 */
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -154,7 +151,7 @@ typedef struct optic_machine {
  * while_iteration_ns, which load as 0: not known) and format-3 files
  * (before the convolution strategies and the dot figures, which load as 0:
  * the GEMM figure) and format-4 files (before gather_run_ns ...
- * f16_transcendental_ns, which load as 0: the format-4 rules); a file of a newer format fails to load with CORRUPT naming
+ * reduce_fold_f16_minmax_ns, which load as 0: the format-4 rules); a file of a newer format fails to load with CORRUPT naming
  * the versions. */
 #define OPTIC_MACHINE_FORMAT 5
 

@@ -56,7 +56,7 @@ for k in ("dot_element_ns", "dot_call_ns", "dot_pack_element_ns", "loop_leaf_ele
 assert 0 <= m["gather_element_ns"] < 1e5 and 0 < m["gather_run_ns"] < 1e5, (m["gather_element_ns"], m["gather_run_ns"])
 for k in ("topk_select_element_ns", "convert_from_bf16_ns", "convert_from_f16_ns", "convert_to_bf16_ns",
           "convert_to_f16_ns", "reduce_fold_bf16_ns", "reduce_fold_f16_ns", "reduce_fold_bf16_minmax_ns",
-          "reduce_fold_f16_minmax_ns", "bf16_transcendental_ns", "f16_transcendental_ns"):
+          "reduce_fold_f16_minmax_ns"):
     assert 0 < m[k] < 1e5, (k, m[k])
 PY
 
@@ -75,8 +75,7 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 for k in ("gather_run_ns", "topk_select_element_ns", "convert_from_bf16_ns", "convert_from_f16_ns",
           "convert_to_bf16_ns", "convert_to_f16_ns", "reduce_fold_bf16_ns", "reduce_fold_f16_ns",
-          "reduce_fold_bf16_minmax_ns", "reduce_fold_f16_minmax_ns", "bf16_transcendental_ns",
-          "f16_transcendental_ns"):
+          "reduce_fold_bf16_minmax_ns", "reduce_fold_f16_minmax_ns"):
     del m[k]
 m["format"] = 4
 json.dump(m, open(sys.argv[2], "w"))
