@@ -42,10 +42,13 @@ static double half_ns(const optic_machine *mc, const optic_module_t *m, optic_no
 }
 
 /* ns per element of a convert from `from` to `to` through the runtime's
- * convert kernels (format 5: each 16-bit side its own figure), 0 when one of
- * the figures it needs is not known or no side is 16-bit. */
+ * convert kernels (format 5: each 16-bit side its own figure, measured
+ * against f32), 0 when one of the figures it needs is not known, no side is
+ * 16-bit or the other side is neither f32 nor 16-bit (an integer: not
+ * measured, the per-instruction figure). */
 static double convert_ns(const optic_machine *mc, optic_dtype from, optic_dtype to) {
   if (!half(from) && !half(to)) return 0;
+  if ((!half(from) && from != OPTIC_F32) || (!half(to) && to != OPTIC_F32)) return 0;
   double a = from == OPTIC_BF16 ? mc->convert_from_bf16_ns : from == OPTIC_F16 ? mc->convert_from_f16_ns : -1;
   double b = to == OPTIC_BF16 ? mc->convert_to_bf16_ns : to == OPTIC_F16 ? mc->convert_to_f16_ns : -1;
   if (a == 0 || b == 0) return 0;

@@ -426,6 +426,9 @@ static void runtime_paths(void) {
   OT_CHECK(near(eb, 1000 * 3.0 + 10), "f16 -> bf16: both sides: %g", eb);
   OT_CHECK(two_estimates(CONVERT("f32", "f16"), "y", &a, &b, &ea, &eb));
   OT_CHECK(eb == ea, "to f16 not known: the format-4 rule: %g vs %g", eb, ea);
+  b.convert_to_f16_ns = 0.5;
+  OT_CHECK(two_estimates(CONVERT("s8", "f16"), "y", &a, &b, &ea, &eb));
+  OT_CHECK(eb == ea, "s8 -> f16 not measured: the format-4 rule: %g vs %g", eb, ea);
   a = toy(), b = toy();
   b.reduce_fold_bf16_ns = 2; /* above the 3996 flops at 1 flop/ns */
   b.reduce_step_ns = 5;
