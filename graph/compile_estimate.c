@@ -41,6 +41,20 @@ static double half_ns(const optic_machine *mc, const optic_module_t *m, optic_no
   return f16 ? mc->f16_element_ns : mc->bf16_element_ns;
 }
 
+/* ns per element of a convert from `from` to `to` through the runtime's
+ * convert kernels (format 5: each 16-bit side its own figure, measured
+ * against f32), 0 when one of the figures it needs is not known, no side is
+ * 16-bit or the other side is neither f32 nor 16-bit (an integer: not
+ * measured, the per-instruction figure). */
+static double convert_ns(const optic_machine *mc, optic_dtype from, optic_dtype to) {
+  if (!half(from) && !half(to)) return 0;
+  if ((!half(from) && from != OPTIC_F32) || (!half(to) && to != OPTIC_F32)) return 0;
+  double a = from == OPTIC_BF16 ? mc->convert_from_bf16_ns : from == OPTIC_F16 ? mc->convert_from_f16_ns : -1;
+  double b = to == OPTIC_BF16 ? mc->convert_to_bf16_ns : to == OPTIC_F16 ? mc->convert_to_f16_ns : -1;
+  if (a == 0 || b == 0) return 0;
+  return (a > 0 ? a : 0) + (b > 0 ? b : 0);
+}
+
 /* ns of the per-element path for 16-bit floats an instruction takes (an
  * elementwise op whose result or an operand is f16/bf16, a reduce of such an
  * input), else 0. */
@@ -52,6 +66,10 @@ static double narrow_ns(const optic_machine *mc, const optic_module_t *m, optic_
     return half(in->dtype) ? elements(in) * (in->dtype == OPTIC_F16 ? mc->f16_element_ns : mc->bf16_element_ns) : 0;
   }
   if (!graph_opcode_is_elementwise(op) || optic_type_is_tuple(t)) return 0;
+  if (op == OPTIC_OP_CONVERT) {
+    double ns = convert_ns(mc, optic_node_type(m, optic_node_operand(m, id, 0))->dtype, t->dtype);
+    if (ns > 0) return elements(t) * ns;
+  }
   bool narrow = half(t->dtype);
   for (int32_t i = 0; i < optic_node_operand_count(m, id) && !narrow; i++)
     narrow = half(optic_node_type(m, optic_node_operand(m, id, i))->dtype);
@@ -262,6 +280,79 @@ static double dus_copy_ns(const optic_program_t *p, const optic_machine *mc, opt
   return move_ns(mc, 2.0 * elements(t) * (double)optic_dtype_size(t->dtype));
 }
 
+static bool listed(const int64_t *v, int32_t n, int64_t x) {
+  for (int32_t i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+/* The contiguous runs a gather copies (graph/gather_scatter.c): a row of
+ * the output's minor dim where that dim is an offset dim over the
+ * operand's minor dim, else one element each. */
+static double gather_runs(const optic_module_t *m, optic_node_id id) {
+  const optic_type *t = optic_node_type(m, id), *x = optic_node_type(m, optic_node_operand(m, id, 0));
+  double e = elements(t);
+  optic_gather_dims g;
+  if (!optic_node_gather_dims(m, id, &g) || t->shape.rank == 0 || x->shape.rank == 0) return e;
+  int64_t last = x->shape.rank - 1;
+  bool rows = g.n_offset_dims > 0 && g.offset_dims[g.n_offset_dims - 1] == t->shape.rank - 1 &&
+              !listed(g.collapsed_slice_dims, g.n_collapsed, last) &&
+              !listed(g.operand_batching_dims, g.n_batching, last);
+  double len = (double)t->shape.dims[t->shape.rank - 1];
+  return rows && len > 0 ? e / len : e;
+}
+
+static double gather_ns(const optic_module_t *m, const optic_machine *mc, optic_node_id id, double threads) {
+  double e = elements(optic_node_type(m, id));
+  double ns = e * mc->gather_element_ns + (mc->gather_run_ns > 0 ? gather_runs(m, id) * mc->gather_run_ns : 0);
+  return ns / split_share(e, threads);
+}
+
+/* topk: a block selection of each row for k <= 64 (graph/sort.c), else a
+ * merge sort of the row. */
+static double topk_ns(const optic_module_t *m, const optic_machine *mc, optic_node_id id, const optic_type *x,
+                      double threads) {
+  optic_node_attrs_t a;
+  if (x == NULL || x->shape.rank == 0 || optic_node_attrs(m, id, &a) != OPTIC_OK) return 0;
+  double len = (double)x->shape.dims[x->shape.rank - 1], rows = len > 0 ? elements(x) / len : 0;
+  if (a.topk.k <= 64 && mc->topk_select_element_ns > 0)
+    return rows * len * mc->topk_select_element_ns / split_share(rows, threads);
+  return merge_compares(rows, len) * mc->topk_compare_ns / split_share(rows, threads);
+}
+
+/* Whether f is a one-op reducer (add, multiply, maximum or minimum of its
+ * two parameters, over dt: exec/bind.c's rule), its opcode in *op. */
+static bool one_op_reducer(const optic_module_t *m, optic_comp_id f, optic_dtype dt, optic_opcode *op) {
+  optic_node_id root = optic_computation_root(m, f);
+  *op = optic_node_opcode(m, root);
+  if (*op != OPTIC_OP_ADD && *op != OPTIC_OP_MULTIPLY && *op != OPTIC_OP_MAXIMUM && *op != OPTIC_OP_MINIMUM)
+    return false;
+  if (optic_node_type(m, root)->dtype != dt || optic_computation_parameter_count(m, f) != 2) return false;
+  return optic_node_operand(m, root, 0) == optic_computation_parameter(m, f, 0) &&
+         optic_node_operand(m, root, 1) == optic_computation_parameter(m, f, 1);
+}
+
+/* Outputs per thread below which the runtime folds a one-op f16/bf16 reduce
+ * directly (exec/ops_reduce.c, REDUCE_FEW_OUTPUTS). */
+#define REDUCE_FEW_OUTPUTS 16.0
+
+/* ns of a one-op f16/bf16 reduce the runtime folds directly (few outputs per
+ * thread: each input element widened, combined and, for add/multiply,
+ * rounded back), or -1 when it takes another path or the figure is not known. */
+static double reduce_fold_ns(const optic_module_t *m, const optic_machine *mc, optic_node_id id, double threads) {
+  if (optic_node_operand_count(m, id) != 2) return -1;
+  const optic_type *in = optic_node_type(m, optic_node_operand(m, id, 0));
+  if (!half(in->dtype)) return -1;
+  optic_opcode op;
+  double out = elements(optic_node_type(m, id)), share = out < threads ? (out > 1 ? out : 1) : threads;
+  if (!one_op_reducer(m, optic_node_called(m, id, 0), in->dtype, &op) || !(ceil(out / share) < REDUCE_FEW_OUTPUTS))
+    return -1;
+  bool ext = op == OPTIC_OP_MAXIMUM || op == OPTIC_OP_MINIMUM, bf = in->dtype == OPTIC_BF16;
+  double ns = ext ? (bf ? mc->reduce_fold_bf16_minmax_ns : mc->reduce_fold_f16_minmax_ns)
+                  : (bf ? mc->reduce_fold_bf16_ns : mc->reduce_fold_f16_ns);
+  return ns > 0 ? elements(in) * ns / share : -1;
+}
+
 /* Work units x ns per unit the class adds (the op's own runtime path), with
  * the threads it is split over; 0 when the class is not known. */
 static double class_work_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id, optic_opcode op) {
@@ -270,7 +361,7 @@ static double class_work_ns(const optic_program_t *p, const optic_machine *mc, o
   const optic_type *t = optic_node_type(m, id);
   const optic_type *x = optic_node_operand_count(m, id) > 0 ? optic_node_type(m, optic_node_operand(m, id, 0)) : NULL;
   switch (op) {
-    case OPTIC_OP_GATHER: return elements(t) * mc->gather_element_ns / split_share(elements(t), threads);
+    case OPTIC_OP_GATHER: return gather_ns(m, mc, id, threads);
     case OPTIC_OP_SCATTER: { /* thread 0 alone: one combiner run per update element */
       int32_t n = optic_node_operand_count(m, id);
       return elements(optic_node_type(m, optic_node_operand(m, id, n - 1))) * mc->scatter_element_ns;
@@ -281,16 +372,14 @@ static double class_work_ns(const optic_program_t *p, const optic_machine *mc, o
       double len = (double)x->shape.dims[a.sort.dimension], slices = len > 0 ? elements(x) / len : 0;
       return merge_compares(slices, len) * mc->sort_compare_ns / split_share(slices, threads);
     }
-    case OPTIC_OP_TOPK: {
-      if (x == NULL || x->shape.rank == 0) return 0;
-      double len = (double)x->shape.dims[x->shape.rank - 1], rows = len > 0 ? elements(x) / len : 0;
-      return merge_compares(rows, len) * mc->topk_compare_ns / split_share(rows, threads);
-    }
+    case OPTIC_OP_TOPK: return topk_ns(m, mc, id, x, threads);
     case OPTIC_OP_FUSION: {
       return fused_narrow_ns(mc, m, optic_node_called(m, id, 0), 0) / split_share(elements(t), threads);
     }
     case OPTIC_OP_DYNAMIC_UPDATE_SLICE: return dus_copy_ns(p, mc, id);
     case OPTIC_OP_REDUCE: {
+      double fold = reduce_fold_ns(m, mc, id, threads);
+      if (fold >= 0) return fold;
       double steps = fast_reduce(m, id) ? 0 : reduce_steps(m, id);
       double blocks = elements(t) / REDUCE_BLOCK_OUTPUTS;
       return (narrow_ns(mc, m, id) + steps * mc->reduce_step_ns) / split_share(blocks, threads);
@@ -333,13 +422,13 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
       case OPTIC_FUSION_INPUT: {
         optic_node_id r = fused_reduce(p->module, fc);
         if (!input_fusion_fast(p->module, r)) return program_fused_sequence_ns(p, fc);
-        t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, r));
-        break;
+        /* the input's block program (its 16-bit work) runs before each block is reduced: the two add */
+        return optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, r)) + class_work_ns(p, m, id, op);
       }
-      case OPTIC_FUSION_LOOP:
-        t = optic_machine_estimate_class_ns(m, cost, m->loop_bandwidth) +
-            fused_leaves_ns(m, p->module, fc) / split_share(elements(optic_node_type(p->module, id)), m->cores);
-        break;
+      case OPTIC_FUSION_LOOP: /* the loop's bytes, then its gathered leaves and 16-bit work */
+        return optic_machine_estimate_class_ns(m, cost, m->loop_bandwidth) +
+               fused_leaves_ns(m, p->module, fc) / split_share(elements(optic_node_type(p->module, id)), m->cores) +
+               class_work_ns(p, m, id, op);
       default: t = optic_machine_estimate_ns(m, cost); break;
     }
   } else {

@@ -184,57 +184,70 @@ static optic_status check_fractions(const optic_machine *m) {
   return OPTIC_OK;
 }
 
+/* The figures optic_machine_validate checks: finite and > 0, or >= 0 (0: not known). */
+static const struct {
+  const char *field;
+  size_t offset;
+  bool zero_ok;
+} figures[] = {
+    {"peak_flops", offsetof(optic_machine, peak_flops), false},
+    {"peak_transcendentals", offsetof(optic_machine, peak_transcendentals), false},
+    {"dram_bandwidth", offsetof(optic_machine, dram_bandwidth), false},
+    {"cache_bandwidth", offsetof(optic_machine, cache_bandwidth), false},
+    {"cache_bytes", offsetof(optic_machine, cache_bytes), true},
+    {"op_overhead_ns", offsetof(optic_machine, op_overhead_ns), true},
+    {"gemm_efficiency", offsetof(optic_machine, gemm_efficiency), true},
+    {"hash_bandwidth", offsetof(optic_machine, hash_bandwidth), true},
+    {"disk_write_bandwidth", offsetof(optic_machine, disk_write_bandwidth), true},
+    {"sync_ns", offsetof(optic_machine, sync_ns), true},
+    {"run_overhead_ns", offsetof(optic_machine, run_overhead_ns), true},
+    {"reduce_bandwidth", offsetof(optic_machine, reduce_bandwidth), true},
+    {"reduce_strided_bandwidth", offsetof(optic_machine, reduce_strided_bandwidth), true},
+    {"loop_bandwidth", offsetof(optic_machine, loop_bandwidth), true},
+    {"gather_element_ns", offsetof(optic_machine, gather_element_ns), true},
+    {"scatter_element_ns", offsetof(optic_machine, scatter_element_ns), true},
+    {"sort_compare_ns", offsetof(optic_machine, sort_compare_ns), true},
+    {"topk_compare_ns", offsetof(optic_machine, topk_compare_ns), true},
+    {"bf16_element_ns", offsetof(optic_machine, bf16_element_ns), true},
+    {"f16_element_ns", offsetof(optic_machine, f16_element_ns), true},
+    {"reduce_multi_bandwidth", offsetof(optic_machine, reduce_multi_bandwidth), true},
+    {"while_iteration_ns", offsetof(optic_machine, while_iteration_ns), true},
+    {"reduce_step_ns", offsetof(optic_machine, reduce_step_ns), true},
+#define CONV_FIGURES(C, NAME)                                                        \
+  {"conv_" NAME "_efficiency", offsetof(optic_machine, conv_efficiency[C]), true}, { \
+    "conv_" NAME "_element_ns", offsetof(optic_machine, conv_element_ns[C]), true    \
+  }
+    CONV_FIGURES(OPTIC_CONV_CLASS_GEMM, "gemm"),
+    CONV_FIGURES(OPTIC_CONV_CLASS_IM2COL_MK, "im2col_mk"),
+    CONV_FIGURES(OPTIC_CONV_CLASS_IM2COL_KM, "im2col_km"),
+    CONV_FIGURES(OPTIC_CONV_CLASS_DIRECT, "direct"),
+    CONV_FIGURES(OPTIC_CONV_CLASS_GROUPED, "grouped"),
+    CONV_FIGURES(OPTIC_CONV_CLASS_GROUPED_ROWS, "grouped_rows"),
+    CONV_FIGURES(OPTIC_CONV_CLASS_BF16, "bf16"),
+    {"dot_efficiency", offsetof(optic_machine, dot_efficiency), true},
+    {"dot_element_ns", offsetof(optic_machine, dot_element_ns), true},
+    {"dot_call_ns", offsetof(optic_machine, dot_call_ns), true},
+    {"dot_pack_element_ns", offsetof(optic_machine, dot_pack_element_ns), true},
+    {"loop_leaf_element_ns", offsetof(optic_machine, loop_leaf_element_ns), true},
+    {"loop_leaf_run_ns", offsetof(optic_machine, loop_leaf_run_ns), true},
+    {"gather_run_ns", offsetof(optic_machine, gather_run_ns), true},
+    {"topk_select_element_ns", offsetof(optic_machine, topk_select_element_ns), true},
+    {"convert_from_bf16_ns", offsetof(optic_machine, convert_from_bf16_ns), true},
+    {"convert_from_f16_ns", offsetof(optic_machine, convert_from_f16_ns), true},
+    {"convert_to_bf16_ns", offsetof(optic_machine, convert_to_bf16_ns), true},
+    {"convert_to_f16_ns", offsetof(optic_machine, convert_to_f16_ns), true},
+    {"reduce_fold_bf16_ns", offsetof(optic_machine, reduce_fold_bf16_ns), true},
+    {"reduce_fold_f16_ns", offsetof(optic_machine, reduce_fold_f16_ns), true},
+    {"reduce_fold_bf16_minmax_ns", offsetof(optic_machine, reduce_fold_bf16_minmax_ns), true},
+    {"reduce_fold_f16_minmax_ns", offsetof(optic_machine, reduce_fold_f16_minmax_ns), true},
+};
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");
   if (memchr(m->name, 0, sizeof m->name) == NULL || m->name[0] == 0)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: name is empty or not terminated");
   if (memchr(m->source, 0, sizeof m->source) == NULL)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: source is not terminated");
-  static const struct {
-    const char *field;
-    size_t offset;
-    bool zero_ok;
-  } figures[] = {
-      {"peak_flops", offsetof(optic_machine, peak_flops), false},
-      {"peak_transcendentals", offsetof(optic_machine, peak_transcendentals), false},
-      {"dram_bandwidth", offsetof(optic_machine, dram_bandwidth), false},
-      {"cache_bandwidth", offsetof(optic_machine, cache_bandwidth), false},
-      {"cache_bytes", offsetof(optic_machine, cache_bytes), true},
-      {"op_overhead_ns", offsetof(optic_machine, op_overhead_ns), true},
-      {"gemm_efficiency", offsetof(optic_machine, gemm_efficiency), true},
-      {"hash_bandwidth", offsetof(optic_machine, hash_bandwidth), true},
-      {"disk_write_bandwidth", offsetof(optic_machine, disk_write_bandwidth), true},
-      {"sync_ns", offsetof(optic_machine, sync_ns), true},
-      {"run_overhead_ns", offsetof(optic_machine, run_overhead_ns), true},
-      {"reduce_bandwidth", offsetof(optic_machine, reduce_bandwidth), true},
-      {"reduce_strided_bandwidth", offsetof(optic_machine, reduce_strided_bandwidth), true},
-      {"loop_bandwidth", offsetof(optic_machine, loop_bandwidth), true},
-      {"gather_element_ns", offsetof(optic_machine, gather_element_ns), true},
-      {"scatter_element_ns", offsetof(optic_machine, scatter_element_ns), true},
-      {"sort_compare_ns", offsetof(optic_machine, sort_compare_ns), true},
-      {"topk_compare_ns", offsetof(optic_machine, topk_compare_ns), true},
-      {"bf16_element_ns", offsetof(optic_machine, bf16_element_ns), true},
-      {"f16_element_ns", offsetof(optic_machine, f16_element_ns), true},
-      {"reduce_multi_bandwidth", offsetof(optic_machine, reduce_multi_bandwidth), true},
-      {"while_iteration_ns", offsetof(optic_machine, while_iteration_ns), true},
-      {"reduce_step_ns", offsetof(optic_machine, reduce_step_ns), true},
-#define CONV_FIGURES(C, NAME)                                                      \
-  {"conv_" NAME "_efficiency", offsetof(optic_machine, conv_efficiency[C]), true}, \
-      {"conv_" NAME "_element_ns", offsetof(optic_machine, conv_element_ns[C]), true}
-      CONV_FIGURES(OPTIC_CONV_CLASS_GEMM, "gemm"),
-      CONV_FIGURES(OPTIC_CONV_CLASS_IM2COL_MK, "im2col_mk"),
-      CONV_FIGURES(OPTIC_CONV_CLASS_IM2COL_KM, "im2col_km"),
-      CONV_FIGURES(OPTIC_CONV_CLASS_DIRECT, "direct"),
-      CONV_FIGURES(OPTIC_CONV_CLASS_GROUPED, "grouped"),
-      CONV_FIGURES(OPTIC_CONV_CLASS_GROUPED_ROWS, "grouped_rows"),
-      CONV_FIGURES(OPTIC_CONV_CLASS_BF16, "bf16"),
-      {"dot_efficiency", offsetof(optic_machine, dot_efficiency), true},
-      {"dot_element_ns", offsetof(optic_machine, dot_element_ns), true},
-      {"dot_call_ns", offsetof(optic_machine, dot_call_ns), true},
-      {"dot_pack_element_ns", offsetof(optic_machine, dot_pack_element_ns), true},
-      {"loop_leaf_element_ns", offsetof(optic_machine, loop_leaf_element_ns), true},
-      {"loop_leaf_run_ns", offsetof(optic_machine, loop_leaf_run_ns), true},
-  };
+
   for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++) {
     double v;
     memcpy(&v, (const char *)m + figures[i].offset, sizeof v);

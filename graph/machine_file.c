@@ -98,6 +98,17 @@ static const field fields[] = {
     {"dot_pack_element_ns", offsetof(optic_machine, dot_pack_element_ns), F_DOUBLE, false},
     {"loop_leaf_element_ns", offsetof(optic_machine, loop_leaf_element_ns), F_DOUBLE, false},
     {"loop_leaf_run_ns", offsetof(optic_machine, loop_leaf_run_ns), F_DOUBLE, false},
+    /* Format 5 (optional: older files load with 0, "not known": the format-4 rules). */
+    {"gather_run_ns", offsetof(optic_machine, gather_run_ns), F_DOUBLE, false},
+    {"topk_select_element_ns", offsetof(optic_machine, topk_select_element_ns), F_DOUBLE, false},
+    {"convert_from_bf16_ns", offsetof(optic_machine, convert_from_bf16_ns), F_DOUBLE, false},
+    {"convert_from_f16_ns", offsetof(optic_machine, convert_from_f16_ns), F_DOUBLE, false},
+    {"convert_to_bf16_ns", offsetof(optic_machine, convert_to_bf16_ns), F_DOUBLE, false},
+    {"convert_to_f16_ns", offsetof(optic_machine, convert_to_f16_ns), F_DOUBLE, false},
+    {"reduce_fold_bf16_ns", offsetof(optic_machine, reduce_fold_bf16_ns), F_DOUBLE, false},
+    {"reduce_fold_f16_ns", offsetof(optic_machine, reduce_fold_f16_ns), F_DOUBLE, false},
+    {"reduce_fold_bf16_minmax_ns", offsetof(optic_machine, reduce_fold_bf16_minmax_ns), F_DOUBLE, false},
+    {"reduce_fold_f16_minmax_ns", offsetof(optic_machine, reduce_fold_f16_minmax_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -132,9 +143,10 @@ static optic_status store_field(const source *src, const field *f, const optic_j
 
 /* The machine from a parsed object: every required field once, the known
  * fields of the right kind; unknown keys are ignored. */
-static optic_status machine_from_json(const source *src, const optic_jv *root, optic_machine *m) {
+static optic_status machine_from_json(const source *src, const optic_jv *root, optic_machine *m, int32_t *format) {
   bool seen[N_FIELDS] = {false};
   memset(m, 0, sizeof *m);
+  *format = 1; /* no "format" key: format 1 */
   char msg[192];
   for (size_t i = 0; i < root->length; i++) {
     if (strcmp(root->keys[i], "format") == 0) {
@@ -146,6 +158,7 @@ static optic_status machine_from_json(const source *src, const optic_jv *root, o
                  (int)v->number, OPTIC_MACHINE_FORMAT);
         return corrupt_at(src, v->offset, msg);
       }
+      *format = (int32_t)v->number;
       continue;
     }
     size_t f = 0;
@@ -172,7 +185,7 @@ static optic_status machine_from_json(const source *src, const optic_jv *root, o
 }
 
 /* Parses text[0..len) (the contents of path) as a machine file. */
-static optic_status parse_machine(const source *src, optic_machine *m) {
+static optic_status parse_machine(const source *src, optic_machine *m, int32_t *format) {
   size_t i = 0;
   while (i < src->len && (src->text[i] == ' ' || src->text[i] == '\t' || src->text[i] == '\r' || src->text[i] == '\n'))
     i++;
@@ -186,13 +199,18 @@ static optic_status parse_machine(const source *src, optic_machine *m) {
     return optic_fail(st, "machine file %s: %s", src->path, why);
   }
   if (st != OPTIC_OK) return st;
-  st = machine_from_json(src, root, m);
+  st = machine_from_json(src, root, m, format);
   optic_jv_free(root);
   return st;
 }
 
 optic_status optic_machine_load(const char *path, optic_machine *out) {
-  if (!path || !out) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_load: NULL argument");
+  int32_t format;
+  return optic_machine_load_format(path, out, &format);
+}
+
+optic_status optic_machine_load_format(const char *path, optic_machine *out, int32_t *format) {
+  if (!path || !out || !format) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_load: NULL argument");
   FILE *f = fopen(path, "rb");
   if (!f)
     return optic_fail(errno == ENOENT ? OPTIC_ERR_NOT_FOUND : OPTIC_ERR_IO, "optic_machine_load: cannot open %s: %s",
@@ -214,13 +232,14 @@ optic_status optic_machine_load(const char *path, optic_machine *out) {
     text[n] = 0;
     source src = {.path = path, .text = text, .len = n};
     optic_machine m;
-    st = parse_machine(&src, &m);
+    int32_t fmt = 1;
+    st = parse_machine(&src, &m, &fmt);
     if (!st && optic_machine_validate(&m) != OPTIC_OK) {
       char why[256]; /* copied: optic_fail rewrites the buffer optic_last_error returns */
       snprintf(why, sizeof why, "%s", optic_last_error());
       st = optic_fail(OPTIC_ERR_CORRUPT, "machine file %s: %s", path, why);
     }
-    if (!st) *out = m;
+    if (!st) *out = m, *format = fmt;
   }
   free(text);
   return st;

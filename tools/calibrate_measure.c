@@ -286,6 +286,16 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->while_iteration_ns = r->classes.while_iteration_ns;
   m->loop_leaf_element_ns = r->classes.loop_leaf_element_ns;
   m->loop_leaf_run_ns = r->classes.loop_leaf_run_ns;
+  m->gather_run_ns = r->classes.gather_run_ns;
+  m->topk_select_element_ns = r->classes.topk_select_element_ns;
+  m->convert_from_bf16_ns = r->classes.convert_ns[0];
+  m->convert_from_f16_ns = r->classes.convert_ns[1];
+  m->convert_to_bf16_ns = r->classes.convert_ns[2];
+  m->convert_to_f16_ns = r->classes.convert_ns[3];
+  m->reduce_fold_bf16_ns = r->classes.fold_ns[0];
+  m->reduce_fold_f16_ns = r->classes.fold_ns[1];
+  m->reduce_fold_bf16_minmax_ns = r->classes.fold_ns[2];
+  m->reduce_fold_f16_minmax_ns = r->classes.fold_ns[3];
   /* convolution classes: fractions of the one-thread peak, which is the
    * device peak per core; ns per element and per call on one core */
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {

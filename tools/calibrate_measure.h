@@ -41,6 +41,12 @@ typedef struct calib_classes {
   double while_iteration_ns;     /* ns per while trip beyond its ops */
   double loop_leaf_element_ns;   /* ns per element of a gathered broadcast leaf of a loop fusion */
   double loop_leaf_run_ns;       /* ns per run (along the last dim) of such a leaf */
+  /* format 5 (tools/calibrate_paths.c), each on one thread */
+  double gather_run_ns;          /* ns per contiguous run a gather copies */
+  double topk_select_element_ns; /* ns per row element of topk's block selection (k <= 64) */
+  double convert_ns[4];          /* ns per element: from bf16, from f16, to bf16, to f16 (f32 the other side) */
+  double fold_ns[4];             /* ns per input element of the direct one-op reduce fold:
+                                    bf16 add, f16 add, bf16 maximum, f16 maximum */
 } calib_classes;
 
 /* What calib_measure_ops needs: trials of about target_ns, and the tiny
@@ -52,6 +58,10 @@ typedef struct calib_ops_plan {
 
 /* The format-3 op classes into out's fields above (the others untouched). */
 optic_status calib_measure_ops(const calib_ops_plan *plan, calib_classes *out);
+
+/* The format-5 paths into out (gather_element_ns refitted beside
+ * gather_run_ns, topk_compare_ns on the merge-sort path). */
+optic_status calib_measure_paths(const calib_ops_plan *plan, calib_classes *out);
 
 /* Called with the compiled program before it is timed. */
 typedef optic_status (*calib_inspect_fn)(const optic_program_t *p, void *arg);

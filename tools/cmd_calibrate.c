@@ -74,6 +74,13 @@ static void print_result(FILE *out, const calib_result *r) {
   fprintf(out, "  %-34s %10.2f %10s  ns\n", "while trip beyond its ops", c->while_iteration_ns, "-");
   fprintf(out, "  %-34s %10.3f %10s  ns, %.3g ns per run\n", "loop leaf (broadcast), per element",
           c->loop_leaf_element_ns, "-", c->loop_leaf_run_ns);
+  fprintf(out, "  %-34s %10.2f %10s  ns (and %.3g ns per element)\n", "gather, per run", c->gather_run_ns, "-",
+          c->gather_element_ns);
+  fprintf(out, "  %-34s %10.3f %10s  ns\n", "topk k <= 64, per row element", c->topk_select_element_ns, "-");
+  fprintf(out, "  %-34s %10.3f %10s  ns: from bf16, f16 %.3g; to bf16 %.3g, f16 %.3g\n", "convert, per element",
+          c->convert_ns[0], "-", c->convert_ns[1], c->convert_ns[2], c->convert_ns[3]);
+  fprintf(out, "  %-34s %10.3f %10s  ns: add bf16, f16 %.3g; max bf16 %.3g, f16 %.3g\n",
+          "half reduce fold, per element", c->fold_ns[0], "-", c->fold_ns[1], c->fold_ns[2], c->fold_ns[3]);
   for (int k = 0; k < OPTIC_CONV_CLASS_COUNT; k++) {
     snprintf(label, sizeof label, "conv %s (%d shapes)", optic_conv_class_name(k), r->conv.shapes[k]);
     fprintf(out, "  %-34s %10.3f %10s  of peak, %.3g ns/element\n", label, r->conv.efficiency[k], "-",
@@ -110,6 +117,12 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  reduce_step_ns        %.4g (reducer program, one core)\n", m->reduce_step_ns);
   fprintf(out, "  while_iteration_ns    %.4g\n", m->while_iteration_ns);
   fprintf(out, "  loop_leaf_element_ns  %.4g, run %.4g (one core)\n", m->loop_leaf_element_ns, m->loop_leaf_run_ns);
+  fprintf(out, "  gather_run_ns         %.4g (one core)\n", m->gather_run_ns);
+  fprintf(out, "  topk_select_element_ns %.4g (k <= 64, one core)\n", m->topk_select_element_ns);
+  fprintf(out, "  convert_*_ns          from bf16 %.3g, from f16 %.3g, to bf16 %.3g, to f16 %.3g (one core)\n",
+          m->convert_from_bf16_ns, m->convert_from_f16_ns, m->convert_to_bf16_ns, m->convert_to_f16_ns);
+  fprintf(out, "  reduce_fold_*_ns      bf16 %.3g, f16 %.3g, minmax bf16 %.3g, f16 %.3g (one core)\n",
+          m->reduce_fold_bf16_ns, m->reduce_fold_f16_ns, m->reduce_fold_bf16_minmax_ns, m->reduce_fold_f16_minmax_ns);
   for (int k = 0; k < OPTIC_CONV_CLASS_COUNT; k++)
     fprintf(out, "  conv_%-16s %.3g of peak_flops, %.3g ns/element (one core)\n", optic_conv_class_name(k),
             m->conv_efficiency[k], m->conv_element_ns[k]);

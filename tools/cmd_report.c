@@ -71,7 +71,9 @@ static void usage(FILE *out) {
           "../bench/ (build tree) or ../libexec/optic/ (install). The ratio spec: --ratios,\n"
           "$OPTIC_RATIOS, then ratios.json next to optic_bench (the build copies it).\n"
           "The machine model: --machine, else optic_machine_host's file ($OPTIC_MACHINE,\n"
-          "~/.config/optic/machine.json).\n"
+          "~/.config/optic/machine.json). A host model of an older machine-file format\n"
+          "(calibrated by an older optic: it lacks figures this version estimates with)\n"
+          "is measured again first and the file replaced; report says so on stderr.\n"
           "SIGINT/SIGTERM stop the run and every process it started; the exit code is then\n"
           "128 + the signal.\n"
           "Exit codes: 0 ok (failed bars are reported, not errors), 1 runtime error, 2 usage\n"
@@ -355,10 +357,27 @@ static optic_status run_bench(const opts *o, const char *bench, const char *filt
 
 /* ------------------------------------------------------------- main */
 
+/* Loads the model at path; one calibrated by an older optic (a host file of
+ * an older format: it lacks figures this version's estimates use) is
+ * measured again and replaced, as the message says. */
+static optic_status load_current(const opts *o, optic_machine *m, char *path, size_t size) {
+  int32_t format = 0;
+  optic_status st = optic_machine_load_format(path, m, &format);
+  if (st != OPTIC_OK || format >= OPTIC_MACHINE_FORMAT || strcmp(m->name, "host") != 0) return st;
+  const bool quick = strcmp(o->mode, "quick") == 0;
+  fprintf(stderr,
+          "report: the machine model at %s is format %d and lacks figures of format %d: calibrating again "
+          "(optic calibrate%s; the file is replaced)\n",
+          path, (int)format, OPTIC_MACHINE_FORMAT, quick ? " --quick" : "");
+  char target[4096];
+  snprintf(target, sizeof target, "%s", path);
+  return calib_calibrate_and_save(quick, target, stderr, m, path, size);
+}
+
 static optic_status load_machine(const opts *o, optic_machine *m, char *path, size_t size) {
   if (o->machine) {
     snprintf(path, size, "%s", o->machine);
-    return optic_machine_load(o->machine, m);
+    return load_current(o, m, path, size);
   }
   const char *env = getenv("OPTIC_MACHINE");
   if (env && env[0]) {
@@ -367,7 +386,7 @@ static optic_status load_machine(const opts *o, optic_machine *m, char *path, si
     optic_status st = optic_machine_default_path(path, size);
     if (st != OPTIC_OK) return st;
   }
-  if (file_exists(path)) return optic_machine_load(path, m);
+  if (file_exists(path)) return load_current(o, m, path, size);
   fprintf(stderr, "report: no machine model at %s: calibrating first (optic calibrate%s)\n", path,
           strcmp(o->mode, "quick") == 0 ? " --quick" : "");
   return calib_calibrate_and_save(strcmp(o->mode, "quick") == 0, path, stderr, m, path, size);

@@ -130,6 +130,19 @@ typedef struct optic_machine {
    * loop_leaf_run_ns, one core. 0: not known (nothing added). */
   double loop_leaf_element_ns;
   double loop_leaf_run_ns;
+  /* Format 5: the runtime's own paths the figures above priced wrongly, ns
+   * on ONE core (not scaled by threads). 0: not known, the format-4 rule. */
+  double gather_run_ns;              /* gather: per contiguous run it copies (a row, or one element);
+                                      gather_element_ns is then per element beyond its run */
+  double topk_select_element_ns;     /* topk with k <= 64: per element of a row (block selection) */
+  double convert_from_bf16_ns;       /* convert bf16 -> another type, per element */
+  double convert_from_f16_ns;        /* convert f16 -> another type, per element */
+  double convert_to_bf16_ns;         /* convert another type -> bf16, per element */
+  double convert_to_f16_ns;          /* convert another type -> f16, per element */
+  double reduce_fold_bf16_ns;        /* direct fold of a one-op bf16 add/multiply reduce, per input element */
+  double reduce_fold_f16_ns;         /* the same on f16 */
+  double reduce_fold_bf16_minmax_ns; /* the same for a maximum/minimum reducer (no rounding per step) */
+  double reduce_fold_f16_minmax_ns;
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -137,9 +150,10 @@ typedef struct optic_machine {
  * as do format-2 files (before the op classes gather_element_ns ...
  * while_iteration_ns, which load as 0: not known) and format-3 files
  * (before the convolution strategies and the dot figures, which load as 0:
- * the GEMM figure); a file of a newer format fails to load with CORRUPT naming
+ * the GEMM figure) and format-4 files (before gather_run_ns ...
+ * reduce_fold_f16_minmax_ns, which load as 0: the format-4 rules); a file of a newer format fails to load with CORRUPT naming
  * the versions. */
-#define OPTIC_MACHINE_FORMAT 4
+#define OPTIC_MACHINE_FORMAT 5
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",
@@ -169,6 +183,10 @@ OPTIC_API optic_status optic_machine_default_path(char *buf, size_t size);
  * then writes atomically (temporary file + fsync + rename), creating the
  * parent directories. Both are thread-safe (no shared state). */
 OPTIC_API optic_status optic_machine_load(const char *path, optic_machine *out);
+/* optic_machine_load, and the file's format in *format (1 for a file without
+ * the key): a caller can tell a model that lacks this version's figures
+ * (format < OPTIC_MACHINE_FORMAT) and measure it again. */
+OPTIC_API optic_status optic_machine_load_format(const char *path, optic_machine *out, int32_t *format);
 OPTIC_API optic_status optic_machine_save(const optic_machine *m, const char *path);
 /* Checks every figure is finite and > 0, except cache_bytes and
  * op_overhead_ns, which may be 0 (no cache level; no per-op cost), and

@@ -36,8 +36,8 @@ assert 0 < m["op_overhead_ns"] < 20000, m["op_overhead_ns"]
 assert 0 < m["core_dram_bandwidth"] <= m["dram_bandwidth"], (m["core_dram_bandwidth"], m["dram_bandwidth"])
 assert m["cores"] >= 1 and m["name"] == "host" and "optic calibrate" in m["source"]
 # format 3: the op classes, each measured (> 0) and within a plausible range
-assert m["format"] == 4, m["format"]
-for k in ("gather_element_ns", "scatter_element_ns", "sort_compare_ns", "topk_compare_ns",
+assert m["format"] == 5, m["format"]
+for k in ("scatter_element_ns", "sort_compare_ns", "topk_compare_ns",
           "bf16_element_ns", "f16_element_ns", "reduce_step_ns"):
     assert 0 < m[k] < 1e5, (k, m[k])
 assert 1e6 < m["reduce_multi_bandwidth"] < 1e14, m["reduce_multi_bandwidth"]
@@ -51,6 +51,13 @@ for c in ("gemm", "im2col_mk", "im2col_km", "direct", "grouped", "grouped_rows",
 assert 0 < m["dot_efficiency"] <= 1, m["dot_efficiency"]
 for k in ("dot_element_ns", "dot_call_ns", "dot_pack_element_ns", "loop_leaf_element_ns", "loop_leaf_run_ns"):
     assert 0 <= m[k] < 1e5, (k, m[k])
+# format 5: the runtime's own paths (gather per run and per element, topk's
+# block selection, 16-bit converts, the direct 16-bit reduce fold)
+assert 0 <= m["gather_element_ns"] < 1e5 and 0 < m["gather_run_ns"] < 1e5, (m["gather_element_ns"], m["gather_run_ns"])
+for k in ("topk_select_element_ns", "convert_from_bf16_ns", "convert_from_f16_ns", "convert_to_bf16_ns",
+          "convert_to_f16_ns", "reduce_fold_bf16_ns", "reduce_fold_f16_ns", "reduce_fold_bf16_minmax_ns",
+          "reduce_fold_f16_minmax_ns"):
+    assert 0 < m[k] < 1e5, (k, m[k])
 PY
 
 # optic_machine_load reads it (report --machine loads with it and prints the model).
@@ -59,6 +66,33 @@ if "$optic" report --input "$fixture" --ratios "$ratios" --machine "$work/m.json
   pass "optic_machine_load accepts the file"
 else
   fail "report --machine on the calibrated file: $(tail -3 "$work/rep.txt")"
+fi
+
+# A model of an older format (the format-5 figures dropped, "format": 4) is
+# calibrated again by report, which says so and replaces the file.
+/usr/bin/python3 - "$work/m.json" "$work/old.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for k in ("gather_run_ns", "topk_select_element_ns", "convert_from_bf16_ns", "convert_from_f16_ns",
+          "convert_to_bf16_ns", "convert_to_f16_ns", "reduce_fold_bf16_ns", "reduce_fold_f16_ns",
+          "reduce_fold_bf16_minmax_ns", "reduce_fold_f16_minmax_ns"):
+    del m[k]
+m["format"] = 4
+json.dump(m, open(sys.argv[2], "w"))
+PY
+if OMP_NUM_THREADS=1 "$optic" report --quick --input "$fixture" --ratios "$ratios" --machine "$work/old.json" \
+     --out-dir "$work/r4" >"$work/rep4.txt" 2>&1 &&
+   grep -q "is format 4 and lacks figures of format 5: calibrating again" "$work/rep4.txt" &&
+   grep -q '"format": 5' "$work/old.json" && grep -q '"gather_run_ns"' "$work/old.json"; then
+  pass "report recalibrates a format-4 model and replaces it"
+else
+  fail "report on a format-4 model: $(grep -m3 "report:" "$work/rep4.txt")"
+fi
+if "$optic" report --input "$fixture" --ratios "$ratios" --machine "$work/old.json" --out-dir "$work/r5" \
+     >"$work/rep5.txt" 2>&1 && ! grep -q "calibrating" "$work/rep5.txt"; then
+  pass "a current model is used as it is"
+else
+  fail "report on the current model calibrated again"
 fi
 
 # Default destinations: $OPTIC_MACHINE, else $XDG_CONFIG_HOME/optic/machine.json

@@ -410,7 +410,101 @@ static void loop_leaves(void) {
            est[0]);
 }
 
+#define CONVERT(FROM, TO) \
+  "HloModule c\n"         \
+  "ENTRY e {\n"           \
+  "  x = " FROM           \
+  "[1000] parameter(0)\n" \
+  "  ROOT y = " TO        \
+  "[1000] convert(x)\n"   \
+  "}\n"
+
+/* Format 5: the runtime's own paths. topk with k <= 64 selects (per row
+ * element), larger k merge-sorts; a gather pays per run it copies (a row of
+ * the minor offset dim, else each element) beside per element; a convert
+ * from or to a 16-bit float takes the figures of its two sides (without
+ * them, the format-4 per-instruction figure); a one-op 16-bit reduce with
+ * few outputs is folded directly, per input element. */
+static void runtime_paths(void) {
+  optic_machine a = toy(), b = toy();
+  b.topk_compare_ns = 2;
+  b.topk_select_element_ns = 2; /* above the bytes at 4 per ns */
+  double ea, eb;
+  OT_CHECK(two_estimates(topk_hlo, "tk", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 4.0 * 1000 * 2 + 10), "topk k=5 selects: %g", eb);
+  const char *topk_big =
+      "HloModule t\nENTRY e {\n  x = f32[4,1000] parameter(0)\n"
+      "  tk = (f32[4,100], s32[4,100]) topk(x), k=100, largest=true\n"
+      "  ROOT v = f32[4,100] get-tuple-element(tk), index=0\n}\n";
+  OT_CHECK(two_estimates(topk_big, "tk", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 4.0 * 1000 * 10 * 2 + 10), "topk k=100 merge-sorts: %g", eb);
+  b = toy();
+  b.gather_element_ns = 5;
+  b.gather_run_ns = 70;
+  OT_CHECK(two_estimates(gather_scatter_hlo, "g", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 50 * 70 + 1600 * 5 + 10), "rows of 32: %g", eb);
+  const char *columns =
+      "HloModule g\nENTRY e {\n  t = f32[100,32] parameter(0)\n  i = s32[50,1] parameter(1)\n"
+      "  ROOT g = f32[32,50] gather(t, i), offset_dims={0}, collapsed_slice_dims={0}, start_index_map={0}, "
+      "index_vector_dim=1, slice_sizes={1,32}\n}\n";
+  OT_CHECK(two_estimates(columns, "g", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 1600 * 70 + 1600 * 5 + 10), "minor dim not an offset dim: a run per element: %g", eb);
+  b = toy();
+  b.bf16_element_ns = 2;
+  a = b; /* format 4: the per-instruction figure */
+  b.convert_from_bf16_ns = 4, b.convert_from_f16_ns = 1, b.convert_to_bf16_ns = 2;
+  OT_CHECK(two_estimates(CONVERT("bf16", "f32"), "y", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 1000 * 4.0 + 10) && near(ea, 1000 * 2.0 + 10), "bf16 -> f32: %g (format 4: %g)", eb, ea);
+  OT_CHECK(two_estimates(CONVERT("f16", "bf16"), "y", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 1000 * 3.0 + 10), "f16 -> bf16: both sides: %g", eb);
+  OT_CHECK(two_estimates(CONVERT("f32", "f16"), "y", &a, &b, &ea, &eb));
+  OT_CHECK(eb == ea, "to f16 not known: the format-4 rule: %g vs %g", eb, ea);
+  b.convert_to_f16_ns = 0.5;
+  OT_CHECK(two_estimates(CONVERT("s8", "f16"), "y", &a, &b, &ea, &eb));
+  OT_CHECK(eb == ea, "s8 -> f16 not measured: the format-4 rule: %g vs %g", eb, ea);
+  a = toy(), b = toy();
+  b.reduce_fold_bf16_ns = 2; /* above the 3996 flops at 1 flop/ns */
+  b.reduce_step_ns = 5;
+  a.reduce_step_ns = 5;
+  OT_CHECK(two_estimates(REDUCE("bf16", "[4,1000]", "[4]", "{1}"), "r", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 4000 * 2.0 + 10) && near(ea, 1000 * 5.0 + 10), "4 outputs folded: %g (program: %g)", eb, ea);
+  OT_CHECK(two_estimates(REDUCE("bf16", "[64,100]", "[64]", "{1}"), "r", &a, &b, &ea, &eb));
+  OT_CHECK(eb == ea, "64 outputs: the block program: %g vs %g", eb, ea);
+  OT_CHECK(two_estimates(REDUCE("f16", "[4,1000]", "[4]", "{1}"), "r", &a, &b, &ea, &eb));
+  OT_CHECK(eb == ea, "f16 fold not known: %g vs %g", eb, ea);
+}
+
+/* A loop fusion's 16-bit work adds to its bytes at loop_bandwidth (the
+ * block program converts, then computes): the difference is the work. */
+static void loop_work_adds(void) {
+  const char *text =
+      "HloModule l\nENTRY e {\n  x = bf16[1000] parameter(0)\n  y = f32[1000] parameter(1)\n"
+      "  c = f32[1000] convert(x)\n  ROOT a = f32[1000] add(c, y)\n}\n";
+  double est[2] = {-1, -1};
+  for (int k = 0; k < 2; k++) {
+    optic_machine mc = toy();
+    mc.loop_bandwidth = 1e9; /* 10000 bytes: 10 us, far above the convert */
+    if (k) mc.convert_from_bf16_ns = 0.25;
+    optic_module_t *m = NULL;
+    optic_program_t *p = NULL;
+    OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+    optic_compile_options o = optic_compile_options_default();
+    o.machine = &mc;
+    o.fusion = 1;
+    if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
+    optic_program_summary sum;
+    if (p) OT_EXPECT_OK(optic_program_summary_get(p, &sum));
+    OT_CHECK(p && sum.fusions == 1, "one loop fusion");
+    if (p) est[k] = sum.est_ns;
+    optic_program_destroy(p);
+    optic_module_destroy(m);
+  }
+  OT_CHECK(near(est[1] - est[0], 1000 * 0.25), "the convert adds its 250 ns: %g vs %g", est[1], est[0]);
+}
+
 static const ot_case cases[] = {
+    {"runtime_paths", runtime_paths},
+    {"loop_work_adds", loop_work_adds},
     {"loop_leaves", loop_leaves},
     {"sort_and_topk", sort_and_topk},
     {"gather_scatter", gather_scatter},

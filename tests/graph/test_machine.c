@@ -500,7 +500,7 @@ static void beyond_roofline(void) {
   size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
   if (f) fclose(f);
   text[n] = 0;
-  OT_CHECK(strstr(text, "\"format\": 4") != NULL, "%s", text);
+  OT_CHECK(strstr(text, "\"format\": 5") != NULL, "%s", text);
   OT_EXPECT_OK(optic_machine_load(path, &r));
   OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-2 figures");
   /* sync_ns per thread count: (t - 1) / (cores - 1) of the all-core figure */
@@ -530,7 +530,7 @@ static void beyond_roofline(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":5}", "format 5 is newer than this optic reads (4)"},
+      {",\"format\":6}", "format 6 is newer than this optic reads (5)"},
       {",\"format\":\"2\"}", "\"format\" must be a positive integer"},
       {",\"format\":0}", "\"format\" must be a positive integer"},
       {",\"gemm_efficiency\":1.5}", "gemm_efficiency is 1.5"},
@@ -646,7 +646,7 @@ static void conv_classes_format4(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":5}", "format 5 is newer than this optic reads (4)"},
+      {",\"format\":6}", "format 6 is newer than this optic reads (5)"},
       {",\"conv_direct_efficiency\":1.5}", "conv_direct_efficiency is 1.5"},
       {",\"conv_grouped_rows_element_ns\":-1}", "conv_grouped_rows_element_ns is -1"},
       {",\"conv_gemm_efficiency\":-0.5}", "conv_gemm_efficiency is -0.5"},
@@ -665,7 +665,71 @@ static void conv_classes_format4(void) {
   }
 }
 
+static double figure(const optic_machine *m, size_t offset) {
+  double v;
+  memcpy(&v, (const char *)m + offset, sizeof v);
+  return v;
+}
+
+/* Format 5: the runtime's own paths. A format-4 file loads with them 0
+ * (the format-4 rules); every one round-trips under its documented key; a
+ * negative one is rejected naming it; for_threads keeps them (per-core ns). */
+static void paths_format5(void) {
+#define F5(NAME) \
+  { #NAME, offsetof(optic_machine, NAME) }
+  static const struct {
+    const char *key;
+    size_t offset;
+  } figs[] = {F5(gather_run_ns),
+              F5(topk_select_element_ns),
+              F5(convert_from_bf16_ns),
+              F5(convert_from_f16_ns),
+              F5(convert_to_bf16_ns),
+              F5(convert_to_f16_ns),
+              F5(reduce_fold_bf16_ns),
+              F5(reduce_fold_f16_ns),
+              F5(reduce_fold_bf16_minmax_ns),
+              F5(reduce_fold_f16_minmax_ns)};
+#undef F5
+  enum { N = sizeof figs / sizeof figs[0] };
+  char path[512], text[2048];
+  snprintf(path, sizeof path, "%s/v5.json", tmp_dir());
+  const char *head =
+      "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
+      "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  optic_machine m, r, t;
+  snprintf(text, sizeof text, "%s,\"format\":4,\"gather_element_ns\":2,\"loop_leaf_run_ns\":2.5}", head);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.gather_element_ns == 2 && m.loop_leaf_run_ns == 2.5);
+  for (int i = 0; i < N; i++)
+    OT_CHECK(figure(&m, figs[i].offset) == 0, "a format-4 file has no %s: %g", figs[i].key, figure(&m, figs[i].offset));
+  int len = snprintf(text, sizeof text, "%s,\"format\":5", head);
+  for (int i = 0; i < N; i++)
+    len += snprintf(text + len, sizeof text - (size_t)len, ",\"%s\":%g", figs[i].key, 0.5 + i);
+  snprintf(text + len, sizeof text - (size_t)len, "}");
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  for (int i = 0; i < N; i++)
+    OT_CHECK(figure(&m, figs[i].offset) == 0.5 + i, "%s: %g", figs[i].key, figure(&m, figs[i].offset));
+  OT_EXPECT_OK(optic_machine_save(&m, path));
+  OT_EXPECT_OK(optic_machine_load(path, &r));
+  OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-5 figures");
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 2, &t));
+  OT_CHECK(t.gather_run_ns == 0.5 && t.reduce_fold_f16_minmax_ns == 0.5 + N - 1, "kept per core: %g %g",
+           t.gather_run_ns, t.reduce_fold_f16_minmax_ns);
+  for (int i = 0; i < N; i++) {
+    snprintf(text, sizeof text, "%s,\"format\":5,\"%s\":-1}", head, figs[i].key);
+    write_file(path, text);
+    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+    char want[96];
+    snprintf(want, sizeof want, "%s is -1", figs[i].key);
+    OT_CHECK(strstr(optic_last_error(), want) != NULL, "%s", optic_last_error());
+  }
+}
+
 static const ot_case cases[] = {
+    {"paths_format5", paths_format5},
     {"conv_classes_format4", conv_classes_format4},
     {"op_classes_format3", op_classes_format3},
     {"beyond_roofline", beyond_roofline},
