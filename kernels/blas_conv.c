@@ -163,6 +163,7 @@ optic_status optic_conv_run_forward(const optic_conv_plan *p, const float *input
                                     void *scratch, int32_t thread, int32_t threads) {
   optic_status st = check_run(p, OPTIC_CONV_FORWARD, "forward", input, kernel, output, scratch, thread, threads);
   if (st != OPTIC_OK) return st;
+  if (p->operand_elems[0] > 0 && p->operand_elems[1] > 0) input += p->g.in_off, kernel += p->g.k_off;
   if (p->strategy == OPTIC_CONV_STRATEGY_DIRECT) {
     int64_t u0, u1;
     split(p->units, thread, threads, &u0, &u1);

@@ -242,6 +242,7 @@ optic_status optic_conv_bf16_run(const optic_conv_bf16_plan *p, const uint16_t *
                       "conv_bf16_run: NULL operand, result or scratch, or scratch not 4-byte aligned");
   }
   char *slice = (char *)scratch + (size_t)thread * p->slice_bytes;
+  input += p->g.in_off, kernel += p->g.k_off; /* dims the f32 plan dropped (kernels/conv.h) */
   int64_t units = p->g.groups * p->nblk;
   int64_t lo = units / threads * thread + (units % threads) * thread / threads;
   int64_t hi = units / threads * (thread + 1) + (units % threads) * (thread + 1) / threads;

@@ -78,6 +78,40 @@ static void backward_input_geometry(const optic_conv_geom *f, optic_conv_geom *g
   g->k_si = f->k_so, g->k_so = f->k_si;
 }
 
+/* Removes spatial dim s from g (the dims after it move down one). */
+static void remove_spatial(optic_conv_geom *g, int32_t s) {
+  for (int32_t t = s; t + 1 < g->nsp; t++) {
+    g->in_size[t] = g->in_size[t + 1], g->k_size[t] = g->k_size[t + 1], g->out_size[t] = g->out_size[t + 1];
+    g->stride[t] = g->stride[t + 1], g->pad_lo[t] = g->pad_lo[t + 1];
+    g->lhs_dil[t] = g->lhs_dil[t + 1], g->rhs_dil[t] = g->rhs_dil[t + 1], g->rev[t] = g->rev[t + 1];
+    g->in_ss[t] = g->in_ss[t + 1], g->k_ss[t] = g->k_ss[t + 1], g->out_ss[t] = g->out_ss[t + 1];
+  }
+  g->nsp--;
+}
+
+/* A forward spatial dim with one output position whose window has exactly
+ * one tap inside the input (a 3-D convolution of a depth-1 volume with a
+ * padded 3-deep window: two of its three taps read padding) contributes a
+ * fixed input and kernel offset and no contraction: it is dropped, so every
+ * strategy runs the lower-rank convolution and skips the padding's zero
+ * multiply-adds. At least one spatial dim is kept. */
+static void drop_single_tap_dims(optic_conv_geom *g) {
+  for (int32_t s = 0; s < g->nsp && g->nsp > 1;) {
+    int64_t valid = 0, tap = 0;
+    for (int64_t t = 0; g->out_size[s] == 1 && g->lhs_dil[s] == 1 && t < g->k_size[s] && valid < 2; t++) {
+      int64_t x = t * g->rhs_dil[s] - g->pad_lo[s];
+      if (x >= 0 && x < g->in_size[s]) valid++, tap = t;
+    }
+    if (valid != 1) {
+      s++;
+      continue;
+    }
+    g->in_off += (tap * g->rhs_dil[s] - g->pad_lo[s]) * g->in_ss[s];
+    g->k_off += (g->rev[s] ? g->k_size[s] - 1 - tap : tap) * g->k_ss[s];
+    remove_spatial(g, s);
+  }
+}
+
 /* Stable sort of walk dims by decreasing stride (outermost first). */
 static void sort_by_stride(optic_conv_walk_dim *w, int64_t *st, int32_t n) {
   for (int32_t i = 1; i < n; i++) {
@@ -264,6 +298,7 @@ static void plan_grouped(optic_conv_plan *p, bool rows) {
   p->kernel_direct = p->output_direct = true;
   p->grouped_rows = rows;
   p->units = rows ? optic_conv_grouped_rows_units(&p->g) : p->positions;
+  p->grouped_simd = optic_conv_grouped_simd_fits(&p->g, rows, optic_isa_selected());
 }
 
 /* The window-tap loops likewise: units are output positions. */
@@ -331,6 +366,7 @@ optic_status optic_conv_plan_make_strategy(const optic_conv_desc *d, optic_conv_
     backward_input_geometry(&fwd, &p.g);
   } else {
     p.g = fwd;
+    if (pass == OPTIC_CONV_FORWARD) drop_single_tap_dims(&p.g);
   }
   st = plan_engine(&p);
   if (st != OPTIC_OK) return st;

@@ -108,6 +108,10 @@ typedef struct optic_conv_geom {
   int64_t in_sb, in_sc, in_ss[OPTIC_CONV_MAX_SPATIAL], in_sg;
   int64_t k_si, k_so, k_ss[OPTIC_CONV_MAX_SPATIAL], k_sg;
   int64_t out_sb, out_so, out_ss[OPTIC_CONV_MAX_SPATIAL], out_sg;
+  /* forward pass: element offsets of the input and kernel origins, where a
+   * spatial dim with one output position and one valid window tap was
+   * dropped from the geometry (a depth of 1 under a padded 3-deep window) */
+  int64_t in_off, k_off;
 } optic_conv_geom;
 
 /* One dimension of a walk over output positions or contraction rows. */
@@ -142,6 +146,7 @@ typedef struct optic_conv_plan {
   int64_t kchunk;                 /* backward kernel: contraction rows per unit */
   int64_t direct_cin_block;       /* DIRECT: input features per pass over a slice's rows */
   bool grouped_rows;              /* GROUPED: loops along output rows, not across adjacent groups */
+  bool grouped_simd;              /* GROUPED: the AVX-512 loops run it (optic_conv_grouped_simd_fits) */
   bool kernel_direct;             /* the kernel (or grad kernel) is used in place as a matrix */
   bool output_direct;             /* output blocks are written (read) in place */
   size_t per_thread_floats;       /* scratch floats per slice */

@@ -38,4 +38,17 @@ int64_t optic_conv_grouped_rows_units(const optic_conv_geom *g);
 void optic_conv_grouped_rows_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
                                  int64_t u0, int64_t u1);
 
+/* True when the vector loops (kernels/x86/avx512/conv_grouped_avx512.c) run
+ * a grouped plan of g (rows: the row form) on isa: avx512, 1 or 2 spatial
+ * dims, no lhs dilation; the channel form also needs unit group strides in
+ * all three operands. Elsewhere the portable loops above run it. */
+bool optic_conv_grouped_simd_fits(const optic_conv_geom *g, bool rows, optic_isa isa);
+
+#if OPTIC_ARCH_X86_64
+void optic_conv_grouped_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                               int64_t u0, int64_t u1);
+void optic_conv_grouped_rows_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                                    int64_t u0, int64_t u1);
+#endif
+
 #endif
