@@ -49,6 +49,10 @@ void optic_conv_grouped_avx512(const optic_conv_plan *p, const float *input, con
                                int64_t u0, int64_t u1);
 void optic_conv_grouped_rows_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
                                     int64_t u0, int64_t u1);
+/* The same loops on bf16 operands widened in registers, an f32 or bf16
+ * result (kernels/conv_bf16.h optic_conv_run_forward_bf16). */
+void optic_conv_grouped_bf16_avx512(const optic_conv_plan *p, const uint16_t *input, const uint16_t *kernel,
+                                    void *output, bool bf16_result, int64_t u0, int64_t u1);
 #endif
 
 #endif

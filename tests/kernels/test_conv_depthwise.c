@@ -13,7 +13,9 @@
  *   dilated, reversed) plans as 2-D (plan.g.nsp) and matches the reference;
  *   a depth with two valid taps keeps its dim. The bf16 GEMM plan of the same
  *   shape (where a bf16 kernel runs here) matches the f32 reference of the
- *   bf16-rounded operands.
+ *   bf16-rounded operands. The vector loops on bf16 operands read in place
+ *   (optic_conv_run_forward_bf16) match that reference for every case they
+ *   take, with an f32 result and with a bf16 one (plus half a bf16 ulp).
  * Tolerance (f32): |got - ref| <= 2e-5 * M + 1e-6 per element, M the
  * convolution of |input| and |kernel| (bounds the f32 accumulation error);
  * bf16 operands, f32 result: the same bound on the widened operands.
@@ -95,6 +97,43 @@ static int check(const optic_conv_desc *d, int32_t threads, int32_t want, int si
   return bad;
 }
 
+/* The vector loops on bf16 operands (optic_conv_run_forward_bf16), f32 and
+ * bf16 results, as 1..threads slices, against the reference of the
+ * bf16-rounded operands: the f32 bound, plus 2^-8 |ref| (half a bf16 ulp)
+ * for a bf16 result. Returns mismatches. */
+static int check_bf16(const optic_conv_desc *d, int32_t threads, const char *ctx) {
+  optic_conv_plan p;
+  OT_EXPECT_OK(optic_conv_plan_make(d, OPTIC_CONV_FORWARD, threads, &p));
+  OT_CHECK(optic_conv_grouped_bf16_chosen(&p, OPTIC_BF16, OPTIC_BF16, OPTIC_BF16), "%s: bf16 in place not chosen", ctx);
+  OT_CHECK(!optic_conv_grouped_bf16_chosen(&p, OPTIC_BF16, OPTIC_F32, OPTIC_F32), "%s: chosen for an f32 kernel", ctx);
+  size_t nin = elements(&d->input), nk = elements(&d->kernel), nout = elements(&p.result_shape);
+  uint16_t *in = malloc(nin * 2 + 2), *k = malloc(nk * 2 + 2), *o16 = malloc(nout * 2 + 2);
+  float *fin = malloc(nin * 4 + 4), *fk = malloc(nk * 4 + 4), *o32 = malloc(nout * 4 + 4);
+  kt_rng rng = {(uint64_t)nin * 13 + nk};
+  kt_fill(&rng, fin, nin, -1.0f, 1.0f, 0);
+  kt_fill(&rng, fk, nk, -1.0f, 1.0f, 0);
+  for (size_t i = 0; i < nin; i++) in[i] = optic_half_from_f32_bf16(fin[i]), fin[i] = optic_half_to_f32_bf16(in[i]);
+  for (size_t i = 0; i < nk; i++) k[i] = optic_half_from_f32_bf16(fk[i]), fk[i] = optic_half_to_f32_bf16(k[i]);
+  float *want, *mag;
+  reference(d, fin, fk, &want, &mag);
+  int bad = 0;
+  for (int32_t n = 1; n <= threads; n++) {
+    for (size_t i = 0; i < nout; i++) o32[i] = NAN, o16[i] = 0x7FC1;
+    for (int32_t t = 0; t < n; t++) {
+      OT_EXPECT_OK(optic_conv_run_forward_bf16(&p, in, k, o32, false, t, n));
+      OT_EXPECT_OK(optic_conv_run_forward_bf16(&p, in, k, o16, true, t, n));
+    }
+    bad += compare(o32, want, mag, nout, ctx, n);
+    for (size_t i = 0; i < nout; i++) {
+      double got = optic_half_to_f32_bf16(o16[i]), err = fabs(got - (double)want[i]);
+      if (!(err <= RTOL * mag[i] + ATOL + fabs((double)want[i]) / 256) && bad++ < 3)
+        OT_CHECK(false, "%s: bf16 result, %d slices: [%zu] = %.9g, ref %.9g", ctx, n, i, got, want[i]);
+    }
+  }
+  free(in), free(k), free(o16), free(fin), free(fk), free(o32), free(want), free(mag);
+  return bad;
+}
+
 typedef struct dw_case {
   int64_t batch, c, h, w, mult, pad_lo, pad_hi, stride, dil;
   bool rev;
@@ -152,6 +191,7 @@ static void depthwise_sweep(void) {
         OT_CHECK(!planned || layout == 1 || x.c < 8 || p.strategy == OPTIC_CONV_STRATEGY_GROUPED,
                  "%s: strategy %d, want grouped", ctx, planned ? p.strategy : -1);
         bad += check(&d, 3, 0, simd, 0, ctx);
+        if (simd == 1) bad += check_bf16(&d, 2, ctx);
         cases++;
       }
     }
@@ -170,6 +210,7 @@ static void depthwise_sweep(void) {
   optic_conv_desc dm1 = dw_desc(&m1, false), dm2 = dw_desc(&m2, true);
   bad += check(&dm1, 2, OPTIC_CONV_STRATEGY_GROUPED, avx512 ? 1 : 0, 0, "NHWC 2x64x64x53");
   bad += check(&dm2, 2, OPTIC_CONV_STRATEGY_GROUPED, avx512 ? 1 : 0, 0, "NCHW 1x256x56x56");
+  if (avx512) bad += check_bf16(&dm1, 2, "bf16 NHWC 2x64x64x53") + check_bf16(&dm2, 2, "bf16 NCHW 1x256x56x56");
   printf("%d depthwise cases (%d on the vector loops), %d mismatches\n", cases, simd_cases, bad);
   OT_CHECK(!avx512 || simd_cases >= 25, "only %d cases ran the vector loops", simd_cases);
   OT_CHECK(bad == 0, "%d mismatches", bad);

@@ -7,13 +7,52 @@
  *     window stride 1 (NCHW depthwise); per output row, up to 4 vectors of
  *     16 pixels accumulate over taps with the weight broadcast and the
  *     input read with masks that drop the padding.
+ * Operands are f32, or bf16 widened in registers (exactly: a shift) with
+ * an f32 or bf16 result (rounded once to nearest even, NaN kept quiet, as
+ * core/half.h); accumulation is f32 in every case.
  * Each output is summed in one fixed order (channels: input features, then
  * taps row-major; pixels: inner taps, then input features and outer taps;
  * one FMA per tap), whatever the tile or the slicing. */
 #include <immintrin.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "kernels/conv_grouped.h"
+
+/* Operand and result types of an instantiation: a constant argument of the
+ * always-inline loops, so each mode compiles to its own loops. */
+enum { F32 = 0, BF16_F32 = 1, BF16_BF16 = 2 };
+
+static inline __attribute__((always_inline)) __m512 ld(const void *base, int64_t off, __mmask16 m, int mode) {
+  if (mode == F32) return _mm512_maskz_loadu_ps(m, (const float *)base + off);
+  __m256i h = _mm256_maskz_loadu_epi16(m, (const uint16_t *)base + off);
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+static inline __attribute__((always_inline)) float ld1(const void *base, int64_t off, int mode) {
+  if (mode == F32) return ((const float *)base)[off];
+  uint32_t b = (uint32_t)((const uint16_t *)base)[off] << 16;
+  float x;
+  memcpy(&x, &b, 4);
+  return x;
+}
+
+/* Stores lanes m of x at element off of base, rounding to bf16 in mode
+ * BF16_BF16: bits + 0x7FFF + (bit 16) then the high half; a NaN keeps its
+ * high half with the quiet bit set. */
+static inline __attribute__((always_inline)) void st(void *base, int64_t off, __mmask16 m, __m512 x, int mode) {
+  if (mode != BF16_BF16) {
+    _mm512_mask_storeu_ps((float *)base + off, m, x);
+    return;
+  }
+  __m512i b = _mm512_castps_si512(x);
+  __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
+  __m512i r = _mm512_srli_epi32(_mm512_add_epi32(b, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF))), 16);
+  __m512i q = _mm512_or_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(0x40));
+  __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  r = _mm512_mask_mov_epi32(r, nan, q);
+  _mm256_mask_storeu_epi16((uint16_t *)base + off, m, _mm512_cvtepi32_epi16(r));
+}
 
 /* One spatial dim as the loops see it (a 1-D convolution gets a dummy
  * outer dim of extent 1). */
@@ -49,7 +88,8 @@ static inline __mmask16 lanes(int64_t n) { return n >= 16 ? (__mmask16)0xFFFF : 
 /* Where a tile of output pixels reads: input and kernel at the batch, group
  * block, feature and outer-row offsets; the inner taps [lo1, hi1). */
 typedef struct gtile {
-  const float *in, *ker;
+  const void *in, *ker; /* element offsets below: in and ker are f32 or bf16 */
+  int64_t ioff, koff;
   int64_t x0;       /* first output pixel along the inner dim */
   int64_t lo0, hi0; /* outer taps */
   int64_t lo1, hi1; /* inner taps */
@@ -59,17 +99,18 @@ typedef struct gtile {
 /* N output pixels (x0.. along the inner dim) of 16 groups (mask m) and one
  * output feature: sum over cin input features and the tile's taps. */
 static inline __attribute__((always_inline)) void channel_tile(const optic_conv_geom *g, const gdim *d0, const gdim *d1,
-                                                               const gtile *t, __mmask16 m, int N, __m512 *acc) {
+                                                               const gtile *t, __mmask16 m, int N, __m512 *acc,
+                                                               int mode) {
   for (int j = 0; j < N; j++) acc[j] = _mm512_setzero_ps();
-  const ptrdiff_t px = (ptrdiff_t)(d1->stride * d1->in_s);
+  const int64_t px = d1->stride * d1->in_s;
   for (int64_t c = 0; c < g->cin; c++) {
     for (int64_t t0 = t->lo0; t0 < t->hi0; t0++) {
-      const float *irow = t->in + c * g->in_sc + (t->y0 * d0->stride - d0->pad + t0 * d0->dil) * d0->in_s;
-      const float *krow = t->ker + c * g->k_si + kidx(d0, t0) * d0->k_s;
+      int64_t irow = t->ioff + c * g->in_sc + (t->y0 * d0->stride - d0->pad + t0 * d0->dil) * d0->in_s;
+      int64_t krow = t->koff + c * g->k_si + kidx(d0, t0) * d0->k_s;
       for (int64_t t1 = t->lo1; t1 < t->hi1; t1++) {
-        __m512 w = _mm512_maskz_loadu_ps(m, krow + kidx(d1, t1) * d1->k_s);
-        const float *x = irow + (t->x0 * d1->stride - d1->pad + t1 * d1->dil) * d1->in_s;
-        for (int j = 0; j < N; j++) acc[j] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + j * px), w, acc[j]);
+        __m512 w = ld(t->ker, krow + kidx(d1, t1) * d1->k_s, m, mode);
+        int64_t x = irow + (t->x0 * d1->stride - d1->pad + t1 * d1->dil) * d1->in_s;
+        for (int j = 0; j < N; j++) acc[j] = _mm512_fmadd_ps(ld(t->in, x + j * px, m, mode), w, acc[j]);
       }
     }
   }
@@ -80,44 +121,45 @@ static inline __attribute__((always_inline)) void channel_tile(const optic_conv_
 /* Output pixels [x, x + n) of row (b, y0) along the inner dim, all groups
  * and output features: interior tiles of TILE pixels, single pixels at the
  * borders (their own inner tap range). */
-static void channel_row(const optic_conv_geom *g, const gdim *d0, const gdim *d1, const float *in, const float *ker,
-                        float *out, int64_t b, int64_t y0, int64_t x, int64_t n) {
-  gtile t = {.y0 = y0};
+static inline __attribute__((always_inline)) void channel_row(const optic_conv_geom *g, const gdim *d0, const gdim *d1,
+                                                              const void *in, const void *ker, void *out, int64_t b,
+                                                              int64_t y0, int64_t x, int64_t n, int mode) {
+  gtile t = {.in = in, .ker = ker, .y0 = y0};
   tap_range(d0, y0, &t.lo0, &t.hi0);
   const int64_t last_tap = (d1->k - 1) * d1->dil;
   for (int64_t xe = x + n; x < xe;) {
     int64_t base = x * d1->stride - d1->pad, base_end = (x + TILE - 1) * d1->stride - d1->pad;
     bool tile = x + TILE <= xe && base >= 0 && base_end + last_tap < d1->in;
-    int64_t np = tile ? TILE : 1;
     t.x0 = x;
     if (tile) {
       t.lo1 = 0, t.hi1 = d1->k;
     } else {
       tap_range(d1, x, &t.lo1, &t.hi1);
     }
-    float *orow = out + b * g->out_sb + y0 * d0->out_s + x * d1->out_s;
+    int64_t orow = b * g->out_sb + y0 * d0->out_s + x * d1->out_s;
     for (int64_t o = 0; o < g->cout; o++) {
       for (int64_t g0 = 0; g0 < g->groups; g0 += 16) {
         __mmask16 m = lanes(g->groups - g0);
-        t.in = in + b * g->in_sb + g0;
-        t.ker = ker + o * g->k_so + g0;
+        t.ioff = b * g->in_sb + g0;
+        t.koff = o * g->k_so + g0;
         __m512 acc[TILE];
-        float *dst = orow + o * g->out_so + g0;
+        int64_t dst = orow + o * g->out_so + g0;
         if (tile) {
-          channel_tile(g, d0, d1, &t, m, TILE, acc);
-          for (int j = 0; j < TILE; j++) _mm512_mask_storeu_ps(dst + j * d1->out_s, m, acc[j]);
+          channel_tile(g, d0, d1, &t, m, TILE, acc, mode);
+          for (int j = 0; j < TILE; j++) st(out, dst + j * d1->out_s, m, acc[j], mode);
         } else {
-          channel_tile(g, d0, d1, &t, m, 1, acc);
-          _mm512_mask_storeu_ps(dst, m, acc[0]);
+          channel_tile(g, d0, d1, &t, m, 1, acc, mode);
+          st(out, dst, m, acc[0], mode);
         }
       }
     }
-    x += np;
+    x += tile ? TILE : 1;
   }
 }
 
-void optic_conv_grouped_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
-                               int64_t u0, int64_t u1) {
+static inline __attribute__((always_inline)) void channels(const optic_conv_plan *p, const void *input,
+                                                           const void *kernel, void *output, int64_t u0, int64_t u1,
+                                                           int mode) {
   const optic_conv_geom *g = &p->g;
   const gdim d0 = dim_of(g, g->nsp == 2 ? 0 : -1), d1 = dim_of(g, g->nsp - 1);
   /* units are output positions (b, y0, x), x fastest: walk them row by row */
@@ -125,9 +167,14 @@ void optic_conv_grouped_avx512(const optic_conv_plan *p, const float *input, con
     int64_t x = u % d1.out, rest = u / d1.out;
     int64_t y0 = rest % d0.out, b = rest / d0.out;
     int64_t n = d1.out - x < u1 - u ? d1.out - x : u1 - u;
-    channel_row(g, &d0, &d1, input, kernel, output, b, y0, x, n);
+    channel_row(g, &d0, &d1, input, kernel, output, b, y0, x, n, mode);
     u += n;
   }
+}
+
+void optic_conv_grouped_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                               int64_t u0, int64_t u1) {
+  channels(p, input, kernel, output, u0, u1, F32);
 }
 
 /* Lanes [lo, hi) of a 16-lane vector, both clamped to [0, 16]. */
@@ -143,16 +190,17 @@ static inline __mmask16 lane_range(int64_t lo, int64_t hi) {
  * then input features and outer taps, of the weight times the input row
  * shifted by the tap, read with masks (lanes outside [0, in) are the
  * padding's zeros); the masks depend on the inner tap only, and the R rows
- * keep R x NV independent FMA chains in flight. */
+ * keep R x NV independent FMA chains in flight. in, ker and orow are
+ * element offsets into input, kernel and output. */
 static inline __attribute__((always_inline)) void pixel_block(const optic_conv_geom *g, const gdim *d0, const gdim *d1,
-                                                              const float *in, const float *ker, float *orow,
-                                                              int64_t y0, int R, int64_t x0, int64_t n, int NV) {
+                                                              const void *input, const void *kernel, void *output,
+                                                              const int64_t *off, int64_t y0, int R, int64_t x0, int NV,
+                                                              int mode) {
   __m512 acc[16];
   for (int j = 0; j < R * NV; j++) acc[j] = _mm512_setzero_ps();
   int64_t lo0, hi0;
   tap_range(d0, y0, &lo0, &hi0);
-  const int64_t row0 = y0 * d0->stride - d0->pad;
-  const ptrdiff_t rs = (ptrdiff_t)(d0->stride * d0->in_s);
+  const int64_t row0 = y0 * d0->stride - d0->pad, rs = d0->stride * d0->in_s, n = d1->out;
   for (int64_t t1 = 0; t1 < d1->k; t1++) {
     const int64_t a = x0 + t1 * d1->dil - d1->pad; /* input pixel of lane 0 of vector 0 */
     __mmask16 m[4];
@@ -160,40 +208,39 @@ static inline __attribute__((always_inline)) void pixel_block(const optic_conv_g
       int64_t s = a + 16 * v, lim = n - x0 - 16 * v;
       m[v] = lane_range(-s, d1->in - s < lim ? d1->in - s : lim);
     }
-    const float *kt = ker + kidx(d1, t1) * d1->k_s;
+    const int64_t kt = off[1] + kidx(d1, t1) * d1->k_s;
     for (int64_t c = 0; c < g->cin; c++) {
       for (int64_t t0 = lo0; t0 < hi0; t0++) {
-        const float *x = in + c * g->in_sc + (row0 + t0 * d0->dil) * d0->in_s + a;
-        __m512 w = _mm512_set1_ps(kt[c * g->k_si + kidx(d0, t0) * d0->k_s]);
+        int64_t x = off[0] + c * g->in_sc + (row0 + t0 * d0->dil) * d0->in_s + a;
+        __m512 w = _mm512_set1_ps(ld1(kernel, kt + c * g->k_si + kidx(d0, t0) * d0->k_s, mode));
         for (int r = 0; r < R; r++) {
           for (int v = 0; v < NV; v++) {
-            acc[r * NV + v] = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m[v], x + r * rs + 16 * v), w, acc[r * NV + v]);
+            acc[r * NV + v] = _mm512_fmadd_ps(ld(input, x + r * rs + 16 * v, m[v], mode), w, acc[r * NV + v]);
           }
         }
       }
     }
   }
   for (int r = 0; r < R; r++) {
-    for (int v = 0; v < NV; v++) {
-      _mm512_mask_storeu_ps(orow + r * d0->out_s + x0 + 16 * v, lane_range(0, n - x0 - 16 * v), acc[r * NV + v]);
-    }
+    for (int v = 0; v < NV; v++)
+      st(output, off[2] + r * d0->out_s + x0 + 16 * v, lane_range(0, n - x0 - 16 * v), acc[r * NV + v], mode);
   }
 }
 
 /* R rows from y0 of one (group, batch, output feature): blocks of up to 64
  * pixels, as few vectors as the row needs. */
 static inline __attribute__((always_inline)) void pixel_rows(const optic_conv_geom *g, const gdim *d0, const gdim *d1,
-                                                             const float *in, const float *ker, float *orow, int64_t y0,
-                                                             int R) {
+                                                             const void *in, const void *ker, void *out,
+                                                             const int64_t *off, int64_t y0, int R, int mode) {
   const int64_t n = d1->out;
   for (int64_t x0 = 0; x0<n; x0 += R> 1 ? 32 : 64) {
     int64_t r = n - x0;
     if (R == 1 && r > 32) {
-      pixel_block(g, d0, d1, in, ker, orow, y0, 1, x0, n, 4);
+      pixel_block(g, d0, d1, in, ker, out, off, y0, 1, x0, 4, mode);
     } else if (r > 16) {
-      pixel_block(g, d0, d1, in, ker, orow, y0, R, x0, n, 2);
+      pixel_block(g, d0, d1, in, ker, out, off, y0, R, x0, 2, mode);
     } else {
-      pixel_block(g, d0, d1, in, ker, orow, y0, R, x0, n, 1);
+      pixel_block(g, d0, d1, in, ker, out, off, y0, R, x0, 1, mode);
     }
   }
 }
@@ -201,8 +248,8 @@ static inline __attribute__((always_inline)) void pixel_rows(const optic_conv_ge
 /* Output rows per block where all of them see every outer tap. */
 #define ROWS 4
 
-void optic_conv_grouped_rows_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
-                                    int64_t u0, int64_t u1) {
+static inline __attribute__((always_inline)) void rows(const optic_conv_plan *p, const void *input, const void *kernel,
+                                                       void *output, int64_t u0, int64_t u1, int mode) {
   const optic_conv_geom *g = &p->g;
   const gdim d0 = dim_of(g, g->nsp == 2 ? 0 : -1), d1 = dim_of(g, g->nsp - 1);
   /* units: (group, batch, outer row), the row fastest: decoded once, then stepped */
@@ -210,16 +257,15 @@ void optic_conv_grouped_rows_avx512(const optic_conv_plan *p, const float *input
   int64_t b = g->batch > 0 ? rest % g->batch : 0, gr = g->batch > 0 ? rest / g->batch : 0;
   const int64_t last_tap = (d0.k - 1) * d0.dil;
   for (int64_t u = u0; u < u1;) {
-    const float *in = input + gr * g->in_sg + b * g->in_sb;
     int64_t first = y0 * d0.stride - d0.pad, last = (y0 + ROWS - 1) * d0.stride - d0.pad + last_tap;
     int R = y0 + ROWS <= d0.out && u + ROWS <= u1 && first >= 0 && last < d0.in ? ROWS : 1;
     for (int64_t o = 0; o < g->cout; o++) {
-      const float *ker = kernel + gr * g->k_sg + o * g->k_so;
-      float *orow = output + gr * g->out_sg + b * g->out_sb + o * g->out_so + y0 * d0.out_s;
+      const int64_t off[3] = {gr * g->in_sg + b * g->in_sb, gr * g->k_sg + o * g->k_so,
+                              gr * g->out_sg + b * g->out_sb + o * g->out_so + y0 * d0.out_s};
       if (R == ROWS) {
-        pixel_rows(g, &d0, &d1, in, ker, orow, y0, ROWS);
+        pixel_rows(g, &d0, &d1, input, kernel, output, off, y0, ROWS, mode);
       } else {
-        pixel_rows(g, &d0, &d1, in, ker, orow, y0, 1);
+        pixel_rows(g, &d0, &d1, input, kernel, output, off, y0, 1, mode);
       }
     }
     u += R;
@@ -227,5 +273,23 @@ void optic_conv_grouped_rows_avx512(const optic_conv_plan *p, const float *input
       y0 = 0;
       if (++b == g->batch) b = 0, gr++;
     }
+  }
+}
+
+void optic_conv_grouped_rows_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                                    int64_t u0, int64_t u1) {
+  rows(p, input, kernel, output, u0, u1, F32);
+}
+
+void optic_conv_grouped_bf16_avx512(const optic_conv_plan *p, const uint16_t *input, const uint16_t *kernel,
+                                    void *output, bool bf16_result, int64_t u0, int64_t u1) {
+  if (p->grouped_rows && bf16_result) {
+    rows(p, input, kernel, output, u0, u1, BF16_BF16);
+  } else if (p->grouped_rows) {
+    rows(p, input, kernel, output, u0, u1, BF16_F32);
+  } else if (bf16_result) {
+    channels(p, input, kernel, output, u0, u1, BF16_BF16);
+  } else {
+    channels(p, input, kernel, output, u0, u1, BF16_F32);
   }
 }
