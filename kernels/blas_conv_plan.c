@@ -302,6 +302,10 @@ static void plan_grouped(optic_conv_plan *p, bool rows) {
   p->grouped_rows = rows;
   p->units = rows ? optic_conv_grouped_rows_units(&p->g) : p->positions;
   p->grouped_simd = optic_conv_grouped_simd_fits(&p->g, rows, optic_isa_selected());
+  if (!p->grouped_simd && !rows && optic_conv_grouped_dots_fits(&p->g, optic_isa_selected())) {
+    p->grouped_dots = true;
+    p->units = p->g.groups * p->g.batch;
+  }
 }
 
 /* The window-tap loops likewise: units are output positions. */

@@ -147,6 +147,7 @@ typedef struct optic_conv_plan {
   int64_t direct_cin_block;       /* DIRECT: input features per pass over a slice's rows */
   bool grouped_rows;              /* GROUPED: loops along output rows, not across adjacent groups */
   bool grouped_simd;              /* GROUPED: the AVX-512 loops run it (optic_conv_grouped_simd_fits) */
+  bool grouped_dots;              /* GROUPED: the AVX-512 window dots run it (optic_conv_grouped_dots_fits) */
   bool kernel_direct;             /* the kernel (or grad kernel) is used in place as a matrix */
   bool output_direct;             /* output blocks are written (read) in place */
   size_t per_thread_floats;       /* scratch floats per slice */

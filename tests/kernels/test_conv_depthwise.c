@@ -9,6 +9,9 @@
  *   With avx512 selected the vector loops must run where they fit
  *   (plan.grouped_simd); with OPTIC_ISA=avx2 (ctest
  *   kernels_conv_depthwise_isa_avx2) the portable loops run the same cases.
+ *   NCHW depthwise kernel gradients (batch groups; channels 1..64, batch 1,
+ *   3, 17, images 1x20 .. 28x28, padding 0..2, forward stride 2): the window
+ *   dots must run where they fit (plan.grouped_dots) and match.
  *   3-D: a depth-1 volume under a padded 3-deep window (NDHWC and NCDHW,
  *   dilated, reversed) plans as 2-D (plan.g.nsp) and matches the reference;
  *   a depth with two valid taps keeps its dim. The bf16 GEMM plan of the same
@@ -216,6 +219,47 @@ static void depthwise_sweep(void) {
   OT_CHECK(bad == 0, "%d mismatches", bad);
 }
 
+/* The NCHW depthwise kernel gradient as graph/autodiff_conv.c builds it
+ * (fb01_io01->bf01, batch groups = channels; the window is the output
+ * gradient image, the output the kernel): the window dots where they fit
+ * (avx512, >= 16 window taps along the row, rhs dilation 1), else the
+ * portable strided loops. Images h x w, forward window kh x kw, padding
+ * pad, forward stride st (the gradient's rhs dilation). */
+static void depthwise_kernel_gradients(void) {
+  const bool avx512 = optic_isa_selected() == OPTIC_ISA_AVX512;
+  const int64_t ns[] = {1, 3, 17}, cs[] = {1, 8, 17, 64};
+  const int64_t imgs[][2] = {{5, 5}, {6, 17}, {28, 28}, {1, 20}, {9, 33}};
+  int bad = 0, dots = 0, cases = 0;
+  for (int i = 0; i < 30; i++) {
+    int64_t n = ns[i % 3], c = cs[i % 4], h = imgs[i % 5][0], w = imgs[i % 5][1];
+    int64_t kh = h == 1 ? 1 : 3, kw = i % 6 == 5 ? 1 : 3, pad = i % 7 == 3 ? 0 : i % 7 == 4 ? 2 : 1;
+    int64_t st = i % 8 == 6 ? 2 : 1;
+    int64_t oh = (h + 2 * pad - kh) / st + 1, ow = (w + 2 * pad - kw) / st + 1; /* the forward output */
+    if (oh < 1 || ow < 1) continue;
+    optic_conv_desc d = kt_conv_desc("fb01_io01->bf01", 4, (int64_t[]){n, c, h, w}, (int64_t[]){n, c, oh, ow});
+    d.batch_group_count = c;
+    int64_t in[2] = {h, w}, win[2] = {oh, ow}, kk[2] = {kh, kw};
+    for (int s = 0; s < 2; s++) {
+      d.pad_lo[s] = pad, d.rhs_dilation[s] = st;
+      d.pad_hi[s] = kk[s] - 1 + (win[s] - 1) * st + 1 - in[s] - pad; /* so the output is the kh x kw kernel */
+    }
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "NCHW depthwise kgrad N%lld C%lld %lldx%lld k%lldx%lld pad%lld st%lld", (long long)n,
+             (long long)c, (long long)h, (long long)w, (long long)kh, (long long)kw, (long long)pad, (long long)st);
+    optic_conv_plan p;
+    OT_EXPECT_OK(optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, 1, &p));
+    bool want_dots = avx512 && p.strategy == OPTIC_CONV_STRATEGY_GROUPED && ow >= 16 && st == 1;
+    OT_CHECK(p.grouped_dots == want_dots, "%s: grouped_dots %d, want %d (strategy %d)", ctx, (int)p.grouped_dots,
+             (int)want_dots, p.strategy);
+    dots += p.grouped_dots;
+    bad += check(&d, 3, 0, -1, 0, ctx);
+    cases++;
+  }
+  printf("%d kernel-gradient cases (%d on the window dots), %d mismatches\n", cases, dots, bad);
+  OT_CHECK(!avx512 || dots >= 6, "only %d cases ran the window dots", dots);
+  OT_CHECK(bad == 0, "%d mismatches", bad);
+}
+
 /* A 3-D convolution of volumes of depth `depth` (NDHWC, or NCDHW), window
  * 3x3x3 with depth padding dpad_lo/dpad_hi and depth dilation ddil. */
 static optic_conv_desc conv3d_desc(bool ncdhw, int64_t depth, int64_t dpad_lo, int64_t dpad_hi, int64_t ddil,
@@ -296,6 +340,7 @@ static void conv3d_degenerate_bf16(void) {
 
 static const ot_case tcases[] = {
     {"depthwise_sweep", depthwise_sweep},
+    {"depthwise_kernel_gradients", depthwise_kernel_gradients},
     {"conv3d_degenerate", conv3d_degenerate},
     {"conv3d_degenerate_bf16", conv3d_degenerate_bf16},
 };

@@ -293,3 +293,65 @@ void optic_conv_grouped_bf16_avx512(const optic_conv_plan *p, const uint16_t *in
     channels(p, input, kernel, output, u0, u1, BF16_F32);
   }
 }
+
+/* ------------------------------------------------- window dot products */
+
+/* Lanes of window taps [t, t + 16) along the inner dim that read the input
+ * for output y1 (X = y1 * stride - pad + t, inside [0, in)) and are taps. */
+static inline __mmask16 dot_mask(const gdim *d1, int64_t y1, int64_t t) {
+  int64_t x = y1 * d1->stride - d1->pad + t;
+  int64_t hi = d1->in - x < d1->k - t ? d1->in - x : d1->k - t;
+  return lane_range(-x, hi);
+}
+
+/* All O0 x O1 output positions of one group and batch item (offsets in
+ * off[]: input, kernel, output), f32: for each input feature and outer tap,
+ * the window row is read once in chunks of 16 taps, each chunk multiplied
+ * into the input row of every output position (P accumulators). */
+static inline __attribute__((always_inline)) void dot_positions(const optic_conv_geom *g, const gdim *d0,
+                                                                const gdim *d1, const float *input, const float *kernel,
+                                                                float *output, const int64_t *off, int64_t O0,
+                                                                int64_t O1, __m512 *acc) {
+  for (int64_t j = 0; j < O0 * O1; j++) acc[j] = _mm512_setzero_ps();
+  for (int64_t c = 0; c < g->cin; c++) {
+    for (int64_t t0 = 0; t0 < d0->k; t0++) {
+      const float *krow = kernel + off[1] + c * g->k_si + kidx(d0, t0) * d0->k_s;
+      for (int64_t t = 0; t < d1->k; t += 16) {
+        __m512 w = _mm512_maskz_loadu_ps(lanes(d1->k - t), krow + t);
+        for (int64_t y0 = 0; y0 < O0; y0++) {
+          int64_t X0 = y0 * d0->stride - d0->pad + t0 * d0->dil;
+          if (X0 < 0 || X0 >= d0->in) continue;
+          const float *irow = input + off[0] + c * g->in_sc + X0 * d0->in_s;
+          for (int64_t y1 = 0; y1 < O1; y1++) {
+            int64_t x = y1 * d1->stride - d1->pad + t;
+            acc[y0 * O1 + y1] =
+                _mm512_fmadd_ps(_mm512_maskz_loadu_ps(dot_mask(d1, y1, t), irow + x), w, acc[y0 * O1 + y1]);
+          }
+        }
+      }
+    }
+  }
+  for (int64_t y0 = 0; y0 < O0; y0++) {
+    for (int64_t y1 = 0; y1 < O1; y1++)
+      output[off[2] + y0 * d0->out_s + y1 * d1->out_s] = _mm512_reduce_add_ps(acc[y0 * O1 + y1]);
+  }
+}
+
+void optic_conv_grouped_dots_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                                    int64_t u0, int64_t u1) {
+  const optic_conv_geom *g = &p->g;
+  const gdim d0 = dim_of(g, g->nsp == 2 ? 0 : -1), d1 = dim_of(g, g->nsp - 1);
+  __m512 acc[OPTIC_CONV_GROUPED_DOTS_MAX];
+  for (int64_t u = u0; u < u1; u++) { /* units: (group, batch item) */
+    int64_t b = u % g->batch, gr = u / g->batch;
+    for (int64_t o = 0; o < g->cout; o++) {
+      const int64_t off[3] = {gr * g->in_sg + b * g->in_sb, gr * g->k_sg + o * g->k_so,
+                              gr * g->out_sg + b * g->out_sb + o * g->out_so};
+      if (d0.out == 3 && d1.out == 3) { /* the 3x3 kernel gradient: nine accumulators in registers */
+        dot_positions(g, &d0, &d1, input, kernel, output, off, 3, 3, acc);
+      } else {
+        dot_positions(g, &d0, &d1, input, kernel, output, off, d0.out, d1.out, acc);
+      }
+    }
+  }
+}
