@@ -148,6 +148,25 @@ static void backward_kernel_slice(const optic_conv_plan *p, const float *in, con
   }
 }
 
+/* The direct strategy's kernel copy (kernels/conv.h direct_kernel_pack):
+ * from the operand's strides into the plan's [group][taps][in][out]. */
+static void pack_direct_kernel(const optic_conv_plan *p, const float *kernel, float *packed) {
+  const optic_conv_geom *g = &p->g;
+  int64_t taps = 1;
+  for (int32_t s = 0; s < g->nsp; s++) taps *= g->k_size[s];
+  for (int64_t gr = 0; gr < g->groups; gr++) {
+    for (int64_t t = 0; t < taps; t++) {
+      int64_t src = gr * p->pk_sg, rest = t;
+      for (int32_t s = g->nsp - 1; s >= 0; s--) src += (rest % g->k_size[s]) * p->pk_ss[s], rest /= g->k_size[s];
+      float *dst = packed + gr * g->k_sg + t * g->cin * g->cout;
+      for (int64_t c = 0; c < g->cin; c++) {
+        const float *from = kernel + src + c * p->pk_si;
+        for (int64_t o = 0; o < g->cout; o++) dst[c * g->cout + o] = from[o * p->pk_so];
+      }
+    }
+  }
+}
+
 /* NULL is legal for an operand without elements (and for scratch when none is
  * needed); such pointers are never read, but pointer arithmetic on NULL is
  * undefined, so they are replaced by a harmless address. */
@@ -168,8 +187,13 @@ optic_status optic_conv_run_forward(const optic_conv_plan *p, const float *input
   if (p->strategy == OPTIC_CONV_STRATEGY_DIRECT) {
     int64_t u0, u1;
     split(p->units, thread, threads, &u0, &u1);
-    optic_conv_direct_run(p, operand(input), operand(kernel), result(output), slice_scratch(p, scratch, thread), u0,
-                          u1);
+    float *slice = slice_scratch(p, scratch, thread);
+    if (p->direct_kernel_pack && u0 < u1) {
+      float *packed = slice + (p->per_thread_floats - p->pk_floats) / 16 * 16;
+      pack_direct_kernel(p, operand(kernel), packed);
+      kernel = packed;
+    }
+    optic_conv_direct_run(p, operand(input), operand(kernel), result(output), slice, u0, u1);
     return OPTIC_OK;
   }
   if (p->strategy == OPTIC_CONV_STRATEGY_TAPS) {

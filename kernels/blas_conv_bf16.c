@@ -94,6 +94,10 @@ optic_status optic_conv_bf16_plan_make(const optic_conv_desc *d, optic_dtype out
   out->out_dtype = out_dtype;
   out->kernel = kernel;
   out->g = f.g;
+  if (f.direct_kernel_pack) { /* the kernel as the operand lays it out, not the direct strategy's copy */
+    out->g.k_si = f.pk_si, out->g.k_so = f.pk_so, out->g.k_sg = f.pk_sg;
+    memcpy(out->g.k_ss, f.pk_ss, sizeof f.pk_ss);
+  }
   return plan_sizes(out, threads);
 }
 

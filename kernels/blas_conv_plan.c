@@ -273,7 +273,10 @@ static optic_status size_scratch(optic_conv_plan *p) {
   size_t per = 0, bytes = 0;
   ovf |= __builtin_add_overflow(col, pack, &per);
   ovf |= __builtin_add_overflow(per, tile, &per);
-  if (p->strategy == OPTIC_CONV_STRATEGY_DIRECT) per = optic_conv_direct_packing_of(g).floats;
+  if (p->strategy == OPTIC_CONV_STRATEGY_DIRECT) {
+    per = (optic_conv_direct_packing_of(g).floats + 15) / 16 * 16;
+    ovf |= __builtin_add_overflow(per, p->pk_floats, &per);
+  }
   per = (per + 15) / 16 * 16; /* keep each slice 64-byte aligned relative to the scratch start */
   ovf |= __builtin_mul_overflow(per, (size_t)p->threads, &bytes);
   ovf |= __builtin_mul_overflow(bytes, sizeof(float), &bytes);
@@ -293,6 +296,29 @@ static void plan_direct(optic_conv_plan *p) {
   p->kernel_direct = p->output_direct = true;
   p->units = optic_conv_direct_units(&p->g);
   p->direct_cin_block = optic_conv_direct_packing_of(&p->g).cin_group;
+}
+
+/* The kernel strides of the direct strategy's kernel copy: [group][taps,
+ * row-major over the spatial dims][in][out]. */
+static void packed_kernel_strides(optic_conv_geom *g) {
+  int64_t st = g->cin * g->cout;
+  g->k_so = 1, g->k_si = g->cout;
+  for (int32_t s = g->nsp - 1; s >= 0; s--) g->k_ss[s] = st, st *= g->k_size[s];
+  g->k_sg = st;
+}
+
+/* Whether the direct strategy should run g with its kernel copied (its
+ * output features strided): it fits and is preferred once copied, and the
+ * copy (made by every slice on every run) is at most as large as the input
+ * a slice reads. */
+static bool direct_with_packed_kernel(const optic_conv_plan *p, optic_conv_geom *packed) {
+  const optic_conv_geom *g = &p->g;
+  if (g->k_so == 1 || g->cout <= 1) return false;
+  *packed = *g;
+  packed_kernel_strides(packed);
+  double kernel = (double)packed->k_sg * (double)g->groups, input = (double)p->positions * (double)g->cin;
+  return optic_conv_direct_unfit(packed, optic_isa_selected()) == NULL && optic_conv_direct_preferred(packed) &&
+         kernel * (double)p->threads <= input;
 }
 
 /* The grouped loops likewise: units are output positions, all groups each. */
@@ -331,7 +357,17 @@ static optic_status choose_loops(optic_conv_plan *p, optic_conv_pass pass, int32
       return optic_fail(OPTIC_ERR_UNSUPPORTED, "convolution: plan: the direct strategy cannot run this pass: %s",
                         unfit);
     }
-    if (unfit == NULL && (strategy == OPTIC_CONV_STRATEGY_DIRECT || optic_conv_direct_preferred(&p->g))) plan_direct(p);
+    optic_conv_geom packed;
+    if (unfit == NULL && (strategy == OPTIC_CONV_STRATEGY_DIRECT || optic_conv_direct_preferred(&p->g))) {
+      plan_direct(p);
+    } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && direct_with_packed_kernel(p, &packed)) {
+      p->direct_kernel_pack = true;
+      p->pk_si = p->g.k_si, p->pk_so = p->g.k_so, p->pk_sg = p->g.k_sg;
+      memcpy(p->pk_ss, p->g.k_ss, sizeof p->pk_ss);
+      p->pk_floats = (size_t)(packed.k_sg * packed.groups);
+      p->g = packed;
+      plan_direct(p);
+    }
     /* A window larger than the output grid that the direct loops do not take
      * (a kernel gradient: its input features are the strided batch). */
     if (p->strategy != OPTIC_CONV_STRATEGY_DIRECT && pass == OPTIC_CONV_FORWARD && strategy == 0 &&

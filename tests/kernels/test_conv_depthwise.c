@@ -12,6 +12,9 @@
  *   NCHW depthwise kernel gradients (batch groups; channels 1..64, batch 1,
  *   3, 17, images 1x20 .. 28x28, padding 0..2, forward stride 2): the window
  *   dots must run where they fit (plan.grouped_dots) and match.
+ *   Kernels with strided output features (01oi, OIHW) under NHWC and H,W,N,C
+ *   data: the direct strategy on a per-slice kernel copy (plan
+ *   direct_kernel_pack) where it fits, 1 and 2 slices.
  *   3-D: a depth-1 volume under a padded 3-deep window (NDHWC and NCDHW,
  *   dilated, reversed) plans as 2-D (plan.g.nsp) and matches the reference;
  *   a depth with two valid taps keeps its dim. The bf16 GEMM plan of the same
@@ -260,6 +263,47 @@ static void depthwise_kernel_gradients(void) {
   OT_CHECK(bad == 0, "%d mismatches", bad);
 }
 
+/* Kernels whose output features are strided (01oi, as in XLA's
+ * isolated_convolution module, and OIHW under NHWC data): the direct
+ * strategy runs them on a per-slice copy of the kernel (plan
+ * direct_kernel_pack) where it would run the contiguous layout, against the
+ * reference; data in NHWC and in the H,W,N,C order of that module. */
+static void direct_strided_kernels(void) {
+  const bool avx512 = optic_isa_selected() == OPTIC_ISA_AVX512;
+  const int64_t cins[] = {2, 16, 17, 33}, couts[] = {16, 17, 32};
+  int bad = 0, packed = 0;
+  for (int i = 0; i < 12; i++) {
+    int64_t ci = cins[i % 4], co = couts[i % 3], n = 2 + 2 * (i % 2), h = 15 + i % 3, w = 17 + i % 4;
+    bool hwnc = i % 3 == 1, oihw = i % 4 == 2;
+    optic_conv_desc d = hwnc ? kt_conv_desc("01bf_01oi->01bf", 4, (int64_t[]){h, w, n, ci}, (int64_t[]){3, 3, co, ci})
+                        : oihw
+                            ? kt_conv_desc("b01f_oi01->b01f", 4, (int64_t[]){n, h, w, ci}, (int64_t[]){co, ci, 3, 3})
+                            : kt_conv_desc("b01f_01oi->b01f", 4, (int64_t[]){n, h, w, ci}, (int64_t[]){3, 3, co, ci});
+    for (int s = 0; s < 2; s++) {
+      d.pad_lo[s] = d.pad_hi[s] = i % 5 == 3 ? 0 : 1;
+      d.stride[s] = i % 6 == 4 ? 2 : 1;
+      d.rhs_dilation[s] = i % 7 == 5 ? 2 : 1;
+    }
+    char ctx[160];
+    snprintf(ctx, sizeof ctx, "%s N%lld %lldx%lld C%lld->%lld",
+             hwnc   ? "HWNC/01oi"
+             : oihw ? "NHWC/OIHW"
+                    : "NHWC/01oi",
+             (long long)n, (long long)h, (long long)w, (long long)ci, (long long)co);
+    optic_conv_plan p;
+    OT_EXPECT_OK(optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, 2, &p));
+    double kernel = (double)(9 * ci * co), input = (double)p.positions * (double)ci;
+    bool want = avx512 && 2 * kernel <= input;
+    OT_CHECK(p.direct_kernel_pack == want && (!want || p.strategy == OPTIC_CONV_STRATEGY_DIRECT),
+             "%s: direct_kernel_pack %d (strategy %d), want %d", ctx, (int)p.direct_kernel_pack, p.strategy, (int)want);
+    packed += p.direct_kernel_pack;
+    bad += check(&d, 2, 0, -1, 0, ctx);
+  }
+  printf("%d of 12 on the direct strategy with a kernel copy, %d mismatches\n", packed, bad);
+  OT_CHECK(!avx512 || packed >= 4, "only %d cases copied the kernel", packed);
+  OT_CHECK(bad == 0, "%d mismatches", bad);
+}
+
 /* A 3-D convolution of volumes of depth `depth` (NDHWC, or NCDHW), window
  * 3x3x3 with depth padding dpad_lo/dpad_hi and depth dilation ddil. */
 static optic_conv_desc conv3d_desc(bool ncdhw, int64_t depth, int64_t dpad_lo, int64_t dpad_hi, int64_t ddil,
@@ -341,6 +385,7 @@ static void conv3d_degenerate_bf16(void) {
 static const ot_case tcases[] = {
     {"depthwise_sweep", depthwise_sweep},
     {"depthwise_kernel_gradients", depthwise_kernel_gradients},
+    {"direct_strided_kernels", direct_strided_kernels},
     {"conv3d_degenerate", conv3d_degenerate},
     {"conv3d_degenerate_bf16", conv3d_degenerate_bf16},
 };
