@@ -8,7 +8,7 @@
  *   dilation 2; reversal; channel multiplier 2; batch 0, 1, 2; 1..3 slices.
  *   With avx512 selected the vector loops must run where they fit
  *   (plan.grouped_simd); with OPTIC_ISA=avx2 (ctest
- *   kernels_conv_depthwise_isa_avx2) the portable loops run the same cases.
+ *   kernels_blas_conv_depthwise_isa_avx2) the portable loops run the same cases.
  *   NCHW depthwise kernel gradients (batch groups; channels 1..64, batch 1,
  *   3, 17, images 1x20 .. 28x28, padding 0..2, forward stride 2): the window
  *   dots must run where they fit (plan.grouped_dots) and match.
@@ -26,7 +26,7 @@
  * convolution of |input| and |kernel| (bounds the f32 accumulation error);
  * bf16 operands, f32 result: the same bound on the widened operands.
  * The output is pre-filled with NaN and followed by guard floats.
- * Reproduce: ctest --preset release -R kernels_conv_depthwise */
+ * Reproduce: ctest --preset release -R kernels_blas_conv_depthwise */
 #include <stdio.h>
 #include <stdlib.h>
 
