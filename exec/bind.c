@@ -196,6 +196,23 @@ static optic_status want_bf16_conv(const optic_module_t *m, optic_node_id id, ex
   return OPTIC_OK;
 }
 
+/* A bf16 depthwise convolution the grouped vector loops read in place
+ * (kernels/conv_bf16.h optic_conv_grouped_bf16_chosen; the estimate makes
+ * the same call): sets s->conv_bf16_grouped. */
+static optic_status want_grouped_bf16(const exec_bound *b, const optic_module_t *m, optic_node_id id, exec_step *s) {
+  optic_node_attrs_t a;
+  optic_status st = optic_node_attrs(m, id, &a);
+  if (st != OPTIC_OK) return st;
+  optic_conv_desc d;
+  conv_desc_of(m, id, &a.convolution, &d);
+  optic_conv_plan p;
+  if (optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, b->threads, &p) != OPTIC_OK) return OPTIC_OK; /* planned again */
+  s->conv_bf16_grouped = optic_conv_grouped_bf16_chosen(&p, optic_node_type(m, optic_node_operand(m, id, 0))->dtype,
+                                                        optic_node_type(m, optic_node_operand(m, id, 1))->dtype,
+                                                        optic_node_type(m, id)->dtype);
+  return OPTIC_OK;
+}
+
 /* Plans dot or convolution `id` into s (s->dot or s->conv) with its scratch. */
 static optic_status plan_contraction(exec_bound *b, const optic_module_t *m, optic_node_id id, exec_step *s) {
   optic_node_attrs_t a;
@@ -488,6 +505,7 @@ static optic_status bind_fusion(bind_ctx *c, exec_step *s) {
     ew_prog_destroy(s->prog), s->prog = NULL;
     free(s->dot), s->dot = NULL;
     free(s->conv), s->conv = NULL;
+    s->conv_bf16_grouped = false;
   }
   s->sync = true;
   return bind_seq(c, fused, &s->callee[0]);
@@ -619,7 +637,11 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
       s->bf16_dot = optic_node_opcode(m, id) == OPTIC_OP_DOT && both_bf16 && optic_dot_bf16_available();
       if (optic_node_opcode(m, id) == OPTIC_OP_CONVOLUTION && both_bf16 && (st = want_bf16_conv(m, id, s)) != OPTIC_OK)
         return st;
-      if ((st = plan_widen(b, m, id, s->bf16_dot || s->conv_bf16, s->conv_bf16 != NULL, s)) != OPTIC_OK) return st;
+      if (optic_node_opcode(m, id) == OPTIC_OP_CONVOLUTION && both_bf16 && !s->conv_bf16 &&
+          (st = want_grouped_bf16(b, m, id, s)) != OPTIC_OK)
+        return st;
+      bool in_place = s->conv_bf16 != NULL || s->conv_bf16_grouped;
+      if ((st = plan_widen(b, m, id, s->bf16_dot || in_place, in_place, s)) != OPTIC_OK) return st;
       return plan_contraction(b, m, id, s);
     }
     case OPTIC_OP_DYNAMIC_SLICE:

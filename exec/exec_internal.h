@@ -224,7 +224,8 @@ typedef struct exec_step {
   /* dot/convolution on f16/bf16: lhs, rhs and result widened to f32 in
    * scratch at these offsets (SIZE_MAX: that one is f32 already) */
   bool widen;
-  bool bf16_dot; /* dot of two bf16 operands on vdpbf16ps (kernels/dot_bf16.h): not widened */
+  bool bf16_dot;          /* dot of two bf16 operands on vdpbf16ps (kernels/dot_bf16.h): not widened */
+  bool conv_bf16_grouped; /* depthwise bf16 convolution read in place (kernels/conv_bf16.h): not widened */
   optic_dtype widen_dt[3];
   size_t widen_offset[3], widen_elems[3];
   size_t scratch_offset, scratch_bytes; /* in the context's scratch area */

@@ -43,6 +43,11 @@ optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_
     void *scratch = s->scratch_bytes ? th->scratch + s->scratch_offset : NULL;
     return optic_conv_bf16_run(s->conv_bf16, p[0], p[1], p[2], scratch, th->t, slices);
   }
+  if (s->conv_bf16_grouped) { /* bf16 depthwise read in place, widened in registers */
+    int32_t slices = th->nt < s->conv->threads ? th->nt : s->conv->threads;
+    if (th->t >= slices) return OPTIC_OK;
+    return optic_conv_run_forward_bf16(s->conv, p[0], p[1], p[2], s->widen_dt[2] == OPTIC_BF16, th->t, slices);
+  }
   if (!s->widen && !s->bf16_dot) return run_contraction(s, p[0], p[1], p[2], th);
   /* bf16 x bf16 on vdpbf16ps, or f16/bf16 widened to f32 exactly and
    * contracted in f32; a 16-bit result is rounded once to nearest even. */

@@ -6,7 +6,8 @@
  *   convolution  2 x executed multiply-adds / (conv_efficiency[class] x
  *                peak_flops / cores) + moved elements x conv_element_ns[class],
  *                over the threads its work units allow; f16/bf16 arrays are
- *                widened to f32 first (a copy of each)
+ *                widened to f32 first (a copy of each), except where the
+ *                bf16 GEMM or the grouped loops read bf16 in place
  *   dot          flops / (dot_efficiency x peak_flops / cores) + operand and
  *                result elements x dot_element_ns + BLAS calls (one per
  *                batch item) x dot_call_ns + packed operands' elements x
@@ -88,6 +89,10 @@ optic_status optic_program_conv_work(const optic_program_t *p, optic_node_id id,
                              optic_node_type(m, optic_node_operand(m, id, 1))->dtype, optic_node_type(m, id)->dtype)) {
     out->strategy = 0, out->conv_class = OPTIC_CONV_CLASS_BF16, out->widened = 0;
     out->macs = (double)plan.g.groups * (double)plan.positions * (double)plan.kc * (double)plan.g.cout;
+  } else if (optic_conv_grouped_bf16_chosen(&plan, optic_node_type(m, optic_node_operand(m, id, 0))->dtype,
+                                            optic_node_type(m, optic_node_operand(m, id, 1))->dtype,
+                                            optic_node_type(m, id)->dtype)) {
+    out->widened = 0; /* the grouped loops read bf16 in place: the f32 class, nothing widened */
   }
   return OPTIC_OK;
 }

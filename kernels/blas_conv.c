@@ -5,6 +5,7 @@
  * cblas_sgemm, which runs single-threaded inside an OpenMP parallel region. */
 #include "core/error.h"
 #include "kernels/blas_conv_engine.h"
+#include "kernels/conv_bf16.h"
 #include "kernels/conv_direct.h"
 #include "kernels/conv_grouped.h"
 #include "kernels/conv_taps.h"
@@ -147,6 +148,25 @@ static void backward_kernel_slice(const optic_conv_plan *p, const float *in, con
   }
 }
 
+/* The direct strategy's kernel copy (kernels/conv.h direct_kernel_pack):
+ * from the operand's strides into the plan's [group][taps][in][out]. */
+static void pack_direct_kernel(const optic_conv_plan *p, const float *kernel, float *packed) {
+  const optic_conv_geom *g = &p->g;
+  int64_t taps = 1;
+  for (int32_t s = 0; s < g->nsp; s++) taps *= g->k_size[s];
+  for (int64_t gr = 0; gr < g->groups; gr++) {
+    for (int64_t t = 0; t < taps; t++) {
+      int64_t src = gr * p->pk_sg, rest = t;
+      for (int32_t s = g->nsp - 1; s >= 0; s--) src += (rest % g->k_size[s]) * p->pk_ss[s], rest /= g->k_size[s];
+      float *dst = packed + gr * g->k_sg + t * g->cin * g->cout;
+      for (int64_t c = 0; c < g->cin; c++) {
+        const float *from = kernel + src + c * p->pk_si;
+        for (int64_t o = 0; o < g->cout; o++) dst[c * g->cout + o] = from[o * p->pk_so];
+      }
+    }
+  }
+}
+
 /* NULL is legal for an operand without elements (and for scratch when none is
  * needed); such pointers are never read, but pointer arithmetic on NULL is
  * undefined, so they are replaced by a harmless address. */
@@ -163,11 +183,17 @@ optic_status optic_conv_run_forward(const optic_conv_plan *p, const float *input
                                     void *scratch, int32_t thread, int32_t threads) {
   optic_status st = check_run(p, OPTIC_CONV_FORWARD, "forward", input, kernel, output, scratch, thread, threads);
   if (st != OPTIC_OK) return st;
+  if (p->operand_elems[0] > 0 && p->operand_elems[1] > 0) input += p->g.in_off, kernel += p->g.k_off;
   if (p->strategy == OPTIC_CONV_STRATEGY_DIRECT) {
     int64_t u0, u1;
     split(p->units, thread, threads, &u0, &u1);
-    optic_conv_direct_run(p, operand(input), operand(kernel), result(output), slice_scratch(p, scratch, thread), u0,
-                          u1);
+    float *slice = slice_scratch(p, scratch, thread);
+    if (p->direct_kernel_pack && u0 < u1) {
+      float *packed = slice + (p->per_thread_floats - p->pk_floats) / 16 * 16;
+      pack_direct_kernel(p, operand(kernel), packed);
+      kernel = packed;
+    }
+    optic_conv_direct_run(p, operand(input), operand(kernel), result(output), slice, u0, u1);
     return OPTIC_OK;
   }
   if (p->strategy == OPTIC_CONV_STRATEGY_TAPS) {
@@ -187,6 +213,37 @@ optic_status optic_conv_run_forward(const optic_conv_plan *p, const float *input
     return OPTIC_OK;
   }
   forward_slice(p, operand(input), operand(kernel), result(output), slice_scratch(p, scratch, thread), thread, threads);
+  return OPTIC_OK;
+}
+
+bool optic_conv_grouped_bf16_chosen(const optic_conv_plan *p, optic_dtype lhs, optic_dtype rhs, optic_dtype out) {
+  return p != NULL && lhs == OPTIC_BF16 && rhs == OPTIC_BF16 && (out == OPTIC_F32 || out == OPTIC_BF16) &&
+         p->pass == OPTIC_CONV_FORWARD && p->strategy == OPTIC_CONV_STRATEGY_GROUPED && p->grouped_simd;
+}
+
+optic_status optic_conv_run_forward_bf16(const optic_conv_plan *p, const uint16_t *input, const uint16_t *kernel,
+                                         void *output, bool bf16_result, int32_t thread, int32_t threads) {
+  optic_status st = check_run(p, OPTIC_CONV_FORWARD, "forward_bf16", input, kernel, output, NULL, thread, threads);
+  if (st != OPTIC_OK) return st;
+  if (!optic_conv_grouped_bf16_chosen(p, OPTIC_BF16, OPTIC_BF16, OPTIC_F32)) {
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "convolution: forward_bf16: the plan (strategy %d) is not on the grouped vector loops",
+                      (int)p->strategy);
+  }
+  if (p->operand_elems[2] == 0) return OPTIC_OK;
+  static const uint16_t none = 0; /* an operand without elements is never read */
+  if (p->operand_elems[0] == 0 || p->operand_elems[1] == 0) {
+    input = &none, kernel = &none;
+  } else {
+    input += p->g.in_off, kernel += p->g.k_off;
+  }
+  int64_t u0, u1;
+  split(p->units, thread, threads, &u0, &u1);
+#if OPTIC_ARCH_X86_64
+  optic_conv_grouped_bf16_avx512(p, input, kernel, output, bf16_result, u0, u1);
+#else
+  (void)bf16_result, (void)u0, (void)u1; /* grouped_simd is never set off x86-64 */
+#endif
   return OPTIC_OK;
 }
 

@@ -94,6 +94,10 @@ optic_status optic_conv_bf16_plan_make(const optic_conv_desc *d, optic_dtype out
   out->out_dtype = out_dtype;
   out->kernel = kernel;
   out->g = f.g;
+  if (f.direct_kernel_pack) { /* the kernel as the operand lays it out, not the direct strategy's copy */
+    out->g.k_si = f.pk_si, out->g.k_so = f.pk_so, out->g.k_sg = f.pk_sg;
+    memcpy(out->g.k_ss, f.pk_ss, sizeof f.pk_ss);
+  }
   return plan_sizes(out, threads);
 }
 
@@ -242,6 +246,7 @@ optic_status optic_conv_bf16_run(const optic_conv_bf16_plan *p, const uint16_t *
                       "conv_bf16_run: NULL operand, result or scratch, or scratch not 4-byte aligned");
   }
   char *slice = (char *)scratch + (size_t)thread * p->slice_bytes;
+  input += p->g.in_off, kernel += p->g.k_off; /* dims the f32 plan dropped (kernels/conv.h) */
   int64_t units = p->g.groups * p->nblk;
   int64_t lo = units / threads * thread + (units % threads) * thread / threads;
   int64_t hi = units / threads * (thread + 1) + (units % threads) * (thread + 1) / threads;

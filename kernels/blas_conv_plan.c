@@ -78,6 +78,40 @@ static void backward_input_geometry(const optic_conv_geom *f, optic_conv_geom *g
   g->k_si = f->k_so, g->k_so = f->k_si;
 }
 
+/* Removes spatial dim s from g (the dims after it move down one). */
+static void remove_spatial(optic_conv_geom *g, int32_t s) {
+  for (int32_t t = s; t + 1 < g->nsp; t++) {
+    g->in_size[t] = g->in_size[t + 1], g->k_size[t] = g->k_size[t + 1], g->out_size[t] = g->out_size[t + 1];
+    g->stride[t] = g->stride[t + 1], g->pad_lo[t] = g->pad_lo[t + 1];
+    g->lhs_dil[t] = g->lhs_dil[t + 1], g->rhs_dil[t] = g->rhs_dil[t + 1], g->rev[t] = g->rev[t + 1];
+    g->in_ss[t] = g->in_ss[t + 1], g->k_ss[t] = g->k_ss[t + 1], g->out_ss[t] = g->out_ss[t + 1];
+  }
+  g->nsp--;
+}
+
+/* A forward spatial dim with one output position whose window has exactly
+ * one tap inside the input (a 3-D convolution of a depth-1 volume with a
+ * padded 3-deep window: two of its three taps read padding) contributes a
+ * fixed input and kernel offset and no contraction: it is dropped, so every
+ * strategy runs the lower-rank convolution and skips the padding's zero
+ * multiply-adds. At least one spatial dim is kept. */
+static void drop_single_tap_dims(optic_conv_geom *g) {
+  for (int32_t s = 0; s < g->nsp && g->nsp > 1;) {
+    int64_t valid = 0, tap = 0;
+    for (int64_t t = 0; g->out_size[s] == 1 && g->lhs_dil[s] == 1 && t < g->k_size[s] && valid < 2; t++) {
+      int64_t x = t * g->rhs_dil[s] - g->pad_lo[s];
+      if (x >= 0 && x < g->in_size[s]) valid++, tap = t;
+    }
+    if (valid != 1) {
+      s++;
+      continue;
+    }
+    g->in_off += (tap * g->rhs_dil[s] - g->pad_lo[s]) * g->in_ss[s];
+    g->k_off += (g->rev[s] ? g->k_size[s] - 1 - tap : tap) * g->k_ss[s];
+    remove_spatial(g, s);
+  }
+}
+
 /* Stable sort of walk dims by decreasing stride (outermost first). */
 static void sort_by_stride(optic_conv_walk_dim *w, int64_t *st, int32_t n) {
   for (int32_t i = 1; i < n; i++) {
@@ -208,7 +242,10 @@ static optic_status plan_engine(optic_conv_plan *p) {
     /* Write blocks in place when runs are long enough to hold full blocks;
      * otherwise compute into a tile and scatter (cost: one extra pass over
      * the output). */
-    if (conv_view_ok(len, g->cout, stride, g->out_so) && (len >= p->block || from == 0)) {
+    if (conv_view_ok(len, g->cout, stride, g->out_so) && (len >= p->block || from == 0 || len >= CONV_MIN_BLOCK)) {
+      /* (a run shorter than the block but not tiny, as an NCHW image of a
+       * small contraction: blocks of one run each beat the tile's scatter,
+       * measured 2.3x on bench kernel/conv_class/fwd_nchw_cin1) */
       p->output_direct = true;
       p->run = len;
       p->out_run_stride = stride;
@@ -236,7 +273,10 @@ static optic_status size_scratch(optic_conv_plan *p) {
   size_t per = 0, bytes = 0;
   ovf |= __builtin_add_overflow(col, pack, &per);
   ovf |= __builtin_add_overflow(per, tile, &per);
-  if (p->strategy == OPTIC_CONV_STRATEGY_DIRECT) per = optic_conv_direct_packing_of(g).floats;
+  if (p->strategy == OPTIC_CONV_STRATEGY_DIRECT) {
+    per = (optic_conv_direct_packing_of(g).floats + 15) / 16 * 16;
+    ovf |= __builtin_add_overflow(per, p->pk_floats, &per);
+  }
   per = (per + 15) / 16 * 16; /* keep each slice 64-byte aligned relative to the scratch start */
   ovf |= __builtin_mul_overflow(per, (size_t)p->threads, &bytes);
   ovf |= __builtin_mul_overflow(bytes, sizeof(float), &bytes);
@@ -258,12 +298,40 @@ static void plan_direct(optic_conv_plan *p) {
   p->direct_cin_block = optic_conv_direct_packing_of(&p->g).cin_group;
 }
 
+/* The kernel strides of the direct strategy's kernel copy: [group][taps,
+ * row-major over the spatial dims][in][out]. */
+static void packed_kernel_strides(optic_conv_geom *g) {
+  int64_t st = g->cin * g->cout;
+  g->k_so = 1, g->k_si = g->cout;
+  for (int32_t s = g->nsp - 1; s >= 0; s--) g->k_ss[s] = st, st *= g->k_size[s];
+  g->k_sg = st;
+}
+
+/* Whether the direct strategy should run g with its kernel copied (its
+ * output features strided): it fits and is preferred once copied, and the
+ * copy (made by every slice on every run) is at most as large as the input
+ * a slice reads. */
+static bool direct_with_packed_kernel(const optic_conv_plan *p, optic_conv_geom *packed) {
+  const optic_conv_geom *g = &p->g;
+  if (g->k_so == 1 || g->cout <= 1) return false;
+  *packed = *g;
+  packed_kernel_strides(packed);
+  double kernel = (double)packed->k_sg * (double)g->groups, input = (double)p->positions * (double)g->cin;
+  return optic_conv_direct_unfit(packed, optic_isa_selected()) == NULL && optic_conv_direct_preferred(packed) &&
+         kernel * (double)p->threads <= input;
+}
+
 /* The grouped loops likewise: units are output positions, all groups each. */
 static void plan_grouped(optic_conv_plan *p, bool rows) {
   p->strategy = OPTIC_CONV_STRATEGY_GROUPED;
   p->kernel_direct = p->output_direct = true;
   p->grouped_rows = rows;
   p->units = rows ? optic_conv_grouped_rows_units(&p->g) : p->positions;
+  p->grouped_simd = optic_conv_grouped_simd_fits(&p->g, rows, optic_isa_selected());
+  if (!p->grouped_simd && !rows && optic_conv_grouped_dots_fits(&p->g, optic_isa_selected())) {
+    p->grouped_dots = true;
+    p->units = p->g.groups * p->g.batch;
+  }
 }
 
 /* The window-tap loops likewise: units are output positions. */
@@ -289,7 +357,17 @@ static optic_status choose_loops(optic_conv_plan *p, optic_conv_pass pass, int32
       return optic_fail(OPTIC_ERR_UNSUPPORTED, "convolution: plan: the direct strategy cannot run this pass: %s",
                         unfit);
     }
-    if (unfit == NULL && (strategy == OPTIC_CONV_STRATEGY_DIRECT || optic_conv_direct_preferred(&p->g))) plan_direct(p);
+    optic_conv_geom packed;
+    if (unfit == NULL && (strategy == OPTIC_CONV_STRATEGY_DIRECT || optic_conv_direct_preferred(&p->g))) {
+      plan_direct(p);
+    } else if (pass == OPTIC_CONV_FORWARD && strategy == 0 && direct_with_packed_kernel(p, &packed)) {
+      p->direct_kernel_pack = true;
+      p->pk_si = p->g.k_si, p->pk_so = p->g.k_so, p->pk_sg = p->g.k_sg;
+      memcpy(p->pk_ss, p->g.k_ss, sizeof p->pk_ss);
+      p->pk_floats = (size_t)(packed.k_sg * packed.groups);
+      p->g = packed;
+      plan_direct(p);
+    }
     /* A window larger than the output grid that the direct loops do not take
      * (a kernel gradient: its input features are the strided batch). */
     if (p->strategy != OPTIC_CONV_STRATEGY_DIRECT && pass == OPTIC_CONV_FORWARD && strategy == 0 &&
@@ -331,6 +409,7 @@ optic_status optic_conv_plan_make_strategy(const optic_conv_desc *d, optic_conv_
     backward_input_geometry(&fwd, &p.g);
   } else {
     p.g = fwd;
+    if (pass == OPTIC_CONV_FORWARD) drop_single_tap_dims(&p.g);
   }
   st = plan_engine(&p);
   if (st != OPTIC_OK) return st;

@@ -108,6 +108,10 @@ typedef struct optic_conv_geom {
   int64_t in_sb, in_sc, in_ss[OPTIC_CONV_MAX_SPATIAL], in_sg;
   int64_t k_si, k_so, k_ss[OPTIC_CONV_MAX_SPATIAL], k_sg;
   int64_t out_sb, out_so, out_ss[OPTIC_CONV_MAX_SPATIAL], out_sg;
+  /* forward pass: element offsets of the input and kernel origins, where a
+   * spatial dim with one output position and one valid window tap was
+   * dropped from the geometry (a depth of 1 under a padded 3-deep window) */
+  int64_t in_off, k_off;
 } optic_conv_geom;
 
 /* One dimension of a walk over output positions or contraction rows. */
@@ -133,15 +137,23 @@ typedef struct optic_conv_plan {
   int64_t positions;       /* output positions per group: batch * prod(out_size) */
   int32_t npos, nrow;      /* walk dims: positions (outer to inner) and contraction rows */
   optic_conv_walk_dim pos[OPTIC_CONV_MAX_SPATIAL + 1], row[OPTIC_CONV_MAX_SPATIAL + 1];
-  int64_t run;                    /* positions in one output run: blocks never cross a run */
-  int64_t out_run_stride;         /* output stride between consecutive positions of a run */
-  int64_t in_run_stride;          /* input stride likewise (GEMM strategy) */
-  int64_t k_row_stride;           /* kernel stride between contraction rows (kernel_direct) */
-  int64_t block;                  /* positions per GEMM block */
-  int64_t units;                  /* work units split across threads */
-  int64_t kchunk;                 /* backward kernel: contraction rows per unit */
-  int64_t direct_cin_block;       /* DIRECT: input features per pass over a slice's rows */
+  int64_t run;              /* positions in one output run: blocks never cross a run */
+  int64_t out_run_stride;   /* output stride between consecutive positions of a run */
+  int64_t in_run_stride;    /* input stride likewise (GEMM strategy) */
+  int64_t k_row_stride;     /* kernel stride between contraction rows (kernel_direct) */
+  int64_t block;            /* positions per GEMM block */
+  int64_t units;            /* work units split across threads */
+  int64_t kchunk;           /* backward kernel: contraction rows per unit */
+  int64_t direct_cin_block; /* DIRECT: input features per pass over a slice's rows */
+  /* DIRECT with a kernel whose output features are strided (01oi, OIHW):
+   * each slice first copies it into its scratch as [group][taps][in][out]
+   * (g's kernel strides describe that copy; these the operand's) */
+  bool direct_kernel_pack;
+  int64_t pk_si, pk_so, pk_ss[OPTIC_CONV_MAX_SPATIAL], pk_sg;
+  size_t pk_floats;               /* floats of the copy (at the end of each slice's scratch) */
   bool grouped_rows;              /* GROUPED: loops along output rows, not across adjacent groups */
+  bool grouped_simd;              /* GROUPED: the AVX-512 loops run it (optic_conv_grouped_simd_fits) */
+  bool grouped_dots;              /* GROUPED: the AVX-512 window dots run it (optic_conv_grouped_dots_fits) */
   bool kernel_direct;             /* the kernel (or grad kernel) is used in place as a matrix */
   bool output_direct;             /* output blocks are written (read) in place */
   size_t per_thread_floats;       /* scratch floats per slice */

@@ -74,4 +74,22 @@ optic_status optic_conv_bf16_plan_make(const optic_conv_desc *d, optic_dtype out
 optic_status optic_conv_bf16_run(const optic_conv_bf16_plan *p, const uint16_t *input, const uint16_t *kernel,
                                  void *output, void *scratch, int32_t thread, int32_t threads);
 
+/* Depthwise convolutions of two bf16 operands, read in place: the f32
+ * plan's grouped vector loops (kernels/conv_grouped.h, plan.grouped_simd:
+ * AVX-512) widen the operands in registers, accumulate in f32 and write an
+ * f32 result, or a bf16 one rounded once to nearest even; nothing is copied.
+ * Products of two bf16 values are exact in f32, so the result is within the
+ * f32 loops' bound on the widened operands (plus half a bf16 ulp for a bf16
+ * result). optic_conv_grouped_bf16_chosen: whether the runtime runs a
+ * convolution with these dtypes and this forward plan so (both operands
+ * bf16, an f32 or bf16 result, a grouped plan on the vector loops, and not
+ * the bf16 GEMM, which optic_conv_bf16_chosen checks first). */
+bool optic_conv_grouped_bf16_chosen(const optic_conv_plan *p, optic_dtype lhs, optic_dtype rhs, optic_dtype out);
+
+/* Slice `thread` of `threads` (<= plan->threads) of such a plan, as
+ * optic_conv_run_forward (no scratch). Errors: INVALID_ARGUMENT (a plan the
+ * loops cannot run, NULL operand with a nonzero size, bad slice). */
+optic_status optic_conv_run_forward_bf16(const optic_conv_plan *p, const uint16_t *input, const uint16_t *kernel,
+                                         void *output, bool bf16_result, int32_t thread, int32_t threads);
+
 #endif

@@ -80,8 +80,36 @@ static void accumulate(const optic_conv_geom *G, const float *in, const float *k
   }
 }
 
+bool optic_conv_grouped_simd_fits(const optic_conv_geom *g, bool rows, optic_isa isa) {
+  if (isa != OPTIC_ISA_AVX512 || !OPTIC_ARCH_X86_64 || g->nsp < 1 || g->nsp > 2) return false;
+  for (int32_t s = 0; s < g->nsp; s++)
+    if (g->lhs_dil[s] != 1) return false;
+  if (rows) return g->in_ss[g->nsp - 1] == 1 && g->out_ss[g->nsp - 1] == 1 && g->stride[g->nsp - 1] == 1;
+  return g->in_sg == 1 && g->k_sg == 1 && g->out_sg == 1;
+}
+
+bool optic_conv_grouped_dots_fits(const optic_conv_geom *g, optic_isa isa) {
+  if (isa != OPTIC_ISA_AVX512 || !OPTIC_ARCH_X86_64 || g->nsp < 1 || g->nsp > 2) return false;
+  for (int32_t s = 0; s < g->nsp; s++)
+    if (g->lhs_dil[s] != 1) return false;
+  const int32_t l = g->nsp - 1;
+  int64_t outs = g->nsp == 2 ? g->out_size[0] * g->out_size[1] : g->out_size[0];
+  return g->in_ss[l] == 1 && g->k_ss[l] == 1 && g->rhs_dil[l] == 1 && !g->rev[l] && g->k_size[l] >= 16 &&
+         outs <= OPTIC_CONV_GROUPED_DOTS_MAX;
+}
+
 void optic_conv_grouped_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
                             int64_t u0, int64_t u1) {
+#if OPTIC_ARCH_X86_64
+  if (p->grouped_dots) {
+    optic_conv_grouped_dots_avx512(p, input, kernel, output, u0, u1);
+    return;
+  }
+  if (p->grouped_simd) {
+    optic_conv_grouped_avx512(p, input, kernel, output, u0, u1);
+    return;
+  }
+#endif
   const optic_conv_geom *G = &p->g;
   float acc[GROUPED_BLOCK];
   for (int64_t u = u0; u < u1; u++) {
@@ -148,6 +176,12 @@ static void grouped_row(const optic_conv_geom *G, const float *in, const float *
 
 void optic_conv_grouped_rows_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
                                  int64_t u0, int64_t u1) {
+#if OPTIC_ARCH_X86_64
+  if (p->grouped_simd) {
+    optic_conv_grouped_rows_avx512(p, input, kernel, output, u0, u1);
+    return;
+  }
+#endif
   const optic_conv_geom *G = &p->g;
   for (int64_t u = u0; u < u1; u++) {
     int64_t y[OPTIC_CONV_MAX_SPATIAL] = {0}, rest = u;

@@ -38,4 +38,35 @@ int64_t optic_conv_grouped_rows_units(const optic_conv_geom *g);
 void optic_conv_grouped_rows_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
                                  int64_t u0, int64_t u1);
 
+/* True when the vector loops (kernels/x86/avx512/conv_grouped_avx512.c) run
+ * a grouped plan of g (rows: the row form) on isa: avx512, 1 or 2 spatial
+ * dims, no lhs dilation; the channel form also needs unit group strides in
+ * all three operands. Elsewhere the portable loops above run it. */
+bool optic_conv_grouped_simd_fits(const optic_conv_geom *g, bool rows, optic_isa isa);
+
+/* The window-dot form of the strided-group loops, for a depthwise kernel
+ * gradient in NCHW (batch groups; the window is the image, the output the
+ * small kernel): per group and batch item, every output position is a dot
+ * product of window rows with input rows, read in chunks of 16 taps along
+ * the last spatial dim (unit-stride in input and kernel, rhs dilation 1,
+ * not reversed). True when it runs g on isa: avx512, 1 or 2 spatial dims,
+ * no lhs dilation, at most OPTIC_CONV_GROUPED_DOTS_MAX output positions per
+ * group and at least 16 window taps along the last dim. Units: groups x
+ * batch. */
+#define OPTIC_CONV_GROUPED_DOTS_MAX 32
+bool optic_conv_grouped_dots_fits(const optic_conv_geom *g, optic_isa isa);
+
+#if OPTIC_ARCH_X86_64
+void optic_conv_grouped_dots_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                                    int64_t u0, int64_t u1);
+void optic_conv_grouped_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                               int64_t u0, int64_t u1);
+void optic_conv_grouped_rows_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                                    int64_t u0, int64_t u1);
+/* The same loops on bf16 operands widened in registers, an f32 or bf16
+ * result (kernels/conv_bf16.h optic_conv_run_forward_bf16). */
+void optic_conv_grouped_bf16_avx512(const optic_conv_plan *p, const uint16_t *input, const uint16_t *kernel,
+                                    void *output, bool bf16_result, int64_t u0, int64_t u1);
+#endif
+
 #endif

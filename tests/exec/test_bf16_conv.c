@@ -1,7 +1,8 @@
 /* bf16 convolutions through the runtime (optic_compile + optic_program_run,
  * levels NONE and FULL, 1 and 2 threads) against the naive evaluator: on the
  * AMX bf16 GEMM convolution where the runtime picks it (kernels/conv_bf16.h),
- * else widened to f32. Each module runs uncapped and under OPTIC_ISA=scalar,
+ * depthwise ones read in place by the grouped vector loops (avx512), else
+ * widened to f32. Each module runs uncapped and under OPTIC_ISA=scalar,
  * avx2 and avx512, set by the test itself (setenv + optic_isa_reselect
  * before each compile), so both the bf16 kernel and the exact f32 fallback
  * run in one process. Inputs are small integers and halves (exec_util.h):
@@ -39,6 +40,13 @@ static const char depthwise[] =
     "  ROOT c = bf16[1,16,12,12]{3,2,1,0} convolution(x, w), window={size=3x3 "
     "pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=16\n}\n";
 
+static const char depthwise_nhwc[] =
+    "HloModule depthwise_nhwc\n\nENTRY main {\n"
+    "  x = bf16[2,9,7,53]{3,2,1,0} parameter(0)\n"
+    "  w = bf16[3,3,1,53]{3,2,1,0} parameter(1)\n"
+    "  ROOT c = f32[2,15,7,53]{3,2,1,0} convolution(x, w), window={size=3x3 "
+    "pad=4_4x2_2 rhs_dilate=1x2}, dim_labels=b01f_01io->b01f, feature_group_count=53\n}\n";
+
 static void run_text(const char *name, const char *text) {
   static const char *const caps[] = {NULL, "scalar", "avx2", "avx512"};
   optic_module_t *m = ex_parse(text);
@@ -73,12 +81,12 @@ static void nhwc_stride2_bf16(void) { run_text("nhwc_stride2_bf16", nhwc_s2); }
 static void nchw_f32_result(void) { run_text("nchw_f32_result", nchw_f32); }
 static void grouped_1x1_bf16(void) { run_text("grouped_1x1_bf16", grouped_1x1); }
 static void depthwise_widened(void) { run_text("depthwise_widened", depthwise); }
+static void depthwise_nhwc_f32(void) { run_text("depthwise_nhwc_f32", depthwise_nhwc); }
 
 static const ot_case cases[] = {
-    {"nhwc_stride2_bf16", nhwc_stride2_bf16},
-    {"nchw_f32_result", nchw_f32_result},
-    {"grouped_1x1_bf16", grouped_1x1_bf16},
-    {"depthwise_widened", depthwise_widened},
+    {"nhwc_stride2_bf16", nhwc_stride2_bf16},   {"nchw_f32_result", nchw_f32_result},
+    {"grouped_1x1_bf16", grouped_1x1_bf16},     {"depthwise_widened", depthwise_widened},
+    {"depthwise_nhwc_f32", depthwise_nhwc_f32},
 };
 
 OT_MAIN(cases)

@@ -197,9 +197,10 @@ static void estimate_per_class(void) {
 }
 
 /* bf16 arrays are widened (6 bytes per element at the roofline) where the
- * runtime runs the convolution in f32 (a depthwise one always; any other
+ * runtime runs the convolution in f32 (a depthwise one unless the grouped
+ * vector loops read it in place: optic_conv_grouped_bf16_chosen; any other
  * where no bf16 GEMM is chosen: optic_conv_bf16_chosen, the runtime's own
- * call), else the bf16 class prices the padded multiply-adds unwidened; two
+ * calls), else the bf16 class prices the padded multiply-adds unwidened; two
  * threads divide the work up to the plan's units. */
 static void widening_and_threads(void) {
   optic_machine mc = toy();
@@ -222,7 +223,16 @@ static void widening_and_threads(void) {
     d.feature_group_count = cs[i]->groups;
     bool gemm16 = optic_conv_bf16_chosen(&d, OPTIC_BF16, OPTIC_BF16, OPTIC_BF16);
     OT_CHECK(i == 1 || !gemm16, "a depthwise conv is never on the bf16 GEMM");
-    if (gemm16) {
+    optic_conv_plan plan;
+    OT_EXPECT_OK(optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, 1, &plan));
+    bool in_place = !gemm16 && optic_conv_grouped_bf16_chosen(&plan, OPTIC_BF16, OPTIC_BF16, OPTIC_BF16);
+    OT_CHECK(i == 1 || in_place == (optic_isa_selected() == OPTIC_ISA_AVX512),
+             "a depthwise conv reads bf16 in place exactly where the vector loops run");
+    if (in_place) {
+      OT_CHECK(wb.conv_class == w.conv_class && wb.widened == 0 && wb.macs == w.macs, "%s: widened %g", cs[i]->what,
+               wb.widened);
+      OT_CHECK(near(bf16, f32), "bf16 in place %g = f32 %g", bf16, f32);
+    } else if (gemm16) {
       OT_CHECK(wb.conv_class == OPTIC_CONV_CLASS_BF16 && wb.widened == 0 && wb.macs == w.macs, "%s", cs[i]->what);
       OT_CHECK(near(bf16, 2 * wb.macs / 2 + wb.moved * 0.5 + 10), "bf16 GEMM: %g", bf16);
     } else {

@@ -23,7 +23,11 @@ static taps_dim dim_of(const optic_conv_geom *g, int32_t s) {
 /* Window taps (unreversed index range [*lo, *hi)) that read the input at
  * output position y: 0 <= y*stride + t*dil - pad < in. */
 static void tap_range(const taps_dim *d, int64_t y, int64_t *lo, int64_t *hi) {
-  int64_t base = y * d->stride - d->pad; /* X = base + t*dil */
+  int64_t base = y * d->stride - d->pad;                 /* X = base + t*dil */
+  if (base >= 0 && base + (d->k - 1) * d->dil < d->in) { /* all taps inside: no division */
+    *lo = 0, *hi = d->k;
+    return;
+  }
   int64_t a = base >= 0 ? 0 : (-base + d->dil - 1) / d->dil;
   int64_t b = d->in - base <= 0 ? 0 : (d->in - base + d->dil - 1) / d->dil;
   *lo = a < d->k ? a : d->k;
@@ -75,8 +79,9 @@ void optic_conv_taps_avx512(const optic_conv_plan *p, const float *input, const 
   const optic_conv_geom *g = &p->g;
   const taps_dim d0 = dim_of(g, g->nsp == 2 ? 0 : -1), d1 = dim_of(g, g->nsp == 2 ? 1 : 0);
   const int64_t per_image = d0.out * d1.out;
-  for (int64_t u = u0; u < u1; u++) {
-    int64_t b = u / per_image, y[2] = {(u % per_image) / d1.out, u % d1.out};
+  int64_t b = per_image > 0 ? u0 / per_image : 0, y[2] = {0, 0};
+  if (per_image > 0) y[0] = (u0 % per_image) / d1.out, y[1] = u0 % d1.out;
+  for (int64_t u = u0; u < u1; u++) { /* positions stepped, not divided */
     const float *in = input + b * g->in_sb;
     float *out = output + b * g->out_sb + y[0] * d0.out_s + y[1] * d1.out_s;
     for (int64_t o = 0; o < g->cout; o += 16) {
@@ -84,6 +89,10 @@ void optic_conv_taps_avx512(const optic_conv_plan *p, const float *input, const 
       __mmask16 m = (__mmask16)((1u << n) - 1u);
       __m512 v = position_block(g, &d0, &d1, y, in, kernel + o * g->k_so, m);
       _mm512_mask_storeu_ps(out + o * g->out_so, m, v);
+    }
+    if (++y[1] == d1.out) {
+      y[1] = 0;
+      if (++y[0] == d0.out) y[0] = 0, b++;
     }
   }
 }
