@@ -366,10 +366,29 @@ static void copy_run(size_t es, const unsigned char *s, int64_t sst, unsigned ch
   }
 }
 
+/* walk_gather of a walk of rank 2 (the broadcasts of a row or a column
+ * vector over [rows, width] blocks): one division for the first element,
+ * then a run per row; the same elements as the general walk. */
+static void gather_rank2(const exec_walk *w, size_t es, const unsigned char *s, size_t lo, size_t len,
+                         unsigned char *d) {
+  const size_t n = (size_t)w->dims[1];
+  size_t q = lo / n, r = lo % n;
+  int64_t row = w->base + (int64_t)(q % (size_t)w->dims[0]) * w->strides[0];
+  for (size_t k = 0; k < len;) {
+    size_t run = n - r < len - k ? n - r : len - k;
+    copy_run(es, s + (row + (int64_t)r * w->strides[1]) * (int64_t)es, w->strides[1], d + k * es, 1, run);
+    k += run, r = 0, row += w->strides[0];
+  }
+}
+
 void walk_gather(const exec_walk *w, size_t es, const void *src, size_t lo, size_t len, void *dst) {
   if (len == 0) return;
   const unsigned char *s = src;
   unsigned char *d = dst;
+  if (w->rank == 2 && w->dims[0] > 0 && w->dims[1] > 0) {
+    gather_rank2(w, es, s, lo, len, d);
+    return;
+  }
   WALK_RUNS(w, lo, len, copy_run(es, s + off_ * (int64_t)es, st_, d + k_ * es, 1, run_));
 }
 
