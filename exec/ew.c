@@ -8,6 +8,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "exec/exec_internal.h"
 #include "kernels/binary.h"
@@ -317,6 +318,20 @@ static int64_t walk_offset(const exec_walk *w, size_t i, int64_t *idx) {
     }                                                                         \
   } while (0)
 
+/* d[0, n) = v (32-bit words). libc's wmemset where wchar_t is 32 bits
+ * (glibc picks an AVX-512/AVX2 fill at load time; this file is built for the
+ * baseline ISA, whose loop stores 16 bytes at a time): the broadcasts of
+ * row values that fused loops over short rows gather per block. */
+static void fill32(unsigned char *d, uint32_t v, size_t n) {
+  if (sizeof(wchar_t) == 4 && ((uintptr_t)d & 3) == 0) {
+    wchar_t w;
+    memcpy(&w, &v, 4);
+    wmemset((wchar_t *)(void *)d, w, n);
+    return;
+  }
+  for (size_t j = 0; j < n; j++) memcpy(d + j * 4, &v, 4);
+}
+
 static void copy_run(size_t es, const unsigned char *s, int64_t sst, unsigned char *d, int64_t dst_st, size_t run) {
   if (sst == 1 && dst_st == 1) {
     memcpy(d, s, run * es);
@@ -325,10 +340,10 @@ static void copy_run(size_t es, const unsigned char *s, int64_t sst, unsigned ch
   switch (es) {
     case 4: {
       /* memcpy keeps unaligned arrays defined; the constant-size copies compile to moves */
-      if (sst == 0 && dst_st == 1) { /* a broadcast along the run: one value, filled (vectorized) */
+      if (sst == 0 && dst_st == 1) { /* a broadcast along the run: one value, filled */
         uint32_t v;
         memcpy(&v, s, 4);
-        for (size_t j = 0; j < run; j++) memcpy(d + j * 4, &v, 4);
+        fill32(d, v, run);
       } else if (dst_st == 1) {
         for (size_t j = 0; j < run; j++) memcpy(d + j * 4, s + (int64_t)j * sst * 4, 4);
       } else {
@@ -351,10 +366,29 @@ static void copy_run(size_t es, const unsigned char *s, int64_t sst, unsigned ch
   }
 }
 
+/* walk_gather of a walk of rank 2 (the broadcasts of a row or a column
+ * vector over [rows, width] blocks): one division for the first element,
+ * then a run per row; the same elements as the general walk. */
+static void gather_rank2(const exec_walk *w, size_t es, const unsigned char *s, size_t lo, size_t len,
+                         unsigned char *d) {
+  const size_t n = (size_t)w->dims[1];
+  size_t q = lo / n, r = lo % n;
+  int64_t row = w->base + (int64_t)(q % (size_t)w->dims[0]) * w->strides[0];
+  for (size_t k = 0; k < len;) {
+    size_t run = n - r < len - k ? n - r : len - k;
+    copy_run(es, s + (row + (int64_t)r * w->strides[1]) * (int64_t)es, w->strides[1], d + k * es, 1, run);
+    k += run, r = 0, row += w->strides[0];
+  }
+}
+
 void walk_gather(const exec_walk *w, size_t es, const void *src, size_t lo, size_t len, void *dst) {
   if (len == 0) return;
   const unsigned char *s = src;
   unsigned char *d = dst;
+  if (w->rank == 2 && w->dims[0] > 0 && w->dims[1] > 0) {
+    gather_rank2(w, es, s, lo, len, d);
+    return;
+  }
   WALK_RUNS(w, lo, len, copy_run(es, s + off_ * (int64_t)es, st_, d + k_ * es, 1, run_));
 }
 

@@ -380,6 +380,7 @@ static optic_status emit_outputs(lower_ctx *c, optic_node_id root, int32_t n_out
     if (v->kind == V_LEAF && v->gathered < 0) {
       ew_instr g = {.kind = EW_GATHER, .in_dt = dt, .out_dt = dt, .n_src = 1, .dst = -1 - k, .walk = v->walk};
       g.src[0] = (ew_src){EW_INPUT, v->index, NULL};
+      g.run = walk_merged(&v->walk);
       st = add_instr(c, &g);
       continue;
     }
@@ -581,7 +582,7 @@ static void run_segment(const ew_prog *p, const void *const *inputs, uint64_t sc
     }
     void *dst = in->dst >= 0 ? (void *)(rb + (size_t)in->dst * EXEC_BLOCK * 8) : outputs[-1 - in->dst];
     if (in->kind == EW_GATHER) {
-      walk_gather(&in->walk, optic_dtype_size(in->out_dt), src[0], lo, len, dst);
+      walk_gather(&in->run, optic_dtype_size(in->out_dt), src[0], lo, len, dst); /* merged: fewer dims */
     } else {
       run_op(in, len, src, mask, dst);
     }

@@ -386,11 +386,12 @@ optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const
 /* Row-range forms of the ops a row group runs (exec/rowgroup.c): outputs
  * [lo, hi) of an f32 kernel-path reduce, rows [lo, hi) of a native input
  * fusion, domain elements [lo, hi) of a loop fusion's block program (stream:
- * streaming stores of the result). regs: the thread's block registers. */
+ * streaming stores of the result; prefetch: the next block's inputs are
+ * prefetched). regs: the thread's block registers. */
 void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs);
 void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs);
 void exec_fused_range(const exec_step *s, const void *const *inputs, unsigned char *y, size_t lo, size_t hi,
-                      bool stream, unsigned char *regs);
+                      bool stream, bool prefetch, unsigned char *regs);
 /* Replaces runs of steps of q that work row by row on the same rows by row
  * groups (bind time; root: q's root leaves, which stay in the arena);
  * exec_op_row_group runs one. */

@@ -138,6 +138,20 @@ static float reduce_gathered(optic_reduce_op op, const optic_reduce_kernels *k, 
   return ext ? acc : optic_reduce_tree_root(op, &t);
 }
 
+/* Rows of at least ROWS_AHEAD_MIN_BYTES: the head of the row ROWS_AHEAD
+ * ahead is prefetched before a row is reduced. One core's hardware
+ * prefetcher follows a stream only inside a 4 KiB page and restarts at the
+ * next one on demand misses; starting each row's stream two rows early keeps
+ * more lines in flight when the rows come from memory. Reads only: results
+ * are unchanged. */
+#define ROWS_AHEAD 2
+#define ROWS_AHEAD_MIN_BYTES 1024
+#define ROWS_AHEAD_LINES 8
+
+static inline void rows_ahead_prefetch(const float *row) {
+  for (int i = 0; i < ROWS_AHEAD_LINES; i++) __builtin_prefetch((const char *)row + 64 * i, 0, 3);
+}
+
 static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_in, const exec_walk *red_in, const float *x,
                                const void *init_p, float *y, size_t lo, size_t hi, float *leafbuf) {
   const optic_reduce_op op = kernel_op(s->reduce_fast);
@@ -152,7 +166,11 @@ static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_in, con
     return;
   }
   if (red.rank <= 1 && (red.rank == 0 || red.strides[0] == 1)) { /* rows: contiguous runs */
-    for (size_t j = lo; j < hi; j++) y[j] = with_init(s->reduce_fast, init, k->r[op](R, x + kept_offset(&kept, j)));
+    const bool ahead = R * 4 >= ROWS_AHEAD_MIN_BYTES;
+    for (size_t j = lo; j < hi; j++) {
+      if (ahead && j + ROWS_AHEAD < hi) rows_ahead_prefetch(x + kept_offset(&kept, j + ROWS_AHEAD));
+      y[j] = with_init(s->reduce_fast, init, k->r[op](R, x + kept_offset(&kept, j)));
+    }
     return;
   }
   /* columns: one reduced dim over an innermost contiguous kept dim */

@@ -3,8 +3,9 @@
  * place (a row's value as one repeated element, a column vector's own
  * contiguous elements) and blocks are cut at row ends (exec/ewprog.c),
  * against an independent plain-C loop in f64, over row widths around the
- * vector width, the block-cut threshold and the block (1, 15-17, 255-257,
- * 300, 511-513, 1500) and 1, 3 and 127 rows, at level FULL:
+ * vector width, the block-cut threshold, the block, the reduce leaf and the
+ * row-ahead prefetch (1, 15-17, 255-257, 300, 511-513, 1023-1025, 1500) and
+ * 1, 3 and 127 rows, at level FULL:
  *  - softmax: |got - want| <= 1e-5 want + 1e-7 (exp kernel ulps, sum order);
  *  - layer norm (gamma, beta): |got - want| <= 1e-5 (1 + |want|);
  *  - y = x * rowsum(x) + g (a row and a column broadcast): within
@@ -173,7 +174,7 @@ static void check_shape(int pat, long r, long w) {
 }
 
 static void sweep(int pat) {
-  static const long widths[] = {1, 15, 16, 17, 255, 256, 257, 300, 511, 512, 513, 1500};
+  static const long widths[] = {1, 15, 16, 17, 255, 256, 257, 300, 511, 512, 513, 1023, 1024, 1025, 1500};
   static const long rows[] = {1, 3, 127};
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
     for (size_t j = 0; j < sizeof widths / sizeof *widths; j++) check_shape(pat, rows[i], widths[j]);
