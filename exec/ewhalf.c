@@ -35,19 +35,27 @@ void ew_half_widen(optic_dtype dt, size_t n, const void *x, float *y) {
   }
 }
 
-void ew_half_narrow(optic_dtype dt, size_t n, const float *x, void *y) {
-  unsigned char *p = y;
-  if (dt == OPTIC_BF16) {
-    for (size_t i = 0; i < n; i++) {
-      uint16_t h = optic_half_from_f32_bf16(x[i]);
-      memcpy(p + 2 * i, &h, 2);
-    }
-    return;
-  }
-  for (size_t i = 0; i < n; i++) {
-    uint16_t h = optic_half_from_f32_f16(x[i]);
-    memcpy(p + 2 * i, &h, 2);
-  }
+/* The f32 image of x rounded to f16 (widen(narrow(x)) of core/half.h),
+ * branch-free so the bulk loops vectorize: normals round on the bits (to
+ * nearest even, a carry moving into the exponent), |x| >= 65520 gives inf,
+ * below 2^-14 the quantum 2^-24 is the ulp of (|x| + 0.5) in [0.5, 1), so
+ * that sum rounds (to nearest even) and subtracting 0.5 is exact. A NaN is
+ * quieted, its 9 high payload bits kept. */
+static inline uint32_t f16_round_bits(uint32_t b) {
+  uint32_t a = b & 0x7FFFFFFFu, sign = b & 0x80000000u;
+  uint32_t nan = 0x7FC00000u | (a & 0x003FE000u);
+  uint32_t normal = (a + 0x0FFFu + ((a >> 13) & 1u)) & 0xFFFFE000u;
+  float small = optic_half_bits_f32(a < 0x38800000u ? a : 0u);
+  uint32_t sub = optic_half_f32_bits((small + 0.5f) - 0.5f);
+  uint32_t r = a > 0x7F800000u ? nan : a >= 0x477FF000u ? 0x7F800000u : a >= 0x38800000u ? normal : sub;
+  return sign | r;
+}
+
+/* The bf16 rounding of core/half.h on the f32 image: to nearest even on the
+ * bits; a NaN quieted, its high payload kept. */
+static inline uint32_t bf16_round_bits(uint32_t b) {
+  uint32_t rounded = (b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u, nan = (b & 0xFFFF0000u) | 0x00400000u;
+  return (b & 0x7FFFFFFFu) > 0x7F800000u ? nan : rounded;
 }
 
 /* The f16 whose exact f32 image is bits b (branch-free: every case is
@@ -60,6 +68,21 @@ static inline uint16_t f16_of_image(uint32_t b) {
   uint32_t sub = (uint32_t)small;
   uint32_t h = a >= 0x7F800000u ? special : a >= 0x38800000u ? normal : sub;
   return (uint16_t)(sign | h);
+}
+
+void ew_half_narrow(optic_dtype dt, size_t n, const float *x, void *y) {
+  unsigned char *p = y;
+  if (dt == OPTIC_BF16) {
+    for (size_t i = 0; i < n; i++) {
+      uint16_t h = (uint16_t)(bf16_round_bits(optic_half_f32_bits(x[i])) >> 16);
+      memcpy(p + 2 * i, &h, 2);
+    }
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint16_t h = f16_of_image(f16_round_bits(optic_half_f32_bits(x[i])));
+    memcpy(p + 2 * i, &h, 2);
+  }
 }
 
 void ew_half_narrow_exact(optic_dtype dt, size_t n, const float *x, void *y) {
@@ -79,10 +102,10 @@ void ew_half_narrow_exact(optic_dtype dt, size_t n, const float *x, void *y) {
 
 void ew_half_round(optic_dtype dt, size_t n, float *y) {
   if (dt == OPTIC_BF16) {
-    for (size_t i = 0; i < n; i++) y[i] = optic_half_to_f32_bf16(optic_half_from_f32_bf16(y[i]));
+    for (size_t i = 0; i < n; i++) y[i] = optic_half_bits_f32(bf16_round_bits(optic_half_f32_bits(y[i])));
     return;
   }
-  for (size_t i = 0; i < n; i++) y[i] = optic_half_to_f32_f16(optic_half_from_f32_f16(y[i]));
+  for (size_t i = 0; i < n; i++) y[i] = optic_half_bits_f32(f16_round_bits(optic_half_f32_bits(y[i])));
 }
 
 /* ------------------------------------------------------------ the rewrite */
