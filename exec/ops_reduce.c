@@ -254,6 +254,30 @@ static void reduce_half_few(const exec_step *s, const exec_walk *kept, const exe
  * combined by the f32 kernel the reducer's block program would run, and the
  * accumulators rounded to the half in place (exec/ewhalf.c), then narrowed
  * once (exactly) at the end: each output is the per-output fold's bitwise. */
+/* Maximum/minimum over contiguous rows: each row widened a block at a time
+ * and reduced by the f32 kernel, whose result is the in-order fold's
+ * bitwise (kernels/reduce.h); the blocks' results and the init value are
+ * folded in order. Each step of the half fold keeps an exact half value
+ * (rounding it changes nothing) except a NaN, quieted: so one rounding at
+ * the end gives the per-output fold's result. */
+static void reduce_half_rows_extremum(const exec_step *s, const exec_walk *kept, size_t R, const uint16_t *x,
+                                      float init, uint16_t *y, size_t lo, size_t hi, float *vals) {
+  const optic_dtype dt = s->operand_dtype[0];
+  const optic_reduce_op op = kernel_op(s->reduce_half);
+  const optic_reduce_kernels *k = optic_reduce_kernels_get();
+  for (size_t j = lo; j < hi; j++) {
+    const uint16_t *row = x + kept_offset(kept, j);
+    float acc = optic_reduce_identity(op);
+    for (size_t r0 = 0; r0 < R; r0 += EXEC_BLOCK) {
+      size_t len = R - r0 < EXEC_BLOCK ? R - r0 : EXEC_BLOCK;
+      ew_half_widen(dt, len, row + r0, vals);
+      acc = fold_f32(s->reduce_half, acc, k->r[op](len, vals));
+    }
+    acc = fold_f32(s->reduce_half, init, acc);
+    ew_half_narrow(dt, 1, &acc, y + j);
+  }
+}
+
 static void reduce_half_block(const exec_step *s, const exec_walk *kept, const exec_walk *red, const uint16_t *x,
                               const void *init_p, uint16_t *y, size_t lo, size_t hi, unsigned char *regs) {
   const optic_dtype dt = s->operand_dtype[0];
@@ -263,6 +287,12 @@ static void reduce_half_block(const exec_step *s, const exec_walk *kept, const e
   for (int32_t d = 0; d < red->rank; d++) R *= (size_t)red->dims[d];
   float init;
   ew_half_widen(dt, 1, init_p, &init);
+  const exec_walk rm = walk_merged(red);
+  if ((s->reduce_half == OPTIC_OP_MAXIMUM || s->reduce_half == OPTIC_OP_MINIMUM) && R > 0 &&
+      (rm.rank == 0 || (rm.rank == 1 && rm.strides[0] == 1))) {
+    reduce_half_rows_extremum(s, kept, R, x, init, y, lo, hi, vals);
+    return;
+  }
   for (size_t j0 = lo; j0 < hi; j0 += EXEC_BLOCK) {
     size_t len = hi - j0 < EXEC_BLOCK ? hi - j0 : EXEC_BLOCK;
     for (size_t k = 0; k < len; k++) acc[k] = init;

@@ -8,7 +8,8 @@
  * root) and an f32 row reduction of a half chain. Widths 0, 1, 15-17, 31-33
  * and 513 (over a block of 512), rows 1, 3 and 7. A second case runs NaNs
  * (signalling and quiet, with payloads), infinities, signed zeros and
- * subnormals through select and arithmetic and compares the bytes.
+ * subnormals through select and arithmetic, a third through maximum and
+ * minimum row reductions, and compare the bytes.
  * Reproduce a failure: ctest --preset release -R exec_half_loop */
 #include "tests/exec/exec_util.h"
 
@@ -154,5 +155,64 @@ static void specials(void) {
   OT_CHECK(specials_one(OPTIC_F16, "f16", hf, 16), "f16 special values differ");
 }
 
-static const ot_case cases[] = {{"sweep", sweep}, {"specials", specials}};
+/* Maximum and minimum reductions of rows of special values (20 rows of 5:
+ * every row a different rotation of the set, so NaNs and zeros of both
+ * signs come in every order), bytes equal to the evaluator's. */
+static bool reduce_specials_one(optic_dtype dt, const char *dts, const char *op, const uint16_t *vals) {
+  char text[1024];
+  snprintf(text, sizeof text,
+           "HloModule half_reduce_specials\n\nr {\n  a = %1$s[] parameter(0)\n  b = %1$s[] parameter(1)\n"
+           "  ROOT c = %1$s[] %2$s(a, b)\n}\n\nENTRY e {\n  x = %1$s[20,5] parameter(0)\n"
+           "  i = %1$s[] constant(%3$s)\n  ROOT y = %1$s[20] reduce(x, i), dimensions={1}, to_apply=r\n}\n",
+           dts, op, strcmp(op, "maximum") == 0 ? "-inf" : "inf");
+  optic_module_t *m = ex_parse(text);
+  if (m == NULL) return false;
+  uint16_t data[100];
+  for (int r = 0; r < 20; r++) {
+    for (int c = 0; c < 5; c++) data[r * 5 + c] = vals[(r * 3 + c * (1 + r % 4)) % 16];
+  }
+  int64_t dims[2] = {20, 5};
+  optic_literal_t *arg = ex_lit_of(dt, 2, dims, data), *expected = NULL;
+  OT_EXPECT_OK(optic_evaluate(m, optic_module_entry(m), (const optic_literal_t *const *)&arg, 1, NULL, &expected));
+  const uint16_t *want = optic_literal_data(expected, NULL);
+  bool ok = true;
+  for (int level = 0; level <= 2 && ok; level += 2) {
+    optic_compile_options co = optic_compile_options_default();
+    co.level = (optic_opt_level)level;
+    optic_program_t *p = NULL;
+    OT_EXPECT_OK(optic_compile(m, &co, &p));
+    optic_exec_ctx_t *ctx = NULL;
+    optic_exec_options eo = optic_exec_options_default();
+    eo.threads = 1;
+    OT_EXPECT_OK(optic_exec_ctx_create(&eo, &ctx));
+    uint16_t got[20];
+    optic_tensor in = {dt, {.rank = 2, .dims = {20, 5}}, data}, out = {dt, {.rank = 1, .dims = {20}}, got};
+    OT_EXPECT_OK(optic_program_run(p, ctx, &in, 1, &out, 1));
+    for (int i = 0; i < 20 && ok; i++) {
+      if (want[i] != got[i]) {
+        OT_CHECK(false, "%s %s level %d row %d: got 0x%04x, evaluator 0x%04x", dts, op, level, i, got[i], want[i]);
+        ok = false;
+      }
+    }
+    optic_exec_ctx_destroy(ctx);
+    optic_program_destroy(p);
+  }
+  optic_literal_destroy(expected);
+  optic_literal_destroy(arg);
+  optic_module_destroy(m);
+  return ok;
+}
+
+static void reduce_specials(void) {
+  static const uint16_t bf[] = {0x7F81, 0x0000, 0x8000, 0x3F80, 0x7FC1, 0x8000, 0x0000, 0xBF80,
+                                0x0001, 0x8000, 0x7F80, 0x0000, 0xFF80, 0x8000, 0xFFC5, 0x0000};
+  static const uint16_t hf[] = {0x7C01, 0x0000, 0x8000, 0x3C00, 0x7E01, 0x8000, 0x0000, 0xBC00,
+                                0x0001, 0x8000, 0x7C00, 0x0000, 0xFC00, 0x8000, 0xFE05, 0x0000};
+  OT_CHECK(reduce_specials_one(OPTIC_BF16, "bf16", "maximum", bf), "bf16 maximum of special values differs");
+  OT_CHECK(reduce_specials_one(OPTIC_BF16, "bf16", "minimum", bf), "bf16 minimum of special values differs");
+  OT_CHECK(reduce_specials_one(OPTIC_F16, "f16", "maximum", hf), "f16 maximum of special values differs");
+  OT_CHECK(reduce_specials_one(OPTIC_F16, "f16", "minimum", hf), "f16 minimum of special values differs");
+}
+
+static const ot_case cases[] = {{"sweep", sweep}, {"specials", specials}, {"reduce_specials", reduce_specials}};
 OT_MAIN(cases)
