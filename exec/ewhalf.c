@@ -162,6 +162,10 @@ static void widen_instr(widen_ctx *c, ew_instr in, bool *scratch) {
     in.alias = EW_ALIAS_NONE;
   } else if (in.kind == EW_MOVE && is_half(in.in_dt) && in.src[0].kind == EW_REG) {
     in.wide = in.in_dt;
+  } else if (in.kind == EW_OP && in.op == OPTIC_OP_CONVERT && is_half(in.in_dt) && in.out_dt == OPTIC_F32 &&
+             in.src[0].kind == EW_INPUT) { /* an input's widening is the convert itself: one pass */
+    in.kind = EW_WIDEN;
+    in.wide = in.in_dt;
   } else if (in.kind == EW_OP) {
     for (int32_t k = 0; k < in.n_src; k++) {
       if (src_is_half(&in, k)) widen_source(c, in.in_dt, &in.src[k]);
