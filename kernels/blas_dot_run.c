@@ -15,6 +15,13 @@
  * the output except where a row itself starts unaligned. */
 #define SLICE_ALIGN 16
 
+/* Packing copies a contiguous run with memcpy from this many elements on;
+ * shorter runs (a dim of 6 floats under a reordered batch, say) go through
+ * the element loop, which costs less than a library call per run. The loop
+ * takes the run's stride as a variable, so the compiler does not turn it
+ * back into a memcpy call. */
+#define PACK_MEMCPY_MIN 16
+
 /* Thread t's start in [0, total) when total = rows * row_len units are split
  * evenly, rounded to the nearest multiple of `align` inside a row. Monotone in
  * t; 0 for t = 0 and total for t = nthreads. */
@@ -79,7 +86,7 @@ void optic_dot_pack_operand(const optic_dot_operand *op, const void *src_v, void
   char *d = dst + (size_t)(begin * run) * es;
   for (int64_t o = begin; o < end; o++, d += (size_t)run * es) {
     const char *s = src + (size_t)off * es;
-    if (run_stride == 1) {
+    if (run_stride == 1 && run >= PACK_MEMCPY_MIN) {
       memcpy(d, s, (size_t)run * es);
     } else if (es == 4) {
       for (int64_t j = 0; j < run; j++) memcpy(d + j * 4, s + j * run_stride * 4, 4);

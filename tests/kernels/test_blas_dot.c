@@ -438,6 +438,29 @@ static void edge_sizes(void) {
   }
 }
 
+/* Packed operands whose contiguous runs are short or long: the rhs
+ * [n1, batch, k, n2] has free dims n1 and n2 that do not merge, so it is
+ * packed with runs of n2 floats, copied element by element below the pack's
+ * memcpy threshold (16) and by memcpy from it on: 2, 6 (as in
+ * dot_batch_reordered_dims.hlo), 15, 16, 17 and 33, with batch 1 and 3. */
+static void pack_runs(void) {
+  static const int64_t runs[] = {2, 6, 15, 16, 17, 33};
+  for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+    for (int64_t batch = 1; batch <= 3; batch += 2) {
+      const int64_t l[3] = {batch, 5, 7}, r[4] = {3, batch, 7, runs[i]};
+      dims_spec spec = {.nb = 1, .nc = 1, .lb = {0}, .rb = {1}, .lc = {2}, .rc = {2}};
+      optic_shape ls = shape_of(3, l), rs = shape_of(4, r);
+      optic_dot_dims d = to_dims(&spec);
+      struct optic_dot_plan p = check_dot(&ls, &rs, &d, 0xBEEFu + (uint64_t)i);
+      char what[512];
+      describe(what, sizeof what, &ls, &rs, &d);
+      OT_CHECK(p.rhs.packed && p.rhs.pack_sizes[p.rhs.pack_rank - 1] == runs[i],
+               "%s: rhs packed=%d with runs of %lld, want runs of %lld", what, p.rhs.packed,
+               (long long)p.rhs.pack_sizes[p.rhs.pack_rank - 1], (long long)runs[i]);
+    }
+  }
+}
+
 /* --------------------------------------------------------------- layouts */
 
 typedef struct layout_case {
@@ -976,6 +999,6 @@ static const ot_case cases[] = {
     {"edge_sizes", edge_sizes},       {"layouts", layouts},
     {"openmp_region", openmp_region}, {"mlp_shapes", mlp_shapes},
     {"invalid_dims", invalid_dims},   {"invalid_run_args", invalid_run_args},
-    {"index_limits", index_limits},
+    {"index_limits", index_limits},   {"pack_runs", pack_runs},
 };
 OT_MAIN(cases)

@@ -83,15 +83,32 @@ void optic_bf16_gemm__amx(const optic_bf16_gemm_args *g, int64_t pa0, int64_t pa
 /* A for AMX: rows [r0, r0 + 32) of s, k contiguous, zero-padded to kpad. */
 void optic_bf16_pack_a__amx(const optic_bf16_matrix *s, int64_t r0, int64_t kpad, uint16_t *dst) {
   int64_t rows = s->rows - r0 < 32 ? s->rows - r0 : 32, k = s->cols;
-  memset(dst, 0, (size_t)(32 * kpad) * sizeof(uint16_t));
+  /* zeros where no element goes: k..kpad of each row, rows past s->rows */
+  for (int64_t i = 0; i < rows; i++) memset(dst + i * kpad + k, 0, (size_t)(kpad - k) * sizeof(uint16_t));
+  memset(dst + rows * kpad, 0, (size_t)((32 - rows) * kpad) * sizeof(uint16_t));
+  if (s->trans && !s->vector) {
+    /* Stored k-major: each k holds the panel's rows side by side. A block of
+     * 32 k is read as 32 runs of the rows into L1, then written as one
+     * 64-byte run per row. (Row by row from the source, every element would
+     * sit in another source row and page; one k at a time, every store would
+     * be a partial write to another line.) */
+    uint16_t block[32][32];
+    for (int64_t c0 = 0; c0 < k; c0 += 32) {
+      int64_t kc = k - c0 < 32 ? k - c0 : 32;
+      for (int64_t c = 0; c < kc; c++) memcpy(block[c], s->data + (c0 + c) * s->ld + r0, (size_t)rows * 2);
+      for (int64_t i = 0; i < rows; i++) {
+        uint16_t *d = dst + i * kpad + c0;
+        for (int64_t c = 0; c < kc; c++) d[c] = block[c][i];
+      }
+    }
+    return;
+  }
   for (int64_t i = 0; i < rows; i++) {
     uint16_t *d = dst + i * kpad;
-    if (!s->vector && !s->trans) {
+    if (!s->vector) {
       memcpy(d, s->data + (r0 + i) * s->ld, (size_t)k * sizeof(uint16_t));
-    } else if (s->vector) {
-      for (int64_t c = 0; c < k; c++) d[c] = s->data[c * s->ld];
     } else {
-      for (int64_t c = 0; c < k; c++) d[c] = s->data[c * s->ld + r0 + i];
+      for (int64_t c = 0; c < k; c++) d[c] = s->data[c * s->ld];
     }
   }
 }
