@@ -21,6 +21,7 @@ size_t bench_dtype_bytes(bench_dtype t) {
     case BENCH_F64: return sizeof(double);
     case BENCH_S32: return sizeof(int32_t);
     case BENCH_U8: return sizeof(uint8_t);
+    case BENCH_U16: return sizeof(uint16_t);
     default: return 0;
   }
 }
@@ -49,6 +50,11 @@ static void fill(void *p, size_t n, bench_dtype t, int slot) {
       /* Bit 16 of a multiplicative hash: no short period a predictor learns. */
       uint8_t *u = p;
       for (size_t i = 0; i < n; i++) u[i] = (uint8_t)((((uint32_t)(i + (size_t)slot) * 2654435761u) >> 16) & 1u);
+      break;
+    }
+    case BENCH_U16: { /* bf16 or f16 bits of normal numbers (0x3c00.. is 1.0 in f16, 2^-7.. in bf16) */
+      uint16_t *h = p;
+      for (size_t i = 0; i < n; i++) h[i] = (uint16_t)(0x3c00u + (i + (size_t)slot) % 1021);
       break;
     }
     default: break;

@@ -17,7 +17,7 @@ enum { BENCH_INPUT_SLOT0 = 0, BENCH_OUTPUT_SLOT0 = 8, BENCH_SLOTS = 16 };
 
 /* Element types of benchmark arrays. BENCH_F32 is 0 so zeroed tables mean
  * float arrays. */
-typedef enum bench_dtype { BENCH_F32 = 0, BENCH_F64, BENCH_S32, BENCH_U8, BENCH_DTYPE_COUNT } bench_dtype;
+typedef enum bench_dtype { BENCH_F32 = 0, BENCH_F64, BENCH_S32, BENCH_U8, BENCH_U16, BENCH_DTYPE_COUNT } bench_dtype;
 
 /* Bytes of one element of t (0 for an invalid type). */
 size_t bench_dtype_bytes(bench_dtype t);

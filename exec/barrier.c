@@ -31,7 +31,8 @@ void exec_barrier_init(exec_barrier *b, unsigned n) {
   b->spin_min = b->spin_max < EXEC_BARRIER_SPIN_MIN_NS ? b->spin_max : EXEC_BARRIER_SPIN_MIN_NS;
   atomic_init(&b->spin_ns, b->spin_max);
   atomic_init(&b->spins_skipped, 0);
-  for (unsigned i = 0; i < EXEC_BARRIER_SLOTS; i++) atomic_init(&b->cpu[i], -1);
+  /* only threads t < n publish and read a slot (note_cpu, cpu_shared) */
+  for (unsigned i = 0; i < b->n && i < EXEC_BARRIER_SLOTS; i++) atomic_init(&b->cpu[i], -1);
 }
 
 /* Publishes thread t's CPU; returns it (-1: not known). */

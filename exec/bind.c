@@ -49,6 +49,7 @@ static void seq_destroy(exec_seq *q) {
   free(q->steps);
   free(q->root);
   free(q->root_bytes);
+  free(q->root_over_param);
   optic_buffer_plan_destroy(q->owned_plan);
   free(q);
 }
@@ -372,6 +373,65 @@ static optic_status bind_operands(bind_ctx *c, const optic_buffer_plan_t *plan, 
   return OPTIC_OK;
 }
 
+/* ------------------------------------------------------------ while bodies in place
+ * run_while (exec/run.c) hands the body the loop state as its parameters and,
+ * for the root leaves marked here, the same state buffers as its outputs, so
+ * those leaves are neither written to scratch nor copied back: a leaf that
+ * passes its parameter leaf through, and a dynamic-update-slice of parameter
+ * leaf l into root leaf l, which then updates the state in place, when no
+ * later step reads parameter leaf l and no other root leaf is it. The update
+ * waits at a barrier, so earlier readers of the leaf on other threads are done. */
+
+static bool reads_param(const exec_step *s, int32_t l) {
+  for (int32_t k = 0; k < s->in_first[s->n_operands]; k++) {
+    if (s->in[k].kind == REF_PARAM && s->in[k].index == l) return true;
+  }
+  for (int32_t i = 0; i < s->n_members; i++) {
+    if (reads_param(&s->members[i], l)) return true;
+  }
+  return false;
+}
+
+/* Whether step i of q is a dynamic-update-slice that may run over its
+ * operand's state buffer; its leaf in *leaf. */
+static bool dus_over_param(const exec_seq *q, int32_t i, int32_t *leaf) {
+  const exec_step *s = &q->steps[i];
+  if (s->op != OPTIC_OP_DYNAMIC_UPDATE_SLICE || s->noop || s->n_members > 0 || s->n_out != 1 || s->n_operands < 2)
+    return false;
+  const exec_ref *y = &s->out[0], *x = &s->in[s->in_first[0]];
+  const int32_t l = x->index;
+  if (x->kind != REF_PARAM || y->kind != REF_OUTPUT || y->index != l || l >= q->n_root_leaves || x->size != y->size)
+    return false;
+  if (q->root[l].kind != REF_OUTPUT || q->root[l].index != l) return false;
+  for (int32_t j = 0; j < q->n_root_leaves; j++) {
+    if (q->root[j].kind == REF_PARAM && q->root[j].index == l) return false;
+  }
+  for (int32_t k = s->in_first[1]; k < s->in_first[s->n_operands]; k++) {
+    if (s->in[k].kind == REF_PARAM && s->in[k].index == l) return false;
+  }
+  for (int32_t k = i + 1; k < q->n_steps; k++) {
+    if (!q->steps[k].noop && reads_param(&q->steps[k], l)) return false;
+  }
+  *leaf = l;
+  return true;
+}
+
+static optic_status mark_body_in_place(exec_seq *q) {
+  if (q->root_over_param != NULL) return OPTIC_OK; /* a body of several whiles */
+  q->root_over_param = calloc((size_t)q->n_root_leaves + 1, 1);
+  if (q->root_over_param == NULL) return oom();
+  for (int32_t j = 0; j < q->n_root_leaves; j++) {
+    q->root_over_param[j] = q->root[j].kind == REF_PARAM && q->root[j].index == j;
+  }
+  for (int32_t i = 0; i < q->n_steps; i++) {
+    int32_t l;
+    if (!dus_over_param(q, i, &l)) continue;
+    q->root_over_param[l] = 1;
+    q->steps[i].barrier_before = true;
+  }
+  return OPTIC_OK;
+}
+
 /* call, while and conditional: nested sequences. */
 static optic_status bind_control(bind_ctx *c, exec_step *s) {
   const optic_module_t *m = c->b->m;
@@ -381,6 +441,7 @@ static optic_status bind_control(bind_ctx *c, exec_step *s) {
   if (s->op == OPTIC_OP_WHILE) {
     if ((st = bind_seq(c, optic_node_called(m, s->id, 0), &s->callee[0])) != OPTIC_OK) return st;
     if ((st = bind_seq(c, optic_node_called(m, s->id, 1), &s->callee[1])) != OPTIC_OK) return st;
+    if ((st = mark_body_in_place(s->callee[1])) != OPTIC_OK) return st;
     size_t body = 0;
     for (int32_t l = 0; l < s->callee[1]->n_root_leaves; l++) body += ALIGN64(s->callee[1]->root_bytes[l]);
     s->scratch_bytes = 64 + body;
@@ -747,6 +808,7 @@ optic_status exec_bind(const optic_module_t *m, const optic_program_t *program, 
   exec_seq *entry;
   optic_status st = bind_seq(&c, b->entry, &entry);
   if (st == OPTIC_OK) st = exec_bind_constants(b);
+  if (st == OPTIC_OK) b->regs_bytes = exec_regs_bytes(b);
   if (st != OPTIC_OK) {
     exec_bound_destroy(b);
     return st;

@@ -282,6 +282,7 @@ typedef struct exec_seq {
   exec_ref *root; /* where each root leaf's value is after the steps */
   size_t *root_bytes;
   size_t root_scratch_offset; /* while bodies/conditions: a place for the root leaves */
+  uint8_t *root_over_param;   /* while bodies: 1 where root leaf l lives in parameter leaf l's buffer */
   bool busy;                  /* binding: recursion guard */
 } exec_seq;
 
@@ -300,6 +301,7 @@ typedef struct exec_bound {
   double barrier_ns;        /* by cost: a split must save more than this */
   optic_machine machine1;   /* by cost: the program's machine on one thread */
   double est_ns;            /* the program's estimate of a run (0 without a program) */
+  size_t regs_bytes;        /* exec_regs_bytes, computed once at bind */
   bool has_blas;            /* some step calls OpenBLAS (dot, convolution) */
   bool any_split;           /* some step is split across threads; if none, a run uses one thread */
   optic_range *consts;      /* the module's non-empty constants (index: node id), sorted by address */

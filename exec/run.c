@@ -218,7 +218,7 @@ static optic_status attach(optic_exec_ctx_t *c, exec_bound *b, const void *key) 
   optic_status st;
   if ((st = buf_reserve(c, &c->arena, b->arena_total)) != OPTIC_OK) goto fail;
   if ((st = buf_reserve(c, &c->scratch, b->scratch_total)) != OPTIC_OK) goto fail;
-  if ((st = buf_reserve(c, &c->regs, exec_regs_bytes(b) * (size_t)c->threads)) != OPTIC_OK) goto fail;
+  if ((st = buf_reserve(c, &c->regs, b->regs_bytes * (size_t)c->threads)) != OPTIC_OK) goto fail;
   return OPTIC_OK;
 oom:
   st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "optic_program_run: out of memory binding the program");
@@ -295,13 +295,14 @@ static optic_status run_while(run_ctx *rc, const exec_step *s, const exec_frame 
   unsigned char *scratch = th->scratch + s->scratch_offset;
   void *pred_buf = scratch;
   /* state[i]: the while's result leaves; the body writes its root into
-   * scratch, which is then copied into the state. */
+   * scratch, which is then copied into the state, but for the leaves it may
+   * write over the state itself (exec/bind.c, root_over_param). */
   void *state_ptrs[256], *body_ptrs[256];
   if (s->n_out > 256) return optic_fail(OPTIC_ERR_UNSUPPORTED, "while %s: more than 256 state leaves", s->name);
   size_t off = 64;
   for (int32_t l = 0; l < s->n_out; l++) {
     state_ptrs[l] = ref_ptr(f, &s->out[l]);
-    body_ptrs[l] = scratch + off;
+    body_ptrs[l] = body->root_over_param && body->root_over_param[l] ? state_ptrs[l] : scratch + off;
     off += ALIGN64(s->out[l].size);
     copy_share(state_ptrs[l], ref_ptr(f, &s->in[l]), s->out[l].size, th);
   }
@@ -519,7 +520,7 @@ static void run_entry(run_ctx *rc, const exec_seq *entry, void **params, void **
                  .outs = outs,
                  .scratch = rc->c->scratch.data,
                  .regs = rc->c->regs.data,
-                 .regs_per = exec_regs_bytes(rc->b)};
+                 .regs_per = rc->b->regs_bytes};
   /* The team is optic's own (core/team.h: one of the process's shared teams,
    * the one released last), not an OpenMP region: libgomp's
    * idle threads and region ends spin for GOMP_SPINCOUNT before sleeping, and

@@ -142,11 +142,11 @@ optic_status optic_graph_unary(optic_module_t *m, optic_comp_id comp, optic_opco
     case OPTIC_OP_TANH:
     case OPTIC_OP_LOGISTIC:
     case OPTIC_OP_FLOOR:
-    case OPTIC_OP_CEIL: ok = is_float(t->dtype); break;
-    case OPTIC_OP_NOT: ok = t->dtype == OPTIC_PRED || is_int(t->dtype); break;
+    case OPTIC_OP_CEIL:
     case OPTIC_OP_ERF:
     case OPTIC_OP_LOG_PLUS_ONE:
-    case OPTIC_OP_EXPONENTIAL_MINUS_ONE:
+    case OPTIC_OP_EXPONENTIAL_MINUS_ONE: ok = is_float(t->dtype); break;
+    case OPTIC_OP_NOT: ok = t->dtype == OPTIC_PRED || is_int(t->dtype); break;
     case OPTIC_OP_SINE:
     case OPTIC_OP_COSINE:
     case OPTIC_OP_TAN:

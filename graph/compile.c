@@ -166,8 +166,11 @@ static double control_est_ns(optic_program_t *p, optic_node_id id, optic_opcode 
     const double cond = sequence_est_ns(p, optic_node_called(m, id, 0), state);
     const double body = sequence_est_ns(p, optic_node_called(m, id, 1), state);
     /* each trip the body's root is copied out of its arena and into the
-     * loop state: two copies (read + write) of the state */
-    optic_cost copy = {0, 0, 2.0 * state_bytes(optic_node_type(m, id))};
+     * loop state: two copies (read + write) of the leaves it does not write
+     * over the state itself */
+    double copied = program_while_copied_bytes(p, id);
+    if (copied < 0) copied = state_bytes(optic_node_type(m, id));
+    optic_cost copy = {0, 0, 2.0 * copied};
     const double move = 2.0 * (optic_machine_estimate_ns(&p->machine, &copy) - over);
     return (double)trips * (body + cond + move + p->machine.while_iteration_ns) + cond + over;
   }

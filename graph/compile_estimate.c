@@ -199,6 +199,84 @@ static double move_ns(const optic_machine *mc, double bytes) {
   return optic_machine_estimate_ns(mc, &c) - mc->op_overhead_ns;
 }
 
+/* Whether get-tuple-element g reads element e of parameter param. */
+static bool gte_of(const optic_module_t *m, optic_node_id g, optic_node_id param, int64_t e) {
+  optic_node_attrs_t a;
+  return optic_node_opcode(m, g) == OPTIC_OP_GET_TUPLE_ELEMENT && optic_node_operand(m, g, 0) == param &&
+         optic_node_attrs(m, g, &a) == OPTIC_OK && a.get_tuple_element.index == e;
+}
+
+/* Whether computation c is some while's body. */
+static bool is_while_body(const optic_module_t *m, optic_comp_id c) {
+  for (optic_node_id id = 0; id < optic_module_node_count(m); id++) {
+    if (optic_node_opcode(m, id) == OPTIC_OP_WHILE && optic_node_called(m, id, 1) == c) return true;
+  }
+  return false;
+}
+
+/* A dynamic-update-slice the runtime runs over its while's state, copying
+ * nothing (exec/bind.c, root_over_param): in a while body whose one parameter
+ * is a tuple of arrays, its operand element e of that parameter, itself
+ * element e of the root tuple, no other root element the old element e, its
+ * update not it, and every other reader of the old element scheduled before it. */
+static bool dus_over_state(const optic_program_t *p, optic_node_id id) {
+  const optic_module_t *m = p->module;
+  const optic_comp_id c = optic_node_computation(m, id);
+  const optic_node_id x = optic_node_operand(m, id, 0), param = optic_node_operand(m, x, 0);
+  optic_node_attrs_t a;
+  if (optic_node_opcode(m, x) != OPTIC_OP_GET_TUPLE_ELEMENT || optic_node_attrs(m, x, &a) != OPTIC_OK) return false;
+  const int64_t e = a.get_tuple_element.index;
+  const optic_type *pt = optic_node_type(m, param);
+  if (optic_computation_parameter_count(m, c) != 1 || optic_computation_parameter(m, c, 0) != param ||
+      !optic_type_is_tuple(pt))
+    return false;
+  for (int32_t i = 0; i < pt->tuple_size; i++) {
+    if (optic_type_is_tuple(&pt->elements[i])) return false;
+  }
+  const optic_node_id root = optic_computation_root(m, c);
+  if (optic_node_opcode(m, root) != OPTIC_OP_TUPLE || e >= optic_node_operand_count(m, root) ||
+      optic_node_operand(m, root, (int32_t)e) != id || !is_while_body(m, c))
+    return false;
+  for (int32_t j = 0; j < optic_node_operand_count(m, root); j++) {
+    if (gte_of(m, optic_node_operand(m, root, j), param, e)) return false;
+  }
+  for (int32_t k = 1; k < optic_node_operand_count(m, id); k++) {
+    if (gte_of(m, optic_node_operand(m, id, k), param, e)) return false;
+  }
+  const optic_schedule_t *s = optic_program_schedule(p, c);
+  const int32_t at = s ? optic_schedule_position(s, id) : -1;
+  if (at < 0) return false;
+  for (int32_t u = 0; u < optic_node_user_count(m, param); u++) {
+    const optic_node_id g = optic_node_user(m, param, u);
+    if (!gte_of(m, g, param, e)) continue;
+    for (int32_t v = 0; v < optic_node_user_count(m, g); v++) {
+      const optic_node_id r = optic_node_user(m, g, v);
+      if (r != id && (optic_schedule_position(s, r) > at || optic_node_opcode(m, r) == OPTIC_OP_RESHAPE ||
+                      optic_node_opcode(m, r) == OPTIC_OP_BITCAST))
+        return false;
+    }
+  }
+  return true;
+}
+
+double program_while_copied_bytes(const optic_program_t *p, optic_node_id w) {
+  const optic_module_t *m = p->module;
+  const optic_comp_id body = optic_node_called(m, w, 1);
+  const optic_node_id root = optic_computation_root(m, body);
+  if (optic_computation_parameter_count(m, body) != 1 || optic_node_opcode(m, root) != OPTIC_OP_TUPLE) return -1;
+  const optic_node_id param = optic_computation_parameter(m, body, 0);
+  double bytes = 0;
+  for (int32_t e = 0; e < optic_node_operand_count(m, root); e++) {
+    const optic_node_id r = optic_node_operand(m, root, e);
+    const optic_type *t = optic_node_type(m, r);
+    if (optic_type_is_tuple(t)) return -1;
+    if (gte_of(m, r, param, e)) continue;
+    if (optic_node_opcode(m, r) == OPTIC_OP_DYNAMIC_UPDATE_SLICE && dus_over_state(p, r)) continue;
+    bytes += elements(t) * (double)optic_dtype_size(t->dtype);
+  }
+  return bytes;
+}
+
 /* A dynamic-update-slice whose result does not take over its operand's
  * buffer copies the whole operand first (XLA counts only the update). */
 static double dus_copy_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id) {
@@ -211,6 +289,7 @@ static double dus_copy_ns(const optic_program_t *p, const optic_machine *mc, opt
       optic_buffer_plan_slot(plan, operand, 0, &x) == OPTIC_OK && y.kind == x.kind && y.offset == x.offset &&
       y.source == x.source)
     return 0; /* in place */
+  if (dus_over_state(p, id)) return 0;
   const optic_type *t = optic_node_type(m, operand);
   return move_ns(mc, 2.0 * elements(t) * (double)optic_dtype_size(t->dtype));
 }

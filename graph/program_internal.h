@@ -49,6 +49,11 @@ double program_contraction_ns(const struct optic_program *p, const optic_machine
  * instructions' estimates (each split or not as the runtime decides;
  * graph/compile_estimate.c). */
 double program_fused_sequence_ns(const struct optic_program *p, optic_comp_id comp);
+/* Bytes of the loop state while w copies out of its body each trip: the
+ * root leaves that neither pass their state leaf through nor update it in
+ * place (a dynamic-update-slice over the state, exec/bind.c); -1 when the
+ * body's root is not a tuple of arrays (then the runtime copies every leaf). */
+double program_while_copied_bytes(const struct optic_program *p, optic_node_id w);
 /* The machine model's convolution class (OPTIC_CONV_CLASS_*) of a planner
  * strategy (OPTIC_CONV_STRATEGY_*; grouped_rows: the plan's row loops). */
 int32_t graph_conv_class_of(int32_t strategy, bool grouped_rows);

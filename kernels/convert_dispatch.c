@@ -36,3 +36,13 @@ const optic_convert_kernels *optic_convert_kernels_for(optic_isa isa) {
 }
 
 const optic_convert_kernels *optic_convert_kernels_get(void) { return optic_convert_kernels_for(optic_isa_selected()); }
+
+bool optic_convert_halves(optic_dtype from, const void *x, optic_dtype to, void *y, size_t n) {
+  const optic_convert_kernels *t = optic_convert_kernels_get();
+  if (from == OPTIC_F32 && to == OPTIC_BF16) t->f32_bf16(n, x, y);
+  else if (from == OPTIC_BF16 && to == OPTIC_F32) t->bf16_f32(n, x, y);
+  else if (from == OPTIC_F32 && to == OPTIC_F16) t->f32_f16(n, x, y);
+  else if (from == OPTIC_F16 && to == OPTIC_F32) t->f16_f32(n, x, y);
+  else return false;
+  return true;
+}

@@ -8,7 +8,7 @@
  *
  * Three families, chosen by op and dtype:
  * - scalar (optic_elem_scalar_*): ops without a vector kernel, one element
- *   at a time (erf, log-plus-one, exponential-minus-one, sine, cosine, tan,
+ *   at a time (sine, cosine, tan,
  *   cbrt, the two round-nearest ops, atan2, remainder, is-finite,
  *   reduce-precision, bitcast-convert, xor, shifts, popcnt,
  *   count-leading-zeros), every dtype they are defined for;

@@ -53,6 +53,9 @@ static double f64_unary1(optic_elem_op op, double v) {
     case OPTIC_ELEM_LOGISTIC: return 1.0 / (1.0 + exp(-v));
     case OPTIC_ELEM_SIGN: return (isnan(v) || v == 0.0) ? v : (v > 0.0 ? 1.0 : -1.0);
     case OPTIC_ELEM_FLOOR: return floor(v);
+    case OPTIC_ELEM_ERF: return erf(v);
+    case OPTIC_ELEM_LOG_PLUS_ONE: return log1p(v);
+    case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE: return expm1(v);
     default: return ceil(v);
   }
 }

@@ -3,12 +3,13 @@
  * arithmetic modulo 2^64, results keep the low bits; division by zero gives
  * all ones (-1, or the unsigned maximum), MIN / -1 gives MIN (XLA's rules).
  * Halves: chunks converted to f32 exactly, the caller's f32 routine, one
- * rounding back to nearest even. */
+ * rounding back to nearest even (the convert kernels, kernels/convert.h). */
 #include "kernels/elem.h"
 
 #include <string.h>
 
 #include "core/half.h"
+#include "kernels/convert.h"
 
 bool optic_elem_is_half(optic_dtype dt) { return dt == OPTIC_F16 || dt == OPTIC_BF16; }
 
@@ -134,33 +135,13 @@ static void half_to_f32(optic_dtype dt, const unsigned char *p, bool scalar, siz
     memcpy(&h, p, 2);
     float v = dt == OPTIC_F16 ? optic_half_to_f32_f16(h) : optic_half_to_f32_bf16(h);
     for (size_t i = 0; i < len; i++) out[i] = v;
-  } else if (dt == OPTIC_BF16) {
-    for (size_t i = 0; i < len; i++) {
-      uint16_t h;
-      memcpy(&h, p + 2 * i, 2);
-      out[i] = optic_half_to_f32_bf16(h);
-    }
   } else {
-    for (size_t i = 0; i < len; i++) {
-      uint16_t h;
-      memcpy(&h, p + 2 * i, 2);
-      out[i] = optic_half_to_f32_f16(h);
-    }
+    optic_convert_halves(dt, p, OPTIC_F32, out, len); /* the convert kernels: core/half.h's results */
   }
 }
 
 static void f32_to_half(optic_dtype dt, const float *r, size_t len, unsigned char *p) {
-  if (dt == OPTIC_BF16) {
-    for (size_t i = 0; i < len; i++) {
-      uint16_t h = optic_half_from_f32_bf16(r[i]);
-      memcpy(p + 2 * i, &h, 2);
-    }
-  } else {
-    for (size_t i = 0; i < len; i++) {
-      uint16_t h = optic_half_from_f32_f16(r[i]);
-      memcpy(p + 2 * i, &h, 2);
-    }
-  }
+  optic_convert_halves(OPTIC_F32, r, dt, p, len);
 }
 
 static void half_loop(optic_elem_op op, optic_compare_op cmp, optic_dtype in, size_t n, const void *const *src,
@@ -185,6 +166,57 @@ static void half_loop(optic_elem_op op, optic_compare_op cmp, optic_dtype in, si
   }
 }
 
+/* ------------------------------------------------------------ convert */
+
+/* One chunk of 8- or 16-bit integers as floats (exact). */
+static void small_int_chunk(optic_dtype in, const unsigned char *p, size_t len, float *f) {
+  switch (in) {
+    case OPTIC_S8:
+      for (size_t i = 0; i < len; i++) f[i] = (float)(int8_t)p[i];
+      break;
+    case OPTIC_U8:
+      for (size_t i = 0; i < len; i++) f[i] = (float)p[i];
+      break;
+    case OPTIC_S16:
+      for (size_t i = 0; i < len; i++) f[i] = (float)(int16_t)(uint16_t)(p[2 * i] | (p[2 * i + 1] << 8));
+      break;
+    default: /* u16 */
+      for (size_t i = 0; i < len; i++) f[i] = (float)(uint16_t)(p[2 * i] | (p[2 * i + 1] << 8));
+      break;
+  }
+}
+
+/* 8- and 16-bit integers to f16/bf16: exact in f32, then the one rounding of
+ * the convert kernels (what rounding the integer directly gives); false for
+ * other pairs. */
+static bool small_int_to_half(optic_dtype in, const void *x, optic_dtype out, void *y, size_t n) {
+  if (!optic_elem_is_half(out) || (in != OPTIC_S8 && in != OPTIC_U8 && in != OPTIC_S16 && in != OPTIC_U16))
+    return false;
+  size_t es = optic_dtype_size(in);
+  float f[CHUNK];
+  for (size_t lo = 0; lo < n; lo += CHUNK) {
+    size_t len = n - lo < CHUNK ? n - lo : CHUNK;
+    small_int_chunk(in, (const unsigned char *)x + lo * es, len, f);
+    optic_convert_halves(OPTIC_F32, f, out, (unsigned char *)y + 2 * lo, len);
+  }
+  return true;
+}
+
+/* ------------------------------------------------------------ select */
+
+/* 2-byte select (the halves' select) without a branch: both values are
+ * loaded and a mask picks the bits, so the compiler vectorizes the loop;
+ * every y[i] has exactly a[i]'s or b[i]'s bits. y may be a or b. */
+static void select_u16(size_t n, const void *pred, const void *a, const void *b, void *y) {
+  const uint8_t *p = pred;
+  const uint16_t *av = a, *bv = b;
+  uint16_t *yv = y;
+  for (size_t i = 0; i < n; i++) {
+    uint16_t m = (uint16_t)(0u - (unsigned)(p[i] != 0));
+    yv[i] = (uint16_t)((av[i] & m) | (bv[i] & (uint16_t)~m));
+  }
+}
+
 /* ------------------------------------------------------------ dispatch */
 
 void optic_elem_generic(optic_elem_op op, optic_compare_op cmp, optic_dtype in, optic_dtype out, size_t n,
@@ -197,9 +229,16 @@ void optic_elem_generic(optic_elem_op op, optic_compare_op cmp, optic_dtype in, 
       for (size_t i = 0; i < n; i++) memmove(yb + i * es, AT(0, i, es), es);
       return;
     case OPTIC_ELEM_SELECT:
+      if (scalar_mask == 0 && es == 2) {
+        select_u16(n, src[0], src[1], src[2], y);
+        return;
+      }
       for (size_t i = 0; i < n; i++) memmove(yb + i * es, *AT(0, i, 1) ? AT(1, i, es) : AT(2, i, es), es);
       return;
     case OPTIC_ELEM_CONVERT:
+      if (!(scalar_mask & 1u) &&
+          (optic_convert_halves(in, src[0], out, y, n) || small_int_to_half(in, src[0], out, y, n)))
+        return;
       if (scalar_mask & 1u) {
         for (size_t i = 0; i < n; i++) optic_convert_elements(in, src[0], out, yb + i * oes, 1);
       } else {

@@ -78,6 +78,9 @@ bool optic_elem_unary_kernel(optic_elem_op op, optic_unary_op *k) {
     case OPTIC_ELEM_SIGN: *k = OPTIC_UNARY_SIGN; return true;
     case OPTIC_ELEM_FLOOR: *k = OPTIC_UNARY_FLOOR; return true;
     case OPTIC_ELEM_CEIL: *k = OPTIC_UNARY_CEIL; return true;
+    case OPTIC_ELEM_ERF: *k = OPTIC_UNARY_ERF; return true;
+    case OPTIC_ELEM_LOG_PLUS_ONE: *k = OPTIC_UNARY_LOG1P; return true;
+    case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE: *k = OPTIC_UNARY_EXPM1; return true;
     default: return false;
   }
 }

@@ -20,9 +20,6 @@ static bool is_int(optic_dtype dt) {
 
 bool optic_elem_scalar_op(optic_elem_op op) {
   switch (op) {
-    case OPTIC_ELEM_ERF:
-    case OPTIC_ELEM_LOG_PLUS_ONE:
-    case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE:
     case OPTIC_ELEM_SINE:
     case OPTIC_ELEM_COSINE:
     case OPTIC_ELEM_TAN:
@@ -46,9 +43,6 @@ bool optic_elem_scalar_op(optic_elem_op op) {
 
 bool optic_elem_scalar_defines(optic_elem_op op, optic_dtype in, optic_dtype out) {
   switch (op) {
-    case OPTIC_ELEM_ERF:
-    case OPTIC_ELEM_LOG_PLUS_ONE:
-    case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE:
     case OPTIC_ELEM_SINE:
     case OPTIC_ELEM_COSINE:
     case OPTIC_ELEM_TAN:
@@ -85,9 +79,6 @@ static double round_even_f64(double x) {
 
 static float f32_op(optic_elem_op op, float a, float b) {
   switch (op) {
-    case OPTIC_ELEM_ERF: return erff(a);
-    case OPTIC_ELEM_LOG_PLUS_ONE: return log1pf(a);
-    case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE: return expm1f(a);
     case OPTIC_ELEM_SINE: return sinf(a);
     case OPTIC_ELEM_COSINE: return cosf(a);
     case OPTIC_ELEM_TAN: return tanf(a);
@@ -101,9 +92,6 @@ static float f32_op(optic_elem_op op, float a, float b) {
 
 static double f64_op(optic_elem_op op, double a, double b) {
   switch (op) {
-    case OPTIC_ELEM_ERF: return erf(a);
-    case OPTIC_ELEM_LOG_PLUS_ONE: return log1p(a);
-    case OPTIC_ELEM_EXPONENTIAL_MINUS_ONE: return expm1(a);
     case OPTIC_ELEM_SINE: return sin(a);
     case OPTIC_ELEM_COSINE: return cos(a);
     case OPTIC_ELEM_TAN: return tan(a);

@@ -85,11 +85,17 @@ typedef float (*optic_f32_reduce_fn)(size_t n, const float *x);
  * o < outer, i < inner; writes exactly outer * inner floats. */
 typedef void (*optic_f32_reduce_axis_fn)(size_t outer, size_t r, size_t inner, const float *x, float *y);
 
+/* Strided columns: the contract of optic_f32_reduce_cols below. */
+typedef void (*optic_f32_reduce_cols_fn)(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride,
+                                         float *y);
+
 typedef struct optic_reduce_kernels {
   optic_f32_reduce_fn r[OPTIC_REDUCE_OP_COUNT];       /* contiguous */
   optic_f32_reduce_axis_fn rd[OPTIC_REDUCE_OP_COUNT]; /* axis (discontiguous) */
   optic_isa isa_of_r[OPTIC_REDUCE_OP_COUNT];          /* which ISA each entry really is */
   optic_isa isa_of_rd[OPTIC_REDUCE_OP_COUNT];
+  optic_f32_reduce_cols_fn cols; /* strided columns, every op */
+  optic_isa isa_of_cols;
 } optic_reduce_kernels;
 
 /* Short name of an op ("sum"); "invalid" out of range. */
@@ -112,13 +118,15 @@ void optic_f32_reduce_rows(optic_f32_reduce_fn fn, size_t rows, size_t n, const 
  * contiguous order: y[c] = op over k < r of x[k * stride + c] for c < w,
  * each column bitwise what the contiguous kernel r[op] returns for its r
  * values laid out contiguously (max/min: the exact fold). So a reduction's
- * result does not depend on which axis of the data is reduced. Generic C
- * (vectorized across columns by the compiler), the same on every ISA; y must
- * not overlap x. Uses 16 KiB of stack. */
+ * result does not depend on which axis of the data is reduced. Runs the
+ * selected ISA's column kernel (AVX-512, AVX2: vectorized across columns, a
+ * leaf's 64 lanes evaluated one at a time in registers) where it is the
+ * faster one, else the generic one (baseline ISA, lanes in a stack block);
+ * all give the same bits. y must not overlap x. Uses 16 KiB of stack. */
 void optic_f32_reduce_cols(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y);
 /* The same with caller work space (work_floats floats at work; no
- * alignment needed): blocks as wide as it holds, up to
- * OPTIC_REDUCE_COLS_WIDE columns, so each row is read in long contiguous
+ * alignment needed) for the generic kernel: blocks as wide as it holds, up
+ * to OPTIC_REDUCE_COLS_WIDE columns, so each row is read in long contiguous
  * runs (what columns need to reach memory bandwidth). Same bits as
  * optic_f32_reduce_cols for any work size; too little (or NULL) falls back
  * to it. optic_f32_reduce_cols_work_floats(r, w) is the size that gives
@@ -127,6 +135,13 @@ void optic_f32_reduce_cols(optic_reduce_op op, size_t r, size_t w, const float *
 void optic_f32_reduce_cols_work(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y,
                                 float *work, size_t work_floats);
 size_t optic_f32_reduce_cols_work_floats(size_t r, size_t w);
+/* The column kernels themselves, for the dispatch table and the tests: the
+ * generic one (every ISA's fallback) and the x86 ones. */
+void optic_f32_reduce_cols__scalar(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y);
+#if OPTIC_ARCH_X86_64
+void optic_f32_reduce_cols__avx2(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y);
+void optic_f32_reduce_cols__avx512(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y);
+#endif
 
 /* Combines partial results of chunks, in chunk order, as the kernels combine
  * leaves: y[i] = combine over p < nparts of parts[p * part_stride + i], for

@@ -43,9 +43,17 @@ static void build_tables(void) {
 #include "kernels/list/reduce.inc"
 #undef X_R
 #undef X_RD
+  scalar->cols = optic_f32_reduce_cols__scalar;
+  scalar->isa_of_cols = OPTIC_ISA_SCALAR;
   for (int isa = 1; isa < OPTIC_ISA_COUNT_; isa++) {
     if (optic_isa_built((optic_isa)isa)) tables[isa] = *scalar;
   }
+#if OPTIC_ARCH_X86_64
+  tables[OPTIC_ISA_AVX2].cols = optic_f32_reduce_cols__avx2;
+  tables[OPTIC_ISA_AVX2].isa_of_cols = OPTIC_ISA_AVX2;
+  tables[OPTIC_ISA_AVX512].cols = optic_f32_reduce_cols__avx512;
+  tables[OPTIC_ISA_AVX512].isa_of_cols = OPTIC_ISA_AVX512;
+#endif
 #define X_R(op, isa, fn)                                                   \
   if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                               \
     tables[OPTIC_ISA_##isa].r[OPTIC_REDUCE_##op] = fn;                     \

@@ -7,7 +7,8 @@
  *  - sign(x) is +-1 for nonzero x, x itself for +-0 and NaN;
  *  - relu(x) is x for x > 0 or NaN, +0 otherwise (relu(-0) = +0, the project's
  *    maximum(x, 0) rule: a is returned only when strictly greater);
- *  - exponential, log, tanh, logistic = 1/(1+exp(-x)), rsqrt = 1/sqrt(x) are
+ *  - exponential, log, tanh, logistic = 1/(1+exp(-x)), rsqrt = 1/sqrt(x), erf,
+ *    exponential-minus-one, log-plus-one are
  *    within the ULP bound in the op list below of the correctly rounded result,
  *    on every ISA, over the whole float range; special inputs give libm's class
  *    (exp(-inf) = +0, exp(+-big) = inf/+0, log(0) = -inf, log(x<0) = NaN,
@@ -24,22 +25,26 @@
  * result rounded to float; 0 means bitwise exact. tests/kernels/test_unary.c
  * holds every kernel to it. The bounds are the measured maxima (strided sweep
  * of all float bit patterns on every ISA, exhaustive for the AVX2/AVX-512
- * transcendentals): exp, log, rsqrt 1 ULP; tanh, logistic 2 ULP; per-ISA
+ * transcendentals): exp, log, rsqrt, erf, expm1, log1p 1 ULP; tanh, logistic
+ * 2 ULP; per-ISA
  * figures in docs/kernels-unary.md. */
-#define OPTIC_UNARY_OP_LIST(X) \
-  X(NEG, "negate", 0)          \
-  X(ABS, "abs", 0)             \
-  X(EXP, "exponential", 1)     \
-  X(LOG, "log", 1)             \
-  X(SQRT, "sqrt", 0)           \
-  X(RSQRT, "rsqrt", 1)         \
-  X(TANH, "tanh", 2)           \
-  X(LOGISTIC, "logistic", 2)   \
-  X(SIGN, "sign", 0)           \
-  X(FLOOR, "floor", 0)         \
-  X(CEIL, "ceil", 0)           \
-  X(SQUARE, "square", 0)       \
-  X(RELU, "relu", 0)
+#define OPTIC_UNARY_OP_LIST(X)         \
+  X(NEG, "negate", 0)                  \
+  X(ABS, "abs", 0)                     \
+  X(EXP, "exponential", 1)             \
+  X(LOG, "log", 1)                     \
+  X(SQRT, "sqrt", 0)                   \
+  X(RSQRT, "rsqrt", 1)                 \
+  X(TANH, "tanh", 2)                   \
+  X(LOGISTIC, "logistic", 2)           \
+  X(SIGN, "sign", 0)                   \
+  X(FLOOR, "floor", 0)                 \
+  X(CEIL, "ceil", 0)                   \
+  X(SQUARE, "square", 0)               \
+  X(RELU, "relu", 0)                   \
+  X(ERF, "erf", 1)                     \
+  X(EXPM1, "exponential-minus-one", 1) \
+  X(LOG1P, "log-plus-one", 1)
 
 typedef enum optic_unary_op {
 #define OPTIC_UNARY_OP_ENUM_(op, name, ulp) OPTIC_UNARY_##op,

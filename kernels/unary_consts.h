@@ -44,6 +44,69 @@
  * below 29 so the expm1 scale 2^n is a normal float. */
 #define OPTIC_TANH_CLAMP 10.0f
 
+/* expm1(x) = 2^n (expm1(r) + (1 - 2^-n)) with the tanh reduction above: one
+ * rounding in the sum, an exact scale (overflow rounds to inf). Inputs are
+ * clamped to [EXPM1_LO, EXPM1_HI]: below, expm1 rounds to -1; above, to
+ * +inf; n stays in [-26, 129]. |x| below EXPM1_TINY returns x itself
+ * (expm1(x) rounds to x there; it also keeps the sign of -0). */
+#define OPTIC_EXPM1_LO -18.0f
+#define OPTIC_EXPM1_HI 89.0f
+#define OPTIC_EXPM1_TINY 0x1p-30f
+
+/* log1p(x): u = 1 + x rounded, u = 2^e m split as for log, f = m - 1 (or x
+ * itself when e = 0, so no bit of x is lost), plus the rounding error of u,
+ * (x - (u - 1)) / u, for e != 0; |x| below LOG1P_TINY returns x. */
+#define OPTIC_LOG1P_TINY 0x1p-30f
+
+/* erf on three intervals of |x|, one Horner evaluation whose coefficients
+ * are selected per lane (the shorter fits are padded with zeros):
+ *  A: |x| < ERF_T1, erf(x) = x + x P(x^2), P(t) = a0 + ... + a6 t^6, relative
+ *     error 1.4e-9 (0.024 of 2^-24) on t in [0, 1];
+ *  B: |x| in [ERF_T1, ERF_T2), erf = Q(|x| - ERF_MID_B), degree 9, absolute
+ *     error 1.0e-8;
+ *  C: |x| in [ERF_T2, ERF_SAT), erf = Q(|x| - ERF_MID_C), degree 9, absolute
+ *     error 2.3e-8;
+ *  |x| >= ERF_SAT: +-1 (erf rounds to 1 from 3.9193 on).
+ * A: a relative-error Remez fit of (erf(sqrt t)/sqrt t - 1) weighted by
+ * sqrt t/erf(sqrt t); B and C: least-squares fits on Chebyshev nodes
+ * (near-minimax); all with the coefficients rounded to float one at a time,
+ * the later ones refitted (kernels/unary_minimax.py erf). */
+#define OPTIC_ERF_T1 1.0f
+#define OPTIC_ERF_T2 2.25f
+#define OPTIC_ERF_SAT 3.92f
+#define OPTIC_ERF_MID_B 1.625f
+#define OPTIC_ERF_MID_C 3.085f
+#define OPTIC_ERF_A0 0.128379166f
+#define OPTIC_ERF_A1 -0.37612626f
+#define OPTIC_ERF_A2 0.112835787f
+#define OPTIC_ERF_A3 -0.0268533472f
+#define OPTIC_ERF_A4 0.0051871622f
+#define OPTIC_ERF_A5 -0.00079978531f
+#define OPTIC_ERF_A6 7.80690389e-05f
+#define OPTIC_ERF_A7 0.0f
+#define OPTIC_ERF_A8 0.0f
+#define OPTIC_ERF_A9 0.0f
+#define OPTIC_ERF_B0 0.978443742f
+#define OPTIC_ERF_B1 0.0804722458f
+#define OPTIC_ERF_B2 -0.130767256f
+#define OPTIC_ERF_B3 0.114841275f
+#define OPTIC_ERF_B4 -0.0497275926f
+#define OPTIC_ERF_B5 -0.00214421074f
+#define OPTIC_ERF_B6 0.014495872f
+#define OPTIC_ERF_B7 -0.00613027997f
+#define OPTIC_ERF_B8 -0.000856032944f
+#define OPTIC_ERF_B9 0.00127339049f
+#define OPTIC_ERF_C0 0.999987185f
+#define OPTIC_ERF_C1 8.30047502e-05f
+#define OPTIC_ERF_C2 -0.000256749714f
+#define OPTIC_ERF_C3 0.000499471091f
+#define OPTIC_ERF_C4 -0.000679517048f
+#define OPTIC_ERF_C5 0.000691629539f
+#define OPTIC_ERF_C6 -0.000547344389f
+#define OPTIC_ERF_C7 0.000314150122f
+#define OPTIC_ERF_C8 -0.000100306097f
+#define OPTIC_ERF_C9 8.12209328e-06f
+
 /* log(1 + f) ~ f + f^2 (c2 + c3 f + ... + c10 f^8) for f = m - 1, m in
  * [sqrt(1/2), sqrt(2)); relative error 7.6e-9. SQRT_HALF_BITS is the bit
  * pattern of float(sqrt(1/2)): subtracting it from x's bits splits x into

@@ -33,6 +33,9 @@ static void call_unary(void (*fn)(void), size_t n, void *const *arrays, float s)
 #define FLOPS_CEIL FLOPS_OTHER
 #define FLOPS_SQUARE FLOPS_OTHER
 #define FLOPS_RELU FLOPS_OTHER
+#define FLOPS_ERF FLOPS_OTHER
+#define FLOPS_EXPM1 FLOPS_OTHER
+#define FLOPS_LOG1P FLOPS_OTHER
 
 /* XLA's transcendental count (graph/cost.c): exp, log, sqrt, rsqrt, tanh and
  * logistic are transcendental, the rest are not. */
@@ -42,6 +45,9 @@ static void call_unary(void (*fn)(void), size_t n, void *const *arrays, float s)
 #define TRANSC_RSQRT 1.0
 #define TRANSC_TANH 1.0
 #define TRANSC_LOGISTIC 1.0
+#define TRANSC_ERF 1.0
+#define TRANSC_EXPM1 1.0
+#define TRANSC_LOG1P 1.0
 #define TRANSC_NEG 0.0
 #define TRANSC_ABS 0.0
 #define TRANSC_SIGN 0.0

@@ -21,6 +21,9 @@ static float apply(optic_unary_op op, float xf) {
     case OPTIC_UNARY_CEIL: return (float)ceil(x);
     case OPTIC_UNARY_SQUARE: return (float)(x * x);
     case OPTIC_UNARY_RELU: return (isnan(x) || x > 0.0) ? xf : 0.0f;
+    case OPTIC_UNARY_ERF: return (float)erf(x);
+    case OPTIC_UNARY_EXPM1: return (float)expm1(x);
+    case OPTIC_UNARY_LOG1P: return (float)log1p(x);
     default: return NAN;
   }
 }

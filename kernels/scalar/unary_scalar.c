@@ -1,6 +1,6 @@
 /* Scalar production fallback for the unary family: plain loops over libm's
  * float functions (glibc: expf, logf, sqrtf correctly rounded in practice,
- * tanhf within 2 ULP) and IEEE operations; no -m flags here. Semantics and
+ * tanhf within 2 ULP; erff, expm1f, log1pf within the bounds of kernels/unary.h) and IEEE operations; no -m flags here. Semantics and
  * bounds as in kernels/unary.h; never allocates or prints. */
 #include <math.h>
 #include <string.h>
@@ -51,3 +51,6 @@ SCALAR_UNARY(optic_f32_vfloor__scalar, floorf(v))
 SCALAR_UNARY(optic_f32_vceil__scalar, ceilf(v))
 SCALAR_UNARY(optic_f32_vsquare__scalar, v *v)
 SCALAR_UNARY(optic_f32_vrelu__scalar, relu1(v))
+SCALAR_UNARY(optic_f32_verf__scalar, erff(v))
+SCALAR_UNARY(optic_f32_vexpm1__scalar, expm1f(v))
+SCALAR_UNARY(optic_f32_vlog1p__scalar, log1pf(v))

@@ -114,6 +114,80 @@ static void scan_loop(void) {
   optic_module_destroy(m);
 }
 
+/* While bodies whose dynamic-update-slice may or may not update the loop
+ * state in place (exec/bind.c): in place when the slice's operand is state
+ * leaf l, its result root leaf l, and nothing reads the old leaf after it;
+ * not when a later op reads the old leaf, another root leaf passes it
+ * through, or the result goes to another leaf. Each against the evaluator,
+ * levels NONE and FULL, 1 and 2 threads (every op split). */
+static void scan_in_place_rules(void) {
+  static const char *const bodies[] = {
+      /* in place; the update is read from the same leaf before */
+      "  row = f32[1,33] dynamic-slice(y, i, z), dynamic_slice_sizes={1,33}\n"
+      "  two = f32[1,33] add(row, row)\n"
+      "  y2 = f32[7,33] dynamic-update-slice(y, two, i, z)\n"
+      "  ROOT t = (s32[], f32[7,33], f32[7,33]) tuple(i2, x, y2)\n",
+      /* the old leaf is read after the update: a copy */
+      "  row = f32[1,33] dynamic-slice(x, i, z), dynamic_slice_sizes={1,33}\n"
+      "  y2 = f32[7,33] dynamic-update-slice(y, row, i, z)\n"
+      "  x2 = f32[7,33] add(y, y2)\n"
+      "  ROOT t = (s32[], f32[7,33], f32[7,33]) tuple(i2, x2, y2)\n",
+      /* the old leaf is passed through to another leaf: a copy */
+      "  row = f32[1,33] dynamic-slice(x, i, z), dynamic_slice_sizes={1,33}\n"
+      "  y2 = f32[7,33] dynamic-update-slice(y, row, i, z)\n"
+      "  ROOT t = (s32[], f32[7,33], f32[7,33]) tuple(i2, y, y2)\n",
+      /* the result goes to the other leaf (the two leaves swap each step) */
+      "  row = f32[1,33] dynamic-slice(x, i, z), dynamic_slice_sizes={1,33}\n"
+      "  y2 = f32[7,33] dynamic-update-slice(y, row, i, z)\n"
+      "  ROOT t = (s32[], f32[7,33], f32[7,33]) tuple(i2, y2, x)\n",
+      /* two updates of the same leaf, the second over the first's result */
+      "  row = f32[1,33] dynamic-slice(x, i, z), dynamic_slice_sizes={1,33}\n"
+      "  y2 = f32[7,33] dynamic-update-slice(y, row, i, z)\n"
+      "  neg = f32[1,33] negate(row)\n"
+      "  y3 = f32[7,33] dynamic-update-slice(y2, neg, z, z)\n"
+      "  ROOT t = (s32[], f32[7,33], f32[7,33]) tuple(i2, x, y3)\n",
+  };
+  for (size_t k = 0; k < sizeof bodies / sizeof bodies[0]; k++) {
+    char text[4096];
+    snprintf(text, sizeof text,
+             "HloModule scan_rules\n\n"
+             "body {\n"
+             "  s = (s32[], f32[7,33], f32[7,33]) parameter(0)\n"
+             "  i = s32[] get-tuple-element(s), index=0\n"
+             "  x = f32[7,33] get-tuple-element(s), index=1\n"
+             "  y = f32[7,33] get-tuple-element(s), index=2\n"
+             "  z = s32[] constant(0)\n"
+             "  one = s32[] constant(1)\n"
+             "  i2 = s32[] add(i, one)\n"
+             "%s"
+             "}\n\n"
+             "cond {\n"
+             "  s = (s32[], f32[7,33], f32[7,33]) parameter(0)\n"
+             "  i = s32[] get-tuple-element(s), index=0\n"
+             "  n = s32[] constant(7)\n"
+             "  ROOT lt = pred[] compare(i, n), direction=LT\n"
+             "}\n\n"
+             "ENTRY e {\n"
+             "  x = f32[7,33] parameter(0)\n"
+             "  y0 = f32[7,33] parameter(1)\n"
+             "  z = s32[] constant(0)\n"
+             "  t = (s32[], f32[7,33], f32[7,33]) tuple(z, x, y0)\n"
+             "  w = (s32[], f32[7,33], f32[7,33]) while(t), condition=cond, body=body\n"
+             "  a = f32[7,33] get-tuple-element(w), index=1\n"
+             "  b = f32[7,33] get-tuple-element(w), index=2\n"
+             "  ROOT out = (f32[7,33], f32[7,33]) tuple(a, b)\n"
+             "}\n",
+             bodies[k]);
+    optic_module_t *m = NULL;
+    OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+    if (m == NULL) continue;
+    char label[64];
+    snprintf(label, sizeof label, "scan_in_place_rules body %zu", k);
+    OT_CHECK(ex_check_module(m, 5 + k, 0, 0, label), "%s", label);
+    optic_module_destroy(m);
+  }
+}
+
 /* Embedding-style gather of rows and scatter-add / scatter-assign of rows,
  * with random indices in [-8, 8] (so some clamp or are skipped) and
  * duplicates, for several table and index counts. */
@@ -244,11 +318,8 @@ static void batch_norm(void) {
   }
 }
 
-static const ot_case cases[] = {{"shapes_and_starts", shapes_and_starts},
-                                {"batch_norm", batch_norm},
-                                {"topk_rows", topk_rows},
-                                {"take_along_axis", take_along_axis},
-                                {"scan_loop", scan_loop},
-                                {"gather_scatter", gather_scatter},
-                                {"sort_rows", sort_rows}};
+static const ot_case cases[] = {
+    {"shapes_and_starts", shapes_and_starts}, {"batch_norm", batch_norm}, {"topk_rows", topk_rows},
+    {"take_along_axis", take_along_axis},     {"scan_loop", scan_loop},   {"scan_in_place_rules", scan_in_place_rules},
+    {"gather_scatter", gather_scatter},       {"sort_rows", sort_rows}};
 OT_MAIN(cases)

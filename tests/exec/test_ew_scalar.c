@@ -23,10 +23,7 @@ static optic_module_t *build(int64_t n) {
   bool ok = !optic_graph_parameter(m, c, 0, &tf, "x", &x) && !optic_graph_parameter(m, c, 1, &tf, "z", &z) &&
             !optic_graph_parameter(m, c, 2, &ti, "i", &i) && !optic_graph_parameter(m, c, 3, &ti, "j", &j) &&
             !optic_graph_parameter(m, c, 4, &tu, "u", &u) && !optic_graph_parameter(m, c, 5, &tu, "v", &v);
-  static const optic_opcode fun[] = {OPTIC_OP_ERF,
-                                     OPTIC_OP_LOG_PLUS_ONE,
-                                     OPTIC_OP_EXPONENTIAL_MINUS_ONE,
-                                     OPTIC_OP_SINE,
+  static const optic_opcode fun[] = {OPTIC_OP_SINE,
                                      OPTIC_OP_COSINE,
                                      OPTIC_OP_TAN,
                                      OPTIC_OP_CBRT,

@@ -44,9 +44,10 @@ static void finish(optic_node_id root, const char *label) {
 static const int64_t d23[] = {2, 3}, d37[] = {3, 7}, d1000[] = {1000};
 
 static void elementwise(void) {
-  static const optic_opcode un[] = {OPTIC_OP_NEGATE, OPTIC_OP_ABS,      OPTIC_OP_EXPONENTIAL, OPTIC_OP_SQRT,
-                                    OPTIC_OP_TANH,   OPTIC_OP_LOGISTIC, OPTIC_OP_SIGN,        OPTIC_OP_FLOOR,
-                                    OPTIC_OP_CEIL,   OPTIC_OP_COPY,     OPTIC_OP_LOG,         OPTIC_OP_RSQRT};
+  static const optic_opcode un[] = {
+      OPTIC_OP_NEGATE,   OPTIC_OP_ABS,   OPTIC_OP_EXPONENTIAL, OPTIC_OP_SQRT,         OPTIC_OP_TANH,
+      OPTIC_OP_LOGISTIC, OPTIC_OP_SIGN,  OPTIC_OP_FLOOR,       OPTIC_OP_CEIL,         OPTIC_OP_COPY,
+      OPTIC_OP_LOG,      OPTIC_OP_RSQRT, OPTIC_OP_ERF,         OPTIC_OP_LOG_PLUS_ONE, OPTIC_OP_EXPONENTIAL_MINUS_ONE};
   static const optic_opcode bin[] = {OPTIC_OP_ADD,     OPTIC_OP_SUBTRACT, OPTIC_OP_MULTIPLY, OPTIC_OP_DIVIDE,
                                      OPTIC_OP_MAXIMUM, OPTIC_OP_MINIMUM,  OPTIC_OP_POWER};
   optic_dtype dts[] = {OPTIC_F32, OPTIC_F64};

@@ -154,6 +154,31 @@ static void show_s32(char *b, size_t len, const void *a, size_t i) {
   snprintf(b, len, "%d", v);
 }
 static void show_u8(char *b, size_t len, const void *a, size_t i) { snprintf(b, len, "%u", ((const uint8_t *)a)[i]); }
+static void show_u16(char *b, size_t len, const void *a, size_t i) {
+  snprintf(b, len, "0x%04x", ((const uint16_t *)a)[i]);
+}
+
+/* Any 16-bit pattern: NaNs, infinities, subnormals and zeros of both halves. */
+static void fill_u16(kt_rng *r, uint16_t *x, size_t n) {
+  for (size_t i = 0; i < n; i++) x[i] = (uint16_t)kt_next(r);
+}
+
+/* f32 inputs for the narrowing conversions: the f32 specials, the halves'
+ * rounding ties (exact midpoints between two bf16 or f16 values, both
+ * parities), f16's overflow and subnormal ranges, any bit pattern. */
+static void fill_f32_half(kt_rng *r, float *x, size_t n) {
+  fill_f32(r, x, n);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t u = (uint32_t)kt_next(r), sign = u & 0x80000000u;
+    switch (u & 7) {
+      case 0: x[i] = f32_bits((u & 0xFFFF0000u) | 0x8000u); break;                          /* a bf16 tie */
+      case 1: x[i] = f32_bits(sign | ((0x33000000u + (u & 0x0FFFE000u)) | 0x1000u)); break; /* f16 tie range */
+      case 2: x[i] = kt_uniform(r, -70000.0f, 70000.0f); break;                             /* around 65504 */
+      case 3: x[i] = f32_bits(sign | (0x33000000u + (u >> 6 & 0x05FFFFFFu))); break;        /* 2^-25 .. 2^-13 */
+      default: break;
+    }
+  }
+}
 
 /* Reports the first element where got and want differ in any bit; 1 if one does. */
 static int report_diff(const char *fn_name, size_t n, size_t off, const void *x, size_t src_size, show_fn show_src,
@@ -203,6 +228,52 @@ CHECKER(f64_s32, double, int32_t, optic_ref_f64_s32_cvt, fill_f64, show_f64, sho
 CHECKER(s32_f64, int32_t, double, optic_ref_s32_f64_cvt, fill_s32, show_s32, show_f64)
 CHECKER(f32_pred, float, uint8_t, optic_ref_f32_pred_cvt, fill_f32, show_f32, show_u8)
 CHECKER(u8_f32, uint8_t, float, optic_ref_u8_f32_cvt, fill_u8, show_u8, show_f32)
+CHECKER(f32_bf16, float, uint16_t, optic_ref_f32_bf16_cvt, fill_f32_half, show_f32, show_u16)
+CHECKER(bf16_f32, uint16_t, float, optic_ref_bf16_f32_cvt, fill_u16, show_u16, show_f32)
+CHECKER(f32_f16, float, uint16_t, optic_ref_f32_f16_cvt, fill_f32_half, show_f32, show_u16)
+CHECKER(f16_f32, uint16_t, float, optic_ref_f16_f32_cvt, fill_u16, show_u16, show_f32)
+
+/* Every kernel of the halves on all 2^16 inputs (widening) and on every
+ * 257th f32 bit pattern plus every tie pattern near each of 64 exponents
+ * (narrowing), against the reference bit for bit. */
+static void halves_sweep(void) {
+  enum { N = 65536 };
+  uint16_t *h = malloc(N * 2), *g16 = malloc(N * 2), *w16 = malloc(N * 2);
+  float *f = malloc(N * 4), *g32 = malloc(N * 4), *w32 = malloc(N * 4);
+  for (uint32_t i = 0; i < N; i++) h[i] = (uint16_t)i;
+  for (int isa = 0; isa < OPTIC_ISA_COUNT_; isa++) {
+    const optic_convert_kernels *t = optic_convert_kernels_for((optic_isa)isa);
+    if (t == NULL || kt_skip_isa((optic_isa)isa)) continue;
+    const char *in = optic_isa_name((optic_isa)isa);
+    t->bf16_f32(N, h, g32), optic_ref_bf16_f32_cvt(N, h, w32);
+    report_diff("bf16->f32 all", N, 0, h, 2, show_u16, g32, w32, 4, show_f32);
+    t->f16_f32(N, h, g32), optic_ref_f16_f32_cvt(N, h, w32);
+    OT_CHECK(report_diff("f16->f32 all", N, 0, h, 2, show_u16, g32, w32, 4, show_f32) == 0, "%s", in);
+    for (uint64_t base = 0; base < 257; base += 64) { /* strided over all 2^32 patterns */
+      for (uint64_t u = base, k = 0; u <= 0xffffffffull; u += 257u * 64u * 4u) {
+        uint32_t b = (uint32_t)u;
+        f[k++] = f32_bits(b);
+        if (k == N || u + 257u * 64u * 4u > 0xffffffffull) {
+          t->f32_bf16(k, f, g16), optic_ref_f32_bf16_cvt(k, f, w16);
+          OT_CHECK(report_diff("f32->bf16 sweep", k, 0, f, 4, show_f32, g16, w16, 2, show_u16) == 0, "%s", in);
+          t->f32_f16(k, f, g16), optic_ref_f32_f16_cvt(k, f, w16);
+          OT_CHECK(report_diff("f32->f16 sweep", k, 0, f, 4, show_f32, g16, w16, 2, show_u16) == 0, "%s", in);
+          k = 0;
+        }
+      }
+    }
+    /* ties and their neighbours: every 16-bit top half with low half
+     * 0x7fff, 0x8000, 0x8001 (bf16), and f16's rounding bit patterns */
+    for (uint32_t k = 0; k < N; k++) f[k] = f32_bits((k << 16) | (0x7fffu + k % 3));
+    t->f32_bf16(N, f, g16), optic_ref_f32_bf16_cvt(N, f, w16);
+    OT_CHECK(report_diff("f32->bf16 ties", N, 0, f, 4, show_f32, g16, w16, 2, show_u16) == 0, "%s", in);
+    for (uint32_t k = 0; k < N; k++)
+      f[k] = f32_bits(((k & 0x8000u) << 16) | (0x33000000u + ((k & 0x7FFFu) << 13)) | (0x0FFFu + k % 3));
+    t->f32_f16(N, f, g16), optic_ref_f32_f16_cvt(N, f, w16);
+    OT_CHECK(report_diff("f32->f16 ties", N, 0, f, 4, show_f32, g16, w16, 2, show_u16) == 0, "%s", in);
+  }
+  free(h), free(g16), free(w16), free(f), free(g32), free(w32);
+}
 
 #define X_CVT(op, isa, fn) \
   static void test_##fn(void) { check_##op(OPTIC_ISA_##isa, fn, #fn); }
@@ -308,6 +379,43 @@ static void reference_known_answers(void) {
   double dgot[2];
   optic_ref_s32_f64_cvt(2, dx, dgot);
   OT_CHECK(memcmp(dgot, dwant, sizeof dgot) == 0, "s32->f64");
+  /* halves: ties to even, carries into the exponent, overflow, subnormals,
+   * NaN made quiet with its sign and high payload */
+  const float hx[] = {1.0f,
+                      f32_bits(0x3f808000u),
+                      f32_bits(0x3f818000u),
+                      f32_bits(0x3f808001u),
+                      f32_bits(0x3fffffffu),
+                      FLT_MAX,
+                      f32_bits(0x7f800001u),
+                      f32_bits(0xffc00001u),
+                      65504.0f,
+                      65519.99f,
+                      65520.0f,
+                      0x1p-24f,
+                      0x1p-25f,
+                      0x1.000002p-25f,
+                      0x1.8p-24f,
+                      0x1.ffcp-15f,
+                      -0.0f,
+                      0x1p-14f,
+                      f32_bits(0x3f801000u),
+                      f32_bits(0x3f803000u)};
+  const uint16_t bwant[] = {0x3f80, 0x3f80, 0x3f82, 0x3f81, 0x4000, 0x7f80, 0x7fc0, 0xffc0, 0x4780, 0x4780,
+                            0x4780, 0x3380, 0x3300, 0x3300, 0x33c0, 0x3880, 0x8000, 0x3880, 0x3f80, 0x3f80};
+  const uint16_t hwant[] = {0x3c00, 0x3c04, 0x3c0c, 0x3c04, 0x4000, 0x7c00, 0x7e00, 0xfe00, 0x7bff, 0x7bff,
+                            0x7c00, 0x0001, 0x0000, 0x0001, 0x0002, 0x0400, 0x8000, 0x0400, 0x3c00, 0x3c02};
+  uint16_t hgot[20];
+  optic_ref_f32_bf16_cvt(20, hx, hgot);
+  for (int i = 0; i < 20; i++) OT_CHECK(hgot[i] == bwant[i], "f32->bf16 %d: 0x%04x want 0x%04x", i, hgot[i], bwant[i]);
+  optic_ref_f32_f16_cvt(20, hx, hgot);
+  for (int i = 0; i < 20; i++) OT_CHECK(hgot[i] == hwant[i], "f32->f16 %d: 0x%04x want 0x%04x", i, hgot[i], hwant[i]);
+  const uint16_t wx[] = {0x0001, 0x03ff, 0x0400, 0x3c00, 0x7bff, 0x7c00, 0xfc00, 0x7d00, 0x8001};
+  const float wwant[] = {0x1p-24f,  0x1.ff8p-15f,          0x1p-14f, 1.0f, 65504.0f, INFINITY,
+                         -INFINITY, f32_bits(0x7fa00000u), -0x1p-24f};
+  float wgot[9];
+  optic_ref_f16_f32_cvt(9, wx, wgot);
+  OT_CHECK(memcmp(wgot, wwant, sizeof wgot) == 0, "f16->f32");
 }
 
 static void dispatch_tables(void) {
@@ -339,6 +447,7 @@ static const ot_case cases[] = {
 #include "kernels/list/convert.inc"
 #undef X_CVT
     {"reference_known_answers", reference_known_answers},
+    {"halves_sweep", halves_sweep},
     {"dispatch_tables", dispatch_tables},
 };
 OT_MAIN(cases)

@@ -2,7 +2,7 @@
  * the naive reference (each op in double with libm, rounded to float).
  * Tolerance: the op's max_ulp from OPTIC_UNARY_OP_LIST in kernels/unary.h
  * (0 = bitwise; negate/abs/sqrt/square/floor/ceil/sign/relu are exact;
- * exp, log, rsqrt 1 ULP; tanh, logistic 2 ULP); whenever the kernel's or the
+ * exp, log, rsqrt, erf, expm1, log1p 1 ULP; tanh, logistic 2 ULP); whenever the kernel's or the
  * reference's result is NaN, +-inf or +-0 the two must be the same class and
  * sign (kt_same), whatever the tolerance.
  * Each entry is checked over edge sizes, misaligned starts and in place with
@@ -37,6 +37,9 @@ static void op_range(optic_unary_op op, float *lo, float *hi) {
     case OPTIC_UNARY_SQRT: *lo = -1.0f, *hi = 1000.0f; break;
     case OPTIC_UNARY_TANH: *lo = -12.0f, *hi = 12.0f; break;
     case OPTIC_UNARY_LOGISTIC: *lo = -110.0f, *hi = 110.0f; break;
+    case OPTIC_UNARY_ERF: *lo = -5.0f, *hi = 5.0f; break;
+    case OPTIC_UNARY_EXPM1: *lo = -20.0f, *hi = 95.0f; break;
+    case OPTIC_UNARY_LOG1P: *lo = -1.5f, *hi = 100.0f; break;
     default: *lo = -100.0f, *hi = 100.0f; break;
   }
 }
@@ -129,6 +132,29 @@ static const float edge_inputs[] = {
     8388607.5f,
     8388608.0f,
     16777215.0f,
+    /* erf: the interval seams, saturation (erf rounds to 1 from 3.9193);
+     * expm1: tiny arguments, the clamp, overflow; log1p: x near -1, tiny x */
+    0.99999994f,
+    2.2499998f,
+    2.25f,
+    -2.25f,
+    3.9193f,
+    3.92f,
+    -3.92f,
+    0x1p-30f,
+    -0x1p-30f,
+    0x1.fffffep-31f,
+    1e-7f,
+    -1e-7f,
+    -17.33f,
+    -18.0f,
+    -18.5f,
+    88.72283f,
+    -0.99999994f,
+    -0.9999999f,
+    -0.29289323f,
+    0.41421357f,
+    -1.0000001f,
 };
 #define N_EDGE (sizeof edge_inputs / sizeof edge_inputs[0])
 
@@ -259,6 +285,16 @@ static void reference_semantics(void) {
   OT_CHECK(kt_same(y[0], -0.0f) && y[3] < -0.99f && y[4] == 1.0f && y[5] == -1.0f);
   optic_ref_f32_unary(OPTIC_UNARY_LOGISTIC, 6, in, y);
   OT_CHECK(y[0] == 0.5f && y[4] == 1.0f && kt_same(y[5], 0.0f));
+  optic_ref_f32_unary(OPTIC_UNARY_ERF, 6, in, y);
+  OT_CHECK(kt_same(y[0], -0.0f) && kt_same(y[1], 0.0f) && isnan(y[2]) && y[3] < -0.9999f && y[4] == 1.0f &&
+           y[5] == -1.0f);
+  optic_ref_f32_unary(OPTIC_UNARY_EXPM1, 6, in, y);
+  OT_CHECK(kt_same(y[0], -0.0f) && kt_same(y[1], 0.0f) && isnan(y[2]) && y[3] < -0.95f && y[4] == INFINITY &&
+           y[5] == -1.0f);
+  const float l1p[] = {-0.0f, -1.0f, -3.0f, INFINITY, NAN, 1e-30f};
+  optic_ref_f32_unary(OPTIC_UNARY_LOG1P, 6, l1p, y);
+  OT_CHECK(kt_same(y[0], -0.0f) && y[1] == -INFINITY && isnan(y[2]) && y[3] == INFINITY && isnan(y[4]) &&
+           y[5] == 1e-30f);
   const float tiny[] = {-88.8f, -103.0f};
   optic_ref_f32_unary(OPTIC_UNARY_LOGISTIC, 2, tiny, y);
   OT_CHECK(y[0] > 0.0f && y[0] < FLT_MIN && y[1] > 0.0f, "logistic keeps subnormal results");

@@ -140,6 +140,100 @@ static inline float32x4_t logistic4(float32x4_t x) {
   return vdivq_f32(num, vaddq_f32(e, set1(1.0f)));
 }
 
+/* expm1(r) on the reduced interval (kernels/unary_consts.h), r + r^2 P(r). */
+static inline float32x4_t expm1_poly4(float32x4_t r) {
+  float32x4_t p = madd(set1(OPTIC_EXPM1_C7), r, set1(OPTIC_EXPM1_C6));
+  p = madd(p, r, set1(OPTIC_EXPM1_C5));
+  p = madd(p, r, set1(OPTIC_EXPM1_C4));
+  p = madd(p, r, set1(OPTIC_EXPM1_C3));
+  p = madd(p, r, set1(OPTIC_EXPM1_C2));
+  return madd(vmulq_f32(r, r), p, r);
+}
+
+/* expm1: x = n ln2 + r, 2^n (expm1(r) + (1 - 2^-n)); 2^-n is one normal
+ * float (n >= 126 leaves 1 - 2^-n = 1), 2^n two normal factors (the first
+ * product is exact, the second rounds once, overflow to inf); tiny |x| (and
+ * +-0) return x. FMAX/FMIN keep NaN, which passes every step. */
+static inline float32x4_t expm14(float32x4_t x) {
+  const float32x4_t z = vminq_f32(vmaxq_f32(x, set1(OPTIC_EXPM1_LO)), set1(OPTIC_EXPM1_HI));
+  const float32x4_t t = madd(z, set1(OPTIC_LOG2E_F), set1(OPTIC_ROUND_MAGIC_F));
+  const float32x4_t n = vsubq_f32(t, set1(OPTIC_ROUND_MAGIC_F));
+  const int32x4_t ni = vsubq_s32(vreinterpretq_s32_f32(t), vreinterpretq_s32_f32(set1(OPTIC_ROUND_MAGIC_F)));
+  float32x4_t r = madd(n, set1(-OPTIC_LN2_HI_F), z);
+  r = madd(n, set1(-OPTIC_LN2_LO_F), r);
+  const float32x4_t c = vsubq_f32(set1(1.0f), pow2i(vmaxq_s32(vnegq_s32(ni), set1i(-126))));
+  const int32x4_t half = vshrq_n_s32(ni, 1);
+  float32x4_t y = vmulq_f32(vaddq_f32(expm1_poly4(r), c), pow2i(half));
+  y = vmulq_f32(y, pow2i(vsubq_s32(ni, half)));
+  return vbslq_f32(vcaltq_f32(x, set1(OPTIC_EXPM1_TINY)), x, y);
+}
+
+/* log(1 + f) - f = f^2 Q(f) (the log polynomial). */
+static inline float32x4_t log_tail4(float32x4_t f) {
+  float32x4_t q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
+  q = madd(q, f, set1(OPTIC_LOG_C8));
+  q = madd(q, f, set1(OPTIC_LOG_C7));
+  q = madd(q, f, set1(OPTIC_LOG_C6));
+  q = madd(q, f, set1(OPTIC_LOG_C5));
+  q = madd(q, f, set1(OPTIC_LOG_C4));
+  q = madd(q, f, set1(OPTIC_LOG_C3));
+  q = madd(q, f, set1(OPTIC_LOG_C2));
+  return vmulq_f32(vmulq_f32(f, f), q);
+}
+
+/* log1p: u = 1 + x = 2^e m (u >= 2^-24 is never subnormal); f = m - 1, or x
+ * when e = 0; for e != 0 the rounding error of u, d = x - (u - 1) (exact),
+ * enters as d / u. Special lanes (x <= -1, inf, NaN) as log of u; tiny |x|
+ * returns x. */
+static inline float32x4_t log1p4(float32x4_t x) {
+  const float32x4_t u = vaddq_f32(x, set1(1.0f));
+  const int32x4_t b = vsubq_s32(vreinterpretq_s32_f32(u), set1i(OPTIC_LOG_SQRT_HALF_BITS));
+  const int32x4_t ei = vshrq_n_s32(b, 23);
+  const int32x4_t mi = vaddq_s32(vandq_s32(b, set1i(0x007fffff)), set1i(OPTIC_LOG_SQRT_HALF_BITS));
+  const uint32x4_t e0 = vceqq_s32(ei, set1i(0));
+  const float32x4_t f = vbslq_f32(e0, x, vsubq_f32(vreinterpretq_f32_s32(mi), set1(1.0f)));
+  const float32x4_t dq = vdivq_f32(vsubq_f32(x, vsubq_f32(u, set1(1.0f))), u);
+  const float32x4_t d = vreinterpretq_f32_u32(vbicq_u32(vreinterpretq_u32_f32(dq), e0));
+  const float32x4_t e = vcvtq_f32_s32(ei);
+  const float32x4_t t = vaddq_f32(log_tail4(f), madd(e, set1(OPTIC_LN2_LO_F), d));
+  float32x4_t y = madd(e, set1(OPTIC_LN2_HI_F), vaddq_f32(f, t));
+  const uint32x4_t ok = vandq_u32(vcgtq_f32(u, set1(0.0f)), vcltq_f32(u, set1(INFINITY)));
+  if (vminvq_u32(ok) == 0) {
+    float32x4_t special = vbslq_f32(vceqq_f32(u, set1(0.0f)), set1(-INFINITY), set1(NAN));
+    special = vbslq_f32(vceqq_f32(u, set1(INFINITY)), u, special);
+    y = vbslq_f32(ok, y, special);
+  }
+  return vbslq_f32(vcaltq_f32(x, set1(OPTIC_LOG1P_TINY)), x, y);
+}
+
+/* erf: three intervals of |x| (kernels/unary_consts.h), one Horner pass with
+ * per-lane coefficients; the interval A result x + x P(x^2) keeps x's sign
+ * (and +-0, NaN), B and C take it by or, |x| >= ERF_SAT gives +-1. */
+#define ERF_COEF4(k, mb, mc) \
+  vbslq_f32(mc, set1(OPTIC_ERF_C##k), vbslq_f32(mb, set1(OPTIC_ERF_B##k), set1(OPTIC_ERF_A##k)))
+static inline float32x4_t erf4(float32x4_t x) {
+  const uint32x4_t sign = vandq_u32(vreinterpretq_u32_f32(x), sign_bits());
+  const float32x4_t a = abs4(x);
+  const uint32x4_t mb = vcgeq_f32(a, set1(OPTIC_ERF_T1));
+  const uint32x4_t mc = vcgeq_f32(a, set1(OPTIC_ERF_T2));
+  float32x4_t t = vbslq_f32(mb, vsubq_f32(a, set1(OPTIC_ERF_MID_B)), vmulq_f32(x, x));
+  t = vbslq_f32(mc, vsubq_f32(a, set1(OPTIC_ERF_MID_C)), t);
+  float32x4_t p = madd(ERF_COEF4(9, mb, mc), t, ERF_COEF4(8, mb, mc));
+  p = madd(p, t, ERF_COEF4(7, mb, mc));
+  p = madd(p, t, ERF_COEF4(6, mb, mc));
+  p = madd(p, t, ERF_COEF4(5, mb, mc));
+  p = madd(p, t, ERF_COEF4(4, mb, mc));
+  p = madd(p, t, ERF_COEF4(3, mb, mc));
+  p = madd(p, t, ERF_COEF4(2, mb, mc));
+  p = madd(p, t, ERF_COEF4(1, mb, mc));
+  p = madd(p, t, ERF_COEF4(0, mb, mc));
+  const float32x4_t far = vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(vminq_f32(p, set1(1.0f))), sign));
+  const float32x4_t y = vbslq_f32(mb, far, madd(x, p, x));
+  const float32x4_t one = vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(set1(1.0f)), sign));
+  return vbslq_f32(vcgeq_f32(a, set1(OPTIC_ERF_SAT)), one, y);
+}
+#undef ERF_COEF4
+
 #define NEON_UNARY(fn, OP)                                             \
   void fn(size_t n, const float *x, float *y) {                        \
     size_t i = 0;                                                      \
@@ -171,3 +265,6 @@ NEON_UNARY(optic_f32_vfloor__neon, floor4)
 NEON_UNARY(optic_f32_vceil__neon, ceil4)
 NEON_UNARY(optic_f32_vsquare__neon, square4)
 NEON_UNARY(optic_f32_vrelu__neon, relu4)
+NEON_UNARY(optic_f32_verf__neon, erf4)
+NEON_UNARY(optic_f32_vexpm1__neon, expm14)
+NEON_UNARY(optic_f32_vlog1p__neon, log1p4)

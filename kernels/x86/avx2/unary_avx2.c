@@ -141,6 +141,100 @@ static inline __m256 logistic8(__m256 x) {
   return _mm256_div_ps(num, _mm256_add_ps(e, set1(1.0f)));
 }
 
+/* expm1(r) on the reduced interval (kernels/unary_consts.h), r + r^2 P(r). */
+static inline __m256 expm1_poly8(__m256 r) {
+  __m256 p = madd(set1(OPTIC_EXPM1_C7), r, set1(OPTIC_EXPM1_C6));
+  p = madd(p, r, set1(OPTIC_EXPM1_C5));
+  p = madd(p, r, set1(OPTIC_EXPM1_C4));
+  p = madd(p, r, set1(OPTIC_EXPM1_C3));
+  p = madd(p, r, set1(OPTIC_EXPM1_C2));
+  return madd(_mm256_mul_ps(r, r), p, r);
+}
+
+/* expm1: x = n ln2 + r, 2^n (expm1(r) + (1 - 2^-n)); 2^-n is one normal
+ * float (n >= 126 leaves 1 - 2^-n = 1), 2^n two normal factors (the first
+ * product is exact, the second rounds once, overflow to inf); tiny |x| (and
+ * +-0) return x. NaN passes the clamps and every step. */
+static inline __m256 expm18(__m256 x) {
+  __m256 z = _mm256_max_ps(set1(OPTIC_EXPM1_LO), x);
+  z = _mm256_min_ps(set1(OPTIC_EXPM1_HI), z);
+  const __m256 t = madd(z, set1(OPTIC_LOG2E_F), set1(OPTIC_ROUND_MAGIC_F));
+  const __m256 n = _mm256_sub_ps(t, set1(OPTIC_ROUND_MAGIC_F));
+  const __m256i ni = _mm256_sub_epi32(_mm256_castps_si256(t), _mm256_castps_si256(set1(OPTIC_ROUND_MAGIC_F)));
+  __m256 r = madd(n, set1(-OPTIC_LN2_HI_F), z);
+  r = madd(n, set1(-OPTIC_LN2_LO_F), r);
+  const __m256 c =
+      _mm256_sub_ps(set1(1.0f), pow2i(_mm256_max_epi32(_mm256_sub_epi32(_mm256_setzero_si256(), ni), set1i(-126))));
+  const __m256i half = _mm256_srai_epi32(ni, 1);
+  __m256 y = _mm256_mul_ps(_mm256_add_ps(expm1_poly8(r), c), pow2i(half));
+  y = _mm256_mul_ps(y, pow2i(_mm256_sub_epi32(ni, half)));
+  return blend8(_mm256_cmp_ps(abs8(x), set1(OPTIC_EXPM1_TINY), _CMP_LT_OQ), x, y);
+}
+
+/* log(1 + f) - f = f^2 Q(f) (the log polynomial). */
+static inline __m256 log_tail8(__m256 f) {
+  __m256 q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
+  q = madd(q, f, set1(OPTIC_LOG_C8));
+  q = madd(q, f, set1(OPTIC_LOG_C7));
+  q = madd(q, f, set1(OPTIC_LOG_C6));
+  q = madd(q, f, set1(OPTIC_LOG_C5));
+  q = madd(q, f, set1(OPTIC_LOG_C4));
+  q = madd(q, f, set1(OPTIC_LOG_C3));
+  q = madd(q, f, set1(OPTIC_LOG_C2));
+  return _mm256_mul_ps(_mm256_mul_ps(f, f), q);
+}
+
+/* log1p: u = 1 + x = 2^e m (u >= 2^-24 is never subnormal); f = m - 1, or x
+ * when e = 0; for e != 0 the rounding error of u, d = x - (u - 1) (exact),
+ * enters as d / u. Special lanes (x <= -1, inf, NaN) as log of u; tiny |x|
+ * returns x. */
+static inline __m256 log1p8(__m256 x) {
+  const __m256 u = _mm256_add_ps(x, set1(1.0f));
+  const __m256i b = _mm256_sub_epi32(_mm256_castps_si256(u), set1i(OPTIC_LOG_SQRT_HALF_BITS));
+  const __m256i ei = _mm256_srai_epi32(b, 23);
+  const __m256i mi = _mm256_add_epi32(_mm256_and_si256(b, set1i(0x007fffff)), set1i(OPTIC_LOG_SQRT_HALF_BITS));
+  const __m256 e0 = _mm256_castsi256_ps(_mm256_cmpeq_epi32(ei, _mm256_setzero_si256()));
+  const __m256 f = blend8(e0, x, _mm256_sub_ps(_mm256_castsi256_ps(mi), set1(1.0f)));
+  const __m256 d = _mm256_andnot_ps(e0, _mm256_div_ps(_mm256_sub_ps(x, _mm256_sub_ps(u, set1(1.0f))), u));
+  const __m256 e = _mm256_cvtepi32_ps(ei);
+  const __m256 t = _mm256_add_ps(log_tail8(f), madd(e, set1(OPTIC_LN2_LO_F), d));
+  __m256 y = madd(e, set1(OPTIC_LN2_HI_F), _mm256_add_ps(f, t));
+  const __m256 ok =
+      _mm256_and_ps(_mm256_cmp_ps(u, _mm256_setzero_ps(), _CMP_GT_OQ), _mm256_cmp_ps(u, set1(INFINITY), _CMP_LT_OQ));
+  if (_mm256_movemask_ps(ok) != 0xff) {
+    __m256 special = blend8(_mm256_cmp_ps(u, _mm256_setzero_ps(), _CMP_EQ_OQ), set1(-INFINITY), set1(NAN));
+    special = blend8(_mm256_cmp_ps(u, set1(INFINITY), _CMP_EQ_OQ), u, special);
+    y = blend8(ok, y, special);
+  }
+  return blend8(_mm256_cmp_ps(abs8(x), set1(OPTIC_LOG1P_TINY), _CMP_LT_OQ), x, y);
+}
+
+/* erf: three intervals of |x| (kernels/unary_consts.h), one Horner pass with
+ * per-lane coefficients; the interval A result x + x P(x^2) keeps x's sign
+ * (and +-0, NaN), B and C take it by or, |x| >= ERF_SAT gives +-1. */
+#define ERF_COEF8(k, mb, mc) blend8(mc, set1(OPTIC_ERF_C##k), blend8(mb, set1(OPTIC_ERF_B##k), set1(OPTIC_ERF_A##k)))
+static inline __m256 erf8(__m256 x) {
+  const __m256 sign = _mm256_and_ps(x, sign_bits());
+  const __m256 a = abs8(x);
+  const __m256 mb = _mm256_cmp_ps(a, set1(OPTIC_ERF_T1), _CMP_GE_OQ);
+  const __m256 mc = _mm256_cmp_ps(a, set1(OPTIC_ERF_T2), _CMP_GE_OQ);
+  __m256 t = blend8(mb, _mm256_sub_ps(a, set1(OPTIC_ERF_MID_B)), _mm256_mul_ps(x, x));
+  t = blend8(mc, _mm256_sub_ps(a, set1(OPTIC_ERF_MID_C)), t);
+  __m256 p = madd(ERF_COEF8(9, mb, mc), t, ERF_COEF8(8, mb, mc));
+  p = madd(p, t, ERF_COEF8(7, mb, mc));
+  p = madd(p, t, ERF_COEF8(6, mb, mc));
+  p = madd(p, t, ERF_COEF8(5, mb, mc));
+  p = madd(p, t, ERF_COEF8(4, mb, mc));
+  p = madd(p, t, ERF_COEF8(3, mb, mc));
+  p = madd(p, t, ERF_COEF8(2, mb, mc));
+  p = madd(p, t, ERF_COEF8(1, mb, mc));
+  p = madd(p, t, ERF_COEF8(0, mb, mc));
+  const __m256 far = _mm256_or_ps(_mm256_min_ps(p, set1(1.0f)), sign);
+  const __m256 y = blend8(mb, far, madd(x, p, x));
+  return blend8(_mm256_cmp_ps(a, set1(OPTIC_ERF_SAT), _CMP_GE_OQ), _mm256_or_ps(set1(1.0f), sign), y);
+}
+#undef ERF_COEF8
+
 /* Large calls stream their stores (kernels/stream.h), as in binary_avx2.c. */
 #define AVX2_UNARY(fn, OP)                                                                    \
   void fn(size_t n, const float *x, float *y) {                                               \
@@ -180,3 +274,6 @@ AVX2_UNARY(optic_f32_vfloor__avx2, floor8)
 AVX2_UNARY(optic_f32_vceil__avx2, ceil8)
 AVX2_UNARY(optic_f32_vsquare__avx2, square8)
 AVX2_UNARY(optic_f32_vrelu__avx2, relu8)
+AVX2_UNARY(optic_f32_verf__avx2, erf8)
+AVX2_UNARY(optic_f32_vexpm1__avx2, expm18)
+AVX2_UNARY(optic_f32_vlog1p__avx2, log1p8)

@@ -124,6 +124,98 @@ static inline __m512 logistic16(__m512 x) {
   return _mm512_div_ps(num, _mm512_add_ps(e, set1(1.0f)));
 }
 
+/* expm1(r) on the reduced interval (kernels/unary_consts.h), r + r^2 P(r). */
+static inline __m512 expm1_poly16(__m512 r) {
+  __m512 p = madd(set1(OPTIC_EXPM1_C7), r, set1(OPTIC_EXPM1_C6));
+  p = madd(p, r, set1(OPTIC_EXPM1_C5));
+  p = madd(p, r, set1(OPTIC_EXPM1_C4));
+  p = madd(p, r, set1(OPTIC_EXPM1_C3));
+  p = madd(p, r, set1(OPTIC_EXPM1_C2));
+  return madd(_mm512_mul_ps(r, r), p, r);
+}
+
+/* expm1: x = n ln2 + r, 2^n (expm1(r) + (1 - 2^-n)), both powers by scalef
+ * (exact, overflow to inf); tiny |x| (and +-0) return x. NaN passes the
+ * clamps and every step. */
+static inline __m512 expm116(__m512 x) {
+  __m512 z = _mm512_max_ps(set1(OPTIC_EXPM1_LO), x);
+  z = _mm512_min_ps(set1(OPTIC_EXPM1_HI), z);
+  __m512 n = _mm512_sub_ps(madd(z, set1(OPTIC_LOG2E_F), set1(OPTIC_ROUND_MAGIC_F)), set1(OPTIC_ROUND_MAGIC_F));
+  __m512 r = madd(n, set1(-OPTIC_LN2_HI_F), z);
+  r = madd(n, set1(-OPTIC_LN2_LO_F), r);
+  __m512 c = _mm512_sub_ps(set1(1.0f), _mm512_scalef_ps(set1(1.0f), neg16(n)));
+  __m512 y = _mm512_scalef_ps(_mm512_add_ps(expm1_poly16(r), c), n);
+  return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(abs16(x), set1(OPTIC_EXPM1_TINY), _CMP_LT_OQ), x);
+}
+
+/* log(1 + f) - f = f^2 Q(f) (the log polynomial). */
+static inline __m512 log_tail16(__m512 f) {
+  __m512 q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
+  q = madd(q, f, set1(OPTIC_LOG_C8));
+  q = madd(q, f, set1(OPTIC_LOG_C7));
+  q = madd(q, f, set1(OPTIC_LOG_C6));
+  q = madd(q, f, set1(OPTIC_LOG_C5));
+  q = madd(q, f, set1(OPTIC_LOG_C4));
+  q = madd(q, f, set1(OPTIC_LOG_C3));
+  q = madd(q, f, set1(OPTIC_LOG_C2));
+  return _mm512_mul_ps(_mm512_mul_ps(f, f), q);
+}
+
+/* log1p: u = 1 + x = 2^e m (u >= 2^-24 is never subnormal); f = m - 1, or x
+ * when e = 0; for e != 0 the rounding error of u, d = x - (u - 1) (exact),
+ * enters as d / u. Special lanes (x <= -1, inf, NaN) as log of u; tiny |x|
+ * returns x. */
+static inline __m512 log1p16(__m512 x) {
+  const __m512 u = _mm512_add_ps(x, set1(1.0f));
+  __m512i b = _mm512_sub_epi32(_mm512_castps_si512(u), _mm512_set1_epi32(OPTIC_LOG_SQRT_HALF_BITS));
+  __m512i ei = _mm512_srai_epi32(b, 23);
+  __m512i mi =
+      _mm512_add_epi32(_mm512_and_si512(b, _mm512_set1_epi32(0x007fffff)), _mm512_set1_epi32(OPTIC_LOG_SQRT_HALF_BITS));
+  const __mmask16 e0 = _mm512_cmpeq_epi32_mask(ei, _mm512_setzero_si512());
+  __m512 f = _mm512_mask_mov_ps(_mm512_sub_ps(_mm512_castsi512_ps(mi), set1(1.0f)), e0, x);
+  __m512 d = _mm512_div_ps(_mm512_sub_ps(x, _mm512_sub_ps(u, set1(1.0f))), u);
+  d = _mm512_mask_mov_ps(d, e0, _mm512_setzero_ps());
+  __m512 e = _mm512_cvtepi32_ps(ei);
+  __m512 t = _mm512_add_ps(log_tail16(f), madd(e, set1(OPTIC_LN2_LO_F), d));
+  __m512 y = madd(e, set1(OPTIC_LN2_HI_F), _mm512_add_ps(f, t));
+  const __mmask16 ok =
+      _mm512_cmp_ps_mask(u, _mm512_setzero_ps(), _CMP_GT_OQ) & _mm512_cmp_ps_mask(u, set1(INFINITY), _CMP_LT_OQ);
+  if (ok != 0xffff) {
+    __m512 special =
+        _mm512_mask_mov_ps(set1(NAN), _mm512_cmp_ps_mask(u, _mm512_setzero_ps(), _CMP_EQ_OQ), set1(-INFINITY));
+    special = _mm512_mask_mov_ps(special, _mm512_cmp_ps_mask(u, set1(INFINITY), _CMP_EQ_OQ), u);
+    y = _mm512_mask_mov_ps(special, ok, y);
+  }
+  return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(abs16(x), set1(OPTIC_LOG1P_TINY), _CMP_LT_OQ), x);
+}
+
+/* erf: three intervals of |x| (kernels/unary_consts.h), one Horner pass with
+ * per-lane coefficients; the interval A result x + x P(x^2) keeps x's sign
+ * (and +-0, NaN), B and C take it by or, |x| >= ERF_SAT gives +-1. */
+#define ERF_COEF16(k, mb, mc) \
+  _mm512_mask_mov_ps(_mm512_mask_mov_ps(set1(OPTIC_ERF_A##k), mb, set1(OPTIC_ERF_B##k)), mc, set1(OPTIC_ERF_C##k))
+static inline __m512 erf16(__m512 x) {
+  const __m512 sign = _mm512_and_ps(x, _mm512_castsi512_ps(_mm512_set1_epi32((int)SIGN_MASK)));
+  const __m512 a = abs16(x);
+  const __mmask16 mb = _mm512_cmp_ps_mask(a, set1(OPTIC_ERF_T1), _CMP_GE_OQ);
+  const __mmask16 mc = _mm512_cmp_ps_mask(a, set1(OPTIC_ERF_T2), _CMP_GE_OQ);
+  __m512 t = _mm512_mask_sub_ps(_mm512_mul_ps(x, x), mb, a, set1(OPTIC_ERF_MID_B));
+  t = _mm512_mask_sub_ps(t, mc, a, set1(OPTIC_ERF_MID_C));
+  __m512 p = madd(ERF_COEF16(9, mb, mc), t, ERF_COEF16(8, mb, mc));
+  p = madd(p, t, ERF_COEF16(7, mb, mc));
+  p = madd(p, t, ERF_COEF16(6, mb, mc));
+  p = madd(p, t, ERF_COEF16(5, mb, mc));
+  p = madd(p, t, ERF_COEF16(4, mb, mc));
+  p = madd(p, t, ERF_COEF16(3, mb, mc));
+  p = madd(p, t, ERF_COEF16(2, mb, mc));
+  p = madd(p, t, ERF_COEF16(1, mb, mc));
+  p = madd(p, t, ERF_COEF16(0, mb, mc));
+  __m512 far = _mm512_or_ps(_mm512_min_ps(p, set1(1.0f)), sign);
+  __m512 y = _mm512_mask_mov_ps(madd(x, p, x), mb, far);
+  return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(a, set1(OPTIC_ERF_SAT), _CMP_GE_OQ), _mm512_or_ps(set1(1.0f), sign));
+}
+#undef ERF_COEF16
+
 #define AVX512_UNARY_TAIL(OP, i, n)                                       \
   for (; i < n; i += 16) {                                                \
     size_t r = n - i < 16 ? n - i : 16;                                   \
@@ -164,3 +256,6 @@ AVX512_UNARY(optic_f32_vfloor__avx512, floor16)
 AVX512_UNARY(optic_f32_vceil__avx512, ceil16)
 AVX512_UNARY(optic_f32_vsquare__avx512, square16)
 AVX512_UNARY(optic_f32_vrelu__avx512, relu16)
+AVX512_UNARY(optic_f32_verf__avx512, erf16)
+AVX512_UNARY(optic_f32_vexpm1__avx512, expm116)
+AVX512_UNARY(optic_f32_vlog1p__avx512, log1p16)
