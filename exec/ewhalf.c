@@ -11,51 +11,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "core/half.h"
 #include "exec/exec_internal.h"
+#include "kernels/convert.h"
 
 static bool is_half(optic_dtype dt) { return dt == OPTIC_F16 || dt == OPTIC_BF16; }
 
 /* ------------------------------------------------------------ conversions */
 
+/* The convert kernels (kernels/convert.h: bitwise core/half.h's
+ * converters on every ISA), fetched once per process. */
+static const optic_convert_kernels *g_cvt;
+static pthread_once_t g_cvt_once = PTHREAD_ONCE_INIT;
+static void cvt_init(void) { g_cvt = optic_convert_kernels_get(); }
+static const optic_convert_kernels *cvt(void) {
+  pthread_once(&g_cvt_once, cvt_init);
+  return g_cvt;
+}
+
 void ew_half_widen(optic_dtype dt, size_t n, const void *x, float *y) {
-  const unsigned char *p = x;
-  if (dt == OPTIC_BF16) {
-    for (size_t i = 0; i < n; i++) {
-      uint16_t h;
-      memcpy(&h, p + 2 * i, 2);
-      y[i] = optic_half_to_f32_bf16(h);
-    }
-    return;
-  }
-  for (size_t i = 0; i < n; i++) {
-    uint16_t h;
-    memcpy(&h, p + 2 * i, 2);
-    y[i] = optic_half_to_f32_f16(h);
-  }
-}
-
-/* The f32 image of x rounded to f16 (widen(narrow(x)) of core/half.h),
- * branch-free so the bulk loops vectorize: normals round on the bits (to
- * nearest even, a carry moving into the exponent), |x| >= 65520 gives inf,
- * below 2^-14 the quantum 2^-24 is the ulp of (|x| + 0.5) in [0.5, 1), so
- * that sum rounds (to nearest even) and subtracting 0.5 is exact. A NaN is
- * quieted, its 9 high payload bits kept. */
-static inline uint32_t f16_round_bits(uint32_t b) {
-  uint32_t a = b & 0x7FFFFFFFu, sign = b & 0x80000000u;
-  uint32_t nan = 0x7FC00000u | (a & 0x003FE000u);
-  uint32_t normal = (a + 0x0FFFu + ((a >> 13) & 1u)) & 0xFFFFE000u;
-  float small = optic_half_bits_f32(a < 0x38800000u ? a : 0u);
-  uint32_t sub = optic_half_f32_bits((small + 0.5f) - 0.5f);
-  uint32_t r = a > 0x7F800000u ? nan : a >= 0x477FF000u ? 0x7F800000u : a >= 0x38800000u ? normal : sub;
-  return sign | r;
-}
-
-/* The bf16 rounding of core/half.h on the f32 image: to nearest even on the
- * bits; a NaN quieted, its high payload kept. */
-static inline uint32_t bf16_round_bits(uint32_t b) {
-  uint32_t rounded = (b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u, nan = (b & 0xFFFF0000u) | 0x00400000u;
-  return (b & 0x7FFFFFFFu) > 0x7F800000u ? nan : rounded;
+  if (dt == OPTIC_BF16) cvt()->bf16_f32(n, x, y);
+  else cvt()->f16_f32(n, x, y);
 }
 
 /* The f16 whose exact f32 image is bits b (branch-free: every case is
@@ -71,18 +49,8 @@ static inline uint16_t f16_of_image(uint32_t b) {
 }
 
 void ew_half_narrow(optic_dtype dt, size_t n, const float *x, void *y) {
-  unsigned char *p = y;
-  if (dt == OPTIC_BF16) {
-    for (size_t i = 0; i < n; i++) {
-      uint16_t h = (uint16_t)(bf16_round_bits(optic_half_f32_bits(x[i])) >> 16);
-      memcpy(p + 2 * i, &h, 2);
-    }
-    return;
-  }
-  for (size_t i = 0; i < n; i++) {
-    uint16_t h = f16_of_image(f16_round_bits(optic_half_f32_bits(x[i])));
-    memcpy(p + 2 * i, &h, 2);
-  }
+  if (dt == OPTIC_BF16) cvt()->f32_bf16(n, x, y);
+  else cvt()->f32_f16(n, x, y);
 }
 
 void ew_half_narrow_exact(optic_dtype dt, size_t n, const float *x, void *y) {
@@ -100,12 +68,15 @@ void ew_half_narrow_exact(optic_dtype dt, size_t n, const float *x, void *y) {
   }
 }
 
+/* Narrowed into a stack chunk and widened back: the kernels' two passes
+ * over L1 beat one scalar pass. */
 void ew_half_round(optic_dtype dt, size_t n, float *y) {
-  if (dt == OPTIC_BF16) {
-    for (size_t i = 0; i < n; i++) y[i] = optic_half_bits_f32(bf16_round_bits(optic_half_f32_bits(y[i])));
-    return;
+  uint16_t h[512];
+  for (size_t lo = 0; lo < n; lo += 512) {
+    size_t len = n - lo < 512 ? n - lo : 512;
+    ew_half_narrow(dt, len, y + lo, h);
+    ew_half_widen(dt, len, h, y + lo);
   }
-  for (size_t i = 0; i < n; i++) y[i] = optic_half_bits_f32(f16_round_bits(optic_half_f32_bits(y[i])));
 }
 
 /* ------------------------------------------------------------ the rewrite */
