@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "exec/exec_internal.h"
-#include "kernels/dot_convert.h"
+#include "kernels/convert.h"
 #include "kernels/stream.h"
 
 static optic_status run_contraction(const exec_step *s, const float *a, const float *b, float *y,
@@ -17,8 +17,9 @@ static void convert_share(optic_dtype from, const void *src, optic_dtype to, voi
   size_t lo, hi;
   exec_share(n, th->t, th->nt, &lo, &hi);
   if (lo < hi) {
-    optic_dot_convert(from, (const unsigned char *)src + lo * optic_dtype_size(from), to,
-                      (unsigned char *)dst + lo * optic_dtype_size(to), hi - lo);
+    const unsigned char *sp = (const unsigned char *)src + lo * optic_dtype_size(from);
+    unsigned char *dp = (unsigned char *)dst + lo * optic_dtype_size(to);
+    if (!optic_convert_halves(from, sp, to, dp, hi - lo)) optic_convert_elements(from, sp, to, dp, hi - lo);
   }
 }
 

@@ -1,16 +1,27 @@
-/* The dot's conversions (kernels/dot_convert.h) against optic_convert_elements
- * (the scalar converter of core/half.h), bit for bit, on every ISA built
- * here: every f16 and bf16 pattern widened; for narrowing, every f32 pattern
+/* The f32/bf16/f16 convert kernels of every ISA built here (the tables of
+ * optic_convert_kernels_for, which optic_convert_halves dispatches to: the
+ * runtime's convert ops, in-fusion widening and the dot/conv operand
+ * widening) against optic_convert_elements (the scalar converter of
+ * core/half.h), bit for bit: every f16 and bf16 pattern widened; for narrowing, every f32 pattern
  * whose low 16 bits are one of a set that holds the f16 and bf16 ties and
  * their neighbours (so each exponent, each high mantissa, subnormal results,
  * overflow to inf and NaN payloads), plus random patterns; lengths 0, 1,
  * 15, 16, 17, 33 at misaligned starts with guards after the output. */
 #include <string.h>
 
-#include "kernels/dot_convert.h"
+#include "kernels/convert.h"
 #include "tests/kernels/kernel_test.h"
 
 static const optic_isa isas[] = {OPTIC_ISA_SCALAR, OPTIC_ISA_AVX2, OPTIC_ISA_AVX512, OPTIC_ISA_NEON};
+
+/* One of the four conversions through isa's table. */
+static void convert_isa(optic_isa isa, optic_dtype from, const void *src, optic_dtype to, void *dst, size_t n) {
+  const optic_convert_kernels *t = optic_convert_kernels_for(isa);
+  if (from == OPTIC_F16) t->f16_f32(n, src, dst);
+  else if (from == OPTIC_BF16) t->bf16_f32(n, src, dst);
+  else if (to == OPTIC_F16) t->f32_f16(n, src, dst);
+  else t->f32_bf16(n, src, dst);
+}
 
 /* Converts n elements from src with isa and with the scalar converter and
  * compares the bytes; false (and a message) on the first difference. */
@@ -18,7 +29,7 @@ static bool same_as_scalar(optic_isa isa, optic_dtype from, const void *src, opt
   size_t es = optic_dtype_size(to);
   unsigned char *got = malloc(n * es + 64), *want = malloc(n * es + 64);
   memset(got, 0xA5, n * es + 64);
-  OT_EXPECT_OK(optic_dot_convert_isa(isa, from, src, to, got, n));
+  convert_isa(isa, from, src, to, got, n);
   OT_EXPECT_OK(optic_convert_elements(from, src, to, want, n));
   bool ok = true;
   for (size_t i = 0; i < n && ok; i++) {
@@ -92,14 +103,17 @@ static void lengths(void) {
   }
 }
 
-/* Pairs that are not the four go to optic_convert_elements, with its errors. */
+/* optic_convert_halves takes only the four pairs: any other is refused
+ * (false) with nothing written, so its callers fall back to
+ * optic_convert_elements. */
 static void other_pairs(void) {
   int8_t s8[5] = {-128, -1, 0, 1, 127};
-  float f[5];
-  OT_EXPECT_OK(optic_dot_convert(OPTIC_S8, s8, OPTIC_F32, f, 5));
-  OT_CHECK(f[0] == -128.0f && f[1] == -1.0f && f[2] == 0.0f && f[3] == 1.0f && f[4] == 127.0f);
-  OT_EXPECT_STATUS(optic_dot_convert(OPTIC_F16, NULL, OPTIC_F32, f, 5), OPTIC_ERR_INVALID_ARGUMENT);
-  OT_EXPECT_OK(optic_dot_convert(OPTIC_F16, NULL, OPTIC_F32, NULL, 0));
+  float f[5] = {7, 7, 7, 7, 7};
+  OT_CHECK(!optic_convert_halves(OPTIC_S8, s8, OPTIC_F32, f, 5));
+  OT_CHECK(!optic_convert_halves(OPTIC_F16, s8, OPTIC_BF16, f, 2));
+  OT_CHECK(f[0] == 7.0f && f[4] == 7.0f, "a refused pair wrote its output");
+  uint16_t h[2] = {0x3C00, 0xC000}; /* f16 1 and -2 */
+  OT_CHECK(optic_convert_halves(OPTIC_F16, h, OPTIC_F32, f, 2) && f[0] == 1.0f && f[1] == -2.0f);
 }
 
 static const ot_case cases[] = {
