@@ -69,6 +69,14 @@ optic_compare_dir ew_param_of(const optic_node_attrs_t *a) {
   return a->kind == OPTIC_ATTRS_COMPARE ? a->compare.direction : OPTIC_CMP_EQ;
 }
 
+bool ew_half_widenable(optic_opcode op) {
+  if (!ew_is_elementwise(op) || scalar_op(op)) return false;
+  optic_unary_op u;
+  optic_binary_op b;
+  return op == OPTIC_OP_COPY || op == OPTIC_OP_CONVERT || op == OPTIC_OP_SELECT || op == OPTIC_OP_CLAMP ||
+         op == OPTIC_OP_COMPARE || unary_kernel(op, &u) || binary_kernel(op, &b);
+}
+
 static bool generic_supported(optic_opcode op, optic_dtype in, optic_dtype out) {
   return ew_is_elementwise(op) && optic_elem_generic_supported(elem_of(op), in, out);
 }

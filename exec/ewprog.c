@@ -36,6 +36,7 @@ void ew_prog_destroy(ew_prog *p) {
   free(p->input_const);
   free(p->ins);
   free(p->output_dtype);
+  free(p->wide_consts);
   free(p);
 }
 
@@ -429,6 +430,7 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
   }
   mark_needed(m, root, n, needed, stack);
   p->extra_input = -1;
+  p->wide_scratch = -1;
   int32_t np = optic_computation_parameter_count(m, comp);
   for (int32_t k = 0; k < np && st == OPTIC_OK; k++) {
     int32_t idx;
@@ -458,6 +460,7 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
     st = lower_at(&c, id, i, vals, N, params_full, as_input);
   }
   if (st == OPTIC_OK) st = emit_outputs(&c, root, n_out, vals);
+  if (st == OPTIC_OK) st = ew_widen_halves(p);
   if (st == OPTIC_OK) finish_instrs(p);
 done:
   free(c.free_regs);
@@ -556,6 +559,62 @@ static void run_op(const ew_instr *in, size_t len, const void *const *src, unsig
   }
 }
 
+/* A gather of halves widened into f32 register y, run by run of its merged
+ * walk: a broadcast run is one value filled, a contiguous run widened in
+ * bulk, a strided one element by element. */
+static void wide_gather(const ew_instr *g, size_t lo, size_t len, const void *src, bool scalar, float *y) {
+  const unsigned char *s = src;
+  const int32_t last = g->run.rank - 1;
+  const int64_t st = last >= 0 ? g->run.strides[last] : 0;
+  for (size_t k = 0; k < len;) {
+    int64_t off = 0;
+    size_t n = scalar ? len - k : gather_run_left(g, lo + k, &off);
+    if (n == 0) return; /* past the walk: not reached for a domain the walk spans */
+    n = n < len - k ? n : len - k;
+    if (scalar || st == 0) {
+      float v;
+      ew_half_widen(g->wide, 1, s + 2 * off, &v);
+      for (size_t i = 0; i < n; i++) y[k + i] = v;
+    } else if (st == 1) {
+      ew_half_widen(g->wide, n, s + 2 * off, y + k);
+    } else {
+      for (size_t i = 0; i < n; i++) ew_half_widen(g->wide, 1, s + 2 * (off + (int64_t)i * st), y + k + i);
+    }
+    k += n;
+  }
+}
+
+/* An instruction of a widened program (exec/ewhalf.c) that converts:
+ * widening an input or a gather, rounding an op's result, narrowing into an
+ * output. */
+static void run_wide(const ew_prog *p, const ew_instr *in, size_t lo, size_t len, const void *const *src, unsigned mask,
+                     unsigned char *rb, void *dst) {
+  switch (in->kind) {
+    case EW_WIDEN:
+      if (mask & 1u) {
+        float v;
+        ew_half_widen(in->wide, 1, src[0], &v);
+        for (size_t i = 0; i < len; i++) ((float *)dst)[i] = v;
+      } else {
+        ew_half_widen(in->wide, len, src[0], dst);
+      }
+      return;
+    case EW_GATHER: wide_gather(in, lo, len, src[0], mask & 1u, dst); return;
+    case EW_MOVE: ew_half_narrow_exact(in->wide, len, src[0], dst); return;
+    default:
+      if (in->dst >= 0) {
+        run_op(in, len, src, mask, dst);
+        if (!in->wide_exact) ew_half_round(in->wide, len, dst);
+      } else {
+        float *t = (float *)(void *)(rb + (size_t)p->wide_scratch * EXEC_BLOCK * 8);
+        run_op(in, len, src, mask, t);
+        if (in->wide_exact) ew_half_narrow_exact(in->wide, len, t, dst);
+        else ew_half_narrow(in->wide, len, t, dst);
+      }
+      return;
+  }
+}
+
 /* One segment [lo, lo + len) of a block, in which every aliasing gather
  * whose run holds at least len elements from lo reads through the alias. */
 static void run_segment(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
@@ -581,7 +640,9 @@ static void run_segment(const ew_prog *p, const void *const *inputs, uint64_t sc
       continue;
     }
     void *dst = in->dst >= 0 ? (void *)(rb + (size_t)in->dst * EXEC_BLOCK * 8) : outputs[-1 - in->dst];
-    if (in->kind == EW_GATHER) {
+    if (in->wide != OPTIC_DTYPE_INVALID) {
+      run_wide(p, in, lo, len, src, mask, rb, dst);
+    } else if (in->kind == EW_GATHER) {
       walk_gather(&in->run, optic_dtype_size(in->out_dt), src[0], lo, len, dst); /* merged: fewer dims */
     } else {
       run_op(in, len, src, mask, dst);

@@ -96,7 +96,8 @@ typedef struct ew_src {
   const void *value; /* EW_SCALAR: the element (a constant's bytes), or NULL for a scalar input */
 } ew_src;
 
-enum { EW_OP, EW_GATHER, EW_MOVE };
+/* EW_WIDEN (exec/ewhalf.c): dst register = input src[0] (f16/bf16) widened to f32. */
+enum { EW_OP, EW_GATHER, EW_MOVE, EW_WIDEN };
 /* How a gather into a register may skip its copy for a block that lies in
  * one run of the walk's last dim: the register then stands for one element
  * repeated (EW_ALIAS_SCALAR: the run's stride is 0, a broadcast along it) or
@@ -129,6 +130,12 @@ typedef struct ew_instr {
   void (*k_vs)(size_t n, const float *a, float s, float *y);
   bool k_comm;       /* k_vs also serves a scalar first operand (add, multiply) */
   uint8_t src_es[3]; /* element bytes of each EW_INPUT source */
+  /* f16/bf16 values held widened to f32 in registers (exec/ewhalf.c), this
+   * half dtype: EW_OP rounds its f32 result to it (in place, or narrowing
+   * into an output); EW_GATHER widens what it gathers; EW_MOVE narrows a
+   * register (exactly) into an output; EW_WIDEN widens from it. */
+  optic_dtype wide;
+  bool wide_exact; /* EW_OP that moves values (copy, select): narrowed exactly, never rounded */
 } ew_instr;
 
 typedef struct ew_prog {
@@ -143,6 +150,8 @@ typedef struct ew_prog {
   uint64_t scalar_inputs; /* bit i: parameter i has one element, repeated over the domain */
   int32_t extra_input;    /* ew_lower_epilogue: the input that is the dot's result; else -1 */
   bool may_segment;       /* it has an aliasing gather (ew_run_block may cut blocks) */
+  int32_t wide_scratch;   /* ew_widen_halves: the register an output's f32 result goes through; -1 none */
+  float *wide_consts;     /* ew_widen_halves: half constants widened (EW_SCALAR values point here) */
 } ew_prog;
 
 /* Lowers computation comp into a block program whose inputs are comp's
@@ -167,6 +176,23 @@ optic_status ew_lower_epilogue(const optic_module_t *m, optic_comp_id comp, size
 optic_status ew_lower_subtree(const optic_module_t *m, optic_comp_id comp, optic_node_id root, size_t elements,
                               ew_prog **out);
 void ew_prog_destroy(ew_prog *p);
+/* Rewrites a lowered program so that its f16/bf16 values live in registers
+ * widened to f32 (exact): each half input is widened once per block, each
+ * op runs the f32 kernels and rounds its result back to the half (the rule
+ * of the op-by-op path: same values, bitwise), an output is narrowed once
+ * on store. Leaves the program as it is when an op has no such form.
+ * Called by the lowering before kernels are bound. */
+optic_status ew_widen_halves(ew_prog *p);
+/* Whether the elementwise op runs on widened halves (it has an f32 kernel
+ * form or moves values: copy, convert, select, clamp, compare). */
+bool ew_half_widenable(optic_opcode op);
+/* The f16/bf16 <-> f32 steps of widened programs (dt: OPTIC_F16 or
+ * OPTIC_BF16): widen; narrow with rounding; narrow a value that is exactly a
+ * half (bitwise, NaN payloads kept); round in place (y = widen(narrow(y))). */
+void ew_half_widen(optic_dtype dt, size_t n, const void *x, float *y);
+void ew_half_narrow(optic_dtype dt, size_t n, const float *x, void *y);
+void ew_half_narrow_exact(optic_dtype dt, size_t n, const float *x, void *y);
+void ew_half_round(optic_dtype dt, size_t n, float *y);
 /* Runs the program on elements [lo, lo + len) of the domain, len <=
  * EXEC_BLOCK. inputs[i] points at input i's element 0 (scalar inputs: their
  * one element, with bit i of scalar_inputs set); outputs[k] at output k's

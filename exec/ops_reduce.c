@@ -265,6 +265,75 @@ static void reduce_half_few(const exec_step *s, const exec_walk *kept, const exe
   }
 }
 
+/* ------------------------------------------------------------ one-op f16/bf16 reducers, many outputs
+ * The same fold, vectorized across a block of outputs: their accumulators
+ * are held widened to f32 (exact), and for each reduced position (row-major
+ * order of the reduced dims) the block's inputs are gathered and widened,
+ * combined by the f32 kernel the reducer's block program would run, and the
+ * accumulators rounded to the half in place (exec/ewhalf.c), then narrowed
+ * once (exactly) at the end: each output is the per-output fold's bitwise. */
+/* Maximum/minimum over contiguous rows: each row widened a block at a time
+ * and reduced by the f32 kernel, whose result is the in-order fold's
+ * bitwise (kernels/reduce.h); the blocks' results and the init value are
+ * folded in order. Each step of the half fold keeps an exact half value
+ * (rounding it changes nothing) except a NaN, quieted: so one rounding at
+ * the end gives the per-output fold's result. */
+static void reduce_half_rows_extremum(const exec_step *s, const exec_walk *kept, size_t R, const uint16_t *x,
+                                      float init, uint16_t *y, size_t lo, size_t hi, float *vals) {
+  const optic_dtype dt = s->operand_dtype[0];
+  const optic_reduce_op op = kernel_op(s->reduce_half);
+  const optic_reduce_kernels *k = optic_reduce_kernels_get();
+  for (size_t j = lo; j < hi; j++) {
+    const uint16_t *row = x + kept_offset(kept, j);
+    float acc = optic_reduce_identity(op);
+    for (size_t r0 = 0; r0 < R; r0 += EXEC_BLOCK) {
+      size_t len = R - r0 < EXEC_BLOCK ? R - r0 : EXEC_BLOCK;
+      ew_half_widen(dt, len, row + r0, vals);
+      acc = fold_f32(s->reduce_half, acc, k->r[op](len, vals));
+    }
+    acc = fold_f32(s->reduce_half, init, acc);
+    ew_half_narrow(dt, 1, &acc, y + j);
+  }
+}
+
+static void reduce_half_block(const exec_step *s, const exec_walk *kept, const exec_walk *red, const uint16_t *x,
+                              const void *init_p, uint16_t *y, size_t lo, size_t hi, unsigned char *regs) {
+  const optic_dtype dt = s->operand_dtype[0];
+  float *acc = (float *)(void *)regs, *vals = acc + EXEC_BLOCK;
+  uint16_t *col = (uint16_t *)(void *)(vals + EXEC_BLOCK);
+  size_t R = 1;
+  for (int32_t d = 0; d < red->rank; d++) R *= (size_t)red->dims[d];
+  float init;
+  ew_half_widen(dt, 1, init_p, &init);
+  const exec_walk rm = walk_merged(red);
+  if ((s->reduce_half == OPTIC_OP_MAXIMUM || s->reduce_half == OPTIC_OP_MINIMUM) && R > 0 &&
+      (rm.rank == 0 || (rm.rank == 1 && rm.strides[0] == 1))) {
+    reduce_half_rows_extremum(s, kept, R, x, init, y, lo, hi, vals);
+    return;
+  }
+  for (size_t j0 = lo; j0 < hi; j0 += EXEC_BLOCK) {
+    size_t len = hi - j0 < EXEC_BLOCK ? hi - j0 : EXEC_BLOCK;
+    for (size_t k = 0; k < len; k++) acc[k] = init;
+    int64_t ridx[OPTIC_MAX_RANK] = {0}, roff = 0;
+    for (size_t r = 0; r < R; r++) {
+      exec_walk w = *kept;
+      w.base = roff;
+      walk_gather(&w, 2, x, j0, len, col);
+      ew_half_widen(dt, len, col, vals);
+      const void *src[2] = {acc, vals};
+      ew_apply((optic_opcode)s->reduce_half, OPTIC_CMP_EQ, OPTIC_F32, OPTIC_F32, len, src, 0, acc);
+      ew_half_round(dt, len, acc);
+      for (int32_t d = red->rank - 1; d >= 0; d--) {
+        roff += red->strides[d];
+        if (++ridx[d] < red->dims[d]) break;
+        roff -= ridx[d] * red->strides[d];
+        ridx[d] = 0;
+      }
+    }
+    ew_half_narrow_exact(dt, len, acc, y + j0);
+  }
+}
+
 static optic_status reduce_step(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   int32_t n = s->n_operands / 2;
   if (n > 32) return optic_fail(OPTIC_ERR_UNSUPPORTED, "reduce %s: more than 32 inputs", s->name);
@@ -283,6 +352,11 @@ static optic_status reduce_step(const exec_step *s, const exec_frame *f, const e
   reduce_operands(s, f, n, es, in, init, out);
   if (s->reduce_half && n == 1 && hi - lo < REDUCE_FEW_OUTPUTS) {
     reduce_half_few(s, &kept, &red, (const uint16_t *)(const void *)in[0], init[0], (uint16_t *)(void *)out[0], lo, hi);
+    return OPTIC_OK;
+  }
+  if (s->reduce_half && n == 1) {
+    reduce_half_block(s, &kept, &red, (const uint16_t *)(const void *)in[0], init[0], (uint16_t *)(void *)out[0], lo,
+                      hi, th->regs);
     return OPTIC_OK;
   }
   if (s->reduce_fast && n == 1) {

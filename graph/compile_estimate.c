@@ -137,15 +137,47 @@ static double reduce_class(const optic_machine *mc, const optic_module_t *m, opt
  * input and a reducer that is add, multiply, maximum or minimum of its two
  * parameters (exec/bind.c's fast reducer); other reduces run the reducer's
  * block program once per reduced position per block of outputs. */
-static bool fast_reduce(const optic_module_t *m, optic_node_id id) {
-  if (optic_node_operand_count(m, id) != 2 || optic_node_type(m, id)->dtype != OPTIC_F32) return false;
+/* The reducer's opcode when reduce id has one input and a reducer that is
+ * one add/multiply/maximum/minimum of its two parameters; else 0. */
+static optic_opcode one_op_reduce(const optic_module_t *m, optic_node_id id) {
+  if (optic_node_operand_count(m, id) != 2) return (optic_opcode)0;
   optic_comp_id f = optic_node_called(m, id, 0);
   optic_node_id root = optic_computation_root(m, f);
   optic_opcode op = optic_node_opcode(m, root);
-  if (op != OPTIC_OP_ADD && op != OPTIC_OP_MULTIPLY && op != OPTIC_OP_MAXIMUM && op != OPTIC_OP_MINIMUM) return false;
-  return optic_computation_parameter_count(m, f) == 2 &&
-         optic_node_operand(m, root, 0) == optic_computation_parameter(m, f, 0) &&
-         optic_node_operand(m, root, 1) == optic_computation_parameter(m, f, 1);
+  if (op != OPTIC_OP_ADD && op != OPTIC_OP_MULTIPLY && op != OPTIC_OP_MAXIMUM && op != OPTIC_OP_MINIMUM) {
+    return (optic_opcode)0;
+  }
+  bool one = optic_computation_parameter_count(m, f) == 2 &&
+             optic_node_operand(m, root, 0) == optic_computation_parameter(m, f, 0) &&
+             optic_node_operand(m, root, 1) == optic_computation_parameter(m, f, 1);
+  return one ? op : (optic_opcode)0;
+}
+
+static bool fast_reduce(const optic_module_t *m, optic_node_id id) {
+  return optic_node_type(m, id)->dtype == OPTIC_F32 && one_op_reduce(m, id) != 0;
+}
+
+/* An f16/bf16 maximum/minimum over the trailing dims: the runtime reduces
+ * each row with the f32 kernel on widened blocks (no reducer steps). */
+static bool half_rows_extremum(const optic_module_t *m, optic_node_id id) {
+  optic_dtype dt = optic_node_type(m, id)->dtype;
+  optic_opcode op = one_op_reduce(m, id);
+  optic_node_attrs_t a;
+  if ((dt != OPTIC_F16 && dt != OPTIC_BF16) || (op != OPTIC_OP_MAXIMUM && op != OPTIC_OP_MINIMUM) ||
+      optic_node_attrs(m, id, &a) != OPTIC_OK) {
+    return false;
+  }
+  const optic_type *in = optic_node_type(m, optic_node_operand(m, id, 0));
+  bool reduced[OPTIC_MAX_RANK] = {false};
+  for (int32_t i = 0; i < a.reduce.count; i++)
+    if (a.reduce.dims[i] >= 0 && a.reduce.dims[i] < OPTIC_MAX_RANK) reduced[a.reduce.dims[i]] = true;
+  bool seen = false; /* a reduced dim of extent > 1 before: a later kept one breaks the rows */
+  for (int32_t d = 0; d < in->shape.rank; d++) {
+    if (in->shape.dims[d] == 1) continue;
+    if (reduced[d]) seen = true;
+    else if (seen) return false;
+  }
+  return true;
 }
 
 /* Reduced positions x blocks of REDUCE_BLOCK_OUTPUTS outputs: the reducer
@@ -380,7 +412,7 @@ static double class_work_ns(const optic_program_t *p, const optic_machine *mc, o
     case OPTIC_OP_REDUCE: {
       double fold = reduce_fold_ns(m, mc, id, threads);
       if (fold >= 0) return fold;
-      double steps = fast_reduce(m, id) ? 0 : reduce_steps(m, id);
+      double steps = fast_reduce(m, id) || half_rows_extremum(m, id) ? 0 : reduce_steps(m, id);
       double blocks = elements(t) / REDUCE_BLOCK_OUTPUTS;
       return (narrow_ns(mc, m, id) + steps * mc->reduce_step_ns) / split_share(blocks, threads);
     }
