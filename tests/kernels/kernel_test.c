@@ -136,3 +136,9 @@ void kt_mem_free(kt_mem *m) {
   m->base = NULL;
   m->p = NULL;
 }
+
+size_t kt_elements(const optic_shape *s) {
+  size_t n = 0;
+  optic_shape_elements(s, &n);
+  return n;
+}

@@ -49,6 +49,9 @@ bool kt_same(float a, float b);
 /* Skips (prints and returns true) when this CPU cannot run isa's kernels. */
 bool kt_skip_isa(optic_isa isa);
 
+/* Elements of shape s (0 for an invalid shape). */
+size_t kt_elements(const optic_shape *s);
+
 /* Guarded arrays of any element type (compare, select, clamp, convert tests):
  * n elements of elem_size bytes starting offset elements past a 64-byte
  * boundary; the offset * elem_size bytes before the array and KT_MEM_GUARD

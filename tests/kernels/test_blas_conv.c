@@ -33,12 +33,6 @@ static const char *describe(const optic_conv_desc *d) {
   return buf;
 }
 
-static size_t elements(const optic_shape *s) {
-  size_t n = 0;
-  optic_shape_elements(s, &n);
-  return n;
-}
-
 static float *random_floats(kt_rng *r, size_t n) {
   float *x = malloc((n + 1) * sizeof(float));
   kt_fill(r, x, n, -1.0f, 1.0f, 0);
@@ -76,7 +70,7 @@ static int check_pass(const optic_conv_desc *d, optic_conv_pass pass, const floa
   optic_status st = optic_conv_plan_make(d, pass, threads, &p);
   OT_CHECK(st == OPTIC_OK, "%s: plan %s: %s", ctx, pass_names[pass], optic_last_error());
   if (st != OPTIC_OK) return 1;
-  OT_CHECK(elements(&p.result_shape) == nout, "%s: result shape", ctx);
+  OT_CHECK(kt_elements(&p.result_shape) == nout, "%s: result shape", ctx);
   kt_buf out = kt_buf_make(nout, 1);
   kt_buf scr = kt_buf_make((p.scratch_bytes + 3) / 4, 3);
   if (omp) {
@@ -115,7 +109,7 @@ static int check_desc(const optic_conv_desc *d, uint64_t seed, const char *ctx) 
   optic_status st = optic_conv_infer_shape(d, &os);
   OT_CHECK(st == OPTIC_OK, "%s: %s", ctx, optic_last_error());
   if (st != OPTIC_OK) return 1;
-  size_t nin = elements(&d->input), nk = elements(&d->kernel), nout = elements(&os);
+  size_t nin = kt_elements(&d->input), nk = kt_elements(&d->kernel), nout = kt_elements(&os);
   kt_rng rng = {seed | 1};
   float *in = random_floats(&rng, nin), *k = random_floats(&rng, nk), *go = random_floats(&rng, nout);
   float *ain = absolute(in, nin), *ak = absolute(k, nk), *ago = absolute(go, nout);
@@ -196,7 +190,7 @@ static void test_hlo_isolated_layout_3021(void) {
   optic_shape os;
   OT_EXPECT_OK(optic_conv_infer_shape(&d, &os));
   kt_rng rng = {77};
-  size_t nin = elements(&d.input), nk = elements(&d.kernel), nout = elements(&os);
+  size_t nin = kt_elements(&d.input), nk = kt_elements(&d.kernel), nout = kt_elements(&os);
   float *in = random_floats(&rng, nin), *k = random_floats(&rng, nk), *out = malloc(nout * sizeof(float));
   optic_conv_plan p;
   OT_EXPECT_OK(optic_conv_plan_make(&d, OPTIC_CONV_FORWARD, 2, &p));
@@ -206,8 +200,8 @@ static void test_hlo_isolated_layout_3021(void) {
   optic_shape so;
   float *sin = take_ends(in, &d.input, d.dn.in_batch, 1, &small.input);
   float *sout = take_ends(out, &os, d.dn.out_batch, 1, &so);
-  float *ain = absolute(sin, elements(&small.input)), *ak = absolute(k, nk);
-  size_t ns = elements(&so);
+  float *ain = absolute(sin, kt_elements(&small.input)), *ak = absolute(k, nk);
+  size_t ns = kt_elements(&so);
   float *want = malloc(ns * sizeof(float)), *mag = malloc(ns * sizeof(float));
   OT_EXPECT_OK(optic_ref_f32_conv(&small, sin, k, want));
   OT_EXPECT_OK(optic_ref_f32_conv(&small, ain, ak, mag));
@@ -316,7 +310,7 @@ static void test_edge_sizes(void) {
 static void check_misaligned_forward(const optic_conv_desc *d, uint64_t seed, const char *ctx) {
   optic_shape os;
   OT_EXPECT_OK(optic_conv_infer_shape(d, &os));
-  size_t nin = elements(&d->input), nk = elements(&d->kernel), nout = elements(&os);
+  size_t nin = kt_elements(&d->input), nk = kt_elements(&d->kernel), nout = kt_elements(&os);
   kt_rng rng = {seed | 1};
   float *in = random_floats(&rng, nin + 1), *k = random_floats(&rng, nk + 1);
   float *ain = absolute(in + 1, nin), *ak = absolute(k + 1, nk);
@@ -518,7 +512,7 @@ static double loss(const optic_conv_desc *d, const double *in, const double *k, 
 static void fd_check(const optic_conv_desc *d, uint64_t seed, const char *what) {
   optic_shape os;
   OT_EXPECT_OK(optic_conv_infer_shape(d, &os));
-  size_t nin = elements(&d->input), nk = elements(&d->kernel), nout = elements(&os);
+  size_t nin = kt_elements(&d->input), nk = kt_elements(&d->kernel), nout = kt_elements(&os);
   kt_rng rng = {seed};
   float *in = random_floats(&rng, nin), *k = random_floats(&rng, nk), *go = random_floats(&rng, nout);
   double *din = malloc(nin * sizeof(double)), *dk = malloc(nk * sizeof(double)), *dgo = malloc(nout * sizeof(double));
@@ -578,7 +572,7 @@ static void test_openmp_slices(void) {
   pads(&d, 1);
   optic_shape os;
   OT_EXPECT_OK(optic_conv_infer_shape(&d, &os));
-  size_t nin = elements(&d.input), nk = elements(&d.kernel), nout = elements(&os);
+  size_t nin = kt_elements(&d.input), nk = kt_elements(&d.kernel), nout = kt_elements(&os);
   kt_rng rng = {41};
   float *in = random_floats(&rng, nin), *k = random_floats(&rng, nk), *go = random_floats(&rng, nout);
   float *ain = absolute(in, nin), *ak = absolute(k, nk), *ago = absolute(go, nout);

@@ -51,12 +51,6 @@ static optic_conv_desc desc_of(const conv_case *c) {
   return d;
 }
 
-static size_t elements(const optic_shape *s) {
-  size_t n = 0;
-  optic_shape_elements(s, &n);
-  return n;
-}
-
 /* bf16 operand, its exact widening and its magnitudes. */
 static void random_bf16(kt_rng *r, size_t n, uint16_t *h, double *x, double *ax) {
   for (size_t i = 0; i < n; i++) {
@@ -150,7 +144,7 @@ static bool run_case(int idx, const conv_case *c, double *worst) {
   optic_shape os;
   OT_EXPECT_OK(optic_conv_infer_shape(&d, &os));
   kt_rng r = {0x5eedu + (uint64_t)idx};
-  operands o = {.nin = elements(&d.input), .nk = elements(&d.kernel), .nout = elements(&os)};
+  operands o = {.nin = kt_elements(&d.input), .nk = kt_elements(&d.kernel), .nout = kt_elements(&os)};
   o.kc = c->cin / c->fgc * c->k * c->k;
   o.in = malloc(o.nin * 2 + 2), o.k = malloc(o.nk * 2 + 2);
   o.rin = malloc(o.nin * 8 + 8), o.rk = malloc(o.nk * 8 + 8), o.ref = malloc(o.nout * 8 + 8);

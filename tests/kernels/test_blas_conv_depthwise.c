@@ -38,17 +38,11 @@
 #define RTOL 2e-5
 #define ATOL 1e-6
 
-static size_t elements(const optic_shape *s) {
-  size_t n = 0;
-  optic_shape_elements(s, &n);
-  return n;
-}
-
 /* Reference and magnitude of d on in and k; returns the output size. */
 static size_t reference(const optic_conv_desc *d, const float *in, const float *k, float **want, float **mag) {
   optic_shape os;
   OT_EXPECT_OK(optic_conv_infer_shape(d, &os));
-  size_t nin = elements(&d->input), nk = elements(&d->kernel), nout = elements(&os);
+  size_t nin = kt_elements(&d->input), nk = kt_elements(&d->kernel), nout = kt_elements(&os);
   float *ain = malloc((nin + 1) * sizeof(float)), *ak = malloc((nk + 1) * sizeof(float));
   *want = malloc((nout + 1) * sizeof(float)), *mag = malloc((nout + 1) * sizeof(float));
   for (size_t i = 0; i < nin; i++) ain[i] = fabsf(in[i]);
@@ -83,7 +77,7 @@ static int check(const optic_conv_desc *d, int32_t threads, int32_t want, int si
   OT_CHECK(want == 0 || p.strategy == want, "%s: strategy %d, want %d", ctx, p.strategy, want);
   OT_CHECK(simd < 0 || p.grouped_simd == (simd == 1), "%s: grouped_simd %d, want %d", ctx, (int)p.grouped_simd, simd);
   OT_CHECK(want_nsp == 0 || p.g.nsp == want_nsp, "%s: planned %d spatial dims, want %d", ctx, p.g.nsp, want_nsp);
-  size_t nin = elements(&d->input), nk = elements(&d->kernel), nout = elements(&os);
+  size_t nin = kt_elements(&d->input), nk = kt_elements(&d->kernel), nout = kt_elements(&os);
   kt_buf in = kt_buf_make(nin, 1), k = kt_buf_make(nk, 3), out = kt_buf_make(nout, 1);
   kt_rng rng = {(uint64_t)nin * 31 + nk * 7 + 1};
   kt_fill(&rng, in.p, nin, -1.0f, 1.0f, 0);
@@ -112,7 +106,7 @@ static int check_bf16(const optic_conv_desc *d, int32_t threads, const char *ctx
   OT_EXPECT_OK(optic_conv_plan_make(d, OPTIC_CONV_FORWARD, threads, &p));
   OT_CHECK(optic_conv_grouped_bf16_chosen(&p, OPTIC_BF16, OPTIC_BF16, OPTIC_BF16), "%s: bf16 in place not chosen", ctx);
   OT_CHECK(!optic_conv_grouped_bf16_chosen(&p, OPTIC_BF16, OPTIC_F32, OPTIC_F32), "%s: chosen for an f32 kernel", ctx);
-  size_t nin = elements(&d->input), nk = elements(&d->kernel), nout = elements(&p.result_shape);
+  size_t nin = kt_elements(&d->input), nk = kt_elements(&d->kernel), nout = kt_elements(&p.result_shape);
   uint16_t *in = malloc(nin * 2 + 2), *k = malloc(nk * 2 + 2), *o16 = malloc(nout * 2 + 2);
   float *fin = malloc(nin * 4 + 4), *fk = malloc(nk * 4 + 4), *o32 = malloc(nout * 4 + 4);
   kt_rng rng = {(uint64_t)nin * 13 + nk};
@@ -360,7 +354,7 @@ static void conv3d_degenerate_bf16(void) {
       optic_conv_desc d = conv3d_desc(layout == 1, 1, 1, 1, 1, layout == 1);
       optic_conv_bf16_plan p;
       OT_EXPECT_OK(optic_conv_bf16_plan_make(&d, OPTIC_F32, kernels[ki], 2, &p));
-      size_t nin = elements(&d.input), nk = elements(&d.kernel), nout = elements(&p.result_shape);
+      size_t nin = kt_elements(&d.input), nk = kt_elements(&d.kernel), nout = kt_elements(&p.result_shape);
       uint16_t *in = malloc(nin * 2), *k = malloc(nk * 2);
       float *fin = malloc(nin * 4), *fk = malloc(nk * 4), *out = malloc(nout * 4);
       kt_rng rng = {77 + (uint64_t)layout};

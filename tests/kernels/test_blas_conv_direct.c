@@ -26,12 +26,6 @@
 
 static bool have_avx512;
 
-static size_t elements(const optic_shape *s) {
-  size_t n = 0;
-  optic_shape_elements(s, &n);
-  return n;
-}
-
 static const char *describe(const optic_conv_desc *d) {
   static char buf[1024];
   char in[96], k[96];
@@ -60,7 +54,7 @@ static int check_direct(const optic_conv_desc *d, uint64_t seed, int32_t threads
   OT_CHECK(st == OPTIC_OK, "%s: plan: %s", ctx, optic_last_error());
   if (st != OPTIC_OK) return 1;
   OT_CHECK(p.strategy == OPTIC_CONV_STRATEGY_DIRECT, "%s: strategy %d, scratch %zu", ctx, p.strategy, p.scratch_bytes);
-  size_t nin = elements(&d->input), nk = elements(&d->kernel), nout = elements(&os);
+  size_t nin = kt_elements(&d->input), nk = kt_elements(&d->kernel), nout = kt_elements(&os);
   kt_buf in = kt_buf_make(nin, offset), k = kt_buf_make(nk, offset), out = kt_buf_make(nout, offset);
   kt_rng rng = {seed | 1};
   kt_fill(&rng, in.p, nin, -1.0f, 1.0f, 0);

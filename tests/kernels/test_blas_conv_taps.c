@@ -18,12 +18,6 @@
 #define RTOL 2e-5
 #define ATOL 1e-6
 
-static size_t elements(const optic_shape *s) {
-  size_t n = 0;
-  optic_shape_elements(s, &n);
-  return n;
-}
-
 /* Runs d as planned automatically, as `threads` slices; returns mismatches. */
 static int check(const optic_conv_desc *d, int32_t threads, bool want_taps, const char *ctx) {
   optic_shape os;
@@ -34,7 +28,7 @@ static int check(const optic_conv_desc *d, int32_t threads, bool want_taps, cons
   if (st != OPTIC_OK) return 1;
   OT_CHECK((p.strategy == OPTIC_CONV_STRATEGY_TAPS) == want_taps, "%s: strategy %d, want taps %d", ctx, p.strategy,
            (int)want_taps);
-  size_t nin = elements(&d->input), nk = elements(&d->kernel), nout = elements(&os);
+  size_t nin = kt_elements(&d->input), nk = kt_elements(&d->kernel), nout = kt_elements(&os);
   kt_buf in = kt_buf_make(nin, 1), k = kt_buf_make(nk, 1), out = kt_buf_make(nout, 1);
   kt_rng rng = {(uint64_t)nin * 31 + nk};
   kt_fill(&rng, in.p, nin, -1.0f, 1.0f, 0);

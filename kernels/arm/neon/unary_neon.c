@@ -75,6 +75,20 @@ static inline float32x4_t exp4(float32x4_t x) {
   return vmulq_f32(vmulq_f32(p, pow2i(half)), pow2i(vsubq_s32(ni, half)));
 }
 
+/* Q of log(1 + f) = f + f^2 Q(f), f in [sqrt(1/2) - 1, sqrt(2) - 1):
+ * the log polynomial, shared by log and log1p. */
+static inline float32x4_t log_q4(float32x4_t f) {
+  float32x4_t q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
+  q = madd(q, f, set1(OPTIC_LOG_C8));
+  q = madd(q, f, set1(OPTIC_LOG_C7));
+  q = madd(q, f, set1(OPTIC_LOG_C6));
+  q = madd(q, f, set1(OPTIC_LOG_C5));
+  q = madd(q, f, set1(OPTIC_LOG_C4));
+  q = madd(q, f, set1(OPTIC_LOG_C3));
+  q = madd(q, f, set1(OPTIC_LOG_C2));
+  return q;
+}
+
 /* log: x = 2^e m, m in [sqrt(1/2), sqrt(2)) by integer ops on the bits
  * (subnormals are scaled by 2^23 first), log(m) = f + f^2 Q(f), f = m - 1
  * exact, plus e ln2 in two parts. Special lanes are patched at the end. */
@@ -87,14 +101,7 @@ static inline float32x4_t log4(float32x4_t x) {
   const int32x4_t mi = vaddq_s32(vandq_s32(u, set1i(0x007fffff)), set1i(OPTIC_LOG_SQRT_HALF_BITS));
   const float32x4_t f = vsubq_f32(vreinterpretq_f32_s32(mi), set1(1.0f));
   const float32x4_t e = vcvtq_f32_s32(ei);
-  float32x4_t q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
-  q = madd(q, f, set1(OPTIC_LOG_C8));
-  q = madd(q, f, set1(OPTIC_LOG_C7));
-  q = madd(q, f, set1(OPTIC_LOG_C6));
-  q = madd(q, f, set1(OPTIC_LOG_C5));
-  q = madd(q, f, set1(OPTIC_LOG_C4));
-  q = madd(q, f, set1(OPTIC_LOG_C3));
-  q = madd(q, f, set1(OPTIC_LOG_C2));
+  const float32x4_t q = log_q4(f);
   const float32x4_t t = madd(vmulq_f32(f, f), q, madd(e, set1(OPTIC_LN2_LO_F), f));
   float32x4_t y = madd(e, set1(OPTIC_LN2_HI_F), t);
   /* x <= 0, inf, NaN: -inf for +-0, inf for inf, NaN otherwise. */
@@ -168,19 +175,6 @@ static inline float32x4_t expm14(float32x4_t x) {
   return vbslq_f32(vcaltq_f32(x, set1(OPTIC_EXPM1_TINY)), x, y);
 }
 
-/* log(1 + f) - f = f^2 Q(f) (the log polynomial). */
-static inline float32x4_t log_tail4(float32x4_t f) {
-  float32x4_t q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
-  q = madd(q, f, set1(OPTIC_LOG_C8));
-  q = madd(q, f, set1(OPTIC_LOG_C7));
-  q = madd(q, f, set1(OPTIC_LOG_C6));
-  q = madd(q, f, set1(OPTIC_LOG_C5));
-  q = madd(q, f, set1(OPTIC_LOG_C4));
-  q = madd(q, f, set1(OPTIC_LOG_C3));
-  q = madd(q, f, set1(OPTIC_LOG_C2));
-  return vmulq_f32(vmulq_f32(f, f), q);
-}
-
 /* log1p: u = 1 + x = 2^e m (u >= 2^-24 is never subnormal); f = m - 1, or x
  * when e = 0; for e != 0 the rounding error of u, d = x - (u - 1) (exact),
  * enters as d / u. Special lanes (x <= -1, inf, NaN) as log of u; tiny |x|
@@ -195,7 +189,7 @@ static inline float32x4_t log1p4(float32x4_t x) {
   const float32x4_t dq = vdivq_f32(vsubq_f32(x, vsubq_f32(u, set1(1.0f))), u);
   const float32x4_t d = vreinterpretq_f32_u32(vbicq_u32(vreinterpretq_u32_f32(dq), e0));
   const float32x4_t e = vcvtq_f32_s32(ei);
-  const float32x4_t t = vaddq_f32(log_tail4(f), madd(e, set1(OPTIC_LN2_LO_F), d));
+  const float32x4_t t = vaddq_f32(vmulq_f32(vmulq_f32(f, f), log_q4(f)), madd(e, set1(OPTIC_LN2_LO_F), d));
   float32x4_t y = madd(e, set1(OPTIC_LN2_HI_F), vaddq_f32(f, t));
   const uint32x4_t ok = vandq_u32(vcgtq_f32(u, set1(0.0f)), vcltq_f32(u, set1(INFINITY)));
   if (vminvq_u32(ok) == 0) {

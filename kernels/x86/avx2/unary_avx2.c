@@ -77,6 +77,20 @@ static inline __m256 exp8(__m256 x) {
   return _mm256_mul_ps(_mm256_mul_ps(p, pow2i(half)), pow2i(_mm256_sub_epi32(ni, half)));
 }
 
+/* Q of log(1 + f) = f + f^2 Q(f), f in [sqrt(1/2) - 1, sqrt(2) - 1):
+ * the log polynomial, shared by log and log1p. */
+static inline __m256 log_q8(__m256 f) {
+  __m256 q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
+  q = madd(q, f, set1(OPTIC_LOG_C8));
+  q = madd(q, f, set1(OPTIC_LOG_C7));
+  q = madd(q, f, set1(OPTIC_LOG_C6));
+  q = madd(q, f, set1(OPTIC_LOG_C5));
+  q = madd(q, f, set1(OPTIC_LOG_C4));
+  q = madd(q, f, set1(OPTIC_LOG_C3));
+  q = madd(q, f, set1(OPTIC_LOG_C2));
+  return q;
+}
+
 /* log: x = 2^e m, m in [sqrt(1/2), sqrt(2)) by integer ops on the bits
  * (subnormals are scaled by 2^23 first), log(m) = f + f^2 Q(f), f = m - 1
  * exact, plus e ln2 in two parts. Special lanes are patched at the end. */
@@ -89,14 +103,7 @@ static inline __m256 log8(__m256 x) {
   const __m256i mi = _mm256_add_epi32(_mm256_and_si256(u, set1i(0x007fffff)), set1i(OPTIC_LOG_SQRT_HALF_BITS));
   const __m256 f = _mm256_sub_ps(_mm256_castsi256_ps(mi), set1(1.0f));
   const __m256 e = _mm256_cvtepi32_ps(ei);
-  __m256 q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
-  q = madd(q, f, set1(OPTIC_LOG_C8));
-  q = madd(q, f, set1(OPTIC_LOG_C7));
-  q = madd(q, f, set1(OPTIC_LOG_C6));
-  q = madd(q, f, set1(OPTIC_LOG_C5));
-  q = madd(q, f, set1(OPTIC_LOG_C4));
-  q = madd(q, f, set1(OPTIC_LOG_C3));
-  q = madd(q, f, set1(OPTIC_LOG_C2));
+  const __m256 q = log_q8(f);
   const __m256 t = madd(_mm256_mul_ps(f, f), q, madd(e, set1(OPTIC_LN2_LO_F), f));
   __m256 y = madd(e, set1(OPTIC_LN2_HI_F), t);
   /* x <= 0, inf, NaN: -inf for +-0, inf for inf, NaN otherwise. */
@@ -171,19 +178,6 @@ static inline __m256 expm18(__m256 x) {
   return blend8(_mm256_cmp_ps(abs8(x), set1(OPTIC_EXPM1_TINY), _CMP_LT_OQ), x, y);
 }
 
-/* log(1 + f) - f = f^2 Q(f) (the log polynomial). */
-static inline __m256 log_tail8(__m256 f) {
-  __m256 q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
-  q = madd(q, f, set1(OPTIC_LOG_C8));
-  q = madd(q, f, set1(OPTIC_LOG_C7));
-  q = madd(q, f, set1(OPTIC_LOG_C6));
-  q = madd(q, f, set1(OPTIC_LOG_C5));
-  q = madd(q, f, set1(OPTIC_LOG_C4));
-  q = madd(q, f, set1(OPTIC_LOG_C3));
-  q = madd(q, f, set1(OPTIC_LOG_C2));
-  return _mm256_mul_ps(_mm256_mul_ps(f, f), q);
-}
-
 /* log1p: u = 1 + x = 2^e m (u >= 2^-24 is never subnormal); f = m - 1, or x
  * when e = 0; for e != 0 the rounding error of u, d = x - (u - 1) (exact),
  * enters as d / u. Special lanes (x <= -1, inf, NaN) as log of u; tiny |x|
@@ -197,7 +191,7 @@ static inline __m256 log1p8(__m256 x) {
   const __m256 f = blend8(e0, x, _mm256_sub_ps(_mm256_castsi256_ps(mi), set1(1.0f)));
   const __m256 d = _mm256_andnot_ps(e0, _mm256_div_ps(_mm256_sub_ps(x, _mm256_sub_ps(u, set1(1.0f))), u));
   const __m256 e = _mm256_cvtepi32_ps(ei);
-  const __m256 t = _mm256_add_ps(log_tail8(f), madd(e, set1(OPTIC_LN2_LO_F), d));
+  const __m256 t = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(f, f), log_q8(f)), madd(e, set1(OPTIC_LN2_LO_F), d));
   __m256 y = madd(e, set1(OPTIC_LN2_HI_F), _mm256_add_ps(f, t));
   const __m256 ok =
       _mm256_and_ps(_mm256_cmp_ps(u, _mm256_setzero_ps(), _CMP_GT_OQ), _mm256_cmp_ps(u, set1(INFINITY), _CMP_LT_OQ));

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kernels/conv_grouped.h"
+#include "kernels/conv_window.h"
 
 /* Operand and result types of an instantiation: a constant argument of the
  * always-inline loops, so each mode compiles to its own loops. */
@@ -54,34 +55,7 @@ static inline __attribute__((always_inline)) void st(void *base, int64_t off, __
   _mm256_mask_storeu_epi16((uint16_t *)base + off, m, _mm512_cvtepi32_epi16(r));
 }
 
-/* One spatial dim as the loops see it (a 1-D convolution gets a dummy
- * outer dim of extent 1). */
-typedef struct gdim {
-  int64_t in, k, out, stride, pad, dil, in_s, k_s, out_s;
-  bool rev;
-} gdim;
-
-static gdim dim_of(const optic_conv_geom *g, int32_t s) {
-  if (s < 0) return (gdim){.in = 1, .k = 1, .out = 1, .stride = 1, .dil = 1};
-  return (gdim){g->in_size[s], g->k_size[s], g->out_size[s], g->stride[s], g->pad_lo[s],
-                g->rhs_dil[s], g->in_ss[s],  g->k_ss[s],     g->out_ss[s], g->rev[s]};
-}
-
-/* Window taps [*lo, *hi) (unreversed) that read the input at output y. */
-static void tap_range(const gdim *d, int64_t y, int64_t *lo, int64_t *hi) {
-  int64_t base = y * d->stride - d->pad;                 /* X = base + t*dil */
-  if (base >= 0 && base + (d->k - 1) * d->dil < d->in) { /* all taps inside: no division */
-    *lo = 0, *hi = d->k;
-    return;
-  }
-  int64_t a = base >= 0 ? 0 : (-base + d->dil - 1) / d->dil;
-  int64_t b = d->in - base <= 0 ? 0 : (d->in - base + d->dil - 1) / d->dil;
-  *lo = a < d->k ? a : d->k;
-  *hi = b < d->k ? b : d->k;
-  if (*hi < *lo) *hi = *lo;
-}
-
-static inline int64_t kidx(const gdim *d, int64_t t) { return d->rev ? d->k - 1 - t : t; }
+static inline int64_t kidx(const optic_conv_wdim *d, int64_t t) { return d->rev ? d->k - 1 - t : t; }
 
 static inline __mmask16 lanes(int64_t n) { return n >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << n) - 1u); }
 
@@ -98,9 +72,9 @@ typedef struct gtile {
 
 /* N output pixels (x0.. along the inner dim) of 16 groups (mask m) and one
  * output feature: sum over cin input features and the tile's taps. */
-static inline __attribute__((always_inline)) void channel_tile(const optic_conv_geom *g, const gdim *d0, const gdim *d1,
-                                                               const gtile *t, __mmask16 m, int N, __m512 *acc,
-                                                               int mode) {
+static inline __attribute__((always_inline)) void channel_tile(const optic_conv_geom *g, const optic_conv_wdim *d0,
+                                                               const optic_conv_wdim *d1, const gtile *t, __mmask16 m,
+                                                               int N, __m512 *acc, int mode) {
   for (int j = 0; j < N; j++) acc[j] = _mm512_setzero_ps();
   const int64_t px = d1->stride * d1->in_s;
   for (int64_t c = 0; c < g->cin; c++) {
@@ -121,11 +95,12 @@ static inline __attribute__((always_inline)) void channel_tile(const optic_conv_
 /* Output pixels [x, x + n) of row (b, y0) along the inner dim, all groups
  * and output features: interior tiles of TILE pixels, single pixels at the
  * borders (their own inner tap range). */
-static inline __attribute__((always_inline)) void channel_row(const optic_conv_geom *g, const gdim *d0, const gdim *d1,
-                                                              const void *in, const void *ker, void *out, int64_t b,
-                                                              int64_t y0, int64_t x, int64_t n, int mode) {
+static inline __attribute__((always_inline)) void channel_row(const optic_conv_geom *g, const optic_conv_wdim *d0,
+                                                              const optic_conv_wdim *d1, const void *in,
+                                                              const void *ker, void *out, int64_t b, int64_t y0,
+                                                              int64_t x, int64_t n, int mode) {
   gtile t = {.in = in, .ker = ker, .y0 = y0};
-  tap_range(d0, y0, &t.lo0, &t.hi0);
+  optic_conv_tap_range(d0, y0, &t.lo0, &t.hi0);
   const int64_t last_tap = (d1->k - 1) * d1->dil;
   for (int64_t xe = x + n; x < xe;) {
     int64_t base = x * d1->stride - d1->pad, base_end = (x + TILE - 1) * d1->stride - d1->pad;
@@ -134,7 +109,7 @@ static inline __attribute__((always_inline)) void channel_row(const optic_conv_g
     if (tile) {
       t.lo1 = 0, t.hi1 = d1->k;
     } else {
-      tap_range(d1, x, &t.lo1, &t.hi1);
+      optic_conv_tap_range(d1, x, &t.lo1, &t.hi1);
     }
     int64_t orow = b * g->out_sb + y0 * d0->out_s + x * d1->out_s;
     for (int64_t o = 0; o < g->cout; o++) {
@@ -161,7 +136,7 @@ static inline __attribute__((always_inline)) void channels(const optic_conv_plan
                                                            const void *kernel, void *output, int64_t u0, int64_t u1,
                                                            int mode) {
   const optic_conv_geom *g = &p->g;
-  const gdim d0 = dim_of(g, g->nsp == 2 ? 0 : -1), d1 = dim_of(g, g->nsp - 1);
+  const optic_conv_wdim d0 = optic_conv_wdim_of(g, g->nsp == 2 ? 0 : -1), d1 = optic_conv_wdim_of(g, g->nsp - 1);
   /* units are output positions (b, y0, x), x fastest: walk them row by row */
   for (int64_t u = u0; u < u1;) {
     int64_t x = u % d1.out, rest = u / d1.out;
@@ -192,14 +167,14 @@ static inline __mmask16 lane_range(int64_t lo, int64_t hi) {
  * padding's zeros); the masks depend on the inner tap only, and the R rows
  * keep R x NV independent FMA chains in flight. in, ker and orow are
  * element offsets into input, kernel and output. */
-static inline __attribute__((always_inline)) void pixel_block(const optic_conv_geom *g, const gdim *d0, const gdim *d1,
-                                                              const void *input, const void *kernel, void *output,
-                                                              const int64_t *off, int64_t y0, int R, int64_t x0, int NV,
-                                                              int mode) {
+static inline __attribute__((always_inline)) void pixel_block(const optic_conv_geom *g, const optic_conv_wdim *d0,
+                                                              const optic_conv_wdim *d1, const void *input,
+                                                              const void *kernel, void *output, const int64_t *off,
+                                                              int64_t y0, int R, int64_t x0, int NV, int mode) {
   __m512 acc[16];
   for (int j = 0; j < R * NV; j++) acc[j] = _mm512_setzero_ps();
   int64_t lo0, hi0;
-  tap_range(d0, y0, &lo0, &hi0);
+  optic_conv_tap_range(d0, y0, &lo0, &hi0);
   const int64_t row0 = y0 * d0->stride - d0->pad, rs = d0->stride * d0->in_s, n = d1->out;
   for (int64_t t1 = 0; t1 < d1->k; t1++) {
     const int64_t a = x0 + t1 * d1->dil - d1->pad; /* input pixel of lane 0 of vector 0 */
@@ -229,9 +204,10 @@ static inline __attribute__((always_inline)) void pixel_block(const optic_conv_g
 
 /* R rows from y0 of one (group, batch, output feature): blocks of up to 64
  * pixels, as few vectors as the row needs. */
-static inline __attribute__((always_inline)) void pixel_rows(const optic_conv_geom *g, const gdim *d0, const gdim *d1,
-                                                             const void *in, const void *ker, void *out,
-                                                             const int64_t *off, int64_t y0, int R, int mode) {
+static inline __attribute__((always_inline)) void pixel_rows(const optic_conv_geom *g, const optic_conv_wdim *d0,
+                                                             const optic_conv_wdim *d1, const void *in, const void *ker,
+                                                             void *out, const int64_t *off, int64_t y0, int R,
+                                                             int mode) {
   const int64_t n = d1->out;
   for (int64_t x0 = 0; x0<n; x0 += R> 1 ? 32 : 64) {
     int64_t r = n - x0;
@@ -251,7 +227,7 @@ static inline __attribute__((always_inline)) void pixel_rows(const optic_conv_ge
 static inline __attribute__((always_inline)) void rows(const optic_conv_plan *p, const void *input, const void *kernel,
                                                        void *output, int64_t u0, int64_t u1, int mode) {
   const optic_conv_geom *g = &p->g;
-  const gdim d0 = dim_of(g, g->nsp == 2 ? 0 : -1), d1 = dim_of(g, g->nsp - 1);
+  const optic_conv_wdim d0 = optic_conv_wdim_of(g, g->nsp == 2 ? 0 : -1), d1 = optic_conv_wdim_of(g, g->nsp - 1);
   /* units: (group, batch, outer row), the row fastest: decoded once, then stepped */
   int64_t y0 = d0.out > 0 ? u0 % d0.out : 0, rest = d0.out > 0 ? u0 / d0.out : 0;
   int64_t b = g->batch > 0 ? rest % g->batch : 0, gr = g->batch > 0 ? rest / g->batch : 0;
@@ -298,7 +274,7 @@ void optic_conv_grouped_bf16_avx512(const optic_conv_plan *p, const uint16_t *in
 
 /* Lanes of window taps [t, t + 16) along the inner dim that read the input
  * for output y1 (X = y1 * stride - pad + t, inside [0, in)) and are taps. */
-static inline __mmask16 dot_mask(const gdim *d1, int64_t y1, int64_t t) {
+static inline __mmask16 dot_mask(const optic_conv_wdim *d1, int64_t y1, int64_t t) {
   int64_t x = y1 * d1->stride - d1->pad + t;
   int64_t hi = d1->in - x < d1->k - t ? d1->in - x : d1->k - t;
   return lane_range(-x, hi);
@@ -308,10 +284,10 @@ static inline __mmask16 dot_mask(const gdim *d1, int64_t y1, int64_t t) {
  * off[]: input, kernel, output), f32: for each input feature and outer tap,
  * the window row is read once in chunks of 16 taps, each chunk multiplied
  * into the input row of every output position (P accumulators). */
-static inline __attribute__((always_inline)) void dot_positions(const optic_conv_geom *g, const gdim *d0,
-                                                                const gdim *d1, const float *input, const float *kernel,
-                                                                float *output, const int64_t *off, int64_t O0,
-                                                                int64_t O1, __m512 *acc) {
+static inline __attribute__((always_inline)) void dot_positions(const optic_conv_geom *g, const optic_conv_wdim *d0,
+                                                                const optic_conv_wdim *d1, const float *input,
+                                                                const float *kernel, float *output, const int64_t *off,
+                                                                int64_t O0, int64_t O1, __m512 *acc) {
   for (int64_t j = 0; j < O0 * O1; j++) acc[j] = _mm512_setzero_ps();
   for (int64_t c = 0; c < g->cin; c++) {
     for (int64_t t0 = 0; t0 < d0->k; t0++) {
@@ -340,7 +316,7 @@ static inline __attribute__((always_inline)) void dot_positions(const optic_conv
 void optic_conv_grouped_dots_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
                                     int64_t u0, int64_t u1) {
   const optic_conv_geom *g = &p->g;
-  const gdim d0 = dim_of(g, g->nsp == 2 ? 0 : -1), d1 = dim_of(g, g->nsp - 1);
+  const optic_conv_wdim d0 = optic_conv_wdim_of(g, g->nsp == 2 ? 0 : -1), d1 = optic_conv_wdim_of(g, g->nsp - 1);
   __m512 acc[OPTIC_CONV_GROUPED_DOTS_MAX];
   for (int64_t u = u0; u < u1; u++) { /* units: (group, batch item) */
     int64_t b = u % g->batch, gr = u / g->batch;

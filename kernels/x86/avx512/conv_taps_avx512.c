@@ -6,34 +6,7 @@
 #include <stddef.h>
 
 #include "kernels/conv_taps.h"
-
-/* One spatial dim as the loops see it (a 1-D convolution gets a dummy
- * outer dim of extent 1). */
-typedef struct taps_dim {
-  int64_t in, k, out, stride, pad, dil, in_s, k_s, out_s;
-  bool rev;
-} taps_dim;
-
-static taps_dim dim_of(const optic_conv_geom *g, int32_t s) {
-  if (s < 0) return (taps_dim){.in = 1, .k = 1, .out = 1, .stride = 1, .dil = 1};
-  return (taps_dim){g->in_size[s], g->k_size[s], g->out_size[s], g->stride[s], g->pad_lo[s],
-                    g->rhs_dil[s], g->in_ss[s],  g->k_ss[s],     g->out_ss[s], g->rev[s]};
-}
-
-/* Window taps (unreversed index range [*lo, *hi)) that read the input at
- * output position y: 0 <= y*stride + t*dil - pad < in. */
-static void tap_range(const taps_dim *d, int64_t y, int64_t *lo, int64_t *hi) {
-  int64_t base = y * d->stride - d->pad;                 /* X = base + t*dil */
-  if (base >= 0 && base + (d->k - 1) * d->dil < d->in) { /* all taps inside: no division */
-    *lo = 0, *hi = d->k;
-    return;
-  }
-  int64_t a = base >= 0 ? 0 : (-base + d->dil - 1) / d->dil;
-  int64_t b = d->in - base <= 0 ? 0 : (d->in - base + d->dil - 1) / d->dil;
-  *lo = a < d->k ? a : d->k;
-  *hi = b < d->k ? b : d->k;
-  if (*hi < *lo) *hi = *lo;
-}
+#include "kernels/conv_window.h"
 
 /* One row of taps along the inner dim: n taps, input elements at x with
  * step xs, kernel rows at k with step ks; tap j goes to accumulator j % 4. */
@@ -53,12 +26,12 @@ static inline void row_taps(const float *x, ptrdiff_t xs, const float *k, ptrdif
 
 /* The 16 (mask m) output features from o of one position: input at in
  * (batch and position applied), kernel at ker (feature block applied). */
-static __m512 position_block(const optic_conv_geom *g, const taps_dim *d0, const taps_dim *d1, const int64_t *y,
-                             const float *in, const float *ker, __mmask16 m) {
+static __m512 position_block(const optic_conv_geom *g, const optic_conv_wdim *d0, const optic_conv_wdim *d1,
+                             const int64_t *y, const float *in, const float *ker, __mmask16 m) {
   __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps(), a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
   int64_t lo0, hi0, lo1, hi1;
-  tap_range(d0, y[0], &lo0, &hi0);
-  tap_range(d1, y[1], &lo1, &hi1);
+  optic_conv_tap_range(d0, y[0], &lo0, &hi0);
+  optic_conv_tap_range(d1, y[1], &lo1, &hi1);
   const int64_t b0 = y[0] * d0->stride - d0->pad, b1 = y[1] * d1->stride - d1->pad;
   /* inner taps lo1.. in the kernel's order: k1 = lo1 (or k - 1 - lo1 reversed), stepping +-1 */
   const int64_t k1 = d1->rev ? d1->k - 1 - lo1 : lo1;
@@ -77,7 +50,8 @@ static __m512 position_block(const optic_conv_geom *g, const taps_dim *d0, const
 void optic_conv_taps_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
                             int64_t u0, int64_t u1) {
   const optic_conv_geom *g = &p->g;
-  const taps_dim d0 = dim_of(g, g->nsp == 2 ? 0 : -1), d1 = dim_of(g, g->nsp == 2 ? 1 : 0);
+  const optic_conv_wdim d0 = optic_conv_wdim_of(g, g->nsp == 2 ? 0 : -1),
+                        d1 = optic_conv_wdim_of(g, g->nsp == 2 ? 1 : 0);
   const int64_t per_image = d0.out * d1.out;
   int64_t b = per_image > 0 ? u0 / per_image : 0, y[2] = {0, 0};
   if (per_image > 0) y[0] = (u0 % per_image) / d1.out, y[1] = u0 % d1.out;

@@ -58,6 +58,20 @@ static inline __m512 exp16(__m512 x) {
   return _mm512_scalef_ps(p, n);
 }
 
+/* Q of log(1 + f) = f + f^2 Q(f), f in [sqrt(1/2) - 1, sqrt(2) - 1):
+ * the log polynomial, shared by log and log1p. */
+static inline __m512 log_q16(__m512 f) {
+  __m512 q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
+  q = madd(q, f, set1(OPTIC_LOG_C8));
+  q = madd(q, f, set1(OPTIC_LOG_C7));
+  q = madd(q, f, set1(OPTIC_LOG_C6));
+  q = madd(q, f, set1(OPTIC_LOG_C5));
+  q = madd(q, f, set1(OPTIC_LOG_C4));
+  q = madd(q, f, set1(OPTIC_LOG_C3));
+  q = madd(q, f, set1(OPTIC_LOG_C2));
+  return q;
+}
+
 /* log: x = 2^e m, m in [sqrt(1/2), sqrt(2)) by integer ops on the bits
  * (subnormals are scaled by 2^23 first), log(m) = f + f^2 Q(f), f = m - 1
  * exact, plus e ln2 in two parts. Special lanes are patched at the end. */
@@ -71,14 +85,7 @@ static inline __m512 log16(__m512 x) {
       _mm512_add_epi32(_mm512_and_si512(u, _mm512_set1_epi32(0x007fffff)), _mm512_set1_epi32(OPTIC_LOG_SQRT_HALF_BITS));
   __m512 f = _mm512_sub_ps(_mm512_castsi512_ps(mi), set1(1.0f));
   __m512 e = _mm512_cvtepi32_ps(ei);
-  __m512 q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
-  q = madd(q, f, set1(OPTIC_LOG_C8));
-  q = madd(q, f, set1(OPTIC_LOG_C7));
-  q = madd(q, f, set1(OPTIC_LOG_C6));
-  q = madd(q, f, set1(OPTIC_LOG_C5));
-  q = madd(q, f, set1(OPTIC_LOG_C4));
-  q = madd(q, f, set1(OPTIC_LOG_C3));
-  q = madd(q, f, set1(OPTIC_LOG_C2));
+  const __m512 q = log_q16(f);
   __m512 f2 = _mm512_mul_ps(f, f);
   __m512 t = madd(f2, q, madd(e, set1(OPTIC_LN2_LO_F), f));
   __m512 y = madd(e, set1(OPTIC_LN2_HI_F), t);
@@ -148,19 +155,6 @@ static inline __m512 expm116(__m512 x) {
   return _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(abs16(x), set1(OPTIC_EXPM1_TINY), _CMP_LT_OQ), x);
 }
 
-/* log(1 + f) - f = f^2 Q(f) (the log polynomial). */
-static inline __m512 log_tail16(__m512 f) {
-  __m512 q = madd(set1(OPTIC_LOG_C10), f, set1(OPTIC_LOG_C9));
-  q = madd(q, f, set1(OPTIC_LOG_C8));
-  q = madd(q, f, set1(OPTIC_LOG_C7));
-  q = madd(q, f, set1(OPTIC_LOG_C6));
-  q = madd(q, f, set1(OPTIC_LOG_C5));
-  q = madd(q, f, set1(OPTIC_LOG_C4));
-  q = madd(q, f, set1(OPTIC_LOG_C3));
-  q = madd(q, f, set1(OPTIC_LOG_C2));
-  return _mm512_mul_ps(_mm512_mul_ps(f, f), q);
-}
-
 /* log1p: u = 1 + x = 2^e m (u >= 2^-24 is never subnormal); f = m - 1, or x
  * when e = 0; for e != 0 the rounding error of u, d = x - (u - 1) (exact),
  * enters as d / u. Special lanes (x <= -1, inf, NaN) as log of u; tiny |x|
@@ -176,7 +170,7 @@ static inline __m512 log1p16(__m512 x) {
   __m512 d = _mm512_div_ps(_mm512_sub_ps(x, _mm512_sub_ps(u, set1(1.0f))), u);
   d = _mm512_mask_mov_ps(d, e0, _mm512_setzero_ps());
   __m512 e = _mm512_cvtepi32_ps(ei);
-  __m512 t = _mm512_add_ps(log_tail16(f), madd(e, set1(OPTIC_LN2_LO_F), d));
+  __m512 t = _mm512_add_ps(_mm512_mul_ps(_mm512_mul_ps(f, f), log_q16(f)), madd(e, set1(OPTIC_LN2_LO_F), d));
   __m512 y = madd(e, set1(OPTIC_LN2_HI_F), _mm512_add_ps(f, t));
   const __mmask16 ok =
       _mm512_cmp_ps_mask(u, _mm512_setzero_ps(), _CMP_GT_OQ) & _mm512_cmp_ps_mask(u, set1(INFINITY), _CMP_LT_OQ);
