@@ -11,7 +11,9 @@
  *   dot          flops / (dot_efficiency x peak_flops / cores) + operand and
  *                result elements x dot_element_ns + BLAS calls (one per
  *                batch item) x dot_call_ns + packed operands' elements x
- *                dot_pack_element_ns, over the threads
+ *                dot_pack_element_ns, over the threads; a dot of two bf16
+ *                operands on the bf16 GEMM kernel the bf16 conv class was
+ *                measured on takes that class's figures, nothing widened
  * A machine without the class figure (0: files before format 4, presets)
  * keeps the GEMM figure on XLA's flops. The XLA counts are never changed. */
 #include <string.h>
@@ -23,6 +25,7 @@
 #include "kernels/conv.h"
 #include "kernels/conv_bf16.h"
 #include "kernels/dot.h"
+#include "kernels/dot_bf16.h"
 
 static double elements(const optic_type *t) {
   double n = 1;
@@ -137,6 +140,29 @@ static double conv_ns(const optic_program_t *p, const optic_machine *mc, optic_n
   return t > 0 ? t + widen_ns(mc, w.widened) : -1;
 }
 
+/* Whether a dot of these operand types runs on the bf16 GEMM kernel the
+ * bf16 convolution class was measured on (exec/bind.c takes the bf16 kernel
+ * for two bf16 operands; the conv class is timed where that kernel is the
+ * one bf16 convolutions use), with that class's figure known. */
+static bool bf16_dot_on_class(const optic_machine *mc, optic_dtype l, optic_dtype r) {
+  return l == OPTIC_BF16 && r == OPTIC_BF16 && mc->conv_efficiency[OPTIC_CONV_CLASS_BF16] > 0 &&
+         optic_dot_bf16_kernel() != OPTIC_BF16_NONE && optic_dot_bf16_kernel() == optic_conv_bf16_kernel();
+}
+
+/* A bf16 x bf16 dot on the bf16 GEMM: the bf16 class's efficiency and
+ * element figure over the plan's GEMM view, one kernel call per batch item;
+ * the operands are read in place (packed into bf16 panels), only a 16-bit
+ * result is rounded from f32. */
+static double bf16_dot_ns(const optic_machine *mc, const struct optic_dot_plan *plan, double units,
+                          const optic_type *result) {
+  double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
+  double b = (double)plan->batch, M = (double)plan->m, N = (double)plan->n, K = (double)plan->k;
+  double one = 2 * b * M * N * K / (mc->conv_efficiency[OPTIC_CONV_CLASS_BF16] * core_peak) * 1e9 +
+               b * (M * K + K * N + M * N) * mc->conv_element_ns[OPTIC_CONV_CLASS_BF16] + b * mc->dot_call_ns;
+  bool half = result->dtype == OPTIC_BF16 || result->dtype == OPTIC_F16;
+  return one / share(mc, units) + widen_ns(mc, half ? elements(result) : 0);
+}
+
 /* Dot id on mc from the dot planner's GEMM view and the dot figures, or -1
  * when dot_efficiency is not known. */
 static double dot_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id) {
@@ -150,6 +176,7 @@ static double dot_ns(const optic_program_t *p, const optic_machine *mc, optic_no
   if (plan.path != OPTIC_DOT_PATH_GEMM && plan.path != OPTIC_DOT_PATH_GEMV) return -1;
   double packed = (plan.lhs.packed ? elements(l) : 0) + (plan.rhs.packed ? elements(r) : 0);
   double units = (double)plan.batch * (double)(plan.split_n ? plan.n : plan.m);
+  if (bf16_dot_on_class(mc, l->dtype, r->dtype)) return bf16_dot_ns(mc, &plan, units, optic_node_type(m, id));
   return optic_machine_estimate_dot_ns(mc, (double)plan.batch, (double)plan.m, (double)plan.n, (double)plan.k, packed,
                                        units) +
          widen_ns(mc, widened_elements(m, id));
@@ -205,6 +232,10 @@ double program_contraction_ns(const optic_program_t *p, const optic_machine *mc,
   optic_cost rc = *cost;
   if (optic_node_opcode(m, c) == OPTIC_OP_CONVOLUTION && optic_program_conv_work(p, c, &w) == OPTIC_OK &&
       w.conv_class == OPTIC_CONV_CLASS_BF16)
+    rc.flops = 0;
+  if (optic_node_opcode(m, c) == OPTIC_OP_DOT &&
+      bf16_dot_on_class(mc, optic_node_type(m, optic_node_operand(m, c, 0))->dtype,
+                        optic_node_type(m, optic_node_operand(m, c, 1))->dtype))
     rc.flops = 0;
   double roof = optic_machine_estimate_ns(mc, &rc) - mc->op_overhead_ns;
   return (t > roof ? t : roof) + mc->op_overhead_ns;

@@ -20,6 +20,7 @@
 #include "kernels/conv.h"
 #include "kernels/conv_bf16.h"
 #include "kernels/dot.h"
+#include "kernels/dot_bf16.h"
 #include "tests/harness.h"
 
 /* 1 flop/ns, 4 bytes/ns in a 1 MiB cache, 10 ns per op, one core. */
@@ -342,6 +343,39 @@ static void dot_calls(void) {
   OT_CHECK(near(e2, cp.flops / 0.5 + 64 * (16 + 24 + 24) * 0.25 + 64 * 100 + 1536 * 2 + 10), "packed rhs: %g", e2);
 }
 
+/* A dot of two bf16 operands where the runtime's bf16 GEMM kernel is the one
+ * the bf16 convolution class was measured on (optic_dot_bf16_kernel() ==
+ * optic_conv_bf16_kernel(), not NONE: AMX here) is priced with that class:
+ * flops / (2 x peak) + 64 x 48 elements x 0.5 + 64 calls x 100 + the bf16
+ * result's rounding, its operands read in place. Elsewhere, or without the
+ * class figure, the f32 dot figures plus widening all three arrays. */
+static void bf16_dot_class(void) {
+  const char *text =
+      "HloModule d\n"
+      "ENTRY e {\n"
+      "  a = bf16[64,4,4] parameter(0)\n"
+      "  b = bf16[64,4,4] parameter(1)\n"
+      "  ROOT d = bf16[64,4,4] dot(a, b), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, "
+      "rhs_contracting_dims={1}\n"
+      "}\n";
+  optic_machine mc = toy();
+  mc.dot_efficiency = 0.5, mc.dot_element_ns = 0.25, mc.dot_call_ns = 100;
+  optic_cost c = {0}, w1 = {0, 0, 6 * 1024.0}, w3 = {0, 0, 6 * 3072.0};
+  const double widen1 = optic_machine_estimate_ns(&mc, &w1) - 10, widen3 = optic_machine_estimate_ns(&mc, &w3) - 10;
+  double f32 = est_op(text, &mc, 0, 0, OPTIC_OP_DOT, NULL, &c);
+  OT_CHECK(c.flops == 2.0 * 64 * 64, "flops %g", c.flops);
+  OT_CHECK(near(f32, c.flops / 0.5 + 64 * 48 * 0.25 + 64 * 100 + widen3 + 10), "no bf16 class: %g", f32);
+  mc.conv_efficiency[OPTIC_CONV_CLASS_BF16] = 2, mc.conv_element_ns[OPTIC_CONV_CLASS_BF16] = 0.5;
+  double e = est_op(text, &mc, 0, 0, OPTIC_OP_DOT, NULL, NULL);
+  bool on_class = optic_dot_bf16_kernel() != OPTIC_BF16_NONE && optic_dot_bf16_kernel() == optic_conv_bf16_kernel();
+  if (on_class) {
+    OT_CHECK(near(e, c.flops / 2 + 64 * 48 * 0.5 + 64 * 100 + widen1 + 10), "bf16 class: %g", e);
+  } else {
+    OT_CHECK(near(e, f32), "bf16 kernel %s is not the class's: f32 figures %g, got %g",
+             optic_dot_bf16_kernel_name(optic_dot_bf16_kernel()), f32, e);
+  }
+}
+
 static const ot_case cases[] = {
     {"planner_shared", planner_shared},
     {"estimate_per_class", estimate_per_class},
@@ -349,6 +383,7 @@ static const ot_case cases[] = {
     {"output_fusion", output_fusion},
     {"output_fusion_sequence", output_fusion_sequence},
     {"dot_calls", dot_calls},
+    {"bf16_dot_class", bf16_dot_class},
 };
 
 OT_MAIN(cases)
