@@ -139,10 +139,12 @@ static inline void ex_lit_leaves(const optic_literal_t *lit, const optic_literal
 #define EX_MAX_LEAVES 64
 
 /* Runs m through the runtime at `level` on `threads` threads and compares
- * with expected. Returns false (after printing why) on a mismatch. */
-static inline bool ex_run_compare(const optic_module_t *m, optic_opt_level level, int32_t threads,
-                                  const optic_literal_t *const *args, int32_t nargs, const optic_literal_t *expected,
-                                  double abs_tol, double rel_tol, bool context_outputs, const char *label) {
+ * with expected under `mode` (abs_tol and rel_tol: TOLERANCE only).
+ * Returns false (after printing why) on a mismatch. */
+static inline bool ex_run_compare_mode(const optic_module_t *m, optic_opt_level level, int32_t threads,
+                                       const optic_literal_t *const *args, int32_t nargs,
+                                       const optic_literal_t *expected, optic_literal_match_mode mode, double abs_tol,
+                                       double rel_tol, bool context_outputs, const char *label) {
   optic_compile_options co = optic_compile_options_default();
   co.level = level;
   co.verify_buffers = true;
@@ -185,7 +187,7 @@ static inline bool ex_run_compare(const optic_module_t *m, optic_opt_level level
       void *g = optic_literal_mutable_data(got[i], &bytes);
       if (context_outputs && bytes) memcpy(g, out[i].data, bytes);
       char why[256];
-      if (!optic_literal_match(eleaves[i], got[i], OPTIC_MATCH_TOLERANCE, abs_tol, rel_tol, why, sizeof why)) {
+      if (!optic_literal_match(eleaves[i], got[i], mode, abs_tol, rel_tol, why, sizeof why)) {
         OT_CHECK(false, "%s: level %d threads %d output %d: %s", label, (int)level, (int)threads, (int)i, why);
         ok = false;
       }
@@ -195,6 +197,14 @@ static inline bool ex_run_compare(const optic_module_t *m, optic_opt_level level
   optic_exec_ctx_destroy(ctx);
   optic_program_destroy(p);
   return ok;
+}
+
+/* ex_run_compare_mode within tolerances. */
+static inline bool ex_run_compare(const optic_module_t *m, optic_opt_level level, int32_t threads,
+                                  const optic_literal_t *const *args, int32_t nargs, const optic_literal_t *expected,
+                                  double abs_tol, double rel_tol, bool context_outputs, const char *label) {
+  return ex_run_compare_mode(m, level, threads, args, nargs, expected, OPTIC_MATCH_TOLERANCE, abs_tol, rel_tol,
+                             context_outputs, label);
 }
 
 /* Runs m once (level NONE, 1 thread) to produce a reference: for modules

@@ -85,6 +85,17 @@ static void sweep(void) {
   OT_CHECK(failed == 0, "%d of %d half loop modules differ from the evaluator", failed, run);
 }
 
+/* m at levels NONE and FULL on 1 thread, every output byte equal to
+ * expected's (a NaN's payload included). */
+static bool bitwise_at_levels(const optic_module_t *m, const optic_literal_t *const *args, int32_t nargs,
+                              const optic_literal_t *expected, const char *label) {
+  bool ok = true;
+  for (int level = 0; level <= 2 && ok; level += 2)
+    ok = ex_run_compare_mode(m, (optic_opt_level)level, 1, args, nargs, expected, OPTIC_MATCH_BITWISE, 0, 0, false,
+                             label);
+  return ok;
+}
+
 /* Special values: y = select(p, x, x * 0.75) and z = x * 0.5 + 0 (two loop
  * fusions), with the
  * result's bytes equal to the evaluator's (a NaN's payload included). */
@@ -108,35 +119,9 @@ static bool specials_one(optic_dtype dt, const char *dts, const uint16_t *vals, 
   optic_literal_t *expected = NULL;
   optic_comp_id e = optic_module_entry(m);
   OT_EXPECT_OK(optic_evaluate(m, e, (const optic_literal_t *const *)args, 2, NULL, &expected));
-  bool ok = true;
-  for (int level = 0; level <= 2 && ok; level += 2) {
-    optic_compile_options co = optic_compile_options_default();
-    co.level = (optic_opt_level)level;
-    optic_program_t *p = NULL;
-    OT_EXPECT_OK(optic_compile(m, &co, &p));
-    optic_exec_ctx_t *ctx = NULL;
-    optic_exec_options eo = optic_exec_options_default();
-    eo.threads = 1;
-    OT_EXPECT_OK(optic_exec_ctx_create(&eo, &ctx));
-    uint16_t got[2][64];
-    optic_shape s = {.rank = 1, .dims = {n}};
-    optic_tensor in[2] = {{dt, s, (void *)optic_literal_data(args[0], NULL)},
-                          {OPTIC_PRED, s, (void *)optic_literal_data(args[1], NULL)}};
-    optic_tensor out[2] = {{dt, s, got[0]}, {dt, s, got[1]}};
-    OT_EXPECT_OK(optic_program_run(p, ctx, in, 2, out, 2));
-    for (int k = 0; k < 2 && ok; k++) {
-      const uint16_t *want = optic_literal_data(optic_literal_element(expected, k), NULL);
-      for (int i = 0; i < n && ok; i++) {
-        if (want[i] != got[k][i]) {
-          OT_CHECK(false, "%s level %d output %d element %d (input 0x%04x): got 0x%04x, evaluator 0x%04x", dts, level,
-                   k, i, vals[i], got[k][i], want[i]);
-          ok = false;
-        }
-      }
-    }
-    optic_exec_ctx_destroy(ctx);
-    optic_program_destroy(p);
-  }
+  char label[64];
+  snprintf(label, sizeof label, "%s special values", dts);
+  bool ok = bitwise_at_levels(m, (const optic_literal_t *const *)args, 2, expected, label);
   optic_literal_destroy(expected);
   optic_literal_destroy(args[0]);
   optic_literal_destroy(args[1]);
@@ -174,29 +159,9 @@ static bool reduce_specials_one(optic_dtype dt, const char *dts, const char *op,
   int64_t dims[2] = {20, 5};
   optic_literal_t *arg = ex_lit_of(dt, 2, dims, data), *expected = NULL;
   OT_EXPECT_OK(optic_evaluate(m, optic_module_entry(m), (const optic_literal_t *const *)&arg, 1, NULL, &expected));
-  const uint16_t *want = optic_literal_data(expected, NULL);
-  bool ok = true;
-  for (int level = 0; level <= 2 && ok; level += 2) {
-    optic_compile_options co = optic_compile_options_default();
-    co.level = (optic_opt_level)level;
-    optic_program_t *p = NULL;
-    OT_EXPECT_OK(optic_compile(m, &co, &p));
-    optic_exec_ctx_t *ctx = NULL;
-    optic_exec_options eo = optic_exec_options_default();
-    eo.threads = 1;
-    OT_EXPECT_OK(optic_exec_ctx_create(&eo, &ctx));
-    uint16_t got[20];
-    optic_tensor in = {dt, {.rank = 2, .dims = {20, 5}}, data}, out = {dt, {.rank = 1, .dims = {20}}, got};
-    OT_EXPECT_OK(optic_program_run(p, ctx, &in, 1, &out, 1));
-    for (int i = 0; i < 20 && ok; i++) {
-      if (want[i] != got[i]) {
-        OT_CHECK(false, "%s %s level %d row %d: got 0x%04x, evaluator 0x%04x", dts, op, level, i, got[i], want[i]);
-        ok = false;
-      }
-    }
-    optic_exec_ctx_destroy(ctx);
-    optic_program_destroy(p);
-  }
+  char label[64];
+  snprintf(label, sizeof label, "%s %s of special values", dts, op);
+  bool ok = bitwise_at_levels(m, (const optic_literal_t *const *)&arg, 1, expected, label);
   optic_literal_destroy(expected);
   optic_literal_destroy(arg);
   optic_module_destroy(m);
