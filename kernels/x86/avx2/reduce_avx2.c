@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "kernels/reduce_tree.h"
+#include "kernels/x86/avx2/reduce_step_avx2.h"
 
 /* Lane mask for the first r lanes (r >= 8: all). */
 static inline __m256i first_lanes(size_t r) {
@@ -18,16 +19,6 @@ static inline __m256 load_first(const float *p, size_t r, __m256 fill) {
   return _mm256_blendv_ps(fill, _mm256_maskload_ps(p, m), _mm256_castsi256_ps(m));
 }
 
-OPTIC_REDUCE_INLINE __m256 v_step(optic_reduce_op op, __m256 acc, __m256 v) {
-  switch (op) {
-    case OPTIC_REDUCE_SUMSQ: return _mm256_add_ps(acc, _mm256_mul_ps(v, v)); /* no fma: see reduce.h */
-    case OPTIC_REDUCE_PROD: return _mm256_mul_ps(acc, v);
-    default: return _mm256_add_ps(acc, v);
-  }
-}
-OPTIC_REDUCE_INLINE __m256 v_join(optic_reduce_op op, __m256 a, __m256 b) {
-  return op == OPTIC_REDUCE_PROD ? _mm256_mul_ps(a, b) : _mm256_add_ps(a, b);
-}
 OPTIC_REDUCE_INLINE __m128 v_join128(optic_reduce_op op, __m128 a, __m128 b) {
   return op == OPTIC_REDUCE_PROD ? _mm_mul_ps(a, b) : _mm_add_ps(a, b);
 }

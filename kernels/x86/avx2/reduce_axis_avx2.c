@@ -6,22 +6,13 @@
 #include <math.h>
 
 #include "kernels/reduce_tree.h"
+#include "kernels/x86/avx2/reduce_step_avx2.h"
 
 static inline __m256i first_lanes(size_t w) {
   static const int32_t ramp[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
   return _mm256_loadu_si256((const __m256i *)(ramp + 8 - (w < 8 ? w : 8)));
 }
 
-OPTIC_REDUCE_INLINE __m256 v_step(optic_reduce_op op, __m256 acc, __m256 v) {
-  switch (op) {
-    case OPTIC_REDUCE_SUMSQ: return _mm256_add_ps(acc, _mm256_mul_ps(v, v)); /* no fma: see reduce.h */
-    case OPTIC_REDUCE_PROD: return _mm256_mul_ps(acc, v);
-    default: return _mm256_add_ps(acc, v);
-  }
-}
-OPTIC_REDUCE_INLINE __m256 v_join(optic_reduce_op op, __m256 a, __m256 b) {
-  return op == OPTIC_REDUCE_PROD ? _mm256_mul_ps(a, b) : _mm256_add_ps(a, b);
-}
 /* The binary family's max/min: the accumulator a wins only when NaN or
  * strictly better; max_ps(a, b) returns b on ties and when either is NaN. */
 OPTIC_REDUCE_INLINE __m256 v_fold(bool is_max, __m256 a, __m256 b) {

@@ -6,19 +6,10 @@
 #include <math.h>
 
 #include "kernels/reduce_tree.h"
+#include "kernels/x86/avx512/reduce_step_avx512.h"
 
 static inline __mmask16 first_lanes(size_t r) { return r >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << r) - 1); }
 
-OPTIC_REDUCE_INLINE __m512 v_step(optic_reduce_op op, __m512 acc, __m512 v) {
-  switch (op) {
-    case OPTIC_REDUCE_SUMSQ: return _mm512_add_ps(acc, _mm512_mul_ps(v, v)); /* no fma: see reduce.h */
-    case OPTIC_REDUCE_PROD: return _mm512_mul_ps(acc, v);
-    default: return _mm512_add_ps(acc, v);
-  }
-}
-OPTIC_REDUCE_INLINE __m512 v_join(optic_reduce_op op, __m512 a, __m512 b) {
-  return op == OPTIC_REDUCE_PROD ? _mm512_mul_ps(a, b) : _mm512_add_ps(a, b);
-}
 OPTIC_REDUCE_INLINE __m256 v_join256(optic_reduce_op op, __m256 a, __m256 b) {
   return op == OPTIC_REDUCE_PROD ? _mm256_mul_ps(a, b) : _mm256_add_ps(a, b);
 }

@@ -6,17 +6,8 @@
 #include <math.h>
 
 #include "kernels/reduce_tree.h"
+#include "kernels/x86/avx512/reduce_step_avx512.h"
 
-OPTIC_REDUCE_INLINE __m512 v_step(optic_reduce_op op, __m512 acc, __m512 v) {
-  switch (op) {
-    case OPTIC_REDUCE_SUMSQ: return _mm512_add_ps(acc, _mm512_mul_ps(v, v)); /* no fma: see reduce.h */
-    case OPTIC_REDUCE_PROD: return _mm512_mul_ps(acc, v);
-    default: return _mm512_add_ps(acc, v);
-  }
-}
-OPTIC_REDUCE_INLINE __m512 v_join(optic_reduce_op op, __m512 a, __m512 b) {
-  return op == OPTIC_REDUCE_PROD ? _mm512_mul_ps(a, b) : _mm512_add_ps(a, b);
-}
 /* The binary family's max/min: the accumulator a wins only when NaN or
  * strictly better; max_ps(a, b) returns b on ties and when either is NaN. */
 OPTIC_REDUCE_INLINE __m512 v_fold(bool is_max, __m512 a, __m512 b) {

@@ -17,18 +17,9 @@
 #include <math.h>
 
 #include "kernels/reduce_tree.h"
+#include "kernels/x86/avx512/reduce_step_avx512.h"
 
 #define NV 4 /* vectors per column group of the tree ops (max/min: 2) */
-OPTIC_REDUCE_INLINE __m512 v_step(optic_reduce_op op, __m512 acc, __m512 v) {
-  switch (op) {
-    case OPTIC_REDUCE_SUMSQ: return _mm512_add_ps(acc, _mm512_mul_ps(v, v)); /* no fma: see reduce.h */
-    case OPTIC_REDUCE_PROD: return _mm512_mul_ps(acc, v);
-    default: return _mm512_add_ps(acc, v);
-  }
-}
-OPTIC_REDUCE_INLINE __m512 v_join(optic_reduce_op op, __m512 a, __m512 b) {
-  return op == OPTIC_REDUCE_PROD ? _mm512_mul_ps(a, b) : _mm512_add_ps(a, b);
-}
 /* A lane's first value, folded into the identity without the identity:
  * exact for prod (1 * v = v), and for sum, sumsq the same but for the sign of
  * a zero, which the root's one addition of +0 restores (see the file head). */
