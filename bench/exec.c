@@ -13,7 +13,7 @@
  *    (6 GEMMs + bias, relu, relu mask) vs peer/mlp_cblas, the same 6 GEMMs
  *    called directly with cblas_sgemm (>= 0.95 of its GFLOP/s).
  * Every exec benchmark reports the program's estimates (est_flops, est_bytes,
- * est_time_ns, est_peak_bytes), compiled for the context's T threads
+ * est_time_ns; est_peak_bytes from bench_report_memory), compiled for the context's T threads
  * (optic_compile_options.threads), est_ratio = measured / estimated time and
  * omp_threads = T.
  * Compilation and binding are untimed. */
@@ -57,6 +57,7 @@ typedef struct exec_case {
   int n_bufs;
   uint64_t cpu_ns; /* process CPU time of the timed loop */
   double rss0;     /* peak RSS before the case compiled (bench_maxrss_bytes) */
+  int64_t split;   /* the context's split_min_elements */
 } exec_case;
 
 static void case_free(exec_case *c) {
@@ -91,6 +92,7 @@ static bool case_compile(optic_bench_state *st, exec_case *c, int fusion, int th
 
 static bool case_compile_split(optic_bench_state *st, exec_case *c, int fusion, int threads, int64_t split) {
   c->rss0 = bench_maxrss_bytes();
+  c->split = split;
   optic_compile_options co = optic_compile_options_default();
   co.fusion = fusion;
   co.threads = threads; /* the estimates are for the context's threads */
@@ -133,11 +135,10 @@ static void report_estimates(optic_bench_state *st, exec_case *c, double measure
   optic_bench_counter(st, "est_flops", s.cost.flops, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "est_bytes", s.cost.bytes_accessed, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "est_time_ns", s.est_ns, OPTIC_BENCH_COUNTER_PLAIN);
-  optic_bench_counter(st, "est_peak_bytes", (double)s.peak_bytes, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "est_ratio", s.est_ns > 0 ? measured_ns / s.est_ns : 0.0, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "fusions", (double)s.fusions, OPTIC_BENCH_COUNTER_PLAIN);
   bench_report_memory(st, c->ctx, c->p, bench_tensor_bytes(c->in, c->n_in) + bench_tensor_bytes(c->out, c->n_out),
-                      c->rss0);
+                      c->rss0, c->split);
 }
 
 /* Runs the program until the benchmark stops; returns ns per run. */

@@ -7,11 +7,13 @@
  * their own (oversubscription). Each result is checked once after the loop
  * against the naive product. Compilation, binding and thread start-up of
  * the first run are untimed; the C = 4 case starts its pthreads each
- * iteration (~0.1 ms against ~10 ms of work). */
+ * iteration (~0.1 ms against ~10 ms of work). Memory: the C pools' peaks
+ * beside C x the planned run (bench/memory.h). */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "bench/bench_util.h"
+#include "bench/memory.h"
 #include <optic/optic.h>
 
 enum { CTX_N = 256, CTX_REPS = 4, CTX_MAX = 4 };
@@ -68,6 +70,7 @@ static bool ctx_job_correct(const ctx_job *j) {
 static void run_contexts(optic_bench_state *st, void *user) {
   (void)user;
   const int n_ctx = (int)optic_bench_range(st, 1), threads = (int)optic_bench_range(st, 2);
+  const double rss0 = bench_maxrss_bytes();
   optic_program_t *p = dot_program(threads);
   ctx_job jobs[CTX_MAX] = {0};
   float *buf = malloc(sizeof(float) * 3 * CTX_N * CTX_N * CTX_MAX);
@@ -110,6 +113,9 @@ static void run_contexts(optic_bench_state *st, void *user) {
     const double runs = (double)optic_bench_iterations(st) * CTX_MAX * CTX_REPS;
     optic_bench_set_items_processed(st, (int64_t)runs);
     optic_bench_counter(st, "runs_per_iteration", CTX_MAX * CTX_REPS, OPTIC_BENCH_COUNTER_PLAIN);
+    const optic_exec_ctx_t *ctxs[CTX_MAX];
+    for (int c = 0; c < n_ctx; c++) ctxs[c] = jobs[c].ctx;
+    bench_report_memory_n(st, ctxs, n_ctx, p, sizeof(float) * 3.0 * CTX_N * CTX_N * n_ctx, rss0, 0);
   }
   for (int c = 0; c < n_ctx; c++) optic_exec_ctx_destroy(jobs[c].ctx);
   free(buf);

@@ -10,12 +10,14 @@
  *    plain loop (same bytes counted for both: the GB/s ratio is the time
  *    ratio).
  * N = 16 (the convnet's size: per-run cost shows) and 256 (L2-sized).
+ * Memory: measured and planned as bench/memory.h reports them.
  * Compilation and binding are untimed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench_util.h"
+#include "bench/memory.h"
 #include <optic/optic.h>
 
 typedef struct window_case {
@@ -69,6 +71,7 @@ static bool case_make(optic_bench_state *st, window_case *c, const char *hlo) {
 
 static void run_case(optic_bench_state *st, const char *hlo, double bytes) {
   window_case c = {0};
+  const double rss0 = bench_maxrss_bytes();
   if (case_make(st, &c, hlo)) {
     while (optic_bench_keep_running(st)) {
       if (optic_program_run(c.p, c.ctx, &c.in, 1, &c.out, 1) != OPTIC_OK) {
@@ -77,6 +80,7 @@ static void run_case(optic_bench_state *st, const char *hlo, double bytes) {
       }
     }
     bench_report_rates(st, bytes, 0);
+    bench_report_memory(st, c.ctx, c.p, bench_tensor_bytes(&c.in, 1) + bench_tensor_bytes(&c.out, 1), rss0, 0);
   }
   case_free(&c);
 }

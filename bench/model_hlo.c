@@ -126,10 +126,9 @@ static void run_hlo(optic_bench_state *st, void *user) {
     optic_bench_counter(st, "est_flops", s.cost.flops, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_counter(st, "est_bytes", s.cost.bytes_accessed, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_counter(st, "est_transcendentals", s.cost.transcendentals, OPTIC_BENCH_COUNTER_PLAIN);
-    optic_bench_counter(st, "est_peak_bytes", (double)s.peak_bytes, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_counter(st, "omp_threads", 1, OPTIC_BENCH_COUNTER_PLAIN);
   }
-  bench_report_memory(st, c.ctx, c.p, bench_tensor_bytes(c.in, c.n_in) + bench_tensor_bytes(c.out, c.n_out), rss0);
+  bench_report_memory(st, c.ctx, c.p, bench_tensor_bytes(c.in, c.n_in) + bench_tensor_bytes(c.out, c.n_out), rss0, 0);
   per_op_counters(st, &c);
   case_free(&c);
 }

@@ -144,12 +144,11 @@ static void run_mlp_train_step(optic_bench_state *st, void *user) {
     optic_bench_counter(st, "est_time_ns", est, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_counter(st, "est_flops", s.cost.flops, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_counter(st, "est_bytes", s.cost.bytes_accessed + em.est_bytes_per_step, OPTIC_BENCH_COUNTER_PLAIN);
-    optic_bench_counter(st, "est_peak_bytes", (double)s.peak_bytes, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_counter(st, "est_ratio", est > 0 ? ns / est : 0, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_counter(st, "omp_threads", (double)threads, OPTIC_BENCH_COUNTER_PLAIN);
     optic_bench_set_items_processed(st, it * MODEL_MLP_BATCH);
     bench_report_memory(st, c.ctx, c.p,
-                        bench_tensor_bytes(c.in, MLP_PARAMS + 2) + bench_tensor_bytes(c.out, 1 + MLP_PARAMS), rss0);
+                        bench_tensor_bytes(c.in, MLP_PARAMS + 2) + bench_tensor_bytes(c.out, 1 + MLP_PARAMS), rss0, 0);
     per_op_counters(st, &c);
   }
   mlp_case_free(&c);

@@ -14,6 +14,7 @@
 #include "bench/cpu_path.h"
 #include "bench/elementwise.h"
 #include "bench/estimate.h"
+#include "bench/memory.h"
 #include "bench/parallel.h"
 #include "core/unconst.h"
 
@@ -31,6 +32,24 @@ static const step_case cases[] = {
     {"sgd_momentum", OPTIC_OPTIM_KIND_SGD, 20.0},
 };
 
+/* Memory: mem_peak_bytes, the high-water mark of what the optimizer (and
+ * the engine around it) allocated through its allocator (state and tables;
+ * read before the export below allocates its own description), beside
+ * est_peak_bytes, the state it holds (the exported state tensors' bytes). */
+static void report_state_memory(optic_bench_state *st, const optic_optim_t *opt, bench_counting_allocator *ca,
+                                double rss0) {
+  const double peak = (double)atomic_load(&ca->peak);
+  optic_optim_state *s = NULL;
+  if (optic_optim_state_export(opt, &s) != OPTIC_OK) return;
+  double state = 0;
+  for (size_t i = 0; i < s->tensor_count; i++) state += bench_tensor_bytes(&s->tensors[i].tensor, 1);
+  optic_optim_state_destroy(s);
+  optic_bench_counter(st, "mem_peak_bytes", peak, OPTIC_BENCH_COUNTER_PLAIN);
+  optic_bench_counter(st, "est_peak_bytes", state, OPTIC_BENCH_COUNTER_PLAIN);
+  double now = bench_maxrss_bytes();
+  optic_bench_counter(st, "maxrss_delta_bytes", now > rss0 ? now - rss0 : 0, OPTIC_BENCH_COUNTER_PLAIN);
+}
+
 static void run_step(optic_bench_state *st, void *user) {
   const step_case *c = user;
   const size_t n = (size_t)optic_bench_range(st, 0);
@@ -44,7 +63,10 @@ static void run_step(optic_bench_state *st, void *user) {
   optic_optim_hparams h;
   /* profile: the step reports its update's critical-path CPU time (the
    * largest per-thread CPU time of its share), the kernel harness's clock. */
-  optic_optim_options o = {.size = sizeof o, .threads = threads, .profile = true};
+  bench_counting_allocator ca;
+  bench_counting_allocator_init(&ca);
+  const double rss0 = bench_maxrss_bytes();
+  optic_optim_options o = {.size = sizeof o, .threads = threads, .profile = true, .allocator = &ca.allocator};
   optic_optim_t *opt = NULL;
   int64_t dim = (int64_t)n;
   optic_shape shape;
@@ -72,6 +94,7 @@ static void run_step(optic_bench_state *st, void *user) {
     }
     cpu_ns += (double)rep.update_cpu_ns;
   }
+  if (!failed) report_state_memory(st, opt, &ca, rss0);
   optic_optim_destroy(opt);
   if (failed) return;
   const double bytes = c->bytes_per_element * (double)n;
@@ -103,7 +126,10 @@ static void run_engine_step(optic_bench_state *st, void *user) {
   }
   bench_fill_f32(param, n, 1.0f, 2.0f);
   optic_optim_hparams h;
-  optic_optim_options o = {.size = sizeof o, .threads = threads, .profile = true};
+  bench_counting_allocator ca;
+  bench_counting_allocator_init(&ca);
+  const double rss0 = bench_maxrss_bytes();
+  optic_optim_options o = {.size = sizeof o, .threads = threads, .profile = true, .allocator = &ca.allocator};
   optic_optim_t *opt = NULL;
   optic_step_engine_t *e = NULL;
   int64_t dim = (int64_t)n;
@@ -139,6 +165,7 @@ static void run_engine_step(optic_bench_state *st, void *user) {
   const double wall_ns = (double)(optic_now_ns() - t0);
   optic_step_engine_metrics m;
   optic_step_engine_metrics_get(e, &m);
+  if (!failed) report_state_memory(st, opt, &ca, rss0);
   optic_step_engine_destroy(e);
   optic_optim_destroy(opt);
   if (failed) return;

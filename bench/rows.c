@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "bench/bench_util.h"
+#include "bench/memory.h"
 #include <optic/optic.h>
 
 enum { ROW_SOFTMAX, ROW_LAYER_NORM, ROW_SUM_ROWS, ROW_SUM_COLS };
@@ -80,6 +81,7 @@ static void run_rows(optic_bench_state *st, void *user) {
   const int kind = (int)(intptr_t)user;
   const long m = (long)optic_bench_range(st, 0), n = (long)optic_bench_range(st, 1);
   const int threads = (int)optic_bench_range(st, 2);
+  const double rss0 = bench_maxrss_bytes();
   optic_module_t *mod = NULL;
   optic_program_t *p = NULL;
   optic_exec_ctx_t *ctx = NULL;
@@ -128,10 +130,10 @@ static void run_rows(optic_bench_state *st, void *user) {
       optic_bench_counter(st, "est_flops", sum.cost.flops, OPTIC_BENCH_COUNTER_PLAIN);
       optic_bench_counter(st, "est_bytes", sum.cost.bytes_accessed, OPTIC_BENCH_COUNTER_PLAIN);
       optic_bench_counter(st, "est_time_ns", sum.est_ns, OPTIC_BENCH_COUNTER_PLAIN);
-      optic_bench_counter(st, "est_peak_bytes", (double)sum.peak_bytes, OPTIC_BENCH_COUNTER_PLAIN);
       optic_bench_counter(st, "est_ratio", sum.est_ns > 0 ? ns / sum.est_ns : 0.0, OPTIC_BENCH_COUNTER_PLAIN);
       optic_bench_counter(st, "fusions", (double)sum.fusions, OPTIC_BENCH_COUNTER_PLAIN);
     }
+    bench_report_memory(st, ctx, p, bench_tensor_bytes(in, n_in) + bench_tensor_bytes(&out, 1), rss0, 0);
   }
   for (int i = 0; i < 4; i++) free(bufs[i]);
   optic_exec_ctx_destroy(ctx);

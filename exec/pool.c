@@ -107,6 +107,11 @@ static bool arena_capacity(size_t bytes, size_t *cap) {
   return true;
 }
 
+size_t exec_pool_arena_size(size_t bytes) {
+  size_t cap = 0;
+  return bytes > 0 && arena_capacity(bytes, &cap) ? cap : 0;
+}
+
 static void slot_remove(exec_pool *p, size_t i) {
   p->slots[i] = p->slots[p->nslots - 1];
   p->nslots--;

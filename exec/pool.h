@@ -32,6 +32,10 @@ optic_status exec_pool_create(const optic_pool_options *options, exec_pool **out
  * is the caller's bug). NULL-safe. Not concurrent with anything else. */
 void exec_pool_destroy(exec_pool *p);
 
+/* The size of the arena a reservation of bytes gets (rounded up to whole
+ * pages as the acquire rounds: 4 KiB, or 2 MiB from
+ * OPTIC_HUGE_ALLOC_THRESHOLD on); 0 for 0 bytes or on overflow. */
+size_t exec_pool_arena_size(size_t bytes);
 /* Lends an arena of at least bytes bytes (see <optic/exec.h> for best fit,
  * rounding and the retry policy). bytes 0 gives data NULL and OK. When
  * profiler is non-NULL and enabled, a reservation (a miss) records a RESERVE

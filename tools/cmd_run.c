@@ -327,8 +327,9 @@ static void print_timing(const run_engine *engine, void *state, uint64_t prep_ns
   if (engine->memory) {
     double meas = 0, est_peak = 0;
     engine->memory(state, &meas, &est_peak);
-    printf("memory  %.0f B measured (pool peak + inputs, outputs, constants), %.0f B estimated (peak_bytes)", meas,
-           est_peak);
+    printf(
+        "memory  %.0f B measured (pool peak + inputs, outputs, constants), %.0f B planned (optic_program_run_memory)",
+        meas, est_peak);
     if (est_peak > 0) printf(", %.2fx", meas / est_peak);
     putchar('\n');
   }

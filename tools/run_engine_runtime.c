@@ -16,7 +16,7 @@ typedef struct runtime_state {
   int32_t n_in, n_out;
   optic_tensor *in, *out;
   double est_ns;         /* the program summary's estimate of one run */
-  double est_peak_bytes; /* the program summary's peak_bytes */
+  double est_peak_bytes; /* optic_program_run_memory's peak_bytes for the context's threads */
   double constant_bytes; /* held by the program */
 } runtime_state;
 
@@ -64,10 +64,15 @@ static optic_status runtime_prepare(const optic_module_t *m, const run_engine_op
     st = optic_compile(m, &co, &s->program);
   }
   optic_program_summary sum;
-  if (st == OPTIC_OK && (st = optic_program_summary_get(s->program, &sum)) == OPTIC_OK) {
-    s->est_ns = sum.est_ns;
-    s->est_peak_bytes = (double)sum.peak_bytes;
-    s->constant_bytes = (double)sum.memory.constant_bytes;
+  optic_run_memory rm = {.size = sizeof rm};
+  if (st == OPTIC_OK && (st = optic_program_summary_get(s->program, &sum)) == OPTIC_OK) s->est_ns = sum.est_ns;
+  if (st == OPTIC_OK) {
+    optic_exec_options o = optic_exec_options_default();
+    o.threads = optic_exec_ctx_threads(s->ctx);
+    if ((st = optic_program_run_memory(s->program, &o, &rm)) == OPTIC_OK) {
+      s->est_peak_bytes = (double)rm.peak_bytes;
+      s->constant_bytes = (double)rm.constant_bytes;
+    }
   }
   if (st == OPTIC_OK && profile) {
     /* the trace starts with the compile and its passes */

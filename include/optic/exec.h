@@ -323,6 +323,35 @@ OPTIC_API optic_status optic_program_run(const optic_program_t *program, optic_e
                                          const optic_tensor *inputs, int32_t n_in, optic_tensor *outputs,
                                          int32_t n_out);
 
+/* What a run of a program reserves, planned before it runs. The figures come
+ * from the binding optic_program_run makes for the same options (the same
+ * buffer plans, kernel plans and thread count), so a context that runs
+ * only this program, with caller-provided outputs, reserves exactly
+ * reserved_bytes from its pool (optic_pool_stats.peak_bytes). */
+typedef struct optic_run_memory {
+  size_t size;           /* sizeof(optic_run_memory); set by the caller, fields beyond it are not written */
+  size_t arena_bytes;    /* the buffer plans' arenas of every sequence (entry, called and fused
+                            computations), each 64-byte aligned, laid end to end */
+  size_t scratch_bytes;  /* per-op scratch: dot packing, convolution columns, f16/bf16 operands
+                            widened to f32, while-loop state, sort/top-k positions, batch-norm sums */
+  size_t regs_bytes;     /* the fused loops' block registers and reduction work areas, all threads */
+  size_t reserved_bytes; /* what the pool reserves for the three: each rounded up to whole 4 KiB
+                            pages (2 MiB from OPTIC_HUGE_ALLOC_THRESHOLD on), a page at least */
+  size_t io_bytes;       /* the entry's parameter and output leaves (the caller's tensors) */
+  size_t constant_bytes; /* the module's constants (held by the program, not the context) */
+  size_t peak_bytes;     /* reserved_bytes + io_bytes + constant_bytes */
+} optic_run_memory;
+
+/* Plans a run of program with options (NULL: defaults; threads 0 means the
+ * device's cores, as for a context) and writes the figures above, without
+ * running or reserving anything. Context-allocated outputs (outputs[j].data
+ * == NULL) come on top: up to two buffers per output, each page-rounded.
+ * Errors: INVALID_ARGUMENT (NULL arguments, out->size too small, bad
+ * options), the binding's errors (UNSUPPORTED ops, OUT_OF_MEMORY), as
+ * optic_program_run would return them. Thread-safe. */
+OPTIC_API optic_status optic_program_run_memory(const optic_program_t *program, const optic_exec_options *options,
+                                                optic_run_memory *out);
+
 #ifdef __cplusplus
 }
 #endif
