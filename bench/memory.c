@@ -34,6 +34,7 @@ static bool report_estimate(optic_bench_state *st, const optic_exec_ctx_t *ctx, 
   const double each = (double)(rm->reserved_bytes + rm->io_bytes);
   optic_bench_counter(st, "est_peak_bytes", n * each + (double)rm->constant_bytes, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "est_buffer_bytes", (double)s.peak_bytes, OPTIC_BENCH_COUNTER_PLAIN);
+  optic_bench_counter(st, "est_arena_bytes", (double)rm->arena_bytes, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "est_scratch_bytes", (double)rm->scratch_bytes, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "est_regs_bytes", (double)rm->regs_bytes, OPTIC_BENCH_COUNTER_PLAIN);
   return true;

@@ -27,7 +27,8 @@ double bench_tensor_bytes(const optic_tensor *t, int32_t n);
  * any run by optic_program_run_memory for ctx's threads and split rule
  * split_min_elements (the context's option): est_peak_bytes (what the run
  * reserves + io + constants), est_buffer_bytes (the compiler's peak_bytes:
- * buffer plans and constants), est_scratch_bytes and est_regs_bytes. p NULL:
+ * buffer plans and constants), est_arena_bytes, est_scratch_bytes and
+ * est_regs_bytes (optic_run_memory's parts). p NULL:
  * neither constants nor an estimate. */
 void bench_report_memory(optic_bench_state *st, const optic_exec_ctx_t *ctx, const optic_program_t *p, double io_bytes,
                          double rss0, int64_t split_min_elements);
