@@ -69,8 +69,8 @@ bool optic_conv_bf16_suits(const optic_conv_desc *d);
  * (optic_conv_bf16_kernel) and a shape that suits it; on vdpbf16ps only
  * shapes the direct rows run with at least 16 input and 16 output features
  * per group (the im2col GEMM on vdpbf16ps measured 1.15x the f32
- * convolution of a ResNet 3x3 layer where the direct rows reach 1.5x and
- * more: docs/kernels-conv.md). */
+ * convolution of a ResNet 3x3 layer where the direct rows run 1.8x:
+ * docs/kernels-conv.md). */
 bool optic_conv_bf16_chosen(const optic_conv_desc *d, optic_dtype lhs, optic_dtype rhs, optic_dtype out);
 
 /* Plans the forward pass of d for up to `threads` slices on `kernel`, writing
