@@ -4,13 +4,20 @@
  * (strides, signed padding, dilations, reversal, feature and batch groups,
  * any dim_labels); the geometry is the f32 plan's (kernels/conv.h).
  *
- * Method: per group, blocks of output positions are gathered (im2col) in
- * bf16 into the A operand, contraction index = window tap (outer) x input
- * feature (inner); the kernel is gathered once per group into the B panels;
- * the GEMM accumulates in f32 and the block is written to the output as f32,
- * or as bf16 rounded once to nearest even. Products of two bf16 values are
- * exact in f32; sums are rounded in f32 in the kernels' order (pairs of
- * taps-features, blocks of 256, kernels/dot_bf16.h), with subnormal inputs
+ * Method: the kernel is gathered once per group into the B panels,
+ * contraction index = window tap (outer) x input feature (inner). On
+ * vdpbf16ps, where the input features are contiguous in pairs (an even
+ * count, stride 1) and the input is not dilated, the direct rows: per chunk
+ * of up to 112 output positions along the last spatial dim, the input pixels
+ * they read are copied, with zeros for the padding, into one line per outer
+ * window tap, and 14 x 32 output tiles accumulate every tap in registers,
+ * the input pairs broadcast from those lines. Otherwise (and on AMX), blocks
+ * of output positions are gathered (im2col) in bf16 into the A operand and
+ * multiplied on the GEMM. The f32 accumulators are written to the output as
+ * f32, or as bf16 rounded once to nearest even. Products of two bf16 values
+ * are exact in f32; sums are rounded in f32 in the kernels' order (pairs of
+ * taps-features; the GEMM in blocks of 256, kernels/dot_bf16.h; the direct
+ * rows over all taps in order), with subnormal inputs
  * and results flushed to zero by the instructions. So an f32 result is
  * within K * 2^-24 * sum |terms| (+ K * 2^-126) of the exact sum of the bf16
  * products (K = contraction length), and a bf16 result within that plus half
@@ -39,15 +46,17 @@ typedef struct optic_conv_bf16_plan {
   int64_t positions;   /* output positions per group */
   int64_t block, nblk; /* positions per block (a multiple of mr), blocks per group */
   int64_t np;          /* B panels (NR columns each) */
-  size_t a_off, p_off, bd_off, b_off, c_off, slice_bytes;
+  /* direct rows (vdpbf16ps): no im2col; units are chunks of output rows */
+  bool direct;
+  int64_t rows_out, chunk, nchunk; /* output rows per group, positions per chunk, chunks per row */
+  int64_t lines, line_px;          /* line buffer: outer window taps x padded pixels */
+  size_t a_off, p_off, bd_off, b_off, c_off, l_off, t_off, slice_bytes;
 } optic_conv_bf16_plan;
 
-/* The bf16 kernel the runtime plans a convolution on: AMX when
- * optic_dot_bf16_kernel() is AMX, OPTIC_ISA is unset and the ISA selected now
- * (optic_isa_selected, which optic_isa_reselect re-reads) is avx512; else
- * NONE, and the runtime widens to f32. The vdpbf16ps kernel is not chosen:
- * on the machines measured its convolutions ran 2-3x slower than the f32
- * convolution (docs/kernels-conv.md); plan it explicitly to use it. */
+/* The bf16 kernel the runtime plans a convolution on, when the ISA selected
+ * now (optic_isa_selected, which optic_isa_reselect re-reads) is avx512: AMX
+ * when optic_dot_bf16_kernel() is AMX and OPTIC_ISA is unset; else AVX512
+ * where the CPU has AVX512_BF16; else NONE, and the runtime widens to f32. */
 optic_bf16_kernel optic_conv_bf16_kernel(void);
 
 /* True when the GEMM suits d: some group has more than one output feature or
@@ -55,9 +64,13 @@ optic_bf16_kernel optic_conv_bf16_kernel(void);
  * out, run faster on the f32 grouped loops: docs/kernels-conv.md). */
 bool optic_conv_bf16_suits(const optic_conv_desc *d);
 /* The runtime's choice (exec/bind.c, and the compiler's estimate): whether a
- * convolution with these operand and result dtypes runs on the bf16 GEMM:
+ * convolution with these operand and result dtypes runs on the bf16 kernels:
  * both operands bf16, an f32 or bf16 result, a kernel here
- * (optic_conv_bf16_kernel) and a shape that suits it. */
+ * (optic_conv_bf16_kernel) and a shape that suits it; on vdpbf16ps only
+ * shapes the direct rows run with at least 16 input and 16 output features
+ * per group (the im2col GEMM on vdpbf16ps measured 1.15x the f32
+ * convolution of a ResNet 3x3 layer where the direct rows run 1.8x:
+ * docs/kernels-conv.md). */
 bool optic_conv_bf16_chosen(const optic_conv_desc *d, optic_dtype lhs, optic_dtype rhs, optic_dtype out);
 
 /* Plans the forward pass of d for up to `threads` slices on `kernel`, writing

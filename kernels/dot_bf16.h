@@ -92,6 +92,27 @@ void optic_bf16_pack_a__avx512bf16(const optic_bf16_matrix *s, int64_t r0, uint3
 /* B panel with kpairs_pad >= ceil(k/2) rows of pairs (the rest zero). */
 void optic_bf16_pack_b__avx512bf16(const optic_bf16_matrix *s, int64_t c0, int64_t kpairs_pad, uint32_t *dst);
 void optic_bf16_gemm__avx512bf16(const optic_bf16_gemm_args *g, int64_t pa0, int64_t pa1, int64_t pb0, int64_t pb1);
+/* Direct convolution rows (kernels/conv_bf16.h): c[rows x cols] = the sum
+ * over taps t and pairs kp < tap_pairs of A row i (a + tap_off[t] + i * rs,
+ * bf16 elements, pair kp at 2 * kp) times B panel row t * tap_pairs + kp.
+ * rows <= 14, cols <= NR; rows up to the next of 7 or 14 are read (their
+ * results dropped), so the buffer behind a must hold them. With out set,
+ * row i goes to out + i * ldo instead (columns contiguous), as f32 or, with
+ * out_bf16, rounded to bf16 as optic_half_from_f32_bf16 does. */
+typedef struct optic_bf16_conv_rows_args {
+  const uint16_t *a;
+  const int64_t *tap_off;
+  int64_t taps, tap_pairs, rs;
+  const uint32_t *b;
+  float *c;
+  int64_t ldc;
+  void *out;
+  int64_t ldo;
+  bool out_bf16;
+  int rows, cols;
+} optic_bf16_conv_rows_args;
+#define OPTIC_BF16_CONV_ROWS 14
+void optic_bf16_conv_rows__avx512bf16(const optic_bf16_conv_rows_args *r);
 /* AMX (kernels/x86/amx/): A panels of 32 rows, k contiguous, padded to kpad
  * (a multiple of 32); g->k is kpad. */
 void optic_bf16_pack_a__amx(const optic_bf16_matrix *s, int64_t r0, int64_t kpad, uint16_t *dst);

@@ -1,6 +1,7 @@
 /* bf16 convolutions through the runtime (optic_compile + optic_program_run,
  * levels NONE and FULL, 1 and 2 threads) against the naive evaluator: on the
- * AMX bf16 GEMM convolution where the runtime picks it (kernels/conv_bf16.h),
+ * bf16 kernels where the runtime picks them (kernels/conv_bf16.h: AMX, or
+ * the vdpbf16ps direct rows for NHWC with even feature counts >= 16),
  * depthwise ones read in place by the grouped vector loops (avx512), else
  * widened to f32. Each module runs uncapped and under OPTIC_ISA=scalar,
  * avx2 and avx512, set by the test itself (setenv + optic_isa_reselect
@@ -27,6 +28,12 @@ static const char nchw_f32[] =
     "  w = bf16[64,64,3,3]{3,2,1,0} parameter(1)\n"
     "  ROOT c = f32[2,64,14,14]{3,2,1,0} convolution(x, w), window={size=3x3 pad=1_1x1_1}, "
     "dim_labels=bf01_oi01->bf01\n}\n";
+static const char nhwc_direct[] =
+    "HloModule nhwc_direct\n\nENTRY main {\n"
+    "  x = bf16[2,10,15,32]{3,2,1,0} parameter(0)\n"
+    "  w = bf16[3,3,32,40]{3,2,1,0} parameter(1)\n"
+    "  ROOT c = f32[2,10,15,40]{3,2,1,0} convolution(x, w), window={size=3x3 pad=1_1x1_1}, "
+    "dim_labels=b01f_01io->b01f\n}\n";
 static const char grouped_1x1[] =
     "HloModule grouped_1x1\n\nENTRY main {\n"
     "  x = bf16[1,7,7,32]{3,2,1,0} parameter(0)\n"
@@ -57,10 +64,15 @@ static void run_text(const char *name, const char *text) {
     if (caps[i]) setenv("OPTIC_ISA", caps[i], 1);
     optic_isa_reselect();
     optic_bf16_kernel k = optic_conv_bf16_kernel();
-    OT_CHECK(caps[i] == NULL || k == OPTIC_BF16_NONE, "%s: OPTIC_ISA=%s still picks %s", name, caps[i],
-             optic_dot_bf16_kernel_name(k));
-    if (caps[i] == NULL && optic_dot_bf16_kernel() == OPTIC_BF16_AMX) {
-      OT_CHECK(k == OPTIC_BF16_AMX, "%s: AMX is usable but the convolution does not pick it", name);
+    bool vdp = optic_isa_selected() == OPTIC_ISA_AVX512 && optic_dot_bf16_kernel_usable(OPTIC_BF16_AVX512);
+    OT_CHECK(caps[i] == NULL || k == (vdp ? OPTIC_BF16_AVX512 : OPTIC_BF16_NONE), "%s: OPTIC_ISA=%s picks %s", name,
+             caps[i], optic_dot_bf16_kernel_name(k));
+    if (caps[i] == NULL) {
+      optic_bf16_kernel want = optic_dot_bf16_kernel() == OPTIC_BF16_AMX ? OPTIC_BF16_AMX
+                               : vdp                                     ? OPTIC_BF16_AVX512
+                                                                         : OPTIC_BF16_NONE;
+      OT_CHECK(k == want, "%s: the convolution picks %s, not %s", name, optic_dot_bf16_kernel_name(k),
+               optic_dot_bf16_kernel_name(want));
     }
     char label[128];
     snprintf(label, sizeof label, "%s, OPTIC_ISA=%s, conv kernel %s", name, caps[i] ? caps[i] : "(unset)",
@@ -80,13 +92,14 @@ static void run_text(const char *name, const char *text) {
 static void nhwc_stride2_bf16(void) { run_text("nhwc_stride2_bf16", nhwc_s2); }
 static void nchw_f32_result(void) { run_text("nchw_f32_result", nchw_f32); }
 static void grouped_1x1_bf16(void) { run_text("grouped_1x1_bf16", grouped_1x1); }
+static void nhwc_direct_f32(void) { run_text("nhwc_direct_f32", nhwc_direct); }
 static void depthwise_widened(void) { run_text("depthwise_widened", depthwise); }
 static void depthwise_nhwc_f32(void) { run_text("depthwise_nhwc_f32", depthwise_nhwc); }
 
 static const ot_case cases[] = {
     {"nhwc_stride2_bf16", nhwc_stride2_bf16},   {"nchw_f32_result", nchw_f32_result},
     {"grouped_1x1_bf16", grouped_1x1_bf16},     {"depthwise_widened", depthwise_widened},
-    {"depthwise_nhwc_f32", depthwise_nhwc_f32},
+    {"depthwise_nhwc_f32", depthwise_nhwc_f32}, {"nhwc_direct_f32", nhwc_direct_f32},
 };
 
 OT_MAIN(cases)

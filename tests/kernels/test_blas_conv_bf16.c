@@ -4,7 +4,8 @@
  * run (AVX512_BF16, AMX-BF16), 1 and 3 slices. Sweep: channels 1, 15, 16,
  * 17, 31, 32, 33, 64 in and out, 1x1 and 3x3 windows, strides 1 and 2,
  * padding 0 and 1, batch 1 and 3, NHWC and NCHW, feature groups, depthwise,
- * dilations, window reversal, batch groups.
+ * dilations, window reversal, batch groups; for the direct rows, widths
+ * around their 14-row tiles and 112-position chunks, wide padding.
  * Tolerance per element, M = the same convolution of |operands|, K = the
  * contraction length (input features per group x window):
  *   f32 result:  |got - ref| <= T = (K + 2) * 2^-24 * M + K * 2^-124
@@ -124,8 +125,9 @@ static bool run_fallback(int idx, const optic_conv_desc *d, const operands *o, d
     if (optic_isa_best() < (i == 0 ? OPTIC_ISA_SCALAR : i == 1 ? OPTIC_ISA_AVX2 : OPTIC_ISA_AVX512)) continue;
     setenv("OPTIC_ISA", isas[i], 1);
     optic_isa_reselect();
-    optic_bf16_kernel k = optic_conv_bf16_kernel();
-    OT_CHECK(k == OPTIC_BF16_NONE, "OPTIC_ISA=%s offers the %s kernel", isas[i], optic_dot_bf16_kernel_name(k));
+    optic_bf16_kernel k = optic_conv_bf16_kernel(), want = OPTIC_BF16_NONE;
+    if (i == 2 && optic_dot_bf16_kernel_usable(OPTIC_BF16_AVX512)) want = OPTIC_BF16_AVX512; /* never AMX capped */
+    OT_CHECK(k == want, "OPTIC_ISA=%s offers the %s kernel", isas[i], optic_dot_bf16_kernel_name(k));
     optic_conv_plan p;
     OT_EXPECT_OK(optic_conv_plan_make(d, OPTIC_CONV_FORWARD, 1, &p));
     float *out = malloc(o->nout * sizeof *out + 1), *scratch = malloc(p.scratch_bytes + 64);
@@ -199,6 +201,16 @@ static void sweep(void) {
       {false, 1, 16, 31, 12, 11, 3, 1, 2, 2, 1, 1, true},  /* rhs dilation, reversed window */
       {false, 4, 8, 16, 6, 6, 3, 1, 1, 1, 1, 2, false},    /* batch groups (a kernel gradient's shape) */
       {false, 1, 64, 64, 56, 56, 3, 1, 1, 1, 1, 1, false}, /* the ResNet 3x3 layer at batch 1 */
+      /* direct rows (vdpbf16ps): widths around the 14-row tiles and the 112-position chunks */
+      {false, 2, 16, 32, 3, 13, 3, 1, 1, 1, 1, 1, false},
+      {false, 1, 32, 16, 4, 14, 3, 1, 1, 1, 1, 1, false},
+      {false, 1, 16, 48, 3, 15, 3, 1, 0, 1, 1, 1, false},
+      {false, 1, 2, 33, 5, 29, 3, 1, 1, 1, 1, 1, false},
+      {false, 1, 16, 16, 3, 113, 3, 1, 1, 1, 1, 1, false},
+      {false, 1, 16, 16, 2, 240, 3, 2, 1, 1, 1, 1, false},
+      {false, 2, 18, 70, 9, 31, 3, 2, 2, 3, 1, 1, true}, /* stride 2, dilation 3, reversed */
+      {false, 1, 64, 16, 5, 7, 3, 1, 3, 1, 1, 1, false}, /* padding wider than the window reaches */
+      {false, 3, 32, 64, 6, 6, 3, 1, 1, 1, 2, 1, false}, /* two groups of 16 */
   };
   for (size_t i = 0; i < sizeof special / sizeof *special; i++, idx++) {
     if (!run_case(idx, &special[i], &worst)) failed++;
@@ -231,9 +243,39 @@ static void invalid_args(void) {
   free(scratch);
 }
 
+/* The runtime's choice: on vdpbf16ps only the direct rows' shapes with at
+ * least 16 features in and out per group; AMX takes every suited shape;
+ * nothing without a kernel. */
+static void choice(void) {
+  static const struct {
+    conv_case c;
+    bool on_avx512;
+  } shapes[] = {
+      {{false, 8, 64, 64, 56, 56, 3, 1, 1, 1, 1, 1, false}, true},  /* ResNet 3x3, NHWC */
+      {{false, 8, 64, 256, 56, 56, 1, 1, 0, 1, 1, 1, false}, true}, /* ResNet 1x1 */
+      {{true, 8, 64, 64, 56, 56, 3, 1, 1, 1, 1, 1, false}, false},  /* NCHW: features not contiguous */
+      {{false, 1, 8, 64, 16, 16, 3, 1, 1, 1, 1, 1, false}, false},  /* 8 input features */
+      {{false, 1, 17, 64, 16, 16, 3, 1, 1, 1, 1, 1, false}, false}, /* odd input features */
+      {{false, 1, 64, 8, 16, 16, 3, 1, 1, 1, 1, 1, false}, false},  /* 8 output features */
+  };
+  optic_bf16_kernel k = optic_conv_bf16_kernel();
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    optic_conv_desc d = desc_of(&shapes[i].c);
+    bool want = k == OPTIC_BF16_AMX || (k == OPTIC_BF16_AVX512 && shapes[i].on_avx512);
+    bool got = optic_conv_bf16_chosen(&d, OPTIC_BF16, OPTIC_BF16, OPTIC_BF16);
+    OT_CHECK(got == want, "shape %zu on %s: chosen %d, want %d", i, optic_dot_bf16_kernel_name(k), got, want);
+    OT_CHECK(!optic_conv_bf16_chosen(&d, OPTIC_F32, OPTIC_BF16, OPTIC_F32), "shape %zu: chosen with an f32 operand", i);
+  }
+  const optic_cpu_info *cpu = optic_cpu_info_get();
+  if (OPTIC_CPU_HAS(cpu, AVX512BF16) && optic_isa_selected() == OPTIC_ISA_AVX512) {
+    OT_CHECK(k != OPTIC_BF16_NONE, "AVX512_BF16 here, yet no bf16 convolution kernel");
+  }
+}
+
 static const ot_case cases[] = {
     {"sweep", sweep},
     {"invalid_args", invalid_args},
+    {"choice", choice},
 };
 
 OT_MAIN(cases)
