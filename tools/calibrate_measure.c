@@ -279,6 +279,7 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->hash_bandwidth = r->beyond.hash_bw;
   m->disk_write_bandwidth = r->beyond.disk_bw;
   m->sync_ns = r->beyond.barrier_ns;
+  m->cpu_clock_ns = r->beyond.clock_ns;
   /* op classes: per core (measured on one thread) */
   m->run_overhead_ns = r->classes.run_overhead_ns;
   m->reduce_bandwidth = r->classes.reduce_bandwidth * r->threads;

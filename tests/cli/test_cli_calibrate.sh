@@ -58,6 +58,8 @@ for k in ("topk_select_element_ns", "convert_from_bf16_ns", "convert_from_f16_ns
           "convert_to_f16_ns", "reduce_fold_bf16_ns", "reduce_fold_f16_ns", "reduce_fold_bf16_minmax_ns",
           "reduce_fold_f16_minmax_ns"):
     assert 0 < m[k] < 1e5, (k, m[k])
+# format 6: one read of the thread CPU-time clock (a system call)
+assert 0 < m["cpu_clock_ns"] < 1e5, m["cpu_clock_ns"]
 PY
 
 # optic_machine_load reads it (report --machine loads with it and prints the model).
