@@ -10,6 +10,8 @@
  * Benchmark-only code. */
 #include <optic/optim.h>
 
+#include <math.h>
+
 #include "bench/bench_util.h"
 #include "bench/cpu_path.h"
 #include "bench/elementwise.h"
@@ -48,6 +50,24 @@ static void report_state_memory(optic_bench_state *st, const optic_optim_t *opt,
   optic_bench_counter(st, "est_peak_bytes", state, OPTIC_BENCH_COUNTER_PLAIN);
   double now = bench_maxrss_bytes();
   optic_bench_counter(st, "maxrss_delta_bytes", now > rss0 ? now - rss0 : 0, OPTIC_BENCH_COUNTER_PLAIN);
+}
+
+/* Elements per work block of a step (docs/optim.md: fixed blocks of 65536;
+ * a step runs on at most one thread per block). */
+#define STEP_BLOCK_ELEMENTS 65536.0
+
+/* The estimate of one profiled step of n parameters asked to run on
+ * `threads`: one fused update op on the roofline of the threads it runs on
+ * (one per block at most; its real bytes per element, as the compiled step's
+ * update counts them) with the op's dispatch cost, one barrier when it runs
+ * on more than one thread, and the profile's two reads of each thread's
+ * CPU-time clock (cpu_clock_ns, in parallel across threads). 0 without a model. */
+static double step_estimate_ns(size_t n, int threads, const optic_cost *cost) {
+  const double blocks = ceil((double)n / STEP_BLOCK_ELEMENTS);
+  const int used = (double)threads > blocks ? (int)(blocks > 1 ? blocks : 1) : threads;
+  optic_machine mt;
+  if (!bench_machine(used, &mt)) return 0;
+  return optic_machine_estimate_ns(&mt, cost) + (used > 1 ? mt.sync_ns : 0) + 2.0 * mt.cpu_clock_ns;
 }
 
 static void run_step(optic_bench_state *st, void *user) {
@@ -103,12 +123,8 @@ static void run_step(optic_bench_state *st, void *user) {
   bench_cpu_path_report(st, &c2, bytes, 0.0);
   optic_bench_set_items_processed(st, (int64_t)n * optic_bench_iterations(st));
   optic_bench_counter(st, "omp_threads", (double)threads, OPTIC_BENCH_COUNTER_PLAIN);
-  /* The estimate: one fused update op on the roofline for T threads (its
-   * real bytes per element, as the compiled step's update counts them) with
-   * the op's dispatch cost. */
-  optic_machine mt;
   const optic_cost cost = {0, 0, bytes};
-  if (bench_machine(threads, &mt)) bench_report_estimate(st, optic_machine_estimate_ns(&mt, &cost), &cost);
+  bench_report_estimate(st, step_estimate_ns(n, threads, &cost), &cost);
 }
 
 /* The same step through the step engine (optic_step_engine_step, 1 core,

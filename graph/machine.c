@@ -240,6 +240,7 @@ static const struct {
     {"reduce_fold_f16_ns", offsetof(optic_machine, reduce_fold_f16_ns), true},
     {"reduce_fold_bf16_minmax_ns", offsetof(optic_machine, reduce_fold_bf16_minmax_ns), true},
     {"reduce_fold_f16_minmax_ns", offsetof(optic_machine, reduce_fold_f16_minmax_ns), true},
+    {"cpu_clock_ns", offsetof(optic_machine, cpu_clock_ns), true},
 };
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");

@@ -109,6 +109,8 @@ static const field fields[] = {
     {"reduce_fold_f16_ns", offsetof(optic_machine, reduce_fold_f16_ns), F_DOUBLE, false},
     {"reduce_fold_bf16_minmax_ns", offsetof(optic_machine, reduce_fold_bf16_minmax_ns), F_DOUBLE, false},
     {"reduce_fold_f16_minmax_ns", offsetof(optic_machine, reduce_fold_f16_minmax_ns), F_DOUBLE, false},
+    /* Format 6 (optional: older files load with 0, "not known"). */
+    {"cpu_clock_ns", offsetof(optic_machine, cpu_clock_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

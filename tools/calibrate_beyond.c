@@ -1,7 +1,8 @@
 /* `optic calibrate`'s figures beyond the roofline (calibrate_measure.h):
  * how close an f32 GEMM through the dot path's BLAS call comes to the FMA
  * peak, SHA-256 throughput on one core, write + fsync of a new file, and the
- * cost of one OpenMP barrier among all threads. Each is a machine property
+ * cost of one OpenMP barrier among all threads and of one read of a thread's
+ * CPU-time clock. Each is a machine property
  * measured with its own small workload, never with a benchmark of optic's
  * own cases. Never prints. */
 #include <cblas.h>
@@ -152,6 +153,22 @@ static double barrier_ns(int threads, int trials) {
   return n > 0 ? median(v, n) : 0;
 }
 
+/* ns per read of the calling thread's CPU-time clock (CLOCK_THREAD_CPUTIME_ID,
+ * what a profiled optimizer step reads): the median of `trials` runs of 1000
+ * reads, on the wall clock (the read is a system call; its time is the cost). */
+static double clock_read_ns(int trials) {
+  enum { READS = 1000, MAX_TRIALS = 32 };
+  double v[MAX_TRIALS];
+  int n = trials < MAX_TRIALS ? trials : MAX_TRIALS;
+  struct timespec ts;
+  for (int t = 0; t < n; t++) {
+    uint64_t t0 = optic_now_ns();
+    for (int r = 0; r < READS; r++) clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    v[t] = (double)(optic_now_ns() - t0) / READS;
+  }
+  return n > 0 ? median(v, n) : 0;
+}
+
 optic_status calib_measure_beyond(bool quick, int threads, calib_beyond *out) {
   memset(out, 0, sizeof *out);
   const int trials = quick ? 3 : 7;
@@ -163,5 +180,6 @@ optic_status calib_measure_beyond(bool quick, int threads, calib_beyond *out) {
   if (st == OPTIC_OK) st = hash_rate(trials, &out->hash_bw);
   if (st == OPTIC_OK) st = disk_rate((size_t)(quick ? 16 : 64) << 20, quick ? 2 : 3, &out->disk_bw);
   if (st == OPTIC_OK) out->barrier_ns = threads > 1 ? barrier_ns(threads, trials) : 0;
+  if (st == OPTIC_OK) out->clock_ns = clock_read_ns(trials);
   return st;
 }

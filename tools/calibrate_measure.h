@@ -21,6 +21,7 @@ typedef struct calib_beyond {
   double hash_bw;    /* SHA-256 bytes/s, one thread */
   double disk_bw;    /* write + fsync bytes/s of a new file in $TMPDIR (else /tmp) */
   double barrier_ns; /* one OpenMP barrier among all threads (0 on one thread) */
+  double clock_ns;   /* format 6: one read of the thread CPU-time clock, one thread */
 } calib_beyond;
 
 /* Op classes (tools/calibrate_classes.c), one thread. */

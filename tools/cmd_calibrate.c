@@ -116,6 +116,7 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  reduce_multi_bw       %.4g B/s (reduce over 2+ dims)\n", m->reduce_multi_bandwidth);
   fprintf(out, "  reduce_step_ns        %.4g (reducer program, one core)\n", m->reduce_step_ns);
   fprintf(out, "  while_iteration_ns    %.4g\n", m->while_iteration_ns);
+  fprintf(out, "  cpu_clock_ns          %.4g (one read of the thread CPU-time clock)\n", m->cpu_clock_ns);
   fprintf(out, "  loop_leaf_element_ns  %.4g, run %.4g (one core)\n", m->loop_leaf_element_ns, m->loop_leaf_run_ns);
   fprintf(out, "  gather_run_ns         %.4g (one core)\n", m->gather_run_ns);
   fprintf(out, "  topk_select_element_ns %.4g (k <= 64, one core)\n", m->topk_select_element_ns);

@@ -5,10 +5,14 @@
  * cblas_sgemm on its contiguous share of M's rows with OpenBLAS set to one
  * thread (as bench/kernels/conv.c, for the same reason; restored after).
  * issue 3's bars compare the convolution's time with this one's.
- * GFLOP/s = 2*M*N*K. */
+ * GFLOP/s = 2*M*N*K. The estimate is the compiler's for the same GEMM on
+ * this many threads: the dot class (optic_machine_estimate_dot_ns, one call
+ * of M x K by K x N, operands in place, split over M's rows), as for the
+ * conv_class and dot_class GEMMs; a machine without it, the GEMM bound. */
 #include <cblas.h>
 
 #include "bench/bench_util.h"
+#include "bench/estimate.h"
 #include "bench/conv_layers.h"
 #include "bench/parallel.h"
 
@@ -42,7 +46,11 @@ static void run_sgemm_slices(optic_bench_state *st, void *user) {
     optic_bench_skip_with_error(st, optic_last_error());
     return;
   }
-  bench_parallel p = {.slice = gemm_slice, .job = &j, .flops_per_iteration = 2.0 * j.m * (double)j.n * (double)j.k};
+  bench_parallel p = {
+      .slice = gemm_slice, .job = &j, .flops_per_iteration = 2.0 * j.m * (double)j.n * (double)j.k, .gemm = true};
+  optic_machine mc;
+  if (bench_machine(threads, &mc))
+    p.est_ns_per_iteration = optic_machine_estimate_dot_ns(&mc, 1, j.m, j.n, j.k, 0, j.m);
   int saved = openblas_get_num_threads();
   openblas_set_num_threads(1);
   bench_run_parallel(st, threads, &p, "sgemm_slices");

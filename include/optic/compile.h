@@ -143,6 +143,8 @@ typedef struct optic_machine {
   double reduce_fold_f16_ns;         /* the same on f16 */
   double reduce_fold_bf16_minmax_ns; /* the same for a maximum/minimum reducer (no rounding per step) */
   double reduce_fold_f16_minmax_ns;
+  double cpu_clock_ns; /* format 6: one read of the calling thread's CPU-time clock (CLOCK_THREAD_CPUTIME_ID:
+                          a system call on Linux), as a profiled optimizer step makes twice per thread */
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -151,9 +153,10 @@ typedef struct optic_machine {
  * while_iteration_ns, which load as 0: not known) and format-3 files
  * (before the convolution strategies and the dot figures, which load as 0:
  * the GEMM figure) and format-4 files (before gather_run_ns ...
- * reduce_fold_f16_minmax_ns, which load as 0: the format-4 rules); a file of a newer format fails to load with CORRUPT naming
- * the versions. */
-#define OPTIC_MACHINE_FORMAT 5
+ * reduce_fold_f16_minmax_ns, which load as 0: the format-4 rules) and format-5 files (before cpu_clock_ns, which
+ * loads as 0: a profiled step's clock reads not counted); a file of a newer format fails to load with CORRUPT
+ * naming the versions. */
+#define OPTIC_MACHINE_FORMAT 6
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",

@@ -500,7 +500,7 @@ static void beyond_roofline(void) {
   size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
   if (f) fclose(f);
   text[n] = 0;
-  OT_CHECK(strstr(text, "\"format\": 5") != NULL, "%s", text);
+  OT_CHECK(strstr(text, "\"format\": 6") != NULL, "%s", text);
   OT_EXPECT_OK(optic_machine_load(path, &r));
   OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-2 figures");
   /* sync_ns per thread count: (t - 1) / (cores - 1) of the all-core figure */
@@ -530,7 +530,7 @@ static void beyond_roofline(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":6}", "format 6 is newer than this optic reads (5)"},
+      {",\"format\":7}", "format 7 is newer than this optic reads (6)"},
       {",\"format\":\"2\"}", "\"format\" must be a positive integer"},
       {",\"format\":0}", "\"format\" must be a positive integer"},
       {",\"gemm_efficiency\":1.5}", "gemm_efficiency is 1.5"},
@@ -646,7 +646,7 @@ static void conv_classes_format4(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":6}", "format 6 is newer than this optic reads (5)"},
+      {",\"format\":7}", "format 7 is newer than this optic reads (6)"},
       {",\"conv_direct_efficiency\":1.5}", "conv_direct_efficiency is 1.5"},
       {",\"conv_grouped_rows_element_ns\":-1}", "conv_grouped_rows_element_ns is -1"},
       {",\"conv_gemm_efficiency\":-0.5}", "conv_gemm_efficiency is -0.5"},
@@ -674,6 +674,40 @@ static double figure(const optic_machine *m, size_t offset) {
 /* Format 5: the runtime's own paths. A format-4 file loads with them 0
  * (the format-4 rules); every one round-trips under its documented key; a
  * negative one is rejected naming it; for_threads keeps them (per-core ns). */
+static void paths_format5(void);
+
+/* Format 6: cpu_clock_ns. A format-5 file loads with it 0 (not known); a
+ * format-6 file round-trips it; a negative one is rejected naming it;
+ * for_threads keeps it (per read, per thread); a format-7 file is refused. */
+static void clock_format6(void) {
+  char path[512], text[1024];
+  snprintf(path, sizeof path, "%s/v6.json", tmp_dir());
+  const char *head =
+      "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
+      "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  optic_machine m, r, t;
+  snprintf(text, sizeof text, "%s,\"format\":5,\"gather_run_ns\":3}", head);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.gather_run_ns == 3 && m.cpu_clock_ns == 0, "format 5: %g %g", m.gather_run_ns, m.cpu_clock_ns);
+  snprintf(text, sizeof text, "%s,\"format\":6,\"cpu_clock_ns\":1250.5}", head);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.cpu_clock_ns == 1250.5, "%g", m.cpu_clock_ns);
+  OT_EXPECT_OK(optic_machine_save(&m, path));
+  OT_EXPECT_OK(optic_machine_load(path, &r));
+  OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of cpu_clock_ns");
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 2, &t));
+  OT_CHECK(t.cpu_clock_ns == 1250.5, "kept per thread: %g", t.cpu_clock_ns);
+  snprintf(text, sizeof text, "%s,\"format\":6,\"cpu_clock_ns\":-1}", head);
+  write_file(path, text);
+  OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+  OT_CHECK(strstr(optic_last_error(), "cpu_clock_ns") != NULL, "%s", optic_last_error());
+  snprintf(text, sizeof text, "%s,\"format\":7}", head);
+  write_file(path, text);
+  OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+}
+
 static void paths_format5(void) {
 #define F5(NAME) \
   { #NAME, offsetof(optic_machine, NAME) }
@@ -730,6 +764,7 @@ static void paths_format5(void) {
 
 static const ot_case cases[] = {
     {"paths_format5", paths_format5},
+    {"clock_format6", clock_format6},
     {"conv_classes_format4", conv_classes_format4},
     {"op_classes_format3", op_classes_format3},
     {"beyond_roofline", beyond_roofline},
