@@ -94,7 +94,13 @@ def expected_estimate(b):
         m, n, k = 256, 1024, 1024
         return roofline_ns(machine_for(t), 2 * m * n * k, 0, 4 * (m * k + k * n + m * n), MACHINE["gemm_efficiency"])
     if name.startswith("optim/step/adam/"):
-        return roofline_ns(machine_for(t), 0, 0, 28 * 8192) + MACHINE["op_overhead_ns"]
+        # A step runs on at most one thread per 65536-element block
+        # (docs/optim.md): 8192 parameters run on one thread, no barrier;
+        # the profiled step adds its two CPU-clock reads.
+        used = max(1, min(t, -(-8192 // 65536)))
+        m = machine_for(used)
+        sync = m["sync_ns"] if used > 1 else 0
+        return roofline_ns(m, 0, 0, 28 * 8192) + MACHINE["op_overhead_ns"] + sync + 2 * MACHINE.get("cpu_clock_ns", 0)
     if name.startswith("pod/barrier/"):
         return 2001 * MACHINE["sync_ns"]
     if name.startswith("pod/all_reduce/"):
