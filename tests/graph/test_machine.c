@@ -117,14 +117,18 @@ static void round_trip(void) {
   OT_CHECK(back.core_dram_bandwidth == 1e10, "no per-core key, 1 core: %g", back.core_dram_bandwidth);
 }
 
+/* The required fields of a machine file, without the closing brace: the
+ * tests append format-specific keys to it. */
+static const char MACHINE_HEAD[] =
+    "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
+    "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+
 /* core_dram_bandwidth is optional: an older file (without it) loads with
  * dram_bandwidth / cores; present, it is read exactly and validated. */
 static void core_dram_in_file(void) {
   char path[512];
   snprintf(path, sizeof path, "%s/core.json", tmp_dir());
-  const char *head =
-      "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
-      "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  const char *head = MACHINE_HEAD;
   char text[1024];
   optic_machine m;
   snprintf(text, sizeof text, "%s}", head); /* as written before the field existed */
@@ -467,9 +471,7 @@ static void host_lookup(void) {
 static void beyond_roofline(void) {
   char path[512], text[1024];
   snprintf(path, sizeof path, "%s/v1.json", tmp_dir());
-  const char *head =
-      "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
-      "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  const char *head = MACHINE_HEAD;
   optic_machine m, r, t;
   snprintf(text, sizeof text, "%s}", head);
   write_file(path, text);
@@ -558,9 +560,7 @@ static void beyond_roofline(void) {
 static void op_classes_format3(void) {
   char path[512], text[1400];
   snprintf(path, sizeof path, "%s/v3.json", tmp_dir());
-  const char *head =
-      "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
-      "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  const char *head = MACHINE_HEAD;
   optic_machine m, r, t;
   snprintf(text, sizeof text, "%s,\"format\":2,\"gemm_efficiency\":0.5,\"loop_bandwidth\":2e10}", head);
   write_file(path, text);
@@ -608,9 +608,7 @@ static void op_classes_format3(void) {
 static void conv_classes_format4(void) {
   char path[512], text[2048];
   snprintf(path, sizeof path, "%s/v4.json", tmp_dir());
-  const char *head =
-      "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
-      "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  const char *head = MACHINE_HEAD;
   optic_machine m, r, t;
   snprintf(text, sizeof text, "%s,\"format\":3,\"gemm_efficiency\":0.5,\"gather_element_ns\":2}", head);
   write_file(path, text);
@@ -682,9 +680,7 @@ static void paths_format5(void);
 static void clock_format6(void) {
   char path[512], text[1024];
   snprintf(path, sizeof path, "%s/v6.json", tmp_dir());
-  const char *head =
-      "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
-      "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  const char *head = MACHINE_HEAD;
   optic_machine m, r, t;
   snprintf(text, sizeof text, "%s,\"format\":5,\"gather_run_ns\":3}", head);
   write_file(path, text);
@@ -728,9 +724,7 @@ static void paths_format5(void) {
   enum { N = sizeof figs / sizeof figs[0] };
   char path[512], text[2048];
   snprintf(path, sizeof path, "%s/v5.json", tmp_dir());
-  const char *head =
-      "{\"name\":\"h\",\"peak_flops\":1e11,\"peak_transcendentals\":2e9,\"dram_bandwidth\":3e10,"
-      "\"cache_bandwidth\":5e10,\"cache_bytes\":0,\"op_overhead_ns\":40,\"cores\":4";
+  const char *head = MACHINE_HEAD;
   optic_machine m, r, t;
   snprintf(text, sizeof text, "%s,\"format\":4,\"gather_element_ns\":2,\"loop_leaf_run_ns\":2.5}", head);
   write_file(path, text);
