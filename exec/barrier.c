@@ -4,7 +4,7 @@
  * generation g it belongs to, resets the counter, publishes g + 1 (seq_cst
  * store, a release), and wakes the sleepers if there may be any. Every
  * other arriver waits for `gen` to leave g: first spinning (pause
- * instruction, time-bounded), then registering in `sleepers` and sleeping
+ * instruction, for the fixed budget), then registering in `sleepers` and sleeping
  * on the futex word `gen` with expected value g, so a wake that happened
  * before it sleeps is never lost (the kernel compares gen with g).
  * Before spinning, a waiter looks at the CPUs the team's other threads last
@@ -28,7 +28,7 @@ void exec_barrier_init(exec_barrier *b, unsigned n) {
   atomic_init(&b->sleepers, 0);
   b->n = n ? n : 1;
   b->spin_max = (long)b->n <= optic_wait_online_cpus() ? EXEC_BARRIER_SPIN_NS : 0;
-  b->spin_min = b->spin_max < EXEC_BARRIER_SPIN_MIN_NS ? b->spin_max : EXEC_BARRIER_SPIN_MIN_NS;
+  b->spin_min = b->spin_max;
   atomic_init(&b->spin_ns, b->spin_max);
   atomic_init(&b->spins_skipped, 0);
   /* only threads t < n publish and read a slot (note_cpu, cpu_shared) */
@@ -69,7 +69,7 @@ void exec_barrier_wait(exec_barrier *b, unsigned t) {
     if (atomic_load_explicit(&b->sleepers, memory_order_seq_cst) != 0) optic_wait_wake_all(&b->gen);
     return;
   }
-  /* Spin (time-bounded, adapting the budget), unless a team thread shares this CPU. */
+  /* Spin (for the fixed budget), unless a team thread shares this CPU. */
   bool shared = atomic_load_explicit(&b->spin_ns, memory_order_relaxed) != 0 && cpu_shared(b, t, cpu);
   if (shared) atomic_fetch_add_explicit(&b->spins_skipped, 1, memory_order_relaxed);
   if (!shared && optic_wait_spin(&b->gen, g, &b->spin_ns, b->spin_min, b->spin_max)) return;
