@@ -5,7 +5,8 @@
  * spin budget and with no spin (every waiter sleeps on the futex), plus a
  * straggler case in which one thread always arrives late so the others
  * reach the sleeping path. A SIGALRM watchdog ends the process if a
- * barrier ever hangs. Two threads pinned to one CPU never spin (each
+ * barrier ever hangs. The spin budget stays fixed after waits that slept.
+ * Two threads pinned to one CPU never spin (each
  * waits for a thread that cannot run meanwhile); pinned to two, they do. Plain pthreads and C11 atomics: also run under TSan,
  * which checks the ordering claim (writes before the barrier are visible
  * after it) on every round: with the arrive/leave orderings weakened to
@@ -20,6 +21,7 @@
 
 #include <optic/optic.h>
 
+#include "core/team.h"
 #include "exec/barrier.h"
 #include "tests/harness.h"
 
@@ -189,6 +191,37 @@ static void single_thread_and_reuse(void) {
   run_team(2, 1000, -1, -1);
 }
 
+/* The spin budget stays fixed: a waiter whose peer arrives long after the
+ * budget sleeps, and the next wait still spins the whole budget (a budget
+ * cut after each sleep made every later short wait pay the wake-up). */
+typedef struct late_arg {
+  exec_barrier *b;
+  unsigned t;
+} late_arg;
+
+static void *late_arrival(void *p) {
+  late_arg *a = p;
+  for (int r = 0; r < 4; r++) {
+    if (a->t == 1) nanosleep(&(struct timespec){0, 2000000}, NULL); /* 2 ms, far past the 20 us budget */
+    exec_barrier_wait(a->b, a->t);
+  }
+  return NULL;
+}
+
+static void budget_fixed_after_sleep(void) {
+  exec_barrier b;
+  exec_barrier_init(&b, 2);
+  unsigned want = optic_wait_online_cpus() >= 2 ? EXEC_BARRIER_SPIN_NS : 0;
+  OT_CHECK(atomic_load(&b.spin_ns) == want, "budget %u at start, want %u", atomic_load(&b.spin_ns), want);
+  pthread_t th;
+  late_arg a0 = {&b, 0}, a1 = {&b, 1};
+  OT_CHECK(pthread_create(&th, NULL, late_arrival, &a1) == 0, "pthread_create failed");
+  late_arrival(&a0);
+  pthread_join(th, NULL);
+  OT_CHECK(atomic_load(&b.spin_ns) == want, "budget %u after 4 waits that slept, want %u (fixed)",
+           atomic_load(&b.spin_ns), want);
+}
+
 static void watchdog(int sig) {
   (void)sig;
   static const char msg[] = "test_barrier: watchdog: a barrier did not complete within 20 s\n";
@@ -208,6 +241,7 @@ static const ot_case cases[] = {
     {"handoff_no_spin", handoff_no_spin},
     {"straggler_sleeps", straggler_sleeps},
     {"shared_cpu_sleeps", shared_cpu_sleeps},
+    {"budget_fixed_after_sleep", budget_fixed_after_sleep},
 };
 
 int main(int argc, char **argv) {
