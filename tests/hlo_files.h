@@ -30,11 +30,9 @@ static const char *const ot_reference_hlo[] = {
 };
 #define OT_REFERENCE_HLO_COUNT (sizeof ot_reference_hlo / sizeof ot_reference_hlo[0])
 
-/* tests/data/hlo/NAME, found from this header's own path. */
+/* tests/data/hlo/NAME (OPTIC_TEST_SOURCE_DIR: tests/CMakeLists.txt). */
 static inline void ot_hlo_data_path(const char *name, char *path, size_t size) {
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) + 1 : 0; /* .../tests/ */
-  snprintf(path, size, "%.*sdata/hlo/%s", (int)dir, src, name);
+  snprintf(path, size, "%s/data/hlo/%s", OPTIC_TEST_SOURCE_DIR, name);
 }
 
 /* The whole file, NUL-terminated (free() it), and its length; NULL (and a

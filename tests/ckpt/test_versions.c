@@ -10,12 +10,9 @@
 #include "tests/ckpt/ckpt_test_util.h"
 #include "tests/harness.h"
 
-/* tests/data/<name>, from this file's path (CMake compiles it by absolute path). */
+/* tests/data/<name> (OPTIC_TEST_SOURCE_DIR: tests/CMakeLists.txt). */
 static void data_path(const char *name, char *path, size_t cap) {
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0;
-  while (dir > 0 && src[dir - 1] != '/') dir--;
-  snprintf(path, cap, "%.*sdata/%s", (int)dir, src, name);
+  snprintf(path, cap, "%s/data/%s", OPTIC_TEST_SOURCE_DIR, name);
 }
 
 /* Restores every fixture entry from r and compares it with the fixture of step 7. */

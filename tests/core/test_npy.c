@@ -13,10 +13,7 @@
 #include "tests/harness.h"
 
 static void data_path(const char *name, char *path, size_t cap) {
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0;
-  while (dir > 0 && src[dir - 1] != '/') dir--;
-  snprintf(path, cap, "%.*sdata/npy/%s", (int)dir, src, name);
+  snprintf(path, cap, "%s/data/npy/%s", OPTIC_TEST_SOURCE_DIR, name);
 }
 
 static unsigned char *slurp(const char *name, size_t *len) {

@@ -12,10 +12,7 @@
 
 static void run_file(const char *name) {
   char path[1024];
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0;
-  while (dir > 0 && src[dir - 1] != '/') dir--;
-  snprintf(path, sizeof path, "%.*sdata/hlo/realworld/%s", (int)dir, src, name);
+  snprintf(path, sizeof path, "%s/data/hlo/realworld/%s", OPTIC_TEST_SOURCE_DIR, name);
   optic_module_t *m = NULL;
   OT_EXPECT_OK(optic_module_from_hlo_file(path, &m));
   if (m == NULL) return;

@@ -12,10 +12,7 @@
 #include "tests/exec/exec_util.h"
 
 static void data_dir(char *path, size_t size) {
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0;
-  while (dir > 0 && src[dir - 1] != '/') dir--;
-  snprintf(path, size, "%.*sdata/hlo", (int)dir, src);
+  snprintf(path, size, "%s/data/hlo", OPTIC_TEST_SOURCE_DIR);
 }
 
 static void every_hlo_file(void) {

@@ -9,10 +9,7 @@
 #include "tests/graph/autodiff_util.h"
 
 static void hlo_path(const char *name, char *path, size_t size) {
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0; /* .../tests/graph */
-  while (dir > 0 && src[dir - 1] != '/') dir--;   /* .../tests/ */
-  snprintf(path, size, "%.*sdata/hlo/%s", (int)dir, src, name);
+  snprintf(path, size, "%s/data/hlo/%s", OPTIC_TEST_SOURCE_DIR, name);
 }
 
 static optic_node_id find(optic_module_t *m, optic_comp_id c, const char *name) {

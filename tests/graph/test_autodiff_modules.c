@@ -12,10 +12,7 @@
 #include "tests/graph/autodiff_util.h"
 
 static void data_dir(const char *sub, char *path, size_t size) {
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0;
-  while (dir > 0 && src[dir - 1] != '/') dir--;
-  snprintf(path, size, "%.*sdata/hlo/%s", (int)dir, src, sub);
+  snprintf(path, size, "%s/data/hlo/%s", OPTIC_TEST_SOURCE_DIR, sub);
 }
 
 static int built, unsupported;

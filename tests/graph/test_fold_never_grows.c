@@ -16,10 +16,7 @@
 static optic_machine machine;
 
 static void tests_dir(char *buf, size_t size, const char *rel) {
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0; /* .../tests/graph */
-  while (dir > 0 && src[dir - 1] != '/') dir--;   /* .../tests/ */
-  snprintf(buf, size, "%.*s%s", (int)dir, src, rel);
+  snprintf(buf, size, "%s/%s", OPTIC_TEST_SOURCE_DIR, rel);
 }
 
 static char *read_file(const char *path, size_t *len) {

@@ -16,10 +16,7 @@
 #include "tests/harness.h"
 
 static void tests_dir(char *buf, size_t size, const char *rel) {
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0;
-  while (dir > 0 && src[dir - 1] != '/') dir--;
-  snprintf(buf, size, "%.*s%s", (int)dir, src, rel);
+  snprintf(buf, size, "%s/%s", OPTIC_TEST_SOURCE_DIR, rel);
 }
 
 static char *read_file(const char *path) {

@@ -14,14 +14,11 @@
 
 /* --------------------------------------------- reading the expectations */
 
-/* tests/data/<name>, found from this file's own path (CMake compiles it by
- * absolute path; the NEON build runs under qemu on the same file system). */
+/* tests/data/<name> (OPTIC_TEST_SOURCE_DIR: tests/CMakeLists.txt; the NEON
+ * build runs under qemu on the same file system). */
 static char *read_data_file(const char *name) {
   char path[1024];
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0; /* .../tests/kernels */
-  while (dir > 0 && src[dir - 1] != '/') dir--;   /* .../tests/ */
-  snprintf(path, sizeof path, "%.*sdata/%s", (int)dir, src, name);
+  snprintf(path, sizeof path, "%s/data/%s", OPTIC_TEST_SOURCE_DIR, name);
   FILE *f = fopen(path, "rb");
   OT_CHECK(f != NULL, "cannot open %s", path);
   if (!f) return NULL;

@@ -507,13 +507,10 @@ static void clipping_scales_by_global_norm(void) {
 
 /* --------------------------------------------------- optax doctests */
 
-/* tests/data/<name>, from this file's path (CMake compiles it by absolute path). */
+/* tests/data/<name> (OPTIC_TEST_SOURCE_DIR: tests/CMakeLists.txt). */
 static char *read_data_file(const char *name) {
   char path[1024];
-  const char *src = __FILE__, *slash = strrchr(src, '/');
-  size_t dir = slash ? (size_t)(slash - src) : 0;
-  while (dir > 0 && src[dir - 1] != '/') dir--;
-  snprintf(path, sizeof path, "%.*sdata/%s", (int)dir, src, name);
+  snprintf(path, sizeof path, "%s/data/%s", OPTIC_TEST_SOURCE_DIR, name);
   FILE *f = fopen(path, "rb");
   OT_CHECK(f != NULL, "cannot open %s", path);
   if (!f) return NULL;
