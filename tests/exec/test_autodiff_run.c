@@ -126,7 +126,8 @@ static double bf16_at(const uint16_t *p, size_t i) {
  * top), 0.07% mean). A wrong rule gives errors of the order of the values. */
 static void test_jax_attention_bf16(void) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/data/hlo/realworld/attention_bf16_fwd_bwd_bias_2x1024x4x64.hlo", OPTIC_TEST_SOURCE_DIR);
+  snprintf(path, sizeof path, "%s/data/hlo/realworld/attention_bf16_fwd_bwd_bias_2x1024x4x64.hlo",
+           OPTIC_TEST_SOURCE_DIR);
   optic_module_t *m = NULL;
   OT_EXPECT_OK(optic_module_from_hlo_file(path, &m));
   if (m == NULL) return;

@@ -11,9 +11,7 @@
 
 #include "tests/exec/exec_util.h"
 
-static void data_dir(char *path, size_t size) {
-  snprintf(path, size, "%s/data/hlo", OPTIC_TEST_SOURCE_DIR);
-}
+static void data_dir(char *path, size_t size) { snprintf(path, size, "%s/data/hlo", OPTIC_TEST_SOURCE_DIR); }
 
 static void every_hlo_file(void) {
   char dir[1024];
