@@ -51,12 +51,27 @@ static inline __m256 pow2i(__m256i k) {
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k, set1i(127)), 23));
 }
 
+/* p 2^n rounded once for lanes where n may leave one normal factor (n
+ * integral in [-150, 129] as the float n and the integer ni, p in [0.7,
+ * 1.42]; a NaN p stays NaN), never computing a subnormal
+ * (Intel cores take a microcode assist for each subnormal result lane, so
+ * exp below -87 ran many times slower): where n <= -126 the result, under
+ * 2^-125, is the integer p 2^(n + 149) rounded to nearest even, which is its
+ * bit pattern; elsewhere 2^n = 2^(n/2) 2^(n - n/2), two normal factors, the
+ * first product exact, so the result (normal, or inf) is rounded once. */
+static inline __m256 scale_pow2_wide8(__m256 p, __m256 n, __m256i ni) {
+  const __m256 low = _mm256_cmp_ps(n, set1(-125.0f), _CMP_LT_OQ); /* false for NaN */
+  const __m256i hi = _mm256_max_epi32(ni, set1i(-125)), half = _mm256_srai_epi32(hi, 1);
+  const __m256 high = _mm256_mul_ps(_mm256_mul_ps(p, pow2i(half)), pow2i(_mm256_sub_epi32(hi, half)));
+  const __m256i k = _mm256_add_epi32(_mm256_min_epi32(ni, set1i(-126)), set1i(149)); /* [-1, 23] */
+  const __m256i bits = _mm256_cvtps_epi32(_mm256_mul_ps(p, pow2i(k)));
+  return blend8(low, _mm256_castsi256_ps(bits), high);
+}
+
 /* exp: x = n ln2 + r, exp(r) by the degree-6 minimax polynomial, times 2^n.
  * The clamp keeps r finite for +-inf (max/min return their second operand
  * when either is NaN, so NaN passes through). While every |x| <= 87, 2^n is
- * one normal float; otherwise 2^n = 2^(n/2) 2^(n - n/2), two normal factors,
- * and the product p 2^(n/2) is exact, so the result (subnormal, or inf) is
- * rounded once. */
+ * one normal float; otherwise scale_pow2_wide8 (subnormal results, inf). */
 static inline __m256 exp8(__m256 x) {
   const __m256 big = _mm256_cmp_ps(abs8(x), set1(OPTIC_EXP_FAST), _CMP_GT_OQ);
   x = _mm256_max_ps(set1(OPTIC_EXP_LO), x);
@@ -73,8 +88,7 @@ static inline __m256 exp8(__m256 x) {
   p = madd(p, r, set1(1.0f));
   p = madd(p, r, set1(1.0f));
   if (_mm256_movemask_ps(big) == 0) return _mm256_mul_ps(p, pow2i(ni));
-  const __m256i half = _mm256_srai_epi32(ni, 1);
-  return _mm256_mul_ps(_mm256_mul_ps(p, pow2i(half)), pow2i(_mm256_sub_epi32(ni, half)));
+  return scale_pow2_wide8(p, n, ni);
 }
 
 /* Q of log(1 + f) = f + f^2 Q(f), f in [sqrt(1/2) - 1, sqrt(2) - 1):
