@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "exec/exec_internal.h"
-#include "graph/gather_scatter.h"
 
 #define ALIGN64(x) (((x) + 63) & ~(size_t)63)
 
@@ -656,8 +655,8 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     case OPTIC_OP_BATCH_NORM_TRAINING:
     case OPTIC_OP_BATCH_NORM_INFERENCE:
     case OPTIC_OP_BATCH_NORM_GRAD: /* per-feature scratch, used by thread 0 */
-      s->scratch_bytes = ALIGN64(
-          GRAPH_BATCH_NORM_SCRATCH(s->operand_shape[0].dims[s->attrs.batch_norm.feature_index] + 1) * sizeof(double));
+      s->scratch_bytes =
+          ALIGN64(exec_batch_norm_scratch_bytes(s->operand_shape[0].dims[s->attrs.batch_norm.feature_index]));
       s->scratch_offset = add_scratch(b, s->scratch_bytes);
       return OPTIC_OK;
     default: return bind_plain(m, s);

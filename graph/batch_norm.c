@@ -103,22 +103,22 @@ typedef struct {
 
 /* Visits element i = (o * F + c) * inner + q in o, c, q order; with one
  * element per feature row the c loop is innermost and contiguous. */
-#define BN_EACH(d, ...)                                    \
-  do {                                                     \
-    if ((d)->inner == 1) {                                 \
-      for (size_t o = 0; o < (d)->outer; o++)              \
-        for (size_t c = 0; c < (d)->F; c++) {              \
-          size_t i = o * (d)->F + c;                       \
-          __VA_ARGS__;                                     \
-        }                                                  \
-    } else {                                               \
-      for (size_t o = 0; o < (d)->outer; o++)              \
-        for (size_t c = 0; c < (d)->F; c++)                \
-          for (size_t q = 0; q < (d)->inner; q++) {        \
-            size_t i = (o * (d)->F + c) * (d)->inner + q;  \
-            __VA_ARGS__;                                   \
-          }                                                \
-    }                                                      \
+#define BN_EACH(d, ...)                                   \
+  do {                                                    \
+    if ((d)->inner == 1) {                                \
+      for (size_t o = 0; o < (d)->outer; o++)             \
+        for (size_t c = 0; c < (d)->F; c++) {             \
+          size_t i = o * (d)->F + c;                      \
+          __VA_ARGS__;                                    \
+        }                                                 \
+    } else {                                              \
+      for (size_t o = 0; o < (d)->outer; o++)             \
+        for (size_t c = 0; c < (d)->F; c++)               \
+          for (size_t q = 0; q < (d)->inner; q++) {       \
+            size_t i = (o * (d)->F + c) * (d)->inner + q; \
+            __VA_ARGS__;                                  \
+          }                                               \
+    }                                                     \
   } while (0)
 
 /* mean and biased variance per feature, each a sum in element order / N */

@@ -198,8 +198,9 @@ static void textbook_sweep(void) {
     for (int64_t f = 0; f < shapes[k].rank; f++)
       for (int dt = 0; dt < 2; dt++)
         for (int o = 0; o < 3; o++)
-          OT_CHECK(bn_sweep_one(ops[o], dt ? OPTIC_F64 : OPTIC_F32, &shapes[k], f), "%s %s shape %zu feature_index %lld",
-                   optic_opcode_name(ops[o]), dt ? "f64" : "f32", k, (long long)f);
+          OT_CHECK(bn_sweep_one(ops[o], dt ? OPTIC_F64 : OPTIC_F32, &shapes[k], f),
+                   "%s %s shape %zu feature_index %lld", optic_opcode_name(ops[o]), dt ? "f64" : "f32", k,
+                   (long long)f);
 }
 
 static void shape_errors_and_text(void) {
