@@ -1,0 +1,151 @@
+/* The small-op fixed costs of machine format 8 reach the compiler's
+ * estimates exactly as docs/cost-model.md states them, and the XLA counts
+ * never change: an f32 reduce over one strided dim adds one column-kernel
+ * call per group of its innermost kept outputs, one over dims that do not
+ * merge adds a gathered output each, a reduce over trailing dims (rows) or
+ * off the f32 kernels adds nothing; batch norm takes its fixed cost plus
+ * elements x its own op's figure. Each check compares a machine with the
+ * figure against the same machine without it (0: not known), so it fails
+ * when the rule is off. Reproduce: build/release/tests/graph_compile_small_ops */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <optic/optic.h>
+
+#include "tests/harness.h"
+
+/* 1 flop/ns, 4 bytes/ns in a 1 MiB cache, 10 ns per op, one core. */
+static optic_machine toy(void) {
+  optic_machine m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "toy");
+  m.peak_flops = 1e9;
+  m.peak_transcendentals = 1e9;
+  m.dram_bandwidth = 1e9;
+  m.cache_bandwidth = 4e9;
+  m.cache_bytes = 1 << 20;
+  m.op_overhead_ns = 10;
+  m.cores = 1;
+  snprintf(m.source, sizeof m.source, "test machine");
+  return m;
+}
+
+/* The estimate of the instruction called `name` in text compiled for mc on
+ * one thread without fusion, its counts in *cost; -1 on failure. */
+static double est_of(const char *text, const optic_machine *mc, const char *name, optic_cost *cost) {
+  optic_module_t *m = NULL;
+  optic_program_t *p = NULL;
+  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+  optic_compile_options o = optic_compile_options_default();
+  o.machine = mc;
+  o.threads = 1;
+  o.fusion = 0;
+  if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
+  optic_module_destroy(m);
+  double est = -1;
+  const optic_module_t *pm = p ? optic_program_module(p) : NULL;
+  for (optic_comp_id c = 0; pm && c < optic_module_computation_count(pm); c++) {
+    int32_t n = 0;
+    const optic_node_id *ids = optic_computation_instructions(pm, c, &n);
+    for (int32_t i = 0; i < n; i++) {
+      optic_node_estimate e;
+      if (strcmp(optic_node_name(pm, ids[i]), name) == 0 && optic_program_node_estimate(p, ids[i], &e) == OPTIC_OK)
+        est = e.est_ns, *cost = e.cost;
+    }
+  }
+  optic_program_destroy(p);
+  return est;
+}
+
+static bool near(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-6; }
+
+/* est of `name` with machine `with` minus with `without`; the counts must agree. */
+static double added_ns(const char *text, const char *name, const optic_machine *with, const optic_machine *without) {
+  optic_cost a = {0}, b = {0};
+  double ea = est_of(text, with, name, &a), eb = est_of(text, without, name, &b);
+  OT_CHECK(ea >= 0 && eb >= 0, "%s: no estimate", name);
+  OT_CHECK(a.flops == b.flops && a.bytes_accessed == b.bytes_accessed, "%s: counts differ", name);
+  return ea - eb;
+}
+
+static void reduce_text(const char *dt, const char *in, const char *dims, const char *out, char *buf, size_t size) {
+  snprintf(buf, size,
+           "HloModule r\nadd {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  ROOT s = %s[] add(a, b)\n}\n"
+           "ENTRY e {\n  x = %s[%s] parameter(0)\n  z = %s[] constant(0)\n"
+           "  ROOT r = %s[%s] reduce(x, z), dimensions={%s}, to_apply=add\n}\n",
+           dt, dt, dt, dt, in, dt, dt, out, dims);
+}
+
+/* Column calls (outputs / innermost kept extent) and gathered outputs, each
+ * at its own figure; rows and reduces off the f32 kernels add nothing. */
+static void reduce_paths(void) {
+  optic_machine off = toy(), on = toy();
+  on.reduce_strided_bandwidth = off.reduce_strided_bandwidth = 2e9;
+  on.reduce_cols_call_ns = 7;
+  on.reduce_gather_output_ns = 11;
+  static const struct {
+    const char *dt, *in, *dims, *out;
+    double want;
+  } cases[] = {
+      {"f32", "8,16,4", "1", "8,4", 8 * 7},     /* one strided dim: 8 groups of 4 outputs */
+      {"f32", "2,3,4,5", "1,2", "2,5", 2 * 7},  /* dims 1 and 2 merge into one strided dim */
+      {"f32", "4,1,6", "0,1", "6", 1 * 7},      /* a size-1 dim dropped: one group of 6 */
+      {"f32", "2,3,4,5", "1,3", "2,4", 8 * 11}, /* dims that do not merge: gathered per output */
+      {"f32", "6,3,1,5", "1,3", "6,1", 0},      /* around a size-1 kept dim: dims 1 and 3 merge into rows */
+      {"f32", "2,3,4,5", "2,3", "2,3", 0},      /* trailing dims: contiguous rows */
+      {"f32", "7,9", "0", "9", 1 * 7},          /* columns of a matrix: one group */
+      {"bf16", "8,16,4", "1", "8,4", 0},        /* not on the f32 kernels */
+      {"f32", "8,0,4", "1", "8,4", 0},          /* nothing reduced */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[1024];
+    reduce_text(cases[i].dt, cases[i].in, cases[i].dims, cases[i].out, text, sizeof text);
+    double got = added_ns(text, "r", &on, &off);
+    OT_CHECK(near(got, cases[i].want), "%s[%s] dims {%s}: added %g ns, want %g", cases[i].dt, cases[i].in,
+             cases[i].dims, got, cases[i].want);
+  }
+}
+
+static const char *const batch_norm_hlo =
+    "HloModule bn\n"
+    "ENTRY e {\n"
+    "  x = f32[8,4] parameter(0)\n"
+    "  s = f32[4] parameter(1)\n"
+    "  o = f32[4] parameter(2)\n"
+    "  m = f32[4] parameter(3)\n"
+    "  v = f32[4] parameter(4)\n"
+    "  dy = f32[8,4] parameter(5)\n"
+    "  t = (f32[8,4], f32[4], f32[4]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1\n"
+    "  i = f32[8,4] batch-norm-inference(x, s, o, m, v), epsilon=0.001, feature_index=1\n"
+    "  g = (f32[8,4], f32[4], f32[4]) batch-norm-grad(x, s, m, v, dy), epsilon=0.001, feature_index=1\n"
+    "  ROOT r = ((f32[8,4], f32[4], f32[4]), f32[8,4], (f32[8,4], f32[4], f32[4])) tuple(t, i, g)\n"
+    "}\n";
+
+/* Each op: batch_norm_run_ns + 32 elements x its own figure + op_overhead_ns,
+ * above its roofline (the toy's 4 bytes/ns); without figures the roofline. */
+static void batch_norm_ops(void) {
+  optic_machine off = toy(), on = toy();
+  on.batch_norm_run_ns = 30;
+  on.batch_norm_training_element_ns = 5;
+  on.batch_norm_inference_element_ns = 4;
+  on.batch_norm_grad_element_ns = 6;
+  const char *names[3] = {"t", "i", "g"};
+  const double per[3] = {5, 4, 6};
+  for (int k = 0; k < 3; k++) {
+    optic_cost c = {0}, c0 = {0};
+    double e = est_of(batch_norm_hlo, &on, names[k], &c), e0 = est_of(batch_norm_hlo, &off, names[k], &c0);
+    double roofline = c.bytes_accessed / 4 + 10, want = 30 + 32 * per[k] + 10;
+    OT_CHECK(want > roofline && near(e, want), "%s: est %g, want %g (roofline %g)", names[k], e, want, roofline);
+    OT_CHECK(near(e0, roofline) && c.bytes_accessed == c0.bytes_accessed, "%s without figures: %g, roofline %g",
+             names[k], e0, roofline);
+  }
+  /* only the fixed cost known: the op's figure 0 means not known, nothing added */
+  off.batch_norm_run_ns = 30;
+  optic_cost c = {0};
+  double e = est_of(batch_norm_hlo, &off, "t", &c);
+  OT_CHECK(near(e, c.bytes_accessed / 4 + 10), "run_ns alone adds nothing: %g", e);
+}
+
+static const ot_case cases[] = {{"reduce_paths", reduce_paths}, {"batch_norm_ops", batch_norm_ops}};
+OT_MAIN(cases)
