@@ -12,8 +12,9 @@
  *                                      gathers (loop_leaf_element_ns, _run_ns)
  *   gather, scatter, sort, topk        units of work x the class's ns per unit
  *   batch norm                         its fixed cost + elements x its op's ns
- *   f32 reduce paths                   + column-kernel calls or gathered
- *                                      outputs x their ns (reduce_path_ns)
+ *   f32 reduce paths                   + column-kernel calls x their ns; at
+ *                                      least rows or gathered outputs x
+ *                                      theirs (reduce_path_ns)
  *   16-bit float elementwise work      elements x bf16_element_ns (or
  *                                      f16_element_ns) per instruction (the runtime's per-element
  *                                      path widens each element to f32)
@@ -407,15 +408,19 @@ static void walk_push(dim_walk *w, int64_t n, int64_t stride) {
   w->strides[w->rank++] = stride;
 }
 
-/* The fixed costs of a fast f32 reduce's path beyond its bytes
- * (exec/ops_reduce.c, reduce_f32_kernels): contiguous rows add nothing (the
- * reduce classes price them); one strided reduced dim over a contiguous
+/* The fixed costs of a fast f32 reduce's path (exec/ops_reduce.c,
+ * reduce_f32_kernels), split over the threads with the outputs; 0 when not
+ * known or not that path. One strided reduced dim over a contiguous
  * innermost kept dim runs one column-kernel call per group of that dim's
- * outputs (reduce_cols_call_ns each); reduced dims that do not merge into
- * one are gathered per output (reduce_gather_output_ns each). Split over the
- * threads with the outputs; 0 when not known or not that path. */
-static double reduce_path_ns(const optic_machine *mc, const optic_module_t *m, optic_node_id id, double threads) {
+ * outputs: reduce_cols_call_ns each, added to the class's bytes (the strided
+ * class was measured with one call). Contiguous rows (reduce_row_ns each)
+ * and reduced dims that do not merge into one, gathered per output
+ * (reduce_gather_output_ns each), are the paths the row and multi-dim
+ * classes were measured on: those costs are a floor (*floor), not added. */
+static double reduce_path_ns(const optic_machine *mc, const optic_module_t *m, optic_node_id id, double threads,
+                             double *floor) {
   optic_node_attrs_t a;
+  *floor = 0;
   if (!fast_reduce(m, id) || optic_node_operand_count(m, id) != 2 || optic_node_attrs(m, id, &a) != OPTIC_OK) return 0;
   const optic_shape *in = &optic_node_type(m, optic_node_operand(m, id, 0))->shape;
   bool reduced[OPTIC_MAX_RANK] = {false};
@@ -429,11 +434,16 @@ static double reduce_path_ns(const optic_machine *mc, const optic_module_t *m, o
     walk_push(reduced[d] ? &red : &kept, in->dims[d], stride[d]);
     *(reduced[d] ? &R : &outputs) *= (double)in->dims[d];
   }
-  if (!(R > 0) || !(outputs > 0) || (red.rank <= 1 && (red.rank == 0 || red.strides[0] == 1))) return 0;
+  if (!(R > 0) || !(outputs > 0)) return 0;
   double share = split_share(outputs, threads);
+  if (red.rank <= 1 && (red.rank == 0 || red.strides[0] == 1)) {
+    *floor = outputs * mc->reduce_row_ns / share;
+    return 0;
+  }
   if (red.rank == 1 && kept.rank > 0 && kept.strides[kept.rank - 1] == 1)
     return outputs / (double)kept.dims[kept.rank - 1] * mc->reduce_cols_call_ns / share;
-  return outputs * mc->reduce_gather_output_ns / share;
+  *floor = outputs * mc->reduce_gather_output_ns / share;
+  return 0;
 }
 
 /* batch-norm-training/-inference/-grad (graph/batch_norm.c, on one thread):
@@ -509,9 +519,10 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
                           const optic_cost *cost) {
   double t;
   optic_node_attrs_t a;
+  double floor = 0;
   if (op == OPTIC_OP_REDUCE) { /* the class's bytes, then the path's fixed costs */
     t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, id)) +
-        reduce_path_ns(m, p->module, id, m->cores);
+        reduce_path_ns(m, p->module, id, m->cores, &floor);
   } else if (op == OPTIC_OP_FUSION && optic_node_attrs(p->module, id, &a) == OPTIC_OK) {
     optic_comp_id fc = optic_node_called(p->module, id, 0);
     switch (a.fusion.kind) {
@@ -519,8 +530,11 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
       case OPTIC_FUSION_INPUT: {
         optic_node_id r = fused_reduce(p->module, fc);
         if (!input_fusion_fast(p->module, r)) return program_fused_sequence_ns(p, fc);
-        /* the input's block program (its 16-bit work) runs before each block is reduced: the two add */
-        return optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, r)) + class_work_ns(p, m, id, op);
+        /* the input's block program (its 16-bit work) runs before each block is reduced: the two add;
+         * its rows at least their fixed cost */
+        t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, r)) + class_work_ns(p, m, id, op) +
+            reduce_path_ns(m, p->module, r, m->cores, &floor);
+        return floor + m->op_overhead_ns > t ? floor + m->op_overhead_ns : t;
       }
       case OPTIC_FUSION_LOOP: /* the loop's bytes, then its gathered leaves and 16-bit work */
         return optic_machine_estimate_class_ns(m, cost, m->loop_bandwidth) +
@@ -531,7 +545,7 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
   } else {
     t = optic_machine_estimate_ns(m, cost);
   }
-  double work = class_work_ns(p, m, id, op);
+  double work = class_work_ns(p, m, id, op) + floor;
   if (work + m->op_overhead_ns > t) t = work + m->op_overhead_ns;
   return t;
 }

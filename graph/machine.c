@@ -243,6 +243,7 @@ static const struct {
     {"cpu_clock_ns", offsetof(optic_machine, cpu_clock_ns), true},
     {"reduce_cols_call_ns", offsetof(optic_machine, reduce_cols_call_ns), true},
     {"reduce_gather_output_ns", offsetof(optic_machine, reduce_gather_output_ns), true},
+    {"reduce_row_ns", offsetof(optic_machine, reduce_row_ns), true},
     {"batch_norm_run_ns", offsetof(optic_machine, batch_norm_run_ns), true},
     {"batch_norm_training_element_ns", offsetof(optic_machine, batch_norm_training_element_ns), true},
     {"batch_norm_inference_element_ns", offsetof(optic_machine, batch_norm_inference_element_ns), true},

@@ -114,6 +114,7 @@ static const field fields[] = {
     /* Format 8 (optional: format <= 7 files load with 0, "not known": no small-op fixed costs). */
     {"reduce_cols_call_ns", offsetof(optic_machine, reduce_cols_call_ns), F_DOUBLE, false},
     {"reduce_gather_output_ns", offsetof(optic_machine, reduce_gather_output_ns), F_DOUBLE, false},
+    {"reduce_row_ns", offsetof(optic_machine, reduce_row_ns), F_DOUBLE, false},
     {"batch_norm_run_ns", offsetof(optic_machine, batch_norm_run_ns), F_DOUBLE, false},
     {"batch_norm_training_element_ns", offsetof(optic_machine, batch_norm_training_element_ns), F_DOUBLE, false},
     {"batch_norm_inference_element_ns", offsetof(optic_machine, batch_norm_inference_element_ns), F_DOUBLE, false},

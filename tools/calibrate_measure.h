@@ -51,6 +51,7 @@ typedef struct calib_classes {
   /* format 8 (tools/calibrate_small.c), each on one thread */
   double reduce_cols_call_ns;      /* ns per column-kernel call of a strided f32 reduce */
   double reduce_gather_output_ns;  /* ns per output of an f32 reduce over unmergeable dims */
+  double reduce_row_ns;            /* ns per contiguous row of an f32 reduce */
   double batch_norm_run_ns;        /* ns per batch-norm op beyond its dispatch */
   double batch_norm_element_ns[3]; /* ns per operand element: training, inference, grad */
 } calib_classes;

@@ -81,8 +81,8 @@ static void print_result(FILE *out, const calib_result *r) {
           c->convert_ns[0], "-", c->convert_ns[1], c->convert_ns[2], c->convert_ns[3]);
   fprintf(out, "  %-34s %10.3f %10s  ns: add bf16, f16 %.3g; max bf16 %.3g, f16 %.3g\n",
           "half reduce fold, per element", c->fold_ns[0], "-", c->fold_ns[1], c->fold_ns[2], c->fold_ns[3]);
-  fprintf(out, "  %-34s %10.2f %10s  ns (gathered reduce: %.3g ns per output)\n", "strided reduce, per column call",
-          c->reduce_cols_call_ns, "-", c->reduce_gather_output_ns);
+  fprintf(out, "  %-34s %10.2f %10s  ns (gathered: %.3g per output; rows: %.3g per row)\n",
+          "strided reduce, per column call", c->reduce_cols_call_ns, "-", c->reduce_gather_output_ns, c->reduce_row_ns);
   fprintf(out, "  %-34s %10.3f %10s  ns: inference %.3g, grad %.3g; %.3g ns per op\n",
           "batch norm training, per element", c->batch_norm_element_ns[0], "-", c->batch_norm_element_ns[1],
           c->batch_norm_element_ns[2], c->batch_norm_run_ns);

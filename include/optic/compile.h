@@ -151,6 +151,7 @@ typedef struct optic_machine {
   double reduce_cols_call_ns;             /* f32 reduce over one strided dim: per group of contiguous kept outputs
                                      (one column-kernel call; a group is the innermost kept dim) */
   double reduce_gather_output_ns;         /* f32 reduce whose reduced dims do not merge into one: per output */
+  double reduce_row_ns;                   /* f32 reduce (or input fusion) over contiguous rows: per row */
   double batch_norm_run_ns;               /* batch-norm-training/-inference/-grad: per op beyond its dispatch */
   double batch_norm_training_element_ns;  /* batch-norm-training: per element of the operand */
   double batch_norm_inference_element_ns; /* batch-norm-inference: per element of the operand */

@@ -61,7 +61,7 @@ for k in ("topk_select_element_ns", "convert_from_bf16_ns", "convert_from_f16_ns
 # format 6: one read of the thread CPU-time clock (a system call)
 assert 0 < m["cpu_clock_ns"] < 1e5, m["cpu_clock_ns"]
 # format 8: the small-op fixed costs (0 only when a pair's difference is not positive)
-for k in ("reduce_cols_call_ns", "reduce_gather_output_ns", "batch_norm_run_ns"):
+for k in ("reduce_cols_call_ns", "reduce_gather_output_ns", "reduce_row_ns", "batch_norm_run_ns"):
     assert 0 <= m[k] < 1e5, (k, m[k])
 for k in ("batch_norm_training_element_ns", "batch_norm_inference_element_ns", "batch_norm_grad_element_ns"):
     assert 0 < m[k] < 1e3, (k, m[k])

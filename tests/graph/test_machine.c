@@ -714,11 +714,8 @@ static void small_ops_format8(void) {
   static const struct {
     const char *key;
     size_t offset;
-  } figs[] = {F8(reduce_cols_call_ns),
-              F8(reduce_gather_output_ns),
-              F8(batch_norm_run_ns),
-              F8(batch_norm_training_element_ns),
-              F8(batch_norm_inference_element_ns),
+  } figs[] = {F8(reduce_cols_call_ns),       F8(reduce_gather_output_ns),        F8(reduce_row_ns),
+              F8(batch_norm_run_ns),         F8(batch_norm_training_element_ns), F8(batch_norm_inference_element_ns),
               F8(batch_norm_grad_element_ns)};
 #undef F8
   char path[512], text[2048];
