@@ -33,14 +33,14 @@ static optic_machine toy(void) {
 
 /* The estimate of the instruction called `name` in text compiled for mc on
  * one thread without fusion, its counts in *cost; -1 on failure. */
-static double est_of(const char *text, const optic_machine *mc, const char *name, optic_cost *cost) {
+static double est_fused(const char *text, const optic_machine *mc, const char *name, optic_cost *cost, int fusion) {
   optic_module_t *m = NULL;
   optic_program_t *p = NULL;
   OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
   optic_compile_options o = optic_compile_options_default();
   o.machine = mc;
   o.threads = 1;
-  o.fusion = 0;
+  o.fusion = fusion;
   if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
   optic_module_destroy(m);
   double est = -1;
@@ -56,6 +56,10 @@ static double est_of(const char *text, const optic_machine *mc, const char *name
   }
   optic_program_destroy(p);
   return est;
+}
+
+static double est_of(const char *text, const optic_machine *mc, const char *name, optic_cost *cost) {
+  return est_fused(text, mc, name, cost, 0);
 }
 
 static bool near(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-6; }
@@ -118,6 +122,37 @@ static void reduce_paths(void) {
   OT_CHECK(near(added_ns(text, "r", &on, &off), 0), "a small row figure adds nothing");
 }
 
+/* An input fusion the runtime runs as one reduction loop (x * x summed over
+ * the trailing dim: 12 rows) takes at least its rows x reduce_row_ns. */
+static void input_fusion_rows(void) {
+  static const char *const text =
+      "HloModule f\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  x = f32[12,8] parameter(0)\n"
+      "  q = f32[12,8] multiply(x, x)\n  z = f32[] constant(0)\n"
+      "  ROOT r = f32[12] reduce(q, z), dimensions={1}, to_apply=add\n}\n";
+  optic_machine off = toy(), on = toy();
+  on.reduce_row_ns = 300;
+  optic_module_t *m = NULL;
+  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+  optic_program_t *p = NULL;
+  optic_compile_options o = optic_compile_options_default();
+  o.machine = &on;
+  o.threads = 1;
+  if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
+  const optic_module_t *pm = p ? optic_program_module(p) : NULL;
+  optic_comp_id e = pm ? optic_program_entry(p) : -1;
+  optic_node_id root = pm ? optic_computation_root(pm, e) : OPTIC_NO_NODE;
+  OT_CHECK(pm && optic_node_opcode(pm, root) == OPTIC_OP_FUSION, "the reduce is fused");
+  char name[128];
+  snprintf(name, sizeof name, "%s", pm ? optic_node_name(pm, root) : "");
+  optic_program_destroy(p);
+  optic_module_destroy(m);
+  optic_cost c = {0}, c0 = {0};
+  double got = est_fused(text, &on, name, &c, 1), base = est_fused(text, &off, name, &c0, 1);
+  OT_CHECK(base < 12 * 300 + 10 && near(got, 12 * 300 + 10), "%s: est %g (without %g), want %g", name, got, base,
+           12.0 * 300 + 10);
+}
+
 static const char *const batch_norm_hlo =
     "HloModule bn\n"
     "ENTRY e {\n"
@@ -158,5 +193,6 @@ static void batch_norm_ops(void) {
   OT_CHECK(near(e, c.bytes_accessed / 4 + 10), "run_ns alone adds nothing: %g", e);
 }
 
-static const ot_case cases[] = {{"reduce_paths", reduce_paths}, {"batch_norm_ops", batch_norm_ops}};
+static const ot_case cases[] = {
+    {"reduce_paths", reduce_paths}, {"input_fusion_rows", input_fusion_rows}, {"batch_norm_ops", batch_norm_ops}};
 OT_MAIN(cases)
