@@ -654,9 +654,9 @@ static optic_status bind_step(bind_ctx *c, const optic_buffer_plan_t *plan, opti
     case OPTIC_OP_COLLECTIVE_PERMUTE: return bind_collective(m, s);
     case OPTIC_OP_BATCH_NORM_TRAINING:
     case OPTIC_OP_BATCH_NORM_INFERENCE:
-    case OPTIC_OP_BATCH_NORM_GRAD: /* 4 doubles per feature of scratch, used by thread 0 */
+    case OPTIC_OP_BATCH_NORM_GRAD: /* per-feature scratch, used by thread 0 */
       s->scratch_bytes =
-          ALIGN64(4 * (size_t)(s->operand_shape[0].dims[s->attrs.batch_norm.feature_index] + 1) * sizeof(double));
+          ALIGN64(exec_batch_norm_scratch_bytes(s->operand_shape[0].dims[s->attrs.batch_norm.feature_index]));
       s->scratch_offset = add_scratch(b, s->scratch_bytes);
       return OPTIC_OK;
     default: return bind_plain(m, s);

@@ -396,6 +396,8 @@ void exec_reduce_window_rows(const exec_step *s, const exec_frame *f, const exec
 optic_status exec_op_linalg(const exec_step *s, const exec_frame *f, const exec_thread *th);
 /* dynamic-slice, dynamic-update-slice, gather, scatter (exec/ops_dynamic.c). */
 optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec_thread *th);
+/* Bytes of scratch a batch-norm op over `features` features uses (thread 0). */
+size_t exec_batch_norm_scratch_bytes(int64_t features);
 optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_thread *th);
 /* A loop fusion's footprint: the bytes it reads (every operand leaf) plus
  * the bytes it writes. Its result is written with streaming stores when the

@@ -141,6 +141,10 @@ static optic_status run_topk(const exec_step *s, const exec_frame *f, const exec
                         s->attrs.topk.largest, ref_ptr(f, &s->out[0]), ref_ptr(f, &s->out[1]), lo, hi, scratch);
 }
 
+size_t exec_batch_norm_scratch_bytes(int64_t features) {
+  return GRAPH_BATCH_NORM_SCRATCH(features + 1) * sizeof(double);
+}
+
 optic_status exec_op_dynamic(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   if (s->op == OPTIC_OP_SCATTER) return run_scatter(s, f, th);
   if (s->op == OPTIC_OP_TOPK) return run_topk(s, f, th);

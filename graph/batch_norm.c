@@ -79,62 +79,114 @@ optic_status optic_graph_batch_norm(optic_module_t *m, optic_comp_id comp, optic
   return graph_add_instr(m, comp, &p, name, out);
 }
 
-static double ld(optic_dtype dt, const void *p, size_t i) {
+/* The run below is specialized per dtype by inlining with dt a constant;
+ * every double operation that decides a result is the textbook one in the
+ * textbook order (no reassociation, divisions kept as divisions), so the
+ * f32 and f64 paths give the bits the plain formulas give. Only values that
+ * are the same for every element of a feature (sigma, the grad's
+ * scale / (sigma N)) are computed once per feature. */
+#define BN_INLINE static inline __attribute__((always_inline))
+
+BN_INLINE double ld(optic_dtype dt, const void *p, size_t i) {
   return dt == OPTIC_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
 }
 
-static void st(optic_dtype dt, void *p, size_t i, double v) {
+BN_INLINE void st(optic_dtype dt, void *p, size_t i, double v) {
   if (dt == OPTIC_F32) ((float *)p)[i] = (float)v;
   else ((double *)p)[i] = v;
 }
 
-void graph_batch_norm_run(optic_opcode op, optic_dtype dt, const optic_shape *s, int64_t f, float eps,
-                          const void *const *in, void *const *out, double *acc) {
-  size_t F = (size_t)s->dims[f], inner = 1, outer = 1;
-  for (int32_t d = (int32_t)f + 1; d < s->rank; d++) inner *= (size_t)s->dims[d];
-  for (int32_t d = 0; d < f; d++) outer *= (size_t)s->dims[d];
-  double N = (double)(outer * inner);
-  double *mean = acc, *var = acc + F, *s1 = acc + 2 * F, *s2 = acc + 3 * F;
-  const void *x = in[0];
-#define EACH(...)                           \
-  for (size_t o = 0; o < outer; o++)        \
-    for (size_t c = 0; c < F; c++)          \
-      for (size_t q = 0; q < inner; q++) {  \
-        size_t i = (o * F + c) * inner + q; \
-        __VA_ARGS__;                        \
-      }
-  for (size_t c = 0; c < F; c++) mean[c] = var[c] = s1[c] = s2[c] = 0;
+typedef struct {
+  size_t outer, F, inner;
+  double N;
+} bn_dims;
+
+/* Visits element i = (o * F + c) * inner + q in o, c, q order; with one
+ * element per feature row the c loop is innermost and contiguous. */
+#define BN_EACH(d, ...)                                   \
+  do {                                                    \
+    if ((d)->inner == 1) {                                \
+      for (size_t o = 0; o < (d)->outer; o++)             \
+        for (size_t c = 0; c < (d)->F; c++) {             \
+          size_t i = o * (d)->F + c;                      \
+          __VA_ARGS__;                                    \
+        }                                                 \
+    } else {                                              \
+      for (size_t o = 0; o < (d)->outer; o++)             \
+        for (size_t c = 0; c < (d)->F; c++)               \
+          for (size_t q = 0; q < (d)->inner; q++) {       \
+            size_t i = (o * (d)->F + c) * (d)->inner + q; \
+            __VA_ARGS__;                                  \
+          }                                               \
+    }                                                     \
+  } while (0)
+
+/* mean and biased variance per feature, each a sum in element order / N */
+BN_INLINE void bn_statistics(optic_dtype dt, const bn_dims *d, const void *x, double *mean, double *var) {
+  BN_EACH(d, mean[c] += ld(dt, x, i));
+  for (size_t c = 0; c < d->F; c++) mean[c] = d->N > 0 ? mean[c] / d->N : 0;
+  BN_EACH(d, {
+    double e = ld(dt, x, i) - mean[c];
+    var[c] += e * e;
+  });
+  for (size_t c = 0; c < d->F; c++) var[c] = d->N > 0 ? var[c] / d->N : 0;
+}
+
+/* y = (x - mean) / sigma * scale + offset */
+BN_INLINE void bn_normalize(optic_dtype dt, const bn_dims *d, const void *const *in, const double *mean,
+                            const double *sig, void *y) {
+  const void *x = in[0], *scale = in[1], *offset = in[2];
+  BN_EACH(d, st(dt, y, i, (ld(dt, x, i) - mean[c]) / sig[c] * ld(dt, scale, c) + ld(dt, offset, c)));
+}
+
+/* XLA's gradient: x_hat = (x - mean) / sigma, s1 = sum dy, s2 = sum dy x_hat,
+ * grad_x = scale / (sigma N) (N dy - s1 - x_hat s2); k = scale / (sigma N). */
+BN_INLINE void bn_grad(optic_dtype dt, const bn_dims *d, const void *const *in, void *const *out, double *acc) {
+  size_t F = d->F;
+  double *mean = acc, *sig = acc + F, *s1 = acc + 2 * F, *s2 = acc + 3 * F, *k = acc + 4 * F, N = d->N;
+  const void *x = in[0], *dy = in[4];
+  BN_EACH(d, {
+    double g = ld(dt, dy, i);
+    s1[c] += g;
+    s2[c] += g * (ld(dt, x, i) - mean[c]) / sig[c];
+  });
+  for (size_t c = 0; c < F; c++) k[c] = ld(dt, in[1], c) / (sig[c] * N);
+  BN_EACH(d, {
+    double xh = (ld(dt, x, i) - mean[c]) / sig[c];
+    st(dt, out[0], i, k[c] * (N * ld(dt, dy, i) - s1[c] - xh * s2[c]));
+  });
+  for (size_t c = 0; c < F; c++) st(dt, out[1], c, s2[c]), st(dt, out[2], c, s1[c]);
+}
+
+BN_INLINE void bn_run(optic_opcode op, optic_dtype dt, const bn_dims *d, float eps, const void *const *in,
+                      void *const *out, double *acc) {
+  size_t F = d->F;
+  double *mean = acc, *var = acc + F, *sig = acc + 2 * F;
+  for (size_t c = 0; c < GRAPH_BATCH_NORM_SCRATCH(F); c++) acc[c] = 0;
   if (op == OPTIC_OP_BATCH_NORM_TRAINING) {
-    EACH(mean[c] += ld(dt, x, i));
-    for (size_t c = 0; c < F; c++) mean[c] = N > 0 ? mean[c] / N : 0;
-    EACH({
-      double d = ld(dt, x, i) - mean[c];
-      var[c] += d * d;
-    });
-    for (size_t c = 0; c < F; c++) var[c] = N > 0 ? var[c] / N : 0;
+    bn_statistics(dt, d, in[0], mean, var);
   } else {
     for (size_t c = 0; c < F; c++) mean[c] = ld(dt, in[op == OPTIC_OP_BATCH_NORM_GRAD ? 2 : 3], c);
     for (size_t c = 0; c < F; c++) var[c] = ld(dt, in[op == OPTIC_OP_BATCH_NORM_GRAD ? 3 : 4], c);
   }
-  const void *scale = in[1];
-  if (op == OPTIC_OP_BATCH_NORM_GRAD) { /* XLA: x_hat = (x - mean) / sigma */
-    const void *dy = in[4];
-    EACH({
-      double g = ld(dt, dy, i);
-      s1[c] += g;
-      s2[c] += g * (ld(dt, x, i) - mean[c]) / sqrt(var[c] + (double)eps);
-    });
-    EACH({
-      double sig = sqrt(var[c] + (double)eps), xh = (ld(dt, x, i) - mean[c]) / sig;
-      st(dt, out[0], i, ld(dt, scale, c) / (sig * N) * (N * ld(dt, dy, i) - s1[c] - xh * s2[c]));
-    });
-    for (size_t c = 0; c < F; c++) st(dt, out[1], c, s2[c]), st(dt, out[2], c, s1[c]);
+  if (op == OPTIC_OP_BATCH_NORM_GRAD) { /* grad's layout: mean, sigma, s1, s2, k */
+    for (size_t c = 0; c < F; c++) var[c] = sqrt(var[c] + (double)eps);
+    bn_grad(dt, d, in, out, acc);
     return;
   }
-  const void *offset = in[2];
-  EACH(st(dt, out[0], i, (ld(dt, x, i) - mean[c]) / sqrt(var[c] + (double)eps) * ld(dt, scale, c) + ld(dt, offset, c)));
+  for (size_t c = 0; c < F; c++) sig[c] = sqrt(var[c] + (double)eps);
+  bn_normalize(dt, d, in, mean, sig, out[0]);
   if (op == OPTIC_OP_BATCH_NORM_TRAINING) {
     for (size_t c = 0; c < F; c++) st(dt, out[1], c, mean[c]), st(dt, out[2], c, var[c]);
   }
-#undef EACH
+}
+
+void graph_batch_norm_run(optic_opcode op, optic_dtype dt, const optic_shape *s, int64_t f, float eps,
+                          const void *const *in, void *const *out, double *acc) {
+  bn_dims d = {.outer = 1, .F = (size_t)s->dims[f], .inner = 1};
+  for (int32_t k = (int32_t)f + 1; k < s->rank; k++) d.inner *= (size_t)s->dims[k];
+  for (int32_t k = 0; k < f; k++) d.outer *= (size_t)s->dims[k];
+  d.N = (double)(d.outer * d.inner);
+  if (dt == OPTIC_F32) bn_run(op, OPTIC_F32, &d, eps, in, out, acc);
+  else bn_run(op, OPTIC_F64, &d, eps, in, out, acc);
 }

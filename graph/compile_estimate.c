@@ -11,6 +11,10 @@
  *   loop fusions                       bytes / loop_bandwidth + the leaves it
  *                                      gathers (loop_leaf_element_ns, _run_ns)
  *   gather, scatter, sort, topk        units of work x the class's ns per unit
+ *   batch norm                         its fixed cost + elements x its op's ns
+ *   f32 reduce paths                   + column-kernel calls x their ns; at
+ *                                      least rows or gathered outputs x
+ *                                      theirs (reduce_path_ns)
  *   16-bit float elementwise work      elements x bf16_element_ns (or
  *                                      f16_element_ns) per instruction (the runtime's per-element
  *                                      path widens each element to f32)
@@ -385,6 +389,73 @@ static double reduce_fold_ns(const optic_module_t *m, const optic_machine *mc, o
   return ns > 0 ? elements(in) * ns / share : -1;
 }
 
+/* Dims of an array walked in row-major order, merged as the runtime merges
+ * its walks (exec/ew.c, walk_merged): size-1 dims dropped, a dim folded into
+ * the one before it when the two are contiguous together. */
+typedef struct {
+  int32_t rank;
+  int64_t dims[OPTIC_MAX_RANK], strides[OPTIC_MAX_RANK];
+} dim_walk;
+
+static void walk_push(dim_walk *w, int64_t n, int64_t stride) {
+  if (n == 1) return;
+  if (w->rank > 0 && w->strides[w->rank - 1] == n * stride) {
+    w->dims[w->rank - 1] *= n;
+    w->strides[w->rank - 1] = stride;
+    return;
+  }
+  w->dims[w->rank] = n;
+  w->strides[w->rank++] = stride;
+}
+
+/* The fixed costs of a fast f32 reduce's path (exec/ops_reduce.c,
+ * reduce_f32_kernels), split over the threads with the outputs; 0 when not
+ * known or not that path. One strided reduced dim over a contiguous
+ * innermost kept dim runs one column-kernel call per group of that dim's
+ * outputs: reduce_cols_call_ns each, added to the class's bytes (the strided
+ * class was measured with one call). Contiguous rows (reduce_row_ns each)
+ * and reduced dims that do not merge into one, gathered per output
+ * (reduce_gather_output_ns each), are the paths the row and multi-dim
+ * classes were measured on: those costs are a floor (*floor), not added. */
+static double reduce_path_ns(const optic_machine *mc, const optic_module_t *m, optic_node_id id, double threads,
+                             double *floor) {
+  optic_node_attrs_t a;
+  *floor = 0;
+  if (!fast_reduce(m, id) || optic_node_operand_count(m, id) != 2 || optic_node_attrs(m, id, &a) != OPTIC_OK) return 0;
+  const optic_shape *in = &optic_node_type(m, optic_node_operand(m, id, 0))->shape;
+  bool reduced[OPTIC_MAX_RANK] = {false};
+  for (int32_t i = 0; i < a.reduce.count; i++)
+    if (a.reduce.dims[i] >= 0 && a.reduce.dims[i] < OPTIC_MAX_RANK) reduced[a.reduce.dims[i]] = true;
+  int64_t stride[OPTIC_MAX_RANK], v = 1;
+  for (int32_t d = in->rank - 1; d >= 0; d--) stride[d] = v, v *= in->dims[d];
+  dim_walk kept = {0}, red = {0};
+  double outputs = 1, R = 1;
+  for (int32_t d = 0; d < in->rank; d++) {
+    walk_push(reduced[d] ? &red : &kept, in->dims[d], stride[d]);
+    *(reduced[d] ? &R : &outputs) *= (double)in->dims[d];
+  }
+  if (!(R > 0) || !(outputs > 0)) return 0;
+  double share = split_share(outputs, threads);
+  if (red.rank <= 1 && (red.rank == 0 || red.strides[0] == 1)) {
+    *floor = outputs * mc->reduce_row_ns / share;
+    return 0;
+  }
+  if (red.rank == 1 && kept.rank > 0 && kept.strides[kept.rank - 1] == 1)
+    return outputs / (double)kept.dims[kept.rank - 1] * mc->reduce_cols_call_ns / share;
+  *floor = outputs * mc->reduce_gather_output_ns / share;
+  return 0;
+}
+
+/* batch-norm-training/-inference/-grad (graph/batch_norm.c, on one thread):
+ * the op's fixed cost plus its per-element cost over the operand; 0 when
+ * the op's per-element figure is not known. */
+static double batch_norm_ns(const optic_machine *mc, optic_opcode op, const optic_type *x) {
+  double e = op == OPTIC_OP_BATCH_NORM_TRAINING    ? mc->batch_norm_training_element_ns
+             : op == OPTIC_OP_BATCH_NORM_INFERENCE ? mc->batch_norm_inference_element_ns
+                                                   : mc->batch_norm_grad_element_ns;
+  return e > 0 ? mc->batch_norm_run_ns + elements(x) * e : 0;
+}
+
 /* Work units x ns per unit the class adds (the op's own runtime path), with
  * the threads it is split over; 0 when the class is not known. */
 static double class_work_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id, optic_opcode op) {
@@ -409,6 +480,9 @@ static double class_work_ns(const optic_program_t *p, const optic_machine *mc, o
       return fused_narrow_ns(mc, m, optic_node_called(m, id, 0), 0) / split_share(elements(t), threads);
     }
     case OPTIC_OP_DYNAMIC_UPDATE_SLICE: return dus_copy_ns(p, mc, id);
+    case OPTIC_OP_BATCH_NORM_TRAINING:
+    case OPTIC_OP_BATCH_NORM_INFERENCE:
+    case OPTIC_OP_BATCH_NORM_GRAD: return batch_norm_ns(mc, op, x);
     case OPTIC_OP_REDUCE: {
       double fold = reduce_fold_ns(m, mc, id, threads);
       if (fold >= 0) return fold;
@@ -445,8 +519,10 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
                           const optic_cost *cost) {
   double t;
   optic_node_attrs_t a;
-  if (op == OPTIC_OP_REDUCE) {
-    t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, id));
+  double floor = 0;
+  if (op == OPTIC_OP_REDUCE) { /* the class's bytes, then the path's fixed costs */
+    t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, id)) +
+        reduce_path_ns(m, p->module, id, m->cores, &floor);
   } else if (op == OPTIC_OP_FUSION && optic_node_attrs(p->module, id, &a) == OPTIC_OK) {
     optic_comp_id fc = optic_node_called(p->module, id, 0);
     switch (a.fusion.kind) {
@@ -454,8 +530,11 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
       case OPTIC_FUSION_INPUT: {
         optic_node_id r = fused_reduce(p->module, fc);
         if (!input_fusion_fast(p->module, r)) return program_fused_sequence_ns(p, fc);
-        /* the input's block program (its 16-bit work) runs before each block is reduced: the two add */
-        return optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, r)) + class_work_ns(p, m, id, op);
+        /* the input's block program (its 16-bit work) runs before each block is reduced: the two add;
+         * its rows at least their fixed cost */
+        t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, r)) + class_work_ns(p, m, id, op) +
+            reduce_path_ns(m, p->module, r, m->cores, &floor);
+        return floor + m->op_overhead_ns > t ? floor + m->op_overhead_ns : t;
       }
       case OPTIC_FUSION_LOOP: /* the loop's bytes, then its gathered leaves and 16-bit work */
         return optic_machine_estimate_class_ns(m, cost, m->loop_bandwidth) +
@@ -466,7 +545,7 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
   } else {
     t = optic_machine_estimate_ns(m, cost);
   }
-  double work = class_work_ns(p, m, id, op);
+  double work = class_work_ns(p, m, id, op) + floor;
   if (work + m->op_overhead_ns > t) t = work + m->op_overhead_ns;
   return t;
 }

@@ -88,7 +88,7 @@ optic_status eval_dynamic(eval_ctx *ctx, const optic_instr *in, const optic_lite
   if (in->op == OPTIC_OP_BATCH_NORM_TRAINING || in->op == OPTIC_OP_BATCH_NORM_INFERENCE ||
       in->op == OPTIC_OP_BATCH_NORM_GRAD) {
     const optic_shape *xs = &ops[0]->type.shape;
-    double *acc = malloc(4 * (size_t)(xs->dims[in->ints[0]] + 1) * sizeof *acc);
+    double *acc = malloc(GRAPH_BATCH_NORM_SCRATCH(xs->dims[in->ints[0]] + 1) * sizeof *acc);
     if (acc == NULL) {
       lit_free(y);
       return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "%s: out of memory", optic_opcode_name(in->op));

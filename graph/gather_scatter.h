@@ -64,7 +64,10 @@ optic_status graph_topk_run(optic_dtype dt, const optic_shape *xs, const void *x
 
 /* batch-norm-training/-inference/-grad (graph/batch_norm.c) over x of shape
  * s with features along dim f: in = the instruction's operands' data, out =
- * its result leaves; acc holds 4 x features doubles. */
+ * its result leaves; acc holds GRAPH_BATCH_NORM_SCRATCH(features) doubles.
+ * The outputs are bitwise those of the textbook formulas in double, in
+ * element order. */
+#define GRAPH_BATCH_NORM_SCRATCH(features) (5 * (size_t)(features))
 void graph_batch_norm_run(optic_opcode op, optic_dtype dt, const optic_shape *s, int64_t f, float eps,
                           const void *const *in, void *const *out, double *acc);
 

@@ -241,6 +241,13 @@ static const struct {
     {"reduce_fold_bf16_minmax_ns", offsetof(optic_machine, reduce_fold_bf16_minmax_ns), true},
     {"reduce_fold_f16_minmax_ns", offsetof(optic_machine, reduce_fold_f16_minmax_ns), true},
     {"cpu_clock_ns", offsetof(optic_machine, cpu_clock_ns), true},
+    {"reduce_cols_call_ns", offsetof(optic_machine, reduce_cols_call_ns), true},
+    {"reduce_gather_output_ns", offsetof(optic_machine, reduce_gather_output_ns), true},
+    {"reduce_row_ns", offsetof(optic_machine, reduce_row_ns), true},
+    {"batch_norm_run_ns", offsetof(optic_machine, batch_norm_run_ns), true},
+    {"batch_norm_training_element_ns", offsetof(optic_machine, batch_norm_training_element_ns), true},
+    {"batch_norm_inference_element_ns", offsetof(optic_machine, batch_norm_inference_element_ns), true},
+    {"batch_norm_grad_element_ns", offsetof(optic_machine, batch_norm_grad_element_ns), true},
 };
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");

@@ -111,6 +111,14 @@ static const field fields[] = {
     {"reduce_fold_f16_minmax_ns", offsetof(optic_machine, reduce_fold_f16_minmax_ns), F_DOUBLE, false},
     /* Format 6 (optional: older files load with 0, "not known"). */
     {"cpu_clock_ns", offsetof(optic_machine, cpu_clock_ns), F_DOUBLE, false},
+    /* Format 8 (optional: format <= 7 files load with 0, "not known": no small-op fixed costs). */
+    {"reduce_cols_call_ns", offsetof(optic_machine, reduce_cols_call_ns), F_DOUBLE, false},
+    {"reduce_gather_output_ns", offsetof(optic_machine, reduce_gather_output_ns), F_DOUBLE, false},
+    {"reduce_row_ns", offsetof(optic_machine, reduce_row_ns), F_DOUBLE, false},
+    {"batch_norm_run_ns", offsetof(optic_machine, batch_norm_run_ns), F_DOUBLE, false},
+    {"batch_norm_training_element_ns", offsetof(optic_machine, batch_norm_training_element_ns), F_DOUBLE, false},
+    {"batch_norm_inference_element_ns", offsetof(optic_machine, batch_norm_inference_element_ns), F_DOUBLE, false},
+    {"batch_norm_grad_element_ns", offsetof(optic_machine, batch_norm_grad_element_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

@@ -139,5 +139,6 @@ optic_status calib_measure_classes(int trials, double target_ns, double op_overh
   calib_ops_plan plan = {trials, target_ns, tiny, op_overhead_ns};
   if (st == OPTIC_OK) st = calib_measure_ops(&plan, out);
   if (st == OPTIC_OK) st = calib_measure_paths(&plan, out);
+  if (st == OPTIC_OK) st = calib_measure_small(&plan, out);
   return st;
 }

@@ -307,6 +307,13 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->reduce_fold_f16_ns = r->classes.fold_ns[1];
   m->reduce_fold_bf16_minmax_ns = r->classes.fold_ns[2];
   m->reduce_fold_f16_minmax_ns = r->classes.fold_ns[3];
+  m->reduce_cols_call_ns = r->classes.reduce_cols_call_ns;
+  m->reduce_gather_output_ns = r->classes.reduce_gather_output_ns;
+  m->reduce_row_ns = r->classes.reduce_row_ns;
+  m->batch_norm_run_ns = r->classes.batch_norm_run_ns;
+  m->batch_norm_training_element_ns = r->classes.batch_norm_element_ns[0];
+  m->batch_norm_inference_element_ns = r->classes.batch_norm_element_ns[1];
+  m->batch_norm_grad_element_ns = r->classes.batch_norm_element_ns[2];
   /* convolution classes: fractions of the one-thread peak, which is the
    * device peak per core; ns per element and per call on one core */
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {

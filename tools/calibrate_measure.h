@@ -48,6 +48,12 @@ typedef struct calib_classes {
   double convert_ns[4];          /* ns per element: from bf16, from f16, to bf16, to f16 (f32 the other side) */
   double fold_ns[4];             /* ns per input element of the direct one-op reduce fold:
                                     bf16 add, f16 add, bf16 maximum, f16 maximum */
+  /* format 8 (tools/calibrate_small.c), each on one thread */
+  double reduce_cols_call_ns;      /* ns per column-kernel call of a strided f32 reduce */
+  double reduce_gather_output_ns;  /* ns per output of an f32 reduce over unmergeable dims */
+  double reduce_row_ns;            /* ns per contiguous row of an f32 reduce */
+  double batch_norm_run_ns;        /* ns per batch-norm op beyond its dispatch */
+  double batch_norm_element_ns[3]; /* ns per operand element: training, inference, grad */
 } calib_classes;
 
 /* What calib_measure_ops needs: trials of about target_ns, and the tiny
@@ -63,6 +69,9 @@ optic_status calib_measure_ops(const calib_ops_plan *plan, calib_classes *out);
 /* The format-5 paths into out (gather_element_ns refitted beside
  * gather_run_ns, topk_compare_ns on the merge-sort path). */
 optic_status calib_measure_paths(const calib_ops_plan *plan, calib_classes *out);
+
+/* The format-8 small-op fixed costs into out (tools/calibrate_small.c). */
+optic_status calib_measure_small(const calib_ops_plan *plan, calib_classes *out);
 
 /* Called with the compiled program before it is timed. */
 typedef optic_status (*calib_inspect_fn)(const optic_program_t *p, void *arg);

@@ -32,7 +32,7 @@
 #include "tools/calibrate_measure.h"
 #include "tools/run_values.h"
 
-enum { MAX_ARGS = 4 };
+enum { MAX_ARGS = 6 };
 
 #define ROWS_256x1                            \
   "  i = s32[256] iota(), iota_dimension=0\n" \

@@ -81,6 +81,11 @@ static void print_result(FILE *out, const calib_result *r) {
           c->convert_ns[0], "-", c->convert_ns[1], c->convert_ns[2], c->convert_ns[3]);
   fprintf(out, "  %-34s %10.3f %10s  ns: add bf16, f16 %.3g; max bf16 %.3g, f16 %.3g\n",
           "half reduce fold, per element", c->fold_ns[0], "-", c->fold_ns[1], c->fold_ns[2], c->fold_ns[3]);
+  fprintf(out, "  %-34s %10.2f %10s  ns (gathered: %.3g per output; rows: %.3g per row)\n",
+          "strided reduce, per column call", c->reduce_cols_call_ns, "-", c->reduce_gather_output_ns, c->reduce_row_ns);
+  fprintf(out, "  %-34s %10.3f %10s  ns: inference %.3g, grad %.3g; %.3g ns per op\n",
+          "batch norm training, per element", c->batch_norm_element_ns[0], "-", c->batch_norm_element_ns[1],
+          c->batch_norm_element_ns[2], c->batch_norm_run_ns);
   for (int k = 0; k < OPTIC_CONV_CLASS_COUNT; k++) {
     snprintf(label, sizeof label, "conv %s (%d shapes)", optic_conv_class_name(k), r->conv.shapes[k]);
     fprintf(out, "  %-34s %10.3f %10s  of peak, %.3g ns/element\n", label, r->conv.efficiency[k], "-",
@@ -124,6 +129,11 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
           m->convert_from_bf16_ns, m->convert_from_f16_ns, m->convert_to_bf16_ns, m->convert_to_f16_ns);
   fprintf(out, "  reduce_fold_*_ns      bf16 %.3g, f16 %.3g, minmax bf16 %.3g, f16 %.3g (one core)\n",
           m->reduce_fold_bf16_ns, m->reduce_fold_f16_ns, m->reduce_fold_bf16_minmax_ns, m->reduce_fold_f16_minmax_ns);
+  fprintf(out, "  reduce_cols_call_ns   %.4g, reduce_gather_output_ns %.4g (one core)\n", m->reduce_cols_call_ns,
+          m->reduce_gather_output_ns);
+  fprintf(out, "  batch_norm_*_ns       per op %.3g; per element training %.3g, inference %.3g, grad %.3g (one core)\n",
+          m->batch_norm_run_ns, m->batch_norm_training_element_ns, m->batch_norm_inference_element_ns,
+          m->batch_norm_grad_element_ns);
   for (int k = 0; k < OPTIC_CONV_CLASS_COUNT; k++)
     fprintf(out, "  conv_%-16s %.3g of peak_flops, %.3g ns/element (one core)\n", optic_conv_class_name(k),
             m->conv_efficiency[k], m->conv_element_ns[k]);

@@ -145,6 +145,17 @@ typedef struct optic_machine {
   double reduce_fold_f16_minmax_ns;
   double cpu_clock_ns; /* format 6: one read of the calling thread's CPU-time clock (CLOCK_THREAD_CPUTIME_ID:
                           a system call on Linux), as a profiled optimizer step makes twice per thread */
+  /* Format 8: fixed costs of small ops the roofline and the classes above
+   * miss, ns on ONE core (not scaled by threads). 0: not known, the format-6
+   * rule (nothing added). docs/cost-model.md, "Small-op fixed costs". */
+  double reduce_cols_call_ns;             /* f32 reduce over one strided dim: per group of contiguous kept outputs
+                                     (one column-kernel call; a group is the innermost kept dim) */
+  double reduce_gather_output_ns;         /* f32 reduce whose reduced dims do not merge into one: per output */
+  double reduce_row_ns;                   /* f32 reduce (or input fusion) over contiguous rows: per row */
+  double batch_norm_run_ns;               /* batch-norm-training/-inference/-grad: per op beyond its dispatch */
+  double batch_norm_training_element_ns;  /* batch-norm-training: per element of the operand */
+  double batch_norm_inference_element_ns; /* batch-norm-inference: per element of the operand */
+  double batch_norm_grad_element_ns;      /* batch-norm-grad: per element of the operand */
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -154,9 +165,10 @@ typedef struct optic_machine {
  * (before the convolution strategies and the dot figures, which load as 0:
  * the GEMM figure) and format-4 files (before gather_run_ns ...
  * reduce_fold_f16_minmax_ns, which load as 0: the format-4 rules) and format-5 files (before cpu_clock_ns, which
- * loads as 0: a profiled step's clock reads not counted); a file of a newer format fails to load with CORRUPT
- * naming the versions. */
-#define OPTIC_MACHINE_FORMAT 6
+ * loads as 0: a profiled step's clock reads not counted) and files of formats 6 and 7 (before
+ * reduce_cols_call_ns ... batch_norm_grad_element_ns, which load as 0: no small-op fixed costs); a file of a
+ * newer format fails to load with CORRUPT naming the versions. */
+#define OPTIC_MACHINE_FORMAT 8
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",

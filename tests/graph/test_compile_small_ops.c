@@ -1,0 +1,198 @@
+/* The small-op fixed costs of machine format 8 reach the compiler's
+ * estimates exactly as docs/cost-model.md states them, and the XLA counts
+ * never change: an f32 reduce over one strided dim adds one column-kernel
+ * call per group of its innermost kept outputs; one over contiguous rows or
+ * over dims that do not merge takes at least its rows or gathered outputs x
+ * their figure; a reduce off the f32 kernels gets nothing; batch norm takes its fixed cost plus
+ * elements x its own op's figure. Each check compares a machine with the
+ * figure against the same machine without it (0: not known), so it fails
+ * when the rule is off. Reproduce: build/release/tests/graph_compile_small_ops */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <optic/optic.h>
+
+#include "tests/harness.h"
+
+/* 1 flop/ns, 4 bytes/ns in a 1 MiB cache, 10 ns per op, one core. */
+static optic_machine toy(void) {
+  optic_machine m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "toy");
+  m.peak_flops = 1e9;
+  m.peak_transcendentals = 1e9;
+  m.dram_bandwidth = 1e9;
+  m.cache_bandwidth = 4e9;
+  m.cache_bytes = 1 << 20;
+  m.op_overhead_ns = 10;
+  m.cores = 1;
+  snprintf(m.source, sizeof m.source, "test machine");
+  return m;
+}
+
+/* The estimate of the instruction called `name` in text compiled for mc on
+ * one thread without fusion, its counts in *cost; -1 on failure. */
+static double est_fused(const char *text, const optic_machine *mc, const char *name, optic_cost *cost, int fusion) {
+  optic_module_t *m = NULL;
+  optic_program_t *p = NULL;
+  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+  optic_compile_options o = optic_compile_options_default();
+  o.machine = mc;
+  o.threads = 1;
+  o.fusion = fusion;
+  if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
+  optic_module_destroy(m);
+  double est = -1;
+  const optic_module_t *pm = p ? optic_program_module(p) : NULL;
+  for (optic_comp_id c = 0; pm && c < optic_module_computation_count(pm); c++) {
+    int32_t n = 0;
+    const optic_node_id *ids = optic_computation_instructions(pm, c, &n);
+    for (int32_t i = 0; i < n; i++) {
+      optic_node_estimate e;
+      if (strcmp(optic_node_name(pm, ids[i]), name) == 0 && optic_program_node_estimate(p, ids[i], &e) == OPTIC_OK)
+        est = e.est_ns, *cost = e.cost;
+    }
+  }
+  optic_program_destroy(p);
+  return est;
+}
+
+static double est_of(const char *text, const optic_machine *mc, const char *name, optic_cost *cost) {
+  return est_fused(text, mc, name, cost, 0);
+}
+
+static bool near(double a, double b) { return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-6; }
+
+/* est of `name` with machine `with` minus with `without`; the counts must agree. */
+static double added_ns(const char *text, const char *name, const optic_machine *with, const optic_machine *without) {
+  optic_cost a = {0}, b = {0};
+  double ea = est_of(text, with, name, &a), eb = est_of(text, without, name, &b);
+  OT_CHECK(ea >= 0 && eb >= 0, "%s: no estimate", name);
+  OT_CHECK(a.flops == b.flops && a.bytes_accessed == b.bytes_accessed, "%s: counts differ", name);
+  return ea - eb;
+}
+
+static void reduce_text(const char *dt, const char *in, const char *dims, const char *out, char *buf, size_t size) {
+  snprintf(buf, size,
+           "HloModule r\nadd {\n  a = %s[] parameter(0)\n  b = %s[] parameter(1)\n  ROOT s = %s[] add(a, b)\n}\n"
+           "ENTRY e {\n  x = %s[%s] parameter(0)\n  z = %s[] constant(0)\n"
+           "  ROOT r = %s[%s] reduce(x, z), dimensions={%s}, to_apply=add\n}\n",
+           dt, dt, dt, dt, in, dt, dt, out, dims);
+}
+
+/* Column calls (outputs / innermost kept extent) are added to the class's
+ * estimate; rows and gathered outputs are a floor (their count x figure +
+ * op_overhead_ns), which wins here (the figures are large against the toy's
+ * bytes) and adds nothing when small; reduces off the f32 kernels and empty
+ * ones get nothing. */
+static void reduce_paths(void) {
+  optic_machine off = toy(), on = toy();
+  on.reduce_strided_bandwidth = off.reduce_strided_bandwidth = 2e9;
+  on.reduce_cols_call_ns = 7;
+  on.reduce_gather_output_ns = 500;
+  on.reduce_row_ns = 300;
+  static const struct {
+    const char *dt, *in, *dims, *out;
+    double added, floor; /* floor: the estimate itself, 0: none */
+  } cases[] = {
+      {"f32", "8,16,4", "1", "8,4", 8 * 7, 0},      /* one strided dim: 8 groups of 4 outputs */
+      {"f32", "2,3,4,5", "1,2", "2,5", 2 * 7, 0},   /* dims 1 and 2 merge into one strided dim */
+      {"f32", "4,1,6", "0,1", "6", 1 * 7, 0},       /* a size-1 dim dropped: one group of 6 */
+      {"f32", "7,9", "0", "9", 1 * 7, 0},           /* columns of a matrix: one group */
+      {"f32", "2,3,4,5", "1,3", "2,4", 0, 8 * 500}, /* dims that do not merge: gathered per output */
+      {"f32", "2,3,4,5", "2,3", "2,3", 0, 6 * 300}, /* trailing dims: 6 contiguous rows */
+      {"f32", "6,3,1,5", "1,3", "6,1", 0, 6 * 300}, /* around a size-1 kept dim: dims 1 and 3 merge into rows */
+      {"bf16", "8,16,4", "1", "8,4", 0, 0},         /* not on the f32 kernels */
+      {"f32", "8,0,4", "1", "8,4", 0, 0},           /* nothing reduced */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[1024];
+    reduce_text(cases[i].dt, cases[i].in, cases[i].dims, cases[i].out, text, sizeof text);
+    optic_cost c = {0};
+    double got = added_ns(text, "r", &on, &off), base = est_of(text, &off, "r", &c);
+    double want = cases[i].floor > 0 ? cases[i].floor + 10 - base : cases[i].added;
+    OT_CHECK(near(got, want) && (cases[i].floor == 0 || want > 0), "%s[%s] dims {%s}: added %g ns, want %g",
+             cases[i].dt, cases[i].in, cases[i].dims, got, want);
+  }
+  /* a floor under the class's estimate adds nothing */
+  on.reduce_row_ns = 1e-3;
+  char text[1024];
+  reduce_text("f32", "2,3,4,5", "2,3", "2,3", text, sizeof text);
+  OT_CHECK(near(added_ns(text, "r", &on, &off), 0), "a small row figure adds nothing");
+}
+
+/* An input fusion the runtime runs as one reduction loop (x * x summed over
+ * the trailing dim: 12 rows) takes at least its rows x reduce_row_ns. */
+static void input_fusion_rows(void) {
+  static const char *const text =
+      "HloModule f\nadd {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
+      "  ROOT s = f32[] add(a, b)\n}\nENTRY e {\n  x = f32[12,8] parameter(0)\n"
+      "  q = f32[12,8] multiply(x, x)\n  z = f32[] constant(0)\n"
+      "  ROOT r = f32[12] reduce(q, z), dimensions={1}, to_apply=add\n}\n";
+  optic_machine off = toy(), on = toy();
+  on.reduce_row_ns = 300;
+  optic_module_t *m = NULL;
+  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+  optic_program_t *p = NULL;
+  optic_compile_options o = optic_compile_options_default();
+  o.machine = &on;
+  o.threads = 1;
+  if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
+  const optic_module_t *pm = p ? optic_program_module(p) : NULL;
+  optic_comp_id e = pm ? optic_program_entry(p) : -1;
+  optic_node_id root = pm ? optic_computation_root(pm, e) : OPTIC_NO_NODE;
+  OT_CHECK(pm && optic_node_opcode(pm, root) == OPTIC_OP_FUSION, "the reduce is fused");
+  char name[128];
+  snprintf(name, sizeof name, "%s", pm ? optic_node_name(pm, root) : "");
+  optic_program_destroy(p);
+  optic_module_destroy(m);
+  optic_cost c = {0}, c0 = {0};
+  double got = est_fused(text, &on, name, &c, 1), base = est_fused(text, &off, name, &c0, 1);
+  OT_CHECK(base < 12 * 300 + 10 && near(got, 12 * 300 + 10), "%s: est %g (without %g), want %g", name, got, base,
+           12.0 * 300 + 10);
+}
+
+static const char *const batch_norm_hlo =
+    "HloModule bn\n"
+    "ENTRY e {\n"
+    "  x = f32[8,4] parameter(0)\n"
+    "  s = f32[4] parameter(1)\n"
+    "  o = f32[4] parameter(2)\n"
+    "  m = f32[4] parameter(3)\n"
+    "  v = f32[4] parameter(4)\n"
+    "  dy = f32[8,4] parameter(5)\n"
+    "  t = (f32[8,4], f32[4], f32[4]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1\n"
+    "  i = f32[8,4] batch-norm-inference(x, s, o, m, v), epsilon=0.001, feature_index=1\n"
+    "  g = (f32[8,4], f32[4], f32[4]) batch-norm-grad(x, s, m, v, dy), epsilon=0.001, feature_index=1\n"
+    "  ROOT r = ((f32[8,4], f32[4], f32[4]), f32[8,4], (f32[8,4], f32[4], f32[4])) tuple(t, i, g)\n"
+    "}\n";
+
+/* Each op: batch_norm_run_ns + 32 elements x its own figure + op_overhead_ns,
+ * above its roofline (the toy's 4 bytes/ns); without figures the roofline. */
+static void batch_norm_ops(void) {
+  optic_machine off = toy(), on = toy();
+  on.batch_norm_run_ns = 30;
+  on.batch_norm_training_element_ns = 5;
+  on.batch_norm_inference_element_ns = 4;
+  on.batch_norm_grad_element_ns = 6;
+  const char *names[3] = {"t", "i", "g"};
+  const double per[3] = {5, 4, 6};
+  for (int k = 0; k < 3; k++) {
+    optic_cost c = {0}, c0 = {0};
+    double e = est_of(batch_norm_hlo, &on, names[k], &c), e0 = est_of(batch_norm_hlo, &off, names[k], &c0);
+    double roofline = c.bytes_accessed / 4 + 10, want = 30 + 32 * per[k] + 10;
+    OT_CHECK(want > roofline && near(e, want), "%s: est %g, want %g (roofline %g)", names[k], e, want, roofline);
+    OT_CHECK(near(e0, roofline) && c.bytes_accessed == c0.bytes_accessed, "%s without figures: %g, roofline %g",
+             names[k], e0, roofline);
+  }
+  /* only the fixed cost known: the op's figure 0 means not known, nothing added */
+  off.batch_norm_run_ns = 30;
+  optic_cost c = {0};
+  double e = est_of(batch_norm_hlo, &off, "t", &c);
+  OT_CHECK(near(e, c.bytes_accessed / 4 + 10), "run_ns alone adds nothing: %g", e);
+}
+
+static const ot_case cases[] = {
+    {"reduce_paths", reduce_paths}, {"input_fusion_rows", input_fusion_rows}, {"batch_norm_ops", batch_norm_ops}};
+OT_MAIN(cases)
