@@ -159,7 +159,9 @@ static double state_bytes(const optic_type *t) {
  * while runs its condition trips + 1 times and its body trips times, each
  * trip also costing while_iteration_ns; trips is the counter's when the loop
  * has one fixed at build time (graph_while_trip_count), else one trip is
- * assumed (docs/cost-model.md). A conditional takes its slowest branch. */
+ * assumed (docs/cost-model.md); before the first trip the initial state is
+ * copied into the loop's buffers where they are not the operand's. A
+ * conditional takes its slowest branch. */
 static double control_est_ns(optic_program_t *p, optic_node_id id, optic_opcode op, unsigned char *state) {
   const optic_module_t *m = p->module;
   const double over = p->machine.op_overhead_ns;
@@ -175,9 +177,11 @@ static double control_est_ns(optic_program_t *p, optic_node_id id, optic_opcode 
      * over the state itself */
     double copied = program_while_copied_bytes(p, id);
     if (copied < 0) copied = state_bytes(optic_node_type(m, id));
-    optic_cost copy = {0, 0, 2.0 * copied};
+    optic_cost copy = {0, 0, 2.0 * copied}, enter = {0, 0, 2.0 * program_while_entry_copied_bytes(p, id)};
     const double move = 2.0 * (optic_machine_estimate_ns(&p->machine, &copy) - over);
-    return (double)trips * (body + cond + move + p->machine.while_iteration_ns) + cond + over;
+    /* and once, before the first trip, the initial state into the loop's own buffers */
+    const double entered = enter.bytes_accessed > 0 ? optic_machine_estimate_ns(&p->machine, &enter) - over : 0;
+    return (double)trips * (body + cond + move + p->machine.while_iteration_ns) + cond + entered + over;
   }
   double worst = 0;
   for (int32_t k = 0; k < optic_node_called_count(m, id); k++) {

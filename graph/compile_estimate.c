@@ -336,6 +336,32 @@ double program_while_copied_bytes(const optic_program_t *p, optic_node_id w) {
   return bytes;
 }
 
+/* Whether two slots of one plan are the same bytes. */
+static bool same_bytes(const optic_buffer_slot *a, const optic_buffer_slot *b) {
+  if (a->kind != b->kind) return false;
+  if (a->kind == OPTIC_BUFFER_ARENA) return a->offset == b->offset;
+  if (a->kind == OPTIC_BUFFER_OUTPUT) return a->output_leaf == b->output_leaf && a->offset == b->offset;
+  return a->source == b->source && a->source_leaf == b->source_leaf;
+}
+
+double program_while_entry_copied_bytes(const optic_program_t *p, optic_node_id w) {
+  const optic_module_t *m = p->module;
+  const optic_comp_id c = optic_node_computation(m, w);
+  const optic_buffer_plan_t *plan = c >= 0 && c < p->n_comps ? p->plans[c] : NULL;
+  if (plan == NULL || optic_node_operand_count(m, w) != 1) return 0;
+  const optic_node_id init = optic_node_operand(m, w, 0);
+  const int32_t n = optic_buffer_plan_leaf_count(plan, w);
+  if (optic_buffer_plan_leaf_count(plan, init) != n) return 0;
+  double bytes = 0;
+  for (int32_t l = 0; l < n; l++) {
+    optic_buffer_slot x, y;
+    if (optic_buffer_plan_slot(plan, init, l, &x) != OPTIC_OK || optic_buffer_plan_slot(plan, w, l, &y) != OPTIC_OK)
+      continue;
+    if (!same_bytes(&x, &y)) bytes += (double)y.size;
+  }
+  return bytes;
+}
+
 /* A dynamic-update-slice whose result does not take over its operand's
  * buffer copies the whole operand first (XLA counts only the update). */
 static double dus_copy_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id) {

@@ -69,6 +69,10 @@ bool program_fusion_runs_as_sequence(const optic_module_t *m, optic_node_id id);
  * place (a dynamic-update-slice over the state, exec/bind.c); -1 when the
  * body's root is not a tuple of arrays (then the runtime copies every leaf). */
 double program_while_copied_bytes(const struct optic_program *p, optic_node_id w);
+/* Bytes of the initial state while w copies into its result's buffers once,
+ * before the first trip (exec/run.c, run_while): the leaves whose buffer is
+ * not the one its operand's leaf already has. */
+double program_while_entry_copied_bytes(const struct optic_program *p, optic_node_id w);
 /* The machine model's convolution class (OPTIC_CONV_CLASS_*) of a planner
  * strategy (OPTIC_CONV_STRATEGY_*; grouped_rows: the plan's row loops). */
 int32_t graph_conv_class_of(int32_t strategy, bool grouped_rows);

@@ -8,7 +8,9 @@
  * each fused instruction's estimate must equal its unfused twin's, on one
  * thread and on two (each op split or not by the runtime's rule). Fusions
  * the runtime runs as one loop, reduction or contraction stay unscheduled.
- * Whether the runtime agrees is tests/exec/test_fusion_sequences.c.
+ * Whether the runtime agrees is tests/exec/test_fusion_sequences.c. A
+ * while also pays, once, the copy of its initial state into its own
+ * buffers.
  * Reproduce: build/release/tests/graph_compile_sequences */
 #include <math.h>
 #include <stdio.h>
@@ -204,9 +206,45 @@ static void sequence_by_kind(void) {
   }
 }
 
+/* A while whose state leaf 1 starts in another buffer (a broadcast's) is
+ * copied into the loop's buffer once before the first trip: growing that
+ * leaf (passed through by the body, so never copied per trip) by 1024 f32
+ * adds their read and write, 8192 bytes at 4 bytes/ns, to the while. */
+#define WHILE_TEXT(N)                                                                         \
+  "HloModule w\n"                                                                             \
+  "cond {\n  s = (s32[], f32[" N                                                              \
+  "], f32[64]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"                     \
+  "  k = s32[] constant(2)\n  ROOT lt = pred[] compare(i, k), direction=LT\n}\n"              \
+  "body {\n  s = (s32[], f32[" N                                                              \
+  "], f32[64]) parameter(0)\n  i = s32[] get-tuple-element(s), index=0\n"                     \
+  "  one = s32[] constant(1)\n  j = s32[] add(i, one)\n  v = f32[" N                          \
+  "] get-tuple-element(s), index=1\n"                                                         \
+  "  a = f32[64] get-tuple-element(s), index=2\n  n = f32[64] negate(a)\n"                    \
+  "  ROOT r = (s32[], f32[" N                                                                 \
+  "], f32[64]) tuple(j, v, n)\n}\n"                                                           \
+  "ENTRY e {\n  x = f32[64] parameter(0)\n  z = s32[] constant(0)\n  c = f32[] constant(1)\n" \
+  "  b = f32[" N "] broadcast(c), dimensions={}\n  t = (s32[], f32[" N                        \
+  "], f32[64]) tuple(z, b, x)\n"                                                              \
+  "  w = (s32[], f32[" N                                                                      \
+  "], f32[64]) while(t), condition=cond, body=body\n"                                         \
+  "  ROOT o = f32[64] get-tuple-element(w), index=2\n}\n"
+
+static void while_copies_its_initial_state(void) {
+  optic_machine mc = toy(1);
+  optic_program_t *a = compile_text(WHILE_TEXT("1024"), &mc), *b = compile_text(WHILE_TEXT("2048"), &mc);
+  if (a && b) {
+    double wa = est_of(a, "w"), wb = est_of(b, "w");
+    OT_CHECK(wa > 0 && near(wb - wa, 8192 / 4.0), "while %g ns with 1024 state floats, %g with 2048: +%g, want +%g", wa,
+             wb, wb - wa, 8192 / 4.0);
+  }
+  optic_program_destroy(a);
+  optic_program_destroy(b);
+}
+
 static const ot_case cases[] = {
     {"custom_fusion_is_its_instructions", custom_fusion_is_its_instructions},
     {"sequence_by_kind", sequence_by_kind},
+    {"while_copies_its_initial_state", while_copies_its_initial_state},
 };
 
 OT_MAIN(cases)
