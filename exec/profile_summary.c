@@ -2,7 +2,10 @@
  * In one run, each thread's k-th event of an instruction is its part of the
  * k-th execution (threads record once per execution; a solo op has one
  * part); an execution spans from its parts' earliest start to their latest
- * end, and executions (a while body's iterations) add up. */
+ * end, and executions (a while body's iterations) add up. An event inside
+ * another of its thread and run (an op of a fusion run as a sequence, of a
+ * call or of a while's body) is nested: its time is already in the outer
+ * op's, so the totals count only ops that ran at the top level. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +40,41 @@ static int compare_thread_start(const void *pa, const void *pb) {
   if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
   if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
   return 0;
+}
+
+/* Same program, run and thread, then by start, the longer (outer) first. */
+static int compare_nesting(const void *pa, const void *pb) {
+  const optic_profile_event *a = *(const optic_profile_event *const *)pa;
+  const optic_profile_event *b = *(const optic_profile_event *const *)pb;
+  if (a->program != b->program) return (uintptr_t)a->program < (uintptr_t)b->program ? -1 : 1;
+  if (a->run != b->run) return a->run < b->run ? -1 : 1;
+  if (a->thread != b->thread) return a->thread < b->thread ? -1 : 1;
+  if (a->start_ns != b->start_ns) return a->start_ns < b->start_ns ? -1 : 1;
+  if (a->end_ns != b->end_ns) return a->end_ns > b->end_ns ? -1 : 1;
+  return a < b ? -1 : a > b;
+}
+
+/* depth[e - first]: how many other op events of its program, run and thread
+ * contain event e (start at or before its start, end at or after its end).
+ * ops holds n op events of the array starting at first; sorted here (a
+ * copy is the caller's to make). An executor's events of one thread nest or
+ * follow one another, so one stack of the open outer events finds them. */
+static optic_status event_depths(const optic_profile_event **ops, size_t n, const optic_profile_event *first,
+                                 int32_t *depth) {
+  const optic_profile_event **open = malloc((n ? n : 1) * sizeof *open);
+  if (open == NULL) return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "profiler_summary: no memory to nest %zu events", n);
+  qsort(ops, n, sizeof *ops, compare_nesting);
+  size_t top = 0;
+  for (size_t i = 0; i < n; i++) {
+    const optic_profile_event *e = ops[i];
+    if (i > 0 && (e->program != ops[i - 1]->program || e->run != ops[i - 1]->run || e->thread != ops[i - 1]->thread))
+      top = 0;
+    while (top > 0 && open[top - 1]->end_ns < e->end_ns) top--;
+    depth[e - first] = (int32_t)top;
+    open[top++] = e;
+  }
+  free(open);
+  return OPTIC_OK;
 }
 
 static int compare_u64(const void *pa, const void *pb) {
@@ -89,6 +127,13 @@ optic_status optic_profiler_summary(const optic_profiler_t *p, const optic_progr
   for (size_t i = 0; i < nops; i++)
     if (i == 0 || runs[i] != runs[i - 1]) out->runs++;
   free(runs);
+  int32_t *depth = malloc((n ? n : 1) * sizeof *depth);
+  optic_status dst = depth ? event_depths(ops, nops, ev, depth) : OPTIC_ERR_OUT_OF_MEMORY;
+  if (dst != OPTIC_OK) {
+    free(ops);
+    free(depth);
+    return depth ? dst : optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "profiler_summary: no memory for %zu events", n);
+  }
   qsort(ops, nops, sizeof *ops, compare_events);
 
   size_t groups = 0;
@@ -102,7 +147,7 @@ optic_status optic_profiler_summary(const optic_profiler_t *p, const optic_progr
   double *span_est = malloc(cap * sizeof *span_est);
   if (out->ops == NULL || by_thread == NULL || ordinal == NULL || span_start == NULL || span_end == NULL ||
       span_est == NULL) {
-    free(ops);
+    free(ops), free(depth);
     free(by_thread), free(ordinal), free(span_start), free(span_end), free(span_est);
     optic_profile_summary_free(out);
     return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "profiler_summary: no memory for %zu events of %zu instructions", nops,
@@ -119,6 +164,9 @@ optic_status optic_profiler_summary(const optic_profiler_t *p, const optic_progr
     st->node = ops[i]->node;
     st->flops = ops[i]->flops;
     st->bytes = ops[i]->bytes;
+    st->depth = INT32_MAX;
+    for (size_t k = i; k < end; k++)
+      if (depth[ops[k] - ev] < st->depth) st->depth = depth[ops[k] - ev];
     double measured = 0.0, est = 0.0;
     int64_t group_runs = 0;
     /* Events are sorted by run: one run at a time. */
@@ -154,11 +202,13 @@ optic_status optic_profiler_summary(const optic_profiler_t *p, const optic_progr
     }
     st->measured_ns = measured / (double)group_runs;
     st->est_ns = est / (double)group_runs;
-    out->measured_ns += st->measured_ns;
-    out->est_ns += st->est_ns;
+    if (st->depth == 0) { /* a nested op's time is in its outer op's */
+      out->measured_ns += st->measured_ns;
+      out->est_ns += st->est_ns;
+    }
     i = end;
   }
-  free(ops);
+  free(ops), free(depth);
   free(by_thread), free(ordinal), free(span_start), free(span_end), free(span_est);
   qsort(out->ops, out->op_count, sizeof *out->ops, compare_stats);
   return OPTIC_OK;
@@ -172,8 +222,9 @@ optic_status optic_profile_summary_to_text(const optic_profile_summary *s, char 
                       "estimated_us", "meas/est");
   for (size_t i = 0; i < s->op_count; i++) {
     const optic_profile_op_stat *o = &s->ops[i];
-    optic_strbuf_printf(&b, "%-40.40s %-16.16s %10lld %12.3f %12.3f ", o->name, o->detail, (long long)o->executions,
-                        o->measured_ns / 1000.0, o->est_ns / 1000.0);
+    int indent = o->depth > 0 ? 2 * (o->depth < 8 ? o->depth : 8) : 0;
+    optic_strbuf_printf(&b, "%*s%-*.*s %-16.16s %10lld %12.3f %12.3f ", indent, "", 40 - indent, 40 - indent, o->name,
+                        o->detail, (long long)o->executions, o->measured_ns / 1000.0, o->est_ns / 1000.0);
     if (o->est_ns > 0.0) optic_strbuf_printf(&b, "%9.2f\n", o->measured_ns / o->est_ns);
     else optic_strbuf_printf(&b, "%9s\n", "-");
   }
@@ -181,6 +232,11 @@ optic_status optic_profile_summary_to_text(const optic_profile_summary *s, char 
                       s->measured_ns / 1000.0, s->est_ns / 1000.0);
   if (s->est_ns > 0.0) optic_strbuf_printf(&b, "%9.2f\n", s->measured_ns / s->est_ns);
   else optic_strbuf_printf(&b, "%9s\n", "-");
+  bool nested = false;
+  for (size_t i = 0; i < s->op_count && !nested; i++) nested = s->ops[i].depth > 0;
+  if (nested)
+    optic_strbuf_printf(
+        &b, "(indented: ops that ran inside another op of the table; the total counts top-level ops only)\n");
   if (s->run_ns > 0.0) optic_strbuf_printf(&b, "run wall time (mean): %.3f us\n", s->run_ns / 1000.0);
   return optic_strbuf_take(&b, out);
 }

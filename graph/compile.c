@@ -1,7 +1,8 @@
 /* optic_compile: copies the module, optimizes the copy with the pass
  * manager, then schedules and plans buffers for every computation that runs
- * instruction by instruction (the entry and what call/while/conditional
- * reach from it), and attaches each scheduled instruction's cost and
+ * instruction by instruction (the entry, what call/while/conditional reach
+ * from it and the fused computations the runtime runs one instruction at a
+ * time), and attaches each scheduled instruction's cost and
  * roofline time. Never touches the caller's module. */
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,8 @@ static bool runs_code(optic_opcode op) {
 }
 
 /* Schedules and plans computation c, costs its instructions and queues the
- * computations its instructions run as sequences. */
+ * computations its instructions run as sequences (a fusion's, when the
+ * runtime runs its instructions one by one: they get estimates of their own). */
 static optic_status plan_sequence(optic_program_t *p, optic_comp_id c, bool *queued) {
   optic_schedule_t *s = NULL;
   optic_status st = optic_schedule_create(p->module, c, &s);
@@ -119,7 +121,8 @@ static optic_status plan_sequence(optic_program_t *p, optic_comp_id c, bool *que
     total.transcendentals += pn->est.cost.transcendentals;
     total.bytes_accessed += pn->est.cost.bytes_accessed;
     est += pn->est.est_ns;
-    if (op == OPTIC_OP_CALL || op == OPTIC_OP_WHILE || op == OPTIC_OP_CONDITIONAL) {
+    if (op == OPTIC_OP_CALL || op == OPTIC_OP_WHILE || op == OPTIC_OP_CONDITIONAL ||
+        program_fusion_runs_as_sequence(p->module, id)) {
       for (int32_t k = 0; k < optic_node_called_count(p->module, id); k++) {
         optic_comp_id callee = optic_node_called(p->module, id, k);
         if (!queued[callee]) {
@@ -151,15 +154,19 @@ static double state_bytes(const optic_type *t) {
   return sum;
 }
 
-/* A call, while or conditional: the time of its computations' runs. A
+/* A call, while, conditional or fusion run as a sequence: the time of its
+ * computations' runs (a fusion's as a call's). A
  * while runs its condition trips + 1 times and its body trips times, each
  * trip also costing while_iteration_ns; trips is the counter's when the loop
  * has one fixed at build time (graph_while_trip_count), else one trip is
- * assumed (docs/cost-model.md). A conditional takes its slowest branch. */
+ * assumed (docs/cost-model.md); before the first trip the initial state is
+ * copied into the loop's buffers where they are not the operand's. A
+ * conditional takes its slowest branch. */
 static double control_est_ns(optic_program_t *p, optic_node_id id, optic_opcode op, unsigned char *state) {
   const optic_module_t *m = p->module;
   const double over = p->machine.op_overhead_ns;
-  if (op == OPTIC_OP_CALL) return sequence_est_ns(p, optic_node_called(m, id, 0), state) + over;
+  if (op == OPTIC_OP_CALL || op == OPTIC_OP_FUSION)
+    return sequence_est_ns(p, optic_node_called(m, id, 0), state) + over;
   if (op == OPTIC_OP_WHILE) {
     int64_t trips = 1;
     if (!graph_while_trip_count(m, id, WHILE_TRIP_LIMIT, &trips)) trips = 1;
@@ -170,9 +177,11 @@ static double control_est_ns(optic_program_t *p, optic_node_id id, optic_opcode 
      * over the state itself */
     double copied = program_while_copied_bytes(p, id);
     if (copied < 0) copied = state_bytes(optic_node_type(m, id));
-    optic_cost copy = {0, 0, 2.0 * copied};
+    optic_cost copy = {0, 0, 2.0 * copied}, enter = {0, 0, 2.0 * program_while_entry_copied_bytes(p, id)};
     const double move = 2.0 * (optic_machine_estimate_ns(&p->machine, &copy) - over);
-    return (double)trips * (body + cond + move + p->machine.while_iteration_ns) + cond + over;
+    /* and once, before the first trip, the initial state into the loop's own buffers */
+    const double entered = enter.bytes_accessed > 0 ? optic_machine_estimate_ns(&p->machine, &enter) - over : 0;
+    return (double)trips * (body + cond + move + p->machine.while_iteration_ns) + cond + entered + over;
   }
   double worst = 0;
   for (int32_t k = 0; k < optic_node_called_count(m, id); k++) {
@@ -196,7 +205,8 @@ static double sequence_est_ns(optic_program_t *p, optic_comp_id c, unsigned char
   for (int32_t i = 0; i < n; i++) {
     program_node *pn = &p->nodes[order[i]];
     optic_opcode op = optic_node_opcode(p->module, order[i]);
-    if (op == OPTIC_OP_CALL || op == OPTIC_OP_WHILE || op == OPTIC_OP_CONDITIONAL)
+    if (op == OPTIC_OP_CALL || op == OPTIC_OP_WHILE || op == OPTIC_OP_CONDITIONAL ||
+        program_fusion_runs_as_sequence(p->module, order[i]))
       pn->est.est_ns = control_est_ns(p, order[i], op, state);
     est += pn->est.est_ns;
   }

@@ -111,15 +111,6 @@ static double fused_leaves_ns(const optic_machine *mc, const optic_module_t *m, 
   return ns;
 }
 
-/* The reduce an input fusion is built around (the first one), or NO_NODE. */
-static optic_node_id fused_reduce(const optic_module_t *m, optic_comp_id comp) {
-  int32_t n = 0;
-  const optic_node_id *ids = optic_computation_instructions(m, comp, &n);
-  for (int32_t i = 0; i < n; i++)
-    if (optic_node_opcode(m, ids[i]) == OPTIC_OP_REDUCE) return ids[i];
-  return OPTIC_NO_NODE;
-}
-
 /* The class bandwidth of a reduce: over two or more dims of size > 1, over
  * the operand's minor dim, or over other dims only. */
 static double reduce_class(const optic_machine *mc, const optic_module_t *m, optic_node_id id) {
@@ -195,12 +186,33 @@ static double reduce_steps(const optic_module_t *m, optic_node_id id) {
   return in / out * ceil(out / REDUCE_BLOCK_OUTPUTS);
 }
 
-/* Whether an input fusion runs as one reduction loop (a fast reducer over
- * trailing dims with an f32 result); else the runtime runs its fused
+/* Whether f is a one-op reducer (add, multiply, maximum or minimum of its
+ * two parameters, over dt: exec/bind.c's rule), its opcode in *op. */
+static bool one_op_reducer(const optic_module_t *m, optic_comp_id f, optic_dtype dt, optic_opcode *op) {
+  optic_node_id root = optic_computation_root(m, f);
+  *op = optic_node_opcode(m, root);
+  if (*op != OPTIC_OP_ADD && *op != OPTIC_OP_MULTIPLY && *op != OPTIC_OP_MAXIMUM && *op != OPTIC_OP_MINIMUM)
+    return false;
+  if (optic_node_type(m, root)->dtype != dt || optic_computation_parameter_count(m, f) != 2) return false;
+  return optic_node_operand(m, root, 0) == optic_computation_parameter(m, f, 0) &&
+         optic_node_operand(m, root, 1) == optic_computation_parameter(m, f, 1);
+}
+
+/* Whether the runtime runs input fusion `fused` as one reduction loop
+ * (exec/bind.c, bind_input_fusion): its root a one-input reduce of the
+ * trailing dims with an f32 add/multiply/maximum/minimum reducer, a
+ * parameter or constant init and an f32 result; else it runs the fused
  * computation instruction by instruction. */
-static bool input_fusion_fast(const optic_module_t *m, optic_node_id r) {
+static bool input_fusion_lowers(const optic_module_t *m, optic_comp_id fused) {
+  const optic_node_id r = optic_computation_root(m, fused);
   optic_node_attrs_t a;
-  if (r == OPTIC_NO_NODE || !fast_reduce(m, r) || optic_node_attrs(m, r, &a) != OPTIC_OK) return false;
+  optic_opcode op;
+  if (optic_node_opcode(m, r) != OPTIC_OP_REDUCE || optic_node_operand_count(m, r) != 2 ||
+      optic_node_type(m, r)->dtype != OPTIC_F32 || !one_op_reducer(m, optic_node_called(m, r, 0), OPTIC_F32, &op) ||
+      optic_node_attrs(m, r, &a) != OPTIC_OK)
+    return false;
+  const optic_opcode init = optic_node_opcode(m, optic_node_operand(m, r, 1));
+  if (init != OPTIC_OP_PARAMETER && init != OPTIC_OP_CONSTANT) return false;
   const optic_type *in = optic_node_type(m, optic_node_operand(m, r, 0));
   bool reduced[OPTIC_MAX_RANK] = {false};
   for (int32_t i = 0; i < a.reduce.count; i++)
@@ -208,6 +220,35 @@ static bool input_fusion_fast(const optic_module_t *m, optic_node_id r) {
   for (int32_t d = 1; d < in->shape.rank; d++)
     if (!reduced[d] && reduced[d - 1]) return false;
   return true;
+}
+
+/* Whether the runtime may run output fusion `fused` (result type t) as one
+ * contraction with its epilogue (exec/bind.c, bind_output_fusion): its
+ * contraction reads two f32 fusion parameters and it, and t, are f32 (that
+ * the epilogue lowers to a block program is assumed). */
+static bool output_fusion_may_lower(const optic_module_t *m, optic_comp_id fused, const optic_type *t) {
+  const optic_node_id c = program_fused_contraction(m, fused);
+  if (c == OPTIC_NO_NODE || t->dtype != OPTIC_F32 || optic_node_type(m, c)->dtype != OPTIC_F32) return false;
+  for (int32_t k = 0; k < 2; k++) {
+    const optic_node_id o = optic_node_operand(m, c, k);
+    if (optic_node_opcode(m, o) != OPTIC_OP_PARAMETER || optic_node_type(m, o)->dtype != OPTIC_F32) return false;
+  }
+  return true;
+}
+
+bool program_fusion_runs_as_sequence(const optic_module_t *m, optic_node_id id) {
+  optic_node_attrs_t a;
+  if (optic_node_opcode(m, id) != OPTIC_OP_FUSION || optic_node_attrs(m, id, &a) != OPTIC_OK) return false;
+  const optic_type *t = optic_node_type(m, id);
+  const optic_comp_id fused = optic_node_called(m, id, 0);
+  const int32_t n = optic_node_operand_count(m, id);
+  if (optic_type_is_tuple(t)) return true;
+  switch (a.fusion.kind) {
+    case OPTIC_FUSION_LOOP: return n > 63;
+    case OPTIC_FUSION_INPUT: return n > 63 || !input_fusion_lowers(m, fused);
+    case OPTIC_FUSION_OUTPUT: return n > 62 || !output_fusion_may_lower(m, fused, t);
+    default: return true;
+  }
 }
 
 /* Comparisons of a bottom-up merge sort of `len` elements, `slices` times. */
@@ -299,6 +340,32 @@ double program_while_copied_bytes(const optic_program_t *p, optic_node_id w) {
   return bytes;
 }
 
+/* Whether two slots of one plan are the same bytes. */
+static bool same_bytes(const optic_buffer_slot *a, const optic_buffer_slot *b) {
+  if (a->kind != b->kind) return false;
+  if (a->kind == OPTIC_BUFFER_ARENA) return a->offset == b->offset;
+  if (a->kind == OPTIC_BUFFER_OUTPUT) return a->output_leaf == b->output_leaf && a->offset == b->offset;
+  return a->source == b->source && a->source_leaf == b->source_leaf;
+}
+
+double program_while_entry_copied_bytes(const optic_program_t *p, optic_node_id w) {
+  const optic_module_t *m = p->module;
+  const optic_comp_id c = optic_node_computation(m, w);
+  const optic_buffer_plan_t *plan = c >= 0 && c < p->n_comps ? p->plans[c] : NULL;
+  if (plan == NULL || optic_node_operand_count(m, w) != 1) return 0;
+  const optic_node_id init = optic_node_operand(m, w, 0);
+  const int32_t n = optic_buffer_plan_leaf_count(plan, w);
+  if (optic_buffer_plan_leaf_count(plan, init) != n) return 0;
+  double bytes = 0;
+  for (int32_t l = 0; l < n; l++) {
+    optic_buffer_slot x, y;
+    if (optic_buffer_plan_slot(plan, init, l, &x) != OPTIC_OK || optic_buffer_plan_slot(plan, w, l, &y) != OPTIC_OK)
+      continue;
+    if (!same_bytes(&x, &y)) bytes += (double)y.size;
+  }
+  return bytes;
+}
+
 /* A dynamic-update-slice whose result does not take over its operand's
  * buffer copies the whole operand first (XLA counts only the update). */
 static double dus_copy_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id) {
@@ -354,18 +421,6 @@ static double topk_ns(const optic_module_t *m, const optic_machine *mc, optic_no
   if (a.topk.k <= 64 && mc->topk_select_element_ns > 0)
     return rows * len * mc->topk_select_element_ns / split_share(rows, threads);
   return merge_compares(rows, len) * mc->topk_compare_ns / split_share(rows, threads);
-}
-
-/* Whether f is a one-op reducer (add, multiply, maximum or minimum of its
- * two parameters, over dt: exec/bind.c's rule), its opcode in *op. */
-static bool one_op_reducer(const optic_module_t *m, optic_comp_id f, optic_dtype dt, optic_opcode *op) {
-  optic_node_id root = optic_computation_root(m, f);
-  *op = optic_node_opcode(m, root);
-  if (*op != OPTIC_OP_ADD && *op != OPTIC_OP_MULTIPLY && *op != OPTIC_OP_MAXIMUM && *op != OPTIC_OP_MINIMUM)
-    return false;
-  if (optic_node_type(m, root)->dtype != dt || optic_computation_parameter_count(m, f) != 2) return false;
-  return optic_node_operand(m, root, 0) == optic_computation_parameter(m, f, 0) &&
-         optic_node_operand(m, root, 1) == optic_computation_parameter(m, f, 1);
 }
 
 /* Outputs per thread below which the runtime folds a one-op f16/bf16 reduce
@@ -527,9 +582,8 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
     optic_comp_id fc = optic_node_called(p->module, id, 0);
     switch (a.fusion.kind) {
       case OPTIC_FUSION_OUTPUT: return program_contraction_ns(p, m, id, cost);
-      case OPTIC_FUSION_INPUT: {
-        optic_node_id r = fused_reduce(p->module, fc);
-        if (!input_fusion_fast(p->module, r)) return program_fused_sequence_ns(p, fc);
+      case OPTIC_FUSION_INPUT: { /* one reduction loop (a fusion run as a sequence is priced by its caller) */
+        optic_node_id r = optic_computation_root(p->module, fc);
         /* the input's block program (its 16-bit work) runs before each block is reduced: the two add;
          * its rows at least their fixed cost */
         t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, r)) + class_work_ns(p, m, id, op) +
@@ -562,6 +616,10 @@ static double touched_elements(const optic_module_t *m, optic_node_id id, optic_
 double program_node_estimate_ns(const optic_program_t *p, optic_node_id id, optic_opcode op, const optic_cost *cost) {
   const optic_machine *m = &p->machine;
   if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return program_contraction_ns(p, m, id, cost);
+  /* a fusion run as a sequence: its instructions, each split or not on its
+   * own, plus the step that runs them (as a call) */
+  if (op == OPTIC_OP_FUSION && program_fusion_runs_as_sequence(p->module, id))
+    return program_fused_sequence_ns(p, optic_node_called(p->module, id, 0)) + m->op_overhead_ns;
   if (m->cores <= 1) return estimate_on(p, m, id, op, cost);
   /* the runtime's own decision (exec/bind.c calls optic_split_op too): a
    * split op runs on every thread and pays a barrier, a solo one runs on one */

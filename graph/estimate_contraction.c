@@ -182,28 +182,17 @@ static double dot_ns(const optic_program_t *p, const optic_machine *mc, optic_no
          widen_ns(mc, widened_elements(m, id));
 }
 
-/* The contraction an output fusion is built around, or NO_NODE. */
-static optic_node_id fused_contraction(const optic_module_t *m, optic_comp_id comp) {
+optic_node_id program_fused_contraction(const optic_module_t *m, optic_comp_id comp) {
   int32_t n = 0;
   const optic_node_id *ids = optic_computation_instructions(m, comp, &n);
+  optic_node_id c = OPTIC_NO_NODE;
   for (int32_t i = 0; i < n; i++) {
     optic_opcode op = optic_node_opcode(m, ids[i]);
-    if (op == OPTIC_OP_DOT || op == OPTIC_OP_CONVOLUTION) return ids[i];
+    if (op != OPTIC_OP_DOT && op != OPTIC_OP_CONVOLUTION) continue;
+    if (c != OPTIC_NO_NODE) return OPTIC_NO_NODE;
+    c = ids[i];
   }
-  return OPTIC_NO_NODE;
-}
-
-/* Whether the runtime runs output fusion `fusion` around contraction c as
- * one step (exec/bind.c bind_output_fusion: c reads two fusion parameters,
- * c's operands, c and the fusion's result are f32, and the epilogue lowers
- * to a block program, which is assumed here); otherwise it runs the fused
- * computation instruction by instruction. */
-static bool output_fusion_one_step(const optic_module_t *m, optic_node_id fusion, optic_node_id c) {
-  for (int32_t k = 0; k < 2; k++) {
-    optic_node_id o = optic_node_operand(m, c, k);
-    if (optic_node_opcode(m, o) != OPTIC_OP_PARAMETER || optic_node_type(m, o)->dtype != OPTIC_F32) return false;
-  }
-  return optic_node_type(m, c)->dtype == OPTIC_F32 && optic_node_type(m, fusion)->dtype == OPTIC_F32;
+  return c;
 }
 
 double program_contraction_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id,
@@ -213,9 +202,9 @@ double program_contraction_ns(const optic_program_t *p, const optic_machine *mc,
   optic_node_id c = id;
   double epilogue = 0;
   if (optic_node_opcode(m, id) == OPTIC_OP_FUSION) {
-    c = fused_contraction(m, optic_node_called(m, id, 0));
+    /* one step: a fusion the runtime runs as a sequence is priced by program_node_estimate_ns */
+    c = program_fused_contraction(m, optic_node_called(m, id, 0));
     if (c == OPTIC_NO_NODE) return gemm;
-    if (!output_fusion_one_step(m, id, c)) return program_fused_sequence_ns(p, optic_node_called(m, id, 0));
     /* the epilogue reads and writes the result once more as a fused loop */
     const optic_type *t = optic_node_type(m, id);
     double bytes = optic_type_is_tuple(t) ? 0 : 2 * elements(t) * (double)optic_dtype_size(t->dtype);

@@ -25,7 +25,8 @@ optic_status optic_program_node_estimate(const optic_program_t *p, optic_node_id
     const char *name = optic_node_name(p->module, id);
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
                       "program_node_estimate: instruction %d%s%s%s is not scheduled in this program (only "
-                      "instructions of the entry and of called, while and conditional computations are)",
+                      "instructions of the entry, of called, while and conditional computations and of fusions "
+                      "the runtime runs as sequences are)",
                       (int)id, name ? " (" : "", name ? name : "", name ? ")" : "");
   }
   *out = p->nodes[id].est;

@@ -19,7 +19,8 @@ struct optic_program {
   optic_machine machine1;        /* machine for one thread: ops the runtime keeps on one */
   optic_compile_options options; /* as resolved (defaults filled in; machine points at `machine`) */
   int32_t n_comps;
-  optic_buffer_plan_t **plans; /* per computation: non-NULL for sequences (each owns its schedule) */
+  optic_buffer_plan_t **plans; /* per computation: non-NULL for sequences (each owns its schedule); fused
+                                 computations the runtime runs as sequences are sequences */
   optic_comp_id *sequences;    /* the sequences, entry first, then in discovery order */
   int32_t n_sequences;
   int32_t n_nodes;
@@ -45,15 +46,33 @@ double program_node_estimate_ns(const struct optic_program *p, optic_node_id id,
  * GEMM figure when they are not known; graph/estimate_contraction.c). */
 double program_contraction_ns(const struct optic_program *p, const optic_machine *mc, optic_node_id id,
                               const optic_cost *cost);
+/* The one dot or convolution of an output fusion's computation, or NO_NODE
+ * when it has none or several (the runtime's epilogue, the rest of the
+ * computation, cannot hold a contraction: it runs such a fusion as a
+ * sequence; graph/estimate_contraction.c). */
+optic_node_id program_fused_contraction(const optic_module_t *m, optic_comp_id comp);
 /* A fusion the runtime runs instruction by instruction: the sum of its
  * instructions' estimates (each split or not as the runtime decides;
  * graph/compile_estimate.c). */
 double program_fused_sequence_ns(const struct optic_program *p, optic_comp_id comp);
+/* Whether the runtime runs fusion id as a sequence of its fused
+ * computation's instructions (exec/bind.c, bind_fusion), not as one loop,
+ * reduction or contraction: a custom fusion, a tuple result, more operands
+ * than a block program takes, an input fusion that is not one reduction of
+ * trailing dims on the f32 kernels, an output fusion without an f32
+ * contraction of two f32 fusion parameters. Only where the runtime
+ * certainly declines: a loop fusion whose block program the runtime cannot
+ * lower is not recognised. */
+bool program_fusion_runs_as_sequence(const optic_module_t *m, optic_node_id id);
 /* Bytes of the loop state while w copies out of its body each trip: the
  * root leaves that neither pass their state leaf through nor update it in
  * place (a dynamic-update-slice over the state, exec/bind.c); -1 when the
  * body's root is not a tuple of arrays (then the runtime copies every leaf). */
 double program_while_copied_bytes(const struct optic_program *p, optic_node_id w);
+/* Bytes of the initial state while w copies into its result's buffers once,
+ * before the first trip (exec/run.c, run_while): the leaves whose buffer is
+ * not the one its operand's leaf already has. */
+double program_while_entry_copied_bytes(const struct optic_program *p, optic_node_id w);
 /* The machine model's convolution class (OPTIC_CONV_CLASS_*) of a planner
  * strategy (OPTIC_CONV_STRATEGY_*; grouped_rows: the plan's row loops). */
 int32_t graph_conv_class_of(int32_t strategy, bool grouped_rows);

@@ -310,10 +310,12 @@ OPTIC_API optic_comp_id optic_program_entry(const optic_program_t *p);
  * options.threads threads (optic_machine_for_threads; cores = those threads). */
 OPTIC_API const optic_machine *optic_program_machine(const optic_program_t *p);
 /* Schedule and buffer plan of a computation that runs instruction by
- * instruction: the entry and every computation reached from it through
- * call, while (condition and body) and conditional branches. NULL for any
- * other computation (fused computations and to_apply reducers run as one op
- * of their caller). Owned by the program. */
+ * instruction: the entry, every computation reached from it through call,
+ * while (condition and body) and conditional branches, and the fused
+ * computation of a fusion the runtime runs as a sequence (docs/compile.md,
+ * "Sequences": a custom fusion, for one). NULL for any other computation
+ * (other fused computations and to_apply reducers run as one op of their
+ * caller). Owned by the program. */
 OPTIC_API const optic_schedule_t *optic_program_schedule(const optic_program_t *p, optic_comp_id comp);
 OPTIC_API const optic_buffer_plan_t *optic_program_buffers(const optic_program_t *p, optic_comp_id comp);
 
@@ -323,8 +325,9 @@ typedef struct optic_node_estimate {
   double est_ns;   /* optic_machine_estimate_ns(machine, cost); 0 for instructions that run
                        no code: parameter, constant, tuple, get-tuple-element, reshape (aliases) */
 } optic_node_estimate;
-/* INVALID_ARGUMENT for an instruction that is not scheduled (fused and
- * to_apply computations, unknown ids). */
+/* INVALID_ARGUMENT for an instruction that is not scheduled (the fused
+ * computations of fusions that run as one op, to_apply computations,
+ * unknown ids). */
 OPTIC_API optic_status optic_program_node_estimate(const optic_program_t *p, optic_node_id id,
                                                    optic_node_estimate *out);
 

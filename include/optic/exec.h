@@ -196,7 +196,9 @@ OPTIC_API optic_status optic_profiler_write_trace(const optic_profiler_t *p, con
  * instruction's k-th execution (every thread that takes part records once
  * per execution; an op run by one thread has one part). An execution lasts
  * from its parts' earliest start to their latest end; executions (a while
- * body's iterations) add up. */
+ * body's iterations) add up. An op event inside another op event of the same
+ * program, run and thread is nested in it (depth); the totals add up the
+ * top-level ops only, so no time is counted twice. */
 typedef struct optic_profile_op_stat {
   char name[OPTIC_PROFILE_NAME_MAX];
   char detail[OPTIC_PROFILE_DETAIL_MAX];
@@ -206,13 +208,16 @@ typedef struct optic_profile_op_stat {
   double measured_ns;  /* time of its executions per run (mean over the runs it ran in) */
   double est_ns;       /* estimate per run (est_ns of each execution, summed, mean over runs) */
   double flops, bytes; /* per execution, as recorded */
+  int32_t depth;       /* op events of its thread and run containing its events (the least over its events):
+                          0 at the top level; > 0 inside a fusion run as a sequence, a call, a while..., whose
+                          times include its own */
 } optic_profile_op_stat;
 
 typedef struct optic_profile_summary {
   int64_t runs;       /* distinct run numbers among op events */
   double run_ns;      /* mean duration of RUN events (0 if none) */
-  double measured_ns; /* sum of the ops' measured_ns */
-  double est_ns;      /* sum of the ops' est_ns */
+  double measured_ns; /* sum of the depth-0 ops' measured_ns (nested ops are inside them) */
+  double est_ns;      /* sum of the depth-0 ops' est_ns */
   size_t op_count;
   optic_profile_op_stat *ops; /* by decreasing measured_ns; owned by the summary */
 } optic_profile_summary;

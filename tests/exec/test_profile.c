@@ -269,6 +269,52 @@ static void summary_merges_and_sums(void) {
   optic_profiler_destroy(p);
 }
 
+/* Nesting, with known times: in each of 2 runs, a while (node 1, 0..1000 on
+ * both threads) runs a custom fusion (node 2) twice, whose add (node 3) runs
+ * on thread 0 only; a negate (node 4) follows the while on thread 0 (it
+ * starts as the while ends: next to it, not in it); an event of another
+ * program inside the while stays top level in its own summary. Depths
+ * 0, 1, 2, 0; the totals count the while and the negate only. */
+static void summary_nests(void) {
+  optic_profiler_t *p = make(64, true);
+  const void *prog = (const void *)0x1000, *other = (const void *)0x2000;
+  for (uint64_t run = 1; run <= 2; run++) {
+    uint64_t b = run * 10000;
+    for (int32_t t = 0; t < 2; t++) {
+      for (uint64_t k = 0; k < 2; k++) {
+        uint64_t f = b + 100 + 400 * k;
+        if (t == 0)
+          exec_profiler_record_span(p, OPTIC_PROFILE_OP, "add", "add", prog, 0, 0, 3, run, f + 10, f + 60, 0, 0, 5);
+        exec_profiler_record_span(p, OPTIC_PROFILE_FUSION, "fusion", "custom", prog, 0, t, 2, run, f, f + 300, 0, 0,
+                                  20);
+      }
+      exec_profiler_record_span(p, OPTIC_PROFILE_OP, "while", "while", prog, 0, t, 1, run, b, b + 1000, 0, 0, 100);
+    }
+    exec_profiler_record_span(p, OPTIC_PROFILE_OP, "negate", "negate", prog, 0, 0, 4, run, b + 1000, b + 1040, 0, 0, 7);
+    exec_profiler_record_span(p, OPTIC_PROFILE_OP, "mul", "multiply", other, 0, 0, 9, run, b + 200, b + 210, 0, 0, 1);
+  }
+  optic_profile_summary s;
+  OT_EXPECT_OK(optic_profiler_summary(p, (const optic_program_t *)prog, &s));
+  OT_CHECK(s.op_count == 4, "%zu ops", s.op_count);
+  const int32_t want_depth[5] = {-1, 0, 1, 2, 0};
+  for (size_t i = 0; i < s.op_count; i++) {
+    const optic_profile_op_stat *o = &s.ops[i];
+    OT_CHECK(o->node >= 1 && o->node <= 4 && o->depth == want_depth[o->node], "%s: depth %d", o->name, (int)o->depth);
+  }
+  OT_CHECK(s.measured_ns == 1040.0 && s.est_ns == 107.0, "totals %g %g", s.measured_ns, s.est_ns);
+  char *text = NULL;
+  OT_EXPECT_OK(optic_profile_summary_to_text(&s, &text));
+  OT_CHECK(text && strstr(text, "\n    add ") && strstr(text, "\n  fusion ") && strstr(text, "\nwhile ") &&
+               strstr(text, "indented"),
+           "%s", text ? text : "");
+  optic_string_free(text);
+  optic_profile_summary_free(&s);
+  OT_EXPECT_OK(optic_profiler_summary(p, (const optic_program_t *)other, &s));
+  OT_CHECK(s.op_count == 1 && s.ops[0].depth == 0 && s.measured_ns == 10.0);
+  optic_profile_summary_free(&s);
+  optic_profiler_destroy(p);
+}
+
 /* Fills a profiler with every kind of event, from 2 threads. */
 static optic_profiler_t *sample_profile(void) {
   optic_profiler_t *p = make(256, true);
@@ -350,6 +396,7 @@ static const ot_case cases[] = {
     {"bad_arguments", bad_arguments},
     {"compile_events", compile_events},
     {"summary_merges_and_sums", summary_merges_and_sums},
+    {"summary_nests", summary_nests},
     {"trace_json_structure", trace_json_structure},
     {"write_trace_file", write_trace_file},
 };
