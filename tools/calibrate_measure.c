@@ -317,6 +317,14 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->dot_element_ns = r->conv.dot_element_ns;
   m->dot_call_ns = r->conv.dot_call_ns;
   m->dot_pack_element_ns = r->conv.dot_pack_element_ns;
+  /* the grid's times against the core peak the estimate divides by
+   * (peak_flops / cores, which load can make differ from the 1-thread FMA
+   * figure the grid was taken against) */
+  double core_peak = m->peak_flops / m->cores, to_core = core_peak > 0 ? r->fma[isa].one / core_peak : 0;
+  for (int i = 0; i < OPTIC_DOT_GRID_POINTS; i++) {
+    double e = r->conv.dot_grid[i] * to_core;
+    m->dot_grid_efficiency[i] = e > 1 ? 1 : e;
+  }
   char when[32] = "unknown time";
   time_t now = time(NULL);
   struct tm tm;

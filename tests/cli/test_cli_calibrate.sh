@@ -36,7 +36,7 @@ assert 0 < m["op_overhead_ns"] < 20000, m["op_overhead_ns"]
 assert 0 < m["core_dram_bandwidth"] <= m["dram_bandwidth"], (m["core_dram_bandwidth"], m["dram_bandwidth"])
 assert m["cores"] >= 1 and m["name"] == "host" and "optic calibrate" in m["source"]
 # format 3: the op classes, each measured (> 0) and within a plausible range
-assert m["format"] == 6, m["format"]
+assert m["format"] == 7, m["format"]
 for k in ("scatter_element_ns", "sort_compare_ns", "topk_compare_ns",
           "bf16_element_ns", "f16_element_ns", "reduce_step_ns"):
     assert 0 < m[k] < 1e5, (k, m[k])
@@ -60,6 +60,12 @@ for k in ("topk_select_element_ns", "convert_from_bf16_ns", "convert_from_f16_ns
     assert 0 < m[k] < 1e5, (k, m[k])
 # format 6: one read of the thread CPU-time clock (a system call)
 assert 0 < m["cpu_clock_ns"] < 1e5, m["cpu_clock_ns"]
+# format 7: the dot efficiency grid, every entry a fraction of one core's peak;
+# a large sgemm reaches more of it than a 4x4x4 one, whose fixed costs dominate
+g = m["dot_grid_efficiency"]
+assert m["dot_grid_sizes"] == [4, 16, 64, 256, 1024, 4096] and len(g) == 216, m["dot_grid_sizes"]
+assert all(0 < e <= 1 for e in g), g
+assert g[(3 * 6 + 3) * 6 + 3] > 2 * g[0], (g[(3 * 6 + 3) * 6 + 3], g[0])
 PY
 
 # optic_machine_load reads it (report --machine loads with it and prints the model).
@@ -84,8 +90,8 @@ json.dump(m, open(sys.argv[2], "w"))
 PY
 if OMP_NUM_THREADS=1 "$optic" report --quick --input "$fixture" --ratios "$ratios" --machine "$work/old.json" \
      --out-dir "$work/r4" >"$work/rep4.txt" 2>&1 &&
-   grep -q "is format 4 and lacks figures of format 6: calibrating again" "$work/rep4.txt" &&
-   grep -q '"format": 6' "$work/old.json" && grep -q '"gather_run_ns"' "$work/old.json"; then
+   grep -q "is format 4 and lacks figures of format 7: calibrating again" "$work/rep4.txt" &&
+   grep -q '"format": 7' "$work/old.json" && grep -q '"gather_run_ns"' "$work/old.json"; then
   pass "report recalibrates a format-4 model and replaces it"
 else
   fail "report on a format-4 model: $(grep -m3 "report:" "$work/rep4.txt")"

@@ -308,7 +308,8 @@ static void output_fusion_sequence(void) {
 /* A batch of 64 4x4x4 products on the dot figures: flops / (0.5 x peak)
  * + 64 x 48 elements x 0.25 + 64 calls x 100; without dot_efficiency the
  * GEMM figure. A batch whose rhs free dims are apart (the planner packs
- * it, checked here with optic_dot_plan) adds 2 ns per packed element. */
+ * it, checked here with optic_dot_plan) adds 2 ns per packed element; a
+ * format-7 grid replaces the efficiency and the element and call terms. */
 static void dot_calls(void) {
   const char *text =
       "HloModule d\n"
@@ -341,6 +342,15 @@ static void dot_calls(void) {
   optic_cost cp = {0};
   double e2 = est_op(packed, &mc, 0, 0, OPTIC_OP_DOT, NULL, &cp);
   OT_CHECK(near(e2, cp.flops / 0.5 + 64 * (16 + 24 + 24) * 0.25 + 64 * 100 + 1536 * 2 + 10), "packed rhs: %g", e2);
+  /* format 7: with a grid (0.25 everywhere) the GEMM path takes its
+   * efficiency, no element or call terms; the packed copy still adds */
+  for (int i = 0; i < OPTIC_DOT_GRID_POINTS; i++) mc.dot_grid_efficiency[i] = 0.25;
+  double g1 = est_op(text, &mc, 0, 0, OPTIC_OP_DOT, NULL, NULL);
+  OT_CHECK(near(g1, c.flops / 0.25 + 10), "grid: %g", g1);
+  double g2 = est_op(packed, &mc, 0, 0, OPTIC_OP_DOT, NULL, NULL);
+  OT_CHECK(near(g2, cp.flops / 0.25 + 1536 * 2 + 10), "grid, packed rhs: %g", g2);
+  mc.dot_efficiency = 0; /* the grid alone prices it */
+  OT_CHECK(near(est_op(text, &mc, 0, 0, OPTIC_OP_DOT, NULL, NULL), g1), "grid without dot_efficiency");
 }
 
 /* A dot of two bf16 operands where the runtime's bf16 GEMM kernel is the one
