@@ -157,18 +157,25 @@ static bool bf16_dot_on_class(const optic_machine *mc, optic_dtype l, optic_dtyp
          optic_dot_bf16_kernel() != OPTIC_BF16_NONE && optic_dot_bf16_kernel() == optic_conv_bf16_kernel();
 }
 
+double optic_machine_estimate_bf16_dot_ns(const optic_machine *mc, double batch, double M, double N, double K,
+                                          double units) {
+  if (!mc || !bf16_dot_on_class(mc, OPTIC_BF16, OPTIC_BF16)) return 0;
+  double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
+  double one = 2 * batch * M * N * K / (mc->conv_efficiency[OPTIC_CONV_CLASS_BF16] * core_peak) * 1e9 +
+               batch * (M * K + K * N + M * N) * mc->conv_element_ns[OPTIC_CONV_CLASS_BF16] + batch * mc->dot_call_ns;
+  return one / share(mc, units);
+}
+
 /* A bf16 x bf16 dot on the bf16 GEMM: the bf16 class's efficiency and
  * element figure over the plan's GEMM view, one kernel call per batch item;
  * the operands are read in place (packed into bf16 panels), only a 16-bit
  * result is rounded from f32. */
 static double bf16_dot_ns(const optic_machine *mc, const struct optic_dot_plan *plan, double units,
                           const optic_type *result) {
-  double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
-  double b = (double)plan->batch, M = (double)plan->m, N = (double)plan->n, K = (double)plan->k;
-  double one = 2 * b * M * N * K / (mc->conv_efficiency[OPTIC_CONV_CLASS_BF16] * core_peak) * 1e9 +
-               b * (M * K + K * N + M * N) * mc->conv_element_ns[OPTIC_CONV_CLASS_BF16] + b * mc->dot_call_ns;
   bool half = result->dtype == OPTIC_BF16 || result->dtype == OPTIC_F16;
-  return one / share(mc, units) + widen_ns(mc, half ? elements(result) : 0);
+  return optic_machine_estimate_bf16_dot_ns(mc, (double)plan->batch, (double)plan->m, (double)plan->n, (double)plan->k,
+                                            units) +
+         widen_ns(mc, half ? elements(result) : 0);
 }
 
 /* Dot id on mc from the dot planner's GEMM view and the dot figures, or -1

@@ -366,6 +366,15 @@ OPTIC_API double optic_machine_estimate_conv_ns(const optic_machine *m, const op
  * packed_elements dot_pack_element_ns) / min(cores, units). */
 OPTIC_API double optic_machine_estimate_dot_ns(const optic_machine *m, double batch, double M, double N, double K,
                                                double packed_elements, double units);
+/* `batch` products (M x K) . (K x N) of two bf16 operands on the runtime's
+ * bf16 GEMM kernel, where it is the kernel the bf16 convolution class was
+ * measured on (optic_dot_bf16_kernel() == optic_conv_bf16_kernel(), not
+ * NONE), with that class's figures (no op_overhead_ns, no result rounding):
+ * (2 batch M N K / (conv_efficiency[BF16] x peak_flops / cores) + batch (MK
+ * + KN + MN) conv_element_ns[BF16] + batch dot_call_ns) / min(cores, units);
+ * 0 when m has no bf16 class figure or the kernels differ. */
+OPTIC_API double optic_machine_estimate_bf16_dot_ns(const optic_machine *m, double batch, double M, double N, double K,
+                                                    double units);
 /* Whether m carries a dot efficiency grid (any entry > 0). */
 OPTIC_API bool optic_machine_has_dot_grid(const optic_machine *m);
 /* The grid's efficiency of one M x K by K x N sgemm call: linear in log M,

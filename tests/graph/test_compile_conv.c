@@ -378,9 +378,15 @@ static void bf16_dot_class(void) {
   mc.conv_efficiency[OPTIC_CONV_CLASS_BF16] = 2, mc.conv_element_ns[OPTIC_CONV_CLASS_BF16] = 0.5;
   double e = est_op(text, &mc, 0, 0, OPTIC_OP_DOT, NULL, NULL);
   bool on_class = optic_dot_bf16_kernel() != OPTIC_BF16_NONE && optic_dot_bf16_kernel() == optic_conv_bf16_kernel();
+  /* the same figure for a benchmark that calls the kernel directly: no dispatch, no rounding */
+  double direct = optic_machine_estimate_bf16_dot_ns(&mc, 64, 4, 4, 4, 64 * 4);
   if (on_class) {
     OT_CHECK(near(e, c.flops / 2 + 64 * 48 * 0.5 + 64 * 100 + widen1 + 10), "bf16 class: %g", e);
+    OT_CHECK(near(direct, c.flops / 2 + 64 * 48 * 0.5 + 64 * 100), "direct bf16 estimate: %g", direct);
+    mc.conv_efficiency[OPTIC_CONV_CLASS_BF16] = 0;
+    OT_CHECK(optic_machine_estimate_bf16_dot_ns(&mc, 64, 4, 4, 4, 64 * 4) == 0, "no class figure: 0");
   } else {
+    OT_CHECK(direct == 0, "another kernel: no bf16 estimate, got %g", direct);
     OT_CHECK(near(e, f32), "bf16 kernel %s is not the class's: f32 figures %g, got %g",
              optic_dot_bf16_kernel_name(optic_dot_bf16_kernel()), f32, e);
   }
