@@ -74,6 +74,13 @@ void optic_conv_plan_work(const optic_conv_plan *plan, double xla_flops, optic_c
   out->units = (double)plan->units;
 }
 
+void optic_conv_plan_bf16_work(const optic_conv_plan *plan, optic_conv_work *out) {
+  if (!plan || !out) return;
+  optic_conv_plan_work(plan, 0, out);
+  out->strategy = 0, out->conv_class = OPTIC_CONV_CLASS_BF16, out->widened = 0;
+  out->macs = (double)plan->g.groups * (double)plan->positions * (double)plan->kc * (double)plan->g.cout;
+}
+
 optic_status optic_program_conv_work(const optic_program_t *p, optic_node_id id, optic_conv_work *out) {
   if (!p || !out) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_program_conv_work: NULL argument");
   const optic_module_t *m = p->module;
@@ -93,8 +100,7 @@ optic_status optic_program_conv_work(const optic_program_t *p, optic_node_id id,
    * im2col in bf16 over the f32 plan's geometry, nothing widened */
   if (optic_conv_bf16_chosen(&d, optic_node_type(m, optic_node_operand(m, id, 0))->dtype,
                              optic_node_type(m, optic_node_operand(m, id, 1))->dtype, optic_node_type(m, id)->dtype)) {
-    out->strategy = 0, out->conv_class = OPTIC_CONV_CLASS_BF16, out->widened = 0;
-    out->macs = (double)plan.g.groups * (double)plan.positions * (double)plan.kc * (double)plan.g.cout;
+    optic_conv_plan_bf16_work(&plan, out);
   } else if (optic_conv_grouped_bf16_chosen(&plan, optic_node_type(m, optic_node_operand(m, id, 0))->dtype,
                                             optic_node_type(m, optic_node_operand(m, id, 1))->dtype,
                                             optic_node_type(m, id)->dtype)) {

@@ -352,6 +352,11 @@ OPTIC_API optic_status optic_program_conv_work(const optic_program_t *p, optic_n
  * tests); xla_flops: XLA's count, which the loop strategies execute. */
 struct optic_conv_plan;
 OPTIC_API void optic_conv_plan_work(const struct optic_conv_plan *plan, double xla_flops, optic_conv_work *out);
+/* The work of the same convolution on the bf16 GEMM (im2col in bf16 over
+ * the f32 plan's geometry, as optic_program_conv_work prices it where the
+ * runtime chooses that kernel): class BF16, every multiply-add of the plan's
+ * GEMM, nothing widened. */
+OPTIC_API void optic_conv_plan_bf16_work(const struct optic_conv_plan *plan, optic_conv_work *out);
 /* One planned convolution on m (its cores; no op_overhead_ns, no widening):
  * (2 x macs / (conv_efficiency x peak_flops / cores) + moved x
  * conv_element_ns) / min(cores, units), for w's class; 0 when m has no

@@ -236,6 +236,16 @@ static void widening_and_threads(void) {
     } else if (gemm16) {
       OT_CHECK(wb.conv_class == OPTIC_CONV_CLASS_BF16 && wb.widened == 0 && wb.macs == w.macs, "%s", cs[i]->what);
       OT_CHECK(near(bf16, 2 * wb.macs / 2 + wb.moved * 0.5 + 10), "bf16 GEMM: %g", bf16);
+      optic_conv_desc dp = d; /* the program's padding (conv_text: 1 on each side) */
+      for (int32_t sp = 0; sp < dp.dn.nspatial; sp++) dp.pad_lo[sp] = dp.pad_hi[sp] = 1;
+      optic_conv_plan pp;
+      OT_EXPECT_OK(optic_conv_plan_make(&dp, OPTIC_CONV_FORWARD, 1, &pp));
+      optic_conv_work direct; /* what a benchmark of the kernel alone prices: the same work */
+      optic_conv_plan_bf16_work(&pp, &direct);
+      OT_CHECK(direct.conv_class == wb.conv_class && direct.macs == wb.macs && direct.moved == wb.moved &&
+                   direct.units == wb.units && direct.widened == 0,
+               "%s: optic_conv_plan_bf16_work: macs %g/%g moved %g/%g units %g/%g", cs[i]->what, direct.macs, wb.macs,
+               direct.moved, wb.moved, direct.units, wb.units);
     } else {
       OT_CHECK(wb.conv_class == w.conv_class && wb.widened == widened[i] && wb.macs == w.macs, "%s: widened %g",
                cs[i]->what, wb.widened);
