@@ -14,11 +14,13 @@ void bench_report_estimate(optic_bench_state *st, double est_ns, const optic_cos
 }
 
 void bench_report_model_estimate(optic_bench_state *st, int threads, double calls, const optic_cost *per_call,
-                                 double model_ns) {
+                                 double model_ns, bool flops_bound) {
   optic_machine m;
   if (!bench_machine(threads, &m)) return;
   m.op_overhead_ns = 0; /* a direct call: no executor dispatch */
-  double roof = optic_machine_estimate_ns(&m, per_call), one = model_ns > roof ? model_ns : roof;
+  optic_cost floor = *per_call;
+  if (!flops_bound) floor.flops = 0;
+  double roof = optic_machine_estimate_ns(&m, &floor), one = model_ns > roof ? model_ns : roof;
   optic_cost total = {per_call->flops * calls, per_call->transcendentals * calls, per_call->bytes_accessed * calls};
   bench_report_estimate(st, one * calls, &total);
 }

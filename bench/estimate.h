@@ -32,9 +32,11 @@ void bench_report_estimate(optic_bench_state *st, double est_ns, const optic_cos
 void bench_report_kernel_estimate(optic_bench_state *st, int threads, double calls, const optic_cost *per_call,
                                   bool gemm);
 /* The same with a model time per call (a plan's class estimate), raised to
- * the per-call roofline where it is below it. */
+ * the per-call roofline where it is below it; flops_bound false: a roofline
+ * of the bytes only (the bf16 matrix unit passes the f32 FMA peak, as the
+ * compiler's bf16 estimates allow). */
 void bench_report_model_estimate(optic_bench_state *st, int threads, double calls, const optic_cost *per_call,
-                                 double model_ns);
+                                 double model_ns, bool flops_bound);
 
 /* The link model of a ring all-reduce of `bytes` per core among `cores`
  * threads of this host (emulated pod cores, or MPI ranks on one host):

@@ -74,7 +74,7 @@ void bench_run_parallel(optic_bench_state *st, int threads, const bench_parallel
   const double est_bytes = p->est_bytes_per_iteration > 0 ? p->est_bytes_per_iteration : p->bytes_per_iteration;
   const optic_cost one = {p->flops_per_iteration, p->transcendentals_per_iteration, est_bytes};
   if (p->est_ns_per_iteration > 0) {
-    bench_report_model_estimate(st, got, r, &one, p->est_ns_per_iteration);
+    bench_report_model_estimate(st, got, r, &one, p->est_ns_per_iteration, !p->est_beyond_f32_peak);
   } else {
     bench_report_kernel_estimate(st, got, r, &one, p->gemm);
   }

@@ -33,6 +33,7 @@ typedef struct bench_parallel {
    * priced by its class figures), at least the roofline of the counts;
    * 0: the roofline (or GEMM bound) alone. */
   double est_ns_per_iteration;
+  bool est_beyond_f32_peak; /* est_ns_per_iteration may pass the f32 FMA peak (bf16 matrix unit) */
 } bench_parallel;
 
 /* One untimed iteration (faults pages in, warms caches, starts OpenMP's

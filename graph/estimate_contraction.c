@@ -11,7 +11,10 @@
  *   dot          flops / (dot_efficiency x peak_flops / cores) + operand and
  *                result elements x dot_element_ns + BLAS calls (one per
  *                batch item) x dot_call_ns + packed operands' elements x
- *                dot_pack_element_ns, over the threads; a dot of two bf16
+ *                dot_pack_element_ns, over the threads (format 7: a GEMM-path
+ *                dot takes its efficiency from the machine's grid over
+ *                M, N, K instead, the element and call terms inside it);
+ *                a dot of two bf16
  *                operands on the bf16 GEMM kernel the bf16 conv class was
  *                measured on takes that class's figures, nothing widened
  * A machine without the class figure (0: files before format 4, presets)
@@ -71,6 +74,13 @@ void optic_conv_plan_work(const optic_conv_plan *plan, double xla_flops, optic_c
   out->units = (double)plan->units;
 }
 
+void optic_conv_plan_bf16_work(const optic_conv_plan *plan, optic_conv_work *out) {
+  if (!plan || !out) return;
+  optic_conv_plan_work(plan, 0, out);
+  out->strategy = 0, out->conv_class = OPTIC_CONV_CLASS_BF16, out->widened = 0;
+  out->macs = (double)plan->g.groups * (double)plan->positions * (double)plan->kc * (double)plan->g.cout;
+}
+
 optic_status optic_program_conv_work(const optic_program_t *p, optic_node_id id, optic_conv_work *out) {
   if (!p || !out) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_program_conv_work: NULL argument");
   const optic_module_t *m = p->module;
@@ -90,8 +100,7 @@ optic_status optic_program_conv_work(const optic_program_t *p, optic_node_id id,
    * im2col in bf16 over the f32 plan's geometry, nothing widened */
   if (optic_conv_bf16_chosen(&d, optic_node_type(m, optic_node_operand(m, id, 0))->dtype,
                              optic_node_type(m, optic_node_operand(m, id, 1))->dtype, optic_node_type(m, id)->dtype)) {
-    out->strategy = 0, out->conv_class = OPTIC_CONV_CLASS_BF16, out->widened = 0;
-    out->macs = (double)plan.g.groups * (double)plan.positions * (double)plan.kc * (double)plan.g.cout;
+    optic_conv_plan_bf16_work(&plan, out);
   } else if (optic_conv_grouped_bf16_chosen(&plan, optic_node_type(m, optic_node_operand(m, id, 0))->dtype,
                                             optic_node_type(m, optic_node_operand(m, id, 1))->dtype,
                                             optic_node_type(m, id)->dtype)) {
@@ -123,8 +132,13 @@ double optic_machine_estimate_conv_ns(const optic_machine *mc, const optic_conv_
 
 double optic_machine_estimate_dot_ns(const optic_machine *mc, double batch, double M, double N, double K,
                                      double packed_elements, double units) {
-  if (!mc || !(mc->dot_efficiency > 0)) return 0;
+  if (!mc) return 0;
   double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
+  double grid = M >= 2 && N >= 2 ? optic_machine_dot_grid_efficiency(mc, M, N, K) : 0;
+  if (grid > 0) /* the GEMM path on the grid: its times include the call and element costs */
+    return (2 * batch * M * N * K / (grid * core_peak) * 1e9 + packed_elements * mc->dot_pack_element_ns) /
+           share(mc, units);
+  if (!(mc->dot_efficiency > 0)) return 0;
   double one = 2 * batch * M * N * K / (mc->dot_efficiency * core_peak) * 1e9 +
                batch * (M * K + K * N + M * N) * mc->dot_element_ns + batch * mc->dot_call_ns +
                packed_elements * mc->dot_pack_element_ns;
@@ -149,26 +163,35 @@ static bool bf16_dot_on_class(const optic_machine *mc, optic_dtype l, optic_dtyp
          optic_dot_bf16_kernel() != OPTIC_BF16_NONE && optic_dot_bf16_kernel() == optic_conv_bf16_kernel();
 }
 
+double optic_machine_estimate_bf16_dot_ns(const optic_machine *mc, double batch, double M, double N, double K,
+                                          double units) {
+  if (!mc || !bf16_dot_on_class(mc, OPTIC_BF16, OPTIC_BF16)) return 0;
+  double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
+  double one = 2 * batch * M * N * K / (mc->conv_efficiency[OPTIC_CONV_CLASS_BF16] * core_peak) * 1e9 +
+               batch * (M * K + K * N + M * N) * mc->conv_element_ns[OPTIC_CONV_CLASS_BF16] + batch * mc->dot_call_ns;
+  return one / share(mc, units);
+}
+
 /* A bf16 x bf16 dot on the bf16 GEMM: the bf16 class's efficiency and
  * element figure over the plan's GEMM view, one kernel call per batch item;
  * the operands are read in place (packed into bf16 panels), only a 16-bit
  * result is rounded from f32. */
 static double bf16_dot_ns(const optic_machine *mc, const struct optic_dot_plan *plan, double units,
                           const optic_type *result) {
-  double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
-  double b = (double)plan->batch, M = (double)plan->m, N = (double)plan->n, K = (double)plan->k;
-  double one = 2 * b * M * N * K / (mc->conv_efficiency[OPTIC_CONV_CLASS_BF16] * core_peak) * 1e9 +
-               b * (M * K + K * N + M * N) * mc->conv_element_ns[OPTIC_CONV_CLASS_BF16] + b * mc->dot_call_ns;
   bool half = result->dtype == OPTIC_BF16 || result->dtype == OPTIC_F16;
-  return one / share(mc, units) + widen_ns(mc, half ? elements(result) : 0);
+  return optic_machine_estimate_bf16_dot_ns(mc, (double)plan->batch, (double)plan->m, (double)plan->n, (double)plan->k,
+                                            units) +
+         widen_ns(mc, half ? elements(result) : 0);
 }
 
 /* Dot id on mc from the dot planner's GEMM view and the dot figures, or -1
- * when dot_efficiency is not known. */
+ * when neither the grid nor dot_efficiency prices it. */
 static double dot_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id) {
   const optic_module_t *m = p->module;
   optic_node_attrs_t a;
-  if (!(mc->dot_efficiency > 0) || optic_node_attrs(m, id, &a) != OPTIC_OK || a.kind != OPTIC_ATTRS_DOT) return -1;
+  if (!(mc->dot_efficiency > 0 || optic_machine_has_dot_grid(mc)) || optic_node_attrs(m, id, &a) != OPTIC_OK ||
+      a.kind != OPTIC_ATTRS_DOT)
+    return -1;
   struct optic_dot_plan plan;
   const optic_type *l = optic_node_type(m, optic_node_operand(m, id, 0));
   const optic_type *r = optic_node_type(m, optic_node_operand(m, id, 1));
@@ -177,9 +200,9 @@ static double dot_ns(const optic_program_t *p, const optic_machine *mc, optic_no
   double packed = (plan.lhs.packed ? elements(l) : 0) + (plan.rhs.packed ? elements(r) : 0);
   double units = (double)plan.batch * (double)(plan.split_n ? plan.n : plan.m);
   if (bf16_dot_on_class(mc, l->dtype, r->dtype)) return bf16_dot_ns(mc, &plan, units, optic_node_type(m, id));
-  return optic_machine_estimate_dot_ns(mc, (double)plan.batch, (double)plan.m, (double)plan.n, (double)plan.k, packed,
-                                       units) +
-         widen_ns(mc, widened_elements(m, id));
+  double t = optic_machine_estimate_dot_ns(mc, (double)plan.batch, (double)plan.m, (double)plan.n, (double)plan.k,
+                                           packed, units);
+  return t > 0 ? t + widen_ns(mc, widened_elements(m, id)) : -1;
 }
 
 optic_node_id program_fused_contraction(const optic_module_t *m, optic_comp_id comp) {

@@ -184,6 +184,27 @@ static optic_status check_fractions(const optic_machine *m) {
   return OPTIC_OK;
 }
 
+/* The dot grid (format 7): all 0 (none), or every entry a fraction of one
+ * core's peak in (0, 1]; a partial grid would price some shapes from
+ * nothing. */
+static optic_status check_dot_grid(const optic_machine *m) {
+  bool none = true;
+  for (int i = 0; i < OPTIC_DOT_GRID_POINTS; i++) none = none && m->dot_grid_efficiency[i] == 0;
+  if (none) return OPTIC_OK;
+  for (int i = 0; i < OPTIC_DOT_GRID_POINTS; i++) {
+    double v = m->dot_grid_efficiency[i];
+    if (isfinite(v) && v > 0 && v <= 1) continue;
+    int a = i / (OPTIC_DOT_GRID_AXIS * OPTIC_DOT_GRID_AXIS), b = i / OPTIC_DOT_GRID_AXIS % OPTIC_DOT_GRID_AXIS,
+        c = i % OPTIC_DOT_GRID_AXIS;
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "optic_machine_validate: machine '%s': dot_grid_efficiency[%d] (M %lld N %lld K %lld) is %g "
+                      "(a fraction of one core's peak: (0, 1], or every entry 0: no grid)",
+                      m->name, i, (long long)OPTIC_DOT_GRID_SIZE(a), (long long)OPTIC_DOT_GRID_SIZE(b),
+                      (long long)OPTIC_DOT_GRID_SIZE(c), v);
+  }
+  return OPTIC_OK;
+}
+
 /* The figures optic_machine_validate checks: finite and > 0, or >= 0 (0: not known). */
 static const struct {
   const char *field;
@@ -277,6 +298,7 @@ optic_status optic_machine_validate(const optic_machine *m) {
         "cannot reach more than all of them)",
         m->name, m->core_dram_bandwidth, m->dram_bandwidth);
   optic_status st = check_fractions(m);
+  if (st == OPTIC_OK) st = check_dot_grid(m);
   if (st != OPTIC_OK) return st;
   if (m->cores < 1)
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: machine '%s': cores is %d (must be >= 1)",

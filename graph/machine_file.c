@@ -45,7 +45,7 @@ static void copy_string(char *dst, size_t size, const char *s) {
 typedef struct field {
   const char *key;
   size_t offset;
-  enum { F_DOUBLE, F_INT, F_NAME, F_SOURCE } kind;
+  enum { F_DOUBLE, F_INT, F_NAME, F_SOURCE, F_GRID } kind;
   bool required;
 } field;
 
@@ -111,6 +111,9 @@ static const field fields[] = {
     {"reduce_fold_f16_minmax_ns", offsetof(optic_machine, reduce_fold_f16_minmax_ns), F_DOUBLE, false},
     /* Format 6 (optional: older files load with 0, "not known"). */
     {"cpu_clock_ns", offsetof(optic_machine, cpu_clock_ns), F_DOUBLE, false},
+    /* Format 7 (optional: older files load with all 0, no grid): OPTIC_DOT_GRID_POINTS numbers, M-major
+     * (OPTIC_DOT_GRID_INDEX), beside the sizes of each axis ("dot_grid_sizes", checked when present). */
+    {"dot_grid_efficiency", offsetof(optic_machine, dot_grid_efficiency), F_GRID, false},
     /* Format 8 (optional: format <= 7 files load with 0, "not known": no small-op fixed costs). */
     {"reduce_cols_call_ns", offsetof(optic_machine, reduce_cols_call_ns), F_DOUBLE, false},
     {"reduce_gather_output_ns", offsetof(optic_machine, reduce_gather_output_ns), F_DOUBLE, false},
@@ -121,6 +124,35 @@ static const field fields[] = {
     {"batch_norm_grad_element_ns", offsetof(optic_machine, batch_norm_grad_element_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
+
+/* The grid's array of OPTIC_DOT_GRID_POINTS numbers (their range is
+ * optic_machine_validate's). */
+static optic_status store_grid(const source *src, const field *f, const optic_jv *v, double *dst) {
+  char msg[192];
+  if (v->kind != OPTIC_JV_ARRAY || v->length != OPTIC_DOT_GRID_POINTS) {
+    snprintf(msg, sizeof msg, "\"%s\" must be an array of %d numbers", f->key, OPTIC_DOT_GRID_POINTS);
+    return corrupt_at(src, v->offset, msg);
+  }
+  for (size_t i = 0; i < v->length; i++) {
+    const optic_jv *x = optic_jv_at(v, i);
+    if (x->kind != OPTIC_JV_NUMBER) return corrupt_at(src, x->offset, "expected a number");
+    dst[i] = x->number;
+  }
+  return OPTIC_OK;
+}
+
+/* "dot_grid_sizes", when present, must name this optic's grid sizes. */
+static optic_status check_grid_sizes(const source *src, const optic_jv *v) {
+  bool ok = v->kind == OPTIC_JV_ARRAY && v->length == OPTIC_DOT_GRID_AXIS;
+  for (size_t i = 0; ok && i < v->length; i++) {
+    const optic_jv *x = optic_jv_at(v, i);
+    ok = x->kind == OPTIC_JV_NUMBER && x->number == (double)OPTIC_DOT_GRID_SIZE(i);
+  }
+  if (ok) return OPTIC_OK;
+  char msg[192];
+  snprintf(msg, sizeof msg, "\"dot_grid_sizes\" must be [4, 16, 64, 256, 1024, 4096], the sizes this optic reads");
+  return corrupt_at(src, v->offset, msg);
+}
 
 /* Stores the value of field f from v, or says what is wrong with it. */
 static optic_status store_field(const source *src, const field *f, const optic_jv *v, optic_machine *m) {
@@ -147,6 +179,7 @@ static optic_status store_field(const source *src, const field *f, const optic_j
       memcpy(dst, &iv, sizeof iv);
       return OPTIC_OK;
     }
+    case F_GRID: return store_grid(src, f, v, (double *)(void *)dst);
   }
   return corrupt_at(src, v->offset, "unknown field kind");
 }
@@ -169,6 +202,11 @@ static optic_status machine_from_json(const source *src, const optic_jv *root, o
         return corrupt_at(src, v->offset, msg);
       }
       *format = (int32_t)v->number;
+      continue;
+    }
+    if (strcmp(root->keys[i], "dot_grid_sizes") == 0) {
+      optic_status st = check_grid_sizes(src, &root->items[i]);
+      if (st != OPTIC_OK) return st;
       continue;
     }
     size_t f = 0;
@@ -276,6 +314,17 @@ static optic_status make_parent(const char *path) {
   return OPTIC_OK;
 }
 
+/* The grid's numbers, then (for readers of the file) the sizes of each axis. */
+static void write_grid(optic_json *j, const double *grid) {
+  optic_json_begin_array(j);
+  for (int i = 0; i < OPTIC_DOT_GRID_POINTS; i++) optic_json_double(j, grid[i]);
+  optic_json_end_array(j);
+  optic_json_key(j, "dot_grid_sizes");
+  optic_json_begin_array(j);
+  for (int i = 0; i < OPTIC_DOT_GRID_AXIS; i++) optic_json_int(j, OPTIC_DOT_GRID_SIZE(i));
+  optic_json_end_array(j);
+}
+
 optic_status optic_machine_save(const optic_machine *m, const char *path) {
   if (!m || !path) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_save: NULL argument");
   optic_status st = optic_machine_validate(m);
@@ -295,6 +344,7 @@ optic_status optic_machine_save(const optic_machine *m, const char *path) {
       case F_SOURCE: optic_json_string(&j, src); break;
       case F_DOUBLE: memcpy(&v, src, sizeof v), optic_json_double(&j, v); break;
       case F_INT: memcpy(&iv, src, sizeof iv), optic_json_int(&j, iv); break;
+      case F_GRID: write_grid(&j, (const double *)(const void *)src); break;
     }
   }
   optic_json_end_object(&j);

@@ -18,8 +18,9 @@
  * shape or a negative figure: efficiency alone). Dots likewise: a grid of
  * batched products BLAS reads in place fits flops / (efficiency x peak) +
  * elements x element_ns + calls x call_ns, and one product whose rhs the
- * planner packs gives the copy's ns per element beyond that fit. Never
- * prints. */
+ * planner packs gives the copy's ns per element beyond that fit (beyond
+ * the format-7 grid's figure when it was measured: the dot estimate takes
+ * the grid for that product). Never prints. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -210,6 +211,10 @@ static optic_status measure_dot(const calib_ops_plan *plan, double core_peak, ca
   st = calib_best_program(hlo_dot_packed, plan->trials, plan->target_ns, NULL, NULL, &ns);
   double model =
       2.0 * 16 * 64 * 96 * 32 / core_peak * 1e9 * c[0] + 16.0 * (64 * 32 + 32 * 96 + 64 * 96) * c[1] + 16 * c[2];
+  optic_machine gm = {.peak_flops = core_peak, .cores = 1}; /* the product beyond the grid's model, if any */
+  memcpy(gm.dot_grid_efficiency, out->dot_grid, sizeof gm.dot_grid_efficiency);
+  double eff = optic_machine_dot_grid_efficiency(&gm, 64, 96, 32);
+  if (eff > 0) model = 2.0 * 16 * 64 * 96 * 32 / (eff * core_peak) * 1e9;
   if (st == OPTIC_OK && ns > plan->tiny_ns + model)
     out->dot_pack_element_ns = (ns - plan->tiny_ns - model) / (16.0 * 12 * 32 * 8);
   return st;
@@ -237,6 +242,11 @@ optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, ca
     double most = c == OPTIC_CONV_CLASS_BF16 ? OPTIC_CONV_BF16_MAX_EFFICIENCY : 1;
     out->efficiency[c] = f[0] > 0 ? (1 / f[0] > most ? most : 1 / f[0]) : 0;
     out->element_ns[c] = out->efficiency[c] > 0 ? f[1] : 0;
+  }
+  if (st == OPTIC_OK && core_peak > 0) {
+    uint64_t t0 = optic_now_ns();
+    st = calib_measure_dot_grid(plan, core_peak, out->dot_grid);
+    out->dot_grid_seconds = (double)(optic_now_ns() - t0) * 1e-9;
   }
   if (st == OPTIC_OK && core_peak > 0) st = measure_dot(plan, core_peak, out);
   return st;

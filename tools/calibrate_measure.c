@@ -253,6 +253,68 @@ optic_status calib_measure(bool quick, calib_result *out) {
   return OPTIC_OK;
 }
 
+/* The op classes into m: bandwidths per device (measured on one thread,
+ * times the threads), ns per unit on one core. */
+static void classes_to_machine(const calib_classes *c, int threads, optic_machine *m) {
+  /* op classes: per core (measured on one thread) */
+  m->run_overhead_ns = c->run_overhead_ns;
+  m->reduce_bandwidth = c->reduce_bandwidth * threads;
+  m->reduce_strided_bandwidth = c->reduce_strided_bandwidth * threads;
+  m->loop_bandwidth = c->loop_bandwidth * threads;
+  m->reduce_multi_bandwidth = c->reduce_multi_bandwidth * threads;
+  /* ns per unit on one core (the estimates divide by the threads an op splits over) */
+  m->gather_element_ns = c->gather_element_ns;
+  m->scatter_element_ns = c->scatter_element_ns;
+  m->sort_compare_ns = c->sort_compare_ns;
+  m->topk_compare_ns = c->topk_compare_ns;
+  m->bf16_element_ns = c->bf16_element_ns;
+  m->f16_element_ns = c->f16_element_ns;
+  m->reduce_step_ns = c->reduce_step_ns;
+  m->while_iteration_ns = c->while_iteration_ns;
+  m->loop_leaf_element_ns = c->loop_leaf_element_ns;
+  m->loop_leaf_run_ns = c->loop_leaf_run_ns;
+  m->gather_run_ns = c->gather_run_ns;
+  m->topk_select_element_ns = c->topk_select_element_ns;
+  m->convert_from_bf16_ns = c->convert_ns[0];
+  m->convert_from_f16_ns = c->convert_ns[1];
+  m->convert_to_bf16_ns = c->convert_ns[2];
+  m->convert_to_f16_ns = c->convert_ns[3];
+  m->reduce_fold_bf16_ns = c->fold_ns[0];
+  m->reduce_fold_f16_ns = c->fold_ns[1];
+  m->reduce_fold_bf16_minmax_ns = c->fold_ns[2];
+  m->reduce_fold_f16_minmax_ns = c->fold_ns[3];
+  m->reduce_cols_call_ns = c->reduce_cols_call_ns;
+  m->reduce_gather_output_ns = c->reduce_gather_output_ns;
+  m->reduce_row_ns = c->reduce_row_ns;
+  m->batch_norm_run_ns = c->batch_norm_run_ns;
+  m->batch_norm_training_element_ns = c->batch_norm_element_ns[0];
+  m->batch_norm_inference_element_ns = c->batch_norm_element_ns[1];
+  m->batch_norm_grad_element_ns = c->batch_norm_element_ns[2];
+}
+
+/* The convolution classes, the dot figures and the dot grid into m (after
+ * peak_flops and cores). */
+static void contractions_to_machine(const calib_result *r, optic_isa isa, optic_machine *m) {
+  /* convolution classes: fractions of the one-thread peak, which is the
+   * device peak per core; ns per element and per call on one core */
+  for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {
+    m->conv_efficiency[c] = r->conv.efficiency[c];
+    m->conv_element_ns[c] = r->conv.element_ns[c];
+  }
+  m->dot_efficiency = r->conv.dot_efficiency;
+  m->dot_element_ns = r->conv.dot_element_ns;
+  m->dot_call_ns = r->conv.dot_call_ns;
+  m->dot_pack_element_ns = r->conv.dot_pack_element_ns;
+  /* the grid's times against the core peak the estimate divides by
+   * (peak_flops / cores, which load can make differ from the 1-thread FMA
+   * figure the grid was taken against) */
+  double core_peak = m->peak_flops / m->cores, to_core = core_peak > 0 ? r->fma[isa].one / core_peak : 0;
+  for (int i = 0; i < OPTIC_DOT_GRID_POINTS; i++) {
+    double e = r->conv.dot_grid[i] * to_core;
+    m->dot_grid_efficiency[i] = e > 1 ? 1 : e;
+  }
+}
+
 void calib_to_machine(const calib_result *r, optic_machine *m) {
   memset(m, 0, sizeof *m);
   snprintf(m->name, sizeof m->name, "host");
@@ -280,50 +342,8 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->disk_write_bandwidth = r->beyond.disk_bw;
   m->sync_ns = r->beyond.barrier_ns;
   m->cpu_clock_ns = r->beyond.clock_ns;
-  /* op classes: per core (measured on one thread) */
-  m->run_overhead_ns = r->classes.run_overhead_ns;
-  m->reduce_bandwidth = r->classes.reduce_bandwidth * r->threads;
-  m->reduce_strided_bandwidth = r->classes.reduce_strided_bandwidth * r->threads;
-  m->loop_bandwidth = r->classes.loop_bandwidth * r->threads;
-  m->reduce_multi_bandwidth = r->classes.reduce_multi_bandwidth * r->threads;
-  /* ns per unit on one core (the estimates divide by the threads an op splits over) */
-  m->gather_element_ns = r->classes.gather_element_ns;
-  m->scatter_element_ns = r->classes.scatter_element_ns;
-  m->sort_compare_ns = r->classes.sort_compare_ns;
-  m->topk_compare_ns = r->classes.topk_compare_ns;
-  m->bf16_element_ns = r->classes.bf16_element_ns;
-  m->f16_element_ns = r->classes.f16_element_ns;
-  m->reduce_step_ns = r->classes.reduce_step_ns;
-  m->while_iteration_ns = r->classes.while_iteration_ns;
-  m->loop_leaf_element_ns = r->classes.loop_leaf_element_ns;
-  m->loop_leaf_run_ns = r->classes.loop_leaf_run_ns;
-  m->gather_run_ns = r->classes.gather_run_ns;
-  m->topk_select_element_ns = r->classes.topk_select_element_ns;
-  m->convert_from_bf16_ns = r->classes.convert_ns[0];
-  m->convert_from_f16_ns = r->classes.convert_ns[1];
-  m->convert_to_bf16_ns = r->classes.convert_ns[2];
-  m->convert_to_f16_ns = r->classes.convert_ns[3];
-  m->reduce_fold_bf16_ns = r->classes.fold_ns[0];
-  m->reduce_fold_f16_ns = r->classes.fold_ns[1];
-  m->reduce_fold_bf16_minmax_ns = r->classes.fold_ns[2];
-  m->reduce_fold_f16_minmax_ns = r->classes.fold_ns[3];
-  m->reduce_cols_call_ns = r->classes.reduce_cols_call_ns;
-  m->reduce_gather_output_ns = r->classes.reduce_gather_output_ns;
-  m->reduce_row_ns = r->classes.reduce_row_ns;
-  m->batch_norm_run_ns = r->classes.batch_norm_run_ns;
-  m->batch_norm_training_element_ns = r->classes.batch_norm_element_ns[0];
-  m->batch_norm_inference_element_ns = r->classes.batch_norm_element_ns[1];
-  m->batch_norm_grad_element_ns = r->classes.batch_norm_element_ns[2];
-  /* convolution classes: fractions of the one-thread peak, which is the
-   * device peak per core; ns per element and per call on one core */
-  for (int c = 0; c < OPTIC_CONV_CLASS_COUNT; c++) {
-    m->conv_efficiency[c] = r->conv.efficiency[c];
-    m->conv_element_ns[c] = r->conv.element_ns[c];
-  }
-  m->dot_efficiency = r->conv.dot_efficiency;
-  m->dot_element_ns = r->conv.dot_element_ns;
-  m->dot_call_ns = r->conv.dot_call_ns;
-  m->dot_pack_element_ns = r->conv.dot_pack_element_ns;
+  classes_to_machine(&r->classes, r->threads, m);
+  contractions_to_machine(r, isa, m);
   char when[32] = "unknown time";
   time_t now = time(NULL);
   struct tm tm;

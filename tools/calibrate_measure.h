@@ -93,9 +93,16 @@ typedef struct calib_conv {
   double efficiency[OPTIC_CONV_CLASS_COUNT], element_ns[OPTIC_CONV_CLASS_COUNT];
   int shapes[OPTIC_CONV_CLASS_COUNT];
   double dot_efficiency, dot_element_ns, dot_call_ns, dot_pack_element_ns;
+  /* Format 7: optic_machine's dot_grid_efficiency (all 0: not measured), and its seconds */
+  double dot_grid[OPTIC_DOT_GRID_POINTS], dot_grid_seconds;
 } calib_conv;
 /* core_peak: FLOP/s of one thread's FMA loop. */
 optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, calib_conv *out);
+/* The format-7 dot grid (tools/calibrate_dot_grid.c) into grid[OPTIC_DOT_GRID_POINTS]:
+ * one sgemm call per grid point through the dot path on one thread, the
+ * best of a few trials of about plan->target_ns / 16 of CPU time; all 0 on error or
+ * without core_peak. OUT_OF_MEMORY without its operands (192 MiB). */
+optic_status calib_measure_dot_grid(const calib_ops_plan *plan, double core_peak, double *grid);
 
 typedef struct calib_result {
   int threads;                      /* "all": omp_get_max_threads() */

@@ -36,6 +36,18 @@ static void print_pair(FILE *out, const char *what, calib_pair p, double scale, 
   fprintf(out, "  %-34s %10.2f %10.2f  %s\n", what, p.one / scale, p.all / scale, unit);
 }
 
+/* The grid in one line: its range and three points on the diagonal. */
+static void print_grid_range(FILE *out, const char *what, const double *grid) {
+  double lo = grid[0], hi = grid[0];
+  for (int i = 1; i < OPTIC_DOT_GRID_POINTS; i++) {
+    lo = grid[i] < lo ? grid[i] : lo;
+    hi = grid[i] > hi ? grid[i] : hi;
+  }
+  fprintf(out, "  %-21s %.3g..%.3g of one core's peak; 4^3 %.3g, 64^3 %.3g, 1024^3 %.3g (%d points)\n", what, lo, hi,
+          grid[OPTIC_DOT_GRID_INDEX(0, 0, 0)], grid[OPTIC_DOT_GRID_INDEX(2, 2, 2)], grid[OPTIC_DOT_GRID_INDEX(4, 4, 4)],
+          OPTIC_DOT_GRID_POINTS);
+}
+
 static void print_result(FILE *out, const calib_result *r) {
   char label[64];
   fprintf(out, "measured (best of trials)              1 thread %3d threads\n", r->threads);
@@ -93,6 +105,8 @@ static void print_result(FILE *out, const calib_result *r) {
   }
   fprintf(out, "  %-34s %10.3f %10s  of peak, %.3g ns/element, %.3g ns/call, %.3g ns/packed\n", "dot (8 shapes)",
           r->conv.dot_efficiency, "-", r->conv.dot_element_ns, r->conv.dot_call_ns, r->conv.dot_pack_element_ns);
+  print_grid_range(out, "dot grid (format 7)", r->conv.dot_grid);
+  fprintf(out, "  %-34s %10.2f %10s  s\n", "dot grid time", r->conv.dot_grid_seconds, "-");
   fprintf(out, "  (%.1f s)\n", r->seconds);
 }
 
@@ -139,6 +153,7 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
             m->conv_efficiency[k], m->conv_element_ns[k]);
   fprintf(out, "  dot_efficiency        %.3g of peak_flops, %.3g ns/element, %.3g ns/call, %.3g ns/packed element\n",
           m->dot_efficiency, m->dot_element_ns, m->dot_call_ns, m->dot_pack_element_ns);
+  print_grid_range(out, "dot_grid_efficiency", m->dot_grid_efficiency);
   fprintf(out, "  cores                 %d\n", (int)m->cores);
   fprintf(out, "  source                %s\n", m->source);
 }

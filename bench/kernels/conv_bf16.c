@@ -5,14 +5,19 @@
  * accumulators), forward pass, planned once for T slices, then per
  * iteration ONE OpenMP region in which thread t runs slice t, as
  * kernel/conv does for f32; compare with kernel/conv/<layer> in the same run.
- * GFLOP/s = 2*N*K*C*R*S*OH*OW per call. A kernel this machine cannot run is
- * skipped with a message. Planning and scratch are untimed. */
+ * GFLOP/s = 2*N*K*C*R*S*OH*OW per call. The estimate: on the runtime's
+ * kernel the compiler's (the bf16 class calibrate measured on it), on
+ * another kernel (no figure measured) the f32 FMA roofline. A kernel this
+ * machine cannot run is skipped with a message. Planning and scratch are
+ * untimed. */
 #include <stdio.h>
 
 #include "bench/conv_layers.h"
+#include "bench/estimate.h"
 #include "bench/kernels/kernel_families.h"
 #include "bench/parallel.h"
 #include "core/unconst.h"
+#include "kernels/conv.h"
 #include "kernels/conv_bf16.h"
 
 typedef struct conv_bf16_job {
@@ -43,6 +48,18 @@ static optic_status describe(const bench_conv_layer *l, optic_conv_desc *d) {
   if (s == OPTIC_OK) s = optic_shape_make(4, (const int64_t[]){l->r, l->s, l->c, l->k}, &d->kernel);
   for (int i = 0; i < 2; i++) d->pad_lo[i] = d->pad_hi[i] = l->pad;
   return s;
+}
+
+/* The compiler's price of d on the runtime's bf16 kernel: the bf16 class
+ * over the f32 plan's geometry (optic_conv_plan_bf16_work), 0 without the
+ * class figure. */
+static double class_estimate(const optic_conv_desc *d, int threads) {
+  optic_conv_plan f;
+  optic_machine mc;
+  if (optic_conv_plan_make(d, OPTIC_CONV_FORWARD, threads, &f) != OPTIC_OK || !bench_machine(threads, &mc)) return 0;
+  optic_conv_work w;
+  optic_conv_plan_bf16_work(&f, &w);
+  return optic_machine_estimate_conv_ns(&mc, &w);
 }
 
 typedef struct variant {
@@ -76,6 +93,8 @@ static void run_conv_bf16(optic_bench_state *st, void *user) {
                       .job = &j,
                       .flops_per_iteration = bench_conv_flops(l),
                       .est_bytes_per_iteration = 2.0 * (double)(in_elems + k_elems + out_elems)};
+  if (kernel == optic_conv_bf16_kernel()) p.est_ns_per_iteration = class_estimate(&d, threads);
+  p.est_beyond_f32_peak = p.est_ns_per_iteration > 0;
   bench_run_parallel(st, threads, &p, "conv_bf16");
   optic_bench_set_label(st, optic_dot_bf16_kernel_name(kernel));
 }

@@ -6,11 +6,16 @@
  * the whole dot as the executor runs it: ONE OpenMP region in which every
  * thread packs its share of the panels, a barrier, then computes its share
  * (packing is timed, as sgemm's own packing is). GFLOP/s = 2*M*N*K per
- * call, the peer's count. A kernel this machine cannot run (CPU, OS
- * permission, OPTIC_ISA cap) is skipped with a message. */
+ * call, the peer's count. The estimate: on the runtime's kernel, the
+ * compiler's bf16 dot estimate (optic_machine_estimate_bf16_dot_ns: the
+ * bf16 class calibrate measured on that kernel); on a kernel the runtime
+ * does not choose here (no figure measured for it), the f32 FMA roofline.
+ * A kernel this machine cannot run (CPU, OS permission, OPTIC_ISA cap) is
+ * skipped with a message. */
 #include <omp.h>
 #include <stdio.h>
 
+#include "bench/estimate.h"
 #include "bench/kernels/kernel_families.h"
 #include "bench/parallel.h"
 #include "kernels/dot_bf16.h"
@@ -80,6 +85,13 @@ static void run_dot_bf16(optic_bench_state *st, void *user) {
     return;
   }
   bench_parallel p = {.slice = bf16_slice, .job = &j, .flops_per_iteration = 2.0 * (double)m * (double)n * (double)k};
+  /* the runtime's kernel: the compiler's bf16 dot estimate (the bf16 class),
+   * where it has one; otherwise (another kernel, no figure) the roofline */
+  optic_machine mc;
+  if (kernel == optic_dot_bf16_kernel() && bench_machine(threads, &mc))
+    p.est_ns_per_iteration =
+        optic_machine_estimate_bf16_dot_ns(&mc, 1, (double)m, (double)n, (double)k, (double)(plan.split_n ? n : m));
+  p.est_beyond_f32_peak = p.est_ns_per_iteration > 0; /* the compiler's bf16 estimate is not bound by it either */
   bench_run_parallel(st, threads, &p, "dot_bf16");
   optic_bench_set_label(st, optic_dot_bf16_kernel_name(kernel));
 }

@@ -54,6 +54,12 @@ typedef enum optic_conv_class {
  * out of range. */
 OPTIC_API const char *optic_conv_class_name(int32_t c);
 #define OPTIC_MACHINE_SOURCE_MAX 160
+/* The dot efficiency grid of machine format 7: M, N and K each take the
+ * OPTIC_DOT_GRID_AXIS sizes 4, 16, 64, 256, 1024, 4096 (powers of 4). */
+#define OPTIC_DOT_GRID_AXIS 6
+#define OPTIC_DOT_GRID_POINTS (OPTIC_DOT_GRID_AXIS * OPTIC_DOT_GRID_AXIS * OPTIC_DOT_GRID_AXIS)
+#define OPTIC_DOT_GRID_SIZE(i) ((int64_t)4 << (2 * (i)))
+#define OPTIC_DOT_GRID_INDEX(i, j, l) (((i)*OPTIC_DOT_GRID_AXIS + (j)) * OPTIC_DOT_GRID_AXIS + (l))
 
 typedef struct optic_machine {
   char name[OPTIC_MACHINE_NAME_MAX];     /* "host", "tpu-v4", ... */
@@ -145,6 +151,16 @@ typedef struct optic_machine {
   double reduce_fold_f16_minmax_ns;
   double cpu_clock_ns; /* format 6: one read of the calling thread's CPU-time clock (CLOCK_THREAD_CPUTIME_ID:
                           a system call on Linux), as a profiled optimizer step makes twice per thread */
+  /* Format 7: the fraction of ONE core's peak (peak_flops / cores) that one
+   * single-threaded sgemm call of the dot path reaches on dense operands,
+   * call and element costs included, over a grid of shapes: entry
+   * OPTIC_DOT_GRID_INDEX(i, j, l) is M x K by K x N with M, N, K =
+   * OPTIC_DOT_GRID_SIZE(i), (j), (l). All 0: no grid (files before format
+   * 7, presets): a dot takes dot_efficiency and the terms above. Otherwise
+   * every entry is in (0, 1] and a GEMM-path dot (M, N >= 2) is priced by
+   * optic_machine_dot_grid_efficiency, the element and call terms left out
+   * (the grid's times include them); dot_pack_element_ns still adds. */
+  double dot_grid_efficiency[OPTIC_DOT_GRID_POINTS];
   /* Format 8: fixed costs of small ops the roofline and the classes above
    * miss, ns on ONE core (not scaled by threads). 0: not known, the format-6
    * rule (nothing added). docs/cost-model.md, "Small-op fixed costs". */
@@ -165,9 +181,10 @@ typedef struct optic_machine {
  * (before the convolution strategies and the dot figures, which load as 0:
  * the GEMM figure) and format-4 files (before gather_run_ns ...
  * reduce_fold_f16_minmax_ns, which load as 0: the format-4 rules) and format-5 files (before cpu_clock_ns, which
- * loads as 0: a profiled step's clock reads not counted) and files of formats 6 and 7 (before
- * reduce_cols_call_ns ... batch_norm_grad_element_ns, which load as 0: no small-op fixed costs); a file of a
- * newer format fails to load with CORRUPT naming the versions. */
+ * loads as 0: a profiled step's clock reads not counted), format-6 files (before dot_grid_efficiency, which
+ * loads as all 0: the single dot_efficiency) and files of formats 6 and 7 (before reduce_cols_call_ns ...
+ * batch_norm_grad_element_ns, which load as 0: no small-op fixed costs); a file of a newer format fails to load
+ * with CORRUPT naming the versions. */
 #define OPTIC_MACHINE_FORMAT 8
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
@@ -350,6 +367,11 @@ OPTIC_API optic_status optic_program_conv_work(const optic_program_t *p, optic_n
  * tests); xla_flops: XLA's count, which the loop strategies execute. */
 struct optic_conv_plan;
 OPTIC_API void optic_conv_plan_work(const struct optic_conv_plan *plan, double xla_flops, optic_conv_work *out);
+/* The work of the same convolution on the bf16 GEMM (im2col in bf16 over
+ * the f32 plan's geometry, as optic_program_conv_work prices it where the
+ * runtime chooses that kernel): class BF16, every multiply-add of the plan's
+ * GEMM, nothing widened. */
+OPTIC_API void optic_conv_plan_bf16_work(const struct optic_conv_plan *plan, optic_conv_work *out);
 /* One planned convolution on m (its cores; no op_overhead_ns, no widening):
  * (2 x macs / (conv_efficiency x peak_flops / cores) + moved x
  * conv_element_ns) / min(cores, units), for w's class; 0 when m has no
@@ -358,9 +380,29 @@ OPTIC_API double optic_machine_estimate_conv_ns(const optic_machine *m, const op
 /* `batch` f32 products (M x K) . (K x N) through BLAS on m (no
  * op_overhead_ns): (2 batch M N K / (dot_efficiency x peak_flops / cores) +
  * batch (MK + KN + MN) dot_element_ns + batch dot_call_ns + packed_elements
- * dot_pack_element_ns) / min(cores, units); 0 when dot_efficiency is 0. */
+ * dot_pack_element_ns) / min(cores, units); 0 when dot_efficiency is 0.
+ * With a grid (format 7) and M, N >= 2 (the GEMM path): (2 batch M N K /
+ * (optic_machine_dot_grid_efficiency x peak_flops / cores) +
+ * packed_elements dot_pack_element_ns) / min(cores, units). */
 OPTIC_API double optic_machine_estimate_dot_ns(const optic_machine *m, double batch, double M, double N, double K,
                                                double packed_elements, double units);
+/* `batch` products (M x K) . (K x N) of two bf16 operands on the runtime's
+ * bf16 GEMM kernel, where it is the kernel the bf16 convolution class was
+ * measured on (optic_dot_bf16_kernel() == optic_conv_bf16_kernel(), not
+ * NONE), with that class's figures (no op_overhead_ns, no result rounding):
+ * (2 batch M N K / (conv_efficiency[BF16] x peak_flops / cores) + batch (MK
+ * + KN + MN) conv_element_ns[BF16] + batch dot_call_ns) / min(cores, units);
+ * 0 when m has no bf16 class figure or the kernels differ. */
+OPTIC_API double optic_machine_estimate_bf16_dot_ns(const optic_machine *m, double batch, double M, double N, double K,
+                                                    double units);
+/* Whether m carries a dot efficiency grid (any entry > 0). */
+OPTIC_API bool optic_machine_has_dot_grid(const optic_machine *m);
+/* The grid's efficiency of one M x K by K x N sgemm call: linear in log M,
+ * log N and log K between the grid sizes (exact at them); above 4096 the
+ * edge's figure; below 4 each short dim scales it by size / 4 (the call
+ * takes the time of the size-4 call: fixed costs dominate there). 0
+ * without a grid or for a size <= 0. */
+OPTIC_API double optic_machine_dot_grid_efficiency(const optic_machine *m, double M, double N, double K);
 
 typedef struct optic_program_summary {
   optic_cost cost;              /* entry computation totals */

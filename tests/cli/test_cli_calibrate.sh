@@ -60,6 +60,12 @@ for k in ("topk_select_element_ns", "convert_from_bf16_ns", "convert_from_f16_ns
     assert 0 < m[k] < 1e5, (k, m[k])
 # format 6: one read of the thread CPU-time clock (a system call)
 assert 0 < m["cpu_clock_ns"] < 1e5, m["cpu_clock_ns"]
+# format 7: the dot efficiency grid, every entry a fraction of one core's peak;
+# a large sgemm reaches more of it than a 4x4x4 one, whose fixed costs dominate
+g = m["dot_grid_efficiency"]
+assert m["dot_grid_sizes"] == [4, 16, 64, 256, 1024, 4096] and len(g) == 216, m["dot_grid_sizes"]
+assert all(0 < e <= 1 for e in g), g
+assert g[(3 * 6 + 3) * 6 + 3] > 2 * g[0], (g[(3 * 6 + 3) * 6 + 3], g[0])
 # format 8: the small-op fixed costs (0 only when a pair's difference is not positive)
 for k in ("reduce_cols_call_ns", "reduce_gather_output_ns", "reduce_row_ns", "batch_norm_run_ns"):
     assert 0 <= m[k] < 1e5, (k, m[k])

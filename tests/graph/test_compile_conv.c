@@ -236,6 +236,16 @@ static void widening_and_threads(void) {
     } else if (gemm16) {
       OT_CHECK(wb.conv_class == OPTIC_CONV_CLASS_BF16 && wb.widened == 0 && wb.macs == w.macs, "%s", cs[i]->what);
       OT_CHECK(near(bf16, 2 * wb.macs / 2 + wb.moved * 0.5 + 10), "bf16 GEMM: %g", bf16);
+      optic_conv_desc dp = d; /* the program's padding (conv_text: 1 on each side) */
+      for (int32_t sp = 0; sp < dp.dn.nspatial; sp++) dp.pad_lo[sp] = dp.pad_hi[sp] = 1;
+      optic_conv_plan pp;
+      OT_EXPECT_OK(optic_conv_plan_make(&dp, OPTIC_CONV_FORWARD, 1, &pp));
+      optic_conv_work direct; /* what a benchmark of the kernel alone prices: the same work */
+      optic_conv_plan_bf16_work(&pp, &direct);
+      OT_CHECK(direct.conv_class == wb.conv_class && direct.macs == wb.macs && direct.moved == wb.moved &&
+                   direct.units == wb.units && direct.widened == 0,
+               "%s: optic_conv_plan_bf16_work: macs %g/%g moved %g/%g units %g/%g", cs[i]->what, direct.macs, wb.macs,
+               direct.moved, wb.moved, direct.units, wb.units);
     } else {
       OT_CHECK(wb.conv_class == w.conv_class && wb.widened == widened[i] && wb.macs == w.macs, "%s: widened %g",
                cs[i]->what, wb.widened);
@@ -308,7 +318,8 @@ static void output_fusion_sequence(void) {
 /* A batch of 64 4x4x4 products on the dot figures: flops / (0.5 x peak)
  * + 64 x 48 elements x 0.25 + 64 calls x 100; without dot_efficiency the
  * GEMM figure. A batch whose rhs free dims are apart (the planner packs
- * it, checked here with optic_dot_plan) adds 2 ns per packed element. */
+ * it, checked here with optic_dot_plan) adds 2 ns per packed element; a
+ * format-7 grid replaces the efficiency and the element and call terms. */
 static void dot_calls(void) {
   const char *text =
       "HloModule d\n"
@@ -341,6 +352,15 @@ static void dot_calls(void) {
   optic_cost cp = {0};
   double e2 = est_op(packed, &mc, 0, 0, OPTIC_OP_DOT, NULL, &cp);
   OT_CHECK(near(e2, cp.flops / 0.5 + 64 * (16 + 24 + 24) * 0.25 + 64 * 100 + 1536 * 2 + 10), "packed rhs: %g", e2);
+  /* format 7: with a grid (0.25 everywhere) the GEMM path takes its
+   * efficiency, no element or call terms; the packed copy still adds */
+  for (int i = 0; i < OPTIC_DOT_GRID_POINTS; i++) mc.dot_grid_efficiency[i] = 0.25;
+  double g1 = est_op(text, &mc, 0, 0, OPTIC_OP_DOT, NULL, NULL);
+  OT_CHECK(near(g1, c.flops / 0.25 + 10), "grid: %g", g1);
+  double g2 = est_op(packed, &mc, 0, 0, OPTIC_OP_DOT, NULL, NULL);
+  OT_CHECK(near(g2, cp.flops / 0.25 + 1536 * 2 + 10), "grid, packed rhs: %g", g2);
+  mc.dot_efficiency = 0; /* the grid alone prices it */
+  OT_CHECK(near(est_op(text, &mc, 0, 0, OPTIC_OP_DOT, NULL, NULL), g1), "grid without dot_efficiency");
 }
 
 /* A dot of two bf16 operands where the runtime's bf16 GEMM kernel is the one
@@ -368,9 +388,15 @@ static void bf16_dot_class(void) {
   mc.conv_efficiency[OPTIC_CONV_CLASS_BF16] = 2, mc.conv_element_ns[OPTIC_CONV_CLASS_BF16] = 0.5;
   double e = est_op(text, &mc, 0, 0, OPTIC_OP_DOT, NULL, NULL);
   bool on_class = optic_dot_bf16_kernel() != OPTIC_BF16_NONE && optic_dot_bf16_kernel() == optic_conv_bf16_kernel();
+  /* the same figure for a benchmark that calls the kernel directly: no dispatch, no rounding */
+  double direct = optic_machine_estimate_bf16_dot_ns(&mc, 64, 4, 4, 4, 64 * 4);
   if (on_class) {
     OT_CHECK(near(e, c.flops / 2 + 64 * 48 * 0.5 + 64 * 100 + widen1 + 10), "bf16 class: %g", e);
+    OT_CHECK(near(direct, c.flops / 2 + 64 * 48 * 0.5 + 64 * 100), "direct bf16 estimate: %g", direct);
+    mc.conv_efficiency[OPTIC_CONV_CLASS_BF16] = 0;
+    OT_CHECK(optic_machine_estimate_bf16_dot_ns(&mc, 64, 4, 4, 4, 64 * 4) == 0, "no class figure: 0");
   } else {
+    OT_CHECK(direct == 0, "another kernel: no bf16 estimate, got %g", direct);
     OT_CHECK(near(e, f32), "bf16 kernel %s is not the class's: f32 figures %g, got %g",
              optic_dot_bf16_kernel_name(optic_dot_bf16_kernel()), f32, e);
   }

@@ -755,6 +755,167 @@ static void small_ops_format8(void) {
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
 }
 
+/* A grid whose entry at indices (i, j, l) is distinct per point and in (0, 1]. */
+static double grid_value(int i, int j, int l) { return 0.05 + 0.02 * i + 0.03 * j + 0.05 * l + 0.001 * (i * j); }
+
+static void fill_grid(optic_machine *m) {
+  for (int i = 0; i < OPTIC_DOT_GRID_AXIS; i++)
+    for (int j = 0; j < OPTIC_DOT_GRID_AXIS; j++)
+      for (int l = 0; l < OPTIC_DOT_GRID_AXIS; l++)
+        m->dot_grid_efficiency[OPTIC_DOT_GRID_INDEX(i, j, l)] = grid_value(i, j, l);
+}
+
+/* "dot_grid_efficiency": [...] with entry `bad` replaced by bad_text (NULL: none) and n entries. */
+static int grid_text(char *buf, size_t size, const char *head, int n, int bad, const char *bad_text) {
+  int len = snprintf(buf, size, "%s,\"format\":7,\"dot_grid_efficiency\":[", head);
+  for (int x = 0; x < n; x++) {
+    int i = x / 36 % 6, j = x / 6 % 6, l = x % 6;
+    if (x == bad && bad_text) len += snprintf(buf + len, size - (size_t)len, "%s%s", x ? "," : "", bad_text);
+    else len += snprintf(buf + len, size - (size_t)len, "%s%.17g", x ? "," : "", grid_value(i, j, l));
+  }
+  return len + snprintf(buf + len, size - (size_t)len, "]");
+}
+
+/* Format 7: the dot efficiency grid. A format-6 file loads without one (the
+ * single dot_efficiency); a format-7 file round-trips every entry exactly
+ * under its index (M-major); a wrong length, a value outside (0, 1], a
+ * partial grid or other axis sizes are refused naming the problem; for_threads
+ * keeps it (fractions of one core's peak). */
+static void dot_grid_format7(void) {
+  char path[512];
+  static char text[16384];
+  snprintf(path, sizeof path, "%s/v7.json", tmp_dir());
+  optic_machine m, r, t;
+  snprintf(text, sizeof text, "%s,\"format\":6,\"dot_efficiency\":0.5,\"cpu_clock_ns\":3}", MACHINE_HEAD);
+  write_file(path, text);
+  int32_t format = 0;
+  OT_EXPECT_OK(optic_machine_load_format(path, &m, &format));
+  OT_CHECK(format == 6 && m.dot_efficiency == 0.5 && !optic_machine_has_dot_grid(&m), "format %d", (int)format);
+  for (int i = 0; i < OPTIC_DOT_GRID_POINTS; i++) OT_CHECK(m.dot_grid_efficiency[i] == 0, "entry %d", i);
+  int len = grid_text(text, sizeof text, MACHINE_HEAD, OPTIC_DOT_GRID_POINTS, -1, NULL);
+  snprintf(text + len, sizeof text - (size_t)len, ",\"dot_grid_sizes\":[4,16,64,256,1024,4096]}");
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load_format(path, &m, &format));
+  OT_CHECK(format == 7 && optic_machine_has_dot_grid(&m));
+  OT_CHECK(m.dot_grid_efficiency[OPTIC_DOT_GRID_INDEX(1, 2, 3)] == grid_value(1, 2, 3) &&
+               m.dot_grid_efficiency[OPTIC_DOT_GRID_INDEX(5, 0, 4)] == grid_value(5, 0, 4),
+           "M-major order: %g", m.dot_grid_efficiency[OPTIC_DOT_GRID_INDEX(1, 2, 3)]);
+  OT_EXPECT_OK(optic_machine_save(&m, path));
+  OT_EXPECT_OK(optic_machine_load_format(path, &r, &format));
+  OT_CHECK(format == OPTIC_MACHINE_FORMAT && memcmp(&r, &m, sizeof m) == 0, "round trip of the grid");
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 2, &t));
+  OT_CHECK(memcmp(t.dot_grid_efficiency, m.dot_grid_efficiency, sizeof m.dot_grid_efficiency) == 0, "kept");
+  static const struct {
+    int n, bad;
+    const char *value, *tail, *message;
+  } bad[] = {
+      {OPTIC_DOT_GRID_POINTS - 1, -1, NULL, "}", "must be an array of 216 numbers"},
+      {OPTIC_DOT_GRID_POINTS, 7, "1.5", "}", "dot_grid_efficiency[7] (M 4 N 16 K 16) is 1.5"},
+      {OPTIC_DOT_GRID_POINTS, 215, "-0.25", "}", "dot_grid_efficiency[215] (M 4096 N 4096 K 4096) is -0.25"},
+      {OPTIC_DOT_GRID_POINTS, 40, "0", "}", "dot_grid_efficiency[40] (M 16 N 4 K 1024) is 0"},
+      {OPTIC_DOT_GRID_POINTS, 3, "\"x\"", "}", "expected a number"},
+      {OPTIC_DOT_GRID_POINTS, -1, NULL, ",\"dot_grid_sizes\":[4,16,64,256,1024,2048]}", "\"dot_grid_sizes\" must be"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    len = grid_text(text, sizeof text, MACHINE_HEAD, bad[i].n, bad[i].bad, bad[i].value);
+    snprintf(text + len, sizeof text - (size_t)len, "%s", bad[i].tail);
+    write_file(path, text);
+    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+    OT_CHECK(strstr(optic_last_error(), bad[i].message) != NULL && strstr(optic_last_error(), path) != NULL, "%zu: %s",
+             i, optic_last_error());
+  }
+  snprintf(text, sizeof text, "%s,\"format\":7,\"dot_grid_efficiency\":3}", MACHINE_HEAD);
+  write_file(path, text);
+  OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+}
+
+static optic_machine grid_machine(void) {
+  optic_machine m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.name, sizeof m.name, "grid");
+  m.peak_flops = 2e11, m.peak_transcendentals = 1e9, m.dram_bandwidth = 1e10, m.cache_bandwidth = 4e10;
+  m.cores = 2, m.dot_efficiency = 0.5, m.dot_element_ns = 0.25, m.dot_call_ns = 100, m.dot_pack_element_ns = 2;
+  fill_grid(&m);
+  return m;
+}
+
+/* The grid's reading: exact at every grid point; between two points along
+ * each axis (the others on the grid or between) it moves monotonically from
+ * one to the other, at the log-midpoint their mean; beyond 4096 the edge;
+ * below 4 the edge scaled by size / 4; 0 without a grid. */
+static void dot_grid_interpolation(void) {
+  optic_machine m = grid_machine();
+  OT_EXPECT_OK(optic_machine_validate(&m));
+  for (int i = 0; i < OPTIC_DOT_GRID_AXIS; i++)
+    for (int j = 0; j < OPTIC_DOT_GRID_AXIS; j++)
+      for (int l = 0; l < OPTIC_DOT_GRID_AXIS; l++) {
+        double e = optic_machine_dot_grid_efficiency(&m, (double)OPTIC_DOT_GRID_SIZE(i), (double)OPTIC_DOT_GRID_SIZE(j),
+                                                     (double)OPTIC_DOT_GRID_SIZE(l));
+        OT_CHECK(e == grid_value(i, j, l), "at (%d %d %d): %.17g vs %.17g", i, j, l, e, grid_value(i, j, l));
+      }
+  /* a non-separable grid: entries that fall, then rise, along M */
+  m.dot_grid_efficiency[OPTIC_DOT_GRID_INDEX(2, 3, 1)] = 0.9,
+                                                   m.dot_grid_efficiency[OPTIC_DOT_GRID_INDEX(3, 3, 1)] = 0.1;
+  for (int axis = 0; axis < 3; axis++) {
+    for (int lo = 0; lo + 1 < OPTIC_DOT_GRID_AXIS; lo++) {
+      double at[3] = {64, 256, 16};
+      at[axis] = (double)OPTIC_DOT_GRID_SIZE(lo);
+      double a = optic_machine_dot_grid_efficiency(&m, at[0], at[1], at[2]), prev = a;
+      at[axis] = (double)OPTIC_DOT_GRID_SIZE(lo + 1);
+      double b = optic_machine_dot_grid_efficiency(&m, at[0], at[1], at[2]);
+      OT_CHECK(a != b, "axis %d from %d: the two points differ", axis, lo);
+      for (int step = 1; step <= 64; step++) {
+        at[axis] = (double)OPTIC_DOT_GRID_SIZE(lo) * pow(4.0, step / 64.0);
+        double e = optic_machine_dot_grid_efficiency(&m, at[0], at[1], at[2]);
+        OT_CHECK((e - prev) * (b - a) >= -1e-15 && fmin(a, b) - 1e-15 <= e && e <= fmax(a, b) + 1e-15,
+                 "axis %d from %d: not monotone at step %d (%g after %g, from %g to %g)", axis, lo, step, e, prev, a,
+                 b);
+        if (step == 32) OT_CHECK(fabs(e - 0.5 * (a + b)) < 1e-12, "axis %d from %d: log-midpoint %g", axis, lo, e);
+        prev = e;
+      }
+      OT_CHECK(fabs(prev - b) < 1e-12, "axis %d from %d: reaches the upper point", axis, lo);
+    }
+  }
+  OT_CHECK(fabs(optic_machine_dot_grid_efficiency(&m, 128, 256, 16) - 0.5) < 1e-12, "between 0.9 and 0.1: %g",
+           optic_machine_dot_grid_efficiency(&m, 128, 256, 16));
+  double edge = optic_machine_dot_grid_efficiency(&m, 4096, 4096, 4096);
+  OT_CHECK(optic_machine_dot_grid_efficiency(&m, 1e6, 5e4, 8192) == edge, "clamped above 4096");
+  double small = optic_machine_dot_grid_efficiency(&m, 4, 64, 4);
+  OT_CHECK(fabs(optic_machine_dot_grid_efficiency(&m, 2, 64, 1) - small / 8) < 1e-15, "below 4: scaled by size / 4");
+  OT_CHECK(optic_machine_dot_grid_efficiency(&m, 0, 64, 4) == 0 &&
+           optic_machine_dot_grid_efficiency(NULL, 4, 4, 4) == 0);
+  memset(m.dot_grid_efficiency, 0, sizeof m.dot_grid_efficiency);
+  OT_CHECK(!optic_machine_has_dot_grid(&m) && optic_machine_dot_grid_efficiency(&m, 64, 64, 64) == 0, "no grid");
+}
+
+/* The dot estimate on the grid, recomputed here from its definition: the
+ * GEMM path takes the grid's efficiency against one core's peak, the pack
+ * term, no element or call terms, over the threads; the GEMV path (M or N
+ * 1) and a machine without a grid keep the single figure and its terms. */
+static void dot_grid_estimate(void) {
+  optic_machine m = grid_machine();
+  double core_peak = m.peak_flops / m.cores;
+  static const double shapes[][5] = {
+      {1, 64, 256, 16, 0}, {8, 128, 128, 64, 0}, {3, 3136, 64, 576, 500}, {1, 9, 16, 4096, 0}, {2, 5000, 2, 3, 7}};
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+    double b = shapes[s][0], M = shapes[s][1], N = shapes[s][2], K = shapes[s][3], packed = shapes[s][4];
+    double eff = optic_machine_dot_grid_efficiency(&m, M, N, K);
+    double want = (2 * b * M * N * K / (eff * core_peak) * 1e9 + packed * 2) / (b * M >= 2 ? 2 : 1);
+    double got = optic_machine_estimate_dot_ns(&m, b, M, N, K, packed, b * M);
+    OT_CHECK(eff > 0 && fabs(got - want) <= 1e-9 * want, "shape %zu: %.17g vs %.17g", s, got, want);
+  }
+  double gemv = optic_machine_estimate_dot_ns(&m, 1, 1, 512, 256, 0, 1);
+  double single = 2.0 * 512 * 256 / (0.5 * core_peak) * 1e9 + (256 + 256 * 512 + 512) * 0.25 + 100;
+  OT_CHECK(fabs(gemv - single) <= 1e-9 * single, "GEMV keeps the single figure: %g vs %g", gemv, single);
+  optic_machine none = m;
+  memset(none.dot_grid_efficiency, 0, sizeof none.dot_grid_efficiency);
+  double plain = optic_machine_estimate_dot_ns(&none, 1, 64, 64, 64, 0, 1);
+  double want = 2.0 * 64 * 64 * 64 / (0.5 * core_peak) * 1e9 + 3 * 64 * 64 * 0.25 + 100;
+  OT_CHECK(fabs(plain - want) <= 1e-9 * want, "no grid: the single figure: %g vs %g", plain, want);
+  none.dot_efficiency = 0;
+  OT_CHECK(optic_machine_estimate_dot_ns(&none, 1, 64, 64, 64, 0, 1) == 0, "neither: 0");
+}
+
 static void paths_format5(void) {
 #define F5(NAME) \
   { #NAME, offsetof(optic_machine, NAME) }
@@ -811,6 +972,9 @@ static const ot_case cases[] = {
     {"paths_format5", paths_format5},
     {"clock_format6", clock_format6},
     {"small_ops_format8", small_ops_format8},
+    {"dot_grid_format7", dot_grid_format7},
+    {"dot_grid_interpolation", dot_grid_interpolation},
+    {"dot_grid_estimate", dot_grid_estimate},
     {"conv_classes_format4", conv_classes_format4},
     {"op_classes_format3", op_classes_format3},
     {"beyond_roofline", beyond_roofline},
