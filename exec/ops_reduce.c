@@ -489,11 +489,12 @@ static optic_status map_step(const exec_step *s, const exec_frame *f, const exec
 optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   size_t lo, hi;
   exec_share(s->in_rows, th->t, th->nt, &lo, &hi);
-  if (lo < hi) exec_input_fusion_rows(s, f, lo, hi, th->regs);
+  if (lo < hi) exec_input_fusion_rows(s, f, lo, hi, EXEC_BLOCK, th->regs);
   return OPTIC_OK;
 }
 
-void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs) {
+void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t block,
+                            unsigned char *regs) {
   const void *inputs[64];
   for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
   float init, *y = ref_ptr(f, &s->out[0]);
@@ -514,7 +515,7 @@ void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, 
   const optic_reduce_op op = kernel_op(s->reduce_fast);
   const optic_reduce_kernels *k = optic_reduce_kernels_get();
   const bool ext = op == OPTIC_REDUCE_MAX || op == OPTIC_REDUCE_MIN;
-  float *block = (float *)(void *)(regs + (size_t)s->prog->n_regs * EXEC_BLOCK * 8);
+  float *leaf_in = (float *)(void *)(regs + (size_t)s->prog->n_regs * block * 8);
   const size_t per = len < OPTIC_REDUCE_BLOCK ? OPTIC_REDUCE_BLOCK / len : 1; /* rows per computation */
   for (size_t row = lo; row < hi;) {
     size_t rows = hi - row < per ? hi - row : per;
@@ -523,15 +524,16 @@ void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, 
     size_t span = len < OPTIC_REDUCE_BLOCK ? rows * len : len;
     for (size_t p0 = 0; p0 < span; p0 += OPTIC_REDUCE_BLOCK) {
       size_t plen = span - p0 < OPTIC_REDUCE_BLOCK ? span - p0 : OPTIC_REDUCE_BLOCK;
-      for (size_t b0 = 0; b0 < plen; b0 += EXEC_BLOCK) {
-        size_t blen = plen - b0 < EXEC_BLOCK ? plen - b0 : EXEC_BLOCK;
-        void *outs[1] = {block + b0};
-        ew_run_block(s->prog, inputs, s->prog->scalar_inputs, outs, row * len + p0 + b0, blen, regs);
+      for (size_t b0 = 0; b0 < plen; b0 += block) {
+        size_t blen = plen - b0 < block ? plen - b0 : block;
+        void *outs[1] = {leaf_in + b0};
+        ew_run_block_wide(s->prog, inputs, s->prog->scalar_inputs, outs, row * len + p0 + b0, blen, regs, block * 8);
       }
       if (len < OPTIC_REDUCE_BLOCK) {
-        for (size_t i = 0; i < rows; i++) y[row + i] = fold_f32(s->reduce_fast, init, k->r[op](len, block + i * len));
+        for (size_t i = 0; i < rows; i++)
+          y[row + i] = fold_f32(s->reduce_fast, init, k->r[op](len, leaf_in + i * len));
       } else {
-        float leaf = k->r[op](plen, block);
+        float leaf = k->r[op](plen, leaf_in);
         if (ext) acc = fold_f32(s->reduce_fast, acc, leaf);
         else optic_reduce_tree_push(op, &t, leaf);
       }
