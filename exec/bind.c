@@ -330,6 +330,7 @@ static optic_status bind_input_fusion(bind_ctx *c, optic_comp_id fused, exec_ste
     s->in_init = parameter_number(m, init);
   }
   s->in_rows = rows, s->in_len = len;
+  s->in_sumsq = exec_input_fusion_sumsq_input(s);
   return OPTIC_OK;
 }
 

@@ -249,6 +249,7 @@ typedef struct exec_step {
   int32_t epi_lhs, epi_rhs; /* output fusion: the fusion operands the dot/convolution reads */
   bool input_fusion;        /* prog computes the reduced input; reduce_fast folds it */
   int32_t in_init;          /* input fusion: the fusion operand holding the init value, -1: in_init_value */
+  int32_t in_sumsq;         /* input fusion: the program input whose x * x an add reducer sums, -1: none */
   float in_init_value;      /* input fusion: the init value when it is a constant of the fused computation */
   size_t in_rows, in_len;   /* input fusion: outputs, and reduced elements per output (trailing dims) */
   optic_conv_plan *conv;
@@ -426,6 +427,12 @@ optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const
 void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs);
 void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t block,
                             unsigned char *regs);
+/* The input k when input fusion s reduces with add the program y = x_k * x_k
+ * (one f32 multiply of input k read in domain order by itself): each row is
+ * then the sum-of-squares kernel over x_k's row, bitwise the sum kernel over
+ * the rounded squares (kernels/reduce.h: same lanes, same tree, the square
+ * rounded apart). -1 otherwise. Bind time. */
+int32_t exec_input_fusion_sumsq_input(const exec_step *s);
 void exec_fused_range(const exec_step *s, const void *const *inputs, unsigned char *y, size_t lo, size_t hi,
                       bool stream, bool prefetch, size_t block, unsigned char *regs);
 /* Replaces runs of steps of q that work row by row on the same rows by row

@@ -493,6 +493,32 @@ optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const
   return OPTIC_OK;
 }
 
+int32_t exec_input_fusion_sumsq_input(const exec_step *s) {
+  const ew_prog *p = s->prog;
+  if (p == NULL || s->reduce_fast != OPTIC_OP_ADD || p->n_instr != 1 || p->n_outputs != 1) return -1;
+  const ew_instr *in = &p->ins[0];
+  if (in->kind != EW_OP || in->op != OPTIC_OP_MULTIPLY || in->in_dt != OPTIC_F32 || in->out_dt != OPTIC_F32 ||
+      in->wide != OPTIC_DTYPE_INVALID || in->dst != -1 || in->n_src != 2) {
+    return -1;
+  }
+  const ew_src *a = &in->src[0], *b = &in->src[1];
+  if (a->kind != EW_INPUT || b->kind != EW_INPUT || a->index != b->index) return -1;
+  const int32_t k = a->index;
+  if (k < 0 || k >= p->n_inputs || p->input_dtype[k] != OPTIC_F32 || ((p->scalar_inputs >> k) & 1u)) return -1;
+  return k;
+}
+
+/* Rows [lo, hi) of an input fusion summing x * x (s->in_sumsq): one
+ * sum-of-squares kernel call per row of x. */
+static void sumsq_rows(const exec_step *s, const void *const *inputs, float init, float *y, size_t lo, size_t hi) {
+  const int32_t k = s->in_sumsq;
+  const float *x = s->prog->input_const[k] ? s->prog->input_const[k] : inputs[k];
+  const optic_reduce_kernels *kern = optic_reduce_kernels_get();
+  for (size_t j = lo; j < hi; j++) {
+    y[j] = fold_f32(OPTIC_OP_ADD, init, kern->r[OPTIC_REDUCE_SUMSQ](s->in_len, x + j * s->in_len));
+  }
+}
+
 void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t block,
                             unsigned char *regs) {
   const void *inputs[64];
@@ -504,6 +530,10 @@ void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, 
   if (len == 0) {
     for (size_t j = lo; j < hi; j++)
       y[j] = fold_f32(s->reduce_fast, init, optic_reduce_identity(kernel_op(s->reduce_fast)));
+    return;
+  }
+  if (s->in_sumsq >= 0) {
+    sumsq_rows(s, inputs, init, y, lo, hi);
     return;
   }
   /* The reduced input of rows [lo, hi) is the range [lo * len, hi * len) of
