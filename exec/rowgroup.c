@@ -21,10 +21,13 @@
 /* Bytes of the widest row of a tile: tiles hold about this much per value. */
 #define RG_TILE_TARGET_BYTES ((size_t)16384)
 #define RG_MAX_MEMBERS 64
-/* The widest block a member's program runs in one call (elements): one
- * reduction leaf. Wider blocks (4096) saved no more instructions on rows of
- * 1024 (the blocks are cut at row ends anyway) and, under cachegrind's L1
- * model, missed on 20% more register writes. */
+/* The widest block a member's program runs in one call (elements): a whole
+ * tile when rows are shorter than EW_SEGMENT_MIN (blocks then span many
+ * rows and every call saved counts), else one reduction leaf (the blocks are
+ * cut at row ends anyway: 4096 saved no more instructions on rows of 1024
+ * than 1024 did, and under cachegrind's L1 model missed on 20% more
+ * register writes). */
+#define RG_BLOCK_MAX_SHORT_ROWS (RG_TILE_TARGET_BYTES / 4)
 #define RG_BLOCK_MAX ((size_t)1024)
 #define ALIGN64(x) (((x) + 63) & ~(size_t)63)
 
@@ -174,15 +177,16 @@ static size_t member_regs(const exec_step *s, size_t block) {
  * saves per-call work: each program instruction dispatches once per tile
  * instead of once per EXEC_BLOCK elements. */
 static size_t group_block(const exec_step *g) {
-  size_t block = EXEC_BLOCK;
+  size_t row = 1;
   for (int32_t i = 0; i < g->n_members; i++) {
     const exec_step *s = &g->members[i];
     if (s->noop || s->prog == NULL) continue;
-    size_t want = g->rg_tile * (s->input_fusion ? s->in_len : s->rg_per_row);
-    want = want > RG_BLOCK_MAX ? RG_BLOCK_MAX : want;
-    block = want > block ? want : block;
+    size_t r = s->input_fusion ? s->in_len : s->rg_per_row;
+    row = r > row ? r : row;
   }
-  return block;
+  size_t cap = row < EW_SEGMENT_MIN ? RG_BLOCK_MAX_SHORT_ROWS : RG_BLOCK_MAX;
+  size_t block = g->rg_tile * row < cap ? g->rg_tile * row : cap;
+  return block > EXEC_BLOCK ? block : EXEC_BLOCK;
 }
 
 /* Values only the group's members [a, b) of q touch move to the tile
