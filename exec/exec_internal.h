@@ -424,7 +424,10 @@ optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const
  * prefetched). block: elements per block program call (EXEC_BLOCK, or a row
  * group's wider rg_block); regs: the thread's block registers, block * 8
  * bytes each (ew_run_block_wide), then one more for the staging block. */
-void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs);
+/* exec_reduce_rows may prefetch the input rows of outputs up to ahead_hi
+ * (the caller's later rows; ignored for an input in a row group's tile). */
+void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t ahead_hi,
+                      unsigned char *regs);
 void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t block,
                             unsigned char *regs);
 /* The input k when input fusion s reduces with add the program y = x_k * x_k

@@ -152,8 +152,9 @@ static inline void rows_ahead_prefetch(const float *row) {
   for (int i = 0; i < ROWS_AHEAD_LINES; i++) __builtin_prefetch((const char *)row + 64 * i, 0, 3);
 }
 
+/* Outputs [lo, hi); rows below ahead_hi (>= hi) may be prefetched. */
 static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_in, const exec_walk *red_in, const float *x,
-                               const void *init_p, float *y, size_t lo, size_t hi, float *leafbuf) {
+                               const void *init_p, float *y, size_t lo, size_t hi, size_t ahead_hi, float *leafbuf) {
   const optic_reduce_op op = kernel_op(s->reduce_fast);
   const optic_reduce_kernels *k = optic_reduce_kernels_get();
   float init;
@@ -168,7 +169,7 @@ static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_in, con
   if (red.rank <= 1 && (red.rank == 0 || red.strides[0] == 1)) { /* rows: contiguous runs */
     const bool ahead = R * 4 >= ROWS_AHEAD_MIN_BYTES;
     for (size_t j = lo; j < hi; j++) {
-      if (ahead && j + ROWS_AHEAD < hi) rows_ahead_prefetch(x + kept_offset(&kept, j + ROWS_AHEAD));
+      if (ahead && j + ROWS_AHEAD < ahead_hi) rows_ahead_prefetch(x + kept_offset(&kept, j + ROWS_AHEAD));
       y[j] = with_init(s->reduce_fast, init, k->r[op](R, x + kept_offset(&kept, j)));
     }
     return;
@@ -205,11 +206,13 @@ static void reduce_walks(const exec_step *s, exec_walk *kept, exec_walk *red) {
   }
 }
 
-void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs) {
+void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t ahead_hi,
+                      unsigned char *regs) {
   exec_walk kept, red;
   reduce_walks(s, &kept, &red);
-  reduce_f32_kernels(s, &kept, &red, ref_ptr(f, &s->in[s->in_first[0]]), ref_ptr(f, &s->in[s->in_first[1]]),
-                     ref_ptr(f, &s->out[0]), lo, hi, (float *)(void *)regs);
+  const exec_ref *x = &s->in[s->in_first[0]];
+  reduce_f32_kernels(s, &kept, &red, ref_ptr(f, x), ref_ptr(f, &s->in[s->in_first[1]]), ref_ptr(f, &s->out[0]), lo, hi,
+                     x->kind == REF_TILE || ahead_hi < hi ? hi : ahead_hi, (float *)(void *)regs);
 }
 
 /* ------------------------------------------------------------ one-op f16/bf16 reducers, few outputs
@@ -360,7 +363,7 @@ static optic_status reduce_step(const exec_step *s, const exec_frame *f, const e
     return OPTIC_OK;
   }
   if (s->reduce_fast && n == 1) {
-    reduce_f32_kernels(s, &kept, &red, (const float *)(const void *)in[0], init[0], (float *)(void *)out[0], lo, hi,
+    reduce_f32_kernels(s, &kept, &red, (const float *)(const void *)in[0], init[0], (float *)(void *)out[0], lo, hi, hi,
                        (float *)(void *)th->regs);
     return OPTIC_OK;
   }

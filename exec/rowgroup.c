@@ -313,6 +313,7 @@ optic_status exec_form_row_groups(exec_seq *q, int64_t split_min, const exec_ref
 optic_status exec_op_row_group(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   size_t tiles = (s->rg_rows + s->rg_tile - 1) / s->rg_tile, lo, hi;
   exec_share(tiles, th->t, th->nt, &lo, &hi);
+  const size_t rows_end = hi * s->rg_tile < s->rg_rows ? hi * s->rg_tile : s->rg_rows; /* this thread's last row + 1 */
   exec_frame tf = *f;
   tf.tile = th->regs + s->rg_regs;
   bool streamed = false;
@@ -323,7 +324,7 @@ optic_status exec_op_row_group(const exec_step *s, const exec_frame *f, const ex
       const exec_step *m = &s->members[i];
       if (m->noop) continue;
       if (m->op == OPTIC_OP_REDUCE) {
-        exec_reduce_rows(m, &tf, r0, r1, th->regs);
+        exec_reduce_rows(m, &tf, r0, r1, rows_end, th->regs); /* prefetch runs on into the next tile */
       } else if (m->input_fusion) {
         exec_input_fusion_rows(m, &tf, r0, r1, s->rg_block, th->regs);
       } else {
