@@ -563,8 +563,7 @@ void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, 
         ew_run_block_wide(s->prog, inputs, s->prog->scalar_inputs, outs, row * len + p0 + b0, blen, regs, block * 8);
       }
       if (len < OPTIC_REDUCE_BLOCK) {
-        for (size_t i = 0; i < rows; i++)
-          y[row + i] = fold_f32(s->reduce_fast, init, k->r[op](len, leaf_in + i * len));
+        for (size_t i = 0; i < rows; i++) y[row + i] = fold_f32(s->reduce_fast, init, k->r[op](len, leaf_in + i * len));
       } else {
         float leaf = k->r[op](plen, leaf_in);
         if (ext) acc = fold_f32(s->reduce_fast, acc, leaf);

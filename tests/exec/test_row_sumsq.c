@@ -50,8 +50,8 @@ static void check_case(bool centered, long rows, long w, bool special) {
   optic_literal_t *want = NULL;
   OT_EXPECT_OK(optic_evaluate(m, optic_module_entry(m), (const optic_literal_t *const *)args, nargs, NULL, &want));
   char label[160];
-  snprintf(label, sizeof label, "%s f32[%ld,%ld]%s (reproduce: tests/exec_row_sumsq)",
-           centered ? "centered" : "alone", rows, w, special ? " with NaN/inf" : "");
+  snprintf(label, sizeof label, "%s f32[%ld,%ld]%s (reproduce: tests/exec_row_sumsq)", centered ? "centered" : "alone",
+           rows, w, special ? " with NaN/inf" : "");
   const optic_literal_match_mode mode = special ? OPTIC_MATCH_NAN_AWARE : OPTIC_MATCH_BITWISE;
   for (int level = 0; want != NULL && level <= 2; level += 2) {
     for (int32_t t = 1; t <= 2; t++) {

@@ -18,7 +18,7 @@ enum { GUARD = 96, MAX_BYTES = 1200 };
 
 static void check_copy(optic_isa isa, copy_fn fn, const char *name) {
   if (isa != OPTIC_ISA_SCALAR && kt_skip_isa(isa)) return;
-  static const size_t sizes[] = {0,  1,  2,  15, 16, 17,  31,  32,  33,  47,  63,  64,  65,  100,
+  static const size_t sizes[] = {0,   1,   2,   15,  16,  17,  31,  32,  33,  47,  63,  64,   65,  100,
                                  127, 128, 129, 191, 192, 255, 256, 257, 511, 512, 513, 1000, 1199};
   static const size_t offsets[] = {0, 1, 3, 4, 16, 31, 32, 33, 48, 60, 63};
   const size_t cap = GUARD + 64 + MAX_BYTES + GUARD;
@@ -53,9 +53,7 @@ static void copy_dispatched(void) { check_copy(OPTIC_ISA_SCALAR, optic_stream_co
 
 #if OPTIC_ARCH_X86_64
 static void copy_avx2(void) { check_copy(OPTIC_ISA_AVX2, optic_stream_copy__avx2, "optic_stream_copy__avx2"); }
-static void copy_avx512(void) {
-  check_copy(OPTIC_ISA_AVX512, optic_stream_copy__avx512, "optic_stream_copy__avx512");
-}
+static void copy_avx512(void) { check_copy(OPTIC_ISA_AVX512, optic_stream_copy__avx512, "optic_stream_copy__avx512"); }
 #endif
 
 /* Capped at each ISA in turn, the dispatched copy takes that ISA's body. */
