@@ -40,6 +40,7 @@ void exec_step_free(exec_step *s) {
   free(s->conv_bf16);
   for (int32_t i = 0; i < s->n_members; i++) exec_step_free(&s->members[i]);
   free(s->members);
+  free(s->rg_walks);
   free(s->owned_name);
 }
 

@@ -275,6 +275,7 @@ typedef struct exec_step {
   size_t rg_block;         /* elements per block program call of the members (registers of rg_block * 8 bytes) */
   size_t rg_tile_bytes;    /* the tile buffer: every value kept in it, rg_tile rows each */
   size_t rg_per_row;       /* a member: domain elements per row (its output's elements / R) */
+  exec_walk *rg_walks;     /* a reduce member: its input's kept and reduced walks, merged (exec_reduce_rows_prepare) */
   char *owned_name;
 } exec_step;
 
@@ -424,6 +425,9 @@ optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const
  * prefetched). block: elements per block program call (EXEC_BLOCK, or a row
  * group's wider rg_block); regs: the thread's block registers, block * 8
  * bytes each (ew_run_block_wide), then one more for the staging block. */
+/* Computes once (bind time) the walks exec_reduce_rows of s would compute
+ * on every call. OUT_OF_MEMORY. */
+optic_status exec_reduce_rows_prepare(exec_step *s);
 /* exec_reduce_rows may prefetch the input rows of outputs up to ahead_hi
  * (the caller's later rows; ignored for an input in a row group's tile). */
 void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t ahead_hi,

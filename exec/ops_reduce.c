@@ -8,6 +8,7 @@
  * A reduction over the innermost contiguous dim folds each output's run
  * directly. Threads split output elements. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/exec_internal.h"
@@ -152,14 +153,16 @@ static inline void rows_ahead_prefetch(const float *row) {
   for (int i = 0; i < ROWS_AHEAD_LINES; i++) __builtin_prefetch((const char *)row + 64 * i, 0, 3);
 }
 
-/* Outputs [lo, hi); rows below ahead_hi (>= hi) may be prefetched. */
-static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_in, const exec_walk *red_in, const float *x,
-                               const void *init_p, float *y, size_t lo, size_t hi, size_t ahead_hi, float *leafbuf) {
+/* Outputs [lo, hi) over the kept and reduced walks as walk_merged gives
+ * them; rows below ahead_hi (>= hi) may be prefetched. */
+static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_merged, const exec_walk *red_merged,
+                               const float *x, const void *init_p, float *y, size_t lo, size_t hi, size_t ahead_hi,
+                               float *leafbuf) {
   const optic_reduce_op op = kernel_op(s->reduce_fast);
   const optic_reduce_kernels *k = optic_reduce_kernels_get();
   float init;
   memcpy(&init, init_p, 4);
-  exec_walk red = walk_merged(red_in), kept = walk_merged(kept_in);
+  const exec_walk red = *red_merged, kept = *kept_merged;
   size_t R = 1;
   for (int32_t d = 0; d < red.rank; d++) R *= (size_t)red.dims[d];
   if (R == 0) {
@@ -206,12 +209,27 @@ static void reduce_walks(const exec_step *s, exec_walk *kept, exec_walk *red) {
   }
 }
 
-void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t ahead_hi,
-                      unsigned char *regs) {
+optic_status exec_reduce_rows_prepare(exec_step *s) {
+  if (s->rg_walks != NULL) return OPTIC_OK;
+  if ((s->rg_walks = malloc(2 * sizeof *s->rg_walks)) == NULL) {
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "runtime bind: out of memory");
+  }
   exec_walk kept, red;
   reduce_walks(s, &kept, &red);
+  s->rg_walks[0] = walk_merged(&kept), s->rg_walks[1] = walk_merged(&red);
+  return OPTIC_OK;
+}
+
+void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t ahead_hi,
+                      unsigned char *regs) {
+  exec_walk w[2];
+  if (s->rg_walks == NULL) {
+    reduce_walks(s, &w[0], &w[1]);
+    w[0] = walk_merged(&w[0]), w[1] = walk_merged(&w[1]);
+  }
+  const exec_walk *kept = s->rg_walks ? &s->rg_walks[0] : &w[0], *red = s->rg_walks ? &s->rg_walks[1] : &w[1];
   const exec_ref *x = &s->in[s->in_first[0]];
-  reduce_f32_kernels(s, &kept, &red, ref_ptr(f, x), ref_ptr(f, &s->in[s->in_first[1]]), ref_ptr(f, &s->out[0]), lo, hi,
+  reduce_f32_kernels(s, kept, red, ref_ptr(f, x), ref_ptr(f, &s->in[s->in_first[1]]), ref_ptr(f, &s->out[0]), lo, hi,
                      x->kind == REF_TILE || ahead_hi < hi ? hi : ahead_hi, (float *)(void *)regs);
 }
 
@@ -363,8 +381,9 @@ static optic_status reduce_step(const exec_step *s, const exec_frame *f, const e
     return OPTIC_OK;
   }
   if (s->reduce_fast && n == 1) {
-    reduce_f32_kernels(s, &kept, &red, (const float *)(const void *)in[0], init[0], (float *)(void *)out[0], lo, hi, hi,
-                       (float *)(void *)th->regs);
+    const exec_walk kept_m = walk_merged(&kept), red_m = walk_merged(&red);
+    reduce_f32_kernels(s, &kept_m, &red_m, (const float *)(const void *)in[0], init[0], (float *)(void *)out[0], lo, hi,
+                       hi, (float *)(void *)th->regs);
     return OPTIC_OK;
   }
   unsigned char *regs = th->regs;

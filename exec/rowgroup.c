@@ -279,6 +279,13 @@ static optic_status make_group(exec_seq *q, int32_t a, int32_t b, size_t R, int6
   q->steps[a] = g;
   memmove(&q->steps[a + 1], &q->steps[b], (size_t)(q->n_steps - b) * sizeof *q->steps);
   q->n_steps -= n - 1;
+  for (int32_t i = 0; i < n; i++) { /* the group is q's now: q frees what this allocates */
+    exec_step *m = &q->steps[a].members[i];
+    if (!m->noop && m->op == OPTIC_OP_REDUCE) {
+      optic_status st = exec_reduce_rows_prepare(m);
+      if (st != OPTIC_OK) return st;
+    }
+  }
   return OPTIC_OK;
 }
 
