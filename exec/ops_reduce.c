@@ -111,6 +111,7 @@ static inline float with_init(int reduce_fast, float init, float r) { return fol
 
 /* Offset in x of the first reduced element of output j (kept walk order). */
 static int64_t kept_offset(const exec_walk *kept, size_t j) {
+  if (kept->rank == 1 && j < (size_t)kept->dims[0]) return (int64_t)j * kept->strides[0]; /* rows: no division */
   int64_t base = 0;
   for (int32_t d = kept->rank - 1; d >= 0; d--) {
     base += (int64_t)(j % (size_t)kept->dims[d]) * kept->strides[d];
