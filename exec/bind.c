@@ -40,6 +40,7 @@ void exec_step_free(exec_step *s) {
   free(s->conv_bf16);
   for (int32_t i = 0; i < s->n_members; i++) exec_step_free(&s->members[i]);
   free(s->members);
+  free(s->rg_walks);
   free(s->owned_name);
 }
 
@@ -330,6 +331,7 @@ static optic_status bind_input_fusion(bind_ctx *c, optic_comp_id fused, exec_ste
     s->in_init = parameter_number(m, init);
   }
   s->in_rows = rows, s->in_len = len;
+  s->in_sumsq = exec_input_fusion_sumsq_input(s);
   return OPTIC_OK;
 }
 

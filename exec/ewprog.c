@@ -484,7 +484,7 @@ optic_status ew_lower(const optic_module_t *m, optic_comp_id comp, size_t elemen
  * element repeated (the mask ew_apply takes). Registers in `aliased` stand for
  * memory elsewhere (at[r]; scalar: one element) instead of their own block. */
 static unsigned block_sources(const ew_prog *p, const ew_instr *in, const void *const *inputs, uint64_t scalar_inputs,
-                              size_t lo, unsigned char *rb, uint64_t aliased, uint64_t scalar_alias,
+                              size_t lo, unsigned char *rb, size_t reg_bytes, uint64_t aliased, uint64_t scalar_alias,
                               const void *const *at, const void **src) {
   unsigned mask = 0;
   for (int32_t k = 0; k < in->n_src; k++) {
@@ -495,7 +495,7 @@ static unsigned block_sources(const ew_prog *p, const ew_instr *in, const void *
           src[k] = at[s->index];
           mask |= (unsigned)((scalar_alias >> s->index) & 1u) << k;
         } else {
-          src[k] = rb + (size_t)s->index * EXEC_BLOCK * 8;
+          src[k] = rb + (size_t)s->index * reg_bytes;
         }
         break;
       case EW_SCALAR:
@@ -586,9 +586,9 @@ static void wide_gather(const ew_instr *g, size_t lo, size_t len, const void *sr
 
 /* An instruction of a widened program (exec/ewhalf.c) that converts:
  * widening an input or a gather, rounding an op's result, narrowing into an
- * output. */
-static void run_wide(const ew_prog *p, const ew_instr *in, size_t lo, size_t len, const void *const *src, unsigned mask,
-                     unsigned char *rb, void *dst) {
+ * output (wide_scratch: the program's wide_scratch register). */
+static void run_wide(const ew_instr *in, size_t lo, size_t len, const void *const *src, unsigned mask,
+                     unsigned char *wide_scratch, void *dst) {
   switch (in->kind) {
     case EW_WIDEN:
       if (mask & 1u) {
@@ -606,7 +606,7 @@ static void run_wide(const ew_prog *p, const ew_instr *in, size_t lo, size_t len
         run_op(in, len, src, mask, dst);
         if (!in->wide_exact) ew_half_round(in->wide, len, dst);
       } else {
-        float *t = (float *)(void *)(rb + (size_t)p->wide_scratch * EXEC_BLOCK * 8);
+        float *t = (float *)(void *)wide_scratch;
         run_op(in, len, src, mask, t);
         if (in->wide_exact) ew_half_narrow_exact(in->wide, len, t, dst);
         else ew_half_narrow(in->wide, len, t, dst);
@@ -618,14 +618,14 @@ static void run_wide(const ew_prog *p, const ew_instr *in, size_t lo, size_t len
 /* One segment [lo, lo + len) of a block, in which every aliasing gather
  * whose run holds at least len elements from lo reads through the alias. */
 static void run_segment(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
-                        size_t lo, size_t len, void *regs) {
+                        size_t lo, size_t len, void *regs, size_t reg_bytes) {
   unsigned char *rb = regs;
   uint64_t aliased = 0, scalar_alias = 0;
   const void *at[EW_ALIAS_REGS];
   for (int32_t i = 0; i < p->n_instr; i++) {
     const ew_instr *in = &p->ins[i];
     const void *src[3] = {NULL, NULL, NULL};
-    unsigned mask = block_sources(p, in, inputs, scalar_inputs, lo, rb, aliased, scalar_alias, at, src);
+    unsigned mask = block_sources(p, in, inputs, scalar_inputs, lo, rb, reg_bytes, aliased, scalar_alias, at, src);
     if (in->dst >= 0 && in->dst < EW_ALIAS_REGS) { /* the register gets its own values (or a new alias) */
       aliased &= ~((uint64_t)1 << in->dst);
       scalar_alias &= ~((uint64_t)1 << in->dst);
@@ -639,9 +639,10 @@ static void run_segment(const ew_prog *p, const void *const *inputs, uint64_t sc
       if (one) scalar_alias |= (uint64_t)1 << in->dst;
       continue;
     }
-    void *dst = in->dst >= 0 ? (void *)(rb + (size_t)in->dst * EXEC_BLOCK * 8) : outputs[-1 - in->dst];
+    void *dst = in->dst >= 0 ? (void *)(rb + (size_t)in->dst * reg_bytes) : outputs[-1 - in->dst];
     if (in->wide != OPTIC_DTYPE_INVALID) {
-      run_wide(p, in, lo, len, src, mask, rb, dst);
+      unsigned char *scratch = rb + (size_t)(p->wide_scratch >= 0 ? p->wide_scratch : 0) * reg_bytes;
+      run_wide(in, lo, len, src, mask, scratch, dst);
     } else if (in->kind == EW_GATHER) {
       walk_gather(&in->run, optic_dtype_size(in->out_dt), src[0], lo, len, dst); /* merged: fewer dims */
     } else {
@@ -671,9 +672,14 @@ static size_t segment_len(const ew_prog *p, size_t lo, size_t len) {
  * in place (a kernel call per segment) instead of a copy of the block. */
 void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs, size_t lo,
                   size_t len, void *regs) {
+  ew_run_block_wide(p, inputs, scalar_inputs, outputs, lo, len, regs, EXEC_BLOCK * 8);
+}
+
+void ew_run_block_wide(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
+                       size_t lo, size_t len, void *regs, size_t reg_bytes) {
   size_t seg = segment_len(p, lo, len);
   if (seg >= len || p->n_outputs > EW_SEGMENT_OUTPUTS) {
-    run_segment(p, inputs, scalar_inputs, outputs, lo, len, regs);
+    run_segment(p, inputs, scalar_inputs, outputs, lo, len, regs, reg_bytes);
     return;
   }
   void *outs[EW_SEGMENT_OUTPUTS];
@@ -682,6 +688,6 @@ void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_i
     for (int32_t k = 0; k < p->n_outputs; k++) {
       outs[k] = (unsigned char *)outputs[k] + done * optic_dtype_size(p->output_dtype[k]);
     }
-    run_segment(p, inputs, scalar_inputs, outs, lo + done, seg, regs);
+    run_segment(p, inputs, scalar_inputs, outs, lo + done, seg, regs, reg_bytes);
   }
 }

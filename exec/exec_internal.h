@@ -199,6 +199,12 @@ void ew_half_round(optic_dtype dt, size_t n, float *y);
  * element lo. regs holds n_regs * EXEC_BLOCK * 8 bytes. */
 void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs, size_t lo,
                   size_t len, void *regs);
+/* ew_run_block with registers of reg_bytes each (a multiple of 8; regs
+ * holds n_regs * reg_bytes bytes) and len <= reg_bytes / 8: the row groups'
+ * wider blocks. Every element is computed as in ew_run_block (the ops are
+ * elementwise), so results do not depend on the block length. */
+void ew_run_block_wide(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
+                       size_t lo, size_t len, void *regs, size_t reg_bytes);
 
 /* ------------------------------------------------------------ bound program */
 
@@ -243,6 +249,7 @@ typedef struct exec_step {
   int32_t epi_lhs, epi_rhs; /* output fusion: the fusion operands the dot/convolution reads */
   bool input_fusion;        /* prog computes the reduced input; reduce_fast folds it */
   int32_t in_init;          /* input fusion: the fusion operand holding the init value, -1: in_init_value */
+  int32_t in_sumsq;         /* input fusion: the program input whose x * x an add reducer sums, -1: none */
   float in_init_value;      /* input fusion: the init value when it is a constant of the fused computation */
   size_t in_rows, in_len;   /* input fusion: outputs, and reduced elements per output (trailing dims) */
   optic_conv_plan *conv;
@@ -265,8 +272,10 @@ typedef struct exec_step {
   int32_t n_members;
   size_t rg_rows, rg_tile; /* rows R, rows per tile */
   size_t rg_regs;          /* register bytes the members need; the tile buffer follows them */
+  size_t rg_block;         /* elements per block program call of the members (registers of rg_block * 8 bytes) */
   size_t rg_tile_bytes;    /* the tile buffer: every value kept in it, rg_tile rows each */
   size_t rg_per_row;       /* a member: domain elements per row (its output's elements / R) */
+  exec_walk *rg_walks;     /* a reduce member: its input's kept and reduced walks, merged (exec_reduce_rows_prepare) */
   char *owned_name;
 } exec_step;
 
@@ -415,11 +424,26 @@ optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const
  * [lo, hi) of an f32 kernel-path reduce, rows [lo, hi) of a native input
  * fusion, domain elements [lo, hi) of a loop fusion's block program (stream:
  * streaming stores of the result; prefetch: the next block's inputs are
- * prefetched). regs: the thread's block registers. */
-void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs);
-void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs);
+ * prefetched). block: elements per block program call (EXEC_BLOCK, or a row
+ * group's wider rg_block); regs: the thread's block registers, block * 8
+ * bytes each (ew_run_block_wide), then one more for the staging block. */
+/* Computes once (bind time) the walks exec_reduce_rows of s would compute
+ * on every call. OUT_OF_MEMORY. */
+optic_status exec_reduce_rows_prepare(exec_step *s);
+/* exec_reduce_rows may prefetch the input rows of outputs up to ahead_hi
+ * (the caller's later rows; ignored for an input in a row group's tile). */
+void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t ahead_hi,
+                      unsigned char *regs);
+void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t block,
+                            unsigned char *regs);
+/* The input k when input fusion s reduces with add the program y = x_k * x_k
+ * (one f32 multiply of input k read in domain order by itself): each row is
+ * then the sum-of-squares kernel over x_k's row, bitwise the sum kernel over
+ * the rounded squares (kernels/reduce.h: same lanes, same tree, the square
+ * rounded apart). -1 otherwise. Bind time. */
+int32_t exec_input_fusion_sumsq_input(const exec_step *s);
 void exec_fused_range(const exec_step *s, const void *const *inputs, unsigned char *y, size_t lo, size_t hi,
-                      bool stream, bool prefetch, unsigned char *regs);
+                      bool stream, bool prefetch, size_t block, unsigned char *regs);
 /* Replaces runs of steps of q that work row by row on the same rows by row
  * groups (bind time; root: q's root leaves, which stay in the arena);
  * exec_op_row_group runs one. */

@@ -125,16 +125,16 @@ optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_t
 }
 
 void exec_fused_range(const exec_step *s, const void *const *inputs, unsigned char *y, size_t lo, size_t hi,
-                      bool stream, bool prefetch, unsigned char *regs) {
+                      bool stream, bool prefetch, size_t block, unsigned char *regs) {
   size_t n = 1;
   for (int32_t d = 0; d < s->type->shape.rank; d++) n *= (size_t)s->type->shape.dims[d];
   size_t es = optic_dtype_size(s->type->dtype);
-  unsigned char *tmp = regs + (size_t)s->prog->n_regs * EXEC_BLOCK * 8;
-  for (size_t b0 = lo; b0 < hi; b0 += EXEC_BLOCK) {
-    size_t len = hi - b0 < EXEC_BLOCK ? hi - b0 : EXEC_BLOCK;
-    if (prefetch && b0 + EXEC_BLOCK < hi) prefetch_block(s, inputs, b0 + EXEC_BLOCK, n);
+  unsigned char *tmp = regs + (size_t)s->prog->n_regs * block * 8;
+  for (size_t b0 = lo; b0 < hi; b0 += block) {
+    size_t len = hi - b0 < block ? hi - b0 : block;
+    if (prefetch && b0 + block < hi) prefetch_block(s, inputs, b0 + block, n);
     void *outs[1] = {stream ? (void *)tmp : (void *)(y + b0 * es)};
-    ew_run_block(s->prog, inputs, s->prog->scalar_inputs, outs, b0, len, regs);
+    ew_run_block_wide(s->prog, inputs, s->prog->scalar_inputs, outs, b0, len, regs, block * 8);
     if (stream) optic_stream_copy(y + b0 * es, tmp, len * es);
   }
 }
@@ -149,6 +149,6 @@ static void run_blocks(const exec_step *s, const void *const *inputs, unsigned c
    * it overwrites (the kernels' policy, kernels/stream.h). */
   bool stream = exec_fused_streams(s);
   size_t hi = bhi * EXEC_BLOCK < n ? bhi * EXEC_BLOCK : n;
-  if (blo < bhi) exec_fused_range(s, inputs, y, blo * EXEC_BLOCK, hi, stream, true, th->regs);
+  if (blo < bhi) exec_fused_range(s, inputs, y, blo * EXEC_BLOCK, hi, stream, true, EXEC_BLOCK, th->regs);
   if (stream) optic_stream_fence();
 }

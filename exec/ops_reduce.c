@@ -8,6 +8,7 @@
  * A reduction over the innermost contiguous dim folds each output's run
  * directly. Threads split output elements. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "exec/exec_internal.h"
@@ -110,6 +111,7 @@ static inline float with_init(int reduce_fast, float init, float r) { return fol
 
 /* Offset in x of the first reduced element of output j (kept walk order). */
 static int64_t kept_offset(const exec_walk *kept, size_t j) {
+  if (kept->rank == 1 && j < (size_t)kept->dims[0]) return (int64_t)j * kept->strides[0]; /* rows: no division */
   int64_t base = 0;
   for (int32_t d = kept->rank - 1; d >= 0; d--) {
     base += (int64_t)(j % (size_t)kept->dims[d]) * kept->strides[d];
@@ -152,13 +154,16 @@ static inline void rows_ahead_prefetch(const float *row) {
   for (int i = 0; i < ROWS_AHEAD_LINES; i++) __builtin_prefetch((const char *)row + 64 * i, 0, 3);
 }
 
-static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_in, const exec_walk *red_in, const float *x,
-                               const void *init_p, float *y, size_t lo, size_t hi, float *leafbuf) {
+/* Outputs [lo, hi) over the kept and reduced walks as walk_merged gives
+ * them; rows below ahead_hi (>= hi) may be prefetched. */
+static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_merged, const exec_walk *red_merged,
+                               const float *x, const void *init_p, float *y, size_t lo, size_t hi, size_t ahead_hi,
+                               float *leafbuf) {
   const optic_reduce_op op = kernel_op(s->reduce_fast);
   const optic_reduce_kernels *k = optic_reduce_kernels_get();
   float init;
   memcpy(&init, init_p, 4);
-  exec_walk red = walk_merged(red_in), kept = walk_merged(kept_in);
+  const exec_walk red = *red_merged, kept = *kept_merged;
   size_t R = 1;
   for (int32_t d = 0; d < red.rank; d++) R *= (size_t)red.dims[d];
   if (R == 0) {
@@ -168,7 +173,7 @@ static void reduce_f32_kernels(const exec_step *s, const exec_walk *kept_in, con
   if (red.rank <= 1 && (red.rank == 0 || red.strides[0] == 1)) { /* rows: contiguous runs */
     const bool ahead = R * 4 >= ROWS_AHEAD_MIN_BYTES;
     for (size_t j = lo; j < hi; j++) {
-      if (ahead && j + ROWS_AHEAD < hi) rows_ahead_prefetch(x + kept_offset(&kept, j + ROWS_AHEAD));
+      if (ahead && j + ROWS_AHEAD < ahead_hi) rows_ahead_prefetch(x + kept_offset(&kept, j + ROWS_AHEAD));
       y[j] = with_init(s->reduce_fast, init, k->r[op](R, x + kept_offset(&kept, j)));
     }
     return;
@@ -205,11 +210,28 @@ static void reduce_walks(const exec_step *s, exec_walk *kept, exec_walk *red) {
   }
 }
 
-void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs) {
+optic_status exec_reduce_rows_prepare(exec_step *s) {
+  if (s->rg_walks != NULL) return OPTIC_OK;
+  if ((s->rg_walks = malloc(2 * sizeof *s->rg_walks)) == NULL) {
+    return optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "runtime bind: out of memory");
+  }
   exec_walk kept, red;
   reduce_walks(s, &kept, &red);
-  reduce_f32_kernels(s, &kept, &red, ref_ptr(f, &s->in[s->in_first[0]]), ref_ptr(f, &s->in[s->in_first[1]]),
-                     ref_ptr(f, &s->out[0]), lo, hi, (float *)(void *)regs);
+  s->rg_walks[0] = walk_merged(&kept), s->rg_walks[1] = walk_merged(&red);
+  return OPTIC_OK;
+}
+
+void exec_reduce_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t ahead_hi,
+                      unsigned char *regs) {
+  exec_walk w[2];
+  if (s->rg_walks == NULL) {
+    reduce_walks(s, &w[0], &w[1]);
+    w[0] = walk_merged(&w[0]), w[1] = walk_merged(&w[1]);
+  }
+  const exec_walk *kept = s->rg_walks ? &s->rg_walks[0] : &w[0], *red = s->rg_walks ? &s->rg_walks[1] : &w[1];
+  const exec_ref *x = &s->in[s->in_first[0]];
+  reduce_f32_kernels(s, kept, red, ref_ptr(f, x), ref_ptr(f, &s->in[s->in_first[1]]), ref_ptr(f, &s->out[0]), lo, hi,
+                     x->kind == REF_TILE || ahead_hi < hi ? hi : ahead_hi, (float *)(void *)regs);
 }
 
 /* ------------------------------------------------------------ one-op f16/bf16 reducers, few outputs
@@ -360,8 +382,9 @@ static optic_status reduce_step(const exec_step *s, const exec_frame *f, const e
     return OPTIC_OK;
   }
   if (s->reduce_fast && n == 1) {
-    reduce_f32_kernels(s, &kept, &red, (const float *)(const void *)in[0], init[0], (float *)(void *)out[0], lo, hi,
-                       (float *)(void *)th->regs);
+    const exec_walk kept_m = walk_merged(&kept), red_m = walk_merged(&red);
+    reduce_f32_kernels(s, &kept_m, &red_m, (const float *)(const void *)in[0], init[0], (float *)(void *)out[0], lo, hi,
+                       hi, (float *)(void *)th->regs);
     return OPTIC_OK;
   }
   unsigned char *regs = th->regs;
@@ -489,11 +512,38 @@ static optic_status map_step(const exec_step *s, const exec_frame *f, const exec
 optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   size_t lo, hi;
   exec_share(s->in_rows, th->t, th->nt, &lo, &hi);
-  if (lo < hi) exec_input_fusion_rows(s, f, lo, hi, th->regs);
+  if (lo < hi) exec_input_fusion_rows(s, f, lo, hi, EXEC_BLOCK, th->regs);
   return OPTIC_OK;
 }
 
-void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, unsigned char *regs) {
+int32_t exec_input_fusion_sumsq_input(const exec_step *s) {
+  const ew_prog *p = s->prog;
+  if (p == NULL || s->reduce_fast != OPTIC_OP_ADD || p->n_instr != 1 || p->n_outputs != 1) return -1;
+  const ew_instr *in = &p->ins[0];
+  if (in->kind != EW_OP || in->op != OPTIC_OP_MULTIPLY || in->in_dt != OPTIC_F32 || in->out_dt != OPTIC_F32 ||
+      in->wide != OPTIC_DTYPE_INVALID || in->dst != -1 || in->n_src != 2) {
+    return -1;
+  }
+  const ew_src *a = &in->src[0], *b = &in->src[1];
+  if (a->kind != EW_INPUT || b->kind != EW_INPUT || a->index != b->index) return -1;
+  const int32_t k = a->index;
+  if (k < 0 || k >= p->n_inputs || p->input_dtype[k] != OPTIC_F32 || ((p->scalar_inputs >> k) & 1u)) return -1;
+  return k;
+}
+
+/* Rows [lo, hi) of an input fusion summing x * x (s->in_sumsq): one
+ * sum-of-squares kernel call per row of x. */
+static void sumsq_rows(const exec_step *s, const void *const *inputs, float init, float *y, size_t lo, size_t hi) {
+  const int32_t k = s->in_sumsq;
+  const float *x = s->prog->input_const[k] ? s->prog->input_const[k] : inputs[k];
+  const optic_reduce_kernels *kern = optic_reduce_kernels_get();
+  for (size_t j = lo; j < hi; j++) {
+    y[j] = fold_f32(OPTIC_OP_ADD, init, kern->r[OPTIC_REDUCE_SUMSQ](s->in_len, x + j * s->in_len));
+  }
+}
+
+void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, size_t hi, size_t block,
+                            unsigned char *regs) {
   const void *inputs[64];
   for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
   float init, *y = ref_ptr(f, &s->out[0]);
@@ -505,6 +555,10 @@ void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, 
       y[j] = fold_f32(s->reduce_fast, init, optic_reduce_identity(kernel_op(s->reduce_fast)));
     return;
   }
+  if (s->in_sumsq >= 0) {
+    sumsq_rows(s, inputs, init, y, lo, hi);
+    return;
+  }
   /* The reduced input of rows [lo, hi) is the range [lo * len, hi * len) of
    * the program's domain, computed a leaf (OPTIC_REDUCE_BLOCK floats, two
    * blocks) at a time into the staging register and reduced by the
@@ -514,7 +568,7 @@ void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, 
   const optic_reduce_op op = kernel_op(s->reduce_fast);
   const optic_reduce_kernels *k = optic_reduce_kernels_get();
   const bool ext = op == OPTIC_REDUCE_MAX || op == OPTIC_REDUCE_MIN;
-  float *block = (float *)(void *)(regs + (size_t)s->prog->n_regs * EXEC_BLOCK * 8);
+  float *leaf_in = (float *)(void *)(regs + (size_t)s->prog->n_regs * block * 8);
   const size_t per = len < OPTIC_REDUCE_BLOCK ? OPTIC_REDUCE_BLOCK / len : 1; /* rows per computation */
   for (size_t row = lo; row < hi;) {
     size_t rows = hi - row < per ? hi - row : per;
@@ -523,15 +577,15 @@ void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, 
     size_t span = len < OPTIC_REDUCE_BLOCK ? rows * len : len;
     for (size_t p0 = 0; p0 < span; p0 += OPTIC_REDUCE_BLOCK) {
       size_t plen = span - p0 < OPTIC_REDUCE_BLOCK ? span - p0 : OPTIC_REDUCE_BLOCK;
-      for (size_t b0 = 0; b0 < plen; b0 += EXEC_BLOCK) {
-        size_t blen = plen - b0 < EXEC_BLOCK ? plen - b0 : EXEC_BLOCK;
-        void *outs[1] = {block + b0};
-        ew_run_block(s->prog, inputs, s->prog->scalar_inputs, outs, row * len + p0 + b0, blen, regs);
+      for (size_t b0 = 0; b0 < plen; b0 += block) {
+        size_t blen = plen - b0 < block ? plen - b0 : block;
+        void *outs[1] = {leaf_in + b0};
+        ew_run_block_wide(s->prog, inputs, s->prog->scalar_inputs, outs, row * len + p0 + b0, blen, regs, block * 8);
       }
       if (len < OPTIC_REDUCE_BLOCK) {
-        for (size_t i = 0; i < rows; i++) y[row + i] = fold_f32(s->reduce_fast, init, k->r[op](len, block + i * len));
+        for (size_t i = 0; i < rows; i++) y[row + i] = fold_f32(s->reduce_fast, init, k->r[op](len, leaf_in + i * len));
       } else {
-        float leaf = k->r[op](plen, block);
+        float leaf = k->r[op](plen, leaf_in);
         if (ext) acc = fold_f32(s->reduce_fast, acc, leaf);
         else optic_reduce_tree_push(op, &t, leaf);
       }

@@ -6,11 +6,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
-
 #include <optic/core.h>
+
+#include "kernels/common.h"
+#if OPTIC_ARCH_X86_64
+#include <emmintrin.h>
+
+#include "kernels/x86/stream_x86.h"
+#endif
 
 _Atomic size_t optic_stream_min_bytes_ = OPTIC_STREAM_UNSET_;
 static const char *threshold_source = "default";
@@ -65,8 +68,15 @@ size_t optic_stream_threshold_set(size_t bytes) {
   return atomic_exchange(&optic_stream_min_bytes_, bytes);
 }
 
+/* The selected ISA's copy (OPTIC_ISA caps it; one acquire load per call):
+ * whole-line 64-byte stores on AVX-512, 32-byte on AVX2, else SSE2's 16. */
 void optic_stream_copy(void *dst, const void *src, size_t bytes) {
-#if defined(__x86_64__)
+#if OPTIC_ARCH_X86_64
+  switch (optic_isa_selected()) {
+    case OPTIC_ISA_AVX512: optic_stream_copy__avx512(dst, src, bytes); return;
+    case OPTIC_ISA_AVX2: optic_stream_copy__avx2(dst, src, bytes); return;
+    default: break;
+  }
   unsigned char *d = dst;
   const unsigned char *sp = src;
   size_t head = (16 - ((uintptr_t)d & 15)) & 15;

@@ -54,8 +54,9 @@ size_t optic_stream_threshold(const char **source);
 size_t optic_stream_threshold_set(size_t bytes);
 
 /* dst[0, bytes) = src[0, bytes) with streaming stores where the ISA has
- * them (SSE2 on x86-64, always there; plain memcpy elsewhere), for callers
- * that decided with optic_stream_use; optic_stream_fence orders them before
+ * them (x86-64: the selected ISA's widest, 64 bytes on AVX-512, 32 on AVX2,
+ * else SSE2's 16; plain memcpy elsewhere), for callers that decided with
+ * optic_stream_use; optic_stream_fence orders them before
  * later loads and stores of other threads (call it before the barrier that
  * publishes the data). */
 void optic_stream_copy(void *dst, const void *src, size_t bytes);

@@ -7,6 +7,11 @@
 
 #include "kernels/stream.h"
 
+/* optic_stream_copy's per-ISA bodies (kernels/x86/avx2/stream_avx2.c,
+ * kernels/x86/avx512/stream_avx512.c): the same bytes, wider stores. */
+void optic_stream_copy__avx2(void *dst, const void *src, size_t bytes);
+void optic_stream_copy__avx512(void *dst, const void *src, size_t bytes);
+
 /* For a call writing n elements of elem_size bytes (a power of two) to y with
  * the given footprint: SIZE_MAX when the call must use normal stores, else
  * the number of leading elements (fewer than align / elem_size, at most n) to
