@@ -10,6 +10,9 @@
  *   reshape, transpose, broadcast, convert or slice whose result type is
  *   its operand's type         -> the operand (for slice that means start 0,
  *                                 limit = size, and stride 1 or size <= 1)
+ *   copy(x)                    -> x (a copy is the identity on values; XLA
+ *                                 dumps keep copies that only change a layout,
+ *                                 which optic's arrays do not carry)
  *   x + c, c + x               -> x when c is all -0.0 (floats) or all 0 (ints)
  *   x - c                      -> x when c is all +0.0 (floats) or all 0 (ints)
  *   x * c, c * x, x / c        -> x when c is all 1
@@ -172,6 +175,7 @@ static optic_status simplify_instr(simplify_ctx *cx, optic_node_id id) {
   const optic_instr *in = &cx->m->instrs[id];
   if (!pass_is_live(cx->l, id)) return OPTIC_OK;
   switch (in->op) {
+    case OPTIC_OP_COPY: return replace(cx, id, in->operands[0]);
     case OPTIC_OP_RESHAPE:
     case OPTIC_OP_BITCAST:
     case OPTIC_OP_TRANSPOSE:
