@@ -611,7 +611,8 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
       }
       case OPTIC_FUSION_LOOP: /* the loop's bytes, then its gathered leaves and 16-bit work */
         return optic_machine_estimate_class_ns(m, cost, m->loop_bandwidth) +
-               fused_leaves_ns(m, p->module, fc) / split_share(loop_elements(optic_node_type(p->module, id)), m->cores) +
+               fused_leaves_ns(m, p->module, fc) /
+                   split_share(loop_elements(optic_node_type(p->module, id)), m->cores) +
                class_work_ns(p, m, id, op);
       default: t = optic_machine_estimate_ns(m, cost); break;
     }

@@ -277,8 +277,9 @@ static void tuple_loop_is_one_loop(void) {
              "the tuple loop fusion's computation is not scheduled");
     est[k] = est_of(p, "g");
     double rule = optic_machine_estimate_class_ns(&mc, &c, mc.loop_bandwidth);
-    if (!k) OT_CHECK(near(est[k], rule), "tuple loop fusion %g ns, the loop rule %g (%g bytes)", est[k], rule,
-                     c.bytes_accessed);
+    if (!k)
+      OT_CHECK(near(est[k], rule), "tuple loop fusion %g ns, the loop rule %g (%g bytes)", est[k], rule,
+               c.bytes_accessed);
     optic_program_destroy(p);
   }
   OT_CHECK(near(est[1] - est[0], 1000 * 0.25), "the bf16 convert adds its 250 ns: %g vs %g", est[1], est[0]);
