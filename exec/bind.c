@@ -476,17 +476,37 @@ static optic_status bind_control(bind_ctx *c, exec_step *s) {
   return st;
 }
 
-/* A fusion: a block program for loop fusions, the fused reduction or
- * contraction for input and output fusions, else (or when those decline)
- * its fused computation as a sequence of its own. */
+/* Elements of a loop fusion's domain in *n: its array result's, or those of
+ * every leaf of its tuple result when the leaves are arrays of one element
+ * count (at most EXEC_FUSED_OUTPUTS of them); false otherwise. The compiler
+ * prices by the same rule (graph/compile_estimate.c). */
+static bool loop_domain(const optic_type *t, size_t *n) {
+  if (!optic_type_is_tuple(t)) {
+    *n = type_elems(t);
+    return true;
+  }
+  if (t->tuple_size < 1 || t->tuple_size > EXEC_FUSED_OUTPUTS) return false;
+  for (int32_t k = 0; k < t->tuple_size; k++) {
+    const optic_type *e = &t->elements[k];
+    if (optic_type_is_tuple(e) || type_elems(e) != type_elems(&t->elements[0])) return false;
+  }
+  *n = type_elems(&t->elements[0]);
+  return true;
+}
+
+/* A fusion: a block program for loop fusions (one pass writing every leaf
+ * of a tuple result), the fused reduction or contraction for input and
+ * output fusions, else (or when those decline) its fused computation as a
+ * sequence of its own. */
 static optic_status bind_fusion(bind_ctx *c, exec_step *s) {
   const optic_module_t *m = c->b->m;
   optic_fusion_kind kind = s->attrs.fusion.kind;
   optic_comp_id fused = optic_node_called(m, s->id, 0);
   bool array = !optic_type_is_tuple(s->type);
+  size_t domain;
   optic_status st;
-  if (kind == OPTIC_FUSION_LOOP && array && s->n_operands <= 63) {
-    st = ew_lower(m, fused, type_elems(s->type), &s->prog);
+  if (kind == OPTIC_FUSION_LOOP && loop_domain(s->type, &domain) && s->n_operands <= 63) {
+    st = ew_lower(m, fused, domain, &s->prog);
     if (st == OPTIC_OK) return OPTIC_OK;
     if (st != OPTIC_ERR_UNSUPPORTED) return st;
     optic_clear_error();
@@ -771,6 +791,8 @@ static optic_status bind_seq(bind_ctx *c, optic_comp_id comp, exec_seq **out) {
     if ((st = bind_step(c, q->plan, order[i], s)) != OPTIC_OK) break;
     if (!s->noop && !s->sync && s->op != OPTIC_OP_DOT && s->op != OPTIC_OP_CONVOLUTION) {
       size_t touched = optic_type_is_tuple(s->type) ? 0 : type_elems(s->type);
+      if (s->op == OPTIC_OP_FUSION && s->prog && optic_type_is_tuple(s->type)) /* every leaf it writes */
+        touched = (size_t)s->type->tuple_size * exec_fused_elems(s);
       for (int32_t k = 0; k < s->n_operands; k++) touched += s->operand_elems[k];
       if (s->op == OPTIC_OP_REDUCE_WINDOW) touched *= 4; /* windows revisit elements */
       if (b->split_by_cost && s->t1_ns >= 0) {

@@ -413,6 +413,12 @@ optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_t
  * kernels' policy says so for that footprint (kernels/stream.h: the
  * last-level cache size, or OPTIC_STREAM_STORES). */
 size_t exec_fused_footprint(const exec_step *s);
+/* A loop fusion's domain: its array result's elements, or those of each
+ * leaf of its tuple result (bind lowers a tuple only when they agree). */
+size_t exec_fused_elems(const exec_step *s);
+/* Result leaves a loop fusion's block program writes at most; a tuple of
+ * more runs as a sequence. */
+#define EXEC_FUSED_OUTPUTS 64
 bool exec_fused_streams(const exec_step *s);
 /* An output fusion: the dot/convolution into the result, a barrier, then the
  * epilogue's block program over the result in place. */
@@ -425,8 +431,9 @@ optic_status exec_op_input_fusion(const exec_step *s, const exec_frame *f, const
  * fusion, domain elements [lo, hi) of a loop fusion's block program (stream:
  * streaming stores of the result; prefetch: the next block's inputs are
  * prefetched). block: elements per block program call (EXEC_BLOCK, or a row
- * group's wider rg_block); regs: the thread's block registers, block * 8
- * bytes each (ew_run_block_wide), then one more for the staging block. */
+ * group's wider rg_block); ys: the program's outputs (a tuple result's
+ * leaves in order); regs: the thread's block registers, block * 8 bytes
+ * each (ew_run_block_wide), then one staging block per output. */
 /* Computes once (bind time) the walks exec_reduce_rows of s would compute
  * on every call. OUT_OF_MEMORY. */
 optic_status exec_reduce_rows_prepare(exec_step *s);
@@ -442,7 +449,7 @@ void exec_input_fusion_rows(const exec_step *s, const exec_frame *f, size_t lo, 
  * the rounded squares (kernels/reduce.h: same lanes, same tree, the square
  * rounded apart). -1 otherwise. Bind time. */
 int32_t exec_input_fusion_sumsq_input(const exec_step *s);
-void exec_fused_range(const exec_step *s, const void *const *inputs, unsigned char *y, size_t lo, size_t hi,
+void exec_fused_range(const exec_step *s, const void *const *inputs, unsigned char *const *ys, size_t lo, size_t hi,
                       bool stream, bool prefetch, size_t block, unsigned char *regs);
 /* Replaces runs of steps of q that work row by row on the same rows by row
  * groups (bind time; root: q's root leaves, which stay in the arena);

@@ -95,16 +95,27 @@ static void prefetch_block(const exec_step *s, const void *const *inputs, size_t
   }
 }
 
+size_t exec_fused_elems(const exec_step *s) {
+  const optic_type *t = optic_type_is_tuple(s->type) && s->type->tuple_size > 0 ? &s->type->elements[0] : s->type;
+  size_t n = 1;
+  for (int32_t d = 0; d < t->shape.rank; d++) n *= (size_t)t->shape.dims[d];
+  return n;
+}
+
 size_t exec_fused_footprint(const exec_step *s) {
-  size_t bytes = optic_dtype_size(s->type->dtype);
-  for (int32_t d = 0; d < s->type->shape.rank; d++) bytes *= (size_t)s->type->shape.dims[d];
+  size_t bytes = 0;
+  if (optic_type_is_tuple(s->type)) {
+    for (int32_t l = 0; l < s->n_out; l++) bytes += s->out[l].size;
+  } else {
+    bytes = exec_fused_elems(s) * optic_dtype_size(s->type->dtype);
+  }
   for (int32_t i = s->in_first[0]; i < s->in_first[s->n_operands]; i++) bytes += s->in[i].size;
   return bytes;
 }
 
 bool exec_fused_streams(const exec_step *s) { return optic_stream_use(exec_fused_footprint(s)); }
 
-static void run_blocks(const exec_step *s, const void *const *inputs, unsigned char *y, const exec_thread *th);
+static void run_blocks(const exec_step *s, const void *const *inputs, unsigned char *const *ys, const exec_thread *th);
 
 optic_status exec_op_output_fusion(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   const void *inputs[64];
@@ -113,42 +124,49 @@ optic_status exec_op_output_fusion(const exec_step *s, const exec_frame *f, cons
   optic_status st = run_contraction(s, inputs[s->epi_lhs], inputs[s->epi_rhs], (float *)(void *)y, th);
   exec_sync(th);
   inputs[s->prog->extra_input] = y; /* the epilogue rewrites the dot's result in place */
-  run_blocks(s, inputs, y, th);
+  run_blocks(s, inputs, &y, th);
   return st;
 }
 
 optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   const void *inputs[64];
+  unsigned char *ys[EXEC_FUSED_OUTPUTS];
   for (int32_t i = 0; i < s->n_operands; i++) inputs[i] = ref_ptr(f, &s->in[s->in_first[i]]);
-  run_blocks(s, inputs, ref_ptr(f, &s->out[0]), th);
+  for (int32_t k = 0; k < s->prog->n_outputs; k++) ys[k] = ref_ptr(f, &s->out[k]);
+  run_blocks(s, inputs, ys, th);
   return OPTIC_OK;
 }
 
-void exec_fused_range(const exec_step *s, const void *const *inputs, unsigned char *y, size_t lo, size_t hi,
+/* Streaming: each output's block is staged in its own register after the
+ * program's (exec_regs_bytes reserves them), then streamed to memory. */
+void exec_fused_range(const exec_step *s, const void *const *inputs, unsigned char *const *ys, size_t lo, size_t hi,
                       bool stream, bool prefetch, size_t block, unsigned char *regs) {
-  size_t n = 1;
-  for (int32_t d = 0; d < s->type->shape.rank; d++) n *= (size_t)s->type->shape.dims[d];
-  size_t es = optic_dtype_size(s->type->dtype);
-  unsigned char *tmp = regs + (size_t)s->prog->n_regs * block * 8;
+  const ew_prog *p = s->prog;
+  const size_t n = exec_fused_elems(s);
+  unsigned char *tmp = regs + (size_t)p->n_regs * block * 8;
+  size_t es[EXEC_FUSED_OUTPUTS];
+  for (int32_t k = 0; k < p->n_outputs; k++) es[k] = optic_dtype_size(p->output_dtype[k]);
   for (size_t b0 = lo; b0 < hi; b0 += block) {
     size_t len = hi - b0 < block ? hi - b0 : block;
     if (prefetch && b0 + block < hi) prefetch_block(s, inputs, b0 + block, n);
-    void *outs[1] = {stream ? (void *)tmp : (void *)(y + b0 * es)};
-    ew_run_block_wide(s->prog, inputs, s->prog->scalar_inputs, outs, b0, len, regs, block * 8);
-    if (stream) optic_stream_copy(y + b0 * es, tmp, len * es);
+    void *outs[EXEC_FUSED_OUTPUTS];
+    for (int32_t k = 0; k < p->n_outputs; k++)
+      outs[k] = stream ? (void *)(tmp + (size_t)k * block * 8) : (void *)(ys[k] + b0 * es[k]);
+    ew_run_block_wide(p, inputs, p->scalar_inputs, outs, b0, len, regs, block * 8);
+    if (!stream) continue;
+    for (int32_t k = 0; k < p->n_outputs; k++) optic_stream_copy(ys[k] + b0 * es[k], outs[k], len * es[k]);
   }
 }
 
-static void run_blocks(const exec_step *s, const void *const *inputs, unsigned char *y, const exec_thread *th) {
-  size_t n = 1;
-  for (int32_t d = 0; d < s->type->shape.rank; d++) n *= (size_t)s->type->shape.dims[d];
+static void run_blocks(const exec_step *s, const void *const *inputs, unsigned char *const *ys, const exec_thread *th) {
+  size_t n = exec_fused_elems(s);
   size_t blocks = (n + EXEC_BLOCK - 1) / EXEC_BLOCK, blo, bhi;
   exec_share(blocks, th->t, th->nt, &blo, &bhi);
-  /* A call whose footprint outgrows the caches writes its result with
+  /* A call whose footprint outgrows the caches writes its results with
    * streaming stores from a register: no read-for-ownership of output lines
    * it overwrites (the kernels' policy, kernels/stream.h). */
   bool stream = exec_fused_streams(s);
   size_t hi = bhi * EXEC_BLOCK < n ? bhi * EXEC_BLOCK : n;
-  if (blo < bhi) exec_fused_range(s, inputs, y, blo * EXEC_BLOCK, hi, stream, true, EXEC_BLOCK, th->regs);
+  if (blo < bhi) exec_fused_range(s, inputs, ys, blo * EXEC_BLOCK, hi, stream, true, EXEC_BLOCK, th->regs);
   if (stream) optic_stream_fence();
 }

@@ -36,7 +36,9 @@ size_t exec_regs_bytes(const exec_bound *b) {
     const exec_seq *q = b->seqs[c];
     for (int32_t i = 0; q && i < q->n_steps; i++) {
       const exec_step *s = &q->steps[i];
-      size_t regs = s->prog ? (size_t)s->prog->n_regs + 1 : 0; /* + the streaming-store staging block */
+      /* + the streaming-store staging blocks: one per output of a loop fusion, else one */
+      size_t staging = s->prog && s->op == OPTIC_OP_FUSION && s->prog->n_outputs > 1 ? (size_t)s->prog->n_outputs : 1;
+      size_t regs = s->prog ? (size_t)s->prog->n_regs + staging : 0;
       if (s->op == OPTIC_OP_REDUCE || s->op == OPTIC_OP_REDUCE_WINDOW) regs += (size_t)s->n_operands + 1;
       size_t bytes = regs * EXEC_BLOCK * 8, work = exec_reduce_work_bytes(s);
       if (work > bytes) bytes = work;

@@ -337,8 +337,8 @@ optic_status exec_op_row_group(const exec_step *s, const exec_frame *f, const ex
         for (int32_t j = 0; j < m->n_operands; j++) inputs[j] = ref_ptr(&tf, &m->in[m->in_first[j]]);
         bool stream = m->out[0].kind != REF_TILE && exec_fused_streams(m);
         /* no prefetch: a tile's inputs are in cache (the tile buffer, or rows an earlier member just read) */
-        exec_fused_range(m, inputs, ref_ptr(&tf, &m->out[0]), r0 * m->rg_per_row, r1 * m->rg_per_row, stream, false,
-                         s->rg_block, th->regs);
+        unsigned char *y = ref_ptr(&tf, &m->out[0]);
+        exec_fused_range(m, inputs, &y, r0 * m->rg_per_row, r1 * m->rg_per_row, stream, false, s->rg_block, th->regs);
         streamed |= stream;
       }
     }

@@ -34,6 +34,12 @@ static double elements(const optic_type *t) {
   return n;
 }
 
+/* A loop fusion's domain: its array result's elements, or a tuple result's
+ * first leaf's (the runtime loops over tuples whose leaves agree). */
+static double loop_elements(const optic_type *t) {
+  return optic_type_is_tuple(t) && t->tuple_size > 0 ? elements(&t->elements[0]) : elements(t);
+}
+
 static bool half(optic_dtype d) { return d == OPTIC_F16 || d == OPTIC_BF16; }
 
 /* ns per element of a 16-bit float instruction: f16 when any of its arrays
@@ -236,13 +242,26 @@ static bool output_fusion_may_lower(const optic_module_t *m, optic_comp_id fused
   return true;
 }
 
+/* Whether the runtime runs tuple-result loop fusion `fused` (result t) as
+ * one block loop writing every leaf (exec/bind.c, bind_fusion): its root a
+ * tuple instruction of at most 64 array leaves of one element count. */
+static bool tuple_loop_lowers(const optic_module_t *m, optic_comp_id fused, const optic_type *t) {
+  if (t->tuple_size < 1 || t->tuple_size > 64) return false;
+  if (optic_node_opcode(m, optic_computation_root(m, fused)) != OPTIC_OP_TUPLE) return false;
+  for (int32_t k = 0; k < t->tuple_size; k++) {
+    const optic_type *e = &t->elements[k];
+    if (optic_type_is_tuple(e) || elements(e) != elements(&t->elements[0])) return false;
+  }
+  return true;
+}
+
 bool program_fusion_runs_as_sequence(const optic_module_t *m, optic_node_id id) {
   optic_node_attrs_t a;
   if (optic_node_opcode(m, id) != OPTIC_OP_FUSION || optic_node_attrs(m, id, &a) != OPTIC_OK) return false;
   const optic_type *t = optic_node_type(m, id);
   const optic_comp_id fused = optic_node_called(m, id, 0);
   const int32_t n = optic_node_operand_count(m, id);
-  if (optic_type_is_tuple(t)) return true;
+  if (optic_type_is_tuple(t)) return a.fusion.kind != OPTIC_FUSION_LOOP || n > 63 || !tuple_loop_lowers(m, fused, t);
   switch (a.fusion.kind) {
     case OPTIC_FUSION_LOOP: return n > 63;
     case OPTIC_FUSION_INPUT: return n > 63 || !input_fusion_lowers(m, fused);
@@ -592,7 +611,8 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
       }
       case OPTIC_FUSION_LOOP: /* the loop's bytes, then its gathered leaves and 16-bit work */
         return optic_machine_estimate_class_ns(m, cost, m->loop_bandwidth) +
-               fused_leaves_ns(m, p->module, fc) / split_share(elements(optic_node_type(p->module, id)), m->cores) +
+               fused_leaves_ns(m, p->module, fc) /
+                   split_share(loop_elements(optic_node_type(p->module, id)), m->cores) +
                class_work_ns(p, m, id, op);
       default: t = optic_machine_estimate_ns(m, cost); break;
     }
@@ -607,7 +627,9 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
 /* Elements an op touches (result + operands; reduce-window x 4), as the
  * runtime counts them for its by-size split rule. */
 static double touched_elements(const optic_module_t *m, optic_node_id id, optic_opcode op) {
-  double n = elements(optic_node_type(m, id));
+  const optic_type *t = optic_node_type(m, id);
+  double n = elements(t);
+  if (op == OPTIC_OP_FUSION && optic_type_is_tuple(t)) n = t->tuple_size * loop_elements(t); /* every leaf */
   for (int32_t i = 0; i < optic_node_operand_count(m, id); i++)
     n += elements(optic_node_type(m, optic_node_operand(m, id, i)));
   return op == OPTIC_OP_REDUCE_WINDOW ? 4 * n : n;

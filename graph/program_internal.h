@@ -57,7 +57,8 @@ optic_node_id program_fused_contraction(const optic_module_t *m, optic_comp_id c
 double program_fused_sequence_ns(const struct optic_program *p, optic_comp_id comp);
 /* Whether the runtime runs fusion id as a sequence of its fused
  * computation's instructions (exec/bind.c, bind_fusion), not as one loop,
- * reduction or contraction: a custom fusion, a tuple result, more operands
+ * reduction or contraction: a custom fusion, a tuple result (but for a loop
+ * fusion whose leaves are at most 64 arrays of one element count), more operands
  * than a block program takes, an input fusion that is not one reduction of
  * trailing dims on the f32 kernels, an output fusion without an f32
  * contraction of two f32 fusion parameters. Only where the runtime

@@ -55,6 +55,9 @@ static const char *const modules[] = {
     FUSION("  e0 = f32[64,32] exponential(p0)\n  n0 = f32[64,32] negate(p0)\n"
            "  ROOT r = (f32[64,32], f32[64,32]) tuple(e0, n0)\n",
            "kLoop", "(f32[64,32], f32[64,32])"),
+    FUSION("  e0 = f32[64,32] exponential(p0)\n  n0 = f32[32,32] negate(p1)\n"
+           "  ROOT r = (f32[64,32], f32[32,32]) tuple(e0, n0)\n",
+           "kLoop", "(f32[64,32], f32[32,32])"),
     FUSION("  e0 = f32[64,32] exponential(p0)\n  z = f32[] constant(0)\n"
            "  ROOT r = f32[64] reduce(e0, z), dimensions={1}, to_apply=add\n",
            "kInput", "f32[64]"),

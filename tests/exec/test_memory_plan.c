@@ -139,6 +139,15 @@ static const char ADD_2X2[] =
     "HloModule a\n\nENTRY main {\n  x = f32[2,2] parameter(0)\n"
     "  y = f32[2,2] parameter(1)\n  ROOT z = f32[2,2] add(x, y)\n}\n";
 
+/* A loop fusion writing three leaves in one block loop: a staging block
+ * (512 elements x 8 bytes) per leaf for its streaming stores. */
+static const char TUPLE_LOOP[] =
+    "HloModule t\n\nf {\n  p0 = f32[4096] parameter(0)\n  p1 = f32[4096] parameter(1)\n"
+    "  a = f32[4096] add(p0, p1)\n  n = f32[4096] negate(a)\n"
+    "  ROOT r = (f32[4096], f32[4096], f32[4096]) tuple(a, n, p0)\n}\n\n"
+    "ENTRY main {\n  x = f32[4096] parameter(0)\n  y = f32[4096] parameter(1)\n"
+    "  ROOT g = (f32[4096], f32[4096], f32[4096]) fusion(x, y), kind=kLoop, calls=f\n}\n";
+
 static void scratch_has_what_ops_need(void) {
   for (int32_t t = 1; t <= 2; t++) {
     optic_run_memory d = check_text("f16 dot", F16_DOT, t);
@@ -150,6 +159,9 @@ static void scratch_has_what_ops_need(void) {
     optic_run_memory s = check_text("sort", SORT, t);
     OT_CHECK(s.scratch_bytes >= 2 * 4096 * sizeof(int64_t), "sort: scratch %zu B, positions need %zu B",
              s.scratch_bytes, 2 * 4096 * sizeof(int64_t));
+    optic_run_memory l = check_text("tuple loop", TUPLE_LOOP, t);
+    OT_CHECK(l.regs_bytes >= (size_t)t * 3 * 4096, "tuple loop: registers %zu B, three staging blocks need %zu B",
+             l.regs_bytes, (size_t)t * 3 * 4096);
     optic_run_memory a = check_text("add 2x2", ADD_2X2, t);
     OT_CHECK(a.io_bytes == 48 && a.reserved_bytes >= 4096, "add 2x2: io %zu B (want 48), reserved %zu B", a.io_bytes,
              a.reserved_bytes);

@@ -1,5 +1,6 @@
 /* Fusions the runtime runs as a sequence of their fused instructions (a
- * custom fusion, a tuple result, an input fusion that is not one reduction
+ * custom fusion, a loop fusion whose tuple result's leaves differ in
+ * element count, an input fusion that is not one reduction
  * of trailing dims, an output fusion without an f32 contraction of two f32
  * parameters): the compiler schedules their computations, gives each fused
  * instruction its own estimate, and prices the fusion as those estimates
@@ -142,6 +143,11 @@ static const fusion_case kinds[] = {
      FUSION_TEXT("  e0 = f32[64,32] exponential(p0)\n  n0 = f32[64,32] negate(p0)\n"
                  "  ROOT r = (f32[64,32], f32[64,32]) tuple(e0, n0)\n",
                  "kLoop", "(f32[64,32], f32[64,32])"),
+     "e0", false},
+    {"loop with tuple leaves of two sizes",
+     FUSION_TEXT("  e0 = f32[64,32] exponential(p0)\n  n0 = f32[32,32] negate(p1)\n"
+                 "  ROOT r = (f32[64,32], f32[32,32]) tuple(e0, n0)\n",
+                 "kLoop", "(f32[64,32], f32[32,32])"),
      "e0", true},
     {"input: a sum of the minor dim",
      FUSION_TEXT("  e0 = f32[64,32] exponential(p0)\n  z = f32[] constant(0)\n"
@@ -241,8 +247,47 @@ static void while_copies_its_initial_state(void) {
   optic_program_destroy(b);
 }
 
+/* Three leaves of 1000 elements, one bf16 (its convert is 16-bit work), from
+ * x, y and a scalar broadcast. */
+static const char *const tuple_loop =
+    "HloModule t\n"
+    "f {\n  p0 = f32[1000] parameter(0)\n  p1 = f32[1000] parameter(1)\n  p2 = f32[] parameter(2)\n"
+    "  b = f32[1000] broadcast(p2), dimensions={}\n  m = f32[1000] multiply(p0, b)\n"
+    "  a = f32[1000] add(m, p1)\n  n = f32[1000] subtract(p0, a)\n  h = bf16[1000] convert(a)\n"
+    "  ROOT r = (f32[1000], f32[1000], bf16[1000]) tuple(a, n, h)\n}\n"
+    "ENTRY e {\n  x = f32[1000] parameter(0)\n  y = f32[1000] parameter(1)\n  s = f32[] parameter(2)\n"
+    "  ROOT g = (f32[1000], f32[1000], bf16[1000]) fusion(x, y, s), kind=kLoop, calls=f\n}\n";
+
+/* A loop fusion with a tuple result of leaves of one size runs as one
+ * block loop: its estimate is the loop rule's (its bytes at loop_bandwidth
+ * and its 16-bit work, on one core here), not its instructions' sum. */
+static void tuple_loop_is_one_loop(void) {
+  double est[2] = {-1, -1};
+  for (int k = 0; k < 2; k++) {
+    optic_machine mc = toy(1);
+    mc.loop_bandwidth = 2e9;
+    if (k) mc.convert_to_bf16_ns = 0.25;
+    optic_program_t *p = compile_text(tuple_loop, &mc);
+    if (!p) continue;
+    const optic_module_t *m = optic_program_module(p);
+    optic_node_id g = named(p, "g");
+    optic_cost c;
+    OT_EXPECT_OK(optic_node_cost(m, g, &c));
+    OT_CHECK(optic_program_schedule(p, optic_node_called(m, g, 0)) == NULL && est_of(p, "a") < 0,
+             "the tuple loop fusion's computation is not scheduled");
+    est[k] = est_of(p, "g");
+    double rule = optic_machine_estimate_class_ns(&mc, &c, mc.loop_bandwidth);
+    if (!k)
+      OT_CHECK(near(est[k], rule), "tuple loop fusion %g ns, the loop rule %g (%g bytes)", est[k], rule,
+               c.bytes_accessed);
+    optic_program_destroy(p);
+  }
+  OT_CHECK(near(est[1] - est[0], 1000 * 0.25), "the bf16 convert adds its 250 ns: %g vs %g", est[1], est[0]);
+}
+
 static const ot_case cases[] = {
     {"custom_fusion_is_its_instructions", custom_fusion_is_its_instructions},
+    {"tuple_loop_is_one_loop", tuple_loop_is_one_loop},
     {"sequence_by_kind", sequence_by_kind},
     {"while_copies_its_initial_state", while_copies_its_initial_state},
 };
