@@ -18,25 +18,10 @@
 
 #include "tests/exec/exec_util.h"
 #include "tests/harness.h"
+#include "tests/toy_machine.h"
 
-/* Per core: 1 flop/ns, 4 bytes/ns in a 1 MiB cache; 10 ns per op, 50 ns a
- * barrier. */
-static optic_machine toy(int32_t cores) {
-  optic_machine m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "toy");
-  m.peak_flops = 1e9 * cores;
-  m.peak_transcendentals = 1e9 * cores;
-  m.dram_bandwidth = 1e9 * cores;
-  m.core_dram_bandwidth = 1e9;
-  m.cache_bandwidth = 4e9 * cores;
-  m.cache_bytes = 1 << 20;
-  m.op_overhead_ns = 10;
-  m.sync_ns = 50;
-  m.cores = cores;
-  snprintf(m.source, sizeof m.source, "test machine");
-  return m;
-}
+/* tests/toy_machine.h on `cores` cores. */
+static optic_machine toy(int32_t cores) { return ot_toy_machine(cores); }
 
 static bool near(double a, double b) { return fabs(a - b) <= 1e-9 * fabs(b) + 1e-6; }
 

@@ -22,22 +22,10 @@
 #include "kernels/dot.h"
 #include "kernels/dot_bf16.h"
 #include "tests/harness.h"
+#include "tests/toy_machine.h"
 
-/* 1 flop/ns, 4 bytes/ns in a 1 MiB cache, 10 ns per op, one core. */
-static optic_machine toy(void) {
-  optic_machine m;
-  memset(&m, 0, sizeof m);
-  snprintf(m.name, sizeof m.name, "toy");
-  m.peak_flops = 1e9;
-  m.peak_transcendentals = 1e9;
-  m.dram_bandwidth = 1e9;
-  m.cache_bandwidth = 4e9;
-  m.cache_bytes = 1 << 20;
-  m.op_overhead_ns = 10;
-  m.cores = 1;
-  snprintf(m.source, sizeof m.source, "test machine");
-  return m;
-}
+/* tests/toy_machine.h on one core. */
+static optic_machine toy(void) { return ot_toy_machine(1); }
 
 static bool near(double a, double b) { return fabs(a - b) <= 1e-9 * fabs(b) + 1e-9; }
 
