@@ -73,6 +73,10 @@ optic_status calib_measure_paths(const calib_ops_plan *plan, calib_classes *out)
 /* The format-8 small-op fixed costs into out (tools/calibrate_small.c). */
 optic_status calib_measure_small(const calib_ops_plan *plan, calib_classes *out);
 
+/* The fastest trial's ns per run of HLO text beyond plan->tiny_ns (the
+ * one-add program's), 0 when not above it (tools/calibrate_paths.c). */
+optic_status calib_beyond_tiny(const calib_ops_plan *plan, const char *text, double *ns);
+
 /* Called with the compiled program before it is timed. */
 typedef optic_status (*calib_inspect_fn)(const optic_program_t *p, void *arg);
 /* Median ns per run of HLO text's program compiled for and run on one

@@ -73,8 +73,7 @@ static const char *const hlo_gather_elements =
   "[4] reduce(x, z), dimensions={1}, to_apply=r\n" \
   "}\n"
 
-/* The fastest trial's ns per run of text beyond the one-add program's. */
-static optic_status beyond_tiny(const calib_ops_plan *plan, const char *text, double *ns) {
+optic_status calib_beyond_tiny(const calib_ops_plan *plan, const char *text, double *ns) {
   double t = 0;
   optic_status st = calib_best_program(text, plan->trials, plan->target_ns, NULL, NULL, &t);
   *ns = st == OPTIC_OK && t > plan->tiny_ns ? t - plan->tiny_ns : 0;
@@ -83,8 +82,8 @@ static optic_status beyond_tiny(const calib_ops_plan *plan, const char *text, do
 
 static optic_status measure_gather(const calib_ops_plan *plan, calib_classes *out) {
   double rows = 0, each = 0;
-  optic_status st = beyond_tiny(plan, hlo_gather_rows, &rows);
-  if (st == OPTIC_OK) st = beyond_tiny(plan, hlo_gather_elements, &each);
+  optic_status st = calib_beyond_tiny(plan, hlo_gather_rows, &rows);
+  if (st == OPTIC_OK) st = calib_beyond_tiny(plan, hlo_gather_elements, &each);
   if (st != OPTIC_OK || !(each > rows) || !(rows > 0)) return st;
   /* rows = 256 runs + 16384 elements, each = 16384 runs (+ elements, in them) */
   out->gather_run_ns = (each - rows) / (16384.0 - 256.0);
@@ -96,20 +95,20 @@ static optic_status measure_gather(const calib_ops_plan *plan, calib_classes *ou
 optic_status calib_measure_paths(const calib_ops_plan *plan, calib_classes *out) {
   optic_status st = measure_gather(plan, out);
   double ns = 0;
-  if (st == OPTIC_OK) st = beyond_tiny(plan, TOPK(8), &ns);
+  if (st == OPTIC_OK) st = calib_beyond_tiny(plan, TOPK(8), &ns);
   if (st == OPTIC_OK) out->topk_select_element_ns = ns / 32768.0;
-  if (st == OPTIC_OK) st = beyond_tiny(plan, TOPK(128), &ns);
+  if (st == OPTIC_OK) st = calib_beyond_tiny(plan, TOPK(128), &ns);
   if (st == OPTIC_OK && ns > 0) out->topk_compare_ns = ns / (32768.0 * 15);
   const char *const converts[4] = {CONVERT("bf16", "f32"), CONVERT("f16", "f32"), CONVERT("f32", "bf16"),
                                    CONVERT("f32", "f16")};
   for (int i = 0; i < 4 && st == OPTIC_OK; i++) {
-    st = beyond_tiny(plan, converts[i], &ns);
+    st = calib_beyond_tiny(plan, converts[i], &ns);
     out->convert_ns[i] = ns / 65536.0;
   }
   const char *const folds[4] = {FOLD("bf16", "add"), FOLD("f16", "add"), FOLD("bf16", "maximum"),
                                 FOLD("f16", "maximum")};
   for (int i = 0; i < 4 && st == OPTIC_OK; i++) {
-    st = beyond_tiny(plan, folds[i], &ns);
+    st = calib_beyond_tiny(plan, folds[i], &ns);
     out->fold_ns[i] = ns / 65536.0;
   }
   return st;

@@ -37,19 +37,11 @@
   "}, to_apply=add\n"                                       \
   "}\n"
 
-/* The fastest trial's ns per run of text beyond the one-add program's. */
-static optic_status beyond_tiny(const calib_ops_plan *plan, const char *text, double *ns) {
-  double t = 0;
-  optic_status st = calib_best_program(text, plan->trials, plan->target_ns, NULL, NULL, &t);
-  *ns = st == OPTIC_OK && t > plan->tiny_ns ? t - plan->tiny_ns : 0;
-  return st;
-}
-
 /* (many - few) / (units of many - units of few), 0 when not positive. */
 static optic_status per_unit(const calib_ops_plan *plan, const char *many, const char *few, double units, double *out) {
   double a = 0, b = 0;
-  optic_status st = beyond_tiny(plan, many, &a);
-  if (st == OPTIC_OK) st = beyond_tiny(plan, few, &b);
+  optic_status st = calib_beyond_tiny(plan, many, &a);
+  if (st == OPTIC_OK) st = calib_beyond_tiny(plan, few, &b);
   *out = st == OPTIC_OK && a > b ? (a - b) / units : 0;
   return st;
 }
