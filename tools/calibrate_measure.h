@@ -8,6 +8,7 @@
 
 #include <optic/compile.h>
 #include <optic/core.h>
+#include <optic/optim.h>
 #include <stdio.h>
 
 /* One figure on 1 thread ([0]) and on all threads ([1]). */
@@ -73,6 +74,11 @@ optic_status calib_measure_paths(const calib_ops_plan *plan, calib_classes *out)
 /* The format-8 small-op fixed costs into out (tools/calibrate_small.c). */
 optic_status calib_measure_small(const calib_ops_plan *plan, calib_classes *out);
 
+/* The format-9 optimizer figures (tools/calibrate_optim.c): one core's ns
+ * per element of each kind's fused step, element_ns[OPTIC_OPTIM_KIND_COUNT_]
+ * indexed by optic_optim_kind (0 when the larger tensor was not slower). */
+optic_status calib_measure_optim(const calib_ops_plan *plan, double *element_ns);
+
 /* Called with the compiled program before it is timed. */
 typedef optic_status (*calib_inspect_fn)(const optic_program_t *p, void *arg);
 /* Median ns per run of HLO text's program compiled for and run on one
@@ -115,6 +121,7 @@ typedef struct calib_result {
   calib_beyond beyond;              /* GEMM efficiency, hash, disk, barrier */
   calib_classes classes;            /* run overhead and op classes */
   calib_conv conv;                  /* convolution classes and the dot call */
+  double optim_element_ns[OPTIC_OPTIM_KIND_COUNT_]; /* format 9: ns per element of each kind's step, one core */
   double seconds;                   /* wall time of the whole calibration */
 } calib_result;
 
