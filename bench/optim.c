@@ -10,7 +10,6 @@
  * Benchmark-only code. */
 #include <optic/optim.h>
 
-
 #include "bench/bench_util.h"
 #include "bench/cpu_path.h"
 #include "bench/elementwise.h"

@@ -121,8 +121,9 @@ typedef struct calib_result {
   calib_beyond beyond;              /* GEMM efficiency, hash, disk, barrier */
   calib_classes classes;            /* run overhead and op classes */
   calib_conv conv;                  /* convolution classes and the dot call */
-  double optim_element_ns[OPTIC_OPTIM_KIND_COUNT_]; /* format 9: ns per element of each kind's step, one core */
   double seconds;                   /* wall time of the whole calibration */
+  /* format 9: ns per element of each kind's step, one core (optic_optim_kind order) */
+  double optim_element_ns[OPTIC_OPTIM_KIND_COUNT_];
 } calib_result;
 
 /* quick: fewer, shorter trials (about 1 s on a quiet machine) and a

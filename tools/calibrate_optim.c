@@ -31,8 +31,8 @@ static optic_status run_steps(void *arg, uint64_t runs) {
 /* The kind's defaults: PyTorch's where it has the kind, optax's otherwise. */
 static optic_status kind_hparams(optic_optim_kind kind, optic_optim_hparams *h) {
   const bool torch = kind != OPTIC_OPTIM_KIND_LAMB && kind != OPTIC_OPTIM_KIND_LION;
-  optic_status st = optic_optim_hparams_default(
-      kind, torch ? OPTIC_OPTIM_CONVENTION_PYTORCH : OPTIC_OPTIM_CONVENTION_OPTAX, h);
+  optic_status st =
+      optic_optim_hparams_default(kind, torch ? OPTIC_OPTIM_CONVENTION_PYTORCH : OPTIC_OPTIM_CONVENTION_OPTAX, h);
   if (kind == OPTIC_OPTIM_KIND_SGD) h->momentum = 0.9;
   return st;
 }

@@ -163,10 +163,9 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  dot_efficiency        %.3g of peak_flops, %.3g ns/element, %.3g ns/call, %.3g ns/packed element\n",
           m->dot_efficiency, m->dot_element_ns, m->dot_call_ns, m->dot_pack_element_ns);
   print_grid_range(out, "dot_grid_efficiency", m->dot_grid_efficiency);
-  const double e[OPTIC_OPTIM_KIND_COUNT_] = {m->optim_sgd_element_ns,     m->optim_adam_element_ns,
-                                            m->optim_adamw_element_ns,   m->optim_rmsprop_element_ns,
-                                            m->optim_adagrad_element_ns, m->optim_lamb_element_ns,
-                                            m->optim_lion_element_ns};
+  const double e[OPTIC_OPTIM_KIND_COUNT_] = {
+      m->optim_sgd_element_ns,     m->optim_adam_element_ns, m->optim_adamw_element_ns, m->optim_rmsprop_element_ns,
+      m->optim_adagrad_element_ns, m->optim_lamb_element_ns, m->optim_lion_element_ns};
   print_optim(out, "optim_<kind>_element_ns", e);
   fprintf(out, "  cores                 %d\n", (int)m->cores);
   fprintf(out, "  source                %s\n", m->source);

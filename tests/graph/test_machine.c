@@ -766,7 +766,7 @@ static void optim_steps_format9(void) {
   static const struct {
     const char *key;
     size_t offset;
-  } figs[] = {F9(optim_sgd_element_ns),     F9(optim_adam_element_ns), F9(optim_adamw_element_ns),
+  } figs[] = {F9(optim_sgd_element_ns),     F9(optim_adam_element_ns),    F9(optim_adamw_element_ns),
               F9(optim_rmsprop_element_ns), F9(optim_adagrad_element_ns), F9(optim_lamb_element_ns),
               F9(optim_lion_element_ns)};
 #undef F9
@@ -790,8 +790,7 @@ static void optim_steps_format9(void) {
   write_file(path, text);
   OT_EXPECT_OK(optic_machine_load(path, &m));
   for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
-    OT_CHECK(figure(&m, figs[i].offset) == 0.125 + 0.25 * (double)i, "%s: %g", figs[i].key,
-             figure(&m, figs[i].offset));
+    OT_CHECK(figure(&m, figs[i].offset) == 0.125 + 0.25 * (double)i, "%s: %g", figs[i].key, figure(&m, figs[i].offset));
   OT_EXPECT_OK(optic_machine_save(&m, path));
   OT_EXPECT_OK(optic_machine_load(path, &r));
   OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-9 figures");

@@ -31,7 +31,7 @@ static optic_machine two_cores(double element_ns) {
   m.cores = 2;
   m.sync_ns = 300;
   m.cpu_clock_ns = 40;
-  double *e[] = {&m.optim_sgd_element_ns,     &m.optim_adam_element_ns, &m.optim_adamw_element_ns,
+  double *e[] = {&m.optim_sgd_element_ns,     &m.optim_adam_element_ns,    &m.optim_adamw_element_ns,
                  &m.optim_rmsprop_element_ns, &m.optim_adagrad_element_ns, &m.optim_lamb_element_ns,
                  &m.optim_lion_element_ns};
   for (size_t k = 0; k < sizeof e / sizeof e[0]; k++) *e[k] = element_ns * (1.0 + 0.125 * (double)k);
@@ -40,7 +40,7 @@ static optic_machine two_cores(double element_ns) {
 
 /* The documented rule on two_cores's figures. */
 static double expected(const optic_machine *m, int kind, double n, double bytes, int threads, bool profiled) {
-  const double element[] = {m->optim_sgd_element_ns,     m->optim_adam_element_ns, m->optim_adamw_element_ns,
+  const double element[] = {m->optim_sgd_element_ns,     m->optim_adam_element_ns,    m->optim_adamw_element_ns,
                             m->optim_rmsprop_element_ns, m->optim_adagrad_element_ns, m->optim_lamb_element_ns,
                             m->optim_lion_element_ns};
   const double blocks = ceil(n / BLOCK);
@@ -67,11 +67,10 @@ static void matches_rule(void) {
           for (int prof = 0; prof <= 1; prof++) {
             const double n = (double)sizes[si], bytes = 28 * n, want = expected(&m, kind, n, bytes, threads, prof);
             double got = -1;
-            OT_EXPECT_OK(optic_optim_step_estimate_ns(&m, (optic_optim_kind)kind, sizes[si], bytes, threads, prof,
-                                                      &got));
+            OT_EXPECT_OK(
+                optic_optim_step_estimate_ns(&m, (optic_optim_kind)kind, sizes[si], bytes, threads, prof, &got));
             OT_CHECK(fabs(got - want) <= 1e-9 * want, "figure %g n %zu %s threads %d profiled %d: %.9g, rule %.9g",
-                     figures[fi], sizes[si], optic_optim_kind_name((optic_optim_kind)kind), threads, prof, got,
-                     want);
+                     figures[fi], sizes[si], optic_optim_kind_name((optic_optim_kind)kind), threads, prof, got, want);
           }
         }
       }
