@@ -1,5 +1,5 @@
 /* The time estimate of one fused optimizer step (optic_optim_step_estimate_ns):
- * the step's threading rule (optim/step.c) on the machine model, each pass
+ * the step's threading rule (optim/step.c) on the machine model, the update
  * bound by its bytes or by the kind's per-element arithmetic. Pure: reads
  * the machine it is given, never the host's. */
 #include <math.h>
