@@ -45,7 +45,7 @@ static optic_status time_kind(const calib_ops_plan *plan, optic_optim_kind kind,
   }
   optic_optim_options o = optic_optim_options_default();
   o.threads = 1;
-  optim_run r = {NULL};
+  optim_run r = {.opt = NULL};
   int64_t dim = (int64_t)n;
   optic_shape shape;
   optic_optim_hparams h;
