@@ -814,8 +814,10 @@ static void optim_steps_format9(void) {
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
 }
 
-/* A grid whose entry at indices (i, j, l) is distinct per point and in (0, 1]. */
-static double grid_value(int i, int j, int l) { return 0.05 + 0.02 * i + 0.03 * j + 0.05 * l + 0.001 * (i * j); }
+/* A grid whose entry at indices (i, j, l) is distinct per point and in (0, 1]:
+ * a multiple of 1/256, exact in binary, so no compiler's contraction of the
+ * arithmetic into fused multiply-adds can make two evaluations differ. */
+static double grid_value(int i, int j, int l) { return (double)(1 + i + 6 * j + 36 * l) / 256.0; }
 
 static void fill_grid(optic_machine *m) {
   for (int i = 0; i < OPTIC_DOT_GRID_AXIS; i++)
