@@ -10,8 +10,6 @@
  * Benchmark-only code. */
 #include <optic/optim.h>
 
-#include <math.h>
-
 #include "bench/bench_util.h"
 #include "bench/cpu_path.h"
 #include "bench/elementwise.h"
@@ -52,22 +50,17 @@ static void report_state_memory(optic_bench_state *st, const optic_optim_t *opt,
   optic_bench_counter(st, "maxrss_delta_bytes", now > rss0 ? now - rss0 : 0, OPTIC_BENCH_COUNTER_PLAIN);
 }
 
-/* Elements per work block of a step (docs/optim.md: fixed blocks of 65536;
- * a step runs on at most one thread per block). */
-#define STEP_BLOCK_ELEMENTS 65536.0
-
 /* The estimate of one profiled step of n parameters asked to run on
- * `threads`: one fused update op on the roofline of the threads it runs on
- * (one per block at most; its real bytes per element, as the compiled step's
- * update counts them) with the op's dispatch cost, one barrier when it runs
- * on more than one thread, and the profile's two reads of each thread's
- * CPU-time clock (cpu_clock_ns, in parallel across threads). 0 without a model. */
-static double step_estimate_ns(size_t n, int threads, const optic_cost *cost) {
-  const double blocks = ceil((double)n / STEP_BLOCK_ELEMENTS);
-  const int used = (double)threads > blocks ? (int)(blocks > 1 ? blocks : 1) : threads;
-  optic_machine mt;
-  if (!bench_machine(used, &mt)) return 0;
-  return optic_machine_estimate_ns(&mt, cost) + (used > 1 ? mt.sync_ns : 0) + 2.0 * mt.cpu_clock_ns;
+ * `threads`: the library's own step estimate (optic_optim_step_estimate_ns:
+ * one fused update on the threads it runs on, bound by its real bytes, as
+ * the compiled step's update counts them, or by the kind's per-element
+ * arithmetic, with its dispatch, barrier and clock reads). 0 without a model. */
+static double step_estimate_ns(const step_case *c, size_t n, int threads, double bytes) {
+  optic_machine m;
+  double ns = 0;
+  if (!bench_machine(0, &m) || optic_optim_step_estimate_ns(&m, c->kind, n, bytes, threads, true, &ns) != OPTIC_OK)
+    return 0;
+  return ns;
 }
 
 static void run_step(optic_bench_state *st, void *user) {
@@ -124,7 +117,7 @@ static void run_step(optic_bench_state *st, void *user) {
   optic_bench_set_items_processed(st, (int64_t)n * optic_bench_iterations(st));
   optic_bench_counter(st, "omp_threads", (double)threads, OPTIC_BENCH_COUNTER_PLAIN);
   const optic_cost cost = {0, 0, bytes};
-  bench_report_estimate(st, step_estimate_ns(n, threads, &cost), &cost);
+  bench_report_estimate(st, step_estimate_ns(c, n, threads, bytes), &cost);
 }
 
 /* The same step through the step engine (optic_step_engine_step, 1 core,

@@ -269,6 +269,13 @@ static const struct {
     {"batch_norm_training_element_ns", offsetof(optic_machine, batch_norm_training_element_ns), true},
     {"batch_norm_inference_element_ns", offsetof(optic_machine, batch_norm_inference_element_ns), true},
     {"batch_norm_grad_element_ns", offsetof(optic_machine, batch_norm_grad_element_ns), true},
+    {"optim_sgd_element_ns", offsetof(optic_machine, optim_sgd_element_ns), true},
+    {"optim_adam_element_ns", offsetof(optic_machine, optim_adam_element_ns), true},
+    {"optim_adamw_element_ns", offsetof(optic_machine, optim_adamw_element_ns), true},
+    {"optim_rmsprop_element_ns", offsetof(optic_machine, optim_rmsprop_element_ns), true},
+    {"optim_adagrad_element_ns", offsetof(optic_machine, optim_adagrad_element_ns), true},
+    {"optim_lamb_element_ns", offsetof(optic_machine, optim_lamb_element_ns), true},
+    {"optim_lion_element_ns", offsetof(optic_machine, optim_lion_element_ns), true},
 };
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");

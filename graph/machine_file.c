@@ -122,6 +122,14 @@ static const field fields[] = {
     {"batch_norm_training_element_ns", offsetof(optic_machine, batch_norm_training_element_ns), F_DOUBLE, false},
     {"batch_norm_inference_element_ns", offsetof(optic_machine, batch_norm_inference_element_ns), F_DOUBLE, false},
     {"batch_norm_grad_element_ns", offsetof(optic_machine, batch_norm_grad_element_ns), F_DOUBLE, false},
+    /* Format 9 (optional: format <= 8 files load with 0, "not known": optimizer steps by their bytes). */
+    {"optim_sgd_element_ns", offsetof(optic_machine, optim_sgd_element_ns), F_DOUBLE, false},
+    {"optim_adam_element_ns", offsetof(optic_machine, optim_adam_element_ns), F_DOUBLE, false},
+    {"optim_adamw_element_ns", offsetof(optic_machine, optim_adamw_element_ns), F_DOUBLE, false},
+    {"optim_rmsprop_element_ns", offsetof(optic_machine, optim_rmsprop_element_ns), F_DOUBLE, false},
+    {"optim_adagrad_element_ns", offsetof(optic_machine, optim_adagrad_element_ns), F_DOUBLE, false},
+    {"optim_lamb_element_ns", offsetof(optic_machine, optim_lamb_element_ns), F_DOUBLE, false},
+    {"optim_lion_element_ns", offsetof(optic_machine, optim_lion_element_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 
@@ -165,7 +173,10 @@ static optic_status store_field(const source *src, const field *f, const optic_j
       copy_string(dst, f->kind == F_NAME ? OPTIC_MACHINE_NAME_MAX : OPTIC_MACHINE_SOURCE_MAX, v->string);
       return OPTIC_OK;
     case F_DOUBLE:
-      if (v->kind != OPTIC_JV_NUMBER) return corrupt_at(src, v->offset, "expected a number");
+      if (v->kind != OPTIC_JV_NUMBER) {
+        snprintf(msg, sizeof msg, "\"%s\": expected a number", f->key);
+        return corrupt_at(src, v->offset, msg);
+      }
       memcpy(dst, &v->number, sizeof v->number);
       return OPTIC_OK;
     case F_INT: {

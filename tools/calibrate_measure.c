@@ -249,6 +249,7 @@ optic_status calib_measure(bool quick, calib_result *out) {
   calib_ops_plan ops = {plan.trials, plan.target_ns, out->classes.run_overhead_ns + out->op_overhead_ns.one,
                         out->op_overhead_ns.one};
   if ((st = calib_measure_conv(&ops, out->fma[optic_isa_selected()].one, &out->conv)) != OPTIC_OK) return st;
+  if ((st = calib_measure_optim(&ops, out->optim_element_ns)) != OPTIC_OK) return st;
   out->seconds = (double)(optic_now_ns() - t0) * 1e-9;
   return OPTIC_OK;
 }
@@ -290,6 +291,18 @@ static void classes_to_machine(const calib_classes *c, int threads, optic_machin
   m->batch_norm_training_element_ns = c->batch_norm_element_ns[0];
   m->batch_norm_inference_element_ns = c->batch_norm_element_ns[1];
   m->batch_norm_grad_element_ns = c->batch_norm_element_ns[2];
+}
+
+/* The format-9 optimizer figures into m (one core's ns per element). */
+static void optim_to_machine(const calib_result *r, optic_machine *m) {
+  const double *e = r->optim_element_ns;
+  m->optim_sgd_element_ns = e[OPTIC_OPTIM_KIND_SGD];
+  m->optim_adam_element_ns = e[OPTIC_OPTIM_KIND_ADAM];
+  m->optim_adamw_element_ns = e[OPTIC_OPTIM_KIND_ADAMW];
+  m->optim_rmsprop_element_ns = e[OPTIC_OPTIM_KIND_RMSPROP];
+  m->optim_adagrad_element_ns = e[OPTIC_OPTIM_KIND_ADAGRAD];
+  m->optim_lamb_element_ns = e[OPTIC_OPTIM_KIND_LAMB];
+  m->optim_lion_element_ns = e[OPTIC_OPTIM_KIND_LION];
 }
 
 /* The convolution classes, the dot figures and the dot grid into m (after
@@ -344,6 +357,7 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->cpu_clock_ns = r->beyond.clock_ns;
   classes_to_machine(&r->classes, r->threads, m);
   contractions_to_machine(r, isa, m);
+  optim_to_machine(r, m);
   char when[32] = "unknown time";
   time_t now = time(NULL);
   struct tm tm;

@@ -8,6 +8,7 @@
 
 #include <optic/compile.h>
 #include <optic/core.h>
+#include <optic/optim.h>
 #include <stdio.h>
 
 /* One figure on 1 thread ([0]) and on all threads ([1]). */
@@ -77,6 +78,11 @@ optic_status calib_measure_small(const calib_ops_plan *plan, calib_classes *out)
  * one-add program's), 0 when not above it (tools/calibrate_paths.c). */
 optic_status calib_beyond_tiny(const calib_ops_plan *plan, const char *text, double *ns);
 
+/* The format-9 optimizer figures (tools/calibrate_optim.c): one core's ns
+ * per element of each kind's fused step, element_ns[OPTIC_OPTIM_KIND_COUNT_]
+ * indexed by optic_optim_kind (0 when the larger tensor was not slower). */
+optic_status calib_measure_optim(const calib_ops_plan *plan, double *element_ns);
+
 /* Called with the compiled program before it is timed. */
 typedef optic_status (*calib_inspect_fn)(const optic_program_t *p, void *arg);
 /* Median ns per run of HLO text's program compiled for and run on one
@@ -120,6 +126,8 @@ typedef struct calib_result {
   calib_classes classes;            /* run overhead and op classes */
   calib_conv conv;                  /* convolution classes and the dot call */
   double seconds;                   /* wall time of the whole calibration */
+  /* format 9: ns per element of each kind's step, one core (optic_optim_kind order) */
+  double optim_element_ns[OPTIC_OPTIM_KIND_COUNT_];
 } calib_result;
 
 /* quick: fewer, shorter trials (about 1 s on a quiet machine) and a

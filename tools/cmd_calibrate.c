@@ -48,6 +48,14 @@ static void print_grid_range(FILE *out, const char *what, const double *grid) {
           OPTIC_DOT_GRID_POINTS);
 }
 
+/* One line: each optimizer kind's ns per element (indexed by optic_optim_kind). */
+static void print_optim(FILE *out, const char *label, const double *element_ns) {
+  fprintf(out, "  %-34s", label);
+  for (int k = 0; k < OPTIC_OPTIM_KIND_COUNT_; k++)
+    fprintf(out, " %s %.3g", optic_optim_kind_name((optic_optim_kind)k), element_ns[k]);
+  fprintf(out, "\n");
+}
+
 static void print_result(FILE *out, const calib_result *r) {
   char label[64];
   fprintf(out, "measured (best of trials)              1 thread %3d threads\n", r->threads);
@@ -106,6 +114,7 @@ static void print_result(FILE *out, const calib_result *r) {
   fprintf(out, "  %-34s %10.3f %10s  of peak, %.3g ns/element, %.3g ns/call, %.3g ns/packed\n", "dot (8 shapes)",
           r->conv.dot_efficiency, "-", r->conv.dot_element_ns, r->conv.dot_call_ns, r->conv.dot_pack_element_ns);
   print_grid_range(out, "dot grid (format 7)", r->conv.dot_grid);
+  print_optim(out, "optimizer step, ns/element (1 core)", r->optim_element_ns);
   fprintf(out, "  %-34s %10.2f %10s  s\n", "dot grid time", r->conv.dot_grid_seconds, "-");
   fprintf(out, "  (%.1f s)\n", r->seconds);
 }
@@ -154,6 +163,10 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  dot_efficiency        %.3g of peak_flops, %.3g ns/element, %.3g ns/call, %.3g ns/packed element\n",
           m->dot_efficiency, m->dot_element_ns, m->dot_call_ns, m->dot_pack_element_ns);
   print_grid_range(out, "dot_grid_efficiency", m->dot_grid_efficiency);
+  const double e[OPTIC_OPTIM_KIND_COUNT_] = {
+      m->optim_sgd_element_ns,     m->optim_adam_element_ns, m->optim_adamw_element_ns, m->optim_rmsprop_element_ns,
+      m->optim_adagrad_element_ns, m->optim_lamb_element_ns, m->optim_lion_element_ns};
+  print_optim(out, "optim_<kind>_element_ns", e);
   fprintf(out, "  cores                 %d\n", (int)m->cores);
   fprintf(out, "  source                %s\n", m->source);
 }

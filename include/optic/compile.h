@@ -172,6 +172,19 @@ typedef struct optic_machine {
   double batch_norm_training_element_ns;  /* batch-norm-training: per element of the operand */
   double batch_norm_inference_element_ns; /* batch-norm-inference: per element of the operand */
   double batch_norm_grad_element_ns;      /* batch-norm-grad: per element of the operand */
+  /* Format 9: a fused optimizer step's own arithmetic, ns per parameter
+   * element on ONE core (not scaled by threads) with the kind's library
+   * defaults, measured on cache-resident buffers. A step takes the larger
+   * of its bytes at the roofline and elements x this figure / threads
+   * (optic_optim_step_estimate_ns). 0: not known, bytes only.
+   * docs/cost-model.md, "Optimizer steps". */
+  double optim_sgd_element_ns;     /* SGD with momentum */
+  double optim_adam_element_ns;    /* Adam */
+  double optim_adamw_element_ns;   /* AdamW */
+  double optim_rmsprop_element_ns; /* RMSprop */
+  double optim_adagrad_element_ns; /* Adagrad */
+  double optim_lamb_element_ns;    /* LAMB: both passes */
+  double optim_lion_element_ns;    /* Lion */
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -183,9 +196,10 @@ typedef struct optic_machine {
  * reduce_fold_f16_minmax_ns, which load as 0: the format-4 rules) and format-5 files (before cpu_clock_ns, which
  * loads as 0: a profiled step's clock reads not counted), format-6 files (before dot_grid_efficiency, which
  * loads as all 0: the single dot_efficiency) and files of formats 6 and 7 (before reduce_cols_call_ns ...
- * batch_norm_grad_element_ns, which load as 0: no small-op fixed costs); a file of a newer format fails to load
- * with CORRUPT naming the versions. */
-#define OPTIC_MACHINE_FORMAT 8
+ * batch_norm_grad_element_ns, which load as 0: no small-op fixed costs) and format-8 files (before
+ * optim_sgd_element_ns ... optim_lion_element_ns, which load as 0: optimizer steps priced by their bytes alone);
+ * a file of a newer format fails to load with CORRUPT naming the versions. */
+#define OPTIC_MACHINE_FORMAT 9
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",

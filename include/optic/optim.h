@@ -242,6 +242,25 @@ typedef struct optic_optim_step_report {
 OPTIC_API optic_status optic_optim_step(optic_optim_t *opt, const optic_tensor *params, const optic_tensor *grads,
                                         size_t count, optic_optim_step_report *report);
 
+/* Estimated time in ns of one step's fused update of n f32 parameters of
+ * `kind` (one group, no clipping, no non-finite check) asked to run on
+ * `threads` threads, on machine m (the all-core model, e.g.
+ * optic_machine_host): the step runs on at most one thread per 65536-element
+ * block (docs/optim.md), `used` threads (at most m's cores). The update takes the larger of
+ * `bytes` (its real bytes, e.g. 28 per element for Adam) at the roofline of
+ * `used` threads and the largest thread's share of elements x the kind's
+ * per-element figure (format 9, optim_<kind>_element_ns: one core's
+ * arithmetic, LAMB's two passes together; 0 leaves bytes alone); each pass
+ * over the blocks (LAMB makes two) adds op_overhead_ns and, when used > 1,
+ * one barrier (sync_ns of `used` threads); profiled adds the profile's two
+ * CPU-clock reads per pass (cpu_clock_ns; LAMB's trust ratios, timed on the
+ * calling thread, two more).
+ * docs/cost-model.md, "Optimizer steps". Errors: INVALID_ARGUMENT (NULL,
+ * a bad kind, threads < 1, bytes negative or not finite, an invalid m).
+ * Thread-safe (pure). */
+OPTIC_API optic_status optic_optim_step_estimate_ns(const optic_machine *m, optic_optim_kind kind, size_t n,
+                                                    double bytes, int32_t threads, bool profiled, double *out_ns);
+
 /* Number of groups and of tensors (all groups). */
 OPTIC_API size_t optic_optim_group_count(const optic_optim_t *opt);
 OPTIC_API size_t optic_optim_tensor_count(const optic_optim_t *opt);

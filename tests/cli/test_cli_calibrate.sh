@@ -36,7 +36,7 @@ assert 0 < m["op_overhead_ns"] < 20000, m["op_overhead_ns"]
 assert 0 < m["core_dram_bandwidth"] <= m["dram_bandwidth"], (m["core_dram_bandwidth"], m["dram_bandwidth"])
 assert m["cores"] >= 1 and m["name"] == "host" and "optic calibrate" in m["source"]
 # format 3: the op classes, each measured (> 0) and within a plausible range
-assert m["format"] == 8, m["format"]
+assert m["format"] == 9, m["format"]
 for k in ("scatter_element_ns", "sort_compare_ns", "topk_compare_ns",
           "bf16_element_ns", "f16_element_ns", "reduce_step_ns"):
     assert 0 < m[k] < 1e5, (k, m[k])
@@ -71,6 +71,11 @@ for k in ("reduce_cols_call_ns", "reduce_gather_output_ns", "reduce_row_ns", "ba
     assert 0 <= m[k] < 1e5, (k, m[k])
 for k in ("batch_norm_training_element_ns", "batch_norm_inference_element_ns", "batch_norm_grad_element_ns"):
     assert 0 < m[k] < 1e3, (k, m[k])
+# format 9: each optimizer kind's ns per element of its fused step (one core);
+# LAMB's two passes cost more than SGD's one
+for k in ("sgd", "adam", "adamw", "rmsprop", "adagrad", "lamb", "lion"):
+    assert 0 < m["optim_%s_element_ns" % k] < 1e3, (k, m["optim_%s_element_ns" % k])
+assert m["optim_lamb_element_ns"] > m["optim_sgd_element_ns"], (m["optim_lamb_element_ns"], m["optim_sgd_element_ns"])
 PY
 
 # optic_machine_load reads it (report --machine loads with it and prints the model).
@@ -95,8 +100,8 @@ json.dump(m, open(sys.argv[2], "w"))
 PY
 if OMP_NUM_THREADS=1 "$optic" report --quick --input "$fixture" --ratios "$ratios" --machine "$work/old.json" \
      --out-dir "$work/r4" >"$work/rep4.txt" 2>&1 &&
-   grep -q "is format 4 and lacks figures of format 8: calibrating again" "$work/rep4.txt" &&
-   grep -q '"format": 8' "$work/old.json" && grep -q '"gather_run_ns"' "$work/old.json"; then
+   grep -q "is format 4 and lacks figures of format 9: calibrating again" "$work/rep4.txt" &&
+   grep -q '"format": 9' "$work/old.json" && grep -q '"gather_run_ns"' "$work/old.json"; then
   pass "report recalibrates a format-4 model and replaces it"
 else
   fail "report on a format-4 model: $(grep -m3 "report:" "$work/rep4.txt")"

@@ -1,0 +1,62 @@
+/* The time estimate of one fused optimizer step (optic_optim_step_estimate_ns):
+ * the step's threading rule (optim/step.c) on the machine model, the update
+ * bound by its bytes or by the kind's per-element arithmetic. Pure: reads
+ * the machine it is given, never the host's. */
+#include <math.h>
+
+#include "optim/optim_internal.h"
+
+/* One core's ns per element of kind's fused update (format 9; 0: not known). */
+static double element_ns(const optic_machine *m, optic_optim_kind kind) {
+  switch (kind) {
+    case OPTIC_OPTIM_KIND_SGD: return m->optim_sgd_element_ns;
+    case OPTIC_OPTIM_KIND_ADAM: return m->optim_adam_element_ns;
+    case OPTIC_OPTIM_KIND_ADAMW: return m->optim_adamw_element_ns;
+    case OPTIC_OPTIM_KIND_RMSPROP: return m->optim_rmsprop_element_ns;
+    case OPTIC_OPTIM_KIND_ADAGRAD: return m->optim_adagrad_element_ns;
+    case OPTIC_OPTIM_KIND_LAMB: return m->optim_lamb_element_ns;
+    case OPTIC_OPTIM_KIND_LION: return m->optim_lion_element_ns;
+    default: return 0;
+  }
+}
+
+/* Threads a step of n elements runs on when asked for `threads`: at most
+ * one per block, at least one. */
+static int32_t used_threads(size_t n, int32_t threads) {
+  const size_t blocks = n / OPTIM_BLOCK_ELEMENTS + (n % OPTIM_BLOCK_ELEMENTS != 0);
+  if (blocks <= 1) return 1;
+  return (size_t)threads < blocks ? threads : (int32_t)blocks;
+}
+
+/* Elements of the largest thread's share: contiguous runs of whole blocks,
+ * the first threads one block more (optim/step.c block_share). */
+static double largest_share(size_t n, int32_t used) {
+  const size_t blocks = n / OPTIM_BLOCK_ELEMENTS + (n % OPTIM_BLOCK_ELEMENTS != 0);
+  const size_t most = (blocks + (size_t)used - 1) / (size_t)used * OPTIM_BLOCK_ELEMENTS;
+  return (double)(most < n ? most : n);
+}
+
+optic_status optic_optim_step_estimate_ns(const optic_machine *m, optic_optim_kind kind, size_t n, double bytes,
+                                          int32_t threads, bool profiled, double *out_ns) {
+  const char *what = "optic_optim_step_estimate_ns";
+  if (!m || !out_ns) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: NULL argument", what);
+  if ((int)kind < 0 || kind >= OPTIC_OPTIM_KIND_COUNT_)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: kind %d is not an optimizer kind", what, (int)kind);
+  if (threads < 1) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: threads is %d (must be >= 1)", what, threads);
+  if (!(isfinite(bytes) && bytes >= 0))
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: bytes is %g (must be finite and >= 0)", what, bytes);
+  /* threads beyond the cores share them: the work spreads over the cores */
+  const int32_t used = used_threads(n, threads < m->cores ? threads : (m->cores > 1 ? m->cores : 1));
+  optic_machine mt;
+  optic_status st = optic_machine_for_threads(m, used, &mt);
+  if (st != OPTIC_OK) return st;
+  const optic_cost cost = {0, 0, bytes};
+  const double roof = optic_machine_estimate_ns(&mt, &cost) - mt.op_overhead_ns;
+  const double arith = largest_share(n, used) * element_ns(&mt, kind);
+  const double passes = kind == OPTIC_OPTIM_KIND_LAMB ? 2 : 1;
+  double ns = (roof > arith ? roof : arith) + passes * (mt.op_overhead_ns + (used > 1 ? mt.sync_ns : 0));
+  /* two reads per pass, and LAMB's ratios timed on the calling thread */
+  if (profiled) ns += (kind == OPTIC_OPTIM_KIND_LAMB ? 6.0 : 2.0) * mt.cpu_clock_ns;
+  *out_ns = ns;
+  return OPTIC_OK;
+}
