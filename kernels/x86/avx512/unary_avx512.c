@@ -39,29 +39,10 @@ static inline __m512 relu16(__m512 x) {
   return _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_NLE_UQ), x);
 }
 
-/* p 2^n with one rounding (p in [0.7, 1.42], n integral in [-150, 129]),
- * never computing a subnormal: Intel cores take a microcode assist, about
- * 150 cycles, for every lane of an arithmetic result that is subnormal, so
- * exp of inputs below -87 (masked softmax and attention logits) ran 7x
- * slower. Results below 2^-125 (n <= -126) are instead the integer
- * p 2^(n + 149), rounded to nearest even: for a value under 2^-125 that
- * integer is exactly its bit pattern (the subnormals, and the normals of
- * the lowest binade, are spaced 2^-149 apart), and the rounding is the one
- * scalef would do. Other lanes take scalef with n >= -125, whose results are
- * normal, +inf or NaN. */
-static inline __m512 scale_pow2_16(__m512 p, __m512 n) {
-  const __mmask16 low = _mm512_cmp_ps_mask(n, set1(-125.0f), _CMP_LT_OQ);
-  __m512 high = _mm512_scalef_ps(p, _mm512_max_ps(n, set1(-125.0f)));
-  __m512 k = _mm512_min_ps(n, set1(-126.0f)); /* in [-150, -126]: 2^(k + 149) normal */
-  __m512i e = _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(k), _mm512_set1_epi32(149 + 127)), 23);
-  __m512i bits = _mm512_cvtps_epi32(_mm512_mul_ps(p, _mm512_castsi512_ps(e)));
-  return _mm512_mask_mov_ps(high, low, _mm512_castsi512_ps(bits));
-}
-
 /* exp: x = n ln2 + r, exp(r) by the degree-6 minimax polynomial, times 2^n
- * with one rounding (scale_pow2_16: also for subnormal results and
- * overflow). The clamp keeps r finite for +-inf; max/min return their
- * second operand when either is NaN, so NaN passes through. */
+ * with scalef (one rounding, also for subnormal results and overflow). The
+ * clamp keeps r finite for +-inf; max/min return their second operand when
+ * either is NaN, so NaN passes through. */
 static inline __m512 exp16(__m512 x) {
   x = _mm512_max_ps(set1(OPTIC_EXP_LO), x);
   x = _mm512_min_ps(set1(OPTIC_EXP_HI), x);
@@ -74,7 +55,7 @@ static inline __m512 exp16(__m512 x) {
   p = madd(p, r, set1(OPTIC_EXP_C2));
   p = madd(p, r, set1(1.0f));
   p = madd(p, r, set1(1.0f));
-  return scale_pow2_16(p, n);
+  return _mm512_scalef_ps(p, n);
 }
 
 /* Q of log(1 + f) = f + f^2 Q(f), f in [sqrt(1/2) - 1, sqrt(2) - 1):
