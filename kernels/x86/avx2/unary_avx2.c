@@ -59,7 +59,7 @@ static inline __m256 pow2i(__m256i k) {
  * 2^-125, is the integer p 2^(n + 149) rounded to nearest even, which is its
  * bit pattern; elsewhere 2^n = 2^(n/2) 2^(n - n/2), two normal factors, the
  * first product exact, so the result (normal, or inf) is rounded once. */
-static inline __m256 scale_pow2_wide8(__m256 p, __m256 n, __m256i ni) {
+static __attribute__((noinline, cold)) __m256 scale_pow2_wide8(__m256 p, __m256 n, __m256i ni) {
   const __m256 low = _mm256_cmp_ps(n, set1(-125.0f), _CMP_LT_OQ); /* false for NaN */
   const __m256i hi = _mm256_max_epi32(ni, set1i(-125)), half = _mm256_srai_epi32(hi, 1);
   const __m256 high = _mm256_mul_ps(_mm256_mul_ps(p, pow2i(half)), pow2i(_mm256_sub_epi32(hi, half)));
