@@ -16,6 +16,10 @@
  * (LAMB norms, the global gradient norm) adds per-block partials in block
  * order, so results do not depend on the thread count. */
 #define OPTIM_BLOCK_ELEMENTS ((size_t)1 << 16)
+/* The share [*lo, *hi) of nb blocks for thread t of nt (contiguous, the
+ * first nb % nt threads one more): the step's split (optim/step.c), also
+ * what its estimate (optim/step_estimate.c) prices. */
+void optim_block_share(long nb, int t, int nt, long *lo, long *hi);
 
 /* State slots per tensor, in export order; which ones a group has depends on
  * its kind and options (optim_group_has_slot). */

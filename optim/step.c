@@ -199,9 +199,7 @@ static uint64_t thread_cpu_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The share [*lo, *hi) of nb blocks for thread t of nt (contiguous, the
- * first nb % nt threads one more). */
-static void block_share(long nb, int t, int nt, long *lo, long *hi) {
+void optim_block_share(long nb, int t, int nt, long *lo, long *hi) {
   long q = nb / nt, r = nb % nt;
   *lo = t * q + (t < r ? t : r);
   *hi = *lo + q + (t < r ? 1 : 0);
@@ -220,7 +218,7 @@ static void region_pass1(void *arg, int t, int nt) {
   const uint64_t c0 = r->profile ? thread_cpu_ns() : 0;
   optic_optim_t *opt = r->j->opt;
   long lo, hi;
-  block_share((long)opt->block_count, t, nt, &lo, &hi);
+  optim_block_share((long)opt->block_count, t, nt, &lo, &hi);
   for (long i = lo; i < hi; i++) run_block(r->j, &opt->blocks[i]);
   if (r->profile) r->cpu[t] += thread_cpu_ns() - c0;
 }
@@ -249,7 +247,7 @@ static void region_lamb_apply(void *arg, int t, int nt) {
   const step_job *j = r->j;
   optic_optim_t *opt = j->opt;
   long lo, hi;
-  block_share((long)opt->block_count, t, nt, &lo, &hi);
+  optim_block_share((long)opt->block_count, t, nt, &lo, &hi);
   for (long i = lo; i < hi; i++) {
     const optim_block *b = &opt->blocks[i];
     const group_step *s = &j->gs[b->group];
@@ -297,7 +295,7 @@ typedef struct grad_sq_job {
 static void grad_sq_part(void *arg, int t, int nt) {
   grad_sq_job *g = arg;
   long lo, hi;
-  block_share((long)g->opt->block_count, t, nt, &lo, &hi);
+  optim_block_share((long)g->opt->block_count, t, nt, &lo, &hi);
   for (long i = lo; i < hi; i++) {
     optim_block *b = &g->opt->blocks[i];
     b->grad_sq = sum_squares((const float *)g->grads[b->tensor].data + b->lo, b->hi - b->lo);

@@ -20,19 +20,22 @@ static double element_ns(const optic_machine *m, optic_optim_kind kind) {
   }
 }
 
-/* Threads a step of n elements runs on when asked for `threads`: at most
- * one per block, at least one. */
-static int32_t used_threads(size_t n, int32_t threads) {
-  const size_t blocks = n / OPTIM_BLOCK_ELEMENTS + (n % OPTIM_BLOCK_ELEMENTS != 0);
+/* Blocks of a step of n elements. */
+static size_t block_count(size_t n) { return n / OPTIM_BLOCK_ELEMENTS + (n % OPTIM_BLOCK_ELEMENTS != 0); }
+
+/* Threads a step of `blocks` blocks runs on when asked for `threads`: at
+ * most one per block, at least one. */
+static int32_t used_threads(size_t blocks, int32_t threads) {
   if (blocks <= 1) return 1;
   return (size_t)threads < blocks ? threads : (int32_t)blocks;
 }
 
-/* Elements of the largest thread's share: contiguous runs of whole blocks,
- * the first threads one block more (optim/step.c block_share). */
-static double largest_share(size_t n, int32_t used) {
-  const size_t blocks = n / OPTIM_BLOCK_ELEMENTS + (n % OPTIM_BLOCK_ELEMENTS != 0);
-  const size_t most = (blocks + (size_t)used - 1) / (size_t)used * OPTIM_BLOCK_ELEMENTS;
+/* Elements of the largest thread's share: thread 0's blocks (the first
+ * threads take one more), at most n. */
+static double largest_share(size_t n, size_t blocks, int32_t used) {
+  long lo = 0, hi = 0;
+  optim_block_share((long)blocks, 0, used, &lo, &hi);
+  const size_t most = (size_t)(hi - lo) * OPTIM_BLOCK_ELEMENTS;
   return (double)(most < n ? most : n);
 }
 
@@ -46,13 +49,14 @@ optic_status optic_optim_step_estimate_ns(const optic_machine *m, optic_optim_ki
   if (!(isfinite(bytes) && bytes >= 0))
     return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "%s: bytes is %g (must be finite and >= 0)", what, bytes);
   /* threads beyond the cores share them: the work spreads over the cores */
-  const int32_t used = used_threads(n, threads < m->cores ? threads : (m->cores > 1 ? m->cores : 1));
+  const size_t blocks = block_count(n);
+  const int32_t used = used_threads(blocks, threads < m->cores ? threads : (m->cores > 1 ? m->cores : 1));
   optic_machine mt;
   optic_status st = optic_machine_for_threads(m, used, &mt);
   if (st != OPTIC_OK) return st;
   const optic_cost cost = {0, 0, bytes};
   const double roof = optic_machine_estimate_ns(&mt, &cost) - mt.op_overhead_ns;
-  const double arith = largest_share(n, used) * element_ns(&mt, kind);
+  const double arith = largest_share(n, blocks, used) * element_ns(&mt, kind);
   const double passes = kind == OPTIC_OPTIM_KIND_LAMB ? 2 : 1;
   double ns = (roof > arith ? roof : arith) + passes * (mt.op_overhead_ns + (used > 1 ? mt.sync_ns : 0));
   /* two reads per pass, and LAMB's ratios timed on the calling thread */
