@@ -57,9 +57,11 @@ double bench_ckpt_restore_ns(int threads, double bytes);
 
 /* An all-reduce among `ranks` MPI processes of this host: through the
  * shared-memory ring (messages false) the ring model above; over MPI
- * messages (true) also each step's copy into and out of MPI's buffers and a
- * message latency of MPI_STEP_SYNCS barriers (an ASSUMPTION: `optic
- * calibrate` does not launch MPI; docs/cost-model.md). 0 when no model. */
+ * messages (true) 2(n-1) exchanges of a segment on the calibrated MPI link
+ * (machine format 10) plus the reduce-scatter's folds. Without link figures
+ * each step instead copies into and out of MPI's buffers and pays a message
+ * latency of MPI_STEP_SYNCS barriers (an ASSUMPTION; docs/cost-model.md).
+ * 0 when no model. */
 #define MPI_STEP_SYNCS 4.0
 double bench_mpi_all_reduce_ns(int ranks, double bytes, bool messages);
 
