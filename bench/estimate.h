@@ -38,6 +38,14 @@ void bench_report_kernel_estimate(optic_bench_state *st, int threads, double cal
 void bench_report_model_estimate(optic_bench_state *st, int threads, double calls, const optic_cost *per_call,
                                  double model_ns, bool flops_bound);
 
+/* `calls` cblas_sgemm calls of (M x K) . (K x N) on one core of m, as the
+ * BLAS runs them whatever the shape: on the dot grid (format 7, timed with
+ * cblas_sgemm calls; a dim below 4 costs what the size-4 call does, the
+ * register tile the GEMM computes anyway), else optic_machine_estimate_dot_ns
+ * (which, for the runtime, prices M or N of 1 as its GEMV path: a benchmark
+ * calling sgemm with N = 1 does not take that path). 0 when no model. */
+double bench_sgemm_calls_ns(const optic_machine *m, double calls, double M, double N, double K);
+
 /* The link model of a ring all-reduce of `bytes` per core among `cores`
  * threads of this host (emulated pod cores, or MPI ranks on one host):
  * 2(cores - 1) steps, each one exchange (sync_ns of the model for `cores`

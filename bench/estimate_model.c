@@ -16,6 +16,13 @@ bool bench_machine(int threads, optic_machine *out) {
   return true;
 }
 
+double bench_sgemm_calls_ns(const optic_machine *m, double calls, double M, double N, double K) {
+  const double eff = optic_machine_dot_grid_efficiency(m, M, N, K);
+  if (!(eff > 0)) return optic_machine_estimate_dot_ns(m, calls, M, N, K, 0, 1);
+  const double core_peak = m->peak_flops / (m->cores > 1 ? m->cores : 1);
+  return 2.0 * calls * M * N * K / (eff * core_peak) * 1e9;
+}
+
 double bench_ring_all_reduce_ns(int cores, double bytes) {
   optic_machine m;
   if (cores < 1 || !bench_machine(cores, &m)) return 0;
