@@ -142,6 +142,10 @@ void optic_f32_reduce_cols(optic_reduce_op op, size_t r, size_t w, const float *
 void optic_f32_reduce_cols_work(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y,
                                 float *work, size_t work_floats);
 size_t optic_f32_reduce_cols_work_floats(size_t r, size_t w);
+/* Whether optic_f32_reduce_cols_work runs the wide kernel for this call: the
+ * rows read, ((r - 1) * stride + w) floats, exceed 1 MiB (the cost model
+ * prices such calls as rows streamed in long runs). */
+bool optic_f32_reduce_cols_streams(size_t r, size_t w, size_t stride);
 /* The column kernels themselves, for the dispatch table and the tests: the
  * generic one (every ISA's fallback) and the x86 ones. */
 void optic_f32_reduce_cols__scalar(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y);

@@ -137,14 +137,14 @@ void optic_f32_reduce_cols__scalar(optic_reduce_op op, size_t r, size_t w, const
  * floats 26 against 31 us, 512 x 1024 75 against 51 us, 4096 x 1024 2.5 ms
  * against 0.59 ms, CPU-time minima). */
 #define ISA_COLS_MAX_BYTES ((size_t)1 << 20)
-static bool isa_kernel_pays(size_t r, size_t w, size_t stride) {
-  return r == 0 || ((r - 1) * stride + w) * sizeof(float) <= ISA_COLS_MAX_BYTES;
+bool optic_f32_reduce_cols_streams(size_t r, size_t w, size_t stride) {
+  return r > 0 && ((r - 1) * stride + w) * sizeof(float) > ISA_COLS_MAX_BYTES;
 }
 
 void optic_f32_reduce_cols_work(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y,
                                 float *work, size_t work_floats) {
   const optic_reduce_kernels *k = optic_reduce_kernels_get();
-  if (k->isa_of_cols != OPTIC_ISA_SCALAR && isa_kernel_pays(r, w, stride)) {
+  if (k->isa_of_cols != OPTIC_ISA_SCALAR && !optic_f32_reduce_cols_streams(r, w, stride)) {
     k->cols(op, r, w, x, stride, y);
     return;
   }

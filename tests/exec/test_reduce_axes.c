@@ -11,8 +11,8 @@
  * Inputs are uniform in [-1, 1) (not exact in any order). A failure prints
  * the shape, dims and op, and the command that reruns the case.
  * columns_streamed: column and middle-axis reductions large enough for the
- * wide column kernel (rows read > 1 MiB), columns 0, 1, 7, 8, 9, 63, 64, 65,
- * 100, 1000, the same checks.
+ * wide column kernel (rows read > 1 MiB), columns 0, 7, 8, 9, 63, 64, 65,
+ * 100, 1000 (rows 0, 1 and up to 40000), the same checks.
  * row_groups: softmax and layer norm (the modules of tests/data/hlo at other
  * shapes) run as one row group (exec/rowgroup.c) at FULL, bitwise what the
  * ungrouped steps give at level NONE, on 1 and 2 threads, and within 1e-5 of
