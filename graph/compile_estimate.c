@@ -14,7 +14,8 @@
  *   batch norm                         its fixed cost + elements x its op's ns
  *   f32 reduce paths                   + column-kernel calls x their ns; at
  *                                      least rows or gathered outputs x
- *                                      theirs (reduce_path_ns)
+ *                                      theirs (reduce_path_ns); columns the
+ *                                      wide kernel streams: the minor class
  *   16-bit float elementwise work      elements x bf16_element_ns (or
  *                                      f16_element_ns) per instruction (the runtime's per-element
  *                                      path widens each element to f32)
@@ -26,6 +27,7 @@
 
 #include "graph/internal.h"
 #include "graph/program_internal.h"
+#include "kernels/reduce.h"
 
 static double elements(const optic_type *t) {
   if (t == NULL || optic_type_is_tuple(t)) return 0;
@@ -490,11 +492,15 @@ static void walk_push(dim_walk *w, int64_t n, int64_t stride) {
  * class was measured with one call). Contiguous rows (reduce_row_ns each)
  * and reduced dims that do not merge into one, gathered per output
  * (reduce_gather_output_ns each), are the paths the row and multi-dim
- * classes were measured on: those costs are a floor (*floor), not added. */
+ * classes were measured on: those costs are a floor (*floor), not added.
+ * *streams: the column calls take the wide kernel (optic_f32_reduce_cols_streams:
+ * each thread's call reads more than 1 MiB of rows), which reads the rows in
+ * long contiguous runs as the row kernel does: the minor class prices it. */
 static double reduce_path_ns(const optic_machine *mc, const optic_module_t *m, optic_node_id id, double threads,
-                             double *floor) {
+                             double *floor, bool *streams) {
   optic_node_attrs_t a;
   *floor = 0;
+  *streams = false;
   if (!fast_reduce(m, id) || optic_node_operand_count(m, id) != 2 || optic_node_attrs(m, id, &a) != OPTIC_OK) return 0;
   const optic_shape *in = &optic_node_type(m, optic_node_operand(m, id, 0))->shape;
   bool reduced[OPTIC_MAX_RANK] = {false};
@@ -514,8 +520,11 @@ static double reduce_path_ns(const optic_machine *mc, const optic_module_t *m, o
     *floor = outputs * mc->reduce_row_ns / share;
     return 0;
   }
-  if (red.rank == 1 && kept.rank > 0 && kept.strides[kept.rank - 1] == 1)
-    return outputs / (double)kept.dims[kept.rank - 1] * mc->reduce_cols_call_ns / share;
+  if (red.rank == 1 && kept.rank > 0 && kept.strides[kept.rank - 1] == 1) {
+    const double inner = (double)kept.dims[kept.rank - 1], w = ceil(inner / (share < inner ? share : inner));
+    *streams = optic_f32_reduce_cols_streams((size_t)R, (size_t)w, (size_t)red.strides[0]);
+    return outputs / inner * mc->reduce_cols_call_ns / share;
+  }
   *floor = outputs * mc->reduce_gather_output_ns / share;
   return 0;
 }
@@ -595,8 +604,9 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
   optic_node_attrs_t a;
   double floor = 0;
   if (op == OPTIC_OP_REDUCE) { /* the class's bytes, then the path's fixed costs */
-    t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, id)) +
-        reduce_path_ns(m, p->module, id, m->cores, &floor);
+    bool streams = false;
+    const double path = reduce_path_ns(m, p->module, id, m->cores, &floor, &streams);
+    t = optic_machine_estimate_class_ns(m, cost, streams ? m->reduce_bandwidth : reduce_class(m, p->module, id)) + path;
   } else if (op == OPTIC_OP_FUSION && optic_node_attrs(p->module, id, &a) == OPTIC_OK) {
     optic_comp_id fc = optic_node_called(p->module, id, 0);
     switch (a.fusion.kind) {
@@ -605,8 +615,9 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
         optic_node_id r = optic_computation_root(p->module, fc);
         /* the input's block program (its 16-bit work) runs before each block is reduced: the two add;
          * its rows at least their fixed cost */
+        bool streams = false;
         t = optic_machine_estimate_class_ns(m, cost, reduce_class(m, p->module, r)) + class_work_ns(p, m, id, op) +
-            reduce_path_ns(m, p->module, r, m->cores, &floor);
+            reduce_path_ns(m, p->module, r, m->cores, &floor, &streams);
         return floor + m->op_overhead_ns > t ? floor + m->op_overhead_ns : t;
       }
       case OPTIC_FUSION_LOOP: /* the loop's bytes, then its gathered leaves and 16-bit work */

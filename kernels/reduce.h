@@ -88,6 +88,9 @@ typedef void (*optic_f32_reduce_axis_fn)(size_t outer, size_t r, size_t inner, c
 /* Strided columns: the contract of optic_f32_reduce_cols below. */
 typedef void (*optic_f32_reduce_cols_fn)(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride,
                                          float *y);
+/* Strided columns with caller work space: optic_f32_reduce_cols_work's contract. */
+typedef void (*optic_f32_reduce_cols_work_fn)(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride,
+                                              float *y, float *work, size_t work_floats);
 
 typedef struct optic_reduce_kernels {
   optic_f32_reduce_fn r[OPTIC_REDUCE_OP_COUNT];       /* contiguous */
@@ -96,6 +99,8 @@ typedef struct optic_reduce_kernels {
   optic_isa isa_of_rd[OPTIC_REDUCE_OP_COUNT];
   optic_f32_reduce_cols_fn cols; /* strided columns, every op */
   optic_isa isa_of_cols;
+  optic_f32_reduce_cols_work_fn cols_wide; /* strided columns streamed from memory, with work space */
+  optic_isa isa_of_cols_wide;
 } optic_reduce_kernels;
 
 /* Short name of an op ("sum"); "invalid" out of range. */
@@ -125,20 +130,30 @@ void optic_f32_reduce_rows(optic_f32_reduce_fn fn, size_t rows, size_t n, const 
  * all give the same bits. y must not overlap x. Uses 16 KiB of stack. */
 void optic_f32_reduce_cols(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y);
 /* The same with caller work space (work_floats floats at work; no
- * alignment needed) for the generic kernel: blocks as wide as it holds, up
- * to OPTIC_REDUCE_COLS_WIDE columns, so each row is read in long contiguous
+ * alignment needed): where the rows read do not fit in 1 MiB, the table's
+ * wide kernel (cols_wide: AVX2 on x86, else the generic one) keeps a leaf's
+ * 64 lanes of blocks as wide as the work space holds, up to
+ * OPTIC_REDUCE_COLS_WIDE columns, so each row is read in long contiguous
  * runs (what columns need to reach memory bandwidth). Same bits as
  * optic_f32_reduce_cols for any work size; too little (or NULL) falls back
- * to it. optic_f32_reduce_cols_work_floats(r, w) is the size that gives
- * the widest blocks. */
+ * to 32-column blocks on the stack (16 KiB). optic_f32_reduce_cols_work_floats(r, w)
+ * is the size that gives the widest blocks. */
 #define OPTIC_REDUCE_COLS_WIDE 1024
 void optic_f32_reduce_cols_work(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y,
                                 float *work, size_t work_floats);
 size_t optic_f32_reduce_cols_work_floats(size_t r, size_t w);
+/* Whether optic_f32_reduce_cols_work runs the wide kernel for this call: the
+ * rows read, ((r - 1) * stride + w) floats, exceed 1 MiB (the cost model
+ * prices such calls as rows streamed in long runs). */
+bool optic_f32_reduce_cols_streams(size_t r, size_t w, size_t stride);
 /* The column kernels themselves, for the dispatch table and the tests: the
  * generic one (every ISA's fallback) and the x86 ones. */
 void optic_f32_reduce_cols__scalar(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y);
+void optic_f32_reduce_cols_wide__scalar(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y,
+                                        float *work, size_t work_floats);
 #if OPTIC_ARCH_X86_64
+void optic_f32_reduce_cols_wide__avx2(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y,
+                                      float *work, size_t work_floats);
 void optic_f32_reduce_cols__avx2(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y);
 void optic_f32_reduce_cols__avx512(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y);
 #endif

@@ -98,22 +98,14 @@ OPTIC_REDUCE_INLINE void fold_block(bool is_max, size_t r, size_t w, const float
   for (size_t c = 0; c < w; c++) y[c] = acc[c];
 }
 
-/* Levels of the leaf counter for r values: popcount of the leaf count, at
- * most floor(log2(leaves)) + 1. */
-static size_t levels_for(size_t r) {
-  size_t leaves = (r + OPTIC_REDUCE_BLOCK - 1) / OPTIC_REDUCE_BLOCK, n = 1;
-  while (leaves > 1) leaves >>= 1, n++;
-  return n;
-}
-
 size_t optic_f32_reduce_cols_work_floats(size_t r, size_t w) {
   size_t cols = w < OPTIC_REDUCE_COLS_WIDE ? w : OPTIC_REDUCE_COLS_WIDE;
-  return (OPTIC_REDUCE_LANES + levels_for(r)) * (cols ? cols : 1);
+  return (OPTIC_REDUCE_LANES + optic_reduce_leaf_levels(r)) * (cols ? cols : 1);
 }
 
-static void reduce_cols_generic(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y,
-                                float *work, size_t work_floats) {
-  const size_t rows = OPTIC_REDUCE_LANES + levels_for(r);
+void optic_f32_reduce_cols_wide__scalar(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y,
+                                        float *work, size_t work_floats) {
+  const size_t rows = OPTIC_REDUCE_LANES + optic_reduce_leaf_levels(r);
   size_t block = work_floats / rows;
   float stack[(OPTIC_REDUCE_LANES + OPTIC_REDUCE_TREE_LEVELS) * COLS];
   if (work == NULL || block < COLS) { /* too little work space: blocks of COLS on the stack */
@@ -136,26 +128,27 @@ static void reduce_cols_generic(optic_reduce_op op, size_t r, size_t w, const fl
 }
 
 void optic_f32_reduce_cols__scalar(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y) {
-  reduce_cols_generic(op, r, w, x, stride, y, NULL, 0);
+  optic_f32_reduce_cols_wide__scalar(op, r, w, x, stride, y, NULL, 0);
 }
 
 /* The ISA kernels read each row a column group (128 B) at a time, a leaf's
  * rows in lane order: fastest while the rows stay in cache; streaming from
- * memory, the generic kernel's long row runs are (4096 x 1024 floats: 1.4 ms
- * against 0.74 ms on one core). */
+ * memory, the wide kernels' long row runs are (one core, sums: 256 x 1024
+ * floats 26 against 31 us, 512 x 1024 75 against 51 us, 4096 x 1024 2.5 ms
+ * against 0.59 ms, CPU-time minima). */
 #define ISA_COLS_MAX_BYTES ((size_t)1 << 20)
-static bool isa_kernel_pays(size_t r, size_t w, size_t stride) {
-  return r == 0 || ((r - 1) * stride + w) * sizeof(float) <= ISA_COLS_MAX_BYTES;
+bool optic_f32_reduce_cols_streams(size_t r, size_t w, size_t stride) {
+  return r > 0 && ((r - 1) * stride + w) * sizeof(float) > ISA_COLS_MAX_BYTES;
 }
 
 void optic_f32_reduce_cols_work(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y,
                                 float *work, size_t work_floats) {
   const optic_reduce_kernels *k = optic_reduce_kernels_get();
-  if (k->isa_of_cols != OPTIC_ISA_SCALAR && isa_kernel_pays(r, w, stride)) {
+  if (k->isa_of_cols != OPTIC_ISA_SCALAR && !optic_f32_reduce_cols_streams(r, w, stride)) {
     k->cols(op, r, w, x, stride, y);
     return;
   }
-  reduce_cols_generic(op, r, w, x, stride, y, work, work_floats);
+  k->cols_wide(op, r, w, x, stride, y, work, work_floats);
 }
 
 void optic_f32_reduce_cols(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y) {

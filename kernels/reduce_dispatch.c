@@ -45,6 +45,8 @@ static void build_tables(void) {
 #undef X_RD
   scalar->cols = optic_f32_reduce_cols__scalar;
   scalar->isa_of_cols = OPTIC_ISA_SCALAR;
+  scalar->cols_wide = optic_f32_reduce_cols_wide__scalar;
+  scalar->isa_of_cols_wide = OPTIC_ISA_SCALAR;
   for (int isa = 1; isa < OPTIC_ISA_COUNT_; isa++) {
     if (optic_isa_built((optic_isa)isa)) tables[isa] = *scalar;
   }
@@ -53,6 +55,9 @@ static void build_tables(void) {
   tables[OPTIC_ISA_AVX2].isa_of_cols = OPTIC_ISA_AVX2;
   tables[OPTIC_ISA_AVX512].cols = optic_f32_reduce_cols__avx512;
   tables[OPTIC_ISA_AVX512].isa_of_cols = OPTIC_ISA_AVX512;
+  /* streaming columns is memory-bound: AVX-512 machines take the AVX2 kernel */
+  tables[OPTIC_ISA_AVX2].cols_wide = tables[OPTIC_ISA_AVX512].cols_wide = optic_f32_reduce_cols_wide__avx2;
+  tables[OPTIC_ISA_AVX2].isa_of_cols_wide = tables[OPTIC_ISA_AVX512].isa_of_cols_wide = OPTIC_ISA_AVX2;
 #endif
 #define X_R(op, isa, fn)                                                   \
   if (OPTIC_ISA_##isa != OPTIC_ISA_SCALAR) {                               \

@@ -31,6 +31,14 @@ OPTIC_REDUCE_INLINE void optic_reduce_tree_push(optic_reduce_op op, optic_reduce
   t->level[t->depth++] = leaf;
 }
 
+/* Levels of the leaf counter for r values (leaves of OPTIC_REDUCE_BLOCK):
+ * popcount of the leaf count, at most floor(log2(leaves)) + 1. */
+OPTIC_REDUCE_INLINE size_t optic_reduce_leaf_levels(size_t r) {
+  size_t leaves = (r + OPTIC_REDUCE_BLOCK - 1) / OPTIC_REDUCE_BLOCK, n = 1;
+  while (leaves > 1) leaves >>= 1, n++;
+  return n;
+}
+
 /* The root; the identity when nothing was pushed. */
 OPTIC_REDUCE_INLINE float optic_reduce_tree_root(optic_reduce_op op, const optic_reduce_tree *t) {
   if (t->depth == 0) return op == OPTIC_REDUCE_PROD ? 1.0f : 0.0f;

@@ -10,6 +10,9 @@
  *    2 R FLT_EPSILON |p| (inputs in [0.9, 1.1)), max/min exact.
  * Inputs are uniform in [-1, 1) (not exact in any order). A failure prints
  * the shape, dims and op, and the command that reruns the case.
+ * columns_streamed: column and middle-axis reductions large enough for the
+ * wide column kernel (rows read > 1 MiB), columns 0, 7, 8, 9, 63, 64, 65,
+ * 100, 1000 (rows 0, 1 and up to 40000), the same checks.
  * row_groups: softmax and layer norm (the modules of tests/data/hlo at other
  * shapes) run as one row group (exec/rowgroup.c) at FULL, bitwise what the
  * ungrouped steps give at level NONE, on 1 and 2 threads, and within 1e-5 of
@@ -259,6 +262,27 @@ static void large(void) {
   }
 }
 
+/* Column and middle-axis reductions whose rows read exceed 1 MiB (the wide
+ * column kernel), edge column counts, every op: bitwise the evaluator's on
+ * 1 and 2 threads (the split by column ranges) and on every ISA, misaligned. */
+static void columns_streamed(void) {
+  current = "columns_streamed";
+  static const red_case shapes[] = {
+      {.rank = 2, .dims = {4096, 1000}, .mask = 1},  {.rank = 2, .dims = {4097, 65}, .mask = 1},
+      {.rank = 2, .dims = {16500, 64}, .mask = 1},   {.rank = 2, .dims = {16400, 63}, .mask = 1},
+      {.rank = 2, .dims = {33000, 9}, .mask = 1},    {.rank = 2, .dims = {40000, 8}, .mask = 1},
+      {.rank = 2, .dims = {40000, 7}, .mask = 1},    {.rank = 2, .dims = {0, 65}, .mask = 1},
+      {.rank = 2, .dims = {1, 1000}, .mask = 1},     {.rank = 2, .dims = {5000, 0}, .mask = 1},
+      {.rank = 3, .dims = {3, 4096, 100}, .mask = 2}};
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    for (int op = 0; op < 4; op++) {
+      red_case c = shapes[i];
+      c.op = op, c.init = inits[op];
+      check_case(&c, 600 + i * 4 + (unsigned)op);
+    }
+  }
+}
+
 static const char SOFTMAX[] =
     "HloModule softmax\n\nmax_computation {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
     "  ROOT m = f32[] maximum(a, b)\n}\n\nadd_computation {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n"
@@ -364,9 +388,7 @@ static void row_groups(void) {
 }
 
 static const ot_case cases[] = {
-    {"row_groups", row_groups},
-    {"axis_sets", axis_sets},
-    {"init_not_identity", init_not_identity},
-    {"large", large},
+    {"columns_streamed", columns_streamed},   {"row_groups", row_groups}, {"axis_sets", axis_sets},
+    {"init_not_identity", init_not_identity}, {"large", large},
 };
 OT_MAIN(cases)

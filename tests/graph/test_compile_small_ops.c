@@ -3,7 +3,8 @@
  * never change: an f32 reduce over one strided dim adds one column-kernel
  * call per group of its innermost kept outputs; one over contiguous rows or
  * over dims that do not merge takes at least its rows or gathered outputs x
- * their figure; a reduce off the f32 kernels gets nothing; batch norm takes its fixed cost plus
+ * their figure; one whose column calls read more than 1 MiB of rows takes
+ * the minor dim's class; a reduce off the f32 kernels gets nothing; batch norm takes its fixed cost plus
  * elements x its own op's figure. Each check compares a machine with the
  * figure against the same machine without it (0: not known), so it fails
  * when the rule is off. Reproduce: build/release/tests/graph_compile_small_ops */
@@ -110,6 +111,37 @@ static void reduce_paths(void) {
   OT_CHECK(near(added_ns(text, "r", &on, &off), 0), "a small row figure adds nothing");
 }
 
+/* A column call that reads more than 1 MiB of rows runs the wide column
+ * kernel (optic_f32_reduce_cols_streams), priced at the minor dim's class
+ * (reduce_bandwidth); smaller ones keep the strided class. Both classes are
+ * below the toy's DRAM rate, so the class is the estimate: bytes / class +
+ * op_overhead_ns. */
+static void streamed_columns(void) {
+  optic_machine mc = toy();
+  mc.reduce_strided_bandwidth = 0.25e9;
+  mc.reduce_bandwidth = 0.5e9;
+  static const struct {
+    const char *in, *dims, *out;
+    bool streams;
+  } cases[] = {
+      {"4096,1024", "0", "1024", true},   /* 16 MiB of rows */
+      {"256,256", "0", "256", false},     /* 256 KiB */
+      {"4096,64", "0", "64", false},      /* exactly 1 MiB */
+      {"4097,64", "0", "64", true},       /* 1 MiB + one row */
+      {"3,4096,100", "1", "3,100", true}, /* a middle axis: each call 1.6 MB */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[1024];
+    reduce_text("f32", cases[i].in, cases[i].dims, cases[i].out, text, sizeof text);
+    optic_cost c = {0};
+    double got = est_of(text, &mc, "r", &c);
+    double bw = cases[i].streams ? mc.reduce_bandwidth : mc.reduce_strided_bandwidth;
+    double want = c.bytes_accessed / bw * 1e9 + mc.op_overhead_ns;
+    OT_CHECK(near(got, want), "f32[%s] dims {%s}: est %g ns, want %g (%s class)", cases[i].in, cases[i].dims, got, want,
+             cases[i].streams ? "minor" : "strided");
+  }
+}
+
 /* An input fusion the runtime runs as one reduction loop (x * x summed over
  * the trailing dim: 12 rows) takes at least its rows x reduce_row_ns. */
 static void input_fusion_rows(void) {
@@ -181,6 +213,8 @@ static void batch_norm_ops(void) {
   OT_CHECK(near(e, c.bytes_accessed / 4 + 10), "run_ns alone adds nothing: %g", e);
 }
 
-static const ot_case cases[] = {
-    {"reduce_paths", reduce_paths}, {"input_fusion_rows", input_fusion_rows}, {"batch_norm_ops", batch_norm_ops}};
+static const ot_case cases[] = {{"reduce_paths", reduce_paths},
+                                {"streamed_columns", streamed_columns},
+                                {"input_fusion_rows", input_fusion_rows},
+                                {"batch_norm_ops", batch_norm_ops}};
 OT_MAIN(cases)

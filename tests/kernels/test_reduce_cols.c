@@ -8,6 +8,10 @@
  * width and padded, misaligned starts, guards after every output, all five
  * ops with special values (signed zeros, subnormals, infinities, NaN), and
  * columns split in two parts as two threads split them.
+ * The wide kernels (cols_wide, for rows streamed from memory): every ISA
+ * table's, rows 0..4096 x columns 0, 1, 7, 8, 9, 63, 64, 65, 1000, with the
+ * work space the runtime passes (widest blocks), a small one (blocks of 40
+ * columns, misaligned) and none (the 32-column stack blocks), the same checks.
  * A failure prints the case; rerun with `test_reduce_cols NAME`. */
 #include <float.h>
 #include <stdlib.h>
@@ -101,6 +105,52 @@ static void check_isa(optic_isa isa) {
   }
 }
 
+/* The wide kernel under test, adapted to the column kernels' signature
+ * with a work space of wide_mode: 0 the widest blocks, 1 blocks of 40
+ * columns (misaligned by a float), 2 none. */
+static optic_f32_reduce_cols_work_fn wide_fn;
+static int wide_mode;
+
+static void wide_with_work(optic_reduce_op op, size_t r, size_t w, const float *x, size_t stride, float *y) {
+  const size_t levels = optic_f32_reduce_cols_work_floats(r, 1) - OPTIC_REDUCE_LANES; /* rows beyond the lanes */
+  const size_t wf = wide_mode == 0 ? optic_f32_reduce_cols_work_floats(r, w) : (OPTIC_REDUCE_LANES + levels) * 40;
+  float *work = wide_mode == 2 ? NULL : malloc((wf + 1) * sizeof(float));
+  if (wide_mode != 2 && work == NULL) {
+    OT_CHECK(false, "out of memory");
+    return;
+  }
+  wide_fn(op, r, w, x, stride, y, work ? work + (wide_mode == 1) : NULL, work ? wf : 0);
+  free(work);
+}
+
+static void wide_isa(optic_isa isa) {
+  static const size_t rows[] = {0, 1, 2, 7, 63, 64, 65, 255, 256, 257, 1000, 1023, 1024, 1025, 2049, 4096};
+  static const size_t cols[] = {0, 1, 7, 8, 9, 63, 64, 65, 1000};
+  if (!optic_isa_built(isa) || kt_skip_isa(isa)) return;
+  const optic_reduce_kernels *k = optic_reduce_kernels_for(isa);
+  OT_CHECK(k != NULL && k->cols_wide != NULL);
+  if (k == NULL || k->cols_wide == NULL) return;
+  wide_fn = k->cols_wide;
+  kt_rng rng = {0x3a1de000u + (uint64_t)isa};
+  bool ok = true;
+  for (size_t i = 0; ok && i < sizeof rows / sizeof rows[0]; i++) {
+    for (size_t j = 0; ok && j < sizeof cols / sizeof cols[0]; j++) {
+      const size_t r = rows[i], w = cols[j];
+      for (wide_mode = 0; ok && wide_mode < 3; wide_mode++) {
+        if (r * w > 1100000 && wide_mode > 0) continue; /* the widest blocks only: the others add time */
+        ok = one_shape(isa, wide_with_work, &rng, r, w, 0, 0) &&
+             (r * w > 300000 || one_shape(isa, wide_with_work, &rng, r, w, 5, 1 + (i + j) % 15));
+      }
+    }
+  }
+}
+
+static void wide_all(void) {
+  wide_isa(OPTIC_ISA_SCALAR);
+  wide_isa(OPTIC_ISA_AVX2);
+  wide_isa(OPTIC_ISA_AVX512);
+}
+
 static void cols_scalar(void) { check_isa(OPTIC_ISA_SCALAR); }
 static void cols_avx2(void) { check_isa(OPTIC_ISA_AVX2); }
 static void cols_avx512(void) { check_isa(OPTIC_ISA_AVX512); }
@@ -108,7 +158,7 @@ static void cols_avx512(void) { check_isa(OPTIC_ISA_AVX512); }
 /* The public entry points (dispatching, with and without work space) agree
  * with the generic kernel on a shape the ISA kernels take and a wide one. */
 static void dispatch_same_bits(void) {
-  static const size_t shapes[][2] = {{127, 125}, {65, 17}, {1000, 1024}, {2049, 40}};
+  static const size_t shapes[][2] = {{127, 125}, {65, 17}, {1000, 1024}, {2049, 40}, {4096, 300}};
   kt_rng rng = {77};
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
     const size_t r = shapes[s][0], w = shapes[s][1], n = r * w;
@@ -129,9 +179,8 @@ static void dispatch_same_bits(void) {
 }
 
 static const ot_case cases[] = {
-    {"cols_scalar", cols_scalar},
-    {"cols_avx2", cols_avx2},
-    {"cols_avx512", cols_avx512},
-    {"dispatch_same_bits", dispatch_same_bits},
+    {"cols_scalar", cols_scalar}, {"cols_avx2", cols_avx2},
+    {"cols_avx512", cols_avx512}, {"dispatch_same_bits", dispatch_same_bits},
+    {"cols_wide", wide_all},
 };
 OT_MAIN(cases)
