@@ -172,8 +172,9 @@ enum {
   OPTIC_CONV_STRATEGY_IM2COL_MK_TAP = 6, /* blocked im2col, rows = positions, copies along the last window dim
                                             (a feature-strided input whose window runs outlast its output runs:
                                             the kernel gradient in NCHW) */
-  OPTIC_CONV_STRATEGY_TAPS = 7,          /* forward only, AVX-512 or AVX2: a window larger than the output grid (a kernel
-                                            gradient as a forward convolution), read in place (kernels/conv_taps.h) */
+  OPTIC_CONV_STRATEGY_TAPS = 7,          /* forward only, AVX-512 or AVX2: a window larger than the output grid (a
+                                            kernel gradient as a forward convolution), read in place
+                                            (kernels/conv_taps.h) */
 };
 
 /* Validates d and plans `pass` for up to `threads` (>= 1) concurrent slices.

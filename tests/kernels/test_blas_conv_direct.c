@@ -310,7 +310,9 @@ static void test_refusals(void) {
   }
 }
 
-static void setup(void) { have_direct = optic_isa_selected() == OPTIC_ISA_AVX512 || optic_isa_selected() == OPTIC_ISA_AVX2; }
+static void setup(void) {
+  have_direct = optic_isa_selected() == OPTIC_ISA_AVX512 || optic_isa_selected() == OPTIC_ISA_AVX2;
+}
 
 static void test_sweep_case(void) { setup(), test_sweep(); }
 static void test_edges_case(void) { setup(), test_edges(); }

@@ -78,9 +78,8 @@ static inline __attribute__((always_inline)) void tile_store(const tile_args *a,
 
 /* The inner loop: cn input features of one tap, kernel kp, packed input ip. */
 static inline __attribute__((always_inline)) void tile_features(__m256 acc[MAX_R][MAX_NV], const float *ip,
-                                                                const float *kp, int64_t cn, int64_t k_si,
-                                                                __m256i last, const int R, const int NV,
-                                                                const bool MASKED) {
+                                                                const float *kp, int64_t cn, int64_t k_si, __m256i last,
+                                                                const int R, const int NV, const bool MASKED) {
   for (int64_t c = 0; c < cn; c++) {
     __m256 w[MAX_NV];
 #pragma GCC unroll 3
