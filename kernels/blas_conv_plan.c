@@ -293,6 +293,7 @@ static optic_status size_scratch(optic_conv_plan *p) {
  * rows; units are output rows. */
 static void plan_direct(optic_conv_plan *p) {
   p->strategy = OPTIC_CONV_STRATEGY_DIRECT;
+  p->loops_isa = optic_isa_selected();
   p->kernel_direct = p->output_direct = true;
   p->units = optic_conv_direct_units(&p->g);
   p->direct_cin_block = optic_conv_direct_packing_of(&p->g).cin_group;
@@ -337,6 +338,7 @@ static void plan_grouped(optic_conv_plan *p, bool rows) {
 /* The window-tap loops likewise: units are output positions. */
 static void plan_taps(optic_conv_plan *p) {
   p->strategy = OPTIC_CONV_STRATEGY_TAPS;
+  p->loops_isa = optic_isa_selected();
   p->kernel_direct = p->output_direct = true;
   p->units = p->positions;
 }

@@ -154,6 +154,7 @@ typedef struct optic_conv_plan {
   bool grouped_rows;              /* GROUPED: loops along output rows, not across adjacent groups */
   bool grouped_simd;              /* GROUPED: the AVX-512 loops run it (optic_conv_grouped_simd_fits) */
   bool grouped_dots;              /* GROUPED: the AVX-512 window dots run it (optic_conv_grouped_dots_fits) */
+  int32_t loops_isa;              /* DIRECT, TAPS: the ISA whose loops run the plan (optic_isa, chosen at plan time) */
   bool kernel_direct;             /* the kernel (or grad kernel) is used in place as a matrix */
   bool output_direct;             /* output blocks are written (read) in place */
   size_t per_thread_floats;       /* scratch floats per slice */
@@ -164,15 +165,16 @@ enum {
   OPTIC_CONV_STRATEGY_GEMM = 1,          /* 1x1-like window: the input is the GEMM operand, no im2col */
   OPTIC_CONV_STRATEGY_IM2COL_MK = 2,     /* blocked im2col, rows = positions (feature-contiguous input) */
   OPTIC_CONV_STRATEGY_IM2COL_KM = 3,     /* blocked im2col, rows = contraction (spatial-contiguous input) */
-  OPTIC_CONV_STRATEGY_DIRECT = 4,        /* forward only, AVX-512: register-blocked direct loops, no BLAS
-                                        (kernels/conv_direct.c, kernels/x86/avx512/conv_direct_avx512.c) */
+  OPTIC_CONV_STRATEGY_DIRECT = 4,        /* forward only, AVX-512 or AVX2: register-blocked direct loops, no BLAS
+                                        (kernels/conv_direct.c, kernels/x86/avx{512,2}/conv_direct_avx*.c) */
   OPTIC_CONV_STRATEGY_GROUPED = 5,       /* forward only: many one-feature groups (depthwise, its kernel gradient),
                                         loops vectorised across groups, no BLAS (kernels/conv_grouped.c) */
   OPTIC_CONV_STRATEGY_IM2COL_MK_TAP = 6, /* blocked im2col, rows = positions, copies along the last window dim
                                             (a feature-strided input whose window runs outlast its output runs:
                                             the kernel gradient in NCHW) */
-  OPTIC_CONV_STRATEGY_TAPS = 7,          /* forward only, AVX-512: a window larger than the output grid (a kernel
-                                            gradient as a forward convolution), read in place (kernels/conv_taps.h) */
+  OPTIC_CONV_STRATEGY_TAPS = 7,          /* forward only, AVX-512 or AVX2: a window larger than the output grid (a
+                                            kernel gradient as a forward convolution), read in place
+                                            (kernels/conv_taps.h) */
 };
 
 /* Validates d and plans `pass` for up to `threads` (>= 1) concurrent slices.

@@ -51,7 +51,8 @@ optic_conv_direct_packing optic_conv_direct_packing_of(const optic_conv_geom *g)
 }
 
 const char *optic_conv_direct_unfit(const optic_conv_geom *g, optic_isa isa) {
-  if (isa != OPTIC_ISA_AVX512 || !OPTIC_ARCH_X86_64) return "the selected ISA is not avx512";
+  if ((isa != OPTIC_ISA_AVX512 && isa != OPTIC_ISA_AVX2) || !OPTIC_ARCH_X86_64)
+    return "the selected ISA is neither avx512 nor avx2";
   if (g->nsp < 1 || g->nsp > 2) return "it needs 1 or 2 spatial dims";
   if (g->in_sc != 1 && g->cin > 1) return "input features are not contiguous";
   if (g->k_so != 1 && g->cout > 1) return "kernel output features are not contiguous";
@@ -87,7 +88,11 @@ int64_t optic_conv_direct_units(const optic_conv_geom *g) {
 void optic_conv_direct_run(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
                            float *scratch, int64_t u0, int64_t u1) {
 #if OPTIC_ARCH_X86_64
-  optic_conv_direct_rows_avx512(p, input, kernel, output, scratch, u0, u1);
+  if (p->loops_isa == OPTIC_ISA_AVX512) {
+    optic_conv_direct_rows_avx512(p, input, kernel, output, scratch, u0, u1);
+  } else {
+    optic_conv_direct_rows_avx2(p, input, kernel, output, scratch, u0, u1);
+  }
 #else
   (void)p, (void)input, (void)kernel, (void)output, (void)scratch, (void)u0, (void)u1; /* never planned off x86-64 */
 #endif

@@ -1,7 +1,7 @@
 /* Private to the convolution engine: the direct forward convolution
  * (OPTIC_CONV_STRATEGY_DIRECT). The planning part (kernels/conv_direct.c) is
  * ISA-neutral; the loops are per ISA (kernels/x86/avx512/conv_direct_avx512.c,
- * the only one so far). The plan's geometry is used as is for the kernel and
+ * kernels/x86/avx2/conv_direct_avx2.c; the plan's loops_isa says which). The plan's geometry is used as is for the kernel and
  * the output; input rows are copied into a per-slice ring of packed rows
  * (see optic_conv_direct_packing), so padding and strides cost no branch in
  * the inner loops.
@@ -60,6 +60,8 @@ void optic_conv_direct_run(const optic_conv_plan *p, const float *input, const f
 #if OPTIC_ARCH_X86_64
 void optic_conv_direct_rows_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
                                    float *scratch, int64_t u0, int64_t u1);
+void optic_conv_direct_rows_avx2(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
+                                 float *scratch, int64_t u0, int64_t u1);
 #endif
 
 #endif

@@ -7,7 +7,8 @@
  * input and the kernel in place: for each output position and block of 16
  * output features, a vector accumulation over input features and window
  * taps, with the contiguous kernel-feature rows as vectors and the input
- * element broadcast. No scratch. AVX-512 only; other ISAs keep im2col.
+ * element broadcast. No scratch. AVX-512 and AVX2 (chosen at plan time,
+ * plan->loops_isa); other ISAs keep im2col.
  *
  * Work units are output positions (batch x spatial): each is computed by one
  * slice in a fixed order (features, then taps row-major, four interleaved
@@ -34,6 +35,8 @@ void optic_conv_taps_run(const optic_conv_plan *p, const float *input, const flo
 #if OPTIC_ARCH_X86_64
 void optic_conv_taps_avx512(const optic_conv_plan *p, const float *input, const float *kernel, float *output,
                             int64_t u0, int64_t u1);
+void optic_conv_taps_avx2(const optic_conv_plan *p, const float *input, const float *kernel, float *output, int64_t u0,
+                          int64_t u1);
 #endif
 
 #endif

@@ -114,7 +114,7 @@ static int32_t kernel_strategy(const conv_case *c, int32_t threads) {
 static void planner_shared(void) {
   optic_machine mc = toy();
   char text[1024];
-  bool avx512 = optic_isa_selected() == OPTIC_ISA_AVX512;
+  bool direct = optic_isa_selected() == OPTIC_ISA_AVX512 || optic_isa_selected() == OPTIC_ISA_AVX2;
   for (int i = 0; i < N_CONV; i++) {
     const conv_case *c = &cases_conv[i];
     conv_text(c, "f32", text, sizeof text);
@@ -122,7 +122,7 @@ static void planner_shared(void) {
     optic_node_id id = p ? find_op(p, OPTIC_OP_CONVOLUTION) : OPTIC_NO_NODE;
     optic_conv_work w = {0};
     if (id != OPTIC_NO_NODE) OT_EXPECT_OK(optic_program_conv_work(p, id, &w));
-    int32_t want = c->want_class >= 0 ? c->want_class : avx512 ? OPTIC_CONV_CLASS_DIRECT : OPTIC_CONV_CLASS_IM2COL_MK;
+    int32_t want = c->want_class >= 0 ? c->want_class : direct ? OPTIC_CONV_CLASS_DIRECT : OPTIC_CONV_CLASS_IM2COL_MK;
     OT_CHECK(w.strategy == kernel_strategy(c, 1), "%s: strategy %d, the planner's %d", c->what, (int)w.strategy,
              (int)kernel_strategy(c, 1));
     OT_CHECK(w.conv_class == want, "%s: class %s, documented %s", c->what, optic_conv_class_name(w.conv_class),

@@ -1,22 +1,25 @@
-/* The direct AVX-512 forward convolution (OPTIC_CONV_STRATEGY_DIRECT,
- * kernels/conv_direct.c and kernels/x86/avx512/conv_direct_avx512.c) against
+/* The direct forward convolution (OPTIC_CONV_STRATEGY_DIRECT,
+ * kernels/conv_direct.c and the loops of the selected ISA,
+ * kernels/x86/avx512/conv_direct_avx512.c or kernels/x86/avx2/conv_direct_avx2.c) against
  * the naive double reference optic_ref_f32_conv, planned with the strategy
  * forced (optic_conv_plan_make_strategy) over a structured sweep: output
  * features around the 16-lane vector and the 32/48-feature blocks (1 to 65),
+ * (and the 8-lane vector, 16- and 24-feature blocks of AVX2),
  * input features around the 16-feature packed block (1, 3, 15, 16, 17, 33, 64),
  * windows 1x1/3x3/5x5/1x3/3x1 and 1-D, strides 1/2, padding 0, 1, 2, negative
  * and asymmetric, rhs dilation 1/2/3, window reversal, feature and batch
- * groups, batch 1 and 3, widths around the 9- and 14-pixel tiles (1 to 57),
+ * groups, batch 1 and 3, widths around the 9- and 14-pixel tiles (4, 6 and 8
+ * on AVX2) (1 to 57),
  * operands and scratch 1 float past a 64-byte boundary, 1..3 slices; input
  * features in several groups (kernel slice or packed rows beyond their L2
  * budgets). Plus: when the
- * automatic plan picks it, that OPTIC_ISA=avx2/scalar never get it, and that
+ * automatic plan picks it, that OPTIC_ISA=scalar never gets it, and that
  * it refuses what it cannot run.
  * Tolerance: |got - ref| <= 2e-5 * M + 1e-6 per element, where M is the
  * convolution of |input| and |kernel| (the sum of |terms|, which bounds the
  * f32 accumulation error); ref is exact to double before its final rounding.
  * The output is pre-filled with NaN (an element left unwritten fails) and
- * followed by guard floats. Without AVX-512 the direct cases are skipped
+ * followed by guard floats. Without AVX-512 or AVX2 the direct cases are skipped
  * (printed), the fallback checks still run. */
 #include "kernels/conv.h"
 #include "tests/kernels/conv_test.h"
@@ -24,7 +27,7 @@
 #define RTOL 2e-5
 #define ATOL 1e-6
 
-static bool have_avx512;
+static bool have_direct; /* the selected ISA has direct loops (avx512, avx2) */
 
 static const char *describe(const optic_conv_desc *d) {
   static char buf[1024];
@@ -96,19 +99,19 @@ static const window windows[] = {{"1x1", 2, 1, 1}, {"3x3", 2, 3, 3}, {"5x5", 2, 
                                  {"1x3", 2, 1, 3}, {"3x1", 2, 3, 1}, {"1-D 3", 1, 0, 3}};
 /* Output features around the 16-lane vector and the 32- and 48-feature
  * blocks; input features around the 16-feature packed block. */
-static const int64_t couts[] = {1, 15, 16, 17, 32, 33, 47, 48, 64, 65};
+static const int64_t couts[] = {1, 7, 9, 15, 16, 17, 24, 25, 32, 33, 47, 48, 64, 65};
 static const int64_t cins[] = {1, 3, 15, 16, 17, 33, 64};
 /* Around the tiles (14 pixels with 1 or 2 feature vectors, 9 with 3); a row
  * is split into tiles of near-equal width. */
-static const int64_t widths[] = {1, 5, 8, 9, 10, 13, 14, 15, 28, 29, 57};
+static const int64_t widths[] = {1, 4, 5, 6, 7, 8, 9, 13, 14, 15, 28, 29, 57};
 /* (pad_lo, pad_hi) per spatial dim: none, 1, 2, negative, asymmetric */
 static const int64_t pad_cases[][2] = {{0, 0}, {1, 1}, {2, 2}, {-1, 0}, {2, 0}, {0, 3}};
 
 /* Every (cout, cin, window) triple once; the other parameters cycle with
  * coprime periods so that each value meets many of the others. */
 static void test_sweep(void) {
-  if (!have_avx512) {
-    printf("skipped: this CPU (or OPTIC_ISA) does not select avx512\n");
+  if (!have_direct) {
+    printf("skipped: this CPU (or OPTIC_ISA) selects neither avx512 nor avx2\n");
     return;
   }
   const size_t nwin = sizeof windows / sizeof *windows, nco = sizeof couts / sizeof *couts;
@@ -158,8 +161,8 @@ static void test_sweep(void) {
 /* Windows larger than the input, pixels with no valid tap, a zero-sized
  * batch, zero features: every output element is still written. */
 static void test_edges(void) {
-  if (!have_avx512) {
-    printf("skipped: avx512 not selected\n");
+  if (!have_direct) {
+    printf("skipped: neither avx512 nor avx2 selected\n");
     return;
   }
   optic_conv_desc d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 3, 4, 5}, (int64_t[]){3, 3, 5, 20});
@@ -235,7 +238,7 @@ static void test_automatic_choice(void) {
   optic_conv_desc deep = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){2, 7, 7, 512}, (int64_t[]){3, 3, 512, 512});
   optic_conv_desc nchw = kt_conv_desc("bf01_oi01->bf01", 4, (int64_t[]){2, 64, 9, 9}, (int64_t[]){64, 64, 3, 3});
   optic_conv_desc conv1d = kt_conv_desc("b0f_0io->b0f", 3, (int64_t[]){4, 100, 32}, (int64_t[]){5, 32, 48});
-  int32_t want = have_avx512 ? OPTIC_CONV_STRATEGY_DIRECT : OPTIC_CONV_STRATEGY_IM2COL_MK;
+  int32_t want = have_direct ? OPTIC_CONV_STRATEGY_DIRECT : OPTIC_CONV_STRATEGY_IM2COL_MK;
   OT_CHECK(auto_strategy(&resnet) == want, "ResNet-50 3x3 NHWC: strategy %d", auto_strategy(&resnet));
   OT_CHECK(auto_strategy(&conv1d) == want, "1-D, 5 taps, 32 -> 48 features: strategy %d", auto_strategy(&conv1d));
   OT_CHECK(auto_strategy(&pointwise) == OPTIC_CONV_STRATEGY_GEMM, "1x1 stays a plain GEMM");
@@ -251,23 +254,28 @@ static void test_automatic_choice(void) {
     OT_EXPECT_STATUS(optic_conv_plan_make_strategy(&resnet, (optic_conv_pass)pass, 2, OPTIC_CONV_STRATEGY_DIRECT, &p),
                      OPTIC_ERR_UNSUPPORTED);
   }
-  if (have_avx512) check_direct(&conv1d, 11, 2, 1, "1-D automatic case");
+  if (have_direct) check_direct(&conv1d, 11, 2, 1, "1-D automatic case");
 
-  /* OPTIC_ISA caps the choice: no direct plan below avx512. The caller's
-   * OPTIC_ISA is restored afterwards. */
+  /* OPTIC_ISA caps the choice: avx2 keeps the direct plan (its own loops),
+   * scalar has none. The caller's OPTIC_ISA is restored afterwards. */
   const char *env = getenv("OPTIC_ISA");
   char saved[32] = "";
   if (env != NULL) snprintf(saved, sizeof saved, "%s", env);
-  const char *caps[] = {"avx2", "scalar"};
-  for (int c = 0; c < 2; c++) {
-    setenv("OPTIC_ISA", caps[c], 1);
-    optic_isa_reselect();
-    OT_CHECK(auto_strategy(&resnet) == OPTIC_CONV_STRATEGY_IM2COL_MK, "OPTIC_ISA=%s: strategy %d", caps[c],
+  setenv("OPTIC_ISA", "scalar", 1);
+  optic_isa_reselect();
+  OT_CHECK(auto_strategy(&resnet) == OPTIC_CONV_STRATEGY_IM2COL_MK, "OPTIC_ISA=scalar: strategy %d",
+           auto_strategy(&resnet));
+  optic_conv_plan p;
+  OT_EXPECT_STATUS(optic_conv_plan_make_strategy(&resnet, OPTIC_CONV_FORWARD, 2, OPTIC_CONV_STRATEGY_DIRECT, &p),
+                   OPTIC_ERR_UNSUPPORTED);
+  OT_CHECK(strstr(optic_last_error(), "neither avx512 nor avx2") != NULL, "%s", optic_last_error());
+  setenv("OPTIC_ISA", "avx2", 1);
+  optic_isa_reselect();
+  if (optic_isa_selected() == OPTIC_ISA_AVX2) { /* the CPU has AVX2 */
+    OT_CHECK(auto_strategy(&resnet) == OPTIC_CONV_STRATEGY_DIRECT, "OPTIC_ISA=avx2: strategy %d",
              auto_strategy(&resnet));
-    optic_conv_plan p;
-    OT_EXPECT_STATUS(optic_conv_plan_make_strategy(&resnet, OPTIC_CONV_FORWARD, 2, OPTIC_CONV_STRATEGY_DIRECT, &p),
-                     OPTIC_ERR_UNSUPPORTED);
-    OT_CHECK(strstr(optic_last_error(), "not avx512") != NULL, "%s", optic_last_error());
+    OT_EXPECT_OK(optic_conv_plan_make(&conv1d, OPTIC_CONV_FORWARD, 2, &p));
+    OT_CHECK(p.loops_isa == OPTIC_ISA_AVX2, "OPTIC_ISA=avx2: loops_isa %d", (int)p.loops_isa);
   }
   if (env != NULL) {
     setenv("OPTIC_ISA", saved, 1);
@@ -286,14 +294,14 @@ static void test_refusals(void) {
   d.lhs_dilation[0] = 2;
   OT_EXPECT_STATUS(optic_conv_plan_make_strategy(&d, OPTIC_CONV_FORWARD, 1, OPTIC_CONV_STRATEGY_DIRECT, &p),
                    OPTIC_ERR_UNSUPPORTED);
-  if (have_avx512) OT_CHECK(strstr(optic_last_error(), "lhs") != NULL, "%s", optic_last_error());
+  if (have_direct) OT_CHECK(strstr(optic_last_error(), "lhs") != NULL, "%s", optic_last_error());
   d = kt_conv_desc("b012f_012io->b012f", 5, (int64_t[]){1, 4, 4, 4, 16}, (int64_t[]){2, 2, 2, 16, 16});
   OT_EXPECT_STATUS(optic_conv_plan_make_strategy(&d, OPTIC_CONV_FORWARD, 1, OPTIC_CONV_STRATEGY_DIRECT, &p),
                    OPTIC_ERR_UNSUPPORTED);
   OT_EXPECT_STATUS(optic_conv_plan_make_strategy(&d, OPTIC_CONV_FORWARD, 1, OPTIC_CONV_STRATEGY_GEMM, &p),
                    OPTIC_ERR_INVALID_ARGUMENT);
   /* The run contract: a slice beyond the plan's count is refused. */
-  if (have_avx512) {
+  if (have_direct) {
     d = kt_conv_desc("b01f_01io->b01f", 4, (int64_t[]){1, 4, 4, 16}, (int64_t[]){3, 3, 16, 16});
     OT_EXPECT_OK(optic_conv_plan_make_strategy(&d, OPTIC_CONV_FORWARD, 2, OPTIC_CONV_STRATEGY_DIRECT, &p));
     float buf[1024] = {0};
@@ -302,7 +310,9 @@ static void test_refusals(void) {
   }
 }
 
-static void setup(void) { have_avx512 = optic_isa_selected() == OPTIC_ISA_AVX512; }
+static void setup(void) {
+  have_direct = optic_isa_selected() == OPTIC_ISA_AVX512 || optic_isa_selected() == OPTIC_ISA_AVX2;
+}
 
 static void test_sweep_case(void) { setup(), test_sweep(); }
 static void test_edges_case(void) { setup(), test_edges(); }
