@@ -38,6 +38,14 @@ void bench_report_kernel_estimate(optic_bench_state *st, int threads, double cal
 void bench_report_model_estimate(optic_bench_state *st, int threads, double calls, const optic_cost *per_call,
                                  double model_ns, bool flops_bound);
 
+/* `calls` cblas_sgemm calls of (M x K) . (K x N) on one core of m, as the
+ * BLAS runs them whatever the shape: on the dot grid (format 7, timed with
+ * cblas_sgemm calls; a dim below 4 costs what the size-4 call does, the
+ * register tile the GEMM computes anyway), else optic_machine_estimate_dot_ns
+ * (which, for the runtime, prices M or N of 1 as its GEMV path: a benchmark
+ * calling sgemm with N = 1 does not take that path). 0 when no model. */
+double bench_sgemm_calls_ns(const optic_machine *m, double calls, double M, double N, double K);
+
 /* The link model of a ring all-reduce of `bytes` per core among `cores`
  * threads of this host (emulated pod cores, or MPI ranks on one host):
  * 2(cores - 1) steps, each one exchange (sync_ns of the model for `cores`
@@ -57,9 +65,11 @@ double bench_ckpt_restore_ns(int threads, double bytes);
 
 /* An all-reduce among `ranks` MPI processes of this host: through the
  * shared-memory ring (messages false) the ring model above; over MPI
- * messages (true) also each step's copy into and out of MPI's buffers and a
- * message latency of MPI_STEP_SYNCS barriers (an ASSUMPTION: `optic
- * calibrate` does not launch MPI; docs/cost-model.md). 0 when no model. */
+ * messages (true) 2(n-1) exchanges of a segment on the calibrated MPI link
+ * (machine format 10) plus the reduce-scatter's folds. Without link figures
+ * each step instead copies into and out of MPI's buffers and pays a message
+ * latency of MPI_STEP_SYNCS barriers (an ASSUMPTION; docs/cost-model.md).
+ * 0 when no model. */
 #define MPI_STEP_SYNCS 4.0
 double bench_mpi_all_reduce_ns(int ranks, double bytes, bool messages);
 

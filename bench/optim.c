@@ -122,8 +122,10 @@ static void run_step(optic_bench_state *st, void *user) {
 
 /* The same step through the step engine (optic_step_engine_step, 1 core,
  * no profiler): the engine's per-step cache lookup, timing and metrics
- * around optic_optim_step. Also reports the compiled program's estimates
- * (est_bytes, est_time_ns, est_ratio = measured / estimated). */
+ * around optic_optim_step. Also reports the engine's estimates: est_time_ns
+ * (its step estimate, the fused step's model per group, the same as
+ * optim/step's for this shape), est_ratio = measured / estimated, and
+ * est_bytes (the compiled program's bytes accessed). */
 static void run_engine_step(optic_bench_state *st, void *user) {
   const step_case *c = user;
   const size_t n = (size_t)optic_bench_range(st, 0);

@@ -276,6 +276,8 @@ static const struct {
     {"optim_adagrad_element_ns", offsetof(optic_machine, optim_adagrad_element_ns), true},
     {"optim_lamb_element_ns", offsetof(optic_machine, optim_lamb_element_ns), true},
     {"optim_lion_element_ns", offsetof(optic_machine, optim_lion_element_ns), true},
+    {"mpi_link_latency_ns", offsetof(optic_machine, mpi_link_latency_ns), true},
+    {"mpi_link_bandwidth", offsetof(optic_machine, mpi_link_bandwidth), true},
 };
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");

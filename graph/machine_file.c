@@ -130,6 +130,9 @@ static const field fields[] = {
     {"optim_adagrad_element_ns", offsetof(optic_machine, optim_adagrad_element_ns), F_DOUBLE, false},
     {"optim_lamb_element_ns", offsetof(optic_machine, optim_lamb_element_ns), F_DOUBLE, false},
     {"optim_lion_element_ns", offsetof(optic_machine, optim_lion_element_ns), F_DOUBLE, false},
+    /* Format 10 (optional: format <= 9 files load with 0, "not measured": the MPI link assumed). */
+    {"mpi_link_latency_ns", offsetof(optic_machine, mpi_link_latency_ns), F_DOUBLE, false},
+    {"mpi_link_bandwidth", offsetof(optic_machine, mpi_link_bandwidth), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

@@ -250,6 +250,7 @@ optic_status calib_measure(bool quick, calib_result *out) {
                         out->op_overhead_ns.one};
   if ((st = calib_measure_conv(&ops, out->fma[optic_isa_selected()].one, &out->conv)) != OPTIC_OK) return st;
   if ((st = calib_measure_optim(&ops, out->optim_element_ns)) != OPTIC_OK) return st;
+  calib_measure_mpi_link(&out->mpi_latency_ns, &out->mpi_bandwidth, out->mpi_why, sizeof out->mpi_why);
   out->seconds = (double)(optic_now_ns() - t0) * 1e-9;
   return OPTIC_OK;
 }
@@ -358,6 +359,8 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   classes_to_machine(&r->classes, r->threads, m);
   contractions_to_machine(r, isa, m);
   optim_to_machine(r, m);
+  m->mpi_link_latency_ns = r->mpi_latency_ns;
+  m->mpi_link_bandwidth = r->mpi_bandwidth;
   char when[32] = "unknown time";
   time_t now = time(NULL);
   struct tm tm;

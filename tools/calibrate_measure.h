@@ -11,6 +11,8 @@
 #include <optic/optim.h>
 #include <stdio.h>
 
+#define CALIB_WHY_MAX 1024 /* a message naming paths (longer ones are cut) */
+
 /* One figure on 1 thread ([0]) and on all threads ([1]). */
 typedef struct calib_pair {
   double one, all;
@@ -83,6 +85,11 @@ optic_status calib_beyond_tiny(const calib_ops_plan *plan, const char *text, dou
  * indexed by optic_optim_kind (0 when the larger tensor was not slower). */
 optic_status calib_measure_optim(const calib_ops_plan *plan, double *element_ns);
 
+/* Format 10 (tools/calibrate_mpi.c): runs optic_mpi_probe under the MPI
+ * launcher with 2 ranks. true with both figures > 0; false with both 0 and
+ * why filled when MPI, the launcher or the probe is missing or failed. */
+bool calib_measure_mpi_link(double *latency_ns, double *bandwidth, char *why, size_t why_size);
+
 /* Called with the compiled program before it is timed. */
 typedef optic_status (*calib_inspect_fn)(const optic_program_t *p, void *arg);
 /* Median ns per run of HLO text's program compiled for and run on one
@@ -128,6 +135,9 @@ typedef struct calib_result {
   double seconds;                   /* wall time of the whole calibration */
   /* format 9: ns per element of each kind's step, one core (optic_optim_kind order) */
   double optim_element_ns[OPTIC_OPTIM_KIND_COUNT_];
+  /* format 10: the MPI link between two ranks (0: not measured, mpi_why says why) */
+  double mpi_latency_ns, mpi_bandwidth;
+  char mpi_why[CALIB_WHY_MAX];
 } calib_result;
 
 /* quick: fewer, shorter trials (about 1 s on a quiet machine) and a

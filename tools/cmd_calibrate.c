@@ -115,6 +115,10 @@ static void print_result(FILE *out, const calib_result *r) {
           r->conv.dot_efficiency, "-", r->conv.dot_element_ns, r->conv.dot_call_ns, r->conv.dot_pack_element_ns);
   print_grid_range(out, "dot grid (format 7)", r->conv.dot_grid);
   print_optim(out, "optimizer step, ns/element (1 core)", r->optim_element_ns);
+  if (r->mpi_bandwidth > 0)
+    fprintf(out, "  %-34s %10.3g %10s  ns, %.3g GB/s each way (2 ranks)\n", "MPI link (format 10)", r->mpi_latency_ns,
+            "-", r->mpi_bandwidth * 1e-9);
+  else fprintf(out, "  %-34s not measured: %s\n", "MPI link (format 10)", r->mpi_why);
   fprintf(out, "  %-34s %10.2f %10s  s\n", "dot grid time", r->conv.dot_grid_seconds, "-");
   fprintf(out, "  (%.1f s)\n", r->seconds);
 }
@@ -167,6 +171,10 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
       m->optim_sgd_element_ns,     m->optim_adam_element_ns, m->optim_adamw_element_ns, m->optim_rmsprop_element_ns,
       m->optim_adagrad_element_ns, m->optim_lamb_element_ns, m->optim_lion_element_ns};
   print_optim(out, "optim_<kind>_element_ns", e);
+  if (m->mpi_link_bandwidth > 0)
+    fprintf(out, "  mpi_link              %.3g ns + bytes / %.3g GB/s\n", m->mpi_link_latency_ns,
+            m->mpi_link_bandwidth * 1e-9);
+  else fprintf(out, "  mpi_link              not measured (assumed: docs/cost-model.md)\n");
   fprintf(out, "  cores                 %d\n", (int)m->cores);
   fprintf(out, "  source                %s\n", m->source);
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "tools/mpi_launch.h"
 #include "tools/report.h"
 #include "core/unconst.h"
 
@@ -55,29 +56,6 @@ bool report_filter_selects_pod_mpi(const char *filter) {
   return filter && select_names(filter, n) > 0;
 }
 
-static bool executable(const char *p) {
-  struct stat sb;
-  return stat(p, &sb) == 0 && S_ISREG(sb.st_mode) && access(p, X_OK) == 0;
-}
-
-/* The launcher: $OPTIC_MPIRUN, the mpiexec CMake found, mpirun on PATH. */
-static bool find_launcher(char *out, size_t size) {
-  const char *env = getenv("OPTIC_MPIRUN");
-  if (env && env[0]) return snprintf(out, size, "%s", env) < (int)size && executable(out);
-#ifdef OPTIC_MPIEXEC
-  if (snprintf(out, size, "%s", OPTIC_MPIEXEC) < (int)size && executable(out)) return true;
-#endif
-  const char *path = getenv("PATH");
-  if (!path) return false;
-  for (const char *p = path; *p;) {
-    size_t len = strcspn(p, ":");
-    if (len > 0 && snprintf(out, size, "%.*s/mpirun", (int)len, p) < (int)size && executable(out)) return true;
-    p += len;
-    if (*p == ':') p++;
-  }
-  return false;
-}
-
 optic_status report_run_pod_mpi(const char *bench, const char *filter, int reps, double timeout_s, const char *out_json,
                                 const char *log_path, bool *ran, char *why, size_t why_size) {
   *ran = false;
@@ -86,29 +64,18 @@ optic_status report_run_pod_mpi(const char *bench, const char *filter, int reps,
   char *slash = strrchr(exe, '/');
   size_t used = slash ? (size_t)(slash - exe + 1) : 0;
   snprintf(exe + used, sizeof exe - used, "optic_bench_pod_mpi");
-  if (!executable(exe)) {
+  if (!tools_executable(exe)) {
     snprintf(why, why_size, "%s not built (MPI not found at configure)", exe);
     return OPTIC_OK;
   }
-  if (!find_launcher(launcher, sizeof launcher)) {
+  if (!tools_mpi_launcher(launcher, sizeof launcher)) {
     snprintf(why, why_size, "no MPI launcher ($OPTIC_MPIRUN, mpirun on PATH)");
     return OPTIC_OK;
   }
-  /* As tests/CMakeLists.txt runs the MPI tests: shared memory + self only
-   * (no network probing), no single-copy (CMA needs ptrace rights containers
-   * lack), 2 ranks may share fewer cores. The user's settings win. */
-  setenv("OMPI_MCA_btl", "self,vader", 0);
-  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
-  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 0);
+  tools_mpi_env(); /* as tests/CMakeLists.txt runs the MPI tests; the user's settings win */
   snprintf(reps_s, sizeof reps_s, "%d", reps < 1 ? 1 : reps > 16 ? 16 : reps);
   char *argv[16];
-  int a = 0;
-  argv[a++] = launcher;
-  if (geteuid() == 0) argv[a++] = "--allow-run-as-root"; /* Open MPI refuses root otherwise */
-  argv[a++] = "--oversubscribe";
-  argv[a++] = "-np";
-  argv[a++] = "2";
-  argv[a++] = exe;
+  int a = tools_mpi_argv(argv, launcher, exe);
   argv[a++] = "--out";
   argv[a++] = OPTIC_UNCONST(char *, out_json);
   argv[a++] = "--reps";

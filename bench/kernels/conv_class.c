@@ -142,9 +142,8 @@ static void run_class(optic_bench_state *st, const conv_class *c, bool alone) {
   optic_conv_work w;
   optic_conv_plan_work(&plan, p.flops_per_iteration, &w);
   if (bench_machine(1, &mc))
-    p.est_ns_per_iteration =
-        alone ? optic_machine_estimate_dot_ns(&mc, (double)G, (double)m, (double)n, (double)k, 0, (double)(G * m))
-              : optic_machine_estimate_conv_ns(&mc, &w);
+    p.est_ns_per_iteration = alone ? bench_sgemm_calls_ns(&mc, (double)G, (double)m, (double)n, (double)k)
+                                   : optic_machine_estimate_conv_ns(&mc, &w);
   int saved = openblas_get_num_threads();
   openblas_set_num_threads(1);
   bench_run_parallel(st, 1, &p, alone ? "gemm" : "conv");

@@ -185,6 +185,14 @@ typedef struct optic_machine {
   double optim_adagrad_element_ns; /* Adagrad */
   double optim_lamb_element_ns;    /* LAMB: both passes */
   double optim_lion_element_ns;    /* Lion */
+  /* Format 10: the MPI link between two ranks of this host, as `optic
+   * calibrate` measures it (tools/mpi_probe: mpiexec -np 2 with the
+   * report's settings): an exchange of n bytes each way between two ranks
+   * takes mpi_link_latency_ns + n / mpi_link_bandwidth ns. 0: not measured
+   * (no MPI build, no launcher, or the probe failed): collectives over MPI
+   * messages are then priced by the assumption of docs/cost-model.md. */
+  double mpi_link_latency_ns; /* ns of an 8-byte exchange */
+  double mpi_link_bandwidth;  /* bytes/s of each direction of a 4 MiB exchange */
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -197,9 +205,10 @@ typedef struct optic_machine {
  * loads as 0: a profiled step's clock reads not counted), format-6 files (before dot_grid_efficiency, which
  * loads as all 0: the single dot_efficiency) and files of formats 6 and 7 (before reduce_cols_call_ns ...
  * batch_norm_grad_element_ns, which load as 0: no small-op fixed costs) and format-8 files (before
- * optim_sgd_element_ns ... optim_lion_element_ns, which load as 0: optimizer steps priced by their bytes alone);
+ * optim_sgd_element_ns ... optim_lion_element_ns, which load as 0: optimizer steps priced by their bytes alone)
+ * and format-9 files (before mpi_link_latency_ns and mpi_link_bandwidth, which load as 0: the MPI link assumed);
  * a file of a newer format fails to load with CORRUPT naming the versions. */
-#define OPTIC_MACHINE_FORMAT 9
+#define OPTIC_MACHINE_FORMAT 10
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",

@@ -386,15 +386,19 @@ OPTIC_API optic_status optic_optim_restore_latest(optic_optim_t *opt, const char
  * elements and compiles it with optic_compile; programs are cached by the
  * group's shapes plus the hyperparameters the graph bakes in), (2) all-reduces
  * (mean) the gradients over the pod cores and/or MPI ranks, (3) runs the
- * update, and (4) records compile / all-reduce / update events with the
- * compiled programs' estimates on a profiler and updates its metrics.
+ * update, and (4) records compile / all-reduce / update events with their
+ * estimates on a profiler and updates its metrics.
  *
  * What executes the update: the wrapped optimizer's fused kernels
  * (optic_optim_step), not optic_program_run of the compiled graph. The graph
  * has no fused multiply-add and no per-ISA contraction, so it cannot give the
- * kernels' bits; the compiled programs supply the cost, the time and byte
- * estimates and the profile's "estimated" column. Results are therefore
- * bitwise those of calling the optimizer directly. docs/optim.md says why. */
+ * kernels' bits. So the update's time estimate (metrics, the profile's
+ * "estimated" column) is the model of those kernels: per group,
+ * optic_optim_step_estimate_ns of its kind, its element count, its real
+ * bytes and the optimizer's threads; the compiled programs supply the cost
+ * counts (est_bytes_per_step, their flops through optic_step_engine_program).
+ * Results are bitwise those of calling the optimizer directly. docs/optim.md
+ * says why. */
 
 typedef struct optic_step_engine optic_step_engine_t;
 
@@ -419,7 +423,7 @@ typedef struct optic_step_engine_options {
    * true). false: each replica steps on its own gradients. */
   bool average_gradients;
   /* Machine model for the estimates (copied). NULL: optic_machine_host().
-   * The programs are compiled for the wrapped optimizer's thread count
+   * The estimates and the programs are for the wrapped optimizer's thread count
    * (optic_optim_options.threads, 0: omp_get_max_threads()) through
    * optic_compile_options.threads. */
   const optic_machine *machine;
@@ -474,7 +478,8 @@ typedef struct optic_step_engine_metrics {
   double last_allreduce_ns;            /* its all-reduce part (0: none) */
   double last_update_ns;               /* its update part */
   double est_step_ns;                  /* estimate of one step: update + all-reduce */
-  double est_update_ns;                /* sum of the groups' compiled programs' estimates */
+  double est_update_ns;                /* sum over groups of optic_optim_step_estimate_ns (kind, elements,
+                                          update bytes, the optimizer's threads and profile flag) */
   double est_allreduce_ns;             /* docs/optim.md: ring model on the machine's DRAM bandwidth */
   double measured_over_estimated;      /* mean_step_ns / est_step_ns (0 before the first step) */
   double update_bytes_per_step;        /* real bytes the update moves (Adam: 28 per element) */

@@ -114,7 +114,7 @@ def main(optic, bench, src, out):
     with open(machine, "w", encoding="utf-8") as f:
         json.dump({"name": "fixture", "peak_flops": 2e11, "peak_transcendentals": 1e10, "dram_bandwidth": 2e10,
                    "cache_bandwidth": 2e11, "cache_bytes": 2097152, "op_overhead_ns": 300, "cores": 2,
-                   "source": "check_report_gbench.py"}, f)
+                   "mpi_link_latency_ns": 1000, "mpi_link_bandwidth": 1e9, "source": "check_report_gbench.py"}, f)
     ratios = os.path.join(src, "bench", "ratios.json")
     pairs = []  # (A, B, names, label) for compare.py
 
@@ -138,15 +138,23 @@ def main(optic, bench, src, out):
         print("skip the pod MPI report: optic_bench_pod_mpi is not built (MPI not found at configure)")
     else:
         j = os.path.join(out, "mpi.json")
-        flt = "^peer/fma_peak/[a-z0-9]+/threads:1/|^(pod_mpi/all_reduce|peer/mpi_allreduce)/bytes:4096/"
+        flt = ("^peer/fma_peak/[a-z0-9]+/threads:1/"
+               "|^(pod_mpi/all_reduce|pod_mpi/all_reduce_messages|peer/mpi_allreduce)/bytes:4096/")
         p = run([optic, "report", "--filter", flt, "--repetitions", "2", "--json", j, "--html", j + ".html"] + common)
         check(p.returncode == 0 and "pod MPI benchmarks" not in p.stderr,
               "report with the pod MPI run: exit 0, MPI rows merged", "exit %d: %s" % (p.returncode, p.stderr[-600:]))
         if p.returncode == 0:
             names, doc = check_structure(j, "report with pod MPI rows")
             mpi = [b for b in doc["benchmarks"] if b["name"].startswith(("pod_mpi/", "peer/mpi_allreduce/"))]
-            check(len(mpi) == 2 * (2 + 4) and all(b["cpu_time"] > 0 for b in mpi),
-                  "2 pod MPI benchmarks x (2 iterations + 4 aggregates), cpu_time measured (%d rows)" % len(mpi))
+            check(len(mpi) == 3 * (2 + 4) and all(b["cpu_time"] > 0 for b in mpi),
+                  "3 pod MPI benchmarks x (2 iterations + 4 aggregates), cpu_time measured (%d rows)" % len(mpi))
+            # over messages, the machine file's link (docs/cost-model.md): 2 exchanges of a
+            # 2048-byte segment at 1000 ns + 1 GB/s, and one fold of 3 x 4096 bytes in cache
+            want = 2 * (1000 + 2048 / 1e9 * 1e9) + 3 * 4096 / 2e11 * 1e9
+            est = [b.get("est_time_ns") for b in mpi
+                   if b["name"].startswith("pod_mpi/all_reduce_messages/") and b["run_type"] == "iteration"]
+            check(est and all(e is not None and abs(e - want) <= 1e-6 * want for e in est),
+                  "all_reduce_messages estimate from the calibrated link: %g ns" % want, str(est[:2]))
             fam = {b["family_index"] for b in doc["benchmarks"] if b["name"].startswith("peer/fma_peak/")}
             check(all(b["family_index"] not in fam for b in mpi), "MPI family_index values follow optic_bench's")
             pairs.append((j, j, names, "report with pod MPI rows"))

@@ -58,7 +58,7 @@ def list_entries(source_dir):
 # recomputed here from the documented formulas (docs/cost-model.md).
 # Adam's per-element figure (format 9) is large enough that the step's
 # arithmetic, not its bytes, bounds the optim/step/adam estimate.
-MACHINE = {"format": 9, "name": "check", "peak_flops": 2e11, "peak_transcendentals": 4e9,
+MACHINE = {"format": 10, "name": "check", "peak_flops": 2e11, "peak_transcendentals": 4e9,
            "dram_bandwidth": 2e10, "core_dram_bandwidth": 1.25e10, "cache_bandwidth": 1e11,
            "cache_bytes": 4194304, "op_overhead_ns": 50, "cores": 2, "gemm_efficiency": 0.5,
            "hash_bandwidth": 1e9, "disk_write_bandwidth": 5e8, "sync_ns": 300, "cpu_clock_ns": 40,

@@ -20,7 +20,11 @@ for word in "FMA peak" "exp (vexp" "L1 (" "L2 (" "DRAM (" "per-op overhead" "mac
   grep -qF "$word" "$work/out.txt" || fail "calibrate output lacks '$word'"
 done
 
-python3 - "$work/m.json" <<'PY' && pass "machine file figures are plausible" || fail "machine file figures"
+# format 10: with the MPI probe built beside optic and a launcher on PATH the
+# link is measured; without either it stays 0 and the output says why.
+mpi=0
+if [ -x "$(dirname "$optic")/optic_mpi_probe" ] && { command -v mpiexec || command -v mpirun; } >/dev/null; then mpi=1; fi
+python3 - "$work/m.json" "$mpi" <<'PY' && pass "machine file figures are plausible" || fail "machine file figures"
 import json, os, sys
 m = json.load(open(sys.argv[1]))
 for k in ("peak_flops", "peak_transcendentals", "dram_bandwidth", "cache_bandwidth", "cache_bytes"):
@@ -36,7 +40,6 @@ assert 0 < m["op_overhead_ns"] < 20000, m["op_overhead_ns"]
 assert 0 < m["core_dram_bandwidth"] <= m["dram_bandwidth"], (m["core_dram_bandwidth"], m["dram_bandwidth"])
 assert m["cores"] >= 1 and m["name"] == "host" and "optic calibrate" in m["source"]
 # format 3: the op classes, each measured (> 0) and within a plausible range
-assert m["format"] == 9, m["format"]
 for k in ("scatter_element_ns", "sort_compare_ns", "topk_compare_ns",
           "bf16_element_ns", "f16_element_ns", "reduce_step_ns"):
     assert 0 < m[k] < 1e5, (k, m[k])
@@ -76,7 +79,18 @@ for k in ("batch_norm_training_element_ns", "batch_norm_inference_element_ns", "
 for k in ("sgd", "adam", "adamw", "rmsprop", "adagrad", "lamb", "lion"):
     assert 0 < m["optim_%s_element_ns" % k] < 1e3, (k, m["optim_%s_element_ns" % k])
 assert m["optim_lamb_element_ns"] > m["optim_sgd_element_ns"], (m["optim_lamb_element_ns"], m["optim_sgd_element_ns"])
+assert m["format"] == 10, m["format"]
+if sys.argv[2] == "1":
+    assert 0 < m["mpi_link_latency_ns"] < 1e7, m["mpi_link_latency_ns"]
+    assert 1e7 < m["mpi_link_bandwidth"] < 1e12, m["mpi_link_bandwidth"]
+else:
+    assert m["mpi_link_latency_ns"] == 0 and m["mpi_link_bandwidth"] == 0, m
 PY
+if [ "$mpi" = 1 ]; then
+  grep -q "MPI link (format 10) .* GB/s each way" "$work/out.txt" || fail "calibrate output lacks the MPI link"
+else
+  grep -q "MPI link (format 10) *not measured: " "$work/out.txt" || fail "calibrate output lacks why the MPI link is not measured"
+fi
 
 # optic_machine_load reads it (report --machine loads with it and prints the model).
 if "$optic" report --input "$fixture" --ratios "$ratios" --machine "$work/m.json" --out-dir "$work/r" >"$work/rep.txt" 2>&1 &&
@@ -100,8 +114,8 @@ json.dump(m, open(sys.argv[2], "w"))
 PY
 if OMP_NUM_THREADS=1 "$optic" report --quick --input "$fixture" --ratios "$ratios" --machine "$work/old.json" \
      --out-dir "$work/r4" >"$work/rep4.txt" 2>&1 &&
-   grep -q "is format 4 and lacks figures of format 9: calibrating again" "$work/rep4.txt" &&
-   grep -q '"format": 9' "$work/old.json" && grep -q '"gather_run_ns"' "$work/old.json"; then
+   grep -q "is format 4 and lacks figures of format 10: calibrating again" "$work/rep4.txt" &&
+   grep -q '"format": 10' "$work/old.json" && grep -q '"gather_run_ns"' "$work/old.json"; then
   pass "report recalibrates a format-4 model and replaces it"
 else
   fail "report on a format-4 model: $(grep -m3 "report:" "$work/rep4.txt")"

@@ -502,7 +502,7 @@ static void beyond_roofline(void) {
   size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
   if (f) fclose(f);
   text[n] = 0;
-  OT_CHECK(strstr(text, "\"format\": 9") != NULL, "%s", text);
+  OT_CHECK(strstr(text, "\"format\": 10") != NULL, "%s", text);
   OT_EXPECT_OK(optic_machine_load(path, &r));
   OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-2 figures");
   /* sync_ns per thread count: (t - 1) / (cores - 1) of the all-core figure */
@@ -532,7 +532,7 @@ static void beyond_roofline(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":10}", "format 10 is newer than this optic reads (9)"},
+      {",\"format\":11}", "format 11 is newer than this optic reads (10)"},
       {",\"format\":\"2\"}", "\"format\" must be a positive integer"},
       {",\"format\":0}", "\"format\" must be a positive integer"},
       {",\"gemm_efficiency\":1.5}", "gemm_efficiency is 1.5"},
@@ -644,7 +644,7 @@ static void conv_classes_format4(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":10}", "format 10 is newer than this optic reads (9)"},
+      {",\"format\":11}", "format 11 is newer than this optic reads (10)"},
       {",\"conv_direct_efficiency\":1.5}", "conv_direct_efficiency is 1.5"},
       {",\"conv_grouped_rows_element_ns\":-1}", "conv_grouped_rows_element_ns is -1"},
       {",\"conv_gemm_efficiency\":-0.5}", "conv_gemm_efficiency is -0.5"},
@@ -699,7 +699,7 @@ static void clock_format6(void) {
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
   OT_CHECK(strstr(optic_last_error(), "cpu_clock_ns") != NULL, "%s", optic_last_error());
-  snprintf(text, sizeof text, "%s,\"format\":10}", head);
+  snprintf(text, sizeof text, "%s,\"format\":11}", head);
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
 }
@@ -750,68 +750,82 @@ static void small_ops_format8(void) {
     OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
     OT_CHECK(strstr(optic_last_error(), figs[i].key) != NULL, "%s", optic_last_error());
   }
-  snprintf(text, sizeof text, "%s,\"format\":10}", head);
+  snprintf(text, sizeof text, "%s,\"format\":11}", head);
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
 }
 
-/* Format 9: the optimizer steps' ns per element, one key per kind. Files
- * of formats 7 and 8 load with them 0 (not known: bytes only); a format-9
- * file round-trips each under its documented key; a negative, infinite or
- * non-number one is rejected naming it; for_threads keeps them (one core's
- * ns, not scaled); a newer file is refused. */
-static void optim_steps_format9(void) {
-#define F9(NAME) \
+/* A figure of the machine file by its documented key. */
+typedef struct figure_key {
+  const char *key;
+  size_t offset;
+} figure_key;
+#define FIGURE_KEY(NAME) \
   { #NAME, offsetof(optic_machine, NAME) }
-  static const struct {
-    const char *key;
-    size_t offset;
-  } figs[] = {F9(optim_sgd_element_ns),     F9(optim_adam_element_ns),    F9(optim_adamw_element_ns),
-              F9(optim_rmsprop_element_ns), F9(optim_adagrad_element_ns), F9(optim_lamb_element_ns),
-              F9(optim_lion_element_ns)};
-#undef F9
+
+/* The optional figures figs[0..n) that format fmt added: files of the two
+ * formats before it load with them 0 (not known); a format-fmt file
+ * round-trips each under its key; a negative, infinite or non-number one is
+ * rejected naming it; for_threads keeps them (not scaled by threads); a
+ * newer file is refused. */
+static void optional_figures(int fmt, const figure_key *figs, size_t n) {
   static const char *const bad_values[] = {"-1", "-0.001", "1e999", "\"0.4\"", "null"};
   char path[512], text[2048];
-  snprintf(path, sizeof path, "%s/v9.json", tmp_dir());
+  snprintf(path, sizeof path, "%s/v%d.json", tmp_dir(), fmt);
   const char *head = MACHINE_HEAD;
   optic_machine m, r, t;
-  for (int fmt = 7; fmt <= 8; fmt++) {
-    snprintf(text, sizeof text, "%s,\"format\":%d,\"reduce_row_ns\":5}", head, fmt);
+  for (int old = fmt - 2; old < fmt; old++) {
+    snprintf(text, sizeof text, "%s,\"format\":%d,\"reduce_row_ns\":5}", head, old);
     write_file(path, text);
     OT_EXPECT_OK(optic_machine_load(path, &m));
-    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
-      OT_CHECK(figure(&m, figs[i].offset) == 0, "format %d: %s = %g", fmt, figs[i].key, figure(&m, figs[i].offset));
-    OT_CHECK(m.reduce_row_ns == 5, "format %d keeps its own figures", fmt);
+    for (size_t i = 0; i < n; i++)
+      OT_CHECK(figure(&m, figs[i].offset) == 0, "format %d: %s = %g", old, figs[i].key, figure(&m, figs[i].offset));
+    OT_CHECK(m.reduce_row_ns == 5, "format %d keeps its own figures", old);
   }
-  int len = snprintf(text, sizeof text, "%s,\"format\":9", head);
-  for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
+  int len = snprintf(text, sizeof text, "%s,\"format\":%d", head, fmt);
+  for (size_t i = 0; i < n; i++)
     len += snprintf(text + len, sizeof text - (size_t)len, ",\"%s\":%g", figs[i].key, 0.125 + 0.25 * (double)i);
   snprintf(text + len, sizeof text - (size_t)len, "}");
   write_file(path, text);
   OT_EXPECT_OK(optic_machine_load(path, &m));
-  for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
+  for (size_t i = 0; i < n; i++)
     OT_CHECK(figure(&m, figs[i].offset) == 0.125 + 0.25 * (double)i, "%s: %g", figs[i].key, figure(&m, figs[i].offset));
   OT_EXPECT_OK(optic_machine_save(&m, path));
   OT_EXPECT_OK(optic_machine_load(path, &r));
-  OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-9 figures");
+  OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-%d figures", fmt);
   for (int threads = 1; threads <= 2; threads++) {
     OT_EXPECT_OK(optic_machine_for_threads(&m, threads, &t));
-    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
-      OT_CHECK(figure(&t, figs[i].offset) == figure(&m, figs[i].offset), "kept per core on %d: %s", threads,
+    for (size_t i = 0; i < n; i++)
+      OT_CHECK(figure(&t, figs[i].offset) == figure(&m, figs[i].offset), "kept on %d threads: %s", threads,
                figs[i].key);
   }
-  for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
+  for (size_t i = 0; i < n; i++) {
     for (size_t b = 0; b < sizeof bad_values / sizeof bad_values[0]; b++) {
-      snprintf(text, sizeof text, "%s,\"format\":9,\"%s\":%s}", head, figs[i].key, bad_values[b]);
+      snprintf(text, sizeof text, "%s,\"format\":%d,\"%s\":%s}", head, fmt, figs[i].key, bad_values[b]);
       write_file(path, text);
       OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
       OT_CHECK(strstr(optic_last_error(), figs[i].key) != NULL, "%s = %s: %s", figs[i].key, bad_values[b],
                optic_last_error());
     }
   }
-  snprintf(text, sizeof text, "%s,\"format\":10}", head);
+  snprintf(text, sizeof text, "%s,\"format\":%d}", head, OPTIC_MACHINE_FORMAT + 1);
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+}
+
+/* Format 9: the optimizer steps' ns per element (one core's), one key per kind. */
+static void optim_steps_format9(void) {
+  static const figure_key figs[] = {FIGURE_KEY(optim_sgd_element_ns),     FIGURE_KEY(optim_adam_element_ns),
+                                    FIGURE_KEY(optim_adamw_element_ns),   FIGURE_KEY(optim_rmsprop_element_ns),
+                                    FIGURE_KEY(optim_adagrad_element_ns), FIGURE_KEY(optim_lamb_element_ns),
+                                    FIGURE_KEY(optim_lion_element_ns)};
+  optional_figures(9, figs, sizeof figs / sizeof figs[0]);
+}
+
+/* Format 10: the MPI link between two ranks of the host. */
+static void mpi_link_format10(void) {
+  static const figure_key figs[] = {FIGURE_KEY(mpi_link_latency_ns), FIGURE_KEY(mpi_link_bandwidth)};
+  optional_figures(10, figs, sizeof figs / sizeof figs[0]);
 }
 
 /* A grid whose entry at indices (i, j, l) is distinct per point, in (0, 1]
@@ -1035,6 +1049,7 @@ static const ot_case cases[] = {
     {"clock_format6", clock_format6},
     {"small_ops_format8", small_ops_format8},
     {"optim_steps_format9", optim_steps_format9},
+    {"mpi_link_format10", mpi_link_format10},
     {"dot_grid_format7", dot_grid_format7},
     {"dot_grid_interpolation", dot_grid_interpolation},
     {"dot_grid_estimate", dot_grid_estimate},

@@ -1,7 +1,7 @@
 /* The f32/bf16/f16 convert kernels of every ISA built here (the tables of
  * optic_convert_kernels_for, which optic_convert_halves dispatches to: the
  * runtime's convert ops, in-fusion widening and the dot/conv operand
- * widening) against optic_convert_elements (the scalar converter of
+ * widening; an ISA this CPU cannot run is skipped) against optic_convert_elements (the scalar converter of
  * core/half.h), bit for bit: every f16 and bf16 pattern widened; for narrowing, every f32 pattern
  * whose low 16 bits are one of a set that holds the f16 and bf16 ties and
  * their neighbours (so each exponent, each high mantissa, subnormal results,
@@ -57,7 +57,7 @@ static void widen_all_patterns(void) {
   uint16_t *h = malloc(65536 * sizeof *h);
   for (uint32_t i = 0; i < 65536; i++) h[i] = (uint16_t)i;
   for (size_t k = 0; k < sizeof isas / sizeof isas[0]; k++) {
-    if (!optic_isa_built(isas[k])) continue;
+    if (!optic_isa_built(isas[k]) || kt_skip_isa(isas[k])) continue;
     same_as_scalar(isas[k], OPTIC_F16, h, OPTIC_F32, 65536);
     same_as_scalar(isas[k], OPTIC_BF16, h, OPTIC_F32, 65536);
   }
@@ -75,7 +75,7 @@ static void narrow_patterns(void) {
   kt_rng rng = {0x5EEDu};
   for (size_t i = 65536 * nl; i < n; i++) b[i] = (uint32_t)kt_next(&rng);
   for (size_t k = 0; k < sizeof isas / sizeof isas[0]; k++) {
-    if (!optic_isa_built(isas[k])) continue;
+    if (!optic_isa_built(isas[k]) || kt_skip_isa(isas[k])) continue;
     same_as_scalar(isas[k], OPTIC_F32, b, OPTIC_F16, n);
     same_as_scalar(isas[k], OPTIC_F32, b, OPTIC_BF16, n);
   }
@@ -90,7 +90,7 @@ static void lengths(void) {
   uint32_t src[64 + 8];
   for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) src[i] = (uint32_t)kt_next(&rng);
   for (size_t k = 0; k < sizeof isas / sizeof isas[0]; k++) {
-    if (!optic_isa_built(isas[k])) continue;
+    if (!optic_isa_built(isas[k]) || kt_skip_isa(isas[k])) continue;
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
       for (size_t off = 0; off < 3; off++) {
         const unsigned char *s = (const unsigned char *)src + 2 * off;

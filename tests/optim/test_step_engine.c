@@ -5,7 +5,8 @@
  * gradients, equals a 1-core engine stepping on the mean gradient and leaves
  * every core bitwise identical; export → checkpoint save → restore → import
  * → continue equals uninterrupted stepping bitwise; the profiler holds
- * compile, all-reduce, update and step events with estimates; error paths. */
+ * compile, all-reduce, update and step events with estimates; the update's
+ * estimate is the fused step's model summed over the groups; error paths. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -631,9 +632,10 @@ static void cache_key_is_shapes_and_baked_hyperparameters(void) {
   optic_optim_destroy(opt);
 }
 
-/* The programs are compiled for the optimizer's threads: on the 2-core
- * host-default model a 1-thread optimizer's estimate uses one core's figures
- * (the program's machine has 1 core), slower than the 2-thread one's. */
+/* The programs are compiled, and the update estimated, for the optimizer's
+ * threads: on the 2-core host-default model a 1-thread optimizer's program
+ * has a 1-core machine and its estimate uses one core's figures, slower than
+ * the 2-thread one's (the group spans two blocks, so both threads run). */
 static void estimates_for_optimizer_threads(void) {
   ot_tensors t;
   ot_tensors_make(&t, OT_NTENSORS);
@@ -660,8 +662,90 @@ static void estimates_for_optimizer_threads(void) {
   ot_tensors_free(&t);
 }
 
+/* Real bytes per element of hp_for(kind)'s update, written out for the
+ * test: θ read and written, g read, each state slot read and written. */
+static double test_bytes_per_element(optic_optim_kind k) {
+  switch (k) {
+    case OPTIC_OPTIM_KIND_SGD: return 20; /* momentum buffer */
+    case OPTIC_OPTIM_KIND_ADAM:           /* exp_avg, exp_avg_sq */
+    case OPTIC_OPTIM_KIND_ADAMW: return 28;
+    case OPTIC_OPTIM_KIND_RMSPROP: return 36; /* square_avg, grad_avg, momentum buffer */
+    case OPTIC_OPTIM_KIND_ADAGRAD: return 20; /* sum */
+    case OPTIC_OPTIM_KIND_LAMB: return 40;    /* two passes: 24 + 16 */
+    case OPTIC_OPTIM_KIND_LION: return 20;    /* exp_avg */
+    default: return 0;
+  }
+}
+
+/* make_opt's two groups priced one by one with the fused step's model. */
+static double expected_update_ns(const optic_machine *m, optic_optim_kind k, const ot_tensors *t, int32_t threads,
+                                 bool profiled) {
+  const size_t n0 = t->n[0] + t->n[1] + t->n[2], n1 = t->n[3] + t->n[4];
+  double a = 0, b = 0;
+  OT_EXPECT_OK(optic_optim_step_estimate_ns(m, k, n0, test_bytes_per_element(k) * (double)n0, threads, profiled, &a));
+  OT_EXPECT_OK(optic_optim_step_estimate_ns(m, OPTIC_OPTIM_KIND_SGD, n1, 20.0 * (double)n1, threads, profiled, &b));
+  return a + b;
+}
+
+static double engine_update_ns(const optic_machine *m, optic_optim_kind k, ot_tensors *t, int32_t threads,
+                               bool profiled) {
+  optic_optim_t *opt = NULL;
+  optic_optim_options oo = {.size = sizeof oo, .threads = threads, .profile = profiled};
+  OT_EXPECT_OK(optic_optim_create(&oo, &opt));
+  optic_optim_hparams h = hp_for(k), s = hp_for(OPTIC_OPTIM_KIND_SGD);
+  OT_EXPECT_OK(optic_optim_add_group(opt, &h, 3, t->shapes, NULL));
+  OT_EXPECT_OK(optic_optim_add_group(opt, &s, t->count - 3, t->shapes + 3, NULL));
+  optic_step_engine_options o = optic_step_engine_options_default();
+  o.machine = m;
+  optic_step_engine_t *e = NULL;
+  OT_EXPECT_OK(optic_step_engine_create(opt, &o, &e));
+  OT_EXPECT_OK(optic_step_engine_step(e, t->tp, t->tg, t->count));
+  optic_step_engine_metrics mt;
+  OT_EXPECT_OK(optic_step_engine_metrics_get(e, &mt));
+  OT_CHECK(mt.est_step_ns == mt.est_update_ns, "1 core: step %g update %g", mt.est_step_ns, mt.est_update_ns);
+  optic_step_engine_destroy(e);
+  optic_optim_destroy(opt);
+  return mt.est_update_ns;
+}
+
+/* The update's estimate is the model of the kernels that run it: the sum of
+ * optic_optim_step_estimate_ns over the groups, for every kind, 1 and 2
+ * threads, profiled or not; and a slower per-element figure (format 9) moves
+ * it by what the model says. */
+static void estimate_is_the_fused_steps_model(void) {
+  ot_tensors t;
+  ot_tensors_make(&t, OT_NTENSORS);
+  optic_machine base;
+  OT_EXPECT_OK(optic_machine_preset("host-default", &base));
+  base.optim_sgd_element_ns = 0.2;
+  for (int k = 0; k < OPTIC_OPTIM_KIND_COUNT_; k++) {
+    for (int32_t threads = 1; threads <= 2; threads++) {
+      for (int prof = 0; prof < 2; prof++) {
+        const optic_optim_kind kind = (optic_optim_kind)k;
+        optic_machine m = base;
+        const double got = engine_update_ns(&m, kind, &t, threads, prof);
+        const double want = expected_update_ns(&m, kind, &t, threads, prof);
+        OT_CHECK(fabs(got - want) <= 1e-9 * want && want > 0, "%s threads %d profile %d: engine %g, model %g",
+                 optic_optim_kind_name(kind), (int)threads, prof, got, want);
+        /* 10 ns per element for the group's kind: arithmetic-bound. */
+        double *fig[] = {&m.optim_sgd_element_ns,     &m.optim_adam_element_ns,    &m.optim_adamw_element_ns,
+                         &m.optim_rmsprop_element_ns, &m.optim_adagrad_element_ns, &m.optim_lamb_element_ns,
+                         &m.optim_lion_element_ns};
+        *fig[k] = 10.0;
+        const double slow = engine_update_ns(&m, kind, &t, threads, prof);
+        const double want_slow = expected_update_ns(&m, kind, &t, threads, prof);
+        OT_CHECK(fabs(slow - want_slow) <= 1e-9 * want_slow && slow > got + 500.0,
+                 "%s threads %d profile %d: 10 ns/element gives %g (model %g), default %g", optic_optim_kind_name(kind),
+                 (int)threads, prof, slow, want_slow, got);
+      }
+    }
+  }
+  ot_tensors_free(&t);
+}
+
 static const ot_case cases[] = {
     {"estimates_for_optimizer_threads", estimates_for_optimizer_threads},
+    {"estimate_is_the_fused_steps_model", estimate_is_the_fused_steps_model},
     {"cache_key_is_shapes_and_baked_hyperparameters", cache_key_is_shapes_and_baked_hyperparameters},
     {"no_averaging_steps_each_core_alone", no_averaging_steps_each_core_alone},
     {"graph_computes_the_update", graph_computes_the_update},
