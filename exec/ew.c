@@ -268,7 +268,7 @@ void ew_apply(optic_opcode op, optic_compare_dir cmp, optic_dtype in, optic_dtyp
 }
 
 void ew_bind_kernels(ew_instr *in) {
-  in->k_un = NULL, in->k_vv = NULL, in->k_vs = NULL, in->k_comm = false;
+  in->k_un = NULL, in->k_vv = NULL, in->k_vs = NULL, in->k_comm = false, in->chain_op = 0;
   if (in->kind != EW_OP || in->in_dt != OPTIC_F32 || in->out_dt != OPTIC_F32 || scalar_op(in->op)) return;
   const ew_tables *t = tables();
   optic_unary_op u;
@@ -278,6 +278,7 @@ void ew_bind_kernels(ew_instr *in) {
   } else if (binary_kernel(in->op, &b)) { /* the f32_apply forms */
     in->k_vv = t->bin->vv[b], in->k_vs = t->bin->vs[b];
     in->k_comm = in->op == OPTIC_OP_ADD || in->op == OPTIC_OP_MULTIPLY;
+    if (optic_chain_op_ok(b)) in->chain_op = (uint8_t)(b + 1);
   }
 }
 

@@ -407,6 +407,82 @@ static void finish_instrs(ew_prog *p) {
   }
 }
 
+/* Whether instruction in may be a step of a chain kernel call. */
+static bool chainable(const ew_instr *in) {
+  return in->kind == EW_OP && in->chain_op != 0 && in->wide == OPTIC_DTYPE_INVALID && in->n_src == 2;
+}
+
+static int32_t reads_of(const ew_instr *in, int32_t r) {
+  int32_t n = 0;
+  for (int32_t k = 0; k < in->n_src; k++) n += in->src[k].kind == EW_REG && in->src[k].index == r;
+  return n;
+}
+
+/* Gives gather g a register of its own (its readers until the old one is
+ * written again follow), when one is left below EW_ALIAS_REGS. */
+static void rename_gather(ew_prog *p, int32_t g) {
+  const int32_t d = p->ins[g].dst, nr = p->n_regs;
+  if (nr >= EW_ALIAS_REGS) return;
+  p->n_regs++;
+  p->ins[g].dst = nr;
+  for (int32_t k = g + 1; k < p->n_instr; k++) {
+    ew_instr *in = &p->ins[k];
+    for (int32_t j = 0; j < in->n_src; j++) {
+      if (in->src[j].kind == EW_REG && in->src[j].index == d) in->src[j].index = nr;
+    }
+    if (in->dst == d) break;
+  }
+}
+
+/* A gather between two linked chain ops (prod[i] -> i) that reuses a
+ * register an earlier step of the same chain reads would end the chain
+ * there (its values must not change under the pending call): it gets a
+ * register of its own instead. */
+static void untangle_gathers(ew_prog *p, const int32_t *prod) {
+  for (int32_t i = 0; i < p->n_instr; i++) {
+    if (p->ins[i].chain_from < 0) continue;
+    int32_t head = prod[i];
+    while (p->ins[head].chain_from >= 0) head = prod[head];
+    for (int32_t g = prod[i] + 1; g < i; g++) {
+      const int32_t d = p->ins[g].dst;
+      if (p->ins[g].kind != EW_GATHER || d < 0 || d == p->wide_scratch) continue;
+      bool read = false;
+      for (int32_t k = head; k <= prod[i]; k++) read |= reads_of(&p->ins[k], d) > 0;
+      if (read) rename_gather(p, g);
+    }
+  }
+}
+
+/* Marks each chain op whose result one later chain op alone reads (before
+ * the register is written again): the reader's chain_from. */
+static void find_chains(ew_prog *p, int32_t *prod) {
+  const optic_chain_kernels *ck = optic_chain_kernels_get();
+  /* vector kernels only: they keep the binary kernels' operand order, so NaN payloads too */
+  const optic_isa isa = optic_isa_selected();
+  p->chain = ck != NULL && ck->isa_of_chain == isa && isa != OPTIC_ISA_SCALAR ? ck->chain : NULL;
+  for (int32_t i = 0; i < p->n_instr; i++) p->ins[i].chain_from = -1, p->ins[i].chain_link = false;
+  if (p->chain == NULL) return;
+  for (int32_t j = 0; j < p->n_instr; j++) {
+    const int32_t r = p->ins[j].dst;
+    if (!chainable(&p->ins[j]) || r < 0 || r >= EW_ALIAS_REGS || r == p->wide_scratch) continue;
+    int32_t reader = -1, n_reads = 0;
+    for (int32_t i = j + 1; i < p->n_instr; i++) {
+      int32_t c = reads_of(&p->ins[i], r);
+      n_reads += c;
+      reader = c ? i : reader;
+      if (p->ins[i].dst == r) break; /* written again: later reads see another value */
+    }
+    if (n_reads != 1 || !chainable(&p->ins[reader])) continue;
+    ew_instr *in = &p->ins[reader];
+    in->chain_from = (int8_t)(in->src[0].kind == EW_REG && in->src[0].index == r ? 0 : 1);
+    p->ins[j].chain_link = true;
+    prod[reader] = j;
+  }
+  untangle_gathers(p, prod);
+  const ew_instr *last = p->n_instr > 0 ? &p->ins[p->n_instr - 1] : NULL;
+  p->chain_streams = p->n_outputs == 1 && last != NULL && chainable(last) && last->dst == -1;
+}
+
 static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, size_t N, bool params_full,
                                   optic_node_id as_input, optic_node_id root_override, ew_prog **out) {
   *out = NULL;
@@ -462,6 +538,12 @@ static optic_status ew_lower_full(const optic_module_t *m, optic_comp_id comp, s
   if (st == OPTIC_OK) st = emit_outputs(&c, root, n_out, vals);
   if (st == OPTIC_OK) st = ew_widen_halves(p);
   if (st == OPTIC_OK) finish_instrs(p);
+  if (st == OPTIC_OK && p->n_instr > 0) {
+    int32_t *prod = calloc((size_t)p->n_instr, sizeof *prod);
+    if (prod == NULL) st = oom();
+    else find_chains(p, prod);
+    free(prod);
+  }
 done:
   free(c.free_regs);
   free(needed);
@@ -615,20 +697,118 @@ static void run_wide(const ew_instr *in, size_t lo, size_t len, const void *cons
   }
 }
 
+/* Chain ops run so far only as steps of one pending chain kernel call:
+ * their results (but the last) are never stored. The call is made (flushed)
+ * before anything could change what its steps read, or read what it has not
+ * stored yet, and at the segment's end. */
+typedef struct ew_chain {
+  int32_t n;   /* steps (0: nothing pending) */
+  int32_t dst; /* where the last step's result goes: register, or -1 - k for output k */
+  const ew_instr *head;
+  const void *head_src[3];
+  unsigned head_mask;
+  const float *a;
+  uint64_t reads; /* registers whose own blocks the steps read */
+  optic_f32_chain_step st[OPTIC_CHAIN_MAX_STEPS];
+} ew_chain;
+
+static void chain_flush(const ew_prog *p, ew_chain *ch, void *const *outputs, unsigned char *rb, size_t reg_bytes,
+                        size_t len, bool stream) {
+  if (ch->n == 0) return;
+  void *dst = ch->dst >= 0 ? (void *)(rb + (size_t)ch->dst * reg_bytes) : outputs[-1 - ch->dst];
+  const bool nt = stream && ch->dst < 0;
+  if (ch->n == 1 && !nt) run_op(ch->head, len, ch->head_src, ch->head_mask, dst); /* the op as it runs alone */
+  else p->chain(len, ch->a, ch->st, ch->n, dst, nt);
+  ch->n = 0, ch->reads = 0;
+}
+
+/* Whether source k of in is a register's own block (bit in *reads), or
+ * false when it cannot be tracked (a register past the mask). */
+static bool note_read(const ew_instr *in, int32_t k, uint64_t aliased, uint64_t *reads) {
+  const ew_src *s = &in->src[k];
+  if (s->kind != EW_REG) return true;
+  if (s->index >= EW_ALIAS_REGS) return false;
+  if (!((aliased >> s->index) & 1u)) *reads |= (uint64_t)1 << s->index;
+  return true;
+}
+
+/* Appends in as a step whose running value is source acc (the other source
+ * is the step's operand, in the order the op alone would use). */
+static bool chain_step(ew_chain *ch, const ew_instr *in, int32_t acc, const void *const *src, unsigned mask,
+                       uint64_t aliased) {
+  const int32_t o = 1 - acc;
+  uint64_t reads = ch->reads;
+  if (ch->n == OPTIC_CHAIN_MAX_STEPS || !note_read(in, o, aliased, &reads)) return false;
+  const bool scalar = (mask >> o) & 1u;
+  /* alone: vv(src0, src1); vs(src0, s1); a commutative vs(src1, s0); else s0 op src1 */
+  const bool acc_first = acc == 0 || (scalar && in->k_comm);
+  optic_f32_chain_step *st = &ch->st[ch->n++];
+  *st = (optic_f32_chain_step){.op = (optic_binary_op)(in->chain_op - 1),
+                               .flags = (acc_first ? OPTIC_CHAIN_ACC_FIRST : 0u) | (scalar ? OPTIC_CHAIN_SCALAR : 0u)};
+  if (scalar) st->s = *(const float *)src[o];
+  else st->b = src[o];
+  ch->reads = reads;
+  ch->dst = in->dst;
+  return true;
+}
+
+/* Takes chain op in into the pending chain (continuing it, or flushing it
+ * and starting one); false when in must run alone. */
+static bool chain_take(const ew_prog *p, ew_chain *ch, const ew_instr *in, const void *const *src, unsigned mask,
+                       uint64_t aliased, void *const *outputs, unsigned char *rb, size_t reg_bytes, size_t len,
+                       bool stream) {
+  const int32_t from = in->chain_from;
+  if (ch->n > 0 && from >= 0 && in->src[from].index == ch->dst && chain_step(ch, in, from, src, mask, aliased)) {
+    return true;
+  }
+  chain_flush(p, ch, outputs, rb, reg_bytes, len, stream);
+  const int32_t acc = (mask & 1u) ? 1 : 0;
+  if (mask == 3u || !note_read(in, acc, aliased, &ch->reads)) return false;
+  ch->a = src[acc];
+  if (!chain_step(ch, in, acc, src, mask, aliased)) {
+    ch->n = 0, ch->reads = 0;
+    return false;
+  }
+  ch->head = in, ch->head_mask = mask;
+  for (int32_t k = 0; k < 3; k++) ch->head_src[k] = src[k];
+  return true;
+}
+
+/* Whether instruction in, run now, could change what the pending steps
+ * read or read what they have not stored yet: it writes an output (which
+ * may be an input's memory), a register a step reads, or reads the pending
+ * result. */
+static bool chain_conflicts(const ew_chain *ch, const ew_instr *in) {
+  if (ch->n == 0) return false;
+  if (in->dst < 0 || in->dst == ch->dst || in->dst >= EW_ALIAS_REGS || ((ch->reads >> in->dst) & 1u)) return true;
+  return ch->dst >= 0 && reads_of(in, ch->dst) > 0;
+}
+
 /* One segment [lo, lo + len) of a block, in which every aliasing gather
  * whose run holds at least len elements from lo reads through the alias. */
 static void run_segment(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
-                        size_t lo, size_t len, void *regs, size_t reg_bytes) {
+                        size_t lo, size_t len, void *regs, size_t reg_bytes, bool stream) {
   unsigned char *rb = regs;
   uint64_t aliased = 0, scalar_alias = 0;
   const void *at[EW_ALIAS_REGS];
+  ew_chain ch; /* only n and reads need a value: the rest is written before it is read */
+  ch.n = 0, ch.reads = 0;
   for (int32_t i = 0; i < p->n_instr; i++) {
     const ew_instr *in = &p->ins[i];
     const void *src[3] = {NULL, NULL, NULL};
     unsigned mask = block_sources(p, in, inputs, scalar_inputs, lo, rb, reg_bytes, aliased, scalar_alias, at, src);
+    /* a chain op that neither links to another nor streams its output runs alone */
+    const bool wanted = in->chain_link || in->chain_from >= 0 || (stream && in->dst < 0);
+    const bool taken = p->chain != NULL && wanted && chainable(in) &&
+                       chain_take(p, &ch, in, src, mask, aliased, outputs, rb, reg_bytes, len, stream);
+    if (!taken && chain_conflicts(&ch, in)) chain_flush(p, &ch, outputs, rb, reg_bytes, len, stream);
     if (in->dst >= 0 && in->dst < EW_ALIAS_REGS) { /* the register gets its own values (or a new alias) */
       aliased &= ~((uint64_t)1 << in->dst);
       scalar_alias &= ~((uint64_t)1 << in->dst);
+    }
+    if (taken) {
+      if (ch.dst < 0) chain_flush(p, &ch, outputs, rb, reg_bytes, len, stream); /* nothing reads an output */
+      continue;
     }
     int64_t off;
     if (in->kind == EW_GATHER && in->alias != EW_ALIAS_NONE && gather_run_left(in, lo, &off) >= len) {
@@ -649,6 +829,7 @@ static void run_segment(const ew_prog *p, const void *const *inputs, uint64_t sc
       run_op(in, len, src, mask, dst);
     }
   }
+  chain_flush(p, &ch, outputs, rb, reg_bytes, len, stream);
 }
 
 /* Shortest run, from lo, of p's aliasing gathers, among runs of at least
@@ -677,9 +858,15 @@ void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_i
 
 void ew_run_block_wide(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
                        size_t lo, size_t len, void *regs, size_t reg_bytes) {
+  ew_run_block_stream(p, inputs, scalar_inputs, outputs, lo, len, regs, reg_bytes, false);
+}
+
+void ew_run_block_stream(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
+                         size_t lo, size_t len, void *regs, size_t reg_bytes, bool stream) {
+  stream = stream && p->chain_streams;
   size_t seg = segment_len(p, lo, len);
   if (seg >= len || p->n_outputs > EW_SEGMENT_OUTPUTS) {
-    run_segment(p, inputs, scalar_inputs, outputs, lo, len, regs, reg_bytes);
+    run_segment(p, inputs, scalar_inputs, outputs, lo, len, regs, reg_bytes, stream);
     return;
   }
   void *outs[EW_SEGMENT_OUTPUTS];
@@ -688,6 +875,6 @@ void ew_run_block_wide(const ew_prog *p, const void *const *inputs, uint64_t sca
     for (int32_t k = 0; k < p->n_outputs; k++) {
       outs[k] = (unsigned char *)outputs[k] + done * optic_dtype_size(p->output_dtype[k]);
     }
-    run_segment(p, inputs, scalar_inputs, outs, lo + done, seg, regs, reg_bytes);
+    run_segment(p, inputs, scalar_inputs, outs, lo + done, seg, regs, reg_bytes, stream);
   }
 }

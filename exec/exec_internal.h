@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/ranges.h"
 #include "exec/barrier.h"
+#include "kernels/chain.h"
 #include "kernels/conv.h"
 #include "kernels/conv_bf16.h"
 #include "kernels/dot.h"
@@ -136,6 +137,13 @@ typedef struct ew_instr {
    * register (exactly) into an output; EW_WIDEN widens from it. */
   optic_dtype wide;
   bool wide_exact; /* EW_OP that moves values (copy, select): narrowed exactly, never rounded */
+  /* Chains (ew_run_block): chain_op is the binary op + 1 of an f32 op a
+   * chain kernel may apply (0: none); chain_from is the source (0 or 1)
+   * that reads the single-use result of the chain op just before it in the
+   * register's life (-1: none), so the two may run as one pass. */
+  uint8_t chain_op;
+  int8_t chain_from;
+  bool chain_link; /* a later instruction's chain_from reads this one's result */
 } ew_instr;
 
 typedef struct ew_prog {
@@ -147,11 +155,13 @@ typedef struct ew_prog {
   ew_instr *ins;
   int32_t n_outputs;
   optic_dtype *output_dtype;
-  uint64_t scalar_inputs; /* bit i: parameter i has one element, repeated over the domain */
-  int32_t extra_input;    /* ew_lower_epilogue: the input that is the dot's result; else -1 */
-  bool may_segment;       /* it has an aliasing gather (ew_run_block may cut blocks) */
-  int32_t wide_scratch;   /* ew_widen_halves: the register an output's f32 result goes through; -1 none */
-  float *wide_consts;     /* ew_widen_halves: half constants widened (EW_SCALAR values point here) */
+  uint64_t scalar_inputs;   /* bit i: parameter i has one element, repeated over the domain */
+  int32_t extra_input;      /* ew_lower_epilogue: the input that is the dot's result; else -1 */
+  bool may_segment;         /* it has an aliasing gather (ew_run_block may cut blocks) */
+  int32_t wide_scratch;     /* ew_widen_halves: the register an output's f32 result goes through; -1 none */
+  float *wide_consts;       /* ew_widen_halves: half constants widened (EW_SCALAR values point here) */
+  optic_f32_chain_fn chain; /* the selected ISA's own chain kernel, or NULL: ops run one by one */
+  bool chain_streams;       /* the one output is written by a chain op (ew_run_block_stream may stream it) */
 } ew_prog;
 
 /* Lowers computation comp into a block program whose inputs are comp's
@@ -205,6 +215,11 @@ void ew_run_block(const ew_prog *p, const void *const *inputs, uint64_t scalar_i
  * elementwise), so results do not depend on the block length. */
 void ew_run_block_wide(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
                        size_t lo, size_t len, void *regs, size_t reg_bytes);
+/* ew_run_block_wide that writes the output with streaming stores when
+ * p->chain_streams (the caller decided to stream, kernels/stream.h, and
+ * calls optic_stream_fence afterwards); otherwise the same as it. */
+void ew_run_block_stream(const ew_prog *p, const void *const *inputs, uint64_t scalar_inputs, void *const *outputs,
+                         size_t lo, size_t len, void *regs, size_t reg_bytes, bool stream);
 
 /* ------------------------------------------------------------ bound program */
 
@@ -275,6 +290,8 @@ typedef struct exec_step {
   size_t rg_block;         /* elements per block program call of the members (registers of rg_block * 8 bytes) */
   size_t rg_tile_bytes;    /* the tile buffer: every value kept in it, rg_tile rows each */
   size_t rg_per_row;       /* a member: domain elements per row (its output's elements / R) */
+  int32_t rg_n_ahead;      /* the group: inputs read row by row from outside it (rg_ahead, at most 4) */
+  exec_ref rg_ahead[4];    /* prefetched a tile ahead while the members run (exec/rowgroup.c) */
   exec_walk *rg_walks;     /* a reduce member: its input's kept and reduced walks, merged (exec_reduce_rows_prepare) */
   char *owned_name;
 } exec_step;

@@ -138,12 +138,15 @@ optic_status exec_op_fused(const exec_step *s, const exec_frame *f, const exec_t
 }
 
 /* Streaming: each output's block is staged in its own register after the
- * program's (exec_regs_bytes reserves them), then streamed to memory. */
+ * program's (exec_regs_bytes reserves them), then streamed to memory --
+ * unless the one output is written by a chain kernel call, which streams
+ * its stores itself (p->chain_streams): no staging, no copy. */
 void exec_fused_range(const exec_step *s, const void *const *inputs, unsigned char *const *ys, size_t lo, size_t hi,
                       bool stream, bool prefetch, size_t block, unsigned char *regs) {
   const ew_prog *p = s->prog;
   const size_t n = exec_fused_elems(s);
   unsigned char *tmp = regs + (size_t)p->n_regs * block * 8;
+  const bool staged = stream && !p->chain_streams;
   size_t es[EXEC_FUSED_OUTPUTS];
   for (int32_t k = 0; k < p->n_outputs; k++) es[k] = optic_dtype_size(p->output_dtype[k]);
   for (size_t b0 = lo; b0 < hi; b0 += block) {
@@ -151,9 +154,9 @@ void exec_fused_range(const exec_step *s, const void *const *inputs, unsigned ch
     if (prefetch && b0 + block < hi) prefetch_block(s, inputs, b0 + block, n);
     void *outs[EXEC_FUSED_OUTPUTS];
     for (int32_t k = 0; k < p->n_outputs; k++)
-      outs[k] = stream ? (void *)(tmp + (size_t)k * block * 8) : (void *)(ys[k] + b0 * es[k]);
-    ew_run_block_wide(p, inputs, p->scalar_inputs, outs, b0, len, regs, block * 8);
-    if (!stream) continue;
+      outs[k] = staged ? (void *)(tmp + (size_t)k * block * 8) : (void *)(ys[k] + b0 * es[k]);
+    ew_run_block_stream(p, inputs, p->scalar_inputs, outs, b0, len, regs, block * 8, stream);
+    if (!staged) continue;
     for (int32_t k = 0; k < p->n_outputs; k++) optic_stream_copy(ys[k] + b0 * es[k], outs[k], len * es[k]);
   }
 }

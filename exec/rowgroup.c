@@ -218,6 +218,27 @@ static void tile_private_values(const exec_seq *q, int32_t a, int32_t b, exec_st
   }
 }
 
+/* The group's inputs read from outside it whole rows at a time ([R, ...]
+ * arrays in memory, not the tile buffer): what the next tile will read.
+ * Only when they outgrow the caches (the streaming rule of
+ * kernels/stream.h): inputs that stay in cache gain nothing from it. */
+static void note_ahead(exec_step *g, size_t R) {
+  for (int32_t i = 0; i < g->n_members; i++) {
+    const exec_step *s = &g->members[i];
+    if (s->noop) continue;
+    for (int32_t k = 0; k < s->in_first[s->n_operands]; k++) {
+      const exec_ref *r = &s->in[k];
+      if ((r->kind != REF_ARENA && r->kind != REF_PARAM) || r->size < R * 64 || r->size % R != 0) continue;
+      bool seen = false;
+      for (int32_t j = 0; j < g->rg_n_ahead; j++) seen |= same_ref(r, &g->rg_ahead[j]);
+      if (!seen && g->rg_n_ahead < 4) g->rg_ahead[g->rg_n_ahead++] = *r;
+    }
+  }
+  size_t bytes = 0;
+  for (int32_t j = 0; j < g->rg_n_ahead; j++) bytes += g->rg_ahead[j].size;
+  if (!optic_stream_use(bytes)) g->rg_n_ahead = 0;
+}
+
 /* Moves steps [a, b) of q into one row-group step at a; the others shift down. */
 static optic_status make_group(exec_seq *q, int32_t a, int32_t b, size_t R, int64_t split_min, const exec_ref *root,
                                int32_t n_root) {
@@ -236,6 +257,7 @@ static optic_status make_group(exec_seq *q, int32_t a, int32_t b, size_t R, int6
   g.rg_rows = R;
   tile_private_values(q, a, b, &g, R, root, n_root);
   g.rg_block = group_block(&g);
+  note_ahead(&g, R);
   size_t n_in = 0, n_out = 0, touched = 0, at = 0;
   for (int32_t i = 0; i < n; i++) {
     const exec_step *s = &g.members[i];
@@ -315,6 +337,20 @@ optic_status exec_form_row_groups(exec_seq *q, int64_t split_min, const exec_ref
   return OPTIC_OK;
 }
 
+/* Prefetches (into L2) part `part` of `parts` of rows [r0, r1) of the
+ * group's row inputs: the next tile's, spread over the members of this one,
+ * so its reads from memory overlap this tile's work and writes instead of
+ * all waiting for its first pass. Reads only: results are unchanged. */
+static void tile_ahead(const exec_step *s, const exec_frame *f, size_t r0, size_t r1, int32_t part, int32_t parts) {
+  for (int32_t j = 0; j < s->rg_n_ahead; j++) {
+    const exec_ref *r = &s->rg_ahead[j];
+    const size_t row = r->size / s->rg_rows, lo = r0 * row, bytes = (r1 - r0) * row;
+    const size_t a = lo + bytes * (size_t)part / (size_t)parts, b = lo + bytes * (size_t)(part + 1) / (size_t)parts;
+    const char *base = (const char *)ref_ptr(f, r);
+    for (size_t off = a & ~(size_t)63; off < b; off += 64) __builtin_prefetch(base + off, 0, 2);
+  }
+}
+
 optic_status exec_op_row_group(const exec_step *s, const exec_frame *f, const exec_thread *th) {
   size_t tiles = (s->rg_rows + s->rg_tile - 1) / s->rg_tile, lo, hi;
   exec_share(tiles, th->t, th->nt, &lo, &hi);
@@ -325,8 +361,10 @@ optic_status exec_op_row_group(const exec_step *s, const exec_frame *f, const ex
   for (size_t k = lo; k < hi; k++) {
     size_t r0 = k * s->rg_tile, r1 = r0 + s->rg_tile < s->rg_rows ? r0 + s->rg_tile : s->rg_rows;
     tf.tile_row0 = r0;
+    const size_t n0 = r1, n1 = n0 + s->rg_tile < rows_end ? n0 + s->rg_tile : rows_end; /* the next tile */
     for (int32_t i = 0; i < s->n_members; i++) {
       const exec_step *m = &s->members[i];
+      if (n0 < n1 && i > 0) tile_ahead(s, &tf, n0, n1, i - 1, s->n_members - 1);
       if (m->noop) continue;
       if (m->op == OPTIC_OP_REDUCE) {
         exec_reduce_rows(m, &tf, r0, r1, rows_end, th->regs); /* prefetch runs on into the next tile */

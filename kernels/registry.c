@@ -25,6 +25,9 @@ static const optic_kernel_desc registry[] = {
 #include "kernels/list/clamp.inc"
 #undef X_VV
 #undef X_VS
+#define X_CHAIN(op, isa, fn) {"chain", #op, "", OPTIC_ISA_##isa, #fn},
+#include "kernels/list/chain.inc"
+#undef X_CHAIN
 #define X_CVT(op, isa, fn) {"convert", #op, "", OPTIC_ISA_##isa, #fn},
 #include "kernels/list/convert.inc"
 #undef X_CVT

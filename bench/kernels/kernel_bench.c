@@ -16,11 +16,12 @@ void bench_register_elementwise_table(const char *family, const bench_elementwis
 
 void bench_register_kernels(void) {
   static void (*const families[])(void) = {
-      bench_register_binary_kernels,    bench_register_unary_kernels,      bench_register_compare_kernels,
-      bench_register_select_kernels,    bench_register_clamp_kernels,      bench_register_convert_kernels,
-      bench_register_reduce_kernels,    bench_register_layout_kernels,     bench_register_optim_kernels,
-      bench_register_conv_kernels,      bench_register_conv_class_kernels, bench_register_dot_kernels,
-      bench_register_dot_class_kernels, bench_register_dot_bf16_kernels,   bench_register_conv_bf16_kernels,
+      bench_register_binary_kernels,    bench_register_unary_kernels,     bench_register_compare_kernels,
+      bench_register_select_kernels,    bench_register_clamp_kernels,     bench_register_chain_kernels,
+      bench_register_convert_kernels,   bench_register_reduce_kernels,    bench_register_layout_kernels,
+      bench_register_optim_kernels,     bench_register_conv_kernels,      bench_register_conv_class_kernels,
+      bench_register_dot_kernels,       bench_register_dot_class_kernels, bench_register_dot_bf16_kernels,
+      bench_register_conv_bf16_kernels,
   };
   for (size_t f = 0; f < sizeof families / sizeof *families; f++) families[f]();
 }

@@ -20,6 +20,7 @@ void bench_register_unary_kernels(void);
 void bench_register_compare_kernels(void);
 void bench_register_select_kernels(void);
 void bench_register_clamp_kernels(void);
+void bench_register_chain_kernels(void);
 void bench_register_convert_kernels(void);
 void bench_register_reduce_kernels(void);
 void bench_register_layout_kernels(void);
