@@ -121,7 +121,7 @@ static void check_kernel(optic_isa isa, optic_f32_chain_fn fn, const char *name)
   for (size_t i = 0; i < ns; i++) {
     if (sizes[i] > MAXN) continue;
     for (size_t o = 0; o < kt_noffsets; o++) {
-      for (uint64_t seed = 1; seed <= 6; seed++) {
+      for (uint64_t seed = 1; seed <= 80; seed++) {
         check_one(isa, fn, name, sizes[i], kt_offsets[o], seed * 7919 + sizes[i], (seed & 1) != 0);
       }
     }

@@ -6,20 +6,12 @@
 
 #include "kernels/binary.h"
 #include "kernels/x86/stream_x86.h"
+#include "kernels/x86/avx2/binary_ops_avx2.h"
 
 /* Lane mask for the first r (< 8) lanes. */
 static inline __m256i tail_mask(size_t r) {
   static const int32_t ramp[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
   return _mm256_loadu_si256((const __m256i *)(ramp + 8 - r));
-}
-
-static inline __m256 max_nan(__m256 a, __m256 b) {
-  __m256 r = _mm256_max_ps(a, b); /* b when a is NaN, b is NaN, or a == b */
-  return _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
-}
-static inline __m256 min_nan(__m256 a, __m256 b) {
-  __m256 r = _mm256_min_ps(a, b);
-  return _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
 }
 
 /* Large calls (kernels/stream.h) store a masked head until y is 32-byte
@@ -80,15 +72,15 @@ static inline __m256 min_nan(__m256 a, __m256 b) {
     if (head != SIZE_MAX) _mm_sfence();                                                           \
   }
 
-AVX2_VV(optic_f32_vadd__avx2, _mm256_add_ps)
+AVX2_VV(optic_f32_vadd__avx2, optic_avx2_add)
 AVX2_VV(optic_f32_vsub__avx2, _mm256_sub_ps)
-AVX2_VV(optic_f32_vmul__avx2, _mm256_mul_ps)
+AVX2_VV(optic_f32_vmul__avx2, optic_avx2_mul)
 AVX2_VV(optic_f32_vdiv__avx2, _mm256_div_ps)
-AVX2_VV(optic_f32_vmax__avx2, max_nan)
-AVX2_VV(optic_f32_vmin__avx2, min_nan)
-AVX2_VS(optic_f32_vaddc__avx2, _mm256_add_ps)
+AVX2_VV(optic_f32_vmax__avx2, optic_avx2_max)
+AVX2_VV(optic_f32_vmin__avx2, optic_avx2_min)
+AVX2_VS(optic_f32_vaddc__avx2, optic_avx2_add)
 AVX2_VS(optic_f32_vsubc__avx2, _mm256_sub_ps)
-AVX2_VS(optic_f32_vmulc__avx2, _mm256_mul_ps)
+AVX2_VS(optic_f32_vmulc__avx2, optic_avx2_mul)
 AVX2_VS(optic_f32_vdivc__avx2, _mm256_div_ps)
-AVX2_VS(optic_f32_vmaxc__avx2, max_nan)
-AVX2_VS(optic_f32_vminc__avx2, min_nan)
+AVX2_VS(optic_f32_vmaxc__avx2, optic_avx2_max)
+AVX2_VS(optic_f32_vminc__avx2, optic_avx2_min)

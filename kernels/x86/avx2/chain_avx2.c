@@ -8,29 +8,21 @@
 #include <immintrin.h>
 
 #include "kernels/chain.h"
+#include "kernels/x86/avx2/binary_ops_avx2.h"
 
 static inline __m256i tail_mask(size_t r) {
   static const int32_t ramp[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
   return _mm256_loadu_si256((const __m256i *)(ramp + 8 - r));
 }
 
-static inline __m256 max_nan(__m256 a, __m256 b) {
-  __m256 r = _mm256_max_ps(a, b); /* b when a is NaN, b is NaN, or a == b */
-  return _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
-}
-static inline __m256 min_nan(__m256 a, __m256 b) {
-  __m256 r = _mm256_min_ps(a, b);
-  return _mm256_blendv_ps(r, a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
-}
-
 static inline __m256 apply8(optic_binary_op op, __m256 x, __m256 z) {
   switch (op) {
-    case OPTIC_BINARY_ADD: return _mm256_add_ps(x, z);
+    case OPTIC_BINARY_ADD: return optic_avx2_add(x, z);
     case OPTIC_BINARY_SUB: return _mm256_sub_ps(x, z);
-    case OPTIC_BINARY_MUL: return _mm256_mul_ps(x, z);
+    case OPTIC_BINARY_MUL: return optic_avx2_mul(x, z);
     case OPTIC_BINARY_DIV: return _mm256_div_ps(x, z);
-    case OPTIC_BINARY_MAX: return max_nan(x, z);
-    default: return min_nan(x, z);
+    case OPTIC_BINARY_MAX: return optic_avx2_max(x, z);
+    default: return optic_avx2_min(x, z);
   }
 }
 
@@ -63,12 +55,12 @@ static inline void strip8(const float *a, const optic_f32_chain_step *steps, int
     const optic_f32_chain_step *st = &steps[k];
     const __m256 vs = _mm256_set1_ps(st->s);
     switch (4 * (int)st->op + (int)(st->flags & 3u)) {
-      FORMS(OPTIC_BINARY_ADD, _mm256_add_ps)
+      FORMS(OPTIC_BINARY_ADD, optic_avx2_add)
       FORMS(OPTIC_BINARY_SUB, _mm256_sub_ps)
-      FORMS(OPTIC_BINARY_MUL, _mm256_mul_ps)
+      FORMS(OPTIC_BINARY_MUL, optic_avx2_mul)
       FORMS(OPTIC_BINARY_DIV, _mm256_div_ps)
-      FORMS(OPTIC_BINARY_MAX, max_nan)
-      FORMS(OPTIC_BINARY_MIN, min_nan)
+      FORMS(OPTIC_BINARY_MAX, optic_avx2_max)
+      FORMS(OPTIC_BINARY_MIN, optic_avx2_min)
       default: break;
     }
   }

@@ -6,15 +6,7 @@
 
 #include "kernels/binary.h"
 #include "kernels/x86/stream_x86.h"
-
-static inline __m512 max_nan(__m512 a, __m512 b) {
-  __m512 r = _mm512_max_ps(a, b); /* b when a is NaN, b is NaN, or a == b */
-  return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a);
-}
-static inline __m512 min_nan(__m512 a, __m512 b) {
-  __m512 r = _mm512_min_ps(a, b);
-  return _mm512_mask_mov_ps(r, _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), a);
-}
+#include "kernels/x86/avx512/binary_ops_avx512.h"
 
 /* Masked remainder from i to n: at most one masked vector per 16 floats. */
 #define AVX512_VV_TAIL(OP, i, n)                                                     \
@@ -75,15 +67,15 @@ static inline __m512 min_nan(__m512 a, __m512 b) {
     AVX512_VS_TAIL(OP, i, n)                                                                        \
   }
 
-AVX512_VV(optic_f32_vadd__avx512, _mm512_add_ps)
+AVX512_VV(optic_f32_vadd__avx512, optic_avx512_add)
 AVX512_VV(optic_f32_vsub__avx512, _mm512_sub_ps)
-AVX512_VV(optic_f32_vmul__avx512, _mm512_mul_ps)
+AVX512_VV(optic_f32_vmul__avx512, optic_avx512_mul)
 AVX512_VV(optic_f32_vdiv__avx512, _mm512_div_ps)
-AVX512_VV(optic_f32_vmax__avx512, max_nan)
-AVX512_VV(optic_f32_vmin__avx512, min_nan)
-AVX512_VS(optic_f32_vaddc__avx512, _mm512_add_ps)
+AVX512_VV(optic_f32_vmax__avx512, optic_avx512_max)
+AVX512_VV(optic_f32_vmin__avx512, optic_avx512_min)
+AVX512_VS(optic_f32_vaddc__avx512, optic_avx512_add)
 AVX512_VS(optic_f32_vsubc__avx512, _mm512_sub_ps)
-AVX512_VS(optic_f32_vmulc__avx512, _mm512_mul_ps)
+AVX512_VS(optic_f32_vmulc__avx512, optic_avx512_mul)
 AVX512_VS(optic_f32_vdivc__avx512, _mm512_div_ps)
-AVX512_VS(optic_f32_vmaxc__avx512, max_nan)
-AVX512_VS(optic_f32_vminc__avx512, min_nan)
+AVX512_VS(optic_f32_vmaxc__avx512, optic_avx512_max)
+AVX512_VS(optic_f32_vminc__avx512, optic_avx512_min)
