@@ -373,9 +373,7 @@ int optic_cmd_run(int argc, char **argv) {
   const run_engine_options eo = {.profile = a.profile != NULL, .threads = a.threads};
   if (rc < 0 && engine->prepare(m, &eo, &state) != OPTIC_OK) rc = runtime_error("preparing the module");
   uint64_t prep_ns = optic_now_ns() - prep0;
-  for (int64_t r = 0; r < a.repeat && rc < 0; r++) {
-    optic_literal_destroy(result);
-    result = NULL;
+  for (int64_t r = 0; r < a.repeat && rc < 0; r++) { /* the engine may reuse the last result's storage */
     uint64_t t0 = optic_now_ns();
     if (engine->run(state, (const optic_literal_t *const *)args, nparams, &result) != OPTIC_OK) {
       rc = runtime_error(NULL);

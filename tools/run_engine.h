@@ -19,7 +19,12 @@ typedef struct run_engine {
   const char *description; /* one line, for the summary */
   /* Builds the engine's state for module m (which outlives it). */
   optic_status (*prepare)(const optic_module_t *m, const run_engine_options *o, void **state);
-  /* One execution of the entry computation; *result is new (caller destroys). */
+  /* One execution of the entry computation. On entry *result is NULL or the
+   * previous run's result, which the engine may reuse as this run's output
+   * storage (the runtime does: a repeated run writes into the buffers the
+   * first run allocated, as a trainer reusing its outputs would, so steady
+   * runs do not time fresh pages) or destroy. On return *result is the run's
+   * result (caller destroys), or NULL on failure. */
   optic_status (*run)(void *state, const optic_literal_t *const *args, int32_t nargs, optic_literal_t **result);
   /* Writes a Chrome trace of the runs so far to path; NULL when the engine
    * cannot profile (then --profile is refused before anything runs). */

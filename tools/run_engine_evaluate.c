@@ -19,6 +19,8 @@ static optic_status eval_prepare(const optic_module_t *m, const run_engine_optio
 
 static optic_status eval_run(void *state, const optic_literal_t *const *args, int32_t nargs, optic_literal_t **result) {
   eval_state *s = state;
+  optic_literal_destroy(*result); /* the evaluator makes a new result every run */
+  *result = NULL;
   return optic_evaluate(s->m, optic_module_entry(s->m), args, nargs, NULL, result);
 }
 

@@ -105,12 +105,12 @@ static int32_t leaf_views(optic_literal_t *lit, optic_tensor *views) {
 static optic_status runtime_run(void *state, const optic_literal_t *const *args, int32_t nargs,
                                 optic_literal_t **result) {
   runtime_state *s = state;
-  *result = NULL;
   int32_t k = 0;
   for (int32_t i = 0; i < nargs; i++)
     k += leaf_views(OPTIC_UNCONST(optic_literal_t *, args[i]), s->in + k); /* only read */
-  optic_literal_t *out = NULL;
-  optic_status st = optic_literal_create(&s->root_type, &out);
+  optic_literal_t *out = *result; /* the previous run's: its leaves are this run's outputs */
+  *result = NULL;
+  optic_status st = out != NULL ? OPTIC_OK : optic_literal_create(&s->root_type, &out);
   if (st == OPTIC_OK) leaf_views(out, s->out);
   if (st == OPTIC_OK) st = optic_program_run(s->program, s->ctx, s->in, k, s->out, s->n_out);
   if (st != OPTIC_OK) {

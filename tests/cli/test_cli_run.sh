@@ -5,7 +5,8 @@
 # evaluation (tests/cli/run_reference.py) that reproduces the documented input
 # generator, .npy in/out round trips, --output-dir for tuples, JSON for
 # nan/inf, pred, s32 and u8, layouts at the boundary, --repeat (the cold run
-# apart), --threads and the estimate beside the measurement, --engine, stdin.
+# apart; repeated runs give the one-run output), --threads and the estimate
+# beside the measurement, --engine, stdin.
 # usage: test_cli_run.sh PATH/TO/optic PATH/TO/tests/data/hlo [all|small|large]
 # The 3.5-GFLOP conv_isolated_layout_3021.hlo takes ~40 s in the reference
 # evaluator (release build): "small" (ctest cli_run) runs everything else,
@@ -211,6 +212,17 @@ sed -n 's/^time    \(.*\) median of 1 run after the first (min \(.*\), max \(.*\
 expect_exit 0 "--repeat 1" "$optic" run "$add" --random-inputs 1
 grep -q "^time    one run only" "$out" && ! grep -q "median of [0-9]" "$out" && pass "  --repeat 1: no median claimed" \
   || { fail "--repeat 1 timing"; cat "$out"; }
+# Repeated runs write into the first run's result (the runtime reuses its
+# storage): the last of 3 runs must equal a single run, byte for byte, for
+# reduces, row groups, dots, tuples and the 1- and 2-thread splits.
+for mod in softmax_f32 layernorm_f32 one_matmul_train_step dot_transpose_output conv2d_nhwc_bias_relu; do
+  for t in 1 2; do
+    "$optic" run "$data/$mod.hlo" --random-inputs 3 --threads $t --json >"$tmp/r1" 2>"$err"
+    "$optic" run "$data/$mod.hlo" --random-inputs 3 --threads $t --repeat 3 --json >"$tmp/r3" 2>"$err"
+    [ -s "$tmp/r1" ] && cmp -s "$tmp/r1" "$tmp/r3" && pass "  $mod, $t thread(s): --repeat 3 gives the one-run output" \
+      || fail "$mod --threads $t: --repeat 3 output differs from one run's"
+  done
+done
 
 # ------------------------------------------------ --engine, --threads, the estimate
 expect_exit 0 "--engine evaluate" "$optic" run "$add" --random-inputs 1 --engine evaluate
