@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include "kernels/chain.h"
+#include "kernels/x86/chain_forms_x86.h"
 #include "kernels/x86/avx2/binary_ops_avx2.h"
 
 static inline __m256i tail_mask(size_t r) {
@@ -34,19 +35,6 @@ static inline __m256 step8(const optic_f32_chain_step *st, __m256 v, __m256 o) {
 /* Eight vectors (64 floats) from element i: one dispatch per step per 64
  * elements, on the step's op and operand form together. */
 #define STRIP 64
-#define ACC_OP(OP, EXPR_O)                             \
-  for (int j = 0; j < 8; j++) v[j] = OP(v[j], EXPR_O); \
-  break
-#define REV_OP(OP, EXPR_O)                             \
-  for (int j = 0; j < 8; j++) v[j] = OP(EXPR_O, v[j]); \
-  break
-#define VEC_O _mm256_loadu_ps(st->b + i + 8 * j)
-#define SCA_O vs
-#define FORMS(K, OP)                                                            \
-  case 4 * (K) + OPTIC_CHAIN_ACC_FIRST: ACC_OP(OP, VEC_O);                      \
-  case 4 * (K) + OPTIC_CHAIN_ACC_FIRST + OPTIC_CHAIN_SCALAR: ACC_OP(OP, SCA_O); \
-  case 4 * (K): REV_OP(OP, VEC_O);                                              \
-  case 4 * (K) + OPTIC_CHAIN_SCALAR: REV_OP(OP, SCA_O);
 
 static inline void strip8(const float *a, const optic_f32_chain_step *steps, int32_t n_steps, size_t i, __m256 *out) {
   __m256 v[8];
@@ -54,13 +42,9 @@ static inline void strip8(const float *a, const optic_f32_chain_step *steps, int
   for (int32_t k = 0; k < n_steps; k++) {
     const optic_f32_chain_step *st = &steps[k];
     const __m256 vs = _mm256_set1_ps(st->s);
-    switch (4 * (int)st->op + (int)(st->flags & 3u)) {
-      FORMS(OPTIC_BINARY_ADD, optic_avx2_add)
-      FORMS(OPTIC_BINARY_SUB, _mm256_sub_ps)
-      FORMS(OPTIC_BINARY_MUL, optic_avx2_mul)
-      FORMS(OPTIC_BINARY_DIV, _mm256_div_ps)
-      FORMS(OPTIC_BINARY_MAX, optic_avx2_max)
-      FORMS(OPTIC_BINARY_MIN, optic_avx2_min)
+    switch (OPTIC_CHAIN_FORM(st)) {
+      OPTIC_CHAIN_CASES(_mm256_loadu_ps(st->b + i + 8 * j), vs, optic_avx2_add, _mm256_sub_ps, optic_avx2_mul,
+                        _mm256_div_ps, optic_avx2_max, optic_avx2_min)
       default: break;
     }
   }

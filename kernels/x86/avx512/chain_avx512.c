@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kernels/chain.h"
+#include "kernels/x86/chain_forms_x86.h"
 #include "kernels/x86/avx512/binary_ops_avx512.h"
 
 static inline __m512 apply16(optic_binary_op op, __m512 x, __m512 z) {
@@ -23,19 +24,6 @@ static inline __m512 apply16(optic_binary_op op, __m512 x, __m512 z) {
 /* Eight vectors (128 floats) from element i: one dispatch per step per 128
  * elements, on the step's op and operand form together. */
 #define STRIP 128
-#define ACC_OP(OP, EXPR_O)                             \
-  for (int j = 0; j < 8; j++) v[j] = OP(v[j], EXPR_O); \
-  break
-#define REV_OP(OP, EXPR_O)                             \
-  for (int j = 0; j < 8; j++) v[j] = OP(EXPR_O, v[j]); \
-  break
-#define VEC_O _mm512_loadu_ps(st->b + i + 16 * j)
-#define SCA_O vs
-#define FORMS(K, OP)                                                            \
-  case 4 * (K) + OPTIC_CHAIN_ACC_FIRST: ACC_OP(OP, VEC_O);                      \
-  case 4 * (K) + OPTIC_CHAIN_ACC_FIRST + OPTIC_CHAIN_SCALAR: ACC_OP(OP, SCA_O); \
-  case 4 * (K): REV_OP(OP, VEC_O);                                              \
-  case 4 * (K) + OPTIC_CHAIN_SCALAR: REV_OP(OP, SCA_O);
 
 static inline void strip8(const float *a, const optic_f32_chain_step *steps, int32_t n_steps, size_t i, __m512 *out) {
   __m512 v[8];
@@ -43,13 +31,9 @@ static inline void strip8(const float *a, const optic_f32_chain_step *steps, int
   for (int32_t k = 0; k < n_steps; k++) {
     const optic_f32_chain_step *st = &steps[k];
     const __m512 vs = _mm512_set1_ps(st->s);
-    switch (4 * (int)st->op + (int)(st->flags & 3u)) {
-      FORMS(OPTIC_BINARY_ADD, optic_avx512_add)
-      FORMS(OPTIC_BINARY_SUB, _mm512_sub_ps)
-      FORMS(OPTIC_BINARY_MUL, optic_avx512_mul)
-      FORMS(OPTIC_BINARY_DIV, _mm512_div_ps)
-      FORMS(OPTIC_BINARY_MAX, optic_avx512_max)
-      FORMS(OPTIC_BINARY_MIN, optic_avx512_min)
+    switch (OPTIC_CHAIN_FORM(st)) {
+      OPTIC_CHAIN_CASES(_mm512_loadu_ps(st->b + i + 16 * j), vs, optic_avx512_add, _mm512_sub_ps, optic_avx512_mul,
+                        _mm512_div_ps, optic_avx512_max, optic_avx512_min)
       default: break;
     }
   }
