@@ -302,11 +302,44 @@ static void reduce_half_few(const exec_step *s, const exec_walk *kept, const exe
  * folded in order. Each step of the half fold keeps an exact half value
  * (rounding it changes nothing) except a NaN, quieted: so one rounding at
  * the end gives the per-output fold's result. */
+/* Whether outputs j0 .. j0 + n - 1 read consecutive rows of R elements (the
+ * kept walk steps R elements per output over them). */
+static bool rows_consecutive(const exec_walk *kept, size_t R, size_t j0, size_t n) {
+  return n > 0 && kept_offset(kept, j0 + n - 1) - kept_offset(kept, j0) == (int64_t)((n - 1) * R);
+}
+
+/* Short rows that lie back to back (R up to half a block): a block's worth
+ * of rows widened by one call, each then reduced from the widened copy and
+ * the block's results narrowed by one call, so the per-call costs are paid
+ * per block instead of per row. Same folds in the same order as per row. */
+static size_t reduce_half_short_rows(const exec_step *s, const exec_walk *kept, size_t R, const uint16_t *x, float init,
+                                     uint16_t *y, size_t lo, size_t hi, float *vals) {
+  const optic_dtype dt = s->operand_dtype[0];
+  const optic_reduce_op op = kernel_op(s->reduce_half);
+  const optic_reduce_kernels *k = optic_reduce_kernels_get();
+  const size_t per = EXEC_BLOCK / R;
+  float res[EXEC_BLOCK / 2];
+  size_t j0 = lo;
+  while (j0 < hi) {
+    size_t nr = hi - j0 < per ? hi - j0 : per;
+    if (nr > sizeof res / sizeof *res) nr = sizeof res / sizeof *res;
+    if (!rows_consecutive(kept, R, j0, nr)) break;
+    ew_half_widen(dt, nr * R, x + kept_offset(kept, j0), vals);
+    for (size_t r = 0; r < nr; r++)
+      res[r] = fold_f32(s->reduce_half, init,
+                        fold_f32(s->reduce_half, optic_reduce_identity(op), k->r[op](R, vals + r * R)));
+    ew_half_narrow(dt, nr, res, y + j0);
+    j0 += nr;
+  }
+  return j0;
+}
+
 static void reduce_half_rows_extremum(const exec_step *s, const exec_walk *kept, size_t R, const uint16_t *x,
                                       float init, uint16_t *y, size_t lo, size_t hi, float *vals) {
   const optic_dtype dt = s->operand_dtype[0];
   const optic_reduce_op op = kernel_op(s->reduce_half);
   const optic_reduce_kernels *k = optic_reduce_kernels_get();
+  if (2 * R <= EXEC_BLOCK) lo = reduce_half_short_rows(s, kept, R, x, init, y, lo, hi, vals);
   for (size_t j = lo; j < hi; j++) {
     const uint16_t *row = x + kept_offset(kept, j);
     float acc = optic_reduce_identity(op);

@@ -7,7 +7,9 @@
  * a block of outputs, exec/ops_reduce.c): 0 to 17
  * outputs, and up to 600 (the vectorized fold over blocks of 512 outputs),
  * reduced extents 0, 1, 15-17, 255-257 and 16385, several reduced
- * axes, strided (non-minor) and minor reduced dims, and dims of extent 1.
+ * axes, strided (non-minor) and minor reduced dims, and dims of extent 1;
+ * short rows back to back (extents 1 to 256 over up to 600 rows: a
+ * maximum or minimum widens a block of rows per call).
  * Reproduce a failure: ctest --preset release -R exec_reduce_half */
 #include "tests/exec/exec_util.h"
 
@@ -17,12 +19,13 @@ typedef struct half_case {
   unsigned mask; /* bit d: dim d is reduced */
 } half_case;
 
-static const half_case shapes[] = {{3, {2, 16385, 1}, 6}, {2, {3, 0}, 2},     {2, {3, 1}, 2},        {2, {2, 15}, 2},
-                                   {2, {2, 16}, 2},       {2, {1, 17}, 2},    {2, {2, 255}, 2},      {2, {3, 257}, 2},
-                                   {2, {256, 2}, 1},      {3, {4, 17, 3}, 5}, {3, {5, 3, 7}, 3},     {2, {15, 9}, 2},
-                                   {2, {16, 33}, 2},      {2, {17, 33}, 2},   {2, {33, 17}, 1},      {3, {2, 3, 4}, 7},
-                                   {1, {0}, 1},           {2, {0, 5}, 2},     {3, {16385, 1, 2}, 3}, {2, {127, 125}, 2},
-                                   {2, {513, 3}, 2},      {3, {40, 7, 3}, 2}, {3, {3, 5, 41}, 5},    {2, {31, 600}, 1}};
+static const half_case shapes[] = {
+    {3, {2, 16385, 1}, 6}, {2, {3, 0}, 2},     {2, {3, 1}, 2},     {2, {2, 15}, 2},       {2, {2, 16}, 2},
+    {2, {1, 17}, 2},       {2, {2, 255}, 2},   {2, {3, 257}, 2},   {2, {256, 2}, 1},      {3, {4, 17, 3}, 5},
+    {3, {5, 3, 7}, 3},     {2, {15, 9}, 2},    {2, {16, 33}, 2},   {2, {17, 33}, 2},      {2, {33, 17}, 1},
+    {3, {2, 3, 4}, 7},     {1, {0}, 1},        {2, {0, 5}, 2},     {3, {16385, 1, 2}, 3}, {2, {127, 125}, 2},
+    {2, {513, 3}, 2},      {3, {40, 7, 3}, 2}, {3, {3, 5, 41}, 5}, {2, {31, 600}, 1},     {2, {256, 3}, 2},
+    {3, {18, 2, 250}, 4},  {2, {600, 1}, 2},   {2, {97, 256}, 2}};
 
 static const char *const ops[] = {"add", "multiply", "maximum", "minimum"};
 
