@@ -353,6 +353,15 @@ static void reduce_half_rows_extremum(const exec_step *s, const exec_walk *kept,
   }
 }
 
+/* Whether a one-op half reduce is a maximum or minimum over contiguous
+ * rows of R > 0 elements (its reduced dims merge into one unit-stride run):
+ * the rows path, for few outputs as for many. */
+static bool half_rows_extremum(const exec_step *s, const exec_walk *red, size_t R) {
+  if ((s->reduce_half != OPTIC_OP_MAXIMUM && s->reduce_half != OPTIC_OP_MINIMUM) || R == 0) return false;
+  const exec_walk rm = walk_merged(red);
+  return rm.rank == 0 || (rm.rank == 1 && rm.strides[0] == 1);
+}
+
 static void reduce_half_block(const exec_step *s, const exec_walk *kept, const exec_walk *red, const uint16_t *x,
                               const void *init_p, uint16_t *y, size_t lo, size_t hi, unsigned char *regs) {
   const optic_dtype dt = s->operand_dtype[0];
@@ -362,9 +371,7 @@ static void reduce_half_block(const exec_step *s, const exec_walk *kept, const e
   for (int32_t d = 0; d < red->rank; d++) R *= (size_t)red->dims[d];
   float init;
   ew_half_widen(dt, 1, init_p, &init);
-  const exec_walk rm = walk_merged(red);
-  if ((s->reduce_half == OPTIC_OP_MAXIMUM || s->reduce_half == OPTIC_OP_MINIMUM) && R > 0 &&
-      (rm.rank == 0 || (rm.rank == 1 && rm.strides[0] == 1))) {
+  if (half_rows_extremum(s, red, R)) {
     reduce_half_rows_extremum(s, kept, R, x, init, y, lo, hi, vals);
     return;
   }
@@ -407,7 +414,7 @@ static optic_status reduce_step(const exec_step *s, const exec_frame *f, const e
   const void *init[32];
   unsigned char *out[32];
   reduce_operands(s, f, n, es, in, init, out);
-  if (s->reduce_half && n == 1 && hi - lo < REDUCE_FEW_OUTPUTS) {
+  if (s->reduce_half && n == 1 && hi - lo < REDUCE_FEW_OUTPUTS && !half_rows_extremum(s, &red, R)) {
     reduce_half_few(s, &kept, &red, (const uint16_t *)(const void *)in[0], init[0], (uint16_t *)(void *)out[0], lo, hi);
     return OPTIC_OK;
   }

@@ -450,9 +450,11 @@ static double topk_ns(const optic_module_t *m, const optic_machine *mc, optic_no
 
 /* ns of a one-op f16/bf16 reduce the runtime folds directly (few outputs per
  * thread: each input element widened, combined and, for add/multiply,
- * rounded back), or -1 when it takes another path or the figure is not known. */
+ * rounded back), or -1 when it takes another path (a maximum or minimum
+ * over contiguous rows takes the rows path, few outputs or many) or the
+ * figure is not known. */
 static double reduce_fold_ns(const optic_module_t *m, const optic_machine *mc, optic_node_id id, double threads) {
-  if (optic_node_operand_count(m, id) != 2) return -1;
+  if (optic_node_operand_count(m, id) != 2 || half_rows_extremum(m, id)) return -1;
   const optic_type *in = optic_node_type(m, optic_node_operand(m, id, 0));
   if (!half(in->dtype)) return -1;
   optic_opcode op;

@@ -10,8 +10,10 @@
  *            element; k = 128 of the same row (the merge sort): per
  *            comparison (32768 x 15)
  *   convert  bf16, f16 -> f32 and f32 -> bf16, f16 on [256,256]: per element
- *   fold     add and maximum reduces of bf16[4,16384] and f16[4,16384] over
- *            dim 1 (4 outputs: the runtime's direct fold): per input element
+ *   fold     add reduces of bf16[4,16384] and f16[4,16384] over dim 1, and
+ *            maximum reduces of bf16[16384,4] and f16[16384,4] over dim 0
+ *            (4 outputs: the runtime's direct fold; a maximum over
+ *            contiguous rows takes the rows path): per input element
  * Each figure is the run minus the one-add program's (plan->tiny_ns). */
 #include <optic/optic.h>
 
@@ -54,23 +56,23 @@ static const char *const hlo_gather_elements =
   "[256,256] convert(x)\n"        \
   "}\n"
 
-#define FOLD(DT, OP)                               \
-  "HloModule calibrate_fold\n"                     \
-  "r {\n"                                          \
-  "  a = " DT                                      \
-  "[] parameter(0)\n"                              \
-  "  b = " DT                                      \
-  "[] parameter(1)\n"                              \
-  "  ROOT s = " DT "[] " OP                        \
-  "(a, b)\n"                                       \
-  "}\n"                                            \
-  "ENTRY e {\n"                                    \
-  "  x = " DT                                      \
-  "[4,16384] parameter(0)\n"                       \
-  "  z = " DT                                      \
-  "[] constant(0)\n"                               \
-  "  ROOT y = " DT                                 \
-  "[4] reduce(x, z), dimensions={1}, to_apply=r\n" \
+#define FOLD(DT, OP, IN, DIM)                           \
+  "HloModule calibrate_fold\n"                          \
+  "r {\n"                                               \
+  "  a = " DT                                           \
+  "[] parameter(0)\n"                                   \
+  "  b = " DT                                           \
+  "[] parameter(1)\n"                                   \
+  "  ROOT s = " DT "[] " OP                             \
+  "(a, b)\n"                                            \
+  "}\n"                                                 \
+  "ENTRY e {\n"                                         \
+  "  x = " DT IN                                        \
+  " parameter(0)\n"                                     \
+  "  z = " DT                                           \
+  "[] constant(0)\n"                                    \
+  "  ROOT y = " DT "[4] reduce(x, z), dimensions={" DIM \
+  "}, to_apply=r\n"                                     \
   "}\n"
 
 optic_status calib_beyond_tiny(const calib_ops_plan *plan, const char *text, double *ns) {
@@ -105,8 +107,9 @@ optic_status calib_measure_paths(const calib_ops_plan *plan, calib_classes *out)
     st = calib_beyond_tiny(plan, converts[i], &ns);
     out->convert_ns[i] = ns / 65536.0;
   }
-  const char *const folds[4] = {FOLD("bf16", "add"), FOLD("f16", "add"), FOLD("bf16", "maximum"),
-                                FOLD("f16", "maximum")};
+  /* the maxima over a strided dim: over contiguous rows they take the rows path */
+  const char *const folds[4] = {FOLD("bf16", "add", "[4,16384]", "1"), FOLD("f16", "add", "[4,16384]", "1"),
+                                FOLD("bf16", "maximum", "[16384,4]", "0"), FOLD("f16", "maximum", "[16384,4]", "0")};
   for (int i = 0; i < 4 && st == OPTIC_OK; i++) {
     st = calib_beyond_tiny(plan, folds[i], &ns);
     out->fold_ns[i] = ns / 65536.0;

@@ -417,6 +417,30 @@ static void loop_leaves(void) {
  * from or to a 16-bit float takes the figures of its two sides (without
  * them, the format-4 per-instruction figure); a one-op 16-bit reduce with
  * few outputs is folded directly, per input element. */
+/* A 16-bit maximum with few outputs: over a strided dim the runtime folds
+ * it (the minmax fold figure, per input element); over contiguous rows it
+ * takes the rows path (the per-element 16-bit figure), few outputs or many. */
+static const char *half_max(const char *shape, const char *dims) {
+  static char text[512];
+  snprintf(text, sizeof text,
+           "HloModule r\nmx {\n  a = bf16[] parameter(0)\n  b = bf16[] parameter(1)\n"
+           "  ROOT s = bf16[] maximum(a, b)\n}\nENTRY e {\n  x = bf16%s parameter(0)\n"
+           "  z = bf16[] constant(0)\n  ROOT r = bf16[4] reduce(x, z), dimensions=%s, to_apply=mx\n}\n",
+           shape, dims);
+  return text;
+}
+
+static void half_extremum_paths(void) {
+  optic_machine a = toy(), b = toy();
+  a.bf16_element_ns = b.bf16_element_ns = 3;
+  b.reduce_fold_bf16_minmax_ns = 7;
+  double ea, eb;
+  OT_CHECK(two_estimates(half_max("[1000,4]", "{0}"), "r", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 4000 * 7.0 + 10) && near(ea, 4000 * 3.0 + 10), "strided maximum folded: %g (unknown: %g)", eb, ea);
+  OT_CHECK(two_estimates(half_max("[4,1000]", "{1}"), "r", &a, &b, &ea, &eb));
+  OT_CHECK(eb == ea && near(eb, 4000 * 3.0 + 10), "maximum over rows: the rows path: %g vs %g", eb, ea);
+}
+
 static void runtime_paths(void) {
   optic_machine a = toy(), b = toy();
   b.topk_compare_ns = 2;
@@ -464,6 +488,7 @@ static void runtime_paths(void) {
   OT_CHECK(eb == ea, "64 outputs: the block program: %g vs %g", eb, ea);
   OT_CHECK(two_estimates(REDUCE("f16", "[4,1000]", "[4]", "{1}"), "r", &a, &b, &ea, &eb));
   OT_CHECK(eb == ea, "f16 fold not known: %g vs %g", eb, ea);
+  half_extremum_paths();
 }
 
 /* A loop fusion's 16-bit work adds to its bytes at loop_bandwidth (the
