@@ -467,6 +467,19 @@ static double reduce_fold_ns(const optic_module_t *m, const optic_machine *mc, o
   return ns > 0 ? elements(in) * ns / share : -1;
 }
 
+/* ns of an f16/bf16 maximum or minimum over contiguous rows on the rows
+ * path (exec/ops_reduce.c): every input element widened by the convert
+ * kernel (convert_from_<type>_ns), each row one call of the f32 row kernel
+ * (reduce_row_ns); -1 for another reduce or when the convert figure is not
+ * known (then the per-element 16-bit figure prices it). */
+static double half_rows_ns(const optic_module_t *m, const optic_machine *mc, optic_node_id id) {
+  if (optic_node_operand_count(m, id) != 2 || !half_rows_extremum(m, id)) return -1;
+  const optic_type *in = optic_node_type(m, optic_node_operand(m, id, 0));
+  const double widen = in->dtype == OPTIC_BF16 ? mc->convert_from_bf16_ns : mc->convert_from_f16_ns;
+  if (!(widen > 0)) return -1;
+  return elements(in) * widen + elements(optic_node_type(m, id)) * mc->reduce_row_ns;
+}
+
 /* Dims of an array walked in row-major order, merged as the runtime merges
  * its walks (exec/ew.c, walk_merged): size-1 dims dropped, a dim folded into
  * the one before it when the two are contiguous together. */
@@ -571,6 +584,8 @@ static double class_work_ns(const optic_program_t *p, const optic_machine *mc, o
     case OPTIC_OP_REDUCE: {
       double fold = reduce_fold_ns(m, mc, id, threads);
       if (fold >= 0) return fold;
+      double rows = half_rows_ns(m, mc, id);
+      if (rows >= 0) return rows / split_share(elements(t), threads);
       double steps = fast_reduce(m, id) || half_rows_extremum(m, id) ? 0 : reduce_steps(m, id);
       double blocks = elements(t) / REDUCE_BLOCK_OUTPUTS;
       return (narrow_ns(mc, m, id) + steps * mc->reduce_step_ns) / split_share(blocks, threads);

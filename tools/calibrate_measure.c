@@ -219,7 +219,9 @@ optic_status calib_measure(bool quick, calib_result *out) {
   /* Per-op overhead: the median (not the best) of the trials, on the wall
    * clock: the executor's dispatch is the cost, and a median is robust to
    * the few trials another job took the core. */
-  if ((st = calib_runtime_overhead(threads, plan.trials, plan.target_ns, &out->op_overhead_ns)) != OPTIC_OK) return st;
+  if ((st = calib_runtime_overhead(threads, plan.trials, plan.target_ns, &out->op_overhead_ns,
+                                   &out->split_barrier_ns)) != OPTIC_OK)
+    return st;
 
   long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
   out->l2_bytes = l2 > 0 ? (size_t)l2 : (size_t)1 << 20;
@@ -354,7 +356,9 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   if (m->gemm_efficiency > 1) m->gemm_efficiency = 1;
   m->hash_bandwidth = r->beyond.hash_bw;
   m->disk_write_bandwidth = r->beyond.disk_bw;
-  m->sync_ns = r->beyond.barrier_ns;
+  /* format 11: the runtime's own barrier, which split ops, the pod's steps and
+   * the optimizer's passes wait on; the OpenMP barrier when it is not known */
+  m->sync_ns = r->split_barrier_ns > 0 ? r->split_barrier_ns : r->beyond.barrier_ns;
   m->cpu_clock_ns = r->beyond.clock_ns;
   classes_to_machine(&r->classes, r->threads, m);
   contractions_to_machine(r, isa, m);

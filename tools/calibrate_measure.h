@@ -129,6 +129,7 @@ typedef struct calib_result {
   size_t l1_set, l2_set, dram_set;  /* working set per thread, bytes */
   size_t l2_bytes;                  /* per-core L2 size used (sysconf, or 1 MiB) */
   calib_pair op_overhead_ns;        /* ns per op of optic_program_run on a chain of tiny ops */
+  double split_barrier_ns;          /* format 11: the runtime's barrier after a split op, all threads */
   calib_beyond beyond;              /* GEMM efficiency, hash, disk, barrier */
   calib_classes classes;            /* run overhead and op classes */
   calib_conv conv;                  /* convolution classes and the dot call */
@@ -178,8 +179,11 @@ optic_status calib_best_ns_per_run(calib_run_fn run, void *arg, int trials, doub
 /* The runtime's per-op overhead: a chain of CALIB_CHAIN_OPS dependent tiny
  * elementwise ops (fusion off) run with optic_program_run at the default
  * split policy on 1 thread (out->one) and on `threads` (out->all); each the
- * median over `trials` trials of about target_ns of wall time, per op. */
-optic_status calib_runtime_overhead(int threads, int trials, double target_ns, calib_pair *out);
+ * median over `trials` trials of about target_ns of wall time, per op.
+ * *split_ns: the same chain with every op split over `threads`, per op,
+ * beyond out->all: the runtime's barrier after a split op (0 on one thread
+ * or when it did not come out positive). */
+optic_status calib_runtime_overhead(int threads, int trials, double target_ns, calib_pair *out, double *split_ns);
 
 #endif
 

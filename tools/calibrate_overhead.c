@@ -7,9 +7,12 @@
  * count. At that size an op's roofline time is under a nanosecond, so the
  * figure is the runtime's dispatch (step, operand lookup, kernel call) and,
  * when the executor splits an op, its barrier: the default policy keeps tiny
- * ops on one thread with no barrier, which is what programs get. The wall
- * clock is right here (the executor's wait is the cost being measured); the
- * median keeps the trials a shared machine descheduled out. */
+ * ops on one thread with no barrier, which is what programs get. The same
+ * chain with every op split over all threads (split_min_elements 1) gives
+ * the runtime's barrier (exec/barrier.c) as a split op pays it: its per op
+ * beyond the unsplit chain's on as many threads. The wall clock is right
+ * here (the executor's wait is the cost being measured); the median keeps
+ * the trials a shared machine descheduled out. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,10 +54,12 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Median ns per op of `trials` trials of about target_ns each, on a context
- * of `threads` threads. */
-static optic_status chain_ns_per_op(const optic_program_t *p, int threads, int trials, double target_ns, double *out) {
+ * of `threads` threads with the split policy `split` (split_min_elements). */
+static optic_status chain_ns_per_op(const optic_program_t *p, int threads, int64_t split, int trials, double target_ns,
+                                    double *out) {
   optic_exec_options eo = optic_exec_options_default();
   eo.threads = threads;
+  eo.split_min_elements = split;
   optic_exec_ctx_t *ctx = NULL;
   optic_status st = optic_exec_ctx_create(&eo, &ctx);
   if (st != OPTIC_OK) return st;
@@ -98,23 +103,34 @@ static optic_status chain_ns_per_op(const optic_program_t *p, int threads, int t
   return OPTIC_OK;
 }
 
-optic_status calib_runtime_overhead(int threads, int trials, double target_ns, calib_pair *out) {
+/* The chain compiled with fusion off; the model only shapes the estimates,
+ * not the run: a preset keeps the measurement independent of whatever
+ * machine file exists. */
+static optic_status compile_chain(optic_program_t **p) {
   optic_module_t *m = NULL;
   optic_status st = build_chain(CALIB_CHAIN_OPS, &m);
   if (st != OPTIC_OK) return st;
-  /* The model only shapes the estimates, not the run: a preset keeps the
-   * measurement independent of whatever machine file exists. */
   optic_machine mc;
   optic_compile_options co = optic_compile_options_default();
   co.fusion = 0;
   co.machine = &mc;
-  optic_program_t *p = NULL;
   st = optic_machine_preset("host-default", &mc);
-  if (st == OPTIC_OK) st = optic_compile(m, &co, &p);
+  if (st == OPTIC_OK) st = optic_compile(m, &co, p);
   optic_module_destroy(m);
-  if (st == OPTIC_OK) st = chain_ns_per_op(p, 1, trials, target_ns, &out->one);
+  return st;
+}
+
+optic_status calib_runtime_overhead(int threads, int trials, double target_ns, calib_pair *out, double *split_ns) {
+  optic_program_t *p = NULL;
+  optic_status st = compile_chain(&p);
+  *split_ns = 0;
+  if (st == OPTIC_OK) st = chain_ns_per_op(p, 1, 0, trials, target_ns, &out->one);
   if (st == OPTIC_OK)
-    st = threads > 1 ? chain_ns_per_op(p, threads, trials, target_ns, &out->all) : (out->all = out->one, OPTIC_OK);
+    st = threads > 1 ? chain_ns_per_op(p, threads, 0, trials, target_ns, &out->all) : (out->all = out->one, OPTIC_OK);
+  /* every op split over the threads, the runtime's barrier after each */
+  double split = 0;
+  if (st == OPTIC_OK && threads > 1) st = chain_ns_per_op(p, threads, 1, trials, target_ns, &split);
+  if (st == OPTIC_OK && split > out->all) *split_ns = split - out->all;
   optic_program_destroy(p);
   return st;
 }

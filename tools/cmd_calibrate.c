@@ -28,7 +28,9 @@ static void usage(FILE *out) {
           "the two overhead figures as op_overhead_ns. Beyond the roofline it measures\n"
           "an sgemm's fraction of the FMA peak (gemm_efficiency), SHA-256 on one core\n"
           "(hash_bandwidth), write + fsync of a new file in $TMPDIR (disk_write_bandwidth)\n"
-          "and one OpenMP barrier (sync_ns); docs/cost-model.md says how each is used.\n"
+          "and the runtime's barrier after a split op (sync_ns: the chain with every op\n"
+          "split over all threads, per op beyond the unsplit chain; one OpenMP barrier\n"
+          "when that is not positive); docs/cost-model.md says how each is used.\n"
           "Exit codes: 0 ok, 1 runtime error (message on stderr), 2 usage error.\n");
 }
 
@@ -77,6 +79,7 @@ static void print_result(FILE *out, const calib_result *r) {
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "SHA-256", r->beyond.hash_bw / 1e9, "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "write + fsync (new file, $TMPDIR)", r->beyond.disk_bw / 1e9, "-");
   fprintf(out, "  %-34s %10s %10.0f  ns\n", "OpenMP barrier", "-", r->beyond.barrier_ns);
+  fprintf(out, "  %-34s %10s %10.0f  ns\n", "runtime barrier (split op)", "-", r->split_barrier_ns);
   fprintf(out, "  %-34s %10.0f %10s  ns\n", "program run overhead (1 tiny op)", r->classes.run_overhead_ns, "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 1", r->classes.reduce_bandwidth / 1e9, "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 0", r->classes.reduce_strided_bandwidth / 1e9,

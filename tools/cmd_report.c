@@ -72,8 +72,9 @@ static void usage(FILE *out) {
           "$OPTIC_RATIOS, then ratios.json next to optic_bench (the build copies it).\n"
           "The machine model: --machine, else optic_machine_host's file ($OPTIC_MACHINE,\n"
           "~/.config/optic/machine.json). A host model of an older machine-file format\n"
-          "(calibrated by an older optic: it lacks figures this version estimates with)\n"
-          "is measured again first and the file replaced; report says so on stderr.\n"
+          "(calibrated by an older optic: it lacks figures this version estimates with, or\n"
+          "measured one of them another way) is measured again first and the file\n"
+          "replaced; report says so on stderr.\n"
           "SIGINT/SIGTERM stop the run and every process it started; the exit code is then\n"
           "128 + the signal.\n"
           "Exit codes: 0 ok (failed bars are reported, not errors), 1 runtime error, 2 usage\n"
@@ -366,7 +367,8 @@ static optic_status load_current(const opts *o, optic_machine *m, char *path, si
   if (st != OPTIC_OK || format >= OPTIC_MACHINE_FORMAT || strcmp(m->name, "host") != 0) return st;
   const bool quick = strcmp(o->mode, "quick") == 0;
   fprintf(stderr,
-          "report: the machine model at %s is format %d and lacks figures of format %d: calibrating again "
+          "report: the machine model at %s is format %d, older than this optic's %d (it lacks figures or "
+          "measured one another way): calibrating again "
           "(optic calibrate%s; the file is replaced)\n",
           path, (int)format, OPTIC_MACHINE_FORMAT, quick ? " --quick" : "");
   char target[4096];

@@ -206,9 +206,11 @@ typedef struct optic_machine {
  * loads as all 0: the single dot_efficiency) and files of formats 6 and 7 (before reduce_cols_call_ns ...
  * batch_norm_grad_element_ns, which load as 0: no small-op fixed costs) and format-8 files (before
  * optim_sgd_element_ns ... optim_lion_element_ns, which load as 0: optimizer steps priced by their bytes alone)
- * and format-9 files (before mpi_link_latency_ns and mpi_link_bandwidth, which load as 0: the MPI link assumed);
+ * and format-9 files (before mpi_link_latency_ns and mpi_link_bandwidth, which load as 0: the MPI link assumed)
+ * and format-10 files (whose sync_ns is one OpenMP barrier, not the runtime's own barrier after a split op: they
+ * load as they are);
  * a file of a newer format fails to load with CORRUPT naming the versions. */
-#define OPTIC_MACHINE_FORMAT 10
+#define OPTIC_MACHINE_FORMAT 11
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",

@@ -419,7 +419,9 @@ static void loop_leaves(void) {
  * few outputs is folded directly, per input element. */
 /* A 16-bit maximum with few outputs: over a strided dim the runtime folds
  * it (the minmax fold figure, per input element); over contiguous rows it
- * takes the rows path (the per-element 16-bit figure), few outputs or many. */
+ * takes the rows path, few outputs or many: each element widened
+ * (convert_from_<type>_ns) and one row-kernel call per row (reduce_row_ns),
+ * or the per-element 16-bit figure when the convert figure is not known. */
 static const char *half_max(const char *shape, const char *dims) {
   static char text[512];
   snprintf(text, sizeof text,
@@ -439,6 +441,9 @@ static void half_extremum_paths(void) {
   OT_CHECK(near(eb, 4000 * 7.0 + 10) && near(ea, 4000 * 3.0 + 10), "strided maximum folded: %g (unknown: %g)", eb, ea);
   OT_CHECK(two_estimates(half_max("[4,1000]", "{1}"), "r", &a, &b, &ea, &eb));
   OT_CHECK(eb == ea && near(eb, 4000 * 3.0 + 10), "maximum over rows: the rows path: %g vs %g", eb, ea);
+  b.convert_from_bf16_ns = 2, b.reduce_row_ns = 20; /* the widening and one row-kernel call per row */
+  OT_CHECK(two_estimates(half_max("[4,1000]", "{1}"), "r", &a, &b, &ea, &eb));
+  OT_CHECK(near(eb, 4000 * 2.0 + 4 * 20.0 + 10), "rows path with the convert figure: %g", eb);
 }
 
 static void runtime_paths(void) {

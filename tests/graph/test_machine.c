@@ -502,7 +502,7 @@ static void beyond_roofline(void) {
   size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
   if (f) fclose(f);
   text[n] = 0;
-  OT_CHECK(strstr(text, "\"format\": 10") != NULL, "%s", text);
+  OT_CHECK(strstr(text, "\"format\": 11") != NULL, "%s", text);
   OT_EXPECT_OK(optic_machine_load(path, &r));
   OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-2 figures");
   /* sync_ns per thread count: (t - 1) / (cores - 1) of the all-core figure */
@@ -532,7 +532,7 @@ static void beyond_roofline(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":11}", "format 11 is newer than this optic reads (10)"},
+      {",\"format\":12}", "format 12 is newer than this optic reads (11)"},
       {",\"format\":\"2\"}", "\"format\" must be a positive integer"},
       {",\"format\":0}", "\"format\" must be a positive integer"},
       {",\"gemm_efficiency\":1.5}", "gemm_efficiency is 1.5"},
@@ -644,7 +644,7 @@ static void conv_classes_format4(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":11}", "format 11 is newer than this optic reads (10)"},
+      {",\"format\":12}", "format 12 is newer than this optic reads (11)"},
       {",\"conv_direct_efficiency\":1.5}", "conv_direct_efficiency is 1.5"},
       {",\"conv_grouped_rows_element_ns\":-1}", "conv_grouped_rows_element_ns is -1"},
       {",\"conv_gemm_efficiency\":-0.5}", "conv_gemm_efficiency is -0.5"},
@@ -699,7 +699,7 @@ static void clock_format6(void) {
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
   OT_CHECK(strstr(optic_last_error(), "cpu_clock_ns") != NULL, "%s", optic_last_error());
-  snprintf(text, sizeof text, "%s,\"format\":11}", head);
+  snprintf(text, sizeof text, "%s,\"format\":12}", head);
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
 }
@@ -750,7 +750,7 @@ static void small_ops_format8(void) {
     OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
     OT_CHECK(strstr(optic_last_error(), figs[i].key) != NULL, "%s", optic_last_error());
   }
-  snprintf(text, sizeof text, "%s,\"format\":11}", head);
+  snprintf(text, sizeof text, "%s,\"format\":12}", head);
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
 }
