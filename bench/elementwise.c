@@ -80,7 +80,7 @@ static void run_elementwise(optic_bench_state *st, void *user) {
   /* The estimate: the op's counts for one call on n elements, repeats calls. */
   const optic_cost one = {e->flops_per_element * (double)n, e->transcendentals_per_element * (double)n,
                           e->bytes_per_element * (double)n};
-  bench_report_kernel_estimate(st, got_threads, (double)repeats, &one, false);
+  bench_report_allocating_estimate(st, got_threads, (double)repeats, &one, e->allocated_per_element * (double)n);
 }
 
 void bench_register_elementwise(const char *prefix, const bench_elementwise *e) {

@@ -39,6 +39,11 @@ typedef struct bench_elementwise {
   /* Transcendental evaluations per element as XLA counts them (exp, log,
    * tanh, logistic, sqrt, rsqrt, ...: 1), for the estimate (estimate.h). */
   double transcendentals_per_element;
+  /* Bytes per element written with normal stores to arrays the function
+   * does not read (plain C peers; optic's kernels stream such outputs at
+   * DRAM sizes): out of cache each written line is read first, which the
+   * estimate's time counts (bench_report_allocating_estimate). */
+  double allocated_per_element;
 } bench_elementwise;
 
 /* Element counts every elementwise benchmark runs at: one in cache (32 KiB

@@ -25,12 +25,24 @@ void bench_report_model_estimate(optic_bench_state *st, int threads, double call
   bench_report_estimate(st, one * calls, &total);
 }
 
-void bench_report_kernel_estimate(optic_bench_state *st, int threads, double calls, const optic_cost *per_call,
-                                  bool gemm) {
+static void report_calls(optic_bench_state *st, int threads, double calls, const optic_cost *per_call, bool gemm,
+                         double allocated_bytes) {
   optic_machine m;
   if (!bench_machine(threads, &m)) return;
   m.op_overhead_ns = 0; /* a direct call: no executor dispatch */
-  double one = gemm ? optic_machine_estimate_gemm_ns(&m, per_call) : optic_machine_estimate_ns(&m, per_call);
+  optic_cost timed = *per_call;
+  if (per_call->bytes_accessed > m.cache_bytes) timed.bytes_accessed += allocated_bytes;
+  double one = gemm ? optic_machine_estimate_gemm_ns(&m, &timed) : optic_machine_estimate_ns(&m, &timed);
   optic_cost total = {per_call->flops * calls, per_call->transcendentals * calls, per_call->bytes_accessed * calls};
   bench_report_estimate(st, one * calls, &total);
+}
+
+void bench_report_kernel_estimate(optic_bench_state *st, int threads, double calls, const optic_cost *per_call,
+                                  bool gemm) {
+  report_calls(st, threads, calls, per_call, gemm, 0);
+}
+
+void bench_report_allocating_estimate(optic_bench_state *st, int threads, double calls, const optic_cost *per_call,
+                                      double allocated_bytes) {
+  report_calls(st, threads, calls, per_call, false, allocated_bytes);
 }

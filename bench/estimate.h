@@ -31,6 +31,13 @@ void bench_report_estimate(optic_bench_state *st, double est_ns, const optic_cos
  * (dot, convolution). Reports as bench_report_estimate. */
 void bench_report_kernel_estimate(optic_bench_state *st, int threads, double calls, const optic_cost *per_call,
                                   bool gemm);
+/* The same for a plain loop whose normal stores write `allocated_bytes` per
+ * call to arrays it does not read: when a call's bytes do not fit the cache,
+ * each written line is first read (write-allocate; the calibrated DRAM
+ * figure is an in-place x += y, whose written lines were just read), so the
+ * time counts those bytes once more. The reported counts stay the call's. */
+void bench_report_allocating_estimate(optic_bench_state *st, int threads, double calls, const optic_cost *per_call,
+                                      double allocated_bytes);
 /* The same with a model time per call (a plan's class estimate), raised to
  * the per-call roofline where it is below it; flops_bound false: a roofline
  * of the bytes only (the bf16 matrix unit passes the f32 FMA peak, as the

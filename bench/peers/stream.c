@@ -48,7 +48,9 @@ static void call_triad(void (*fn)(void), size_t n, void *const *arrays, float s)
 }
 
 /* Bytes per element in STREAM's counting: copy/scale read 1 and write 1
- * array, add/triad read 2 and write 1; rmw reads b and y and writes y. */
+ * array, add/triad read 2 and write 1; rmw reads b and y and writes y. The
+ * loops' normal stores to the array they write but do not read allocate
+ * its lines (4 bytes per element read first out of cache), rmw's do not. */
 static const bench_elementwise peers[] = {
     {.function = "stream_copy",
      .isa = OPTIC_ISA_SCALAR,
@@ -56,28 +58,32 @@ static const bench_elementwise peers[] = {
      .call = call_copy,
      .inputs = 1,
      .outputs = 1,
-     .bytes_per_element = 8.0},
+     .bytes_per_element = 8.0,
+     .allocated_per_element = 4.0},
     {.function = "stream_scale",
      .isa = OPTIC_ISA_SCALAR,
      .fn = (void (*)(void))stream_scale,
      .call = call_scale,
      .inputs = 1,
      .outputs = 1,
-     .bytes_per_element = 8.0},
+     .bytes_per_element = 8.0,
+     .allocated_per_element = 4.0},
     {.function = "stream_add",
      .isa = OPTIC_ISA_SCALAR,
      .fn = (void (*)(void))stream_add,
      .call = call_add,
      .inputs = 2,
      .outputs = 1,
-     .bytes_per_element = 12.0},
+     .bytes_per_element = 12.0,
+     .allocated_per_element = 4.0},
     {.function = "stream_triad",
      .isa = OPTIC_ISA_SCALAR,
      .fn = (void (*)(void))stream_triad,
      .call = call_triad,
      .inputs = 2,
      .outputs = 1,
-     .bytes_per_element = 12.0},
+     .bytes_per_element = 12.0,
+     .allocated_per_element = 4.0},
     {.function = "rmw_axpy",
      .isa = OPTIC_ISA_SCALAR,
      .fn = (void (*)(void))rmw_axpy,
