@@ -296,16 +296,13 @@ static void reduce_half_few(const exec_step *s, const exec_walk *kept, const exe
  * combined by the f32 kernel the reducer's block program would run, and the
  * accumulators rounded to the half in place (exec/ewhalf.c), then narrowed
  * once (exactly) at the end: each output is the per-output fold's bitwise. */
-/* Maximum/minimum over contiguous rows: each row widened a block at a time
- * and reduced by the f32 kernel, whose result is the in-order fold's
- * bitwise (kernels/reduce.h); the blocks' results and the init value are
- * folded in order. Each step of the half fold keeps an exact half value
- * (rounding it changes nothing) except a NaN, quieted: so one rounding at
- * the end gives the per-output fold's result. */
-/* Whether outputs j0 .. j0 + n - 1 read consecutive rows of R elements (the
- * kept walk steps R elements per output over them). */
+/* Whether outputs j0 .. j0 + n - 1 read consecutive rows of R elements, in
+ * order (each output's row R elements after the one before). */
 static bool rows_consecutive(const exec_walk *kept, size_t R, size_t j0, size_t n) {
-  return n > 0 && kept_offset(kept, j0 + n - 1) - kept_offset(kept, j0) == (int64_t)((n - 1) * R);
+  const int64_t base = kept_offset(kept, j0);
+  for (size_t r = 1; r < n; r++)
+    if (kept_offset(kept, j0 + r) != base + (int64_t)(r * R)) return false;
+  return n > 0;
 }
 
 /* Short rows that lie back to back (R up to half a block): a block's worth
@@ -334,6 +331,12 @@ static size_t reduce_half_short_rows(const exec_step *s, const exec_walk *kept, 
   return j0;
 }
 
+/* Maximum/minimum over contiguous rows: each row widened a block at a time
+ * and reduced by the f32 kernel, whose result is the in-order fold's
+ * bitwise (kernels/reduce.h); the blocks' results and the init value are
+ * folded in order. Each step of the half fold keeps an exact half value
+ * (rounding it changes nothing) except a NaN, quieted: so one rounding at
+ * the end gives the per-output fold's result. */
 static void reduce_half_rows_extremum(const exec_step *s, const exec_walk *kept, size_t R, const uint16_t *x,
                                       float init, uint16_t *y, size_t lo, size_t hi, float *vals) {
   const optic_dtype dt = s->operand_dtype[0];
