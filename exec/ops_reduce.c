@@ -296,19 +296,21 @@ static void reduce_half_few(const exec_step *s, const exec_walk *kept, const exe
  * combined by the f32 kernel the reducer's block program would run, and the
  * accumulators rounded to the half in place (exec/ewhalf.c), then narrowed
  * once (exactly) at the end: each output is the per-output fold's bitwise. */
-/* Whether outputs j0 .. j0 + n - 1 read consecutive rows of R elements, in
- * order (each output's row R elements after the one before). */
-static bool rows_consecutive(const exec_walk *kept, size_t R, size_t j0, size_t n) {
+/* The offset of output j0's row when outputs j0 .. j0 + n - 1 (n > 0) read
+ * consecutive rows of R elements, in order (each output's row R elements
+ * after the one before); else -1. */
+static int64_t consecutive_rows_at(const exec_walk *kept, size_t R, size_t j0, size_t n) {
   const int64_t base = kept_offset(kept, j0);
   for (size_t r = 1; r < n; r++)
-    if (kept_offset(kept, j0 + r) != base + (int64_t)(r * R)) return false;
-  return n > 0;
+    if (kept_offset(kept, j0 + r) != base + (int64_t)(r * R)) return -1;
+  return base;
 }
 
 /* Short rows that lie back to back (R up to half a block): a block's worth
  * of rows widened by one call, each then reduced from the widened copy and
  * the block's results narrowed by one call, so the per-call costs are paid
- * per block instead of per row. Same folds in the same order as per row. */
+ * per block instead of per row. The per-row loop's folds, bitwise: its first
+ * fold, with the reducer's identity, returns the row's result unchanged. */
 static size_t reduce_half_short_rows(const exec_step *s, const exec_walk *kept, size_t R, const uint16_t *x, float init,
                                      uint16_t *y, size_t lo, size_t hi, float *vals) {
   const optic_dtype dt = s->operand_dtype[0];
@@ -320,11 +322,10 @@ static size_t reduce_half_short_rows(const exec_step *s, const exec_walk *kept, 
   while (j0 < hi) {
     size_t nr = hi - j0 < per ? hi - j0 : per;
     if (nr > sizeof res / sizeof *res) nr = sizeof res / sizeof *res;
-    if (!rows_consecutive(kept, R, j0, nr)) break;
-    ew_half_widen(dt, nr * R, x + kept_offset(kept, j0), vals);
-    for (size_t r = 0; r < nr; r++)
-      res[r] = fold_f32(s->reduce_half, init,
-                        fold_f32(s->reduce_half, optic_reduce_identity(op), k->r[op](R, vals + r * R)));
+    const int64_t at = consecutive_rows_at(kept, R, j0, nr);
+    if (at < 0) break;
+    ew_half_widen(dt, nr * R, x + at, vals);
+    for (size_t r = 0; r < nr; r++) res[r] = fold_f32(s->reduce_half, init, k->r[op](R, vals + r * R));
     ew_half_narrow(dt, nr, res, y + j0);
     j0 += nr;
   }
@@ -365,8 +366,10 @@ static bool half_rows_extremum(const exec_step *s, const exec_walk *red, size_t 
   return rm.rank == 0 || (rm.rank == 1 && rm.strides[0] == 1);
 }
 
-static void reduce_half_block(const exec_step *s, const exec_walk *kept, const exec_walk *red, const uint16_t *x,
-                              const void *init_p, uint16_t *y, size_t lo, size_t hi, unsigned char *regs) {
+/* rows: half_rows_extremum's answer for this step (reduce_step asks once). */
+static void reduce_half_block(const exec_step *s, const exec_walk *kept, const exec_walk *red, bool rows,
+                              const uint16_t *x, const void *init_p, uint16_t *y, size_t lo, size_t hi,
+                              unsigned char *regs) {
   const optic_dtype dt = s->operand_dtype[0];
   float *acc = (float *)(void *)regs, *vals = acc + EXEC_BLOCK;
   uint16_t *col = (uint16_t *)(void *)(vals + EXEC_BLOCK);
@@ -374,7 +377,7 @@ static void reduce_half_block(const exec_step *s, const exec_walk *kept, const e
   for (int32_t d = 0; d < red->rank; d++) R *= (size_t)red->dims[d];
   float init;
   ew_half_widen(dt, 1, init_p, &init);
-  if (half_rows_extremum(s, red, R)) {
+  if (rows) {
     reduce_half_rows_extremum(s, kept, R, x, init, y, lo, hi, vals);
     return;
   }
@@ -417,13 +420,12 @@ static optic_status reduce_step(const exec_step *s, const exec_frame *f, const e
   const void *init[32];
   unsigned char *out[32];
   reduce_operands(s, f, n, es, in, init, out);
-  if (s->reduce_half && n == 1 && hi - lo < REDUCE_FEW_OUTPUTS && !half_rows_extremum(s, &red, R)) {
-    reduce_half_few(s, &kept, &red, (const uint16_t *)(const void *)in[0], init[0], (uint16_t *)(void *)out[0], lo, hi);
-    return OPTIC_OK;
-  }
   if (s->reduce_half && n == 1) {
-    reduce_half_block(s, &kept, &red, (const uint16_t *)(const void *)in[0], init[0], (uint16_t *)(void *)out[0], lo,
-                      hi, th->regs);
+    const bool rows = half_rows_extremum(s, &red, R);
+    const uint16_t *x = (const uint16_t *)(const void *)in[0];
+    uint16_t *y = (uint16_t *)(void *)out[0];
+    if (hi - lo < REDUCE_FEW_OUTPUTS && !rows) reduce_half_few(s, &kept, &red, x, init[0], y, lo, hi);
+    else reduce_half_block(s, &kept, &red, rows, x, init[0], y, lo, hi, th->regs);
     return OPTIC_OK;
   }
   if (s->reduce_fast && n == 1) {
