@@ -228,11 +228,19 @@ double program_contraction_ns(const optic_program_t *p, const optic_machine *mc,
     /* one step: a fusion the runtime runs as a sequence is priced by program_node_estimate_ns */
     c = program_fused_contraction(m, optic_node_called(m, id, 0));
     if (c == OPTIC_NO_NODE) return gemm;
-    /* the epilogue reads and writes the result once more as a fused loop */
+    /* the epilogue reads and writes the result once more as a fused loop
+     * (format 12, an f32 result: at the loop's stream rate, plus the
+     * epilogue's own flops and transcendentals, split as the contraction) */
     const optic_type *t = optic_node_type(m, id);
     double bytes = optic_type_is_tuple(t) ? 0 : 2 * elements(t) * (double)optic_dtype_size(t->dtype);
-    double bw = mc->loop_bandwidth > 0 ? mc->loop_bandwidth : mc->cache_bandwidth;
+    const bool parts =
+        mc->loop_flop_ns > 0 && mc->loop_stream_bandwidth > 0 && !optic_type_is_tuple(t) && t->dtype == OPTIC_F32;
+    double bw = parts ? mc->loop_stream_bandwidth : mc->loop_bandwidth > 0 ? mc->loop_bandwidth : mc->cache_bandwidth;
     epilogue = bytes / bw * 1e9;
+    if (parts) {
+      const double share = mc->cores > 1 && elements(t) > mc->cores ? mc->cores : 1;
+      epilogue += program_fused_work_ns(mc, m, optic_node_called(m, id, 0), c) / share;
+    }
   }
   optic_cost cc;
   if (optic_node_cost(m, c, &cc) != OPTIC_OK) return gemm;

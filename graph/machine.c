@@ -278,6 +278,9 @@ static const struct {
     {"optim_lion_element_ns", offsetof(optic_machine, optim_lion_element_ns), true},
     {"mpi_link_latency_ns", offsetof(optic_machine, mpi_link_latency_ns), true},
     {"mpi_link_bandwidth", offsetof(optic_machine, mpi_link_bandwidth), true},
+    {"loop_stream_bandwidth", offsetof(optic_machine, loop_stream_bandwidth), true},
+    {"loop_flop_ns", offsetof(optic_machine, loop_flop_ns), true},
+    {"loop_transcendental_ns", offsetof(optic_machine, loop_transcendental_ns), true},
 };
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");
@@ -356,6 +359,7 @@ optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, 
     r.reduce_bandwidth *= f;
     r.reduce_strided_bandwidth *= f;
     r.loop_bandwidth *= f;
+    r.loop_stream_bandwidth *= f;
     r.reduce_multi_bandwidth *= f;
   }
   const double dram = r.core_dram_bandwidth * t;

@@ -51,6 +51,10 @@ double program_contraction_ns(const struct optic_program *p, const optic_machine
  * computation, cannot hold a contraction: it runs such a fusion as a
  * sequence; graph/estimate_contraction.c). */
 optic_node_id program_fused_contraction(const optic_module_t *m, optic_comp_id comp);
+/* The format-12 loop work of a fused computation's instructions but skip
+ * (nested fusions too): flops x loop_flop_ns + transcendentals x
+ * loop_transcendental_ns, ns on one core (graph/compile_estimate.c). */
+double program_fused_work_ns(const optic_machine *mc, const optic_module_t *m, optic_comp_id comp, optic_node_id skip);
 /* A fusion the runtime runs instruction by instruction: the sum of its
  * instructions' estimates (each split or not as the runtime decides;
  * graph/compile_estimate.c). */

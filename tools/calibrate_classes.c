@@ -10,7 +10,11 @@
  *   fused loop     exp(x - y) * y + x on f32[256,256], fused into one loop;
  * each class as XLA bytes of the op per second of (its program's time minus
  * the tiny program's), i.e. beyond the run and dispatch costs already in the
- * model. Never prints. */
+ * model. Format 12 splits the loop into its parts: loops of 2 and of 8
+ * cheap binary ops over the same f32[256,256] inputs give ns per flop (from
+ * their difference) and the streams' bytes per second (the short loop's
+ * rest); the exp loop's rest beyond both gives ns per transcendental.
+ * Never prints. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +40,20 @@ static optic_status run_n(void *arg, uint64_t runs) {
   return st;
 }
 
-typedef enum { PROG_TINY, PROG_REDUCE_ROW, PROG_REDUCE_COL, PROG_LOOP } prog_kind;
+typedef enum { PROG_TINY, PROG_REDUCE_ROW, PROG_REDUCE_COL, PROG_LOOP, PROG_LOOP_SHORT, PROG_LOOP_LONG } prog_kind;
+
+/* The format-12 loops: `ops` cheap binary ops over the same two inputs
+ * (x + y, then alternately x and y as the second operand: multiply,
+ * subtract, maximum, add, ...), so both read two streams and write one. */
+static optic_status build_chain_loop(optic_module_t *m, optic_comp_id e, int ops, optic_node_id x, optic_node_id y,
+                                     optic_node_id *r) {
+  static const optic_opcode kinds[8] = {OPTIC_OP_ADD, OPTIC_OP_MULTIPLY, OPTIC_OP_SUBTRACT, OPTIC_OP_MAXIMUM,
+                                        OPTIC_OP_ADD, OPTIC_OP_MULTIPLY, OPTIC_OP_SUBTRACT, OPTIC_OP_MINIMUM};
+  optic_status st = optic_graph_binary(m, e, kinds[0], x, y, NULL, r);
+  for (int i = 1; i < ops && i < 8 && st == OPTIC_OK; i++)
+    st = optic_graph_binary(m, e, kinds[i], *r, i % 2 ? x : y, NULL, r);
+  return st;
+}
 
 static optic_status build(prog_kind kind, optic_module_t **out) {
   optic_module_t *m = NULL;
@@ -52,6 +69,8 @@ static optic_status build(prog_kind kind, optic_module_t **out) {
   if (st == OPTIC_OK && kind != PROG_REDUCE_ROW && kind != PROG_REDUCE_COL)
     st = optic_graph_parameter(m, e, 1, &t, NULL, &y);
   if (st == OPTIC_OK && kind == PROG_TINY) st = optic_graph_binary(m, e, OPTIC_OP_ADD, x, y, NULL, &r);
+  if (st == OPTIC_OK && (kind == PROG_LOOP_SHORT || kind == PROG_LOOP_LONG))
+    st = build_chain_loop(m, e, kind == PROG_LOOP_SHORT ? 2 : 8, x, y, &r);
   if (st == OPTIC_OK && kind == PROG_LOOP) {
     st = optic_graph_binary(m, e, OPTIC_OP_SUBTRACT, x, y, NULL, &a);
     if (st == OPTIC_OK) st = optic_graph_unary(m, e, OPTIC_OP_EXPONENTIAL, a, NULL, &b);
@@ -80,8 +99,8 @@ static optic_status build(prog_kind kind, optic_module_t **out) {
   return OPTIC_OK;
 }
 
-/* Median ns per run of kind's program on one thread, and its XLA bytes. */
-static optic_status time_program(prog_kind kind, int trials, double target_ns, double *ns_out, double *bytes_out) {
+/* Median ns per run of kind's program on one thread, and its XLA counts. */
+static optic_status time_program(prog_kind kind, int trials, double target_ns, double *ns_out, optic_cost *cost_out) {
   optic_module_t *m = NULL;
   optic_program_t *p = NULL;
   optic_exec_ctx_t *ctx = NULL;
@@ -114,7 +133,7 @@ static optic_status time_program(prog_kind kind, int trials, double target_ns, d
     st = optic_program_run(p, ctx, in, nin, &out, 1); /* untimed: binding, arenas */
     prog_run r = {p, ctx, in, nin, &out};
     if (st == OPTIC_OK) st = calib_median_ns_per_run(run_n, &r, trials, target_ns, ns_out);
-    if (st == OPTIC_OK) *bytes_out = sum.cost.bytes_accessed;
+    if (st == OPTIC_OK) *cost_out = sum.cost;
   }
   free(buf);
   optic_exec_ctx_destroy(ctx);
@@ -123,19 +142,45 @@ static optic_status time_program(prog_kind kind, int trials, double target_ns, d
   return st;
 }
 
+/* Format 12: the short and long loops' flops differ over the same bytes,
+ * so their difference prices a flop; what the short one has beyond its
+ * flops prices its bytes; what the exp loop has beyond its bytes and flops
+ * prices its transcendentals. Each left 0 when it does not come out
+ * positive (the format-11 rule then prices loops). */
+static optic_status measure_loop_parts(int trials, double target_ns, double tiny, const optic_cost *exp_loop,
+                                       double exp_ns, calib_classes *out) {
+  double short_ns = 0, long_ns = 0;
+  optic_cost s, l;
+  optic_status st = time_program(PROG_LOOP_SHORT, trials, target_ns, &short_ns, &s);
+  if (st == OPTIC_OK) st = time_program(PROG_LOOP_LONG, trials, target_ns, &long_ns, &l);
+  if (st != OPTIC_OK || !(long_ns > short_ns) || !(l.flops > s.flops)) return st;
+  const double flop_ns = (long_ns - short_ns) / (l.flops - s.flops);
+  const double stream_ns = short_ns - tiny - s.flops * flop_ns;
+  if (!(stream_ns > 0)) return OPTIC_OK;
+  out->loop_flop_ns = flop_ns;
+  out->loop_stream_bandwidth = s.bytes_accessed / (stream_ns * 1e-9);
+  const double rest =
+      exp_ns - tiny - exp_loop->bytes_accessed / out->loop_stream_bandwidth * 1e9 - exp_loop->flops * flop_ns;
+  if (rest > 0 && exp_loop->transcendentals > 0) out->loop_transcendental_ns = rest / exp_loop->transcendentals;
+  return OPTIC_OK;
+}
+
 optic_status calib_measure_classes(int trials, double target_ns, double op_overhead_ns, calib_classes *out) {
   memset(out, 0, sizeof *out);
-  double tiny = 0, bytes = 0, ns = 0;
-  optic_status st = time_program(PROG_TINY, trials, target_ns, &tiny, &bytes);
+  double tiny = 0, ns = 0;
+  optic_cost cost;
+  optic_status st = time_program(PROG_TINY, trials, target_ns, &tiny, &cost);
   if (st != OPTIC_OK) return st;
   out->run_overhead_ns = tiny > op_overhead_ns ? tiny - op_overhead_ns : 0;
   double *dst[3] = {&out->reduce_bandwidth, &out->reduce_strided_bandwidth, &out->loop_bandwidth};
   const prog_kind kinds[3] = {PROG_REDUCE_ROW, PROG_REDUCE_COL, PROG_LOOP};
   for (int i = 0; i < 3 && st == OPTIC_OK; i++) {
-    st = time_program(kinds[i], trials, target_ns, &ns, &bytes);
+    st = time_program(kinds[i], trials, target_ns, &ns, &cost);
     /* the op's own time: beyond the run and one op's dispatch (the tiny program) */
-    if (st == OPTIC_OK && ns > tiny) *dst[i] = bytes / ((ns - tiny) * 1e-9);
+    if (st == OPTIC_OK && ns > tiny) *dst[i] = cost.bytes_accessed / ((ns - tiny) * 1e-9);
   }
+  /* the exp loop's (the last of kinds) time and counts */
+  if (st == OPTIC_OK) st = measure_loop_parts(trials, target_ns, tiny, &cost, ns, out);
   calib_ops_plan plan = {trials, target_ns, tiny, op_overhead_ns};
   if (st == OPTIC_OK) st = calib_measure_ops(&plan, out);
   if (st == OPTIC_OK) st = calib_measure_paths(&plan, out);

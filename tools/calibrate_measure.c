@@ -265,6 +265,9 @@ static void classes_to_machine(const calib_classes *c, int threads, optic_machin
   m->reduce_bandwidth = c->reduce_bandwidth * threads;
   m->reduce_strided_bandwidth = c->reduce_strided_bandwidth * threads;
   m->loop_bandwidth = c->loop_bandwidth * threads;
+  m->loop_stream_bandwidth = c->loop_stream_bandwidth * threads;
+  m->loop_flop_ns = c->loop_flop_ns;
+  m->loop_transcendental_ns = c->loop_transcendental_ns;
   m->reduce_multi_bandwidth = c->reduce_multi_bandwidth * threads;
   /* ns per unit on one core (the estimates divide by the threads an op splits over) */
   m->gather_element_ns = c->gather_element_ns;

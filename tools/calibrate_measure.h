@@ -57,6 +57,10 @@ typedef struct calib_classes {
   double reduce_row_ns;            /* ns per contiguous row of an f32 reduce */
   double batch_norm_run_ns;        /* ns per batch-norm op beyond its dispatch */
   double batch_norm_element_ns[3]; /* ns per operand element: training, inference, grad */
+  /* format 12 (tools/calibrate_classes.c), one thread */
+  double loop_stream_bandwidth;  /* XLA bytes/s of a fused loop beyond its flops */
+  double loop_flop_ns;           /* ns per XLA flop of a fused loop's f32 instruction */
+  double loop_transcendental_ns; /* ns per transcendental of the same */
 } calib_classes;
 
 /* What calib_measure_ops needs: trials of about target_ns, and the tiny

@@ -18,9 +18,10 @@
  *                 1024 and 128 block steps): per step, from the difference
  *   while         a 256-trip counting loop: per trip beyond its two ops
  *   leaves        x + broadcast(row) on f32[256,256] and f32[4096,16] (the
- *                 same elements in 256 and 4096 runs) beyond their bytes at
- *                 loop_bandwidth: per run from the difference, per element
- *                 from the rest
+ *                 same elements in 256 and 4096 runs) beyond the loop's own
+ *                 time (format 12: bytes at loop_stream_bandwidth and adds
+ *                 at loop_flop_ns; before: bytes at loop_bandwidth): per
+ *                 run from the difference, per element from the rest
  * Inputs are optic run's --random-inputs (seed 1); indices are built in the
  * module (in range). Never prints. */
 #include <stdlib.h>
@@ -289,16 +290,20 @@ optic_status calib_measure_ops(const calib_ops_plan *plan, calib_classes *out) {
   if (st == OPTIC_OK) st = best_hlo(REDUCE_BF16(64, 1024), plan->trials, plan->target_ns, &many, &bytes);
   if (st == OPTIC_OK) st = best_hlo(REDUCE_BF16(4096, 16), plan->trials, plan->target_ns, &few, &bytes);
   if (st == OPTIC_OK && many > few) out->reduce_step_ns = (many - few) / (1024.0 - 128.0);
-  /* leaves: beyond the loop's bytes at loop_bandwidth; runs from the
-   * difference of 256 and 4096 runs, elements from what remains */
-  double wide = 0, narrow = 0, bw = out->loop_bandwidth;
+  /* leaves: beyond the loop's own time (its bytes at loop_stream_bandwidth
+   * and its 65536 adds at loop_flop_ns; before format 12, its bytes at
+   * loop_bandwidth); runs from the difference of 256 and 4096 runs,
+   * elements from what remains */
+  const bool parts = out->loop_flop_ns > 0;
+  double wide = 0, narrow = 0, bw = parts ? out->loop_stream_bandwidth : out->loop_bandwidth;
+  const double adds_ns = parts ? 65536.0 * out->loop_flop_ns : 0;
   if (st == OPTIC_OK) st = best_hlo(LEAF_LOOP(256, 256), plan->trials, plan->target_ns, &wide, &bytes);
   double wide_bytes = bytes;
   if (st == OPTIC_OK) st = best_hlo(LEAF_LOOP(4096, 16), plan->trials, plan->target_ns, &narrow, &bytes);
   if (st == OPTIC_OK && bw > 0 && narrow > wide) {
     out->loop_leaf_run_ns = (narrow - wide - (bytes - wide_bytes) / bw * 1e9) / (4096.0 - 256.0);
     if (out->loop_leaf_run_ns < 0) out->loop_leaf_run_ns = 0;
-    double rest = wide - plan->tiny_ns - wide_bytes / bw * 1e9 - 256 * out->loop_leaf_run_ns;
+    double rest = wide - plan->tiny_ns - wide_bytes / bw * 1e9 - adds_ns - 256 * out->loop_leaf_run_ns;
     out->loop_leaf_element_ns = rest > 0 ? rest / 65536.0 : 0;
   }
   double trip = 0;

@@ -85,6 +85,8 @@ static void print_result(FILE *out, const calib_result *r) {
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 0", r->classes.reduce_strided_bandwidth / 1e9,
           "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "fused loop exp(x-y)*y+x", r->classes.loop_bandwidth / 1e9, "-");
+  fprintf(out, "  %-34s %10.2f %10s  GB/s, %.3g ns per flop, %.3g ns per exp\n", "fused loop streams (2 vs 8 ops)",
+          r->classes.loop_stream_bandwidth / 1e9, "-", r->classes.loop_flop_ns, r->classes.loop_transcendental_ns);
   const calib_classes *c = &r->classes;
   fprintf(out, "  %-34s %10.2f %10s  ns\n", "gather, per element", c->gather_element_ns, "-");
   fprintf(out, "  %-34s %10.2f %10s  ns\n", "scatter, per update element", c->scatter_element_ns, "-");
@@ -141,7 +143,9 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  run_overhead_ns       %.4g (per program run)\n", m->run_overhead_ns);
   fprintf(out, "  reduce_bandwidth      %.4g B/s (reduce over the minor dim)\n", m->reduce_bandwidth);
   fprintf(out, "  reduce_strided_bw     %.4g B/s (reduce over other dims)\n", m->reduce_strided_bandwidth);
-  fprintf(out, "  loop_bandwidth        %.4g B/s (loop fusions)\n", m->loop_bandwidth);
+  fprintf(out, "  loop_bandwidth        %.4g B/s (loop fusions, format 11)\n", m->loop_bandwidth);
+  fprintf(out, "  loop_stream_bw        %.4g B/s (all cores); flop %.3g ns, transcendental %.3g ns (one core)\n",
+          m->loop_stream_bandwidth, m->loop_flop_ns, m->loop_transcendental_ns);
   fprintf(out, "  gather_element_ns     %.4g (one core)\n", m->gather_element_ns);
   fprintf(out, "  scatter_element_ns    %.4g (one core)\n", m->scatter_element_ns);
   fprintf(out, "  sort_compare_ns       %.4g (one core)\n", m->sort_compare_ns);

@@ -193,6 +193,17 @@ typedef struct optic_machine {
    * messages are then priced by the assumption of docs/cost-model.md. */
   double mpi_link_latency_ns; /* ns of an 8-byte exchange */
   double mpi_link_bandwidth;  /* bytes/s of each direction of a 4 MiB exchange */
+  /* Format 12: a loop fusion as the runtime runs it (a block program: one
+   * kernel call per instruction per block of elements held in cache): its
+   * XLA bytes at loop_stream_bandwidth (bytes/s, all cores, scaled by
+   * threads as the classes above; at least the roofline's memory time) plus,
+   * for its f32 instructions, loop_flop_ns per XLA flop and
+   * loop_transcendental_ns per transcendental, ns on ONE core (split over
+   * the threads). loop_flop_ns 0 (files before format 12, presets): the
+   * format-11 rule, bytes / loop_bandwidth. docs/cost-model.md. */
+  double loop_stream_bandwidth;
+  double loop_flop_ns;
+  double loop_transcendental_ns;
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -208,9 +219,10 @@ typedef struct optic_machine {
  * optim_sgd_element_ns ... optim_lion_element_ns, which load as 0: optimizer steps priced by their bytes alone)
  * and format-9 files (before mpi_link_latency_ns and mpi_link_bandwidth, which load as 0: the MPI link assumed)
  * and format-10 files (whose sync_ns is one OpenMP barrier, not the runtime's own barrier after a split op: they
- * load as they are);
+ * load as they are) and format-11 files (before loop_stream_bandwidth, loop_flop_ns and loop_transcendental_ns,
+ * which load as 0: loop fusions priced by their bytes at loop_bandwidth);
  * a file of a newer format fails to load with CORRUPT naming the versions. */
-#define OPTIC_MACHINE_FORMAT 11
+#define OPTIC_MACHINE_FORMAT 12
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",

@@ -79,9 +79,13 @@ for k in ("batch_norm_training_element_ns", "batch_norm_inference_element_ns", "
 for k in ("sgd", "adam", "adamw", "rmsprop", "adagrad", "lamb", "lion"):
     assert 0 < m["optim_%s_element_ns" % k] < 1e3, (k, m["optim_%s_element_ns" % k])
 assert m["optim_lamb_element_ns"] > m["optim_sgd_element_ns"], (m["optim_lamb_element_ns"], m["optim_sgd_element_ns"])
-assert m["format"] == 11, m["format"]
+assert m["format"] == 12, m["format"]
 # format 11: sync_ns is the runtime's barrier after a split op (positive on 2+ threads)
 assert m["cores"] == 1 or 0 < m["sync_ns"] < 1e6, (m["cores"], m["sync_ns"])
+# format 12: a fused loop's parts (a flop costs more than nothing, an exp more than a flop)
+assert 0 < m["loop_flop_ns"] < 1e2, m["loop_flop_ns"]
+assert 1e8 < m["loop_stream_bandwidth"] < 1e13, m["loop_stream_bandwidth"]
+assert m["loop_transcendental_ns"] > m["loop_flop_ns"], (m["loop_transcendental_ns"], m["loop_flop_ns"])
 if sys.argv[2] == "1":
     assert 0 < m["mpi_link_latency_ns"] < 1e7, m["mpi_link_latency_ns"]
     assert 1e7 < m["mpi_link_bandwidth"] < 1e12, m["mpi_link_bandwidth"]
@@ -116,8 +120,8 @@ json.dump(m, open(sys.argv[2], "w"))
 PY
 if OMP_NUM_THREADS=1 "$optic" report --quick --input "$fixture" --ratios "$ratios" --machine "$work/old.json" \
      --out-dir "$work/r4" >"$work/rep4.txt" 2>&1 &&
-   grep -q "is format 4, older than this optic's 11 .*: calibrating again" "$work/rep4.txt" &&
-   grep -q '"format": 11' "$work/old.json" && grep -q '"gather_run_ns"' "$work/old.json"; then
+   grep -q "is format 4, older than this optic's 12 .*: calibrating again" "$work/rep4.txt" &&
+   grep -q '"format": 12' "$work/old.json" && grep -q '"gather_run_ns"' "$work/old.json"; then
   pass "report recalibrates a format-4 model and replaces it"
 else
   fail "report on a format-4 model: $(grep -m3 "report:" "$work/rep4.txt")"

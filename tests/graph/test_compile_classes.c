@@ -524,7 +524,71 @@ static void loop_work_adds(void) {
   OT_CHECK(near(est[1] - est[0], 1000 * 0.25), "the convert adds its 250 ns: %g vs %g", est[1], est[0]);
 }
 
+/* est_ns of text compiled with fusion on mc for `threads` (every op split:
+ * split_min_elements 1), its counts in *cost; -1 unless it is one fusion. */
+static double fused_est(const char *text, const optic_machine *mc, int32_t threads, optic_cost *cost) {
+  optic_module_t *m = NULL;
+  optic_program_t *p = NULL;
+  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
+  optic_compile_options o = optic_compile_options_default();
+  o.machine = mc;
+  o.fusion = 1;
+  o.threads = threads;
+  o.split_min_elements = 1;
+  if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
+  optic_program_summary sum;
+  double est = -1;
+  if (p && optic_program_summary_get(p, &sum) == OPTIC_OK && sum.fusions == 1) est = sum.est_ns, *cost = sum.cost;
+  optic_program_destroy(p);
+  optic_module_destroy(m);
+  return est;
+}
+
+/* Format 12: an f32 loop fusion takes its bytes at loop_stream_bandwidth
+ * plus its flops and transcendentals at their ns (one core's, divided over
+ * the threads it splits over); without loop_flop_ns, the format-11 rule
+ * (bytes / loop_bandwidth); a loop with 16-bit work keeps that rule. */
+static void loop_parts(void) {
+  const char *exp_loop =
+      "HloModule l\nENTRY e {\n  x = f32[64,64] parameter(0)\n  y = f32[64,64] parameter(1)\n"
+      "  a = f32[64,64] subtract(x, y)\n  b = f32[64,64] exponential(a)\n  c = f32[64,64] multiply(b, y)\n"
+      "  ROOT d = f32[64,64] add(c, x)\n}\n";
+  for (int32_t cores = 1; cores <= 2; cores++) {
+    optic_machine mc = ot_toy_machine(cores);
+    mc.loop_bandwidth = 1e9 * cores;
+    optic_cost c = {0};
+    const double old = fused_est(exp_loop, &mc, cores, &c);
+    const double sync = cores > 1 ? mc.sync_ns : 0;
+    OT_CHECK(c.flops == 3 * 4096 && c.transcendentals == 4096 && c.bytes_accessed == 3 * 16384, "counts %g %g %g",
+             c.flops, c.transcendentals, c.bytes_accessed);
+    OT_CHECK(near(old, c.bytes_accessed / (1e9 * cores) * 1e9 + mc.op_overhead_ns + sync),
+             "%d cores, format 11: bytes / loop_bandwidth: %g", cores, old);
+    /* streams below the cache bandwidth (4e9 per core), then above it: at
+     * least the roofline's memory time */
+    for (int fast = 0; fast < 2; fast++) {
+      const double bw = (fast ? 1e12 : 2e9) * cores;
+      mc.loop_stream_bandwidth = bw, mc.loop_flop_ns = 2, mc.loop_transcendental_ns = 5;
+      const double parts = fused_est(exp_loop, &mc, cores, &c);
+      const double want = c.bytes_accessed / (fast ? mc.cache_bandwidth : bw) * 1e9 +
+                          (c.flops * 2 + c.transcendentals * 5) / cores + mc.op_overhead_ns + sync;
+      OT_CHECK(near(parts, want), "%d cores, format 12, streams at %g B/s: %g vs %g", cores, bw, parts, want);
+    }
+  }
+  /* a bf16 operand: the 16-bit work, beside the format-11 bytes term */
+  const char *narrow =
+      "HloModule l\nENTRY e {\n  x = bf16[1000] parameter(0)\n  y = f32[1000] parameter(1)\n"
+      "  c = f32[1000] convert(x)\n  ROOT a = f32[1000] add(c, y)\n}\n";
+  optic_machine mc = toy();
+  mc.loop_bandwidth = 1e9, mc.convert_from_bf16_ns = 0.25;
+  optic_cost c = {0};
+  const double before = fused_est(narrow, &mc, 1, &c);
+  mc.loop_stream_bandwidth = 1e12, mc.loop_flop_ns = 2, mc.loop_transcendental_ns = 5;
+  const double after = fused_est(narrow, &mc, 1, &c);
+  OT_CHECK(before > 0 && near(before, after), "16-bit work keeps the format-11 rule: %g vs %g", before, after);
+}
+
 static const ot_case cases[] = {
+    {"loop_parts", loop_parts},
     {"runtime_paths", runtime_paths},
     {"loop_work_adds", loop_work_adds},
     {"loop_leaves", loop_leaves},

@@ -251,7 +251,8 @@ static void widening_and_threads(void) {
 }
 
 /* An output fusion (conv + bias + relu): its convolution's time plus one
- * read and write of its result at loop_bandwidth. */
+ * read and write of its result at loop_bandwidth (format 12: at
+ * loop_stream_bandwidth, plus the epilogue's flops). */
 static void output_fusion(void) {
   const char *text =
       "HloModule f\n"
@@ -274,6 +275,13 @@ static void output_fusion(void) {
   double fused = est_op(text, &mc, 0, 1, OPTIC_OP_FUSION, NULL, NULL);
   OT_CHECK(fused > 0 && near(fused, conv + 2 * 2304 * 4 / 2.0), "fusion %g = conv %g + epilogue %g", fused, conv,
            2 * 2304 * 4 / 2.0);
+  /* format 12: the result's read and write at loop_stream_bandwidth, plus
+   * the epilogue's add and maximum (2 flops per element) at loop_flop_ns */
+  mc.loop_stream_bandwidth = 4e9, mc.loop_flop_ns = 0.5, mc.loop_transcendental_ns = 3;
+  fused = est_op(text, &mc, 0, 1, OPTIC_OP_FUSION, NULL, NULL);
+  const double epilogue = 2 * 2304 * 4 / 4.0 + 2 * 2304 * 0.5;
+  OT_CHECK(fused > 0 && near(fused, conv + epilogue), "format 12: fusion %g = conv %g + epilogue %g", fused, conv,
+           epilogue);
 }
 
 /* An output fusion the runtime cannot run as one step (a bf16 convolution:

@@ -502,7 +502,7 @@ static void beyond_roofline(void) {
   size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
   if (f) fclose(f);
   text[n] = 0;
-  OT_CHECK(strstr(text, "\"format\": 11") != NULL, "%s", text);
+  OT_CHECK(strstr(text, "\"format\": 12") != NULL, "%s", text);
   OT_EXPECT_OK(optic_machine_load(path, &r));
   OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-2 figures");
   /* sync_ns per thread count: (t - 1) / (cores - 1) of the all-core figure */
@@ -532,7 +532,7 @@ static void beyond_roofline(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":12}", "format 12 is newer than this optic reads (11)"},
+      {",\"format\":13}", "format 13 is newer than this optic reads (12)"},
       {",\"format\":\"2\"}", "\"format\" must be a positive integer"},
       {",\"format\":0}", "\"format\" must be a positive integer"},
       {",\"gemm_efficiency\":1.5}", "gemm_efficiency is 1.5"},
@@ -644,7 +644,7 @@ static void conv_classes_format4(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":12}", "format 12 is newer than this optic reads (11)"},
+      {",\"format\":13}", "format 13 is newer than this optic reads (12)"},
       {",\"conv_direct_efficiency\":1.5}", "conv_direct_efficiency is 1.5"},
       {",\"conv_grouped_rows_element_ns\":-1}", "conv_grouped_rows_element_ns is -1"},
       {",\"conv_gemm_efficiency\":-0.5}", "conv_gemm_efficiency is -0.5"},
@@ -699,7 +699,7 @@ static void clock_format6(void) {
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
   OT_CHECK(strstr(optic_last_error(), "cpu_clock_ns") != NULL, "%s", optic_last_error());
-  snprintf(text, sizeof text, "%s,\"format\":12}", head);
+  snprintf(text, sizeof text, "%s,\"format\":13}", head);
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
 }
@@ -750,7 +750,7 @@ static void small_ops_format8(void) {
     OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
     OT_CHECK(strstr(optic_last_error(), figs[i].key) != NULL, "%s", optic_last_error());
   }
-  snprintf(text, sizeof text, "%s,\"format\":12}", head);
+  snprintf(text, sizeof text, "%s,\"format\":13}", head);
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
 }
@@ -826,6 +826,33 @@ static void optim_steps_format9(void) {
 static void mpi_link_format10(void) {
   static const figure_key figs[] = {FIGURE_KEY(mpi_link_latency_ns), FIGURE_KEY(mpi_link_bandwidth)};
   optional_figures(10, figs, sizeof figs / sizeof figs[0]);
+}
+
+/* Format 12: a loop fusion's parts. The flop's and the transcendental's ns
+ * are one core's (kept per thread count); the streams' bandwidth is all
+ * cores' and scales with the threads like the other class bandwidths. */
+static void loop_parts_format12(void) {
+  static const figure_key figs[] = {FIGURE_KEY(loop_flop_ns), FIGURE_KEY(loop_transcendental_ns)};
+  optional_figures(12, figs, sizeof figs / sizeof figs[0]);
+  char path[512], text[2048];
+  snprintf(path, sizeof path, "%s/v12s.json", tmp_dir());
+  optic_machine m, t;
+  snprintf(text, sizeof text, "%s,\"format\":11,\"loop_bandwidth\":4e9}", MACHINE_HEAD);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.loop_stream_bandwidth == 0 && m.loop_bandwidth == 4e9, "format 11: %g %g", m.loop_stream_bandwidth,
+           m.loop_bandwidth);
+  snprintf(text, sizeof text, "%s,\"format\":12,\"loop_stream_bandwidth\":8e10,\"loop_flop_ns\":0.25}", MACHINE_HEAD);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.loop_stream_bandwidth == 8e10, "%g", m.loop_stream_bandwidth);
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 1, &t));
+  OT_CHECK(t.loop_stream_bandwidth == 2e10 && t.loop_flop_ns == 0.25, "1 of 4 cores: %g B/s, %g ns",
+           t.loop_stream_bandwidth, t.loop_flop_ns);
+  snprintf(text, sizeof text, "%s,\"format\":12,\"loop_stream_bandwidth\":-5}", MACHINE_HEAD);
+  write_file(path, text);
+  OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+  OT_CHECK(strstr(optic_last_error(), "loop_stream_bandwidth") != NULL, "%s", optic_last_error());
 }
 
 /* A grid whose entry at indices (i, j, l) is distinct per point, in (0, 1]
@@ -1050,6 +1077,7 @@ static const ot_case cases[] = {
     {"small_ops_format8", small_ops_format8},
     {"optim_steps_format9", optim_steps_format9},
     {"mpi_link_format10", mpi_link_format10},
+    {"loop_parts_format12", loop_parts_format12},
     {"dot_grid_format7", dot_grid_format7},
     {"dot_grid_interpolation", dot_grid_interpolation},
     {"dot_grid_estimate", dot_grid_estimate},
