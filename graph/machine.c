@@ -281,6 +281,7 @@ static const struct {
     {"loop_stream_bandwidth", offsetof(optic_machine, loop_stream_bandwidth), true},
     {"loop_flop_ns", offsetof(optic_machine, loop_flop_ns), true},
     {"loop_transcendental_ns", offsetof(optic_machine, loop_transcendental_ns), true},
+    {"optim_step_ns", offsetof(optic_machine, optim_step_ns), true},
 };
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");

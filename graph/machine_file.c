@@ -133,10 +133,12 @@ static const field fields[] = {
     /* Format 10 (optional: format <= 9 files load with 0, "not measured": the MPI link assumed). */
     {"mpi_link_latency_ns", offsetof(optic_machine, mpi_link_latency_ns), F_DOUBLE, false},
     {"mpi_link_bandwidth", offsetof(optic_machine, mpi_link_bandwidth), F_DOUBLE, false},
-    /* Format 12 (optional: format <= 11 files load with 0: loop fusions by their bytes at loop_bandwidth). */
+    /* Format 12 (optional: format <= 11 files load with 0: loop fusions by their bytes at loop_bandwidth,
+     * optimizer steps' fixed cost by op_overhead_ns). */
     {"loop_stream_bandwidth", offsetof(optic_machine, loop_stream_bandwidth), F_DOUBLE, false},
     {"loop_flop_ns", offsetof(optic_machine, loop_flop_ns), F_DOUBLE, false},
     {"loop_transcendental_ns", offsetof(optic_machine, loop_transcendental_ns), F_DOUBLE, false},
+    {"optim_step_ns", offsetof(optic_machine, optim_step_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

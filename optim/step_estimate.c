@@ -58,7 +58,9 @@ optic_status optic_optim_step_estimate_ns(const optic_machine *m, optic_optim_ki
   const double roof = optic_machine_estimate_ns(&mt, &cost) - mt.op_overhead_ns;
   const double arith = largest_share(n, blocks, used) * element_ns(&mt, kind);
   const double passes = kind == OPTIC_OPTIM_KIND_LAMB ? 2 : 1;
-  double ns = (roof > arith ? roof : arith) + passes * (mt.op_overhead_ns + (used > 1 ? mt.sync_ns : 0));
+  /* each pass's fixed cost: the step's own (format 12), else one dispatch */
+  const double fixed = mt.optim_step_ns > 0 ? mt.optim_step_ns : mt.op_overhead_ns;
+  double ns = (roof > arith ? roof : arith) + passes * (fixed + (used > 1 ? mt.sync_ns : 0));
   /* two reads per pass, and LAMB's ratios timed on the calling thread */
   if (profiled) ns += (kind == OPTIC_OPTIM_KIND_LAMB ? 6.0 : 2.0) * mt.cpu_clock_ns;
   *out_ns = ns;

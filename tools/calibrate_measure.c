@@ -251,7 +251,7 @@ optic_status calib_measure(bool quick, calib_result *out) {
   calib_ops_plan ops = {plan.trials, plan.target_ns, out->classes.run_overhead_ns + out->op_overhead_ns.one,
                         out->op_overhead_ns.one};
   if ((st = calib_measure_conv(&ops, out->fma[optic_isa_selected()].one, &out->conv)) != OPTIC_OK) return st;
-  if ((st = calib_measure_optim(&ops, out->optim_element_ns)) != OPTIC_OK) return st;
+  if ((st = calib_measure_optim(&ops, &out->optim)) != OPTIC_OK) return st;
   calib_measure_mpi_link(&out->mpi_latency_ns, &out->mpi_bandwidth, out->mpi_why, sizeof out->mpi_why);
   out->seconds = (double)(optic_now_ns() - t0) * 1e-9;
   return OPTIC_OK;
@@ -299,9 +299,11 @@ static void classes_to_machine(const calib_classes *c, int threads, optic_machin
   m->batch_norm_grad_element_ns = c->batch_norm_element_ns[2];
 }
 
-/* The format-9 optimizer figures into m (one core's ns per element). */
+/* The optimizer figures into m (one core's ns per element, format 9; the
+ * step's fixed cost, format 12). */
 static void optim_to_machine(const calib_result *r, optic_machine *m) {
-  const double *e = r->optim_element_ns;
+  const double *e = r->optim.element_ns;
+  m->optim_step_ns = r->optim.step_ns;
   m->optim_sgd_element_ns = e[OPTIC_OPTIM_KIND_SGD];
   m->optim_adam_element_ns = e[OPTIC_OPTIM_KIND_ADAM];
   m->optim_adamw_element_ns = e[OPTIC_OPTIM_KIND_ADAMW];
@@ -362,7 +364,8 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   /* format 11: the runtime's own barrier, which split ops, the pod's steps and
    * the optimizer's passes wait on; the OpenMP barrier when it is not known */
   m->sync_ns = r->split_barrier_ns > 0 ? r->split_barrier_ns : r->beyond.barrier_ns;
-  m->cpu_clock_ns = r->beyond.clock_ns;
+  /* format 12: a clock read inside a profiled step (back to back when not known) */
+  m->cpu_clock_ns = r->optim.clock_ns > 0 ? r->optim.clock_ns : r->beyond.clock_ns;
   classes_to_machine(&r->classes, r->threads, m);
   contractions_to_machine(r, isa, m);
   optim_to_machine(r, m);

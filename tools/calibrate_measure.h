@@ -84,10 +84,18 @@ optic_status calib_measure_small(const calib_ops_plan *plan, calib_classes *out)
  * one-add program's), 0 when not above it (tools/calibrate_paths.c). */
 optic_status calib_beyond_tiny(const calib_ops_plan *plan, const char *text, double *ns);
 
-/* The format-9 optimizer figures (tools/calibrate_optim.c): one core's ns
- * per element of each kind's fused step, element_ns[OPTIC_OPTIM_KIND_COUNT_]
- * indexed by optic_optim_kind (0 when the larger tensor was not slower). */
-optic_status calib_measure_optim(const calib_ops_plan *plan, double *element_ns);
+/* The optimizer figures (tools/calibrate_optim.c), one thread. Format 9:
+ * one core's ns per element of each kind's fused step,
+ * element_ns[OPTIC_OPTIM_KIND_COUNT_] indexed by optic_optim_kind (0 when
+ * the larger tensor was not slower). Format 12 (each 0 when not positive):
+ * *step_ns, a step's fixed cost beyond its elements (the median over the
+ * kinds), and *clock_ns, one read of the thread CPU-time clock inside a
+ * profiled step (half of what profiling adds to an SGD step). */
+typedef struct calib_optim {
+  double element_ns[OPTIC_OPTIM_KIND_COUNT_];
+  double step_ns, clock_ns;
+} calib_optim;
+optic_status calib_measure_optim(const calib_ops_plan *plan, calib_optim *out);
 
 /* Format 10 (tools/calibrate_mpi.c): runs optic_mpi_probe under the MPI
  * launcher with 2 ranks. true with both figures > 0; false with both 0 and
@@ -138,8 +146,8 @@ typedef struct calib_result {
   calib_classes classes;            /* run overhead and op classes */
   calib_conv conv;                  /* convolution classes and the dot call */
   double seconds;                   /* wall time of the whole calibration */
-  /* format 9: ns per element of each kind's step, one core (optic_optim_kind order) */
-  double optim_element_ns[OPTIC_OPTIM_KIND_COUNT_];
+  /* formats 9 and 12: the optimizer steps' figures, one core */
+  calib_optim optim;
   /* format 10: the MPI link between two ranks (0: not measured, mpi_why says why) */
   double mpi_latency_ns, mpi_bandwidth;
   char mpi_why[CALIB_WHY_MAX];

@@ -119,7 +119,9 @@ static void print_result(FILE *out, const calib_result *r) {
   fprintf(out, "  %-34s %10.3f %10s  of peak, %.3g ns/element, %.3g ns/call, %.3g ns/packed\n", "dot (8 shapes)",
           r->conv.dot_efficiency, "-", r->conv.dot_element_ns, r->conv.dot_call_ns, r->conv.dot_pack_element_ns);
   print_grid_range(out, "dot grid (format 7)", r->conv.dot_grid);
-  print_optim(out, "optimizer step, ns/element (1 core)", r->optim_element_ns);
+  print_optim(out, "optimizer step, ns/element (1 core)", r->optim.element_ns);
+  fprintf(out, "  %-34s %10.0f %10s  ns, clock read inside it %.0f ns (back to back %.0f)\n",
+          "optimizer step beyond its elements", r->optim.step_ns, "-", r->optim.clock_ns, r->beyond.clock_ns);
   if (r->mpi_bandwidth > 0)
     fprintf(out, "  %-34s %10.3g %10s  ns, %.3g GB/s each way (2 ranks)\n", "MPI link (format 10)", r->mpi_latency_ns,
             "-", r->mpi_bandwidth * 1e-9);
@@ -155,7 +157,9 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  reduce_multi_bw       %.4g B/s (reduce over 2+ dims)\n", m->reduce_multi_bandwidth);
   fprintf(out, "  reduce_step_ns        %.4g (reducer program, one core)\n", m->reduce_step_ns);
   fprintf(out, "  while_iteration_ns    %.4g\n", m->while_iteration_ns);
-  fprintf(out, "  cpu_clock_ns          %.4g (one read of the thread CPU-time clock)\n", m->cpu_clock_ns);
+  fprintf(out, "  cpu_clock_ns          %.4g (one read of the thread CPU-time clock in a profiled step)\n",
+          m->cpu_clock_ns);
+  fprintf(out, "  optim_step_ns         %.4g (an optimizer step beyond its elements, one core)\n", m->optim_step_ns);
   fprintf(out, "  loop_leaf_element_ns  %.4g, run %.4g (one core)\n", m->loop_leaf_element_ns, m->loop_leaf_run_ns);
   fprintf(out, "  gather_run_ns         %.4g (one core)\n", m->gather_run_ns);
   fprintf(out, "  topk_select_element_ns %.4g (k <= 64, one core)\n", m->topk_select_element_ns);

@@ -204,6 +204,11 @@ typedef struct optic_machine {
   double loop_stream_bandwidth;
   double loop_flop_ns;
   double loop_transcendental_ns;
+  /* Format 12: a fused optimizer step's fixed cost beyond its elements
+   * (checks, per-step scalars, dispatch), ns on one thread, per pass; 0: not
+   * known, op_overhead_ns. Format 12 also measures cpu_clock_ns inside a
+   * profiled step (older files: back to back). */
+  double optim_step_ns;
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -219,8 +224,9 @@ typedef struct optic_machine {
  * optim_sgd_element_ns ... optim_lion_element_ns, which load as 0: optimizer steps priced by their bytes alone)
  * and format-9 files (before mpi_link_latency_ns and mpi_link_bandwidth, which load as 0: the MPI link assumed)
  * and format-10 files (whose sync_ns is one OpenMP barrier, not the runtime's own barrier after a split op: they
- * load as they are) and format-11 files (before loop_stream_bandwidth, loop_flop_ns and loop_transcendental_ns,
- * which load as 0: loop fusions priced by their bytes at loop_bandwidth);
+ * load as they are) and format-11 files (before loop_stream_bandwidth, loop_flop_ns, loop_transcendental_ns and
+ * optim_step_ns, which load as 0: loop fusions priced by their bytes at loop_bandwidth, optimizer steps'
+ * fixed cost by op_overhead_ns);
  * a file of a newer format fails to load with CORRUPT naming the versions. */
 #define OPTIC_MACHINE_FORMAT 12
 

@@ -828,11 +828,13 @@ static void mpi_link_format10(void) {
   optional_figures(10, figs, sizeof figs / sizeof figs[0]);
 }
 
-/* Format 12: a loop fusion's parts. The flop's and the transcendental's ns
- * are one core's (kept per thread count); the streams' bandwidth is all
- * cores' and scales with the threads like the other class bandwidths. */
+/* Format 12: a loop fusion's parts and an optimizer step's fixed cost. The
+ * flop's and the transcendental's ns and the step's are one core's (kept
+ * per thread count); the streams' bandwidth is all cores' and scales with
+ * the threads like the other class bandwidths. */
 static void loop_parts_format12(void) {
-  static const figure_key figs[] = {FIGURE_KEY(loop_flop_ns), FIGURE_KEY(loop_transcendental_ns)};
+  static const figure_key figs[] = {FIGURE_KEY(loop_flop_ns), FIGURE_KEY(loop_transcendental_ns),
+                                    FIGURE_KEY(optim_step_ns)};
   optional_figures(12, figs, sizeof figs / sizeof figs[0]);
   char path[512], text[2048];
   snprintf(path, sizeof path, "%s/v12s.json", tmp_dir());
