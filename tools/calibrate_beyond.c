@@ -24,7 +24,8 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double median(double *v, int n) {
+double calib_median(double *v, int n) {
+  if (n <= 0) return 0;
   qsort(v, (size_t)n, sizeof *v, cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
@@ -150,7 +151,7 @@ static double barrier_ns(int threads, int trials) {
     }
     v[t] = (double)(optic_now_ns() - t0) / BARRIERS;
   }
-  return n > 0 ? median(v, n) : 0;
+  return n > 0 ? calib_median(v, n) : 0;
 }
 
 /* ns per read of the calling thread's CPU-time clock (CLOCK_THREAD_CPUTIME_ID,
@@ -166,7 +167,7 @@ static double clock_read_ns(int trials) {
     for (int r = 0; r < READS; r++) clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     v[t] = (double)(optic_now_ns() - t0) / READS;
   }
-  return n > 0 ? median(v, n) : 0;
+  return n > 0 ? calib_median(v, n) : 0;
 }
 
 optic_status calib_measure_beyond(bool quick, int threads, calib_beyond *out) {

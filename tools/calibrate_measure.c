@@ -187,6 +187,24 @@ static optic_status measure_bandwidth(size_t set, int threads, const trial_plan 
 
 static double larger(calib_pair p) { return p.one > p.all ? p.one : p.all; }
 
+/* The one-thread op classes, convolutions and optimizer steps, on the
+ * fastest core (calibrate_pin.c; the per-op overhead on one thread is that
+ * core's probe), the thread's mask given back after. */
+static optic_status measure_one_thread(const trial_plan *plan, calib_result *out) {
+  if (calib_pin_fastest(plan->trials, plan->target_ns, &out->pin)) {
+    for (int i = 0; i < out->pin.n_probed; i++)
+      if (out->pin.probe_cpu[i] == out->pin.cpu) out->op_overhead_ns.one = out->pin.probe_ns[i];
+  }
+  optic_status st = calib_measure_classes(plan->trials, plan->target_ns, out->op_overhead_ns.one, &out->classes);
+  /* the one-add program's run, as the op classes take it off */
+  calib_ops_plan ops = {plan->trials, plan->target_ns, out->classes.run_overhead_ns + out->op_overhead_ns.one,
+                        out->op_overhead_ns.one};
+  if (st == OPTIC_OK) st = calib_measure_conv(&ops, out->fma[optic_isa_selected()].one, &out->conv);
+  if (st == OPTIC_OK) st = calib_measure_optim(&ops, &out->optim);
+  calib_unpin(&out->pin);
+  return st;
+}
+
 optic_status calib_measure(bool quick, calib_result *out) {
   memset(out, 0, sizeof *out);
   uint64_t t0 = optic_now_ns();
@@ -245,13 +263,7 @@ optic_status calib_measure(bool quick, calib_result *out) {
     if (retry.all > out->l2_bw.all) out->l2_bw.all = retry.all;
   }
   if ((st = calib_measure_beyond(quick, threads, &out->beyond)) != OPTIC_OK) return st;
-  if ((st = calib_measure_classes(plan.trials, plan.target_ns, out->op_overhead_ns.one, &out->classes)) != OPTIC_OK)
-    return st;
-  /* the one-add program's run, as the op classes take it off */
-  calib_ops_plan ops = {plan.trials, plan.target_ns, out->classes.run_overhead_ns + out->op_overhead_ns.one,
-                        out->op_overhead_ns.one};
-  if ((st = calib_measure_conv(&ops, out->fma[optic_isa_selected()].one, &out->conv)) != OPTIC_OK) return st;
-  if ((st = calib_measure_optim(&ops, &out->optim)) != OPTIC_OK) return st;
+  if ((st = measure_one_thread(&plan, out)) != OPTIC_OK) return st;
   calib_measure_mpi_link(&out->mpi_latency_ns, &out->mpi_bandwidth, out->mpi_why, sizeof out->mpi_why);
   out->seconds = (double)(optic_now_ns() - t0) * 1e-9;
   return OPTIC_OK;

@@ -9,6 +9,7 @@
 #include <optic/compile.h>
 #include <optic/core.h>
 #include <optic/optim.h>
+#include <sched.h>
 #include <stdio.h>
 
 #define CALIB_WHY_MAX 1024 /* a message naming paths (longer ones are cut) */
@@ -102,6 +103,27 @@ optic_status calib_measure_optim(const calib_ops_plan *plan, calib_optim *out);
  * why filled when MPI, the launcher or the probe is missing or failed. */
 bool calib_measure_mpi_link(double *latency_ns, double *bandwidth, char *why, size_t why_size);
 
+/* The core the one-thread figures are measured on (tools/calibrate_pin.c):
+ * the runtime's tiny-op chain per op on each CPU of the process's mask
+ * (probe_ns, in probe_cpu order), the calling thread pinned to the fastest
+ * (cpu; pinned stays true) until calib_unpin gives it the saved mask back. */
+enum { CALIB_PIN_MAX_CPUS = 64 };
+typedef struct calib_pin {
+  bool pinned;
+  int cpu;
+  int n_probed;
+  int probe_cpu[CALIB_PIN_MAX_CPUS];
+  double probe_ns[CALIB_PIN_MAX_CPUS];
+  cpu_set_t saved;
+} calib_pin;
+/* false (nothing pinned) with fewer than two CPUs or when the system
+ * refuses an affinity; trials and target_ns as calib_runtime_overhead's. */
+bool calib_pin_fastest(int trials, double target_ns, calib_pin *pin);
+void calib_unpin(const calib_pin *pin);
+
+/* The median of v[0..n) (sorts v; 0 when n <= 0; tools/calibrate_beyond.c). */
+double calib_median(double *v, int n);
+
 /* Called with the compiled program before it is timed. */
 typedef optic_status (*calib_inspect_fn)(const optic_program_t *p, void *arg);
 /* Median ns per run of HLO text's program compiled for and run on one
@@ -148,6 +170,7 @@ typedef struct calib_result {
   double seconds;                   /* wall time of the whole calibration */
   /* formats 9 and 12: the optimizer steps' figures, one core */
   calib_optim optim;
+  calib_pin pin; /* the core the one-thread op classes, convolutions and steps were measured on */
   /* format 10: the MPI link between two ranks (0: not measured, mpi_why says why) */
   double mpi_latency_ns, mpi_bandwidth;
   char mpi_why[CALIB_WHY_MAX];

@@ -67,11 +67,6 @@ static optic_status time_kind(const calib_ops_plan *plan, optic_optim_kind kind,
   return st;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 optic_status calib_measure_optim(const calib_ops_plan *plan, calib_optim *out) {
   memset(out, 0, sizeof *out);
   float *buf = malloc(2 * (size_t)MANY * sizeof *buf);
@@ -94,11 +89,8 @@ optic_status calib_measure_optim(const calib_ops_plan *plan, calib_optim *out) {
   if (st == OPTIC_OK) st = time_kind(plan, OPTIC_OPTIM_KIND_SGD, FEW, true, buf, &profiled);
   free(buf);
   if (st != OPTIC_OK) return st;
-  if (n_fixed > 0) {
-    qsort(fixed, (size_t)n_fixed, sizeof *fixed, cmp_double);
-    const double mid = n_fixed % 2 ? fixed[n_fixed / 2] : 0.5 * (fixed[n_fixed / 2 - 1] + fixed[n_fixed / 2]);
-    out->step_ns = mid > 0 ? mid : 0;
-  }
+  const double mid = calib_median(fixed, n_fixed);
+  out->step_ns = mid > 0 ? mid : 0;
   if (profiled > sgd_few && sgd_few > 0) out->clock_ns = (profiled - sgd_few) / 2;
   return OPTIC_OK;
 }

@@ -48,11 +48,6 @@ static optic_status build_chain(int32_t ops, optic_module_t **out) {
   return OPTIC_OK;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* Median ns per op of `trials` trials of about target_ns each, on a context
  * of `threads` threads with the split policy `split` (split_min_elements). */
 static optic_status chain_ns_per_op(const optic_program_t *p, int threads, int64_t split, int trials, double target_ns,
@@ -98,8 +93,7 @@ static optic_status chain_ns_per_op(const optic_program_t *p, int threads, int64
   }
   optic_exec_ctx_destroy(ctx);
   if (st != OPTIC_OK) return st;
-  qsort(per_op, (size_t)trials, sizeof per_op[0], cmp_double);
-  *out = trials % 2 ? per_op[trials / 2] : 0.5 * (per_op[trials / 2 - 1] + per_op[trials / 2]);
+  *out = calib_median(per_op, trials);
   return OPTIC_OK;
 }
 

@@ -75,6 +75,11 @@ static void print_result(FILE *out, const calib_result *r) {
   snprintf(label, sizeof label, "x += y, DRAM (%zu MiB/thread)", r->dram_set >> 20);
   print_pair(out, label, r->dram_bw, 1e9, "GB/s");
   print_pair(out, "per-op overhead (runtime, tiny ops)", r->op_overhead_ns, 1, "ns");
+  if (r->pin.pinned) {
+    fprintf(out, "  %-34s %10d %10s  (tiny-op chain per op:", "one-thread figures on CPU", r->pin.cpu, "-");
+    for (int i = 0; i < r->pin.n_probed; i++) fprintf(out, " CPU %d %.1f ns", r->pin.probe_cpu[i], r->pin.probe_ns[i]);
+    fprintf(out, ")\n");
+  }
   print_pair(out, "sgemm 256x512x512 per thread", r->beyond.gemm, 1e9, "GFLOP/s");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "SHA-256", r->beyond.hash_bw / 1e9, "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "write + fsync (new file, $TMPDIR)", r->beyond.disk_bw / 1e9, "-");
