@@ -21,7 +21,8 @@
 /* tests/toy_machine.h on one core. */
 static optic_machine toy(void) { return ot_toy_machine(1); }
 
-static optic_program_t *compile_text(const char *text, const optic_machine *mc, int32_t threads, int64_t split) {
+static optic_program_t *compile_with(const char *text, const optic_machine *mc, int32_t threads, int64_t split,
+                                     int fusion) {
   optic_module_t *m = NULL;
   optic_program_t *p = NULL;
   OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
@@ -29,10 +30,15 @@ static optic_program_t *compile_text(const char *text, const optic_machine *mc, 
   o.machine = mc;
   o.threads = threads;
   o.split_min_elements = split;
-  o.fusion = 0; /* one instruction per op: the checks name them */
+  o.fusion = fusion;
   if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
   optic_module_destroy(m);
   return p;
+}
+
+/* Fusion off: one instruction per op, so the checks name them. */
+static optic_program_t *compile_text(const char *text, const optic_machine *mc, int32_t threads, int64_t split) {
+  return compile_with(text, mc, threads, split, 0);
 }
 
 /* The estimate of the instruction called name (any computation), its counts
@@ -527,20 +533,11 @@ static void loop_work_adds(void) {
 /* est_ns of text compiled with fusion on mc for `threads` (every op split:
  * split_min_elements 1), its counts in *cost; -1 unless it is one fusion. */
 static double fused_est(const char *text, const optic_machine *mc, int32_t threads, optic_cost *cost) {
-  optic_module_t *m = NULL;
-  optic_program_t *p = NULL;
-  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
-  optic_compile_options o = optic_compile_options_default();
-  o.machine = mc;
-  o.fusion = 1;
-  o.threads = threads;
-  o.split_min_elements = 1;
-  if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
+  optic_program_t *p = compile_with(text, mc, threads, 1, 1);
   optic_program_summary sum;
   double est = -1;
   if (p && optic_program_summary_get(p, &sum) == OPTIC_OK && sum.fusions == 1) est = sum.est_ns, *cost = sum.cost;
   optic_program_destroy(p);
-  optic_module_destroy(m);
   return est;
 }
 
