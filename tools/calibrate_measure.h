@@ -116,8 +116,10 @@ typedef struct calib_pin {
   double probe_ns[CALIB_PIN_MAX_CPUS];
   cpu_set_t saved;
 } calib_pin;
-/* false (nothing pinned) with fewer than two CPUs or when the system
- * refuses an affinity; trials and target_ns as calib_runtime_overhead's. */
+/* false (nothing pinned) with fewer than two CPUs, when no CPU's probe is
+ * clearly slower than the fastest's (probe_ns still filled) or when the
+ * system refuses an affinity; trials and target_ns as
+ * calib_runtime_overhead's. */
 bool calib_pin_fastest(int trials, double target_ns, calib_pin *pin);
 void calib_unpin(const calib_pin *pin);
 

@@ -3,15 +3,21 @@
  * slower than the other for minutes at a time (its host core busy with
  * other work), and a calibration whose one-thread programs land there
  * measures every per-op and small-op figure high. So the runtime's tiny-op
- * chain is timed on each CPU the process may use, and the calling thread
- * is pinned to the fastest while the one-thread classes are measured, then
- * given its whole mask back. Threads are never created while it is pinned
+ * chain is timed on each CPU the process may use and, when one is clearly
+ * slower (CALIB_PIN_SLOWER), the calling thread is pinned to the fastest
+ * while the one-thread classes are measured, then given its whole mask
+ * back (CPUs alike stay unpinned: the scheduler then moves the thread off
+ * a core other jobs load). Threads are never created while it is pinned
  * (the one-thread figures start none), so no worker inherits the pin.
  * Never prints. */
 #include <sched.h>
 #include <string.h>
 
 #include "tools/calibrate_measure.h"
+
+/* A CPU whose probe is this much slower than the fastest's makes calibrate
+ * pin (below it the CPUs count as alike). */
+#define CALIB_PIN_SLOWER 1.15
 
 /* Pins the calling thread to cpu (false when the system refuses). */
 static bool pin_to(int cpu) {
@@ -35,7 +41,11 @@ bool calib_pin_fastest(int trials, double target_ns, calib_pin *pin) {
     pin->probe_cpu[pin->n_probed++] = cpu;
     if (per_op.one > 0 && (pin->cpu < 0 || per_op.one < best)) best = per_op.one, pin->cpu = cpu;
   }
-  if (pin->cpu >= 0 && pin_to(pin->cpu)) return pin->pinned = true;
+  /* pinned only when one CPU is clearly slower: otherwise the scheduler
+   * stays free to move the thread off a core other jobs load */
+  double slowest = 0;
+  for (int i = 0; i < pin->n_probed; i++) slowest = pin->probe_ns[i] > slowest ? pin->probe_ns[i] : slowest;
+  if (pin->cpu >= 0 && slowest > CALIB_PIN_SLOWER * best && pin_to(pin->cpu)) return pin->pinned = true;
   calib_unpin(pin);
   pin->cpu = -1;
   return false;

@@ -75,8 +75,10 @@ static void print_result(FILE *out, const calib_result *r) {
   snprintf(label, sizeof label, "x += y, DRAM (%zu MiB/thread)", r->dram_set >> 20);
   print_pair(out, label, r->dram_bw, 1e9, "GB/s");
   print_pair(out, "per-op overhead (runtime, tiny ops)", r->op_overhead_ns, 1, "ns");
-  if (r->pin.pinned) {
-    fprintf(out, "  %-34s %10d %10s  (tiny-op chain per op:", "one-thread figures on CPU", r->pin.cpu, "-");
+  if (r->pin.n_probed > 0) {
+    if (r->pin.pinned)
+      fprintf(out, "  %-34s %10d %10s  (tiny-op chain per op:", "one-thread figures on CPU", r->pin.cpu, "-");
+    else fprintf(out, "  %-34s %10s %10s  (CPUs alike; tiny-op chain per op:", "one-thread figures", "unpinned", "-");
     for (int i = 0; i < r->pin.n_probed; i++) fprintf(out, " CPU %d %.1f ns", r->pin.probe_cpu[i], r->pin.probe_ns[i]);
     fprintf(out, ")\n");
   }

@@ -19,17 +19,17 @@ fi
 for word in "FMA peak" "exp (vexp" "L1 (" "L2 (" "DRAM (" "per-op overhead" "machine model host -> $work/m.json"; do
   grep -qF "$word" "$work/out.txt" || fail "calibrate output lacks '$word'"
 done
-# the one-thread figures are measured pinned to the fastest of the CPUs the
-# process may use (probed each), and the probe names every one of them
+# every CPU the process may use is probed; the one-thread figures are
+# measured pinned to the fastest when another is clearly slower, else unpinned
 allowed=$(python3 -c 'import os; print(" ".join(str(c) for c in sorted(os.sched_getaffinity(0))))')
 if [ "$(echo "$allowed" | wc -w)" -ge 2 ]; then
-  line=$(grep -F "one-thread figures on CPU" "$work/out.txt")
+  line=$(grep -E "one-thread figures (on CPU|  *unpinned)" "$work/out.txt")
   ok=1
   for c in $allowed; do echo "$line" | grep -q "CPU $c [0-9.]* ns" || ok=0; done
   chosen=$(echo "$line" | awk '{print $5}')
-  echo " $allowed " | grep -q " $chosen " || ok=0
-  [ "$ok" = 1 ] && pass "one-thread figures pinned to CPU $chosen of $allowed" ||
-    fail "calibrate's pin: '$line' (allowed: $allowed)"
+  [ "$chosen" = "-" ] || echo " $allowed " | grep -q " $chosen " || ok=0
+  [ -n "$line" ] && [ "$ok" = 1 ] && pass "one-thread figures: $(echo "$line" | sed 's/  */ /g')" ||
+    fail "calibrate's probe of the CPUs: '$line' (allowed: $allowed)"
 fi
 
 # format 10: with the MPI probe built beside optic and a launcher on PATH the
@@ -94,12 +94,12 @@ assert m["optim_lamb_element_ns"] > m["optim_sgd_element_ns"], (m["optim_lamb_el
 assert m["format"] == 12, m["format"]
 # format 11: sync_ns is the runtime's barrier after a split op (positive on 2+ threads)
 assert m["cores"] == 1 or 0 < m["sync_ns"] < 1e6, (m["cores"], m["sync_ns"])
-# format 12: a fused loop's parts (8 ops take longer than 2 over the same
-# streams: the flop is measured; the exp's rest and the optimizer step's
-# fixed cost are differences that load on a busy machine can cancel: >= 0),
-# and a clock read inside a profiled step
-assert 0 < m["loop_flop_ns"] < 1e2, m["loop_flop_ns"]
-assert 1e8 < m["loop_stream_bandwidth"] < 1e13, m["loop_stream_bandwidth"]
+# format 12: a fused loop's parts, the optimizer step's fixed cost and a
+# clock read inside a profiled step. The parts and the fixed cost are
+# differences that load on a busy machine can cancel: the loop pair then
+# both 0 (loops keep the format-11 rule), the others >= 0.
+assert (0 < m["loop_flop_ns"] < 1e2 and 1e8 < m["loop_stream_bandwidth"] < 1e13) or \
+    m["loop_flop_ns"] == m["loop_stream_bandwidth"] == 0, (m["loop_flop_ns"], m["loop_stream_bandwidth"])
 assert 0 <= m["loop_transcendental_ns"] < 1e3, m["loop_transcendental_ns"]
 assert 0 <= m["optim_step_ns"] < 1e6 and 0 < m["cpu_clock_ns"] < 1e6, (m["optim_step_ns"], m["cpu_clock_ns"])
 if sys.argv[2] == "1":
