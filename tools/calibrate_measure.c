@@ -187,9 +187,10 @@ static optic_status measure_bandwidth(size_t set, int threads, const trial_plan 
 
 static double larger(calib_pair p) { return p.one > p.all ? p.one : p.all; }
 
-/* The one-thread op classes, convolutions and optimizer steps, on the
- * fastest core (calibrate_pin.c; the per-op overhead on one thread is that
- * core's probe), the thread's mask given back after. */
+/* The one-thread op classes, convolutions and optimizer steps, pinned to
+ * the fastest core when another is clearly slower (calibrate_pin.c; the
+ * per-op overhead on one thread is then that core's probe), the thread's
+ * mask given back after. */
 static optic_status measure_one_thread(const trial_plan *plan, calib_result *out) {
   if (calib_pin_fastest(plan->trials, plan->target_ns, &out->pin)) {
     for (int i = 0; i < out->pin.n_probed; i++)
