@@ -15,7 +15,9 @@
  * otherwise on this host counts for that class. Per class the model
  *   t = 2 x macs / (efficiency x one-thread FMA peak) + moved x element_ns
  * is fitted by least squares on relative error (both figures >= 0; one
- * shape or a negative figure: efficiency alone). Dots likewise: a grid of
+ * shape or a negative figure: efficiency alone; an efficiency past the
+ * class's cap, 1 or the bf16 GEMM's, is held at the cap and element_ns
+ * refitted beside it). Dots likewise: a grid of
  * batched products BLAS reads in place fits flops / (efficiency x peak) +
  * elements x element_ns + calls x call_ns, and one product whose rhs the
  * planner packs gives the copy's ns per element beyond that fit (beyond
@@ -23,11 +25,13 @@
  * the grid for that product). Never prints. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <optic/optic.h>
 
 #include "core/error.h"
+#include "tools/calibrate_fit.h"
 #include "tools/calibrate_measure.h"
 
 typedef struct conv_shape {
@@ -102,59 +106,6 @@ static optic_status conv_work_of(const optic_program_t *p, void *arg) {
   return optic_fail(OPTIC_ERR_INTERNAL, "calibrate: the convolution program has no convolution");
 }
 
-enum { MAX_TERMS = 3 };
-
-/* Least squares of t[i] ~ sum_j x[j][i] c[j] on relative error over the
- * terms in use (mask); false when singular. */
-static bool solve(const double (*x)[32], const double *t, int n, int terms, const bool *use, double *c) {
-  double a[MAX_TERMS][MAX_TERMS + 1] = {{0}};
-  for (int i = 0; i < n; i++) {
-    double w = 1 / (t[i] * t[i]);
-    for (int j = 0; j < terms; j++) {
-      for (int k = 0; k < terms; k++) a[j][k] += use[j] && use[k] ? w * x[j][i] * x[k][i] : 0;
-      a[j][terms] += use[j] ? w * x[j][i] * t[i] : 0;
-    }
-  }
-  for (int j = 0; j < terms; j++)
-    if (!use[j]) a[j][j] = 1;
-  for (int j = 0; j < terms; j++) { /* Gauss-Jordan with partial pivoting */
-    int piv = j;
-    for (int r = j + 1; r < terms; r++)
-      if (fabs(a[r][j]) > fabs(a[piv][j])) piv = r;
-    if (!(fabs(a[piv][j]) > 1e-300)) return false;
-    for (int k = 0; k <= terms; k++) {
-      double tmp = a[j][k];
-      a[j][k] = a[piv][k], a[piv][k] = tmp;
-    }
-    for (int r = 0; r < terms; r++) {
-      if (r == j) continue;
-      double f = a[r][j] / a[j][j];
-      for (int k = j; k <= terms; k++) a[r][k] -= f * a[j][k];
-    }
-  }
-  for (int j = 0; j < terms; j++) c[j] = use[j] ? a[j][terms] / a[j][j] : 0;
-  return true;
-}
-
-/* solve with every coefficient >= 0: the most negative term is dropped
- * until none is (term 0, the flops, is kept; while it is <= 0 the last
- * other term goes); all 0 when nothing fits. */
-static void fit(const double (*x)[32], const double *t, int n, int terms, double *c) {
-  bool use[MAX_TERMS];
-  for (int j = 0; j < MAX_TERMS; j++) use[j] = j < terms && j < n, c[j] = 0;
-  for (int round = 0; round < terms; round++) {
-    if (!solve(x, t, n, terms, use, c)) break;
-    int worst = -1;
-    for (int j = 1; j < terms; j++)
-      if (use[j] && c[j] < 0 && (worst < 0 || c[j] < c[worst])) worst = j;
-    for (int j = terms - 1; j >= 1 && worst < 0 && !(c[0] > 0); j--) /* flops negative: drop a term */
-      if (use[j]) worst = j;
-    if (worst < 0) break;
-    use[worst] = false;
-  }
-  if (!(c[0] > 0)) memset(c, 0, sizeof(double) * (size_t)terms);
-}
-
 /* Dots with operands BLAS reads in place: [b,m,k] x [b,k,n]. */
 static const int64_t dot_grid[][4] = {
     {1, 256, 256, 256}, {1, 128, 512, 64}, {1, 1024, 48, 16}, {1, 64, 64, 64},
@@ -189,7 +140,7 @@ static const char *const hlo_dot_packed =
 /* The dot figures: flops, elements and calls fitted over dot_grid, then the
  * packed copy per element from hlo_dot_packed beyond the fitted model. */
 static optic_status measure_dot(const calib_ops_plan *plan, double core_peak, calib_conv *out) {
-  double x[MAX_TERMS][32], t[32], c[MAX_TERMS];
+  double x[CALIB_FIT_MAX_TERMS][32], t[32], c[CALIB_FIT_MAX_TERMS];
   char text[1024];
   int n = 0;
   optic_status st = OPTIC_OK;
@@ -203,7 +154,7 @@ static optic_status measure_dot(const calib_ops_plan *plan, double core_peak, ca
     t[n++] = ns - plan->tiny_ns;
   }
   if (st != OPTIC_OK || n < 3) return st;
-  fit((const double(*)[32])x, t, n, 3, c);
+  calib_fit((const double(*)[32])x, t, n, 3, c);
   if (!(c[0] > 0)) return OPTIC_OK;
   out->dot_efficiency = 1 / c[0] > 1 ? 1 : 1 / c[0];
   out->dot_element_ns = c[1], out->dot_call_ns = c[2];
@@ -237,9 +188,10 @@ optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, ca
     out->shapes[c]++;
   }
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT && st == OPTIC_OK; c++) {
-    double f[MAX_TERMS] = {0};
-    if (out->shapes[c] > 0) fit((const double(*)[32])x[c], t[c], out->shapes[c], 2, f);
+    double f[CALIB_FIT_MAX_TERMS] = {0};
+    if (out->shapes[c] > 0) calib_fit((const double(*)[32])x[c], t[c], out->shapes[c], 2, f);
     double most = c == OPTIC_CONV_CLASS_BF16 ? OPTIC_CONV_BF16_MAX_EFFICIENCY : 1;
+    if (f[0] > 0 && 1 / f[0] > most) f[1] = calib_fit_beyond((const double(*)[32])x[c], t[c], out->shapes[c], 1 / most);
     out->efficiency[c] = f[0] > 0 ? (1 / f[0] > most ? most : 1 / f[0]) : 0;
     out->element_ns[c] = out->efficiency[c] > 0 ? f[1] : 0;
   }
