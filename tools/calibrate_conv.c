@@ -25,7 +25,6 @@
  * the grid for that product). Never prints. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <optic/optic.h>
@@ -190,10 +189,11 @@ optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, ca
   for (int c = 0; c < OPTIC_CONV_CLASS_COUNT && st == OPTIC_OK; c++) {
     double f[CALIB_FIT_MAX_TERMS] = {0};
     if (out->shapes[c] > 0) calib_fit((const double(*)[32])x[c], t[c], out->shapes[c], 2, f);
-    double most = c == OPTIC_CONV_CLASS_BF16 ? OPTIC_CONV_BF16_MAX_EFFICIENCY : 1;
-    if (f[0] > 0 && 1 / f[0] > most) f[1] = calib_fit_beyond((const double(*)[32])x[c], t[c], out->shapes[c], 1 / most);
-    out->efficiency[c] = f[0] > 0 ? (1 / f[0] > most ? most : 1 / f[0]) : 0;
-    out->element_ns[c] = out->efficiency[c] > 0 ? f[1] : 0;
+    const double most = c == OPTIC_CONV_CLASS_BF16 ? OPTIC_CONV_BF16_MAX_EFFICIENCY : 1;
+    double eff = f[0] > 0 ? 1 / f[0] : 0;
+    if (eff > most) eff = most, f[1] = calib_fit_beyond((const double(*)[32])x[c], t[c], out->shapes[c], 1 / most);
+    out->efficiency[c] = eff;
+    out->element_ns[c] = eff > 0 ? f[1] : 0;
   }
   if (st == OPTIC_OK && core_peak > 0) {
     uint64_t t0 = optic_now_ns();
