@@ -662,7 +662,8 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
   if (op == OPTIC_OP_REDUCE) { /* the class's bytes, then the path's fixed costs */
     bool streams = false;
     const double path = reduce_path_ns(m, p->module, id, m->cores, &floor, &streams);
-    t = optic_machine_estimate_class_ns(m, cost, streams ? m->reduce_bandwidth : reduce_class(m, p->module, id)) + path;
+    const double wide = m->reduce_cols_stream_bandwidth > 0 ? m->reduce_cols_stream_bandwidth : m->reduce_bandwidth;
+    t = optic_machine_estimate_class_ns(m, cost, streams ? wide : reduce_class(m, p->module, id)) + path;
   } else if (op == OPTIC_OP_FUSION && optic_node_attrs(p->module, id, &a) == OPTIC_OK) {
     optic_comp_id fc = optic_node_called(p->module, id, 0);
     switch (a.fusion.kind) {
@@ -688,6 +689,11 @@ static double estimate_on(const optic_program_t *p, const optic_machine *m, opti
       }
       default: t = optic_machine_estimate_ns(m, cost); break;
     }
+  } else if (op == OPTIC_OP_SLICE || op == OPTIC_OP_DYNAMIC_SLICE) {
+    /* the part it copies lives where its whole operand does */
+    const optic_type *src = optic_node_type(p->module, optic_node_operand(p->module, id, 0));
+    const double whole = elements(src) * (double)optic_dtype_size(src->dtype);
+    t = graph_machine_estimate_at_ns(m, cost, whole > cost->bytes_accessed ? whole : cost->bytes_accessed);
   } else {
     t = optic_machine_estimate_ns(m, cost);
   }

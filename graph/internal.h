@@ -28,6 +28,7 @@
 #define OPTIC_GRAPH_INTERNAL_H
 
 #include <optic/graph.h>
+#include <optic/compile.h>
 
 #include "core/error.h"
 
@@ -153,6 +154,11 @@ graph_opcode_kind graph_opcode_kind_of(optic_opcode op);
  * logic, compare, select, clamp and convert; not copy or layout ops). What
  * the cost model, fusion and the evaluator share. */
 bool graph_opcode_is_elementwise(optic_opcode op);
+/* optic_machine_estimate_ns with the cache tier (cache, last-level cache,
+ * DRAM) chosen by footprint_bytes instead of the op's own bytes: for an op
+ * that reads part of a larger array, which lives where an array of its size
+ * does. */
+double graph_machine_estimate_at_ns(const optic_machine *m, const optic_cost *cost, double footprint_bytes);
 /* The operand's array type, or an error if it is missing or a tuple. */
 optic_status graph_array_operand(const optic_module_t *m, optic_comp_id comp, optic_node_id id, const char *op,
                                  int32_t index, const optic_type **t);

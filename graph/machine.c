@@ -10,6 +10,7 @@
 #include <optic/compile.h>
 
 #include "core/error.h"
+#include "graph/internal.h"
 
 /* None of the TPU sources gives an f32 matmul peak, only bf16 (and int8);
  * the MXU multiplies bf16 with f32 accumulation. ASSUMPTION (not sourced):
@@ -205,6 +206,23 @@ static optic_status check_dot_grid(const optic_machine *m) {
   return OPTIC_OK;
 }
 
+/* The last-level-cache tier (format 13): all three figures known, or
+ * llc_bytes 0 (no tier); one core cannot reach more than all of them. */
+static optic_status check_llc(const optic_machine *m) {
+  if (m->llc_bytes == 0) return OPTIC_OK;
+  if (!(m->llc_bandwidth > 0) || !(m->core_llc_bandwidth > 0))
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "optic_machine_validate: machine '%s': llc_bytes is %g but llc_bandwidth is %g and "
+                      "core_llc_bandwidth %g (a last-level-cache tier needs both > 0; llc_bytes 0: no tier)",
+                      m->name, m->llc_bytes, m->llc_bandwidth, m->core_llc_bandwidth);
+  if (m->core_llc_bandwidth > m->llc_bandwidth)
+    return optic_fail(OPTIC_ERR_INVALID_ARGUMENT,
+                      "optic_machine_validate: machine '%s': core_llc_bandwidth %g exceeds llc_bandwidth %g (one "
+                      "core cannot reach more than all of them)",
+                      m->name, m->core_llc_bandwidth, m->llc_bandwidth);
+  return OPTIC_OK;
+}
+
 /* The figures optic_machine_validate checks: finite and > 0, or >= 0 (0: not known). */
 static const struct {
   const char *field;
@@ -282,6 +300,10 @@ static const struct {
     {"loop_flop_ns", offsetof(optic_machine, loop_flop_ns), true},
     {"loop_transcendental_ns", offsetof(optic_machine, loop_transcendental_ns), true},
     {"optim_step_ns", offsetof(optic_machine, optim_step_ns), true},
+    {"llc_bytes", offsetof(optic_machine, llc_bytes), true},
+    {"llc_bandwidth", offsetof(optic_machine, llc_bandwidth), true},
+    {"core_llc_bandwidth", offsetof(optic_machine, core_llc_bandwidth), true},
+    {"reduce_cols_stream_bandwidth", offsetof(optic_machine, reduce_cols_stream_bandwidth), true},
 };
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");
@@ -310,7 +332,8 @@ optic_status optic_machine_validate(const optic_machine *m) {
         "optic_machine_validate: machine '%s': core_dram_bandwidth %g exceeds dram_bandwidth %g (one core "
         "cannot reach more than all of them)",
         m->name, m->core_dram_bandwidth, m->dram_bandwidth);
-  optic_status st = check_fractions(m);
+  optic_status st = check_llc(m);
+  if (st == OPTIC_OK) st = check_fractions(m);
   if (st == OPTIC_OK) st = check_dot_grid(m);
   if (st != OPTIC_OK) return st;
   if (m->cores < 1)
@@ -362,17 +385,31 @@ optic_status optic_machine_for_threads(const optic_machine *m, int32_t threads, 
     r.loop_bandwidth *= f;
     r.loop_stream_bandwidth *= f;
     r.reduce_multi_bandwidth *= f;
+    r.reduce_cols_stream_bandwidth *= f;
   }
-  const double dram = r.core_dram_bandwidth * t;
+  const double dram = r.core_dram_bandwidth * t, llc = r.core_llc_bandwidth * t;
   if (dram < r.dram_bandwidth) r.dram_bandwidth = dram;
+  if (llc < r.llc_bandwidth) r.llc_bandwidth = llc;
   r.cores = t;
   *out = r;
   return OPTIC_OK;
 }
 
+/* The bandwidth of an op moving `bytes`: its cache's, else the last-level
+ * cache's when the machine has that tier and the bytes fit, else memory's. */
+static double tier_bandwidth(const optic_machine *m, double bytes) {
+  if (bytes <= m->cache_bytes) return m->cache_bandwidth;
+  if (m->llc_bytes > 0 && bytes <= m->llc_bytes && m->llc_bandwidth > m->dram_bandwidth) return m->llc_bandwidth;
+  return m->dram_bandwidth;
+}
+
 double optic_machine_estimate_ns(const optic_machine *m, const optic_cost *cost) {
+  return cost ? graph_machine_estimate_at_ns(m, cost, cost->bytes_accessed) : 0;
+}
+
+double graph_machine_estimate_at_ns(const optic_machine *m, const optic_cost *cost, double footprint_bytes) {
   if (!m || !cost) return 0;
-  double bw = cost->bytes_accessed <= m->cache_bytes ? m->cache_bandwidth : m->dram_bandwidth;
+  double bw = tier_bandwidth(m, footprint_bytes);
   double t = cost->flops / m->peak_flops;
   double tt = cost->transcendentals / m->peak_transcendentals;
   double tb = cost->bytes_accessed / bw;

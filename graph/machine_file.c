@@ -139,6 +139,12 @@ static const field fields[] = {
     {"loop_flop_ns", offsetof(optic_machine, loop_flop_ns), F_DOUBLE, false},
     {"loop_transcendental_ns", offsetof(optic_machine, loop_transcendental_ns), F_DOUBLE, false},
     {"optim_step_ns", offsetof(optic_machine, optim_step_ns), F_DOUBLE, false},
+    /* Format 13 (optional: format <= 12 files load with 0: no last-level-cache tier, streamed column
+     * reduces at reduce_bandwidth). */
+    {"llc_bytes", offsetof(optic_machine, llc_bytes), F_DOUBLE, false},
+    {"llc_bandwidth", offsetof(optic_machine, llc_bandwidth), F_DOUBLE, false},
+    {"core_llc_bandwidth", offsetof(optic_machine, core_llc_bandwidth), F_DOUBLE, false},
+    {"reduce_cols_stream_bandwidth", offsetof(optic_machine, reduce_cols_stream_bandwidth), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

@@ -7,6 +7,8 @@
  *                  dispatch (binding, the parallel region, the run's own work);
  *   row reduce     sum of f32[256,256] over dim 1 (the minor dim);
  *   strided reduce sum of f32[256,256] over dim 0;
+ *   wide columns   sum of f32[512,1024] over dim 0 (format 13: 2 MiB of rows,
+ *                  the wide column kernel that streams them; beyond L2);
  *   fused loop     exp(x - y) * y + x on f32[256,256], fused into one loop;
  * each class as XLA bytes of the op per second of (its program's time minus
  * the tiny program's), i.e. beyond the run and dispatch costs already in the
@@ -23,7 +25,7 @@
 #include "core/error.h"
 #include "tools/calibrate_measure.h"
 
-enum { SIDE = 256 };
+enum { SIDE = 256, WIDE_ROWS = 512, WIDE_COLS = 1024 };
 
 typedef struct prog_run {
   optic_program_t *p;
@@ -40,7 +42,22 @@ static optic_status run_n(void *arg, uint64_t runs) {
   return st;
 }
 
-typedef enum { PROG_TINY, PROG_REDUCE_ROW, PROG_REDUCE_COL, PROG_LOOP, PROG_LOOP_SHORT, PROG_LOOP_LONG } prog_kind;
+typedef enum {
+  PROG_TINY,
+  PROG_REDUCE_ROW,
+  PROG_REDUCE_COL,
+  PROG_REDUCE_WIDE,
+  PROG_LOOP,
+  PROG_LOOP_SHORT,
+  PROG_LOOP_LONG
+} prog_kind;
+
+static bool is_reduce(prog_kind k) { return k == PROG_REDUCE_ROW || k == PROG_REDUCE_COL || k == PROG_REDUCE_WIDE; }
+
+/* Elements of each input of kind's program. */
+static size_t input_elements(prog_kind k) {
+  return k == PROG_TINY ? 16 : k == PROG_REDUCE_WIDE ? (size_t)WIDE_ROWS * WIDE_COLS : (size_t)SIDE * SIDE;
+}
 
 /* The format-12 loops: `ops` cheap binary ops over the same two inputs
  * (x + y, then alternately x and y as the second operand: multiply,
@@ -58,16 +75,16 @@ static optic_status build_chain_loop(optic_module_t *m, optic_comp_id e, int ops
 static optic_status build(prog_kind kind, optic_module_t **out) {
   optic_module_t *m = NULL;
   optic_comp_id e, add;
-  const int64_t tiny[1] = {16}, side[2] = {SIDE, SIDE};
+  const int64_t tiny[1] = {16}, side[2] = {SIDE, SIDE}, wide[2] = {WIDE_ROWS, WIDE_COLS};
   optic_shape s, scalar = {.rank = 0};
-  optic_status st = kind == PROG_TINY ? optic_shape_make(1, tiny, &s) : optic_shape_make(2, side, &s);
+  optic_status st = kind == PROG_TINY ? optic_shape_make(1, tiny, &s)
+                                      : optic_shape_make(2, kind == PROG_REDUCE_WIDE ? wide : side, &s);
   optic_type t = optic_type_array(OPTIC_F32, &s), ts = optic_type_array(OPTIC_F32, &scalar);
   optic_node_id x = OPTIC_NO_NODE, y = OPTIC_NO_NODE, r = OPTIC_NO_NODE, a, b, zero;
   if (st == OPTIC_OK) st = optic_module_create("calibrate_class", &m);
   if (st == OPTIC_OK) st = optic_module_add_computation(m, "main", &e);
   if (st == OPTIC_OK) st = optic_graph_parameter(m, e, 0, &t, NULL, &x);
-  if (st == OPTIC_OK && kind != PROG_REDUCE_ROW && kind != PROG_REDUCE_COL)
-    st = optic_graph_parameter(m, e, 1, &t, NULL, &y);
+  if (st == OPTIC_OK && !is_reduce(kind)) st = optic_graph_parameter(m, e, 1, &t, NULL, &y);
   if (st == OPTIC_OK && kind == PROG_TINY) st = optic_graph_binary(m, e, OPTIC_OP_ADD, x, y, NULL, &r);
   if (st == OPTIC_OK && (kind == PROG_LOOP_SHORT || kind == PROG_LOOP_LONG))
     st = build_chain_loop(m, e, kind == PROG_LOOP_SHORT ? 2 : 8, x, y, &r);
@@ -77,7 +94,7 @@ static optic_status build(prog_kind kind, optic_module_t **out) {
     if (st == OPTIC_OK) st = optic_graph_binary(m, e, OPTIC_OP_MULTIPLY, b, y, NULL, &a);
     if (st == OPTIC_OK) st = optic_graph_binary(m, e, OPTIC_OP_ADD, a, x, NULL, &r);
   }
-  if (st == OPTIC_OK && (kind == PROG_REDUCE_ROW || kind == PROG_REDUCE_COL)) {
+  if (st == OPTIC_OK && is_reduce(kind)) {
     optic_node_id p0, p1, sum;
     float z = 0;
     st = optic_module_add_computation(m, "add", &add);
@@ -117,7 +134,7 @@ static optic_status time_program(prog_kind kind, int trials, double target_ns, d
   optic_status st = build(kind, &m);
   if (st == OPTIC_OK) st = optic_compile(m, &co, &p);
   if (st == OPTIC_OK) st = optic_exec_ctx_create(&eo, &ctx);
-  size_t n = kind == PROG_TINY ? 16 : (size_t)SIDE * SIDE;
+  size_t n = input_elements(kind);
   float *buf = st == OPTIC_OK ? malloc(3 * n * sizeof(float)) : NULL;
   if (st == OPTIC_OK && !buf) st = optic_fail(OPTIC_ERR_OUT_OF_MEMORY, "calibrate: no memory for the op-class inputs");
   optic_program_summary sum;
@@ -178,9 +195,10 @@ optic_status calib_measure_classes(int trials, double target_ns, double op_overh
   optic_status st = time_program(PROG_TINY, trials, target_ns, &tiny, &cost);
   if (st != OPTIC_OK) return st;
   out->run_overhead_ns = tiny > op_overhead_ns ? tiny - op_overhead_ns : 0;
-  double *dst[3] = {&out->reduce_bandwidth, &out->reduce_strided_bandwidth, &out->loop_bandwidth};
-  const prog_kind kinds[3] = {PROG_REDUCE_ROW, PROG_REDUCE_COL, PROG_LOOP};
-  for (int i = 0; i < 3 && st == OPTIC_OK; i++) {
+  double *dst[4] = {&out->reduce_bandwidth, &out->reduce_strided_bandwidth, &out->reduce_cols_stream_bandwidth,
+                    &out->loop_bandwidth};
+  const prog_kind kinds[4] = {PROG_REDUCE_ROW, PROG_REDUCE_COL, PROG_REDUCE_WIDE, PROG_LOOP};
+  for (int i = 0; i < 4 && st == OPTIC_OK; i++) {
     st = time_program(kinds[i], trials, target_ns, &ns, &cost);
     /* the op's own time: beyond the run and one op's dispatch (the tiny program) */
     if (st == OPTIC_OK && ns > tiny) *dst[i] = cost.bytes_accessed / ((ns - tiny) * 1e-9);

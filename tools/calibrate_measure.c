@@ -187,6 +187,34 @@ static optic_status measure_bandwidth(size_t set, int threads, const trial_plan 
 
 static double larger(calib_pair p) { return p.one > p.all ? p.one : p.all; }
 
+/* The last-level-cache tier: x += y on shared working sets of
+ * CALIB_LLC_FIRST, twice that, ... up to the LLC the CPU reports (at most
+ * CALIB_LLC_MAX: a guest may be shown its host's whole cache), one thread
+ * on the whole set, then all threads sharing it. The tier reaches as far
+ * as the sets run LLC_FASTER times the DRAM figure on one thread; its
+ * figures are the smallest such set's rate over all of them (near its
+ * capacity a cache already loses lines to other cores and jobs). No set
+ * that fast (or no LLC reported): no tier, llc_bytes 0. */
+#define LLC_FASTER 1.2
+static optic_status measure_llc(int threads, const trial_plan *plan, calib_result *out) {
+  const optic_cpu_info *ci = optic_cpu_info_get();
+  const size_t most = ci->llc_bytes > 0 ? (size_t)ci->llc_bytes : 0;
+  out->llc_bytes = 0, out->llc_bw = (calib_pair){0, 0};
+  for (size_t set = CALIB_LLC_FIRST; set <= most && set <= CALIB_LLC_MAX && out->n_llc < CALIB_LLC_SETS; set *= 2) {
+    calib_pair one, all = {0, 0};
+    optic_status st = measure_bandwidth(set, 1, plan, &one);
+    if (st == OPTIC_OK && threads > 1) st = measure_bandwidth(set / (size_t)threads, threads, plan, &all);
+    if (st != OPTIC_OK) return st;
+    calib_pair p = {one.one, threads > 1 ? all.all : one.one};
+    out->llc_sets[out->n_llc] = set, out->llc_ladder[out->n_llc++] = p;
+    if (p.one < LLC_FASTER * out->dram_bw.one) break;
+    out->llc_bytes = set;
+    if (out->llc_bw.one == 0 || p.one < out->llc_bw.one) out->llc_bw.one = p.one;
+    if (out->llc_bw.all == 0 || p.all < out->llc_bw.all) out->llc_bw.all = p.all;
+  }
+  return OPTIC_OK;
+}
+
 /* The one-thread op classes, convolutions and optimizer steps, pinned to
  * the fastest core when another is clearly slower (calibrate_pin.c; the
  * per-op overhead on one thread is then that core's probe), the thread's
@@ -263,6 +291,7 @@ optic_status calib_measure(bool quick, calib_result *out) {
     if (retry.one > out->l2_bw.one) out->l2_bw.one = retry.one;
     if (retry.all > out->l2_bw.all) out->l2_bw.all = retry.all;
   }
+  if ((st = measure_llc(threads, &plan, out)) != OPTIC_OK) return st;
   if ((st = calib_measure_beyond(quick, threads, &out->beyond)) != OPTIC_OK) return st;
   if ((st = measure_one_thread(&plan, out)) != OPTIC_OK) return st;
   calib_measure_mpi_link(&out->mpi_latency_ns, &out->mpi_bandwidth, out->mpi_why, sizeof out->mpi_why);
@@ -282,6 +311,7 @@ static void classes_to_machine(const calib_classes *c, int threads, optic_machin
   m->loop_flop_ns = c->loop_flop_ns;
   m->loop_transcendental_ns = c->loop_transcendental_ns;
   m->reduce_multi_bandwidth = c->reduce_multi_bandwidth * threads;
+  m->reduce_cols_stream_bandwidth = c->reduce_cols_stream_bandwidth * threads;
   /* ns per unit on one core (the estimates divide by the threads an op splits over) */
   m->gather_element_ns = c->gather_element_ns;
   m->scatter_element_ns = c->scatter_element_ns;
@@ -360,6 +390,11 @@ void calib_to_machine(const calib_result *r, optic_machine *m) {
   m->core_dram_bandwidth = r->dram_bw.one; /* <= dram_bandwidth: that is the larger of one and all */
   m->cache_bandwidth = larger(r->l2_bw);
   m->cache_bytes = (double)r->l2_bytes * r->threads;
+  if (r->llc_bytes > m->cache_bytes && larger(r->llc_bw) > m->dram_bandwidth) {
+    m->llc_bytes = (double)r->llc_bytes;
+    m->llc_bandwidth = larger(r->llc_bw);
+    m->core_llc_bandwidth = r->llc_bw.one;
+  }
   /* Both figures time the same path: at the default split policy tiny ops
    * run on one thread whatever the context's thread count, so they differ
    * only by the load other jobs put on the machine; keep the smaller (as

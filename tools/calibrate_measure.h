@@ -30,10 +30,11 @@ typedef struct calib_beyond {
 
 /* Op classes (tools/calibrate_classes.c), one thread. */
 typedef struct calib_classes {
-  double run_overhead_ns;          /* a 1-op program's run minus one op's dispatch */
-  double reduce_bandwidth;         /* XLA bytes/s of sum over the minor dim of f32[256,256] */
-  double reduce_strided_bandwidth; /* ... over dim 0 */
-  double loop_bandwidth;           /* ... of the fused loop exp(x - y) * y + x */
+  double run_overhead_ns;              /* a 1-op program's run minus one op's dispatch */
+  double reduce_bandwidth;             /* XLA bytes/s of sum over the minor dim of f32[256,256] */
+  double reduce_strided_bandwidth;     /* ... over dim 0 */
+  double reduce_cols_stream_bandwidth; /* format 13: ... of f32[512,1024] over dim 0 (the wide column kernel) */
+  double loop_bandwidth;               /* ... of the fused loop exp(x - y) * y + x */
   /* format 3 (tools/calibrate_ops.c), each on one thread */
   double gather_element_ns;      /* ns per gathered element */
   double scatter_element_ns;     /* ns per scattered update element */
@@ -157,6 +158,10 @@ optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, ca
  * without core_peak. OUT_OF_MEMORY without its operands (192 MiB). */
 optic_status calib_measure_dot_grid(const calib_ops_plan *plan, double core_peak, double *grid);
 
+#define CALIB_LLC_FIRST ((size_t)4 << 20)
+#define CALIB_LLC_MAX ((size_t)256 << 20)
+#define CALIB_LLC_SETS 8
+
 typedef struct calib_result {
   int threads;                      /* "all": omp_get_max_threads() */
   calib_pair fma[OPTIC_ISA_COUNT_]; /* FLOP/s per ISA (0: not supported/built) */
@@ -170,6 +175,13 @@ typedef struct calib_result {
   calib_classes classes;            /* run overhead and op classes */
   calib_conv conv;                  /* convolution classes and the dot call */
   double seconds;                   /* wall time of the whole calibration */
+  /* format 13: x += y on shared sets between L2 and the LLC (CALIB_LLC_FIRST,
+   * doubling): the ladder measured, and the tier it gives (llc_bytes 0: none) */
+  size_t llc_sets[CALIB_LLC_SETS];
+  calib_pair llc_ladder[CALIB_LLC_SETS];
+  int n_llc;
+  size_t llc_bytes;
+  calib_pair llc_bw;
   /* formats 9 and 12: the optimizer steps' figures, one core */
   calib_optim optim;
   calib_pin pin; /* the core the one-thread op classes, convolutions and steps were measured on */
@@ -185,7 +197,8 @@ optic_status calib_measure(bool quick, calib_result *out);
 /* The machine model: name "host"; peak_flops = FMA peak of the selected ISA,
  * peak_transcendentals = exp rate, dram_bandwidth, core_dram_bandwidth =
  * the 1-thread DRAM figure, cache_bandwidth = L2 figure, cache_bytes = L2
- * size x threads, op_overhead_ns = the smaller of the 1-thread and
+ * size x threads, llc_bytes / llc_bandwidth / core_llc_bandwidth = the LLC
+ * tier (when it is larger than cache_bytes and faster than DRAM), op_overhead_ns = the smaller of the 1-thread and
  * all-thread runtime figures (the same path: tiny ops are not split), cores =
  * threads. Device-wide figures take the larger of the 1-thread and
  * all-thread measurement (a loaded machine can make "all" the slower one,

@@ -25,7 +25,9 @@ static void usage(FILE *out) {
           "ops (fusion off, default split policy). The model keeps the 1-thread DRAM\n"
           "figure as core_dram_bandwidth (a run on fewer threads than cores is estimated\n"
           "with min(dram_bandwidth, threads x core_dram_bandwidth)) and the smaller of\n"
-          "the two overhead figures as op_overhead_ns. Beyond the roofline it measures\n"
+          "the two overhead figures as op_overhead_ns. Shared sets from 4 MiB up to the\n"
+          "last-level cache that run faster than DRAM make a third tier (llc_bytes,\n"
+          "llc_bandwidth, core_llc_bandwidth). Beyond the roofline it measures\n"
           "an sgemm's fraction of the FMA peak (gemm_efficiency), SHA-256 on one core\n"
           "(hash_bandwidth), write + fsync of a new file in $TMPDIR (disk_write_bandwidth)\n"
           "and the runtime's barrier after a split op (sync_ns: the chain with every op\n"
@@ -58,6 +60,22 @@ static void print_optim(FILE *out, const char *label, const double *element_ns) 
   fprintf(out, "\n");
 }
 
+/* The x += y bandwidths: L1, L2, DRAM, then the shared sets of the LLC ladder. */
+static void print_bandwidths(FILE *out, const calib_result *r) {
+  char label[64];
+  snprintf(label, sizeof label, "x += y, L1 (%zu KiB/thread)", r->l1_set >> 10);
+  print_pair(out, label, r->l1_bw, 1e9, "GB/s");
+  snprintf(label, sizeof label, "x += y, L2 (%zu KiB/thread)", r->l2_set >> 10);
+  print_pair(out, label, r->l2_bw, 1e9, "GB/s");
+  snprintf(label, sizeof label, "x += y, DRAM (%zu MiB/thread)", r->dram_set >> 20);
+  print_pair(out, label, r->dram_bw, 1e9, "GB/s");
+  for (int i = 0; i < r->n_llc; i++) {
+    snprintf(label, sizeof label, "x += y, %zu MiB shared%s", r->llc_sets[i] >> 20,
+             r->llc_sets[i] <= r->llc_bytes ? " (LLC tier)" : "");
+    print_pair(out, label, r->llc_ladder[i], 1e9, "GB/s");
+  }
+}
+
 static void print_result(FILE *out, const calib_result *r) {
   char label[64];
   fprintf(out, "measured (best of trials)              1 thread %3d threads\n", r->threads);
@@ -68,12 +86,7 @@ static void print_result(FILE *out, const calib_result *r) {
   }
   snprintf(label, sizeof label, "exp (vexp, %s)", optic_isa_name(optic_isa_selected()));
   print_pair(out, label, r->exp_rate, 1e9, "Gexp/s");
-  snprintf(label, sizeof label, "x += y, L1 (%zu KiB/thread)", r->l1_set >> 10);
-  print_pair(out, label, r->l1_bw, 1e9, "GB/s");
-  snprintf(label, sizeof label, "x += y, L2 (%zu KiB/thread)", r->l2_set >> 10);
-  print_pair(out, label, r->l2_bw, 1e9, "GB/s");
-  snprintf(label, sizeof label, "x += y, DRAM (%zu MiB/thread)", r->dram_set >> 20);
-  print_pair(out, label, r->dram_bw, 1e9, "GB/s");
+  print_bandwidths(out, r);
   print_pair(out, "per-op overhead (runtime, tiny ops)", r->op_overhead_ns, 1, "ns");
   if (r->pin.n_probed > 0) {
     if (r->pin.pinned)
@@ -91,6 +104,8 @@ static void print_result(FILE *out, const calib_result *r) {
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 1", r->classes.reduce_bandwidth / 1e9, "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[256,256] dim 0", r->classes.reduce_strided_bandwidth / 1e9,
           "-");
+  fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "reduce f32[512,1024] dim 0 (wide)",
+          r->classes.reduce_cols_stream_bandwidth / 1e9, "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s\n", "fused loop exp(x-y)*y+x", r->classes.loop_bandwidth / 1e9, "-");
   fprintf(out, "  %-34s %10.2f %10s  GB/s, %.3g ns per flop, %.3g ns per exp\n", "fused loop streams (2 vs 8 ops)",
           r->classes.loop_stream_bandwidth / 1e9, "-", r->classes.loop_flop_ns, r->classes.loop_transcendental_ns);
@@ -144,6 +159,10 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  cache_bandwidth       %.4g B/s (up to cache_bytes %.4g B)\n", m->cache_bandwidth, m->cache_bytes);
   fprintf(out, "  dram_bandwidth        %.4g B/s\n", m->dram_bandwidth);
   fprintf(out, "  core_dram_bandwidth   %.4g B/s (one core)\n", m->core_dram_bandwidth);
+  if (m->llc_bytes > 0)
+    fprintf(out, "  llc_bandwidth         %.4g B/s (up to llc_bytes %.4g B; one core %.4g B/s)\n", m->llc_bandwidth,
+            m->llc_bytes, m->core_llc_bandwidth);
+  else fprintf(out, "  llc_bandwidth         - (no last-level-cache tier: no shared set ran faster than DRAM)\n");
   fprintf(out, "  op_overhead_ns        %.4g\n", m->op_overhead_ns);
   fprintf(out, "  gemm_efficiency       %.3g (of peak_flops: dot, convolution)\n", m->gemm_efficiency);
   fprintf(out, "  hash_bandwidth        %.4g B/s (SHA-256, one core)\n", m->hash_bandwidth);
@@ -152,6 +171,8 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  run_overhead_ns       %.4g (per program run)\n", m->run_overhead_ns);
   fprintf(out, "  reduce_bandwidth      %.4g B/s (reduce over the minor dim)\n", m->reduce_bandwidth);
   fprintf(out, "  reduce_strided_bw     %.4g B/s (reduce over other dims)\n", m->reduce_strided_bandwidth);
+  fprintf(out, "  reduce_cols_stream_bw %.4g B/s (column reduce reading > 1 MiB of rows)\n",
+          m->reduce_cols_stream_bandwidth);
   fprintf(out, "  loop_bandwidth        %.4g B/s (loop fusions, format 11)\n", m->loop_bandwidth);
   fprintf(out, "  loop_stream_bw        %.4g B/s (all cores); flop %.3g ns, transcendental %.3g ns (one core)\n",
           m->loop_stream_bandwidth, m->loop_flop_ns, m->loop_transcendental_ns);

@@ -67,6 +67,9 @@ static void json_machine(optic_json *j, const optic_machine *mc) {
   json_number(j, "core_dram_bandwidth", mc->core_dram_bandwidth);
   json_number(j, "cache_bandwidth", mc->cache_bandwidth);
   json_number(j, "cache_bytes", mc->cache_bytes);
+  json_number(j, "llc_bandwidth", mc->llc_bandwidth);
+  json_number(j, "core_llc_bandwidth", mc->core_llc_bandwidth);
+  json_number(j, "llc_bytes", mc->llc_bytes);
   json_number(j, "op_overhead_ns", mc->op_overhead_ns);
   optic_json_key(j, "cores"), optic_json_int(j, mc->cores);
   optic_json_key(j, "source"), optic_json_string(j, mc->source);

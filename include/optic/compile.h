@@ -22,8 +22,9 @@ extern "C" {
 /* ------------------------------------------------------------ machine models
  * A roofline model of one device: time(op) = max(flops / peak_flops,
  * transcendentals / peak_transcendentals, bytes / bandwidth) + op_overhead_ns,
- * where bandwidth is cache_bandwidth when the op's bytes fit in cache_bytes
- * and dram_bandwidth otherwise. A plain value: copy it freely.
+ * where bandwidth is cache_bandwidth when the op's bytes fit in cache_bytes,
+ * llc_bandwidth when they fit in llc_bytes (a machine with that tier, format
+ * 13) and dram_bandwidth otherwise. A plain value: copy it freely.
  * The figures are for all `cores`; optic_machine_for_threads gives the model
  * of fewer of them (what a run on fewer threads can reach), which is what
  * optic_compile_options.threads selects for a program's estimates. */
@@ -209,6 +210,21 @@ typedef struct optic_machine {
    * known, op_overhead_ns. Format 12 also measures cpu_clock_ns inside a
    * profiled step (older files: back to back). */
   double optim_step_ns;
+  /* Format 13: the last-level cache as a third tier of the roofline. An op
+   * whose XLA bytes exceed cache_bytes but not llc_bytes moves them at
+   * llc_bandwidth (bytes/s, all cores; a run on t cores gets
+   * min(llc_bandwidth, t x core_llc_bandwidth)) instead of dram_bandwidth.
+   * llc_bytes is the whole shared cache (not scaled by threads), as far as
+   * `optic calibrate` measured it running faster than main memory. 0 (files
+   * before format 13, presets): no third tier. docs/cost-model.md. */
+  double llc_bytes;
+  double llc_bandwidth;
+  double core_llc_bandwidth;
+  /* Format 13: an f32 column reduce whose calls read more than 1 MiB of rows
+   * (the wide kernel, optic_f32_reduce_cols_streams): XLA bytes per second,
+   * all cores, scaled by threads as the classes above (at least the
+   * roofline's memory time). 0: not known, reduce_bandwidth. */
+  double reduce_cols_stream_bandwidth;
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -226,9 +242,11 @@ typedef struct optic_machine {
  * and format-10 files (whose sync_ns is one OpenMP barrier, not the runtime's own barrier after a split op: they
  * load as they are) and format-11 files (before loop_stream_bandwidth, loop_flop_ns, loop_transcendental_ns and
  * optim_step_ns, which load as 0: loop fusions priced by their bytes at loop_bandwidth, optimizer steps'
- * fixed cost by op_overhead_ns);
+ * fixed cost by op_overhead_ns) and format-12 files (before llc_bytes, llc_bandwidth, core_llc_bandwidth and
+ * reduce_cols_stream_bandwidth, which load as 0: no last-level-cache tier, streamed column reduces at
+ * reduce_bandwidth);
  * a file of a newer format fails to load with CORRUPT naming the versions. */
-#define OPTIC_MACHINE_FORMAT 12
+#define OPTIC_MACHINE_FORMAT 13
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",
@@ -295,8 +313,9 @@ OPTIC_API double optic_machine_estimate_class_ns(const optic_machine *m, const o
  * them). With f = threads / cores: peak_flops, peak_transcendentals,
  * cache_bandwidth and cache_bytes (per-core units: FMA pipes, private
  * caches) scale by f; dram_bandwidth = min(dram_bandwidth, threads x
- * core_dram_bandwidth) (a few cores already saturate the memory);
- * core_dram_bandwidth is the resolved per-core figure; op_overhead_ns, name
+ * core_dram_bandwidth) (a few cores already saturate the memory), and
+ * llc_bandwidth likewise min(llc_bandwidth, threads x core_llc_bandwidth)
+ * (llc_bytes, a shared cache, is kept); core_dram_bandwidth is the resolved per-core figure; op_overhead_ns, name
  * and source are kept; the figures beyond the roofline are resolved
  * (optic_machine_resolve) and kept per core (hash_bandwidth), per device
  * (disk_write_bandwidth, gemm_efficiency) or scaled to the threads (sync_ns
@@ -316,7 +335,8 @@ OPTIC_API optic_status optic_machine_for_threads(const optic_machine *m, int32_t
 OPTIC_API bool optic_split_op(int32_t threads, int64_t split_min_elements, double touched_elements, double t1_ns,
                               double barrier_ns);
 /* Roofline estimate of one instruction's time in ns (see above); bytes up to
- * and including cache_bytes use cache_bandwidth. Expects a valid machine. */
+ * and including cache_bytes use cache_bandwidth, then up to llc_bytes
+ * llc_bandwidth (when it exceeds dram_bandwidth). Expects a valid machine. */
 OPTIC_API double optic_machine_estimate_ns(const optic_machine *m, const optic_cost *cost);
 
 /* ------------------------------------------------------------ compile

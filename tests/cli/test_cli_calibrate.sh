@@ -16,7 +16,7 @@ if "$optic" calibrate --quick --out "$work/m.json" >"$work/out.txt" 2>"$work/err
 else
   fail "calibrate --quick --out: exit $?: $(cat "$work/err.txt")"
 fi
-for word in "FMA peak" "exp (vexp" "L1 (" "L2 (" "DRAM (" "per-op overhead" "machine model host -> $work/m.json"; do
+for word in "FMA peak" "exp (vexp" "L1 (" "L2 (" "DRAM (" "llc_bandwidth " "per-op overhead" "machine model host -> $work/m.json"; do
   grep -qF "$word" "$work/out.txt" || fail "calibrate output lacks '$word'"
 done
 # every CPU the process may use is probed; the one-thread figures are
@@ -94,7 +94,7 @@ for k in ("batch_norm_training_element_ns", "batch_norm_inference_element_ns", "
 for k in ("sgd", "adam", "adamw", "rmsprop", "adagrad", "lamb", "lion"):
     assert 0 < m["optim_%s_element_ns" % k] < 1e3, (k, m["optim_%s_element_ns" % k])
 assert m["optim_lamb_element_ns"] > m["optim_sgd_element_ns"], (m["optim_lamb_element_ns"], m["optim_sgd_element_ns"])
-assert m["format"] == 12, m["format"]
+assert m["format"] == 13, m["format"]
 # format 11: sync_ns is the runtime's barrier after a split op (positive on 2+ threads)
 assert m["cores"] == 1 or 0 < m["sync_ns"] < 1e6, (m["cores"], m["sync_ns"])
 # format 12: a fused loop's parts, the optimizer step's fixed cost and a
@@ -105,6 +105,16 @@ assert (0 < m["loop_flop_ns"] < 1e2 and 1e8 < m["loop_stream_bandwidth"] < 1e13)
     m["loop_flop_ns"] == m["loop_stream_bandwidth"] == 0, (m["loop_flop_ns"], m["loop_stream_bandwidth"])
 assert 0 <= m["loop_transcendental_ns"] < 1e3, m["loop_transcendental_ns"]
 assert 0 <= m["optim_step_ns"] < 1e6 and 0 < m["cpu_clock_ns"] < 1e6, (m["optim_step_ns"], m["cpu_clock_ns"])
+# format 13: the last-level-cache tier, when a shared set from 4 MiB up ran
+# faster than DRAM: larger than the L2 tier, between DRAM and L2 speed, one
+# core's figure within all cores'; else no tier at all
+if m["llc_bytes"] > 0:
+    assert m["cache_bytes"] < m["llc_bytes"] <= 256 << 20 and m["llc_bytes"] % (4 << 20) == 0, m["llc_bytes"]
+    assert m["dram_bandwidth"] < m["llc_bandwidth"] < 1e13, (m["dram_bandwidth"], m["llc_bandwidth"])
+    assert 0 < m["core_llc_bandwidth"] <= m["llc_bandwidth"], (m["core_llc_bandwidth"], m["llc_bandwidth"])
+else:
+    assert m["llc_bytes"] == m["llc_bandwidth"] == m["core_llc_bandwidth"] == 0, m
+assert 1e6 < m["reduce_cols_stream_bandwidth"] < 1e14, m["reduce_cols_stream_bandwidth"]
 if sys.argv[2] == "1":
     assert 0 < m["mpi_link_latency_ns"] < 1e7, m["mpi_link_latency_ns"]
     assert 1e7 < m["mpi_link_bandwidth"] < 1e12, m["mpi_link_bandwidth"]
@@ -137,10 +147,11 @@ for k in ("gather_run_ns", "topk_select_element_ns", "convert_from_bf16_ns", "co
 m["format"] = 4
 json.dump(m, open(sys.argv[2], "w"))
 PY
+current=$(grep -o '"format": [0-9]*' "$work/m.json" | grep -o '[0-9]*$') # what calibrate writes
 if OMP_NUM_THREADS=1 "$optic" report --quick --input "$fixture" --ratios "$ratios" --machine "$work/old.json" \
      --out-dir "$work/r4" >"$work/rep4.txt" 2>&1 &&
-   grep -q "is format 4, older than this optic's 12 .*: calibrating again" "$work/rep4.txt" &&
-   grep -q '"format": 12' "$work/old.json" && grep -q '"gather_run_ns"' "$work/old.json"; then
+   grep -q "is format 4, older than this optic's $current .*: calibrating again" "$work/rep4.txt" &&
+   grep -q "\"format\": $current" "$work/old.json" && grep -q '"gather_run_ns"' "$work/old.json"; then
   pass "report recalibrates a format-4 model and replaces it"
 else
   fail "report on a format-4 model: $(grep -m3 "report:" "$work/rep4.txt")"

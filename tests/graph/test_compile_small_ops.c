@@ -4,7 +4,8 @@
  * call per group of its innermost kept outputs; one over contiguous rows or
  * over dims that do not merge takes at least its rows or gathered outputs x
  * their figure; one whose column calls read more than 1 MiB of rows takes
- * the minor dim's class; a reduce off the f32 kernels gets nothing; batch norm takes its fixed cost plus
+ * the wide column kernel's class; a slice takes the cache tier of its whole
+ * operand; a reduce off the f32 kernels gets nothing; batch norm takes its fixed cost plus
  * elements x its own op's figure. Each check compares a machine with the
  * figure against the same machine without it (0: not known), so it fails
  * when the rule is off. Reproduce: build/release/tests/graph_compile_small_ops */
@@ -112,7 +113,8 @@ static void reduce_paths(void) {
 }
 
 /* A column call that reads more than 1 MiB of rows runs the wide column
- * kernel (optic_f32_reduce_cols_streams), priced at the minor dim's class
+ * kernel (optic_f32_reduce_cols_streams), priced at its own class
+ * (reduce_cols_stream_bandwidth, format 13) or, without it, the minor dim's
  * (reduce_bandwidth); smaller ones keep the strided class. Both classes are
  * below the toy's DRAM rate, so the class is the estimate: bytes / class +
  * op_overhead_ns. */
@@ -130,15 +132,20 @@ static void streamed_columns(void) {
       {"4097,64", "0", "64", true},       /* 1 MiB + one row */
       {"3,4096,100", "1", "3,100", true}, /* a middle axis: each call 1.6 MB */
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    char text[1024];
-    reduce_text("f32", cases[i].in, cases[i].dims, cases[i].out, text, sizeof text);
-    optic_cost c = {0};
-    double got = est_of(text, &mc, "r", &c);
-    double bw = cases[i].streams ? mc.reduce_bandwidth : mc.reduce_strided_bandwidth;
-    double want = c.bytes_accessed / bw * 1e9 + mc.op_overhead_ns;
-    OT_CHECK(near(got, want), "f32[%s] dims {%s}: est %g ns, want %g (%s class)", cases[i].in, cases[i].dims, got, want,
-             cases[i].streams ? "minor" : "strided");
+  /* without the wide kernel's own figure (format 13) streamed calls take the minor dim's class */
+  for (int own = 0; own < 2; own++) {
+    mc.reduce_cols_stream_bandwidth = own ? 0.125e9 : 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      char text[1024];
+      reduce_text("f32", cases[i].in, cases[i].dims, cases[i].out, text, sizeof text);
+      optic_cost c = {0};
+      double got = est_of(text, &mc, "r", &c);
+      double wide = own ? mc.reduce_cols_stream_bandwidth : mc.reduce_bandwidth;
+      double bw = cases[i].streams ? wide : mc.reduce_strided_bandwidth;
+      double want = c.bytes_accessed / bw * 1e9 + mc.op_overhead_ns;
+      OT_CHECK(near(got, want), "f32[%s] dims {%s}, wide figure %g: est %g ns, want %g (%s class)", cases[i].in,
+               cases[i].dims, mc.reduce_cols_stream_bandwidth, got, want, cases[i].streams ? "wide" : "strided");
+    }
   }
 }
 
@@ -171,6 +178,39 @@ static void input_fusion_rows(void) {
   double got = est_fused(text, &on, name, &c, 1), base = est_fused(text, &off, name, &c0, 1);
   OT_CHECK(base < 12 * 300 + 10 && near(got, 12 * 300 + 10), "%s: est %g (without %g), want %g", name, got, base,
            12.0 * 300 + 10);
+}
+
+/* A slice or dynamic slice copies part of its operand from where the whole
+ * operand lives: the cache tier is the operand's size, not the copy's. The
+ * toy has a 1 MiB cache (4 B/ns), here a 32 MiB last-level cache (2 B/ns)
+ * and DRAM beyond (1 B/ns); an elementwise op of the copy's size stays in
+ * cache whatever its neighbours. */
+static void slices_from_where_their_operand_lives(void) {
+  optic_machine mc = toy();
+  mc.llc_bytes = 32 << 20, mc.llc_bandwidth = 2e9, mc.core_llc_bandwidth = 2e9;
+  static const struct {
+    const char *src, *op, *out;
+    double bandwidth;
+  } cases[] = {
+      {"f32[64,1024]", "slice(x), slice={[0:8], [0:1024]}", "f32[8,1024]", 4e9},     /* 256 KiB: cache */
+      {"f32[2048,1024]", "slice(x), slice={[0:8], [0:1024]}", "f32[8,1024]", 2e9},   /* 8 MiB: LLC */
+      {"f32[16384,1024]", "slice(x), slice={[8:16], [0:1024]}", "f32[8,1024]", 1e9}, /* 64 MiB: DRAM */
+      {"f32[2048,1024]", "dynamic-slice(x, i, z), dynamic_slice_sizes={8,1024}", "f32[8,1024]", 2e9},
+      {"f32[256,1024]", "dynamic-slice(x, i, z), dynamic_slice_sizes={8,1024}", "f32[8,1024]", 4e9}, /* exactly 1 MiB */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "HloModule s\nENTRY e {\n  x = %s parameter(0)\n  i = s32[] parameter(1)\n  z = s32[] constant(0)\n"
+             "  r = %s %s\n  ROOT n = %s negate(r)\n}\n",
+             cases[i].src, cases[i].out, cases[i].op, cases[i].out);
+    optic_cost c = {0}, cn = {0};
+    double got = est_of(text, &mc, "r", &c), neg = est_of(text, &mc, "n", &cn);
+    double want = c.bytes_accessed / cases[i].bandwidth * 1e9 + mc.op_overhead_ns;
+    OT_CHECK(c.bytes_accessed > 0 && near(got, want), "%s from %s: est %g ns, want %g (%g B at %g B/s)", cases[i].op,
+             cases[i].src, got, want, c.bytes_accessed, cases[i].bandwidth);
+    OT_CHECK(near(neg, cn.bytes_accessed / 4e9 * 1e9 + mc.op_overhead_ns), "negate of the copy: %g ns", neg);
+  }
 }
 
 static const char *const batch_norm_hlo =
@@ -215,6 +255,7 @@ static void batch_norm_ops(void) {
 
 static const ot_case cases[] = {{"reduce_paths", reduce_paths},
                                 {"streamed_columns", streamed_columns},
+                                {"slices_from_where_their_operand_lives", slices_from_where_their_operand_lives},
                                 {"input_fusion_rows", input_fusion_rows},
                                 {"batch_norm_ops", batch_norm_ops}};
 OT_MAIN(cases)

@@ -502,7 +502,9 @@ static void beyond_roofline(void) {
   size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
   if (f) fclose(f);
   text[n] = 0;
-  OT_CHECK(strstr(text, "\"format\": 12") != NULL, "%s", text);
+  char fmt_key[32];
+  snprintf(fmt_key, sizeof fmt_key, "\"format\": %d", OPTIC_MACHINE_FORMAT);
+  OT_CHECK(strstr(text, fmt_key) != NULL, "%s", text);
   OT_EXPECT_OK(optic_machine_load(path, &r));
   OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-2 figures");
   /* sync_ns per thread count: (t - 1) / (cores - 1) of the all-core figure */
@@ -532,7 +534,7 @@ static void beyond_roofline(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":13}", "format 13 is newer than this optic reads (12)"},
+      {",\"format\":99}", "format 99 is newer than this optic reads"},
       {",\"format\":\"2\"}", "\"format\" must be a positive integer"},
       {",\"format\":0}", "\"format\" must be a positive integer"},
       {",\"gemm_efficiency\":1.5}", "gemm_efficiency is 1.5"},
@@ -644,7 +646,7 @@ static void conv_classes_format4(void) {
   static const struct {
     const char *tail, *message;
   } bad[] = {
-      {",\"format\":13}", "format 13 is newer than this optic reads (12)"},
+      {",\"format\":99}", "format 99 is newer than this optic reads"},
       {",\"conv_direct_efficiency\":1.5}", "conv_direct_efficiency is 1.5"},
       {",\"conv_grouped_rows_element_ns\":-1}", "conv_grouped_rows_element_ns is -1"},
       {",\"conv_gemm_efficiency\":-0.5}", "conv_gemm_efficiency is -0.5"},
@@ -699,7 +701,7 @@ static void clock_format6(void) {
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
   OT_CHECK(strstr(optic_last_error(), "cpu_clock_ns") != NULL, "%s", optic_last_error());
-  snprintf(text, sizeof text, "%s,\"format\":13}", head);
+  snprintf(text, sizeof text, "%s,\"format\":%d}", head, OPTIC_MACHINE_FORMAT + 1);
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
 }
@@ -750,7 +752,7 @@ static void small_ops_format8(void) {
     OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
     OT_CHECK(strstr(optic_last_error(), figs[i].key) != NULL, "%s", optic_last_error());
   }
-  snprintf(text, sizeof text, "%s,\"format\":13}", head);
+  snprintf(text, sizeof text, "%s,\"format\":%d}", head, OPTIC_MACHINE_FORMAT + 1);
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
 }
@@ -855,6 +857,76 @@ static void loop_parts_format12(void) {
   write_file(path, text);
   OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
   OT_CHECK(strstr(optic_last_error(), "loop_stream_bandwidth") != NULL, "%s", optic_last_error());
+}
+
+/* Format 13: the last-level cache as a third tier and the wide column
+ * kernel's class. Older files load without them (bytes beyond cache_bytes at
+ * dram_bandwidth); a format-13 file's figures round-trip (the class scales
+ * with the threads as the other classes); bytes in (cache_bytes, llc_bytes] take llc_bandwidth
+ * (on t threads min(llc_bandwidth, t x core_llc_bandwidth), llc_bytes kept
+ * whole), beyond it dram_bandwidth, and a tier no faster than DRAM is not
+ * used; half-given or inconsistent figures are refused naming them. */
+static void llc_tier_format13(void) {
+  char path[512], text[2048];
+  snprintf(path, sizeof path, "%s/v13.json", tmp_dir());
+  optic_machine m, r, t;
+  snprintf(text, sizeof text, "%s,\"format\":12,\"reduce_row_ns\":5}", MACHINE_HEAD);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.llc_bytes == 0 && m.llc_bandwidth == 0 && m.core_llc_bandwidth == 0 && m.reduce_cols_stream_bandwidth == 0,
+           "format 12: no tier, no wide-column class");
+  optic_cost mid = {0, 0, 4e6}; /* 4 MB: beyond cache_bytes 0 */
+  OT_CHECK(fabs(optic_machine_estimate_ns(&m, &mid) - (4e6 / 3e10 * 1e9 + 40)) < 1e-6, "no tier: DRAM");
+  snprintf(text, sizeof text,
+           "%s,\"format\":13,\"llc_bytes\":33554432,\"llc_bandwidth\":9e10,\"core_llc_bandwidth\":4e10,"
+           "\"reduce_cols_stream_bandwidth\":6e10}",
+           MACHINE_HEAD);
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, &m));
+  OT_CHECK(m.llc_bytes == 33554432 && m.llc_bandwidth == 9e10 && m.core_llc_bandwidth == 4e10 &&
+           m.reduce_cols_stream_bandwidth == 6e10);
+  OT_EXPECT_OK(optic_machine_save(&m, path));
+  OT_EXPECT_OK(optic_machine_load(path, &r));
+  OT_CHECK(memcmp(&r, &m, sizeof m) == 0, "round trip of the format-13 figures");
+  const struct { double bytes, bandwidth; } tiers[] = {{1, 5e10}, {4e6, 9e10}, {33554432, 9e10}, {33554433, 3e10}};
+  for (size_t i = 0; i < sizeof tiers / sizeof tiers[0]; i++) {
+    optic_cost c = {0, 0, tiers[i].bytes};
+    double want = tiers[i].bytes / tiers[i].bandwidth * 1e9 + 40;
+    m.cache_bytes = 1;
+    OT_CHECK(fabs(optic_machine_estimate_ns(&m, &c) - want) < 1e-6 * want, "%g bytes: %g ns, want %g", tiers[i].bytes,
+             optic_machine_estimate_ns(&m, &c), want);
+  }
+  m.cache_bytes = 0;
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 2, &t));
+  OT_CHECK(t.llc_bandwidth == 8e10 && t.llc_bytes == 33554432 && t.core_llc_bandwidth == 4e10 &&
+               t.reduce_cols_stream_bandwidth == 3e10,
+           "2 of 4: %g %g", t.llc_bandwidth, t.reduce_cols_stream_bandwidth);
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 1, &t));
+  OT_CHECK(t.llc_bandwidth == 4e10, "1 of 4: %g", t.llc_bandwidth);
+  m.core_llc_bandwidth = 5e9; /* one core's LLC figure under its DRAM figure (3e10 / 4): no tier */
+  OT_EXPECT_OK(optic_machine_for_threads(&m, 1, &t));
+  OT_CHECK(fabs(optic_machine_estimate_ns(&t, &mid) - (4e6 / 7.5e9 * 1e9 + 40)) < 1e-6, "slower tier unused: %g",
+           optic_machine_estimate_ns(&t, &mid));
+  const struct {
+    double llc, core;
+    const char *want;
+  } bad[] = {{0, 4e10, "llc_bandwidth is 0"}, {9e10, 0, "core_llc_bandwidth 0"}, {4e10, 9e10, "exceeds llc_bandwidth"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    m.llc_bandwidth = bad[i].llc, m.core_llc_bandwidth = bad[i].core;
+    OT_EXPECT_STATUS(optic_machine_validate(&m), OPTIC_ERR_INVALID_ARGUMENT);
+    OT_CHECK(strstr(optic_last_error(), bad[i].want) != NULL, "%s", optic_last_error());
+  }
+  m.llc_bytes = 0; /* no tier: the bandwidths are not looked at */
+  OT_EXPECT_OK(optic_machine_validate(&m));
+  static const char *const keys[] = {"llc_bytes", "reduce_cols_stream_bandwidth"};
+  for (size_t i = 0; i < 2; i++) {
+    snprintf(text, sizeof text, "%s,\"format\":13,\"%s\":-1}", MACHINE_HEAD, keys[i]);
+    write_file(path, text);
+    OT_EXPECT_STATUS(optic_machine_load(path, &m), OPTIC_ERR_CORRUPT);
+    char want[64];
+    snprintf(want, sizeof want, "%s is -1", keys[i]);
+    OT_CHECK(strstr(optic_last_error(), want) != NULL, "%s", optic_last_error());
+  }
 }
 
 /* A grid whose entry at indices (i, j, l) is distinct per point, in (0, 1]
@@ -1080,6 +1152,7 @@ static const ot_case cases[] = {
     {"optim_steps_format9", optim_steps_format9},
     {"mpi_link_format10", mpi_link_format10},
     {"loop_parts_format12", loop_parts_format12},
+    {"llc_tier_format13", llc_tier_format13},
     {"dot_grid_format7", dot_grid_format7},
     {"dot_grid_interpolation", dot_grid_interpolation},
     {"dot_grid_estimate", dot_grid_estimate},
