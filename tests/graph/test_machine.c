@@ -859,20 +859,26 @@ static void loop_parts_format12(void) {
   OT_CHECK(strstr(optic_last_error(), "loop_stream_bandwidth") != NULL, "%s", optic_last_error());
 }
 
+/* Writes text to path and loads it into *m, which must succeed. */
+static void load_text(const char *path, const char *text, optic_machine *m) {
+  write_file(path, text);
+  OT_EXPECT_OK(optic_machine_load(path, m));
+}
+
 /* Format 13: the last-level cache as a third tier and the wide column
  * kernel's class. Older files load without them (bytes beyond cache_bytes at
  * dram_bandwidth); a format-13 file's figures round-trip (the class scales
- * with the threads as the other classes); bytes in (cache_bytes, llc_bytes] take llc_bandwidth
- * (on t threads min(llc_bandwidth, t x core_llc_bandwidth), llc_bytes kept
- * whole), beyond it dram_bandwidth, and a tier no faster than DRAM is not
- * used; half-given or inconsistent figures are refused naming them. */
+ * with the threads as the other classes); bytes in (cache_bytes, llc_bytes]
+ * take llc_bandwidth (on t threads min(llc_bandwidth, t x
+ * core_llc_bandwidth), llc_bytes kept whole), beyond it dram_bandwidth, and a
+ * tier no faster than DRAM is not used; half-given or inconsistent figures
+ * are refused naming them. */
 static void llc_tier_format13(void) {
   char path[512], text[2048];
   snprintf(path, sizeof path, "%s/v13.json", tmp_dir());
   optic_machine m, r, t;
   snprintf(text, sizeof text, "%s,\"format\":12,\"reduce_row_ns\":5}", MACHINE_HEAD);
-  write_file(path, text);
-  OT_EXPECT_OK(optic_machine_load(path, &m));
+  load_text(path, text, &m);
   OT_CHECK(m.llc_bytes == 0 && m.llc_bandwidth == 0 && m.core_llc_bandwidth == 0 && m.reduce_cols_stream_bandwidth == 0,
            "format 12: no tier, no wide-column class");
   optic_cost mid = {0, 0, 4e6}; /* 4 MB: beyond cache_bytes 0 */
@@ -881,8 +887,7 @@ static void llc_tier_format13(void) {
            "%s,\"format\":13,\"llc_bytes\":33554432,\"llc_bandwidth\":9e10,\"core_llc_bandwidth\":4e10,"
            "\"reduce_cols_stream_bandwidth\":6e10}",
            MACHINE_HEAD);
-  write_file(path, text);
-  OT_EXPECT_OK(optic_machine_load(path, &m));
+  load_text(path, text, &m);
   OT_CHECK(m.llc_bytes == 33554432 && m.llc_bandwidth == 9e10 && m.core_llc_bandwidth == 4e10 &&
            m.reduce_cols_stream_bandwidth == 6e10);
   OT_EXPECT_OK(optic_machine_save(&m, path));
