@@ -120,7 +120,6 @@ static optic_status plan_sequence(optic_program_t *p, optic_comp_id c, bool *que
     total.flops += pn->est.cost.flops;
     total.transcendentals += pn->est.cost.transcendentals;
     total.bytes_accessed += pn->est.cost.bytes_accessed;
-    est += pn->est.est_ns;
     if (op == OPTIC_OP_CALL || op == OPTIC_OP_WHILE || op == OPTIC_OP_CONDITIONAL ||
         program_fusion_runs_as_sequence(p->module, id)) {
       for (int32_t k = 0; k < optic_node_called_count(p->module, id); k++) {
@@ -132,6 +131,8 @@ static optic_status plan_sequence(optic_program_t *p, optic_comp_id c, bool *que
       }
     }
   }
+  program_price_row_groups(p, c, order, n);
+  for (int32_t i = 0; i < n; i++) est += p->nodes[order[i]].est.est_ns;
   p->comp_cost[c] = total;
   p->comp_est_ns[c] = est;
   return OPTIC_OK;

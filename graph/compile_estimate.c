@@ -201,6 +201,8 @@ static bool fast_reduce(const optic_module_t *m, optic_node_id id) {
   return optic_node_type(m, id)->dtype == OPTIC_F32 && one_op_reduce(m, id) != 0;
 }
 
+bool program_reduce_is_fast(const optic_module_t *m, optic_node_id id) { return fast_reduce(m, id); }
+
 /* An f16/bf16 maximum/minimum over the trailing dims: the runtime reduces
  * each row with the f32 kernel on widened blocks (no reducer steps). */
 static bool half_rows_extremum(const optic_module_t *m, optic_node_id id) {
@@ -654,8 +656,8 @@ double program_fused_sequence_ns(const optic_program_t *p, optic_comp_id comp) {
 
 /* The estimate on machine m (the program's threads, or one thread for an
  * op the runtime keeps on one). */
-static double estimate_on(const optic_program_t *p, const optic_machine *m, optic_node_id id, optic_opcode op,
-                          const optic_cost *cost) {
+double program_node_estimate_on_ns(const optic_program_t *p, const optic_machine *m, optic_node_id id, optic_opcode op,
+                                   const optic_cost *cost) {
   double t;
   optic_node_attrs_t a;
   double floor = 0;
@@ -720,11 +722,11 @@ double program_node_estimate_ns(const optic_program_t *p, optic_node_id id, opti
    * own, plus the step that runs them (as a call) */
   if (op == OPTIC_OP_FUSION && program_fusion_runs_as_sequence(p->module, id))
     return program_fused_sequence_ns(p, optic_node_called(p->module, id, 0)) + m->op_overhead_ns;
-  if (m->cores <= 1) return estimate_on(p, m, id, op, cost);
+  if (m->cores <= 1) return program_node_estimate_on_ns(p, m, id, op, cost);
   /* the runtime's own decision (exec/bind.c calls optic_split_op too): a
    * split op runs on every thread and pays a barrier, a solo one runs on one */
   const double t1 = optic_machine_estimate_ns(&p->machine1, cost) - p->machine1.op_overhead_ns;
   if (optic_split_op(m->cores, p->options.split_min_elements, touched_elements(p->module, id, op), t1, m->sync_ns))
-    return estimate_on(p, m, id, op, cost) + m->sync_ns;
-  return estimate_on(p, &p->machine1, id, op, cost);
+    return program_node_estimate_on_ns(p, m, id, op, cost) + m->sync_ns;
+  return program_node_estimate_on_ns(p, &p->machine1, id, op, cost);
 }

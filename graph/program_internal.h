@@ -41,6 +41,19 @@ struct optic_program {
 double program_node_estimate_ns(const struct optic_program *p, optic_node_id id, optic_opcode op,
                                 const optic_cost *cost);
 
+/* The same on machine mc as the program's threads would run it, split or
+ * not by the caller (graph/compile_estimate.c). */
+double program_node_estimate_on_ns(const struct optic_program *p, const optic_machine *mc, optic_node_id id,
+                                   optic_opcode op, const optic_cost *cost);
+/* Whether the runtime reduces id with the f32 kernels: an f32 reduce whose
+ * reducer is one add, multiply, maximum or minimum of its two parameters. */
+bool program_reduce_is_fast(const optic_module_t *m, optic_node_id id);
+/* The runtime's row groups among the instructions order[0, n) of
+ * computation c (exec/rowgroup.c's rule): each group's members' estimates
+ * are rescaled to what the group costs run a tile at a time
+ * (graph/estimate_rowgroup.c). */
+void program_price_row_groups(struct optic_program *p, optic_comp_id c, const optic_node_id *order, int32_t n);
+
 /* A dot, convolution or output fusion's estimated time on mc from the
  * runtime's plan of its contraction and the machine's class figures (the
  * GEMM figure when they are not known; graph/estimate_contraction.c). */
