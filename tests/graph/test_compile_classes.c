@@ -15,6 +15,7 @@
 
 #include <optic/optic.h>
 
+#include "tests/compile_text.h"
 #include "tests/harness.h"
 #include "tests/toy_machine.h"
 
@@ -23,17 +24,7 @@ static optic_machine toy(void) { return ot_toy_machine(1); }
 
 static optic_program_t *compile_with(const char *text, const optic_machine *mc, int32_t threads, int64_t split,
                                      int fusion) {
-  optic_module_t *m = NULL;
-  optic_program_t *p = NULL;
-  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
-  optic_compile_options o = optic_compile_options_default();
-  o.machine = mc;
-  o.threads = threads;
-  o.split_min_elements = split;
-  o.fusion = fusion;
-  if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
-  optic_module_destroy(m);
-  return p;
+  return ot_compile_text(text, mc, threads, split, fusion);
 }
 
 /* Fusion off: one instruction per op, so the checks name them. */

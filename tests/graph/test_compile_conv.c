@@ -21,6 +21,7 @@
 #include "kernels/conv_bf16.h"
 #include "kernels/dot.h"
 #include "kernels/dot_bf16.h"
+#include "tests/compile_text.h"
 #include "tests/harness.h"
 #include "tests/toy_machine.h"
 
@@ -65,16 +66,7 @@ static void conv_text(const conv_case *c, const char *dt, char *buf, size_t size
 }
 
 static optic_program_t *compile_text(const char *text, const optic_machine *mc, int32_t threads, int32_t fusion) {
-  optic_module_t *m = NULL;
-  optic_program_t *p = NULL;
-  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
-  optic_compile_options o = optic_compile_options_default();
-  o.machine = mc;
-  o.threads = threads;
-  o.fusion = fusion;
-  if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
-  optic_module_destroy(m);
-  return p;
+  return ot_compile_text(text, mc, threads, 0, fusion);
 }
 
 /* The first instruction of the entry with this opcode, or NO_NODE. */

@@ -15,6 +15,7 @@
 
 #include <optic/optic.h>
 
+#include "tests/compile_text.h"
 #include "tests/harness.h"
 #include "tests/toy_machine.h"
 
@@ -52,17 +53,10 @@ static const char *const across_hlo =
 /* The program's estimate of text for mc on `threads` threads (default
  * fusion), without its once-per-run overhead; -1 on failure. */
 static double program_ns(const char *text, const optic_machine *mc, int32_t threads) {
-  optic_module_t *m = NULL;
-  optic_program_t *p = NULL;
-  OT_EXPECT_OK(optic_module_from_hlo_text(text, strlen(text), &m));
-  optic_compile_options o = optic_compile_options_default();
-  o.machine = mc;
-  o.threads = threads;
-  if (m) OT_EXPECT_OK(optic_compile(m, &o, &p));
+  optic_program_t *p = ot_compile_text(text, mc, threads, 0, -1);
   optic_program_summary s;
   double est = p && optic_program_summary_get(p, &s) == OPTIC_OK ? s.est_ns - mc->run_overhead_ns : -1;
   optic_program_destroy(p);
-  optic_module_destroy(m);
   return est;
 }
 
