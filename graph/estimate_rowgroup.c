@@ -147,10 +147,31 @@ static double group_traffic(const optic_module_t *m, optic_comp_id c, const opti
   return bytes;
 }
 
+static double type_elements(const optic_type *t) {
+  const double size = (double)optic_dtype_size(t->dtype);
+  return size > 0 ? type_bytes(t) / size : 0;
+}
+
+/* Whether the runtime splits the group over its threads: always on more
+ * than one, unless a by-size split rule finds it touches fewer elements
+ * (results and operands of its members) than the rule's minimum. */
+static bool group_splits(const optic_program_t *p, const optic_node_id *members, int32_t n) {
+  if (p->machine.cores <= 1) return false;
+  if (p->options.split_min_elements <= 0) return true;
+  const optic_module_t *m = p->module;
+  double touched = 0;
+  for (int32_t i = 0; i < n; i++) {
+    touched += type_elements(optic_node_type(m, members[i]));
+    for (int32_t k = 0; k < optic_node_operand_count(m, members[i]); k++)
+      touched += type_elements(optic_node_type(m, optic_node_operand(m, members[i], k)));
+  }
+  return touched >= (double)p->options.split_min_elements;
+}
+
 /* Prices group members[0, n) of computation c and rescales their estimates. */
 static void price_group(optic_program_t *p, optic_comp_id c, const optic_node_id *members, int32_t n) {
   const optic_module_t *m = p->module;
-  const bool split = p->machine.cores > 1;
+  const bool split = group_splits(p, members, n);
   optic_machine mc = split ? p->machine : p->machine1;
   const double traffic = group_traffic(m, c, members, n);
   const optic_cost moved = {0, 0, traffic};

@@ -51,9 +51,10 @@ static const char *const across_hlo =
     "}\n";
 
 /* The program's estimate of text for mc on `threads` threads (default
- * fusion), without its once-per-run overhead; -1 on failure. */
-static double program_ns(const char *text, const optic_machine *mc, int32_t threads) {
-  optic_program_t *p = ot_compile_text(text, mc, threads, 0, -1);
+ * fusion, split rule `split`), without its once-per-run overhead; -1 on
+ * failure. */
+static double program_ns(const char *text, const optic_machine *mc, int32_t threads, int64_t split) {
+  optic_program_t *p = ot_compile_text(text, mc, threads, split, -1);
   optic_program_summary s;
   double est = p && optic_program_summary_get(p, &s) == OPTIC_OK ? s.est_ns - mc->run_overhead_ns : -1;
   optic_program_destroy(p);
@@ -71,8 +72,8 @@ static void softmax_group_traffic_bound(void) {
     optic_machine toy = ot_toy_machine(2), cached = toy;
     cached.cache_bytes = 1e30;
     const double fixed = toy.op_overhead_ns + (threads > 1 ? toy.sync_ns : 0);
-    const double in_cache = program_ns(softmax_hlo, &cached, threads) - fixed;
-    const double got = program_ns(softmax_hlo, &toy, threads);
+    const double in_cache = program_ns(softmax_hlo, &cached, threads, 0) - fixed;
+    const double got = program_ns(softmax_hlo, &toy, threads, 0);
     const double dram = traffic / (1e9 * threads) * 1e9; /* 1 B/ns per core */
     OT_CHECK(in_cache > 0 && in_cache < dram, "%d threads: the members in cache %g ns, under the traffic's %g",
              (int)threads, in_cache, dram);
@@ -81,14 +82,26 @@ static void softmax_group_traffic_bound(void) {
   }
 }
 
+/* A by-size split rule that finds the group small keeps it on one thread:
+ * no barrier, one core's DRAM rate, as on one thread. */
+static void small_group_stays_on_one_thread(void) {
+  optic_machine toy = ot_toy_machine(2);
+  const double one = program_ns(softmax_hlo, &toy, 1, 0);
+  const double solo = program_ns(softmax_hlo, &toy, 2, (int64_t)1 << 40);
+  const double split = program_ns(softmax_hlo, &toy, 2, 1);
+  OT_CHECK(near(solo, one), "2 threads, group under the split minimum: %g ns, want one thread's %g", solo, one);
+  OT_CHECK(split < solo, "split by size: %g ns, under the solo %g", split, solo);
+}
+
 /* Not a group: each reduce reads x's 4 MiB from DRAM on its own. */
 static void across_rows_is_not_a_group(void) {
   optic_machine toy = ot_toy_machine(1);
   const double x = 1024.0 * 1024 * 4;
-  const double got = program_ns(across_hlo, &toy, 1);
+  const double got = program_ns(across_hlo, &toy, 1, 0);
   OT_CHECK(got >= 2 * x, "est %g ns: both passes over x (%g B each at 1 B/ns) are paid", got, x);
 }
 
 static const ot_case cases[] = {{"softmax_group_traffic_bound", softmax_group_traffic_bound},
+                                {"small_group_stays_on_one_thread", small_group_stays_on_one_thread},
                                 {"across_rows_is_not_a_group", across_rows_is_not_a_group}};
 OT_MAIN(cases)
