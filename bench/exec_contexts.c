@@ -8,11 +8,13 @@
  * against the naive product. Compilation, binding and thread start-up of
  * the first run are untimed; the C = 4 case starts its pthreads each
  * iteration (~0.1 ms against ~10 ms of work). Memory: the C pools' peaks
- * beside C x the planned run (bench/memory.h). */
+ * beside C x the planned run (bench/memory.h). Estimate: the program's
+ * (compiled for T threads) x the runs, over min(C, cores) when C > 1. */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "bench/bench_util.h"
+#include "bench/estimate.h"
 #include "bench/memory.h"
 #include <optic/optic.h>
 
@@ -67,6 +69,18 @@ static bool ctx_job_correct(const ctx_job *j) {
   return true;
 }
 
+/* The compiler's estimate of one iteration: its runs back to back on one
+ * context, or shared out over the contexts, which run side by side on at
+ * most the machine's cores (thread start-up not counted). */
+static void report_contexts_estimate(optic_bench_state *st, const optic_program_t *p, int n_ctx) {
+  optic_program_summary s;
+  optic_machine host;
+  if (optic_program_summary_get(p, &s) != OPTIC_OK || !bench_machine(0, &host)) return;
+  const double runs = CTX_MAX * CTX_REPS, lanes = n_ctx < host.cores ? n_ctx : host.cores;
+  const optic_cost c = {s.cost.flops * runs, s.cost.transcendentals * runs, s.cost.bytes_accessed * runs};
+  bench_report_estimate(st, s.est_ns * runs / (lanes > 1 ? lanes : 1), &c);
+}
+
 static void run_contexts(optic_bench_state *st, void *user) {
   (void)user;
   const int n_ctx = (int)optic_bench_range(st, 1), threads = (int)optic_bench_range(st, 2);
@@ -116,6 +130,7 @@ static void run_contexts(optic_bench_state *st, void *user) {
     const optic_exec_ctx_t *ctxs[CTX_MAX];
     for (int c = 0; c < n_ctx; c++) ctxs[c] = jobs[c].ctx;
     bench_report_memory_n(st, ctxs, n_ctx, p, sizeof(float) * 3.0 * CTX_N * CTX_N * n_ctx, rss0, 0);
+    report_contexts_estimate(st, p, n_ctx);
   }
   for (int c = 0; c < n_ctx; c++) optic_exec_ctx_destroy(jobs[c].ctx);
   free(buf);

@@ -10,13 +10,15 @@
  *    plain loop (same bytes counted for both: the GB/s ratio is the time
  *    ratio).
  * N = 16 (the convnet's size: per-run cost shows) and 256 (L2-sized).
- * Memory: measured and planned as bench/memory.h reports them.
+ * Memory: measured and planned as bench/memory.h reports them; the time
+ * estimate is the compiled program's (one run per iteration).
  * Compilation and binding are untimed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench_util.h"
+#include "bench/estimate.h"
 #include "bench/memory.h"
 #include <optic/optic.h>
 
@@ -81,6 +83,8 @@ static void run_case(optic_bench_state *st, const char *hlo, double bytes) {
     }
     bench_report_rates(st, bytes, 0);
     bench_report_memory(st, c.ctx, c.p, bench_tensor_bytes(&c.in, 1) + bench_tensor_bytes(&c.out, 1), rss0, 0);
+    optic_program_summary s;
+    if (optic_program_summary_get(c.p, &s) == OPTIC_OK) bench_report_estimate(st, s.est_ns, &s.cost);
   }
   case_free(&c);
 }

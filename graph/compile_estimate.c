@@ -595,6 +595,31 @@ static double batch_norm_ns(const optic_machine *mc, optic_opcode op, const opti
   return e > 0 ? mc->batch_norm_run_ns + elements(x) * e : 0;
 }
 
+/* A pad's or reduce-window's own work on one core (format 13): per element
+ * (a pad's outputs, a reduce-window's outputs x window size) and per run of
+ * outputs along the last dim, which is the whole last dim only when the op
+ * leaves it alone (no padding; a window of 1 with stride 1). 0 when the
+ * figures are not known. */
+static double window_op_ns(const optic_machine *mc, const optic_module_t *m, optic_node_id id, optic_opcode op) {
+  optic_node_attrs_t a;
+  const optic_type *t = optic_node_type(m, id);
+  if (optic_type_is_tuple(t)) t = t->tuple_size > 0 ? &t->elements[0] : NULL;
+  if (t == NULL || t->shape.rank < 1 || optic_node_attrs(m, id, &a) != OPTIC_OK) return 0;
+  const int32_t last = t->shape.rank - 1;
+  const double outputs = elements(t), extent = (double)t->shape.dims[last];
+  if (op == OPTIC_OP_PAD) {
+    const optic_pad_dim *d = &a.pad.dims[last];
+    const double runs = d->low == 0 && d->high == 0 && d->interior == 0 && extent > 0 ? outputs / extent : outputs;
+    return outputs * mc->pad_element_ns + runs * mc->pad_run_ns;
+  }
+  double w = 1;
+  for (int32_t d = 0; d < a.reduce_window.rank; d++) w *= (double)a.reduce_window.window[d].size;
+  const optic_window_dim *d = &a.reduce_window.window[last];
+  const bool still = d->size == 1 && d->stride == 1 && d->base_dilation <= 1 && d->pad_low == 0 && d->pad_high == 0;
+  const double runs = still && extent > 0 ? outputs / extent : outputs;
+  return outputs * w * mc->reduce_window_element_ns + runs * mc->reduce_window_run_ns;
+}
+
 /* Work units x ns per unit the class adds (the op's own runtime path), with
  * the threads it is split over; 0 when the class is not known. */
 static double class_work_ns(const optic_program_t *p, const optic_machine *mc, optic_node_id id, optic_opcode op) {
@@ -615,6 +640,9 @@ static double class_work_ns(const optic_program_t *p, const optic_machine *mc, o
       return merge_compares(slices, len) * mc->sort_compare_ns / split_share(slices, threads);
     }
     case OPTIC_OP_TOPK: return topk_ns(m, mc, id, x, threads);
+    case OPTIC_OP_PAD:
+    case OPTIC_OP_REDUCE_WINDOW:
+      return (window_op_ns(mc, m, id, op) + narrow_ns(mc, m, id)) / split_share(elements(t), threads);
     case OPTIC_OP_FUSION: {
       return fused_narrow_ns(mc, m, optic_node_called(m, id, 0), 0) / split_share(elements(t), threads);
     }

@@ -304,6 +304,10 @@ static const struct {
     {"llc_bandwidth", offsetof(optic_machine, llc_bandwidth), true},
     {"core_llc_bandwidth", offsetof(optic_machine, core_llc_bandwidth), true},
     {"reduce_cols_stream_bandwidth", offsetof(optic_machine, reduce_cols_stream_bandwidth), true},
+    {"pad_element_ns", offsetof(optic_machine, pad_element_ns), true},
+    {"pad_run_ns", offsetof(optic_machine, pad_run_ns), true},
+    {"reduce_window_element_ns", offsetof(optic_machine, reduce_window_element_ns), true},
+    {"reduce_window_run_ns", offsetof(optic_machine, reduce_window_run_ns), true},
 };
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");

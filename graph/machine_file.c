@@ -145,6 +145,10 @@ static const field fields[] = {
     {"llc_bandwidth", offsetof(optic_machine, llc_bandwidth), F_DOUBLE, false},
     {"core_llc_bandwidth", offsetof(optic_machine, core_llc_bandwidth), F_DOUBLE, false},
     {"reduce_cols_stream_bandwidth", offsetof(optic_machine, reduce_cols_stream_bandwidth), F_DOUBLE, false},
+    {"pad_element_ns", offsetof(optic_machine, pad_element_ns), F_DOUBLE, false},
+    {"pad_run_ns", offsetof(optic_machine, pad_run_ns), F_DOUBLE, false},
+    {"reduce_window_element_ns", offsetof(optic_machine, reduce_window_element_ns), F_DOUBLE, false},
+    {"reduce_window_run_ns", offsetof(optic_machine, reduce_window_run_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

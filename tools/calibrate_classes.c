@@ -209,5 +209,6 @@ optic_status calib_measure_classes(int trials, double target_ns, double op_overh
   if (st == OPTIC_OK) st = calib_measure_ops(&plan, out);
   if (st == OPTIC_OK) st = calib_measure_paths(&plan, out);
   if (st == OPTIC_OK) st = calib_measure_small(&plan, out);
+  if (st == OPTIC_OK) st = calib_measure_window(&plan, out);
   return st;
 }

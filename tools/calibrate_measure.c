@@ -312,6 +312,10 @@ static void classes_to_machine(const calib_classes *c, int threads, optic_machin
   m->loop_transcendental_ns = c->loop_transcendental_ns;
   m->reduce_multi_bandwidth = c->reduce_multi_bandwidth * threads;
   m->reduce_cols_stream_bandwidth = c->reduce_cols_stream_bandwidth * threads;
+  m->pad_element_ns = c->pad_element_ns;
+  m->pad_run_ns = c->pad_run_ns;
+  m->reduce_window_element_ns = c->reduce_window_element_ns;
+  m->reduce_window_run_ns = c->reduce_window_run_ns;
   /* ns per unit on one core (the estimates divide by the threads an op splits over) */
   m->gather_element_ns = c->gather_element_ns;
   m->scatter_element_ns = c->scatter_element_ns;

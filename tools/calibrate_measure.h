@@ -63,6 +63,11 @@ typedef struct calib_classes {
   double loop_stream_bandwidth;  /* XLA bytes/s of a fused loop beyond its flops */
   double loop_flop_ns;           /* ns per XLA flop of a fused loop's f32 instruction */
   double loop_transcendental_ns; /* ns per transcendental of the same */
+  /* format 13 (tools/calibrate_window.c), one thread */
+  double pad_element_ns;           /* ns per output element of a pad */
+  double pad_run_ns;               /* ns per run of its outputs along the last dim */
+  double reduce_window_element_ns; /* ns per window element (outputs x window size) of a reduce-window */
+  double reduce_window_run_ns;     /* ns per run of its outputs along the last dim */
 } calib_classes;
 
 /* What calib_measure_ops needs: trials of about target_ns, and the tiny
@@ -81,6 +86,9 @@ optic_status calib_measure_paths(const calib_ops_plan *plan, calib_classes *out)
 
 /* The format-8 small-op fixed costs into out (tools/calibrate_small.c). */
 optic_status calib_measure_small(const calib_ops_plan *plan, calib_classes *out);
+
+/* The format-13 pad and reduce-window figures into out (tools/calibrate_window.c). */
+optic_status calib_measure_window(const calib_ops_plan *plan, calib_classes *out);
 
 /* The fastest trial's ns per run of HLO text beyond plan->tiny_ns (the
  * one-add program's), 0 when not above it (tools/calibrate_paths.c). */

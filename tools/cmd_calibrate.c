@@ -173,6 +173,8 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
   fprintf(out, "  reduce_strided_bw     %.4g B/s (reduce over other dims)\n", m->reduce_strided_bandwidth);
   fprintf(out, "  reduce_cols_stream_bw %.4g B/s (column reduce reading > 1 MiB of rows)\n",
           m->reduce_cols_stream_bandwidth);
+  fprintf(out, "  pad_element_ns        %.4g, run %.4g; reduce_window_element_ns %.4g, run %.4g (one core)\n",
+          m->pad_element_ns, m->pad_run_ns, m->reduce_window_element_ns, m->reduce_window_run_ns);
   fprintf(out, "  loop_bandwidth        %.4g B/s (loop fusions, format 11)\n", m->loop_bandwidth);
   fprintf(out, "  loop_stream_bw        %.4g B/s (all cores); flop %.3g ns, transcendental %.3g ns (one core)\n",
           m->loop_stream_bandwidth, m->loop_flop_ns, m->loop_transcendental_ns);

@@ -225,6 +225,17 @@ typedef struct optic_machine {
    * all cores, scaled by threads as the classes above (at least the
    * roofline's memory time). 0: not known, reduce_bandwidth. */
   double reduce_cols_stream_bandwidth;
+  /* Format 13: ns on ONE core (split over the threads as the op is): a pad
+   * per output element and per run of it along the last dim (the whole last
+   * dim when it is not padded, else every element); a reduce-window per
+   * window element (outputs x window size) and per run of outputs along the
+   * last dim (the whole last dim when the window does not move along it,
+   * else every output). The op takes at least that beside its roofline.
+   * 0: not known, the roofline alone. */
+  double pad_element_ns;
+  double pad_run_ns;
+  double reduce_window_element_ns;
+  double reduce_window_run_ns;
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -242,9 +253,10 @@ typedef struct optic_machine {
  * and format-10 files (whose sync_ns is one OpenMP barrier, not the runtime's own barrier after a split op: they
  * load as they are) and format-11 files (before loop_stream_bandwidth, loop_flop_ns, loop_transcendental_ns and
  * optim_step_ns, which load as 0: loop fusions priced by their bytes at loop_bandwidth, optimizer steps'
- * fixed cost by op_overhead_ns) and format-12 files (before llc_bytes, llc_bandwidth, core_llc_bandwidth and
- * reduce_cols_stream_bandwidth, which load as 0: no last-level-cache tier, streamed column reduces at
- * reduce_bandwidth);
+ * fixed cost by op_overhead_ns) and format-12 files (before llc_bytes, llc_bandwidth, core_llc_bandwidth,
+ * reduce_cols_stream_bandwidth and the pad and reduce-window figures, which load as 0: no
+ * last-level-cache tier, streamed column reduces at reduce_bandwidth, pads and reduce-windows on the
+ * roofline);
  * a file of a newer format fails to load with CORRUPT naming the versions. */
 #define OPTIC_MACHINE_FORMAT 13
 

@@ -115,6 +115,10 @@ if m["llc_bytes"] > 0:
 else:
     assert m["llc_bytes"] == m["llc_bandwidth"] == m["core_llc_bandwidth"] == 0, m
 assert 1e6 < m["reduce_cols_stream_bandwidth"] < 1e14, m["reduce_cols_stream_bandwidth"]
+# format 13: the window ops' figures (each a fit of two shapes: 0 only when
+# load made a difference come out not positive)
+for k in ("pad_element_ns", "pad_run_ns", "reduce_window_element_ns", "reduce_window_run_ns"):
+    assert 0 <= m[k] < 1e4, (k, m[k])
 if sys.argv[2] == "1":
     assert 0 < m["mpi_link_latency_ns"] < 1e7, m["mpi_link_latency_ns"]
     assert 1e7 < m["mpi_link_bandwidth"] < 1e12, m["mpi_link_bandwidth"]

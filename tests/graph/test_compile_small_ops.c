@@ -213,6 +213,44 @@ static void slices_from_where_their_operand_lives(void) {
   }
 }
 
+/* A pad and a reduce-window take at least their elements and their runs
+ * along the last dim at the format-13 figures (the toy's roofline is far
+ * under them): the whole last dim is one run when the op leaves it alone,
+ * else every output is one. */
+static void window_ops_elements_and_runs(void) {
+  optic_machine off = toy(), on = toy();
+  on.pad_element_ns = 1, on.pad_run_ns = 20, on.reduce_window_element_ns = 2, on.reduce_window_run_ns = 100;
+  static const struct {
+    const char *text;
+    double outputs, elements, runs;
+    bool pad;
+  } cases[] = {
+      {"HloModule p\nENTRY e {\n  x = f32[8,4,4,16] parameter(0)\n  z = f32[] constant(0)\n"
+       "  ROOT r = f32[8,9,9,16] pad(x, z), padding=0_0x1_1_1x1_1_1x0_0\n}\n",
+       8 * 81 * 16, 8 * 81 * 16, 8 * 81, true},
+      {"HloModule p\nENTRY e {\n  x = f32[8,16] parameter(0)\n  z = f32[] constant(0)\n"
+       "  ROOT r = f32[8,33] pad(x, z), padding=0_0x1_1_1\n}\n",
+       8 * 33, 8 * 33, 8 * 33, true},
+      {"HloModule w\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n"
+       "ENTRY e {\n  x = f32[4,8,8,32] parameter(0)\n  n = f32[] constant(-inf)\n  ROOT r = f32[4,4,4,32] "
+       "reduce-window(x, n), window={size=1x2x2x1 stride=1x2x2x1}, to_apply=max\n}\n",
+       4 * 16 * 32, 4 * 16 * 32 * 4, 4 * 16, false},
+      {"HloModule w\nmax {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT m = f32[] maximum(a, b)\n}\n"
+       "ENTRY e {\n  x = f32[16,64] parameter(0)\n  n = f32[] constant(-inf)\n  ROOT r = f32[16,32] "
+       "reduce-window(x, n), window={size=1x3 stride=1x2 pad=0_0x1_1}, to_apply=max\n}\n",
+       16 * 32, 16 * 32 * 3, 16 * 32, false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const double e = cases[i].pad ? on.pad_element_ns : on.reduce_window_element_ns;
+    const double r = cases[i].pad ? on.pad_run_ns : on.reduce_window_run_ns;
+    optic_cost c = {0};
+    const double got = est_of(cases[i].text, &on, "r", &c), base = est_of(cases[i].text, &off, "r", &c);
+    const double want = cases[i].elements * e + cases[i].runs * r + on.op_overhead_ns;
+    OT_CHECK(base < want && near(got, want), "case %zu (%s): est %g ns (without the figures %g), want %g", i,
+             cases[i].pad ? "pad" : "reduce-window", got, base, want);
+  }
+}
+
 static const char *const batch_norm_hlo =
     "HloModule bn\n"
     "ENTRY e {\n"
@@ -256,6 +294,7 @@ static void batch_norm_ops(void) {
 static const ot_case cases[] = {{"reduce_paths", reduce_paths},
                                 {"streamed_columns", streamed_columns},
                                 {"slices_from_where_their_operand_lives", slices_from_where_their_operand_lives},
+                                {"window_ops_elements_and_runs", window_ops_elements_and_runs},
                                 {"input_fusion_rows", input_fusion_rows},
                                 {"batch_norm_ops", batch_norm_ops}};
 OT_MAIN(cases)

@@ -859,6 +859,14 @@ static void loop_parts_format12(void) {
   OT_CHECK(strstr(optic_last_error(), "loop_stream_bandwidth") != NULL, "%s", optic_last_error());
 }
 
+/* Format 13: the pad's and reduce-window's figures, one core's ns (kept per
+ * thread count). */
+static void window_ops_format13(void) {
+  static const figure_key figs[] = {FIGURE_KEY(pad_element_ns), FIGURE_KEY(pad_run_ns),
+                                    FIGURE_KEY(reduce_window_element_ns), FIGURE_KEY(reduce_window_run_ns)};
+  optional_figures(13, figs, sizeof figs / sizeof figs[0]);
+}
+
 /* Writes text to path and loads it into *m, which must succeed. */
 static void load_text(const char *path, const char *text, optic_machine *m) {
   write_file(path, text);
@@ -1158,6 +1166,7 @@ static const ot_case cases[] = {
     {"mpi_link_format10", mpi_link_format10},
     {"loop_parts_format12", loop_parts_format12},
     {"llc_tier_format13", llc_tier_format13},
+    {"window_ops_format13", window_ops_format13},
     {"dot_grid_format7", dot_grid_format7},
     {"dot_grid_interpolation", dot_grid_interpolation},
     {"dot_grid_estimate", dot_grid_estimate},
