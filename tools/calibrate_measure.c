@@ -192,8 +192,9 @@ static double larger(calib_pair p) { return p.one > p.all ? p.one : p.all; }
  * CALIB_LLC_MAX: a guest may be shown its host's whole cache), one thread
  * on the whole set, then all threads sharing it. The tier reaches as far
  * as the sets run LLC_FASTER times the DRAM figure on one thread; its
- * figures are the smallest such set's rate over all of them (near its
- * capacity a cache already loses lines to other cores and jobs). No set
+ * figures are the lowest rate any such set reached, one thread and all
+ * threads each (near its capacity a cache already loses lines to other
+ * cores and jobs). No set
  * that fast (or no LLC reported): no tier, llc_bytes 0. */
 #define LLC_FASTER 1.2
 static optic_status measure_llc(int threads, const trial_plan *plan, calib_result *out) {
