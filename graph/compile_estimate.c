@@ -32,12 +32,7 @@
 #include "graph/program_internal.h"
 #include "kernels/reduce.h"
 
-static double elements(const optic_type *t) {
-  if (t == NULL || optic_type_is_tuple(t)) return 0;
-  double n = 1;
-  for (int32_t d = 0; d < t->shape.rank; d++) n *= (double)t->shape.dims[d];
-  return n;
-}
+static double elements(const optic_type *t) { return graph_array_elements(t); }
 
 /* A loop fusion's domain: its array result's elements, or a tuple result's
  * first leaf's (the runtime loops over tuples whose leaves agree). */
@@ -397,7 +392,7 @@ double program_while_copied_bytes(const optic_program_t *p, optic_node_id w) {
     if (optic_type_is_tuple(t)) return -1;
     if (gte_of(m, r, param, e)) continue;
     if (optic_node_opcode(m, r) == OPTIC_OP_DYNAMIC_UPDATE_SLICE && dus_over_state(p, r)) continue;
-    bytes += elements(t) * (double)optic_dtype_size(t->dtype);
+    bytes += graph_array_bytes(t);
   }
   return bytes;
 }
@@ -442,7 +437,7 @@ static double dus_copy_ns(const optic_program_t *p, const optic_machine *mc, opt
     return 0; /* in place */
   if (dus_over_state(p, id)) return 0;
   const optic_type *t = optic_node_type(m, operand);
-  return move_ns(mc, 2.0 * elements(t) * (double)optic_dtype_size(t->dtype));
+  return move_ns(mc, 2.0 * graph_array_bytes(t));
 }
 
 static bool listed(const int64_t *v, int32_t n, int64_t x) {
@@ -721,8 +716,7 @@ double program_node_estimate_on_ns(const optic_program_t *p, const optic_machine
     }
   } else if (op == OPTIC_OP_SLICE || op == OPTIC_OP_DYNAMIC_SLICE) {
     /* the part it copies lives where its whole operand does */
-    const optic_type *src = optic_node_type(p->module, optic_node_operand(p->module, id, 0));
-    const double whole = elements(src) * (double)optic_dtype_size(src->dtype);
+    const double whole = graph_array_bytes(optic_node_type(p->module, optic_node_operand(p->module, id, 0)));
     t = graph_machine_estimate_at_ns(m, cost, whole > cost->bytes_accessed ? whole : cost->bytes_accessed);
   } else {
     t = optic_machine_estimate_ns(m, cost);

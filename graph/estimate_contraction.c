@@ -30,11 +30,7 @@
 #include "kernels/dot.h"
 #include "kernels/dot_bf16.h"
 
-static double elements(const optic_type *t) {
-  double n = 1;
-  for (int32_t d = 0; d < t->shape.rank; d++) n *= (double)t->shape.dims[d];
-  return n;
-}
+static double elements(const optic_type *t) { return graph_array_elements(t); }
 
 int32_t graph_conv_class_of(int32_t strategy, bool grouped_rows) {
   switch (strategy) {

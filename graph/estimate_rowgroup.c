@@ -26,13 +26,6 @@ static bool array_rows(const optic_type *t, double *rows) {
   return true;
 }
 
-static double type_bytes(const optic_type *t) {
-  if (optic_type_is_tuple(t)) return 0;
-  double n = (double)optic_dtype_size(t->dtype);
-  for (int32_t d = 0; d < t->shape.rank; d++) n *= (double)t->shape.dims[d];
-  return n;
-}
-
 /* Whether reduce r reduces exactly the trailing dims 1..rank-1 of its input. */
 static bool trailing_reduce(const optic_module_t *m, optic_node_id r, bool leading_rows_only) {
   optic_node_attrs_t a;
@@ -124,32 +117,27 @@ static bool may_join(const optic_module_t *m, optic_node_id id, int kind, double
 }
 
 /* Bytes the group moves from and to outside it: operands none of its members
- * wrote, and results an instruction outside it (or the root) reads. */
+ * wrote (each once), and results an instruction outside it (or the root)
+ * reads. */
 static double group_traffic(const optic_module_t *m, optic_comp_id c, const optic_node_id *members, int32_t n) {
   double bytes = 0;
   const optic_node_id root = optic_computation_root(m, c);
+  optic_node_id read[RG_MAX_MEMBERS * 8];
+  int32_t n_read = 0;
   for (int32_t i = 0; i < n; i++) {
     const optic_node_id id = members[i];
     for (int32_t k = 0; k < optic_node_operand_count(m, id); k++) {
       const optic_node_id o = optic_node_operand(m, id, k);
-      bool seen = in_list(members, n, o);
-      for (int32_t j = 0; j < i && !seen; j++)
-        for (int32_t l = 0; l < optic_node_operand_count(m, members[j]) && !seen; l++)
-          seen = optic_node_operand(m, members[j], l) == o;
-      for (int32_t l = 0; l < k && !seen; l++) seen = optic_node_operand(m, id, l) == o;
-      if (!seen) bytes += type_bytes(optic_node_type(m, o));
+      if (in_list(members, n, o) || in_list(read, n_read, o)) continue;
+      bytes += graph_array_bytes(optic_node_type(m, o));
+      if (n_read < RG_MAX_MEMBERS * 8) read[n_read++] = o;
     }
     bool outside = id == root;
     for (int32_t u = 0; u < optic_node_user_count(m, id) && !outside; u++)
       outside = !in_list(members, n, optic_node_user(m, id, u));
-    if (outside) bytes += type_bytes(optic_node_type(m, id));
+    if (outside) bytes += graph_array_bytes(optic_node_type(m, id));
   }
   return bytes;
-}
-
-static double type_elements(const optic_type *t) {
-  const double size = (double)optic_dtype_size(t->dtype);
-  return size > 0 ? type_bytes(t) / size : 0;
 }
 
 /* Whether the runtime splits the group over its threads: always on more
@@ -161,9 +149,9 @@ static bool group_splits(const optic_program_t *p, const optic_node_id *members,
   const optic_module_t *m = p->module;
   double touched = 0;
   for (int32_t i = 0; i < n; i++) {
-    touched += type_elements(optic_node_type(m, members[i]));
+    touched += graph_array_elements(optic_node_type(m, members[i]));
     for (int32_t k = 0; k < optic_node_operand_count(m, members[i]); k++)
-      touched += type_elements(optic_node_type(m, optic_node_operand(m, members[i], k)));
+      touched += graph_array_elements(optic_node_type(m, optic_node_operand(m, members[i], k)));
   }
   return touched >= (double)p->options.split_min_elements;
 }
@@ -194,12 +182,12 @@ void program_price_row_groups(optic_program_t *p, optic_comp_id c, const optic_n
   optic_node_id members[RG_MAX_MEMBERS];
   for (int32_t a = 0; a < n; a++) {
     double R;
-    int kind = member_kind(p, order[a], &R);
-    if (kind == RG_NONE || kind == RG_NOOP) continue;
+    const int first = member_kind(p, order[a], &R);
+    if (first == RG_NONE || first == RG_NOOP) continue;
     int32_t count = 0, reduces = 0, last = a;
     for (int32_t b = a; b < n; b++) {
-      double Rb;
-      const int kb = member_kind(p, order[b], &Rb);
+      double Rb = R;
+      const int kb = b == a ? first : member_kind(p, order[b], &Rb);
       if (kb == RG_NOOP) continue;
       if (kb == RG_NONE || Rb != R || !may_join(m, order[b], kb, R, members, count)) break;
       members[count++] = order[b];

@@ -245,6 +245,10 @@ void graph_names_free(optic_name_set *s);
 
 #define TYPE_BUF 160
 /* Formats a shape-typed message operand: "f32[2,3]". */
+/* Elements of an array type as a double (0 for NULL or a tuple), and its
+ * bytes (elements x dtype size): what the cost estimates count. */
+double graph_array_elements(const optic_type *t);
+double graph_array_bytes(const optic_type *t);
 const char *graph_type_str(const optic_type *t, char *buf, size_t size);
 
 /* graph/io_alias.c: sets m's input_output_alias table (copied) after

@@ -15,6 +15,17 @@ optic_type optic_type_array(optic_dtype dtype, const optic_shape *shape) {
 
 bool optic_type_is_tuple(const optic_type *t) { return t != NULL && t->dtype == OPTIC_DTYPE_INVALID; }
 
+double graph_array_elements(const optic_type *t) {
+  if (t == NULL || optic_type_is_tuple(t)) return 0;
+  double n = 1;
+  for (int32_t d = 0; d < t->shape.rank; d++) n *= (double)t->shape.dims[d];
+  return n;
+}
+
+double graph_array_bytes(const optic_type *t) {
+  return t == NULL ? 0 : graph_array_elements(t) * (double)optic_dtype_size(t->dtype);
+}
+
 bool optic_type_equal(const optic_type *a, const optic_type *b) {
   if (a == NULL || b == NULL || a->dtype != b->dtype) return false;
   if (!optic_type_is_tuple(a)) return optic_shape_equal(&a->shape, &b->shape);
