@@ -6,13 +6,15 @@
  * (entry after optimization), fusions, ns_per_instruction and
  * ms_per_compile (wall time), cpu_ns_per_instruction and cpu_ms_per_compile
  * (this thread's CPU time: optic_compile is single-threaded, so this leaves
- * out the time it waits for a core on a loaded machine). The bar (10k instructions < 200 ms)
+ * out the time it waits for a core on a loaded machine); est_time_ns from
+ * optic_machine_estimate_compile_ns of the host model. The bar (10k instructions < 200 ms)
  * and the growth ratio are in bench/README.md and bench/ratios.json. */
 #include <optic/optic.h>
 
 #include <time.h>
 
 #include "bench/bench_util.h"
+#include "bench/estimate.h"
 #include "bench/graph_mlp.h"
 
 static void run_compile(optic_bench_state *st, void *user) {
@@ -63,6 +65,8 @@ static void run_compile(optic_bench_state *st, void *user) {
                       OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "cpu_ms_per_compile", iters > 0 ? cpu_s * 1e3 / iters : 0, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "ms_per_compile", iters > 0 ? (double)total_ns / iters * 1e-6 : 0, OPTIC_BENCH_COUNTER_PLAIN);
+  optic_machine host; /* the calibrated model of compile time (the compile itself used host-default) */
+  if (bench_machine(1, &host)) bench_report_estimate(st, optic_machine_estimate_compile_ns(&host, (double)n), NULL);
 }
 
 void bench_register_graph_compile(void) {

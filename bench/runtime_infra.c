@@ -10,6 +10,7 @@
 #include <optic/optic.h>
 
 #include "bench/bench_util.h"
+#include "bench/estimate.h"
 #include "exec/pool.h"
 #include "exec/profile.h"
 #include "core/unconst.h"
@@ -42,6 +43,10 @@ static void bm_pool_hit(optic_bench_state *st, void *user) {
   exec_pool_stats(pool, &s);
   optic_bench_counter(st, "misses", (double)s.misses, 0);
   exec_pool_destroy(pool);
+  /* the model: one page touch per page (the acquire and release, tens of ns, are not in it) */
+  optic_machine m;
+  const double pages = (double)((bytes + 4095) / 4096);
+  if (bench_machine(1, &m)) bench_report_estimate(st, pages * m.page_touch_ns, &(optic_cost){.bytes_accessed = pages});
 }
 
 static void bm_alloc_free(optic_bench_state *st, void *user) {
@@ -78,6 +83,8 @@ static void bm_profiler_record(optic_bench_state *st, void *user) {
                                 (uint64_t)i + 10, 2e6, 4096, 1234.5);
   }
   optic_profiler_destroy(p);
+  optic_machine m;
+  if (bench_machine(1, &m)) bench_report_estimate(st, m.profile_record_ns, NULL);
 }
 
 /* The peer: the same fields stored into a ring of events without the atomic
@@ -161,12 +168,15 @@ static bool chain_run(chain_case *c, optic_exec_ctx_t *ctx) {
   return optic_program_run(c->p, ctx, c->in, 2, &c->out, 1) == OPTIC_OK;
 }
 
-/* The compiled chain's estimate x runs per iteration (the profiler's own
- * recording cost is not in the model: docs/cost-model.md). */
-static void chain_estimate(optic_bench_state *st, const chain_case *c, double runs) {
+/* The compiled chain's estimate x runs per iteration, plus the profiler's
+ * cost of the `events` each run records (two clock reads and one record an
+ * event: docs/cost-model.md). */
+static void chain_estimate(optic_bench_state *st, const chain_case *c, double runs, double events) {
   optic_program_summary s;
-  if (optic_program_summary_get(c->p, &s) != OPTIC_OK || !(s.est_ns > 0)) return;
-  optic_bench_counter(st, "est_time_ns", s.est_ns * runs, OPTIC_BENCH_COUNTER_PLAIN);
+  optic_machine m;
+  if (optic_program_summary_get(c->p, &s) != OPTIC_OK || !(s.est_ns > 0) || !bench_machine(1, &m)) return;
+  optic_bench_counter(st, "est_time_ns", (s.est_ns + events * (2 * m.clock_read_ns + m.profile_record_ns)) * runs,
+                      OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "est_bytes", s.cost.bytes_accessed * runs, OPTIC_BENCH_COUNTER_PLAIN);
   optic_bench_counter(st, "est_flops", s.cost.flops * runs, OPTIC_BENCH_COUNTER_PLAIN);
 }
@@ -182,6 +192,8 @@ static void bm_chain_profiled(optic_bench_state *st, void *user) {
   optic_profiler_t *prof = NULL;
   optic_exec_ctx_t *ctx = NULL;
   bool ok = chain_build(&c) && (none || optic_profiler_create(&po, &prof) == OPTIC_OK) && chain_ctx(&c, prof, &ctx);
+  size_t events = 0; /* of one run: chain_ctx ran it once */
+  if (ok && prof != NULL) optic_profiler_events(prof, &events);
   if (!ok) {
     optic_bench_skip_with_error(st, optic_last_error());
   } else {
@@ -196,7 +208,7 @@ static void bm_chain_profiled(optic_bench_state *st, void *user) {
     }
     if (runs > 0) optic_bench_counter(st, "ns_per_op", (double)(optic_now_ns() - t0) / (double)runs / CHAIN, 0);
     if (prof != NULL) optic_bench_counter(st, "dropped", (double)optic_profiler_dropped(prof), 0);
-    if (!none) chain_estimate(st, &c, 1.0);
+    if (!none) chain_estimate(st, &c, 1.0, (double)events);
   }
   optic_exec_ctx_destroy(ctx);
   optic_profiler_destroy(prof);
@@ -257,7 +269,7 @@ static void bm_chain_profiler_pair(optic_bench_state *st, void *user) {
       optic_bench_counter(st, "off_ns", blk_off[blocks / 2], OPTIC_BENCH_COUNTER_PLAIN);
       optic_bench_counter(st, "none_ns", blk_none[blocks / 2], OPTIC_BENCH_COUNTER_PLAIN);
     }
-    if (ok) chain_estimate(st, &c, 2.0); /* two runs per iteration */
+    if (ok) chain_estimate(st, &c, 2.0, 0); /* two runs per iteration, the profiler disabled */
   }
   free(blk_off);
   free(blk_none);

@@ -308,6 +308,12 @@ static const struct {
     {"pad_run_ns", offsetof(optic_machine, pad_run_ns), true},
     {"reduce_window_element_ns", offsetof(optic_machine, reduce_window_element_ns), true},
     {"reduce_window_run_ns", offsetof(optic_machine, reduce_window_run_ns), true},
+    {"clock_read_ns", offsetof(optic_machine, clock_read_ns), true},
+    {"profile_record_ns", offsetof(optic_machine, profile_record_ns), true},
+    {"page_touch_ns", offsetof(optic_machine, page_touch_ns), true},
+    {"compile_instruction_ns", offsetof(optic_machine, compile_instruction_ns), true},
+    {"compile_instruction_10k_ns", offsetof(optic_machine, compile_instruction_10k_ns), true},
+    {"compile_instruction_100k_ns", offsetof(optic_machine, compile_instruction_100k_ns), true},
 };
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");
@@ -409,6 +415,18 @@ static double tier_bandwidth(const optic_machine *m, double bytes) {
 
 double optic_machine_estimate_ns(const optic_machine *m, const optic_cost *cost) {
   return cost ? graph_machine_estimate_at_ns(m, cost, cost->bytes_accessed) : 0;
+}
+
+double optic_machine_estimate_compile_ns(const optic_machine *m, double instructions) {
+  if (!m || !(m->compile_instruction_ns > 0) || !(instructions > 0)) return 0;
+  double at[3] = {m->compile_instruction_ns, m->compile_instruction_10k_ns, m->compile_instruction_100k_ns};
+  for (int i = 1; i < 3; i++)
+    if (!(at[i] > 0)) at[i] = at[i - 1];
+  const double decade = log10(instructions) - 3; /* 0 at 1000 instructions, 2 at 100000 */
+  if (decade <= 0) return instructions * at[0];
+  if (decade >= 2) return instructions * at[2];
+  const int i = decade < 1 ? 0 : 1;
+  return instructions * (at[i] + (at[i + 1] - at[i]) * (decade - i));
 }
 
 double graph_machine_estimate_at_ns(const optic_machine *m, const optic_cost *cost, double footprint_bytes) {

@@ -149,6 +149,12 @@ static const field fields[] = {
     {"pad_run_ns", offsetof(optic_machine, pad_run_ns), F_DOUBLE, false},
     {"reduce_window_element_ns", offsetof(optic_machine, reduce_window_element_ns), F_DOUBLE, false},
     {"reduce_window_run_ns", offsetof(optic_machine, reduce_window_run_ns), F_DOUBLE, false},
+    {"clock_read_ns", offsetof(optic_machine, clock_read_ns), F_DOUBLE, false},
+    {"profile_record_ns", offsetof(optic_machine, profile_record_ns), F_DOUBLE, false},
+    {"page_touch_ns", offsetof(optic_machine, page_touch_ns), F_DOUBLE, false},
+    {"compile_instruction_ns", offsetof(optic_machine, compile_instruction_ns), F_DOUBLE, false},
+    {"compile_instruction_10k_ns", offsetof(optic_machine, compile_instruction_10k_ns), F_DOUBLE, false},
+    {"compile_instruction_100k_ns", offsetof(optic_machine, compile_instruction_100k_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

@@ -210,5 +210,6 @@ optic_status calib_measure_classes(int trials, double target_ns, double op_overh
   if (st == OPTIC_OK) st = calib_measure_paths(&plan, out);
   if (st == OPTIC_OK) st = calib_measure_small(&plan, out);
   if (st == OPTIC_OK) st = calib_measure_window(&plan, out);
+  if (st == OPTIC_OK) st = calib_measure_runtime(&plan, out);
   return st;
 }

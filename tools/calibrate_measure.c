@@ -317,6 +317,12 @@ static void classes_to_machine(const calib_classes *c, int threads, optic_machin
   m->pad_run_ns = c->pad_run_ns;
   m->reduce_window_element_ns = c->reduce_window_element_ns;
   m->reduce_window_run_ns = c->reduce_window_run_ns;
+  m->clock_read_ns = c->clock_read_ns;
+  m->profile_record_ns = c->profile_record_ns;
+  m->page_touch_ns = c->page_touch_ns;
+  m->compile_instruction_ns = c->compile_instruction_ns;
+  m->compile_instruction_10k_ns = c->compile_instruction_10k_ns;
+  m->compile_instruction_100k_ns = c->compile_instruction_100k_ns;
   /* ns per unit on one core (the estimates divide by the threads an op splits over) */
   m->gather_element_ns = c->gather_element_ns;
   m->scatter_element_ns = c->scatter_element_ns;

@@ -68,6 +68,13 @@ typedef struct calib_classes {
   double pad_run_ns;               /* ns per run of its outputs along the last dim */
   double reduce_window_element_ns; /* ns per window element (outputs x window size) of a reduce-window */
   double reduce_window_run_ns;     /* ns per run of its outputs along the last dim */
+  /* format 14 (tools/calibrate_runtime.c), one thread */
+  double clock_read_ns;               /* one optic_now_ns */
+  double profile_record_ns;           /* one event recorded into an enabled profiler */
+  double page_touch_ns;               /* one byte written per 4 KiB page of a mapped set */
+  double compile_instruction_ns;      /* optic_compile at level full, per instruction of a 1000-instruction module */
+  double compile_instruction_10k_ns;  /* the same at 10000 instructions */
+  double compile_instruction_100k_ns; /* the same at 100000 instructions */
 } calib_classes;
 
 /* What calib_measure_ops needs: trials of about target_ns, and the tiny
@@ -89,6 +96,9 @@ optic_status calib_measure_small(const calib_ops_plan *plan, calib_classes *out)
 
 /* The format-13 pad and reduce-window figures into out (tools/calibrate_window.c). */
 optic_status calib_measure_window(const calib_ops_plan *plan, calib_classes *out);
+
+/* The format-14 runtime and compiler figures into out (tools/calibrate_runtime.c). */
+optic_status calib_measure_runtime(const calib_ops_plan *plan, calib_classes *out);
 
 /* The fastest trial's ns per run of HLO text beyond plan->tiny_ns (the
  * one-add program's), 0 when not above it (tools/calibrate_paths.c). */

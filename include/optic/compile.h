@@ -236,6 +236,24 @@ typedef struct optic_machine {
   double pad_run_ns;
   double reduce_window_element_ns;
   double reduce_window_run_ns;
+  /* Format 14, ns on ONE core: costs beyond any op. clock_read_ns: one
+   * optic_now_ns (an enabled profiler reads it twice per executed op);
+   * profile_record_ns: one event recorded into an enabled profiler; so a
+   * profiled run costs its estimate plus, per event it records (each
+   * executed op and the run), 2 x clock_read_ns + profile_record_ns.
+   * page_touch_ns:
+   * one byte written per 4 KiB page of a mapped set larger than the caches'
+   * page reach (the first use of a cached arena). compile_instruction_ns,
+   * compile_instruction_10k_ns, compile_instruction_100k_ns: optic_compile
+   * at level full per instruction of a module of 1000, 10000 and 100000
+   * instructions (the compiler's data leaves the caches as modules grow;
+   * optic_machine_estimate_compile_ns). 0: not known. */
+  double clock_read_ns;
+  double profile_record_ns;
+  double page_touch_ns;
+  double compile_instruction_ns;
+  double compile_instruction_10k_ns;
+  double compile_instruction_100k_ns;
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -256,9 +274,10 @@ typedef struct optic_machine {
  * fixed cost by op_overhead_ns) and format-12 files (before llc_bytes, llc_bandwidth, core_llc_bandwidth,
  * reduce_cols_stream_bandwidth and the pad and reduce-window figures, which load as 0: no
  * last-level-cache tier, streamed column reduces at reduce_bandwidth, pads and reduce-windows on the
- * roofline);
+ * roofline) and format-13 files (before clock_read_ns, profile_record_ns, page_touch_ns and the
+ * compile_instruction figures, which load as 0: not known);
  * a file of a newer format fails to load with CORRUPT naming the versions. */
-#define OPTIC_MACHINE_FORMAT 13
+#define OPTIC_MACHINE_FORMAT 14
 
 /* Presets by name: "host-default" (conservative figures for a 2-core x86-64
  * when nothing was calibrated) and "tpu-v2", "tpu-v3", "tpu-v4", "tpu-v5e",
@@ -350,6 +369,15 @@ OPTIC_API bool optic_split_op(int32_t threads, int64_t split_min_elements, doubl
  * and including cache_bytes use cache_bandwidth, then up to llc_bytes
  * llc_bandwidth (when it exceeds dram_bandwidth). Expects a valid machine. */
 OPTIC_API double optic_machine_estimate_ns(const optic_machine *m, const optic_cost *cost);
+/* The wall time of optic_compile at level full on a module of
+ * `instructions` instructions (one core: the compiler is single-threaded):
+ * instructions x the per-instruction figure at that size, interpolated
+ * linearly in log10(instructions) between the calibrated sizes 1000, 10000
+ * and 100000 (a size of 0 figure takes the one below it) and held beyond
+ * them; 0 when compile_instruction_ns is not known (or m is NULL).
+ * Calibrated on a chain of layer-norm blocks: the per-instruction cost of
+ * other modules differs with their op mix. */
+OPTIC_API double optic_machine_estimate_compile_ns(const optic_machine *m, double instructions);
 
 /* ------------------------------------------------------------ compile
  * Thread safety: optic_compile only reads the module (several threads may

@@ -94,7 +94,7 @@ for k in ("batch_norm_training_element_ns", "batch_norm_inference_element_ns", "
 for k in ("sgd", "adam", "adamw", "rmsprop", "adagrad", "lamb", "lion"):
     assert 0 < m["optim_%s_element_ns" % k] < 1e3, (k, m["optim_%s_element_ns" % k])
 assert m["optim_lamb_element_ns"] > m["optim_sgd_element_ns"], (m["optim_lamb_element_ns"], m["optim_sgd_element_ns"])
-assert m["format"] == 13, m["format"]
+assert m["format"] >= 14, m["format"]
 # format 11: sync_ns is the runtime's barrier after a split op (positive on 2+ threads)
 assert m["cores"] == 1 or 0 < m["sync_ns"] < 1e6, (m["cores"], m["sync_ns"])
 # format 12: a fused loop's parts, the optimizer step's fixed cost and a
@@ -119,6 +119,12 @@ assert 1e6 < m["reduce_cols_stream_bandwidth"] < 1e14, m["reduce_cols_stream_ban
 # load made a difference come out not positive)
 for k in ("pad_element_ns", "pad_run_ns", "reduce_window_element_ns", "reduce_window_run_ns"):
     assert 0 <= m[k] < 1e4, (k, m[k])
+# format 14: costs beyond any op (each a plain timing, positive), the
+# compile figures per instruction at 1k/10k/100k
+assert 0 < m["clock_read_ns"] < 1e5 and 0 < m["profile_record_ns"] < 1e5, (m["clock_read_ns"], m["profile_record_ns"])
+assert 0 < m["page_touch_ns"] < 1e5, m["page_touch_ns"]
+for k in ("compile_instruction_ns", "compile_instruction_10k_ns", "compile_instruction_100k_ns"):
+    assert 10 < m[k] < 1e6, (k, m[k])
 if sys.argv[2] == "1":
     assert 0 < m["mpi_link_latency_ns"] < 1e7, m["mpi_link_latency_ns"]
     assert 1e7 < m["mpi_link_bandwidth"] < 1e12, m["mpi_link_bandwidth"]

@@ -867,6 +867,49 @@ static void window_ops_format13(void) {
   optional_figures(13, figs, sizeof figs / sizeof figs[0]);
 }
 
+/* Format 14: the runtime's and the compiler's costs beyond any op, one
+ * core's ns (kept per thread count). */
+static void runtime_costs_format14(void) {
+  static const figure_key figs[] = {FIGURE_KEY(clock_read_ns),
+                                    FIGURE_KEY(profile_record_ns),
+                                    FIGURE_KEY(page_touch_ns),
+                                    FIGURE_KEY(compile_instruction_ns),
+                                    FIGURE_KEY(compile_instruction_10k_ns),
+                                    FIGURE_KEY(compile_instruction_100k_ns)};
+  optional_figures(14, figs, sizeof figs / sizeof figs[0]);
+}
+
+/* optic_machine_estimate_compile_ns: instructions x the per-instruction
+ * figure, linear in log10(instructions) between 1000, 10000 and 100000,
+ * held outside; a missing larger size takes the one below; none: 0. */
+static void compile_time_estimate(void) {
+  optic_machine m;
+  OT_EXPECT_OK(optic_machine_preset("host-default", &m));
+  m.compile_instruction_ns = m.compile_instruction_10k_ns = m.compile_instruction_100k_ns = 0;
+  OT_CHECK(optic_machine_estimate_compile_ns(&m, 5000) == 0, "not known: 0");
+  OT_CHECK(optic_machine_estimate_compile_ns(NULL, 5000) == 0, "NULL machine: 0");
+  m.compile_instruction_ns = 1000, m.compile_instruction_10k_ns = 2000, m.compile_instruction_100k_ns = 4000;
+  static const struct {
+    double n, per;
+  } want[] = {{0, 0},
+              {1, 1000},
+              {500, 1000},
+              {1000, 1000},
+              {3162.2776601683795, 1500},
+              {10000, 2000},
+              {31622.776601683792, 3000},
+              {100000, 4000},
+              {1e6, 4000}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    const double got = optic_machine_estimate_compile_ns(&m, want[i].n), exp = want[i].n * want[i].per;
+    OT_CHECK(fabs(got - exp) <= 1e-9 * exp, "%g instructions: %g ns, want %g", want[i].n, got, exp);
+  }
+  m.compile_instruction_100k_ns = 0;
+  OT_CHECK(optic_machine_estimate_compile_ns(&m, 50000) == 50000 * 2000.0, "no 100k figure: the 10k one");
+  m.compile_instruction_10k_ns = 0;
+  OT_CHECK(optic_machine_estimate_compile_ns(&m, 50000) == 50000 * 1000.0, "only the 1k figure");
+}
+
 /* Writes text to path and loads it into *m, which must succeed. */
 static void load_text(const char *path, const char *text, optic_machine *m) {
   write_file(path, text);
@@ -1167,6 +1210,8 @@ static const ot_case cases[] = {
     {"loop_parts_format12", loop_parts_format12},
     {"llc_tier_format13", llc_tier_format13},
     {"window_ops_format13", window_ops_format13},
+    {"runtime_costs_format14", runtime_costs_format14},
+    {"compile_time_estimate", compile_time_estimate},
     {"dot_grid_format7", dot_grid_format7},
     {"dot_grid_interpolation", dot_grid_interpolation},
     {"dot_grid_estimate", dot_grid_estimate},
