@@ -100,6 +100,8 @@ typedef struct report_summary {
   double within_2x;                         /* share of estimated cases within 2x, NaN if none */
   report_fidelity benchmarks, real_modules; /* the same split: real modules vs every other case */
   report_bound_share real_module_bound;     /* the real modules against their roofline bounds */
+  size_t unestimated;                       /* non-peer cases measured without an estimate */
+  const char *unestimated_first;            /* the first of them in the report's order, NULL if none */
   size_t pass, fail, info, na, missing;
   size_t not_run; /* with --filter: bars whose benchmarks the run did not select (not listed, not MISSING) */
 } report_summary;

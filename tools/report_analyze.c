@@ -549,8 +549,19 @@ static report_bound_share bound_share(const report *r, const optic_jv *spec) {
   return b;
 }
 
+/* Non-peer cases with a measured time and no estimate: what the model misses. */
+static void count_unestimated(report *r) {
+  report_summary *s = &r->summary;
+  for (size_t i = 0; i < r->n_cases; i++) {
+    const report_case *c = &r->cases[i];
+    if (c->error != NULL || strncmp(c->name, "peer/", 5) == 0 || !(c->time_ns > 0) || c->est_time_ns > 0) continue;
+    if (s->unestimated++ == 0) s->unestimated_first = c->name;
+  }
+}
+
 static void summarize(report *r, const optic_jv *spec) {
   report_summary *s = &r->summary;
+  count_unestimated(r);
   s->real_module_bound = bound_share(r, spec);
   report_fidelity all = fidelity(r, -1);
   s->estimated = all.estimated;

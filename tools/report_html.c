@@ -539,9 +539,8 @@ optic_status report_write_html(const report *r, const char *path) {
   if (sm->estimated > 0) {
     optic_strbuf_printf(&s, "Estimates: median |ln(measured/estimated)| %.3f over %zu cases, %.0f%% within 2&#215;. ",
                         sm->median_abs_log, sm->estimated, 100.0 * sm->within_2x);
-  } else {
-    optic_strbuf_printf(&s, "Estimates: no case in this run carries <code>est_time_ns</code>. ");
-  }
+  } else optic_strbuf_printf(&s, "Estimates: no case in this run carries <code>est_time_ns</code>. ");
+  if (sm->unestimated > 0) optic_strbuf_printf(&s, "%zu non-peer case(s) without an estimate. ", sm->unestimated);
   const report_bound_share *bs = &sm->real_module_bound;
   if (bs->cases > 0) {
     optic_strbuf_printf(&s, "Real modules: median %.3f of their roofline bounds over %zu cases (%.3f to %.3f)",

@@ -137,6 +137,8 @@ static void write_optic(optic_json *j, const report *r) {
   optic_json_begin_object(j);
   optic_json_key(j, "estimated_cases");
   optic_json_uint(j, s->estimated);
+  optic_json_key(j, "unestimated_cases");
+  optic_json_uint(j, s->unestimated);
   key_num(j, "median_abs_log_ratio", s->median_abs_log);
   key_num(j, "share_within_2x", s->within_2x);
   const report_fidelity *split[2] = {&s->benchmarks, &s->real_modules};

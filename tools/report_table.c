@@ -233,6 +233,10 @@ static void print_summary(const report *r, FILE *out) {
   } else {
     fprintf(out, "estimates: no case in this run carries est_time_ns (graph-backed suites set it);\n");
   }
+  if (s->unestimated > 0)
+    fprintf(out, "         %zu non-peer case(s) without an estimate (the first listed: %s);\n", s->unestimated,
+            s->unestimated_first);
+  else fprintf(out, "         every non-peer case carries an estimate;\n");
   const report_bound_share *b = &s->real_module_bound;
   if (b->cases > 0) {
     fprintf(out,
