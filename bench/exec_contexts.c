@@ -6,8 +6,12 @@
  * 1 x 2 on 2 cores): 1-thread contexts must not start OpenBLAS threads of
  * their own (oversubscription). Each result is checked once after the loop
  * against the naive product. Compilation, binding and thread start-up of
- * the first run are untimed; the C = 4 case starts its pthreads each
- * iteration (~0.1 ms against ~10 ms of work). Memory: the C pools' peaks
+ * the first run are untimed. The C = 4 case's pthreads are workers that
+ * live across iterations (as a server's threads, each owning a context):
+ * each iteration releases them at one barrier and waits for them at
+ * another. Started afresh every iteration, 4 threads of a few ms on 2
+ * cores were often placed 3 + 1 by the scheduler (4 busy loops of 5.6 ms
+ * took 11-19 ms against 11.2 ideal; as workers, 10.8-11.5). Memory: the C pools' peaks
  * beside C x the planned run (bench/memory.h). Estimate: the program's
  * (compiled for T threads) x the runs, over min(C, cores) when C > 1. */
 #include <pthread.h>
@@ -33,6 +37,74 @@ static void *ctx_job_main(void *arg) {
     if (optic_program_run(j->p, j->ctx, j->in, 2, &j->out, 1) != OPTIC_OK) j->bad = 1;
   }
   return NULL;
+}
+
+/* The contexts' worker threads: each runs its job once per round (gen
+ * counts the rounds); the caller waits until all n are done. */
+typedef struct ctx_workers {
+  pthread_t th[CTX_MAX];
+  pthread_mutex_t mu;
+  pthread_cond_t go, done_cv;
+  ctx_job *jobs;
+  int n, started, done, stop;
+  unsigned gen;
+} ctx_workers;
+typedef struct ctx_worker_arg {
+  ctx_workers *w;
+  int c;
+} ctx_worker_arg;
+
+static void *ctx_worker_main(void *arg) {
+  const ctx_worker_arg *a = arg;
+  ctx_workers *w = a->w;
+  pthread_mutex_lock(&w->mu);
+  for (unsigned seen = 0;;) { /* gen is 0 until the first round, however late this thread starts */
+    while (w->gen == seen && !w->stop) pthread_cond_wait(&w->go, &w->mu);
+    if (w->stop) break;
+    seen = w->gen;
+    pthread_mutex_unlock(&w->mu);
+    ctx_job_main(&w->jobs[a->c]);
+    pthread_mutex_lock(&w->mu);
+    if (++w->done == w->n) pthread_cond_signal(&w->done_cv);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+static void ctx_workers_stop(ctx_workers *w) {
+  pthread_mutex_lock(&w->mu);
+  w->stop = 1;
+  pthread_cond_broadcast(&w->go);
+  pthread_mutex_unlock(&w->mu);
+  for (int c = 0; c < w->started; c++) pthread_join(w->th[c], NULL);
+  pthread_cond_destroy(&w->go);
+  pthread_cond_destroy(&w->done_cv);
+  pthread_mutex_destroy(&w->mu);
+}
+
+/* Starts n workers; false (none left running) when one cannot be started. */
+static bool ctx_workers_start(ctx_workers *w, ctx_worker_arg *args, ctx_job *jobs, int n) {
+  *w = (ctx_workers){.jobs = jobs, .n = n};
+  pthread_mutex_init(&w->mu, NULL);
+  pthread_cond_init(&w->go, NULL);
+  pthread_cond_init(&w->done_cv, NULL);
+  for (int c = 0; c < n; c++) {
+    args[c] = (ctx_worker_arg){w, c};
+    if (pthread_create(&w->th[c], NULL, ctx_worker_main, &args[c]) != 0) break;
+    w->started++;
+  }
+  if (w->started == n) return true;
+  ctx_workers_stop(w);
+  return false;
+}
+
+static void ctx_workers_round(ctx_workers *w) {
+  pthread_mutex_lock(&w->mu);
+  w->done = 0;
+  w->gen++;
+  pthread_cond_broadcast(&w->go);
+  while (w->done < w->n) pthread_cond_wait(&w->done_cv, &w->mu);
+  pthread_mutex_unlock(&w->mu);
 }
 
 static optic_program_t *dot_program(int threads) {
@@ -106,17 +178,20 @@ static void run_contexts(optic_bench_state *st, void *user) {
     ok = ok && !j->bad;
   }
   if (!ok) optic_bench_skip_with_error(st, p == NULL || buf == NULL ? "setup failed" : optic_last_error());
+  ctx_workers w;
+  ctx_worker_arg args[CTX_MAX];
+  const bool workers = ok && n_ctx > 1, running = workers && ctx_workers_start(&w, args, jobs, n_ctx);
+  if (workers && !running) {
+    optic_bench_skip_with_error(st, "cannot start the worker threads");
+    ok = false;
+  }
   while (ok && optic_bench_keep_running(st)) {
-    if (n_ctx == 1) {
-      ctx_job_main(&jobs[0]);
-    } else {
-      pthread_t th[CTX_MAX];
-      for (int c = 0; c < n_ctx; c++) pthread_create(&th[c], NULL, ctx_job_main, &jobs[c]);
-      for (int c = 0; c < n_ctx; c++) pthread_join(th[c], NULL);
-    }
+    if (n_ctx == 1) ctx_job_main(&jobs[0]);
+    else ctx_workers_round(&w);
     for (int c = 0; c < n_ctx; c++) ok = ok && !jobs[c].bad;
     if (!ok) optic_bench_skip_with_error(st, "a run failed");
   }
+  if (running) ctx_workers_stop(&w);
   for (int c = 0; ok && c < n_ctx; c++) {
     if (!ctx_job_correct(&jobs[c])) {
       optic_bench_skip_with_error(st, "wrong result");
