@@ -99,7 +99,9 @@ static optic_status hash_rate(int trials, double *out) {
 
 /* write + fsync of a new file of `bytes` in 1 MiB writes, in $TMPDIR (else
  * /tmp), as a checkpoint save writes: the best of `trials`; the file is
- * removed. IO when the directory cannot be written. */
+ * removed. Each trial starts after sync(): dirty pages of other writers (a
+ * build or a package install just before) would otherwise be flushed
+ * inside its fsync. IO when the directory cannot be written. */
 static optic_status disk_rate(size_t bytes, int trials, double *out) {
   const char *dir = getenv("TMPDIR");
   if (!dir || !dir[0]) dir = "/tmp";
@@ -119,6 +121,7 @@ static optic_status disk_rate(size_t bytes, int trials, double *out) {
       st = optic_fail(OPTIC_ERR_IO, "calibrate: cannot create a file in %s: %s", dir, strerror(errno));
       break;
     }
+    sync();
     uint64_t t0 = optic_now_ns();
     bool ok = true;
     for (size_t done = 0; ok && done < bytes; done += chunk) ok = write(fd, buf, chunk) == (ssize_t)chunk;
