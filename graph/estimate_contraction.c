@@ -123,7 +123,7 @@ double optic_machine_estimate_conv_ns(const optic_machine *mc, const optic_conv_
   if (!(eff > 0)) return 0;
   double core_peak = mc->peak_flops / (mc->cores > 1 ? mc->cores : 1);
   double one = 2 * w->macs / (eff * core_peak) * 1e9 + w->moved * mc->conv_element_ns[w->conv_class];
-  return one / share(mc, w->units);
+  return one / share(mc, w->units) + mc->conv_call_ns; /* every thread pays its own call at once */
 }
 
 double optic_machine_estimate_dot_ns(const optic_machine *mc, double batch, double M, double N, double K,

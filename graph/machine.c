@@ -314,6 +314,7 @@ static const struct {
     {"compile_instruction_ns", offsetof(optic_machine, compile_instruction_ns), true},
     {"compile_instruction_10k_ns", offsetof(optic_machine, compile_instruction_10k_ns), true},
     {"compile_instruction_100k_ns", offsetof(optic_machine, compile_instruction_100k_ns), true},
+    {"conv_call_ns", offsetof(optic_machine, conv_call_ns), true},
 };
 optic_status optic_machine_validate(const optic_machine *m) {
   if (!m) return optic_fail(OPTIC_ERR_INVALID_ARGUMENT, "optic_machine_validate: NULL machine");

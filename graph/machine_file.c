@@ -155,6 +155,7 @@ static const field fields[] = {
     {"compile_instruction_ns", offsetof(optic_machine, compile_instruction_ns), F_DOUBLE, false},
     {"compile_instruction_10k_ns", offsetof(optic_machine, compile_instruction_10k_ns), F_DOUBLE, false},
     {"compile_instruction_100k_ns", offsetof(optic_machine, compile_instruction_100k_ns), F_DOUBLE, false},
+    {"conv_call_ns", offsetof(optic_machine, conv_call_ns), F_DOUBLE, false},
 };
 #define N_FIELDS (sizeof fields / sizeof fields[0])
 

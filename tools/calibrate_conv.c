@@ -170,6 +170,24 @@ static optic_status measure_dot(const calib_ops_plan *plan, double core_peak, ca
   return st;
 }
 
+/* Format 14: a 1x1 convolution of f32[1,4,4,8] to 8 features (a few hundred
+ * multiply-adds), beyond the one-add program and its class's time: what any
+ * planned convolution pays once (plan dispatch, the BLAS call). */
+static const conv_shape tiny_conv = {"b01f_01io->b01f", "1,4,4,8", "1,1,8,8", "1,4,4,8", "1x1", 1, NULL};
+
+static optic_status measure_conv_call(const calib_ops_plan *plan, double core_peak, calib_conv *out) {
+  char text[1024];
+  conv_text(&tiny_conv, text, sizeof text);
+  optic_conv_work w = {0};
+  double ns = 0;
+  optic_status st = calib_best_program(text, plan->trials, plan->target_ns, conv_work_of, &w, &ns);
+  const int c = w.conv_class;
+  if (st != OPTIC_OK || c < 0 || c >= OPTIC_CONV_CLASS_COUNT || !(out->efficiency[c] > 0)) return st;
+  const double model = 2 * w.macs / (out->efficiency[c] * core_peak) * 1e9 + w.moved * out->element_ns[c];
+  if (ns > plan->tiny_ns + model) out->call_ns = ns - plan->tiny_ns - model;
+  return OPTIC_OK;
+}
+
 optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, calib_conv *out) {
   memset(out, 0, sizeof *out);
   double x[OPTIC_CONV_CLASS_COUNT][2][32], t[OPTIC_CONV_CLASS_COUNT][32];
@@ -201,5 +219,6 @@ optic_status calib_measure_conv(const calib_ops_plan *plan, double core_peak, ca
     out->dot_grid_seconds = (double)(optic_now_ns() - t0) * 1e-9;
   }
   if (st == OPTIC_OK && core_peak > 0) st = measure_dot(plan, core_peak, out);
+  if (st == OPTIC_OK && core_peak > 0) st = measure_conv_call(plan, core_peak, out);
   return st;
 }

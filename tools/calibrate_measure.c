@@ -380,6 +380,7 @@ static void contractions_to_machine(const calib_result *r, optic_isa isa, optic_
   m->dot_element_ns = r->conv.dot_element_ns;
   m->dot_call_ns = r->conv.dot_call_ns;
   m->dot_pack_element_ns = r->conv.dot_pack_element_ns;
+  m->conv_call_ns = r->conv.call_ns;
   /* the grid's times against the core peak the estimate divides by
    * (peak_flops / cores, which load can make differ from the 1-thread FMA
    * figure the grid was taken against) */

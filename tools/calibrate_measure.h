@@ -165,6 +165,7 @@ typedef struct calib_conv {
   double efficiency[OPTIC_CONV_CLASS_COUNT], element_ns[OPTIC_CONV_CLASS_COUNT];
   int shapes[OPTIC_CONV_CLASS_COUNT];
   double dot_efficiency, dot_element_ns, dot_call_ns, dot_pack_element_ns;
+  double call_ns; /* format 14: a tiny convolution beyond its class's time */
   /* Format 7: optic_machine's dot_grid_efficiency (all 0: not measured), and its seconds */
   double dot_grid[OPTIC_DOT_GRID_POINTS], dot_grid_seconds;
 } calib_conv;

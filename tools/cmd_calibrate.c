@@ -179,6 +179,7 @@ static void print_machine(FILE *out, const optic_machine *m, const char *path) {
           m->clock_read_ns, m->profile_record_ns, m->page_touch_ns);
   fprintf(out, "  compile_instruction_ns %.4g, 10k %.4g, 100k %.4g (per instruction at 1k/10k/100k, one core)\n",
           m->compile_instruction_ns, m->compile_instruction_10k_ns, m->compile_instruction_100k_ns);
+  fprintf(out, "  conv_call_ns          %.4g (a planned convolution beyond its class, one core)\n", m->conv_call_ns);
   fprintf(out, "  loop_bandwidth        %.4g B/s (loop fusions, format 11)\n", m->loop_bandwidth);
   fprintf(out, "  loop_stream_bw        %.4g B/s (all cores); flop %.3g ns, transcendental %.3g ns (one core)\n",
           m->loop_stream_bandwidth, m->loop_flop_ns, m->loop_transcendental_ns);

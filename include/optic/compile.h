@@ -247,13 +247,17 @@ typedef struct optic_machine {
    * compile_instruction_10k_ns, compile_instruction_100k_ns: optic_compile
    * at level full per instruction of a module of 1000, 10000 and 100000
    * instructions (the compiler's data leaves the caches as modules grow;
-   * optic_machine_estimate_compile_ns). 0: not known. */
+   * optic_machine_estimate_compile_ns). conv_call_ns: what one planned
+   * convolution costs beyond its class's time (the plan's dispatch, its
+   * BLAS call), whatever its class; optic_machine_estimate_conv_ns adds it.
+   * 0: not known. */
   double clock_read_ns;
   double profile_record_ns;
   double page_touch_ns;
   double compile_instruction_ns;
   double compile_instruction_10k_ns;
   double compile_instruction_100k_ns;
+  double conv_call_ns;
 } optic_machine;
 
 /* Format version optic_machine_save writes ("format" key). Files without the
@@ -274,8 +278,8 @@ typedef struct optic_machine {
  * fixed cost by op_overhead_ns) and format-12 files (before llc_bytes, llc_bandwidth, core_llc_bandwidth,
  * reduce_cols_stream_bandwidth and the pad and reduce-window figures, which load as 0: no
  * last-level-cache tier, streamed column reduces at reduce_bandwidth, pads and reduce-windows on the
- * roofline) and format-13 files (before clock_read_ns, profile_record_ns, page_touch_ns and the
- * compile_instruction figures, which load as 0: not known);
+ * roofline) and format-13 files (before clock_read_ns, profile_record_ns, page_touch_ns, the
+ * compile_instruction figures and conv_call_ns, which load as 0: not known);
  * a file of a newer format fails to load with CORRUPT naming the versions. */
 #define OPTIC_MACHINE_FORMAT 14
 
@@ -477,8 +481,8 @@ OPTIC_API void optic_conv_plan_work(const struct optic_conv_plan *plan, double x
 OPTIC_API void optic_conv_plan_bf16_work(const struct optic_conv_plan *plan, optic_conv_work *out);
 /* One planned convolution on m (its cores; no op_overhead_ns, no widening):
  * (2 x macs / (conv_efficiency x peak_flops / cores) + moved x
- * conv_element_ns) / min(cores, units), for w's class; 0 when m has no
- * figure for the class. */
+ * conv_element_ns) / min(cores, units) + conv_call_ns, for w's class; 0
+ * when m has no figure for the class. */
 OPTIC_API double optic_machine_estimate_conv_ns(const optic_machine *m, const optic_conv_work *w);
 /* `batch` f32 products (M x K) . (K x N) through BLAS on m (no
  * op_overhead_ns): (2 batch M N K / (dot_efficiency x peak_flops / cores) +

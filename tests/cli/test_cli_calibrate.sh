@@ -125,6 +125,7 @@ assert 0 < m["clock_read_ns"] < 1e5 and 0 < m["profile_record_ns"] < 1e5, (m["cl
 assert 0 < m["page_touch_ns"] < 1e5, m["page_touch_ns"]
 for k in ("compile_instruction_ns", "compile_instruction_10k_ns", "compile_instruction_100k_ns"):
     assert 10 < m[k] < 1e6, (k, m[k])
+assert 0 <= m["conv_call_ns"] < 1e5, m["conv_call_ns"]  # a difference: 0 when not positive
 if sys.argv[2] == "1":
     assert 0 < m["mpi_link_latency_ns"] < 1e7, m["mpi_link_latency_ns"]
     assert 1e7 < m["mpi_link_bandwidth"] < 1e12, m["mpi_link_bandwidth"]

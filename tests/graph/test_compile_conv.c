@@ -151,7 +151,7 @@ static double est_op(const char *text, const optic_machine *mc, int32_t threads,
   return e.est_ns;
 }
 
-/* The formula per class; without the class, the GEMM figure. */
+/* The formula per class (+ conv_call_ns when known); without the class, the GEMM figure. */
 static void estimate_per_class(void) {
   optic_machine with = toy(), without = toy();
   with.gemm_efficiency = without.gemm_efficiency = 0.5;
@@ -168,6 +168,15 @@ static void estimate_per_class(void) {
     OT_CHECK(near(e1, (model > roof ? model : roof) + 10), "%s: %g, formula %g", cases_conv[i].what, e1, model + 10);
     OT_CHECK(near(e0, optic_machine_estimate_gemm_ns(&without, &c0)), "%s: without the class %g, GEMM figure %g",
              cases_conv[i].what, e0, optic_machine_estimate_gemm_ns(&without, &c0));
+    /* conv_call_ns (format 14): once per convolution, whatever its class and threads */
+    optic_machine called = with;
+    called.conv_call_ns = 150;
+    const double model_called = model + 150;
+    OT_CHECK(near(est_op(text, &called, 0, 0, OPTIC_OP_CONVOLUTION, NULL, NULL),
+                  (model_called > roof ? model_called : roof) + 10),
+             "%s: with conv_call_ns 150", cases_conv[i].what);
+    OT_CHECK(near(optic_machine_estimate_conv_ns(&called, &w), optic_machine_estimate_conv_ns(&with, &w) + 150),
+             "%s: optic_machine_estimate_conv_ns adds conv_call_ns", cases_conv[i].what);
     /* one class known, another case's class not: that one falls back alone */
     optic_machine one = without;
     one.conv_efficiency[w.conv_class] = 0.25;

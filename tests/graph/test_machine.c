@@ -875,7 +875,8 @@ static void runtime_costs_format14(void) {
                                     FIGURE_KEY(page_touch_ns),
                                     FIGURE_KEY(compile_instruction_ns),
                                     FIGURE_KEY(compile_instruction_10k_ns),
-                                    FIGURE_KEY(compile_instruction_100k_ns)};
+                                    FIGURE_KEY(compile_instruction_100k_ns),
+                                    FIGURE_KEY(conv_call_ns)};
   optional_figures(14, figs, sizeof figs / sizeof figs[0]);
 }
 
