@@ -42,9 +42,14 @@ static uint64_t thread_cpu_ns(void) {
 /* Critical-path CPU time of one region of `threads` threads each running fn:
  * the largest of the threads' own CPU times, so time a thread spends
  * descheduled by other jobs is not counted (on a quiet machine this equals
- * the wall time). *got gets the number of threads OpenMP really gave. */
-static uint64_t run_region(work_fn fn, void *ctx, int threads, uint64_t reps, int *got) {
-  uint64_t cpu[MAX_THREADS] = {0};
+ * the wall time). shared: the threads share what is measured (memory
+ * bandwidth), so they must run at the same time: the region's wall time
+ * when that is longer: a thread's CPU clock leaves out time it waited (in
+ * a guest, also while its vCPU was preempted), and threads that ran one
+ * after the other would look as if each had the memory alone.
+ * *got gets the number of threads OpenMP really gave. */
+static uint64_t run_region(work_fn fn, void *ctx, int threads, uint64_t reps, bool shared, int *got) {
+  uint64_t cpu[MAX_THREADS] = {0}, w0 = optic_now_ns();
 #pragma omp parallel num_threads(threads)
   {
     int n = omp_get_num_threads(), t = omp_get_thread_num();
@@ -54,20 +59,20 @@ static uint64_t run_region(work_fn fn, void *ctx, int threads, uint64_t reps, in
 #pragma omp single nowait
     *got = n;
   }
-  uint64_t longest = 1;
+  uint64_t longest = 1, wall = optic_now_ns() - w0;
   for (int t = 0; t < MAX_THREADS; t++) {
     if (cpu[t] > longest) longest = cpu[t];
   }
-  return longest;
+  return shared && threads > 1 && wall > longest ? wall : longest;
 }
 
 /* Reps so that one region takes about plan->target_ns (doubling from 1). */
 static uint64_t size_reps(work_fn fn, void *ctx, int threads, const trial_plan *plan) {
   uint64_t reps = 1;
   int got;
-  run_region(fn, ctx, threads, reps, &got); /* warm: thread start, page faults, caches */
+  run_region(fn, ctx, threads, reps, false, &got); /* warm: thread start, page faults, caches */
   for (;;) {
-    uint64_t t = run_region(fn, ctx, threads, reps, &got);
+    uint64_t t = run_region(fn, ctx, threads, reps, false, &got);
     if ((double)t >= plan->target_ns / 8 || reps >= ((uint64_t)1 << 40)) {
       double scaled = (double)reps * plan->target_ns / (double)t;
       return scaled < 1 ? 1 : (uint64_t)scaled;
@@ -83,12 +88,12 @@ static double budget_ns(const trial_plan *plan) { return 3.0 * plan->target_ns *
 /* Best rate (units per second over all threads) of plan->trials regions.
  * Each thread's share is sized on one thread, where a busy machine distorts
  * the timing least; all threads then run that same share. */
-static double best_rate(work_fn fn, void *ctx, int threads, double units_per_rep, const trial_plan *plan) {
+static double best_rate(work_fn fn, void *ctx, int threads, double units_per_rep, const trial_plan *plan, bool shared) {
   uint64_t reps = size_reps(fn, ctx, 1, plan), start = optic_now_ns();
   double best = 0;
   for (int i = 0; i < plan->trials && (i == 0 || (double)(optic_now_ns() - start) < budget_ns(plan)); i++) {
     int got = 1;
-    uint64_t t = run_region(fn, ctx, threads, reps, &got);
+    uint64_t t = run_region(fn, ctx, threads, reps, shared, &got);
     double rate = units_per_rep * (double)reps * got / ((double)t * 1e-9);
     if (rate > best) best = rate;
   }
@@ -178,8 +183,8 @@ static optic_status measure_bandwidth(size_t set, int threads, const trial_plan 
   optic_status st = alloc_arrays(&c, threads, n);
   if (st != OPTIC_OK) return st;
   const size_t saved = optic_stream_threshold_set(SIZE_MAX);
-  out->one = best_rate(add_work, &c, 1, 12.0 * (double)n, plan);
-  out->all = threads > 1 ? best_rate(add_work, &c, threads, 12.0 * (double)n, plan) : out->one;
+  out->one = best_rate(add_work, &c, 1, 12.0 * (double)n, plan, false);
+  out->all = threads > 1 ? best_rate(add_work, &c, threads, 12.0 * (double)n, plan, true) : out->one;
   optic_stream_threshold_set(saved);
   free_arrays(&c, threads);
   return OPTIC_OK;
@@ -252,8 +257,8 @@ optic_status calib_measure(bool quick, calib_result *out) {
     if (!optic_isa_supported(loops[i].isa)) continue;
     fma_ctx c = {.loop = &loops[i]};
     calib_pair *p = &out->fma[loops[i].isa];
-    p->one = best_rate(fma_work, &c, 1, loops[i].flops_per_rep, &plan);
-    p->all = threads > 1 ? best_rate(fma_work, &c, threads, loops[i].flops_per_rep, &plan) : p->one;
+    p->one = best_rate(fma_work, &c, 1, loops[i].flops_per_rep, &plan, false);
+    p->all = threads > 1 ? best_rate(fma_work, &c, threads, loops[i].flops_per_rep, &plan, false) : p->one;
   }
 
   /* exp: 2048 floats in, 2048 out per thread (16 KiB: in L1). */
@@ -261,8 +266,8 @@ optic_status calib_measure(bool quick, calib_result *out) {
                  .exp = optic_unary_kernels_get()->kernel[OPTIC_UNARY_EXP]};
   optic_status st = alloc_arrays(&c, threads, 2048);
   if (st != OPTIC_OK) return st;
-  out->exp_rate.one = best_rate(exp_work, &c, 1, (double)c.n, &plan);
-  out->exp_rate.all = threads > 1 ? best_rate(exp_work, &c, threads, (double)c.n, &plan) : out->exp_rate.one;
+  out->exp_rate.one = best_rate(exp_work, &c, 1, (double)c.n, &plan, false);
+  out->exp_rate.all = threads > 1 ? best_rate(exp_work, &c, threads, (double)c.n, &plan, false) : out->exp_rate.one;
   free_arrays(&c, threads);
   /* Per-op overhead: the median (not the best) of the trials, on the wall
    * clock: the executor's dispatch is the cost, and a median is robust to

@@ -241,9 +241,9 @@ typedef struct optic_machine {
    * profile_record_ns: one event recorded into an enabled profiler; so a
    * profiled run costs its estimate plus, per event it records (each
    * executed op and the run), 2 x clock_read_ns + profile_record_ns.
-   * page_touch_ns:
-   * one byte written per 4 KiB page of a mapped set larger than the caches'
-   * page reach (the first use of a cached arena). compile_instruction_ns,
+   * page_touch_ns: one byte written per 4 KiB page of a mapped set larger
+   * than the caches' page reach (the first use of a cached arena).
+   * compile_instruction_ns,
    * compile_instruction_10k_ns, compile_instruction_100k_ns: optic_compile
    * at level full per instruction of a module of 1000, 10000 and 100000
    * instructions (the compiler's data leaves the caches as modules grow;
@@ -377,8 +377,8 @@ OPTIC_API double optic_machine_estimate_ns(const optic_machine *m, const optic_c
  * `instructions` instructions (one core: the compiler is single-threaded):
  * instructions x the per-instruction figure at that size, interpolated
  * linearly in log10(instructions) between the calibrated sizes 1000, 10000
- * and 100000 (a size of 0 figure takes the one below it) and held beyond
- * them; 0 when compile_instruction_ns is not known (or m is NULL).
+ * and 100000 (a figure of 0 takes the one of the size below) and held
+ * beyond them; 0 when compile_instruction_ns is not known (or m is NULL).
  * Calibrated on a chain of layer-norm blocks: the per-instruction cost of
  * other modules differs with their op mix. */
 OPTIC_API double optic_machine_estimate_compile_ns(const optic_machine *m, double instructions);

@@ -168,6 +168,24 @@ def main(optic, bench, src, out):
         s = doc["context"]["optic"]["summary"]
         check(s["estimated_cases"] == 3 and abs(s["median_abs_log_ratio"] - math.log(1.25)) < 1e-12
               and abs(s["share_within_2x"] - 2 / 3) < 1e-12, "summary in JSON")
+        check(s["unestimated_cases"] == 0 and "every non-peer case carries an estimate" in p.stdout,
+              "no non-peer case without an estimate (the peer and the errored case do not count)")
+    # The same run with one case's estimate taken away: counted and named.
+    with open(est_run, encoding="utf-8") as f:
+        less = json.load(f)
+    for b in less["benchmarks"]:
+        if b["name"].startswith("model/resnet_block/"):
+            b.pop("est_time_ns", None)
+    less_run = os.path.join(out, "run_one_unestimated.json")
+    with open(less_run, "w", encoding="utf-8") as f:
+        json.dump(less, f)
+    j2 = os.path.join(out, "one_unestimated.json")
+    p = run([optic, "report", "--input", less_run, "--machine", machine, "--ratios", shipped_spec, "--json", j2])
+    check(p.returncode == 0 and "1 non-peer case(s) without an estimate (the first listed: model/resnet_block/real_time)"
+          in p.stdout, "a case without an estimate is counted and named", p.stdout[-600:])
+    if p.returncode == 0:
+        with open(j2, encoding="utf-8") as f:
+            check(json.load(f)["context"]["optic"]["summary"]["unestimated_cases"] == 1, "unestimated_cases 1 in JSON")
         def nonfinite_to_none(v):
             if isinstance(v, float) and not math.isfinite(v):
                 return None
