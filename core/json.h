@@ -6,7 +6,9 @@
 
 #include <optic/core.h>
 
-#define OPTIC_JSON_MAX_DEPTH 32
+/* Levels of nesting the writer takes: as many as the reader (core/json_parse.h)
+ * accepts, so whatever parses can be written back. */
+#define OPTIC_JSON_MAX_DEPTH 64
 
 typedef struct optic_json {
   char *buf;

@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/json.h"
+
+_Static_assert(OPTIC_JSON_PARSE_MAX_DEPTH <= OPTIC_JSON_MAX_DEPTH, "a parsed document must be writable back");
 
 typedef struct parser {
   const char *p, *end, *start;

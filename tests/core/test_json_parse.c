@@ -3,9 +3,11 @@
  * under ASan), truncations of a valid document, and a round trip through the
  * writer. */
 #include <math.h>
+#include <string.h>
 
 #include <optic/optic.h>
 
+#include "core/json.h"
 #include "core/json_parse.h"
 #include "tests/harness.h"
 
@@ -139,6 +141,16 @@ static void depth_limit(void) {
     optic_jv *v = NULL;
     optic_status st = parse_exact(deep, false, &v);
     OT_CHECK((n <= OPTIC_JSON_PARSE_MAX_DEPTH) == (st == OPTIC_OK), "depth %d: %s", n, optic_status_name(st));
+    if (st == OPTIC_OK) { /* the deepest document that parses writes back (the writer's limit is not lower) */
+      optic_json j;
+      optic_json_init(&j, false);
+      optic_json_write_value(&j, v);
+      const char *text = NULL;
+      size_t len = 0;
+      OT_EXPECT_OK(optic_json_finish(&j, &text, &len));
+      OT_CHECK(len == (size_t)(2 * n) && text != NULL && memcmp(text, deep, len) == 0, "depth %d written back", n);
+      optic_json_free(&j);
+    }
     optic_jv_free(v);
   }
 }
