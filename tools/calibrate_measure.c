@@ -242,8 +242,8 @@ static optic_status measure_one_thread(const trial_plan *plan, calib_result *out
 
 /* The runtime barrier once more, seconds after the first: on the 2-vCPU VM
  * a split op's barrier measured 380-400 ns in some passes and 60-90 ns in
- * others a few seconds apart (the benchmarks later saw the fast one), and
- * passes close together tend to agree. The faster of the two counts. */
+ * others a few seconds apart, and passes close together tend to agree. The
+ * faster figure counts. */
 static optic_status remeasure_split_barrier(int threads, const trial_plan *plan, calib_result *out) {
   if (threads < 2) return OPTIC_OK;
   calib_pair per_op;

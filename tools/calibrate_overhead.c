@@ -10,7 +10,8 @@
  * ops on one thread with no barrier, which is what programs get. The same
  * chain with every op split over all threads (split_min_elements 1) gives
  * the runtime's barrier (exec/barrier.c) as a split op pays it: its per op
- * beyond the unsplit chain's on as many threads (the faster of two passes). The wall clock is right
+ * beyond the unsplit chain's on as many threads (the faster of two passes).
+ * The wall clock is right
  * here (the executor's wait is the cost being measured); the median keeps
  * the trials a shared machine descheduled out. */
 #include <math.h>
@@ -122,10 +123,9 @@ optic_status calib_runtime_overhead(int threads, int trials, double target_ns, c
   if (st == OPTIC_OK)
     st = threads > 1 ? chain_ns_per_op(p, threads, 0, trials, target_ns, &out->all) : (out->all = out->one, OPTIC_OK);
   /* every op split over the threads, the runtime's barrier after each;
-   * twice, keeping the faster: the first pass also gives the scheduler time
-   * to move a fresh team's worker off the caller's CPU (sharing it, they
-   * wake each other through the kernel: 380-400 ns a barrier against 70-90
-   * once apart, as the benchmarks' runs later see it) */
+   * twice, keeping the faster: on the 2-vCPU VM a pass took 380-400 ns a
+   * barrier in some calibrations and 60-90 ns in others (calib_measure
+   * takes a third pass seconds later) */
   double split = 0, again = 0;
   if (st == OPTIC_OK && threads > 1) st = chain_ns_per_op(p, threads, 1, trials, target_ns, &split);
   if (st == OPTIC_OK && threads > 1) st = chain_ns_per_op(p, threads, 1, trials, target_ns, &again);
