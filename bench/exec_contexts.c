@@ -1,25 +1,25 @@
 /* exec/contexts/dot:256/contexts:C/threads:T: one 256^3 dot program run
  * 4 x REPS times per iteration, either on C = 4 contexts of T = 1 thread,
- * each on its own pthread (REPS runs each), or on C = 1 context of T = 2
+ * each on its own thread (REPS runs each), or on C = 1 context of T = 2
  * threads (all 4 x REPS runs in a row). Same work per iteration, so the
  * ratio of the two times is the throughput ratio (bar: 4 x 1 >= 0.8 x
  * 1 x 2 on 2 cores): 1-thread contexts must not start OpenBLAS threads of
  * their own (oversubscription). Each result is checked once after the loop
  * against the naive product. Compilation, binding and thread start-up of
- * the first run are untimed. The C = 4 case's pthreads are workers that
- * live across iterations (as a server's threads, each owning a context):
- * each iteration releases them at one barrier and waits for them at
- * another. Started afresh every iteration, 4 threads of a few ms on 2
+ * the first run are untimed. The C = 4 case's threads are a team
+ * (core/team.h: the caller and 3 workers) that lives across iterations, as
+ * a server's threads, each owning a context, would: each iteration is one
+ * team run, context t on thread t. Started afresh every iteration, 4 threads of a few ms on 2
  * cores were often placed 3 + 1 by the scheduler (4 busy loops of 5.6 ms
  * took 11-19 ms against 11.2 ideal; as workers, 10.8-11.5). Memory: the C pools' peaks
  * beside C x the planned run (bench/memory.h). Estimate: the program's
  * (compiled for T threads) x the runs, over min(C, cores) when C > 1. */
-#include <pthread.h>
 #include <stdlib.h>
 
 #include "bench/bench_util.h"
 #include "bench/estimate.h"
 #include "bench/memory.h"
+#include "core/team.h"
 #include <optic/optic.h>
 
 enum { CTX_N = 256, CTX_REPS = 4, CTX_MAX = 4 };
@@ -39,72 +39,10 @@ static void *ctx_job_main(void *arg) {
   return NULL;
 }
 
-/* The contexts' worker threads: each runs its job once per round (gen
- * counts the rounds); the caller waits until all n are done. */
-typedef struct ctx_workers {
-  pthread_t th[CTX_MAX];
-  pthread_mutex_t mu;
-  pthread_cond_t go, done_cv;
-  ctx_job *jobs;
-  int n, started, done, stop;
-  unsigned gen;
-} ctx_workers;
-typedef struct ctx_worker_arg {
-  ctx_workers *w;
-  int c;
-} ctx_worker_arg;
-
-static void *ctx_worker_main(void *arg) {
-  const ctx_worker_arg *a = arg;
-  ctx_workers *w = a->w;
-  pthread_mutex_lock(&w->mu);
-  for (unsigned seen = 0;;) { /* gen is 0 until the first round, however late this thread starts */
-    while (w->gen == seen && !w->stop) pthread_cond_wait(&w->go, &w->mu);
-    if (w->stop) break;
-    seen = w->gen;
-    pthread_mutex_unlock(&w->mu);
-    ctx_job_main(&w->jobs[a->c]);
-    pthread_mutex_lock(&w->mu);
-    if (++w->done == w->n) pthread_cond_signal(&w->done_cv);
-  }
-  pthread_mutex_unlock(&w->mu);
-  return NULL;
-}
-
-static void ctx_workers_stop(ctx_workers *w) {
-  pthread_mutex_lock(&w->mu);
-  w->stop = 1;
-  pthread_cond_broadcast(&w->go);
-  pthread_mutex_unlock(&w->mu);
-  for (int c = 0; c < w->started; c++) pthread_join(w->th[c], NULL);
-  pthread_cond_destroy(&w->go);
-  pthread_cond_destroy(&w->done_cv);
-  pthread_mutex_destroy(&w->mu);
-}
-
-/* Starts n workers; false (none left running) when one cannot be started. */
-static bool ctx_workers_start(ctx_workers *w, ctx_worker_arg *args, ctx_job *jobs, int n) {
-  *w = (ctx_workers){.jobs = jobs, .n = n};
-  pthread_mutex_init(&w->mu, NULL);
-  pthread_cond_init(&w->go, NULL);
-  pthread_cond_init(&w->done_cv, NULL);
-  for (int c = 0; c < n; c++) {
-    args[c] = (ctx_worker_arg){w, c};
-    if (pthread_create(&w->th[c], NULL, ctx_worker_main, &args[c]) != 0) break;
-    w->started++;
-  }
-  if (w->started == n) return true;
-  ctx_workers_stop(w);
-  return false;
-}
-
-static void ctx_workers_round(ctx_workers *w) {
-  pthread_mutex_lock(&w->mu);
-  w->done = 0;
-  w->gen++;
-  pthread_cond_broadcast(&w->go);
-  while (w->done < w->n) pthread_cond_wait(&w->done_cv, &w->mu);
-  pthread_mutex_unlock(&w->mu);
+/* Thread t of a team run: context t's job. */
+static void ctx_team_job(void *arg, int t, int nt) {
+  (void)nt;
+  ctx_job_main(&((ctx_job *)arg)[t]);
 }
 
 static optic_program_t *dot_program(int threads) {
@@ -178,20 +116,19 @@ static void run_contexts(optic_bench_state *st, void *user) {
     ok = ok && !j->bad;
   }
   if (!ok) optic_bench_skip_with_error(st, p == NULL || buf == NULL ? "setup failed" : optic_last_error());
-  ctx_workers w;
-  ctx_worker_arg args[CTX_MAX];
-  const bool workers = ok && n_ctx > 1, running = workers && ctx_workers_start(&w, args, jobs, n_ctx);
-  if (workers && !running) {
+  /* the workers: core/team.h's, started once and kept across iterations */
+  optic_team *team = ok && n_ctx > 1 ? optic_team_create() : NULL;
+  if (ok && n_ctx > 1 && (team == NULL || optic_team_prepare(team, n_ctx) != n_ctx)) {
     optic_bench_skip_with_error(st, "cannot start the worker threads");
     ok = false;
   }
   while (ok && optic_bench_keep_running(st)) {
     if (n_ctx == 1) ctx_job_main(&jobs[0]);
-    else ctx_workers_round(&w);
+    else optic_team_run(team, n_ctx, ctx_team_job, jobs);
     for (int c = 0; c < n_ctx; c++) ok = ok && !jobs[c].bad;
     if (!ok) optic_bench_skip_with_error(st, "a run failed");
   }
-  if (running) ctx_workers_stop(&w);
+  optic_team_destroy(team);
   for (int c = 0; ok && c < n_ctx; c++) {
     if (!ctx_job_correct(&jobs[c])) {
       optic_bench_skip_with_error(st, "wrong result");
